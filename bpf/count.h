@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What a parsed frame adds to the counters. Plain C shared by the BPF programs
+ * and the user-space packet sources (pcap files), like parse.h.
+ */
+#ifndef ROCETOP_COUNT_H
+#define ROCETOP_COUNT_H
+
+#include "parse.h"
+
+static __always_inline void rt_flow_key_init(struct rt_flow_key *k, const struct rt_pkt *p,
+					     __u32 ifindex, __u8 dir)
+{
+	int i;
+
+	k->ifindex = ifindex;
+	k->dir = dir;
+	k->family = p->family;
+	k->pad[0] = 0;
+	k->pad[1] = 0;
+#pragma unroll
+	for (i = 0; i < 16; i++) {
+		k->src[i] = p->src[i];
+		k->dst[i] = p->dst[i];
+	}
+	k->dqpn = p->dqpn;
+}
+
+/* Per interface and direction: every frame lands in exactly one outcome. */
+static __always_inline void rt_count_if(struct rt_if_val *v, const struct rt_pkt *p, __u64 len)
+{
+	int i;
+
+	v->pkts++;
+	v->bytes += len;
+	switch (p->kind) {
+	case RT_K_ROCE:
+		v->roce++;
+		break;
+	case RT_K_PFC:
+		v->mac_ctrl++;
+#pragma unroll
+		for (i = 0; i < 8; i++) {
+			if (!(p->pfc_cev & (1 << i)))
+				continue;
+			v->pfc_frames[i]++;
+			v->pfc_quanta[i] += p->pause[i];
+			if (!p->pause[i])
+				v->pfc_xon[i]++;
+		}
+		break;
+	case RT_K_PAUSE:
+		v->mac_ctrl++;
+		v->pfc_frames[RT_PRIO_GLOBAL]++;
+		v->pfc_quanta[RT_PRIO_GLOBAL] += p->pause[0];
+		if (!p->pause[0])
+			v->pfc_xon[RT_PRIO_GLOBAL]++;
+		break;
+	case RT_K_TRUNC:
+		v->truncated++;
+		break;
+	case RT_K_MALFORMED:
+		v->malformed++;
+		break;
+	default:
+		v->not_roce++;
+		if (p->v6_unparsed)
+			v->v6_unparsed++;
+		break;
+	}
+}
+
+/* A RoCEv2 frame into its flow. now: the clock of first_ns/last_ns. */
+static __always_inline void rt_count_flow(struct rt_flow_val *v, const struct rt_pkt *p,
+					  __u64 len, __u64 now)
+{
+	__u8 type;
+
+	if (!v->pkts)
+		v->first_ns = now;
+	v->last_ns = now;
+	v->pkts++;
+	v->bytes += len;
+	v->ecn[p->tos & 3]++;
+	v->sport = p->sport;
+	v->dscp = p->tos >> 2;
+	v->pcp = p->pcp;
+	v->opcode = p->opcode;
+	if (p->opcode == RT_OP_CNP) {
+		v->cnp++;
+		return;
+	}
+	if (!p->has_aeth || (p->opcode != RT_OP_RC_ACK && p->opcode != RT_OP_RC_ATOMIC_ACK))
+		return;
+	type = (p->syndrome >> 5) & 3;
+	if (type == 0)
+		v->ack++;
+	else if (type == 1)
+		v->rnr_nak++;
+	else if (type == 3) {
+		if ((p->syndrome & 0x1f) == 0)
+			v->nak_seq++;
+		else
+			v->nak_other++;
+	}
+}
+
+#endif /* ROCETOP_COUNT_H */

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * rocetop's kernel side: count RoCEv2 congestion signals per flow and PFC per
+ * priority. XDP sees ingress, a tcx program sees egress. Both only observe:
+ * they never drop, redirect or rewrite a packet.
+ */
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include "count.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Sizes are set by the loader (--max-flows) before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct rt_flow_key);
+	__type(value, struct rt_flow_val);
+} flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 256);
+	__type(key, struct rt_if_key);
+	__type(value, struct rt_if_val);
+} ifstats SEC(".maps");
+
+static const struct rt_flow_val zero_flow;
+static const struct rt_if_val zero_if;
+
+static __always_inline void handle(const void *data, const void *data_end, __u64 len,
+				   __u32 ifindex, __u8 dir)
+{
+	struct rt_pkt p = {};
+	struct rt_if_key ik = { .ifindex = ifindex, .dir = dir };
+	struct rt_if_val *iv;
+	struct rt_flow_key fk;
+	struct rt_flow_val *fv;
+
+	rt_parse(data, data_end, len, &p);
+
+	if (p.kind == RT_K_ROCE) {
+		rt_flow_key_init(&fk, &p, ifindex, dir);
+		fv = bpf_map_lookup_elem(&flows, &fk);
+		if (!fv) {
+			bpf_map_update_elem(&flows, &fk, &zero_flow, BPF_NOEXIST);
+			fv = bpf_map_lookup_elem(&flows, &fk);
+		}
+		if (fv)
+			rt_count_flow(fv, &p, len, bpf_ktime_get_ns());
+	} else {
+		fv = NULL;
+	}
+
+	iv = bpf_map_lookup_elem(&ifstats, &ik);
+	if (!iv) {
+		bpf_map_update_elem(&ifstats, &ik, &zero_if, BPF_NOEXIST);
+		iv = bpf_map_lookup_elem(&ifstats, &ik);
+		if (!iv)
+			return;
+	}
+	rt_count_if(iv, &p, len);
+	if (p.kind == RT_K_ROCE && !fv)
+		iv->flow_full++;
+}
+
+SEC("xdp.frags")
+int rt_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+
+	handle(data, data_end, bpf_xdp_get_buff_len(ctx), ctx->ingress_ifindex, RT_DIR_INGRESS);
+	return XDP_PASS;
+}
+
+SEC("tc")
+int rt_tc(struct __sk_buff *skb)
+{
+	__u32 want = skb->len < 128 ? skb->len : 128;
+	void *data, *data_end;
+
+	/* Headers of an egress skb are nearly always linear; if not, make them so.
+	 * This moves no byte of the packet's content. */
+	if ((long)skb->data_end - (long)skb->data < (long)want)
+		bpf_skb_pull_data(skb, want);
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	handle(data, data_end, skb->len, skb->ifindex, RT_DIR_EGRESS);
+	return TC_ACT_UNSPEC;	/* tcx: go on to the next program, then the default */
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Map keys and values shared by the BPF programs (bpf/rocetop.bpf.c) and user
+ * space. Fixed-width types and explicit padding only; sizes are checked on both
+ * sides with _Static_assert.
+ */
+#ifndef ROCETOP_H
+#define ROCETOP_H
+
+#include <linux/types.h>
+
+#define RT_DIR_INGRESS	0
+#define RT_DIR_EGRESS	1
+
+#define RT_NPRIO	9	/* PFC classes 0-7, then 8 = 802.3x global pause */
+#define RT_PRIO_GLOBAL	8
+
+#define RT_PCP_NONE	0xff	/* untagged frame */
+
+#define ROCEV2_UDP_PORT	4791
+
+/* One direction of one queue pair as seen on one interface. */
+struct rt_flow_key {
+	__u32 ifindex;
+	__u8  dir;		/* RT_DIR_* */
+	__u8  family;		/* 4 or 6 */
+	__u8  pad[2];
+	__u8  src[16];		/* IPv4: first 4 bytes, the rest zero */
+	__u8  dst[16];
+	__u32 dqpn;		/* BTH destination QP, 24 bits */
+};
+
+/* ECN codepoints index ecn[]: the value of the two low bits of the TOS. */
+#define RT_ECN_NOT_ECT	0
+#define RT_ECN_ECT1	1
+#define RT_ECN_ECT0	2
+#define RT_ECN_CE	3
+
+struct rt_flow_val {
+	__u64 pkts;
+	__u64 bytes;		/* frame length, Ethernet header included, no FCS */
+	__u64 ecn[4];		/* by RT_ECN_* */
+	__u64 cnp;		/* BTH opcode 0x81 */
+	__u64 ack;		/* ACKNOWLEDGE / ATOMIC ACKNOWLEDGE with an ACK syndrome */
+	__u64 nak_seq;		/* NAK, PSN sequence error */
+	__u64 nak_other;	/* NAK, any other reason */
+	__u64 rnr_nak;		/* RNR NAK */
+	__u64 first_ns;		/* CLOCK_MONOTONIC (live) or capture time (pcap) */
+	__u64 last_ns;
+	__u16 sport;		/* UDP source port (entropy) of the last packet */
+	__u8  dscp;		/* of the last packet */
+	__u8  pcp;		/* outer 802.1Q PCP of the last packet, RT_PCP_NONE untagged */
+	__u8  opcode;		/* BTH opcode of the last packet */
+	__u8  pad[3];
+};
+
+struct rt_if_key {
+	__u32 ifindex;
+	__u8  dir;
+	__u8  pad[3];
+};
+
+/* Outcome of the parser for every frame, and PFC per priority. */
+struct rt_if_val {
+	__u64 pkts;		/* every frame seen */
+	__u64 bytes;
+	__u64 roce;		/* RoCEv2 frames counted in a flow */
+	__u64 not_roce;		/* well-formed frames that are not RoCEv2 (nor PFC) */
+	__u64 truncated;	/* the frame ends before a header it announces */
+	__u64 malformed;	/* a header with impossible values */
+	__u64 v6_unparsed;	/* IPv6 with an extension header the parser does not walk */
+	__u64 mac_ctrl;		/* PFC and 802.3x pause frames */
+	__u64 flow_full;	/* RoCE frames whose flow did not fit in the flow table */
+	__u64 pfc_frames[RT_NPRIO];	/* frames with that class enabled (XON included) */
+	__u64 pfc_xon[RT_NPRIO];	/* ... of which the time was 0 */
+	__u64 pfc_quanta[RT_NPRIO];	/* sum of the pause times, in quanta of 512 bit times */
+};
+
+#define RT_FLOW_KEY_SIZE 44
+#define RT_FLOW_VAL_SIZE 112
+#define RT_IF_VAL_SIZE	 (9 * 8 + 3 * 8 * RT_NPRIO)
+
+_Static_assert(sizeof(struct rt_flow_key) == RT_FLOW_KEY_SIZE, "rt_flow_key layout");
+_Static_assert(sizeof(struct rt_flow_val) == RT_FLOW_VAL_SIZE, "rt_flow_val layout");
+_Static_assert(sizeof(struct rt_if_key) == 8, "rt_if_key layout");
+_Static_assert(sizeof(struct rt_if_val) == RT_IF_VAL_SIZE, "rt_if_val layout");
+
+#endif /* ROCETOP_H */

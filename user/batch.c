@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* --batch: plain text, one table per interval, like `top -b`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+#include "log.h"
+#include "sink.h"
+
+struct batch {
+	int top;
+	struct rt_flow_delta **order;
+	size_t cap;
+};
+
+/* Most congested first: CE + CNP + NAK, then packets, then the key. */
+static int cmp_congestion(const void *a, const void *b)
+{
+	const struct rt_flow_delta *x = *(const struct rt_flow_delta *const *)a;
+	const struct rt_flow_delta *y = *(const struct rt_flow_delta *const *)b;
+	__u64 cx = rt_congestion(&x->d), cy = rt_congestion(&y->d);
+
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	if (x->d.pkts != y->d.pkts)
+		return x->d.pkts < y->d.pkts ? 1 : -1;
+	return rt_flow_key_cmp(&x->f->k, &y->f->k);
+}
+
+static double rate(__u64 n, double secs)
+{
+	return secs > 0 ? n / secs : (double)n;
+}
+
+static void print_ports(const struct rt_delta *d, double secs)
+{
+	size_t i, shown = 0;
+
+	for (i = 0; i < d->nports; i++) {
+		const struct rt_port_ctr *c = d->ports[i].c;
+
+		if (!c->congestion && !d->ports[i].d)
+			continue;
+		if (!shown++)
+			printf("NIC counters (source: %s)\n  %-12s %-4s %-10s %-34s %14s %12s\n",
+			       "sysfs/ethtool", "DEVICE", "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC");
+		printf("  %-12s %-4u %-10s %-34s %14llu %12.1f\n", c->dev[0] ? c->dev : "-", c->port,
+		       c->netdev[0] ? c->netdev : "-", c->name, (unsigned long long)c->value,
+		       rate(d->ports[i].d, secs));
+	}
+}
+
+static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct batch *b = s->priv;
+	const struct rt_flow_val *t = &d->flow_tot;
+	const struct rt_if_val *it = &d->if_tot;
+	double secs = d->secs;
+	char c1[16], c2[16], c3[16], a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+	size_t i, n;
+
+	printf("rocetop %s  source %s  interval %.2f s\n", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)),
+	       cur->source, secs);
+	printf("RoCE %s pkts/s %.3f Gb/s  CE %.2f%%  CNP %s/s  NAK %s/s  RNR %s/s  flows %zu  evicted %llu\n",
+	       rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)), rate(t->bytes, secs) * 8 / 1e9,
+	       t->pkts ? 100.0 * t->ecn[RT_ECN_CE] / t->pkts : 0.0,
+	       rt_fmt_si(rate(t->cnp, secs), c2, sizeof(c2)),
+	       rt_fmt_si(rate(rt_nak(t), secs), c3, sizeof(c3)), rt_fmt_si(rate(t->rnr_nak, secs), a1, sizeof(a1)),
+	       cur->nflows, (unsigned long long)cur->evicted);
+	printf("frames %llu  roce %llu  other %llu  pause %llu  truncated %llu  malformed %llu  table-full %llu\n",
+	       (unsigned long long)it->pkts, (unsigned long long)it->roce,
+	       (unsigned long long)it->not_roce, (unsigned long long)it->mac_ctrl,
+	       (unsigned long long)it->truncated, (unsigned long long)it->malformed,
+	       (unsigned long long)it->flow_full);
+	for (i = 0; i < d->nifs; i++) {
+		const struct rt_ifdir *r = d->ifs[i].s;
+		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
+		__u64 speed = rt_link_speed_mbps(ifn);
+
+		for (unsigned int p = 0; p < RT_NPRIO; p++) {
+			const struct rt_if_val *v = &d->ifs[i].d;
+			double paused;
+
+			if (!v->pfc_frames[p])
+				continue;
+			paused = rt_pause_seconds(v->pfc_quanta[p], speed);
+			printf("PFC %s %s prio %s: %llu frames, %llu xon, %llu quanta",
+			       ifn, rt_dir_name(r->k.dir), rt_prio_name(p, c1, sizeof(c1)),
+			       (unsigned long long)v->pfc_frames[p], (unsigned long long)v->pfc_xon[p],
+			       (unsigned long long)v->pfc_quanta[p]);
+			if (speed && secs > 0)
+				printf(", paused ~%.1f%% at %llu Mb/s", 100.0 * (paused > secs ? secs : paused) / secs,
+				       (unsigned long long)speed);
+			printf("\n");
+		}
+	}
+	for (i = 0; i < cur->nnotes; i++)
+		printf("note: %s\n", cur->notes[i]);
+	print_ports(d, secs);
+
+	if (b->cap < d->nflows) {
+		void *p = realloc(b->order, d->nflows * sizeof(*b->order));
+
+		if (!p)
+			return -12;
+		b->order = p;
+		b->cap = d->nflows;
+	}
+	for (i = 0, n = 0; i < d->nflows; i++)
+		if (d->flows[i].d.pkts)
+			b->order[n++] = &d->flows[i];
+	qsort(b->order, n, sizeof(*b->order), cmp_congestion);
+	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s\n", "IFACE", "DIR", "SRC",
+	       "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s");
+	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++) {
+		const struct rt_flow_delta *fd = b->order[i];
+		const struct rt_flow *f = fd->f;
+		char prio[8];
+
+		if (f->v.pcp == RT_PCP_NONE)
+			snprintf(prio, sizeof(prio), "-");
+		else
+			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
+		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f\n",
+		       rt_snapshot_ifname(cur, f->k.ifindex), rt_dir_name(f->k.dir),
+		       rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)),
+		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
+		       rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)), rate(fd->d.bytes, secs) * 8 / 1e9,
+		       100.0 * fd->d.ecn[RT_ECN_CE] / fd->d.pkts, rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
+		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs));
+	}
+	if (n > i)
+		printf("... %zu more flows (--top 0 shows all)\n", n - i);
+	printf("\n");
+	fflush(stdout);
+	return 0;
+}
+
+static void batch_close(struct rt_sink *s)
+{
+	struct batch *b = s->priv;
+
+	fflush(stdout);
+	free(b->order);
+	free(b);
+	free(s);
+}
+
+struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
+{
+	struct rt_sink *s = calloc(1, sizeof(*s));
+	struct batch *b = calloc(1, sizeof(*b));
+
+	if (!s || !b) {
+		free(s);
+		free(b);
+		pr_warn("out of memory.\n");
+		return NULL;
+	}
+	b->top = o->top;
+	s->name = "batch";
+	s->emit = batch_emit;
+	s->close = batch_close;
+	s->input_fd = -1;
+	s->priv = b;
+	return s;
+}

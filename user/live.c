@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The live source: load the BPF programs, attach them to interfaces through
+ * links (XDP on ingress, tcx on egress) and read their maps into snapshots.
+ * Links die with the process, so even `kill -9` leaves nothing attached.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "rocetop.skel.h"
+#include "log.h"
+#include "source.h"
+
+/* Older uapi headers lack the tcx attach types; the kernel (6.6+) knows them. */
+#define RT_BPF_TCX_INGRESS 46
+#define RT_BPF_TCX_EGRESS  47
+
+struct live_if {
+	__u32 ifindex;
+	char name[IF_NAMESIZE];
+	int xdp_link;
+	int tc_link;
+	const char *mode;
+};
+
+struct live {
+	struct rocetop_bpf *skel;
+	struct live_if ifs[RT_MAX_SRC_IFACES];
+	int nifs;
+	int ncpus;
+	double flow_timeout;
+	__u64 evicted;
+	char source[128];
+	/* batch buffers */
+	void *keys, *vals;
+	__u32 batch_cap;
+	int batch_ok;
+};
+
+static __u64 now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && rt_verbosity < RT_LOG_DEBUG)
+		return 0;
+	if (rt_verbosity < RT_LOG_DEBUG)	/* libbpf's own chatter only under -v */
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Effective capabilities from /proc: no libcap needed for one question. */
+static int privileged(void)
+{
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f;
+
+	if (geteuid() == 0)
+		return 1;
+	f = fopen("/proc/self/status", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	/* CAP_NET_ADMIN (12) and CAP_BPF (39) or CAP_SYS_ADMIN (21) */
+	return (eff >> 12 & 1) && ((eff >> 39 & 1) || (eff >> 21 & 1));
+}
+
+static int attach_xdp(struct live *l, struct live_if *i, int want_mode)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts);
+	int prog = bpf_program__fd(l->skel->progs.rt_xdp);
+	int fd, err;
+
+	if (want_mode != 2) {
+		opts.flags = XDP_FLAGS_DRV_MODE;
+		fd = bpf_link_create(prog, i->ifindex, BPF_XDP, &opts);
+		if (fd >= 0) {
+			i->xdp_link = fd;
+			i->mode = "native";
+			return 0;
+		}
+		err = -errno;
+		if (err == -EBUSY || err == -EEXIST)
+			goto busy;
+		if (want_mode == 1) {
+			pr_warn("cannot attach XDP in native mode to %s: %s; try without --xdp-mode=native.\n",
+				i->name, strerror(-err));
+			return err;
+		}
+		pr_info("%s: native XDP not available (%s), falling back to generic XDP.\n",
+			i->name, strerror(-err));
+	}
+	opts.flags = XDP_FLAGS_SKB_MODE;
+	fd = bpf_link_create(prog, i->ifindex, BPF_XDP, &opts);
+	if (fd >= 0) {
+		i->xdp_link = fd;
+		i->mode = "generic";
+		return 0;
+	}
+	err = -errno;
+	if (err == -EBUSY || err == -EEXIST)
+		goto busy;
+	pr_warn("cannot attach XDP to %s: %s; this interface or kernel has no XDP support.\n",
+		i->name, strerror(-err));
+	return err;
+busy:
+	pr_warn("another XDP program is already attached to %s; remove it (ip link set dev %s xdp off) and run rocetop again.\n",
+		i->name, i->name);
+	return -EBUSY;
+}
+
+static int attach_tc(struct live *l, struct live_if *i)
+{
+	int prog = bpf_program__fd(l->skel->progs.rt_tc);
+	int fd = bpf_link_create(prog, i->ifindex, RT_BPF_TCX_EGRESS, NULL);
+
+	if (fd < 0) {
+		pr_warn("%s: cannot attach the egress program through tcx (%s; it needs Linux 6.6 or later): egress is not counted.\n",
+			i->name, strerror(errno));
+		return -errno;
+	}
+	i->tc_link = fd;
+	return 0;
+}
+
+static void live_close(struct rt_source *s)
+{
+	struct live *l = s->priv;
+	int i;
+
+	if (!l)
+		return;
+	for (i = l->nifs - 1; i >= 0; i--) {
+		if (l->ifs[i].tc_link >= 0)
+			close(l->ifs[i].tc_link);
+		if (l->ifs[i].xdp_link >= 0)
+			close(l->ifs[i].xdp_link);
+	}
+	rocetop_bpf__destroy(l->skel);
+	free(l->keys);
+	free(l->vals);
+	free(l);
+	free(s);
+}
+
+/* Per-CPU values of one map entry summed into out. */
+static void sum_flow(const struct live *l, const void *vals, struct rt_flow_val *out)
+{
+	const struct rt_flow_val *v = vals;
+	int c;
+
+	memset(out, 0, sizeof(*out));
+	for (c = 0; c < l->ncpus; c++) {
+		const struct rt_flow_val *pc = &v[c];
+
+		if (!pc->pkts)
+			continue;
+		rt_flow_val_add(out, pc);
+		if (pc->last_ns >= out->last_ns) {
+			out->sport = pc->sport;
+			out->dscp = pc->dscp;
+			out->pcp = pc->pcp;
+			out->opcode = pc->opcode;
+		}
+	}
+}
+
+static void sum_if(const struct live *l, const void *vals, struct rt_if_val *out)
+{
+	const struct rt_if_val *v = vals;
+	int c;
+
+	memset(out, 0, sizeof(*out));
+	for (c = 0; c < l->ncpus; c++)
+		rt_if_val_add(out, &v[c]);
+}
+
+static int ensure_batch(struct live *l, __u32 n)
+{
+	size_t vsz = sizeof(struct rt_flow_val) > sizeof(struct rt_if_val) ?
+		sizeof(struct rt_flow_val) : sizeof(struct rt_if_val);
+	void *k, *v;
+
+	if (n <= l->batch_cap)
+		return 0;
+	k = realloc(l->keys, (size_t)n * sizeof(struct rt_flow_key));
+	if (!k)
+		return -ENOMEM;
+	l->keys = k;
+	v = realloc(l->vals, (size_t)n * vsz * l->ncpus);
+	if (!v)
+		return -ENOMEM;
+	l->vals = v;
+	l->batch_cap = n;
+	return 0;
+}
+
+typedef void (*entry_fn)(struct live *l, struct rt_snapshot *s, const void *key, const void *vals);
+
+/*
+ * Visit every entry of a per-CPU hash map: batch lookups where the kernel has
+ * them, get_next_key otherwise.
+ */
+static int read_map(struct live *l, int fd, size_t ksz, size_t vsz, __u32 max,
+		    struct rt_snapshot *s, entry_fn fn)
+{
+	__u32 chunk = max < 4096 ? max : 4096, count, i;
+	char in[64], out[64], key[64], next[64];
+	void *inp = NULL;
+	int err;
+
+	if (ensure_batch(l, chunk))
+		return -ENOMEM;
+	if (l->batch_ok) {
+		for (;;) {
+			LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+			count = chunk;
+			err = bpf_map_lookup_batch(fd, inp, out, l->keys, l->vals, &count, &opts);
+			if (err && errno != ENOENT) {
+				if (errno == EINVAL || errno == 524 /* ENOTSUPP */ || errno == EOPNOTSUPP) {
+					l->batch_ok = 0;
+					break;
+				}
+				return -errno;
+			}
+			for (i = 0; i < count; i++)
+				fn(l, s, (char *)l->keys + i * ksz, (char *)l->vals + (size_t)i * vsz * l->ncpus);
+			if (err)	/* ENOENT: that was the last batch */
+				return 0;
+			memcpy(in, out, sizeof(in));
+			inp = in;
+		}
+		/* fall through to the slow path from the start */
+		s->nflows = 0;
+	}
+	err = bpf_map_get_next_key(fd, NULL, next);
+	while (!err) {
+		memcpy(key, next, ksz);
+		if (!bpf_map_lookup_elem(fd, key, l->vals))
+			fn(l, s, key, l->vals);
+		err = bpf_map_get_next_key(fd, key, next);
+	}
+	return 0;
+}
+
+static void flow_entry(struct live *l, struct rt_snapshot *s, const void *key, const void *vals)
+{
+	struct rt_flow *f = rt_snapshot_add_flow(s);
+
+	(void)l;
+	if (!f)
+		return;
+	memcpy(&f->k, key, sizeof(f->k));
+	sum_flow(l, vals, &f->v);
+}
+
+static void if_entry(struct live *l, struct rt_snapshot *s, const void *key, const void *vals)
+{
+	struct rt_ifdir *d = rt_snapshot_add_ifdir(s);
+
+	if (!d)
+		return;
+	memcpy(&d->k, key, sizeof(d->k));
+	sum_if(l, vals, &d->v);
+}
+
+/* Remove flows idle for longer than the timeout; their last counts are in s. */
+static void evict(struct live *l, struct rt_snapshot *s)
+{
+	int fd = bpf_map__fd(l->skel->maps.flows);
+	__u64 limit = (__u64)(l->flow_timeout * 1e9);
+	size_t i;
+
+	for (i = 0; i < s->nflows; i++) {
+		if (s->mono_ns - s->flows[i].v.last_ns > limit &&
+		    !bpf_map_delete_elem(fd, &s->flows[i].k))
+			l->evicted++;
+	}
+}
+
+static int live_collect(struct rt_source *src, struct rt_snapshot *s)
+{
+	struct live *l = src->priv;
+	int i, err;
+
+	s->time_ns = now_ns(CLOCK_REALTIME);
+	s->mono_ns = now_ns(CLOCK_MONOTONIC);
+	snprintf(s->source, sizeof(s->source), "%s", l->source);
+	for (i = 0; i < l->nifs; i++)
+		rt_snapshot_add_iface(s, l->ifs[i].ifindex, l->ifs[i].name, l->ifs[i].mode);
+
+	err = read_map(l, bpf_map__fd(l->skel->maps.flows), sizeof(struct rt_flow_key),
+		       sizeof(struct rt_flow_val), bpf_map__max_entries(l->skel->maps.flows), s,
+		       flow_entry);
+	if (!err)
+		err = read_map(l, bpf_map__fd(l->skel->maps.ifstats), sizeof(struct rt_if_key),
+			       sizeof(struct rt_if_val), bpf_map__max_entries(l->skel->maps.ifstats),
+			       s, if_entry);
+	if (err) {
+		pr_warn("reading the BPF maps failed: %s.\n", strerror(-err));
+		return err;
+	}
+	if (l->flow_timeout > 0)
+		evict(l, s);
+	s->evicted = l->evicted;
+	rt_snapshot_sort(s);
+	return 1;
+}
+
+struct rt_source *rt_live_source_new(const struct rt_opts *o)
+{
+	struct rt_source *src = calloc(1, sizeof(*src));
+	struct live *l = calloc(1, sizeof(*l));
+	size_t off = 0;
+	int i, err;
+
+	if (!src || !l) {
+		pr_warn("out of memory.\n");
+		goto fail;
+	}
+	src->name = "live";
+	src->live = 1;
+	src->collect = live_collect;
+	src->close = live_close;
+	src->priv = l;
+	l->batch_ok = 1;
+	l->flow_timeout = o->flow_timeout;
+	for (i = 0; i < o->nifaces; i++) {
+		struct live_if *f = &l->ifs[l->nifs];
+
+		f->xdp_link = f->tc_link = -1;
+		snprintf(f->name, sizeof(f->name), "%s", o->ifaces[i]);
+		if (strlen(o->ifaces[i]) >= IF_NAMESIZE || !(f->ifindex = if_nametoindex(o->ifaces[i]))) {
+			pr_warn("no such interface: %s (ip link lists the interfaces).\n", o->ifaces[i]);
+			goto fail;
+		}
+		l->nifs++;
+		off += snprintf(l->source + off, off < sizeof(l->source) ? sizeof(l->source) - off : 0,
+				"%s%s", i ? "," : "", o->ifaces[i]);
+		if (off >= sizeof(l->source))
+			off = sizeof(l->source) - 1;
+	}
+	if (!privileged()) {
+		pr_warn("attaching BPF programs needs root (or CAP_BPF and CAP_NET_ADMIN): run rocetop with sudo.\n");
+		goto fail;
+	}
+
+	libbpf_set_print(libbpf_print);
+	l->ncpus = libbpf_num_possible_cpus();
+	if (l->ncpus <= 0) {
+		pr_warn("cannot count the possible CPUs: %s.\n", strerror(-l->ncpus));
+		goto fail;
+	}
+	l->skel = rocetop_bpf__open();
+	if (!l->skel) {
+		pr_warn("cannot open the BPF object: %s.\n", strerror(errno));
+		goto fail;
+	}
+	bpf_map__set_max_entries(l->skel->maps.flows, o->max_flows);
+	err = rocetop_bpf__load(l->skel);
+	if (err) {
+		char buf[128];
+
+		libbpf_strerror(err, buf, sizeof(buf));
+		pr_warn("the kernel refused rocetop's BPF programs (%s); run with -v for the verifier's log.\n",
+			buf);
+		goto fail;
+	}
+	for (i = 0; i < l->nifs; i++) {
+		if (!o->no_ingress && attach_xdp(l, &l->ifs[i], o->xdp_mode))
+			goto fail;
+		if (o->no_ingress)
+			l->ifs[i].mode = "tc-only";
+		if (!o->no_egress && attach_tc(l, &l->ifs[i]) && o->no_ingress)
+			goto fail;
+		pr_debug("attached to %s (ifindex %u, XDP %s)\n", l->ifs[i].name, l->ifs[i].ifindex,
+			 l->ifs[i].mode);
+	}
+	return src;
+fail:
+	if (l && l->skel)
+		live_close(src);
+	else {
+		free(l);
+		free(src);
+	}
+	return NULL;
+}

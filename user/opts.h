@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Everything the command line sets. One struct, read by sources and sinks. */
+#ifndef RT_OPTS_H
+#define RT_OPTS_H
+
+#include "snapshot.h"
+
+#define RT_MAX_SRC_IFACES 16
+
+struct rt_opts {
+	const char *ifaces[RT_MAX_SRC_IFACES];	/* -i */
+	int nifaces;
+	const char *read_file;		/* -r: a pcap/pcapng capture or a recording */
+	const char *write_file;		/* -w: record */
+	const char *csv_dir;		/* --csv */
+	const char *listen;		/* --listen [ADDR:]PORT */
+	const char *sysfs_root;		/* --sysfs-root: RDMA sysfs tree (default /sys) */
+	const char *filter;		/* --filter: initial TUI filter */
+	const char *sort;		/* --sort column */
+	double interval;		/* --interval seconds */
+	long iterations;		/* -n/--iterations, 0 = no limit */
+	int batch;			/* --batch */
+	int daemon;			/* -D: no view */
+	int json;			/* --json (report) */
+	int no_nic;			/* --no-nic: skip the NIC's counters */
+	int xdp_mode;			/* 0 auto (native, then generic), 1 native, 2 generic */
+	int no_egress;			/* --no-egress: XDP only */
+	int no_ingress;			/* --no-ingress: TC only */
+	__u32 max_flows;		/* --max-flows */
+	double flow_timeout;		/* --flow-timeout seconds, 0 = never evict */
+	long long max_size;		/* --max-size bytes, recordings rotate past it */
+	int max_files;			/* --max-files with --max-size, like tcpdump -W */
+	int prom_flows;			/* --prom-flows K */
+	double speed;			/* --speed: replay speed of files in the TUI */
+	int top;			/* --top N: flows per interval in --batch */
+	int quiet;			/* -q */
+};
+
+void rt_opts_defaults(struct rt_opts *o);
+/* Parse the main command line: 0, 1 (help or version shown) or -EINVAL. */
+int rt_parse_args(int argc, char **argv, struct rt_opts *o);
+/* Run sources into sinks until the end, a signal or -n; 0 or a negative errno. */
+int rt_run(const struct rt_opts *o);
+
+#endif

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A sink consumes snapshots: batch text, CSV, the TUI, Prometheus, the
+ * recorder. The main loop calls emit() once an interval with the current
+ * snapshot and what changed since the previous one.
+ */
+#ifndef RT_SINK_H
+#define RT_SINK_H
+
+#include "opts.h"
+#include "snapshot.h"
+
+/* What an interactive sink may ask of the main loop. */
+struct rt_ctl {
+	int quit;
+	int paused;		/* stop taking new snapshots; the view stays */
+	double interval;	/* the loop re-arms its timer when this changes */
+	int step;		/* while paused: take this many snapshots, then stay paused */
+	double seek_to;		/* files: > 0 asks to restart at this capture time (s since start) */
+	double speed;		/* files: replay speed */
+	int is_file;		/* set by the loop: the source is a file */
+	int at_end;		/* set by the loop: a file source has no more snapshots */
+};
+
+struct rt_sink {
+	const char *name;
+	/* Called once an interval; returns 0 or a negative errno. */
+	int (*emit)(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d);
+	/* Flush and free; called once at exit, also after errors. */
+	void (*close)(struct rt_sink *s);
+	/* Optional: an fd to poll (the TUI's stdin) and its handler. */
+	int input_fd;
+	int (*on_input)(struct rt_sink *s, struct rt_ctl *ctl);
+	/* Optional: called when the loop has nothing to do for a while (redraw clocks). */
+	void (*on_idle)(struct rt_sink *s, struct rt_ctl *ctl);
+	void *priv;
+};
+
+/* Constructors; each returns NULL after saying why (through the log). */
+struct rt_sink *rt_batch_sink_new(const struct rt_opts *o);
+struct rt_sink *rt_csv_sink_new(const struct rt_opts *o);
+struct rt_sink *rt_tui_sink_new(const struct rt_opts *o);		/* tui/ */
+struct rt_sink *rt_prom_sink_new(const struct rt_opts *o);		/* exporters/ */
+struct rt_sink *rt_record_sink_new(const struct rt_opts *o);		/* user/record.c */
+
+#endif

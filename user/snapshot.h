@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The one snapshot type. Every source (live BPF maps, a pcap file, a recording)
+ * produces snapshots; every sink (batch text, CSV, TUI, Prometheus, recorder,
+ * report) consumes them. Counters in a snapshot are totals since the source
+ * started; what changed between two snapshots comes from rt_delta_compute().
+ */
+#ifndef RT_SNAPSHOT_H
+#define RT_SNAPSHOT_H
+
+#include <stddef.h>
+#include <net/if.h>
+#include "../bpf/rocetop.h"
+
+#define RT_MAX_IFACES	64
+#define RT_MAX_NOTES	8
+
+/* How a CNP flow was tied to the data flow it throttles (DESIGN.md's order). */
+enum rt_attr {
+	RT_ATTR_NONE = 0,	/* not a CNP flow, or nothing known */
+	RT_ATTR_NETLINK,	/* the local QP table from rdma netlink */
+	RT_ATTR_ACK,		/* QPs learnt from ACKs on the same host pair */
+	RT_ATTR_HOSTPAIR,	/* kept per host pair: unattributed */
+};
+
+struct rt_flow {
+	struct rt_flow_key k;
+	struct rt_flow_val v;
+	/* Filled by the NIC join where known (0 / "" when not). */
+	__u32 lqpn;		/* the local QP this flow belongs to */
+	__u32 rqpn;
+	__u32 pid;
+	char  comm[16];
+	__u8  attr;		/* enum rt_attr, for flows carrying CNPs */
+	__u8  pad[3];
+	__s32 throttles;	/* for a CNP flow: index in flows[] of the data flow it slows, or -1 */
+};
+
+/* One interface and direction: parser outcomes and PFC. */
+struct rt_ifdir {
+	struct rt_if_key k;
+	struct rt_if_val v;
+};
+
+struct rt_iface {
+	__u32 ifindex;
+	char  name[IF_NAMESIZE];
+	char  mode[12];		/* "native", "generic", "file", ... */
+};
+
+/* Where a NIC counter came from. */
+enum rt_port_scope {
+	RT_SCOPE_HW_PORT = 0,	/* ports/<p>/hw_counters */
+	RT_SCOPE_PORT,		/* ports/<p>/counters */
+	RT_SCOPE_HW_DEV,	/* device-level hw_counters */
+	RT_SCOPE_ETHTOOL,	/* ethtool statistics of the netdev */
+};
+
+struct rt_port_ctr {
+	char  dev[32];		/* RDMA device, or "" for an ethtool-only netdev */
+	__u32 port;
+	char  netdev[IF_NAMESIZE];
+	char  name[64];
+	__u64 value;
+	__u8  bits;		/* 32 or 64: how the counter wraps */
+	__u8  scope;		/* enum rt_port_scope */
+	__u8  congestion;	/* one of the congestion counters DESIGN.md names */
+	__u8  pad[5];
+};
+
+struct rt_snapshot {
+	__u64 time_ns;		/* wall clock (live) or capture time (files), ns since the epoch */
+	__u64 mono_ns;		/* "now" on the clock of the flows' first_ns/last_ns */
+	char  source[128];	/* interfaces or file, for headers */
+	__u64 evicted;		/* flows removed from the table for idleness, since start */
+
+	struct rt_flow *flows;
+	size_t nflows, flows_cap;
+	struct rt_ifdir *ifs;
+	size_t nifs, ifs_cap;
+	struct rt_port_ctr *ports;
+	size_t nports, ports_cap;
+
+	struct rt_iface ifaces[RT_MAX_IFACES];
+	size_t nifaces;
+
+	char notes[RT_MAX_NOTES][160];	/* degradations worth a line on screen */
+	size_t nnotes;
+};
+
+void rt_snapshot_init(struct rt_snapshot *s);
+void rt_snapshot_free(struct rt_snapshot *s);
+/* Empty the tables, keep their memory. */
+void rt_snapshot_clear(struct rt_snapshot *s);
+/* Deep copy; returns 0 or -ENOMEM. */
+int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src);
+
+/* Append a zeroed row and return it, or NULL without memory. */
+struct rt_flow *rt_snapshot_add_flow(struct rt_snapshot *s);
+struct rt_ifdir *rt_snapshot_add_ifdir(struct rt_snapshot *s);
+struct rt_port_ctr *rt_snapshot_add_port(struct rt_snapshot *s);
+/* Find or add the per-direction row of an interface. */
+struct rt_ifdir *rt_snapshot_ifdir(struct rt_snapshot *s, __u32 ifindex, __u8 dir);
+/* Remember an interface's name; returns 0 or -ENOSPC. */
+int rt_snapshot_add_iface(struct rt_snapshot *s, __u32 ifindex, const char *name, const char *mode);
+const char *rt_snapshot_ifname(const struct rt_snapshot *s, __u32 ifindex);
+void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sort flows and ifdirs by key; sources call it before handing a snapshot on. */
+void rt_snapshot_sort(struct rt_snapshot *s);
+int rt_flow_key_cmp(const struct rt_flow_key *a, const struct rt_flow_key *b);
+
+/* ---- what changed between two snapshots: the one place rates come from ---- */
+
+struct rt_flow_delta {
+	const struct rt_flow *f;	/* the row in the current snapshot */
+	struct rt_flow_val d;		/* counters: the increase over the interval */
+};
+
+struct rt_ifdir_delta {
+	const struct rt_ifdir *s;
+	struct rt_if_val d;
+};
+
+struct rt_port_delta {
+	const struct rt_port_ctr *c;
+	__u64 d;
+};
+
+struct rt_delta {
+	double secs;			/* length of the interval */
+	struct rt_flow_delta *flows;	/* one per flow of the current snapshot */
+	size_t nflows, flows_cap;
+	struct rt_ifdir_delta *ifs;
+	size_t nifs, ifs_cap;
+	struct rt_port_delta *ports;
+	size_t nports, ports_cap;
+	struct rt_flow_val flow_tot;	/* sum of the flow deltas */
+	struct rt_if_val if_tot;	/* sum of the interface deltas */
+	__u64 evicted;
+};
+
+/* Increase of a counter; a counter that went down was reset and counts from 0.
+ * bits = 32 lets a 32-bit counter wrap. Never negative. */
+__u64 rt_ctr_delta(__u64 prev, __u64 cur, unsigned int bits);
+void rt_flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
+		       const struct rt_flow_val *cur);
+void rt_if_val_delta(struct rt_if_val *d, const struct rt_if_val *prev, const struct rt_if_val *cur);
+void rt_flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v);
+void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v);
+
+/*
+ * Fill d with what changed from prev to cur (prev may be NULL: everything since
+ * the start). Both snapshots must be sorted. Returns 0 or -ENOMEM.
+ */
+int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
+		     const struct rt_snapshot *cur);
+void rt_delta_free(struct rt_delta *d);
+
+/* Congestion score of a flow delta used for sorting: CE + CNP + NAKs. */
+static inline __u64 rt_congestion(const struct rt_flow_val *d)
+{
+	return d->ecn[RT_ECN_CE] + d->cnp + d->nak_seq + d->nak_other + d->rnr_nak;
+}
+
+static inline __u64 rt_nak(const struct rt_flow_val *v)
+{
+	return v->nak_seq + v->nak_other;
+}
+
+#endif

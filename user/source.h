@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A source produces snapshots: live BPF maps on interfaces, a pcap/pcapng
+ * capture, or a rocetop recording.
+ */
+#ifndef RT_SOURCE_H
+#define RT_SOURCE_H
+
+#include "opts.h"
+#include "snapshot.h"
+
+struct rt_source {
+	const char *name;
+	int live;	/* 1: paced by the interval timer; 0: a file, as fast as the sinks take it */
+	/*
+	 * Fill snap (already cleared) with the next snapshot: for live sources
+	 * the counters now, for files the state at the end of the next interval
+	 * of capture time. Returns 1 for a snapshot, 0 at the end, or a negative
+	 * errno after saying why. Snapshots come out sorted.
+	 */
+	int (*collect)(struct rt_source *s, struct rt_snapshot *snap);
+	/* Files: start again from the beginning (for seeking); may be NULL. */
+	int (*rewind)(struct rt_source *s);
+	void (*close)(struct rt_source *s);
+	void *priv;
+};
+
+struct rt_source *rt_live_source_new(const struct rt_opts *o);		/* user/live.c */
+/* A file: a rocetop recording or a capture, told apart by its magic. */
+struct rt_source *rt_file_source_new(const struct rt_opts *o);		/* user/file.c */
+
+/* The NIC's own counters, joined into a snapshot after collect (user/nic.c). */
+struct rt_nic;
+struct rt_nic *rt_nic_new(const struct rt_opts *o);
+void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap);
+void rt_nic_free(struct rt_nic *n);
+
+/* Subcommands. */
+int rt_report_main(int argc, char **argv);		/* user/report.c */
+int rt_lab_main(int argc, char **argv);			/* user/lab.c */
+
+#endif
