@@ -1,0 +1,61 @@
+/* rocetop-gen: RoCEv2 traffic generator with an exact tally (shared declarations). */
+#ifndef ROCETOP_GEN_H
+#define ROCETOP_GEN_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define GEN_ROCE_PORT 4791
+#define GEN_MAX_FRAME 9216
+#define IF_NAMESIZE_GEN 16
+
+enum gen_side { SIDE_DATA = 0, SIDE_RCV = 1 };
+
+/* What kind of frame a descriptor describes (also the summary's buckets). */
+enum gen_kind {
+	K_DATA = 0,   /* RoCE request packet (SEND / RDMA WRITE family) */
+	K_CNP,        /* BTH opcode 0x81 */
+	K_ACK,        /* opcode 0x11, AETH type 0 */
+	K_NAK_SEQ,    /* opcode 0x11, AETH type 3, code 0 */
+	K_NAK_OTHER,  /* opcode 0x11, AETH type 3, other code */
+	K_RNR,        /* opcode 0x11, AETH type 1 */
+	K_PFC,        /* 802.1Qbb, opcode 0x0101 */
+	K_PAUSE,      /* 802.3x, opcode 0x0001 */
+	K__COUNT
+};
+
+/* One frame to put on the wire, described field by field. */
+struct gen_frame {
+	int side;                 /* enum gen_side */
+	int kind;                 /* enum gen_kind */
+	uint8_t dmac[6], smac[6];
+	int vlan;                 /* -1: untagged; else VID (PCP = prio) */
+	int prio;                 /* 0-7 */
+	/* RoCE frames */
+	uint32_t sip, dip;        /* host order */
+	uint8_t dscp, ecn;
+	uint16_t ip_id;
+	uint16_t sport;
+	uint8_t opcode;
+	uint8_t se, fecn, becn, ackreq;
+	uint32_t dqpn, psn;       /* 24 bits */
+	int reth;
+	uint64_t va;
+	uint32_t rkey, dmalen;
+	int aeth;
+	uint8_t syndrome;
+	uint32_t msn;
+	int paylen;               /* multiple of 4 */
+	uint8_t payfill;
+	/* PFC / pause */
+	uint16_t pfc_vec;
+	uint16_t pfc_time[8];
+	uint16_t pause_time;
+};
+
+/* gen_wire.c */
+size_t gen_build(const struct gen_frame *f, uint8_t *buf);
+uint32_t gen_icrc(const uint8_t *ip, size_t ip_to_icrc_len);
+int gen_frame_kind_from_aeth(uint8_t syndrome);
+
+#endif
