@@ -432,6 +432,9 @@ static int run(struct loop *L, const struct rt_opts *o)
 
 			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 				pr_debug("signal %u: stopping\n", si.ssi_signo);
+				/* What arrived since the last interval still counts. */
+				if (L->src->live && step(L, o, 1) < 0)
+					err = -EIO;
 				break;
 			}
 		}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# End to end on a real veth: rocetop attached to one end of a pair joining two
+# namespaces, scapy sending a known mix both ways. flows.csv and pfc.csv must
+# sum to the sent tally exactly, and tshark's dissection of a capture of the
+# same traffic must agree. Then: after kill -9 nothing stays attached.
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+PY=${PYTHON:-/usr/bin/python3}
+here=tests/live
+id=$$
+A=rte${id}a B=rte${id}b IFA=rte${id}x IFB=rte${id}y
+tmp=$(mktemp -d)
+pids=()
+
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP live: needs root for namespaces and BPF"; exit 0; fi
+for t in tshark tcpdump; do
+	command -v $t >/dev/null || { echo "SKIP live: $t is not installed"; exit 0; }
+done
+
+ip netns add "$A" && ip netns add "$B" &&
+ip link add "$IFA" netns "$A" type veth peer name "$IFB" netns "$B" &&
+ip -n "$A" link set "$IFA" up && ip -n "$B" link set "$IFB" up &&
+ip -n "$A" addr add 10.99.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.99.0.2/24 dev "$IFB" ||
+	{ echo "FAIL live: cannot build the namespaces"; exit 1; }
+for ns in "$A" "$B"; do
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+done
+MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+MAC_B=$(ip -n "$B" -o link show "$IFB" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+
+# Wait until rocetop has attached: the CSV files appear once the source is up.
+wait_attached() {
+	for _ in $(seq 100); do
+		[ -s "$1/flows.csv" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+run_mode() {
+	local mode=$1 dir=$tmp/$1
+	mkdir -p "$dir"
+	ip netns exec "$A" tcpdump -q -i "$IFA" -w "$dir/cap.pcap" -U 2>/dev/null &
+	local tcpd=$!; pids+=("$tcpd")
+	ip netns exec "$B" "$ROCETOP" -i "$IFB" --xdp-mode "$mode" --csv "$dir/csv" -D -d 0.2 \
+		--flow-timeout 0 2>"$dir/err" &
+	local rt=$!; pids+=("$rt")
+	if ! wait_attached "$dir/csv" "$rt"; then
+		echo "FAIL live $mode: rocetop did not start: $(cat "$dir/err")"; return 1
+	fi
+	sleep 0.5	# tcpdump is up by now too
+	local n1 n2
+	n1=$(ip netns exec "$A" "$PY" $here/send.py "$IFA" "$MAC_A" "$MAC_B" 10.99.1 10.99.0.2 11 "$dir/in" 2>/dev/null) &&
+	n2=$(ip netns exec "$B" "$PY" $here/send.py "$IFB" "$MAC_B" "$MAC_A" 10.99.2 10.99.0.1 22 "$dir/out" 2>/dev/null) ||
+		{ echo "FAIL live $mode: scapy could not send"; return 1; }
+	# Let the capture catch up with what was sent (a loaded machine lags).
+	local want=$(( $(echo "$n1" | awk '{print $2}') + $(echo "$n2" | awk '{print $2}') ))
+	for _ in $(seq 50); do
+		[ "$(tcpdump -r "$dir/cap.pcap" 2>/dev/null | grep -vc ICMP)" -ge "$want" ] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	kill -INT "$rt"; wait "$rt"; local rc=$?
+	kill -INT "$tcpd"; wait "$tcpd" 2>/dev/null
+	if [ $rc -ne 0 ]; then echo "FAIL live $mode: rocetop exited $rc: $(cat "$dir/err")"; return 1; fi
+	grep -q . "$dir/err" && sed 's/^/  stderr: /' "$dir/err"
+	"$PY" $here/compare.py "$dir/csv" "$IFB" "$dir/cap.pcap" "$dir/in" "$dir/out" | sed "s/^\(PASS\|FAIL\) /\1 live $mode: /"
+	return "${PIPESTATUS[0]}"
+}
+
+fails=0
+run_mode native || fails=$((fails + 1))
+run_mode generic || fails=$((fails + 1))
+
+# kill -9 leaves nothing attached: the links die with the process.
+ip netns exec "$B" "$ROCETOP" -i "$IFB" --csv "$tmp/k9" -D 2>"$tmp/k9.err" &
+rt=$!; pids+=("$rt")
+if wait_attached "$tmp/k9" "$rt"; then
+	# rocetop's programs: the XDP one on the interface, and every program
+	# sharing its maps (the tcx one).
+	xid=$(ip -n "$B" link show "$IFB" | grep -o 'prog/xdp id [0-9]*' | awk '{print $3}')
+	maps=$(bpftool prog show id "$xid" 2>/dev/null | grep -o 'map_ids [0-9,]*' | cut -d' ' -f2)
+	progs=$(bpftool prog show 2>/dev/null | awk -v m="map_ids $maps" '$0 ~ /^[0-9]+:/ {id=$1} $0 ~ m"$" || index($0, m" ") {print id}' | tr -d : | sort -u)
+	tcx=$(bpftool link show 2>/dev/null | grep -c "prog $(echo $progs | tr ' ' '\n' | grep -vx "$xid" | head -1)\b")
+	xdp_before=$(ip -n "$B" link show "$IFB" | grep -c 'prog/xdp')
+	kill -9 "$rt"; wait "$rt" 2>/dev/null
+	sleep 0.5
+	xdp_after=$(ip -n "$B" link show "$IFB" | grep -c 'prog/xdp')
+	left=""
+	for p in $progs; do bpftool prog show id "$p" >/dev/null 2>&1 && left="$left $p"; done
+	if [ "$xdp_before" = 1 ] && [ "$xdp_after" = 0 ] && [ "$(echo $progs | wc -w)" = 2 ] && [ "$tcx" = 1 ] && [ -z "$left" ]; then
+		echo "PASS live: after kill -9 no XDP program is attached and rocetop's XDP and tcx programs ($(echo $progs)) are gone"
+	else
+		echo "FAIL live: after kill -9: xdp before=$xdp_before after=$xdp_after, programs '$progs', tcx links before $tcx, still loaded '$left'"
+		fails=$((fails + 1))
+	fi
+else
+	echo "FAIL live: rocetop did not start for the kill -9 check: $(cat "$tmp/k9.err")"; fails=$((fails + 1))
+fi
+[ $fails -eq 0 ]
