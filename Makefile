@@ -9,7 +9,7 @@ DESTDIR   ?=
 CC        ?= cc
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
-ARCH_INC  := -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null)
+ARCH_INC   = -I/usr/include/$(shell $(CC) -print-multiarch 2>/dev/null)
 VERSION   := 0.1.0
 
 ifeq ($(V),1)
@@ -21,8 +21,8 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 PKGS      := libbpf libpcap ncursesw libmicrohttpd libnl-3.0 libibverbs zlib
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VERSION)"' \
