@@ -1,10 +1,68 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* File sources. (Placeholder.) */
+/*
+ * -r FILE: a rocetop recording or a pcap/pcapng capture, told apart by the
+ * first bytes of the file, so the name does not matter.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "log.h"
-#include "source.h"
+#include "record.h"
+
+/* pcap (both byte orders, micro- and nanosecond) and pcapng section headers. */
+static int is_capture(const unsigned char *m, ssize_t n)
+{
+	static const unsigned char magics[][4] = {
+		{ 0xd4, 0xc3, 0xb2, 0xa1 }, { 0xa1, 0xb2, 0xc3, 0xd4 },
+		{ 0x4d, 0x3c, 0xb2, 0xa1 }, { 0xa1, 0xb2, 0x3c, 0x4d },
+		{ 0x0a, 0x0d, 0x0d, 0x0a },
+	};
+	size_t i;
+
+	if (n < 4)
+		return 0;
+	for (i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
+		if (!memcmp(m, magics[i], 4))
+			return 1;
+	return 0;
+}
 
 struct rt_source *rt_file_source_new(const struct rt_opts *o)
 {
-	pr_warn("cannot read %s: -r is not available in this build.\n", o->read_file);
+	const char *path = o->read_file;
+	unsigned char m[RT_REC_MAGIC_LEN];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pr_warn("cannot open %s: %s.\n", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		pr_warn("%s is a directory, not a capture or a recording.\n", path);
+		return NULL;
+	}
+	n = read(fd, m, sizeof(m));
+	close(fd);
+	if (n < 0) {
+		pr_warn("cannot read %s: %s.\n", path, strerror(errno));
+		return NULL;
+	}
+	if (n == 0) {
+		pr_warn("%s is empty: it holds neither a capture nor a recording.\n", path);
+		return NULL;
+	}
+	if (n == RT_REC_MAGIC_LEN && !memcmp(m, RT_REC_MAGIC, RT_REC_MAGIC_LEN))
+		return rt_rec_source_new(o);
+	if (is_capture(m, n))
+		return rt_pcap_source_new(o);
+	pr_warn("%s is neither a pcap/pcapng capture nor a rocetop recording (unknown first bytes).\n",
+		path);
 	return NULL;
 }

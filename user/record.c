@@ -1,11 +1,868 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Recordings. (Placeholder.) */
+/*
+ * Recordings: the -w sink writes every snapshot as one zlib-compressed,
+ * CRC-checked block; the reader (and the -r source over it) reads them back.
+ * The format is described in record.h, and each file describes its own record
+ * layout in its header (struct and field names, offsets, sizes).
+ *
+ * Crash safety: the file is append-only and each block goes out in one
+ * write(), so a cut file (kill -9, power cut) reads back to its last complete
+ * block. The data is fdatasync'ed at most every RT_REC_SYNC_SECS seconds of
+ * wall-clock time and at close, so a power cut loses at most that much.
+ *
+ * Rotation (--max-size B [--max-files N]), like logrotate: FILE is always the
+ * newest; when the next block would take FILE past B, FILE becomes FILE.1,
+ * FILE.1 becomes FILE.2, ... and a fresh FILE starts. With --max-files N at
+ * most N files are kept (FILE, FILE.1 .. FILE.N-1; the oldest is dropped);
+ * without it every rotated file is kept. Each file stands alone: its counters
+ * count from the last snapshot of the file before it, so replaying FILE.3
+ * shows true per-interval deltas from its first interval on.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <zlib.h>
 #include "log.h"
+#include "record.h"
 #include "sink.h"
+
+#define RT_REC_SYNC_SECS 5
+#define HDR_FIXED	16	/* magic, version, desc_len */
+#define BLK_HDR		16
+
+/* ---- the record layout: what a recording stores of each struct ---- */
+
+/* The per-snapshot header as stored. */
+struct rec_snap {
+	__u64 time_ns;
+	__u64 mono_ns;
+	__u64 evicted;
+	__u32 nflows, nifs, nports, nifaces, nnotes;
+	char  source[128];
+};
+
+struct rec_note {
+	char text[160];
+};
+
+struct field {
+	const char *name;
+	size_t off, size;
+	const char *type;
+	size_t foff;		/* offset in the stored struct (computed) */
+};
+
+#define F(st, m, t) { #m, offsetof(st, m), sizeof(((st *)0)->m), t, 0 }
+
+static struct field snap_fields[] = {
+	F(struct rec_snap, time_ns, "u64"), F(struct rec_snap, mono_ns, "u64"),
+	F(struct rec_snap, evicted, "u64"), F(struct rec_snap, nflows, "u32"),
+	F(struct rec_snap, nifs, "u32"), F(struct rec_snap, nports, "u32"),
+	F(struct rec_snap, nifaces, "u32"), F(struct rec_snap, nnotes, "u32"),
+	F(struct rec_snap, source, "char[128]"),
+};
+
+static struct field flow_fields[] = {
+	F(struct rt_flow, k.ifindex, "u32"), F(struct rt_flow, k.dir, "u8"),
+	F(struct rt_flow, k.family, "u8"), F(struct rt_flow, k.src, "bytes[16]"),
+	F(struct rt_flow, k.dst, "bytes[16]"), F(struct rt_flow, k.dqpn, "u32"),
+	F(struct rt_flow, v.pkts, "u64"), F(struct rt_flow, v.bytes, "u64"),
+	F(struct rt_flow, v.ecn, "u64[4]"), F(struct rt_flow, v.cnp, "u64"),
+	F(struct rt_flow, v.ack, "u64"), F(struct rt_flow, v.nak_seq, "u64"),
+	F(struct rt_flow, v.nak_other, "u64"), F(struct rt_flow, v.rnr_nak, "u64"),
+	F(struct rt_flow, v.first_ns, "u64"), F(struct rt_flow, v.last_ns, "u64"),
+	F(struct rt_flow, v.sport, "u16"), F(struct rt_flow, v.dscp, "u8"),
+	F(struct rt_flow, v.pcp, "u8"), F(struct rt_flow, v.opcode, "u8"),
+	F(struct rt_flow, lqpn, "u32"), F(struct rt_flow, rqpn, "u32"),
+	F(struct rt_flow, pid, "u32"), F(struct rt_flow, comm, "char[16]"),
+	F(struct rt_flow, attr, "u8"), F(struct rt_flow, throttles, "s32"),
+};
+
+static struct field ifdir_fields[] = {
+	F(struct rt_ifdir, k.ifindex, "u32"), F(struct rt_ifdir, k.dir, "u8"),
+	F(struct rt_ifdir, v.pkts, "u64"), F(struct rt_ifdir, v.bytes, "u64"),
+	F(struct rt_ifdir, v.roce, "u64"), F(struct rt_ifdir, v.not_roce, "u64"),
+	F(struct rt_ifdir, v.truncated, "u64"), F(struct rt_ifdir, v.malformed, "u64"),
+	F(struct rt_ifdir, v.v6_unparsed, "u64"), F(struct rt_ifdir, v.mac_ctrl, "u64"),
+	F(struct rt_ifdir, v.flow_full, "u64"), F(struct rt_ifdir, v.pfc_frames, "u64[9]"),
+	F(struct rt_ifdir, v.pfc_xon, "u64[9]"), F(struct rt_ifdir, v.pfc_quanta, "u64[9]"),
+};
+
+static struct field port_fields[] = {
+	F(struct rt_port_ctr, dev, "char[32]"), F(struct rt_port_ctr, port, "u32"),
+	F(struct rt_port_ctr, netdev, "char[16]"), F(struct rt_port_ctr, name, "char[64]"),
+	F(struct rt_port_ctr, value, "u64"), F(struct rt_port_ctr, bits, "u8"),
+	F(struct rt_port_ctr, scope, "u8"), F(struct rt_port_ctr, congestion, "u8"),
+};
+
+static struct field iface_fields[] = {
+	F(struct rt_iface, ifindex, "u32"), F(struct rt_iface, name, "char[16]"),
+	F(struct rt_iface, mode, "char[12]"),
+};
+
+static struct field note_fields[] = {
+	F(struct rec_note, text, "char[160]"),
+};
+
+enum { R_SNAP, R_FLOW, R_IFDIR, R_PORT, R_IFACE, R_NOTE, R__N };
+
+struct rstruct {
+	const char *name;
+	struct field *f;
+	size_t nf;
+	size_t fsize;		/* stored size */
+};
+
+#define RS(n, a) { n, a, sizeof(a) / sizeof(a[0]), 0 }
+static struct rstruct layout[R__N] = {
+	RS("snap", snap_fields), RS("flow", flow_fields), RS("ifdir", ifdir_fields),
+	RS("port", port_fields), RS("iface", iface_fields), RS("note", note_fields),
+};
+
+_Static_assert(sizeof(((struct rt_iface *)0)->name) == 16, "IF_NAMESIZE is 16");
+
+static void layout_init(void)
+{
+	static int done;
+	int i;
+
+	if (done)
+		return;
+	for (i = 0; i < R__N; i++) {
+		size_t off = 0, j;
+
+		for (j = 0; j < layout[i].nf; j++) {
+			layout[i].f[j].foff = off;
+			off += layout[i].f[j].size;
+		}
+		layout[i].fsize = off;
+	}
+	done = 1;
+}
+
+/* The text of the file header that describes the layout; malloc'ed. */
+static char *layout_text(size_t *len)
+{
+	size_t cap = 8192, n = 0, j;
+	char *t = malloc(cap);
+	int i;
+
+	if (!t)
+		return NULL;
+	layout_init();
+#define OUT(...) n += (size_t)snprintf(t + n, n < cap ? cap - n : 0, __VA_ARGS__)
+	OUT("rocetop recording\nversion %d\nbyteorder little\n", RT_REC_VERSION);
+	OUT("block u32 magic 'RTBK', u32 zlen, u32 rawlen, u32 crc32 of the zlib data, zlib data[zlen] inflating to record[rawlen]\n");
+	OUT("record snap, flow[snap.nflows], ifdir[snap.nifs], port[snap.nports], iface[snap.nifaces], note[snap.nnotes]\n");
+	OUT("counters are totals since the source started (or since the previous rotated file ended)\n");
+	for (i = 0; i < R__N; i++) {
+		OUT("struct %s %zu\n", layout[i].name, layout[i].fsize);
+		for (j = 0; j < layout[i].nf; j++)
+			OUT("field %s %zu %zu %s\n", layout[i].f[j].name, layout[i].f[j].foff,
+			    layout[i].f[j].size, layout[i].f[j].type);
+	}
+	OUT("end\n");
+#undef OUT
+	if (n >= cap) {
+		free(t);
+		return NULL;
+	}
+	*len = n;
+	return t;
+}
+
+static void put32(unsigned char *p, __u32 v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = (v >> 16) & 0xff;
+	p[3] = v >> 24;
+}
+
+static __u32 get32(const unsigned char *p)
+{
+	return (__u32)p[0] | ((__u32)p[1] << 8) | ((__u32)p[2] << 16) | ((__u32)p[3] << 24);
+}
+
+static void pack(const struct rstruct *r, unsigned char *out, const void *in)
+{
+	size_t j;
+
+	for (j = 0; j < r->nf; j++)
+		memcpy(out + r->f[j].foff, (const char *)in + r->f[j].off, r->f[j].size);
+}
+
+int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
+{
+	struct rec_snap h = { 0 };
+	size_t need, i;
+	unsigned char *p;
+
+	layout_init();
+	need = layout[R_SNAP].fsize + s->nflows * layout[R_FLOW].fsize +
+	       s->nifs * layout[R_IFDIR].fsize + s->nports * layout[R_PORT].fsize +
+	       s->nifaces * layout[R_IFACE].fsize + s->nnotes * layout[R_NOTE].fsize;
+	if (need > RT_REC_MAX_BLOCK)
+		return -E2BIG;
+	if (*len < need || !*buf) {
+		p = realloc(*buf, need);
+		if (!p)
+			return -ENOMEM;
+		*buf = p;
+	}
+	p = *buf;
+	h.time_ns = s->time_ns;
+	h.mono_ns = s->mono_ns;
+	h.evicted = s->evicted;
+	h.nflows = (__u32)s->nflows;
+	h.nifs = (__u32)s->nifs;
+	h.nports = (__u32)s->nports;
+	h.nifaces = (__u32)s->nifaces;
+	h.nnotes = (__u32)s->nnotes;
+	memcpy(h.source, s->source, sizeof(h.source));
+	pack(&layout[R_SNAP], p, &h);
+	p += layout[R_SNAP].fsize;
+	for (i = 0; i < s->nflows; i++, p += layout[R_FLOW].fsize)
+		pack(&layout[R_FLOW], p, &s->flows[i]);
+	for (i = 0; i < s->nifs; i++, p += layout[R_IFDIR].fsize)
+		pack(&layout[R_IFDIR], p, &s->ifs[i]);
+	for (i = 0; i < s->nports; i++, p += layout[R_PORT].fsize)
+		pack(&layout[R_PORT], p, &s->ports[i]);
+	for (i = 0; i < s->nifaces; i++, p += layout[R_IFACE].fsize)
+		pack(&layout[R_IFACE], p, &s->ifaces[i]);
+	for (i = 0; i < s->nnotes; i++, p += layout[R_NOTE].fsize) {
+		struct rec_note n;
+
+		memcpy(n.text, s->notes[i], sizeof(n.text));
+		pack(&layout[R_NOTE], p, &n);
+	}
+	*len = need;
+	return 0;
+}
+
+/* ---- the writer ---- */
+
+struct rec {
+	char path[4096];
+	int fd;
+	long long size;		/* bytes in the current file */
+	long long max_size;
+	int max_files;
+	int nrot;		/* rotated files that exist (FILE.1 .. FILE.nrot) */
+	unsigned char *raw, *z;
+	size_t rawlen, zcap;
+	struct rt_snapshot last, base, tmp;
+	int have_base;
+	struct timespec synced;
+	long long header_len;
+};
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	/* One write() per block; a short write (full disk) is finished or fails. */
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int rec_open_file(struct rec *r)
+{
+	unsigned char *h;
+	size_t dlen, n;
+	char *desc;
+	int err;
+
+	r->fd = open(r->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->fd < 0) {
+		pr_warn("cannot write the recording %s: %s.\n", r->path, strerror(errno));
+		return -errno;
+	}
+	desc = layout_text(&dlen);
+	if (!desc)
+		return -ENOMEM;
+	n = HDR_FIXED + dlen + 4;
+	h = malloc(n);
+	if (!h) {
+		free(desc);
+		return -ENOMEM;
+	}
+	memcpy(h, RT_REC_MAGIC, RT_REC_MAGIC_LEN);
+	put32(h + 8, RT_REC_VERSION);
+	put32(h + 12, (__u32)dlen);
+	memcpy(h + HDR_FIXED, desc, dlen);
+	put32(h + HDR_FIXED + dlen, (__u32)crc32(0, h, (uInt)(HDR_FIXED + dlen)));
+	err = write_all(r->fd, h, n);
+	free(h);
+	free(desc);
+	if (err) {
+		pr_warn("writing the recording %s failed: %s.\n", r->path, strerror(-err));
+		return err;
+	}
+	r->size = r->header_len = (long long)n;
+	return 0;
+}
+
+static void rot_name(char *buf, size_t sz, const char *path, int k)
+{
+	snprintf(buf, sz, "%s.%d", path, k);
+}
+
+/* FILE -> FILE.1 -> FILE.2 ...; the oldest beyond --max-files goes. */
+static int rec_rotate(struct rec *r)
+{
+	char a[4200], b[4200];
+	int k, keep;
+
+	if (r->fd >= 0) {
+		fdatasync(r->fd);
+		close(r->fd);
+		r->fd = -1;
+	}
+	keep = r->max_files ? r->max_files - 1 : r->nrot + 1;	/* rotated files to keep */
+	if (keep > 0) {
+		k = r->nrot < keep ? r->nrot : keep - 1;
+		for (; k >= 1; k--) {
+			rot_name(a, sizeof(a), r->path, k);
+			rot_name(b, sizeof(b), r->path, k + 1);
+			if (rename(a, b) && errno != ENOENT)
+				pr_warn("cannot rename %s to %s: %s.\n", a, b, strerror(errno));
+		}
+		rot_name(b, sizeof(b), r->path, 1);
+		if (rename(r->path, b))
+			pr_warn("cannot rename %s to %s: %s.\n", r->path, b, strerror(errno));
+		if (r->nrot < keep)
+			r->nrot++;
+	}
+	return rec_open_file(r);
+}
+
+/* Counters of cur since base (the last snapshot of the previous file). */
+static int rebase(struct rec *r, const struct rt_snapshot *cur, const struct rt_snapshot **out)
+{
+	const struct rt_snapshot *b = &r->base;
+	size_t i, j = 0;
+	int c = 1;
+
+	if (rt_snapshot_copy(&r->tmp, cur))
+		return -ENOMEM;
+	for (i = 0; i < r->tmp.nflows; i++) {
+		struct rt_flow *f = &r->tmp.flows[i];
+
+		while (j < b->nflows && (c = rt_flow_key_cmp(&b->flows[j].k, &f->k)) < 0)
+			j++;
+		if (j < b->nflows && c == 0 && f->v.pkts >= b->flows[j].v.pkts) {
+			struct rt_flow_val d;
+
+			rt_flow_val_delta(&d, &b->flows[j].v, &f->v);
+			f->v = d;
+		}
+	}
+	for (i = 0; i < r->tmp.nifs; i++)
+		for (j = 0; j < b->nifs; j++)
+			if (b->ifs[j].k.ifindex == r->tmp.ifs[i].k.ifindex &&
+			    b->ifs[j].k.dir == r->tmp.ifs[i].k.dir &&
+			    r->tmp.ifs[i].v.pkts >= b->ifs[j].v.pkts) {
+				struct rt_if_val d;
+
+				rt_if_val_delta(&d, &b->ifs[j].v, &r->tmp.ifs[i].v);
+				r->tmp.ifs[i].v = d;
+				break;
+			}
+	r->tmp.evicted = rt_ctr_delta(b->evicted, cur->evicted, 64);
+	*out = &r->tmp;
+	return 0;
+}
+
+static int rec_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct rec *r = s->priv;
+	const struct rt_snapshot *w = cur;
+	struct timespec now;
+	uLongf zl;
+	size_t need;
+	int err;
+
+	(void)d;
+	if (r->fd < 0)
+		return -EIO;
+	if (r->have_base && (err = rebase(r, cur, &w)))
+		return err;
+	err = rt_rec_encode(w, &r->raw, &r->rawlen);
+	if (err) {
+		pr_warn("cannot record a snapshot of %zu flows: %s.\n", cur->nflows, strerror(-err));
+		return err;
+	}
+	need = BLK_HDR + compressBound((uLong)r->rawlen);
+	if (need > r->zcap) {
+		unsigned char *z = realloc(r->z, need);
+
+		if (!z)
+			return -ENOMEM;
+		r->z = z;
+		r->zcap = need;
+	}
+	zl = (uLongf)(r->zcap - BLK_HDR);
+	if (compress2(r->z + BLK_HDR, &zl, r->raw, (uLong)r->rawlen, Z_BEST_SPEED) != Z_OK) {
+		pr_warn("compressing a snapshot for %s failed.\n", r->path);
+		return -EIO;
+	}
+	if (r->max_size && r->size > r->header_len &&
+	    r->size + BLK_HDR + (long long)zl > r->max_size) {
+		/* The next file counts from the last snapshot of this one. */
+		if (rt_snapshot_copy(&r->base, &r->last))
+			return -ENOMEM;
+		r->have_base = 1;
+		if ((err = rec_rotate(r)))
+			return err;
+		return rec_emit(s, cur, d);
+	}
+	put32(r->z, RT_REC_BLOCK_MAGIC);
+	put32(r->z + 4, (__u32)zl);
+	put32(r->z + 8, (__u32)r->rawlen);
+	put32(r->z + 12, (__u32)crc32(0, r->z + BLK_HDR, (uInt)zl));
+	err = write_all(r->fd, r->z, BLK_HDR + zl);
+	if (err) {
+		pr_warn("writing the recording %s failed: %s.\n", r->path, strerror(-err));
+		return err;
+	}
+	r->size += BLK_HDR + (long long)zl;
+	if (r->max_size && rt_snapshot_copy(&r->last, cur))
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - r->synced.tv_sec >= RT_REC_SYNC_SECS) {
+		fdatasync(r->fd);
+		r->synced = now;
+	}
+	return 0;
+}
+
+static void rec_close(struct rt_sink *s)
+{
+	struct rec *r = s->priv;
+
+	if (r) {
+		if (r->fd >= 0) {
+			fdatasync(r->fd);
+			close(r->fd);
+		}
+		free(r->raw);
+		free(r->z);
+		rt_snapshot_free(&r->last);
+		rt_snapshot_free(&r->base);
+		rt_snapshot_free(&r->tmp);
+		free(r);
+	}
+	free(s);
+}
 
 struct rt_sink *rt_record_sink_new(const struct rt_opts *o)
 {
-	(void)o;
-	pr_warn("-w is not available in this build.\n");
+	struct rt_sink *s = calloc(1, sizeof(*s));
+	struct rec *r = calloc(1, sizeof(*r));
+
+	if (!s || !r) {
+		pr_warn("out of memory.\n");
+		free(s);
+		free(r);
+		return NULL;
+	}
+	s->name = "record";
+	s->emit = rec_emit;
+	s->close = rec_close;
+	s->input_fd = -1;
+	s->priv = r;
+	r->fd = -1;
+	snprintf(r->path, sizeof(r->path), "%s", o->write_file);
+	r->max_size = o->max_size;
+	r->max_files = o->max_files;
+	clock_gettime(CLOCK_MONOTONIC, &r->synced);
+	if (rec_open_file(r)) {
+		rec_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* ---- the reader ---- */
+
+struct map {			/* one field the file and this build both know */
+	size_t foff, off, size;
+	int is_char;
+};
+
+struct rt_rec_reader {
+	char path[4096];
+	int fd;
+	long long data_off;	/* first block */
+	long long off;		/* after the last complete block */
+	long nblocks;
+	size_t fsize[R__N];
+	struct map *maps[R__N];
+	size_t nmaps[R__N];
+	unsigned char *z, *raw;
+	size_t zcap, rawcap;
+	int stopped;
+};
+
+static ssize_t read_full(int fd, void *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* Map the file's fields onto this build's by name and size. */
+static int parse_layout(struct rt_rec_reader *r, char *text)
+{
+	char *save = NULL, *line;
+	int cur = -1, i;
+
+	layout_init();
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[96], type[32];
+		size_t a, b, j;
+
+		if (sscanf(line, "struct %95s %zu", name, &a) == 2) {
+			cur = -1;
+			for (i = 0; i < R__N; i++)
+				if (!strcmp(layout[i].name, name)) {
+					cur = i;
+					r->fsize[i] = a;
+					r->maps[i] = calloc(layout[i].nf, sizeof(struct map));
+					if (!r->maps[i])
+						return -ENOMEM;
+				}
+			continue;
+		}
+		if (cur < 0 || sscanf(line, "field %95s %zu %zu %31s", name, &a, &b, type) != 4)
+			continue;
+		if (a + b > r->fsize[cur])
+			return -EINVAL;
+		for (j = 0; j < layout[cur].nf; j++) {
+			const struct field *f = &layout[cur].f[j];
+
+			if (strcmp(f->name, name) || f->size != b)
+				continue;
+			r->maps[cur][r->nmaps[cur]++] = (struct map){ a, f->off, b, !strncmp(type, "char", 4) };
+			break;
+		}
+	}
+	for (i = 0; i < R__N; i++)
+		if (!r->maps[i])
+			return -EINVAL;
+	/* Without the counts the records cannot be walked. */
+	return r->nmaps[R_SNAP] >= 8 ? 0 : -EINVAL;
+}
+
+static void unpack(const struct rt_rec_reader *r, int st, void *out, const unsigned char *in)
+{
+	size_t j;
+
+	for (j = 0; j < r->nmaps[st]; j++) {
+		const struct map *m = &r->maps[st][j];
+
+		memcpy((char *)out + m->off, in + m->foff, m->size);
+		if (m->is_char)
+			((char *)out)[m->off + m->size - 1] = '\0';
+	}
+}
+
+struct rt_rec_reader *rt_rec_open(const char *path)
+{
+	struct rt_rec_reader *r = calloc(1, sizeof(*r));
+	unsigned char fixed[HDR_FIXED];
+	unsigned char *h = NULL;
+	__u32 ver, dlen;
+	ssize_t n;
+	int i;
+
+	if (!r) {
+		pr_warn("out of memory.\n");
+		return NULL;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		pr_warn("cannot open %s: %s.\n", path, strerror(errno));
+		goto fail;
+	}
+	n = read_full(r->fd, fixed, sizeof(fixed));
+	if (n < (ssize_t)sizeof(fixed) || memcmp(fixed, RT_REC_MAGIC, RT_REC_MAGIC_LEN)) {
+		if (n >= RT_REC_MAGIC_LEN && !memcmp(fixed, RT_REC_MAGIC, RT_REC_MAGIC_LEN))
+			pr_warn("%s is a rocetop recording cut inside its header: it holds no interval.\n", path);
+		else
+			pr_warn("%s is not a rocetop recording.\n", path);
+		goto fail;
+	}
+	ver = get32(fixed + 8);
+	dlen = get32(fixed + 12);
+	if (ver != RT_REC_VERSION) {
+		pr_warn("%s is a rocetop recording of version %u; this rocetop reads version %d.\n",
+			path, ver, RT_REC_VERSION);
+		goto fail;
+	}
+	if (dlen > 1 << 20) {
+		pr_warn("%s has a damaged header (a layout of %u bytes).\n", path, dlen);
+		goto fail;
+	}
+	h = malloc(HDR_FIXED + dlen + 5);
+	if (!h)
+		goto fail;
+	memcpy(h, fixed, HDR_FIXED);
+	n = read_full(r->fd, h + HDR_FIXED, dlen + 4);
+	if (n < (ssize_t)dlen + 4) {
+		pr_warn("%s is a rocetop recording cut inside its header: it holds no interval.\n", path);
+		goto fail;
+	}
+	if (get32(h + HDR_FIXED + dlen) != (__u32)crc32(0, h, (uInt)(HDR_FIXED + dlen))) {
+		pr_warn("%s has a damaged header (CRC mismatch).\n", path);
+		goto fail;
+	}
+	h[HDR_FIXED + dlen] = '\0';
+	if (parse_layout(r, (char *)h + HDR_FIXED)) {
+		pr_warn("%s describes a record layout this rocetop cannot read.\n", path);
+		goto fail;
+	}
+	free(h);
+	r->data_off = r->off = HDR_FIXED + dlen + 4;
+	return r;
+fail:
+	free(h);
+	if (r->fd >= 0)
+		close(r->fd);
+	for (i = 0; i < R__N; i++)
+		free(r->maps[i]);
+	free(r);
 	return NULL;
+}
+
+static int grow_buf(unsigned char **b, size_t *cap, size_t n)
+{
+	unsigned char *p;
+
+	if (n <= *cap)
+		return 0;
+	p = realloc(*b, n);
+	if (!p)
+		return -ENOMEM;
+	*b = p;
+	*cap = n;
+	return 0;
+}
+
+static int stop(struct rt_rec_reader *r, const char *why)
+{
+	pr_warn("%s %s at byte %lld, after %ld complete intervals; everything before it is read.\n",
+		r->path, why, r->off, r->nblocks);
+	r->stopped = 1;
+	return 0;
+}
+
+static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
+{
+	const unsigned char *p = r->raw, *end = r->raw + len;
+	struct rec_snap h = { 0 };
+	size_t i;
+
+	if (len < r->fsize[R_SNAP])
+		return -EINVAL;
+	unpack(r, R_SNAP, &h, p);
+	p += r->fsize[R_SNAP];
+	if (h.nifaces > RT_MAX_IFACES || h.nnotes > RT_MAX_NOTES ||
+	    (size_t)(end - p) != h.nflows * r->fsize[R_FLOW] + h.nifs * r->fsize[R_IFDIR] +
+	    h.nports * r->fsize[R_PORT] + h.nifaces * r->fsize[R_IFACE] + h.nnotes * r->fsize[R_NOTE])
+		return -EINVAL;
+	s->time_ns = h.time_ns;
+	s->mono_ns = h.mono_ns;
+	s->evicted = h.evicted;
+	memcpy(s->source, h.source, sizeof(s->source));
+	for (i = 0; i < h.nflows; i++, p += r->fsize[R_FLOW]) {
+		struct rt_flow *f = rt_snapshot_add_flow(s);
+
+		if (!f)
+			return -ENOMEM;
+		unpack(r, R_FLOW, f, p);
+		if (f->throttles < -1 || f->throttles >= (__s32)h.nflows)
+			f->throttles = -1;
+	}
+	for (i = 0; i < h.nifs; i++, p += r->fsize[R_IFDIR]) {
+		struct rt_ifdir *d = rt_snapshot_add_ifdir(s);
+
+		if (!d)
+			return -ENOMEM;
+		unpack(r, R_IFDIR, d, p);
+	}
+	for (i = 0; i < h.nports; i++, p += r->fsize[R_PORT]) {
+		struct rt_port_ctr *c = rt_snapshot_add_port(s);
+
+		if (!c)
+			return -ENOMEM;
+		unpack(r, R_PORT, c, p);
+	}
+	for (i = 0; i < h.nifaces; i++, p += r->fsize[R_IFACE]) {
+		memset(&s->ifaces[i], 0, sizeof(s->ifaces[i]));
+		unpack(r, R_IFACE, &s->ifaces[i], p);
+	}
+	s->nifaces = h.nifaces;
+	for (i = 0; i < h.nnotes; i++, p += r->fsize[R_NOTE]) {
+		struct rec_note n = { { 0 } };
+
+		unpack(r, R_NOTE, &n, p);
+		memcpy(s->notes[i], n.text, sizeof(s->notes[i]));
+	}
+	s->nnotes = h.nnotes;
+	return 0;
+}
+
+int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
+{
+	unsigned char bh[BLK_HDR];
+	__u32 zlen, rawlen;
+	uLongf out;
+	ssize_t n;
+	int err;
+
+	if (r->stopped)
+		return 0;
+	n = read_full(r->fd, bh, sizeof(bh));
+	if (n < 0) {
+		pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
+		return (int)n;
+	}
+	if (n == 0) {
+		r->stopped = 1;
+		return 0;
+	}
+	if (n < BLK_HDR)
+		return stop(r, "is cut in the middle of a block");
+	zlen = get32(bh + 4);
+	rawlen = get32(bh + 8);
+	if (get32(bh) != RT_REC_BLOCK_MAGIC || zlen > RT_REC_MAX_BLOCK || rawlen > RT_REC_MAX_BLOCK)
+		return stop(r, "is damaged (no valid block starts)");
+	if (grow_buf(&r->z, &r->zcap, zlen ? zlen : 1) || grow_buf(&r->raw, &r->rawcap, rawlen ? rawlen : 1))
+		return -ENOMEM;
+	n = read_full(r->fd, r->z, zlen);
+	if (n < 0) {
+		pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
+		return (int)n;
+	}
+	if ((size_t)n < zlen)
+		return stop(r, "is cut in the middle of a block");
+	if (get32(bh + 12) != (__u32)crc32(0, r->z, zlen))
+		return stop(r, "is damaged (a block fails its CRC check)");
+	out = rawlen;
+	if (uncompress(r->raw, &out, r->z, zlen) != Z_OK || out != rawlen)
+		return stop(r, "is damaged (a block does not decompress)");
+	err = decode(r, s, rawlen);
+	if (err == -ENOMEM) {
+		pr_warn("out of memory.\n");
+		return err;
+	}
+	if (err)
+		return stop(r, "is damaged (a block does not match its layout)");
+	r->off += BLK_HDR + zlen;
+	r->nblocks++;
+	rt_snapshot_sort(s);
+	return 1;
+}
+
+int rt_rec_rewind(struct rt_rec_reader *r)
+{
+	if (lseek(r->fd, r->data_off, SEEK_SET) < 0)
+		return -errno;
+	r->off = r->data_off;
+	r->nblocks = 0;
+	r->stopped = 0;
+	return 0;
+}
+
+void rt_rec_close(struct rt_rec_reader *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	close(r->fd);
+	for (i = 0; i < R__N; i++)
+		free(r->maps[i]);
+	free(r->z);
+	free(r->raw);
+	free(r);
+}
+
+long rt_rec_blocks(const struct rt_rec_reader *r)
+{
+	return r->nblocks;
+}
+
+long long rt_rec_good_bytes(const struct rt_rec_reader *r)
+{
+	return r->off;
+}
+
+/* ---- -r FILE over a recording ---- */
+
+static int recsrc_collect(struct rt_source *src, struct rt_snapshot *snap)
+{
+	return rt_rec_next(src->priv, snap);
+}
+
+static int recsrc_rewind(struct rt_source *src)
+{
+	return rt_rec_rewind(src->priv);
+}
+
+static void recsrc_close(struct rt_source *src)
+{
+	rt_rec_close(src->priv);
+	free(src);
+}
+
+struct rt_source *rt_rec_source_new(const struct rt_opts *o)
+{
+	struct rt_source *src = calloc(1, sizeof(*src));
+
+	if (!src) {
+		pr_warn("out of memory.\n");
+		return NULL;
+	}
+	src->priv = rt_rec_open(o->read_file);
+	if (!src->priv) {
+		free(src);
+		return NULL;
+	}
+	src->name = "recording";
+	src->collect = recsrc_collect;
+	src->rewind = recsrc_rewind;
+	src->close = recsrc_close;
+	return src;
 }

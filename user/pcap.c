@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * pcap and pcapng captures as a source: libpcap reads the packets, the one
+ * parser of bpf/parse.h and the counting of bpf/count.h turn them into the same
+ * counters the BPF programs keep, so a capture and a live run agree.
+ *
+ * Link types: Ethernet; Linux cooked SLL and SLL2 (tcpdump -i any), whose
+ * packet type gives the direction (outgoing: egress, else ingress); raw IPv4 /
+ * IPv6. SLL and raw IP frames get a rebuilt 14-byte Ethernet header so the
+ * parser sees what the wire carried, and their bytes count as the Ethernet
+ * frame would (the header included, like the live programs count).
+ * Ethernet captures have no direction: everything is ingress. All packets land
+ * on one interface named after the file (pcap_next_ex gives no pcapng
+ * interface id).
+ *
+ * Time comes from the packets. --interval cuts the capture into intervals of
+ * capture time on a grid starting at the first packet; each collect() returns
+ * the totals at the end of the next interval, time_ns = mono_ns = that end.
+ * Empty intervals are returned as they are, up to RT_PCAP_MAX_EMPTY in a row;
+ * a longer gap gives one empty interval, then the grid jumps to the interval
+ * of the next packet, and that snapshot carries a note saying how much was
+ * skipped.
+ *
+ * Memory is bounded by the flow table (--max-flows, like the kernel map):
+ * RoCE frames of flows beyond it count in flow_full.
+ */
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+/* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "../bpf/count.h"
+#pragma GCC diagnostic pop
+#include "log.h"
+#include "record.h"
+
+#define RT_PCAP_MAX_EMPTY	100
+#define RT_PCAP_IFINDEX		1
+
+#ifndef DLT_LINUX_SLL2
+#define DLT_LINUX_SLL2	276
+#endif
+#ifndef DLT_IPV4
+#define DLT_IPV4	228
+#endif
+#ifndef DLT_IPV6
+#define DLT_IPV6	229
+#endif
+#define LINKTYPE_RAW_	101
+
+struct slot {
+	struct rt_flow_key k;
+	__u32 used;
+	struct rt_flow_val v;
+};
+
+struct pending {
+	int have;
+	__u64 ts;
+	__u64 len;
+	__u8 dir;
+	struct rt_pkt p;
+};
+
+struct pcapsrc {
+	char path[4096];
+	char ifname[IF_NAMESIZE];
+	pcap_t *pc;
+	int dlt;
+	__u64 interval_ns;
+	__u64 t0;		/* grid origin: the first packet */
+	__u64 end;		/* end of the interval being filled */
+	int started, eof, eof_warned;
+	unsigned int empty_run;
+	long long fsize;
+	struct pending pend;
+	/* flow table: open addressing, linear probing */
+	struct slot *tab;
+	__u32 cap, n, max_flows;
+	struct rt_if_val ifv[2];
+	int ifseen[2];
+	unsigned char *buf;	/* rebuilt Ethernet frames of SLL / raw captures */
+	size_t bufsz;
+	unsigned long long npkts;
+	int progress;
+	struct timespec last_progress;
+	char note[160];
+};
+
+static __u32 key_hash(const struct rt_flow_key *k)
+{
+	const __u32 *w = (const __u32 *)k;
+	__u64 h = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(*k) / 4; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+	return (__u32)(h ^ (h >> 32));
+}
+
+static int tab_grow(struct pcapsrc *s)
+{
+	__u32 ncap = s->cap ? s->cap * 2 : 1024, i, j;
+	struct slot *nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < s->cap; i++) {
+		if (!s->tab[i].used)
+			continue;
+		j = key_hash(&s->tab[i].k) & (ncap - 1);
+		while (nt[j].used)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = s->tab[i];
+	}
+	free(s->tab);
+	s->tab = nt;
+	s->cap = ncap;
+	return 0;
+}
+
+/* The flow's counters, or NULL when the table is full (or memory is). */
+static struct rt_flow_val *tab_get(struct pcapsrc *s, const struct rt_flow_key *k)
+{
+	__u32 j;
+
+	if (!s->cap && tab_grow(s))
+		return NULL;
+	j = key_hash(k) & (s->cap - 1);
+	while (s->tab[j].used) {
+		if (!memcmp(&s->tab[j].k, k, sizeof(*k)))
+			return &s->tab[j].v;
+		j = (j + 1) & (s->cap - 1);
+	}
+	if (s->n >= s->max_flows)
+		return NULL;
+	if ((s->n + 1) * 2 > s->cap) {
+		if (tab_grow(s))
+			return NULL;
+		return tab_get(s, k);
+	}
+	s->tab[j].used = 1;
+	s->tab[j].k = *k;
+	s->n++;
+	return &s->tab[j].v;
+}
+
+static void account(struct pcapsrc *s, const struct pending *q)
+{
+	struct rt_if_val *iv = &s->ifv[q->dir];
+
+	s->ifseen[q->dir] = 1;
+	rt_count_if(iv, &q->p, q->len);
+	if (q->p.kind == RT_K_ROCE) {
+		struct rt_flow_key k;
+		struct rt_flow_val *fv;
+
+		rt_flow_key_init(&k, &q->p, RT_PCAP_IFINDEX, q->dir);
+		fv = tab_get(s, &k);
+		if (fv)
+			rt_count_flow(fv, &q->p, q->len, q->ts);
+		else
+			iv->flow_full++;
+	}
+}
+
+/* Put a 14-byte Ethernet header carrying proto before payload; NULL without memory. */
+static const unsigned char *rebuild(struct pcapsrc *s, __u16 proto, const unsigned char *pl,
+				    size_t n)
+{
+	if (n + 14 > s->bufsz) {
+		size_t nsz = n + 14 > 65536 ? n + 14 : 65536;
+		unsigned char *b = realloc(s->buf, nsz);
+
+		if (!b)
+			return NULL;
+		s->buf = b;
+		s->bufsz = nsz;
+	}
+	memset(s->buf, 0, 12);
+	s->buf[12] = proto >> 8;
+	s->buf[13] = proto & 0xff;
+	memcpy(s->buf + 14, pl, n);
+	return s->buf;
+}
+
+/* Parse one packet into q. Link-layer parts are checked here, the rest by rt_parse. */
+static void parse_one(struct pcapsrc *s, const struct pcap_pkthdr *h, const unsigned char *d,
+		      struct pending *q)
+{
+	const unsigned char *f = d;
+	size_t cap = h->caplen, hl = 0;
+	__u64 len = h->len;
+	__u16 proto = 0;
+
+	memset(q, 0, sizeof(*q));
+	q->ts = (__u64)h->ts.tv_sec * 1000000000ULL + (__u64)h->ts.tv_usec;	/* opened with nanosecond precision */
+	q->dir = RT_DIR_INGRESS;
+	switch (s->dlt) {
+	case DLT_EN10MB:
+		break;
+	case DLT_LINUX_SLL:
+		hl = 16;
+		if (cap >= hl) {
+			proto = rt_be16(d + 14);
+			if (rt_be16(d) == 4)	/* PACKET_OUTGOING */
+				q->dir = RT_DIR_EGRESS;
+		}
+		break;
+	case DLT_LINUX_SLL2:
+		hl = 20;
+		if (cap >= hl) {
+			proto = rt_be16(d);
+			if (d[10] == 4)
+				q->dir = RT_DIR_EGRESS;
+		}
+		break;
+	default:	/* raw IP */
+		if (cap >= 1)
+			proto = (d[0] >> 4) == 6 ? ETH_P_IPV6_ : ETH_P_IP_;
+		break;
+	}
+	if (s->dlt != DLT_EN10MB) {
+		if (cap < hl || len < hl) {
+			q->p.pcp = RT_PCP_NONE;
+			q->p.kind = RT_K_TRUNC;
+			q->len = len;
+			return;
+		}
+		f = rebuild(s, proto, d + hl, cap - hl);
+		if (!f) {
+			q->p.pcp = RT_PCP_NONE;
+			q->p.kind = RT_K_TRUNC;
+			q->len = len;
+			return;
+		}
+		cap = cap - hl + 14;
+		len = len - hl + 14;
+	}
+	q->len = len;
+	rt_parse(f, f + cap, len, &q->p);
+}
+
+/* Copy with truncation (names of files can be long). */
+static void copy_str(char *dst, size_t sz, const char *src)
+{
+	size_t n = strnlen(src, sz - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void progress(struct pcapsrc *s, int last)
+{
+	struct timespec now;
+	FILE *f;
+	long pos;
+	double dt;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	dt = (double)(now.tv_sec - s->last_progress.tv_sec) +
+	     (double)(now.tv_nsec - s->last_progress.tv_nsec) / 1e9;
+	if (!last && dt < (s->progress == 1 ? 0.25 : 1.0))
+		return;
+	s->last_progress = now;
+	f = pcap_file(s->pc);
+	pos = f ? ftell(f) : -1;
+	if (pos < 0 || s->fsize <= 0)
+		return;
+	if (last)
+		pos = (long)s->fsize;
+	if (s->progress == 1)	/* a terminal: one line, redrawn */
+		fprintf(stderr, "\rreading %s: %3d%% (%llu packets)%s", s->path,
+			(int)(100.0 * (double)pos / (double)s->fsize), s->npkts, last ? "\n" : "");
+	else
+		pr_debug("reading %s: %d%% (%llu packets)\n", s->path,
+			 (int)(100.0 * (double)pos / (double)s->fsize), s->npkts);
+}
+
+/* Read and parse the next packet into s->pend; at the end (or a cut) pend.have = 0. */
+static void next_packet(struct pcapsrc *s)
+{
+	struct pcap_pkthdr *h;
+	const unsigned char *d;
+	int r;
+
+	s->pend.have = 0;
+	if (s->eof)
+		return;
+	r = pcap_next_ex(s->pc, &h, &d);
+	if (r == 1) {
+		parse_one(s, h, d, &s->pend);
+		s->pend.have = 1;
+		s->npkts++;
+		if (s->progress && !(s->npkts & 8191))
+			progress(s, 0);
+		return;
+	}
+	s->eof = 1;
+	if (s->progress)
+		progress(s, 1);
+	if (r == PCAP_ERROR_BREAK)
+		return;
+	pr_warn("%s stops in the middle of a record after %llu complete packets (%s); the packets before it are counted.\n",
+		s->path, s->npkts, pcap_geterr(s->pc));
+}
+
+static const char *dlt_label(int dlt)
+{
+	const char *n = pcap_datalink_val_to_name(dlt);
+
+	return n ? n : "unknown";
+}
+
+static int supported(int dlt)
+{
+	return dlt == DLT_EN10MB || dlt == DLT_LINUX_SLL || dlt == DLT_LINUX_SLL2 ||
+	       dlt == DLT_RAW || dlt == LINKTYPE_RAW_ || dlt == DLT_IPV4 || dlt == DLT_IPV6;
+}
+
+static int open_capture(struct pcapsrc *s)
+{
+	char err[PCAP_ERRBUF_SIZE] = "";
+
+	s->pc = pcap_open_offline_with_tstamp_precision(s->path, PCAP_TSTAMP_PRECISION_NANO, err);
+	if (!s->pc) {
+		pr_warn("cannot read %s as a capture: %s.\n", s->path, err);
+		return -EINVAL;
+	}
+	s->dlt = pcap_datalink(s->pc);
+	if (!supported(s->dlt)) {
+		pr_warn("%s has link type %s (%d), which rocetop does not read: it reads Ethernet, Linux cooked (SLL, SLL2) and raw IP captures.\n",
+			s->path, dlt_label(s->dlt), s->dlt);
+		pcap_close(s->pc);
+		s->pc = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void reset(struct pcapsrc *s)
+{
+	if (s->tab)
+		memset(s->tab, 0, (size_t)s->cap * sizeof(*s->tab));
+	s->n = 0;
+	memset(s->ifv, 0, sizeof(s->ifv));
+	memset(s->ifseen, 0, sizeof(s->ifseen));
+	memset(&s->pend, 0, sizeof(s->pend));
+	s->started = s->eof = 0;
+	s->npkts = 0;
+	s->empty_run = 0;
+}
+
+static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
+{
+	struct pcapsrc *s = src->priv;
+	unsigned long long taken;
+	__u32 i;
+	int d;
+
+	if (!s->started) {
+		next_packet(s);
+		if (!s->pend.have) {
+			if (!s->npkts && !s->eof_warned)
+				pr_warn("%s holds no packets.\n", s->path);
+			s->eof_warned = 1;
+			return 0;
+		}
+		s->started = 1;
+		s->t0 = s->pend.ts;
+		s->end = s->t0 + s->interval_ns;
+	} else if (!s->pend.have) {
+		return 0;
+	}
+	s->note[0] = '\0';
+	/* A long empty stretch: jump to the interval of the next packet. */
+	if (s->pend.ts >= s->end && s->empty_run >= RT_PCAP_MAX_EMPTY) {
+		__u64 k = (s->pend.ts - s->t0) / s->interval_ns;
+		__u64 nend = s->t0 + (k + 1) * s->interval_ns;
+
+		snprintf(s->note, sizeof(s->note),
+			 "capture time skipped %llu empty intervals (%.3f s without packets)",
+			 (unsigned long long)((nend - s->end) / s->interval_ns),
+			 (double)(nend - s->end) / 1e9);
+		s->end = nend;
+	}
+	taken = 0;
+	while (s->pend.have && s->pend.ts < s->end) {
+		account(s, &s->pend);
+		taken++;
+		next_packet(s);
+	}
+	s->empty_run = taken ? 0 : s->empty_run + 1;
+
+	snap->time_ns = s->end;
+	snap->mono_ns = s->end;
+	copy_str(snap->source, sizeof(snap->source), s->path);
+	rt_snapshot_add_iface(snap, RT_PCAP_IFINDEX, s->ifname, "file");
+	if (s->note[0])
+		rt_snapshot_note(snap, "%s", s->note);
+	for (d = 0; d < 2; d++) {
+		struct rt_ifdir *r;
+
+		if (!s->ifseen[d])
+			continue;
+		r = rt_snapshot_ifdir(snap, RT_PCAP_IFINDEX, (__u8)d);
+		if (!r)
+			return -ENOMEM;
+		r->v = s->ifv[d];
+	}
+	for (i = 0; i < s->cap; i++) {
+		struct rt_flow *f;
+
+		if (!s->tab[i].used)
+			continue;
+		f = rt_snapshot_add_flow(snap);
+		if (!f) {
+			pr_warn("out of memory.\n");
+			return -ENOMEM;
+		}
+		f->k = s->tab[i].k;
+		f->v = s->tab[i].v;
+	}
+	rt_snapshot_sort(snap);
+	s->end += s->interval_ns;
+	return 1;
+}
+
+static int pcap_rewind(struct rt_source *src)
+{
+	struct pcapsrc *s = src->priv;
+
+	if (s->pc)
+		pcap_close(s->pc);
+	s->pc = NULL;
+	reset(s);
+	return open_capture(s);
+}
+
+static void pcap_src_close(struct rt_source *src)
+{
+	struct pcapsrc *s = src->priv;
+
+	if (s) {
+		if (s->pc)
+			pcap_close(s->pc);
+		free(s->tab);
+		free(s->buf);
+		free(s);
+	}
+	free(src);
+}
+
+struct rt_source *rt_pcap_source_new(const struct rt_opts *o)
+{
+	struct rt_source *src = calloc(1, sizeof(*src));
+	struct pcapsrc *s = calloc(1, sizeof(*s));
+	const char *base;
+	struct stat st;
+	int tui;
+
+	if (!src || !s) {
+		pr_warn("out of memory.\n");
+		free(src);
+		free(s);
+		return NULL;
+	}
+	src->priv = s;
+	src->name = "pcap";
+	src->collect = pcap_collect;
+	src->rewind = pcap_rewind;
+	src->close = pcap_src_close;
+	snprintf(s->path, sizeof(s->path), "%s", o->read_file);
+	base = strrchr(s->path, '/');
+	base = base ? base + 1 : s->path;
+	copy_str(s->ifname, sizeof(s->ifname), base);
+	s->interval_ns = (__u64)(o->interval * 1e9);
+	if (!s->interval_ns)
+		s->interval_ns = 1;
+	s->max_flows = o->max_flows ? o->max_flows : 16384;
+	s->fsize = stat(s->path, &st) ? 0 : (long long)st.st_size;
+	/* Progress only where nobody draws on the terminal (main.c's test for the view). */
+	tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	if (!tui && isatty(STDERR_FILENO) && rt_verbosity >= RT_LOG_INFO)
+		s->progress = 1;
+	else if (rt_verbosity >= RT_LOG_DEBUG)
+		s->progress = 2;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &s->last_progress);
+	if (open_capture(s)) {
+		pcap_src_close(src);
+		return NULL;
+	}
+	return src;
+}

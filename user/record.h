@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Offline files: pcap/pcapng captures (user/pcap.c) and rocetop recordings
+ * (user/record.c). rt_file_source_new() (user/file.c) tells them apart by
+ * their first bytes.
+ *
+ * A recording (-w FILE) is, all integers little-endian:
+ *
+ *   file header   magic "\x89RTREC\r\n" (8 bytes), u32 version (1),
+ *                 u32 desc_len, desc_len bytes of text describing the record
+ *                 layout (see below), u32 CRC-32 of everything before it
+ *   blocks        one per snapshot, each written with a single write():
+ *                 u32 magic "RTBK", u32 zlen, u32 rawlen, u32 CRC-32 of the
+ *                 zlen bytes that follow, then zlen bytes of zlib data which
+ *                 inflate to rawlen bytes of record
+ *
+ * A record is a "snap" struct followed by nflows "flow", nifs "ifdir",
+ * nports "port", nifaces "iface" and nnotes "note" structs, packed, their
+ * sizes and fields as the header's text says:
+ *
+ *   struct NAME SIZE
+ *   field NAME OFFSET SIZE TYPE        (TYPE: u8 u16 u32 s32 u64 char bytes, [N] arrays)
+ *
+ * A reader maps the fields it knows by name and size and leaves the others
+ * zero, so a later version may append fields without breaking old readers.
+ * A recording cut anywhere (kill -9, power cut, a full disk) reads back up to
+ * its last complete block, with a warning naming the byte where it stops.
+ */
+#ifndef RT_RECORD_H
+#define RT_RECORD_H
+
+#include <stddef.h>
+#include "opts.h"
+#include "snapshot.h"
+#include "source.h"
+
+#define RT_REC_MAGIC		"\x89RTREC\r\n"
+#define RT_REC_MAGIC_LEN	8
+#define RT_REC_VERSION		1
+#define RT_REC_BLOCK_MAGIC	0x4b425452u	/* "RTBK" read as little-endian u32 */
+#define RT_REC_MAX_BLOCK	(1u << 30)
+
+/* Sources behind rt_file_source_new(); each returns NULL after saying why. */
+struct rt_source *rt_pcap_source_new(const struct rt_opts *o);
+struct rt_source *rt_rec_source_new(const struct rt_opts *o);
+
+/* The recording reader on its own (the report and the tests use it). */
+struct rt_rec_reader;
+/* Opens and checks the header; NULL after saying why. */
+struct rt_rec_reader *rt_rec_open(const char *path);
+/* The next snapshot: 1, 0 at the end (or at a cut, after a warning), <0 on error. */
+int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s);
+int rt_rec_rewind(struct rt_rec_reader *r);
+void rt_rec_close(struct rt_rec_reader *r);
+/* Blocks read so far, and the byte offset after the last complete one. */
+long rt_rec_blocks(const struct rt_rec_reader *r);
+long long rt_rec_good_bytes(const struct rt_rec_reader *r);
+
+/* One snapshot to and from a record (uncompressed); for the writer and tests. */
+int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len);
+
+#endif
