@@ -361,8 +361,11 @@ int gen_emit(struct gen_out *o, const struct gen_frame *f, double t_model)
 		sleep_until(target);
 	if (gen_should_stop(o))
 		return 1;
-	/* never catch up in a burst: the rate is a hard cap */
-	o->last_emit = gen_now() > target ? gen_now() : target;
+	/* frames keep their schedule (so oversleeping does not slow the run down),
+	 * but after a stall at most 10 ms of backlog is caught up */
+	o->last_emit = target;
+	if (gen_now() - o->last_emit > 0.01)
+		o->last_emit = gen_now() - 0.01;
 
 	len = gen_build(f, buf);
 	struct gen_port *pt = &o->port[f->side];
