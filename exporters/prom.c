@@ -1,11 +1,1099 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Prometheus exporter. (Placeholder.) */
+/*
+ * --listen [ADDR:]PORT: serve /metrics to Prometheus, for the fleet.
+ *
+ * emit() renders the exposition once per interval, in the text format 0.0.4
+ * and in OpenMetrics 1.0, then swaps two reference-counted documents in under
+ * a mutex. libmicrohttpd answers scrapes from its own thread: a scrape takes a
+ * reference under the mutex, copies the text outside it and lets go. So the
+ * collector waits at most for a pointer swap, whatever the scrapers do.
+ *
+ * Values are totals since the start, never deltas. A flow evicted from the
+ * kernel's table vanishes from the top K (fine for Prometheus); the host-pair
+ * totals are summed here from the per-interval deltas so that they stay
+ * monotonic when their flows are evicted. Names: exporters/README.md.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+#include "fmt.h"
 #include "log.h"
 #include "sink.h"
+#include "prom.h"
+
+#define CONN_LIMIT	64	/* concurrent connections */
+#define CONN_TIMEOUT	10	/* seconds a silent connection is kept */
+#define MAX_HOSTPAIRS	65536	/* host-pair accumulators kept */
+
+/* ------------------------------------------------------------------ */
+/* --listen */
+
+int rt_prom_parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[256] = "127.0.0.1";
+	const char *port = spec, *colon;
+	struct addrinfo hints = { 0 }, *res = NULL;
+	char *end;
+	long p;
+
+	if (!spec || !*spec)
+		return -EINVAL;
+	if (spec[0] == '[') {
+		const char *rb = strchr(spec, ']');
+
+		if (!rb || rb[1] != ':' || (size_t)(rb - spec - 1) >= sizeof(host) || rb == spec + 1)
+			return -EINVAL;
+		memcpy(host, spec + 1, (size_t)(rb - spec - 1));
+		host[rb - spec - 1] = 0;
+		port = rb + 2;
+	} else if ((colon = strrchr(spec, ':'))) {
+		if (colon == spec || (size_t)(colon - spec) >= sizeof(host) ||
+		    memchr(spec, ':', (size_t)(colon - spec)))
+			return -EINVAL;	/* IPv6 wants brackets */
+		memcpy(host, spec, (size_t)(colon - spec));
+		host[colon - spec] = 0;
+		port = colon + 1;
+	}
+	errno = 0;
+	p = strtol(port, &end, 10);
+	if (errno || end == port || *end || p < 1 || p > 65535)
+		return -EINVAL;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	if (getaddrinfo(host, NULL, &hints, &res) || !res)
+		return -EINVAL;
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons((unsigned short)p);
+	else if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((unsigned short)p);
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static void fmt_sockaddr(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s]:%u", a, ntohs(s6->sin6_port));
+	} else {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s:%u", a, ntohs(s4->sin_port));
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Accept negotiation */
+
+int rt_prom_wants_openmetrics(const char *accept)
+{
+	double om = 0, text = 0;
+	const char *p = accept;
+
+	if (!accept)
+		return 0;
+	while (*p) {
+		const char *end = strchr(p, ','), *semi, *q;
+		size_t n, tl;
+		double qv = 1;
+
+		if (!end)
+			end = p + strlen(p);
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		semi = memchr(p, ';', (size_t)(end - p));
+		tl = (size_t)((semi ? semi : end) - p);
+		while (tl && (p[tl - 1] == ' ' || p[tl - 1] == '\t'))
+			tl--;
+		for (q = semi; q && q < end; q = memchr(q + 1, ';', (size_t)(end - q - 1))) {
+			const char *v = q + 1;
+
+			while (v < end && *v == ' ')
+				v++;
+			if (v + 2 <= end && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=')
+				qv = strtod(v + 2, NULL);
+		}
+		n = strlen("application/openmetrics-text");
+		if (tl == n && !strncasecmp(p, "application/openmetrics-text", n)) {
+			if (qv > om)
+				om = qv;
+		} else if ((tl == 10 && !strncasecmp(p, "text/plain", 10)) ||
+			   (tl == 3 && !strncmp(p, "*/*", 3)) || (tl == 6 && !strncasecmp(p, "text/*", 6))) {
+			if (qv > text)
+				text = qv;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return om > 0 && om >= text;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rendering */
+
+struct sb {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+
+static void sb_vprintf(struct sb *b, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	if (b->err)
+		return;
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		va_copy(aq, ap);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, aq);
+		va_end(aq);
+		if (n < 0) {
+			b->err = -EINVAL;
+			return;
+		}
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 16384;
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		char *np = realloc(b->p, cap);
+		if (!np) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+}
+
+static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sb *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+/* Both documents at once: headers differ, sample lines are the same. */
+struct out {
+	struct sb t, o;
+};
+
+enum mtype { M_COUNTER, M_GAUGE, M_INFO };
+
+/* A family's HELP, TYPE (and UNIT). name is the family name without _total/_info. */
+static void family(struct out *w, const char *name, enum mtype type, const char *unit, const char *help)
+{
+	static const char *const tname[] = { "counter", "gauge", "info" };
+	static const char *const suffix[] = { "_total", "", "_info" };
+
+	/* text 0.0.4: named as the samples are; no info type there */
+	sb_printf(&w->t, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, suffix[type], help, name,
+		  suffix[type], type == M_INFO ? "gauge" : tname[type]);
+	sb_printf(&w->o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, tname[type]);
+	if (unit)
+		sb_printf(&w->o, "# UNIT %s %s\n", name, unit);
+}
+
+/* A sample line, the same in both formats. labels: already escaped, "" for none. */
+static void sample_u(struct out *w, const char *name, enum mtype type, const char *labels, __u64 v)
+{
+	static const char *const suffix[] = { "_total", "", "_info" };
+	const char *ob = *labels ? "{" : "", *cb = *labels ? "}" : "";
+
+	sb_printf(&w->t, "%s%s%s%s%s %llu\n", name, suffix[type], ob, labels, cb, (unsigned long long)v);
+	sb_printf(&w->o, "%s%s%s%s%s %llu\n", name, suffix[type], ob, labels, cb, (unsigned long long)v);
+}
+
+/* The shortest decimal that reads back as the same double. */
+static void fmt_double(double v, char *buf, size_t len)
+{
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+static void sample_d(struct out *w, const char *name, enum mtype type, const char *labels, double v)
+{
+	static const char *const suffix[] = { "_total", "", "_info" };
+	const char *ob = *labels ? "{" : "", *cb = *labels ? "}" : "";
+	char num[40];
+
+	fmt_double(v, num, sizeof(num));
+	sb_printf(&w->t, "%s%s%s%s%s %s\n", name, suffix[type], ob, labels, cb, num);
+	sb_printf(&w->o, "%s%s%s%s%s %s\n", name, suffix[type], ob, labels, cb, num);
+}
+
+/* A label value as the exposition formats want it: \\, \" and \n escaped. */
+static void esc(const char *s, char *buf, size_t len)
+{
+	size_t j = 0;
+
+	for (; *s && j + 3 < len; s++) {
+		if (*s == '\\' || *s == '"') {
+			buf[j++] = '\\';
+			buf[j++] = *s;
+		} else if (*s == '\n') {
+			buf[j++] = '\\';
+			buf[j++] = 'n';
+		} else {
+			buf[j++] = *s;
+		}
+	}
+	buf[j] = 0;
+}
+
+/* Append `,name="value"` (or without the comma at the start) to a label set. */
+static void label(char *set, size_t len, const char *name, const char *value)
+{
+	char e[256];
+	size_t n = strlen(set);
+
+	esc(value, e, sizeof(e));
+	snprintf(set + n, len - n, "%s%s=\"%s\"", n ? "," : "", name, e);
+}
+
+/* Host-pair accumulators: flow deltas summed per (interface, dir, src, dst). */
+struct hp_key {
+	__u32 ifindex;
+	__u8 dir, family, pad[2];
+	__u8 src[16], dst[16];
+};
+
+struct hp {
+	struct hp_key k;
+	int used;
+	struct rt_flow_val v;
+};
+
+struct rt_prom_render {
+	int top_k;
+	rt_prom_speed_fn speed;
+	__u64 intervals;
+	double last_render_secs;
+	struct hp *hp;
+	size_t hp_cap, hp_n;
+	int hp_full_warned;
+	const struct rt_flow_delta **order;
+	size_t order_cap;
+	struct hp **hp_order;
+	size_t hp_order_cap;
+};
+
+struct rt_prom_render *rt_prom_render_new(int top_k, rt_prom_speed_fn speed)
+{
+	struct rt_prom_render *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->top_k = top_k < 0 ? 0 : top_k;
+	r->speed = speed;
+	return r;
+}
+
+void rt_prom_render_free(struct rt_prom_render *r)
+{
+	if (!r)
+		return;
+	free(r->hp);
+	free(r->order);
+	free(r->hp_order);
+	free(r);
+}
+
+static size_t hp_hash(const struct hp_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	size_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+static int hp_grow(struct rt_prom_render *r)
+{
+	size_t cap = r->hp_cap ? r->hp_cap * 2 : 256;
+	struct hp *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->hp_cap; i++) {
+		size_t j;
+
+		if (!r->hp[i].used)
+			continue;
+		for (j = hp_hash(&r->hp[i].k) & (cap - 1); n[j].used; j = (j + 1) & (cap - 1))
+			;
+		n[j] = r->hp[i];
+	}
+	free(r->hp);
+	r->hp = n;
+	r->hp_cap = cap;
+	return 0;
+}
+
+static struct hp *hp_get(struct rt_prom_render *r, const struct hp_key *k)
+{
+	size_t j;
+
+	if ((r->hp_n + 1) * 2 > r->hp_cap) {
+		if (r->hp_n >= MAX_HOSTPAIRS) {
+			/* full: only pairs already known are kept up to date */
+		} else if (hp_grow(r)) {
+			return NULL;
+		}
+	}
+	if (!r->hp_cap)
+		return NULL;
+	for (j = hp_hash(k) & (r->hp_cap - 1); r->hp[j].used; j = (j + 1) & (r->hp_cap - 1))
+		if (!memcmp(&r->hp[j].k, k, sizeof(*k)))
+			return &r->hp[j];
+	if (r->hp_n >= MAX_HOSTPAIRS || (r->hp_n + 1) * 2 > r->hp_cap) {
+		if (!r->hp_full_warned++)
+			pr_warn("more than %d host pairs: new ones are left out of the Prometheus metrics.\n",
+				MAX_HOSTPAIRS);
+		return NULL;
+	}
+	r->hp[j].used = 1;
+	r->hp[j].k = *k;
+	r->hp_n++;
+	return &r->hp[j];
+}
+
+static int hp_key_cmp(const struct hp_key *a, const struct hp_key *b)
+{
+	int c;
+
+	if (a->ifindex != b->ifindex)
+		return a->ifindex < b->ifindex ? -1 : 1;
+	if (a->dir != b->dir)
+		return a->dir < b->dir ? -1 : 1;
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	c = memcmp(a->src, b->src, sizeof(a->src));
+	if (c)
+		return c;
+	return memcmp(a->dst, b->dst, sizeof(a->dst));
+}
+
+static int cmp_hp(const void *a, const void *b)
+{
+	return hp_key_cmp(&(*(struct hp *const *)a)->k, &(*(struct hp *const *)b)->k);
+}
+
+/* The top K: most congested in this interval, then busiest, then most congested overall. */
+static int cmp_top(const void *a, const void *b)
+{
+	const struct rt_flow_delta *x = *(const struct rt_flow_delta *const *)a;
+	const struct rt_flow_delta *y = *(const struct rt_flow_delta *const *)b;
+	__u64 cx = rt_congestion(&x->d), cy = rt_congestion(&y->d);
+
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	if (x->d.pkts != y->d.pkts)
+		return x->d.pkts < y->d.pkts ? 1 : -1;
+	cx = rt_congestion(&x->f->v);
+	cy = rt_congestion(&y->f->v);
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	return rt_flow_key_cmp(&x->f->k, &y->f->k);
+}
+
+static int cmp_top_key(const void *a, const void *b)
+{
+	return rt_flow_key_cmp(&(*(const struct rt_flow_delta *const *)a)->f->k,
+			       &(*(const struct rt_flow_delta *const *)b)->f->k);
+}
+
+static const char *scope_name(__u8 scope)
+{
+	switch (scope) {
+	case RT_SCOPE_HW_PORT: return "hw_counters";
+	case RT_SCOPE_PORT: return "counters";
+	case RT_SCOPE_HW_DEV: return "device_hw_counters";
+	case RT_SCOPE_ETHTOOL: return "ethtool";
+	}
+	return "unknown";
+}
+
+static const char *const ecn_name[4] = {
+	[RT_ECN_NOT_ECT] = "not_ect", [RT_ECN_ECT1] = "ect1", [RT_ECN_ECT0] = "ect0", [RT_ECN_CE] = "ce",
+};
+/* Label order of the ecn label: not_ect, ect0, ect1, ce. */
+static const int ecn_order[4] = { RT_ECN_NOT_ECT, RT_ECN_ECT0, RT_ECN_ECT1, RT_ECN_CE };
+
+#define LSET 512
+
+/* The per-host-pair and per-flow families share their shape: rows of rt_flow_val. */
+struct rowset {
+	size_t n;
+	const struct rt_flow_val *(*val)(void *ctx, size_t i);
+	void (*labels)(void *ctx, size_t i, char *set, size_t len);
+	void *ctx;
+};
+
+static void flow_families(struct out *w, const char *prefix, const char *what, const struct rowset *rs)
+{
+	char name[96], help[256], set[LSET], more[LSET + 64];
+	size_t i;
+	int e;
+
+#define FAM(suffix, type, unit, fmt) do { \
+		snprintf(name, sizeof(name), "%s_%s", prefix, suffix); \
+		snprintf(help, sizeof(help), fmt, what); \
+		family(w, name, type, unit, help); } while (0)
+
+	FAM("packets", M_COUNTER, NULL, "RoCEv2 packets %s, since rocetop started.");
+	for (i = 0; i < rs->n; i++) {
+		set[0] = 0;
+		rs->labels(rs->ctx, i, set, sizeof(set));
+		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->pkts);
+	}
+	FAM("bytes", M_COUNTER, "bytes", "Bytes of RoCEv2 frames %s (Ethernet header included, no FCS).");
+	for (i = 0; i < rs->n; i++) {
+		set[0] = 0;
+		rs->labels(rs->ctx, i, set, sizeof(set));
+		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->bytes);
+	}
+	FAM("ecn_packets", M_COUNTER, NULL, "RoCEv2 packets %s by ECN codepoint (ce: congestion experienced).");
+	for (i = 0; i < rs->n; i++) {
+		set[0] = 0;
+		rs->labels(rs->ctx, i, set, sizeof(set));
+		for (e = 0; e < 4; e++) {
+			snprintf(more, sizeof(more), "%s", set);
+			label(more, sizeof(more), "ecn", ecn_name[ecn_order[e]]);
+			sample_u(w, name, M_COUNTER, more, rs->val(rs->ctx, i)->ecn[ecn_order[e]]);
+		}
+	}
+	FAM("cnps", M_COUNTER, NULL, "Congestion notification packets (BTH opcode 0x81) %s.");
+	for (i = 0; i < rs->n; i++) {
+		set[0] = 0;
+		rs->labels(rs->ctx, i, set, sizeof(set));
+		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->cnp);
+	}
+	FAM("acks", M_COUNTER, NULL, "ACKs (AETH ACK syndrome) %s.");
+	for (i = 0; i < rs->n; i++) {
+		set[0] = 0;
+		rs->labels(rs->ctx, i, set, sizeof(set));
+		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->ack);
+	}
+	FAM("naks", M_COUNTER, NULL, "NAKs %s by reason (psn_sequence: PSN sequence error, other).");
+	for (i = 0; i < rs->n; i++) {
+		set[0] = 0;
+		rs->labels(rs->ctx, i, set, sizeof(set));
+		snprintf(more, sizeof(more), "%s", set);
+		label(more, sizeof(more), "reason", "psn_sequence");
+		sample_u(w, name, M_COUNTER, more, rs->val(rs->ctx, i)->nak_seq);
+		snprintf(more, sizeof(more), "%s", set);
+		label(more, sizeof(more), "reason", "other");
+		sample_u(w, name, M_COUNTER, more, rs->val(rs->ctx, i)->nak_other);
+	}
+	FAM("rnr_naks", M_COUNTER, NULL, "Receiver-not-ready NAKs %s.");
+	for (i = 0; i < rs->n; i++) {
+		set[0] = 0;
+		rs->labels(rs->ctx, i, set, sizeof(set));
+		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->rnr_nak);
+	}
+#undef FAM
+}
+
+struct render_ctx {
+	struct rt_prom_render *r;
+	const struct rt_snapshot *cur;
+	size_t n;
+};
+
+static void addr_labels(const struct rt_snapshot *cur, __u32 ifindex, __u8 dir, __u8 fam,
+			const __u8 *src, const __u8 *dst, char *set, size_t len)
+{
+	char a[RT_ADDR_STRLEN];
+
+	label(set, len, "interface", rt_snapshot_ifname(cur, ifindex));
+	label(set, len, "direction", rt_dir_name(dir));
+	label(set, len, "src", rt_fmt_addr(fam, src, a, sizeof(a)));
+	label(set, len, "dst", rt_fmt_addr(fam, dst, a, sizeof(a)));
+}
+
+static const struct rt_flow_val *hp_val(void *ctx, size_t i)
+{
+	return &((struct render_ctx *)ctx)->r->hp_order[i]->v;
+}
+
+static void hp_labels(void *ctx, size_t i, char *set, size_t len)
+{
+	struct render_ctx *c = ctx;
+	const struct hp_key *k = &c->r->hp_order[i]->k;
+
+	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->src, k->dst, set, len);
+}
+
+static const struct rt_flow_val *top_val(void *ctx, size_t i)
+{
+	return &((struct render_ctx *)ctx)->r->order[i]->f->v;
+}
+
+static void top_labels(void *ctx, size_t i, char *set, size_t len)
+{
+	struct render_ctx *c = ctx;
+	const struct rt_flow *f = c->r->order[i]->f;
+	char q[16];
+
+	addr_labels(c->cur, f->k.ifindex, f->k.dir, f->k.family, f->k.src, f->k.dst, set, len);
+	snprintf(q, sizeof(q), "%u", f->k.dqpn);
+	label(set, len, "dqpn", q);
+}
+
+static void render_meta(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
+			const struct rt_delta *d)
+{
+	char set[LSET] = "";
+
+	label(set, sizeof(set), "version", RT_VERSION);
+	family(w, "rocetop_build", M_INFO, NULL, "rocetop's version; the value is always 1.");
+	sample_u(w, "rocetop_build", M_INFO, set, 1);
+	family(w, "rocetop_intervals", M_COUNTER, NULL, "Snapshots taken and rendered since rocetop started.");
+	sample_u(w, "rocetop_intervals", M_COUNTER, "", r->intervals);
+	if (!cur)
+		return;
+	family(w, "rocetop_last_snapshot_timestamp_seconds", M_GAUGE, "seconds",
+	       "Time of the snapshot these metrics come from, seconds since the epoch.");
+	sample_d(w, "rocetop_last_snapshot_timestamp_seconds", M_GAUGE, "", cur->time_ns / 1e9);
+	family(w, "rocetop_interval_seconds", M_GAUGE, "seconds", "Length of the last interval.");
+	sample_d(w, "rocetop_interval_seconds", M_GAUGE, "", d ? d->secs : 0);
+	family(w, "rocetop_render_duration_seconds", M_GAUGE, "seconds",
+	       "Time the previous interval's exposition took to render (scrapes only copy it).");
+	sample_d(w, "rocetop_render_duration_seconds", M_GAUGE, "", r->last_render_secs);
+	family(w, "rocetop_flows", M_GAUGE, NULL, "Flows in the flow table now.");
+	sample_u(w, "rocetop_flows", M_GAUGE, "", cur->nflows);
+	family(w, "rocetop_flows_evicted", M_COUNTER, NULL, "Flows removed from the flow table for idleness.");
+	sample_u(w, "rocetop_flows_evicted", M_COUNTER, "", cur->evicted);
+}
+
+static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur)
+{
+	static const char *const outcome[] = {
+		"roce", "not_roce", "truncated", "malformed", "pause", "table_full", "v6_unparsed",
+	};
+	char set[LSET], more[LSET + 64], pn[8];
+	__u64 speed[RT_MAX_IFACES * 2 + 1];
+	size_t i, n = cur->nifs;
+	unsigned int p, o;
+
+	if (n > RT_MAX_IFACES * 2)
+		n = RT_MAX_IFACES * 2;
+	for (i = 0; i < n; i++)
+		speed[i] = r->speed ? r->speed(rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex)) : 0;
+
+#define IFSET(i) do { set[0] = 0; \
+		label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex)); \
+		label(set, sizeof(set), "direction", rt_dir_name(cur->ifs[i].k.dir)); } while (0)
+#define PRSET(p) do { snprintf(more, sizeof(more), "%s", set); \
+		label(more, sizeof(more), "priority", rt_prio_name(p, pn, sizeof(pn))); } while (0)
+
+	family(w, "rocetop_interface_frames", M_COUNTER, NULL, "Frames the BPF programs saw, per interface and direction.");
+	for (i = 0; i < n; i++) {
+		IFSET(i);
+		sample_u(w, "rocetop_interface_frames", M_COUNTER, set, cur->ifs[i].v.pkts);
+	}
+	family(w, "rocetop_interface_bytes", M_COUNTER, "bytes", "Bytes of the frames the BPF programs saw.");
+	for (i = 0; i < n; i++) {
+		IFSET(i);
+		sample_u(w, "rocetop_interface_bytes", M_COUNTER, set, cur->ifs[i].v.bytes);
+	}
+	family(w, "rocetop_parser_frames", M_COUNTER, NULL,
+	       "Frames by parser outcome: roce, not_roce, truncated, malformed, pause (PFC and 802.3x), table_full (flow table full), v6_unparsed.");
+	for (i = 0; i < n; i++) {
+		const struct rt_if_val *v = &cur->ifs[i].v;
+		const __u64 val[] = { v->roce, v->not_roce, v->truncated, v->malformed, v->mac_ctrl,
+				      v->flow_full, v->v6_unparsed };
+
+		IFSET(i);
+		for (o = 0; o < sizeof(val) / sizeof(val[0]); o++) {
+			snprintf(more, sizeof(more), "%s", set);
+			label(more, sizeof(more), "outcome", outcome[o]);
+			sample_u(w, "rocetop_parser_frames", M_COUNTER, more, val[o]);
+		}
+	}
+	family(w, "rocetop_pfc_frames", M_COUNTER, NULL,
+	       "PFC frames with the priority enabled, XON included (priority all: 802.3x global pause).");
+	for (i = 0; i < n; i++) {
+		IFSET(i);
+		for (p = 0; p < RT_NPRIO; p++) {
+			PRSET(p);
+			sample_u(w, "rocetop_pfc_frames", M_COUNTER, more, cur->ifs[i].v.pfc_frames[p]);
+		}
+	}
+	family(w, "rocetop_pfc_xon_frames", M_COUNTER, NULL, "PFC frames of the priority with a pause time of 0 (XON, resume).");
+	for (i = 0; i < n; i++) {
+		IFSET(i);
+		for (p = 0; p < RT_NPRIO; p++) {
+			PRSET(p);
+			sample_u(w, "rocetop_pfc_xon_frames", M_COUNTER, more, cur->ifs[i].v.pfc_xon[p]);
+		}
+	}
+	family(w, "rocetop_pfc_pause_quanta", M_COUNTER, NULL, "Sum of the PFC pause times asked, in quanta of 512 bit times.");
+	for (i = 0; i < n; i++) {
+		IFSET(i);
+		for (p = 0; p < RT_NPRIO; p++) {
+			PRSET(p);
+			sample_u(w, "rocetop_pfc_pause_quanta", M_COUNTER, more, cur->ifs[i].v.pfc_quanta[p]);
+		}
+	}
+	family(w, "rocetop_pfc_paused_seconds", M_COUNTER, "seconds",
+	       "Paused time asked by PFC frames, from the quanta at the link's current speed (only where the speed is known).");
+	for (i = 0; i < n; i++) {
+		if (!speed[i])
+			continue;
+		IFSET(i);
+		for (p = 0; p < RT_NPRIO; p++) {
+			PRSET(p);
+			sample_d(w, "rocetop_pfc_paused_seconds", M_COUNTER, more,
+				 rt_pause_seconds(cur->ifs[i].v.pfc_quanta[p], speed[i]));
+		}
+	}
+	family(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, "bytes_per_second",
+	       "Link speed of the interface where it is known.");
+	for (i = 0; i < n; i++) {
+		if (!speed[i] || (i && cur->ifs[i - 1].k.ifindex == cur->ifs[i].k.ifindex && speed[i - 1]))
+			continue;
+		set[0] = 0;
+		label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));
+		sample_u(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, set, speed[i] * 1000000ULL / 8);
+	}
+#undef IFSET
+#undef PRSET
+}
+
+static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
+			const struct rt_delta *d)
+{
+	struct render_ctx c = { .r = r, .cur = cur };
+	struct rowset rs = { .ctx = &c };
+	size_t i, n;
+
+	/* host pairs: add this interval's deltas */
+	for (i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		struct hp_key k = { .ifindex = f->k.ifindex, .dir = f->k.dir, .family = f->k.family };
+		struct hp *h;
+
+		if (!d->flows[i].d.pkts && !rt_congestion(&d->flows[i].d) && !d->flows[i].d.ack)
+			continue;
+		memcpy(k.src, f->k.src, sizeof(k.src));
+		memcpy(k.dst, f->k.dst, sizeof(k.dst));
+		h = hp_get(r, &k);
+		if (h)
+			rt_flow_val_add(&h->v, &d->flows[i].d);
+	}
+	if (r->hp_order_cap < r->hp_n) {
+		void *p = realloc(r->hp_order, r->hp_n * sizeof(*r->hp_order));
+
+		if (!p)
+			return -ENOMEM;
+		r->hp_order = p;
+		r->hp_order_cap = r->hp_n;
+	}
+	for (i = 0, n = 0; i < r->hp_cap; i++)
+		if (r->hp[i].used)
+			r->hp_order[n++] = &r->hp[i];
+	qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
+	rs.n = n;
+	rs.val = hp_val;
+	rs.labels = hp_labels;
+	flow_families(w, "rocetop_hostpair", "between the host pair (all queue pairs)", &rs);
+
+	/* top K flows of this interval, their totals */
+	if (r->order_cap < d->nflows) {
+		void *p = realloc(r->order, d->nflows * sizeof(*r->order));
+
+		if (!p)
+			return -ENOMEM;
+		r->order = p;
+		r->order_cap = d->nflows;
+	}
+	for (i = 0; i < d->nflows; i++)
+		r->order[i] = &d->flows[i];
+	qsort(r->order, d->nflows, sizeof(*r->order), cmp_top);
+	n = d->nflows < (size_t)r->top_k ? d->nflows : (size_t)r->top_k;
+	/* in key order, so a flow's series keep their place while the ranking moves */
+	qsort(r->order, n, sizeof(*r->order), cmp_top_key);
+	rs.n = n;
+	rs.val = top_val;
+	rs.labels = top_labels;
+	flow_families(w, "rocetop_flow", "of the flow (one QP, one direction, one interface; top K by congestion this interval)", &rs);
+	return 0;
+}
+
+static void render_ports(struct out *w, const struct rt_snapshot *cur)
+{
+	char set[LSET], pn[16];
+	size_t i;
+
+	family(w, "rocetop_nic_stat", M_COUNTER, NULL,
+	       "RDMA NIC counters as the driver gives them (sysfs hw_counters, counters, ethtool), by device, port, netdev, counter and scope.");
+	for (i = 0; i < cur->nports; i++) {
+		const struct rt_port_ctr *p = &cur->ports[i];
+
+		set[0] = 0;
+		snprintf(pn, sizeof(pn), "%u", p->port);
+		label(set, sizeof(set), "device", p->dev);
+		label(set, sizeof(set), "port", pn);
+		label(set, sizeof(set), "netdev", p->netdev);
+		label(set, sizeof(set), "counter", p->name);
+		label(set, sizeof(set), "scope", scope_name(p->scope));
+		sample_u(w, "rocetop_nic_stat", M_COUNTER, set, p->value);
+	}
+}
+
+static double mono_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, const struct rt_delta *d,
+		   char **text, size_t *text_len, char **om, size_t *om_len)
+{
+	struct out w = { 0 };
+	double t0 = mono_secs();
+	int err = 0;
+
+	if (cur && d)
+		r->intervals++;
+	render_meta(r, &w, cur, d);
+	if (cur && d) {
+		render_ifaces(r, &w, cur);
+		err = render_flows(r, &w, cur, d);
+		render_ports(&w, cur);
+	}
+	sb_printf(&w.o, "# EOF\n");
+	/* make sure both are allocated even when empty */
+	sb_printf(&w.t, "%s", "");
+	if (!err)
+		err = w.t.err ? w.t.err : w.o.err;
+	if (err) {
+		free(w.t.p);
+		free(w.o.p);
+		return err;
+	}
+	if (cur && d)
+		r->last_render_secs = mono_secs() - t0;
+	*text = w.t.p;
+	*text_len = w.t.len;
+	*om = w.o.p;
+	*om_len = w.o.len;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The HTTP side */
+
+/* A rendered document, shared by the sink and the scrapes reading it. */
+struct doc {
+	int refs;		/* __atomic */
+	size_t len;
+	char *text;
+};
+
+struct prom {
+	pthread_mutex_t mu;
+	struct doc *text, *om;	/* the latest, under mu */
+	struct MHD_Daemon *mhd;
+	struct rt_prom_render *r;
+	unsigned long long scrapes;	/* __atomic */
+	char where[80];
+};
+
+static struct doc *doc_new(char *text, size_t len)
+{
+	struct doc *d = malloc(sizeof(*d));
+
+	if (!d) {
+		free(text);
+		return NULL;
+	}
+	d->refs = 1;
+	d->len = len;
+	d->text = text;
+	return d;
+}
+
+static void doc_put(struct doc *d)
+{
+	if (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		free(d->text);
+		free(d);
+	}
+}
+
+/* Swap in new documents: the only time the collector holds the mutex. */
+static int publish(struct prom *p, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct doc *t, *o, *old_t, *old_o;
+	char *tx, *ox;
+	size_t tl, ol;
+	int err;
+
+	err = rt_prom_render(p->r, cur, d, &tx, &tl, &ox, &ol);
+	if (err)
+		return err;
+	t = doc_new(tx, tl);
+	o = doc_new(ox, ol);
+	if (!t || !o) {
+		doc_put(t);
+		doc_put(o);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&p->mu);
+	old_t = p->text;
+	old_o = p->om;
+	p->text = t;
+	p->om = o;
+	pthread_mutex_unlock(&p->mu);
+	doc_put(old_t);
+	doc_put(old_o);
+	return 0;
+}
+
+static const char root_page[] =
+	"<html><head><title>rocetop exporter</title></head><body>\n"
+	"<h1>rocetop</h1><p>RoCEv2 congestion per flow, host pair, interface and NIC port.</p>\n"
+	"<p><a href=\"/metrics\">/metrics</a></p>\n</body></html>\n";
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
+			     void *body, size_t len, enum MHD_ResponseMemoryMode mode, int allow)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
+
+	if (!resp) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+#define TEXT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define OM_TYPE   "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+static enum MHD_Result serve_metrics(struct prom *p, struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	int om = rt_prom_wants_openmetrics(accept);
+	unsigned long long n = __atomic_add_fetch(&p->scrapes, 1, __ATOMIC_RELAXED);
+	static const char eof[] = "# EOF\n";
+	struct doc *d;
+	size_t body, cap;
+	char *buf;
+	int k;
+
+	pthread_mutex_lock(&p->mu);
+	d = om ? p->om : p->text;
+	if (d)
+		__atomic_add_fetch(&d->refs, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&p->mu);
+	if (!d)
+		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no snapshot yet\n", 16,
+			     MHD_RESPMEM_PERSISTENT, 0);
+	/* the copy happens outside the lock, the collector never waits for it */
+	body = d->len;
+	if (om && body >= sizeof(eof) - 1)
+		body -= sizeof(eof) - 1;
+	cap = body + 512;
+	buf = malloc(cap);
+	if (!buf) {
+		doc_put(d);
+		return MHD_NO;
+	}
+	memcpy(buf, d->text, body);
+	doc_put(d);
+	k = snprintf(buf + body, cap - body,
+		     "# HELP rocetop_scrapes%s Requests for /metrics served since rocetop started, this one included.\n"
+		     "# TYPE rocetop_scrapes%s counter\nrocetop_scrapes_total %llu\n%s",
+		     om ? "" : "_total", om ? "" : "_total", n, om ? eof : "");
+	return reply(c, MHD_HTTP_OK, om ? OM_TYPE : TEXT_TYPE, buf, body + (size_t)k, MHD_RESPMEM_MUST_FREE, 0);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			      const char *version, const char *upload_data, size_t *upload_data_size,
+			      void **con_cls)
+{
+	struct prom *p = cls;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+			     "only GET and HEAD are served here\n", 34, MHD_RESPMEM_PERSISTENT, 1);
+	if (!strcmp(url, "/metrics"))
+		return serve_metrics(p, c);
+	if (!strcmp(url, "/"))
+		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)root_page,
+			     sizeof(root_page) - 1, MHD_RESPMEM_PERSISTENT, 0);
+	return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found: try /metrics\n", 24,
+		     MHD_RESPMEM_PERSISTENT, 0);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	pr_debug("http: %s", msg);
+}
+
+static int prom_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	int err = publish(s->priv, cur, d);
+
+	if (err)
+		pr_warn("rendering the Prometheus metrics failed: %s.\n", strerror(-err));
+	return err;
+}
+
+static void prom_close(struct rt_sink *s)
+{
+	struct prom *p = s->priv;
+
+	if (p) {
+		if (p->mhd)
+			MHD_stop_daemon(p->mhd);	/* joins its thread, closes the socket */
+		doc_put(p->text);
+		doc_put(p->om);
+		rt_prom_render_free(p->r);
+		pthread_mutex_destroy(&p->mu);
+		free(p);
+	}
+	free(s);
+}
+
+/* Our own socket, so that a port in use gets a clear sentence. */
+static int listen_on(const struct rt_opts *o, const struct sockaddr_storage *ss, socklen_t len,
+		     const char *where)
+{
+	int fd, one = 1;
+
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		pr_warn("cannot open a socket for --listen %s: %s.\n", o->listen, strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss->ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)ss, len) || listen(fd, 64)) {
+		int e = errno;
+
+		if (e == EADDRINUSE)
+			pr_warn("cannot listen on %s: the port is already in use; pick another with --listen.\n", where);
+		else if (e == EADDRNOTAVAIL)
+			pr_warn("cannot listen on %s: no local interface has that address.\n", where);
+		else if (e == EACCES)
+			pr_warn("cannot listen on %s: ports below 1024 need root (CAP_NET_BIND_SERVICE).\n", where);
+		else
+			pr_warn("cannot listen on %s: %s.\n", where, strerror(e));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 {
-	(void)o;
-	pr_warn("--listen is not available in this build.\n");
+	struct sockaddr_storage ss;
+	struct rt_sink *s = calloc(1, sizeof(*s));
+	struct prom *p = calloc(1, sizeof(*p));
+	sigset_t all, old;
+	socklen_t len;
+	int fd;
+
+	if (!s || !p) {
+		pr_warn("out of memory.\n");
+		free(s);
+		free(p);
+		return NULL;
+	}
+	pthread_mutex_init(&p->mu, NULL);
+	s->name = "prometheus";
+	s->emit = prom_emit;
+	s->close = prom_close;
+	s->input_fd = -1;
+	s->priv = p;
+	if (rt_prom_parse_listen(o->listen, &ss, &len)) {
+		pr_warn("--listen '%s' is not valid: give PORT, ADDR:PORT or [IPv6]:PORT, e.g. 9100 or 0.0.0.0:9100.\n",
+			o->listen);
+		goto fail;
+	}
+	fmt_sockaddr(&ss, p->where, sizeof(p->where));
+	p->r = rt_prom_render_new(o->prom_flows, rt_link_speed_mbps);
+	if (!p->r || publish(p, NULL, NULL)) {
+		pr_warn("out of memory.\n");
+		goto fail;
+	}
+	fd = listen_on(o, &ss, len, p->where);
+	if (fd < 0)
+		goto fail;
+	/* The HTTP thread must not take the signals the main loop reads from its signalfd. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				  0, NULL, NULL, handle, p,
+				  MHD_OPTION_LISTEN_SOCKET, fd,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT,
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				  MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!p->mhd) {
+		pr_warn("cannot start the HTTP server on %s (libmicrohttpd refused; -v says why).\n", p->where);
+		close(fd);
+		goto fail;
+	}
+	pr_info("serving Prometheus metrics on http://%s/metrics\n", p->where);
+	return s;
+fail:
+	prom_close(s);
 	return NULL;
 }

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The Prometheus exporter's parts that tests reach: the --listen parser, the
+ * Accept-header negotiation and the renderer of one snapshot into the text
+ * exposition format 0.0.4 and OpenMetrics 1.0. The HTTP side (libmicrohttpd)
+ * is behind rt_prom_sink_new() in user/sink.h. Metric names: exporters/README.md.
+ */
+#ifndef RT_PROM_H
+#define RT_PROM_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+#include "snapshot.h"
+
+/* --listen [ADDR:]PORT: a bare port is 127.0.0.1; IPv6 as [ADDR]:PORT.
+ * Fills ss/len; returns 0 or -EINVAL. */
+int rt_prom_parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len);
+
+/* 1 when an Accept header prefers application/openmetrics-text over text/plain. */
+int rt_prom_wants_openmetrics(const char *accept);
+
+typedef __u64 (*rt_prom_speed_fn)(const char *ifname);	/* Mb/s, 0 unknown */
+
+struct rt_prom_render;
+
+/* top_k: flows exported per interval; speed: link speed lookup (rt_link_speed_mbps). */
+struct rt_prom_render *rt_prom_render_new(int top_k, rt_prom_speed_fn speed);
+void rt_prom_render_free(struct rt_prom_render *r);
+
+/*
+ * Account one interval and render it. cur == NULL renders the metrics that
+ * need no snapshot (build info, intervals 0): what a scrape gets before the
+ * first interval. On success *text (format 0.0.4) and *om (OpenMetrics 1.0,
+ * ending in "# EOF\n") are malloc'd, NUL-terminated, owned by the caller.
+ * Returns 0 or -ENOMEM.
+ */
+int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, const struct rt_delta *d,
+		   char **text, size_t *text_len, char **om, size_t *om_len);
+
+#endif
