@@ -1,12 +1,980 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* rocetop report. (Placeholder.) */
+/*
+ * rocetop report FILE: an offline summary of a recording or a capture, for
+ * tuning runs and post-mortems. Text for people, --json for machines; both
+ * print the same numbers.
+ *
+ * Totals are summed from the per-interval deltas (so flows evicted in a live
+ * recording still count). Paused time per priority is quanta * 512 bit times
+ * at the link speed: --link-speed when given, else the interface's speed in
+ * sysfs when this host has an interface of that name, else 100 Gb/s, and the
+ * report says which ("given", "sysfs", "assumed").
+ *
+ * CNPs name the sender's QP, so they sit in the reverse direction of the data
+ * flow they slow. A flow's own attribution (rt_flow.throttles, filled by the
+ * NIC join in live recordings) wins; otherwise the report pairs a CNP flow
+ * with the data flows going the other way on the same host pair: one such flow
+ * is attributed ("host-pair"), several are listed as candidates and the CNPs
+ * stay unattributed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fmt.h"
 #include "log.h"
+#include "opts.h"
 #include "source.h"
+
+#define NAME_LEN IF_NAMESIZE
+
+struct agg_flow {
+	struct rt_flow_key k;
+	struct rt_flow_val v;	/* counters summed over the intervals; attributes the last */
+	__u32 lqpn, rqpn, pid;
+	char comm[16];
+	__u8 attr;
+	int has_target;
+	struct rt_flow_key target;	/* what its CNPs throttle, when known */
+	__u32 used;
+};
+
+struct agg_if {
+	struct rt_if_key k;
+	struct rt_if_val v;
+	char name[NAME_LEN];
+};
+
+struct moment {
+	__u64 time_ns;
+	double secs;
+	__u64 pkts, ce, cnp, nak, pfc, xon, quanta;
+};
+
+struct pair {
+	__u8 family;
+	__u8 a[16], b[16];	/* a < b */
+	struct rt_flow_val v;
+	__u32 flows;
+};
+
+struct report {
+	const char *path;
+	const char *kind;
+	int json, top;
+	__u64 speed_mbps;
+	const char *speed_from;
+	struct agg_flow *tab;
+	__u32 cap, n;
+	struct agg_if ifs[2 * RT_MAX_IFACES];
+	size_t nifs;
+	struct moment *m;
+	size_t nm, mcap;
+	__u64 first_ns, last_ns, step_ns, evicted;
+	struct rt_flow_val tot;
+	struct rt_if_val itot;
+	struct agg_flow **flows;	/* tab's used entries */
+	struct pair *pairs;
+	size_t npairs;
+};
+
+static __u32 hash_key(const struct rt_flow_key *k)
+{
+	const __u32 *w = (const __u32 *)k;
+	__u64 h = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(*k) / 4; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+	return (__u32)(h ^ (h >> 32));
+}
+
+static struct agg_flow *agg_get(struct report *r, const struct rt_flow_key *k)
+{
+	__u32 j;
+
+	if ((r->n + 1) * 2 > r->cap) {
+		__u32 ncap = r->cap ? r->cap * 2 : 1024, i;
+		struct agg_flow *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (i = 0; i < r->cap; i++) {
+			if (!r->tab[i].used)
+				continue;
+			j = hash_key(&r->tab[i].k) & (ncap - 1);
+			while (nt[j].used)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = r->tab[i];
+		}
+		free(r->tab);
+		r->tab = nt;
+		r->cap = ncap;
+	}
+	j = hash_key(k) & (r->cap - 1);
+	while (r->tab[j].used) {
+		if (!memcmp(&r->tab[j].k, k, sizeof(*k)))
+			return &r->tab[j];
+		j = (j + 1) & (r->cap - 1);
+	}
+	r->tab[j].used = 1;
+	r->tab[j].k = *k;
+	r->n++;
+	return &r->tab[j];
+}
+
+static int take(struct report *r, const struct rt_snapshot *s, const struct rt_delta *d)
+{
+	struct moment *m;
+	size_t i;
+	int p;
+
+	if (r->nm == r->mcap) {
+		size_t nc = r->mcap ? r->mcap * 2 : 256;
+		struct moment *nm = realloc(r->m, nc * sizeof(*nm));
+
+		if (!nm)
+			return -ENOMEM;
+		r->m = nm;
+		r->mcap = nc;
+	}
+	m = &r->m[r->nm++];
+	memset(m, 0, sizeof(*m));
+	m->time_ns = s->time_ns;
+	m->secs = d->secs;
+	if (r->nm == 1)
+		r->first_ns = s->time_ns;
+	else if (r->nm == 2)
+		r->step_ns = s->time_ns > r->first_ns ? s->time_ns - r->first_ns : 0;
+	r->last_ns = s->time_ns;
+	r->evicted += d->evicted;
+	for (i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		const struct rt_flow_val *v = &d->flows[i].d;
+		struct agg_flow *a;
+
+		if (!v->pkts && f->throttles < 0)
+			continue;
+		a = agg_get(r, &f->k);
+		if (!a)
+			return -ENOMEM;
+		rt_flow_val_add(&a->v, v);
+		if (v->pkts) {
+			a->v.sport = v->sport;
+			a->v.dscp = v->dscp;
+			a->v.pcp = v->pcp;
+			a->v.opcode = v->opcode;
+		}
+		if (f->lqpn || f->pid) {
+			a->lqpn = f->lqpn;
+			a->rqpn = f->rqpn;
+			a->pid = f->pid;
+			memcpy(a->comm, f->comm, sizeof(a->comm));
+		}
+		if (f->throttles >= 0 && (size_t)f->throttles < s->nflows) {
+			a->has_target = 1;
+			a->target = s->flows[f->throttles].k;
+			a->attr = f->attr;
+		}
+		m->pkts += v->pkts;
+		m->ce += v->ecn[RT_ECN_CE];
+		m->cnp += v->cnp;
+		m->nak += rt_nak(v);
+	}
+	for (i = 0; i < d->nifs; i++) {
+		const struct rt_ifdir *x = d->ifs[i].s;
+		const struct rt_if_val *v = &d->ifs[i].d;
+		struct agg_if *ai = NULL;
+		size_t j;
+
+		for (j = 0; j < r->nifs; j++)
+			if (r->ifs[j].k.ifindex == x->k.ifindex && r->ifs[j].k.dir == x->k.dir)
+				ai = &r->ifs[j];
+		if (!ai) {
+			if (r->nifs == sizeof(r->ifs) / sizeof(r->ifs[0]))
+				continue;
+			ai = &r->ifs[r->nifs++];
+			memset(ai, 0, sizeof(*ai));
+			ai->k = x->k;
+		}
+		snprintf(ai->name, sizeof(ai->name), "%s", rt_snapshot_ifname(s, x->k.ifindex));
+		rt_if_val_add(&ai->v, v);
+		for (p = 0; p < RT_NPRIO; p++) {
+			m->pfc += v->pfc_frames[p];
+			m->xon += v->pfc_xon[p];
+			m->quanta += v->pfc_quanta[p];
+		}
+	}
+	return 0;
+}
+
+/* ---- ranking ---- */
+
+#define SPACESHIP(a, b) ((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
+
+static int by_ce(const void *x, const void *y)
+{
+	const struct agg_flow *a = *(struct agg_flow *const *)x, *b = *(struct agg_flow *const *)y;
+	int c = SPACESHIP(b->v.ecn[RT_ECN_CE], a->v.ecn[RT_ECN_CE]);
+
+	return c ? c : rt_flow_key_cmp(&a->k, &b->k);
+}
+
+static int by_cnp(const void *x, const void *y)
+{
+	const struct agg_flow *a = *(struct agg_flow *const *)x, *b = *(struct agg_flow *const *)y;
+	int c = SPACESHIP(b->v.cnp, a->v.cnp);
+
+	return c ? c : rt_flow_key_cmp(&a->k, &b->k);
+}
+
+static int by_nak(const void *x, const void *y)
+{
+	const struct agg_flow *a = *(struct agg_flow *const *)x, *b = *(struct agg_flow *const *)y;
+	int c = SPACESHIP(rt_nak(&b->v) + b->v.rnr_nak, rt_nak(&a->v) + a->v.rnr_nak);
+
+	return c ? c : rt_flow_key_cmp(&a->k, &b->k);
+}
+
+static int m_by_ce(const void *x, const void *y)
+{
+	const struct moment *a = x, *b = y;
+	double ra = a->secs > 0 ? a->ce / a->secs : 0, rb = b->secs > 0 ? b->ce / b->secs : 0;
+	int c = SPACESHIP(rb, ra);
+
+	return c ? c : SPACESHIP(a->time_ns, b->time_ns);
+}
+
+static int m_by_pfc(const void *x, const void *y)
+{
+	const struct moment *a = x, *b = y;
+	int c = SPACESHIP(b->pfc - b->xon, a->pfc - a->xon);
+
+	if (!c)
+		c = SPACESHIP(b->quanta, a->quanta);
+	return c ? c : SPACESHIP(a->time_ns, b->time_ns);
+}
+
+static __u64 score(const struct rt_flow_val *v)
+{
+	return rt_congestion(v);
+}
+
+static int pair_cmp(const void *x, const void *y)
+{
+	const struct pair *a = x, *b = y;
+	int c = SPACESHIP(score(&b->v), score(&a->v));
+
+	if (!c)
+		c = SPACESHIP(b->v.pkts, a->v.pkts);
+	if (!c)
+		c = memcmp(a->a, b->a, 16);
+	return c ? c : memcmp(a->b, b->b, 16);
+}
+
+static int build_pairs(struct report *r)
+{
+	__u32 i;
+	size_t j;
+
+	r->pairs = calloc(r->n ? r->n : 1, sizeof(*r->pairs));
+	if (!r->pairs)
+		return -ENOMEM;
+	for (i = 0; i < r->n; i++) {
+		const struct agg_flow *f = r->flows[i];
+		const __u8 *a = f->k.src, *b = f->k.dst;
+		struct pair *p = NULL;
+
+		if (memcmp(a, b, 16) > 0) {
+			a = f->k.dst;
+			b = f->k.src;
+		}
+		for (j = 0; j < r->npairs; j++)
+			if (r->pairs[j].family == f->k.family && !memcmp(r->pairs[j].a, a, 16) &&
+			    !memcmp(r->pairs[j].b, b, 16)) {
+				p = &r->pairs[j];
+				break;
+			}
+		if (!p) {
+			p = &r->pairs[r->npairs++];
+			p->family = f->k.family;
+			memcpy(p->a, a, 16);
+			memcpy(p->b, b, 16);
+		}
+		rt_flow_val_add(&p->v, &f->v);
+		p->flows++;
+	}
+	qsort(r->pairs, r->npairs, sizeof(*r->pairs), pair_cmp);
+	return 0;
+}
+
+/* A data flow: RoCE packets other than CNPs and acknowledgements. */
+static __u64 data_pkts(const struct agg_flow *f)
+{
+	__u64 other = f->v.cnp + f->v.ack + rt_nak(&f->v) + f->v.rnr_nak;
+
+	return f->v.pkts > other ? f->v.pkts - other : 0;
+}
+
+/* ---- printing: one set of helpers for text and JSON ---- */
+
+static int jfirst;
+
+static void jsep(void)
+{
+	if (!jfirst)
+		fputc(',', stdout);
+	jfirst = 0;
+}
+
+static void jstr(const char *s)
+{
+	fputc('"', stdout);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			fputc(c, stdout);
+	}
+	fputc('"', stdout);
+}
+
+static void jkey(const char *k)
+{
+	jsep();
+	jstr(k);
+	fputc(':', stdout);
+}
+
+static void ju(const char *k, unsigned long long v)
+{
+	jkey(k);
+	printf("%llu", v);
+}
+
+static void jd(const char *k, double v)
+{
+	jkey(k);
+	printf("%.9g", isfinite(v) ? v : 0.0);
+}
+
+static void js(const char *k, const char *v)
+{
+	jkey(k);
+	jstr(v);
+}
+
+static void jopen(const char *k, char c)
+{
+	if (k)
+		jkey(k);
+	else
+		jsep();
+	fputc(c, stdout);
+	jfirst = 1;
+}
+
+static void jclose(char c)
+{
+	fputc(c, stdout);
+	jfirst = 0;
+}
+
+static const char *fmt_time(__u64 ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+	char b[32];
+
+	gmtime_r(&t, &tm);
+	strftime(b, sizeof(b), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03u UTC", b, (unsigned)(ns % 1000000000ULL / 1000000));
+	return buf;
+}
+
+static const char *ifname_of(const struct report *r, __u32 ifindex)
+{
+	size_t i;
+
+	for (i = 0; i < r->nifs; i++)
+		if (r->ifs[i].k.ifindex == ifindex)
+			return r->ifs[i].name;
+	return "?";
+}
+
+static void flow_json(const struct report *r, const struct agg_flow *f)
+{
+	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+
+	js("ifname", ifname_of(r, f->k.ifindex));
+	js("dir", rt_dir_name(f->k.dir));
+	js("src", rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)));
+	js("dst", rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)));
+	ju("dqpn", f->k.dqpn);
+	ju("pkts", f->v.pkts);
+	ju("bytes", f->v.bytes);
+	ju("ce", f->v.ecn[RT_ECN_CE]);
+	ju("ect0", f->v.ecn[RT_ECN_ECT0]);
+	ju("ect1", f->v.ecn[RT_ECN_ECT1]);
+	ju("not_ect", f->v.ecn[RT_ECN_NOT_ECT]);
+	ju("cnp", f->v.cnp);
+	ju("ack", f->v.ack);
+	ju("nak", rt_nak(&f->v));
+	ju("nak_seq", f->v.nak_seq);
+	ju("nak_other", f->v.nak_other);
+	ju("rnr_nak", f->v.rnr_nak);
+	if (f->pid || f->lqpn) {
+		ju("lqpn", f->lqpn);
+		ju("pid", f->pid);
+		js("comm", f->comm);
+	}
+}
+
+static const char *flow_text(const struct report *r, const struct rt_flow_key *k, char *buf,
+			     size_t len)
+{
+	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+
+	snprintf(buf, len, "%s %s %s -> %s qp %u", ifname_of(r, k->ifindex), rt_dir_name(k->dir),
+		 rt_fmt_addr(k->family, k->src, a1, sizeof(a1)),
+		 rt_fmt_addr(k->family, k->dst, a2, sizeof(a2)), k->dqpn);
+	return buf;
+}
+
+static void top_flows(struct report *r, const char *title, const char *key,
+		      int (*cmp)(const void *, const void *), __u64 (*val)(const struct agg_flow *))
+{
+	char b[256];
+	__u32 i;
+	int shown = 0;
+
+	qsort(r->flows, r->n, sizeof(*r->flows), cmp);
+	if (r->json)
+		jopen(key, '[');
+	else
+		printf("\n%s\n  %-62s %10s %8s %8s %8s %8s\n", title, "FLOW", "PKTS", "CE", "CNP",
+		       "NAK", "RNR");
+	for (i = 0; i < r->n && (!r->top || shown < r->top); i++) {
+		const struct agg_flow *f = r->flows[i];
+
+		if (!val(f))
+			break;
+		shown++;
+		if (r->json) {
+			jopen(NULL, '{');
+			flow_json(r, f);
+			jclose('}');
+			continue;
+		}
+		printf("  %-62s %10llu %8llu %8llu %8llu %8llu\n", flow_text(r, &f->k, b, sizeof(b)),
+		       (unsigned long long)f->v.pkts, (unsigned long long)f->v.ecn[RT_ECN_CE],
+		       (unsigned long long)f->v.cnp, (unsigned long long)rt_nak(&f->v),
+		       (unsigned long long)f->v.rnr_nak);
+	}
+	if (r->json)
+		jclose(']');
+	else if (!shown)
+		printf("  (none)\n");
+}
+
+static __u64 v_ce(const struct agg_flow *f) { return f->v.ecn[RT_ECN_CE]; }
+static __u64 v_cnp(const struct agg_flow *f) { return f->v.cnp; }
+static __u64 v_nak(const struct agg_flow *f) { return rt_nak(&f->v) + f->v.rnr_nak; }
+
+static void moments(struct report *r)
+{
+	struct moment *m = malloc((r->nm ? r->nm : 1) * sizeof(*m));
+	char b[64];
+	size_t i;
+	int pass, shown;
+
+	if (!m)
+		return;
+	for (pass = 0; pass < 2; pass++) {
+		memcpy(m, r->m, r->nm * sizeof(*m));
+		qsort(m, r->nm, sizeof(*m), pass ? m_by_pfc : m_by_ce);
+		if (r->json)
+			jopen(pass ? "pfc_peaks" : "ce_peaks", '[');
+		else
+			printf("\n%s\n  %-27s %10s %10s %10s %10s %12s\n",
+			       pass ? "Moments of most PFC pauses (interval end)" :
+				      "Moments of highest CE rate (interval end)",
+			       "TIME", "SECONDS", "CE", "CE/s", "PAUSES", "QUANTA");
+		for (i = 0, shown = 0; i < r->nm && (!r->top || shown < r->top); i++) {
+			const struct moment *x = &m[i];
+
+			if (pass ? x->pfc == x->xon && !x->quanta : !x->ce)
+				break;
+			shown++;
+			if (r->json) {
+				jopen(NULL, '{');
+				jd("time", x->time_ns / 1e9);
+				js("utc", fmt_time(x->time_ns, b, sizeof(b)));
+				jd("seconds", x->secs);
+				ju("pkts", x->pkts);
+				ju("ce", x->ce);
+				jd("ce_per_s", x->secs > 0 ? x->ce / x->secs : 0);
+				ju("cnp", x->cnp);
+				ju("nak", x->nak);
+				ju("pause_frames", x->pfc - x->xon);
+				ju("xon_frames", x->xon);
+				ju("quanta", x->quanta);
+				jclose('}');
+			} else {
+				printf("  %-27s %10.3f %10llu %10.1f %10llu %12llu\n",
+				       fmt_time(x->time_ns, b, sizeof(b)), x->secs,
+				       (unsigned long long)x->ce, x->secs > 0 ? x->ce / x->secs : 0,
+				       (unsigned long long)(x->pfc - x->xon),
+				       (unsigned long long)x->quanta);
+			}
+		}
+		if (r->json)
+			jclose(']');
+		else if (!shown)
+			printf("  (none)\n");
+	}
+	free(m);
+}
+
+static void pauses(struct report *r)
+{
+	char pn[8];
+	size_t i;
+	int p, any = 0;
+
+	if (r->json) {
+		jopen("pfc", '{');
+		ju("link_speed_mbps", r->speed_mbps);
+		js("link_speed_from", r->speed_from);
+		jopen("priorities", '[');
+	} else {
+		printf("\nPaused time per priority (quanta of 512 bit times at %llu Mb/s, %s)\n",
+		       (unsigned long long)r->speed_mbps, r->speed_from);
+		printf("  %-16s %-8s %-4s %10s %10s %14s %12s\n", "IFACE", "DIR", "PRIO", "FRAMES",
+		       "XON", "QUANTA", "SECONDS");
+	}
+	for (i = 0; i < r->nifs; i++) {
+		const struct agg_if *a = &r->ifs[i];
+
+		for (p = 0; p < RT_NPRIO; p++) {
+			double secs = rt_pause_seconds(a->v.pfc_quanta[p], r->speed_mbps);
+
+			if (!a->v.pfc_frames[p])
+				continue;
+			any = 1;
+			rt_prio_name((unsigned)p, pn, sizeof(pn));
+			if (r->json) {
+				jopen(NULL, '{');
+				js("ifname", a->name);
+				js("dir", rt_dir_name(a->k.dir));
+				js("prio", pn);
+				ju("frames", a->v.pfc_frames[p]);
+				ju("xon", a->v.pfc_xon[p]);
+				ju("quanta", a->v.pfc_quanta[p]);
+				jd("seconds", secs);
+				jclose('}');
+			} else {
+				printf("  %-16s %-8s %-4s %10llu %10llu %14llu %12.6f\n", a->name,
+				       rt_dir_name(a->k.dir), pn,
+				       (unsigned long long)a->v.pfc_frames[p],
+				       (unsigned long long)a->v.pfc_xon[p],
+				       (unsigned long long)a->v.pfc_quanta[p], secs);
+			}
+		}
+	}
+	if (r->json) {
+		jclose(']');
+		jclose('}');
+	} else if (!any) {
+		printf("  (none)\n");
+	}
+}
+
+static void host_pairs(struct report *r)
+{
+	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+	size_t i;
+
+	if (r->json)
+		jopen("host_pairs", '[');
+	else
+		printf("\nHost pairs by congestion (CE + CNP + NAK + RNR)\n  %-40s %6s %10s %12s %8s %8s %8s %8s\n",
+		       "HOSTS", "FLOWS", "PKTS", "BYTES", "CE", "CNP", "NAK", "RNR");
+	for (i = 0; i < r->npairs && (!r->top || i < (size_t)r->top); i++) {
+		const struct pair *p = &r->pairs[i];
+		char hs[100];
+
+		rt_fmt_addr(p->family, p->a, a1, sizeof(a1));
+		rt_fmt_addr(p->family, p->b, a2, sizeof(a2));
+		if (r->json) {
+			jopen(NULL, '{');
+			js("a", a1);
+			js("b", a2);
+			ju("flows", p->flows);
+			ju("pkts", p->v.pkts);
+			ju("bytes", p->v.bytes);
+			ju("ce", p->v.ecn[RT_ECN_CE]);
+			ju("cnp", p->v.cnp);
+			ju("nak", rt_nak(&p->v));
+			ju("rnr_nak", p->v.rnr_nak);
+			ju("score", score(&p->v));
+			jclose('}');
+			continue;
+		}
+		snprintf(hs, sizeof(hs), "%s <-> %s", a1, a2);
+		printf("  %-40s %6u %10llu %12llu %8llu %8llu %8llu %8llu\n", hs, p->flows,
+		       (unsigned long long)p->v.pkts, (unsigned long long)p->v.bytes,
+		       (unsigned long long)p->v.ecn[RT_ECN_CE], (unsigned long long)p->v.cnp,
+		       (unsigned long long)rt_nak(&p->v), (unsigned long long)p->v.rnr_nak);
+	}
+	if (r->json)
+		jclose(']');
+	else if (!r->npairs)
+		printf("  (none)\n");
+}
+
+static const char *attr_name(__u8 a)
+{
+	switch (a) {
+	case RT_ATTR_NETLINK: return "netlink";
+	case RT_ATTR_ACK: return "ack";
+	case RT_ATTR_HOSTPAIR: return "host-pair";
+	}
+	return "recorded";
+}
+
+/* Which data flows the CNPs throttled. */
+static void throttled(struct report *r)
+{
+	char b1[256], b2[256];
+	__u32 i, j;
+	int shown = 0;
+
+	qsort(r->flows, r->n, sizeof(*r->flows), by_cnp);
+	if (r->json)
+		jopen("cnp_targets", '[');
+	else
+		printf("\nData flows slowed by CNPs\n");
+	for (i = 0; i < r->n && (!r->top || shown < r->top); i++) {
+		const struct agg_flow *c = r->flows[i], *t = NULL;
+		const char *how = NULL;
+		__u32 cands = 0;
+
+		if (!c->v.cnp)
+			break;
+		shown++;
+		if (c->has_target) {
+			how = attr_name(c->attr);
+			for (j = 0; j < r->n; j++)
+				if (!rt_flow_key_cmp(&r->flows[j]->k, &c->target))
+					t = r->flows[j];
+		} else {
+			/* The data goes the other way: src = the CNP's dst. */
+			for (j = 0; j < r->n; j++) {
+				const struct agg_flow *f = r->flows[j];
+
+				if (f->k.family != c->k.family || memcmp(f->k.src, c->k.dst, 16) ||
+				    memcmp(f->k.dst, c->k.src, 16) || !data_pkts(f))
+					continue;
+				/* The same data seen on both sides of a link: one flow, two rows. */
+				if (t && t->k.dqpn == f->k.dqpn)
+					continue;
+				cands++;
+				t = f;
+			}
+			if (cands == 1)
+				how = "host-pair";
+			else
+				t = NULL;
+		}
+		if (r->json) {
+			jopen(NULL, '{');
+			jopen("cnp_flow", '{');
+			flow_json(r, c);
+			jclose('}');
+			js("attribution", how ? how : "unattributed");
+			ju("candidates", c->has_target ? 1 : cands);
+			if (t) {
+				jopen("data_flow", '{');
+				flow_json(r, t);
+				jclose('}');
+			}
+			jclose('}');
+			continue;
+		}
+		flow_text(r, &c->k, b1, sizeof(b1));
+		if (t)
+			printf("  %llu CNPs on %s\n    throttle %s  (%llu pkts, %llu CE; by %s)\n",
+			       (unsigned long long)c->v.cnp, b1, flow_text(r, &t->k, b2, sizeof(b2)),
+			       (unsigned long long)t->v.pkts, (unsigned long long)t->v.ecn[RT_ECN_CE],
+			       how);
+		else
+			printf("  %llu CNPs on %s\n    unattributed: %u data flows go the other way on this host pair\n",
+			       (unsigned long long)c->v.cnp, b1, cands);
+	}
+	if (r->json)
+		jclose(']');
+	else if (!shown)
+		printf("  (none)\n");
+}
+
+static void print_report(struct report *r)
+{
+	__u64 span = r->last_ns - r->first_ns + r->step_ns;
+	__u64 start = r->first_ns - r->step_ns;
+	char t1[64], t2[64];
+
+	if (r->json) {
+		jfirst = 1;
+		jopen(NULL, '{');
+		js("file", r->path);
+		js("kind", r->kind);
+		ju("intervals", r->nm);
+		jd("start", start / 1e9);
+		jd("end", r->last_ns / 1e9);
+		jd("duration", span / 1e9);
+		js("start_utc", fmt_time(start, t1, sizeof(t1)));
+		js("end_utc", fmt_time(r->last_ns, t2, sizeof(t2)));
+		jopen("totals", '{');
+		ju("flows", r->n);
+		ju("pkts", r->tot.pkts);
+		ju("bytes", r->tot.bytes);
+		ju("not_ect", r->tot.ecn[RT_ECN_NOT_ECT]);
+		ju("ect0", r->tot.ecn[RT_ECN_ECT0]);
+		ju("ect1", r->tot.ecn[RT_ECN_ECT1]);
+		ju("ce", r->tot.ecn[RT_ECN_CE]);
+		ju("cnp", r->tot.cnp);
+		ju("ack", r->tot.ack);
+		ju("nak", rt_nak(&r->tot));
+		ju("nak_seq", r->tot.nak_seq);
+		ju("nak_other", r->tot.nak_other);
+		ju("rnr_nak", r->tot.rnr_nak);
+		ju("frames", r->itot.pkts);
+		ju("roce_frames", r->itot.roce);
+		ju("not_roce", r->itot.not_roce);
+		ju("pause_frames", r->itot.mac_ctrl);
+		ju("truncated", r->itot.truncated);
+		ju("malformed", r->itot.malformed);
+		ju("table_full", r->itot.flow_full);
+		ju("evicted", r->evicted);
+		jclose('}');
+	} else {
+		printf("rocetop report: %s (%s)\n", r->path, r->kind);
+		printf("time      %s .. %s (%.3f s, %zu intervals)\n", fmt_time(start, t1, sizeof(t1)),
+		       fmt_time(r->last_ns, t2, sizeof(t2)), span / 1e9, r->nm);
+		printf("RoCE      %llu flows, %llu pkts, %llu bytes; CE %llu (%.2f%%), CNP %llu, ACK %llu, NAK %llu (seq %llu, other %llu), RNR NAK %llu\n",
+		       (unsigned long long)r->n, (unsigned long long)r->tot.pkts,
+		       (unsigned long long)r->tot.bytes, (unsigned long long)r->tot.ecn[RT_ECN_CE],
+		       r->tot.pkts ? 100.0 * r->tot.ecn[RT_ECN_CE] / r->tot.pkts : 0.0,
+		       (unsigned long long)r->tot.cnp, (unsigned long long)r->tot.ack,
+		       (unsigned long long)rt_nak(&r->tot), (unsigned long long)r->tot.nak_seq,
+		       (unsigned long long)r->tot.nak_other, (unsigned long long)r->tot.rnr_nak);
+		printf("frames    %llu: RoCE %llu, other %llu, pause %llu, truncated %llu, malformed %llu, table full %llu; flows evicted %llu\n",
+		       (unsigned long long)r->itot.pkts, (unsigned long long)r->itot.roce,
+		       (unsigned long long)r->itot.not_roce, (unsigned long long)r->itot.mac_ctrl,
+		       (unsigned long long)r->itot.truncated, (unsigned long long)r->itot.malformed,
+		       (unsigned long long)r->itot.flow_full, (unsigned long long)r->evicted);
+	}
+	if (r->json)
+		jopen("top", '{');
+	top_flows(r, "Top flows by CE", "ce", by_ce, v_ce);
+	top_flows(r, "Top flows by CNP", "cnp", by_cnp, v_cnp);
+	top_flows(r, "Top flows by NAK (incl. RNR)", "nak", by_nak, v_nak);
+	if (r->json) {
+		jclose('}');
+		jopen("moments", '{');
+	}
+	moments(r);
+	if (r->json)
+		jclose('}');
+	pauses(r);
+	host_pairs(r);
+	throttled(r);
+	if (r->json) {
+		jclose('}');
+		fputc('\n', stdout);
+	}
+}
+
+static const char report_usage[] =
+"Usage: rocetop report FILE [--json] [--interval S] [--top N] [--link-speed SPEED]\n"
+"Summarise a rocetop recording or a pcap/pcapng capture: duration and totals,\n"
+"the top flows by CE, CNP and NAK, the moments of peak CE rate and PFC pauses,\n"
+"paused time per priority, host pairs ranked, and the data flows CNPs throttled.\n"
+"  --json            machine-readable output\n"
+"  -d, --interval S  captures: length of the intervals in seconds (default 1)\n"
+"  --top N           rows per table (default 10, 0: all)\n"
+"  --link-speed S    link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
+"                    (default: the interface's speed in sysfs, else 100G)\n"
+"  --max-flows N     flow table size for captures (default 16384)\n";
+
+static int parse_speed(const char *s, __u64 *mbps)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return -EINVAL;
+	if (*end == 'G' || *end == 'g')
+		v *= 1000, end++;
+	else if (*end == 'M' || *end == 'm')
+		end++;
+	else if (*end == 'T' || *end == 't')
+		v *= 1e6, end++;
+	else
+		v *= 1000;	/* a bare number is Gb/s */
+	if (*end && strcmp(end, "b") && strcmp(end, "bit") && strcmp(end, "b/s"))
+		return -EINVAL;
+	if (v < 1 || v > 1e7)
+		return -EINVAL;
+	*mbps = (__u64)v;
+	return 0;
+}
 
 int rt_report_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_warn("report is not available in this build.\n");
-	return 2;
+	static const struct option lo[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "interval", required_argument, NULL, 'd' },
+		{ "top", required_argument, NULL, 't' },
+		{ "link-speed", required_argument, NULL, 's' },
+		{ "max-flows", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report r = { 0 };
+	struct rt_snapshot snaps[2];
+	struct rt_delta d = { 0 };
+	struct rt_source *src = NULL;
+	struct rt_opts o;
+	int c, cur = 0, have = 0, err = 0, rc = 1;
+	__u32 i, k;
+	char *end;
+	long l;
+
+	rt_opts_defaults(&o);
+	o.daemon = 1;	/* no view: keeps the capture reader's progress meter honest */
+	r.top = 10;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j': r.json = 1; break;
+		case 'd':
+			o.interval = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.interval >= 0.001 && o.interval <= 86400)) {
+				pr_warn("--interval '%s' is not valid: give seconds between 0.001 and 86400.\n", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			l = strtol(optarg, &end, 10);
+			if (*end || end == optarg || l < 0 || l > INT_MAX) {
+				pr_warn("--top '%s' is not valid: give a number of rows, 0 for all.\n", optarg);
+				return 2;
+			}
+			r.top = (int)l;
+			break;
+		case 's':
+			if (parse_speed(optarg, &r.speed_mbps)) {
+				pr_warn("--link-speed '%s' is not valid: give a speed such as 25G, 100G or 40000M.\n", optarg);
+				return 2;
+			}
+			r.speed_from = "given";
+			break;
+		case 'm':
+			l = strtol(optarg, &end, 10);
+			if (*end || end == optarg || l < 16 || l > 1 << 24) {
+				pr_warn("--max-flows '%s' is not valid: give a number between 16 and 16777216.\n", optarg);
+				return 2;
+			}
+			o.max_flows = (__u32)l;
+			break;
+		case 'h': fputs(report_usage, stdout); return 0;
+		default:
+			fputs(report_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		pr_warn("report takes one file: rocetop report FILE [--json].\n");
+		return 2;
+	}
+	o.read_file = r.path = argv[optind];
+	src = rt_file_source_new(&o);
+	if (!src)
+		return 1;
+	r.kind = strcmp(src->name, "recording") ? "capture" : "recording";
+	rt_snapshot_init(&snaps[0]);
+	rt_snapshot_init(&snaps[1]);
+	for (;;) {
+		struct rt_snapshot *next = &snaps[have ? !cur : cur];
+
+		rt_snapshot_clear(next);
+		err = src->collect(src, next);
+		if (err <= 0)
+			break;
+		if (rt_delta_compute(&d, have ? &snaps[cur] : NULL, next)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!have)
+			d.secs = strcmp(r.kind, "capture") ? 0 : o.interval;
+		cur = have ? !cur : cur;
+		have = 1;
+		if ((err = take(&r, next, &d)))
+			break;
+		rt_flow_val_add(&r.tot, &d.flow_tot);
+		rt_if_val_add(&r.itot, &d.if_tot);
+	}
+	if (err < 0) {
+		pr_warn("cannot finish the report of %s: %s.\n", r.path, strerror(-err));
+		goto out;
+	}
+	if (!r.nm) {
+		pr_warn("%s holds no interval to report on.\n", r.path);
+		goto out;
+	}
+	/* A first recorded interval's length is unknown: take the next one's. */
+	if (r.nm > 1 && r.m[0].secs == 0)
+		r.m[0].secs = r.step_ns / 1e9;
+	if (!strcmp(r.kind, "capture") && r.nm == 1)
+		r.step_ns = (__u64)(o.interval * 1e9);
+	if (!r.speed_mbps) {
+		for (i = 0; i < r.nifs && !r.speed_mbps; i++)
+			r.speed_mbps = rt_link_speed_mbps(r.ifs[i].name);
+		r.speed_from = r.speed_mbps ? "sysfs" : "assumed";
+		if (!r.speed_mbps)
+			r.speed_mbps = 100000;
+	}
+	r.flows = calloc(r.n ? r.n : 1, sizeof(*r.flows));
+	if (r.flows)
+		for (i = 0, k = 0; i < r.cap; i++)
+			if (r.tab[i].used)
+				r.flows[k++] = &r.tab[i];
+	if (!r.flows || build_pairs(&r)) {
+		pr_warn("out of memory.\n");
+		goto out;
+	}
+	print_report(&r);
+	rc = fflush(stdout) ? 1 : 0;
+out:
+	src->close(src);
+	rt_snapshot_free(&snaps[0]);
+	rt_snapshot_free(&snaps[1]);
+	rt_delta_free(&d);
+	free(r.tab);
+	free(r.m);
+	free(r.flows);
+	free(r.pairs);
+	return rc;
 }
