@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The join: each flow gets its local QP and owner from the rdma netlink QP
+ * table, and each flow carrying CNPs is tied to the data flow it throttles.
+ *
+ * A CNP goes from the notification point (the data's receiver, S) to the
+ * reaction point (the data's sender, D), and its destination QP Q is the
+ * sender's QP. The data flow it slows is the reverse direction, D -> S, whose
+ * destination QP is Q's peer. In DESIGN.md's order:
+ *  1. netlink: on the RP host the CNP comes in and Q is a local QP, whose rqpn
+ *     is the data flow's dqpn; on the NP host the CNP goes out and Q is the
+ *     rqpn of a local QP, whose lqpn is the data flow's dqpn;
+ *  2. ACKs: the responder S acknowledges to the same QP Q, so a flow S -> D to
+ *     Q that carries ACKs shows Q is a requester QP sending data D -> S; when
+ *     exactly one data QP flows D -> S, that is the one;
+ *  3. otherwise the CNPs stay with the host pair, unattributed.
+ * Runs after the snapshot is sorted: throttles is an index into flows[].
+ */
+#include <string.h>
+#include "nic.h"
+
+static int is_data(const struct rt_flow_val *v)
+{
+	return v->pkts > v->cnp + v->ack + v->nak_seq + v->nak_other + v->rnr_nak;
+}
+
+static int acks(const struct rt_flow_val *v)
+{
+	return v->ack + v->nak_seq + v->nak_other + v->rnr_nak > 0;
+}
+
+static int qp_matches(const struct rt_snapshot *s, const struct rt_flow *f, const struct rt_qp *q)
+{
+	const char *ifn;
+
+	if (f->k.dir == RT_DIR_INGRESS) {
+		if (q->lqpn != f->k.dqpn)
+			return 0;
+		if (q->family && (q->family != f->k.family || memcmp(q->src, f->k.dst, 16) ||
+				  memcmp(q->dst, f->k.src, 16)))
+			return 0;
+	} else {
+		if (!q->has_rqpn || q->rqpn != f->k.dqpn)
+			return 0;
+		if (q->family && (q->family != f->k.family || memcmp(q->src, f->k.src, 16) ||
+				  memcmp(q->dst, f->k.dst, 16)))
+			return 0;
+	}
+	ifn = rt_snapshot_ifname(s, f->k.ifindex);
+	if (q->netdev[0] && strcmp(ifn, "?") && strcmp(ifn, q->netdev))
+		return 0;
+	return 1;
+}
+
+/* The one local QP a flow belongs to, or NULL (none, or more than one that
+ * the addresses cannot tell apart). */
+static const struct rt_qp *owner(const struct rt_snapshot *s, const struct rt_flow *f,
+				 const struct rt_qp_table *qps)
+{
+	const struct rt_qp *any = NULL, *addr = NULL;
+	int nany = 0, naddr = 0;
+
+	if (!qps)
+		return NULL;
+	for (size_t i = 0; i < qps->n; i++) {
+		const struct rt_qp *q = &qps->q[i];
+
+		if (!qp_matches(s, f, q))
+			continue;
+		nany++;
+		any = q;
+		if (q->family) {
+			naddr++;
+			addr = q;
+		}
+	}
+	if (nany == 1)
+		return any;
+	return naddr == 1 ? addr : NULL;
+}
+
+/*
+ * The data flow src -> dst (the reverse of the CNP flow c). dqpn >= 0 asks for
+ * that QP; dqpn < 0 for the only data QP on the pair (-1 if several). A flow
+ * on c's interface in the other direction is preferred: the same QP may be
+ * seen on several interfaces of a test bed.
+ */
+static int find_data(const struct rt_snapshot *s, const struct rt_flow *c, long long dqpn)
+{
+	int best = -1, best_score = -1;
+	long long seen = -1;
+
+	for (size_t i = 0; i < s->nflows; i++) {
+		const struct rt_flow *f = &s->flows[i];
+		int score;
+
+		if (f->k.family != c->k.family || memcmp(f->k.src, c->k.dst, 16) ||
+		    memcmp(f->k.dst, c->k.src, 16) || !is_data(&f->v))
+			continue;
+		if (dqpn >= 0 && f->k.dqpn != dqpn)
+			continue;
+		if (dqpn < 0) {
+			if (seen >= 0 && seen != f->k.dqpn)
+				return -1;	/* two data QPs on the pair: ambiguous */
+			seen = f->k.dqpn;
+		}
+		score = (f->k.ifindex == c->k.ifindex) * 2 + (f->k.dir != c->k.dir);
+		if (score > best_score) {
+			best_score = score;
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+/* Whether the responder's ACKs to QP c->k.dqpn are seen: on c itself or on
+ * any other interface. */
+static int acked(const struct rt_snapshot *s, const struct rt_flow *c)
+{
+	for (size_t i = 0; i < s->nflows; i++) {
+		const struct rt_flow *f = &s->flows[i];
+
+		if (f->k.dqpn == c->k.dqpn && f->k.family == c->k.family &&
+		    !memcmp(f->k.src, c->k.src, 16) && !memcmp(f->k.dst, c->k.dst, 16) && acks(&f->v))
+			return 1;
+	}
+	return 0;
+}
+
+void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
+{
+	size_t i;
+
+	for (i = 0; i < s->nflows; i++) {
+		struct rt_flow *f = &s->flows[i];
+		const struct rt_qp *q = owner(s, f, qps);
+
+		f->attr = RT_ATTR_NONE;
+		f->throttles = -1;
+		if (!q)
+			continue;
+		f->lqpn = q->lqpn;
+		f->rqpn = q->rqpn;
+		f->pid = q->pid;
+		memcpy(f->comm, q->comm, sizeof(f->comm));
+	}
+
+	for (i = 0; i < s->nflows; i++) {
+		struct rt_flow *c = &s->flows[i];
+		const struct rt_qp *q;
+		int d = -1;
+
+		if (!c->v.cnp)
+			continue;
+		q = owner(s, c, qps);
+		if (q && (c->k.dir == RT_DIR_EGRESS || q->has_rqpn)) {
+			/* RP host (CNP in): the data goes to Q's peer, q->rqpn.
+			 * NP host (CNP out): the data comes to our QP, q->lqpn. */
+			d = find_data(s, c, c->k.dir == RT_DIR_INGRESS ? q->rqpn : q->lqpn);
+			if (d >= 0) {
+				c->attr = RT_ATTR_NETLINK;
+				c->throttles = d;
+				continue;
+			}
+		}
+		if (acked(s, c) && (d = find_data(s, c, -1)) >= 0) {
+			c->attr = RT_ATTR_ACK;
+			c->throttles = d;
+			continue;
+		}
+		c->attr = RT_ATTR_HOSTPAIR;
+		c->throttles = -1;
+	}
+}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ethtool statistics of a netdev: PFC and pause as the NIC counts them
+ * (mlx5: rx_prio3_pause, rx_prio3_pause_duration, tx_pause_storm_*_events,
+ * rx_pause_ctrl_phy, ...), read with SIOCETHTOOL (ETHTOOL_GSSET_INFO, then
+ * ETHTOOL_GSTRINGS and ETHTOOL_GSTATS), or from a fixture file laid out as
+ * `ethtool -S` prints it; and the standard pause statistics through ethtool
+ * netlink (ETHTOOL_MSG_PAUSE_GET with ETHTOOL_FLAG_STATS) where a driver has them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/sockios.h>
+#include "nic.h"
+
+void rt_ethtool_stats_free(struct rt_ethtool_stats *st)
+{
+	free(st->s);
+	memset(st, 0, sizeof(*st));
+}
+
+static int add_stat(struct rt_ethtool_stats *st, const char *name, size_t namelen, __u64 v)
+{
+	struct rt_ethtool_stat *e;
+
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 32;
+		void *p = realloc(st->s, cap * sizeof(*st->s));
+
+		if (!p)
+			return -ENOMEM;
+		st->s = p;
+		st->cap = cap;
+	}
+	e = &st->s[st->n++];
+	if (namelen > ETH_GSTRING_LEN)
+		namelen = ETH_GSTRING_LEN;
+	memcpy(e->name, name, namelen);
+	e->name[namelen] = '\0';
+	e->value = v;
+	return 0;
+}
+
+static int ethtool_ioctl(int fd, const char *ifname, void *data)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = data;
+	return ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
+}
+
+int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		__u32 len;
+	} sset;
+	struct ethtool_gstrings *strs = NULL;
+	struct ethtool_stats *vals = NULL;
+	__u32 n = 0, i;
+	int fd, r;
+
+	if (strlen(ifname) >= IF_NAMESIZE)
+		return -ENODEV;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&sset, 0, sizeof(sset));
+	sset.hdr.cmd = ETHTOOL_GSSET_INFO;
+	sset.hdr.sset_mask = 1ULL << ETH_SS_STATS;
+	r = ethtool_ioctl(fd, ifname, &sset);
+	if (!r) {
+		n = (sset.hdr.sset_mask & (1ULL << ETH_SS_STATS)) ? sset.len : 0;
+	} else if (r == -EOPNOTSUPP) {
+		/* Older drivers: the count is in the driver info. */
+		struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
+
+		r = ethtool_ioctl(fd, ifname, &di);
+		n = r ? 0 : di.n_stats;
+	}
+	if (r)
+		goto out;
+	if (!n) {
+		r = -EOPNOTSUPP;
+		goto out;
+	}
+	strs = calloc(1, sizeof(*strs) + (size_t)n * ETH_GSTRING_LEN);
+	vals = calloc(1, sizeof(*vals) + (size_t)n * sizeof(__u64));
+	if (!strs || !vals) {
+		r = -ENOMEM;
+		goto out;
+	}
+	strs->cmd = ETHTOOL_GSTRINGS;
+	strs->string_set = ETH_SS_STATS;
+	strs->len = n;
+	vals->cmd = ETHTOOL_GSTATS;
+	vals->n_stats = n;
+	if ((r = ethtool_ioctl(fd, ifname, strs)) || (r = ethtool_ioctl(fd, ifname, vals)))
+		goto out;
+	/* The set may have changed between the calls: take what both hold. */
+	if (strs->len < n)
+		n = strs->len;
+	if (vals->n_stats < n)
+		n = vals->n_stats;
+	for (i = 0; i < n && !r; i++) {
+		const char *name = (const char *)strs->data + (size_t)i * ETH_GSTRING_LEN;
+
+		r = add_stat(st, name, strnlen(name, ETH_GSTRING_LEN), vals->data[i]);
+	}
+out:
+	free(strs);
+	free(vals);
+	close(fd);
+	return r;
+}
+
+int rt_ethtool_read_file(const char *path, struct rt_ethtool_stats *st)
+{
+	char line[512];
+	FILE *f = fopen(path, "re");
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	/* "NIC statistics:" then "     rx_prio3_pause: 1234" per statistic. */
+	while (!r && fgets(line, sizeof(line), f)) {
+		char *colon = strrchr(line, ':'), *name = line, *end, *e;
+		unsigned long long v;
+
+		if (!colon)
+			continue;
+		errno = 0;
+		v = strtoull(colon + 1, &end, 10);
+		while (*end == ' ' || *end == '\n' || *end == '\r')
+			end++;
+		if (errno || end == colon + 1 || *end)
+			continue;	/* the header, or not a number */
+		for (e = colon + 1; *e == ' '; e++)
+			;
+		if (*e < '0' || *e > '9')
+			continue;
+		while (*name == ' ' || *name == '\t')
+			name++;
+		if (name == colon)
+			continue;
+		r = add_stat(st, name, (size_t)(colon - name), v);
+	}
+	if (!r && ferror(f))
+		r = -EIO;
+	fclose(f);
+	return r;
+}
+
+int rt_ethtool_keep(const char *name)
+{
+	static const char *const pat[] = { "pause", "prio", "pfc", "ecn", "cnp", "discard" };
+
+	for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++)
+		if (strstr(name, pat[i]))
+			return 1;
+	return 0;
+}
+
+/* ---- ethtool netlink: the standard pause statistics ---- */
+
+static void put_attr(char *buf, size_t *off, __u16 type, const void *data, size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(buf + *off);
+
+	a->nla_type = type;
+	a->nla_len = (__u16)(NLA_HDRLEN + len);
+	if (len)
+		memcpy(buf + *off + NLA_HDRLEN, data, len);
+	*off += NLA_ALIGN(a->nla_len);
+}
+
+/* Send one generic netlink request, receive one answer into buf. Length or -errno. */
+static int genl_call(int fd, void *req, size_t reqlen, char *buf, size_t buflen)
+{
+	struct nlmsghdr *h;
+	ssize_t r;
+
+	if (send(fd, req, reqlen, 0) < 0)
+		return -errno;
+	r = recv(fd, buf, buflen, 0);
+	if (r < 0)
+		return -errno;
+	h = (struct nlmsghdr *)buf;
+	if (r < (ssize_t)NLMSG_HDRLEN || !NLMSG_OK(h, (size_t)r))
+		return -EBADMSG;
+	if (h->nlmsg_type == NLMSG_ERROR) {
+		struct nlmsgerr *e = NLMSG_DATA(h);
+
+		return e->error ? e->error : -ENOMSG;
+	}
+	return (int)r;
+}
+
+/* Walk the attributes in [p, p + len): call back with each. */
+#define FOR_ATTR(a, p, len) \
+	for (struct nlattr *a = (struct nlattr *)(p); \
+	     (char *)a + NLA_HDRLEN <= (char *)(p) + (len) && a->nla_len >= NLA_HDRLEN && \
+	     (char *)a + a->nla_len <= (char *)(p) + (len); \
+	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
+
+int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st)
+{
+	char req[256], buf[8192];
+	struct nlmsghdr *h = (struct nlmsghdr *)req;
+	struct genlmsghdr *g;
+	size_t off, nest;
+	__u16 family = 0;
+	__u32 flags = ETHTOOL_FLAG_STATS;
+	int fd, r;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	/* Which generic netlink family id "ethtool" has on this kernel. */
+	memset(req, 0, sizeof(req));
+	h->nlmsg_type = GENL_ID_CTRL;
+	h->nlmsg_flags = NLM_F_REQUEST;
+	h->nlmsg_seq = 1;
+	g = NLMSG_DATA(h);
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	off = NLMSG_HDRLEN + GENL_HDRLEN;
+	put_attr(req, &off, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME, sizeof(ETHTOOL_GENL_NAME));
+	h->nlmsg_len = (__u32)off;
+	r = genl_call(fd, req, off, buf, sizeof(buf));
+	if (r < 0)
+		goto out;
+	h = (struct nlmsghdr *)buf;
+	FOR_ATTR(a, (char *)NLMSG_DATA(h) + GENL_HDRLEN, h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN)
+		if (a->nla_type == CTRL_ATTR_FAMILY_ID && a->nla_len >= NLA_HDRLEN + 2)
+			memcpy(&family, (char *)a + NLA_HDRLEN, 2);
+	if (!family) {
+		r = -EOPNOTSUPP;
+		goto out;
+	}
+
+	/* PAUSE_GET { HEADER { DEV_NAME, FLAGS = STATS } } */
+	memset(req, 0, sizeof(req));
+	h = (struct nlmsghdr *)req;
+	h->nlmsg_type = family;
+	h->nlmsg_flags = NLM_F_REQUEST;
+	h->nlmsg_seq = 2;
+	g = NLMSG_DATA(h);
+	g->cmd = ETHTOOL_MSG_PAUSE_GET;
+	g->version = ETHTOOL_GENL_VERSION;
+	off = NLMSG_HDRLEN + GENL_HDRLEN;
+	nest = off;
+	put_attr(req, &off, NLA_F_NESTED | ETHTOOL_A_PAUSE_HEADER, NULL, 0);
+	put_attr(req, &off, ETHTOOL_A_HEADER_DEV_NAME, ifname, strlen(ifname) + 1);
+	put_attr(req, &off, ETHTOOL_A_HEADER_FLAGS, &flags, sizeof(flags));
+	((struct nlattr *)(req + nest))->nla_len = (__u16)(off - nest);
+	h->nlmsg_len = (__u32)off;
+	r = genl_call(fd, req, off, buf, sizeof(buf));
+	if (r < 0)
+		goto out;
+	r = -EOPNOTSUPP;
+	h = (struct nlmsghdr *)buf;
+	FOR_ATTR(a, (char *)NLMSG_DATA(h) + GENL_HDRLEN, h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN) {
+		if ((a->nla_type & NLA_TYPE_MASK) != ETHTOOL_A_PAUSE_STATS)
+			continue;
+		FOR_ATTR(s, (char *)a + NLA_HDRLEN, a->nla_len - NLA_HDRLEN) {
+			__u64 v;
+
+			if (s->nla_len != NLA_HDRLEN + 8)
+				continue;
+			memcpy(&v, (char *)s + NLA_HDRLEN, 8);
+			if (s->nla_type == ETHTOOL_A_PAUSE_STAT_TX_FRAMES)
+				r = add_stat(st, "pause_stat_tx_frames", 20, v);
+			else if (s->nla_type == ETHTOOL_A_PAUSE_STAT_RX_FRAMES)
+				r = add_stat(st, "pause_stat_rx_frames", 20, v);
+			if (r == -ENOMEM)
+				goto out;
+		}
+	}
+out:
+	close(fd);
+	return r;
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * QPs and their owners from rdma netlink (NETLINK_RDMA, the nldev client), as
+ * iproute2's `rdma res show qp` and `rdma res show cm_id` get them:
+ *   RDMA_NLDEV_CMD_GET dump                  -> the devices (DEV_INDEX, DEV_NAME)
+ *   RDMA_NLDEV_CMD_RES_QP_GET dump per device -> RES_QP { RES_QP_ENTRY { PORT_INDEX,
+ *        LQPN, RQPN, TYPE, STATE, PID | KERN_NAME, ... } ... }
+ *   RDMA_NLDEV_CMD_RES_CM_ID_GET dump per device -> RES_CM_ID { RES_CM_ID_ENTRY {
+ *        LQPN, SRC_ADDR, DST_ADDR (sockaddr_storage), PID | KERN_NAME, ... } ... }
+ * Parsing is a pure function over the message bytes (rt_rdma_nl_parse), so
+ * it is tested on recorded messages; the socket part only moves bytes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include "nic.h"
+
+void rt_qp_table_clear(struct rt_qp_table *t)
+{
+	t->n = 0;
+	t->ndevs = 0;
+}
+
+void rt_qp_table_free(struct rt_qp_table *t)
+{
+	free(t->q);
+	memset(t, 0, sizeof(*t));
+}
+
+static struct rt_qp *qp_add(struct rt_qp_table *t)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		void *p = realloc(t->q, cap * sizeof(*t->q));
+
+		if (!p)
+			return NULL;
+		t->q = p;
+		t->cap = cap;
+	}
+	memset(&t->q[t->n], 0, sizeof(t->q[0]));
+	return &t->q[t->n++];
+}
+
+/* Attributes of [p, p + len), bounded: a short or overlong one ends the walk. */
+#define FOR_ATTR(a, p, len) \
+	for (const struct nlattr *a = (const struct nlattr *)(p); \
+	     (const char *)a + NLA_HDRLEN <= (const char *)(p) + (len) && a->nla_len >= NLA_HDRLEN && \
+	     (const char *)a + a->nla_len <= (const char *)(p) + (len); \
+	     a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len)))
+
+#define ATTR_DATA(a)	((const char *)(a) + NLA_HDRLEN)
+#define ATTR_LEN(a)	((size_t)(a)->nla_len - NLA_HDRLEN)
+#define ATTR_TYPE(a)	((a)->nla_type & NLA_TYPE_MASK)
+
+static __u32 get_u32(const struct nlattr *a)
+{
+	__u32 v = 0;
+
+	if (ATTR_LEN(a) >= 4)
+		memcpy(&v, ATTR_DATA(a), 4);
+	return v;
+}
+
+static __u8 get_u8(const struct nlattr *a)
+{
+	return ATTR_LEN(a) >= 1 ? (__u8)ATTR_DATA(a)[0] : 0;
+}
+
+static void get_str(const struct nlattr *a, char *out, size_t outlen)
+{
+	size_t n = strnlen(ATTR_DATA(a), ATTR_LEN(a));
+
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, ATTR_DATA(a), n);
+	out[n] = '\0';
+}
+
+/* A __kernel_sockaddr_storage: family (host order u16), then sin / sin6. */
+static int get_addr(const struct nlattr *a, __u8 *family, __u8 out[16])
+{
+	__u16 fam;
+
+	if (ATTR_LEN(a) < 2)
+		return -1;
+	memcpy(&fam, ATTR_DATA(a), 2);
+	memset(out, 0, 16);
+	if (fam == AF_INET && ATTR_LEN(a) >= sizeof(struct sockaddr_in)) {
+		memcpy(out, ATTR_DATA(a) + offsetof(struct sockaddr_in, sin_addr), 4);
+		*family = 4;
+		return 0;
+	}
+	if (fam == AF_INET6 && ATTR_LEN(a) >= sizeof(struct sockaddr_in6)) {
+		memcpy(out, ATTR_DATA(a) + offsetof(struct sockaddr_in6, sin6_addr), 16);
+		*family = 6;
+		return 0;
+	}
+	return -1;
+}
+
+struct entry {
+	struct rt_qp q;
+	__u8 has_lqpn, sfam, dfam;
+	__u8 src[16], dst[16];
+};
+
+static void parse_entry(const struct nlattr *ent, struct entry *e)
+{
+	FOR_ATTR(a, ATTR_DATA(ent), ATTR_LEN(ent)) {
+		switch (ATTR_TYPE(a)) {
+		case RDMA_NLDEV_ATTR_PORT_INDEX: e->q.port = get_u32(a); break;
+		case RDMA_NLDEV_ATTR_RES_LQPN: e->q.lqpn = get_u32(a); e->has_lqpn = 1; break;
+		case RDMA_NLDEV_ATTR_RES_RQPN: e->q.rqpn = get_u32(a); e->q.has_rqpn = 1; break;
+		case RDMA_NLDEV_ATTR_RES_TYPE: e->q.type = get_u8(a); break;
+		case RDMA_NLDEV_ATTR_RES_STATE: e->q.state = get_u8(a); break;
+		case RDMA_NLDEV_ATTR_RES_PID: e->q.pid = get_u32(a); break;
+		case RDMA_NLDEV_ATTR_RES_KERN_NAME: get_str(a, e->q.comm, sizeof(e->q.comm)); break;
+		case RDMA_NLDEV_ATTR_RES_SRC_ADDR: get_addr(a, &e->sfam, e->src); break;
+		case RDMA_NLDEV_ATTR_RES_DST_ADDR: get_addr(a, &e->dfam, e->dst); break;
+		}
+	}
+}
+
+static struct rt_qp *find_qp(struct rt_qp_table *t, __u32 dev_index, const char *dev, __u32 lqpn)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->q[i].lqpn == lqpn && t->q[i].dev_index == dev_index && !strcmp(t->q[i].dev, dev))
+			return &t->q[i];
+	return NULL;
+}
+
+/* One table (RES_QP or RES_CM_ID) of one device. */
+static int parse_table(const struct nlattr *tab, int cm, __u32 dev_index, const char *dev,
+		       struct rt_qp_table *t)
+{
+	FOR_ATTR(ent, ATTR_DATA(tab), ATTR_LEN(tab)) {
+		struct entry e;
+		struct rt_qp *q;
+
+		if (ATTR_TYPE(ent) != (cm ? RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY : RDMA_NLDEV_ATTR_RES_QP_ENTRY))
+			continue;
+		memset(&e, 0, sizeof(e));
+		parse_entry(ent, &e);
+		if (!e.has_lqpn)
+			continue;	/* a CM ID without a QP (listener) */
+		q = cm ? find_qp(t, dev_index, dev, e.q.lqpn) : NULL;
+		if (!q) {
+			if (!(q = qp_add(t)))
+				return -ENOMEM;
+			*q = e.q;
+			q->dev_index = dev_index;
+			snprintf(q->dev, sizeof(q->dev), "%s", dev);
+		} else {
+			if (!q->pid && e.q.pid)
+				q->pid = e.q.pid;
+			if (!q->comm[0] && e.q.comm[0])
+				memcpy(q->comm, e.q.comm, sizeof(q->comm));
+			if (!q->port)
+				q->port = e.q.port;
+		}
+		if (cm && e.sfam && e.sfam == e.dfam) {
+			q->family = e.sfam;
+			memcpy(q->src, e.src, 16);
+			memcpy(q->dst, e.dst, 16);
+		}
+	}
+	return 0;
+}
+
+int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t)
+{
+	const char *p = buf;
+	size_t left = len;
+
+	while (left >= NLMSG_HDRLEN) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)p;
+		__u32 dev_index = 0;
+		char dev[32] = "";
+		const struct nlattr *tab = NULL;
+		int cm = 0, op;
+
+		if (h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > left)
+			return -EBADMSG;
+		if (h->nlmsg_type == NLMSG_DONE)
+			return 1;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+				return -EBADMSG;
+			return e->error < 0 ? e->error : -EPROTO;
+		}
+		if (RDMA_NL_GET_CLIENT(h->nlmsg_type) != RDMA_NL_NLDEV)
+			goto next;
+		op = RDMA_NL_GET_OP(h->nlmsg_type);
+		FOR_ATTR(a, NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN) {
+			switch (ATTR_TYPE(a)) {
+			case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = get_u32(a); break;
+			case RDMA_NLDEV_ATTR_DEV_NAME: get_str(a, dev, sizeof(dev)); break;
+			case RDMA_NLDEV_ATTR_RES_QP: tab = a; cm = 0; break;
+			case RDMA_NLDEV_ATTR_RES_CM_ID: tab = a; cm = 1; break;
+			}
+		}
+		if (op == RDMA_NLDEV_CMD_GET && dev[0] && t->ndevs < RT_QP_MAX_DEVS) {
+			size_t i;
+
+			for (i = 0; i < t->ndevs && t->dev_index[i] != dev_index; i++)
+				;
+			if (i == t->ndevs) {
+				t->dev_index[t->ndevs] = dev_index;
+				snprintf(t->dev_name[t->ndevs++], sizeof(t->dev_name[0]), "%s", dev);
+			}
+		} else if ((op == RDMA_NLDEV_CMD_RES_QP_GET || op == RDMA_NLDEV_CMD_RES_CM_ID_GET) && tab) {
+			int r = parse_table(tab, cm, dev_index, dev, t);
+
+			if (r)
+				return r;
+		}
+next:
+		if (NLMSG_ALIGN(h->nlmsg_len) >= left)
+			break;
+		left -= NLMSG_ALIGN(h->nlmsg_len);
+		p += NLMSG_ALIGN(h->nlmsg_len);
+	}
+	return 0;
+}
+
+/* One dump request; parse the answer until NLMSG_DONE. 0 or -errno. */
+static int dump(int fd, __u32 seq, int op, int with_dev, __u32 dev_index, struct rt_qp_table *t)
+{
+	struct {
+		struct nlmsghdr h;
+		struct nlattr a;
+		__u32 idx;
+	} req;
+	static char buf[32768];
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = NLMSG_HDRLEN + (with_dev ? NLA_HDRLEN + 4 : 0);
+	req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op);
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.h.nlmsg_seq = seq;
+	req.a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
+	req.a.nla_len = NLA_HDRLEN + 4;
+	req.idx = dev_index;
+	if (send(fd, &req, req.h.nlmsg_len, 0) < 0)
+		return -errno;
+	do {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ECONNRESET;
+		r = rt_rdma_nl_parse(buf, (size_t)n, t);
+	} while (!r);
+	return r < 0 ? r : 0;
+}
+
+static void pid_comm(__u32 pid, char *out, size_t len)
+{
+	char path[64], buf[32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, sizeof(buf), f)) {
+		size_t k = strcspn(buf, "\n");
+
+		if (k >= len)
+			k = len - 1;
+		memcpy(out, buf, k);
+		out[k] = '\0';
+	}
+	fclose(f);
+}
+
+int rt_rdma_nl_dump(struct rt_qp_table *t)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 1 };
+	__u32 seq = 1;
+	int fd, r;
+
+	rt_qp_table_clear(t);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		r = -errno;
+		goto out;
+	}
+	r = dump(fd, seq++, RDMA_NLDEV_CMD_GET, 0, 0, t);
+	for (size_t i = 0; !r && i < t->ndevs; i++) {
+		r = dump(fd, seq++, RDMA_NLDEV_CMD_RES_QP_GET, 1, t->dev_index[i], t);
+		/* CM IDs only add addresses: a kernel without them is no failure. */
+		if (!r)
+			dump(fd, seq++, RDMA_NLDEV_CMD_RES_CM_ID_GET, 1, t->dev_index[i], t);
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (t->q[i].pid && !t->q[i].comm[0])
+			pid_comm(t->q[i].pid, t->q[i].comm, sizeof(t->q[i].comm));
+out:
+	close(fd);
+	return r;
+}

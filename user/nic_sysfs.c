@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * RDMA devices, ports and counters from sysfs:
+ *   <root>/sys/class/infiniband/<dev>/ports/<p>/{link_layer,state,rate}
+ *   <root>/sys/class/infiniband/<dev>/ports/<p>/gid_attrs/{ndevs,types}/<index>
+ *   <root>/sys/class/infiniband/<dev>/ports/<p>/hw_counters/<name>   64-bit
+ *   <root>/sys/class/infiniband/<dev>/ports/<p>/counters/<name>      IB PortCounters
+ *   <root>/sys/class/infiniband/<dev>/hw_counters/<name>             device-level
+ * One decimal number per counter file. A missing file is normal; a file that
+ * cannot be read or holds no number is counted and reported, never fatal.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdarg.h>
+#include "nic.h"
+
+/* snprintf that may truncate without a word: names and paths are bounded by
+ * their buffers, and a truncated path merely fails to open. */
+__attribute__((format(printf, 3, 4)))
+static int fmt_to(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void rt_rdma_ports_free(struct rt_rdma_ports *ps)
+{
+	free(ps->p);
+	memset(ps, 0, sizeof(*ps));
+}
+
+struct rt_rdma_port *rt_rdma_ports_add(struct rt_rdma_ports *ps)
+{
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? ps->cap * 2 : 8;
+		void *p = realloc(ps->p, cap * sizeof(*ps->p));
+
+		if (!p)
+			return NULL;
+		ps->p = p;
+		ps->cap = cap;
+	}
+	memset(&ps->p[ps->n], 0, sizeof(ps->p[0]));
+	return &ps->p[ps->n++];
+}
+
+struct rt_rdma_port *rt_rdma_ports_find(struct rt_rdma_ports *ps, const char *dev, __u32 port)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->p[i].port == port && !strcmp(ps->p[i].dev, dev))
+			return &ps->p[i];
+	return NULL;
+}
+
+void rt_sysfs_ib_dir(const char *root, char *buf, size_t len)
+{
+	fmt_to(buf, len, "%s/sys/class/infiniband", root && *root ? root : "");
+}
+
+/* Read a small file into buf without its trailing white space. Length or -errno. */
+static int read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, len - 1);
+	if (r < 0) {
+		r = -errno;
+		close(fd);
+		return (int)r;
+	}
+	close(fd);
+	while (r > 0 && (buf[r - 1] == '\n' || buf[r - 1] == ' ' || buf[r - 1] == '\t'))
+		r--;
+	buf[r] = '\0';
+	return (int)r;
+}
+
+/* One decimal counter. 0, or -errno (-EINVAL: not a number). */
+static int read_counter(const char *path, __u64 *v)
+{
+	char buf[64], *end;
+	unsigned long long x;
+	int r = read_small(path, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	if (!r || buf[0] < '0' || buf[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(buf, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+static int is_number(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+static int cmp_uint_names(const void *a, const void *b)
+{
+	unsigned long x = strtoul(*(char *const *)a, NULL, 10), y = strtoul(*(char *const *)b, NULL, 10);
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The netdev behind a port: the ndev of its first RoCE v2 GID, else of its
+ * first GID with any. Reading an unused GID entry fails (EINVAL) on real hosts.
+ */
+static void port_netdev(const char *pdir, char *out, size_t outlen)
+{
+	char path[PATH_MAX], nd[64], ty[64], *names[256];
+	struct dirent *de;
+	size_t n = 0, i;
+	int pass;
+	DIR *d;
+
+	fmt_to(path, sizeof(path), "%s/gid_attrs/ndevs", pdir);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && n < 256)
+		if (is_number(de->d_name))
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_uint_names);
+	for (pass = 0; pass < 2 && !*out; pass++)
+		for (i = 0; i < n && !*out; i++) {
+			if (!names[i])
+				continue;
+			fmt_to(path, sizeof(path), "%s/gid_attrs/ndevs/%s", pdir, names[i]);
+			if (read_small(path, nd, sizeof(nd)) <= 0)
+				continue;
+			if (!pass) {
+				fmt_to(path, sizeof(path), "%s/gid_attrs/types/%s", pdir, names[i]);
+				if (read_small(path, ty, sizeof(ty)) <= 0 || strcasecmp(ty, "RoCE v2"))
+					continue;
+			}
+			fmt_to(out, outlen, "%s", nd);
+		}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int rt_sysfs_discover(const char *root, struct rt_rdma_ports *ps)
+{
+	char ib[PATH_MAX], path[PATH_MAX], buf[64];
+	struct dirent *de, *pe;
+	int ndev = 0;
+	DIR *d, *pd;
+
+	rt_sysfs_ib_dir(root, ib, sizeof(ib));
+	d = opendir(ib);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(ps->p[0].dev))
+			continue;
+		fmt_to(path, sizeof(path), "%s/%s/ports", ib, de->d_name);
+		if (!is_dir(path))
+			continue;
+		ndev++;
+		pd = opendir(path);
+		if (!pd)
+			continue;
+		while ((pe = readdir(pd))) {
+			char pdir[PATH_MAX];
+			struct rt_rdma_port *p;
+			__u32 pn;
+
+			if (!is_number(pe->d_name))
+				continue;
+			pn = (__u32)strtoul(pe->d_name, NULL, 10);
+			p = rt_rdma_ports_find(ps, de->d_name, pn);
+			if (!p && !(p = rt_rdma_ports_add(ps)))
+				break;
+			fmt_to(p->dev, sizeof(p->dev), "%s", de->d_name);
+			p->port = pn;
+			if (fmt_to(pdir, sizeof(pdir), "%s/%s", path, pe->d_name) >= (int)sizeof(pdir))
+				continue;
+			if (!p->link_layer[0]) {
+				char f[PATH_MAX + 16];
+
+				fmt_to(f, sizeof(f), "%s/link_layer", pdir);
+				if (read_small(f, buf, sizeof(buf)) > 0)
+					fmt_to(p->link_layer, sizeof(p->link_layer), "%s", buf);
+			}
+			if (!p->state[0]) {
+				char f[PATH_MAX + 16], *c;
+
+				/* "4: ACTIVE" */
+				fmt_to(f, sizeof(f), "%s/state", pdir);
+				if (read_small(f, buf, sizeof(buf)) > 0) {
+					c = strchr(buf, ':');
+					c = c ? c + 1 : buf;
+					while (*c == ' ')
+						c++;
+					fmt_to(p->state, sizeof(p->state), "%s", c);
+				}
+			}
+			if (!p->rate[0]) {
+				char f[PATH_MAX + 16];
+
+				fmt_to(f, sizeof(f), "%s/rate", pdir);
+				if (read_small(f, buf, sizeof(buf)) > 0)
+					fmt_to(p->rate, sizeof(p->rate), "%s", buf);
+			}
+			if (!p->netdev[0])
+				port_netdev(pdir, p->netdev, sizeof(p->netdev));
+		}
+		closedir(pd);
+	}
+	closedir(d);
+	return ndev;
+}
+
+/* The classic 32-bit PortCounters; the small error counters (4-16 bits)
+ * saturate rather than wrap, so 32 is right for them too. */
+static const char *const ext_only[] = {
+	"unicast_xmit_packets", "unicast_rcv_packets",
+	"multicast_xmit_packets", "multicast_rcv_packets",
+};
+
+unsigned int rt_nic_ctr_bits(int scope, const char *name, __u64 value)
+{
+	if (scope != RT_SCOPE_PORT)
+		return 64;
+	for (size_t i = 0; i < sizeof(ext_only) / sizeof(ext_only[0]); i++)
+		if (!strcmp(name, ext_only[i]))
+			return 64;
+	/* A device with PortCountersExtended shows the 64-bit port_xmit_data &c.
+	 * under the same names: a value past 32 bits gives it away. */
+	return value > 0xffffffffULL ? 64 : 32;
+}
+
+static const char *const congestion_names[] = {
+	/* mlx5, DESIGN.md's list */
+	"np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored",
+	"out_of_sequence", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
+	"rnr_nak_retry_err", "roce_adp_retrans", "roce_adp_retrans_to",
+	/* their kin in other drivers (bnxt_re, irdma) */
+	"seq_err_naks_rcvd", "rnr_naks_rcvd", "to_retransmits",
+};
+
+int rt_nic_is_congestion(const char *name)
+{
+	for (size_t i = 0; i < sizeof(congestion_names) / sizeof(congestion_names[0]); i++)
+		if (!strcmp(name, congestion_names[i]))
+			return 1;
+	if (!strncmp(name, "roce_slow_restart", 17))
+		return 1;
+	/* ethtool: PFC and pause (rx_prio3_pause, tx_pause_storm_*, *_pause_ctrl_phy) */
+	if (strstr(name, "pause"))
+		return 1;
+	return strcasestr(name, "cnp") || strcasestr(name, "ecn");
+}
+
+static void bad_ctr(int *nbad, char *bad, size_t badlen, const char *path, int err)
+{
+	if (!(*nbad)++)
+		fmt_to(bad, badlen, "%s: %s", path, strerror(-err));
+}
+
+/* Every counter file of one directory. Returns counters added or -ENOMEM. */
+static int read_dir(const char *dir, const char *dev, __u32 port, const char *netdev, int scope,
+		    struct rt_snapshot *s, int *nbad, char *bad, size_t badlen)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;	/* no such set of counters on this device: normal */
+	while ((de = readdir(d))) {
+		struct rt_port_ctr *c;
+		__u64 v;
+		int r;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "lifespan"))
+			continue;	/* lifespan: the hw_counters cache time in ms, not a counter */
+		if (strlen(de->d_name) >= sizeof(c->name))
+			continue;
+		fmt_to(path, sizeof(path), "%s/%s", dir, de->d_name);
+		r = read_counter(path, &v);
+		if (r) {
+			bad_ctr(nbad, bad, badlen, path, r);
+			continue;
+		}
+		c = rt_snapshot_add_port(s);
+		if (!c) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		fmt_to(c->dev, sizeof(c->dev), "%s", dev);
+		c->port = port;
+		fmt_to(c->netdev, sizeof(c->netdev), "%s", netdev);
+		fmt_to(c->name, sizeof(c->name), "%s", de->d_name);
+		c->value = v;
+		c->scope = (__u8)scope;
+		c->bits = (__u8)rt_nic_ctr_bits(scope, c->name, v);
+		c->congestion = (__u8)rt_nic_is_congestion(c->name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int rt_sysfs_read_counters(const char *root, const struct rt_rdma_ports *ps,
+			   struct rt_snapshot *s, int *nbad, char *bad, size_t badlen)
+{
+	char ib[PATH_MAX], dir[PATH_MAX + 64];
+	int total = 0, r;
+	size_t i, j;
+
+	rt_sysfs_ib_dir(root, ib, sizeof(ib));
+	for (i = 0; i < ps->n; i++) {
+		const struct rt_rdma_port *p = &ps->p[i];
+		int first_of_dev = 1;
+
+		fmt_to(dir, sizeof(dir), "%s/%s/ports/%u/hw_counters", ib, p->dev, p->port);
+		if ((r = read_dir(dir, p->dev, p->port, p->netdev, RT_SCOPE_HW_PORT, s, nbad, bad, badlen)) < 0)
+			return r;
+		total += r;
+		fmt_to(dir, sizeof(dir), "%s/%s/ports/%u/counters", ib, p->dev, p->port);
+		if ((r = read_dir(dir, p->dev, p->port, p->netdev, RT_SCOPE_PORT, s, nbad, bad, badlen)) < 0)
+			return r;
+		total += r;
+		for (j = 0; j < i; j++)
+			if (!strcmp(ps->p[j].dev, p->dev))
+				first_of_dev = 0;
+		if (!first_of_dev)
+			continue;
+		fmt_to(dir, sizeof(dir), "%s/%s/hw_counters", ib, p->dev);
+		if ((r = read_dir(dir, p->dev, 0, "", RT_SCOPE_HW_DEV, s, nbad, bad, badlen)) < 0)
+			return r;
+		total += r;
+	}
+	return total;
+}
