@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <arpa/inet.h>
+#include <net/if.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <stdio.h>
 #include <time.h>
 #include "fmt.h"
@@ -48,20 +55,30 @@ double rt_pause_seconds(__u64 quanta, __u64 speed_mbps)
 	return (double)quanta * 512.0 / ((double)speed_mbps * 1e6);
 }
 
+/* Through the ethtool ioctl: it answers for the caller's network namespace,
+ * where /sys/class/net may show another one. */
 __u64 rt_link_speed_mbps(const char *ifname)
 {
-	char path[128];
-	long long v = 0;
-	FILE *f;
+	struct ethtool_cmd cmd = { .cmd = ETHTOOL_GSET };
+	struct ifreq ifr;
+	__u32 speed;
+	int fd;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
-	f = fopen(path, "r");
-	if (!f)
+	if (strlen(ifname) >= sizeof(ifr.ifr_name))
 		return 0;
-	if (fscanf(f, "%lld", &v) != 1 || v < 0)
-		v = 0;
-	fclose(f);
-	return (__u64)v;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, ifname);
+	ifr.ifr_data = (void *)&cmd;
+	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	speed = ethtool_cmd_speed(&cmd);
+	return speed == (__u32)SPEED_UNKNOWN || speed == 0xffff ? 0 : speed;
 }
 
 const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)

@@ -403,3 +403,10 @@ fail:
 	}
 	return NULL;
 }
+
+int rt_live_flows_fd(struct rt_source *src)
+{
+	struct live *l = src->priv;
+
+	return bpf_map__fd(l->skel->maps.flows);
+}

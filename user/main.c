@@ -388,6 +388,11 @@ static int run(struct loop *L, const struct rt_opts *o)
 		goto out;
 	}
 
+	if (o->hook && (r = o->hook(o->hook_arg, RT_HOOK_READY)) < 0) {
+		err = r;
+		goto out;
+	}
+
 	/* A file without a view: as fast as the sinks take it, signals still stop it. */
 	if (!L->src->live && !interactive) {
 		struct signalfd_siginfo si;
@@ -484,6 +489,11 @@ static int run(struct loop *L, const struct rt_opts *o)
 				}
 				if (o->iterations && L->emitted >= o->iterations)
 					break;
+				if (o->hook && o->hook(o->hook_arg, RT_HOOK_TICK) > 0) {
+					if (L->src->live && step(L, o, 1) < 0)
+						err = -EIO;
+					break;
+				}
 			}
 		}
 		for (i = 0; i < L->nsinks; i++)

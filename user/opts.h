@@ -34,7 +34,18 @@ struct rt_opts {
 	double speed;			/* --speed: replay speed of files in the TUI */
 	int top;			/* --top N: flows per interval in --batch */
 	int quiet;			/* -q */
+	/*
+	 * For embedding (the lab): called with RT_HOOK_READY once the source and
+	 * sinks are up (a negative return aborts the run), and with RT_HOOK_TICK
+	 * after every snapshot (a positive return ends the run after one last
+	 * snapshot).
+	 */
+	int (*hook)(void *arg, int event);
+	void *hook_arg;
 };
+
+#define RT_HOOK_READY	1
+#define RT_HOOK_TICK	2
 
 void rt_opts_defaults(struct rt_opts *o);
 /* Parse the main command line: 0, 1 (help or version shown) or -EINVAL. */

@@ -26,6 +26,8 @@ struct rt_source {
 };
 
 struct rt_source *rt_live_source_new(const struct rt_opts *o);		/* user/live.c */
+/* The kernel flow table of a live source (benchmarks fill it). */
+int rt_live_flows_fd(struct rt_source *src);
 /* A file: a rocetop recording or a capture, told apart by its magic. */
 struct rt_source *rt_file_source_new(const struct rt_opts *o);		/* user/file.c */
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# rocetop lab: for each scenario a bounded run whose flows.csv and pfc.csv
+# totals equal the generator's tally exactly; nothing is left behind after a
+# run, and the leftovers of a killed run are removed at the next start.
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+PY=${PYTHON:-/usr/bin/python3}
+name=rtl$$
+tmp=$(mktemp -d)
+cleanup() {
+	pkill -9 -f "rocetop lab .*--name $name" 2>/dev/null
+	for ns in snd sw rcv; do ip netns del "$name-$ns" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP lab: needs root"; exit 0; fi
+
+leftovers() { ip netns list | grep -c "^$name-" ; }
+fails=0
+for sc in incast pfc-storm steady mixed; do
+	d=$tmp/$sc; mkdir -p "$d"
+	if ! "$ROCETOP" lab --name "$name" --scenario "$sc" --duration 1.5 --rate 4000 --seed 7 \
+		--tally "$d/tally" --csv "$d/csv" -D -d 0.5 --flow-timeout 0 >"$d.out" 2>"$d.err"; then
+		echo "FAIL lab $sc: rocetop lab failed: $(tail -3 "$d.err")"; fails=$((fails + 1)); continue
+	fi
+	"$PY" tests/lab/compare_tally.py "lab $sc" "$d/csv" "$d/tally" rcv0 || fails=$((fails + 1))
+	if [ "$(leftovers)" = 0 ]; then echo "PASS lab $sc: no namespace left after the run"
+	else echo "FAIL lab $sc: namespaces left: $(ip netns list | grep "^$name-")"; fails=$((fails + 1)); fi
+done
+
+# A run killed with -9 leaves its namespaces; the next start removes them.
+"$ROCETOP" lab --name "$name" --scenario steady --duration 30 --rate 500 -D >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 50); do [ "$(leftovers)" = 3 ] && break; sleep 0.1; done
+sleep 0.5
+kill -9 $pid; wait $pid 2>/dev/null
+pkill -9 -f "rocetop-gen .*$name-" 2>/dev/null
+left=$(leftovers)
+"$ROCETOP" lab --name "$name" --scenario steady --duration 0.5 --rate 500 -D >/dev/null 2>"$tmp/again.err"
+if [ "$left" = 3 ] && grep -q "removing the leftovers" "$tmp/again.err" && [ "$(leftovers)" = 0 ]; then
+	echo "PASS lab: a killed run's namespaces are removed, with a message, at the next start"
+else
+	echo "FAIL lab: after kill -9 $left namespaces; next start said '$(head -2 "$tmp/again.err")'; now $(leftovers) left"
+	fails=$((fails + 1))
+fi
+[ $fails -eq 0 ]
