@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Every error a user can cause on the live path: one clear sentence naming the
+# thing, a non-zero exit, and nothing left attached.
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+BUILD=${BUILD:-build}
+A=rtr$$a B=rtr$$b
+pin=/sys/fs/bpf/rtr$$
+cleanup() { ip link del "$A" 2>/dev/null; rm -f "$pin"; }
+trap cleanup EXIT
+fails=0
+
+# expect NAME STATUS PATTERN CMD...: exit status and a stderr line matching PATTERN
+expect() {
+	local name=$1 want=$2 pat=$3; shift 3
+	local err rc
+	err=$("$@" 2>&1 >/dev/null); rc=$?
+	if [ "$rc" = "$want" ] && grep -qE -e "$pat" <<<"$err" && [ "$(grep -c . <<<"$err")" -le 2 ]; then
+		echo "PASS errors: $name"
+	else
+		echo "FAIL errors: $name: exit $rc (want $want), said: $err"
+		fails=$((fails + 1))
+	fi
+}
+
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP errors: needs root"; exit 0; fi
+ip link add "$A" type veth peer name "$B" && ip link set "$A" up && ip link set "$B" up ||
+	{ echo "FAIL errors: cannot create a veth pair"; exit 1; }
+
+expect "no such interface" 1 "no such interface: nosuch0" "$ROCETOP" -i nosuch0 -b -n 1
+expect "unknown option" 2 "unrecognized option" "$ROCETOP" -i "$A" --bogus
+expect "bad interval" 2 "--interval 'abc' is not valid" "$ROCETOP" -i "$A" -d abc
+expect "nothing to watch" 2 "nothing to watch" "$ROCETOP"
+expect "-i with -r" 2 "cannot be combined" "$ROCETOP" -i "$A" -r x.pcap
+expect "not privileged" 1 "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups "$ROCETOP" -i "$A" -b -n 1
+expect "native XDP where there is none" 1 "cannot attach XDP in native mode to lo" "$ROCETOP" -i lo --xdp-mode native -b -n 1
+
+# Another XDP program already there: refused, and that program stays.
+if bpftool prog load "$BUILD/bench_pass.bpf.o" "$pin" type xdp 2>/dev/null &&
+   ip link set dev "$A" xdp pinned "$pin"; then
+	before=$(ip link show "$A" | grep -o 'prog/xdp id [0-9]*')
+	expect "XDP program already attached" 1 "another XDP program is already attached to $A" "$ROCETOP" -i "$A" -b -n 1
+	after=$(ip link show "$A" | grep -o 'prog/xdp id [0-9]*')
+	if [ -n "$before" ] && [ "$before" = "$after" ]; then echo "PASS errors: the other XDP program is left in place"
+	else echo "FAIL errors: the other XDP program changed: '$before' -> '$after'"; fails=$((fails + 1)); fi
+	ip link set dev "$A" xdp off
+else
+	echo "SKIP errors: XDP program already attached: cannot load the pass program"
+fi
+
+# Auto mode falls back from native to generic with a message (lo has no native XDP).
+out=$("$ROCETOP" -i lo -b -n 1 -d 0.1 2>&1 >/dev/null); rc=$?
+if [ $rc = 0 ] && grep -q "lo: native XDP not available .* falling back to generic XDP" <<<"$out"; then
+	echo "PASS errors: native to generic fallback says so"
+else
+	echo "FAIL errors: fallback on lo: exit $rc, said: $out"; fails=$((fails + 1))
+fi
+[ $fails -eq 0 ]
