@@ -234,6 +234,9 @@ def build():
     emit("send_v4_min", roce_v4(SEND_ONLY, dqpn=0x16), "roce")     # no payload at all
     # a short RoCE frame with Ethernet padding after the ICRC
     emit("send_v4_padded", roce_v4(SEND_ONLY, dqpn=0x16) / Raw(b"\0\0"), "roce")
+    # a jumbo frame: with XDP it spans several buffers (frags)
+    emit("write_v4_jumbo", roce_v4(WRITE_ONLY, ecn="ce", dqpn=0x99, psn=1,
+                                   payload=reth + bytes(range(256)) * 16), "roce")
     for e in ("notect", "ect0", "ect1", "ce"):
         emit("write_v6_" + e, roce_v6(WRITE_ONLY, ecn=e, payload=reth + data), "roce")
     emit("send_v6_hbh_dst", roce_v6(SEND_ONLY, ecn="ce", dqpn=0x457, payload=data,

@@ -104,7 +104,7 @@ static void test_corpus_shape(const struct corpus *co)
 		CHECK(pc->kind != RT_K_PFC || (pc->have & (F_CEV | F_PAUSE)) == (F_CEV | F_PAUSE),
 		      "%s: PFC line lacks fields", pc->name);
 	}
-	CHECK_EQ(kinds[RT_K_ROCE], 33);
+	CHECK_EQ(kinds[RT_K_ROCE], 34);
 	CHECK_EQ(kinds[RT_K_PFC], 4);
 	CHECK_EQ(kinds[RT_K_PAUSE], 2);
 	CHECK_EQ(kinds[RT_K_MALFORMED], 6);
@@ -189,7 +189,7 @@ static void test_count_flow(const struct corpus *co)
 		      (unsigned long long)got.last_ns, got.sport, got.dscp, got.pcp, got.opcode,
 		      pc->flowctr, pc->e.tos & 3);
 	}
-	CHECK_EQ(nroce, 33);
+	CHECK_EQ(nroce, 34);
 	TEST_END("parse_count_flow");
 }
 
@@ -309,7 +309,7 @@ static void test_totals(const struct corpus *co)
 		      corpus_if_field(j), (unsigned long long)((__u64 *)&ig)[j],
 		      (unsigned long long)((__u64 *)&ie)[j]);
 	/* numbers worked out by hand from packets.py, beside the tally above */
-	CHECK_EQ(ig.roce, 33);
+	CHECK_EQ(ig.roce, 34);
 	CHECK_EQ(ig.mac_ctrl, 6);
 	CHECK_EQ(ig.pfc_frames[3], 3);
 	CHECK_EQ(ig.pfc_xon[3], 1);

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The BPF programs themselves on the scapy corpus of tests/parser/packets.py,
+ * through BPF_PROG_TEST_RUN (the pattern of the kernel's
+ * selftests/bpf/prog_tests/xdp.c): every frame through the XDP program
+ * (ingress, ingress_ifindex 1 = lo) and the tc program (egress, skb ifindex 1),
+ * each must return pass and leave the frame byte-identical; then the flows and
+ * ifstats maps, summed over the possible CPUs, must hold exactly the counts
+ * worked out from scapy's fields. Needs root and BPF: SKIP otherwise.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include "check.h"
+#include "rocetop.skel.h"
+/* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "../parser/corpus.h"
+#pragma GCC diagnostic pop
+
+#define LO_IFINDEX 1
+/* BPF_PROG_TEST_RUN takes no frame shorter than an Ethernet header, and a tc
+ * (skb) frame must fit in one page with head- and tailroom. */
+#define MIN_FRAME 14
+#define TC_MAX_FRAME 3000
+
+static int ncpus;
+
+static int silent(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l, (void)f, (void)ap;
+	return 0;
+}
+
+/* Pin to one CPU: the last-seen attributes of a per-CPU flow come from it. */
+static void pin_cpu(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set)) {
+			CPU_ZERO(&set);
+			CPU_SET(c, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+			return;
+		}
+}
+
+static int run_xdp(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
+		   __u32 *out_len)
+{
+	struct xdp_md ctx = { .data_end = (__u32)pc->len, .ingress_ifindex = LO_IFINDEX };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = pc->data, .data_size_in = (__u32)pc->len,
+		.data_out = out, .data_size_out = (__u32)outsz,
+		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
+	int err = bpf_prog_test_run_opts(fd, &o);
+
+	*ret = o.retval;
+	*out_len = o.data_size_out;
+	return err ? -errno : 0;
+}
+
+static int run_tc(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
+		  __u32 *out_len)
+{
+	struct __sk_buff ctx = { .ifindex = LO_IFINDEX };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = pc->data, .data_size_in = (__u32)pc->len,
+		.data_out = out, .data_size_out = (__u32)outsz,
+		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
+	int err = bpf_prog_test_run_opts(fd, &o);
+
+	*ret = o.retval;
+	*out_len = o.data_size_out;
+	return err ? -errno : 0;
+}
+
+/* Sum a per-CPU rt_if_val. */
+static int read_if(int fd, __u32 ifindex, __u8 dir, struct rt_if_val *sum)
+{
+	struct rt_if_key k = { .ifindex = ifindex, .dir = dir };
+	struct rt_if_val *v = calloc((size_t)ncpus, sizeof(*v));
+
+	memset(sum, 0, sizeof(*sum));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &k, v)) {
+		free(v);
+		return -errno;
+	}
+	for (int c = 0; c < ncpus; c++)
+		for (size_t j = 0; j < sizeof(*sum) / 8; j++)
+			((__u64 *)sum)[j] += ((__u64 *)&v[c])[j];
+	free(v);
+	return 0;
+}
+
+/* Sum a per-CPU rt_flow_val: counters add up, the last-seen attributes come
+ * from the CPU that saw the flow last. */
+static void sum_flow(const struct rt_flow_val *v, struct rt_flow_val *sum)
+{
+	const struct rt_flow_val *last = NULL;
+
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; c < ncpus; c++) {
+		for (size_t j = 0; j < offsetof(struct rt_flow_val, first_ns) / 8; j++)
+			((__u64 *)sum)[j] += ((const __u64 *)&v[c])[j];
+		if (!v[c].pkts)
+			continue;
+		if (!sum->first_ns || v[c].first_ns < sum->first_ns)
+			sum->first_ns = v[c].first_ns;
+		if (!last || v[c].last_ns > last->last_ns)
+			last = &v[c];
+	}
+	if (last) {
+		sum->last_ns = last->last_ns;
+		sum->sport = last->sport;
+		sum->dscp = last->dscp;
+		sum->pcp = last->pcp;
+		sum->opcode = last->opcode;
+	}
+}
+
+static size_t count_keys(int fd, size_t ksz)
+{
+	__u8 k[64], nk[64];
+	size_t n = 0;
+	void *prev = NULL;
+
+	while (ksz <= sizeof(k) && !bpf_map_get_next_key(fd, prev, nk)) {
+		memcpy(k, nk, ksz);
+		prev = k;
+		n++;
+	}
+	return n;
+}
+
+static void compare_if(const char *what, const struct rt_if_val *got, const struct rt_if_val *exp)
+{
+	for (size_t j = 0; j < sizeof(*got) / 8; j++)
+		CHECK(((const __u64 *)got)[j] == ((const __u64 *)exp)[j], "%s %s = %llu, expected %llu",
+		      what, corpus_if_field(j), (unsigned long long)((const __u64 *)got)[j],
+		      (unsigned long long)((const __u64 *)exp)[j]);
+}
+
+static void compare_flows(int fd, const struct corpus_flows *exp, const char *what)
+{
+	struct rt_flow_val *v = calloc((size_t)ncpus, sizeof(*v));
+	struct rt_flow_val got;
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < exp->n; i++) {
+		const struct rt_flow_val *e = &exp->v[i];
+
+		if (bpf_map_lookup_elem(fd, &exp->k[i], v)) {
+			CHECK(0, "%s: flow dqpn 0x%x family %u not in the map", what, exp->k[i].dqpn,
+			      exp->k[i].family);
+			continue;
+		}
+		sum_flow(v, &got);
+		CHECK(got.first_ns && got.last_ns >= got.first_ns, "%s: dqpn 0x%x first %llu last %llu",
+		      what, exp->k[i].dqpn, (unsigned long long)got.first_ns,
+		      (unsigned long long)got.last_ns);
+		got.first_ns = got.last_ns = 0;
+		CHECK(!memcmp(&got, e, sizeof(got)),
+		      "%s: flow dqpn 0x%x family %u: pkts %llu/%llu bytes %llu/%llu "
+		      "ecn %llu,%llu,%llu,%llu/%llu,%llu,%llu,%llu cnp %llu/%llu ack %llu/%llu "
+		      "nak %llu,%llu/%llu,%llu rnr %llu/%llu sport %u/%u dscp %u/%u pcp %u/%u op %u/%u",
+		      what, exp->k[i].dqpn, exp->k[i].family,
+		      (unsigned long long)got.pkts, (unsigned long long)e->pkts,
+		      (unsigned long long)got.bytes, (unsigned long long)e->bytes,
+		      (unsigned long long)got.ecn[0], (unsigned long long)got.ecn[1],
+		      (unsigned long long)got.ecn[2], (unsigned long long)got.ecn[3],
+		      (unsigned long long)e->ecn[0], (unsigned long long)e->ecn[1],
+		      (unsigned long long)e->ecn[2], (unsigned long long)e->ecn[3],
+		      (unsigned long long)got.cnp, (unsigned long long)e->cnp,
+		      (unsigned long long)got.ack, (unsigned long long)e->ack,
+		      (unsigned long long)got.nak_seq, (unsigned long long)got.nak_other,
+		      (unsigned long long)e->nak_seq, (unsigned long long)e->nak_other,
+		      (unsigned long long)got.rnr_nak, (unsigned long long)e->rnr_nak,
+		      got.sport, e->sport, got.dscp, e->dscp, got.pcp, e->pcp, got.opcode, e->opcode);
+	}
+	free(v);
+}
+
+/* The kernel's skb test run refuses (EINVAL) an IPv4 or IPv6 frame too short
+ * for its IP header; the XDP test run takes it. */
+static int tc_takes(const struct pcase *pc)
+{
+	__u16 proto;
+
+	if (pc->len < MIN_FRAME || pc->len > TC_MAX_FRAME)
+		return 0;
+	proto = rt_be16(pc->data + 12);
+	if (proto == ETH_P_IP_)
+		return pc->len >= 14 + 20;
+	if (proto == ETH_P_IPV6_)
+		return pc->len >= 14 + 40;
+	return 1;
+}
+
+static int xdp_takes(const struct pcase *pc)
+{
+	return pc->len >= MIN_FRAME;
+}
+
+typedef int (*runner)(int, const struct pcase *, __u8 *, size_t, __u32 *, __u32 *);
+
+/* Every frame through one program: return value and bytes out. */
+static size_t run_corpus(const char *name, runner run, int fd, __u32 want_ret,
+			 int (*takes)(const struct pcase *),
+			 const struct corpus *co, struct rt_if_val *exp_if,
+			 struct corpus_flows *exp_fl, __u8 dir)
+{
+	static __u8 out[16384];
+	size_t fed = 0;
+
+	for (size_t i = 0; i < co->n; i++) {
+		const struct pcase *pc = &co->c[i];
+		__u32 ret = 0, olen = 0;
+		int err;
+
+		if (!takes(pc))
+			continue;
+		memset(out, 0xa5, pc->len + 64);
+		err = run(fd, pc, out, sizeof(out), &ret, &olen);
+		CHECK(err == 0, "%s: test run failed: %s", pc->name, strerror(-err));
+		if (err)
+			continue;
+		fed++;
+		CHECK(ret == want_ret, "%s: returned %d, expected %d", pc->name, (int)ret,
+		      (int)want_ret);
+		CHECK(olen == pc->len && !memcmp(out, pc->data, pc->len),
+		      "%s: frame changed (%u bytes out of %zu)", pc->name, olen, pc->len);
+		CHECK(!corpus_expect_if(exp_if, pc, pc->len), "%s: bad line", pc->name);
+		CHECK(!corpus_expect_flow(exp_fl, pc, pc->len, LO_IFINDEX, dir), "%s: bad line",
+		      pc->name);
+	}
+	TEST_END(name);
+	return fed;
+}
+
+/*
+ * A jumbo frame whose linear part ends inside the UDP header (ctx data_end <
+ * data_size_in: kernels that can set the linear size of a test frame). The
+ * parser must see the frame length (bpf_xdp_get_buff_len) and say truncated,
+ * since it reads headers from the linear part only.
+ */
+static void test_xdp_split(int fd, int ifs_fd, const struct corpus *co)
+{
+	const struct pcase *pc = NULL;
+	struct rt_if_val before, after;
+	static __u8 out[16384];
+
+	for (size_t i = 0; i < co->n; i++)
+		if (!strcmp(co->c[i].name, "write_v4_jumbo"))
+			pc = &co->c[i];
+	if (!pc) {
+		CHECK(0, "write_v4_jumbo not in the corpus");
+		TEST_END("bpf_xdp_frags_split_headers");
+		return;
+	}
+	struct xdp_md ctx = { .data_end = 40, .ingress_ifindex = LO_IFINDEX };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = pc->data, .data_size_in = (__u32)pc->len,
+		.data_out = out, .data_size_out = sizeof(out),
+		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
+
+	read_if(ifs_fd, LO_IFINDEX, RT_DIR_INGRESS, &before);
+	if (bpf_prog_test_run_opts(fd, &o)) {
+		printf("SKIP bpf_xdp_frags_split_headers: this kernel cannot set the linear size "
+		       "of a test frame (%s)\n", strerror(errno));
+		return;
+	}
+	read_if(ifs_fd, LO_IFINDEX, RT_DIR_INGRESS, &after);
+	CHECK_EQ(o.retval, XDP_PASS);
+	CHECK(o.data_size_out == pc->len && !memcmp(out, pc->data, pc->len), "frame changed");
+	CHECK_EQ(after.pkts - before.pkts, 1);
+	CHECK_EQ(after.bytes - before.bytes, pc->len);
+	CHECK_EQ(after.truncated - before.truncated, 1);
+	CHECK_EQ(after.roce - before.roce, 0);
+	TEST_END("bpf_xdp_frags_split_headers");
+}
+
+int main(void)
+{
+	static struct corpus_flows fl_in, fl_out;
+	struct rt_if_val exp_in = { 0 }, exp_out = { 0 }, got;
+	struct rocetop_bpf *skel;
+	struct corpus co;
+	char why[160];
+	size_t fed_xdp, fed_tc, nflows;
+	int flows_fd, ifs_fd, jumbo = 0;
+
+	if (geteuid() != 0) {
+		printf("SKIP bpf_programs: needs root for BPF_PROG_TEST_RUN\n");
+		return 0;
+	}
+	if (corpus_load(&co, why, sizeof(why))) {
+		printf("SKIP bpf_programs: %s\n", why);
+		return 0;
+	}
+	libbpf_set_print(silent);
+	skel = rocetop_bpf__open_and_load();
+	if (!skel) {
+		printf("SKIP bpf_programs: cannot load rocetop.bpf.o: %s\n", strerror(errno));
+		corpus_free(&co);
+		return 0;
+	}
+	ncpus = libbpf_num_possible_cpus();
+	pin_cpu();
+	flows_fd = bpf_map__fd(skel->maps.flows);
+	ifs_fd = bpf_map__fd(skel->maps.ifstats);
+
+	for (size_t i = 0; i < co.n; i++)
+		jumbo += co.c[i].len > TC_MAX_FRAME;
+
+	fed_xdp = run_corpus("bpf_xdp_pass_unchanged", run_xdp, bpf_program__fd(skel->progs.rt_xdp),
+			     XDP_PASS, xdp_takes, &co, &exp_in, &fl_in, RT_DIR_INGRESS);
+	fed_tc = run_corpus("bpf_tc_pass_unchanged", run_tc, bpf_program__fd(skel->progs.rt_tc),
+			    (__u32)TC_ACT_UNSPEC, tc_takes, &co, &exp_out, &fl_out, RT_DIR_EGRESS);
+	/* 14 of the cut ACK and 14 of the cut PFC frames are shorter than 14 bytes */
+	CHECK_EQ(fed_xdp, co.n - 28);
+	/* ... and 20 more of the ACK's cuts end inside its IPv4 header */
+	CHECK_EQ(fed_tc, co.n - 28 - 20 - (size_t)jumbo);
+	CHECK(jumbo == 1, "%d frames above %d bytes, expected the one jumbo frame", jumbo,
+	      TC_MAX_FRAME);
+
+	CHECK(!read_if(ifs_fd, LO_IFINDEX, RT_DIR_INGRESS, &got), "no ifstats for lo/ingress");
+	compare_if("ingress", &got, &exp_in);
+	/* numbers worked out by hand from packets.py, beside the tally above */
+	CHECK_EQ(got.roce, 34);
+	CHECK_EQ(got.truncated, (62 - 14) + (34 - 14));
+	CHECK_EQ(got.malformed, 6);
+	CHECK_EQ(got.mac_ctrl, 6);
+	CHECK_EQ(got.v6_unparsed, 2);
+	CHECK_EQ(got.pfc_frames[3], 3);
+	CHECK_EQ(got.pfc_xon[3], 1);
+	CHECK_EQ(got.pfc_quanta[3], 0xffff + 3);
+	CHECK_EQ(got.pfc_frames[RT_PRIO_GLOBAL], 2);
+	CHECK_EQ(got.pfc_quanta[RT_PRIO_GLOBAL], 0x1234);
+	CHECK_EQ(got.flow_full, 0);
+	CHECK(!read_if(ifs_fd, LO_IFINDEX, RT_DIR_EGRESS, &got), "no ifstats for lo/egress");
+	compare_if("egress", &got, &exp_out);
+	CHECK_EQ(got.roce, 33);
+	CHECK_EQ(count_keys(ifs_fd, sizeof(struct rt_if_key)), 2);
+	TEST_END("bpf_ifstats");
+
+	nflows = count_keys(flows_fd, sizeof(struct rt_flow_key));
+	CHECK_EQ(nflows, fl_in.n + fl_out.n);
+	CHECK_EQ(fl_in.n, fl_out.n + 1);	/* the jumbo frame's flow is ingress only */
+	compare_flows(flows_fd, &fl_in, "ingress");
+	compare_flows(flows_fd, &fl_out, "egress");
+	TEST_END("bpf_flows");
+
+	test_xdp_split(bpf_program__fd(skel->progs.rt_xdp), ifs_fd, &co);
+
+	rocetop_bpf__destroy(skel);
+	corpus_free(&co);
+	return TEST_EXIT();
+}
