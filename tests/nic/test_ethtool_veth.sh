@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The SIOCETHTOOL reader against the real ethtool on a veth pair: every
+# statistic, in order, with the same value as `ethtool -S` prints it. And the
+# NIC source on a real -i interface keeps none of veth's statistics (none is
+# about pause, priorities, ECN, CNPs or discards).
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+BIN=$BUILD/tests/test_nic_ethtool
+name=ethtool_veth_matches_ethtool_S
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP $name: needs root for network namespaces"; exit 0; fi
+command -v ethtool >/dev/null || { echo "SKIP $name: no ethtool"; exit 0; }
+[ -x "$BIN" ] || { echo "FAIL $name: $BIN not built"; exit 1; }
+
+ns=rtn$$
+a=rtn$$a
+b=rtn$$b
+trap 'ip netns del $ns 2>/dev/null; rm -f "$tmp".*' EXIT
+tmp=$(mktemp -u /tmp/rtn$$.XXXX)
+ip netns add $ns || { echo "FAIL $name: cannot add netns"; exit 1; }
+ip -n $ns link add $a type veth peer name $b || { echo "FAIL $name: cannot add veth"; exit 1; }
+ip -n $ns link set $a up && ip -n $ns link set $b up
+ip -n $ns addr add 10.250.0.1/24 dev $a
+ip -n $ns addr add 10.250.0.2/24 dev $b
+
+fail=0
+for dev in $a $b; do
+	ip netns exec $ns ethtool -S $dev > "$tmp.want" 2>&1
+	ip netns exec $ns "$BIN" --ioctl $dev > "$tmp.got" 2>&1
+	if ! diff -u "$tmp.want" "$tmp.got" > "$tmp.diff"; then
+		echo "  $dev differs (ethtool -S, then the ioctl reader):"; cat "$tmp.diff"
+		fail=1
+	fi
+	# non-trivial content: veth's stats start with peer_ifindex, the peer's index
+	peer=$(ip netns exec $ns cat /sys/class/net/$([ $dev = $a ] && echo $b || echo $a)/ifindex)
+	if ! grep -qx "     peer_ifindex: $peer" "$tmp.got"; then
+		echo "  $dev: no peer_ifindex $peer in the reader's output"; fail=1
+	fi
+	n=$(grep -c ': ' "$tmp.want")
+	[ "$n" -ge 2 ] || { echo "  $dev: ethtool -S shows only $n statistics"; fail=1; }
+done
+if [ $fail = 0 ]; then echo "PASS $name"; else echo "FAIL $name: see above"; fi
+
+# An interface without ethtool statistics at all: lo.
+name=ethtool_lo_has_none
+if ip netns exec $ns "$BIN" --ioctl lo > "$tmp.lo" 2>&1; then
+	echo "FAIL $name: lo gave statistics: $(head -3 "$tmp.lo")"; fail=1
+elif grep -q "Operation not supported" "$tmp.lo"; then
+	echo "PASS $name"
+else
+	echo "FAIL $name: $(cat "$tmp.lo")"; fail=1
+fi
+exit $fail
