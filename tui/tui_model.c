@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The pure parts of the live view: data, history, rows, columns, layout. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+#include "tui_model.h"
+
+const double tui_windows[TUI_NWIN] = { 2, 10, 40 };
+
+/* ---------------------------------------------------------------- history */
+
+void tui_hist_push(struct tui_hist *h, double t_end, double secs, const struct rt_flow_val *d)
+{
+	struct tui_sample *s = &h->s[h->head];
+
+	s->t_end = t_end;
+	s->secs = secs;
+	s->c[TM_PKTS] = d->pkts;
+	s->c[TM_BYTES] = d->bytes;
+	s->c[TM_CE] = d->ecn[RT_ECN_CE];
+	s->c[TM_CNP] = d->cnp;
+	s->c[TM_NAK] = rt_nak(d);
+	s->c[TM_RNR] = d->rnr_nak;
+	h->head = (h->head + 1) % TUI_HIST;
+	if (h->n < TUI_HIST)
+		h->n++;
+}
+
+const struct tui_sample *tui_hist_at(const struct tui_hist *h, unsigned int i)
+{
+	if (!h || i >= h->n)
+		return NULL;
+	return &h->s[(h->head + TUI_HIST - 1 - i) % TUI_HIST];
+}
+
+double tui_hist_sum(const struct tui_hist *h, double now, double window, __u64 sum[TM_N])
+{
+	double covered = 0;
+	unsigned int i;
+
+	for (i = 0; h && i < h->n; i++) {
+		const struct tui_sample *s = tui_hist_at(h, i);
+
+		/* 1 ms of slack for timers that fire a little late */
+		if (i > 0 && s->t_end - s->secs < now - window - 1e-3)
+			break;
+		for (int m = 0; m < TM_N; m++)
+			sum[m] += s->c[m];
+		covered += s->secs;
+	}
+	return covered;
+}
+
+int tui_hists_update(struct tui_hists *H, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	double now = cur->time_ns / 1e9;
+	struct tui_hist *nh;
+	size_t i, j = 0;
+
+	if (now < H->last_t)		/* seek back: histories start again */
+		H->n = 0;
+	H->last_t = now;
+	nh = calloc(cur->nflows ? cur->nflows : 1, sizeof(*nh));
+	if (!nh)
+		return -ENOMEM;
+	for (i = 0; i < cur->nflows; i++) {
+		int r = 1;
+
+		while (j < H->n && (r = rt_flow_key_cmp(&H->h[j].k, &cur->flows[i].k)) < 0)
+			j++;
+		if (j < H->n && r == 0)
+			nh[i] = H->h[j];
+		nh[i].k = cur->flows[i].k;
+		if (d && i < d->nflows && d->secs > 0)
+			tui_hist_push(&nh[i], now, d->secs, &d->flows[i].d);
+	}
+	free(H->h);
+	H->h = nh;
+	H->n = cur->nflows;
+	H->cap = cur->nflows;
+	return 0;
+}
+
+void tui_hists_free(struct tui_hists *H)
+{
+	free(H->h);
+	memset(H, 0, sizeof(*H));
+}
+
+/* ---------------------------------------------------------------- data */
+
+void tui_data_init(struct tui_data *t)
+{
+	memset(t, 0, sizeof(*t));
+	rt_snapshot_init(&t->snap);
+}
+
+void tui_data_free(struct tui_data *t)
+{
+	rt_snapshot_free(&t->snap);
+	rt_delta_free(&t->iv);
+	rt_delta_free(&t->since);
+	tui_hists_free(&t->hists);
+}
+
+static int ensure(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	p = realloc(*arr, n * sz);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct rt_delta *iv = &t->iv;
+	size_t i;
+
+	if (rt_snapshot_copy(&t->snap, cur))
+		return -ENOMEM;
+	/* The interval's deltas as the loop computed them, re-pointed at our copy. */
+	if (ensure((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)) ||
+	    ensure((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
+	    ensure((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)))
+		return -ENOMEM;
+	for (i = 0; i < d->nflows && i < t->snap.nflows; i++) {
+		iv->flows[i].f = &t->snap.flows[i];
+		iv->flows[i].d = d->flows[i].d;
+	}
+	iv->nflows = i;
+	for (i = 0; i < d->nifs && i < t->snap.nifs; i++) {
+		iv->ifs[i].s = &t->snap.ifs[i];
+		iv->ifs[i].d = d->ifs[i].d;
+	}
+	iv->nifs = i;
+	for (i = 0; i < d->nports && i < t->snap.nports; i++) {
+		iv->ports[i].c = &t->snap.ports[i];
+		iv->ports[i].d = d->ports[i].d;
+	}
+	iv->nports = i;
+	iv->secs = d->secs;
+	iv->flow_tot = d->flow_tot;
+	iv->if_tot = d->if_tot;
+	iv->evicted = d->evicted;
+	/* Totals since the start: the same one function, from nothing. */
+	if (rt_delta_compute(&t->since, NULL, &t->snap))
+		return -ENOMEM;
+	if (!t->nsnaps++ || t->snap.time_ns < t->first_time_ns)
+		t->first_time_ns = t->snap.time_ns;
+	return tui_hists_update(&t->hists, &t->snap, iv);
+}
+
+/* ---------------------------------------------------------------- columns */
+
+const struct tui_col tui_cols[C_NCOLS] = {
+	[C_IFACE] = { "IFACE", "IFACE", "iface", 6, 10, 7, TUI_COL_LEFT | TUI_COL_TEXT },
+	[C_DIR]   = { "DIR", "DIR", "dir", 3, 3, 5, TUI_COL_LEFT | TUI_COL_TEXT },
+	[C_SRC]   = { "SRC", "SRC", "src", 15, 39, 1, TUI_COL_LEFT | TUI_COL_TEXT },
+	[C_DST]   = { "DST", "DST", "dst", 15, 39, 1, TUI_COL_LEFT | TUI_COL_TEXT },
+	[C_DQPN]  = { "DQPN", "DQPN", "dqpn", 8, 8, 2, TUI_COL_TEXT },
+	[C_PRIO]  = { "DSCP/P", "DSCP/P", "prio", 6, 6, 8, 0 },
+	[C_FLOWS] = { "QPS", "QPS", "flows", 4, 4, 4, 0 },
+	[C_PKTS]  = { "PKT/s", "PKTS", "pkts", 6, 7, 3, 0 },
+	[C_GBPS]  = { "Gb/s", "BYTES", "bytes", 6, 7, 6, 0 },
+	[C_CE]    = { "CE%", "CE", "ce", 6, 6, 2, 0 },
+	[C_CNP]   = { "CNP/s", "CNP", "cnp", 6, 6, 3, 0 },
+	[C_NAK]   = { "NAK/s", "NAK", "nak", 6, 6, 4, 0 },
+	[C_RNR]   = { "RNR/s", "RNR", "rnr", 6, 6, 6, 0 },
+	[C_GB2]   = { "Gb2s", "Gb2s", "gb2s", 6, 6, 9, TUI_COL_AVG },
+	[C_GB10]  = { "Gb10s", "Gb10s", "gb10s", 6, 6, 9, TUI_COL_AVG },
+	[C_GB40]  = { "Gb40s", "Gb40s", "gb40s", 6, 6, 9, TUI_COL_AVG },
+	[C_CE2]   = { "CE2s", "CE2s", "ce2s", 6, 6, 5, TUI_COL_AVG },
+	[C_CE10]  = { "CE10s", "CE10s", "ce10s", 6, 6, 5, TUI_COL_AVG },
+	[C_CE40]  = { "CE40s", "CE40s", "ce40s", 6, 6, 5, TUI_COL_AVG },
+	[C_CNP2]  = { "CNP2s", "CNP2s", "cnp2s", 6, 6, 5, TUI_COL_AVG },
+	[C_CNP10] = { "CNP10s", "CNP10s", "cnp10s", 6, 6, 5, TUI_COL_AVG },
+	[C_CNP40] = { "CNP40s", "CNP40s", "cnp40s", 6, 6, 5, TUI_COL_AVG },
+	[C_AGE]   = { "AGE", "AGE", "age", 5, 5, 8, 0 },
+	[C_PROC]  = { "PROCESS", "PROCESS", "process", 7, 24, 9, TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_PROC },
+	[C_CONG]  = { "", "", "congestion", 0, 0, 0, TUI_COL_HIDDEN },
+};
+
+const enum tui_colid tui_flow_cols[] = {
+	C_SRC, C_DST, C_DQPN, C_DIR, C_IFACE, C_PRIO, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK, C_RNR,
+	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_AGE, C_PROC,
+};
+const size_t tui_nflow_cols = sizeof(tui_flow_cols) / sizeof(tui_flow_cols[0]);
+
+const enum tui_colid tui_pair_cols[] = {
+	C_SRC, C_DST, C_FLOWS, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK, C_RNR,
+	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_AGE,
+};
+const size_t tui_npair_cols = sizeof(tui_pair_cols) / sizeof(tui_pair_cols[0]);
+
+int tui_col_by_name(const char *name)
+{
+	for (int c = 0; c < C_NCOLS; c++)
+		if (!strcasecmp(name, tui_cols[c].name))
+			return c;
+	if (!strcasecmp(name, "gbps") || !strcasecmp(name, "gb"))
+		return C_GBPS;
+	if (!strcasecmp(name, "qp"))
+		return C_DQPN;
+	return -1;
+}
+
+/* ---------------------------------------------------------------- filter */
+
+static int qp_number(const char *s, __u32 *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s)
+		return 0;
+	v = strtoul(s, &end, 0);
+	if (*end || v > 0xffffff)
+		return 0;
+	*out = (__u32)v;
+	return 1;
+}
+
+int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const char *filter)
+{
+	char a[RT_ADDR_STRLEN];
+	__u32 qp;
+
+	if (!filter || !*filter)
+		return 1;
+	if (qp_number(filter, &qp) &&
+	    (f->k.dqpn == qp || (f->lqpn && f->lqpn == qp) || (f->rqpn && f->rqpn == qp)))
+		return 1;
+	if (strstr(rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)), filter) ||
+	    strstr(rt_fmt_addr(f->k.family, f->k.dst, a, sizeof(a)), filter))
+		return 1;
+	if (strstr(rt_snapshot_ifname(s, f->k.ifindex), filter))
+		return 1;
+	return f->comm[0] && strstr(f->comm, filter);
+}
+
+/* ---------------------------------------------------------------- rows */
+
+static int grow_rows(struct tui_row **rows, size_t *cap, size_t n)
+{
+	return ensure((void **)rows, cap, n ? n : 1, sizeof(**rows));
+}
+
+static void fill_avgs(struct tui_row *r, const __u64 sum[TUI_NWIN][TM_N], const double secs[TUI_NWIN])
+{
+	for (int w = 0; w < TUI_NWIN; w++) {
+		const __u64 *c = sum[w];
+		double s = secs[w];
+
+		r->avg[w][0] = s > 0 ? c[TM_PKTS] / s : 0;
+		r->avg[w][1] = s > 0 ? c[TM_BYTES] * 8.0 / s : 0;
+		r->avg[w][2] = c[TM_PKTS] ? 100.0 * c[TM_CE] / c[TM_PKTS] : 0;
+		r->avg[w][3] = s > 0 ? c[TM_CNP] / s : 0;
+	}
+	r->avg_ok = secs[0] > 0;
+}
+
+static __u64 age_of(const struct rt_snapshot *s, __u64 last_ns)
+{
+	return s->mono_ns > last_ns ? s->mono_ns - last_ns : 0;
+}
+
+int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
+		  struct tui_row **rows, size_t *cap)
+{
+	const struct rt_delta *D = totals ? &t->since : &t->iv;
+	double now = t->snap.time_ns / 1e9;
+	size_t i, n = 0;
+
+	if (grow_rows(rows, cap, D->nflows))
+		return -ENOMEM;
+	for (i = 0; i < D->nflows; i++) {
+		const struct rt_flow *f = D->flows[i].f;
+		struct tui_row *r;
+		__u64 sum[TUI_NWIN][TM_N] = { { 0 } };
+		double secs[TUI_NWIN];
+
+		if (!tui_flow_match(&t->snap, f, filter))
+			continue;
+		/* rates: flows silent over the interval still show (age tells how long) */
+		r = &(*rows)[n++];
+		memset(r, 0, sizeof(*r));
+		r->f = f;
+		r->idx = (int)i;
+		r->h = i < t->hists.n ? &t->hists.h[i] : NULL;
+		r->d = D->flows[i].d;
+		r->secs = totals ? 0 : D->secs;
+		r->age_ns = age_of(&t->snap, f->v.last_ns);
+		r->nflows = 1;
+		r->ifname = rt_snapshot_ifname(&t->snap, f->k.ifindex);
+		for (int w = 0; w < TUI_NWIN; w++)
+			secs[w] = tui_hist_sum(r->h, now, tui_windows[w], sum[w]);
+		fill_avgs(r, (const __u64 (*)[TM_N])sum, secs);
+	}
+	return (int)n;
+}
+
+static int pair_key_cmp(const struct rt_flow *a, const struct rt_flow *b)
+{
+	int r = tui_spaceship_u64(a->k.family, b->k.family);
+
+	if (!r)
+		r = memcmp(a->k.src, b->k.src, sizeof(a->k.src));
+	if (!r)
+		r = memcmp(a->k.dst, b->k.dst, sizeof(a->k.dst));
+	return r;
+}
+
+static int pair_qcmp(const void *a, const void *b)
+{
+	const struct tui_row *x = a, *y = b;
+	int r = pair_key_cmp(x->f, y->f);
+
+	return r ? r : tui_spaceship_u64((__u64)x->idx, (__u64)y->idx);
+}
+
+int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
+		  struct tui_row **rows, size_t *cap)
+{
+	const struct rt_delta *D = totals ? &t->since : &t->iv;
+	double now = t->snap.time_ns / 1e9;
+	int n = tui_flow_rows(t, totals, filter, rows, cap);
+	int i, out = 0;
+
+	if (n <= 0)
+		return n;
+	qsort(*rows, (size_t)n, sizeof(**rows), pair_qcmp);
+	for (i = 0; i < n;) {
+		struct tui_row acc = (*rows)[i];
+		__u64 sum[TUI_NWIN][TM_N] = { { 0 } };
+		double secs[TUI_NWIN] = { 0 };
+		int j;
+
+		acc.h = NULL;
+		acc.nflows = 0;
+		memset(&acc.d, 0, sizeof(acc.d));
+		for (j = i; j < n && !pair_key_cmp((*rows)[j].f, acc.f); j++) {
+			const struct tui_row *m = &(*rows)[j];
+
+			rt_flow_val_add(&acc.d, &D->flows[m->idx].d);
+			acc.nflows++;
+			if (m->age_ns < acc.age_ns)
+				acc.age_ns = m->age_ns;
+			for (int w = 0; w < TUI_NWIN; w++) {
+				double s = tui_hist_sum(m->h, now, tui_windows[w], sum[w]);
+
+				if (s > secs[w])
+					secs[w] = s;
+			}
+		}
+		fill_avgs(&acc, (const __u64 (*)[TM_N])sum, secs);
+		(*rows)[out++] = acc;
+		i = j;
+	}
+	return out;
+}
+
+/* ---------------------------------------------------------------- sorting */
+
+static double per(__u64 n, double secs)
+{
+	return secs > 0 ? n / secs : (double)n;
+}
+
+double tui_row_num(const struct tui_row *r, enum tui_colid c)
+{
+	const struct rt_flow_val *d = &r->d;
+
+	switch (c) {
+	case C_DQPN: return r->f->k.dqpn;
+	case C_PRIO: return r->f->v.dscp * 256.0 + r->f->v.pcp;
+	case C_FLOWS: return r->nflows;
+	case C_PKTS: return per(d->pkts, r->secs);
+	case C_GBPS: return per(d->bytes, r->secs);
+	case C_CE: return d->pkts ? (double)d->ecn[RT_ECN_CE] / d->pkts : 0;
+	case C_CNP: return per(d->cnp, r->secs);
+	case C_NAK: return per(rt_nak(d), r->secs);
+	case C_RNR: return per(d->rnr_nak, r->secs);
+	case C_GB2: case C_GB10: case C_GB40: return r->avg[c - C_GB2][1];
+	case C_CE2: case C_CE10: case C_CE40: return r->avg[c - C_CE2][2];
+	case C_CNP2: case C_CNP10: case C_CNP40: return r->avg[c - C_CNP2][3];
+	case C_AGE: return (double)r->age_ns;
+	case C_CONG: return (double)rt_congestion(d);
+	default: return 0;
+	}
+}
+
+static int addr_cmp(__u8 fa, const __u8 *a, __u8 fb, const __u8 *b)
+{
+	int r = tui_spaceship_u64(fa, fb);
+
+	return r ? r : memcmp(a, b, 16);
+}
+
+int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid c, int invert)
+{
+	int r;
+
+	switch (c) {
+	case C_IFACE: r = strcmp(a->ifname ? a->ifname : "", b->ifname ? b->ifname : ""); break;
+	case C_DIR: r = tui_spaceship_u64(a->f->k.dir, b->f->k.dir); break;
+	case C_SRC: r = addr_cmp(a->f->k.family, a->f->k.src, b->f->k.family, b->f->k.src); break;
+	case C_DST: r = addr_cmp(a->f->k.family, a->f->k.dst, b->f->k.family, b->f->k.dst); break;
+	case C_PROC: r = strcmp(a->f->comm, b->f->comm);
+		if (!r)
+			r = tui_spaceship_u64(a->f->pid, b->f->pid);
+		break;
+	case C_CONG:
+		r = tui_spaceship_u64(rt_congestion(&a->d), rt_congestion(&b->d));
+		if (!r)
+			r = tui_spaceship_u64(a->d.pkts, b->d.pkts);
+		break;
+	default: r = tui_spaceship_dbl(tui_row_num(a, c), tui_row_num(b, c)); break;
+	}
+	r = r < 0 ? -1 : r > 0;
+	/* Numbers: biggest first; text: A to Z first. I flips either. */
+	if (!(tui_cols[c].flags & TUI_COL_TEXT))
+		r = -r;
+	if (invert)
+		r = -r;
+	if (!r)
+		r = rt_flow_key_cmp(&a->f->k, &b->f->k);
+	return r < 0 ? -1 : r > 0;
+}
+
+struct sort_ctx {
+	enum tui_colid c;
+	int invert;
+};
+
+static int row_qcmp(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+
+	return tui_row_cmp(a, b, ctx->c, ctx->invert);
+}
+
+void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert)
+{
+	struct sort_ctx ctx = { c, invert };
+
+	if (n > 1)
+		qsort_r(rows, n, sizeof(*rows), row_qcmp, &ctx);
+}
+
+/* ---------------------------------------------------------------- cells */
+
+static void fmt_rate(double v, char *buf, size_t len)
+{
+	rt_fmt_si(v, buf, len);
+}
+
+static void fmt_gb(double bytes_per, double secs, char *buf, size_t len)
+{
+	if (secs > 0)
+		snprintf(buf, len, "%.3f", bytes_per * 8 / 1e9);
+	else	/* counts: bytes */
+		rt_fmt_si(bytes_per, buf, len);
+}
+
+static void fmt_age(__u64 ns, char *buf, size_t len)
+{
+	double s = ns / 1e9;
+
+	if (s < 10)
+		snprintf(buf, len, "%.1fs", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%.0fs", s);
+	else
+		snprintf(buf, len, "%.0fh", s / 3600);
+}
+
+void tui_row_cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len)
+{
+	const struct rt_flow *f = r->f;
+	const struct rt_flow_val *d = &r->d;
+
+	switch (c) {
+	case C_IFACE: snprintf(buf, len, "%s", r->ifname ? r->ifname : "?"); break;
+	case C_DIR: snprintf(buf, len, "%s", f->k.dir == RT_DIR_EGRESS ? "out" : "in"); break;
+	case C_SRC: rt_fmt_addr(f->k.family, f->k.src, buf, len); break;
+	case C_DST: rt_fmt_addr(f->k.family, f->k.dst, buf, len); break;
+	case C_DQPN: snprintf(buf, len, "0x%06x", f->k.dqpn); break;
+	case C_PRIO:
+		if (f->v.pcp == RT_PCP_NONE)
+			snprintf(buf, len, "%u/-", f->v.dscp);
+		else
+			snprintf(buf, len, "%u/%u", f->v.dscp, f->v.pcp);
+		break;
+	case C_FLOWS: snprintf(buf, len, "%u", r->nflows); break;
+	case C_PKTS: case C_CNP: case C_NAK: case C_RNR:
+		if (r->secs > 0)
+			fmt_rate(tui_row_num(r, c), buf, len);
+		else	/* exact counts since the start */
+			snprintf(buf, len, "%llu", (unsigned long long)tui_row_num(r, c));
+		break;
+	case C_GBPS: fmt_gb((double)d->bytes / (r->secs > 0 ? r->secs : 1), r->secs, buf, len); break;
+	case C_CE:
+		if (r->secs > 0 || !d->pkts)
+			snprintf(buf, len, "%.2f", d->pkts ? 100.0 * d->ecn[RT_ECN_CE] / d->pkts : 0.0);
+		else
+			snprintf(buf, len, "%llu", (unsigned long long)d->ecn[RT_ECN_CE]);
+		break;
+	case C_GB2: case C_GB10: case C_GB40:
+		if (r->avg_ok)
+			snprintf(buf, len, "%.3f", tui_row_num(r, c) / 1e9);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case C_CE2: case C_CE10: case C_CE40:
+		if (r->avg_ok)
+			snprintf(buf, len, "%.2f", tui_row_num(r, c));
+		else
+			snprintf(buf, len, "-");
+		break;
+	case C_CNP2: case C_CNP10: case C_CNP40:
+		if (r->avg_ok)
+			fmt_rate(tui_row_num(r, c), buf, len);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case C_AGE: fmt_age(r->age_ns, buf, len); break;
+	case C_PROC:
+		if (f->comm[0])
+			snprintf(buf, len, "%s/%u", f->comm, f->pid);
+		else
+			snprintf(buf, len, "-");
+		break;
+	default: snprintf(buf, len, "%s", ""); break;
+	}
+}
+
+/* ---------------------------------------------------------------- layout */
+
+int tui_layout(const short *minw, const short *want, const unsigned char *prio, int n, int width,
+	       int *x, int *w)
+{
+	int i, used = 0, shown = 0, pos = 0;
+
+	for (i = 0; i < n; i++) {
+		w[i] = minw[i] > 0 ? minw[i] : 0;
+		if (w[i]) {
+			used += w[i] + (shown ? 1 : 0);
+			shown++;
+		}
+	}
+	while (used > width && shown > 0) {
+		int drop = -1;
+
+		for (i = 0; i < n; i++)		/* highest prio, rightmost on ties */
+			if (w[i] && (drop < 0 || prio[i] >= prio[drop]))
+				drop = i;
+		used -= w[drop] + (shown > 1 ? 1 : 0);
+		w[drop] = 0;
+		shown--;
+	}
+	for (i = 0; i < n && used < width; i++) {
+		int more;
+
+		if (!w[i] || want[i] <= w[i])
+			continue;
+		more = want[i] - w[i];
+		if (more > width - used)
+			more = width - used;
+		w[i] += more;
+		used += more;
+	}
+	for (i = 0; i < n; i++) {
+		x[i] = pos;
+		if (w[i])
+			pos += w[i] + 1;
+	}
+	return shown;
+}
+
+/* ---------------------------------------------------------------- misc */
+
+void tui_sparkline(const double *v, int n, int utf8, char *buf, size_t len)
+{
+	static const char *const blocks[] = { "\u2581", "\u2582", "\u2583", "\u2584", "\u2585",
+					      "\u2586", "\u2587", "\u2588" };
+	static const char ascii[] = "_.-:=+*#";
+	double max = 0;
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] > max)
+			max = v[i];
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		int lvl = max > 0 ? (int)(v[i] / max * 7.0 + 0.5) : 0;
+		const char *s;
+		char one[2] = { 0, 0 };
+
+		if (lvl < 0)
+			lvl = 0;
+		if (lvl > 7)
+			lvl = 7;
+		if (utf8) {
+			s = v[i] > 0 || max == 0 ? blocks[lvl] : " ";
+			if (max == 0)
+				s = blocks[0];
+		} else {
+			one[0] = v[i] > 0 ? ascii[lvl] : '_';
+			s = one;
+		}
+		if (off + strlen(s) + 1 > len)
+			break;
+		memcpy(buf + off, s, strlen(s) + 1);
+		off += strlen(s);
+	}
+}
+
+double tui_interval_step(double cur, int up)
+{
+	static const double ladder[] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60 };
+	const int n = sizeof(ladder) / sizeof(ladder[0]);
+	int i;
+
+	if (up) {
+		for (i = 0; i < n; i++)
+			if (ladder[i] > cur + 1e-9)
+				return ladder[i];
+		return ladder[n - 1];
+	}
+	for (i = n - 1; i >= 0; i--)
+		if (ladder[i] < cur - 1e-9)
+			return ladder[i];
+	return ladder[0];
+}

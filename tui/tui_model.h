@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The pure parts of the live view, kept apart from ncurses so that they can be
+ * unit-tested: the copy of the last snapshot and its deltas, the per-flow
+ * history ring behind the 2 s / 10 s / 40 s averages (iftop's), the rows of
+ * the flow and host-pair tables, column descriptors, comparators that cannot
+ * overflow (htop's SPACESHIP_NUMBER), the filter, and the column layout.
+ */
+#ifndef RT_TUI_MODEL_H
+#define RT_TUI_MODEL_H
+
+#include <stddef.h>
+#include "snapshot.h"
+
+/* ---- comparators: -1, 0, 1 without subtracting (no overflow) ---- */
+
+static inline int tui_spaceship_u64(__u64 a, __u64 b)
+{
+	return (a > b) - (a < b);
+}
+
+/* NaN sorts below every number, and equal to another NaN. */
+static inline int tui_spaceship_dbl(double a, double b)
+{
+	int na = a != a, nb = b != b;
+
+	if (na || nb)
+		return nb - na;
+	return (a > b) - (a < b);
+}
+
+/* ---- history of one flow's deltas, for averages and sparklines ---- */
+
+#define TUI_HIST 48		/* intervals kept per flow */
+#define TUI_NWIN 3		/* averaging windows */
+extern const double tui_windows[TUI_NWIN];	/* 2, 10, 40 seconds */
+
+enum tui_metric { TM_PKTS, TM_BYTES, TM_CE, TM_CNP, TM_NAK, TM_RNR, TM_N };
+
+struct tui_sample {
+	double t_end;		/* seconds (snapshot time) at the end of the interval */
+	double secs;		/* length of the interval */
+	__u64 c[TM_N];
+};
+
+struct tui_hist {
+	struct rt_flow_key k;
+	unsigned int head;	/* next slot to write */
+	unsigned int n;		/* samples held, at most TUI_HIST */
+	struct tui_sample s[TUI_HIST];
+};
+
+/* Histories aligned with the flows of the last snapshot: h[i] is flows[i]'s. */
+struct tui_hists {
+	struct tui_hist *h;
+	size_t n, cap;
+	double last_t;
+};
+
+void tui_hist_push(struct tui_hist *h, double t_end, double secs, const struct rt_flow_val *d);
+/* The i-th newest sample (0 = newest), or NULL. */
+const struct tui_sample *tui_hist_at(const struct tui_hist *h, unsigned int i);
+/*
+ * Add to sum[] the counts of the samples that started within the last `window`
+ * seconds before `now` (the newest sample always counts); returns the seconds
+ * they cover (0 without samples).
+ */
+double tui_hist_sum(const struct tui_hist *h, double now, double window, __u64 sum[TM_N]);
+/* Move the histories over to the flows of cur (sorted), then push d's deltas.
+ * A snapshot older than the last one (a seek back) starts every history over. */
+int tui_hists_update(struct tui_hists *H, const struct rt_snapshot *cur, const struct rt_delta *d);
+void tui_hists_free(struct tui_hists *H);
+
+/* ---- the view's copy of the data ---- */
+
+struct tui_data {
+	struct rt_snapshot snap;	/* copy of the last snapshot */
+	struct rt_delta iv;		/* its deltas over the interval, pointing into snap */
+	struct rt_delta since;		/* rt_delta_compute(NULL, snap): since the start */
+	struct tui_hists hists;
+	__u64 first_time_ns;		/* time of the first snapshot shown */
+	long nsnaps;
+};
+
+void tui_data_init(struct tui_data *t);
+void tui_data_free(struct tui_data *t);
+/* Copy cur and d (the loop reuses both), fill `since` and the histories. */
+int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d);
+
+/* ---- rows of the flow and host-pair tables ---- */
+
+struct tui_row {
+	const struct rt_flow *f;	/* flows: the flow; pairs: the first flow of the pair */
+	const struct tui_hist *h;	/* flows: its history, or NULL */
+	struct rt_flow_val d;		/* counts: over the interval, or since the start */
+	double secs;			/* rates over this many seconds; 0: show counts */
+	__u64 age_ns;			/* since the last packet */
+	double avg[TUI_NWIN][4];	/* pkts/s, bits/s, CE %, CNPs/s over each window */
+	int avg_ok;
+	unsigned int nflows;		/* pairs: flows aggregated */
+	const char *ifname;
+	int idx;			/* flows: index in snap.flows */
+};
+
+enum tui_colid {
+	C_IFACE, C_DIR, C_SRC, C_DST, C_DQPN, C_PRIO, C_FLOWS, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK,
+	C_RNR,
+	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40,
+	C_AGE, C_PROC,
+	C_CONG,		/* not shown: CE + CNP + NAKs, the default order (as --batch) */
+	C_NCOLS
+};
+
+#define TUI_COL_LEFT	0x1	/* left-aligned text */
+#define TUI_COL_AVG	0x2	/* shown only with averages on */
+#define TUI_COL_PROC	0x4	/* shown only when some flow has an owner */
+#define TUI_COL_TEXT	0x8	/* sorts ascending first */
+#define TUI_COL_HIDDEN	0x10	/* a sort key without a column */
+
+struct tui_col {
+	const char *title;	/* rates */
+	const char *ttitle;	/* totals since the start */
+	const char *name;	/* --sort and the sort menu */
+	short width;		/* minimum */
+	short maxw;		/* what it may grow to with room to spare */
+	unsigned char prio;	/* dropped first when the screen is narrow: highest */
+	unsigned char flags;
+};
+
+extern const struct tui_col tui_cols[C_NCOLS];
+extern const enum tui_colid tui_flow_cols[];
+extern const size_t tui_nflow_cols;
+extern const enum tui_colid tui_pair_cols[];
+extern const size_t tui_npair_cols;
+
+/* A column by its sort name ("ce", "cnp", "src", ...), or -1. */
+int tui_col_by_name(const char *name);
+
+/* Fill rows (flows of the data that pass the filter); returns the count or -ENOMEM.
+ * totals: counts since the start instead of rates over the interval. */
+int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
+		  struct tui_row **rows, size_t *cap);
+/* Rows per host pair (source, destination), over QPs, directions, interfaces. */
+int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
+		  struct tui_row **rows, size_t *cap);
+
+/* Does the flow match the filter: a substring of either address, the
+ * interface or the owner, or a QP number (decimal or 0x hex) equal to
+ * its destination, local or remote QP. An empty filter matches. */
+int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const char *filter);
+
+/* Numeric value of a column (rates, or counts when secs == 0). */
+double tui_row_num(const struct tui_row *r, enum tui_colid c);
+/* Order of two rows by column c; invert flips it. Ties: the flow key. */
+int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid c, int invert);
+void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert);
+/* The text of a cell. */
+void tui_row_cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len);
+
+/*
+ * Lay out n columns in `width` characters, one space between them: drop the
+ * columns of highest prio until the minimum widths fit, then grow columns
+ * towards want[] (left to right). Sets w[i] (0: hidden) and x[i]; returns the
+ * number of columns shown.
+ */
+int tui_layout(const short *minw, const short *want, const unsigned char *prio, int n, int width,
+	       int *x, int *w);
+
+/* Sparkline of values (oldest first) into buf, one cell per value, scaled to max. */
+void tui_sparkline(const double *v, int n, int utf8, char *buf, size_t len);
+
+/* Interval ladder for + and -. */
+double tui_interval_step(double cur, int up);
+
+#endif
