@@ -363,7 +363,7 @@ static void ju(const char *k, unsigned long long v)
 static void jd(const char *k, double v)
 {
 	jkey(k);
-	printf("%.9g", isfinite(v) ? v : 0.0);
+	printf("%.17g", isfinite(v) ? v : 0.0);
 }
 
 static void js(const char *k, const char *v)
