@@ -129,6 +129,10 @@ health=$(inb curl -s "http://127.0.0.1:$PPORT/api/v1/targets" | "$PY" -c \
 if [ "$health" = "up ''" ]; then pass "Prometheus's target is up with no scrape error"
 else fail "Prometheus's target: $health"; fi
 
+inb "$PY" $here/check_dashboard.py "http://127.0.0.1:$PPORT" exporters/grafana-dashboard.json || fails=$((fails + 1))
+inb promtool check config exporters/prometheus.yml >/dev/null 2>&1 && pass "promtool check config accepts exporters/prometheus.yml" ||
+	fail "promtool check config rejects exporters/prometheus.yml"
+
 # 5. Both formats of the live document.
 inb curl -s "http://127.0.0.1:$PORT/metrics" -o "$tmp/live.prom" -D "$tmp/live.hdr"
 if out=$(promtool check metrics <"$tmp/live.prom" 2>&1); then pass "promtool check metrics accepts the live text format"
