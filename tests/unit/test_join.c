@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The join on hand-built snapshots: flows get their QP and process from the
+ * QP table, and CNP flows are tied to the data flow they throttle by the
+ * netlink table, by ACKs on the host pair, or left with the host pair.
+ * Addresses are 10.0.0.N; the expected owners and targets are written by
+ * hand from the DCQCN roles (a CNP's dqpn is the data sender's QP).
+ */
+#include <string.h>
+#include "check.h"
+#include "nic.h"
+
+static void add(struct rt_snapshot *s, __u32 ifindex, __u8 dir, __u8 src, __u8 dst, __u32 dqpn,
+		__u64 pkts, __u64 cnp, __u64 ack)
+{
+	struct rt_flow *f = rt_snapshot_add_flow(s);
+
+	f->k.ifindex = ifindex;
+	f->k.dir = dir;
+	f->k.family = 4;
+	f->k.src[0] = 10, f->k.src[3] = src;
+	f->k.dst[0] = 10, f->k.dst[3] = dst;
+	f->k.dqpn = dqpn;
+	f->v.pkts = pkts;
+	f->v.cnp = cnp;
+	f->v.ack = ack;
+}
+
+/* Index of a flow in the sorted snapshot, by its key, or -2. */
+static int idx(const struct rt_snapshot *s, __u32 ifindex, __u8 dir, __u8 src, __u8 dst, __u32 dqpn)
+{
+	for (size_t i = 0; i < s->nflows; i++) {
+		const struct rt_flow_key *k = &s->flows[i].k;
+
+		if (k->ifindex == ifindex && k->dir == dir && k->src[3] == src && k->dst[3] == dst &&
+		    k->dqpn == dqpn)
+			return (int)i;
+	}
+	return -2;
+}
+
+static void qp(struct rt_qp_table *t, __u32 lqpn, __u32 rqpn, __u32 pid, const char *comm)
+{
+	struct rt_qp *q = &t->q[t->n++];
+
+	memset(q, 0, sizeof(*q));
+	snprintf(q->dev, sizeof(q->dev), "mlx5_0");
+	q->port = 1;
+	q->lqpn = lqpn;
+	q->rqpn = rqpn;
+	q->has_rqpn = 1;
+	q->type = 2;
+	q->state = 3;
+	q->pid = pid;
+	snprintf(q->comm, sizeof(q->comm), "%s", comm);
+}
+
+#define IN RT_DIR_INGRESS
+#define OUT RT_DIR_EGRESS
+
+/* The RP host 10.0.0.1 sends to 10.0.0.2 from QP 256 (to remote QP 512) and
+ * from QP 257 (to 768); CNPs come back to QP 256. */
+static void test_rp_host_netlink(void)
+{
+	struct rt_qp_table t = { 0 };
+	struct rt_qp qs[4];
+	struct rt_snapshot s;
+	int c, d, o;
+
+	t.q = qs;
+	t.cap = 4;
+	qp(&t, 256, 512, 4242, "ib_write_bw");
+	qp(&t, 257, 768, 5151, "nccl");
+	rt_snapshot_init(&s);
+	rt_snapshot_add_iface(&s, 3, "eth0", "native");
+	add(&s, 3, OUT, 1, 2, 512, 1000, 0, 0);		/* data, QP 256's */
+	add(&s, 3, OUT, 1, 2, 768, 500, 0, 0);		/* data, QP 257's */
+	add(&s, 3, IN, 2, 1, 256, 50, 30, 20);		/* CNPs and ACKs to QP 256 */
+	rt_snapshot_sort(&s);
+	rt_join(&s, &t);
+
+	c = idx(&s, 3, IN, 2, 1, 256);
+	d = idx(&s, 3, OUT, 1, 2, 512);
+	o = idx(&s, 3, OUT, 1, 2, 768);
+	CHECK(c >= 0 && d >= 0 && o >= 0, "flows present");
+	if (c < 0 || d < 0 || o < 0)
+		return;
+	CHECK_EQ(s.flows[c].attr, RT_ATTR_NETLINK);
+	CHECK_EQ(s.flows[c].throttles, d);
+	CHECK_EQ(s.flows[c].lqpn, 256);
+	CHECK_EQ(s.flows[c].rqpn, 512);
+	CHECK_EQ(s.flows[c].pid, 4242);
+	CHECK(!strcmp(s.flows[c].comm, "ib_write_bw"), "comm %s", s.flows[c].comm);
+	/* data flows: their local QP and owner; not CNP flows */
+	CHECK_EQ(s.flows[d].lqpn, 256);
+	CHECK_EQ(s.flows[d].pid, 4242);
+	CHECK_EQ(s.flows[d].attr, RT_ATTR_NONE);
+	CHECK_EQ((__u32)s.flows[d].throttles, (__u32)-1);
+	CHECK_EQ(s.flows[o].lqpn, 257);
+	CHECK_EQ(s.flows[o].pid, 5151);
+	CHECK(!strcmp(s.flows[o].comm, "nccl"), "comm %s", s.flows[o].comm);
+	rt_snapshot_free(&s);
+	TEST_END("join_rp_host_netlink");
+}
+
+/* The NP host 10.0.0.2 receives into its QP 1280 from remote QP 256 on
+ * 10.0.0.1 and sends the CNPs out to QP 256. */
+static void test_np_host_netlink(void)
+{
+	struct rt_qp_table t = { 0 };
+	struct rt_qp qs[2];
+	struct rt_snapshot s;
+	int c, d;
+
+	t.q = qs;
+	t.cap = 2;
+	qp(&t, 1280, 256, 777, "server");
+	rt_snapshot_init(&s);
+	rt_snapshot_add_iface(&s, 5, "eth1", "native");
+	add(&s, 5, IN, 1, 2, 1280, 2000, 0, 0);		/* data into QP 1280 */
+	add(&s, 5, OUT, 2, 1, 256, 40, 40, 0);		/* CNPs out to QP 256 */
+	add(&s, 5, IN, 3, 2, 99, 10, 0, 0);		/* another host, unknown QP */
+	rt_snapshot_sort(&s);
+	rt_join(&s, &t);
+	c = idx(&s, 5, OUT, 2, 1, 256);
+	d = idx(&s, 5, IN, 1, 2, 1280);
+	CHECK(c >= 0 && d >= 0, "flows present");
+	if (c < 0 || d < 0)
+		return;
+	CHECK_EQ(s.flows[c].attr, RT_ATTR_NETLINK);
+	CHECK_EQ(s.flows[c].throttles, d);
+	CHECK_EQ(s.flows[c].lqpn, 1280);
+	CHECK_EQ(s.flows[c].pid, 777);
+	CHECK_EQ(s.flows[d].lqpn, 1280);
+	CHECK_EQ(s.flows[d].rqpn, 256);
+	CHECK(!strcmp(s.flows[d].comm, "server"), "comm %s", s.flows[d].comm);
+	d = idx(&s, 5, IN, 3, 2, 99);
+	CHECK_EQ(s.flows[d].pid, 0);
+	CHECK_EQ(s.flows[d].lqpn, 0);
+	rt_snapshot_free(&s);
+	TEST_END("join_np_host_netlink");
+}
+
+/*
+ * No QP table (a capture, a mirror port): on interface 1, ingress,
+ *  pair .1/.2: data .1->.2 to QP 512, and .2->.1 to QP 256 with CNPs and
+ *              ACKs: the ACKs show 256 is the requester of the only data QP
+ *              on the pair -> RT_ATTR_ACK, the data flow on interface 1 (the
+ *              same QP is also seen on interface 2);
+ *  pair .3/.4: data .3->.4, CNPs .4->.3 but no ACK -> host pair;
+ *  pair .5/.6: two data QPs .5->.6, CNPs + ACKs .6->.5 -> ambiguous, host pair.
+ */
+static void test_ack_and_hostpair(const struct rt_qp_table *t, const char *name)
+{
+	struct rt_snapshot s;
+	int c1, d1, c2, c3;
+
+	rt_snapshot_init(&s);
+	add(&s, 2, IN, 1, 2, 512, 700, 0, 0);		/* same QP seen elsewhere */
+	add(&s, 1, IN, 1, 2, 512, 1000, 0, 0);
+	add(&s, 1, IN, 2, 1, 256, 60, 10, 50);
+	add(&s, 1, IN, 3, 4, 1024, 300, 0, 0);
+	add(&s, 1, IN, 4, 3, 1536, 5, 5, 0);
+	add(&s, 1, IN, 5, 6, 1792, 100, 0, 0);
+	add(&s, 1, IN, 5, 6, 1793, 100, 0, 0);
+	add(&s, 1, IN, 6, 5, 2048, 30, 10, 20);
+	for (size_t i = 0; i < s.nflows; i++)
+		s.flows[i].throttles = 0;	/* what a zeroed row says: rt_join must set -1 */
+	rt_snapshot_sort(&s);
+	rt_join(&s, t);
+	c1 = idx(&s, 1, IN, 2, 1, 256);
+	d1 = idx(&s, 1, IN, 1, 2, 512);
+	c2 = idx(&s, 1, IN, 4, 3, 1536);
+	c3 = idx(&s, 1, IN, 6, 5, 2048);
+	CHECK(c1 >= 0 && d1 >= 0 && c2 >= 0 && c3 >= 0, "flows present");
+	if (c1 < 0 || d1 < 0 || c2 < 0 || c3 < 0)
+		return;
+	CHECK_EQ(s.flows[c1].attr, RT_ATTR_ACK);
+	CHECK_EQ(s.flows[c1].throttles, d1);
+	CHECK_EQ(s.flows[c2].attr, RT_ATTR_HOSTPAIR);
+	CHECK_EQ((__u32)s.flows[c2].throttles, (__u32)-1);
+	CHECK_EQ(s.flows[c3].attr, RT_ATTR_HOSTPAIR);
+	CHECK_EQ((__u32)s.flows[c3].throttles, (__u32)-1);
+	for (size_t i = 0; i < s.nflows; i++) {
+		if (!s.flows[i].v.cnp) {
+			CHECK_EQ(s.flows[i].attr, RT_ATTR_NONE);
+			CHECK_EQ((__u32)s.flows[i].throttles, (__u32)-1);
+		}
+		CHECK_EQ(s.flows[i].pid, 0);
+	}
+	rt_snapshot_free(&s);
+	TEST_END(name);
+}
+
+/* Two local QPs talk to the same remote QP number on two hosts: only the CM
+ * ID addresses tell which one an egress flow belongs to. */
+static void test_owner_by_address(void)
+{
+	struct rt_qp_table t = { 0 };
+	struct rt_qp qs[2];
+	struct rt_snapshot s;
+	int f;
+
+	t.q = qs;
+	t.cap = 2;
+	qp(&t, 256, 512, 1, "a");
+	qp(&t, 300, 512, 2, "b");
+	rt_snapshot_init(&s);
+	add(&s, 1, OUT, 1, 9, 512, 10, 0, 0);
+	rt_snapshot_sort(&s);
+	rt_join(&s, &t);
+	CHECK_EQ(s.flows[0].pid, 0);	/* ambiguous without addresses */
+	for (int i = 0; i < 2; i++) {
+		qs[i].family = 4;
+		qs[i].src[0] = 10, qs[i].src[3] = 1;
+		qs[i].dst[0] = 10, qs[i].dst[3] = i ? 9 : 2;
+	}
+	rt_join(&s, &t);
+	f = idx(&s, 1, OUT, 1, 9, 512);
+	CHECK_EQ(s.flows[f].pid, 2);
+	CHECK_EQ(s.flows[f].lqpn, 300);
+	rt_snapshot_free(&s);
+	TEST_END("join_owner_by_address");
+}
+
+int main(void)
+{
+	struct rt_qp_table other = { 0 };
+	struct rt_qp q[1];
+
+	test_rp_host_netlink();
+	test_np_host_netlink();
+	test_ack_and_hostpair(NULL, "join_ack_and_hostpair_without_table");
+	/* a table that knows none of these QPs changes nothing */
+	other.q = q;
+	other.cap = 1;
+	qp(&other, 9999, 8888, 1, "x");
+	test_ack_and_hostpair(&other, "join_ack_and_hostpair_unknown_qps");
+	test_owner_by_address();
+	return TEST_EXIT();
+}
