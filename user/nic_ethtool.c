@@ -167,7 +167,7 @@ int rt_ethtool_keep(const char *name)
 	static const char *const pat[] = { "pause", "prio", "pfc", "ecn", "cnp", "discard" };
 
 	for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++)
-		if (strstr(name, pat[i]))
+		if (strcasestr(name, pat[i]))
 			return 1;
 	return 0;
 }

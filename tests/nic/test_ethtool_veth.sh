@@ -50,4 +50,16 @@ elif grep -q "Operation not supported" "$tmp.lo"; then
 else
 	echo "FAIL $name: $(cat "$tmp.lo")"; fail=1
 fi
+
+# The standard pause statistics through ethtool netlink: veth has none, and
+# the reader must say so as `ethtool -I -a` does.
+name=ethtool_pause_netlink_veth
+want=$(ip netns exec $ns ethtool -I -a $a 2>&1)
+got=$(ip netns exec $ns "$BIN" --pause $a 2>&1)
+if [[ "$want" == *"Operation not supported"* ]]; then
+	if [[ "$got" == *"Operation not supported"* ]]; then echo "PASS $name"
+	else echo "FAIL $name: ethtool says '$want', the reader '$got'"; fail=1; fi
+else
+	echo "SKIP $name: this kernel's veth answers pause requests: $want"
+fi
 exit $fail
