@@ -619,7 +619,7 @@ static void draw_detail(struct tui *t, int y, int h)
 				snprintf(a, sizeof(a), "%.2f%% %llu", tot->pkts ? 100.0 * tot->ecn[RT_ECN_CE] / tot->pkts : 0.0,
 					 (unsigned long long)totc[m]);
 			else if (m == 1)
-				snprintf(a, sizeof(a), "%.3f GB", totc[m] / 1e9);
+				snprintf(a, sizeof(a), "%sB", rt_fmt_si(totc[m], line, 16));
 			else
 				snprintf(a, sizeof(a), "%llu", (unsigned long long)totc[m]);
 			snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", names[m], cols[0], cols[1],
@@ -1283,13 +1283,16 @@ static int drain_keys(struct tui *t, struct rt_ctl *ctl)
 	int key, n = 0, rd = RD_NONE;
 
 	while (!ctl->quit && (key = getch()) != ERR) {
+		int r = dispatch(t, ctl, key);
+
 		n++;
-		rd |= dispatch(t, ctl, key);
+		/* new rows at once: the next key (Home, Enter) acts on them */
+		if ((r & RD_ROWS) == RD_ROWS)
+			rebuild_rows(t);
+		rd |= r;
 	}
 	if (ctl->quit)
 		return n;
-	if ((rd & RD_ROWS) == RD_ROWS)
-		rebuild_rows(t);
 	if (rd)
 		draw(t);
 	return n;

@@ -611,9 +611,7 @@ void tui_sparkline(const double *v, int n, int utf8, char *buf, size_t len)
 		if (lvl > 7)
 			lvl = 7;
 		if (utf8) {
-			s = v[i] > 0 || max == 0 ? blocks[lvl] : " ";
-			if (max == 0)
-				s = blocks[0];
+			s = blocks[lvl];
 		} else {
 			one[0] = v[i] > 0 ? ascii[lvl] : '_';
 			s = one;
