@@ -202,7 +202,7 @@ static void test_ipv6(void)
 /* emit() while scrapers run: it only waits for a pointer swap. */
 struct load {
 	int port;
-	volatile int stop;
+	int stop;		/* __atomic */
 	long ok, bad;
 };
 
@@ -211,7 +211,7 @@ static void *scraper(void *arg)
 	struct load *l = arg;
 	static __thread char buf[1 << 20];
 
-	while (!l->stop) {
+	while (!__atomic_load_n(&l->stop, __ATOMIC_RELAXED)) {
 		int st = http(AF_INET, l->port, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
 			      buf, sizeof(buf));
 
@@ -270,7 +270,7 @@ static void test_emit_under_load(void)
 			worst = dt;
 		usleep(2000);
 	}
-	l.stop = 1;
+	__atomic_store_n(&l.stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < 8; i++)
 		pthread_join(th[i], NULL);
 	printf("  200 emits under 8 scrapers: mean %.1f us, worst %.1f us; %ld scrapes ok, %ld failed\n",
