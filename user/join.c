@@ -17,6 +17,7 @@
  * Runs after the snapshot is sorted: throttles is an index into flows[].
  */
 #include <string.h>
+#include "join.h"
 #include "nic.h"
 
 static int is_data(const struct rt_flow_val *v)

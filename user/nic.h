@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <linux/ethtool.h>
 #include "snapshot.h"
+#include "join.h"
 
 /* ---- RDMA ports (user/nic_verbs.c, user/nic_sysfs.c) ---- */
 
@@ -134,17 +135,7 @@ int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t);
  * NETLINK_RDMA into t (cleared first). 0 or -errno. */
 int rt_rdma_nl_dump(struct rt_qp_table *t);
 
-/* ---- the join (user/join.c) ---- */
-
-/*
- * Give each flow of s its local QP, pid and comm from qps (may be NULL), and
- * tie each flow carrying CNPs to the data flow it throttles, in DESIGN.md's
- * order: the netlink QP table (RT_ATTR_NETLINK), QPs learnt from the ACKs on
- * the same host pair (RT_ATTR_ACK), otherwise the host pair (RT_ATTR_HOSTPAIR,
- * throttles -1). Works on any sorted snapshot, live or from files; flows that
- * carry no CNP get attr RT_ATTR_NONE and throttles -1.
- */
-void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps);
+/* ---- the join (user/join.c): see join.h ---- */
 
 /* ---- the whole NIC source (user/nic.c) ---- */
 
