@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# bench/pcap.sh BUILD: packets per second of `rocetop -r` on a capture of a
+# million RoCEv2 packets, beside a bare libpcap read loop (bench/pcap_loop.c)
+# and tshark computing the same per-flow counts (on 100k packets, scaled: say so).
+# Targets: rocetop >= 50x tshark and >= 0.5x the bare loop.
+set -u
+BUILD=${1:-build}
+cd "$(dirname "$0")/.."
+N=${RT_BENCH_PKTS:-1000000}
+NT=${RT_BENCH_TSHARK_PKTS:-100000}
+D=$(mktemp -d /tmp/rto-bench.XXXXXX)
+trap 'rm -rf "$D"' EXIT
+for b in "$BUILD/bench/pcap_gen" "$BUILD/bench/pcap_loop" "$BUILD/rocetop"; do
+	[ -x "$b" ] || { echo "bench/pcap.sh: $b is missing; run make BUILD=$BUILD bench" >&2; exit 1; }
+done
+now() { date +%s.%N; }
+rate() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { d = b - a; if (d <= 0) d = 1e-9; printf "%.0f", n / d }'; }
+best() {	# runs a command 3 times, prints the best wall time in seconds
+	local i t0 t1 b=""
+	for i in 1 2 3; do
+		t0=$(now); "$@" >/dev/null 2>&1 || { echo fail; return; }; t1=$(now)
+		b=$(awk -v b="$b" -v d="$(awk -v a="$t0" -v c="$t1" 'BEGIN { print c - a }')" 'BEGIN { print (b == "" || d < b) ? d : b }')
+	done
+	echo "$b"
+}
+"$BUILD/bench/pcap_gen" "$D/big.pcap" "$N" 1000 || exit 1
+"$BUILD/bench/pcap_gen" "$D/small.pcap" "$NT" 1000 || exit 1
+cat "$D/big.pcap" >/dev/null	# page cache
+
+t_loop=$(best "$BUILD/bench/pcap_loop" "$D/big.pcap")
+t_rt=$(best "$BUILD/rocetop" -r "$D/big.pcap" -D -q --csv "$D/csv")
+[ "$t_loop" = fail ] || [ "$t_rt" = fail ] && { echo "bench/pcap.sh: a run failed" >&2; exit 1; }
+if command -v tshark >/dev/null; then
+	t0=$(now)
+	tshark -r "$D/small.pcap" -d udp.port==4791,infiniband -T fields -e ip.src -e ip.dst \
+		-e infiniband.bth.destqp -e infiniband.bth.opcode -e ip.dsfield.ecn 2>/dev/null |
+		sort | uniq -c >"$D/tshark.txt"
+	t1=$(now)
+	pps_ts=$(rate "$NT" "$t0" "$t1")
+else
+	pps_ts=0
+fi
+pps_loop=$(awk -v n="$N" -v t="$t_loop" 'BEGIN { printf "%.0f", n / t }')
+pps_rt=$(awk -v n="$N" -v t="$t_rt" 'BEGIN { printf "%.0f", n / t }')
+echo "pcap read, $N packets of 78-106 bytes, 1000 flows (best of 3):"
+printf "  %-34s %12s pkts/s\n" "bare libpcap loop (pcap_next_ex)" "$pps_loop"
+printf "  %-34s %12s pkts/s\n" "rocetop -r --csv" "$pps_rt"
+if [ "$pps_ts" != 0 ]; then
+	printf "  %-34s %12s pkts/s  (measured on %s packets, rate scaled)\n" "tshark fields | sort | uniq -c" "$pps_ts" "$NT"
+	awk -v a="$pps_rt" -v b="$pps_ts" 'BEGIN { printf "  rocetop / tshark   = %.1fx  (target >= 50x)%s\n", a / b, (a / b >= 50) ? "" : "  BELOW TARGET" }'
+else
+	echo "  tshark: not installed"
+fi
+awk -v a="$pps_rt" -v b="$pps_loop" 'BEGIN { printf "  rocetop / bare loop = %.2f  (target >= 0.5)%s\n", a / b, (a / b >= 0.5) ? "" : "  BELOW TARGET" }'
