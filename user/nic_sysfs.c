@@ -366,5 +366,8 @@ int rt_sysfs_read_counters(const char *root, const struct rt_rdma_ports *ps,
 			return r;
 		total += r;
 	}
+	/* Name the bad counter from the device on: the root is on the screen already. */
+	if (*nbad && !strncmp(bad, ib, strlen(ib)) && bad[strlen(ib)] == '/')
+		memmove(bad, bad + strlen(ib) + 1, strlen(bad + strlen(ib) + 1) + 1);
 	return total;
 }

@@ -212,6 +212,7 @@ static void test_mixed_host(void)
 	/* one note for both unreadable counters, and the rest is there */
 	CHECK_EQ(s.nnotes, 1);
 	CHECK(strstr(s.notes[0], "2 RDMA counters unreadable") != NULL, "note: %s", s.notes[0]);
+	CHECK(strstr(s.notes[0], "e.g. bnxt_re0/ports/1/hw_counters/r") != NULL, "note: %s", s.notes[0]);
 	rt_nic_free(n);
 	rt_snapshot_free(&s);
 	TEST_END("nic_sysfs_mixed_host");
