@@ -791,7 +791,7 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 		return stop(r, "is damaged (a block does not match its layout)");
 	r->off += BLK_HDR + zlen;
 	r->nblocks++;
-	rt_snapshot_sort(s);
+	/* Stored as the sinks saw it: sorted, with throttles indexing that order. */
 	return 1;
 }
 
