@@ -32,21 +32,38 @@ static double rate(__u64 n, double secs)
 	return secs > 0 ? n / secs : (double)n;
 }
 
+static const char *scope_source(__u8 scope)
+{
+	switch (scope) {
+	case RT_SCOPE_HW_PORT: return "hw_counters";
+	case RT_SCOPE_PORT: return "counters";
+	case RT_SCOPE_HW_DEV: return "dev_hw_counters";
+	case RT_SCOPE_ETHTOOL: return "ethtool";
+	}
+	return "?";
+}
+
+/* The NIC's counters that moved, congestion counters first; each row says
+ * where its number came from. */
 static void print_ports(const struct rt_delta *d, double secs)
 {
 	size_t i, shown = 0;
+	int pass;
 
-	for (i = 0; i < d->nports; i++) {
-		const struct rt_port_ctr *c = d->ports[i].c;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < d->nports; i++) {
+			const struct rt_port_ctr *c = d->ports[i].c;
 
-		if (!c->congestion && !d->ports[i].d)
-			continue;
-		if (!shown++)
-			printf("NIC counters (source: %s)\n  %-12s %-4s %-10s %-34s %14s %12s\n",
-			       "sysfs/ethtool", "DEVICE", "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC");
-		printf("  %-12s %-4u %-10s %-34s %14llu %12.1f\n", c->dev[0] ? c->dev : "-", c->port,
-		       c->netdev[0] ? c->netdev : "-", c->name, (unsigned long long)c->value,
-		       rate(d->ports[i].d, secs));
+			if ((c->congestion ? 0 : 1) != pass || (!d->ports[i].d && !(c->congestion && c->value)))
+				continue;
+			if (!shown++)
+				printf("NIC counters\n  %-12s %-4s %-10s %-34s %14s %12s  %s\n", "DEVICE",
+				       "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC", "SOURCE");
+			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s\n", c->dev[0] ? c->dev : "-",
+			       c->port, c->netdev[0] ? c->netdev : "-", c->name,
+			       (unsigned long long)c->value, rate(d->ports[i].d, secs),
+			       scope_source(c->scope));
+		}
 	}
 }
 
@@ -109,7 +126,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	for (i = 0, n = 0; i < d->nflows; i++)
 		if (d->flows[i].d.pkts)
 			b->order[n++] = &d->flows[i];
-	qsort(b->order, n, sizeof(*b->order), cmp_congestion);
+	if (n > 1)
+		qsort(b->order, n, sizeof(*b->order), cmp_congestion);
 	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s\n", "IFACE", "DIR", "SRC",
 	       "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s");
 	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include "join.h"
 #include "log.h"
 #include "sink.h"
 #include "source.h"
@@ -327,6 +328,8 @@ static int step(struct loop *L, const struct rt_opts *o, int emit)
 		return r;
 	if (L->nic)
 		rt_nic_collect(L->nic, next);
+	else if (L->src->live)
+		rt_join(next, NULL);	/* CNP attribution from ACKs and host pairs */
 	if (!L->file_start_ns)
 		L->file_start_ns = next->time_ns;
 	if (rt_delta_compute(&L->delta, prev, next)) {
