@@ -37,6 +37,7 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "../bpf/count.h"
 #pragma GCC diagnostic pop
+#include "join.h"
 #include "log.h"
 #include "record.h"
 
@@ -435,6 +436,7 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 		f->v = s->tab[i].v;
 	}
 	rt_snapshot_sort(snap);
+	rt_join(snap, NULL);	/* CNPs tied to data flows through ACKs, as live */
 	s->end += s->interval_ns;
 	return 1;
 }
