@@ -360,6 +360,9 @@ static int seek(struct loop *L, const struct rt_opts *o, double to)
 	if (!L->src->rewind || L->src->rewind(L->src))
 		return 0;
 	L->have_prev = 0;
+	/* Within the first interval: the caller's next step shows the first snapshot. */
+	if (to < o->interval - 1e-9)
+		return 1;
 	do {
 		r = step(L, o, 0);
 	} while (r > 0 && (L->snaps[L->cur].time_ns - L->file_start_ns) / 1e9 + 1e-9 < to - o->interval);
