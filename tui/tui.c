@@ -54,6 +54,7 @@ struct tui {
 	struct rt_ctl seen;
 	char msg[160];
 	int have_snap;
+	double file_interval;	/* capture time per snapshot of a file (-d) */
 };
 
 static int tui_active;
@@ -185,9 +186,8 @@ static void draw_header(struct tui *t, int *yp)
 	int y = *yp, off;
 
 	/* 1: time, source, interval, state */
-	off = snprintf(line, sizeof(line), "rocetop %s  %s  every %gs",
-		       t->have_snap ? rt_fmt_clock(s->time_ns, a, sizeof(a)) : "--:--:--",
-		       t->have_snap ? s->source : "(waiting for the first snapshot)", t->seen.interval);
+	off = snprintf(line, sizeof(line), "rocetop %s  every %gs",
+		       t->have_snap ? rt_fmt_clock(s->time_ns, a, sizeof(a)) : "--:--:--", t->seen.interval);
 	if (t->seen.is_file && t->have_snap)
 		off += snprintf(line + off, sizeof(line) - off, "  pos %.1fs x%g%s",
 				(s->time_ns - t->data.first_time_ns) / 1e9, t->seen.speed,
@@ -196,7 +196,9 @@ static void draw_header(struct tui *t, int *yp)
 		off += snprintf(line + off, sizeof(line) - off, "  [PAUSED]");
 	if (t->totals)
 		off += snprintf(line + off, sizeof(line) - off, "  [TOTALS]");
-	snprintf(line + off, sizeof(line) - off, "  view %s", view_names[t->view]);
+	/* the source last: a long path is what the width cuts */
+	snprintf(line + off, sizeof(line) - off, "  view %s  %s", view_names[t->view],
+		 t->have_snap ? s->source : "(waiting for the first snapshot)");
 	put_attr(y++, 0, line, A_BOLD);
 
 	/* 2: wire totals and rates */
@@ -1065,7 +1067,9 @@ static int act_seek(struct tui *t, struct rt_ctl *ctl, int key)
 	if (key == 'g')
 		to = 0;
 	else
-		to = position(t) + (key == ']' ? 10 : -10) * ctl->interval;
+		/* presses before the loop got to the last one add up */
+		to = (ctl->seek_to > 0 ? ctl->seek_to : position(t)) +
+		     (key == ']' ? 10 : -10) * t->file_interval;
 	/* seek_to > 0 asks the loop to rewind; the start is the smallest such time */
 	ctl->seek_to = to > 1e-6 ? to : 1e-6;
 	snprintf(t->msg, sizeof(t->msg), "seek to %.1fs", to > 0 ? to : 0);
@@ -1392,6 +1396,7 @@ struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
 		snprintf(t->filter, sizeof(t->filter), "%s", o->filter);
 	t->seen.interval = o->interval;
 	t->seen.speed = o->speed;
+	t->file_interval = o->interval;
 
 	setlocale(LC_ALL, "");
 	t->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");

@@ -91,7 +91,7 @@ wait_for 'RoCE 78 pkts' || bad tui_totals "the header never showed 78 RoCE packe
 expect_line tui_header_roce '^wire  RoCE 78 pkts .* CE 12\.82% \(10\)  CNP 6  NAK 4  RNR 3$'
 expect_line tui_header_flows '^flows 4  evicted 0 '
 expect_line tui_header_pfc '^PFC  p3 7 xon 2 paused '
-expect_line tui_header_source "^rocetop [0-9:]{8}  ${N}a  every 0\.5s  \[TOTALS\]  view flows"
+expect_line tui_header_source "^rocetop [0-9:]{8}  every 0\.5s  \[TOTALS\]  view flows  ${N}a$"
 # default order: congestion (CE + CNP + NAK + RNR): A 10, C 7, CNPs 6, B 0
 expect_qps tui_sort_congestion '0x000abc 0x000456 0x000345 0x000222'
 expect_line tui_row_a '^10\.77\.0\.2 +10\.77\.0\.1 +0x000abc in +40 +4\.88k +10 +0 +0$'
