@@ -275,24 +275,49 @@ static void draw_header(struct tui *t, int *yp)
 	}
 	put(y++, 0, line);
 
-	/* 5: the NIC's congestion counters, beside the wire's */
+	/* 5: the NIC's congestion counters, beside the wire's: summed over ports,
+	 * the DCQCN ones first, then the others that moved */
 	{
+		static const char *const key[] = { "np_ecn_marked_roce_packets", "np_cnp_sent",
+						   "rp_cnp_handled", "out_of_sequence", "packet_seq_err" };
+		static const char *const shortn[] = { "ecn_marked", "cnp_sent", "cnp_handled", "oos",
+						      "seq_err" };
+		const size_t nkey = sizeof(key) / sizeof(key[0]);
 		int any = 0;
 
 		off = snprintf(line, sizeof(line), "nic   ");
-		for (size_t i = 0; i < D->nports && off < (int)sizeof(line) - 1; i++) {
-			const struct rt_port_ctr *pc = D->ports[i].c;
-			const char *n = pc->name;
-			__u64 v = t->totals ? pc->value : D->ports[i].d;
+		for (size_t pass = 0; pass <= nkey && off < (int)sizeof(line) - 1; pass++) {
+			for (size_t i = 0; i < D->nports && off < (int)sizeof(line) - 1; i++) {
+				const struct rt_port_ctr *pc = D->ports[i].c;
+				const char *n = pc->name;
+				__u64 v = 0;
+				int dup = 0;
 
-			if (!pc->congestion)
-				continue;
-			any = 1;
-			if (!strncmp(n, "np_", 3) || !strncmp(n, "rp_", 3))
-				n += 3;
-			off += snprintf(line + off, sizeof(line) - off, "%s%s%s %s%s  ", pc->dev,
-					pc->dev[0] ? ":" : "", n, num(v, secs, a, sizeof(a)),
-					secs > 0 ? "/s" : "");
+				if (!pc->congestion)
+					continue;
+				if (pass < nkey ? strcmp(n, key[pass]) : 0)
+					continue;
+				if (pass == nkey) {	/* the rest: once each, and only if it moved */
+					for (size_t k = 0; k < nkey; k++)
+						dup |= !strcmp(n, key[k]);
+					for (size_t j = 0; j < i; j++)
+						dup |= !strcmp(D->ports[j].c->name, n);
+					if (dup || (!t->totals && !D->ports[i].d))
+						continue;
+				} else {
+					for (size_t j = 0; j < i; j++)
+						dup |= !strcmp(D->ports[j].c->name, n);
+					if (dup)
+						continue;
+				}
+				for (size_t j = i; j < D->nports; j++)
+					if (!strcmp(D->ports[j].c->name, n))
+						v += t->totals ? D->ports[j].c->value : D->ports[j].d;
+				any = 1;
+				off += snprintf(line + off, sizeof(line) - off, "%s %s%s  ",
+						pass < nkey ? shortn[pass] : n, num(v, secs, a, sizeof(a)),
+						secs > 0 ? "/s" : "");
+			}
 		}
 		if (any)
 			put(y++, 0, line);
@@ -475,10 +500,15 @@ static void draw_ports(struct tui *t, int y, int h)
 	const struct rt_delta *D = &t->data.iv;
 	double secs = t->data.iv.secs;
 	char line[512], a[16];
-	int r = 0;
+	int r = 0, cw = COLS - 53;
 
-	snprintf(line, sizeof(line), "%-10s %4s %-10s %-8s %-34s %14s %9s", "DEVICE", "PORT", "NETDEV",
-		 "FROM", "COUNTER (* congestion)", "VALUE", "PER SEC");
+	/* the counter's name takes what the numbers leave */
+	if (cw < 16)
+		cw = 16;
+	if (cw > 40)
+		cw = 40;
+	snprintf(line, sizeof(line), "%-8s %2s %-8s %-7s %-*s %13s %9s", "DEVICE", "PT", "NETDEV", "FROM",
+		 cw, "COUNTER (* congestion)", "VALUE", "PER SEC");
 	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
 	h--;
 	t->table_y = y;
@@ -492,9 +522,9 @@ static void draw_ports(struct tui *t, int y, int h)
 		char name[72];
 
 		snprintf(name, sizeof(name), "%s%s", c->congestion ? "*" : " ", c->name);
-		snprintf(line, sizeof(line), "%-10s %4u %-10s %-8s %-34s %14llu %9s",
+		snprintf(line, sizeof(line), "%-8.8s %2u %-8.8s %-7s %-*.*s %13llu %9s",
 			 c->dev[0] ? c->dev : "-", c->port, c->netdev[0] ? c->netdev : "-",
-			 scope_name(c->scope), name, (unsigned long long)c->value,
+			 scope_name(c->scope), cw, cw, name, (unsigned long long)c->value,
 			 secs > 0 ? rt_fmt_si(D->ports[i].d / secs, a, sizeof(a)) : "-");
 		put_attr(y + r++, 0, line, c->congestion && D->ports[i].d ? sev_attr(t, 1) : 0);
 	}
