@@ -213,6 +213,9 @@ static int ensure_batch(struct live *l, __u32 n)
 
 typedef void (*entry_fn)(struct live *l, struct rt_snapshot *s, const void *key, const void *vals);
 
+/* How many rows the table entry_fn fills has, to undo a partial batch read. */
+static size_t *rows_of(struct rt_snapshot *s, entry_fn fn);
+
 /*
  * Visit every entry of a per-CPU hash map: batch lookups where the kernel has
  * them, get_next_key otherwise.
@@ -224,6 +227,8 @@ static int read_map(struct live *l, int fd, size_t ksz, size_t vsz, __u32 max,
 	char in[64], out[64], key[64], next[64];
 	void *inp = NULL;
 	int err;
+
+	size_t start = *rows_of(s, fn);
 
 	if (ensure_batch(l, chunk))
 		return -ENOMEM;
@@ -248,7 +253,7 @@ static int read_map(struct live *l, int fd, size_t ksz, size_t vsz, __u32 max,
 			inp = in;
 		}
 		/* fall through to the slow path from the start */
-		s->nflows = 0;
+		*rows_of(s, fn) = start;
 	}
 	err = bpf_map_get_next_key(fd, NULL, next);
 	while (!err) {
@@ -281,6 +286,11 @@ static void if_entry(struct live *l, struct rt_snapshot *s, const void *key, con
 	sum_if(l, vals, &d->v);
 }
 
+static size_t *rows_of(struct rt_snapshot *s, entry_fn fn)
+{
+	return fn == flow_entry ? &s->nflows : &s->nifs;
+}
+
 /* Remove flows idle for longer than the timeout; their last counts are in s. */
 static void evict(struct live *l, struct rt_snapshot *s)
 {
@@ -289,7 +299,10 @@ static void evict(struct live *l, struct rt_snapshot *s)
 	size_t i;
 
 	for (i = 0; i < s->nflows; i++) {
-		if (s->mono_ns - s->flows[i].v.last_ns > limit &&
+		__u64 last = s->flows[i].v.last_ns;
+
+		/* A packet counted while the maps were read is newer than mono_ns. */
+		if (last < s->mono_ns && s->mono_ns - last > limit &&
 		    !bpf_map_delete_elem(fd, &s->flows[i].k))
 			l->evicted++;
 	}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# --flow-timeout: flows idle past the timeout leave the kernel table, each
+# counted once as evicted, after their counts were reported; nothing is
+# evicted while traffic flows.
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+PY=${PYTHON:-/usr/bin/python3}
+A=rtv$$a B=rtv$$b IFA=rtv$$x IFB=rtv$$y
+tmp=$(mktemp -d)
+cleanup() { kill -9 "${rt:-0}" 2>/dev/null; ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP evict: needs root"; exit 0; fi
+ip netns add "$A" && ip netns add "$B" &&
+ip link add "$IFA" netns "$A" type veth peer name "$IFB" netns "$B" &&
+ip -n "$A" link set "$IFA" up && ip -n "$B" link set "$IFB" up && ip -n "$A" link set lo up ||
+	{ echo "FAIL evict: cannot build the namespaces"; exit 1; }
+ip netns exec "$B" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+ip netns exec "$A" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+
+# Steady traffic for 2 s, then silence: idle flows go after 0.8 s.
+ip netns exec "$B" "$ROCETOP" -i "$IFB" -b --top 0 -d 0.2 --flow-timeout 0.8 -n 25 --no-egress --csv "$tmp/csv" >"$tmp/out" 2>"$tmp/err" &
+rt=$!
+for _ in $(seq 50); do grep -q '^rocetop ' "$tmp/out" && break; sleep 0.1; done
+ip netns exec "$A" "$PY" - "$IFA" <<'PY' >"$tmp/sent" 2>/dev/null
+import sys, time
+from scapy.all import Ether, IP, UDP, Raw, sendp, conf
+from scapy.contrib.roce import BTH
+conf.verb = 0
+frames = [Ether(dst="02:00:00:00:00:02") / IP(src=f"10.98.0.{q + 1}", dst="10.98.0.100", tos=2) /
+          UDP(sport=50000 + q, dport=4791) / BTH(opcode=0x0a, dqpn=0x40 + q) / Raw(b"\0" * 64) for q in range(5)]
+end = time.time() + 2.0
+n = 0
+while time.time() < end:
+    sendp(frames, iface=sys.argv[1])
+    n += 1
+    time.sleep(0.02)
+print(len(frames), n * len(frames))
+PY
+wait $rt; rc=$?
+read nflows npkts <"$tmp/sent"
+tables=$(grep -c '^rocetop ' "$tmp/out")
+# Each table's header line: "RoCE ... flows F  evicted E"
+grep -o 'flows [0-9]*  evicted [0-9]*' "$tmp/out" >"$tmp/fe"
+last=$(tail -1 "$tmp/fe")
+busy=$(grep -c "^flows $nflows  evicted 0$" "$tmp/fe")
+values=$(awk '{print $4}' "$tmp/fe" | uniq | tr '\n' ' ')
+if [ $rc = 0 ] && [ "$last" = "flows 0  evicted $nflows" ] && [ "$values" = "0 $nflows " ] && [ "$busy" -ge 8 ]; then
+	echo "PASS evict: $nflows idle flows evicted once each after the timeout, none in $busy busy intervals"
+else
+	echo "FAIL evict: rc=$rc tables=$tables last='$last' evicted over time: $values busy=$busy"
+	exit 1
+fi
+# Nothing sent was lost to eviction: flows.csv adds up to what was sent.
+total=$(awk -F, 'NR > 1 && $3 == "ingress" && $4 ~ /^10\.98\.0\./ {s += $7} END {print s + 0}' "$tmp/csv/flows.csv")
+if [ "$total" = "$npkts" ]; then echo "PASS evict: every packet sent was reported before its flow was evicted ($npkts)"
+else echo "FAIL evict: flows.csv holds $total packets, sent $npkts"; exit 1; fi
