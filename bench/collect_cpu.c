@@ -190,21 +190,6 @@ static __u32 floor_read(int fd, void *keys, void *vals)
 }
 
 /*
- * rt_opts_defaults() lives in user/main.c, which is not in librocetop.a; the
- * same defaults here (main.c's, for the fields an interval reads).
- */
-static void opts_defaults(struct rt_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->interval = 1.0;
-	o->max_flows = 16384;
-	o->flow_timeout = 60;
-	o->prom_flows = 10;
-	o->speed = 1.0;
-	o->top = 20;
-}
-
-/*
  * What rt_snapshot_sort() (inside collect) costs: the snapshot's flows in the
  * kernel's hash order again (a shuffle: the hash scatters keys), sorted once.
  */
@@ -313,7 +298,7 @@ static int bench(__u32 n, __u32 table, double med[NPARTS], __u32 *seen)
 		fprintf(stderr, "collect_cpu: cannot create a temporary directory: %s\n", strerror(errno));
 		return -1;
 	}
-	opts_defaults(&o);
+	rt_opts_defaults(&o);
 	o.ifaces[0] = "lo";
 	o.nifaces = 1;
 	o.max_flows = table;

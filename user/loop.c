@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The one loop: take snapshots from a source and hand them, with what changed,
+ * to every sink. One poll over a signalfd, a timerfd and the sinks' inputs.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include "join.h"
+#include "log.h"
+#include "sink.h"
+#include "source.h"
+
+#define MAX_SINKS 8
+
+static int arm_timer(int fd, double secs)
+{
+	struct itimerspec its = { 0 };
+
+	its.it_value.tv_sec = (time_t)secs;
+	its.it_value.tv_nsec = (long)((secs - (double)(time_t)secs) * 1e9);
+	if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+		its.it_value.tv_nsec = 1;
+	its.it_interval = its.it_value;
+	return timerfd_settime(fd, 0, &its, NULL);
+}
+
+struct loop {
+	struct rt_source *src;
+	struct rt_nic *nic;
+	struct rt_sink *sinks[MAX_SINKS];
+	int nsinks;
+	struct rt_snapshot snaps[2];
+	int cur;		/* index of the newest snapshot in snaps */
+	int have_prev;
+	struct rt_delta delta;
+	long emitted;
+	__u64 file_start_ns;
+};
+
+/* Take one snapshot and hand it to every sink. 1: done, 0: source ended, <0: error. */
+static int step(struct loop *L, const struct rt_opts *o, int emit)
+{
+	struct rt_snapshot *next = &L->snaps[L->have_prev ? !L->cur : L->cur];
+	struct rt_snapshot *prev = L->have_prev ? &L->snaps[L->cur] : NULL;
+	int i, r;
+
+	rt_snapshot_clear(next);
+	r = L->src->collect(L->src, next);
+	if (r <= 0)
+		return r;
+	if (L->nic)
+		rt_nic_collect(L->nic, next);
+	else if (L->src->live)
+		rt_join(next, NULL);	/* CNP attribution from ACKs and host pairs */
+	if (!L->file_start_ns)
+		L->file_start_ns = next->time_ns;
+	if (rt_delta_compute(&L->delta, prev, next)) {
+		pr_warn("out of memory computing rates.\n");
+		return -ENOMEM;
+	}
+	/* The first snapshot counts from the start: rate it over one interval. */
+	if (!prev)
+		L->delta.secs = o->interval;
+	L->cur = L->have_prev ? !L->cur : L->cur;
+	L->have_prev = 1;
+	if (!emit)
+		return 1;
+	for (i = 0; i < L->nsinks; i++) {
+		r = L->sinks[i]->emit(L->sinks[i], next, &L->delta);
+		if (r < 0)
+			return r;
+	}
+	L->emitted++;
+	return 1;
+}
+
+/* Restart a file source and skip to `to` seconds of capture time. */
+static int seek(struct loop *L, const struct rt_opts *o, double to)
+{
+	int r;
+
+	if (!L->src->rewind || L->src->rewind(L->src))
+		return 0;
+	L->have_prev = 0;
+	/* Within the first interval: the caller's next step shows the first snapshot. */
+	if (to < o->interval - 1e-9)
+		return 1;
+	do {
+		r = step(L, o, 0);
+	} while (r > 0 && (L->snaps[L->cur].time_ns - L->file_start_ns) / 1e9 + 1e-9 < to - o->interval);
+	return r < 0 ? r : 1;
+}
+
+static int run(struct loop *L, const struct rt_opts *o)
+{
+	struct rt_ctl ctl = { .interval = o->interval, .speed = o->speed, .is_file = !L->src->live };
+	int interactive = 0, sfd = -1, tfd = -1, err = 0, i, r;
+	double armed = 0;
+	sigset_t mask;
+
+	for (i = 0; i < L->nsinks; i++)
+		if (L->sinks[i]->input_fd >= 0)
+			interactive = 1;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (sfd < 0 || tfd < 0) {
+		pr_warn("cannot set up the event loop: %s.\n", strerror(errno));
+		err = -errno;
+		goto out;
+	}
+
+	if (o->hook && (r = o->hook(o->hook_arg, RT_HOOK_READY)) < 0) {
+		err = r;
+		goto out;
+	}
+
+	/* A file without a view: as fast as the sinks take it, signals still stop it. */
+	if (!L->src->live && !interactive) {
+		struct signalfd_siginfo si;
+
+		while ((r = step(L, o, 1)) > 0) {
+			if (o->iterations && L->emitted >= o->iterations)
+				break;
+			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+				break;
+		}
+		err = r < 0 ? r : 0;
+		goto out;
+	}
+
+	armed = ctl.interval / (L->src->live ? 1 : ctl.speed);
+	arm_timer(tfd, armed);
+	/* A live source shows its first snapshot after one interval; a file at once. */
+	if (!L->src->live) {
+		r = step(L, o, 1);
+		if (r < 0) {
+			err = r;
+			goto out;
+		}
+		ctl.at_end = r == 0;
+	}
+	while (!ctl.quit) {
+		struct pollfd pfd[2 + MAX_SINKS];
+		int n = 0;
+		double want;
+
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		for (i = 0; i < L->nsinks; i++)
+			pfd[n++] = (struct pollfd){ .fd = L->sinks[i]->input_fd, .events = POLLIN };
+		r = poll(pfd, (nfds_t)n, 500);
+		if (r < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				pr_debug("signal %u: stopping\n", si.ssi_signo);
+				/* What arrived since the last interval still counts. */
+				if (L->src->live && step(L, o, 1) < 0)
+					err = -EIO;
+				break;
+			}
+		}
+		for (i = 0; i < L->nsinks; i++)
+			if (pfd[2 + i].fd >= 0 && (pfd[2 + i].revents & (POLLIN | POLLHUP)) &&
+			    L->sinks[i]->on_input)
+				L->sinks[i]->on_input(L->sinks[i], &ctl);
+		if (ctl.quit)
+			break;
+		if (ctl.seek_to > 0) {
+			double to = ctl.seek_to;
+
+			ctl.seek_to = 0;
+			r = seek(L, o, to);
+			if (r < 0) {
+				err = r;
+				break;
+			}
+			ctl.at_end = 0;
+			if (r > 0 && (r = step(L, o, 1)) < 0) {
+				err = r;
+				break;
+			}
+		}
+		want = ctl.interval / (L->src->live ? 1 : ctl.speed);
+		if (want != armed) {
+			armed = want;
+			arm_timer(tfd, armed);
+		}
+		if (pfd[1].revents & POLLIN) {
+			__u64 ticks;
+
+			if (read(tfd, &ticks, sizeof(ticks)) != sizeof(ticks))
+				ticks = 0;
+			if ((!ctl.paused || ctl.step > 0) && !ctl.at_end) {
+				if (ctl.step > 0)
+					ctl.step--;
+				r = step(L, o, 1);
+				if (r < 0) {
+					err = r;
+					break;
+				}
+				if (r == 0) {
+					ctl.at_end = 1;
+					if (!interactive)
+						break;
+				}
+				if (o->iterations && L->emitted >= o->iterations)
+					break;
+				if (o->hook && o->hook(o->hook_arg, RT_HOOK_TICK) > 0) {
+					if (L->src->live && step(L, o, 1) < 0)
+						err = -EIO;
+					break;
+				}
+			}
+		}
+		for (i = 0; i < L->nsinks; i++)
+			if (L->sinks[i]->on_idle)
+				L->sinks[i]->on_idle(L->sinks[i], &ctl);
+	}
+out:
+	if (sfd >= 0)
+		close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+	return err;
+}
+
+static int add_sink(struct loop *L, struct rt_sink *s)
+{
+	if (!s)
+		return -EINVAL;
+	L->sinks[L->nsinks++] = s;
+	return 0;
+}
+
+int rt_run(const struct rt_opts *o)
+{
+	struct loop L = { 0 };
+	int err = -EINVAL, i, tui;
+
+	rt_snapshot_init(&L.snaps[0]);
+	rt_snapshot_init(&L.snaps[1]);
+	L.src = o->read_file ? rt_file_source_new(o) : rt_live_source_new(o);
+	if (!L.src)
+		goto out;
+	if (L.src->live && !o->no_nic)
+		L.nic = rt_nic_new(o);
+
+	tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	if (o->batch || (!o->daemon && !tui))
+		if (add_sink(&L, rt_batch_sink_new(o)))
+			goto out;
+	if (o->csv_dir && add_sink(&L, rt_csv_sink_new(o)))
+		goto out;
+	if (o->write_file && add_sink(&L, rt_record_sink_new(o)))
+		goto out;
+	if (o->listen && add_sink(&L, rt_prom_sink_new(o)))
+		goto out;
+	if (tui && add_sink(&L, rt_tui_sink_new(o)))
+		goto out;
+
+	err = run(&L, o);
+out:
+	for (i = L.nsinks - 1; i >= 0; i--)
+		L.sinks[i]->close(L.sinks[i]);
+	if (L.nic)
+		rt_nic_free(L.nic);
+	if (L.src)
+		L.src->close(L.src);
+	rt_delta_free(&L.delta);
+	rt_snapshot_free(&L.snaps[0]);
+	rt_snapshot_free(&L.snaps[1]);
+	return err;
+}
+
