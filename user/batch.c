@@ -27,6 +27,67 @@ static int cmp_congestion(const void *a, const void *b)
 	return rt_flow_key_cmp(&x->f->k, &y->f->k);
 }
 
+static int less_congested(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
+{
+	return cmp_congestion(&a, &b) > 0;
+}
+
+static void sift_down(struct rt_flow_delta **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		/* The root is the least congested row kept. */
+		if (l < n && less_congested(h[l], h[m]))
+			m = l;
+		if (r < n && less_congested(h[r], h[m]))
+			m = r;
+		if (m == i)
+			return;
+		struct rt_flow_delta *t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* The k most congested active flows into out (unordered), in O(n log k):
+ * only --top rows are printed, so sorting them all is wasted. */
+static size_t top_k(struct rt_flow_delta **out, const struct rt_delta *d, size_t k, size_t *active)
+{
+	size_t i, n = 0;
+
+	*active = 0;
+	for (i = 0; i < d->nflows; i++) {
+		struct rt_flow_delta *f = &d->flows[i];
+
+		if (!f->d.pkts)
+			continue;
+		(*active)++;
+		if (n < k) {
+			out[n++] = f;
+			if (n == k)
+				for (size_t j = k / 2; j-- > 0;)
+					sift_down(out, n, j);
+		} else if (less_congested(out[0], f)) {
+			out[0] = f;
+			sift_down(out, n, 0);
+		}
+	}
+	return n;
+}
+
+static size_t all_active(struct rt_flow_delta **out, const struct rt_delta *d)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < d->nflows; i++)
+		if (d->flows[i].d.pkts)
+			out[n++] = &d->flows[i];
+	return n;
+}
+
 static double rate(__u64 n, double secs)
 {
 	return secs > 0 ? n / secs : (double)n;
@@ -74,7 +135,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	const struct rt_if_val *it = &d->if_tot;
 	double secs = d->secs;
 	char c1[16], c2[16], c3[16], a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
-	size_t i, n;
+	size_t i, n, active = 0;
 
 	printf("rocetop %s  source %s  interval %.2f s\n", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)),
 	       cur->source, secs);
@@ -123,9 +184,9 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		b->order = p;
 		b->cap = d->nflows;
 	}
-	for (i = 0, n = 0; i < d->nflows; i++)
-		if (d->flows[i].d.pkts)
-			b->order[n++] = &d->flows[i];
+	n = b->top ? top_k(b->order, d, (size_t)b->top, &active) : all_active(b->order, d);
+	if (!b->top)
+		active = n;
 	if (n > 1)
 		qsort(b->order, n, sizeof(*b->order), cmp_congestion);
 	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s\n", "IFACE", "DIR", "SRC",
@@ -147,8 +208,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		       100.0 * fd->d.ecn[RT_ECN_CE] / fd->d.pkts, rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
 		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs));
 	}
-	if (n > i)
-		printf("... %zu more flows (--top 0 shows all)\n", n - i);
+	if (active > i)
+		printf("... %zu more flows (--top 0 shows all)\n", active - i);
 	printf("\n");
 	fflush(stdout);
 	return 0;
