@@ -29,8 +29,16 @@ struct {
 static const struct rt_flow_val zero_flow;
 static const struct rt_if_val zero_if;
 
+/*
+ * vlan_tci: an 802.1Q tag the kernel keeps beside the packet rather than in it
+ * (VLAN offload: a tag inserted by the 8021q driver on egress), with
+ * RT_VLAN_OFFLOADED set; 0 when there is none. Such a tag is the outer one on
+ * the wire: its PCP is the frame's priority and its 4 bytes are in the frame.
+ */
+#define RT_VLAN_OFFLOADED 0x10000
+
 static __always_inline void handle(const void *data, const void *data_end, __u64 len,
-				   __u32 ifindex, __u8 dir)
+				   __u32 ifindex, __u8 dir, __u32 vlan_tci)
 {
 	struct rt_pkt p = {};
 	struct rt_if_key ik = { .ifindex = ifindex, .dir = dir };
@@ -39,6 +47,11 @@ static __always_inline void handle(const void *data, const void *data_end, __u64
 	struct rt_flow_val *fv;
 
 	rt_parse(data, data_end, len, &p);
+	if (vlan_tci & RT_VLAN_OFFLOADED) {
+		p.pcp = (vlan_tci >> 13) & 7;
+		p.nvlan++;
+		len += 4;
+	}
 
 	if (p.kind == RT_K_ROCE) {
 		rt_flow_key_init(&fk, &p, ifindex, dir);
@@ -71,7 +84,7 @@ int rt_xdp(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 
-	handle(data, data_end, bpf_xdp_get_buff_len(ctx), ctx->ingress_ifindex, RT_DIR_INGRESS);
+	handle(data, data_end, bpf_xdp_get_buff_len(ctx), ctx->ingress_ifindex, RT_DIR_INGRESS, 0);
 	return XDP_PASS;
 }
 
@@ -87,6 +100,7 @@ int rt_tc(struct __sk_buff *skb)
 		bpf_skb_pull_data(skb, want);
 	data = (void *)(long)skb->data;
 	data_end = (void *)(long)skb->data_end;
-	handle(data, data_end, skb->len, skb->ifindex, RT_DIR_EGRESS);
+	handle(data, data_end, skb->len, skb->ifindex, RT_DIR_EGRESS,
+	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
 	return TC_ACT_UNSPEC;	/* tcx: go on to the next program, then the default */
 }
