@@ -20,14 +20,26 @@ struct {
 } flows SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 256);
-	__type(key, struct rt_if_key);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RT_IF_SLOTS * 2);
+	__type(key, __u32);
 	__type(value, struct rt_if_val);
 } ifstats SEC(".maps");
 
+/* Set by the loader before load: the ifindex of each slot, 0 unused. */
+const volatile __u32 rt_slot_ifindex[RT_SLOT_OTHER] = {};
+
 static const struct rt_flow_val zero_flow;
-static const struct rt_if_val zero_if;
+
+static __always_inline __u32 if_slot(__u32 ifindex)
+{
+	__u32 i;
+
+	for (i = 0; i < RT_SLOT_OTHER; i++)
+		if (rt_slot_ifindex[i] == ifindex)
+			return i;
+	return RT_SLOT_OTHER;
+}
 
 /*
  * vlan_tci: an 802.1Q tag the kernel keeps beside the packet rather than in it
@@ -41,7 +53,7 @@ static __always_inline void handle(const void *data, const void *data_end, __u64
 				   __u32 ifindex, __u8 dir, __u32 vlan_tci)
 {
 	struct rt_pkt p = {};
-	struct rt_if_key ik = { .ifindex = ifindex, .dir = dir };
+	__u32 slot = if_slot(ifindex) * 2 + dir;
 	struct rt_if_val *iv;
 	struct rt_flow_key fk;
 	struct rt_flow_val *fv;
@@ -61,18 +73,14 @@ static __always_inline void handle(const void *data, const void *data_end, __u64
 			fv = bpf_map_lookup_elem(&flows, &fk);
 		}
 		if (fv)
-			rt_count_flow(fv, &p, len, bpf_ktime_get_ns());
+			rt_count_flow(fv, &p, len, bpf_ktime_get_coarse_ns());
 	} else {
 		fv = NULL;
 	}
 
-	iv = bpf_map_lookup_elem(&ifstats, &ik);
-	if (!iv) {
-		bpf_map_update_elem(&ifstats, &ik, &zero_if, BPF_NOEXIST);
-		iv = bpf_map_lookup_elem(&ifstats, &ik);
-		if (!iv)
-			return;
-	}
+	iv = bpf_map_lookup_elem(&ifstats, &slot);
+	if (!iv)
+		return;
 	rt_count_if(iv, &p, len);
 	if (p.kind == RT_K_ROCE && !fv)
 		iv->flow_full++;

@@ -45,7 +45,7 @@ struct rt_flow_val {
 	__u64 nak_seq;		/* NAK, PSN sequence error */
 	__u64 nak_other;	/* NAK, any other reason */
 	__u64 rnr_nak;		/* RNR NAK */
-	__u64 first_ns;		/* CLOCK_MONOTONIC (live) or capture time (pcap) */
+	__u64 first_ns;		/* CLOCK_MONOTONIC_COARSE (live) or capture time (pcap) */
 	__u64 last_ns;
 	__u16 sport;		/* UDP source port (entropy) of the last packet */
 	__u8  dscp;		/* of the last packet */
@@ -53,6 +53,15 @@ struct rt_flow_val {
 	__u8  opcode;		/* BTH opcode of the last packet */
 	__u8  pad[3];
 };
+
+/*
+ * Interfaces are counted in slots of a per-CPU array (no hash lookup per
+ * frame): the loader writes the ifindex of each watched interface into the
+ * program's read-only rt_slot_ifindex[] before load; frames of any other
+ * ifindex count in the last slot, RT_SLOT_OTHER. ifstats[slot * 2 + dir].
+ */
+#define RT_IF_SLOTS	17
+#define RT_SLOT_OTHER	(RT_IF_SLOTS - 1)
 
 struct rt_if_key {
 	__u32 ifindex;

@@ -22,6 +22,8 @@
 #define RT_BPF_TCX_INGRESS 46
 #define RT_BPF_TCX_EGRESS  47
 
+_Static_assert(RT_MAX_SRC_IFACES <= RT_SLOT_OTHER, "one ifstats slot per watched interface");
+
 struct live_if {
 	__u32 ifindex;
 	char name[IF_NAMESIZE];
@@ -213,8 +215,6 @@ static int ensure_batch(struct live *l, __u32 n)
 
 typedef void (*entry_fn)(struct live *l, struct rt_snapshot *s, const void *key, const void *vals);
 
-/* How many rows the table entry_fn fills has, to undo a partial batch read. */
-static size_t *rows_of(struct rt_snapshot *s, entry_fn fn);
 
 /*
  * Visit every entry of a per-CPU hash map: batch lookups where the kernel has
@@ -228,7 +228,7 @@ static int read_map(struct live *l, int fd, size_t ksz, size_t vsz, __u32 max,
 	void *inp = NULL;
 	int err;
 
-	size_t start = *rows_of(s, fn);
+	size_t start = s->nflows;
 
 	if (ensure_batch(l, chunk))
 		return -ENOMEM;
@@ -253,7 +253,7 @@ static int read_map(struct live *l, int fd, size_t ksz, size_t vsz, __u32 max,
 			inp = in;
 		}
 		/* fall through to the slow path from the start */
-		*rows_of(s, fn) = start;
+		s->nflows = start;	/* only the flow table is read in batches */
 	}
 	err = bpf_map_get_next_key(fd, NULL, next);
 	while (!err) {
@@ -276,20 +276,39 @@ static void flow_entry(struct live *l, struct rt_snapshot *s, const void *key, c
 	sum_flow(l, vals, &f->v);
 }
 
-static void if_entry(struct live *l, struct rt_snapshot *s, const void *key, const void *vals)
+/* ifstats is a per-CPU array: slot * 2 + dir, slots as set before load. */
+static int read_ifstats(struct live *l, struct rt_snapshot *s)
 {
-	struct rt_ifdir *d = rt_snapshot_add_ifdir(s);
+	int fd = bpf_map__fd(l->skel->maps.ifstats);
+	__u32 slot, dir;
 
-	if (!d)
-		return;
-	memcpy(&d->k, key, sizeof(d->k));
-	sum_if(l, vals, &d->v);
+	if (ensure_batch(l, 1))
+		return -ENOMEM;
+	for (slot = 0; slot < RT_IF_SLOTS; slot++) {
+		if (slot < RT_SLOT_OTHER && slot >= (__u32)l->nifs)
+			continue;
+		for (dir = 0; dir < 2; dir++) {
+			__u32 idx = slot * 2 + dir;
+			struct rt_if_val sum;
+			struct rt_ifdir *d;
+
+			if (bpf_map_lookup_elem(fd, &idx, l->vals))
+				return -errno;
+			sum_if(l, l->vals, &sum);
+			/* Frames of unwatched interfaces only appear in tests. */
+			if (slot == RT_SLOT_OTHER && !sum.pkts)
+				continue;
+			d = rt_snapshot_add_ifdir(s);
+			if (!d)
+				return -ENOMEM;
+			d->k.ifindex = slot == RT_SLOT_OTHER ? 0 : l->ifs[slot].ifindex;
+			d->k.dir = (__u8)dir;
+			d->v = sum;
+		}
+	}
+	return 0;
 }
 
-static size_t *rows_of(struct rt_snapshot *s, entry_fn fn)
-{
-	return fn == flow_entry ? &s->nflows : &s->nifs;
-}
 
 /* Remove flows idle for longer than the timeout; their last counts are in s. */
 static void evict(struct live *l, struct rt_snapshot *s)
@@ -323,9 +342,7 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 		       sizeof(struct rt_flow_val), bpf_map__max_entries(l->skel->maps.flows), s,
 		       flow_entry);
 	if (!err)
-		err = read_map(l, bpf_map__fd(l->skel->maps.ifstats), sizeof(struct rt_if_key),
-			       sizeof(struct rt_if_val), bpf_map__max_entries(l->skel->maps.ifstats),
-			       s, if_entry);
+		err = read_ifstats(l, s);
 	if (err) {
 		pr_warn("reading the BPF maps failed: %s.\n", strerror(-err));
 		return err;
@@ -387,6 +404,8 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 		goto fail;
 	}
 	bpf_map__set_max_entries(l->skel->maps.flows, o->max_flows);
+	for (i = 0; i < l->nifs; i++)
+		l->skel->rodata->rt_slot_ifindex[i] = l->ifs[i].ifindex;
 	err = rocetop_bpf__load(l->skel);
 	if (err) {
 		char buf[128];

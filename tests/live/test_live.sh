@@ -91,8 +91,10 @@ if wait_attached "$tmp/k9" "$rt"; then
 	# rocetop's programs: the XDP one on the interface, and every program
 	# sharing its maps (the tcx one).
 	xid=$(ip -n "$B" link show "$IFB" | grep -o 'prog/xdp id [0-9]*' | awk '{print $3}')
-	maps=$(bpftool prog show id "$xid" 2>/dev/null | grep -o 'map_ids [0-9,]*' | cut -d' ' -f2)
-	progs=$(bpftool prog show 2>/dev/null | awk -v m="map_ids $maps" '$0 ~ /^[0-9]+:/ {id=$1} $0 ~ m"$" || index($0, m" ") {print id}' | tr -d : | sort -u)
+	setof() { tr ',' '\n' | sort -n | tr '\n' ,; }
+	maps=$(bpftool prog show id "$xid" 2>/dev/null | grep -o 'map_ids [0-9,]*' | cut -d' ' -f2 | setof)
+	progs=$(bpftool prog show 2>/dev/null | awk '/^[0-9]+:/ {id=$1} /map_ids/ {for (i = 1; i < NF; i++) if ($i == "map_ids") print id, $(i + 1)}' |
+		while read -r id m; do [ "$(echo "$m" | setof)" = "$maps" ] && echo "${id%:}"; done | sort -u)
 	tcx=$(bpftool link show 2>/dev/null | grep -c "prog $(echo $progs | tr ' ' '\n' | grep -vx "$xid" | head -1)\b")
 	xdp_before=$(ip -n "$B" link show "$IFB" | grep -c 'prog/xdp')
 	kill -9 "$rt"; wait "$rt" 2>/dev/null
