@@ -435,17 +435,6 @@ static int cmp_top_key(const void *a, const void *b)
 			       &(*(const struct rt_flow_delta *const *)b)->f->k);
 }
 
-static const char *scope_name(__u8 scope)
-{
-	switch (scope) {
-	case RT_SCOPE_HW_PORT: return "hw_counters";
-	case RT_SCOPE_PORT: return "counters";
-	case RT_SCOPE_HW_DEV: return "device_hw_counters";
-	case RT_SCOPE_ETHTOOL: return "ethtool";
-	}
-	return "unknown";
-}
-
 static const char *const ecn_name[4] = {
 	[RT_ECN_NOT_ECT] = "not_ect", [RT_ECN_ECT1] = "ect1", [RT_ECN_ECT0] = "ect0", [RT_ECN_CE] = "ce",
 };
@@ -770,7 +759,7 @@ static void render_ports(struct out *w, const struct rt_snapshot *cur)
 		label(set, sizeof(set), "port", pn);
 		label(set, sizeof(set), "netdev", p->netdev);
 		label(set, sizeof(set), "counter", p->name);
-		label(set, sizeof(set), "scope", scope_name(p->scope));
+		label(set, sizeof(set), "scope", rt_scope_name(p->scope));
 		sample_u(w, "rocetop_nic_stat", M_COUNTER, set, p->value);
 	}
 }

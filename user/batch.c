@@ -93,17 +93,6 @@ static double rate(__u64 n, double secs)
 	return secs > 0 ? n / secs : (double)n;
 }
 
-static const char *scope_source(__u8 scope)
-{
-	switch (scope) {
-	case RT_SCOPE_HW_PORT: return "hw_counters";
-	case RT_SCOPE_PORT: return "counters";
-	case RT_SCOPE_HW_DEV: return "dev_hw_counters";
-	case RT_SCOPE_ETHTOOL: return "ethtool";
-	}
-	return "?";
-}
-
 /* The NIC's counters that moved, congestion counters first; each row says
  * where its number came from. */
 static void print_ports(const struct rt_delta *d, double secs)
@@ -123,7 +112,7 @@ static void print_ports(const struct rt_delta *d, double secs)
 			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s\n", c->dev[0] ? c->dev : "-",
 			       c->port, c->netdev[0] ? c->netdev : "-", c->name,
 			       (unsigned long long)c->value, rate(d->ports[i].d, secs),
-			       scope_source(c->scope));
+			       rt_scope_name(c->scope));
 		}
 	}
 }

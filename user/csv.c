@@ -27,17 +27,6 @@ struct csv {
 	char dir[4096];
 };
 
-static const char *scope_name(__u8 scope)
-{
-	switch (scope) {
-	case RT_SCOPE_HW_PORT: return "hw_counters";
-	case RT_SCOPE_PORT: return "counters";
-	case RT_SCOPE_HW_DEV: return "device_hw_counters";
-	case RT_SCOPE_ETHTOOL: return "ethtool";
-	}
-	return "?";
-}
-
 /* Row building without printf: flows.csv has a row per active flow and
  * interval, so at 10k flows this is most of an interval's CPU time. */
 struct row {
@@ -186,7 +175,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 
 		fprintf(c->ports, "%.6f,%s,%u,%s,%s,%llu,%llu,%s\n", t, p->dev, p->port, p->netdev,
 			p->name, (unsigned long long)p->value, (unsigned long long)d->ports[i].d,
-			scope_name(p->scope));
+			rt_scope_name(p->scope));
 	}
 	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports)) {
 		err = -errno;

@@ -81,6 +81,17 @@ __u64 rt_link_speed_mbps(const char *ifname)
 	return speed == (__u32)SPEED_UNKNOWN || speed == 0xffff ? 0 : speed;
 }
 
+const char *rt_scope_name(__u8 scope)
+{
+	switch (scope) {
+	case RT_SCOPE_HW_PORT: return "hw_counters";
+	case RT_SCOPE_PORT: return "counters";
+	case RT_SCOPE_HW_DEV: return "device_hw_counters";
+	case RT_SCOPE_ETHTOOL: return "ethtool";
+	}
+	return "unknown";
+}
+
 const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)
 {
 	time_t t = (time_t)(time_ns / 1000000000ULL);

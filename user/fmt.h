@@ -17,6 +17,8 @@ const char *rt_fmt_si(double v, char *buf, size_t len);
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps);
 /* Link speed of an interface in Mb/s from sysfs, 0 when unknown. */
 __u64 rt_link_speed_mbps(const char *ifname);
+/* Where a NIC counter came from, as ports.csv and the metrics name it. */
+const char *rt_scope_name(__u8 scope);
 /* Time as "HH:MM:SS" (local) and as seconds with milliseconds. */
 const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len);
 
