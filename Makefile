@@ -53,7 +53,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libibverbs-dev libncurses-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libmicrohttpd-dev linux-libc-dev iproute2 ethtool python3 python3-scapy \
-	tshark tcpdump tmux prometheus curl python3-prometheus-client
+	tshark tcpdump tmux prometheus curl python3-prometheus-client procps
 
 .PHONY: all deps test bench install uninstall clean tests
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests
