@@ -11,11 +11,10 @@
  * report says which ("given", "sysfs", "assumed").
  *
  * CNPs name the sender's QP, so they sit in the reverse direction of the data
- * flow they slow. A flow's own attribution (rt_flow.throttles, filled by the
- * NIC join in live recordings) wins; otherwise the report pairs a CNP flow
- * with the data flows going the other way on the same host pair: one such flow
- * is attributed ("host-pair"), several are listed as candidates and the CNPs
- * stay unattributed.
+ * flow they slow, as the join (user/join.c, run on every source) tied them:
+ * netlink QP table, then ACKs on the same host pair; CNPs it could not tie
+ * stay unattributed, with the number of data flows going the other way on
+ * their host pair.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -677,7 +676,10 @@ static void throttled(struct report *r)
 				if (!rt_flow_key_cmp(&r->flows[j]->k, &c->target))
 					t = r->flows[j];
 		} else {
-			/* The data goes the other way: src = the CNP's dst. */
+			/* Unattributed: how many data flows go the other way (src = the
+			 * CNP's dst) on this host pair, for the reader to weigh. */
+			const struct agg_flow *prev = NULL;
+
 			for (j = 0; j < r->n; j++) {
 				const struct agg_flow *f = r->flows[j];
 
@@ -685,15 +687,11 @@ static void throttled(struct report *r)
 				    memcmp(f->k.dst, c->k.src, 16) || !data_pkts(f))
 					continue;
 				/* The same data seen on both sides of a link: one flow, two rows. */
-				if (t && t->k.dqpn == f->k.dqpn)
+				if (prev && prev->k.dqpn == f->k.dqpn)
 					continue;
 				cands++;
-				t = f;
+				prev = f;
 			}
-			if (cands == 1)
-				how = "host-pair";
-			else
-				t = NULL;
 		}
 		if (r->json) {
 			jopen(NULL, '{');
