@@ -55,7 +55,7 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	libmicrohttpd-dev linux-libc-dev iproute2 ethtool python3 python3-scapy \
 	tshark tcpdump tmux prometheus curl python3-prometheus-client procps
 
-.PHONY: all deps test bench install uninstall clean tests
+.PHONY: all deps test bench fuzz install uninstall clean tests
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
@@ -94,6 +94,27 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/librocetop.a $(BPF_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/librocetop.a $(LDLIBS) -o $@
 
 tests: $(UNIT_BINS) $(BPF_OBJS)
+
+# libFuzzer harnesses (clang), over the library built with ASan and UBSan.
+FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_OBJS  := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS))
+FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VERSION)"' \
+	      -I$(BUILD) -Ibpf -Iuser $(PKG_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer
+FUZZ_SECONDS ?= 60
+
+$(BUILD)/fuzz/obj/%.o: %.c $(HDRS) $(SKELS) | $(BUILD)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	$(call msg,FUZZER,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) -o $@
+
+# Run each harness for FUZZ_SECONDS on seeds made from generated traffic.
+fuzz: $(FUZZ_BINS) $(BUILD)/rocetop $(BUILD)/rocetop-gen
+	@tests/fuzz/run $(BUILD) $(FUZZ_SECONDS)
 
 $(BUILD):
 	$(Q)mkdir -p $@

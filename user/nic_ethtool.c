@@ -62,9 +62,10 @@ static int ethtool_ioctl(int fd, const char *ifname, void *data)
 
 int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st)
 {
-	struct {
+	/* The header and room for the one count its flexible data[] returns. */
+	union {
 		struct ethtool_sset_info hdr;
-		__u32 len;
+		__u8 room[sizeof(struct ethtool_sset_info) + sizeof(__u32)];
 	} sset;
 	struct ethtool_gstrings *strs = NULL;
 	struct ethtool_stats *vals = NULL;
@@ -81,7 +82,7 @@ int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st)
 	sset.hdr.sset_mask = 1ULL << ETH_SS_STATS;
 	r = ethtool_ioctl(fd, ifname, &sset);
 	if (!r) {
-		n = (sset.hdr.sset_mask & (1ULL << ETH_SS_STATS)) ? sset.len : 0;
+		n = (sset.hdr.sset_mask & (1ULL << ETH_SS_STATS)) ? sset.hdr.data[0] : 0;
 	} else if (r == -EOPNOTSUPP) {
 		/* Older drivers: the count is in the driver info. */
 		struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };

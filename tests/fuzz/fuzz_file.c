@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer: any bytes given to `rocetop -r FILE` go through the real file
+ * source (magic sniffing, libpcap captures of every link type, recordings)
+ * and into snapshots and deltas, as the loop does. Bad files must end in an
+ * error, never a crash. The seeds (tests/fuzz/run makes them) are a pcap, a
+ * pcapng and a recording of generated traffic.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include "log.h"
+#include "opts.h"
+#include "source.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	rt_verbosity = -1;	/* not even warnings: bad files are the point */
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	struct rt_snapshot snaps[2];
+	struct rt_delta d = { 0 };
+	struct rt_source *src;
+	struct rt_opts o;
+	char path[64];
+	int fd, r, cur = 0, n = 0;
+
+	fd = memfd_create("rtfuzz", 0);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rt_opts_defaults(&o);
+	o.read_file = path;
+	o.max_flows = 64;
+	o.interval = 0.5;
+	rt_snapshot_init(&snaps[0]);
+	rt_snapshot_init(&snaps[1]);
+	src = rt_file_source_new(&o);
+	if (src) {
+		/* Bounded: a gap in capture time makes many empty intervals. */
+		while (n < 300) {
+			rt_snapshot_clear(&snaps[!cur]);
+			r = src->collect(src, &snaps[!cur]);
+			if (r <= 0)
+				break;
+			if (rt_delta_compute(&d, n ? &snaps[cur] : NULL, &snaps[!cur]))
+				break;
+			cur = !cur;
+			n++;
+		}
+		if (src->rewind && !src->rewind(src)) {
+			rt_snapshot_clear(&snaps[0]);
+			src->collect(src, &snaps[0]);
+		}
+		src->close(src);
+	}
+	rt_delta_free(&d);
+	rt_snapshot_free(&snaps[0]);
+	rt_snapshot_free(&snaps[1]);
+	close(fd);
+	return 0;
+}

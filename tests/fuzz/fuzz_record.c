@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer: the recording reader's decoder on arbitrary block contents.
+ * Blocks are CRC-checked, so random files rarely get past the CRC; here each
+ * input becomes the inflated content of a block with a valid CRC behind the
+ * genuine file header, so the decoder itself meets hostile counts, sizes and
+ * strings. A wrong block must be refused, never crash. With RT_FUZZ_SEEDS=DIR
+ * the encoding of a real snapshot is written there as a seed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <sys/mman.h>
+#include "log.h"
+#include "opts.h"
+#include "record.h"
+#include "sink.h"
+
+static unsigned char *header;
+static size_t header_len;
+
+static void sample(struct rt_snapshot *s)
+{
+	struct rt_flow *f;
+	struct rt_ifdir *d;
+	struct rt_port_ctr *p;
+
+	rt_snapshot_init(s);
+	s->time_ns = 1700000000000000000ULL;
+	snprintf(s->source, sizeof(s->source), "eth0");
+	rt_snapshot_add_iface(s, 2, "eth0", "native");
+	f = rt_snapshot_add_flow(s);
+	f->k.ifindex = 2;
+	f->k.family = 4;
+	f->k.src[0] = 10;
+	f->k.dst[0] = 10;
+	f->k.dqpn = 17;
+	f->v.pkts = 9;
+	f->v.ecn[RT_ECN_CE] = 3;
+	snprintf(f->comm, sizeof(f->comm), "ib_write_bw");
+	d = rt_snapshot_add_ifdir(s);
+	d->k.ifindex = 2;
+	d->v.pkts = 12;
+	d->v.pfc_frames[3] = 2;
+	p = rt_snapshot_add_port(s);
+	snprintf(p->dev, sizeof(p->dev), "mlx5_0");
+	p->port = 1;
+	snprintf(p->name, sizeof(p->name), "np_cnp_sent");
+	p->value = 5;
+	p->bits = 64;
+	rt_snapshot_note(s, "a note");
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char path[] = "/tmp/rtfuzz-recXXXXXX";
+	const char *seeds = getenv("RT_FUZZ_SEEDS");
+	struct rt_snapshot s;
+	struct rt_delta d = { 0 };
+	struct rt_sink *sink;
+	struct rt_opts o;
+	unsigned char fixed[16];
+	FILE *f;
+	int fd;
+
+	(void)argc;
+	(void)argv;
+	rt_verbosity = -1;
+	fd = mkstemp(path);
+	if (fd < 0)
+		abort();
+	close(fd);
+	rt_opts_defaults(&o);
+	o.write_file = path;
+	sample(&s);
+	sink = rt_record_sink_new(&o);
+	if (!sink || rt_delta_compute(&d, NULL, &s) || sink->emit(sink, &s, &d))
+		abort();
+	sink->close(sink);
+	/* The genuine header: 16 fixed bytes, the layout text, its CRC. */
+	f = fopen(path, "rb");
+	if (!f || fread(fixed, 1, 16, f) != 16)
+		abort();
+	header_len = 16 + (fixed[12] | fixed[13] << 8 | fixed[14] << 16 | (size_t)fixed[15] << 24) + 4;
+	header = malloc(header_len);
+	rewind(f);
+	if (!header || fread(header, 1, header_len, f) != header_len)
+		abort();
+	fclose(f);
+	unlink(path);
+	if (seeds) {
+		unsigned char *raw;
+		size_t len;
+		char seed[4096];
+
+		if (!rt_rec_encode(&s, &raw, &len)) {
+			snprintf(seed, sizeof(seed), "%s/snapshot", seeds);
+			f = fopen(seed, "wb");
+			if (f) {
+				fwrite(raw, 1, len, f);
+				fclose(f);
+			}
+			free(raw);
+		}
+	}
+	rt_delta_free(&d);
+	rt_snapshot_free(&s);
+	return 0;
+}
+
+static void put32(unsigned char *p, __u32 v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	uLongf zlen = compressBound((uLong)size);
+	unsigned char *blk = malloc(16 + zlen);
+	struct rt_rec_reader *r;
+	struct rt_snapshot s;
+	char path[64];
+	int fd, n = 0;
+
+	if (!blk)
+		return 0;
+	if (compress2(blk + 16, &zlen, data, (uLong)size, 1) != Z_OK) {
+		free(blk);
+		return 0;
+	}
+	put32(blk, RT_REC_BLOCK_MAGIC);
+	put32(blk + 4, (__u32)zlen);
+	put32(blk + 8, (__u32)size);
+	put32(blk + 12, (__u32)crc32(0, blk + 16, (uInt)zlen));
+	fd = memfd_create("rtfuzz", 0);
+	/* The block twice: a second snapshot after the first, as in a real file. */
+	if (fd < 0 || write(fd, header, header_len) != (ssize_t)header_len ||
+	    write(fd, blk, 16 + zlen) != (ssize_t)(16 + zlen) ||
+	    write(fd, blk, 16 + zlen) != (ssize_t)(16 + zlen)) {
+		if (fd >= 0)
+			close(fd);
+		free(blk);
+		return 0;
+	}
+	free(blk);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rt_snapshot_init(&s);
+	r = rt_rec_open(path);
+	if (r) {
+		while (n++ < 4 && rt_rec_next(r, &s) > 0)
+			rt_snapshot_clear(&s);
+		rt_rec_close(r);
+	}
+	rt_snapshot_free(&s);
+	close(fd);
+	return 0;
+}
