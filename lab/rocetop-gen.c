@@ -394,5 +394,6 @@ int main(int argc, char **argv)
 			(unsigned long long)o.kinds[K_PAUSE], d, d > 0 ? (double)o.total / d : 0.0,
 			o.stop_reason);
 	}
+	free(o.flows);
 	return rc;
 }

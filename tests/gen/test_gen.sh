@@ -129,6 +129,7 @@ run() {
 	shift
 	local d=$WORK/$name
 	mkdir -p "$d"
+	LAST=$d	# the checks after a failed run then fail on its missing files
 	if ! start_capture "$NSB" "$VB" "$d/b.pcap" || ! start_capture "$NSA" "$VA" "$d/a.pcap"; then
 		stop_captures
 		fail "$name" "tcpdump did not start"
@@ -157,7 +158,6 @@ run() {
 		fail "$name" "ICRC: $(tail -1 "$d/icrc")"
 	fi
 	[ $ok -eq 1 ] && pass "$name ($(tail -1 "$d/chk_b" | cut -d' ' -f1-18))"
-	LAST=$d
 }
 
 col_sum() { # file column-name -> sum
