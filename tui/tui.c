@@ -495,6 +495,22 @@ static const char *scope_name(__u8 s)
 	}
 }
 
+/* Index in D->ports of the row-th row when congestion counters (ncong of
+ * them) come first: a stable partition, without a buffer. */
+static size_t port_at(const struct rt_delta *D, size_t row, size_t ncong)
+{
+	int cong = row < ncong;
+	size_t want = cong ? row : row - ncong, seen = 0;
+
+	for (size_t i = 0; i < D->nports; i++) {
+		if ((D->ports[i].c->congestion != 0) != cong)
+			continue;
+		if (seen++ == want)
+			return i;
+	}
+	return 0;
+}
+
 static void draw_ports(struct tui *t, int y, int h)
 {
 	const struct rt_delta *D = &t->data.iv;
@@ -517,7 +533,13 @@ static void draw_ports(struct tui *t, int y, int h)
 		put(y, 1, "no NIC counters (no RDMA device, --no-nic, or a file without them)");
 		return;
 	}
-	for (size_t i = (size_t)t->top; i < D->nports && r < h; i++) {
+	/* The congestion counters first, each group in the snapshot's order. */
+	size_t ncong = 0;
+
+	for (size_t i = 0; i < D->nports; i++)
+		ncong += D->ports[i].c->congestion != 0;
+	for (size_t row = (size_t)t->top; row < D->nports && r < h; row++) {
+		size_t i = port_at(D, row, ncong);
 		const struct rt_port_ctr *c = D->ports[i].c;
 		char name[72];
 
