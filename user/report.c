@@ -61,6 +61,15 @@ struct pair {
 	__u32 flows;
 };
 
+/* A NIC counter over the whole file: deltas from rt_delta_compute (wraps and
+ * resets already handled), the last value, and its busiest interval. */
+struct agg_port {
+	struct rt_port_ctr c;	/* identity and the last value */
+	__u64 delta;
+	__u64 peak_d, peak_t;
+	double peak_secs;
+};
+
 struct report {
 	const char *path;
 	const char *kind;
@@ -79,7 +88,61 @@ struct report {
 	struct agg_flow **flows;	/* tab's used entries */
 	struct pair *pairs;
 	size_t npairs;
+	struct agg_port *ports;	/* sorted like a snapshot's ports table */
+	size_t nports, pcap;
 };
+
+/* Find or insert (keeping the order) the aggregate of a NIC counter. */
+static struct agg_port *port_get(struct report *r, const struct rt_port_ctr *c)
+{
+	size_t lo = 0, hi = r->nports;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int cmp = rt_port_ctr_cmp(&r->ports[mid].c, c);
+
+		if (!cmp)
+			return &r->ports[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (r->nports == r->pcap) {
+		size_t nc = r->pcap ? r->pcap * 2 : 256;
+		struct agg_port *np = realloc(r->ports, nc * sizeof(*np));
+
+		if (!np)
+			return NULL;
+		r->ports = np;
+		r->pcap = nc;
+	}
+	memmove(&r->ports[lo + 1], &r->ports[lo], (r->nports - lo) * sizeof(*r->ports));
+	memset(&r->ports[lo], 0, sizeof(*r->ports));
+	r->ports[lo].c = *c;
+	r->nports++;
+	return &r->ports[lo];
+}
+
+static int take_ports(struct report *r, const struct rt_snapshot *s, const struct rt_delta *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->nports; i++) {
+		struct agg_port *a = port_get(r, d->ports[i].c);
+
+		if (!a)
+			return -ENOMEM;
+		a->c = *d->ports[i].c;
+		a->delta += d->ports[i].d;
+		if (d->ports[i].d > a->peak_d) {
+			a->peak_d = d->ports[i].d;
+			a->peak_t = s->time_ns;
+			a->peak_secs = d->secs;
+		}
+	}
+	return 0;
+}
 
 static __u32 hash_key(const struct rt_flow_key *k)
 {
@@ -724,6 +787,55 @@ static void throttled(struct report *r)
 		printf("  (none)\n");
 }
 
+/* The NIC's counters that moved over the file, congestion counters first. */
+static void nic_counters(struct report *r)
+{
+	char t[64];
+	int pass, shown = 0;
+
+	if (r->json)
+		jopen("nic", '[');
+	else
+		printf("\nNIC counters that moved (* congestion; total over the file, busiest interval)\n");
+	for (pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < r->nports; i++) {
+			const struct agg_port *a = &r->ports[i];
+
+			if ((a->c.congestion ? 0 : 1) != pass || !a->delta)
+				continue;
+			if (r->top && shown >= r->top * 4)
+				break;
+			shown++;
+			if (r->json) {
+				jopen(NULL, '{');
+				js("device", a->c.dev);
+				ju("port", a->c.port);
+				js("netdev", a->c.netdev);
+				js("counter", a->c.name);
+				js("scope", rt_scope_name(a->c.scope));
+				ju("congestion", a->c.congestion);
+				ju("delta", a->delta);
+				ju("last", a->c.value);
+				ju("peak_delta", a->peak_d);
+				jd("peak_time", a->peak_t / 1e9);
+				jclose('}');
+				continue;
+			}
+			printf("  %-10s %2u %-10s %c%-34s %14llu  peak %llu",
+			       a->c.dev[0] ? a->c.dev : "-", a->c.port, a->c.netdev[0] ? a->c.netdev : "-",
+			       a->c.congestion ? '*' : ' ', a->c.name, (unsigned long long)a->delta,
+			       (unsigned long long)a->peak_d);
+			if (a->peak_secs > 0)
+				printf(" (%.1f/s)", a->peak_d / a->peak_secs);
+			printf(" at %s\n", fmt_time(a->peak_t, t, sizeof(t)));
+		}
+	}
+	if (r->json)
+		jclose(']');
+	else if (!shown)
+		printf("  (none: no NIC counters in this file, or none moved)\n");
+}
+
 static void print_report(struct report *r)
 {
 	__u64 span = r->last_ns - r->first_ns + r->step_ns;
@@ -796,6 +908,7 @@ static void print_report(struct report *r)
 	pauses(r);
 	host_pairs(r);
 	throttled(r);
+	nic_counters(r);
 	if (r->json) {
 		jclose('}');
 		fputc('\n', stdout);
@@ -929,7 +1042,7 @@ int rt_report_main(int argc, char **argv)
 			d.secs = strcmp(r.kind, "capture") ? 0 : o.interval;
 		cur = have ? !cur : cur;
 		have = 1;
-		if ((err = take(&r, next, &d)))
+		if ((err = take(&r, next, &d)) || (err = take_ports(&r, next, &d)))
 			break;
 		rt_flow_val_add(&r.tot, &d.flow_tot);
 		rt_if_val_add(&r.itot, &d.if_tot);
@@ -974,5 +1087,6 @@ out:
 	free(r.m);
 	free(r.flows);
 	free(r.pairs);
+	free(r.ports);
 	return rc;
 }

@@ -187,7 +187,7 @@ static int ifdir_cmp(const void *a, const void *b)
 	return (int)x->dir - (int)y->dir;
 }
 
-static int port_cmp(const struct rt_port_ctr *a, const struct rt_port_ctr *b)
+int rt_port_ctr_cmp(const struct rt_port_ctr *a, const struct rt_port_ctr *b)
 {
 	int r = strcmp(a->dev, b->dev);
 
@@ -205,7 +205,7 @@ static int port_cmp(const struct rt_port_ctr *a, const struct rt_port_ctr *b)
 
 static int port_qcmp(const void *a, const void *b)
 {
-	return port_cmp(a, b);
+	return rt_port_ctr_cmp(a, b);
 }
 
 void rt_snapshot_sort(struct rt_snapshot *s)
@@ -342,7 +342,7 @@ int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 		const struct rt_port_ctr *c = &cur->ports[i];
 		int r = 1;
 
-		while (prev && j < prev->nports && (r = port_cmp(&prev->ports[j], c)) < 0)
+		while (prev && j < prev->nports && (r = rt_port_ctr_cmp(&prev->ports[j], c)) < 0)
 			j++;
 		d->ports[i].c = c;
 		/* A counter seen for the first time has no interval to speak of. */

@@ -109,6 +109,8 @@ void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...) __attribute__
 /* Sort flows and ifdirs by key; sources call it before handing a snapshot on. */
 void rt_snapshot_sort(struct rt_snapshot *s);
 int rt_flow_key_cmp(const struct rt_flow_key *a, const struct rt_flow_key *b);
+/* The order of the ports table: device, port, netdev, scope, counter name. */
+int rt_port_ctr_cmp(const struct rt_port_ctr *a, const struct rt_port_ctr *b);
 
 /* ---- what changed between two snapshots: the one place rates come from ---- */
 
