@@ -41,6 +41,23 @@ else
 	echo "FAIL lab: busy steady run failed: $(tail -2 "$tmp/busy.err")"; fails=$((fails + 1))
 fi
 
+# SIGTERM and SIGINT end a run cleanly: exit 0, no namespace, no generator,
+# no program left on the lab's interfaces.
+for sig in TERM INT; do
+	"$ROCETOP" lab --name "$name" --scenario mixed --duration 60 --rate 2000 -D --csv "$tmp/sig$sig" >/dev/null 2>"$tmp/sig.err" &
+	pid=$!
+	for _ in $(seq 50); do [ -s "$tmp/sig$sig/flows.csv" ] && [ "$(leftovers)" = 3 ] && break; sleep 0.1; done
+	sleep 0.5
+	kill -$sig $pid; wait $pid; rc=$?
+	gens=$(pgrep -f "rocetop-gen .*$name-" | wc -l)
+	if [ $rc = 0 ] && [ "$(leftovers)" = 0 ] && [ "$gens" = 0 ] && [ "$(wc -l <"$tmp/sig$sig/flows.csv")" -gt 1 ]; then
+		echo "PASS lab: SIG$sig ends the run with exit 0, its counts written, nothing left behind"
+	else
+		echo "FAIL lab: SIG$sig: exit $rc, namespaces $(leftovers), generators $gens: $(tail -2 "$tmp/sig.err")"
+		fails=$((fails + 1))
+	fi
+done
+
 # A run killed with -9 leaves its namespaces; the next start removes them.
 "$ROCETOP" lab --name "$name" --scenario steady --duration 30 --rate 500 -D >/dev/null 2>&1 &
 pid=$!
