@@ -205,10 +205,11 @@ static int run(struct loop *L, const struct rt_opts *o)
 			armed = want;
 			arm_timer(tfd, armed);
 		}
-		if (pfd[1].revents & POLLIN) {
+		/* A tick, or a step asked for while paused: that one comes at once. */
+		if ((pfd[1].revents & POLLIN) || (ctl.paused && ctl.step > 0)) {
 			__u64 ticks;
 
-			if (read(tfd, &ticks, sizeof(ticks)) != sizeof(ticks))
+			if (read(tfd, &ticks, sizeof(ticks)) != sizeof(ticks))	/* non-blocking */
 				ticks = 0;
 			if ((!ctl.paused || ctl.step > 0) && !ctl.at_end) {
 				if (ctl.step > 0)
