@@ -307,7 +307,53 @@ struct rt_prom_render {
 	size_t order_cap;
 	struct hp **hp_order;
 	size_t hp_order_cap;
+	/* NIC counters as exported: sorted like a snapshot's ports table. */
+	struct nic_acc *nic;
+	size_t nic_n, nic_cap;
 };
+
+/*
+ * A NIC counter's exported total: the driver's value when first seen, then
+ * the sum of each interval's increase as rt_delta_compute gives it (32-bit
+ * wraps and driver resets accounted for), so the series never goes down and
+ * rate() sees every increment, including across a wrap.
+ */
+struct nic_acc {
+	struct rt_port_ctr id;
+	__u64 total;
+};
+
+static struct nic_acc *nic_get(struct rt_prom_render *r, const struct rt_port_ctr *c, int *fresh)
+{
+	size_t lo = 0, hi = r->nic_n;
+
+	*fresh = 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int cmp = rt_port_ctr_cmp(&r->nic[mid].id, c);
+
+		if (!cmp)
+			return &r->nic[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (r->nic_n == r->nic_cap) {
+		size_t nc = r->nic_cap ? r->nic_cap * 2 : 256;
+		struct nic_acc *na = realloc(r->nic, nc * sizeof(*na));
+
+		if (!na)
+			return NULL;
+		r->nic = na;
+		r->nic_cap = nc;
+	}
+	memmove(&r->nic[lo + 1], &r->nic[lo], (r->nic_n - lo) * sizeof(*r->nic));
+	r->nic[lo].id = *c;
+	r->nic_n++;
+	*fresh = 1;
+	return &r->nic[lo];
+}
 
 struct rt_prom_render *rt_prom_render_new(int top_k, rt_prom_speed_fn speed)
 {
@@ -327,6 +373,7 @@ void rt_prom_render_free(struct rt_prom_render *r)
 	free(r->hp);
 	free(r->order);
 	free(r->hp_order);
+	free(r->nic);
 	free(r);
 }
 
@@ -743,15 +790,22 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	return 0;
 }
 
-static void render_ports(struct out *w, const struct rt_snapshot *cur)
+static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt_delta *d)
 {
 	char set[LSET], pn[16];
 	size_t i;
 
 	family(w, "rocetop_nic_stat", M_COUNTER, NULL,
-	       "RDMA NIC counters as the driver gives them (sysfs hw_counters, counters, ethtool), by device, port, netdev, counter and scope.");
-	for (i = 0; i < cur->nports; i++) {
-		const struct rt_port_ctr *p = &cur->ports[i];
+	       "RDMA NIC counters (sysfs hw_counters, counters, ethtool), by device, port, netdev, counter and scope: the driver's value when first seen, then growing by each interval's increase, 32-bit wraps and driver resets accounted for.");
+	for (i = 0; i < d->nports; i++) {
+		const struct rt_port_ctr *p = d->ports[i].c;
+		struct nic_acc *a;
+		int fresh;
+
+		a = nic_get(r, p, &fresh);
+		if (!a)
+			return -ENOMEM;
+		a->total = fresh ? p->value : a->total + d->ports[i].d;
 
 		set[0] = 0;
 		snprintf(pn, sizeof(pn), "%u", p->port);
@@ -760,8 +814,9 @@ static void render_ports(struct out *w, const struct rt_snapshot *cur)
 		label(set, sizeof(set), "netdev", p->netdev);
 		label(set, sizeof(set), "counter", p->name);
 		label(set, sizeof(set), "scope", rt_scope_name(p->scope));
-		sample_u(w, "rocetop_nic_stat", M_COUNTER, set, p->value);
+		sample_u(w, "rocetop_nic_stat", M_COUNTER, set, a->total);
 	}
+	return 0;
 }
 
 static double mono_secs(void)
@@ -785,7 +840,8 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 	if (cur && d) {
 		render_ifaces(r, &w, cur);
 		err = render_flows(r, &w, cur, d);
-		render_ports(&w, cur);
+		if (!err)
+			err = render_ports(r, &w, d);
 	}
 	sb_printf(&w.o, "# EOF\n");
 	/* make sure both are allocated even when empty */

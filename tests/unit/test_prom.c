@@ -80,6 +80,15 @@ static void build1(struct rt_snapshot *s)
 	p->bits = 64;
 	p->scope = RT_SCOPE_HW_PORT;
 	p->congestion = 1;
+	/* A classic 32-bit IB counter near its top: it wraps in interval 2. */
+	p = rt_snapshot_add_port(s);
+	snprintf(p->dev, sizeof(p->dev), "mlx5_0");
+	p->port = 1;
+	snprintf(p->netdev, sizeof(p->netdev), "eth0");
+	snprintf(p->name, sizeof(p->name), "port_xmit_data");
+	p->value = 4294967000ULL;
+	p->bits = 32;
+	p->scope = RT_SCOPE_PORT;
 	rt_snapshot_sort(s);
 }
 
@@ -103,6 +112,13 @@ static void build2(struct rt_snapshot *s, const struct rt_snapshot *prev)
 	}
 	s->nflows = j;
 	s->evicted = 1;
+	/* np_cnp_sent +8; port_xmit_data wraps: 4294967000 -> 200 is +496 */
+	for (i = 0; i < s->nports; i++) {
+		if (!strcmp(s->ports[i].name, "np_cnp_sent"))
+			s->ports[i].value = 50;
+		if (!strcmp(s->ports[i].name, "port_xmit_data"))
+			s->ports[i].value = 200;
+	}
 }
 
 static int has(const char *doc, const char *line)
@@ -317,6 +333,9 @@ static void test_render(void)
 	HAS(t, "rocetop_flow_naks_total{" HP3 ",dqpn=\"19\",reason=\"psn_sequence\"} 1");
 	CHECK(!strstr(t, "dqpn=\"18\""), "evicted flow still exported");
 	CHECK(!strstr(t, "dqpn=\"20\""), "flow 20 is not in the top 2");
+	/* NIC counters only ever grow: the wrap adds 296 + 200, not a drop to 200 */
+	HAS(t, "rocetop_nic_stat_total{device=\"mlx5_0\",port=\"1\",netdev=\"eth0\",counter=\"np_cnp_sent\",scope=\"hw_counters\"} 50");
+	HAS(t, "rocetop_nic_stat_total{device=\"mlx5_0\",port=\"1\",netdev=\"eth0\",counter=\"port_xmit_data\",scope=\"counters\"} 4294967496");
 	free(t);
 	free(o);
 
