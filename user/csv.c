@@ -16,7 +16,7 @@
 #include "sink.h"
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
-		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm\n"
+		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen\n"
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted\n"
@@ -76,6 +76,18 @@ static const char *cached_addr(struct addr_cache *c, __u8 family, const __u8 *ad
 	return c->text;
 }
 
+/* A flow's first/last seen (the flows' clock, mono_ns) as wall-clock seconds. */
+static void put_seen(struct row *r, const struct rt_snapshot *cur, __u64 seen)
+{
+	__u64 ago = cur->mono_ns > seen ? cur->mono_ns - seen : 0;
+	__u64 t = cur->time_ns > ago ? cur->time_ns - ago : 0;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu.%06llu", (unsigned long long)(t / 1000000000ULL),
+		 (unsigned long long)(t % 1000000000ULL / 1000));
+	put_str(r, buf);
+}
+
 static void write_flows(struct csv *c, const struct rt_snapshot *cur, const struct rt_delta *d,
 			const char *ts)
 {
@@ -124,12 +136,14 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 			put_u64(&r, f->lqpn);
 			put_u64(&r, f->pid);
 			put_str(&r, f->comm);
-			r.n--;		/* no comma after the last column */
 		} else {
 			r.buf[r.n++] = ',';	/* lqpn, pid and comm left empty */
 			r.buf[r.n++] = ',';
+			r.buf[r.n++] = ',';
 		}
-		r.buf[r.n++] = '\n';
+		put_seen(&r, cur, v->first_ns);
+		put_seen(&r, cur, v->last_ns);
+		r.buf[r.n - 1] = '\n';	/* the last column's comma */
 		fwrite(r.buf, 1, r.n, c->flows);
 	}
 }
