@@ -25,6 +25,7 @@
 struct csv {
 	FILE *flows, *pfc, *stats, *ports;
 	char dir[4096];
+	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
 
 /* Row building without printf: flows.csv has a row per active flow and
@@ -81,11 +82,18 @@ static void put_seen(struct row *r, const struct rt_snapshot *cur, __u64 seen)
 {
 	__u64 ago = cur->mono_ns > seen ? cur->mono_ns - seen : 0;
 	__u64 t = cur->time_ns > ago ? cur->time_ns - ago : 0;
-	char buf[32];
+	__u64 us = t % 1000000000ULL / 1000;
+	int k;
 
-	snprintf(buf, sizeof(buf), "%llu.%06llu", (unsigned long long)(t / 1000000000ULL),
-		 (unsigned long long)(t % 1000000000ULL / 1000));
-	put_str(r, buf);
+	/* seconds.microseconds, as "%llu.%06llu" would print it */
+	put_u64(r, t / 1000000000ULL);
+	r->buf[r->n - 1] = '.';
+	for (k = 5; k >= 0; k--) {
+		r->buf[r->n + k] = (char)('0' + us % 10);
+		us /= 10;
+	}
+	r->n += 6;
+	r->buf[r->n++] = ',';
 }
 
 static void write_flows(struct csv *c, const struct rt_snapshot *cur, const struct rt_delta *d,
@@ -94,8 +102,8 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 	struct addr_cache src = { 0 }, dst = { 0 };
 	__u32 ifindex = 0;
 	const char *ifname = NULL;
+	size_t i, nout = 0;
 	struct row r;
-	size_t i;
 
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
@@ -144,8 +152,14 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		put_seen(&r, cur, v->first_ns);
 		put_seen(&r, cur, v->last_ns);
 		r.buf[r.n - 1] = '\n';	/* the last column's comma */
-		fwrite(r.buf, 1, r.n, c->flows);
+		if (nout + r.n > sizeof(c->out)) {
+			fwrite(c->out, 1, nout, c->flows);
+			nout = 0;
+		}
+		memcpy(c->out + nout, r.buf, r.n);
+		nout += r.n;
 	}
+	fwrite(c->out, 1, nout, c->flows);
 }
 
 static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
