@@ -189,14 +189,15 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 			else
 				fprintf(c->pfc, "\n");
 		}
-		if (v->pkts)
+		/* Evictions come after a flow went idle: such a row may have no frames. */
+		if (v->pkts || d->ifs[i].evicted)
 			fprintf(c->stats, "%.6f,%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", t,
 				ifn, rt_dir_name(r->k.dir), (unsigned long long)v->pkts,
 				(unsigned long long)v->bytes, (unsigned long long)v->roce,
 				(unsigned long long)v->not_roce, (unsigned long long)v->mac_ctrl,
 				(unsigned long long)v->truncated, (unsigned long long)v->malformed,
 				(unsigned long long)v->v6_unparsed, (unsigned long long)v->flow_full,
-				(unsigned long long)d->evicted);
+				(unsigned long long)d->ifs[i].evicted);
 	}
 	for (i = 0; i < d->nports; i++) {
 		const struct rt_port_ctr *p = d->ports[i].c;

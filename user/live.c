@@ -39,6 +39,7 @@ struct live {
 	int ncpus;
 	double flow_timeout;
 	__u64 evicted;
+	__u64 evicted_by[RT_SLOT_OTHER][2];	/* per watched interface and direction */
 	char source[128];
 	/* batch buffers */
 	void *keys, *vals;
@@ -322,8 +323,12 @@ static void evict(struct live *l, struct rt_snapshot *s)
 
 		/* A packet counted while the maps were read is newer than mono_ns. */
 		if (last < s->mono_ns && s->mono_ns - last > limit &&
-		    !bpf_map_delete_elem(fd, &s->flows[i].k))
+		    !bpf_map_delete_elem(fd, &s->flows[i].k)) {
 			l->evicted++;
+			for (int k = 0; k < l->nifs; k++)
+				if (l->ifs[k].ifindex == s->flows[i].k.ifindex)
+					l->evicted_by[k][s->flows[i].k.dir & 1]++;
+		}
 	}
 }
 
@@ -350,6 +355,10 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 	if (l->flow_timeout > 0)
 		evict(l, s);
 	s->evicted = l->evicted;
+	for (size_t j = 0; j < s->nifs; j++)
+		for (int k = 0; k < l->nifs; k++)
+			if (l->ifs[k].ifindex == s->ifs[j].k.ifindex)
+				s->ifs[j].evicted = l->evicted_by[k][s->ifs[j].k.dir & 1];
 	rt_snapshot_sort(s);
 	return 1;
 }

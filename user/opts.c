@@ -180,6 +180,11 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 				pr_warn("at most %d interfaces can be watched at once.\n", RT_MAX_SRC_IFACES);
 				return -EINVAL;
 			}
+			for (int k = 0; k < o->nifaces; k++)
+				if (!strcmp(o->ifaces[k], optarg)) {
+					pr_warn("-i %s is given twice; name each interface once.\n", optarg);
+					return -EINVAL;
+				}
 			o->ifaces[o->nifaces++] = optarg;
 			break;
 		case 'r': o->read_file = optarg; break;

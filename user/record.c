@@ -92,6 +92,7 @@ static struct field ifdir_fields[] = {
 	F(struct rt_ifdir, v.v6_unparsed, "u64"), F(struct rt_ifdir, v.mac_ctrl, "u64"),
 	F(struct rt_ifdir, v.flow_full, "u64"), F(struct rt_ifdir, v.pfc_frames, "u64[9]"),
 	F(struct rt_ifdir, v.pfc_xon, "u64[9]"), F(struct rt_ifdir, v.pfc_quanta, "u64[9]"),
+	F(struct rt_ifdir, evicted, "u64"),
 };
 
 static struct field port_fields[] = {

@@ -325,15 +325,18 @@ int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 
 	for (i = 0; i < cur->nifs; i++) {
 		const struct rt_if_val *pv = &zi;
+		__u64 pev = 0;
 
 		for (j = 0; prev && j < prev->nifs; j++)
 			if (prev->ifs[j].k.ifindex == cur->ifs[i].k.ifindex &&
 			    prev->ifs[j].k.dir == cur->ifs[i].k.dir) {
 				pv = &prev->ifs[j].v;
+				pev = prev->ifs[j].evicted;
 				break;
 			}
 		d->ifs[i].s = &cur->ifs[i];
 		rt_if_val_delta(&d->ifs[i].d, pv, &cur->ifs[i].v);
+		d->ifs[i].evicted = rt_ctr_delta(pev, cur->ifs[i].evicted, 64);
 		rt_if_val_add(&d->if_tot, &d->ifs[i].d);
 	}
 	d->nifs = cur->nifs;

@@ -40,6 +40,7 @@ struct rt_flow {
 struct rt_ifdir {
 	struct rt_if_key k;
 	struct rt_if_val v;
+	__u64 evicted;		/* its flows removed from the table for idleness, since start */
 };
 
 struct rt_iface {
@@ -122,6 +123,7 @@ struct rt_flow_delta {
 struct rt_ifdir_delta {
 	const struct rt_ifdir *s;
 	struct rt_if_val d;
+	__u64 evicted;
 };
 
 struct rt_port_delta {

@@ -55,3 +55,9 @@ fi
 total=$(awk -F, 'NR > 1 && $3 == "ingress" && $4 ~ /^10\.98\.0\./ {s += $7} END {print s + 0}' "$tmp/csv/flows.csv")
 if [ "$total" = "$npkts" ]; then echo "PASS evict: every packet sent was reported before its flow was evicted ($npkts)"
 else echo "FAIL evict: flows.csv holds $total packets, sent $npkts"; exit 1; fi
+# stats.csv counts the evictions where they happened: the watched interface's
+# ingress rows add up to the flows sent, and no other row has any.
+ev_in=$(awk -F, -v i="$IFB" 'NR > 1 && $2 == i && $3 == "ingress" {s += $13} END {print s + 0}' "$tmp/csv/stats.csv")
+ev_other=$(awk -F, -v i="$IFB" 'NR > 1 && !($2 == i && $3 == "ingress") {s += $13} END {print s + 0}' "$tmp/csv/stats.csv")
+if [ "$ev_in" = "$nflows" ] && [ "$ev_other" = 0 ]; then echo "PASS evict: stats.csv has the $nflows evictions on $IFB ingress, none elsewhere"
+else echo "FAIL evict: stats.csv evictions: $ev_in on $IFB ingress (want $nflows), $ev_other elsewhere"; exit 1; fi

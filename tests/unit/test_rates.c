@@ -135,10 +135,13 @@ static void build(struct rt_snapshot *prev, struct rt_snapshot *cur)
 	i = rt_snapshot_ifdir(prev, 2, RT_DIR_INGRESS);
 	i->v.pkts = 100;
 	i->v.pfc_frames[3] = 4;
+	i->evicted = 3;
 	i = rt_snapshot_ifdir(cur, 5, RT_DIR_EGRESS);
 	i->v.pkts = 40;
+	i->evicted = 2;
 	i = rt_snapshot_ifdir(cur, 2, RT_DIR_INGRESS);
 	i->v.pkts = 130;
+	i->evicted = 4;
 	i->v.pfc_frames[3] = 6;
 	i->v.pfc_quanta[3] = 1000;
 
@@ -209,11 +212,14 @@ static void test_delta(void)
 		CHECK_EQ(i->d.pkts, 30);
 		CHECK_EQ(i->d.pfc_frames[3], 2);
 		CHECK_EQ(i->d.pfc_quanta[3], 1000);
+		CHECK_EQ(i->evicted, 1);	/* 3 -> 4 */
 	}
 	i = find_if(&d, 5, RT_DIR_EGRESS);
 	CHECK(i != NULL, "if 5/out missing");
-	if (i)
+	if (i) {
 		CHECK_EQ(i->d.pkts, 40);
+		CHECK_EQ(i->evicted, 2);	/* new row: all since the start */
+	}
 	CHECK_EQ(d.if_tot.pkts, 70);
 	CHECK_EQ(d.if_tot.pfc_frames[3], 2);
 
