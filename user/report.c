@@ -472,6 +472,23 @@ static const char *ifname_of(const struct report *r, __u32 ifindex)
 	return "?";
 }
 
+/* A flow's (or the totals') counters as JSON members. */
+static void json_counters(const struct rt_flow_val *v)
+{
+	ju("pkts", v->pkts);
+	ju("bytes", v->bytes);
+	ju("not_ect", v->ecn[RT_ECN_NOT_ECT]);
+	ju("ect0", v->ecn[RT_ECN_ECT0]);
+	ju("ect1", v->ecn[RT_ECN_ECT1]);
+	ju("ce", v->ecn[RT_ECN_CE]);
+	ju("cnp", v->cnp);
+	ju("ack", v->ack);
+	ju("nak", rt_nak(v));
+	ju("nak_seq", v->nak_seq);
+	ju("nak_other", v->nak_other);
+	ju("rnr_nak", v->rnr_nak);
+}
+
 static void flow_json(const struct report *r, const struct agg_flow *f)
 {
 	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
@@ -481,18 +498,7 @@ static void flow_json(const struct report *r, const struct agg_flow *f)
 	js("src", rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)));
 	js("dst", rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)));
 	ju("dqpn", f->k.dqpn);
-	ju("pkts", f->v.pkts);
-	ju("bytes", f->v.bytes);
-	ju("ce", f->v.ecn[RT_ECN_CE]);
-	ju("ect0", f->v.ecn[RT_ECN_ECT0]);
-	ju("ect1", f->v.ecn[RT_ECN_ECT1]);
-	ju("not_ect", f->v.ecn[RT_ECN_NOT_ECT]);
-	ju("cnp", f->v.cnp);
-	ju("ack", f->v.ack);
-	ju("nak", rt_nak(&f->v));
-	ju("nak_seq", f->v.nak_seq);
-	ju("nak_other", f->v.nak_other);
-	ju("rnr_nak", f->v.rnr_nak);
+	json_counters(&f->v);
 	if (f->pid || f->lqpn) {
 		ju("lqpn", f->lqpn);
 		ju("pid", f->pid);
@@ -855,18 +861,7 @@ static void print_report(struct report *r)
 		js("end_utc", fmt_time(r->last_ns, t2, sizeof(t2)));
 		jopen("totals", '{');
 		ju("flows", r->n);
-		ju("pkts", r->tot.pkts);
-		ju("bytes", r->tot.bytes);
-		ju("not_ect", r->tot.ecn[RT_ECN_NOT_ECT]);
-		ju("ect0", r->tot.ecn[RT_ECN_ECT0]);
-		ju("ect1", r->tot.ecn[RT_ECN_ECT1]);
-		ju("ce", r->tot.ecn[RT_ECN_CE]);
-		ju("cnp", r->tot.cnp);
-		ju("ack", r->tot.ack);
-		ju("nak", rt_nak(&r->tot));
-		ju("nak_seq", r->tot.nak_seq);
-		ju("nak_other", r->tot.nak_other);
-		ju("rnr_nak", r->tot.rnr_nak);
+		json_counters(&r->tot);
 		ju("frames", r->itot.pkts);
 		ju("roce_frames", r->itot.roce);
 		ju("not_roce", r->itot.not_roce);
