@@ -105,20 +105,6 @@ void tui_data_free(struct tui_data *t)
 	tui_hists_free(&t->hists);
 }
 
-static int ensure(void **arr, size_t *cap, size_t n, size_t sz)
-{
-	void *p;
-
-	if (n <= *cap)
-		return 0;
-	p = realloc(*arr, n * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct rt_delta *iv = &t->iv;
@@ -127,9 +113,9 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 	if (rt_snapshot_copy(&t->snap, cur))
 		return -ENOMEM;
 	/* The interval's deltas as the loop computed them, re-pointed at our copy. */
-	if (ensure((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)) ||
-	    ensure((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
-	    ensure((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)))
+	if (rt_grow_to((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)) ||
+	    rt_grow_to((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
+	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)))
 		return -ENOMEM;
 	for (i = 0; i < d->nflows && i < t->snap.nflows; i++) {
 		iv->flows[i].f = &t->snap.flows[i];
@@ -250,7 +236,7 @@ int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const c
 
 static int grow_rows(struct tui_row **rows, size_t *cap, size_t n)
 {
-	return ensure((void **)rows, cap, n ? n : 1, sizeof(**rows));
+	return rt_grow_to((void **)rows, cap, n ? n : 1, sizeof(**rows));
 }
 
 static void fill_avgs(struct tui_row *r, const __u64 sum[TUI_NWIN][TM_N], const double secs[TUI_NWIN])

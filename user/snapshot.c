@@ -119,51 +119,46 @@ void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	p = realloc(*arr, n * sz);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
 int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)
 {
-	struct rt_flow *flows = dst->flows;
-	struct rt_ifdir *ifs = dst->ifs;
-	struct rt_port_ctr *ports = dst->ports;
-	size_t fc = dst->flows_cap, ic = dst->ifs_cap, pc = dst->ports_cap;
+	struct rt_snapshot mem = *dst;	/* dst's arrays, grown to fit src */
+	int err;
 
-	if (fc < src->nflows) {
-		flows = realloc(flows, (src->nflows ? src->nflows : 1) * sizeof(*flows));
-		if (!flows)
-			return -ENOMEM;
-		fc = src->nflows;
-	}
-	dst->flows = flows;
-	dst->flows_cap = fc;
-	if (ic < src->nifs) {
-		ifs = realloc(ifs, src->nifs * sizeof(*ifs));
-		if (!ifs)
-			return -ENOMEM;
-		ic = src->nifs;
-	}
-	dst->ifs = ifs;
-	dst->ifs_cap = ic;
-	if (pc < src->nports) {
-		ports = realloc(ports, src->nports * sizeof(*ports));
-		if (!ports)
-			return -ENOMEM;
-		pc = src->nports;
-	}
-	dst->ports = ports;
-	dst->ports_cap = pc;
-
-	*dst = *src;
-	dst->flows = flows;
-	dst->flows_cap = fc;
-	dst->ifs = ifs;
-	dst->ifs_cap = ic;
-	dst->ports = ports;
-	dst->ports_cap = pc;
+	err = rt_grow_to((void **)&mem.flows, &mem.flows_cap, src->nflows, sizeof(*mem.flows));
+	if (!err)
+		err = rt_grow_to((void **)&mem.ifs, &mem.ifs_cap, src->nifs, sizeof(*mem.ifs));
+	if (!err)
+		err = rt_grow_to((void **)&mem.ports, &mem.ports_cap, src->nports, sizeof(*mem.ports));
+	if (!err)
+		*dst = *src;
+	dst->flows = mem.flows;
+	dst->flows_cap = mem.flows_cap;
+	dst->ifs = mem.ifs;
+	dst->ifs_cap = mem.ifs_cap;
+	dst->ports = mem.ports;
+	dst->ports_cap = mem.ports_cap;
+	if (err)
+		return err;
 	if (src->nflows)
-		memcpy(flows, src->flows, src->nflows * sizeof(*flows));
+		memcpy(dst->flows, src->flows, src->nflows * sizeof(*dst->flows));
 	if (src->nifs)
-		memcpy(ifs, src->ifs, src->nifs * sizeof(*ifs));
+		memcpy(dst->ifs, src->ifs, src->nifs * sizeof(*dst->ifs));
 	if (src->nports)
-		memcpy(ports, src->ports, src->nports * sizeof(*ports));
+		memcpy(dst->ports, src->ports, src->nports * sizeof(*dst->ports));
 	return 0;
 }
 
@@ -276,20 +271,6 @@ void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v)
 		o[i] += a[i];
 }
 
-static int ensure(void **arr, size_t *cap, size_t n, size_t sz)
-{
-	void *p;
-
-	if (n <= *cap)
-		return 0;
-	p = realloc(*arr, n * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 		     const struct rt_snapshot *cur)
 {
@@ -297,9 +278,9 @@ int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 	static const struct rt_if_val zi;
 	size_t i, j;
 
-	if (ensure((void **)&d->flows, &d->flows_cap, cur->nflows, sizeof(*d->flows)) ||
-	    ensure((void **)&d->ifs, &d->ifs_cap, cur->nifs, sizeof(*d->ifs)) ||
-	    ensure((void **)&d->ports, &d->ports_cap, cur->nports, sizeof(*d->ports)))
+	if (rt_grow_to((void **)&d->flows, &d->flows_cap, cur->nflows, sizeof(*d->flows)) ||
+	    rt_grow_to((void **)&d->ifs, &d->ifs_cap, cur->nifs, sizeof(*d->ifs)) ||
+	    rt_grow_to((void **)&d->ports, &d->ports_cap, cur->nports, sizeof(*d->ports)))
 		return -ENOMEM;
 	d->secs = prev && cur->time_ns > prev->time_ns ? (cur->time_ns - prev->time_ns) / 1e9 : 0;
 	memset(&d->flow_tot, 0, sizeof(d->flow_tot));

@@ -93,7 +93,9 @@ void rt_snapshot_init(struct rt_snapshot *s);
 void rt_snapshot_free(struct rt_snapshot *s);
 /* Empty the tables, keep their memory. */
 void rt_snapshot_clear(struct rt_snapshot *s);
-/* Deep copy; returns 0 or -ENOMEM. */
+/* Grow *arr (of elements of size sz, *cap of them) to hold n; 0 or -ENOMEM. */
+int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz);
+/* Deep copy; returns 0 or -ENOMEM (dst then keeps its old contents' memory). */
 int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src);
 
 /* Append a zeroed row and return it, or NULL without memory. */
