@@ -323,36 +323,11 @@ struct nic_acc {
 	__u64 total;
 };
 
+_Static_assert(offsetof(struct nic_acc, id) == 0, "rt_port_table_get wants the counter first");
+
 static struct nic_acc *nic_get(struct rt_prom_render *r, const struct rt_port_ctr *c, int *fresh)
 {
-	size_t lo = 0, hi = r->nic_n;
-
-	*fresh = 0;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int cmp = rt_port_ctr_cmp(&r->nic[mid].id, c);
-
-		if (!cmp)
-			return &r->nic[mid];
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (r->nic_n == r->nic_cap) {
-		size_t nc = r->nic_cap ? r->nic_cap * 2 : 256;
-		struct nic_acc *na = realloc(r->nic, nc * sizeof(*na));
-
-		if (!na)
-			return NULL;
-		r->nic = na;
-		r->nic_cap = nc;
-	}
-	memmove(&r->nic[lo + 1], &r->nic[lo], (r->nic_n - lo) * sizeof(*r->nic));
-	r->nic[lo].id = *c;
-	r->nic_n++;
-	*fresh = 1;
-	return &r->nic[lo];
+	return rt_port_table_get((void **)&r->nic, &r->nic_n, &r->nic_cap, sizeof(*r->nic), c, fresh);
 }
 
 struct rt_prom_render *rt_prom_render_new(int top_k, rt_prom_speed_fn speed)

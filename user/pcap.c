@@ -94,24 +94,6 @@ struct pcapsrc {
 	char note[160];
 };
 
-/* Independent multiplies pipeline well: this runs once per RoCE packet. */
-static __u32 key_hash(const struct rt_flow_key *k)
-{
-	__u64 w[5], h;
-	__u32 t;
-
-	memcpy(w, k, sizeof(w));
-	memcpy(&t, (const char *)k + sizeof(w), sizeof(t));
-	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
-	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL +
-	    w[4] * 0xff51afd7ed558ccdULL + (t + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 31;
-	h *= 0x94d049bb133111ebULL;
-	return (__u32)(h ^ (h >> 29));
-}
-
-_Static_assert(sizeof(struct rt_flow_key) == 44, "key_hash reads 40 + 4 bytes");
-
 static int tab_grow(struct pcapsrc *s)
 {
 	__u32 ncap = s->cap ? s->cap * 2 : 1024, i, j;
@@ -122,7 +104,7 @@ static int tab_grow(struct pcapsrc *s)
 	for (i = 0; i < s->cap; i++) {
 		if (!s->tab[i].used)
 			continue;
-		j = key_hash(&s->tab[i].k) & (ncap - 1);
+		j = rt_flow_key_hash(&s->tab[i].k) & (ncap - 1);
 		while (nt[j].used)
 			j = (j + 1) & (ncap - 1);
 		nt[j] = s->tab[i];
@@ -140,7 +122,7 @@ static struct rt_flow_val *tab_get(struct pcapsrc *s, const struct rt_flow_key *
 
 	if (!s->cap && tab_grow(s))
 		return NULL;
-	j = key_hash(k) & (s->cap - 1);
+	j = rt_flow_key_hash(k) & (s->cap - 1);
 	while (s->tab[j].used) {
 		if (!memcmp(&s->tab[j].k, k, sizeof(*k)))
 			return &s->tab[j].v;

@@ -92,36 +92,14 @@ struct report {
 	size_t nports, pcap;
 };
 
+_Static_assert(offsetof(struct agg_port, c) == 0, "rt_port_table_get wants the counter first");
+
 /* Find or insert (keeping the order) the aggregate of a NIC counter. */
 static struct agg_port *port_get(struct report *r, const struct rt_port_ctr *c)
 {
-	size_t lo = 0, hi = r->nports;
+	int fresh;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int cmp = rt_port_ctr_cmp(&r->ports[mid].c, c);
-
-		if (!cmp)
-			return &r->ports[mid];
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (r->nports == r->pcap) {
-		size_t nc = r->pcap ? r->pcap * 2 : 256;
-		struct agg_port *np = realloc(r->ports, nc * sizeof(*np));
-
-		if (!np)
-			return NULL;
-		r->ports = np;
-		r->pcap = nc;
-	}
-	memmove(&r->ports[lo + 1], &r->ports[lo], (r->nports - lo) * sizeof(*r->ports));
-	memset(&r->ports[lo], 0, sizeof(*r->ports));
-	r->ports[lo].c = *c;
-	r->nports++;
-	return &r->ports[lo];
+	return rt_port_table_get((void **)&r->ports, &r->nports, &r->pcap, sizeof(*r->ports), c, &fresh);
 }
 
 static int take_ports(struct report *r, const struct rt_snapshot *s, const struct rt_delta *d)
@@ -144,17 +122,6 @@ static int take_ports(struct report *r, const struct rt_snapshot *s, const struc
 	return 0;
 }
 
-static __u32 hash_key(const struct rt_flow_key *k)
-{
-	const __u32 *w = (const __u32 *)k;
-	__u64 h = 0x9e3779b97f4a7c15ULL;
-	size_t i;
-
-	for (i = 0; i < sizeof(*k) / 4; i++)
-		h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
-	return (__u32)(h ^ (h >> 32));
-}
-
 static struct agg_flow *agg_get(struct report *r, const struct rt_flow_key *k)
 {
 	__u32 j;
@@ -168,7 +135,7 @@ static struct agg_flow *agg_get(struct report *r, const struct rt_flow_key *k)
 		for (i = 0; i < r->cap; i++) {
 			if (!r->tab[i].used)
 				continue;
-			j = hash_key(&r->tab[i].k) & (ncap - 1);
+			j = rt_flow_key_hash(&r->tab[i].k) & (ncap - 1);
 			while (nt[j].used)
 				j = (j + 1) & (ncap - 1);
 			nt[j] = r->tab[i];
@@ -177,7 +144,7 @@ static struct agg_flow *agg_get(struct report *r, const struct rt_flow_key *k)
 		r->tab = nt;
 		r->cap = ncap;
 	}
-	j = hash_key(k) & (r->cap - 1);
+	j = rt_flow_key_hash(k) & (r->cap - 1);
 	while (r->tab[j].used) {
 		if (!memcmp(&r->tab[j].k, k, sizeof(*k)))
 			return &r->tab[j];

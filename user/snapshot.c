@@ -198,6 +198,35 @@ int rt_port_ctr_cmp(const struct rt_port_ctr *a, const struct rt_port_ctr *b)
 	return strcmp(a->name, b->name);
 }
 
+void *rt_port_table_get(void **tab, size_t *n, size_t *cap, size_t sz,
+			const struct rt_port_ctr *c, int *fresh)
+{
+	size_t lo = 0, hi = *n;
+	char *base = *tab;
+
+	*fresh = 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int cmp = rt_port_ctr_cmp((const struct rt_port_ctr *)(base + mid * sz), c);
+
+		if (!cmp)
+			return base + mid * sz;
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (*n == *cap && rt_grow_to(tab, cap, *cap ? *cap * 2 : 256, sz))
+		return NULL;
+	base = *tab;
+	memmove(base + (lo + 1) * sz, base + lo * sz, (*n - lo) * sz);
+	memset(base + lo * sz, 0, sz);
+	memcpy(base + lo * sz, c, sizeof(*c));
+	(*n)++;
+	*fresh = 1;
+	return base + lo * sz;
+}
+
 static int port_qcmp(const void *a, const void *b)
 {
 	return rt_port_ctr_cmp(a, b);

@@ -112,8 +112,37 @@ void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...) __attribute__
 /* Sort flows and ifdirs by key; sources call it before handing a snapshot on. */
 void rt_snapshot_sort(struct rt_snapshot *s);
 int rt_flow_key_cmp(const struct rt_flow_key *a, const struct rt_flow_key *b);
+/*
+ * A hash of a flow key for open-addressed tables (pcap sources, the report).
+ * Inline: a capture calls it once per RoCE packet, and independent multiplies
+ * pipeline well.
+ */
+_Static_assert(sizeof(struct rt_flow_key) == 44, "rt_flow_key_hash reads 40 + 4 bytes");
+
+static inline __u32 rt_flow_key_hash(const struct rt_flow_key *k)
+{
+	__u64 w[5], h;
+	__u32 t;
+
+	__builtin_memcpy(w, k, sizeof(w));
+	__builtin_memcpy(&t, (const char *)k + sizeof(w), sizeof(t));
+	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
+	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL +
+	    w[4] * 0xff51afd7ed558ccdULL + (t + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebULL;
+	return (__u32)(h ^ (h >> 29));
+}
 /* The order of the ports table: device, port, netdev, scope, counter name. */
 int rt_port_ctr_cmp(const struct rt_port_ctr *a, const struct rt_port_ctr *b);
+/*
+ * A table of *n elements of size sz, each starting with a struct rt_port_ctr,
+ * kept in rt_port_ctr_cmp order: the element for c, inserted zeroed (with c
+ * copied in) where it belongs if it was not there, *fresh telling which.
+ * NULL without memory.
+ */
+void *rt_port_table_get(void **tab, size_t *n, size_t *cap, size_t sz,
+			const struct rt_port_ctr *c, int *fresh);
 
 /* ---- what changed between two snapshots: the one place rates come from ---- */
 
