@@ -214,22 +214,31 @@ static int ensure_batch(struct live *l, __u32 n)
 	return 0;
 }
 
-typedef void (*entry_fn)(struct live *l, struct rt_snapshot *s, const void *key, const void *vals);
+static void flow_entry(struct live *l, struct rt_snapshot *s, const void *key, const void *vals)
+{
+	struct rt_flow *f = rt_snapshot_add_flow(s);
 
+	if (!f)
+		return;
+	memcpy(&f->k, key, sizeof(f->k));
+	sum_flow(l, vals, &f->v);
+}
 
 /*
- * Visit every entry of a per-CPU hash map: batch lookups where the kernel has
+ * Every flow of the kernel table into s: batch lookups where the kernel has
  * them, get_next_key otherwise.
  */
-static int read_map(struct live *l, int fd, size_t ksz, size_t vsz, __u32 max,
-		    struct rt_snapshot *s, entry_fn fn)
+static int read_flows(struct live *l, struct rt_snapshot *s)
 {
+	const size_t vsz = sizeof(struct rt_flow_val) * l->ncpus;
+	int fd = bpf_map__fd(l->skel->maps.flows);
+	__u32 max = bpf_map__max_entries(l->skel->maps.flows);
 	__u32 chunk = max < 4096 ? max : 4096, count, i;
-	char in[64], out[64], key[64], next[64];
+	struct rt_flow_key key, next;
+	char in[64], out[64];
+	size_t start = s->nflows;
 	void *inp = NULL;
 	int err;
-
-	size_t start = s->nflows;
 
 	if (ensure_batch(l, chunk))
 		return -ENOMEM;
@@ -247,34 +256,23 @@ static int read_map(struct live *l, int fd, size_t ksz, size_t vsz, __u32 max,
 				return -errno;
 			}
 			for (i = 0; i < count; i++)
-				fn(l, s, (char *)l->keys + i * ksz, (char *)l->vals + (size_t)i * vsz * l->ncpus);
+				flow_entry(l, s, (struct rt_flow_key *)l->keys + i, (char *)l->vals + i * vsz);
 			if (err)	/* ENOENT: that was the last batch */
 				return 0;
 			memcpy(in, out, sizeof(in));
 			inp = in;
 		}
 		/* fall through to the slow path from the start */
-		s->nflows = start;	/* only the flow table is read in batches */
+		s->nflows = start;
 	}
-	err = bpf_map_get_next_key(fd, NULL, next);
+	err = bpf_map_get_next_key(fd, NULL, &next);
 	while (!err) {
-		memcpy(key, next, ksz);
-		if (!bpf_map_lookup_elem(fd, key, l->vals))
-			fn(l, s, key, l->vals);
-		err = bpf_map_get_next_key(fd, key, next);
+		key = next;
+		if (!bpf_map_lookup_elem(fd, &key, l->vals))
+			flow_entry(l, s, &key, l->vals);
+		err = bpf_map_get_next_key(fd, &key, &next);
 	}
 	return 0;
-}
-
-static void flow_entry(struct live *l, struct rt_snapshot *s, const void *key, const void *vals)
-{
-	struct rt_flow *f = rt_snapshot_add_flow(s);
-
-	(void)l;
-	if (!f)
-		return;
-	memcpy(&f->k, key, sizeof(f->k));
-	sum_flow(l, vals, &f->v);
 }
 
 /* ifstats is a per-CPU array: slot * 2 + dir, slots as set before load. */
@@ -343,9 +341,7 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 	for (i = 0; i < l->nifs; i++)
 		rt_snapshot_add_iface(s, l->ifs[i].ifindex, l->ifs[i].name, l->ifs[i].mode);
 
-	err = read_map(l, bpf_map__fd(l->skel->maps.flows), sizeof(struct rt_flow_key),
-		       sizeof(struct rt_flow_val), bpf_map__max_entries(l->skel->maps.flows), s,
-		       flow_entry);
+	err = read_flows(l, s);
 	if (!err)
 		err = read_ifstats(l, s);
 	if (err) {
