@@ -21,15 +21,30 @@ msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 PKGS      := libbpf libpcap ncursesw libmicrohttpd libnl-3.0 libibverbs zlib
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# pkg-config failing is an error worth seeing: it names the missing package.
+# Expanded when a recipe runs, so that 'make deps test' sees what deps installed.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS))
+ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
+ifneq ($(shell pkg-config --exists $(PKGS) || echo missing),)
+$(error pkg-config cannot find every one of: $(PKGS); run 'make deps' first)
+endif
+endif
 
+# The folders of user space: the snapshot core, its sources and sinks, the
+# NIC's counters, the subcommands (ARCHITECTURE.md tells why this cut).
+USER_DIRS := user/core user/sources user/sinks user/nic user/cmd tui exporters
+INCLUDES  := -I$(BUILD) -Ibpf $(addprefix -I,$(USER_DIRS))
+
+# CFLAGS is the user's (make CFLAGS=-O0 keeps our includes and defines);
+# ALL_CFLAGS is what the compiler gets.
 CFLAGS    ?= -O2 -g
-CFLAGS    += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VERSION)"' \
-	     -I$(BUILD) -Ibpf -Iuser $(PKG_CFLAGS)
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VERSION)"' \
+	     $(INCLUDES) $(PKG_CFLAGS) $(CFLAGS)
+DEPFLAGS   = -MMD -MP
 LDLIBS    += $(PKG_LIBS) -lm -lpthread
 ifeq ($(SANITIZE),1)
-CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS   += -fsanitize=address,undefined
 endif
 BPF_CFLAGS := -g -O2 -target bpf -Wall -Wextra -Werror $(ARCH_INC) -Ibpf
@@ -39,11 +54,11 @@ BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 BPF_HDRS  := $(wildcard bpf/*.h)
 
-LIB_SRCS  := $(filter-out user/main.c,$(wildcard user/*.c tui/*.c exporters/*.c))
+MAIN_SRC  := user/cmd/main.c
+LIB_SRCS  := $(filter-out $(MAIN_SRC),$(wildcard $(addsuffix /*.c,$(USER_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
-HDRS      := $(wildcard user/*.h tui/*.h exporters/*.h) $(BPF_HDRS)
 
-GEN_SRCS  := $(wildcard lab/*.c)
+GEN_SRCS  := $(wildcard gen/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/*.c)
@@ -58,40 +73,42 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 .PHONY: all deps test bench fuzz install uninstall clean tests
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(BUILD)/obj/%.o: %.c $(HDRS) $(SKELS) | $(BUILD)
+# Objects depend on the headers they include (-MMD -MP) and, since some
+# include a skeleton, on the skeletons.
+$(BUILD)/obj/%.o: %.c $(SKELS) | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/librocetop.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/rocetop: $(BUILD)/obj/user/main.o $(BUILD)/librocetop.a
+$(BUILD)/rocetop: $(BUILD)/obj/user/cmd/main.o $(BUILD)/librocetop.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/rocetop-gen: $(GEN_SRCS) $(wildcard lab/*.h) | $(BUILD)
+$(BUILD)/rocetop-gen: $(GEN_SRCS) $(wildcard gen/*.h) | $(BUILD)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $(filter -fsanitize%,$(CFLAGS)) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror $(filter -fsanitize%,$(ALL_CFLAGS)) $(CFLAGS) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librocetop.a $(wildcard tests/unit/*.h)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librocetop.a
 	$(call msg,TEST-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) $< $(BUILD)/librocetop.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d -Itests/unit $(LDFLAGS) $< $(BUILD)/librocetop.a $(LDLIBS) -o $@
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/librocetop.a $(BPF_OBJS)
 	$(call msg,BENCH-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/librocetop.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -MF $@.d $(LDFLAGS) $< $(BUILD)/librocetop.a $(LDLIBS) -o $@
 
 tests: $(UNIT_BINS) $(BPF_OBJS)
 
@@ -100,13 +117,13 @@ FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS  := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS))
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VERSION)"' \
-	      -I$(BUILD) -Ibpf -Iuser $(PKG_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer
+	      $(INCLUDES) $(PKG_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer
 FUZZ_SECONDS ?= 60
 
-$(BUILD)/fuzz/obj/%.o: %.c $(HDRS) $(SKELS) | $(BUILD)
+$(BUILD)/fuzz/obj/%.o: %.c $(SKELS) | $(BUILD)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	$(call msg,FUZZER,$@)
@@ -118,6 +135,9 @@ fuzz: $(FUZZ_BINS) $(BUILD)/rocetop $(BUILD)/rocetop-gen
 
 $(BUILD):
 	$(Q)mkdir -p $@
+
+# The header dependencies that -MMD wrote.
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # Installs what is missing, and nothing when everything is there.
 deps:

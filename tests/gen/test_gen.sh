@@ -1,5 +1,5 @@
 #!/bin/bash
-# Tests of lab/rocetop-gen: every scenario on a veth pair between two network
+# Tests of gen/rocetop-gen: every scenario on a veth pair between two network
 # namespaces of our own; tshark's dissection of captures at both ends must equal
 # the generator's tally exactly, and scapy must verify every ICRC.
 # Prints PASS/FAIL/SKIP lines and "N passed, M failed"; exits non-zero on failure.
@@ -41,7 +41,7 @@ finish() {
 # ---- build ----
 if [ -z "$GEN" ]; then
 	GEN=$WORK/rocetop-gen
-	if ! cc -O2 -g -Wall -Wextra -Werror -o "$GEN" "$ROOT"/lab/*.c -lz 2>"$WORK/build.log"; then
+	if ! cc -O2 -g -Wall -Wextra -Werror -o "$GEN" "$ROOT"/gen/*.c -lz 2>"$WORK/build.log"; then
 		fail build "$(head -5 "$WORK/build.log")"
 		finish
 	fi

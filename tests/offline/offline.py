@@ -24,7 +24,7 @@ def new_flow():
 
 
 def classify(ecn, opcode, syndrome):
-    """What one RoCE packet adds, from its field values (DESIGN.md's rules)."""
+    """What one RoCE packet adds, from its field values (ARCHITECTURE.md's rules)."""
     d = new_flow()
     d["pkts"] = 1
     d[["not_ect", "ect1", "ect0", "ce"][ecn]] = 1

@@ -224,7 +224,7 @@ if (p3["frames"], p3["xon"], p3["quanta"]) != (w3["frames"], w3["xon"], w3["quan
 if abs(p3["seconds"] - w3["quanta"] * 512 / 100e9) > 1e-12 or r["pfc"]["link_speed_from"] != "assumed": bad.append("paused seconds %s" % p3["seconds"])
 c = r["cnp_targets"][0]
 # The fixture's CNP flow also carries the ACKs to QP 34, and one data QP (17)
-# flows the other way: DESIGN.md's second rule (ACK-learnt) ties them.
+# flows the other way: ARCHITECTURE.md's second rule (ACK-learnt) ties them.
 if c["attribution"] != "ack" or c["data_flow"]["dqpn"] != 17 or c["cnp_flow"]["dqpn"] != 34: bad.append("cnp target %s" % c)
 hp = r["host_pairs"][0]
 if {hp["a"], hp["b"]} != {"10.0.0.1", "10.0.0.2"} or hp["ce"] != 10 or hp["cnp"] != 5: bad.append("host pair %s" % hp)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The NIC ports view (key 4) on the mlx5 fixture: the congestion counters
-# DESIGN.md names come first, marked with *, with the values the fixture
+# ARCHITECTURE.md names come first, marked with *, with the values the fixture
 # files hold; the other counters follow.
 set -u
 cd "$(dirname "$0")/../.."

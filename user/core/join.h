@@ -13,7 +13,7 @@ struct rt_qp_table;	/* user/nic.h: QPs from rdma netlink */
 
 /*
  * Give each flow of s its local QP, pid and comm from qps (may be NULL), and
- * tie each flow carrying CNPs to the data flow it throttles, in DESIGN.md's
+ * tie each flow carrying CNPs to the data flow it throttles, in ARCHITECTURE.md's
  * order: the netlink QP table (RT_ATTR_NETLINK), QPs learnt from the ACKs on
  * the same host pair (RT_ATTR_ACK), otherwise the host pair (RT_ATTR_HOSTPAIR,
  * throttles -1). s must be sorted (throttles is an index into s->flows);

@@ -51,7 +51,7 @@ int rt_sysfs_discover(const char *root, struct rt_rdma_ports *ps);
 /* Counter width: hw_counters are 64-bit; counters/ hold the classic 32-bit IB
  * PortCounters unless the name is an extended-only one or the value says more. */
 unsigned int rt_nic_ctr_bits(int scope, const char *name, __u64 value);
-/* 1 for the congestion counters DESIGN.md names (and their kin elsewhere). */
+/* 1 for the congestion counters ARCHITECTURE.md names (and their kin elsewhere). */
 int rt_nic_is_congestion(const char *name);
 
 /*

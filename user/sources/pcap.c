@@ -35,7 +35,7 @@
 /* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#include "../bpf/count.h"
+#include "count.h"
 #pragma GCC diagnostic pop
 #include "join.h"
 #include "log.h"

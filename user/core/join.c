@@ -6,7 +6,7 @@
  * A CNP goes from the notification point (the data's receiver, S) to the
  * reaction point (the data's sender, D), and its destination QP Q is the
  * sender's QP. The data flow it slows is the reverse direction, D -> S, whose
- * destination QP is Q's peer. In DESIGN.md's order:
+ * destination QP is Q's peer. In ARCHITECTURE.md's order:
  *  1. netlink: on the RP host the CNP comes in and Q is a local QP, whose rqpn
  *     is the data flow's dqpn; on the NP host the CNP goes out and Q is the
  *     rqpn of a local QP, whose lqpn is the data flow's dqpn;

@@ -10,12 +10,12 @@
 
 #include <stddef.h>
 #include <net/if.h>
-#include "../bpf/rocetop.h"
+#include "rocetop.h"
 
 #define RT_MAX_IFACES	64
 #define RT_MAX_NOTES	8
 
-/* How a CNP flow was tied to the data flow it throttles (DESIGN.md's order). */
+/* How a CNP flow was tied to the data flow it throttles (ARCHITECTURE.md's order). */
 enum rt_attr {
 	RT_ATTR_NONE = 0,	/* not a CNP flow, or nothing known */
 	RT_ATTR_NETLINK,	/* the local QP table from rdma netlink */
@@ -65,7 +65,7 @@ struct rt_port_ctr {
 	__u64 value;
 	__u8  bits;		/* 32 or 64: how the counter wraps */
 	__u8  scope;		/* enum rt_port_scope */
-	__u8  congestion;	/* one of the congestion counters DESIGN.md names */
+	__u8  congestion;	/* one of the congestion counters ARCHITECTURE.md names */
 	__u8  pad[5];
 };
 

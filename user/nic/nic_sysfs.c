@@ -264,7 +264,7 @@ unsigned int rt_nic_ctr_bits(int scope, const char *name, __u64 value)
 }
 
 static const char *const congestion_names[] = {
-	/* mlx5, DESIGN.md's list */
+	/* mlx5, ARCHITECTURE.md's list */
 	"np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored",
 	"out_of_sequence", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
 	"rnr_nak_retry_err", "roce_adp_retrans", "roce_adp_retrans_to",
