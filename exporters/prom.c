@@ -305,6 +305,8 @@ struct rt_prom_render {
 	int hp_full_warned;
 	const struct rt_flow_delta **order;
 	size_t order_cap;
+	struct rt_flow_delta *idle;	/* unchanged flows filling the top K */
+	__u32 *heap;
 	struct hp **hp_order;
 	size_t hp_order_cap;
 	/* NIC counters as exported: sorted like a snapshot's ports table. */
@@ -347,6 +349,8 @@ void rt_prom_render_free(struct rt_prom_render *r)
 		return;
 	free(r->hp);
 	free(r->order);
+	free(r->idle);
+	free(r->heap);
 	free(r->hp_order);
 	free(r->nic);
 	free(r);
@@ -705,12 +709,75 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 #undef PRSET
 }
 
+/* How idle flows rank in cmp_top: total congestion, then key. */
+static int idle_cmp(const struct rt_flow *x, const struct rt_flow *y)
+{
+	__u64 cx = rt_congestion(&x->v), cy = rt_congestion(&y->v);
+
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	return rt_flow_key_cmp(&x->k, &y->k);
+}
+
+static void heap_down(const struct rt_flow *f, __u32 *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, w = i;
+
+		if (l < n && idle_cmp(&f[h[l]], &f[h[w]]) > 0)
+			w = l;
+		if (l + 1 < n && idle_cmp(&f[h[l + 1]], &f[h[w]]) > 0)
+			w = l + 1;
+		if (w == i)
+			return;
+		__u32 t = h[i];
+		h[i] = h[w];
+		h[w] = t;
+		i = w;
+	}
+}
+
+/*
+ * The loop's delta names only the flows that changed (snapshot.h); when fewer
+ * than K of them moved, the top K's other seats go to the unchanged flows as
+ * cmp_top ranks them (zero this interval: by total congestion, then key),
+ * picked with a heap of K in one pass over the table. Returns how many.
+ */
+static size_t idle_fill(struct rt_prom_render *r, const struct rt_snapshot *cur, size_t want)
+{
+	const struct rt_flow_table *t = cur->tab;
+	size_t i, n = 0;
+
+	if (!want)
+		return 0;
+	for (i = 0; i < cur->nflows; i++) {
+		if (t->st[i].gen == t->gen)
+			continue;
+		if (n < want) {
+			r->heap[n++] = (__u32)i;
+			if (n == want)
+				for (size_t j = n / 2; j-- > 0;)
+					heap_down(cur->flows, r->heap, n, j);
+		} else if (idle_cmp(&cur->flows[i], &cur->flows[r->heap[0]]) < 0) {
+			r->heap[0] = (__u32)i;
+			heap_down(cur->flows, r->heap, n, 0);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct rt_flow *f = &cur->flows[r->heap[i]];
+
+		r->idle[i].f = f;
+		rt_flow_val_delta(&r->idle[i].d, &f->v, &f->v);
+	}
+	return n;
+}
+
 static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
 			const struct rt_delta *d)
 {
 	struct render_ctx c = { .r = r, .cur = cur };
 	struct rowset rs = { .ctx = &c };
-	size_t i, n;
+	size_t i, n, active, nidle;
 
 	/* host pairs: add this interval's deltas */
 	for (i = 0; i < d->nflows; i++) {
@@ -744,18 +811,31 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	flow_families(w, "rocetop_hostpair", "between the host pair (all queue pairs)", &rs);
 
 	/* top K flows of this interval, their totals */
-	if (r->order_cap < d->nflows) {
-		void *p = realloc(r->order, d->nflows * sizeof(*r->order));
+	active = 0;
+	for (i = 0; i < d->nflows; i++)
+		if (d->flows[i].d.pkts || rt_congestion(&d->flows[i].d))
+			active++;
+	if (!r->idle && r->top_k) {
+		r->idle = calloc((size_t)r->top_k, sizeof(*r->idle));
+		r->heap = calloc((size_t)r->top_k, sizeof(*r->heap));
+		if (!r->idle || !r->heap)
+			return -ENOMEM;
+	}
+	nidle = cur->tab && active < (size_t)r->top_k ? idle_fill(r, cur, (size_t)r->top_k - active) : 0;
+	if (r->order_cap < d->nflows + nidle) {
+		void *p = realloc(r->order, (d->nflows + nidle) * sizeof(*r->order));
 
 		if (!p)
 			return -ENOMEM;
 		r->order = p;
-		r->order_cap = d->nflows;
+		r->order_cap = d->nflows + nidle;
 	}
 	for (i = 0; i < d->nflows; i++)
 		r->order[i] = &d->flows[i];
-	qsort(r->order, d->nflows, sizeof(*r->order), cmp_top);
-	n = d->nflows < (size_t)r->top_k ? d->nflows : (size_t)r->top_k;
+	for (i = 0; i < nidle; i++)
+		r->order[d->nflows + i] = &r->idle[i];
+	qsort(r->order, d->nflows + nidle, sizeof(*r->order), cmp_top);
+	n = d->nflows + nidle < (size_t)r->top_k ? d->nflows + nidle : (size_t)r->top_k;
 	/* in key order, so a flow's series keep their place while the ranking moves */
 	qsort(r->order, n, sizeof(*r->order), cmp_top_key);
 	rs.n = n;

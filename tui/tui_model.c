@@ -110,18 +110,25 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 	struct rt_delta *iv = &t->iv;
 	size_t i;
 
-	if (rt_snapshot_copy(&t->snap, cur))
-		return -ENOMEM;
-	/* The interval's deltas as the loop computed them, re-pointed at our copy. */
-	if (rt_grow_to((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)) ||
-	    rt_grow_to((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
+	/* The view shows every flow: a copy in key order, and a delta for each
+	 * row (the loop's names only the flows that changed, snapshot.h). */
+	if (cur->tab) {
+		if (rt_snapshot_copy_sorted(&t->snap, cur) || rt_delta_expand(iv, d, &t->snap))
+			return -ENOMEM;
+	} else {
+		if (rt_snapshot_copy(&t->snap, cur) ||
+		    rt_grow_to((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)))
+			return -ENOMEM;
+		for (i = 0; i < d->nflows && i < t->snap.nflows; i++) {
+			iv->flows[i].f = &t->snap.flows[i];
+			iv->flows[i].d = d->flows[i].d;
+		}
+		iv->nflows = i;
+		iv->flow_tot = d->flow_tot;
+	}
+	if (rt_grow_to((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
 	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)))
 		return -ENOMEM;
-	for (i = 0; i < d->nflows && i < t->snap.nflows; i++) {
-		iv->flows[i].f = &t->snap.flows[i];
-		iv->flows[i].d = d->flows[i].d;
-	}
-	iv->nflows = i;
 	for (i = 0; i < d->nifs && i < t->snap.nifs; i++) {
 		iv->ifs[i].s = &t->snap.ifs[i];
 		iv->ifs[i].d = d->ifs[i].d;
@@ -133,7 +140,6 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 	}
 	iv->nports = i;
 	iv->secs = d->secs;
-	iv->flow_tot = d->flow_tot;
 	iv->if_tot = d->if_tot;
 	iv->evicted = d->evicted;
 	/* Totals since the start: the same one function, from nothing. */

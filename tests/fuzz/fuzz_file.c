@@ -14,6 +14,7 @@
 #include "log.h"
 #include "opts.h"
 #include "source.h"
+#include "stream.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -25,12 +26,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-	struct rt_snapshot snaps[2];
-	struct rt_delta d = { 0 };
+	struct rt_stream st = { 0 };
 	struct rt_source *src;
 	struct rt_opts o;
 	char path[64];
-	int fd, r, cur = 0, n = 0;
+	int fd, r, n = 0;
 
 	fd = memfd_create("rtfuzz", 0);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
@@ -43,30 +43,24 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	o.read_file = path;
 	o.max_flows = 64;
 	o.interval = 0.5;
-	rt_snapshot_init(&snaps[0]);
-	rt_snapshot_init(&snaps[1]);
+	o.max_flows_set = 1;
 	src = rt_file_source_new(&o);
-	if (src) {
+	if (src && !rt_stream_init(&st, src, NULL)) {
 		/* Bounded: a gap in capture time makes many empty intervals. */
 		while (n < 300) {
-			rt_snapshot_clear(&snaps[!cur]);
-			r = src->collect(src, &snaps[!cur]);
+			r = rt_stream_step(&st);
 			if (r <= 0)
 				break;
-			if (rt_delta_compute(&d, n ? &snaps[cur] : NULL, &snaps[!cur]))
-				break;
-			cur = !cur;
 			n++;
 		}
 		if (src->rewind && !src->rewind(src)) {
-			rt_snapshot_clear(&snaps[0]);
-			src->collect(src, &snaps[0]);
+			rt_stream_restart(&st);
+			rt_stream_step(&st);
 		}
-		src->close(src);
 	}
-	rt_delta_free(&d);
-	rt_snapshot_free(&snaps[0]);
-	rt_snapshot_free(&snaps[1]);
+	if (src)
+		src->close(src);
+	rt_stream_free(&st);
 	close(fd);
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "opts.h"
 #include "source.h"
+#include "stream.h"
 
 #define NAME_LEN IF_NAMESIZE
 
@@ -926,11 +927,10 @@ int rt_report_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report r = { 0 };
-	struct rt_snapshot snaps[2];
-	struct rt_delta d = { 0 };
+	struct rt_stream st = { 0 };
 	struct rt_source *src = NULL;
 	struct rt_opts o;
-	int c, cur = 0, have = 0, err = 0, rc = 1;
+	int c, have = 0, err = 0, rc = 1;
 	__u32 i, k;
 	char *end;
 	long l;
@@ -971,6 +971,7 @@ int rt_report_main(int argc, char **argv)
 				return 2;
 			}
 			o.max_flows = (__u32)l;
+			o.max_flows_set = 1;
 			break;
 		case 'h': fputs(report_usage, stdout); return 0;
 		default:
@@ -987,27 +988,21 @@ int rt_report_main(int argc, char **argv)
 	if (!src)
 		return 1;
 	r.kind = strcmp(src->name, "recording") ? "capture" : "recording";
-	rt_snapshot_init(&snaps[0]);
-	rt_snapshot_init(&snaps[1]);
+	if (rt_stream_init(&st, src, NULL)) {
+		pr_warn("out of memory.\n");
+		goto out;
+	}
 	for (;;) {
-		struct rt_snapshot *next = &snaps[have ? !cur : cur];
-
-		rt_snapshot_clear(next);
-		err = src->collect(src, next);
+		err = rt_stream_step(&st);
 		if (err <= 0)
 			break;
-		if (rt_delta_compute(&d, have ? &snaps[cur] : NULL, next)) {
-			err = -ENOMEM;
-			break;
-		}
 		if (!have)
-			d.secs = strcmp(r.kind, "capture") ? 0 : o.interval;
-		cur = have ? !cur : cur;
+			st.delta.secs = strcmp(r.kind, "capture") ? 0 : o.interval;
 		have = 1;
-		if ((err = take(&r, next, &d)) || (err = take_ports(&r, next, &d)))
+		if ((err = take(&r, &st.cur, &st.delta)) || (err = take_ports(&r, &st.cur, &st.delta)))
 			break;
-		rt_flow_val_add(&r.tot, &d.flow_tot);
-		rt_if_val_add(&r.itot, &d.if_tot);
+		rt_flow_val_add(&r.tot, &st.delta.flow_tot);
+		rt_if_val_add(&r.itot, &st.delta.if_tot);
 	}
 	if (err < 0) {
 		pr_warn("cannot finish the report of %s: %s.\n", r.path, strerror(-err));
@@ -1042,9 +1037,7 @@ int rt_report_main(int argc, char **argv)
 	rc = fflush(stdout) ? 1 : 0;
 out:
 	src->close(src);
-	rt_snapshot_free(&snaps[0]);
-	rt_snapshot_free(&snaps[1]);
-	rt_delta_free(&d);
+	rt_stream_free(&st);
 	free(r.tab);
 	free(r.m);
 	free(r.flows);

@@ -14,7 +14,10 @@
  *     Q that carries ACKs shows Q is a requester QP sending data D -> S; when
  *     exactly one data QP flows D -> S, that is the one;
  *  3. otherwise the CNPs stay with the host pair, unattributed.
- * Runs after the snapshot is sorted: throttles is an index into flows[].
+ * throttles is an index into flows[] of the same snapshot. Over a persistent
+ * table (snapshot.h) only the rows that carried a CNP are attributed, the
+ * owners are looked up for every row only with a QP table, and a row whose
+ * join fields change counts as changed in the interval.
  */
 #include <string.h>
 #include "join.h"
@@ -128,9 +131,76 @@ static int acked(const struct rt_snapshot *s, const struct rt_flow *c)
 	return 0;
 }
 
+/* The CNP flow c's target: RT_ATTR_* into *attr, the row or -1 returned. */
+static int attribute(const struct rt_snapshot *s, const struct rt_flow *c,
+		     const struct rt_qp_table *qps, __u8 *attr)
+{
+	const struct rt_qp *q = owner(s, c, qps);
+	int d;
+
+	if (q && (c->k.dir == RT_DIR_EGRESS || q->has_rqpn)) {
+		/* RP host (CNP in): the data goes to Q's peer, q->rqpn.
+		 * NP host (CNP out): the data comes to our QP, q->lqpn. */
+		d = find_data(s, c, c->k.dir == RT_DIR_INGRESS ? q->rqpn : q->lqpn);
+		if (d >= 0) {
+			*attr = RT_ATTR_NETLINK;
+			return d;
+		}
+	}
+	if (acked(s, c) && (d = find_data(s, c, -1)) >= 0) {
+		*attr = RT_ATTR_ACK;
+		return d;
+	}
+	*attr = RT_ATTR_HOSTPAIR;
+	return -1;
+}
+
+static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
+{
+	struct rt_flow_table *t = s->tab;
+	size_t i;
+
+	for (i = 0; i < t->nchanged; i++)
+		if (s->flows[t->changed[i]].v.cnp)
+			rt_snapshot_note_cnp(s, &s->flows[t->changed[i]]);
+	if (qps && qps->n) {
+		for (i = 0; i < s->nflows; i++) {
+			struct rt_flow *f = &s->flows[i];
+			const struct rt_qp *q = owner(s, f, qps);
+
+			if (!q || (f->lqpn == q->lqpn && f->rqpn == q->rqpn && f->pid == q->pid &&
+				   !memcmp(f->comm, q->comm, sizeof(f->comm))))
+				continue;
+			f->lqpn = q->lqpn;
+			f->rqpn = q->rqpn;
+			f->pid = q->pid;
+			memcpy(f->comm, q->comm, sizeof(f->comm));
+			rt_snapshot_touch(s, f);
+		}
+	}
+	for (i = 0; i < t->ncnp; i++) {
+		struct rt_flow *c = &s->flows[t->cnp[i]];
+		__u8 attr = RT_ATTR_NONE;
+		int d = -1;
+
+		if (c->v.cnp)
+			d = attribute(s, c, qps, &attr);
+		if (c->attr != attr || c->throttles != d) {
+			c->attr = attr;
+			c->throttles = d;
+			rt_snapshot_touch(s, c);
+		}
+	}
+}
+
 void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
 {
 	size_t i;
+
+	if (s->tab) {
+		join_table(s, qps);
+		return;
+	}
 
 	for (i = 0; i < s->nflows; i++) {
 		struct rt_flow *f = &s->flows[i];
@@ -148,28 +218,8 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
 
 	for (i = 0; i < s->nflows; i++) {
 		struct rt_flow *c = &s->flows[i];
-		const struct rt_qp *q;
-		int d = -1;
 
-		if (!c->v.cnp)
-			continue;
-		q = owner(s, c, qps);
-		if (q && (c->k.dir == RT_DIR_EGRESS || q->has_rqpn)) {
-			/* RP host (CNP in): the data goes to Q's peer, q->rqpn.
-			 * NP host (CNP out): the data comes to our QP, q->lqpn. */
-			d = find_data(s, c, c->k.dir == RT_DIR_INGRESS ? q->rqpn : q->lqpn);
-			if (d >= 0) {
-				c->attr = RT_ATTR_NETLINK;
-				c->throttles = d;
-				continue;
-			}
-		}
-		if (acked(s, c) && (d = find_data(s, c, -1)) >= 0) {
-			c->attr = RT_ATTR_ACK;
-			c->throttles = d;
-			continue;
-		}
-		c->attr = RT_ATTR_HOSTPAIR;
-		c->throttles = -1;
+		if (c->v.cnp)
+			c->throttles = attribute(s, c, qps, &c->attr);
 	}
 }

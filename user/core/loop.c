@@ -17,6 +17,7 @@
 #include "log.h"
 #include "sink.h"
 #include "source.h"
+#include "stream.h"
 
 #define MAX_SINKS 8
 
@@ -37,10 +38,7 @@ struct loop {
 	struct rt_nic *nic;
 	struct rt_sink *sinks[MAX_SINKS];
 	int nsinks;
-	struct rt_snapshot snaps[2];
-	int cur;		/* index of the newest snapshot in snaps */
-	int have_prev;
-	struct rt_delta delta;
+	struct rt_stream st;	/* the flow table and what changed (user/core/stream.h) */
 	long emitted;
 	__u64 file_start_ns;
 };
@@ -48,33 +46,20 @@ struct loop {
 /* Take one snapshot and hand it to every sink. 1: done, 0: source ended, <0: error. */
 static int step(struct loop *L, const struct rt_opts *o, int emit)
 {
-	struct rt_snapshot *next = &L->snaps[L->have_prev ? !L->cur : L->cur];
-	struct rt_snapshot *prev = L->have_prev ? &L->snaps[L->cur] : NULL;
-	int i, r;
+	int first = !L->st.have_prev, i, r;
 
-	rt_snapshot_clear(next);
-	r = L->src->collect(L->src, next);
+	r = rt_stream_step(&L->st);
 	if (r <= 0)
 		return r;
-	if (L->nic)
-		rt_nic_collect(L->nic, next);
-	else if (L->src->live)
-		rt_join(next, NULL);	/* CNP attribution from ACKs and host pairs */
 	if (!L->file_start_ns)
-		L->file_start_ns = next->time_ns;
-	if (rt_delta_compute(&L->delta, prev, next)) {
-		pr_warn("out of memory computing rates.\n");
-		return -ENOMEM;
-	}
+		L->file_start_ns = L->st.cur.time_ns;
 	/* The first snapshot counts from the start: rate it over one interval. */
-	if (!prev)
-		L->delta.secs = o->interval;
-	L->cur = L->have_prev ? !L->cur : L->cur;
-	L->have_prev = 1;
+	if (first)
+		L->st.delta.secs = o->interval;
 	if (!emit)
 		return 1;
 	for (i = 0; i < L->nsinks; i++) {
-		r = L->sinks[i]->emit(L->sinks[i], next, &L->delta);
+		r = L->sinks[i]->emit(L->sinks[i], &L->st.cur, &L->st.delta);
 		if (r < 0)
 			return r;
 	}
@@ -89,13 +74,13 @@ static int seek(struct loop *L, const struct rt_opts *o, double to)
 
 	if (!L->src->rewind || L->src->rewind(L->src))
 		return 0;
-	L->have_prev = 0;
+	rt_stream_restart(&L->st);
 	/* Within the first interval: the caller's next step shows the first snapshot. */
 	if (to < o->interval - 1e-9)
 		return 1;
 	do {
 		r = step(L, o, 0);
-	} while (r > 0 && (L->snaps[L->cur].time_ns - L->file_start_ns) / 1e9 + 1e-9 < to - o->interval);
+	} while (r > 0 && (L->st.cur.time_ns - L->file_start_ns) / 1e9 + 1e-9 < to - o->interval);
 	return r < 0 ? r : 1;
 }
 
@@ -258,13 +243,16 @@ int rt_run(const struct rt_opts *o)
 	struct loop L = { 0 };
 	int err = -EINVAL, i, tui;
 
-	rt_snapshot_init(&L.snaps[0]);
-	rt_snapshot_init(&L.snaps[1]);
 	L.src = o->read_file ? rt_file_source_new(o) : rt_live_source_new(o);
 	if (!L.src)
 		goto out;
 	if (L.src->live && !o->no_nic)
 		L.nic = rt_nic_new(o);
+	if (rt_stream_init(&L.st, L.src, L.nic)) {
+		pr_warn("out of memory.\n");
+		err = -ENOMEM;
+		goto out;
+	}
 
 	tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	if (o->batch || (!o->daemon && !tui))
@@ -287,9 +275,7 @@ out:
 		rt_nic_free(L.nic);
 	if (L.src)
 		L.src->close(L.src);
-	rt_delta_free(&L.delta);
-	rt_snapshot_free(&L.snaps[0]);
-	rt_snapshot_free(&L.snaps[1]);
+	rt_stream_free(&L.st);
 	return err;
 }
 

@@ -35,8 +35,10 @@ static const char usage_text[] =
 "  -n, --iterations N      stop after N intervals (exit 0)\n"
 "      --speed X           replay files in the view at X times capture speed (default 1)\n"
 "Capture:\n"
-"      --max-flows N       flow table size in the kernel (default 16384)\n"
-"      --flow-timeout S    forget flows idle for S seconds (default 60, 0: never)\n"
+"      --max-flows N       flow table size in the kernel (default 16384); with -r, a\n"
+"                          bound on the flows a file keeps (default: as many as it has)\n"
+"      --flow-timeout S    forget flows idle for S seconds (default 60, 0: never); with\n"
+"                          -r in capture time\n"
 "      --xdp-mode MODE     auto (native, else generic), native or generic\n"
 "      --no-egress         XDP on ingress only;  --no-ingress: TC on egress only\n"
 "NIC counters:\n"
@@ -209,6 +211,7 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 			if (parse_long(optarg, 16, 1 << 24, &l))
 				return bad("--max-flows", optarg, "give a number between 16 and 16777216");
 			o->max_flows = (__u32)l;
+			o->max_flows_set = 1;
 			break;
 		case OPT_FLOW_TIMEOUT:
 			if (parse_double(optarg, 0, 1e9, &o->flow_timeout))

@@ -27,6 +27,7 @@ struct rt_opts {
 	int no_egress;			/* --no-egress: XDP only */
 	int no_ingress;			/* --no-ingress: TC only */
 	__u32 max_flows;		/* --max-flows */
+	int max_flows_set;		/* --max-flows given: files keep to it too */
 	double flow_timeout;		/* --flow-timeout seconds, 0 = never evict */
 	long long max_size;		/* --max-size bytes, recordings rotate past it */
 	int max_files;			/* --max-files with --max-size, like tcpdump -W */

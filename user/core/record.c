@@ -259,6 +259,7 @@ struct rec {
 	unsigned char *raw, *z;
 	size_t rawlen, zcap;
 	struct rt_snapshot last, base, tmp;
+	struct rt_snapshot sorted;	/* the loop's table in key order, as stored */
 	int have_base;
 	struct timespec synced;
 	long long header_len;
@@ -403,6 +404,12 @@ static int rec_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	(void)d;
 	if (r->fd < 0)
 		return -EIO;
+	/* A recording stores whole snapshots in key order (record.h). */
+	if (cur->tab) {
+		if (rt_snapshot_copy_sorted(&r->sorted, cur))
+			return -ENOMEM;
+		cur = w = &r->sorted;
+	}
 	if (r->have_base && (err = rebase(r, cur, &w)))
 		return err;
 	err = rt_rec_encode(w, &r->raw, &r->rawlen);
@@ -468,6 +475,7 @@ static void rec_close(struct rt_sink *s)
 		rt_snapshot_free(&r->last);
 		rt_snapshot_free(&r->base);
 		rt_snapshot_free(&r->tmp);
+		rt_snapshot_free(&r->sorted);
 		free(r);
 	}
 	free(s);

@@ -11,12 +11,33 @@ void rt_snapshot_init(struct rt_snapshot *s)
 	memset(s, 0, sizeof(*s));
 }
 
+static void table_free(struct rt_flow_table *t)
+{
+	if (!t)
+		return;
+	free(t->slot);
+	free(t->st);
+	free(t->changed);
+	free(t->cnp);
+	free(t);
+}
+
 void rt_snapshot_free(struct rt_snapshot *s)
 {
 	free(s->flows);
 	free(s->ifs);
 	free(s->ports);
+	table_free(s->tab);
 	rt_snapshot_init(s);
+}
+
+static void table_empty(struct rt_flow_table *t)
+{
+	if (t->slot)
+		memset(t->slot, 0, t->nslot * sizeof(*t->slot));
+	t->nchanged = t->ncnp = 0;
+	t->lru_head = t->lru_tail = 0;
+	t->gen++;
 }
 
 void rt_snapshot_clear(struct rt_snapshot *s)
@@ -24,6 +45,32 @@ void rt_snapshot_clear(struct rt_snapshot *s)
 	s->nflows = s->nifs = s->nports = s->nifaces = s->nnotes = 0;
 	s->time_ns = s->mono_ns = s->evicted = 0;
 	s->source[0] = '\0';
+	if (s->tab)
+		table_empty(s->tab);
+}
+
+int rt_snapshot_make_table(struct rt_snapshot *s)
+{
+	if (!s->tab) {
+		s->tab = calloc(1, sizeof(*s->tab));
+		if (!s->tab)
+			return -ENOMEM;
+		s->tab->gen = 1;
+	}
+	rt_snapshot_clear(s);
+	return 0;
+}
+
+void rt_snapshot_next_interval(struct rt_snapshot *s)
+{
+	s->nifs = s->nports = s->nifaces = s->nnotes = 0;
+	s->time_ns = s->mono_ns = s->evicted = 0;
+	s->source[0] = '\0';
+	if (s->tab) {
+		s->tab->nchanged = 0;
+		if (!++s->tab->gen)	/* 0 would match rows never touched */
+			s->tab->gen = 1;
+	}
 }
 
 /* Grow *arr to hold one more element of size sz. */
@@ -138,6 +185,10 @@ int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)
 	struct rt_snapshot mem = *dst;	/* dst's arrays, grown to fit src */
 	int err;
 
+	if (dst->tab) {	/* a table is only ever filled through its own calls */
+		rt_snapshot_clear(dst);
+		return rt_snapshot_apply(dst, src);
+	}
 	err = rt_grow_to((void **)&mem.flows, &mem.flows_cap, src->nflows, sizeof(*mem.flows));
 	if (!err)
 		err = rt_grow_to((void **)&mem.ifs, &mem.ifs_cap, src->nifs, sizeof(*mem.ifs));
@@ -151,6 +202,7 @@ int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)
 	dst->ifs_cap = mem.ifs_cap;
 	dst->ports = mem.ports;
 	dst->ports_cap = mem.ports_cap;
+	dst->tab = NULL;
 	if (err)
 		return err;
 	if (src->nflows)
@@ -234,12 +286,379 @@ static int port_qcmp(const void *a, const void *b)
 
 void rt_snapshot_sort(struct rt_snapshot *s)
 {
-	if (s->nflows > 1)
+	if (s->nflows > 1 && !s->tab)
 		qsort(s->flows, s->nflows, sizeof(*s->flows), flow_cmp);
 	if (s->nifs > 1)
 		qsort(s->ifs, s->nifs, sizeof(*s->ifs), ifdir_cmp);
 	if (s->nports > 1)
 		qsort(s->ports, s->nports, sizeof(*s->ports), port_qcmp);
+}
+
+/* ---- the persistent flow table ---- */
+
+static size_t slot_home(const struct rt_flow_table *t, const struct rt_flow_key *k)
+{
+	return rt_flow_key_hash(k) & (t->nslot - 1);
+}
+
+/* Rebuild the index at nslot slots (a power of two). */
+static int index_rebuild(struct rt_snapshot *s, size_t nslot)
+{
+	struct rt_flow_table *t = s->tab;
+	__u32 *ns = calloc(nslot, sizeof(*ns));
+	size_t r, j;
+
+	if (!ns)
+		return -ENOMEM;
+	free(t->slot);
+	t->slot = ns;
+	t->nslot = nslot;
+	for (r = 0; r < s->nflows; r++) {
+		j = slot_home(t, &s->flows[r].k);
+		while (t->slot[j])
+			j = (j + 1) & (nslot - 1);
+		t->slot[j] = (__u32)r + 1;
+	}
+	return 0;
+}
+
+/* The slot that holds row r (which must be indexed). */
+static size_t slot_of_row(const struct rt_snapshot *s, size_t r)
+{
+	const struct rt_flow_table *t = s->tab;
+	size_t j = slot_home(t, &s->flows[r].k);
+
+	while (t->slot[j] != r + 1)
+		j = (j + 1) & (t->nslot - 1);
+	return j;
+}
+
+/* Empty slot i, shifting back the entries that probed past it. */
+static void slot_delete(struct rt_snapshot *s, size_t i)
+{
+	struct rt_flow_table *t = s->tab;
+	size_t mask = t->nslot - 1, j = i;
+
+	for (;;) {
+		size_t h;
+
+		j = (j + 1) & mask;
+		if (!t->slot[j])
+			break;
+		h = slot_home(t, &s->flows[t->slot[j] - 1].k);
+		/* the entry at j may move to i unless its home lies cyclically in (i, j] */
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		t->slot[i] = t->slot[j];
+		i = j;
+	}
+	t->slot[i] = 0;
+}
+
+/* Room for one more row in every per-row array. */
+static int table_room(struct rt_snapshot *s)
+{
+	struct rt_flow_table *t = s->tab;
+	size_t n = s->nflows + 1;
+
+	if (n > s->flows_cap &&
+	    rt_grow_to((void **)&s->flows, &s->flows_cap, s->flows_cap ? s->flows_cap * 2 : 1024,
+		       sizeof(*s->flows)))
+		return -ENOMEM;
+	if (rt_grow_to((void **)&t->st, &t->st_cap, s->flows_cap, sizeof(*t->st)) ||
+	    rt_grow_to((void **)&t->changed, &t->changed_cap, s->flows_cap, sizeof(*t->changed)))
+		return -ENOMEM;
+	if (n * 2 > t->nslot)
+		return index_rebuild(s, t->nslot ? t->nslot * 2 : 2048);
+	return 0;
+}
+
+struct rt_flow *rt_snapshot_flow(struct rt_snapshot *s, const struct rt_flow_key *k, int *fresh)
+{
+	struct rt_flow_table *t = s->tab;
+	struct rt_flow *f;
+	size_t j;
+	__u32 id;
+
+	*fresh = 0;
+	if (t->nslot) {
+		j = slot_home(t, k);
+		while ((id = t->slot[j])) {
+			if (!memcmp(&s->flows[id - 1].k, k, sizeof(*k)))
+				return &s->flows[id - 1];
+			j = (j + 1) & (t->nslot - 1);
+		}
+	}
+	if (t->max_flows && s->nflows >= t->max_flows)
+		return NULL;
+	if (table_room(s))
+		return NULL;
+	j = slot_home(t, k);
+	while (t->slot[j])
+		j = (j + 1) & (t->nslot - 1);
+	t->slot[j] = (__u32)s->nflows + 1;
+	f = &s->flows[s->nflows];
+	memset(f, 0, sizeof(*f));
+	f->k = *k;
+	f->throttles = -1;
+	memset(&t->st[s->nflows], 0, sizeof(t->st[0]));
+	s->nflows++;
+	*fresh = 1;
+	rt_snapshot_touch(s, f);
+	return f;
+}
+
+static int cnp_add(struct rt_flow_table *t, size_t r)
+{
+	if (t->st[r].cnp_pos)
+		return 0;
+	if (t->ncnp == t->cnp_cap &&
+	    rt_grow_to((void **)&t->cnp, &t->cnp_cap, t->cnp_cap ? t->cnp_cap * 2 : 64, sizeof(*t->cnp)))
+		return -ENOMEM;
+	t->cnp[t->ncnp++] = (__u32)r;
+	t->st[r].cnp_pos = (__u32)t->ncnp;
+	return 0;
+}
+
+int rt_snapshot_note_cnp(struct rt_snapshot *s, const struct rt_flow *f)
+{
+	return s->tab ? cnp_add(s->tab, (size_t)(f - s->flows)) : 0;
+}
+
+/* Take row r off the recency list. */
+static void lru_unlink(struct rt_flow_table *t, size_t r)
+{
+	struct rt_flow_state *st = &t->st[r];
+
+	if (st->lru_prev)
+		t->st[st->lru_prev - 1].lru_next = st->lru_next;
+	else if (t->lru_head == r + 1)
+		t->lru_head = st->lru_next;
+	if (st->lru_next)
+		t->st[st->lru_next - 1].lru_prev = st->lru_prev;
+	else if (t->lru_tail == r + 1)
+		t->lru_tail = st->lru_prev;
+	st->lru_prev = st->lru_next = 0;
+}
+
+void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
+{
+	struct rt_flow_table *t = s->tab;
+	size_t last = s->nflows - 1;
+	struct rt_flow_state *st = &t->st[r];
+
+	slot_delete(s, slot_of_row(s, r));
+	lru_unlink(t, r);
+	if (st->gen == t->gen) {	/* off the changed list: the last entry takes its place */
+		__u32 m = t->changed[--t->nchanged];
+
+		t->changed[st->cpos] = m;
+		t->st[m].cpos = st->cpos;
+	}
+	if (st->cnp_pos) {
+		__u32 m = t->cnp[--t->ncnp];
+
+		t->cnp[st->cnp_pos - 1] = m;
+		t->st[m].cnp_pos = st->cnp_pos;
+	}
+	/* CNP flows that throttled the row lose it (rows with throttles are on the cnp list). */
+	for (size_t i = 0; i < t->ncnp; i++)
+		if (s->flows[t->cnp[i]].throttles == (__s32)r)
+			s->flows[t->cnp[i]].throttles = -1;
+	if (r != last) {
+		struct rt_flow_state *ls = &t->st[last];
+
+		t->slot[slot_of_row(s, last)] = (__u32)r + 1;
+		if (ls->lru_prev)
+			t->st[ls->lru_prev - 1].lru_next = (__u32)r + 1;
+		else if (t->lru_head == last + 1)
+			t->lru_head = (__u32)r + 1;
+		if (ls->lru_next)
+			t->st[ls->lru_next - 1].lru_prev = (__u32)r + 1;
+		else if (t->lru_tail == last + 1)
+			t->lru_tail = (__u32)r + 1;
+		if (ls->gen == t->gen)
+			t->changed[ls->cpos] = (__u32)r;
+		if (ls->cnp_pos)
+			t->cnp[ls->cnp_pos - 1] = (__u32)r;
+		for (size_t i = 0; i < t->ncnp; i++)
+			if (s->flows[t->cnp[i]].throttles == (__s32)last)
+				s->flows[t->cnp[i]].throttles = (__s32)r;
+		s->flows[r] = s->flows[last];
+		*st = *ls;
+	}
+	s->nflows--;
+}
+
+size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
+{
+	struct rt_flow_table *t = s->tab;
+	__u32 id = t ? t->lru_head : 0, limit = 0;
+	int have_limit = 0;
+	size_t n = 0;
+
+	/* The list runs by the interval of each row's last touch (gen): once a
+	 * row is too recent, only the rest of its interval may still be older. */
+	while (id) {
+		size_t r = id - 1;
+		struct rt_flow_state *st = &t->st[r];
+		__u32 next = st->lru_next;
+
+		if (st->gen == t->gen || (have_limit && st->gen != limit))
+			break;
+		if (s->flows[r].v.last_ns < before) {
+			if (evicted)
+				evicted[s->flows[r].k.dir & 1]++;
+			if (next == s->nflows)	/* the last row moves into r */
+				next = (__u32)r + 1;
+			rt_snapshot_remove(s, r);
+			n++;
+		} else if (!have_limit) {
+			have_limit = 1;
+			limit = st->gen;
+		}
+		id = next;
+	}
+	return n;
+}
+
+static int join_differs(const struct rt_flow *a, const struct rt_flow *b)
+{
+	return a->lqpn != b->lqpn || a->rqpn != b->rqpn || a->pid != b->pid || a->attr != b->attr ||
+	       memcmp(a->comm, b->comm, sizeof(a->comm));
+}
+
+/* Whether a source filled a row's join fields (a recording does, live does not). */
+static int has_join(const struct rt_flow *f)
+{
+	return f->lqpn || f->rqpn || f->pid || f->attr || f->comm[0];
+}
+
+static struct rt_flow *table_find(const struct rt_snapshot *s, const struct rt_flow_key *k)
+{
+	const struct rt_flow_table *t = s->tab;
+	size_t j;
+	__u32 id;
+
+	if (!t->nslot)
+		return NULL;
+	j = slot_home(t, k);
+	while ((id = t->slot[j])) {
+		if (!memcmp(&s->flows[id - 1].k, k, sizeof(*k)))
+			return &s->flows[id - 1];
+		j = (j + 1) & (t->nslot - 1);
+	}
+	return NULL;
+}
+
+int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src)
+{
+	struct rt_flow_table *t = s->tab;
+	size_t i, r;
+	int fresh;
+
+	if (++t->seen_gen == 0)
+		t->seen_gen = 1;
+	for (i = 0; i < src->nflows; i++) {
+		const struct rt_flow *sf = &src->flows[i];
+		struct rt_flow *f = rt_snapshot_flow(s, &sf->k, &fresh);
+
+		if (!f)
+			return -ENOMEM;
+		r = (size_t)(f - s->flows);
+		t->st[r].seen = t->seen_gen;
+		t->st[r].aux = (__u32)i;
+		if (fresh || memcmp(&f->v, &sf->v, sizeof(f->v)) ||
+		    (has_join(sf) && join_differs(f, sf))) {
+			struct rt_flow keep = *f;
+
+			*f = *sf;
+			f->throttles = keep.throttles;	/* set below, once rows stay put */
+			if (!has_join(sf)) {	/* the loop's join fills them (live) */
+				f->lqpn = keep.lqpn;
+				f->rqpn = keep.rqpn;
+				f->pid = keep.pid;
+				f->attr = keep.attr;
+				memcpy(f->comm, keep.comm, sizeof(f->comm));
+			}
+			rt_snapshot_touch(s, f);
+		}
+		if ((f->v.cnp || sf->throttles >= 0) && cnp_add(t, r))
+			return -ENOMEM;
+	}
+	/* Rows missing from src go (downwards: the row moving in was looked at). */
+	for (r = s->nflows; r-- > 0;)
+		if (t->st[r].seen != t->seen_gen)
+			rt_snapshot_remove(s, r);
+	/* throttles: src's index, turned into the table's row (rows with a
+	 * throttles or a CNP are all on the cnp list). */
+	for (i = 0; i < t->ncnp; i++) {
+		struct rt_flow *f = &s->flows[t->cnp[i]], *tg;
+		const struct rt_flow *sf = &src->flows[t->st[t->cnp[i]].aux];
+		__s32 want = -1;
+
+		if (sf->throttles >= 0 && (size_t)sf->throttles < src->nflows &&
+		    (tg = table_find(s, &src->flows[sf->throttles].k)))
+			want = (__s32)(tg - s->flows);
+		if (f->throttles != want) {
+			f->throttles = want;
+			rt_snapshot_touch(s, f);
+		}
+	}
+	s->time_ns = src->time_ns;
+	s->mono_ns = src->mono_ns;
+	s->evicted = src->evicted;
+	memcpy(s->source, src->source, sizeof(s->source));
+	if (rt_grow_to((void **)&s->ifs, &s->ifs_cap, src->nifs, sizeof(*s->ifs)) ||
+	    rt_grow_to((void **)&s->ports, &s->ports_cap, src->nports, sizeof(*s->ports)))
+		return -ENOMEM;
+	if (src->nifs)
+		memcpy(s->ifs, src->ifs, src->nifs * sizeof(*s->ifs));
+	s->nifs = src->nifs;
+	if (src->nports)
+		memcpy(s->ports, src->ports, src->nports * sizeof(*s->ports));
+	s->nports = src->nports;
+	memcpy(s->ifaces, src->ifaces, sizeof(s->ifaces));
+	s->nifaces = src->nifaces;
+	memcpy(s->notes, src->notes, sizeof(s->notes));
+	s->nnotes = src->nnotes;
+	return 0;
+}
+
+static int perm_cmp(const void *a, const void *b, void *arg)
+{
+	const struct rt_flow *f = arg;
+
+	return rt_flow_key_cmp(&f[*(const __u32 *)a].k, &f[*(const __u32 *)b].k);
+}
+
+int rt_snapshot_copy_sorted(struct rt_snapshot *dst, const struct rt_snapshot *src)
+{
+	__u32 *perm, *inv;
+	size_t i, n = src->nflows;
+	int err;
+
+	err = rt_snapshot_copy(dst, src);
+	if (err || n < 2)
+		return err;
+	perm = malloc(n * 2 * sizeof(*perm));
+	if (!perm)
+		return -ENOMEM;
+	inv = perm + n;
+	for (i = 0; i < n; i++)
+		perm[i] = (__u32)i;
+	qsort_r(perm, n, sizeof(*perm), perm_cmp, (void *)src->flows);
+	for (i = 0; i < n; i++)
+		inv[perm[i]] = (__u32)i;
+	for (i = 0; i < n; i++) {
+		struct rt_flow *f = &dst->flows[i];
+
+		*f = src->flows[perm[i]];
+		if (f->throttles >= 0 && (size_t)f->throttles < n)
+			f->throttles = (__s32)inv[f->throttles];
+	}
+	free(perm);
+	return 0;
 }
 
 __u64 rt_ctr_delta(__u64 prev, __u64 cur, unsigned int bits)
@@ -300,38 +719,19 @@ void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v)
 		o[i] += a[i];
 }
 
-int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
-		     const struct rt_snapshot *cur)
+/* ifdirs and ports of cur against prev (NULL: everything since the start). */
+static int small_delta(struct rt_delta *d, const struct rt_snapshot *prev,
+		       const struct rt_snapshot *cur)
 {
-	static const struct rt_flow_val zf;
 	static const struct rt_if_val zi;
 	size_t i, j;
 
-	if (rt_grow_to((void **)&d->flows, &d->flows_cap, cur->nflows, sizeof(*d->flows)) ||
-	    rt_grow_to((void **)&d->ifs, &d->ifs_cap, cur->nifs, sizeof(*d->ifs)) ||
+	if (rt_grow_to((void **)&d->ifs, &d->ifs_cap, cur->nifs, sizeof(*d->ifs)) ||
 	    rt_grow_to((void **)&d->ports, &d->ports_cap, cur->nports, sizeof(*d->ports)))
 		return -ENOMEM;
 	d->secs = prev && cur->time_ns > prev->time_ns ? (cur->time_ns - prev->time_ns) / 1e9 : 0;
-	memset(&d->flow_tot, 0, sizeof(d->flow_tot));
 	memset(&d->if_tot, 0, sizeof(d->if_tot));
 	d->evicted = prev ? rt_ctr_delta(prev->evicted, cur->evicted, 64) : cur->evicted;
-
-	/* Merge-join on the sorted keys; a flow new in cur counts from zero. */
-	for (i = 0, j = 0; i < cur->nflows; i++) {
-		const struct rt_flow *f = &cur->flows[i];
-		const struct rt_flow_val *pv = &zf;
-		int r = 1;
-
-		while (prev && j < prev->nflows &&
-		       (r = rt_flow_key_cmp(&prev->flows[j].k, &f->k)) < 0)
-			j++;
-		if (prev && j < prev->nflows && r == 0)
-			pv = &prev->flows[j].v;
-		d->flows[i].f = f;
-		rt_flow_val_delta(&d->flows[i].d, pv, &f->v);
-		rt_flow_val_add(&d->flow_tot, &d->flows[i].d);
-	}
-	d->nflows = cur->nflows;
 
 	for (i = 0; i < cur->nifs; i++) {
 		const struct rt_if_val *pv = &zi;
@@ -363,6 +763,90 @@ int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 			rt_ctr_delta(prev->ports[j].value, c->value, c->bits) : 0;
 	}
 	d->nports = cur->nports;
+	return 0;
+}
+
+int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
+		     const struct rt_snapshot *cur)
+{
+	static const struct rt_flow_val zf;
+	size_t i, j;
+
+	if (rt_grow_to((void **)&d->flows, &d->flows_cap, cur->nflows, sizeof(*d->flows)) ||
+	    small_delta(d, prev, cur))
+		return -ENOMEM;
+	memset(&d->flow_tot, 0, sizeof(d->flow_tot));
+
+	/* Merge-join on the sorted keys; a flow new in cur counts from zero. */
+	for (i = 0, j = 0; i < cur->nflows; i++) {
+		const struct rt_flow *f = &cur->flows[i];
+		const struct rt_flow_val *pv = &zf;
+		int r = 1;
+
+		while (prev && j < prev->nflows &&
+		       (r = rt_flow_key_cmp(&prev->flows[j].k, &f->k)) < 0)
+			j++;
+		if (prev && j < prev->nflows && r == 0)
+			pv = &prev->flows[j].v;
+		d->flows[i].f = f;
+		rt_flow_val_delta(&d->flows[i].d, pv, &f->v);
+		rt_flow_val_add(&d->flow_tot, &d->flows[i].d);
+	}
+	d->nflows = cur->nflows;
+	return 0;
+}
+
+static int fdelta_cmp(const void *a, const void *b)
+{
+	return rt_flow_key_cmp(&((const struct rt_flow_delta *)a)->f->k,
+			       &((const struct rt_flow_delta *)b)->f->k);
+}
+
+int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct rt_snapshot *cur)
+{
+	struct rt_flow_table *t = cur->tab;
+	size_t i, n = t->nchanged;
+
+	if (rt_grow_to((void **)&d->flows, &d->flows_cap, n, sizeof(*d->flows)) ||
+	    small_delta(d, prev, cur))
+		return -ENOMEM;
+	memset(&d->flow_tot, 0, sizeof(d->flow_tot));
+	for (i = 0; i < n; i++) {
+		__u32 r = t->changed[i];
+		struct rt_flow_state *st = &t->st[r];
+
+		d->flows[i].f = &cur->flows[r];
+		rt_flow_val_delta(&d->flows[i].d, &st->base, &cur->flows[r].v);
+		st->base = cur->flows[r].v;
+	}
+	if (n > 1)
+		qsort(d->flows, n, sizeof(*d->flows), fdelta_cmp);
+	for (i = 0; i < n; i++)
+		rt_flow_val_add(&d->flow_tot, &d->flows[i].d);
+	d->nflows = n;
+	return 0;
+}
+
+int rt_delta_expand(struct rt_delta *full, const struct rt_delta *d, const struct rt_snapshot *all)
+{
+	size_t i, j = 0;
+
+	if (rt_grow_to((void **)&full->flows, &full->flows_cap, all->nflows, sizeof(*full->flows)))
+		return -ENOMEM;
+	memset(&full->flow_tot, 0, sizeof(full->flow_tot));
+	for (i = 0; i < all->nflows; i++) {
+		const struct rt_flow *f = &all->flows[i];
+
+		while (j < d->nflows && rt_flow_key_cmp(&d->flows[j].f->k, &f->k) < 0)
+			j++;
+		full->flows[i].f = f;
+		if (j < d->nflows && !rt_flow_key_cmp(&d->flows[j].f->k, &f->k))
+			full->flows[i].d = d->flows[j].d;
+		else
+			rt_flow_val_delta(&full->flows[i].d, &f->v, &f->v);
+		rt_flow_val_add(&full->flow_tot, &full->flows[i].d);
+	}
+	full->nflows = all->nflows;
 	return 0;
 }
 

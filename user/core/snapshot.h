@@ -3,7 +3,29 @@
  * The one snapshot type. Every source (live BPF maps, a pcap file, a recording)
  * produces snapshots; every sink (batch text, CSV, TUI, Prometheus, recorder,
  * report) consumes them. Counters in a snapshot are totals since the source
- * started; what changed between two snapshots comes from rt_delta_compute().
+ * started.
+ *
+ * The contract of the flow table (ARCHITECTURE.md, "Cost per interval"):
+ *
+ *  - The snapshot the main loop hands to sinks is a persistent table
+ *    (s->tab != NULL): flows[] keeps its rows from one interval to the next,
+ *    indexed by key. A row keeps its place while its flow lives; a new flow is
+ *    appended; a flow that goes (evicted, gone from the kernel map) gives its
+ *    place to the last row (which moves). flows[] is therefore NOT sorted:
+ *    a sink that wants key order sorts what it outputs, or takes a sorted copy
+ *    with rt_snapshot_copy_sorted() (the recorder, the TUI do).
+ *  - The delta (rt_delta_changes) holds one entry per flow that changed in the
+ *    interval (counters moved, new, or its join fields changed), in key order
+ *    (rt_flow_key_cmp); flows that did not change have no entry and a delta of
+ *    zero. An interval where k of N flows changed costs O(k log k) there.
+ *  - throttles indexes flows[] of the same snapshot (it follows moves).
+ *  - Sources either fill a cleared snapshot from scratch, as before (live, a
+ *    recording: rt_snapshot_apply() then folds it into the table in O(N)), or
+ *    set rt_source.incremental and update the table in place (pcap: per packet
+ *    rt_snapshot_flow() + rt_snapshot_touch(), no copy).
+ *  - A snapshot without a table (tests, copies) is a plain array of rows;
+ *    rt_snapshot_sort() sorts it, and rt_delta_compute() compares two of them
+ *    in full, the old way.
  */
 #ifndef RT_SNAPSHOT_H
 #define RT_SNAPSHOT_H
@@ -69,6 +91,35 @@ struct rt_port_ctr {
 	__u8  pad[5];
 };
 
+/*
+ * The index and per-row state of a persistent flow table. Rows are
+ * flows[0..nflows); row r's state is st[r].
+ */
+struct rt_flow_state {
+	struct rt_flow_val base;	/* counters at the last delta */
+	__u32 gen;			/* == tab->gen: changed in this interval */
+	__u32 seen;			/* == tab->seen_gen: in the last rt_snapshot_apply() */
+	__u32 lru_prev, lru_next;	/* recency list (row + 1, 0 = none), for expiry */
+	__u32 cpos;			/* its place in tab->changed, while gen == tab->gen */
+	__u32 cnp_pos;			/* its place in tab->cnp + 1, 0 when not there */
+	__u32 aux;			/* rt_snapshot_apply: the row's index in its source */
+	__u32 pad;
+};
+
+struct rt_flow_table {
+	__u32 *slot;			/* open addressing, linear probing: row + 1, 0 empty */
+	size_t nslot;			/* a power of two, at least 2 * rows */
+	struct rt_flow_state *st;
+	size_t st_cap;
+	__u32 *changed;			/* rows changed in this interval, each once */
+	size_t nchanged, changed_cap;
+	__u32 gen, seen_gen;
+	__u32 lru_head, lru_tail;	/* least / most recently touched row + 1 */
+	__u32 *cnp;			/* rows that carried a CNP (the join's candidates) */
+	size_t ncnp, cnp_cap;
+	__u64 max_flows;		/* 0: grows as flows appear */
+};
+
 struct rt_snapshot {
 	__u64 time_ns;		/* wall clock (live) or capture time (files), ns since the epoch */
 	__u64 mono_ns;		/* "now" on the clock of the flows' first_ns/last_ns */
@@ -87,16 +138,61 @@ struct rt_snapshot {
 
 	char notes[RT_MAX_NOTES][160];	/* degradations worth a line on screen */
 	size_t nnotes;
+
+	struct rt_flow_table *tab;	/* NULL: a plain array of rows (see above) */
 };
 
 void rt_snapshot_init(struct rt_snapshot *s);
 void rt_snapshot_free(struct rt_snapshot *s);
-/* Empty the tables, keep their memory. */
+/* Empty the tables (a persistent flow table too), keep their memory. */
 void rt_snapshot_clear(struct rt_snapshot *s);
+/* Make s a persistent flow table (empty); 0 or -ENOMEM. */
+int rt_snapshot_make_table(struct rt_snapshot *s);
+/*
+ * Start the next interval of a persistent table: clear everything but the
+ * flows (ifs, ports, ifaces, notes, times), and the changed list.
+ */
+void rt_snapshot_next_interval(struct rt_snapshot *s);
 /* Grow *arr (of elements of size sz, *cap of them) to hold n; 0 or -ENOMEM. */
 int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz);
-/* Deep copy; returns 0 or -ENOMEM (dst then keeps its old contents' memory). */
+/* Deep copy (never of the table's index: dst stays what it was, normally a
+ * plain array); returns 0 or -ENOMEM (dst then keeps its old contents' memory). */
 int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src);
+/* The same, flows in key order and throttles re-pointed to that order. */
+int rt_snapshot_copy_sorted(struct rt_snapshot *dst, const struct rt_snapshot *src);
+
+/* ---- the persistent table (s->tab set) ---- */
+
+/*
+ * The row of key k, added (zeroed, throttles -1) if it is new: *fresh says
+ * which. NULL without memory, or when the table holds tab->max_flows rows.
+ * A new row counts as changed. O(1).
+ */
+struct rt_flow *rt_snapshot_flow(struct rt_snapshot *s, const struct rt_flow_key *k, int *fresh);
+/* Say row f changed in this interval (its counters or join fields). O(1). */
+static inline void rt_snapshot_touch_row(struct rt_snapshot *s, size_t row);
+static inline void rt_snapshot_touch(struct rt_snapshot *s, const struct rt_flow *f)
+{
+	rt_snapshot_touch_row(s, (size_t)(f - s->flows));
+}
+/* Put row f on the join's list of candidates (rows that carried a CNP). */
+int rt_snapshot_note_cnp(struct rt_snapshot *s, const struct rt_flow *f);
+/* Remove row r: the last row takes its place. */
+void rt_snapshot_remove(struct rt_snapshot *s, size_t r);
+/*
+ * Remove the rows not touched since `before` (their last_ns, on the flows'
+ * clock), least recently touched first, and none touched in this interval.
+ * Only for tables whose rows are touched in time order (files). Returns how
+ * many went; evicted[dir] counts them per direction (may be NULL).
+ */
+size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2]);
+/*
+ * Fold a whole snapshot (as a source filled it, in any order) into the table
+ * s: rows whose values or join fields differ count as changed, rows missing
+ * from src go, and the small tables (ifs, ports, ifaces, notes, times) are
+ * copied. O(N). 0 or -ENOMEM.
+ */
+int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src);
 
 /* Append a zeroed row and return it, or NULL without memory. */
 struct rt_flow *rt_snapshot_add_flow(struct rt_snapshot *s);
@@ -109,7 +205,8 @@ int rt_snapshot_add_iface(struct rt_snapshot *s, __u32 ifindex, const char *name
 const char *rt_snapshot_ifname(const struct rt_snapshot *s, __u32 ifindex);
 void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Sort flows and ifdirs by key; sources call it before handing a snapshot on. */
+/* Sort flows, ifdirs and ports by key. A persistent table's flows stay in place
+ * (their order is the table's, see above); only ifdirs and ports are sorted. */
 void rt_snapshot_sort(struct rt_snapshot *s);
 int rt_flow_key_cmp(const struct rt_flow_key *a, const struct rt_flow_key *b);
 /*
@@ -164,7 +261,9 @@ struct rt_port_delta {
 
 struct rt_delta {
 	double secs;			/* length of the interval */
-	struct rt_flow_delta *flows;	/* one per flow of the current snapshot */
+	/* rt_delta_changes: one per flow that changed, in key order;
+	 * rt_delta_compute: one per flow of the current snapshot, in its order. */
+	struct rt_flow_delta *flows;
 	size_t nflows, flows_cap;
 	struct rt_ifdir_delta *ifs;
 	size_t nifs, ifs_cap;
@@ -190,7 +289,55 @@ void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v);
  */
 int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 		     const struct rt_snapshot *cur);
+/*
+ * The main loop's delta over a persistent table cur: flows from cur's changed
+ * list (each row's counters since its base, which then moves on), sorted by
+ * key; ifdirs and ports against prev as rt_delta_compute does (prev may be
+ * NULL; its flows are not looked at). Returns 0 or -ENOMEM.
+ */
+int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct rt_snapshot *cur);
+/*
+ * One entry per row of the sorted copy `all` (rt_snapshot_copy_sorted of the
+ * loop's snapshot) from the changed-only delta d: zero counters for the rows d
+ * does not name. For views that show every flow (the TUI). 0 or -ENOMEM.
+ */
+int rt_delta_expand(struct rt_delta *full, const struct rt_delta *d, const struct rt_snapshot *all);
 void rt_delta_free(struct rt_delta *d);
+
+/*
+ * The first touch of a row in an interval puts it on the changed list and at
+ * the tail of the recency list, so the list runs in order of the interval of
+ * each row's last touch (rt_snapshot_expire relies on it).
+ */
+static inline void rt_snapshot_touch_row(struct rt_snapshot *s, size_t row)
+{
+	struct rt_flow_table *t = s->tab;
+	struct rt_flow_state *st;
+	__u32 id = (__u32)row + 1;
+
+	if (!t || t->st[row].gen == t->gen)
+		return;
+	st = &t->st[row];
+	st->gen = t->gen;
+	st->cpos = (__u32)t->nchanged;
+	t->changed[t->nchanged++] = (__u32)row;	/* sized to hold every row */
+	if (t->lru_tail == id)
+		return;
+	/* unlink (a fresh row is on no list: both links 0 and not the head) */
+	if (st->lru_prev)
+		t->st[st->lru_prev - 1].lru_next = st->lru_next;
+	else if (t->lru_head == id)
+		t->lru_head = st->lru_next;
+	if (st->lru_next)
+		t->st[st->lru_next - 1].lru_prev = st->lru_prev;
+	st->lru_prev = t->lru_tail;
+	st->lru_next = 0;
+	if (t->lru_tail)
+		t->st[t->lru_tail - 1].lru_next = id;
+	else
+		t->lru_head = id;
+	t->lru_tail = id;
+}
 
 /* Congestion score of a flow delta used for sorting: CE + CNP + NAKs. */
 static inline __u64 rt_congestion(const struct rt_flow_val *d)

@@ -13,10 +13,18 @@ struct rt_source {
 	const char *name;
 	int live;	/* 1: paced by the interval timer; 0: a file, as fast as the sinks take it */
 	/*
-	 * Fill snap (already cleared) with the next snapshot: for live sources
-	 * the counters now, for files the state at the end of the next interval
-	 * of capture time. Returns 1 for a snapshot, 0 at the end, or a negative
-	 * errno after saying why. Snapshots come out sorted.
+	 * 0: collect() fills a cleared plain snapshot with every flow, in any
+	 * order (the stream folds it into its table: O(N));
+	 * 1: collect() is handed the persistent table (snapshot.h) after
+	 * rt_snapshot_next_interval() and updates the rows that changed.
+	 */
+	int incremental;
+	__u32 max_flows;	/* incremental: the table's bound, 0 = none */
+	/*
+	 * Fill snap with the next snapshot: for live sources the counters now,
+	 * for files the state at the end of the next interval of capture time.
+	 * Returns 1 for a snapshot, 0 at the end, or a negative errno after
+	 * saying why.
 	 */
 	int (*collect)(struct rt_source *s, struct rt_snapshot *snap);
 	/* Files: start again from the beginning (for seeking); may be NULL. */

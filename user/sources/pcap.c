@@ -21,8 +21,13 @@
  * of the next packet, and that snapshot carries a note saying how much was
  * skipped.
  *
- * Memory is bounded by the flow table (--max-flows, like the kernel map):
- * RoCE frames of flows beyond it count in flow_full.
+ * The flows are counted straight into the loop's persistent flow table
+ * (rt_source.incremental, user/core/snapshot.h): a packet costs one hash
+ * lookup, an interval costs what changed in it, and nothing is copied. The
+ * table grows as flows appear; only a --max-flows the user gave bounds it
+ * (RoCE frames of flows beyond it count in flow_full, and the end of the file
+ * says how many). --flow-timeout forgets flows idle for that long in capture
+ * time, so a long capture with churning flows stays within memory.
  */
 #include <errno.h>
 #include <pcap/pcap.h>
@@ -55,12 +60,6 @@
 #endif
 #define LINKTYPE_RAW_	101
 
-struct slot {
-	struct rt_flow_key k;
-	__u32 used;
-	struct rt_flow_val v;
-};
-
 struct pending {
 	int have;
 	__u64 ts;
@@ -77,13 +76,14 @@ struct pcapsrc {
 	__u64 interval_ns;
 	__u64 t0;		/* grid origin: the first packet */
 	__u64 end;		/* end of the interval being filled */
-	int started, eof, eof_warned;
+	int started, eof, eof_warned, lost_told;
 	unsigned int empty_run;
 	long long fsize;
 	struct pending pend;
-	/* flow table: open addressing, linear probing */
-	struct slot *tab;
-	__u32 cap, n, max_flows;
+	__u32 max_flows;	/* --max-flows as given, 0: none */
+	__u64 timeout_ns;	/* --flow-timeout in capture time, 0: never */
+	__u64 lost;		/* RoCE frames of flows beyond max_flows */
+	__u64 evicted, evicted_dir[2];
 	struct rt_if_val ifv[2];
 	int ifseen[2];
 	unsigned char *buf;	/* rebuilt Ethernet frames of SLL / raw captures */
@@ -94,54 +94,7 @@ struct pcapsrc {
 	char note[160];
 };
 
-static int tab_grow(struct pcapsrc *s)
-{
-	__u32 ncap = s->cap ? s->cap * 2 : 1024, i, j;
-	struct slot *nt = calloc(ncap, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (i = 0; i < s->cap; i++) {
-		if (!s->tab[i].used)
-			continue;
-		j = rt_flow_key_hash(&s->tab[i].k) & (ncap - 1);
-		while (nt[j].used)
-			j = (j + 1) & (ncap - 1);
-		nt[j] = s->tab[i];
-	}
-	free(s->tab);
-	s->tab = nt;
-	s->cap = ncap;
-	return 0;
-}
-
-/* The flow's counters, or NULL when the table is full (or memory is). */
-static struct rt_flow_val *tab_get(struct pcapsrc *s, const struct rt_flow_key *k)
-{
-	__u32 j;
-
-	if (!s->cap && tab_grow(s))
-		return NULL;
-	j = rt_flow_key_hash(k) & (s->cap - 1);
-	while (s->tab[j].used) {
-		if (!memcmp(&s->tab[j].k, k, sizeof(*k)))
-			return &s->tab[j].v;
-		j = (j + 1) & (s->cap - 1);
-	}
-	if (s->n >= s->max_flows)
-		return NULL;
-	if ((s->n + 1) * 2 > s->cap) {
-		if (tab_grow(s))
-			return NULL;
-		return tab_get(s, k);
-	}
-	s->tab[j].used = 1;
-	s->tab[j].k = *k;
-	s->n++;
-	return &s->tab[j].v;
-}
-
-static void account(struct pcapsrc *s, const struct pending *q)
+static void account(struct pcapsrc *s, struct rt_snapshot *snap, const struct pending *q)
 {
 	struct rt_if_val *iv = &s->ifv[q->dir];
 
@@ -149,14 +102,18 @@ static void account(struct pcapsrc *s, const struct pending *q)
 	rt_count_if(iv, &q->p, q->len);
 	if (q->p.kind == RT_K_ROCE) {
 		struct rt_flow_key k;
-		struct rt_flow_val *fv;
+		struct rt_flow *f;
+		int fresh;
 
 		rt_flow_key_init(&k, &q->p, RT_PCAP_IFINDEX, q->dir);
-		fv = tab_get(s, &k);
-		if (fv)
-			rt_count_flow(fv, &q->p, q->len, q->ts);
-		else
+		f = rt_snapshot_flow(snap, &k, &fresh);
+		if (f) {
+			rt_count_flow(&f->v, &q->p, q->len, q->ts);
+			rt_snapshot_touch(snap, f);
+		} else {
 			iv->flow_full++;
+			s->lost++;
+		}
 	}
 }
 
@@ -336,9 +293,8 @@ static int open_capture(struct pcapsrc *s)
 
 static void reset(struct pcapsrc *s)
 {
-	if (s->tab)
-		memset(s->tab, 0, (size_t)s->cap * sizeof(*s->tab));
-	s->n = 0;
+	s->lost = s->evicted = 0;
+	memset(s->evicted_dir, 0, sizeof(s->evicted_dir));
 	memset(s->ifv, 0, sizeof(s->ifv));
 	memset(s->ifseen, 0, sizeof(s->ifseen));
 	memset(&s->pend, 0, sizeof(s->pend));
@@ -351,7 +307,6 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 {
 	struct pcapsrc *s = src->priv;
 	unsigned long long taken;
-	__u32 i;
 	int d;
 
 	if (!s->started) {
@@ -382,14 +337,23 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 	}
 	taken = 0;
 	while (s->pend.have && s->pend.ts < s->end) {
-		account(s, &s->pend);
+		account(s, snap, &s->pend);
 		taken++;
 		next_packet(s);
 	}
 	s->empty_run = taken ? 0 : s->empty_run + 1;
+	if (s->timeout_ns && s->end > s->timeout_ns)
+		s->evicted += rt_snapshot_expire(snap, s->end - s->timeout_ns, s->evicted_dir);
+	if (!s->pend.have && s->lost && !s->lost_told) {
+		s->lost_told = 1;
+		pr_warn("%s: %llu RoCE frames of flows beyond --max-flows %u were not counted per flow "
+			"(they count in the interface totals, as table_full); a larger --max-flows keeps them.\n",
+			s->path, (unsigned long long)s->lost, s->max_flows);
+	}
 
 	snap->time_ns = s->end;
 	snap->mono_ns = s->end;
+	snap->evicted = s->evicted;
 	copy_str(snap->source, sizeof(snap->source), s->path);
 	rt_snapshot_add_iface(snap, RT_PCAP_IFINDEX, s->ifname, "file");
 	if (s->note[0])
@@ -403,21 +367,8 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 		if (!r)
 			return -ENOMEM;
 		r->v = s->ifv[d];
+		r->evicted = s->evicted_dir[d];
 	}
-	for (i = 0; i < s->cap; i++) {
-		struct rt_flow *f;
-
-		if (!s->tab[i].used)
-			continue;
-		f = rt_snapshot_add_flow(snap);
-		if (!f) {
-			pr_warn("out of memory.\n");
-			return -ENOMEM;
-		}
-		f->k = s->tab[i].k;
-		f->v = s->tab[i].v;
-	}
-	rt_snapshot_sort(snap);
 	rt_join(snap, NULL);	/* CNPs tied to data flows through ACKs, as live */
 	s->end += s->interval_ns;
 	return 1;
@@ -441,7 +392,6 @@ static void pcap_src_close(struct rt_source *src)
 	if (s) {
 		if (s->pc)
 			pcap_close(s->pc);
-		free(s->tab);
 		free(s->buf);
 		free(s);
 	}
@@ -465,6 +415,7 @@ struct rt_source *rt_pcap_source_new(const struct rt_opts *o)
 	src->priv = s;
 	src->name = "pcap";
 	src->collect = pcap_collect;
+	src->incremental = 1;
 	src->rewind = pcap_rewind;
 	src->close = pcap_src_close;
 	snprintf(s->path, sizeof(s->path), "%s", o->read_file);
@@ -474,7 +425,9 @@ struct rt_source *rt_pcap_source_new(const struct rt_opts *o)
 	s->interval_ns = (__u64)(o->interval * 1e9);
 	if (!s->interval_ns)
 		s->interval_ns = 1;
-	s->max_flows = o->max_flows ? o->max_flows : 16384;
+	s->max_flows = o->max_flows_set ? o->max_flows : 0;
+	src->max_flows = s->max_flows;
+	s->timeout_ns = (__u64)(o->flow_timeout * 1e9);
 	s->fsize = stat(s->path, &st) ? 0 : (long long)st.st_size;
 	/* Progress only where nobody draws on the terminal (main.c's test for the view). */
 	tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <string.h>
+#include "join.h"
+#include "log.h"
+#include "stream.h"
+
+int rt_stream_init(struct rt_stream *st, struct rt_source *src, struct rt_nic *nic)
+{
+	memset(st, 0, sizeof(*st));
+	st->src = src;
+	st->nic = nic;
+	rt_snapshot_init(&st->cur);
+	rt_snapshot_init(&st->prev);
+	rt_snapshot_init(&st->scratch);
+	if (rt_snapshot_make_table(&st->cur))
+		return -ENOMEM;
+	st->cur.tab->max_flows = src->max_flows;
+	return 0;
+}
+
+/* What the next delta compares ifdirs and ports with; the flows stay out. */
+static int keep_small(struct rt_snapshot *dst, const struct rt_snapshot *src)
+{
+	if (rt_grow_to((void **)&dst->ifs, &dst->ifs_cap, src->nifs, sizeof(*dst->ifs)) ||
+	    rt_grow_to((void **)&dst->ports, &dst->ports_cap, src->nports, sizeof(*dst->ports)))
+		return -ENOMEM;
+	if (src->nifs)
+		memcpy(dst->ifs, src->ifs, src->nifs * sizeof(*dst->ifs));
+	if (src->nports)
+		memcpy(dst->ports, src->ports, src->nports * sizeof(*dst->ports));
+	dst->nifs = src->nifs;
+	dst->nports = src->nports;
+	dst->nflows = 0;
+	dst->time_ns = src->time_ns;
+	dst->mono_ns = src->mono_ns;
+	dst->evicted = src->evicted;
+	return 0;
+}
+
+int rt_stream_step(struct rt_stream *st)
+{
+	int r;
+
+	rt_snapshot_next_interval(&st->cur);
+	if (st->src->incremental) {
+		r = st->src->collect(st->src, &st->cur);
+	} else {
+		rt_snapshot_clear(&st->scratch);
+		r = st->src->collect(st->src, &st->scratch);
+		if (r > 0 && rt_snapshot_apply(&st->cur, &st->scratch))
+			r = -ENOMEM;
+	}
+	if (r <= 0) {
+		if (r == -ENOMEM)
+			pr_warn("out of memory.\n");
+		return r;
+	}
+	if (st->nic)
+		rt_nic_collect(st->nic, &st->cur);
+	else if (st->src->live)
+		rt_join(&st->cur, NULL);	/* CNP attribution from ACKs and host pairs */
+	if (rt_delta_changes(&st->delta, st->have_prev ? &st->prev : NULL, &st->cur) ||
+	    keep_small(&st->prev, &st->cur)) {
+		pr_warn("out of memory computing rates.\n");
+		return -ENOMEM;
+	}
+	st->have_prev = 1;
+	return 1;
+}
+
+void rt_stream_restart(struct rt_stream *st)
+{
+	rt_snapshot_clear(&st->cur);
+	st->have_prev = 0;
+}
+
+void rt_stream_free(struct rt_stream *st)
+{
+	rt_delta_free(&st->delta);
+	rt_snapshot_free(&st->cur);
+	rt_snapshot_free(&st->prev);
+	rt_snapshot_free(&st->scratch);
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A source's snapshots, one interval at a time, with what changed: the one
+ * place the main loop, the report, benchmarks and fuzzers step a source.
+ * cur is the persistent flow table of snapshot.h; delta names the flows that
+ * changed in the interval, in key order.
+ */
+#ifndef RT_STREAM_H
+#define RT_STREAM_H
+
+#include "snapshot.h"
+#include "source.h"
+
+struct rt_stream {
+	struct rt_source *src;
+	struct rt_nic *nic;		/* NULL: no NIC counters */
+	struct rt_snapshot cur;		/* the table the sinks see */
+	struct rt_snapshot prev;	/* the previous interval's ifdirs, ports, times */
+	struct rt_snapshot scratch;	/* whole snapshots of non-incremental sources */
+	struct rt_delta delta;
+	int have_prev;
+};
+
+/* 0 or -ENOMEM. src and nic stay the caller's. */
+int rt_stream_init(struct rt_stream *st, struct rt_source *src, struct rt_nic *nic);
+/* The next interval into st->cur and st->delta: 1, 0 at the end, or a negative errno. */
+int rt_stream_step(struct rt_stream *st);
+/* Forget everything (after the source was rewound). */
+void rt_stream_restart(struct rt_stream *st);
+void rt_stream_free(struct rt_stream *st);
+
+#endif
