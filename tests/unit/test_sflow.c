@@ -691,8 +691,33 @@ static int write_pcap(const char *pcap, const char *dump)
 	return 0;
 }
 
+/* For make fuzz: the datagrams as seed files. */
+static int write_seeds(const char *dir)
+{
+	char path[4200];
+	struct b b;
+
+	for (int k = 0; k < 2; k++) {
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/dgram%d", dir, k);
+		fp = fopen(path, "wb");
+		if (!fp)
+			return 1;
+		if (k)
+			dgram_b(&b, 1);
+		else
+			dgram_a(&b, 1);
+		fwrite(b.d, 1, b.n, fp);
+		fclose(fp);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--seeds"))
+		return write_seeds(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "--pcap") && !strcmp(argv[3], "--dump"))
 		return write_pcap(argv[2], argv[4]);
 	test_fields();
