@@ -2,8 +2,10 @@
 # The incremental flow table and changed-only deltas (user/core/snapshot.h)
 # write byte for byte the CSV files and recordings that full snapshots,
 # sorted and compared in full every interval, wrote: the expected files in
-# tests/fixtures/incremental/expect were made by rocetop at 383166a, before
-# the change (tests/fixtures/incremental/make.sh), from the scapy captures of
+# tests/fixtures/incremental/expect were made by rocetop at b4d67cf, main just
+# before the change (tests/fixtures/incremental/make.sh; rerun it with that
+# commit's rocetop plus a deliberate CSV or recording format change, if one
+# lands), from the scapy captures of
 # tests/offline/offline.py and captures of each rocetop-gen scenario. A
 # recording read back gives the same CSV files too.
 set -u
@@ -33,9 +35,9 @@ for c in "${cases[@]}"; do
 	cmp -s "$T/rec.rtr" "$FX/expect/$name/rec.rtr" || bad="$bad rec.rtr"
 	rows=$(($(wc -l <"$T/out/flows.csv") - 1))
 	if [ -z "$bad" ]; then
-		echo "PASS incremental_$name: CSV ($rows flow rows), recording and its replay byte-identical to full snapshots' (383166a)"
+		echo "PASS incremental_$name: CSV ($rows flow rows), recording and its replay byte-identical to full snapshots' (b4d67cf)"
 	else
-		echo "FAIL incremental_$name: differs from 383166a's output in:$bad"
+		echo "FAIL incremental_$name: differs from b4d67cf's output in:$bad"
 		fails=$((fails + 1))
 	fi
 	rm -rf "$T/out" "$T/replay" "$T/rec.rtr" "$T/$name"

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "sink.h"
 #include "source.h"
+#include "sflow.h"
 #include "stream.h"
 
 #define MAX_SINKS 8
@@ -36,12 +37,26 @@ static int arm_timer(int fd, double secs)
 struct loop {
 	struct rt_source *src;
 	struct rt_nic *nic;
+	struct rt_sflow *sf;	/* --sflow: merged into every snapshot */
 	struct rt_sink *sinks[MAX_SINKS];
 	int nsinks;
 	struct rt_stream st;	/* the flow table and what changed (user/core/stream.h) */
 	long emitted;
 	__u64 file_start_ns;
 };
+
+/* sFlow's rows, added to each snapshot the source took (rt_stream.merge). */
+static int merge_sflow(void *arg, struct rt_snapshot *snap)
+{
+	struct rt_sflow *sf = arg;
+
+	rt_sflow_read(sf);	/* what arrived since the last wakeup */
+	if (rt_sflow_collect(sf, snap)) {
+		pr_warn("out of memory collecting sFlow.\n");
+		return -ENOMEM;
+	}
+	return 1;
+}
 
 /* Take one snapshot and hand it to every sink. 1: done, 0: source ended, <0: error. */
 static int step(struct loop *L, const struct rt_opts *o, int emit)
@@ -140,7 +155,7 @@ static int run(struct loop *L, const struct rt_opts *o)
 		ctl.at_end = r == 0;
 	}
 	while (!ctl.quit) {
-		struct pollfd pfd[2 + MAX_SINKS];
+		struct pollfd pfd[3 + MAX_SINKS];
 		int n = 0;
 		double want;
 
@@ -148,11 +163,16 @@ static int run(struct loop *L, const struct rt_opts *o)
 		pfd[n++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
 		for (i = 0; i < L->nsinks; i++)
 			pfd[n++] = (struct pollfd){ .fd = L->sinks[i]->input_fd, .events = POLLIN };
+		/* Last, so the sinks keep their places; -1 is ignored by poll. */
+		pfd[n++] = (struct pollfd){ .fd = L->sf ? rt_sflow_fd(L->sf) : -1, .events = POLLIN };
 		r = poll(pfd, (nfds_t)n, 500);
 		if (r < 0 && errno != EINTR) {
 			err = -errno;
 			break;
 		}
+		/* A bounded batch: a flood cannot hold off the timer or the keys. */
+		if (L->sf && (pfd[n - 1].revents & POLLIN))
+			rt_sflow_read(L->sf);
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -243,7 +263,13 @@ int rt_run(const struct rt_opts *o)
 	struct loop L = { 0 };
 	int err = -EINVAL, i, tui;
 
-	L.src = o->read_file ? rt_file_source_new(o) : rt_live_source_new(o);
+	if (o->sflow || o->have_sflow_fd) {
+		L.sf = rt_sflow_new(o);
+		if (!L.sf)
+			goto out;
+	}
+	L.src = o->read_file ? rt_file_source_new(o) :
+		L.sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
 	if (!L.src)
 		goto out;
 	if (L.src->live && !o->no_nic)
@@ -252,6 +278,10 @@ int rt_run(const struct rt_opts *o)
 		pr_warn("out of memory.\n");
 		err = -ENOMEM;
 		goto out;
+	}
+	if (L.sf) {
+		L.st.merge = merge_sflow;
+		L.st.merge_arg = L.sf;
 	}
 
 	tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
@@ -275,6 +305,7 @@ out:
 		rt_nic_free(L.nic);
 	if (L.src)
 		L.src->close(L.src);
+	rt_sflow_free(L.sf);
 	rt_stream_free(&L.st);
 	return err;
 }

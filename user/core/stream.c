@@ -19,25 +19,6 @@ int rt_stream_init(struct rt_stream *st, struct rt_source *src, struct rt_nic *n
 	return 0;
 }
 
-/* What the next delta compares ifdirs and ports with; the flows stay out. */
-static int keep_small(struct rt_snapshot *dst, const struct rt_snapshot *src)
-{
-	if (rt_grow_to((void **)&dst->ifs, &dst->ifs_cap, src->nifs, sizeof(*dst->ifs)) ||
-	    rt_grow_to((void **)&dst->ports, &dst->ports_cap, src->nports, sizeof(*dst->ports)))
-		return -ENOMEM;
-	if (src->nifs)
-		memcpy(dst->ifs, src->ifs, src->nifs * sizeof(*dst->ifs));
-	if (src->nports)
-		memcpy(dst->ports, src->ports, src->nports * sizeof(*dst->ports));
-	dst->nifs = src->nifs;
-	dst->nports = src->nports;
-	dst->nflows = 0;
-	dst->time_ns = src->time_ns;
-	dst->mono_ns = src->mono_ns;
-	dst->evicted = src->evicted;
-	return 0;
-}
-
 int rt_stream_step(struct rt_stream *st)
 {
 	int r;
@@ -45,9 +26,13 @@ int rt_stream_step(struct rt_stream *st)
 	rt_snapshot_next_interval(&st->cur);
 	if (st->src->incremental) {
 		r = st->src->collect(st->src, &st->cur);
+		if (r > 0 && st->merge)
+			r = st->merge(st->merge_arg, &st->cur);
 	} else {
 		rt_snapshot_clear(&st->scratch);
 		r = st->src->collect(st->src, &st->scratch);
+		if (r > 0 && st->merge)
+			r = st->merge(st->merge_arg, &st->scratch);
 		if (r > 0 && rt_snapshot_apply(&st->cur, &st->scratch))
 			r = -ENOMEM;
 	}
@@ -61,7 +46,7 @@ int rt_stream_step(struct rt_stream *st)
 	else if (st->src->live)
 		rt_join(&st->cur, NULL);	/* CNP attribution from ACKs and host pairs */
 	if (rt_delta_changes(&st->delta, st->have_prev ? &st->prev : NULL, &st->cur) ||
-	    keep_small(&st->prev, &st->cur)) {
+	    rt_snapshot_copy_small(&st->prev, &st->cur)) {
 		pr_warn("out of memory computing rates.\n");
 		return -ENOMEM;
 	}

@@ -19,6 +19,14 @@ struct rt_stream {
 	struct rt_snapshot scratch;	/* whole snapshots of non-incremental sources */
 	struct rt_delta delta;
 	int have_prev;
+	/*
+	 * Optional: adds another source's rows (sFlow) to each snapshot after
+	 * collect, before the NIC's counters and the join; 1 or a negative errno.
+	 * Given a plain snapshot for whole-snapshot sources; an incremental
+	 * source's table must be updated through snapshot.h's table calls.
+	 */
+	int (*merge)(void *arg, struct rt_snapshot *snap);
+	void *merge_arg;
 };
 
 /* 0 or -ENOMEM. src and nic stay the caller's. */

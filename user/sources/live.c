@@ -40,6 +40,8 @@ struct live {
 	double flow_timeout;
 	__u64 evicted;
 	__u64 evicted_by[RT_SLOT_OTHER][2];	/* per watched interface and direction */
+	__u64 full_seen;	/* RoCE frames the kernel table had no room for, so far */
+	__u64 full_since;	/* when that first moved (time_ns), 0: never */
 	char source[128];
 	/* batch buffers */
 	void *keys, *vals;
@@ -330,6 +332,44 @@ static void evict(struct live *l, struct rt_snapshot *s)
 	}
 }
 
+/*
+ * The kernel flow table full: said once on stderr when table_full first
+ * moves, and in every snapshot's notes from then on (the view's header), with
+ * a --max-flows that fits every flow (each frame without a row may have been
+ * a new flow: an upper bound).
+ */
+static void table_full(struct live *l, struct rt_snapshot *s)
+{
+	__u32 max = bpf_map__max_entries(l->skel->maps.flows);
+	__u64 full = 0, want;
+	char when[16];
+
+	for (size_t j = 0; j < s->nifs; j++)
+		full += s->ifs[j].v.flow_full;
+	if (full > l->full_seen) {
+		l->full_seen = full;
+		want = (__u64)max + full;
+		if (want > 1U << 24)
+			want = 1U << 24;
+		if (!l->full_since) {
+			l->full_since = s->time_ns;
+			pr_warn("the kernel flow table is full (--max-flows %u): RoCE frames of new flows are counted per interface only, as table_full; --max-flows %llu fits every flow seen so far.\n",
+				max, (unsigned long long)want);
+		}
+	}
+	if (l->full_since) {
+		time_t t = (time_t)(l->full_since / 1000000000ULL);
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+		want = (__u64)max + l->full_seen;
+		rt_snapshot_note(s, "flow table full since %s (--max-flows %u): %llu RoCE frames without a flow row; --max-flows %llu fits them",
+				 when, max, (unsigned long long)l->full_seen,
+				 (unsigned long long)(want > 1U << 24 ? 1U << 24 : want));
+	}
+}
+
 static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 {
 	struct live *l = src->priv;
@@ -355,6 +395,7 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 		for (int k = 0; k < l->nifs; k++)
 			if (l->ifs[k].ifindex == s->ifs[j].k.ifindex)
 				s->ifs[j].evicted = l->evicted_by[k][s->ifs[j].k.dir & 1];
+	table_full(l, s);
 	rt_snapshot_sort(s);
 	return 1;
 }
