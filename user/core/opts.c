@@ -63,7 +63,7 @@ static const char usage_text[] =
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
 "\n"
-"Attaching needs root (or CAP_BPF and CAP_NET_ADMIN). See rocetop(8).\n";
+"Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n";
 
 enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
