@@ -43,8 +43,9 @@ spec=$(XDG_DATA_DIRS=$tmp/root/usr/local/share bash -c \
 	'source /usr/share/bash-completion/bash_completion; _completion_loader rocetop; complete -p rocetop')
 [ "$spec" = "complete -F _rocetop rocetop" ] && ok "loaded on demand: $spec" || bad load "complete -p says '$spec'"
 
-# Every long option of --help, and nothing else that starts with --.
-want=$("$ROCETOP" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+# Every long option --help describes (its lines that start with an option),
+# and nothing else that starts with --.
+want=$("$ROCETOP" --help | grep -E '^ +-' | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
 got=$(complete_words rocetop -- | grep -- '^--')
 [ "$want" = "$got" ] && ok "long options are those of rocetop --help ($(echo "$got" | wc -l))" ||
 	bad options "differ from --help: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
@@ -54,7 +55,7 @@ got=$(complete_words rocetop report run.rtr -- | grep -- '^--')
 	bad report "differ: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
 want=$("$ROCETOP" lab --help | sed -n '/^Lab options/,/^$/p' | grep -o -- '^  --[a-z][a-z0-9-]*' | tr -d ' ' | sort -u)
 got=$(complete_words rocetop lab --s | grep -- '^--s')
-exp=$( (echo "$want"; "$ROCETOP" --help | grep -o -- '--[a-z][a-z0-9-]*') | grep -- '^--s' | sort -u)
+exp=$( (echo "$want"; "$ROCETOP" --help | grep -E '^ +-' | grep -o -- '--[a-z][a-z0-9-]*') | grep -- '^--s' | sort -u)
 [ "$exp" = "$got" ] && ok "lab offers its own options and rocetop's (--s: $(echo $got))" ||
 	bad lab "--s offers '$(echo $got)', expected '$(echo $exp)'"
 
