@@ -105,6 +105,8 @@ static void header_v4(struct b *b, const char *agent, __u32 sub, __u32 seq, __u3
 /* A RoCEv2 RDMA WRITE ONLY frame: VLAN 100 PCP 3, DSCP 26 + CE, 10.0.0.1 ->
  * 10.0.0.2, sport 49152, dest QP 0x123, PSN 7; 1102 bytes on the wire (no FCS). */
 #define FRAME_LEN 1102
+static __u32 frame_qp = 0x123;	/* the dest QP of roce_frame() */
+
 static size_t roce_frame(__u8 *f, __u8 opcode, __u8 ecn)
 {
 	static const __u8 eth[] = { 0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x81, 0x00, 0x60, 100, 0x08, 0x00 };
@@ -127,7 +129,7 @@ static size_t roce_frame(__u8 *f, __u8 opcode, __u8 ecn)
 	udp[5] = (__u8)udplen;
 	bth[0] = opcode;
 	bth[2] = 0xff, bth[3] = 0xff;		/* P_Key */
-	bth[5] = 0x00, bth[6] = 0x01, bth[7] = 0x23;
+	bth[5] = (__u8)(frame_qp >> 16), bth[6] = (__u8)(frame_qp >> 8), bth[7] = (__u8)frame_qp;
 	bth[11] = 7;
 	return FRAME_LEN;
 }
@@ -638,6 +640,44 @@ static void test_collector(void)
 	TEST_END("sflow_collector");
 }
 
+/* Many flows, ports and agents: the tables grow and still find every key. */
+static void test_collector_many(void)
+{
+	struct sockaddr_in src = from4("192.0.2.1");
+	struct rt_snapshot s;
+	struct rt_sflow *sf;
+	struct rt_opts o;
+	struct b b;
+	int bad = 0;
+
+	rt_opts_defaults(&o);
+	o.have_sflow_fd = 1;
+	o.sflow_fd = -1;
+	o.max_flows = 100000;
+	sf = rt_sflow_new(&o);
+	rt_snapshot_init(&s);
+	for (int round = 0; round < 2; round++)
+		for (__u32 q = 0; q < 3000; q++) {
+			frame_qp = 0x1000 + q;
+			dgram_a(&b, 2 + q);
+			rt_sflow_datagram(sf, b.d, b.n, (struct sockaddr *)&src, 1);
+		}
+	frame_qp = 0x123;
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	/* Each datagram: one egress sample (rate 1000) and one ingress (512) of its QP. */
+	CHECK_EQ(s.nflows, 6000);
+	for (size_t i = 0; i < s.nflows; i++)
+		if (s.flows[i].samples != 2 ||
+		    s.flows[i].v.pkts != (s.flows[i].k.dir == RT_DIR_EGRESS ? 2000u : 1024u))
+			bad++;
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(s.nsfagents, 1);
+	CHECK_EQ(s.sfagents[0].lost, 0);
+	rt_snapshot_free(&s);
+	rt_sflow_free(sf);
+	TEST_END("sflow_collector_many_flows");
+}
+
 /* For tests/sflow/test_sflow_tshark.sh: the datagrams as UDP to port 6343 in
  * a pcap, and what the decoder read of them. */
 static int write_pcap(const char *pcap, const char *dump)
@@ -691,12 +731,38 @@ static int write_pcap(const char *pcap, const char *dump)
 	return 0;
 }
 
+/* For make fuzz: the datagrams as seed files. */
+static int write_seeds(const char *dir)
+{
+	char path[4200];
+	struct b b;
+
+	for (int k = 0; k < 2; k++) {
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/dgram%d", dir, k);
+		fp = fopen(path, "wb");
+		if (!fp)
+			return 1;
+		if (k)
+			dgram_b(&b, 1);
+		else
+			dgram_a(&b, 1);
+		fwrite(b.d, 1, b.n, fp);
+		fclose(fp);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--seeds"))
+		return write_seeds(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "--pcap") && !strcmp(argv[3], "--dump"))
 		return write_pcap(argv[2], argv[4]);
 	test_fields();
 	test_bad();
 	test_collector();
+	test_collector_many();
 	return TEST_EXIT();
 }

@@ -68,6 +68,7 @@ struct tab {
 	char *e;
 	size_t esz;
 	__u32 cap, n, max;
+	__u64 (*hash)(const void *key, size_t n);	/* the same for lookups and growth */
 };
 
 struct rt_sflow {
@@ -100,8 +101,15 @@ static __u64 hash_bytes(const void *p, size_t n)
 	return h * 0xbf58476d1ce4e5b9ULL;
 }
 
-static int tab_init(struct tab *t, size_t esz, __u32 max)
+static __u64 flow_hash(const void *key, size_t n)
 {
+	(void)n;
+	return rt_flow_key_hash(key);
+}
+
+static int tab_init(struct tab *t, size_t esz, __u32 max, __u64 (*hash)(const void *, size_t))
+{
+	t->hash = hash;
 	t->esz = esz + 1;
 	t->cap = 256;
 	t->n = 0;
@@ -111,9 +119,9 @@ static int tab_init(struct tab *t, size_t esz, __u32 max)
 }
 
 /* The entry of key (its first ksz bytes), zeroed and keyed if new; NULL when full. */
-static void *tab_get(struct tab *t, const void *key, size_t ksz, __u64 h)
+static void *tab_get(struct tab *t, const void *key, size_t ksz)
 {
-	__u32 j = (__u32)h & (t->cap - 1);
+	__u32 j = (__u32)t->hash(key, ksz) & (t->cap - 1);
 	char *e;
 
 	for (;;) {
@@ -137,7 +145,7 @@ static void *tab_get(struct tab *t, const void *key, size_t ksz, __u64 h)
 
 			if (!o[0])
 				continue;
-			j = (__u32)hash_bytes(o + 1, ksz) & (ncap - 1);
+			j = (__u32)t->hash(o + 1, ksz) & (ncap - 1);
 			while ((d = ne + (size_t)j * t->esz)[0])
 				j = (j + 1) & (ncap - 1);
 			memcpy(d, o, t->esz);
@@ -145,7 +153,7 @@ static void *tab_get(struct tab *t, const void *key, size_t ksz, __u64 h)
 		free(t->e);
 		t->e = ne;
 		t->cap = ncap;
-		return tab_get(t, key, ksz, h);
+		return tab_get(t, key, ksz);
 	}
 	e[0] = 1;
 	memset(e + 1, 0, t->esz - 1);
@@ -335,9 +343,9 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 	}
 	sf->agents = calloc(RT_SF_MAX_AGENTS, sizeof(*sf->agents));
 	sf->buf = malloc((size_t)RT_SF_BATCH * RT_SF_DGRAM_MAX);
-	if (!sf->agents || !sf->buf || tab_init(&sf->ports, sizeof(struct port), RT_SF_MAX_PORTS) ||
-	    tab_init(&sf->flows, sizeof(struct flow), o->max_flows ? o->max_flows : 16384) ||
-	    tab_init(&sf->drops, sizeof(struct drop), RT_SF_MAX_PORTS)) {
+	if (!sf->agents || !sf->buf || tab_init(&sf->ports, sizeof(struct port), RT_SF_MAX_PORTS, hash_bytes) ||
+	    tab_init(&sf->flows, sizeof(struct flow), o->max_flows ? o->max_flows : 16384, flow_hash) ||
+	    tab_init(&sf->drops, sizeof(struct drop), RT_SF_MAX_PORTS, hash_bytes)) {
 		pr_warn("out of memory.\n");
 		goto fail;
 	}
@@ -419,9 +427,9 @@ struct port_key {
 };
 
 /* The entry of key, or NULL; never adds. */
-static void *tab_find(const struct tab *t, const void *key, size_t ksz, __u64 h)
+static void *tab_find(const struct tab *t, const void *key, size_t ksz)
 {
-	__u32 j = (__u32)h & (t->cap - 1);
+	__u32 j = (__u32)t->hash(key, ksz) & (t->cap - 1);
 	const char *e;
 
 	while ((e = t->e + (size_t)j * t->esz)[0]) {
@@ -435,7 +443,7 @@ static void *tab_find(const struct tab *t, const void *key, size_t ksz, __u64 h)
 static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno, __u8 dir)
 {
 	struct port_key key = { (__u32)(a - sf->agents), portno, dir, { 0 } }, other;
-	struct port *p = tab_get(&sf->ports, &key, sizeof(key), hash_bytes(&key, sizeof(key))), *q;
+	struct port *p = tab_get(&sf->ports, &key, sizeof(key)), *q;
 
 	if (!p) {
 		sf->port_full++;
@@ -446,7 +454,7 @@ static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno,
 	/* New: both directions of a port share its ifindex and name. */
 	other = key;
 	other.dir = !dir;
-	q = tab_find(&sf->ports, &other, sizeof(other), hash_bytes(&other, sizeof(other)));
+	q = tab_find(&sf->ports, &other, sizeof(other));
 	if (q && q->r.ifindex) {
 		p->r = q->r;
 		memset(&p->r.c, 0, sizeof(p->r.c));
@@ -487,7 +495,7 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 		p->r.c.drops++;
 		key.ifindex = p->r.ifindex;
 		key.reason = f->reason;
-		dr = tab_get(&sf->drops, &key, sizeof(key), hash_bytes(&key, sizeof(key)));
+		dr = tab_get(&sf->drops, &key, sizeof(key));
 		if (!dr)
 			return;
 		if (!dr->r.ifindex) {
@@ -539,7 +547,7 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 
 		memset(&key, 0, sizeof(key));
 		rt_flow_key_init(&key.k, &pk, p->r.ifindex, dir);
-		fl = tab_get(&sf->flows, &key.k, sizeof(key.k), rt_flow_key_hash(&key.k));
+		fl = tab_get(&sf->flows, &key.k, sizeof(key.k));
 		if (!fl) {
 			sf->flow_full++;
 			return;
