@@ -23,10 +23,16 @@ static const char usage_text[] =
 "Sources:\n"
 "  -i, --interface IFACE   attach to IFACE (repeat for several)\n"
 "  -r, --read FILE         read a capture (pcap, pcapng) or a rocetop recording\n"
+"      --sflow [ADDR:]PORT collect sFlow v5 from switches on UDP PORT (6343 is\n"
+"                          sFlow's); alone or beside -i. Sampled flows are\n"
+"                          estimates, marked ~; switch ports, queues and drops too\n"
+"      --sflow-allow CIDR  accept sFlow only from senders in CIDR (repeatable);\n"
+"                          others are counted and dropped\n"
 "Views and sinks (combine freely):\n"
 "  (default)               the live ncurses view when standard output is a terminal\n"
 "  -b, --batch             plain text, one table per interval, like top -b\n"
 "      --csv DIR           write DIR/flows.csv, pfc.csv, stats.csv, ports.csv per interval\n"
+"                          (with --sflow also switchports.csv and drops.csv)\n"
 "  -w, --write FILE        record every snapshot to FILE (replay with -r FILE)\n"
 "      --listen [ADDR:]PORT  serve Prometheus metrics on /metrics (a bare port: loopback)\n"
 "  -D, --daemon            no view: only the sinks named (--csv, -w, --listen)\n"
@@ -46,7 +52,8 @@ static const char usage_text[] =
 "      --no-nic            do not read the NIC's counters\n"
 "Output:\n"
 "      --top N             flows per interval in --batch (default 20, 0: all)\n"
-"      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp, nak)\n"
+"      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
+"                          nak, rnr, idle, age, src, dqpn...)\n"
 "      --filter TEXT       initial filter of the view (address or QP)\n"
 "      --max-size BYTES    rotate the recording past BYTES (k, M, G suffixes)\n"
 "      --max-files N       keep N rotated recordings (like tcpdump -W)\n"
@@ -60,11 +67,12 @@ static const char usage_text[] =
 "  rocetop lab                          watch congestion on the built-in test bed\n"
 "  rocetop -i eth0                      live view of eth0\n"
 "  rocetop -i eth0 -b -n 5              five text tables, one per second\n"
+"  rocetop --sflow 6343                 the fabric's flows and queues, from sFlow\n"
 "  rocetop -i eth0 --csv run1 -w run1.rtr -D   record a tuning run\n"
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
 "\n"
-"Attaching needs root (or CAP_BPF and CAP_NET_ADMIN). See rocetop(8).\n";
+"Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n";
 
 enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
