@@ -83,6 +83,8 @@ static struct field flow_fields[] = {
 	F(struct rt_flow, lqpn, "u32"), F(struct rt_flow, rqpn, "u32"),
 	F(struct rt_flow, pid, "u32"), F(struct rt_flow, comm, "char[16]"),
 	F(struct rt_flow, attr, "u8"), F(struct rt_flow, throttles, "s32"),
+	F(struct rt_flow, estimate, "u8"), F(struct rt_flow, samples, "u64"),
+	F(struct rt_flow, sw_drops, "u64"),
 };
 
 static struct field ifdir_fields[] = {
