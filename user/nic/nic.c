@@ -6,13 +6,23 @@
  *    <dev>/hw_counters): rows of snap->ports, scope saying which;
  *  - the ethtool statistics (PFC, pause, ECN, CNP, discards) of each netdev
  *    behind an RDMA port and of each -i interface: scope RT_SCOPE_ETHTOOL;
- *  - the QP table from rdma netlink, joined into the flows (user/join.c).
+ *  - the QP table from rdma netlink, joined into the flows (user/join.c);
+ *  - the counters bound to QPs (rdma netlink statistics, user/nic/nic_stat.c):
+ *    rows of snap->ports of scope RT_SCOPE_QP, and flows of origin
+ *    RT_ORIGIN_NIC, one per QP and direction, carrying what a wire flow has
+ *    where the NIC counts it (CE: cc_rx_ce_pkts; CNPs: cc_rx_cnp_pkts in,
+ *    cc_tx_cnp_pkts out; packets and bytes: rdma_{rx,tx}_{packets,bytes});
+ *  - with --qp-counters, automatic per-QP binding for the run, put back at
+ *    the end (rt_nic_free) or, after a kill -9, at the next start.
  * With --sysfs-root DIR everything is read below DIR instead: the RDMA tree
  * at DIR/sys/class/infiniband, ethtool statistics from DIR/ethtool/<netdev>
- * (as `ethtool -S` prints them); no verbs and no netlink then.
+ * (as `ethtool -S` prints them), the kernel's rdma netlink answers from
+ * DIR/rdma-netlink/{dev,res_qp,res_cm_id,stat_qp} (the bytes of the dumps);
+ * no verbs and no netlink socket then.
  * Whatever is missing or fails becomes a note on the snapshot, never an error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +43,12 @@ struct rt_nic {
 	struct rt_qp_table qps;
 	struct rt_ethtool_stats st;
 	int told_netlink;
+	struct rt_qpc_table qpc;	/* this interval's per-QP counters */
+	struct rt_nl_io io;
+	int qp_counters;		/* --qp-counters: 1, =cc: 2 */
+	int qpc_tried;			/* binding asked for once */
+	char qpc_why[200];		/* what --qp-counters could not do */
+	struct rt_qpc_ctl *ctl;
 };
 
 void rt_nic_set_root(struct rt_nic *n, const char *root)
@@ -51,7 +67,21 @@ struct rt_nic *rt_nic_new(const struct rt_opts *o)
 	rt_nic_set_root(n, o->sysfs_root);
 	for (int i = 0; i < o->nifaces && i < RT_MAX_SRC_IFACES; i++)
 		n->ifaces[n->nifaces++] = o->ifaces[i];
+	rt_nl_io_socket(&n->io);
+	n->qp_counters = o->qp_counters;
 	if (!n->root[0]) {
+		char msg[256];
+		int r = rt_qpc_recover(&n->io, msg, sizeof(msg));
+
+		/* A rocetop killed with -9 left a binding mode to put back. */
+		if (r > 0)
+			pr_info("%s.\n", msg);
+		else if (r < 0 && (r != -EBUSY || o->qp_counters))
+			pr_warn("%s.\n", msg);
+		if (r == -EBUSY && o->qp_counters) {
+			pr_warn("--qp-counters left to that process: this run only reads.\n");
+			n->qp_counters = 0;
+		}
 		n->verbs_ndev = rt_verbs_discover(&n->verbs, n->verbs_why, sizeof(n->verbs_why));
 		if (n->verbs_why[0])
 			pr_debug("%s\n", n->verbs_why);
@@ -63,6 +93,16 @@ void rt_nic_free(struct rt_nic *n)
 {
 	if (!n)
 		return;
+	if (n->ctl && n->ctl->active) {
+		int r = rt_qpc_restore(n->ctl);
+
+		if (r)
+			pr_warn("could not put back the NIC's per-QP counter mode (%s); the next rocetop "
+				"start tries again.\n", strerror(-r));
+	}
+	free(n->ctl);
+	rt_nl_io_close(&n->io);
+	rt_qpc_table_free(&n->qpc);
 	rt_rdma_ports_free(&n->verbs);
 	rt_rdma_ports_free(&n->ports);
 	rt_qp_table_free(&n->qps);
@@ -158,14 +198,70 @@ static void collect_ethtool(struct rt_nic *n, struct rt_snapshot *snap)
 				 nfail > 1 ? " and others" : "", strerror(-first_err));
 }
 
+/* A file of the fixture tree's rdma-netlink/ directory into buf; its length,
+ * or -errno. */
+static long read_nl_file(const char *root, const char *name, char *buf, size_t cap)
+{
+	char path[PATH_MAX + 64];
+	size_t len = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/rdma-netlink/%s", root, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	while (len < cap) {
+		ssize_t k = read(fd, buf + len, cap - len);
+
+		if (k < 0) {
+			k = -errno;
+			close(fd);
+			return k;
+		}
+		if (!k)
+			break;
+		len += (size_t)k;
+	}
+	close(fd);
+	return (long)len;
+}
+
+static char nl_buf[1 << 20];
+
+/* The QP table from the fixture's recorded answers; 0, or -ENOENT without them. */
+static int fixture_qps(struct rt_nic *n)
+{
+	static const char *const files[] = { "dev", "res_qp", "res_cm_id" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		long len = read_nl_file(n->root, files[i], nl_buf, sizeof(nl_buf));
+		int r;
+
+		if (len < 0)
+			return (int)len;
+		r = rt_rdma_nl_parse(nl_buf, (size_t)len, &n->qps);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 {
 	int r;
 
 	rt_qp_table_clear(&n->qps);
-	if (n->root[0] || !n->ports.n)
+	if (!n->ports.n)
 		return;
-	r = rt_rdma_nl_dump(&n->qps);
+	if (n->root[0]) {
+		r = fixture_qps(n);
+		if (r == -ENOENT) {
+			rt_qp_table_clear(&n->qps);
+			return;
+		}
+	} else {
+		r = rt_rdma_nl_dump(&n->qps);
+	}
 	if (r) {
 		rt_qp_table_clear(&n->qps);
 		rt_snapshot_note(snap, "rdma netlink QP table unavailable (%s): flows have no process; "
@@ -180,6 +276,170 @@ static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 
 		if (p)
 			snprintf(q->netdev, sizeof(q->netdev), "%s", p->netdev);
+	}
+}
+
+/* --qp-counters: once, when the ports and devices are known. */
+static void qpc_enable(struct rt_nic *n, struct rt_snapshot *snap)
+{
+	int r;
+
+	n->qpc_tried = 1;
+	if (n->root[0]) {
+		rt_snapshot_note(snap, "--qp-counters changes nothing under --sysfs-root");
+		return;
+	}
+	if (!n->ports.n || !n->qps.ndevs) {
+		snprintf(n->qpc_why, sizeof(n->qpc_why), "--qp-counters: %s",
+			 n->ports.n ? "rdma netlink lists no device" : "no RDMA port to bind");
+		return;
+	}
+	if (!(n->ctl = calloc(1, sizeof(*n->ctl)))) {
+		snprintf(n->qpc_why, sizeof(n->qpc_why), "--qp-counters: out of memory");
+		return;
+	}
+	r = rt_qpc_enable(n->ctl, &n->io, &n->ports, &n->qps, n->qp_counters == 2, n->qpc_why,
+			  sizeof(n->qpc_why));
+	if (r > 0)
+		pr_info("per-QP counters bound automatically on %d port%s until rocetop exits.\n", r,
+			r == 1 ? "" : "s");
+	if (n->qpc_why[0])
+		pr_warn("%s.\n", n->qpc_why);
+}
+
+static const struct rt_qp *qp_of(const struct rt_qp_table *t, __u32 dev_index, const char *dev,
+				 __u32 lqpn)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->q[i].lqpn == lqpn && (t->q[i].dev_index == dev_index || !strcmp(t->q[i].dev, dev)))
+			return &t->q[i];
+	return NULL;
+}
+
+static __u64 qpc_value(const struct rt_qpc_table *t, size_t from, size_t to, const char *name, int *has)
+{
+	for (size_t i = from; i < to; i++)
+		if (!strcmp(t->r[i].name, name)) {
+			*has = 1;
+			return t->r[i].value;
+		}
+	return 0;
+}
+
+/* The flows of one bound counter (rows [from, to) of n->qpc). */
+static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, size_t to,
+		      const char *netdev)
+{
+	const struct rt_qpc_row *r0 = &n->qpc.r[from];
+	const struct rt_qp *q = qp_of(&n->qps, r0->dev_index, r0->dev, r0->lqpn);
+	__u32 ifindex = netdev[0] ? if_nametoindex(netdev) : 0;
+	int has_ce = 0, has_rcnp = 0, has_tcnp = 0, has_rp = 0, has_tp = 0, x = 0;
+	__u64 ce = qpc_value(&n->qpc, from, to, "cc_rx_ce_pkts", &has_ce);
+	__u64 rcnp = qpc_value(&n->qpc, from, to, "cc_rx_cnp_pkts", &has_rcnp);
+	__u64 tcnp = qpc_value(&n->qpc, from, to, "cc_tx_cnp_pkts", &has_tcnp);
+	__u64 rp = qpc_value(&n->qpc, from, to, "rdma_rx_packets", &has_rp);
+	__u64 tp = qpc_value(&n->qpc, from, to, "rdma_tx_packets", &has_tp);
+	__u64 rb = qpc_value(&n->qpc, from, to, "rdma_rx_bytes", &x);
+	__u64 tb = qpc_value(&n->qpc, from, to, "rdma_tx_bytes", &x);
+
+	/* A netdev not on this host (a fixture's): a name of its own. */
+	if (!ifindex)
+		ifindex = 0x40000000u | (r0->dev_index & 0xffff) << 8 | (r0->port & 0xff);
+	if (!strcmp(rt_snapshot_ifname(snap, ifindex), "?"))
+		rt_snapshot_add_iface(snap, ifindex, netdev[0] ? netdev : r0->dev, "nic");
+	for (int dir = 0; dir < 2; dir++) {
+		int in = dir == 0;
+		struct rt_flow *f;
+
+		if (in ? !(has_ce || has_rcnp || has_rp) : !(has_tcnp || has_tp))
+			continue;
+		if (!(f = rt_snapshot_add_flow(snap)))
+			return;
+		f->k.ifindex = ifindex;
+		f->k.dir = in ? RT_DIR_INGRESS : RT_DIR_EGRESS;
+		f->k.origin = RT_ORIGIN_NIC;
+		if (q && q->family) {
+			f->k.family = q->family;
+			memcpy(f->k.src, in ? q->dst : q->src, 16);
+			memcpy(f->k.dst, in ? q->src : q->dst, 16);
+		}
+		/* In: data and CNPs to our QP; out: CNPs (and data) to the peer's. */
+		f->k.dqpn = in ? r0->lqpn : (q ? q->rqpn : 0);
+		f->v.ecn[RT_ECN_CE] = in ? ce : 0;
+		f->v.cnp = in ? rcnp : tcnp;
+		/* Packets the NIC counted for the flow: all of them where it says,
+		 * else at least the CE-marked ones and the CNPs. */
+		f->v.pkts = in ? (has_rp ? rp : ce + rcnp) : (has_tp ? tp : tcnp);
+		f->v.bytes = in ? rb : tb;
+		f->v.pcp = RT_PCP_NONE;
+		f->lqpn = r0->lqpn;
+		if (q) {
+			f->rqpn = q->rqpn;
+			f->pid = q->pid;
+			memcpy(f->comm, q->comm, sizeof(f->comm));
+		}
+	}
+}
+
+/* The counters bound to QPs, as rows of snap->ports and as flows. */
+static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
+{
+	int r = 0, nerr = 0;
+
+	n->qpc.n = 0;
+	n->qpc.ncounters = 0;
+	if (n->qpc_why[0])
+		rt_snapshot_note(snap, "%s", n->qpc_why);
+	if (!n->ports.n)
+		return;
+	if (n->root[0]) {
+		long len = read_nl_file(n->root, "stat_qp", nl_buf, sizeof(nl_buf));
+
+		if (len == -ENOENT)
+			return;
+		r = len < 0 ? (int)len : rt_qpc_parse(nl_buf, (size_t)len, &n->qpc);
+		if (r > 0)
+			r = 0;
+		else if (!r)
+			r = -EBADMSG;	/* a recorded dump ends with NLMSG_DONE */
+		nerr = r < 0;
+	} else {
+		for (size_t d = 0; d < n->qps.ndevs; d++) {
+			int e = rt_qpc_read(&n->io, n->qps.dev_index[d], &n->qpc);
+
+			if (e && !nerr++)
+				r = e;
+		}
+	}
+	if (nerr)
+		rt_snapshot_note(snap, "per-QP counters (rdma netlink statistics) unavailable: %s",
+				 strerror(-r));
+	for (size_t i = 0, j; i < n->qpc.n; i = j) {
+		const struct rt_qpc_row *r0 = &n->qpc.r[i];
+		const struct rt_rdma_port *p = rt_rdma_ports_find(&n->ports, r0->dev, r0->port);
+		const char *netdev = p ? p->netdev : "";
+		char drv[64];
+
+		rt_sysfs_driver(n->root, r0->dev, drv, sizeof(drv));
+		for (j = i; j < n->qpc.n && n->qpc.r[j].counter_id == r0->counter_id &&
+		     n->qpc.r[j].dev_index == r0->dev_index; j++) {
+			const struct rt_qpc_row *q = &n->qpc.r[j];
+			struct rt_port_ctr *c = rt_snapshot_add_port(snap);
+
+			if (!c)
+				return;
+			snprintf(c->dev, sizeof(c->dev), "%s", q->dev);
+			c->port = q->port;
+			snprintf(c->netdev, sizeof(c->netdev), "%s", netdev);
+			snprintf(c->name, sizeof(c->name), "%s", q->name);
+			c->value = q->value;
+			c->scope = RT_SCOPE_QP;
+			c->bits = (__u8)rt_nic_ctr_bits(drv, RT_SCOPE_QP, q->name, q->value);
+			c->congestion = (__u8)(rt_nic_is_congestion(q->name) || !strncmp(q->name, "cc_", 3));
+			c->qpn = q->lqpn;
+			c->nqps = (__u8)(q->nqps > 255 ? 255 : q->nqps);
+		}
+		qpc_flows(n, snap, i, j, netdev);
 	}
 }
 
@@ -211,6 +471,9 @@ void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
 				 bad);
 	collect_ethtool(n, snap);
 	collect_qps(n, snap);
+	if (n->qp_counters && !n->qpc_tried)
+		qpc_enable(n, snap);
+	collect_qpc(n, snap);
 	rt_snapshot_sort(snap);
 	rt_join(snap, &n->qps);
 }

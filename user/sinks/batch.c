@@ -109,10 +109,13 @@ static void print_ports(const struct rt_delta *d, double secs)
 			if (!shown++)
 				printf("NIC counters\n  %-12s %-4s %-10s %-34s %14s %12s  %s\n", "DEVICE",
 				       "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC", "SOURCE");
-			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s\n", c->dev[0] ? c->dev : "-",
+			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s", c->dev[0] ? c->dev : "-",
 			       c->port, c->netdev[0] ? c->netdev : "-", c->name,
 			       (unsigned long long)c->value, rate(d->ports[i].d, secs),
 			       rt_scope_name(c->scope));
+			if (c->scope == RT_SCOPE_QP)	/* the counter's (lowest) QP */
+				printf(" %u%s", c->qpn, c->nqps > 1 ? "+" : "");
+			printf("\n");
 		}
 	}
 }
@@ -190,7 +193,9 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
 		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f\n",
-		       rt_snapshot_ifname(cur, f->k.ifindex), rt_dir_name(f->k.dir),
+		       rt_snapshot_ifname(cur, f->k.ifindex),
+		       f->k.origin == RT_ORIGIN_NIC ? (f->k.dir == RT_DIR_INGRESS ? "nic-in" : "nic-out") :
+		       rt_dir_name(f->k.dir),
 		       rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)),
 		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
 		       rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)), rate(fd->d.bytes, secs) * 8 / 1e9,

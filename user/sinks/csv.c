@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * --csv DIR: DIR/flows.csv, DIR/pfc.csv, DIR/stats.csv and DIR/ports.csv.
+ * --csv DIR: DIR/flows.csv, DIR/pfc.csv, DIR/stats.csv, DIR/ports.csv and
+ * DIR/qpctr.csv (the counters bound to QPs, every one by name).
  * A header once, then per interval one row per key that changed, holding that
  * interval's deltas, so the rows of a key sum to its totals. Flushed every
  * interval. The columns are documented in the README and the man page; new
@@ -16,14 +17,15 @@
 #include "sink.h"
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
-		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen\n"
+		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,origin\n"
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
+#define QPCTR_HDR "time,device,port,netdev,lqpn,nqps,rqpn,pid,comm,counter,value,delta\n"
 
 struct csv {
-	FILE *flows, *pfc, *stats, *ports;
+	FILE *flows, *pfc, *stats, *ports, *qpctr;
 	char dir[4096];
 	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
@@ -149,8 +151,15 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 			r.buf[r.n++] = ',';
 			r.buf[r.n++] = ',';
 		}
-		put_seen(&r, cur, v->first_ns);
-		put_seen(&r, cur, v->last_ns);
+		if (f->k.origin == RT_ORIGIN_WIRE) {
+			put_seen(&r, cur, v->first_ns);
+			put_seen(&r, cur, v->last_ns);
+			put_str(&r, "wire");
+		} else {
+			r.buf[r.n++] = ',';	/* the NIC's counters have no first/last packet */
+			r.buf[r.n++] = ',';
+			put_str(&r, "nic");
+		}
 		r.buf[r.n - 1] = '\n';	/* the last column's comma */
 		if (nout + r.n > sizeof(c->out)) {
 			fwrite(c->out, 1, nout, c->flows);
@@ -160,6 +169,34 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		nout += r.n;
 	}
 	fwrite(c->out, 1, nout, c->flows);
+}
+
+/* The NIC flow of a QP counter's QP, for its peer QP and owner; NULL if none. */
+static const struct rt_flow *qp_flow(const struct rt_snapshot *cur, const struct rt_port_ctr *p)
+{
+	for (size_t i = 0; i < cur->nflows; i++) {
+		const struct rt_flow *f = &cur->flows[i];
+
+		if (f->k.origin == RT_ORIGIN_NIC && f->lqpn == p->qpn && f->k.dir == RT_DIR_INGRESS)
+			return f;
+	}
+	return NULL;
+}
+
+/* One qpctr.csv row: every counter bound to QPs, by name, changed or not. */
+static void write_qpctr(struct csv *c, const struct rt_snapshot *cur, const struct rt_port_delta *pd,
+			double t)
+{
+	const struct rt_port_ctr *p = pd->c;
+	const struct rt_flow *f = qp_flow(cur, p);
+
+	fprintf(c->qpctr, "%.6f,%s,%u,%s,%u,%u,", t, p->dev, p->port, p->netdev, p->qpn, p->nqps);
+	if (f && (f->rqpn || f->pid || f->comm[0]))
+		fprintf(c->qpctr, "%u,%u,%s,", f->rqpn, f->pid, f->comm);
+	else
+		fputs(",,,", c->qpctr);
+	fprintf(c->qpctr, "%s,%llu,%llu\n", p->name, (unsigned long long)p->value,
+		(unsigned long long)pd->d);
 }
 
 static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -202,11 +239,16 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	for (i = 0; i < d->nports; i++) {
 		const struct rt_port_ctr *p = d->ports[i].c;
 
+		if (p->scope == RT_SCOPE_QP) {
+			write_qpctr(c, cur, &d->ports[i], t);
+			continue;
+		}
 		fprintf(c->ports, "%.6f,%s,%u,%s,%s,%llu,%llu,%s\n", t, p->dev, p->port, p->netdev,
 			p->name, (unsigned long long)p->value, (unsigned long long)d->ports[i].d,
 			rt_scope_name(p->scope));
 	}
-	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports)) {
+	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports) ||
+	    fflush(c->qpctr)) {
 		err = -errno;
 		pr_warn("writing CSV files in %s failed: %s.\n", c->dir, strerror(errno));
 	}
@@ -225,6 +267,8 @@ static void csv_close(struct rt_sink *s)
 		fclose(c->stats);
 	if (c->ports)
 		fclose(c->ports);
+	if (c->qpctr)
+		fclose(c->qpctr);
 	free(c);
 	free(s);
 }
@@ -269,7 +313,8 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	if (!(c->flows = open_csv(c, "flows.csv", FLOWS_HDR)) ||
 	    !(c->pfc = open_csv(c, "pfc.csv", PFC_HDR)) ||
 	    !(c->stats = open_csv(c, "stats.csv", STATS_HDR)) ||
-	    !(c->ports = open_csv(c, "ports.csv", PORTS_HDR))) {
+	    !(c->ports = open_csv(c, "ports.csv", PORTS_HDR)) ||
+	    !(c->qpctr = open_csv(c, "qpctr.csv", QPCTR_HDR))) {
 		csv_close(s);
 		return NULL;
 	}
