@@ -270,6 +270,35 @@ int rt_qpc_restore(struct rt_qpc_ctl *c);
  */
 int rt_qpc_recover(struct rt_nl_io *io, char *msg, size_t msglen);
 
+/* ---- DCB netlink (user/nic/nic_dcb.c) ---- */
+
+#define RT_DCB_MAX_APP 128
+
+/* A netdev's IEEE 802.1Qaz configuration (DCB_CMD_IEEE_GET). */
+struct rt_dcb {
+	__u8  ok;		/* an answer was parsed */
+	__u8  has_pfc, has_ets, has_app;
+	char  ifname[16];
+	__u8  pfc_cap, pfc_en;	/* pfc_en: bit N = PFC on priority N */
+	__u64 pfc_requests[8], pfc_indications[8];
+	__u8  prio_tc[8], tc_tsa[8], tc_bw[8];
+	struct { __u8 selector, priority; __u16 protocol; } app[RT_DCB_MAX_APP];
+	size_t napp;
+};
+
+/* Parse an RTM_GETDCB answer (DCB_CMD_IEEE_GET) into d. Pure: 1 when the
+ * answer was there, 0 when not (yet), a negative errno (the kernel's, or
+ * -EBADMSG for a malformed buffer). */
+int rt_dcb_parse(const void *buf, size_t len, struct rt_dcb *d);
+/* The priority the APP table gives a DSCP, or -1. */
+int rt_dcb_app_prio(const struct rt_dcb *d, unsigned int dscp);
+/* 1 when the APP table maps DSCPs (mlx5 then trusts DSCP), else 0 (PCP). */
+int rt_dcb_trust_dscp(const struct rt_dcb *d);
+/* The request for ifname; its length, 0 if it does not fit. */
+size_t rt_dcb_req(void *buf, size_t cap, const char *ifname, __u32 seq);
+/* Ask the kernel (NETLINK_ROUTE). 0 or -errno (-EOPNOTSUPP: no DCB on it). */
+int rt_dcb_query(const char *ifname, struct rt_dcb *d);
+
 /* ---- the join (user/join.c): see join.h ---- */
 
 /* ---- the whole NIC source (user/nic.c) ---- */
