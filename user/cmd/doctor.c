@@ -109,6 +109,11 @@ static int active_mtu_verbs(const char *dev, __u32 port)
 	return mtu;
 }
 
+static int cc_cmp(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);	/* name comes first */
+}
+
 static void read_netdev(const char *root, struct rt_doc_netdev *d)
 {
 	const char *r = root ? root : "";
@@ -165,6 +170,7 @@ static void read_netdev(const char *root, struct rt_doc_netdev *d)
 				d->cc[d->ncc++].v = v;
 			}
 			closedir(dir);
+			qsort(d->cc, d->ncc, sizeof(d->cc[0]), cc_cmp);
 		}
 	}
 	/* ethtool: pause frames per priority */

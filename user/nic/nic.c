@@ -49,6 +49,10 @@ struct rt_nic {
 	int qpc_tried;			/* binding asked for once */
 	char qpc_why[200];		/* what --qp-counters could not do */
 	struct rt_qpc_ctl *ctl;
+	/* Per bound counter and name: the NIC flows count from rocetop's start,
+	 * as wire flows do, so each keeps the raw value last seen and a total. */
+	struct qpc_acc { __u32 dev_index, counter_id; char name[64]; __u64 last, total; int seen; } *acc;
+	size_t nacc, acc_cap;
 };
 
 void rt_nic_set_root(struct rt_nic *n, const char *root)
@@ -101,6 +105,7 @@ void rt_nic_free(struct rt_nic *n)
 				"start tries again.\n", strerror(-r));
 	}
 	free(n->ctl);
+	free(n->acc);
 	rt_nl_io_close(&n->io);
 	rt_qpc_table_free(&n->qpc);
 	rt_rdma_ports_free(&n->verbs);
@@ -316,12 +321,44 @@ static const struct rt_qp *qp_of(const struct rt_qp_table *t, __u32 dev_index, c
 	return NULL;
 }
 
-static __u64 qpc_value(const struct rt_qpc_table *t, size_t from, size_t to, const char *name, int *has)
+/* What a bound counter counted since rocetop first saw it (wraps and resets
+ * as rt_ctr_delta tells them). */
+static __u64 qpc_total(struct rt_nic *n, const struct rt_qpc_row *r, unsigned int bits)
 {
+	struct qpc_acc *a = NULL;
+
+	for (size_t i = 0; i < n->nacc; i++)
+		if (n->acc[i].counter_id == r->counter_id && n->acc[i].dev_index == r->dev_index &&
+		    !strcmp(n->acc[i].name, r->name)) {
+			a = &n->acc[i];
+			break;
+		}
+	if (!a) {
+		if (rt_grow_to((void **)&n->acc, &n->acc_cap, n->nacc + 1, sizeof(*n->acc)))
+			return 0;
+		a = &n->acc[n->nacc++];
+		memset(a, 0, sizeof(*a));
+		a->dev_index = r->dev_index;
+		a->counter_id = r->counter_id;
+		snprintf(a->name, sizeof(a->name), "%s", r->name);
+		a->last = r->value;
+	}
+	a->total += rt_ctr_delta(a->last, r->value, bits);
+	a->last = r->value;
+	a->seen = 1;
+	return a->total;
+}
+
+static __u64 qpc_value(struct rt_nic *n, size_t from, size_t to, const char *name, int *has)
+{
+	char drv[64];
+
 	for (size_t i = from; i < to; i++)
-		if (!strcmp(t->r[i].name, name)) {
+		if (!strcmp(n->qpc.r[i].name, name)) {
 			*has = 1;
-			return t->r[i].value;
+			rt_sysfs_driver(n->root, n->qpc.r[i].dev, drv, sizeof(drv));
+			return qpc_total(n, &n->qpc.r[i],
+					 rt_nic_ctr_bits(drv, RT_SCOPE_QP, name, n->qpc.r[i].value));
 		}
 	return 0;
 }
@@ -334,13 +371,15 @@ static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, s
 	const struct rt_qp *q = qp_of(&n->qps, r0->dev_index, r0->dev, r0->lqpn);
 	__u32 ifindex = netdev[0] ? if_nametoindex(netdev) : 0;
 	int has_ce = 0, has_rcnp = 0, has_tcnp = 0, has_rp = 0, has_tp = 0, x = 0;
-	__u64 ce = qpc_value(&n->qpc, from, to, "cc_rx_ce_pkts", &has_ce);
-	__u64 rcnp = qpc_value(&n->qpc, from, to, "cc_rx_cnp_pkts", &has_rcnp);
-	__u64 tcnp = qpc_value(&n->qpc, from, to, "cc_tx_cnp_pkts", &has_tcnp);
-	__u64 rp = qpc_value(&n->qpc, from, to, "rdma_rx_packets", &has_rp);
-	__u64 tp = qpc_value(&n->qpc, from, to, "rdma_tx_packets", &has_tp);
-	__u64 rb = qpc_value(&n->qpc, from, to, "rdma_rx_bytes", &x);
-	__u64 tb = qpc_value(&n->qpc, from, to, "rdma_tx_bytes", &x);
+	__u64 ce = qpc_value(n, from, to, "cc_rx_ce_pkts", &has_ce);
+	__u64 rcnp = qpc_value(n, from, to, "cc_rx_cnp_pkts", &has_rcnp);
+	__u64 tcnp = qpc_value(n, from, to, "cc_tx_cnp_pkts", &has_tcnp);
+	__u64 rp = qpc_value(n, from, to, "rdma_rx_packets", &has_rp);
+	__u64 tp = qpc_value(n, from, to, "rdma_tx_packets", &has_tp);
+	__u64 rb = qpc_value(n, from, to, "rdma_rx_bytes", &x);
+	__u64 tb = qpc_value(n, from, to, "rdma_tx_bytes", &x);
+
+	(void)x;
 
 	/* A netdev not on this host (a fixture's): a name of its own. */
 	if (!ifindex)
@@ -441,6 +480,16 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 		}
 		qpc_flows(n, snap, i, j, netdev);
 	}
+	/* Forget the counters gone (QPs destroyed, binding off). */
+	size_t k = 0;
+
+	for (size_t i = 0; i < n->nacc; i++) {
+		if (!n->acc[i].seen)
+			continue;
+		n->acc[i].seen = 0;
+		n->acc[k++] = n->acc[i];
+	}
+	n->nacc = k;
 }
 
 void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)

@@ -26,6 +26,7 @@
 
 struct csv {
 	FILE *flows, *pfc, *stats, *ports, *qpctr;
+	int qp_seen;		/* qpctr.csv: the first interval written in full */
 	char dir[4096];
 	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
@@ -240,13 +241,16 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		const struct rt_port_ctr *p = d->ports[i].c;
 
 		if (p->scope == RT_SCOPE_QP) {
-			write_qpctr(c, cur, &d->ports[i], t);
+			/* the first interval's values, then what changed */
+			if (d->ports[i].d || !c->qp_seen)
+				write_qpctr(c, cur, &d->ports[i], t);
 			continue;
 		}
 		fprintf(c->ports, "%.6f,%s,%u,%s,%s,%llu,%llu,%s\n", t, p->dev, p->port, p->netdev,
 			p->name, (unsigned long long)p->value, (unsigned long long)d->ports[i].d,
 			rt_scope_name(p->scope));
 	}
+	c->qp_seen = 1;
 	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports) ||
 	    fflush(c->qpctr)) {
 		err = -errno;
