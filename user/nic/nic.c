@@ -381,9 +381,10 @@ static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, s
 
 	(void)x;
 
-	/* A netdev not on this host (a fixture's): a name of its own. */
+	/* A netdev not on this host (a fixture's): a name of its own, in a space
+	 * below sFlow's (RT_SFLOW_IFBASE) and above any real ifindex. */
 	if (!ifindex)
-		ifindex = 0x40000000u | (r0->dev_index & 0xffff) << 8 | (r0->port & 0xff);
+		ifindex = RT_NIC_IFBASE | (r0->dev_index & 0xffff) << 8 | (r0->port & 0xff);
 	if (!strcmp(rt_snapshot_ifname(snap, ifindex), "?"))
 		rt_snapshot_add_iface(snap, ifindex, netdev[0] ? netdev : r0->dev, "nic");
 	for (int dir = 0; dir < 2; dir++) {
