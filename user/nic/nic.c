@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "doctor.h"
 #include "log.h"
 #include "nic.h"
 #include "source.h"
@@ -53,7 +54,15 @@ struct rt_nic {
 	 * as wire flows do, so each keeps the raw value last seen and a total. */
 	struct qpc_acc { __u32 dev_index, counter_id; char name[64]; __u64 last, total; int seen; } *acc;
 	size_t nacc, acc_cap;
+	/* The doctor's checks (user/nic/nic_doctor.c), every DOC_EVERY intervals:
+	 * the first failing one is a line of the view's header. */
+	struct rt_doc_host *doc[2];
+	struct rt_doc_findings *doc_out;
+	unsigned int doc_tick;
+	char doc_line[160];
 };
+
+#define DOC_EVERY 10
 
 void rt_nic_set_root(struct rt_nic *n, const char *root)
 {
@@ -106,6 +115,9 @@ void rt_nic_free(struct rt_nic *n)
 	}
 	free(n->ctl);
 	free(n->acc);
+	free(n->doc[0]);
+	free(n->doc[1]);
+	free(n->doc_out);
 	rt_nl_io_close(&n->io);
 	rt_qpc_table_free(&n->qpc);
 	rt_rdma_ports_free(&n->verbs);
@@ -493,6 +505,66 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 	n->nacc = k;
 }
 
+/* The priorities the wire flows of netdev were seen on: their PCP, else
+ * their DSCP through the netdev's APP table when it trusts DSCP. */
+static unsigned int seen_prios(const struct rt_snapshot *snap, const struct rt_doc_netdev *d)
+{
+	unsigned int m = 0;
+
+	for (size_t i = 0; i < snap->nflows; i++) {
+		const struct rt_flow *f = &snap->flows[i];
+		int p = -1;
+
+		if (f->k.origin != RT_ORIGIN_WIRE || !f->v.pkts ||
+		    strcmp(rt_snapshot_ifname(snap, f->k.ifindex), d->netdev))
+			continue;
+		if (f->v.pcp != RT_PCP_NONE)
+			p = f->v.pcp & 7;
+		else if (d->dcb.ok && rt_dcb_trust_dscp(&d->dcb))
+			p = rt_dcb_app_prio(&d->dcb, f->v.dscp);
+		if (p >= 0)
+			m |= 1u << p;
+	}
+	return m;
+}
+
+/* Every DOC_EVERY intervals on a host with RDMA ports, the doctor's checks;
+ * the first failure stays a note of every snapshot until the next run. */
+static void doctor_line(struct rt_nic *n, struct rt_snapshot *snap)
+{
+	struct rt_doc_host *prev, *cur;
+	unsigned int seen = 0;
+
+	if (!n->ports.n)
+		return;
+	if (n->doc_tick++ % DOC_EVERY == 0) {
+		if (!n->doc[0] && (!(n->doc[0] = calloc(1, sizeof(*n->doc[0]))) ||
+				   !(n->doc[1] = calloc(1, sizeof(*n->doc[1]))) ||
+				   !(n->doc_out = calloc(1, sizeof(*n->doc_out))))) {
+			free(n->doc[0]);
+			free(n->doc[1]);
+			n->doc[0] = n->doc[1] = NULL;
+			return;
+		}
+		prev = n->doc[(n->doc_tick / DOC_EVERY) % 2];
+		cur = n->doc[(n->doc_tick / DOC_EVERY + 1) % 2];
+		rt_doctor_read(n->root, NULL, cur);
+		for (size_t i = 0; i < cur->n; i++)
+			seen |= seen_prios(snap, &cur->nd[i]);
+		rt_doctor_check(n->doc_tick > 1 ? prev : NULL, cur, seen, n->doc_out);
+		n->doc_line[0] = '\0';
+		for (size_t i = 0; i < n->doc_out->n; i++)
+			if (n->doc_out->f[i].severity == RT_DOC_FAIL) {
+				snprintf(n->doc_line, sizeof(n->doc_line), "doctor: %s%s",
+					 n->doc_out->failed > 1 ? "(and more: rocetop doctor) " : "",
+					 n->doc_out->f[i].sentence);
+				break;
+			}
+	}
+	if (n->doc_line[0])
+		rt_snapshot_note(snap, "%s", n->doc_line);
+}
+
 void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
 {
 	char ib[PATH_MAX], bad[PATH_MAX + 64];
@@ -524,6 +596,7 @@ void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
 	if (n->qp_counters && !n->qpc_tried)
 		qpc_enable(n, snap);
 	collect_qpc(n, snap);
+	doctor_line(n, snap);
 	rt_snapshot_sort(snap);
 	rt_join(snap, &n->qps);
 }

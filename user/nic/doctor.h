@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * rocetop doctor (user/cmd/doctor.c): a RoCE host's congestion configuration
- * read (DCB netlink, sysfs ECN switches, mlx5 debugfs cc_params, rdma_cm
- * configfs, MTUs, PFC and CNP counters) and judged. The reading and the
- * checks are functions of their own so the live view (a line in its header)
- * and the findings can call them.
+ * A RoCE host's congestion configuration (user/nic/nic_doctor.c), read (DCB
+ * netlink, sysfs ECN switches, mlx5 debugfs cc_params, rdma_cm configfs,
+ * MTUs, PFC and CNP counters) and judged: for `rocetop doctor`
+ * (user/cmd/doctor.c), the live view's header (user/nic/nic.c) and anyone
+ * who wants the list of findings.
  */
 #ifndef RT_DOCTOR_H
 #define RT_DOCTOR_H
@@ -79,6 +79,9 @@ void rt_doctor_check(const struct rt_doc_host *before, const struct rt_doc_host 
 
 /* The largest RoCE MTU a netdev MTU allows (the kernel's iboe_get_mtu). */
 int rt_roce_mtu_for(int netdev_mtu);
+
+/* A bit mask of priorities as "3,4" ("none" for 0). */
+void rt_doc_prio_list(unsigned int mask, char *buf, size_t len);
 
 int rt_doctor_main(int argc, char **argv);
 
