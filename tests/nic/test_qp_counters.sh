@@ -92,5 +92,21 @@ if 60 not in ce or 500 not in ce:
     print("  report: the NIC flows' CE (60 and 500) not found, got %s" % ce)
     sys.exit(1)
 EOF
+# --qp-counters degrades to a note: under --sysfs-root it changes nothing, and
+# (on a host without RDMA, as the test machines are) there is no port to bind;
+# no state file is left either way.
+export ROCETOP_RUN_DIR="$tmp/run"
+"$ROCETOP" --sysfs-root "$FIX/healthy" -i lo --qp-counters=cc -b -n 1 > "$tmp/q1" 2>&1 ||
+	{ echo "  --qp-counters under --sysfs-root failed: $(cat "$tmp/q1")"; fail=1; }
+grep -q '^note: --qp-counters changes nothing under --sysfs-root' "$tmp/q1" ||
+	{ echo "  no note for --qp-counters under --sysfs-root"; fail=1; }
+if [ ! -e /sys/class/infiniband ]; then
+	"$ROCETOP" -i lo --qp-counters -b -n 1 > "$tmp/q2" 2>&1 ||
+		{ echo "  --qp-counters without RDMA failed: $(cat "$tmp/q2")"; fail=1; }
+	grep -q '^note: --qp-counters: no RDMA port to bind' "$tmp/q2" ||
+		{ echo "  no note for --qp-counters without RDMA: $(grep note "$tmp/q2")"; fail=1; }
+fi
+[ -e "$tmp/run/qp-counters.state" ] && { echo "  a state file was left"; fail=1; }
+
 if [ $fail = 0 ]; then echo "PASS $name"; else echo "FAIL $name: see above"; fi
 exit $fail

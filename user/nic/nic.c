@@ -302,8 +302,9 @@ static void qpc_enable(struct rt_nic *n, struct rt_snapshot *snap)
 	int r;
 
 	n->qpc_tried = 1;
+	(void)snap;
 	if (n->root[0]) {
-		rt_snapshot_note(snap, "--qp-counters changes nothing under --sysfs-root");
+		snprintf(n->qpc_why, sizeof(n->qpc_why), "--qp-counters changes nothing under --sysfs-root");
 		return;
 	}
 	if (!n->ports.n || !n->qps.ndevs) {
