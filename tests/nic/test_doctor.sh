@@ -32,6 +32,9 @@ grep -q 'trust:                 dscp (APP table: 26->3 48->6)' "$tmp/healthy.txt
 	{ echo "  healthy: trust line"; fail=1; }
 grep -q 'rdma_cm:               default mode RoCE v2, default ToS 106 (DSCP 26)' "$tmp/healthy.txt" ||
 	{ echo "  healthy: rdma_cm line"; fail=1; }
+# STAT_GET_STATUS: cc_rx_ce_pkts (40) and cc_rx_cnp_pkts (41) on, cc_tx_cnp_pkts (42) off
+grep -q '^  optional counters:     cc_rx_ce_pkts on, cc_rx_cnp_pkts on, cc_tx_cnp_pkts off$' "$tmp/healthy.txt" ||
+	{ echo "  healthy: optional counters line"; fail=1; }
 case_ bad-roce-prio 1 roce-prio-no-pfc "RoCE traffic goes on priority 0, which has no PFC (PFC is on 3)"
 case_ bad-ecn 1 pfc-ecn-off "priority 3 has PFC but ECN is off for the reaction point"
 case_ bad-pause 1 pause-prio-no-pfc "pause frames were counted on priority 0"
@@ -52,7 +55,9 @@ f = j["findings"]
 ok = (len(f) == 1 and f[0]["id"] == "pfc-ecn-off" and f[0]["severity"] == "fail" and
       f[0]["netdev"] == "eth2" and j["failed"] == 1 and j["netdevs"][0]["pfc_enabled"] == 8 and
       j["netdevs"][0]["ecn_rp"][3] == 0 and j["netdevs"][0]["trust"] == "dscp" and
-      j["netdevs"][0]["dcqcn"]["rp_ai_rate"] == 5 and j["netdevs"][0]["rdma_mtu"] == 4096)
+      j["netdevs"][0]["dcqcn"]["rp_ai_rate"] == 5 and j["netdevs"][0]["rdma_mtu"] == 4096 and
+      j["netdevs"][0]["optional_counters"] == {"cc_rx_ce_pkts": True, "cc_rx_cnp_pkts": True,
+                                               "cc_tx_cnp_pkts": False})
 if not ok:
     print("  --json: %s" % j)
     sys.exit(1)

@@ -162,6 +162,10 @@ static void test_fixtures(void)
 		CHECK(d->ncc && !strcmp(d->cc[0].name, "np_cnp_dscp") && d->cc[0].v == 48, "cc sorted");
 		CHECK_EQ(d->rx_pause[3], 120);
 		CHECK_EQ(d->np_cnp_sent, 500);
+		/* STAT_GET_STATUS: three optional counters, the first two on */
+		CHECK_EQ(d->nopt, 3);
+		CHECK(d->nopt == 3 && !strcmp(d->opt[2].name, "cc_tx_cnp_pkts") && !d->opt[2].enabled &&
+		      d->opt[0].enabled && d->opt[1].enabled, "optional counters");
 	}
 	free(h);
 	/* the rdma_cm ToS 106 = DSCP 26 -> priority 3 (APP), PFC on 3: nothing */

@@ -124,6 +124,14 @@ static void print_text(const struct rt_doc_host *h, const struct rt_doc_findings
 		printf("  MTU:                   netdev %d, RDMA port %s", d->mtu, d->active_mtu > 0 ? "" : "unknown\n");
 		if (d->active_mtu > 0)
 			printf("%d\n", d->active_mtu);
+		if (d->dev[0] && d->opt_err)
+			printf("  optional counters:     unknown (rdma netlink: %s)\n", strerror(-d->opt_err));
+		else if (d->dev[0]) {
+			printf("  optional counters:     %s", d->nopt ? "" : "none\n");
+			for (size_t k = 0; k < d->nopt; k++)
+				printf("%s %s%s", d->opt[k].name, d->opt[k].enabled ? "on" : "off",
+				       k + 1 < d->nopt ? ", " : "\n");
+		}
 		if (d->has_cnp)
 			printf("  CNPs:                  np_cnp_sent %llu, rp_cnp_handled %llu, rp_cnp_ignored %llu\n",
 			       (unsigned long long)d->np_cnp_sent, (unsigned long long)d->rp_cnp_handled,
@@ -161,6 +169,13 @@ static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings
 			printf("%d%s", d->rp_en[p], p < 7 ? "," : "]");
 		printf(",\"roce_mode\":");
 		json_str(d->roce_mode);
+		printf(",\"optional_counters\":{");
+		for (size_t k = 0; k < d->nopt; k++) {
+			printf("%s", k ? "," : "");
+			json_str(d->opt[k].name);
+			printf(":%s", d->opt[k].enabled ? "true" : "false");
+		}
+		printf("}");
 		printf(",\"roce_tos\":%d,\"dcqcn\":{", d->roce_tos);
 		for (size_t k = 0; k < d->ncc; k++) {
 			printf("%s", k ? "," : "");

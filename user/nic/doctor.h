@@ -37,6 +37,10 @@ struct rt_doc_netdev {
 	int   has_ethtool;
 	__u64 rx_pause[8], tx_pause[8];	/* ethtool rx/tx_prioN_pause */
 	int   has_cnp;		/* the port's hw_counters were read */
+	/* The port's optional counters (rdma netlink STAT_GET_STATUS). */
+	struct { char name[32]; __u8 enabled; } opt[16];
+	size_t nopt;
+	int   opt_err;		/* 0, or why they are unknown (-errno) */
 	__u64 np_cnp_sent, rp_cnp_handled, rp_cnp_ignored;
 };
 

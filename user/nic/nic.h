@@ -226,6 +226,8 @@ void rt_nl_io_close(struct rt_nl_io *io);
 int rt_qpc_read(struct rt_nl_io *io, __u32 dev_index, struct rt_qpc_table *t);
 int rt_stat_read_mode(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_stat_mode *m);
 int rt_stat_read_status(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_stat_status *st);
+/* The same by device name (a device dump first). 0 or -errno (-ENODEV). */
+int rt_stat_status_of(struct rt_nl_io *io, const char *dev, __u32 port, struct rt_stat_status *st);
 
 /* --qp-counters: what was found on each port, what was changed. */
 #define RT_QPC_MAX_PORTS 32

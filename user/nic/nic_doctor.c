@@ -183,6 +183,47 @@ static void read_netdev(const char *root, struct rt_doc_netdev *d)
 	rt_ethtool_stats_free(&st);
 }
 
+/* Which optional counters the port has, and which are on: STAT_GET_STATUS
+ * (under a root, the answer's bytes in DIR/rdma-netlink/status). */
+static void read_optional(const char *root, struct rt_doc_netdev *d)
+{
+	struct rt_stat_status *st = calloc(1, sizeof(*st));
+	int r;
+
+	if (!st)
+		return;
+	if (root && *root) {
+		char path[PATH_MAX];
+		static char buf[1 << 16];
+		ssize_t k;
+		int fd;
+
+		sfmt(path, sizeof(path), "%s/rdma-netlink/status", root);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd < 0) {
+			r = -errno;
+		} else {
+			k = read(fd, buf, sizeof(buf));
+			r = k < 0 ? -errno : rt_stat_status_parse(buf, (size_t)k, st);
+			close(fd);
+		}
+	} else {
+		struct rt_nl_io io;
+
+		rt_nl_io_socket(&io);
+		r = rt_stat_status_of(&io, d->dev, d->port, st);
+		rt_nl_io_close(&io);
+	}
+	d->opt_err = r < 0 ? r : 0;
+	for (size_t i = 0; r >= 0 && i < st->n && d->nopt < sizeof(d->opt) / sizeof(d->opt[0]); i++) {
+		if (!st->c[i].optional)
+			continue;
+		sfmt(d->opt[d->nopt].name, sizeof(d->opt[0].name), "%s", st->c[i].name);
+		d->opt[d->nopt++].enabled = st->c[i].enabled;
+	}
+	free(st);
+}
+
 static void read_rdma(const char *root, struct rt_doc_netdev *d)
 {
 	const char *r = root ? root : "";
@@ -203,6 +244,7 @@ static void read_rdma(const char *root, struct rt_doc_netdev *d)
 	}
 	d->active_mtu = r[0] ? (int)ll_at(-1, "%s/verbs/%s/%u/active_mtu", r, d->dev, d->port) :
 			       active_mtu_verbs(d->dev, d->port);
+	read_optional(root, d);
 	/* rdma_cm defaults: the device's directory exists once someone made it */
 	d->roce_tos = -1;
 	snprintf(cm, sizeof(cm), "%s/sys/kernel/config/rdma_cm", r);

@@ -818,3 +818,21 @@ size_t rt_stat_req_devs(void *buf, size_t cap, __u32 seq)
 	begin(&m, buf, cap, RDMA_NLDEV_CMD_GET, NLM_F_REQUEST | NLM_F_DUMP, seq);
 	return end(&m);
 }
+
+int rt_stat_status_of(struct rt_nl_io *io, const char *dev, __u32 port, struct rt_stat_status *st)
+{
+	struct rt_qp_table devs = { 0 };
+	unsigned char req[64];
+	int r;
+
+	st->n = 0;
+	r = io->xfer(io, req, rt_stat_req_devs(req, sizeof(req), ++io->seq), p_devs, &devs);
+	for (size_t d = 0; !r && d < devs.ndevs; d++)
+		if (!strcmp(devs.dev_name[d], dev)) {
+			r = rt_stat_read_status(io, devs.dev_index[d], port, st);
+			rt_qp_table_free(&devs);
+			return r;
+		}
+	rt_qp_table_free(&devs);
+	return r ? r : -ENODEV;
+}
