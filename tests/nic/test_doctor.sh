@@ -12,7 +12,8 @@ name=doctor
 [ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
 tmp=$(mktemp -d /tmp/rtd$$.XXXX)
 pid=
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+ns=
+trap '[ -n "$pid" ] && kill $pid 2>/dev/null; [ -n "$ns" ] && ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"' EXIT
 fail=0
 
 # case TREE RC ID TEXT: doctor -d 0 exits RC, and prints "ID: ...TEXT..."
@@ -92,10 +93,13 @@ grep -q '^note: no RDMA netdev: .*/sys/class/infiniband: No such file or directo
 
 # The live view's header says it too (a note of the snapshot), live on lo.
 if [ "$(id -u)" -eq 0 ]; then
-	"$ROCETOP" --sysfs-root "$FIX/bad-ecn" -i lo -b -n 1 > "$tmp/live" 2>&1 ||
+	ns=rt12d$$-$RANDOM
+	ip netns add "$ns" && ip -n "$ns" link set lo up
+	ip netns exec "$ns" "$ROCETOP" --sysfs-root "$FIX/bad-ecn" -i lo -b -n 1 > "$tmp/live" 2>&1 ||
 		{ echo "  live run failed: $(cat "$tmp/live")"; fail=1; }
 	grep -q '^note: doctor: eth2: priority 3 has PFC but ECN is off for the reaction point' "$tmp/live" ||
 		{ echo "  live: no doctor note in: $(grep note "$tmp/live")"; fail=1; }
+	ip netns del "$ns"
 else
 	echo "SKIP $name: the live part needs root to attach to lo"
 fi

@@ -21,9 +21,13 @@ if [ "$(id -u)" -ne 0 ]; then echo "SKIP $name: needs root to attach to lo"; exi
 
 tmp=$(mktemp -d /tmp/rtq$$.XXXX)
 pid=
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+# A namespace of its own: its lo is this test's, whoever else watches the host's.
+ns=rt12q$$-$RANDOM
+trap '[ -n "$pid" ] && kill $pid 2>/dev/null; ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"' EXIT
+ip netns add "$ns" && ip -n "$ns" link set lo up || { echo "FAIL $name: cannot make netns $ns"; exit 1; }
+IN="ip netns exec $ns"
 ln -s "$FIX/healthy" "$tmp/root"
-"$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr" \
+$IN "$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr" \
 	> "$tmp/out" 2> "$tmp/err" &
 pid=$!
 for _ in $(seq 200); do
@@ -96,12 +100,12 @@ EOF
 # (on a host without RDMA, as the test machines are) there is no port to bind;
 # no state file is left either way.
 export ROCETOP_RUN_DIR="$tmp/run"
-"$ROCETOP" --sysfs-root "$FIX/healthy" -i lo --qp-counters=cc -b -n 1 > "$tmp/q1" 2>&1 ||
+$IN "$ROCETOP" --sysfs-root "$FIX/healthy" -i lo --qp-counters=cc -b -n 1 > "$tmp/q1" 2>&1 ||
 	{ echo "  --qp-counters under --sysfs-root failed: $(cat "$tmp/q1")"; fail=1; }
 grep -q '^note: --qp-counters changes nothing under --sysfs-root' "$tmp/q1" ||
 	{ echo "  no note for --qp-counters under --sysfs-root"; fail=1; }
 if [ ! -e /sys/class/infiniband ]; then
-	"$ROCETOP" -i lo --qp-counters -b -n 1 > "$tmp/q2" 2>&1 ||
+	$IN "$ROCETOP" -i lo --qp-counters -b -n 1 > "$tmp/q2" 2>&1 ||
 		{ echo "  --qp-counters without RDMA failed: $(cat "$tmp/q2")"; fail=1; }
 	grep -q '^note: --qp-counters: no RDMA port to bind' "$tmp/q2" ||
 		{ echo "  no note for --qp-counters without RDMA: $(grep note "$tmp/q2")"; fail=1; }
