@@ -50,7 +50,8 @@ static const char usage_text[] =
 "                          is put back at exit (also after kill -9: at the next start)\n"
 "Output:\n"
 "      --top N             flows per interval in --batch (default 20, 0: all)\n"
-"      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp, nak)\n"
+"      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
+"                          nak, rnr, idle, age, src, dqpn...)\n"
 "      --filter TEXT       initial filter of the view (address or QP)\n"
 "      --max-size BYTES    rotate the recording past BYTES (k, M, G suffixes)\n"
 "      --max-files N       keep N rotated recordings (like tcpdump -W)\n"
@@ -68,7 +69,7 @@ static const char usage_text[] =
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
 "\n"
-"Attaching needs root (or CAP_BPF and CAP_NET_ADMIN). See rocetop(8).\n";
+"Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n";
 
 enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,

@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* --batch: plain text, one table per interval, like `top -b`. */
+/*
+ * --batch: plain text, one table per interval, like `top -b`. Names from
+ * files pass through rt_fmt_safe() (no terminal escapes); a failed write
+ * (a full disk, a closed pipe) is said and ends the run with status 1.
+ */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include "fmt.h"
 #include "log.h"
 #include "sink.h"
@@ -109,8 +115,12 @@ static void print_ports(const struct rt_delta *d, double secs)
 			if (!shown++)
 				printf("NIC counters\n  %-12s %-4s %-10s %-34s %14s %12s  %s\n", "DEVICE",
 				       "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC", "SOURCE");
-			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s", c->dev[0] ? c->dev : "-",
-			       c->port, c->netdev[0] ? c->netdev : "-", c->name,
+			char dv[sizeof(c->dev)], nd[sizeof(c->netdev)], nm[sizeof(c->name)];
+
+			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s",
+			       c->dev[0] ? rt_fmt_safe(c->dev, dv, sizeof(dv)) : "-", c->port,
+			       c->netdev[0] ? rt_fmt_safe(c->netdev, nd, sizeof(nd)) : "-",
+			       rt_fmt_safe(c->name, nm, sizeof(nm)),
 			       (unsigned long long)c->value, rate(d->ports[i].d, secs),
 			       rt_scope_name(c->scope));
 			if (c->scope == RT_SCOPE_QP)	/* the counter's (lowest) QP */
@@ -127,10 +137,11 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	const struct rt_if_val *it = &d->if_tot;
 	double secs = d->secs;
 	char c1[16], c2[16], c3[16], a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+	char safe[sizeof(cur->notes[0])], ifs[IF_NAMESIZE];
 	size_t i, n, active = 0;
 
 	printf("rocetop %s  source %s  interval %.2f s\n", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)),
-	       cur->source, secs);
+	       rt_fmt_safe(cur->source, safe, sizeof(safe)), secs);
 	printf("RoCE %s pkts/s %.3f Gb/s  CE %.2f%%  CNP %s/s  NAK %s/s  RNR %s/s  flows %zu  evicted %llu\n",
 	       rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)), rate(t->bytes, secs) * 8 / 1e9,
 	       t->pkts ? 100.0 * t->ecn[RT_ECN_CE] / t->pkts : 0.0,
@@ -146,6 +157,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
 		__u64 speed = rt_link_speed_mbps(ifn);
+
+		ifn = rt_fmt_safe(ifn, ifs, sizeof(ifs));
 
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			const struct rt_if_val *v = &d->ifs[i].d;
@@ -165,7 +178,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		}
 	}
 	for (i = 0; i < cur->nnotes; i++)
-		printf("note: %s\n", cur->notes[i]);
+		printf("note: %s\n", rt_fmt_safe(cur->notes[i], safe, sizeof(safe)));
 	print_ports(d, secs);
 
 	if (b->cap < d->nflows) {
@@ -193,7 +206,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
 		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f\n",
-		       rt_snapshot_ifname(cur, f->k.ifindex),
+		       rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)),
 		       f->k.origin == RT_ORIGIN_NIC ? (f->k.dir == RT_DIR_INGRESS ? "nic-in" : "nic-out") :
 		       rt_dir_name(f->k.dir),
 		       rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)),
@@ -205,7 +218,13 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	if (active > i)
 		printf("... %zu more flows (--top 0 shows all)\n", active - i);
 	printf("\n");
-	fflush(stdout);
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		int err = errno ? errno : EIO;
+
+		pr_warn("writing the --batch output to standard output failed: %s.\n", strerror(err));
+		return -err;
+	}
 	return 0;
 }
 
