@@ -141,6 +141,10 @@ static void test_parse(void)
 	CHECK(r && r->value == 3, "counter 5 cc_tx_cnp_pkts");
 	r = row(&t, 6, "cc_rx_ce_pkts");
 	CHECK(r && r->value == 1000 && r->lqpn == 300 && r->nqps == 2, "counter 6: QPs 300, 301");
+	/* every binding, in the dump's order */
+	CHECK_EQ(t.nb, 3);
+	CHECK(t.nb == 3 && t.b[0].counter_id == 5 && t.b[0].lqpn == 282 && t.b[1].counter_id == 6 &&
+	      t.b[1].lqpn == 301 && t.b[2].lqpn == 300 && t.b[2].port == 1, "bindings");
 
 	/* A dump cut short: the second message claims 108 bytes, 50 are there. */
 	rt_qpc_table_free(&t);
@@ -227,15 +231,36 @@ static const unsigned char want_enable[] = {
 	HDR(64, 0x1410, 5, 4), U32(1, 1), U32(3, 1), U32(75, 19), U32(74, 1), U32(76, 1), U8(104, 1),
 };
 
-/* ... and to put it back: optional counters as found (41 only), auto off. */
-static const unsigned char want_restore[] = {
-	HDR(44, 0x1410, 5, 5), U32(1, 1), U32(3, 1), NEST(0x8050, 12), U32(94, 41),
-	/* auto mode with an empty mask turns auto binding off; no OPCOUNTER
-	 * attribute, as none was in the mode found */
-	HDR(56, 0x1410, 5, 6), U32(1, 1), U32(3, 1), U32(75, 19), U32(74, 1), U32(76, 0),
-};
+/* ... and to put it back, from seq S: optional counters as found (41 only);
+ * auto off (auto mode with an empty mask; no OPCOUNTER attribute, as none
+ * was in the mode found); then, as no QP was bound before, the counters'
+ * dump (STAT_GET, REQUEST|DUMP 0x301, DEV_INDEX 1, STAT_RES 19) and each QP
+ * unbound (STAT_DEL 0x1412: DEV_INDEX, PORT, STAT_RES 19, COUNTER_ID 79,
+ * LQPN 21) in the dump's order: 5/282, 6/301, 6/300. */
+#define RESTORE(S) \
+	HDR(44, 0x1410, 5, (S)), U32(1, 1), U32(3, 1), NEST(0x8050, 12), U32(94, 41), \
+	HDR(56, 0x1410, 5, (S) + 1), U32(1, 1), U32(3, 1), U32(75, 19), U32(74, 1), U32(76, 0), \
+	HDR(32, 0x1411, 0x301, (S) + 2), U32(1, 1), U32(75, 19), \
+	HDR(56, 0x1412, 5, (S) + 3), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 5), U32(21, 282), \
+	HDR(56, 0x1412, 5, (S) + 4), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 6), U32(21, 301), \
+	HDR(56, 0x1412, 5, (S) + 5), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 6), U32(21, 300)
+
+static const unsigned char want_restore[] = { RESTORE(5) };
+
+/* The answers to a restore: two ACKs, the dump, three ACKs. */
+static void restore_answers(struct fake *f);
 
 static const unsigned char acks[][36] = { { ACK(3) }, { ACK(4) }, { ACK(5) }, { ACK(6) } };
+
+static void restore_answers(struct fake *f)
+{
+	answer(f, acks[0], 36);
+	answer(f, acks[1], 36);
+	answer(f, stat_dump, sizeof(stat_dump));
+	answer(f, acks[2], 36);
+	answer(f, acks[3], 36);
+	answer(f, acks[0], 36);
+}
 
 static void setup(struct rt_rdma_ports *ps, struct rt_qp_table *devs)
 {
@@ -282,8 +307,7 @@ static void test_enable_restore(const char *dir)
 	answer(f, status_msg, sizeof(status_msg));
 	answer(f, acks[0], 36);
 	answer(f, acks[1], 36);
-	answer(f, acks[2], 36);
-	answer(f, acks[3], 36);
+	restore_answers(f);
 	CHECK_EQ(rt_qpc_enable(c, &io, &ps, &devs, 1, why, sizeof(why)), 1);
 	CHECK(!why[0], "nothing to say, said: %s", why);
 	check_bytes("enable", f->sent, f->nsent, want_enable, sizeof(want_enable));
@@ -356,7 +380,7 @@ static void test_kill9_recovery(const char *dir)
 		fake_io(&io, f);
 		answer(f, mode_none, sizeof(mode_none));
 		answer(f, status_msg, sizeof(status_msg));
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 2; i++)
 			answer(f, acks[i], 36);
 		b = rt_qpc_enable(c, &io, &ps, &devs, 1, why, sizeof(why)) == 1 ? 'y' : 'n';
 		if (write(pfd[1], &b, 1) != 1)
@@ -384,16 +408,12 @@ static void test_kill9_recovery(const char *dir)
 	{
 		struct fake *f = calloc(1, sizeof(*f));
 		struct rt_nl_io io;
-		unsigned char want[16 + sizeof(want_restore)] = { HDR(16, 0x1401, 0x301, 1) };
+		/* after the device dump (seq 1), the same messages as above from seq 2 */
+		static const unsigned char want[] = { HDR(16, 0x1401, 0x301, 1), RESTORE(2) };
 
-		/* after the device dump (seq 1), the same two messages as above */
-		memcpy(want + 16, want_restore, sizeof(want_restore));
-		want[16 + 8] = 2;			/* seq 2 */
-		want[16 + 44 + 8] = 3;			/* seq 3 */
 		fake_io(&io, f);
 		answer(f, devs_msg, sizeof(devs_msg));
-		answer(f, acks[0], 36);
-		answer(f, acks[1], 36);
+		restore_answers(f);
 		CHECK_EQ(rt_qpc_recover(&io, msg, sizeof(msg)), 1);
 		check_bytes("recover", f->sent, f->nsent, want, sizeof(want));
 		CHECK(!exists(path), "state file removed after recovery");

@@ -158,6 +158,9 @@ struct rt_qpc_table {
 	struct rt_qpc_row *r;
 	size_t n, cap;
 	size_t ncounters;	/* bound counters seen */
+	/* Every QP of every bound counter (for unbinding them). */
+	struct rt_qpc_bind { __u32 dev_index, port, counter_id, lqpn; } *b;
+	size_t nb, bcap;
 };
 
 void rt_qpc_table_free(struct rt_qpc_table *t);
@@ -204,6 +207,9 @@ size_t rt_stat_req_status(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u
 /* Auto binding with mask (0: auto off); opcnt < 0 leaves the attribute out. */
 size_t rt_stat_req_set_auto(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
 			    __u32 mask, int opcnt);
+/* Unbind QP lqpn from counter id (RDMA_NLDEV_CMD_STAT_DEL). */
+size_t rt_stat_req_unbind(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
+			  __u32 counter_id, __u32 lqpn);
 /* Exactly these optional counters enabled (the others disabled). */
 size_t rt_stat_req_set_optional(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
 				const __u32 *idx, size_t n);

@@ -129,6 +129,7 @@ static int walk(const void *buf, size_t len, int (*cb)(int op, const void *attrs
 
 void rt_qpc_table_free(struct rt_qpc_table *t)
 {
+	free(t->b);
 	free(t->r);
 	memset(t, 0, sizeof(*t));
 }
@@ -156,7 +157,8 @@ static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
 	__u32 dev_index = 0, port = 0, id = 0, lqpn = 0, nqps = 0;
 	char dev[32] = "";
 	struct { char name[64]; __u64 v; } hw[MAX_HW];
-	size_t nhw = 0;
+	size_t nhw = 0, nb = 0;
+	__u32 qps[MAX_HW];
 	int has_id = 0;
 
 	if (op != RDMA_NLDEV_CMD_STAT_GET)
@@ -195,6 +197,8 @@ static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
 
 						if (!nqps++ || q < lqpn)
 							lqpn = q;
+						if (nb < MAX_HW)
+							qps[nb++] = q;
 					}
 			}
 			break;
@@ -203,6 +207,18 @@ static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
 	if (!has_id)
 		return 0;	/* not a bound counter (a port's default counters) */
 	t->ncounters++;
+	for (size_t i = 0; i < nb; i++) {
+		if (t->nb == t->bcap) {
+			size_t cap = t->bcap ? t->bcap * 2 : 64;
+			void *p = realloc(t->b, cap * sizeof(*t->b));
+
+			if (!p)
+				return -ENOMEM;
+			t->b = p;
+			t->bcap = cap;
+		}
+		t->b[t->nb++] = (struct rt_qpc_bind){ dev_index, port, id, qps[i] };
+	}
 	for (size_t i = 0; i < nhw; i++) {
 		struct rt_qpc_row *r = qpc_add(t);
 
@@ -401,6 +417,20 @@ size_t rt_stat_req_set_auto(void *buf, size_t cap, __u32 seq, __u32 dev_index, _
 	return end(&m);
 }
 
+size_t rt_stat_req_unbind(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
+			  __u32 counter_id, __u32 lqpn)
+{
+	struct msg m;
+
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_DEL, NLM_F_REQUEST | NLM_F_ACK, seq);
+	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, counter_id);
+	put_u32(&m, RDMA_NLDEV_ATTR_RES_LQPN, lqpn);
+	return end(&m);
+}
+
 size_t rt_stat_req_set_optional(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
 				const __u32 *idx, size_t n)
 {
@@ -593,6 +623,23 @@ static int state_write(const struct rt_qpc_ctl *c)
 	return 0;
 }
 
+/* Every QP bound to a counter on port p: unbound. 0 or -errno. */
+static int unbind_all(struct rt_nl_io *io, const struct rt_qpc_port *p)
+{
+	struct rt_qpc_table t = { 0 };
+	unsigned char req[96];
+	int r = rt_qpc_read(io, p->dev_index, &t);
+
+	for (size_t i = 0; !r && i < t.nb; i++) {
+		if (t.b[i].port != p->port)
+			continue;
+		r = io->xfer(io, req, rt_stat_req_unbind(req, sizeof(req), ++io->seq, p->dev_index, p->port,
+							  t.b[i].counter_id, t.b[i].lqpn), p_ack, NULL);
+	}
+	rt_qpc_table_free(&t);
+	return r;
+}
+
 /* Put one port back; 0 or -errno (the first failure). */
 static int restore_port(struct rt_nl_io *io, const struct rt_qpc_port *p)
 {
@@ -608,6 +655,12 @@ static int restore_port(struct rt_nl_io *io, const struct rt_qpc_port *p)
 		__u32 mask = p->was.mode == RDMA_COUNTER_MODE_AUTO ? p->was.mask : 0;
 
 		e = set_auto(io, p->dev_index, p->port, mask, p->was.has_opcnt ? p->was.opcnt : -1);
+		if (e && !r)
+			r = e;
+		/* Auto off leaves the QPs bound so far on their counters (the kernel
+		 * then says "manual"): with none bound before, unbind them all. */
+		if (!e && p->was.mode == RDMA_COUNTER_MODE_NONE)
+			e = unbind_all(io, p);
 		if (e && !r)
 			r = e;
 	}
