@@ -54,6 +54,7 @@ struct rt_nic {
 	 * as wire flows do, so each keeps the raw value last seen and a total. */
 	struct qpc_acc { __u32 dev_index, counter_id; char name[64]; __u64 last, total; int seen; } *acc;
 	size_t nacc, acc_cap;
+	size_t acc_next;		/* where the next row was last time: rows come in the same order */
 	/* The doctor's checks (user/nic/nic_doctor.c), every DOC_EVERY intervals:
 	 * the first failing one is a line of the view's header. */
 	struct rt_doc_host *doc[2];
@@ -340,12 +341,14 @@ static __u64 qpc_total(struct rt_nic *n, const struct rt_qpc_row *r, unsigned in
 {
 	struct qpc_acc *a = NULL;
 
-	for (size_t i = 0; i < n->nacc; i++)
-		if (n->acc[i].counter_id == r->counter_id && n->acc[i].dev_index == r->dev_index &&
-		    !strcmp(n->acc[i].name, r->name)) {
+#define ACC_IS(i) (n->acc[i].counter_id == r->counter_id && n->acc[i].dev_index == r->dev_index && \
+		   !strcmp(n->acc[i].name, r->name))
+	if (n->acc_next < n->nacc && ACC_IS(n->acc_next))
+		a = &n->acc[n->acc_next];
+	for (size_t i = 0; !a && i < n->nacc; i++)
+		if (ACC_IS(i))
 			a = &n->acc[i];
-			break;
-		}
+#undef ACC_IS
 	if (!a) {
 		if (rt_grow_to((void **)&n->acc, &n->acc_cap, n->nacc + 1, sizeof(*n->acc)))
 			return 0;
@@ -359,17 +362,16 @@ static __u64 qpc_total(struct rt_nic *n, const struct rt_qpc_row *r, unsigned in
 	a->total += rt_ctr_delta(a->last, r->value, bits);
 	a->last = r->value;
 	a->seen = 1;
+	n->acc_next = (size_t)(a - n->acc) + 1;
 	return a->total;
 }
 
-static __u64 qpc_value(struct rt_nic *n, size_t from, size_t to, const char *name, int *has)
+static __u64 qpc_value(struct rt_nic *n, size_t from, size_t to, const char *drv, const char *name,
+			int *has)
 {
-	char drv[64];
-
 	for (size_t i = from; i < to; i++)
 		if (!strcmp(n->qpc.r[i].name, name)) {
 			*has = 1;
-			rt_sysfs_driver(n->root, n->qpc.r[i].dev, drv, sizeof(drv));
 			return qpc_total(n, &n->qpc.r[i],
 					 rt_nic_ctr_bits(drv, RT_SCOPE_QP, name, n->qpc.r[i].value));
 		}
@@ -378,19 +380,19 @@ static __u64 qpc_value(struct rt_nic *n, size_t from, size_t to, const char *nam
 
 /* The flows of one bound counter (rows [from, to) of n->qpc). */
 static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, size_t to,
-		      const char *netdev)
+		      const char *netdev, const char *drv)
 {
 	const struct rt_qpc_row *r0 = &n->qpc.r[from];
 	const struct rt_qp *q = qp_of(&n->qps, r0->dev_index, r0->dev, r0->lqpn);
 	__u32 ifindex = netdev[0] ? if_nametoindex(netdev) : 0;
 	int has_ce = 0, has_rcnp = 0, has_tcnp = 0, has_rp = 0, has_tp = 0, x = 0;
-	__u64 ce = qpc_value(n, from, to, "cc_rx_ce_pkts", &has_ce);
-	__u64 rcnp = qpc_value(n, from, to, "cc_rx_cnp_pkts", &has_rcnp);
-	__u64 tcnp = qpc_value(n, from, to, "cc_tx_cnp_pkts", &has_tcnp);
-	__u64 rp = qpc_value(n, from, to, "rdma_rx_packets", &has_rp);
-	__u64 tp = qpc_value(n, from, to, "rdma_tx_packets", &has_tp);
-	__u64 rb = qpc_value(n, from, to, "rdma_rx_bytes", &x);
-	__u64 tb = qpc_value(n, from, to, "rdma_tx_bytes", &x);
+	__u64 ce = qpc_value(n, from, to, drv, "cc_rx_ce_pkts", &has_ce);
+	__u64 rcnp = qpc_value(n, from, to, drv, "cc_rx_cnp_pkts", &has_rcnp);
+	__u64 tcnp = qpc_value(n, from, to, drv, "cc_tx_cnp_pkts", &has_tcnp);
+	__u64 rp = qpc_value(n, from, to, drv, "rdma_rx_packets", &has_rp);
+	__u64 tp = qpc_value(n, from, to, drv, "rdma_tx_packets", &has_tp);
+	__u64 rb = qpc_value(n, from, to, drv, "rdma_rx_bytes", &x);
+	__u64 tb = qpc_value(n, from, to, drv, "rdma_tx_bytes", &x);
 
 	(void)x;
 
@@ -438,9 +440,12 @@ static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, s
 static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 {
 	int r = 0, nerr = 0;
+	char drv[64] = "", drv_of[32] = "";
 
 	n->qpc.n = 0;
 	n->qpc.ncounters = 0;
+	n->qpc.nb = 0;
+	n->acc_next = 0;
 	if (n->qpc_why[0])
 		rt_snapshot_note(snap, "%s", n->qpc_why);
 	if (!n->ports.n)
@@ -471,9 +476,11 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 		const struct rt_qpc_row *r0 = &n->qpc.r[i];
 		const struct rt_rdma_port *p = rt_rdma_ports_find(&n->ports, r0->dev, r0->port);
 		const char *netdev = p ? p->netdev : "";
-		char drv[64];
-
-		rt_sysfs_driver(n->root, r0->dev, drv, sizeof(drv));
+		/* one device's counters come together: its driver read once */
+		if (strcmp(drv_of, r0->dev)) {
+			rt_sysfs_driver(n->root, r0->dev, drv, sizeof(drv));
+			snprintf(drv_of, sizeof(drv_of), "%s", r0->dev);
+		}
 		for (j = i; j < n->qpc.n && n->qpc.r[j].counter_id == r0->counter_id &&
 		     n->qpc.r[j].dev_index == r0->dev_index; j++) {
 			const struct rt_qpc_row *q = &n->qpc.r[j];
@@ -492,7 +499,7 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 			c->qpn = q->lqpn;
 			c->nqps = (__u8)(q->nqps > 255 ? 255 : q->nqps);
 		}
-		qpc_flows(n, snap, i, j, netdev);
+		qpc_flows(n, snap, i, j, netdev, drv);
 	}
 	/* Forget the counters gone (QPs destroyed, binding off). */
 	size_t k = 0;

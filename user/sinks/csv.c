@@ -46,6 +46,8 @@ struct csv {
 	FILE *swports, *drops;	/* with --sflow */
 	FILE *qpctr;
 	int qp_seen;		/* qpctr.csv: the first interval written in full */
+	const struct rt_flow **qpf;	/* the NIC's ingress flows by lqpn, this interval */
+	size_t nqpf, qpf_cap;
 	off_t good[C__N];	/* each file's length after its last whole row */
 	int failed;
 	char dir[4096];
@@ -204,24 +206,51 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 	fwrite(c->out, 1, nout, c->flows);
 }
 
-/* The NIC flow of a QP counter's QP, for its peer QP and owner; NULL if none. */
-static const struct rt_flow *qp_flow(const struct rt_snapshot *cur, const struct rt_port_ctr *p)
+static int by_lqpn(const void *a, const void *b)
 {
+	__u32 x = (*(const struct rt_flow *const *)a)->lqpn, y = (*(const struct rt_flow *const *)b)->lqpn;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The NIC's ingress flows of this snapshot by local QP, once per interval. */
+static void index_qp_flows(struct csv *c, const struct rt_snapshot *cur)
+{
+	c->nqpf = 0;
 	for (size_t i = 0; i < cur->nflows; i++) {
 		const struct rt_flow *f = &cur->flows[i];
 
-		if (f->k.origin == RT_ORIGIN_NIC && f->lqpn == p->qpn && f->k.dir == RT_DIR_INGRESS)
-			return f;
+		if (f->k.origin != RT_ORIGIN_NIC || f->k.dir != RT_DIR_INGRESS)
+			continue;
+		if (rt_grow_to((void **)&c->qpf, &c->qpf_cap, c->nqpf + 1, sizeof(*c->qpf)))
+			break;
+		c->qpf[c->nqpf++] = f;
 	}
-	return NULL;
+	if (c->nqpf > 1)
+		qsort(c->qpf, c->nqpf, sizeof(*c->qpf), by_lqpn);
+}
+
+/* The NIC flow of a QP counter's QP, for its peer QP and owner; NULL if none. */
+static const struct rt_flow *qp_flow(const struct csv *c, const struct rt_port_ctr *p)
+{
+	size_t lo = 0, hi = c->nqpf;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->qpf[mid]->lqpn < p->qpn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nqpf && c->qpf[lo]->lqpn == p->qpn ? c->qpf[lo] : NULL;
 }
 
 /* One qpctr.csv row: a counter bound to QPs, by name. */
-static void write_qpctr(struct csv *c, const struct rt_snapshot *cur, const struct rt_port_delta *pd,
-			double t)
+static void write_qpctr(struct csv *c, const struct rt_port_delta *pd, double t)
 {
 	const struct rt_port_ctr *p = pd->c;
-	const struct rt_flow *f = qp_flow(cur, p);
+	const struct rt_flow *f = qp_flow(c, p);
 	char dv[2 * sizeof(p->dev) + 3], nd[2 * sizeof(p->netdev) + 3], nm[2 * sizeof(p->name) + 3];
 	char cm[2 * sizeof(f->comm) + 3];
 
@@ -354,6 +383,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 				(unsigned long long)v->v6_unparsed, (unsigned long long)v->flow_full,
 				(unsigned long long)d->ifs[i].evicted);
 	}
+	index_qp_flows(c, cur);
 	for (i = 0; i < d->nports; i++) {
 		const struct rt_port_ctr *p = d->ports[i].c;
 		char dv[2 * sizeof(p->dev) + 3], nd[2 * sizeof(p->netdev) + 3], nm[2 * sizeof(p->name) + 3];
@@ -361,7 +391,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		if (p->scope == RT_SCOPE_QP) {
 			/* the first interval's values, then what changed */
 			if (d->ports[i].d || !c->qp_seen)
-				write_qpctr(c, cur, &d->ports[i], t);
+				write_qpctr(c, &d->ports[i], t);
 			continue;
 		}
 		fprintf(c->ports, "%.6f,%s,%u,%s,%s,%llu,%llu,%s\n", t, rt_fmt_csv(p->dev, dv, sizeof(dv)),
@@ -414,6 +444,7 @@ static void csv_close(struct rt_sink *s)
 		fclose(c->drops);
 	if (c->qpctr)
 		fclose(c->qpctr);
+	free(c->qpf);
 	free(c);
 	free(s);
 }
