@@ -134,12 +134,14 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
 
 	for (i = 0; i < s->nflows; i++) {
 		struct rt_flow *f = &s->flows[i];
-		const struct rt_qp *q = owner(s, f, qps);
+		const struct rt_qp *q;
 
 		f->attr = RT_ATTR_NONE;
 		f->throttles = -1;
-		if (!q || f->k.origin != RT_ORIGIN_WIRE)
+		if (f->k.origin != RT_ORIGIN_WIRE)
 			continue;	/* the NIC's own flows come with their QP */
+		if (!(q = owner(s, f, qps)))
+			continue;
 		f->lqpn = q->lqpn;
 		f->rqpn = q->rqpn;
 		f->pid = q->pid;

@@ -54,7 +54,17 @@ struct rt_nic {
 	 * as wire flows do, so each keeps the raw value last seen and a total. */
 	struct qpc_acc { __u32 dev_index, counter_id; char name[64]; __u64 last, total; int seen; } *acc;
 	size_t nacc, acc_cap;
-	size_t acc_next;		/* where the next row was last time: rows come in the same order */
+	__u32 *acc_hash;		/* open addressing over acc: index + 1, 0 empty */
+	size_t acc_hcap;
+	const struct rt_qp **qp_by;	/* n->qps by device and lqpn, this interval */
+	size_t nqp_by, qp_by_cap;
+	/* What the width table and the congestion list say of a QP counter's
+	 * name, for the driver memo_drv: a bound counter has a handful of names. */
+	char memo_drv[64];
+	struct { char name[64]; __u8 bits, congestion; } memo[32];
+	size_t nmemo;
+	char *nl;			/* a fixture's netlink answer */
+	size_t nl_cap;
 	/* The doctor's checks (user/nic/nic_doctor.c), every DOC_EVERY intervals:
 	 * the first failing one is a line of the view's header. */
 	struct rt_doc_host *doc[2];
@@ -116,6 +126,9 @@ void rt_nic_free(struct rt_nic *n)
 	}
 	free(n->ctl);
 	free(n->acc);
+	free(n->qp_by);
+	free(n->acc_hash);
+	free(n->nl);
 	free(n->doc[0]);
 	free(n->doc[1]);
 	free(n->doc_out);
@@ -216,21 +229,33 @@ static void collect_ethtool(struct rt_nic *n, struct rt_snapshot *snap)
 				 nfail > 1 ? " and others" : "", strerror(-first_err));
 }
 
-/* A file of the fixture tree's rdma-netlink/ directory into buf; its length,
- * or -errno. */
-static long read_nl_file(const char *root, const char *name, char *buf, size_t cap)
+/* A file of the fixture tree's rdma-netlink/ directory, whole, into n->nl
+ * (grown as needed, up to 256 MiB); its length, or -errno. */
+static long read_nl_file(struct rt_nic *n, const char *name)
 {
 	char path[PATH_MAX + 64];
 	size_t len = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/rdma-netlink/%s", root, name);
+	snprintf(path, sizeof(path), "%s/rdma-netlink/%s", n->root, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	while (len < cap) {
-		ssize_t k = read(fd, buf + len, cap - len);
+	for (;;) {
+		ssize_t k;
 
+		if (len == n->nl_cap) {
+			size_t cap = n->nl_cap ? n->nl_cap * 2 : 1 << 16;
+			void *p = cap <= (256u << 20) ? realloc(n->nl, cap) : NULL;
+
+			if (!p) {
+				close(fd);
+				return -EFBIG;
+			}
+			n->nl = p;
+			n->nl_cap = cap;
+		}
+		k = read(fd, n->nl + len, n->nl_cap - len);
 		if (k < 0) {
 			k = -errno;
 			close(fd);
@@ -244,7 +269,6 @@ static long read_nl_file(const char *root, const char *name, char *buf, size_t c
 	return (long)len;
 }
 
-static char nl_buf[1 << 20];
 
 /* The QP table from the fixture's recorded answers; 0, or -ENOENT without them. */
 static int fixture_qps(struct rt_nic *n)
@@ -252,12 +276,12 @@ static int fixture_qps(struct rt_nic *n)
 	static const char *const files[] = { "dev", "res_qp", "res_cm_id" };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		long len = read_nl_file(n->root, files[i], nl_buf, sizeof(nl_buf));
+		long len = read_nl_file(n, files[i]);
 		int r;
 
 		if (len < 0)
 			return (int)len;
-		r = rt_rdma_nl_parse(nl_buf, (size_t)len, &n->qps);
+		r = rt_rdma_nl_parse(n->nl, (size_t)len, &n->qps);
 		if (r < 0)
 			return r;
 	}
@@ -326,13 +350,79 @@ static void qpc_enable(struct rt_nic *n, struct rt_snapshot *snap)
 		pr_warn("%s.\n", n->qpc_why);
 }
 
-static const struct rt_qp *qp_of(const struct rt_qp_table *t, __u32 dev_index, const char *dev,
-				 __u32 lqpn)
+static int qp_cmp(const void *a, const void *b)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (t->q[i].lqpn == lqpn && (t->q[i].dev_index == dev_index || !strcmp(t->q[i].dev, dev)))
-			return &t->q[i];
+	const struct rt_qp *x = *(const struct rt_qp *const *)a, *y = *(const struct rt_qp *const *)b;
+
+	if (x->dev_index != y->dev_index)
+		return x->dev_index < y->dev_index ? -1 : 1;
+	return x->lqpn < y->lqpn ? -1 : x->lqpn > y->lqpn;
+}
+
+/* The QP table by device and lqpn, for qp_of(). */
+static void index_qps(struct rt_nic *n)
+{
+	n->nqp_by = 0;
+	if (rt_grow_to((void **)&n->qp_by, &n->qp_by_cap, n->qps.n, sizeof(*n->qp_by)))
+		return;
+	for (size_t i = 0; i < n->qps.n; i++)
+		n->qp_by[n->nqp_by++] = &n->qps.q[i];
+	if (n->nqp_by > 1)
+		qsort(n->qp_by, n->nqp_by, sizeof(*n->qp_by), qp_cmp);
+}
+
+static const struct rt_qp *qp_of(const struct rt_nic *n, __u32 dev_index, __u32 lqpn)
+{
+	size_t lo = 0, hi = n->nqp_by;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct rt_qp *q = n->qp_by[mid];
+
+		if (q->dev_index < dev_index || (q->dev_index == dev_index && q->lqpn < lqpn))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n->nqp_by && n->qp_by[lo]->dev_index == dev_index && n->qp_by[lo]->lqpn == lqpn)
+		return n->qp_by[lo];
 	return NULL;
+}
+
+static __u32 acc_key_hash(__u32 dev_index, __u32 counter_id, const char *name)
+{
+	__u32 h = dev_index * 0x9e3779b1u ^ counter_id * 0x85ebca6bu;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x01000193u;
+	return h ^ (h >> 15);
+}
+
+/* Rebuild the hash of n->acc with room for want entries; 0 or -ENOMEM. */
+static int acc_rehash(struct rt_nic *n, size_t want)
+{
+	size_t cap = 64;
+
+	while (cap < want * 2)
+		cap *= 2;
+	if (cap != n->acc_hcap) {
+		void *p = realloc(n->acc_hash, cap * sizeof(*n->acc_hash));
+
+		if (!p)
+			return -ENOMEM;
+		n->acc_hash = p;
+		n->acc_hcap = cap;
+	}
+	memset(n->acc_hash, 0, n->acc_hcap * sizeof(*n->acc_hash));
+	for (size_t i = 0; i < n->nacc; i++) {
+		size_t h = acc_key_hash(n->acc[i].dev_index, n->acc[i].counter_id, n->acc[i].name) &
+			   (n->acc_hcap - 1);
+
+		while (n->acc_hash[h])
+			h = (h + 1) & (n->acc_hcap - 1);
+		n->acc_hash[h] = (__u32)i + 1;
+	}
+	return 0;
 }
 
 /* What a bound counter counted since rocetop first saw it (wraps and resets
@@ -340,19 +430,24 @@ static const struct rt_qp *qp_of(const struct rt_qp_table *t, __u32 dev_index, c
 static __u64 qpc_total(struct rt_nic *n, const struct rt_qpc_row *r, unsigned int bits)
 {
 	struct qpc_acc *a = NULL;
+	size_t h;
 
-#define ACC_IS(i) (n->acc[i].counter_id == r->counter_id && n->acc[i].dev_index == r->dev_index && \
-		   !strcmp(n->acc[i].name, r->name))
-	if (n->acc_next < n->nacc && ACC_IS(n->acc_next))
-		a = &n->acc[n->acc_next];
-	for (size_t i = 0; !a && i < n->nacc; i++)
-		if (ACC_IS(i))
-			a = &n->acc[i];
-#undef ACC_IS
+	if ((n->nacc + 1) * 2 > n->acc_hcap && acc_rehash(n, n->nacc + 1))
+		return 0;
+	h = acc_key_hash(r->dev_index, r->counter_id, r->name) & (n->acc_hcap - 1);
+	for (; n->acc_hash[h]; h = (h + 1) & (n->acc_hcap - 1)) {
+		struct qpc_acc *x = &n->acc[n->acc_hash[h] - 1];
+
+		if (x->counter_id == r->counter_id && x->dev_index == r->dev_index && !strcmp(x->name, r->name)) {
+			a = x;
+			break;
+		}
+	}
 	if (!a) {
 		if (rt_grow_to((void **)&n->acc, &n->acc_cap, n->nacc + 1, sizeof(*n->acc)))
 			return 0;
-		a = &n->acc[n->nacc++];
+		a = &n->acc[n->nacc];
+		n->acc_hash[h] = (__u32)++n->nacc;
 		memset(a, 0, sizeof(*a));
 		a->dev_index = r->dev_index;
 		a->counter_id = r->counter_id;
@@ -362,8 +457,36 @@ static __u64 qpc_total(struct rt_nic *n, const struct rt_qpc_row *r, unsigned in
 	a->total += rt_ctr_delta(a->last, r->value, bits);
 	a->last = r->value;
 	a->seen = 1;
-	n->acc_next = (size_t)(a - n->acc) + 1;
 	return a->total;
+}
+
+static void qp_name_info(struct rt_nic *n, const char *drv, const char *name, __u8 *bits, __u8 *cong)
+{
+	size_t i;
+
+	if (strcmp(n->memo_drv, drv)) {
+		snprintf(n->memo_drv, sizeof(n->memo_drv), "%s", drv);
+		n->nmemo = 0;
+	}
+	for (i = 0; i < n->nmemo && strcmp(n->memo[i].name, name); i++)
+		;
+	if (i == n->nmemo) {
+		/* value 0: the width by name alone */
+		__u8 b = (__u8)rt_nic_ctr_bits(drv, RT_SCOPE_QP, name, 0);
+		__u8 c = (__u8)(rt_nic_is_congestion(name) || !strncmp(name, "cc_", 3));
+
+		if (i == sizeof(n->memo) / sizeof(n->memo[0])) {
+			*bits = b;
+			*cong = c;
+			return;
+		}
+		snprintf(n->memo[i].name, sizeof(n->memo[i].name), "%s", name);
+		n->memo[i].bits = b;
+		n->memo[i].congestion = c;
+		n->nmemo++;
+	}
+	*bits = n->memo[i].bits;
+	*cong = n->memo[i].congestion;
 }
 
 static __u64 qpc_value(struct rt_nic *n, size_t from, size_t to, const char *drv, const char *name,
@@ -371,9 +494,11 @@ static __u64 qpc_value(struct rt_nic *n, size_t from, size_t to, const char *drv
 {
 	for (size_t i = from; i < to; i++)
 		if (!strcmp(n->qpc.r[i].name, name)) {
+			__u8 bits, cong;
+
 			*has = 1;
-			return qpc_total(n, &n->qpc.r[i],
-					 rt_nic_ctr_bits(drv, RT_SCOPE_QP, name, n->qpc.r[i].value));
+			qp_name_info(n, drv, name, &bits, &cong);
+			return qpc_total(n, &n->qpc.r[i], bits);
 		}
 	return 0;
 }
@@ -383,7 +508,7 @@ static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, s
 		      const char *netdev, const char *drv)
 {
 	const struct rt_qpc_row *r0 = &n->qpc.r[from];
-	const struct rt_qp *q = qp_of(&n->qps, r0->dev_index, r0->dev, r0->lqpn);
+	const struct rt_qp *q = qp_of(n, r0->dev_index, r0->lqpn);
 	__u32 ifindex = netdev[0] ? if_nametoindex(netdev) : 0;
 	int has_ce = 0, has_rcnp = 0, has_tcnp = 0, has_rp = 0, has_tp = 0, x = 0;
 	__u64 ce = qpc_value(n, from, to, drv, "cc_rx_ce_pkts", &has_ce);
@@ -445,17 +570,16 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 	n->qpc.n = 0;
 	n->qpc.ncounters = 0;
 	n->qpc.nb = 0;
-	n->acc_next = 0;
 	if (n->qpc_why[0])
 		rt_snapshot_note(snap, "%s", n->qpc_why);
 	if (!n->ports.n)
 		return;
 	if (n->root[0]) {
-		long len = read_nl_file(n->root, "stat_qp", nl_buf, sizeof(nl_buf));
+		long len = read_nl_file(n, "stat_qp");
 
 		if (len == -ENOENT)
 			return;
-		r = len < 0 ? (int)len : rt_qpc_parse(nl_buf, (size_t)len, &n->qpc);
+		r = len < 0 ? (int)len : rt_qpc_parse(n->nl, (size_t)len, &n->qpc);
 		if (r > 0)
 			r = 0;
 		else if (!r)
@@ -472,6 +596,7 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 	if (nerr)
 		rt_snapshot_note(snap, "per-QP counters (rdma netlink statistics) unavailable: %s",
 				 strerror(-r));
+	index_qps(n);
 	for (size_t i = 0, j; i < n->qpc.n; i = j) {
 		const struct rt_qpc_row *r0 = &n->qpc.r[i];
 		const struct rt_rdma_port *p = rt_rdma_ports_find(&n->ports, r0->dev, r0->port);
@@ -494,8 +619,7 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 			snprintf(c->name, sizeof(c->name), "%s", q->name);
 			c->value = q->value;
 			c->scope = RT_SCOPE_QP;
-			c->bits = (__u8)rt_nic_ctr_bits(drv, RT_SCOPE_QP, q->name, q->value);
-			c->congestion = (__u8)(rt_nic_is_congestion(q->name) || !strncmp(q->name, "cc_", 3));
+			qp_name_info(n, drv, q->name, &c->bits, &c->congestion);
 			c->qpn = q->lqpn;
 			c->nqps = (__u8)(q->nqps > 255 ? 255 : q->nqps);
 		}
@@ -510,7 +634,10 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 		n->acc[i].seen = 0;
 		n->acc[k++] = n->acc[i];
 	}
-	n->nacc = k;
+	if (k != n->nacc) {
+		n->nacc = k;
+		acc_rehash(n, k);
+	}
 }
 
 /* The priorities the wire flows of netdev were seen on: their PCP, else
