@@ -232,18 +232,29 @@ static const unsigned char want_enable[] = {
 };
 
 /* ... and to put it back, from seq S: optional counters as found (41 only);
- * auto off (auto mode with an empty mask; no OPCOUNTER attribute, as none
- * was in the mode found); then, as no QP was bound before, the counters'
- * dump (STAT_GET, REQUEST|DUMP 0x301, DEV_INDEX 1, STAT_RES 19) and each QP
- * unbound (STAT_DEL 0x1412: DEV_INDEX, PORT, STAT_RES 19, COUNTER_ID 79,
- * LQPN 21) in the dump's order: 5/282, 6/301, 6/300. */
-#define RESTORE(S) \
+ * the mode read again (it is auto now: ours); auto off (auto mode with an
+ * empty mask; no OPCOUNTER attribute, as none was in the mode found); then,
+ * as no QP was bound before, the counters' dump (STAT_GET, REQUEST|DUMP
+ * 0x301, DEV_INDEX 1, STAT_RES 19) and each QP unbound (STAT_DEL 0x1412:
+ * DEV_INDEX, PORT, STAT_RES 19, COUNTER_ID 79, LQPN 21) in the dump's
+ * order: 5/282, 6/301, 6/300. */
+#define RESTORE_OPT(S) \
 	HDR(44, 0x1410, 5, (S)), U32(1, 1), U32(3, 1), NEST(0x8050, 12), U32(94, 41), \
-	HDR(56, 0x1410, 5, (S) + 1), U32(1, 1), U32(3, 1), U32(75, 19), U32(74, 1), U32(76, 0), \
-	HDR(32, 0x1411, 0x301, (S) + 2), U32(1, 1), U32(75, 19), \
-	HDR(56, 0x1412, 5, (S) + 3), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 5), U32(21, 282), \
-	HDR(56, 0x1412, 5, (S) + 4), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 6), U32(21, 301), \
-	HDR(56, 0x1412, 5, (S) + 5), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 6), U32(21, 300)
+	HDR(40, 0x1411, 5, (S) + 1), U32(1, 1), U32(3, 1), U32(75, 19)
+#define RESTORE(S) \
+	RESTORE_OPT(S), \
+	HDR(56, 0x1410, 5, (S) + 2), U32(1, 1), U32(3, 1), U32(75, 19), U32(74, 1), U32(76, 0), \
+	HDR(32, 0x1411, 0x301, (S) + 3), U32(1, 1), U32(75, 19), \
+	HDR(56, 0x1412, 5, (S) + 4), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 5), U32(21, 282), \
+	HDR(56, 0x1412, 5, (S) + 5), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 6), U32(21, 301), \
+	HDR(56, 0x1412, 5, (S) + 6), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 6), U32(21, 300)
+
+/* STAT_GET (mode) of mlx5_0/1: auto by QP type (mask 1), 16 + 8 * 5 = 56 */
+static const unsigned char mode_auto[] = {
+	HDR(56, 0x1411, 0, 1),
+	U32(1, 1), U32(3, 1), U32(75, 19), U32(74, 1), U32(76, 1),
+	ACK(1),
+};
 
 static const unsigned char want_restore[] = { RESTORE(5) };
 
@@ -255,6 +266,7 @@ static const unsigned char acks[][36] = { { ACK(3) }, { ACK(4) }, { ACK(5) }, { 
 static void restore_answers(struct fake *f)
 {
 	answer(f, acks[0], 36);
+	answer(f, mode_auto, sizeof(mode_auto));
 	answer(f, acks[1], 36);
 	answer(f, stat_dump, sizeof(stat_dump));
 	answer(f, acks[2], 36);
@@ -331,11 +343,6 @@ static void test_enable_restore(const char *dir)
 	/* Already in auto mode by type, without cc: nothing sent but the read,
 	 * nothing to restore, no state file. */
 	{
-		static const unsigned char mode_auto[] = {
-			HDR(56, 0x1411, 0, 1),
-			U32(1, 1), U32(3, 1), U32(75, 19), U32(74, 1), U32(76, 1),
-			ACK(1),
-		};
 		memset(f, 0, sizeof(*f));
 		fake_io(&io, f);
 		answer(f, mode_auto, sizeof(mode_auto));
@@ -420,6 +427,32 @@ static void test_kill9_recovery(const char *dir)
 		CHECK(strstr(msg, "restored the per-QP counter mode of 1 port left by rocetop pid") != NULL,
 		      "said: %s", msg);
 		/* and nothing the next time */
+		f->nsent = 0;
+		CHECK_EQ(rt_qpc_recover(&io, msg, sizeof(msg)), 0);
+		CHECK_EQ(f->nsent, 0);
+		free(f);
+	}
+	{
+		/* A state file of a run killed before it changed the mode: the mode
+		 * is found as it was (none), so only the optional counters are set
+		 * back, and auto off is not asked (the kernel would refuse it). */
+		struct fake *f = calloc(1, sizeof(*f));
+		struct rt_nl_io io;
+		static const unsigned char want[] = { HDR(16, 0x1401, 0x301, 1), RESTORE_OPT(2) };
+		FILE *fp = fopen(path, "w");
+
+		CHECK(fp != NULL, "write %s", path);
+		if (fp) {
+			fprintf(fp, "rocetop-qp-counters 1 pid 999999999\nport mlx5_0 1 1 0 0 -1 41\n");
+			fclose(fp);
+		}
+		fake_io(&io, f);
+		answer(f, devs_msg, sizeof(devs_msg));
+		answer(f, acks[0], 36);
+		answer(f, mode_none, sizeof(mode_none));
+		CHECK_EQ(rt_qpc_recover(&io, msg, sizeof(msg)), 1);
+		check_bytes("recover, mode as it was", f->sent, f->nsent, want, sizeof(want));
+		CHECK(!exists(path), "state file removed");
 		f->nsent = 0;
 		CHECK_EQ(rt_qpc_recover(&io, msg, sizeof(msg)), 0);
 		CHECK_EQ(f->nsent, 0);

@@ -653,7 +653,13 @@ static int restore_port(struct rt_nl_io *io, const struct rt_qpc_port *p)
 	if (p->changed_mode) {
 		/* Auto off is asked as auto mode with an empty mask. */
 		__u32 mask = p->was.mode == RDMA_COUNTER_MODE_AUTO ? p->was.mask : 0;
+		struct rt_stat_mode now;
 
+		/* Already as it was (a run killed before it changed anything, or
+		 * someone put it back): nothing to do, and auto off would be refused. */
+		if (!rt_stat_read_mode(io, p->dev_index, p->port, &now) && now.known &&
+		    now.mode == p->was.mode && (now.mode != RDMA_COUNTER_MODE_AUTO || now.mask == p->was.mask))
+			return r;
 		e = set_auto(io, p->dev_index, p->port, mask, p->was.has_opcnt ? p->was.opcnt : -1);
 		if (e && !r)
 			r = e;
