@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * pcap_gen OUT N [FLOWS]: write a pcap of N RoCEv2 frames (RDMA WRITE, CNPs,
- * ACKs; a quarter of the data CE-marked) over FLOWS queue pairs, 1 us apart,
- * directly as pcap records: fast enough for millions of packets.
+ * pcap_gen OUT N [FLOWS [SECONDS]]: write a pcap of N RoCEv2 frames (RDMA
+ * WRITE, CNPs, ACKs; a quarter of the data CE-marked) over FLOWS queue pairs
+ * taking turns, 1 us apart or spread evenly over SECONDS, directly as pcap
+ * records: fast enough for millions of packets.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,14 +17,16 @@ int main(int argc, char **argv)
 	unsigned char f[128];
 	uint32_t hdr[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
 	long n, flows, i;
+	double secs;
 	FILE *o;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: pcap_gen OUT N [FLOWS]\n");
+		fprintf(stderr, "usage: pcap_gen OUT N [FLOWS [SECONDS]]\n");
 		return 2;
 	}
 	n = atol(argv[2]);
 	flows = argc > 3 ? atol(argv[3]) : 1000;
+	secs = argc > 4 ? atof(argv[4]) : 0;
 	o = fopen(argv[1], "wb");
 	if (!o || flows < 1) {
 		perror(argv[1]);
@@ -35,7 +38,8 @@ int main(int argc, char **argv)
 		long q = i % flows;
 		unsigned op = i % 50 == 0 ? 0x81 : i % 17 == 0 ? 0x11 : 0x0a;
 		size_t len = op == 0x0a ? 106 : 62 + 16;	/* small frames: the per-packet cost */
-		uint32_t rec[4] = { 1700000000 + (uint32_t)(i / 1000000), (uint32_t)(i % 1000000),
+		uint64_t us = secs > 0 ? (uint64_t)((double)i * secs * 1e6 / (double)n) : (uint64_t)i;
+		uint32_t rec[4] = { 1700000000 + (uint32_t)(us / 1000000), (uint32_t)(us % 1000000),
 				    (uint32_t)len, (uint32_t)len };
 
 		memset(f, 0, sizeof(f));

@@ -98,8 +98,8 @@ static int find_data(const struct rt_snapshot *s, const struct rt_flow *c, long 
 		const struct rt_flow *f = &s->flows[i];
 		int score;
 
-		if (f->k.family != c->k.family || memcmp(f->k.src, c->k.dst, 16) ||
-		    memcmp(f->k.dst, c->k.src, 16) || !is_data(&f->v))
+		if (f->k.origin != RT_ORIGIN_WIRE || f->k.family != c->k.family ||
+		    memcmp(f->k.src, c->k.dst, 16) || memcmp(f->k.dst, c->k.src, 16) || !is_data(&f->v))
 			continue;
 		if (dqpn >= 0 && f->k.dqpn != dqpn)
 			continue;
@@ -109,7 +109,9 @@ static int find_data(const struct rt_snapshot *s, const struct rt_flow *c, long 
 			seen = f->k.dqpn;
 		}
 		score = (f->k.ifindex == c->k.ifindex) * 2 + (f->k.dir != c->k.dir);
-		if (score > best_score) {
+		/* ties go to the smaller key: the same in any order of flows[] */
+		if (score > best_score ||
+		    (score == best_score && rt_flow_key_cmp(&f->k, &s->flows[best].k) < 0)) {
 			best_score = score;
 			best = (int)i;
 		}
@@ -124,7 +126,7 @@ static int acked(const struct rt_snapshot *s, const struct rt_flow *c)
 	for (size_t i = 0; i < s->nflows; i++) {
 		const struct rt_flow *f = &s->flows[i];
 
-		if (f->k.dqpn == c->k.dqpn && f->k.family == c->k.family &&
+		if (f->k.origin == RT_ORIGIN_WIRE && f->k.dqpn == c->k.dqpn && f->k.family == c->k.family &&
 		    !memcmp(f->k.src, c->k.src, 16) && !memcmp(f->k.dst, c->k.dst, 16) && acks(&f->v))
 			return 1;
 	}
@@ -166,7 +168,7 @@ static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
 	if (qps && qps->n) {
 		for (i = 0; i < s->nflows; i++) {
 			struct rt_flow *f = &s->flows[i];
-			const struct rt_qp *q = owner(s, f, qps);
+			const struct rt_qp *q = f->k.origin == RT_ORIGIN_WIRE ? owner(s, f, qps) : NULL;
 
 			if (!q || (f->lqpn == q->lqpn && f->rqpn == q->rqpn && f->pid == q->pid &&
 				   !memcmp(f->comm, q->comm, sizeof(f->comm))))
@@ -183,7 +185,7 @@ static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
 		__u8 attr = RT_ATTR_NONE;
 		int d = -1;
 
-		if (c->v.cnp)
+		if (c->v.cnp && c->k.origin == RT_ORIGIN_WIRE)
 			d = attribute(s, c, qps, &attr);
 		if (c->attr != attr || c->throttles != d) {
 			c->attr = attr;
@@ -204,11 +206,13 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
 
 	for (i = 0; i < s->nflows; i++) {
 		struct rt_flow *f = &s->flows[i];
-		const struct rt_qp *q = owner(s, f, qps);
+		const struct rt_qp *q;
 
 		f->attr = RT_ATTR_NONE;
 		f->throttles = -1;
-		if (!q)
+		if (f->k.origin != RT_ORIGIN_WIRE)
+			continue;	/* the NIC's own flows come with their QP */
+		if (!(q = owner(s, f, qps)))
 			continue;
 		f->lqpn = q->lqpn;
 		f->rqpn = q->rqpn;
@@ -219,7 +223,7 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
 	for (i = 0; i < s->nflows; i++) {
 		struct rt_flow *c = &s->flows[i];
 
-		if (c->v.cnp)
+		if (c->v.cnp && c->k.origin == RT_ORIGIN_WIRE)
 			c->throttles = attribute(s, c, qps, &c->attr);
 	}
 }

@@ -330,6 +330,8 @@ int rt_port_ctr_cmp(const struct rt_port_ctr *a, const struct rt_port_ctr *b)
 		return r;
 	if (a->scope != b->scope)
 		return (int)a->scope - (int)b->scope;
+	if (a->qpn != b->qpn)
+		return a->qpn < b->qpn ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 
@@ -611,12 +613,6 @@ static int join_differs(const struct rt_flow *a, const struct rt_flow *b)
 	       memcmp(a->comm, b->comm, sizeof(a->comm));
 }
 
-/* Whether a source filled a row's join fields (a recording does, live does not). */
-static int has_join(const struct rt_flow *f)
-{
-	return f->lqpn || f->rqpn || f->pid || f->attr || f->comm[0];
-}
-
 static struct rt_flow *table_find(const struct rt_snapshot *s, const struct rt_flow_key *k)
 {
 	const struct rt_flow_table *t = s->tab;
@@ -651,19 +647,12 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src)
 		r = (size_t)(f - s->flows);
 		t->st[r].seen = t->seen_gen;
 		t->st[r].aux = (__u32)i;
-		if (fresh || memcmp(&f->v, &sf->v, sizeof(f->v)) ||
-		    (has_join(sf) && join_differs(f, sf))) {
-			struct rt_flow keep = *f;
+		if (fresh || memcmp(&f->v, &sf->v, sizeof(f->v)) || join_differs(f, sf) ||
+		    f->samples != sf->samples || f->estimate != sf->estimate) {
+			__s32 thr = f->throttles;
 
 			*f = *sf;
-			f->throttles = keep.throttles;	/* set below, once rows stay put */
-			if (!has_join(sf)) {	/* the loop's join fills them (live) */
-				f->lqpn = keep.lqpn;
-				f->rqpn = keep.rqpn;
-				f->pid = keep.pid;
-				f->attr = keep.attr;
-				memcpy(f->comm, keep.comm, sizeof(f->comm));
-			}
+			f->throttles = thr;	/* set below, once rows stay put */
 			rt_snapshot_touch(s, f);
 		}
 		if ((f->v.cnp || sf->throttles >= 0) && cnp_add(t, r))

@@ -21,31 +21,32 @@ int rt_stream_init(struct rt_stream *st, struct rt_source *src, struct rt_nic *n
 
 int rt_stream_step(struct rt_stream *st)
 {
+	struct rt_snapshot *snap;
 	int r;
 
 	rt_snapshot_next_interval(&st->cur);
 	if (st->src->incremental) {
-		r = st->src->collect(st->src, &st->cur);
-		if (r > 0 && st->merge)
-			r = st->merge(st->merge_arg, &st->cur);
+		snap = &st->cur;
 	} else {
-		rt_snapshot_clear(&st->scratch);
-		r = st->src->collect(st->src, &st->scratch);
-		if (r > 0 && st->merge)
-			r = st->merge(st->merge_arg, &st->scratch);
-		if (r > 0 && rt_snapshot_apply(&st->cur, &st->scratch))
-			r = -ENOMEM;
+		snap = &st->scratch;
+		rt_snapshot_clear(snap);
 	}
+	r = st->src->collect(st->src, snap);
+	if (r > 0 && st->merge)
+		r = st->merge(st->merge_arg, snap);
 	if (r <= 0) {
 		if (r == -ENOMEM)
 			pr_warn("out of memory.\n");
 		return r;
 	}
+	/* The NIC's counters and flows, and the join, on the whole snapshot a
+	 * source took (an incremental source joins its table itself). */
 	if (st->nic)
-		rt_nic_collect(st->nic, &st->cur);
+		rt_nic_collect(st->nic, snap);
 	else if (st->src->live)
-		rt_join(&st->cur, NULL);	/* CNP attribution from ACKs and host pairs */
-	if (rt_delta_changes(&st->delta, st->have_prev ? &st->prev : NULL, &st->cur) ||
+		rt_join(snap, NULL);	/* CNP attribution from ACKs and host pairs */
+	if ((snap != &st->cur && rt_snapshot_apply(&st->cur, snap)) ||
+	    rt_delta_changes(&st->delta, st->have_prev ? &st->prev : NULL, &st->cur) ||
 	    rt_snapshot_copy_small(&st->prev, &st->cur)) {
 		pr_warn("out of memory computing rates.\n");
 		return -ENOMEM;
