@@ -84,6 +84,24 @@ static const struct rt_qp *owner(const struct rt_snapshot *s, const struct rt_fl
 }
 
 /*
+ * The rows from src to dst of family fam after row i (-1: the first): the
+ * table's host-pair list, or a scan of a plain snapshot. -1 at the end.
+ */
+static long pair_next(const struct rt_snapshot *s, long i, __u8 fam, const __u8 *src,
+		      const __u8 *dst)
+{
+	if (s->tab)
+		return (long)(i < 0 ? rt_snapshot_pair_head(s, fam, src, dst) : s->tab->st[i].pnext) - 1;
+	for (i++; (size_t)i < s->nflows; i++) {
+		const struct rt_flow_key *k = &s->flows[i].k;
+
+		if (k->family == fam && !memcmp(k->src, src, 16) && !memcmp(k->dst, dst, 16))
+			return i;
+	}
+	return -1;
+}
+
+/*
  * The data flow src -> dst (the reverse of the CNP flow c). dqpn >= 0 asks for
  * that QP; dqpn < 0 for the only data QP on the pair (-1 if several). A flow
  * on c's interface in the other direction is preferred: the same QP may be
@@ -94,12 +112,12 @@ static int find_data(const struct rt_snapshot *s, const struct rt_flow *c, long 
 	int best = -1, best_score = -1;
 	long long seen = -1;
 
-	for (size_t i = 0; i < s->nflows; i++) {
+	for (long i = pair_next(s, -1, c->k.family, c->k.dst, c->k.src); i >= 0;
+	     i = pair_next(s, i, c->k.family, c->k.dst, c->k.src)) {
 		const struct rt_flow *f = &s->flows[i];
 		int score;
 
-		if (f->k.origin != RT_ORIGIN_WIRE || f->k.family != c->k.family ||
-		    memcmp(f->k.src, c->k.dst, 16) || memcmp(f->k.dst, c->k.src, 16) || !is_data(&f->v))
+		if (f->k.origin != RT_ORIGIN_WIRE || !is_data(&f->v))
 			continue;
 		if (dqpn >= 0 && f->k.dqpn != dqpn)
 			continue;
@@ -123,11 +141,11 @@ static int find_data(const struct rt_snapshot *s, const struct rt_flow *c, long 
  * any other interface. */
 static int acked(const struct rt_snapshot *s, const struct rt_flow *c)
 {
-	for (size_t i = 0; i < s->nflows; i++) {
+	for (long i = pair_next(s, -1, c->k.family, c->k.src, c->k.dst); i >= 0;
+	     i = pair_next(s, i, c->k.family, c->k.src, c->k.dst)) {
 		const struct rt_flow *f = &s->flows[i];
 
-		if (f->k.origin == RT_ORIGIN_WIRE && f->k.dqpn == c->k.dqpn && f->k.family == c->k.family &&
-		    !memcmp(f->k.src, c->k.src, 16) && !memcmp(f->k.dst, c->k.dst, 16) && acks(&f->v))
+		if (f->k.origin == RT_ORIGIN_WIRE && f->k.dqpn == c->k.dqpn && acks(&f->v))
 			return 1;
 	}
 	return 0;
@@ -157,14 +175,32 @@ static int attribute(const struct rt_snapshot *s, const struct rt_flow *c,
 	return -1;
 }
 
+/* Queue the CNP rows of the pair src -> dst for the join. */
+static void queue_pair(struct rt_snapshot *s, __u8 fam, const __u8 *src, const __u8 *dst)
+{
+	for (long i = pair_next(s, -1, fam, src, dst); i >= 0; i = pair_next(s, i, fam, src, dst))
+		if (s->tab->st[i].cnp_pos)
+			rt_snapshot_join_queue(s, (size_t)i);
+}
+
+/*
+ * Over a persistent table: a CNP row's attribution depends on itself, the
+ * rows of its host pair (ACKs) and of the reverse pair (data), so only CNP
+ * rows on the pairs of this interval's changed rows (or of rows that went,
+ * queued by rt_snapshot_remove) are looked at again; all of them with a QP
+ * table, whose owners can change under any row.
+ */
 static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
 {
 	struct rt_flow_table *t = s->tab;
 	size_t i;
 
-	for (i = 0; i < t->nchanged; i++)
-		if (s->flows[t->changed[i]].v.cnp)
-			rt_snapshot_note_cnp(s, &s->flows[t->changed[i]]);
+	for (i = 0; i < t->nchanged; i++) {
+		const struct rt_flow *f = &s->flows[t->changed[i]];
+
+		if (f->v.cnp && f->k.origin == RT_ORIGIN_WIRE)
+			rt_snapshot_note_cnp(s, f);
+	}
 	if (qps && qps->n) {
 		for (i = 0; i < s->nflows; i++) {
 			struct rt_flow *f = &s->flows[i];
@@ -179,9 +215,18 @@ static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
 			memcpy(f->comm, q->comm, sizeof(f->comm));
 			rt_snapshot_touch(s, f);
 		}
+		for (i = 0; i < t->ncnp; i++)
+			rt_snapshot_join_queue(s, t->cnp[i]);
+	} else if (t->ncnp) {
+		for (i = 0; i < t->nchanged; i++) {
+			const struct rt_flow_key *k = &s->flows[t->changed[i]].k;
+
+			queue_pair(s, k->family, k->src, k->dst);
+			queue_pair(s, k->family, k->dst, k->src);
+		}
 	}
-	for (i = 0; i < t->ncnp; i++) {
-		struct rt_flow *c = &s->flows[t->cnp[i]];
+	for (i = 0; i < t->njq; i++) {
+		struct rt_flow *c = &s->flows[t->jq[i]];
 		__u8 attr = RT_ATTR_NONE;
 		int d = -1;
 
@@ -193,6 +238,9 @@ static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
 			rt_snapshot_touch(s, c);
 		}
 	}
+	t->njq = 0;
+	if (!++t->jgen || t->jgen + 1 == 0)	/* jmark == jgen + 1: queued */
+		t->jgen = 1;
 }
 
 void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)

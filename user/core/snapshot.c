@@ -19,6 +19,8 @@ static void table_free(struct rt_flow_table *t)
 	free(t->st);
 	free(t->changed);
 	free(t->cnp);
+	free(t->pslot);
+	free(t->jq);
 	free(t);
 }
 
@@ -38,6 +40,10 @@ static void table_empty(struct rt_flow_table *t)
 {
 	if (t->slot)
 		memset(t->slot, 0, t->nslot * sizeof(*t->slot));
+	if (t->pslot)
+		memset(t->pslot, 0, t->npslot * sizeof(*t->pslot));
+	t->npairs = 0;
+	t->njq = 0;
 	t->nchanged = t->ncnp = 0;
 	t->lru_head = t->lru_tail = 0;
 	t->gen++;
@@ -251,7 +257,7 @@ int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)
 
 	if (dst->tab) {	/* a table is only ever filled through its own calls */
 		rt_snapshot_clear(dst);
-		return rt_snapshot_apply(dst, src);
+		return rt_snapshot_apply(dst, src, 1);
 	}
 	err = rt_grow_to((void **)&mem.flows, &mem.flows_cap, src->nflows, sizeof(*mem.flows));
 	if (!err)
@@ -458,6 +464,181 @@ static int table_room(struct rt_snapshot *s)
 	return 0;
 }
 
+
+/* ---- host pairs: the join's index ---- */
+
+static __u32 pair_hash(__u8 family, const __u8 *src, const __u8 *dst)
+{
+	__u64 w[4], h;
+
+	__builtin_memcpy(w, src, 16);
+	__builtin_memcpy(w + 2, dst, 16);
+	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
+	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL + family;
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebULL;
+	return (__u32)(h ^ (h >> 29));
+}
+
+static int same_pair(const struct rt_flow_key *k, __u8 family, const __u8 *src, const __u8 *dst)
+{
+	return k->family == family && !memcmp(k->src, src, 16) && !memcmp(k->dst, dst, 16);
+}
+
+/* The slot of the pair (its head's), or the empty slot where it would go. */
+static size_t pair_slot(const struct rt_snapshot *s, __u8 family, const __u8 *src, const __u8 *dst)
+{
+	const struct rt_flow_table *t = s->tab;
+	size_t j = pair_hash(family, src, dst) & (t->npslot - 1);
+
+	while (t->pslot[j] && !same_pair(&s->flows[t->pslot[j] - 1].k, family, src, dst))
+		j = (j + 1) & (t->npslot - 1);
+	return j;
+}
+
+__u32 rt_snapshot_pair_head(const struct rt_snapshot *s, __u8 family, const __u8 *src,
+			    const __u8 *dst)
+{
+	if (!s->tab || !s->tab->npslot)
+		return 0;
+	return s->tab->pslot[pair_slot(s, family, src, dst)];
+}
+
+/* Index the pairs of rows [0, nrows) in n slots. */
+static int pair_rebuild(struct rt_snapshot *s, size_t n, size_t nrows)
+{
+	struct rt_flow_table *t = s->tab;
+	__u32 *ns = calloc(n, sizeof(*ns));
+
+	if (!ns)
+		return -ENOMEM;
+	free(t->pslot);
+	t->pslot = ns;
+	t->npslot = n;
+	for (size_t r = 0; r < nrows; r++)
+		if (!t->st[r].pprev) {	/* a pair's head */
+			const struct rt_flow_key *k = &s->flows[r].k;
+
+			t->pslot[pair_slot(s, k->family, k->src, k->dst)] = (__u32)r + 1;
+		}
+	return 0;
+}
+
+/* Chain new row r into its pair. */
+static int pair_link(struct rt_snapshot *s, size_t r)
+{
+	struct rt_flow_table *t = s->tab;
+	const struct rt_flow_key *k = &s->flows[r].k;
+	size_t j;
+
+	if ((t->npairs + 1) * 2 > t->npslot &&
+	    pair_rebuild(s, t->npslot ? t->npslot * 2 : 2048, r))
+		return -ENOMEM;
+	j = pair_slot(s, k->family, k->src, k->dst);
+	t->st[r].pprev = 0;
+	t->st[r].pnext = t->pslot[j];
+	if (t->pslot[j])
+		t->st[t->pslot[j] - 1].pprev = (__u32)r + 1;
+	else
+		t->npairs++;
+	t->pslot[j] = (__u32)r + 1;
+	return 0;
+}
+
+/* Empty pair slot i, shifting back the heads that probed past it. */
+static void pair_slot_delete(struct rt_snapshot *s, size_t i)
+{
+	struct rt_flow_table *t = s->tab;
+	size_t mask = t->npslot - 1, j = i;
+
+	for (;;) {
+		const struct rt_flow_key *k;
+		size_t h;
+
+		j = (j + 1) & mask;
+		if (!t->pslot[j])
+			break;
+		k = &s->flows[t->pslot[j] - 1].k;
+		h = pair_hash(k->family, k->src, k->dst) & mask;
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		t->pslot[i] = t->pslot[j];
+		i = j;
+	}
+	t->pslot[i] = 0;
+	t->npairs--;
+}
+
+static void pair_unlink(struct rt_snapshot *s, size_t r)
+{
+	struct rt_flow_table *t = s->tab;
+	struct rt_flow_state *st = &t->st[r];
+
+	if (st->pprev) {
+		t->st[st->pprev - 1].pnext = st->pnext;
+	} else {
+		const struct rt_flow_key *k = &s->flows[r].k;
+		size_t j = pair_slot(s, k->family, k->src, k->dst);
+
+		if (st->pnext)
+			t->pslot[j] = st->pnext;
+		else
+			pair_slot_delete(s, j);
+	}
+	if (st->pnext)
+		t->st[st->pnext - 1].pprev = st->pprev;
+	st->pnext = st->pprev = 0;
+}
+
+/* Row `from` is about to become row `to`: its pair's links follow. */
+static void pair_move(struct rt_snapshot *s, size_t from, size_t to)
+{
+	struct rt_flow_table *t = s->tab;
+	struct rt_flow_state *st = &t->st[from];
+
+	if (st->pprev) {
+		t->st[st->pprev - 1].pnext = (__u32)to + 1;
+	} else {
+		const struct rt_flow_key *k = &s->flows[from].k;
+
+		t->pslot[pair_slot(s, k->family, k->src, k->dst)] = (__u32)to + 1;
+	}
+	if (st->pnext)
+		t->st[st->pnext - 1].pprev = (__u32)to + 1;
+}
+
+/* The rows that carried a CNP on the pair src -> dst: touched (the join looks
+ * at them again), and their throttles moved from `from` to `to` (-1: gone). */
+static void pair_cnp_fix(struct rt_snapshot *s, __u8 family, const __u8 *src, const __u8 *dst,
+			 __s32 from, __s32 to)
+{
+	struct rt_flow_table *t = s->tab;
+
+	for (__u32 id = rt_snapshot_pair_head(s, family, src, dst); id; id = t->st[id - 1].pnext) {
+		struct rt_flow *c = &s->flows[id - 1];
+
+		if (!t->st[id - 1].cnp_pos)
+			continue;
+		if (from >= 0 && c->throttles == from)
+			c->throttles = to;
+		rt_snapshot_join_queue(s, id - 1);
+	}
+}
+
+int rt_snapshot_join_queue(struct rt_snapshot *s, size_t r)
+{
+	struct rt_flow_table *t = s->tab;
+
+	if (t->st[r].jmark == t->jgen + 1)
+		return 0;
+	if (t->njq == t->jq_cap &&
+	    rt_grow_to((void **)&t->jq, &t->jq_cap, t->jq_cap ? t->jq_cap * 2 : 64, sizeof(*t->jq)))
+		return -ENOMEM;
+	t->st[r].jmark = t->jgen + 1;
+	t->jq[t->njq++] = (__u32)r;
+	return 0;
+}
+
 struct rt_flow *rt_snapshot_flow(struct rt_snapshot *s, const struct rt_flow_key *k, int *fresh)
 {
 	struct rt_flow_table *t = s->tab;
@@ -488,6 +669,11 @@ struct rt_flow *rt_snapshot_flow(struct rt_snapshot *s, const struct rt_flow_key
 	f->throttles = -1;
 	memset(&t->st[s->nflows], 0, sizeof(t->st[0]));
 	s->nflows++;
+	if (pair_link(s, s->nflows - 1)) {
+		slot_delete(s, slot_of_row(s, s->nflows - 1));
+		s->nflows--;
+		return NULL;
+	}
 	*fresh = 1;
 	rt_snapshot_touch(s, f);
 	return f;
@@ -531,29 +717,43 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 	struct rt_flow_table *t = s->tab;
 	size_t last = s->nflows - 1;
 	struct rt_flow_state *st = &t->st[r];
+	struct rt_flow_key k = s->flows[r].k;
 
 	slot_delete(s, slot_of_row(s, r));
+	pair_unlink(s, r);
 	lru_unlink(t, r);
 	if (st->gen == t->gen) {	/* off the changed list: the last entry takes its place */
 		__u32 m = t->changed[--t->nchanged];
 
 		t->changed[st->cpos] = m;
 		t->st[m].cpos = st->cpos;
+		st->gen = t->gen - 1;
 	}
 	if (st->cnp_pos) {
 		__u32 m = t->cnp[--t->ncnp];
 
 		t->cnp[st->cnp_pos - 1] = m;
 		t->st[m].cnp_pos = st->cnp_pos;
+		st->cnp_pos = 0;
 	}
-	/* CNP flows that throttled the row lose it (rows with throttles are on the cnp list). */
-	for (size_t i = 0; i < t->ncnp; i++)
-		if (s->flows[t->cnp[i]].throttles == (__s32)r)
-			s->flows[t->cnp[i]].throttles = -1;
+	if (st->jmark == t->jgen + 1) {	/* queued for the join: not any more */
+		for (size_t i = 0; i < t->njq; i++)
+			if (t->jq[i] == r) {
+				t->jq[i] = t->jq[--t->njq];
+				break;
+			}
+		st->jmark = 0;
+	}
+	/* CNP rows of its pair and the reverse one may see their attribution
+	 * change (join.c); those that throttled it lose it. */
+	pair_cnp_fix(s, k.family, k.src, k.dst, -1, -1);
+	pair_cnp_fix(s, k.family, k.dst, k.src, (__s32)r, -1);
 	if (r != last) {
 		struct rt_flow_state *ls = &t->st[last];
+		const struct rt_flow_key *lk = &s->flows[last].k;
 
 		t->slot[slot_of_row(s, last)] = (__u32)r + 1;
+		pair_move(s, last, r);
 		if (ls->lru_prev)
 			t->st[ls->lru_prev - 1].lru_next = (__u32)r + 1;
 		else if (t->lru_head == last + 1)
@@ -566,9 +766,15 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 			t->changed[ls->cpos] = (__u32)r;
 		if (ls->cnp_pos)
 			t->cnp[ls->cnp_pos - 1] = (__u32)r;
-		for (size_t i = 0; i < t->ncnp; i++)
-			if (s->flows[t->cnp[i]].throttles == (__s32)last)
-				s->flows[t->cnp[i]].throttles = (__s32)r;
+		if (ls->jmark == t->jgen + 1)
+			for (size_t i = 0; i < t->njq; i++)
+				if (t->jq[i] == last)
+					t->jq[i] = (__u32)r;
+		/* rows that throttle it are CNP rows of the reverse pair */
+		for (__u32 id = rt_snapshot_pair_head(s, lk->family, lk->dst, lk->src); id;
+		     id = t->st[id - 1].pnext)
+			if (s->flows[id - 1].throttles == (__s32)last)
+				s->flows[id - 1].throttles = (__s32)r;
 		s->flows[r] = s->flows[last];
 		*st = *ls;
 	}
@@ -630,7 +836,7 @@ static struct rt_flow *table_find(const struct rt_snapshot *s, const struct rt_f
 	return NULL;
 }
 
-int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src)
+int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int joined)
 {
 	struct rt_flow_table *t = s->tab;
 	size_t i, r;
@@ -647,15 +853,22 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src)
 		r = (size_t)(f - s->flows);
 		t->st[r].seen = t->seen_gen;
 		t->st[r].aux = (__u32)i;
-		if (fresh || memcmp(&f->v, &sf->v, sizeof(f->v)) || join_differs(f, sf) ||
+		if (fresh || memcmp(&f->v, &sf->v, sizeof(f->v)) || (joined && join_differs(f, sf)) ||
 		    f->samples != sf->samples || f->estimate != sf->estimate) {
-			__s32 thr = f->throttles;
+			struct rt_flow keep = *f;
 
 			*f = *sf;
-			f->throttles = thr;	/* set below, once rows stay put */
+			f->throttles = keep.throttles;	/* set below, once rows stay put */
+			if (!joined) {	/* the table's own join keeps them */
+				f->lqpn = keep.lqpn;
+				f->rqpn = keep.rqpn;
+				f->pid = keep.pid;
+				f->attr = keep.attr;
+				memcpy(f->comm, keep.comm, sizeof(f->comm));
+			}
 			rt_snapshot_touch(s, f);
 		}
-		if ((f->v.cnp || sf->throttles >= 0) && cnp_add(t, r))
+		if (joined && (f->v.cnp || sf->throttles >= 0) && cnp_add(t, r))
 			return -ENOMEM;
 	}
 	/* Rows missing from src go (downwards: the row moving in was looked at). */
@@ -664,7 +877,7 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src)
 			rt_snapshot_remove(s, r);
 	/* throttles: src's index, turned into the table's row (rows with a
 	 * throttles or a CNP are all on the cnp list). */
-	for (i = 0; i < t->ncnp; i++) {
+	for (i = 0; joined && i < t->ncnp; i++) {
 		struct rt_flow *f = &s->flows[t->cnp[i]], *tg;
 		const struct rt_flow *sf = &src->flows[t->st[t->cnp[i]].aux];
 		__s32 want = -1;

@@ -181,7 +181,8 @@ struct rt_flow_state {
 	__u32 cpos;			/* its place in tab->changed, while gen == tab->gen */
 	__u32 cnp_pos;			/* its place in tab->cnp + 1, 0 when not there */
 	__u32 aux;			/* rt_snapshot_apply: the row's index in its source */
-	__u32 pad;
+	__u32 jmark;			/* the join's mark: == tab->jgen when queued */
+	__u32 pnext, pprev;		/* rows of the same host pair (row + 1, 0 = none) */
 };
 
 struct rt_flow_table {
@@ -196,6 +197,13 @@ struct rt_flow_table {
 	__u32 *cnp;			/* rows that carried a CNP (the join's candidates) */
 	size_t ncnp, cnp_cap;
 	__u64 max_flows;		/* 0: grows as flows appear */
+	/* host pairs (family, src, dst): open addressing over each pair's first
+	 * row + 1, its rows chained through pnext/pprev; the join's index */
+	__u32 *pslot;
+	size_t npslot, npairs;
+	__u32 jgen;
+	__u32 *jq;			/* CNP rows the join must look at again */
+	size_t njq, jq_cap;
 };
 
 struct rt_snapshot {
@@ -262,6 +270,12 @@ static inline void rt_snapshot_touch(struct rt_snapshot *s, const struct rt_flow
 {
 	rt_snapshot_touch_row(s, (size_t)(f - s->flows));
 }
+/* The first row (+ 1, 0 for none) of the host pair src -> dst; the next one
+ * is tab->st[row].pnext. */
+__u32 rt_snapshot_pair_head(const struct rt_snapshot *s, __u8 family, const __u8 *src,
+			    const __u8 *dst);
+/* Queue row r (a CNP row) for the join; 0 or -ENOMEM. */
+int rt_snapshot_join_queue(struct rt_snapshot *s, size_t r);
 /* Put row f on the join's list of candidates (rows that carried a CNP). */
 int rt_snapshot_note_cnp(struct rt_snapshot *s, const struct rt_flow *f);
 /* Remove row r: the last row takes its place. */
@@ -275,11 +289,12 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r);
 size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2]);
 /*
  * Fold a whole snapshot (as a source filled it, in any order) into the table
- * s: rows whose values or join fields differ count as changed, rows missing
- * from src go, and the small tables (ifs, ports, ifaces, notes, times) are
- * copied. O(N). 0 or -ENOMEM.
+ * s: rows whose values differ count as changed, rows missing from src go, and
+ * the small tables (ifs, ports, ifaces, notes, times) are copied. joined: src
+ * carries the join's results (a recording, the NIC's join), which then count
+ * too; 0: they are left to rt_join() on the table. O(N). 0 or -ENOMEM.
  */
-int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src);
+int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int joined);
 
 /* Append a zeroed row and return it, or NULL without memory. */
 struct rt_flow *rt_snapshot_add_flow(struct rt_snapshot *s);

@@ -39,14 +39,20 @@ int rt_stream_step(struct rt_stream *st)
 			pr_warn("out of memory.\n");
 		return r;
 	}
-	/* The NIC's counters and flows, and the join, on the whole snapshot a
-	 * source took (an incremental source joins its table itself). */
+	/* The NIC's counters and flows, and its join with the QP table, on the
+	 * whole snapshot a source took; without a NIC, live CNPs are attributed
+	 * from ACKs and host pairs on the table, looking only at the pairs that
+	 * changed (join.c). An incremental source joins its table itself. */
 	if (st->nic)
 		rt_nic_collect(st->nic, snap);
-	else if (st->src->live)
-		rt_join(snap, NULL);	/* CNP attribution from ACKs and host pairs */
-	if ((snap != &st->cur && rt_snapshot_apply(&st->cur, snap)) ||
-	    rt_delta_changes(&st->delta, st->have_prev ? &st->prev : NULL, &st->cur) ||
+	if (snap != &st->cur &&
+	    rt_snapshot_apply(&st->cur, snap, st->nic || !st->src->live)) {
+		pr_warn("out of memory.\n");
+		return -ENOMEM;
+	}
+	if (!st->nic && st->src->live)
+		rt_join(&st->cur, NULL);
+	if (rt_delta_changes(&st->delta, st->have_prev ? &st->prev : NULL, &st->cur) ||
 	    rt_snapshot_copy_small(&st->prev, &st->cur)) {
 		pr_warn("out of memory computing rates.\n");
 		return -ENOMEM;
