@@ -2,7 +2,8 @@
 # bench/pcap.sh BUILD: packets per second of `rocetop -r` on a capture of a
 # million RoCEv2 packets, beside a bare libpcap read loop (bench/pcap_loop.c)
 # and tshark computing the same per-flow counts (on 100k packets, scaled: say so).
-# Targets: rocetop >= 50x tshark and >= 0.5x the bare loop.
+# Targets: rocetop >= 50x tshark and >= 0.5x the bare loop; then the same on
+# 100k flows over 1000 s of capture time, with peak RSS (<= 64 MB).
 set -u
 BUILD=${1:-build}
 cd "$(dirname "$0")/.."
@@ -52,3 +53,32 @@ else
 	echo "  tshark: not installed"
 fi
 awk -v a="$pps_rt" -v b="$pps_loop" 'BEGIN { printf "  rocetop / bare loop = %.2f  (target >= 0.5)%s\n", a / b, (a / b >= 0.5) ? "" : "  BELOW TARGET" }'
+
+# The shape that used to cost capture-seconds x flows: 100k flows taking turns
+# over 1000 s of capture time (1000 intervals). CPU seconds (user + system),
+# not wall time, and peak RSS, from GNU time; tshark's per-flow count on the
+# first NT packets of the same file, scaled.
+"$BUILD/bench/pcap_gen" "$D/wide.pcap" "$N" 100000 1000 || exit 1
+cpu() {	# command...: prints "cpu_seconds peak_kb"
+	/usr/bin/time -f "%U %S %M" "$@" 2>&1 >/dev/null | tail -1 | awk '{ printf "%.3f %d\n", $1 + $2, $3 }'
+}
+if [ -x /usr/bin/time ]; then
+	read -r c_loop m_loop < <(cpu "$BUILD/bench/pcap_loop" "$D/wide.pcap")
+	read -r c_rt m_rt < <(cpu "$BUILD/rocetop" -r "$D/wide.pcap" -D -q)
+	read -r c_rt0 m_rt0 < <(cpu "$BUILD/rocetop" -r "$D/wide.pcap" -D -q --flow-timeout 0)
+	read -r c_csv m_csv < <(cpu "$BUILD/rocetop" -r "$D/wide.pcap" -D -q --csv "$D/wcsv")
+	echo "pcap read, $N packets, 100000 flows over 1000 s (CPU seconds, peak RSS):"
+	printf "  %-44s %8.3f s %8d KB\n" "bare libpcap loop" "$c_loop" "$m_loop"
+	printf "  %-44s %8.3f s %8d KB\n" "rocetop -r (default --flow-timeout 60)" "$c_rt" "$m_rt"
+	printf "  %-44s %8.3f s %8d KB\n" "rocetop -r --flow-timeout 0" "$c_rt0" "$m_rt0"
+	printf "  %-44s %8.3f s %8d KB\n" "rocetop -r --csv (a row per flow and interval)" "$c_csv" "$m_csv"
+	awk -v a="$c_rt0" -v b="$c_loop" 'BEGIN { printf "  bare loop / rocetop = %.2f  (target >= 0.5)%s\n", b / a, (b / a >= 0.5) ? "" : "  BELOW TARGET" }'
+	awk -v m="$m_rt" 'BEGIN { printf "  peak RSS %.1f MB  (target <= 64 MB)%s\n", m / 1024, (m <= 65536) ? "" : "  ABOVE TARGET" }'
+	if command -v tshark >/dev/null; then
+		editcap -r "$D/wide.pcap" "$D/wide_small.pcap" "1-$NT" 2>/dev/null
+		read -r c_ts m_ts < <(cpu sh -c "tshark -r '$D/wide_small.pcap' -d udp.port==4791,infiniband -T fields -e ip.src -e ip.dst -e infiniband.bth.destqp 2>/dev/null | sort | uniq -c")
+		awk -v a="$c_rt0" -v n="$N" -v t="$c_ts" -v nt="$NT" 'BEGIN { r = (n / a) / (nt / t); printf "  rocetop / tshark (per packet, CPU) = %.1fx  (target >= 50x)%s\n", r, (r >= 50) ? "" : "  BELOW TARGET" }'
+	fi
+else
+	echo "pcap read, 100000 flows: /usr/bin/time (package time) is missing"
+fi
