@@ -20,6 +20,7 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "count.h"
 #pragma GCC diagnostic pop
+#include "endpoint.h"
 #include "log.h"
 #include "sflow.h"
 #include "sflow_decode.h"
@@ -241,7 +242,7 @@ static int cidr_match(const struct cidr *c, int family, const __u8 *addr)
 
 /* ---- the socket ---- */
 
-int rt_sflow_socket(const char *spec)
+int rt_sflow_socket(const char *spec, int here)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -290,7 +291,8 @@ int rt_sflow_socket(const char *spec)
 		pr_warn("--sflow '%s': '%s' is not an IPv4 or IPv6 address.\n", spec, host);
 		return -EINVAL;
 	}
-	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = here ? socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
+		    rt_endpoint_socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 && !host[0]) {
 		/* No IPv6 on this host: every IPv4 address, then. */
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
@@ -299,7 +301,8 @@ int rt_sflow_socket(const char *spec)
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons((__u16)port);
 		sl = sizeof(*s4);
-		fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = here ? socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
+			    rt_endpoint_socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	}
 	if (fd < 0) {
 		pr_warn("cannot open a UDP socket for --sflow: %s.\n", strerror(errno));
@@ -359,7 +362,7 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 	}
 	if (o->have_sflow_fd)
 		sf->fd = o->sflow_fd;
-	else if (o->sflow && (sf->fd = rt_sflow_socket(o->sflow)) < 0)
+	else if (o->sflow && (sf->fd = rt_sflow_socket(o->sflow, 0)) < 0)
 		goto fail;
 	return sf;
 fail:
