@@ -25,6 +25,8 @@ struct rt_sflow;
  * stream, which its generator sends inside the lab).
  */
 int rt_sflow_socket(const char *spec, int here);
+/* The command line's --sflow and --sflow-allow, checked: 0 or -EINVAL after saying why. */
+int rt_sflow_check_opts(const struct rt_opts *o);
 
 /* The collector over o->sflow_fd when o->have_sflow_fd, else a socket it
  * opens for o->sflow; NULL after saying why. */
