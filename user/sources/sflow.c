@@ -65,7 +65,9 @@ struct drop {
 	struct rt_swdrop r;
 };
 
-/* An open-addressed table of fixed-size entries, a used flag each. */
+/* An open-addressed table of fixed-size entries, each after an 8-byte slot
+ * header whose first byte says it is used (so entries stay 8-byte aligned). */
+#define SLOT_HDR 8
 struct tab {
 	char *e;
 	size_t esz;
@@ -112,7 +114,7 @@ static __u64 flow_hash(const void *key, size_t n)
 static int tab_init(struct tab *t, size_t esz, __u32 max, __u64 (*hash)(const void *, size_t))
 {
 	t->hash = hash;
-	t->esz = esz + 1;
+	t->esz = SLOT_HDR + ((esz + 7) & ~(size_t)7);
 	t->cap = 256;
 	t->n = 0;
 	t->max = max;
@@ -130,8 +132,8 @@ static void *tab_get(struct tab *t, const void *key, size_t ksz)
 		e = t->e + (size_t)j * t->esz;
 		if (!e[0])
 			break;
-		if (!memcmp(e + 1, key, ksz))
-			return e + 1;
+		if (!memcmp(e + SLOT_HDR, key, ksz))
+			return e + SLOT_HDR;
 		j = (j + 1) & (t->cap - 1);
 	}
 	if (t->n >= t->max)
@@ -147,7 +149,7 @@ static void *tab_get(struct tab *t, const void *key, size_t ksz)
 
 			if (!o[0])
 				continue;
-			j = (__u32)t->hash(o + 1, ksz) & (ncap - 1);
+			j = (__u32)t->hash(o + SLOT_HDR, ksz) & (ncap - 1);
 			while ((d = ne + (size_t)j * t->esz)[0])
 				j = (j + 1) & (ncap - 1);
 			memcpy(d, o, t->esz);
@@ -158,15 +160,15 @@ static void *tab_get(struct tab *t, const void *key, size_t ksz)
 		return tab_get(t, key, ksz);
 	}
 	e[0] = 1;
-	memset(e + 1, 0, t->esz - 1);
-	memcpy(e + 1, key, ksz);
+	memset(e + SLOT_HDR, 0, t->esz - SLOT_HDR);
+	memcpy(e + SLOT_HDR, key, ksz);
 	t->n++;
-	return e + 1;
+	return e + SLOT_HDR;
 }
 
 #define TAB_FOR_EACH(t, type, v) \
 	for (__u32 _i = 0; _i < (t)->cap; _i++) \
-		for (type *v = (type *)((t)->e + (size_t)_i * (t)->esz + 1); \
+		for (type *v = (type *)((t)->e + (size_t)_i * (t)->esz + SLOT_HDR); \
 		     (t)->e[(size_t)_i * (t)->esz]; v = NULL) \
 			if (!v) break; else
 
@@ -469,8 +471,8 @@ static void *tab_find(const struct tab *t, const void *key, size_t ksz)
 	const char *e;
 
 	while ((e = t->e + (size_t)j * t->esz)[0]) {
-		if (!memcmp(e + 1, key, ksz))
-			return (void *)(e + 1);
+		if (!memcmp(e + SLOT_HDR, key, ksz))
+			return (void *)(e + SLOT_HDR);
 		j = (j + 1) & (t->cap - 1);
 	}
 	return NULL;
