@@ -753,7 +753,7 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	for (i = 0, n = 0; i < r->hp_cap; i++)
 		if (r->hp[i].used)
 			r->hp_order[n++] = &r->hp[i];
-	if (n > 1)	/* qsort(NULL, 0) is undefined (UBSan) */
+	if (n > 1)	/* hp_order is NULL while there are none (UBSan) */
 		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
 	rs.n = n;
 	rs.val = hp_val;
