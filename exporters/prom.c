@@ -584,6 +584,9 @@ static void top_labels(void *ctx, size_t i, char *set, size_t len)
 	addr_labels(c->cur, f->k.ifindex, f->k.dir, f->k.family, f->k.src, f->k.dst, set, len);
 	snprintf(q, sizeof(q), "%u", f->k.dqpn);
 	label(set, len, "dqpn", q);
+	/* Flows from the NIC's per-QP counters are marked; wire flows keep their labels. */
+	if (f->k.origin == RT_ORIGIN_NIC)
+		label(set, len, "origin", "nic");
 }
 
 static void render_meta(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
@@ -782,6 +785,10 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 		struct nic_acc *a;
 		int fresh;
 
+		/* Counters bound to QPs are as many as the QPs: they reach Prometheus
+		 * as flows of origin "nic", bounded by --prom-flows. */
+		if (p->scope == RT_SCOPE_QP)
+			continue;
 		a = nic_get(r, p, &fresh);
 		if (!a)
 			return -ENOMEM;
