@@ -101,3 +101,28 @@ const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)
 	strftime(buf, len, "%H:%M:%S", &tm);
 	return buf;
 }
+
+const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len)
+{
+	switch (k->mirror) {
+	case RT_MIRROR_NONE:
+		snprintf(buf, len, "%s", "");
+		break;
+	case RT_MIRROR_ERSPAN2:
+		snprintf(buf, len, "erspan2:%u", k->mirror_id);
+		break;
+	case RT_MIRROR_ERSPAN3:
+		snprintf(buf, len, "erspan3:%u:%s", k->mirror_id, rt_dir_name(k->mirror_dir));
+		break;
+	case RT_MIRROR_GRE:
+		snprintf(buf, len, "%s", "gre");
+		break;
+	case RT_MIRROR_VXLAN:
+		snprintf(buf, len, "vxlan:%u", k->mirror_id);
+		break;
+	default:
+		snprintf(buf, len, "mirror%u:%u", k->mirror, k->mirror_id);
+		break;
+	}
+	return buf;
+}

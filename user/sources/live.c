@@ -411,6 +411,7 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	bpf_map__set_max_entries(l->skel->maps.flows, o->max_flows);
 	for (i = 0; i < l->nifs; i++)
 		l->skel->rodata->rt_slot_ifindex[i] = l->ifs[i].ifindex;
+	l->skel->rodata->rt_collector = o->collector ? 1 : 0;
 	err = rocetop_bpf__load(l->skel);
 	if (err) {
 		char buf[128];
@@ -430,6 +431,9 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 		pr_debug("attached to %s (ifindex %u, XDP %s)\n", l->ifs[i].name, l->ifs[i].ifindex,
 			 l->ifs[i].mode);
 	}
+	if (o->collector)
+		pr_info("collector: XDP counts and drops ERSPAN, GRE and VXLAN mirror copies on %s; "
+			"every other frame passes.\n", l->source);
 	return src;
 fail:
 	if (l && l->skel)
