@@ -9,6 +9,14 @@
  *
  *   PREFIX-snd [snd0] ── [sw-snd] PREFIX-sw: br0 [sw-rcv] ── [rcv0] PREFIX-rcv
  *                                                              ^ rocetop -i rcv0
+ *
+ * With --mirror TYPE the switch also mirrors its congested port (sw-rcv) to a
+ * collector: rocetop-gen sends a copy of every frame, wrapped in ERSPAN II,
+ * ERSPAN III or VXLAN, out of sw-mir, and rocetop watches the collector with
+ * --collector instead of the receiver:
+ *
+ *   PREFIX-sw [sw-mir] ── [col0] PREFIX-col
+ *                           ^ rocetop -i col0 --collector
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,6 +62,10 @@ static const char lab_usage[] =
 "  --tally DIR       write the generator's exact tally of what it sent to DIR\n"
 "  --name PREFIX     namespace prefix (default rtlab), to run labs side by side\n"
 "  --gen PATH        the rocetop-gen binary (default: beside rocetop, else PATH)\n"
+"  --mirror TYPE     erspan2, erspan3 or vxlan: the switch mirrors its congested\n"
+"                    port to a collector namespace, and rocetop watches the\n"
+"                    collector (rocetop -i col0 --collector) instead of the\n"
+"                    receiver: the same flows, inside mirror session 10\n"
 "\n"
 "Any rocetop option applies to the view of the lab: --batch, --csv DIR,\n"
 "-w FILE, --listen PORT, -D, -d/--interval, -n/--iterations, --xdp-mode...\n"
@@ -61,12 +73,14 @@ static const char lab_usage[] =
 "Examples:\n"
 "  rocetop lab                                    the view on mixed congestion\n"
 "  rocetop lab --scenario incast --batch -n 5     five text tables of an incast\n"
-"  rocetop lab --scenario pfc-storm --duration 10 --csv out -D\n";
+"  rocetop lab --scenario pfc-storm --duration 10 --csv out -D\n"
+"  rocetop lab --mirror erspan3                   the same seen by a mirror collector\n";
 
 struct lab {
 	char prefix[32];
-	char ns_snd[48], ns_sw[48], ns_rcv[48];
+	char ns_snd[48], ns_sw[48], ns_rcv[48], ns_col[48];
 	const char *scenario;
+	const char *mirror;		/* --mirror: erspan2, erspan3 or vxlan; NULL none */
 	const char *tally;
 	const char *gen;
 	double duration;
@@ -118,10 +132,10 @@ static int ns_exists(const char *ns)
 
 static void teardown(struct lab *l, int leftovers)
 {
-	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv };
+	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv, l->ns_col };
 	int i, found = 0;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		if (!ns_exists(ns[i]))
 			continue;
 		if (leftovers && !found++)
@@ -133,12 +147,12 @@ static void teardown(struct lab *l, int leftovers)
 
 static int setup(struct lab *l)
 {
-	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv };
+	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv, l->ns_col };
 	int i;
 
 	teardown(l, 1);
 	l->made = 1;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < (l->mirror ? 4 : 3); i++) {
 		if (cmd(0, "ip netns add %s", ns[i]))
 			return -1;
 		cmd(1, "ip -n %s link set lo up", ns[i]);
@@ -154,6 +168,15 @@ static int setup(struct lab *l)
 		l->ns_sw, l->ns_sw, l->ns_sw) ||
 	    cmd(0, "ip -n %s addr add 10.77.0.1/24 dev snd0 && ip -n %s link set snd0 up", l->ns_snd, l->ns_snd) ||
 	    cmd(0, "ip -n %s addr add 10.77.0.2/24 dev rcv0 && ip -n %s link set rcv0 up", l->ns_rcv, l->ns_rcv))
+		return -1;
+	/* the mirror port: jumbo, so a copy of a full-size frame fits in its wrapping;
+	 * the collector has the MAC and address the copies are sent to */
+	if (l->mirror &&
+	    (cmd(0, "ip link add sw-mir netns %s mtu 9000 type veth peer name col0 netns %s mtu 9000",
+		 l->ns_sw, l->ns_col) ||
+	     cmd(0, "ip -n %s link set sw-mir up", l->ns_sw) ||
+	     cmd(0, "ip -n %s link set col0 address 02:78:00:00:00:02 && ip -n %s addr add 10.78.0.2/24 dev col0 && ip -n %s link set col0 up",
+		 l->ns_col, l->ns_col, l->ns_col)))
 		return -1;
 	return 0;
 }
@@ -196,8 +219,8 @@ static const char *find_gen(const char *given, char *buf, size_t len)
 /* Start the generator once rocetop is attached, so it counts every frame. */
 static int start_gen(struct lab *l)
 {
-	char dur[32], rate[32], snd[32], seed[32], tdata[80], trcv[80], gbuf[PATH_MAX];
-	const char *argv[32];
+	char dur[32], rate[32], snd[32], seed[32], tdata[80], trcv[80], tmir[80], gbuf[PATH_MAX];
+	const char *argv[40];
 	sigset_t all;
 	int n = 0;
 	pid_t pid;
@@ -228,6 +251,13 @@ static int start_gen(struct lab *l)
 	if (l->tally) {
 		argv[n++] = "--tally";
 		argv[n++] = l->tally;
+	}
+	if (l->mirror) {
+		snprintf(tmir, sizeof(tmir), "%s:sw-mir", l->ns_sw);
+		argv[n++] = "--mirror";
+		argv[n++] = l->mirror;
+		argv[n++] = "--tx-mirror";
+		argv[n++] = tmir;
 	}
 	argv[n] = NULL;
 
@@ -370,6 +400,14 @@ int rt_lab_main(int argc, char **argv)
 			}
 			l.gen = val;
 			i++;
+		} else if (!strcmp(a, "--mirror")) {
+			if (!val || (strcmp(val, "erspan2") && strcmp(val, "erspan3") && strcmp(val, "vxlan"))) {
+				pr_warn("--mirror '%s' is not known: use erspan2, erspan3 or vxlan.\n",
+					val ? val : "");
+				return 2;
+			}
+			l.mirror = val;
+			i++;
 		} else if (!strcmp(a, "--name")) {
 			if (!val || !valid_name(val)) {
 				pr_warn("--name '%s' is not valid: use up to 16 of a-z, 0-9, - and _.\n",
@@ -382,12 +420,14 @@ int rt_lab_main(int argc, char **argv)
 			   !strncmp(a, "--read", 6)) {
 			pr_warn("the lab watches its own interface; %s does not apply to it.\n", a);
 			return 2;
-		} else if (nrest < (int)(sizeof(rest) / sizeof(rest[0])) - 3) {
+		} else if (nrest < (int)(sizeof(rest) / sizeof(rest[0])) - 4) {
 			rest[nrest++] = argv[i];
 		}
 	}
 	rest[nrest++] = "-i";
-	rest[nrest++] = "rcv0";
+	rest[nrest++] = l.mirror ? "col0" : "rcv0";
+	if (l.mirror)
+		rest[nrest++] = "--collector";
 	rest[nrest] = NULL;
 	err = rt_parse_args(nrest, rest, &o);
 	if (err)
@@ -399,6 +439,7 @@ int rt_lab_main(int argc, char **argv)
 	snprintf(l.ns_snd, sizeof(l.ns_snd), "%s-snd", l.prefix);
 	snprintf(l.ns_sw, sizeof(l.ns_sw), "%s-sw", l.prefix);
 	snprintf(l.ns_rcv, sizeof(l.ns_rcv), "%s-rcv", l.prefix);
+	snprintf(l.ns_col, sizeof(l.ns_col), "%s-col", l.prefix);
 	if (l.tally && mkdir(l.tally, 0755) && errno != EEXIST) {
 		pr_warn("cannot create the tally directory %s: %s.\n", l.tally, strerror(errno));
 		return 1;
@@ -408,9 +449,15 @@ int rt_lab_main(int argc, char **argv)
 		teardown(&l, 0);
 		return 1;
 	}
-	pr_info("lab: %s, %ld senders, %ld frames/s%s; rocetop watches rcv0 in %s.\n", l.scenario,
-		l.senders, l.rate, l.duration > 0 ? "" : ", until you quit", l.ns_rcv);
-	if (enter_netns(l.ns_rcv, &saved_ns)) {
+	if (l.mirror)
+		pr_info("lab: %s, %ld senders, %ld frames/s%s; the switch mirrors its port to the "
+			"receiver (%s, session 10), rocetop watches the collector col0 in %s.\n",
+			l.scenario, l.senders, l.rate, l.duration > 0 ? "" : ", until you quit", l.mirror,
+			l.ns_col);
+	else
+		pr_info("lab: %s, %ld senders, %ld frames/s%s; rocetop watches rcv0 in %s.\n",
+			l.scenario, l.senders, l.rate, l.duration > 0 ? "" : ", until you quit", l.ns_rcv);
+	if (enter_netns(l.mirror ? l.ns_col : l.ns_rcv, &saved_ns)) {
 		fail = 1;
 		goto out;
 	}
