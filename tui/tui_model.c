@@ -169,7 +169,8 @@ const struct tui_col tui_cols[C_NCOLS] = {
 	[C_CNP2]  = { "CNP2s", "CNP2s", "cnp2s", 6, 6, 5, TUI_COL_AVG },
 	[C_CNP10] = { "CNP10s", "CNP10s", "cnp10s", 6, 6, 5, TUI_COL_AVG },
 	[C_CNP40] = { "CNP40s", "CNP40s", "cnp40s", 6, 6, 5, TUI_COL_AVG },
-	[C_AGE]   = { "AGE", "AGE", "age", 5, 5, 8, 0 },
+	[C_IDLE]  = { "IDLE", "IDLE", "idle", 5, 5, 8, 0 },
+	[C_AGE]   = { "AGE", "AGE", "age", 5, 5, 9, 0 },
 	[C_PROC]  = { "PROCESS", "PROCESS", "process", 7, 24, 9, TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_PROC },
 	[C_MIRROR] = { "MIRROR", "MIRROR", "mirror", 6, 22, 7,
 		       TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_MIRROR },
@@ -178,13 +179,14 @@ const struct tui_col tui_cols[C_NCOLS] = {
 
 const enum tui_colid tui_flow_cols[] = {
 	C_SRC, C_DST, C_DQPN, C_DIR, C_IFACE, C_MIRROR, C_PRIO, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK,
-	C_RNR, C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_AGE, C_PROC,
+	C_RNR, C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_IDLE, C_AGE,
+	C_PROC,
 };
 const size_t tui_nflow_cols = sizeof(tui_flow_cols) / sizeof(tui_flow_cols[0]);
 
 const enum tui_colid tui_pair_cols[] = {
 	C_SRC, C_DST, C_FLOWS, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK, C_RNR,
-	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_AGE,
+	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_IDLE, C_AGE,
 };
 const size_t tui_npair_cols = sizeof(tui_pair_cols) / sizeof(tui_pair_cols[0]);
 
@@ -257,9 +259,10 @@ static void fill_avgs(struct tui_row *r, const __u64 sum[TUI_NWIN][TM_N], const 
 	r->avg_ok = secs[0] > 0;
 }
 
-static __u64 age_of(const struct rt_snapshot *s, __u64 last_ns)
+/* Time from `then` to the snapshot, on the flows' clock; 0 for "not known". */
+static __u64 since(const struct rt_snapshot *s, __u64 then)
 {
-	return s->mono_ns > last_ns ? s->mono_ns - last_ns : 0;
+	return then && s->mono_ns > then ? s->mono_ns - then : 0;
 }
 
 int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
@@ -279,7 +282,7 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 
 		if (!tui_flow_match(&t->snap, f, filter))
 			continue;
-		/* rates: flows silent over the interval still show (age tells how long) */
+		/* rates: flows silent over the interval still show (IDLE tells how long) */
 		r = &(*rows)[n++];
 		memset(r, 0, sizeof(*r));
 		r->f = f;
@@ -287,7 +290,8 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 		r->h = i < t->hists.n ? &t->hists.h[i] : NULL;
 		r->d = D->flows[i].d;
 		r->secs = totals ? 0 : D->secs;
-		r->age_ns = age_of(&t->snap, f->v.last_ns);
+		r->idle_ns = since(&t->snap, f->v.last_ns);
+		r->age_ns = since(&t->snap, f->v.first_ns);
 		r->nflows = 1;
 		r->ifname = rt_snapshot_ifname(&t->snap, f->k.ifindex);
 		for (int w = 0; w < TUI_NWIN; w++)
@@ -341,7 +345,9 @@ int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 
 			rt_flow_val_add(&acc.d, &D->flows[m->idx].d);
 			acc.nflows++;
-			if (m->age_ns < acc.age_ns)
+			if (m->idle_ns < acc.idle_ns)	/* the pair is as idle as its busiest flow */
+				acc.idle_ns = m->idle_ns;
+			if (m->age_ns > acc.age_ns)	/* and as old as its oldest */
 				acc.age_ns = m->age_ns;
 			for (int w = 0; w < TUI_NWIN; w++) {
 				double s = tui_hist_sum(m->h, now, tui_windows[w], sum[w]);
@@ -381,6 +387,7 @@ double tui_row_num(const struct tui_row *r, enum tui_colid c)
 	case C_GB2: case C_GB10: case C_GB40: return r->avg[c - C_GB2][1];
 	case C_CE2: case C_CE10: case C_CE40: return r->avg[c - C_CE2][2];
 	case C_CNP2: case C_CNP10: case C_CNP40: return r->avg[c - C_CNP2][3];
+	case C_IDLE: return (double)r->idle_ns;
 	case C_AGE: return (double)r->age_ns;
 	case C_CONG: return (double)rt_congestion(d);
 	default: return 0;
@@ -527,12 +534,18 @@ void tui_row_cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t l
 		else
 			snprintf(buf, len, "-");
 		break;
-	case C_AGE: fmt_age(r->age_ns, buf, len); break;
 	case C_MIRROR:
 		if (f->k.mirror)
 			rt_fmt_mirror(&f->k, buf, len);
 		else
 			snprintf(buf, len, "-");
+		break;
+	case C_IDLE: fmt_age(r->idle_ns, buf, len); break;
+	case C_AGE:
+		if (!r->age_ns && !f->v.first_ns)	/* never told when it was first seen */
+			snprintf(buf, len, "-");
+		else
+			fmt_age(r->age_ns, buf, len);
 		break;
 	case C_PROC:
 		if (f->comm[0])
