@@ -178,9 +178,9 @@ const struct tui_col tui_cols[C_NCOLS] = {
 };
 
 const enum tui_colid tui_flow_cols[] = {
-	C_SRC, C_DST, C_DQPN, C_DIR, C_IFACE, C_MIRROR, C_PRIO, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK,
-	C_RNR, C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_IDLE, C_AGE,
-	C_PROC,
+	C_SRC, C_DST, C_DQPN, C_DIR, C_IFACE, C_PRIO, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK, C_RNR,
+	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_IDLE, C_AGE, C_PROC,
+	C_MIRROR,	/* only when some flow came inside a mirror copy */
 };
 const size_t tui_nflow_cols = sizeof(tui_flow_cols) / sizeof(tui_flow_cols[0]);
 
