@@ -115,11 +115,15 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 	/* The interval's deltas as the loop computed them, re-pointed at our copy. */
 	if (rt_grow_to((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)) ||
 	    rt_grow_to((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
-	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)))
+	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)) ||
+	    rt_grow_to((void **)&iv->swports, &iv->swports_cap, d->nswports, sizeof(*iv->swports)) ||
+	    rt_grow_to((void **)&iv->swdrops, &iv->swdrops_cap, d->nswdrops, sizeof(*iv->swdrops)) ||
+	    rt_grow_to((void **)&iv->sfagents, &iv->sfagents_cap, d->nsfagents, sizeof(*iv->sfagents)))
 		return -ENOMEM;
 	for (i = 0; i < d->nflows && i < t->snap.nflows; i++) {
 		iv->flows[i].f = &t->snap.flows[i];
 		iv->flows[i].d = d->flows[i].d;
+		iv->flows[i].samples = d->flows[i].samples;
 	}
 	iv->nflows = i;
 	for (i = 0; i < d->nifs && i < t->snap.nifs; i++) {
@@ -132,6 +136,23 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 		iv->ports[i].d = d->ports[i].d;
 	}
 	iv->nports = i;
+	/* sFlow's tables, the same way */
+	for (i = 0; i < d->nswports && i < t->snap.nswports; i++) {
+		iv->swports[i] = d->swports[i];
+		iv->swports[i].p = &t->snap.swports[i];
+	}
+	iv->nswports = i;
+	for (i = 0; i < d->nswdrops && i < t->snap.nswdrops; i++) {
+		iv->swdrops[i] = d->swdrops[i];
+		iv->swdrops[i].p = &t->snap.swdrops[i];
+	}
+	iv->nswdrops = i;
+	for (i = 0; i < d->nsfagents && i < t->snap.nsfagents; i++) {
+		iv->sfagents[i] = d->sfagents[i];
+		iv->sfagents[i].a = &t->snap.sfagents[i];
+	}
+	iv->nsfagents = i;
+	iv->est_tot = d->est_tot;
 	iv->secs = d->secs;
 	iv->flow_tot = d->flow_tot;
 	iv->if_tot = d->if_tot;
@@ -147,7 +168,7 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 /* ---------------------------------------------------------------- columns */
 
 const struct tui_col tui_cols[C_NCOLS] = {
-	[C_IFACE] = { "IFACE", "IFACE", "iface", 6, 10, 7, TUI_COL_LEFT | TUI_COL_TEXT },
+	[C_IFACE] = { "IFACE", "IFACE", "iface", 6, 24, 7, TUI_COL_LEFT | TUI_COL_TEXT },
 	[C_DIR]   = { "DIR", "DIR", "dir", 3, 3, 5, TUI_COL_LEFT | TUI_COL_TEXT },
 	[C_SRC]   = { "SRC", "SRC", "src", 15, 39, 1, TUI_COL_LEFT | TUI_COL_TEXT },
 	[C_DST]   = { "DST", "DST", "dst", 15, 39, 1, TUI_COL_LEFT | TUI_COL_TEXT },
@@ -485,7 +506,25 @@ static void fmt_age(__u64 ns, char *buf, size_t len)
 		snprintf(buf, len, "%.0fh", s / 3600);
 }
 
+static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len);
+
+/* Estimates (sFlow samples, each standing for its sampling rate) say so: ~. */
 void tui_row_cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len)
+{
+	cell(r, c, buf, len);
+	if (r->f && r->f->estimate && len > 1 &&
+	    (c == C_PKTS || c == C_GBPS || c == C_CE || c == C_CNP || c == C_NAK || c == C_RNR)) {
+		size_t n = strlen(buf);
+
+		if (n + 2 > len)
+			n = len - 2;
+		memmove(buf + 1, buf, n);
+		buf[0] = '~';
+		buf[n + 1] = '\0';
+	}
+}
+
+static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len)
 {
 	const struct rt_flow *f = r->f;
 	const struct rt_flow_val *d = &r->d;
