@@ -919,6 +919,10 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 	p += r->fsize[R_SNAP];
 	if (h.nifaces > RT_MAX_IFACES || h.nnotes > RT_MAX_NOTES)
 		return -EINVAL;
+	/* A struct the file leaves out (size 0) has no records. */
+	if ((!r->fsize[R_SWPORT] && h.nswports) || (!r->fsize[R_SWDROP] && h.nswdrops) ||
+	    (!r->fsize[R_SFAGENT] && h.nsfagents))
+		return -EINVAL;
 	/* Every count is bounded by the bytes the block holds (sizes are >= 1). */
 	if (add_product(&need, h.nflows, r->fsize[R_FLOW]) ||
 	    add_product(&need, h.nifs, r->fsize[R_IFDIR]) ||
