@@ -16,9 +16,9 @@ static __always_inline void rt_flow_key_init(struct rt_flow_key *k, const struct
 	k->ifindex = ifindex;
 	k->dir = dir;
 	k->family = p->family;
+	k->origin = 0;
 	k->mirror = p->mirror;
-	k->mirror_dir = p->mirror_dir;
-	k->mirror_id = p->mirror_id;
+	k->mirror_id = p->mirror_id | (p->mirror_dir ? RT_MIRROR_EGRESS : 0);
 #pragma unroll
 	for (i = 0; i < 16; i++) {
 		k->src[i] = p->src[i];

@@ -29,6 +29,8 @@
 #define RT_MIRROR_GRE		3	/* GRE, transparent Ethernet bridging */
 #define RT_MIRROR_VXLAN		4	/* VXLAN: VNI */
 #define RT_MIRROR_MAX		RT_MIRROR_VXLAN
+#define RT_MIRROR_ID_MASK	0x00ffffffu	/* rt_flow_key.mirror_id: session or VNI */
+#define RT_MIRROR_EGRESS	0x01000000u	/* ... ERSPAN III: egress of the mirrored port */
 
 /*
  * One direction of one queue pair as seen on one interface, and inside which
@@ -38,12 +40,16 @@ struct rt_flow_key {
 	__u32 ifindex;
 	__u8  dir;		/* RT_DIR_* */
 	__u8  family;		/* 4 or 6 */
-	__u8  mirror;		/* RT_MIRROR_* */
-	__u8  mirror_dir;	/* ERSPAN III: the mirrored port's RT_DIR_*, else 0 */
+	__u8  origin;		/* 0 here and in the parser; user space sources of other
+				 * origins (enum rt_origin) set it, so their flows never
+				 * share a key with the wire's */
+	__u8  mirror;		/* RT_MIRROR_*: the mirror copy it arrived in */
 	__u8  src[16];		/* IPv4: first 4 bytes, the rest zero */
 	__u8  dst[16];
 	__u32 dqpn;		/* BTH destination QP, 24 bits */
-	__u32 mirror_id;	/* ERSPAN session ID (10 bits) or VXLAN VNI (24 bits), else 0 */
+	__u32 mirror_id;	/* ERSPAN session ID (10 bits) or VXLAN VNI (24 bits), with
+				 * RT_MIRROR_EGRESS for an ERSPAN III copy of the mirrored
+				 * port's egress; 0 seen directly */
 };
 
 /* ECN codepoints index ecn[]: the value of the two low bits of the TOS. */

@@ -287,7 +287,7 @@ static void label(char *set, size_t len, const char *name, const char *value)
 /* Host-pair accumulators: flow deltas summed per (interface, dir, src, dst). */
 struct hp_key {
 	__u32 ifindex;
-	__u8 dir, family, mirror, mirror_dir;	/* host pairs inside a mirror stay apart */
+	__u8 dir, family, mirror, pad;	/* host pairs inside a mirror stay apart */
 	__u8 src[16], dst[16];
 	__u32 mirror_id;
 };
@@ -560,9 +560,9 @@ static void addr_labels(const struct rt_snapshot *cur, __u32 ifindex, __u8 dir, 
 
 /* The mirror label of a flow that came inside a mirror copy (flows.csv's mirror
  * column); none for a flow seen directly. */
-static void mirror_label(char *set, size_t len, __u8 mirror, __u8 mdir, __u32 id)
+static void mirror_label(char *set, size_t len, __u8 mirror, __u32 id)
 {
-	struct rt_flow_key k = { .mirror = mirror, .mirror_dir = mdir, .mirror_id = id };
+	struct rt_flow_key k = { .mirror = mirror, .mirror_id = id };
 	char m[RT_MIRROR_STRLEN];
 
 	if (mirror)
@@ -580,7 +580,7 @@ static void hp_labels(void *ctx, size_t i, char *set, size_t len)
 	const struct hp_key *k = &c->r->hp_order[i]->k;
 
 	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->src, k->dst, set, len);
-	mirror_label(set, len, k->mirror, k->mirror_dir, k->mirror_id);
+	mirror_label(set, len, k->mirror, k->mirror_id);
 }
 
 static const struct rt_flow_val *top_val(void *ctx, size_t i)
@@ -597,7 +597,10 @@ static void top_labels(void *ctx, size_t i, char *set, size_t len)
 	addr_labels(c->cur, f->k.ifindex, f->k.dir, f->k.family, f->k.src, f->k.dst, set, len);
 	snprintf(q, sizeof(q), "%u", f->k.dqpn);
 	label(set, len, "dqpn", q);
-	mirror_label(set, len, f->k.mirror, f->k.mirror_dir, f->k.mirror_id);
+	mirror_label(set, len, f->k.mirror, f->k.mirror_id);
+	/* Flows from the NIC's per-QP counters are marked; wire flows keep their labels. */
+	if (f->k.origin == RT_ORIGIN_NIC)
+		label(set, len, "origin", "nic");
 }
 
 static void render_meta(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
@@ -738,8 +741,7 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
 		struct hp_key k = { .ifindex = f->k.ifindex, .dir = f->k.dir, .family = f->k.family,
-				    .mirror = f->k.mirror, .mirror_dir = f->k.mirror_dir,
-				    .mirror_id = f->k.mirror_id };
+				    .mirror = f->k.mirror, .mirror_id = f->k.mirror_id };
 		struct hp *h;
 
 		if (!d->flows[i].d.pkts && !rt_congestion(&d->flows[i].d) && !d->flows[i].d.ack)
@@ -804,6 +806,10 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 		struct nic_acc *a;
 		int fresh;
 
+		/* Counters bound to QPs are as many as the QPs: they reach Prometheus
+		 * as flows of origin "nic", bounded by --prom-flows. */
+		if (p->scope == RT_SCOPE_QP)
+			continue;
 		a = nic_get(r, p, &fresh);
 		if (!a)
 			return -ENOMEM;

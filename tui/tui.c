@@ -509,6 +509,7 @@ static const char *scope_name(__u8 s)
 	case RT_SCOPE_PORT: return "port";
 	case RT_SCOPE_HW_DEV: return "hw_dev";
 	case RT_SCOPE_ETHTOOL: return "ethtool";
+	case RT_SCOPE_QP: return "qp";
 	default: return "?";
 	}
 }

@@ -320,8 +320,7 @@ static inline void corpus_key(struct rt_flow_key *k, const struct pcase *pc, __u
 	memcpy(k->dst, pc->e.dst, 16);
 	k->dqpn = pc->e.dqpn;
 	k->mirror = pc->e.mirror;
-	k->mirror_dir = pc->e.mirror_dir;
-	k->mirror_id = pc->e.mirror_id;
+	k->mirror_id = pc->e.mirror_id | (pc->e.mirror_dir ? RT_MIRROR_EGRESS : 0);
 }
 
 /* What one RoCE frame adds to its flow (first_ns/last_ns left alone); -1 on a bad line.

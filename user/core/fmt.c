@@ -88,6 +88,7 @@ const char *rt_scope_name(__u8 scope)
 	case RT_SCOPE_PORT: return "counters";
 	case RT_SCOPE_HW_DEV: return "device_hw_counters";
 	case RT_SCOPE_ETHTOOL: return "ethtool";
+	case RT_SCOPE_QP: return "qp";
 	}
 	return "unknown";
 }
@@ -109,19 +110,20 @@ const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len)
 		snprintf(buf, len, "%s", "");
 		break;
 	case RT_MIRROR_ERSPAN2:
-		snprintf(buf, len, "erspan2:%u", k->mirror_id);
+		snprintf(buf, len, "erspan2:%u", k->mirror_id & RT_MIRROR_ID_MASK);
 		break;
 	case RT_MIRROR_ERSPAN3:
-		snprintf(buf, len, "erspan3:%u:%s", k->mirror_id, rt_dir_name(k->mirror_dir));
+		snprintf(buf, len, "erspan3:%u:%s", k->mirror_id & RT_MIRROR_ID_MASK,
+			 k->mirror_id & RT_MIRROR_EGRESS ? "egress" : "ingress");
 		break;
 	case RT_MIRROR_GRE:
 		snprintf(buf, len, "%s", "gre");
 		break;
 	case RT_MIRROR_VXLAN:
-		snprintf(buf, len, "vxlan:%u", k->mirror_id);
+		snprintf(buf, len, "vxlan:%u", k->mirror_id & RT_MIRROR_ID_MASK);
 		break;
 	default:
-		snprintf(buf, len, "mirror%u:%u", k->mirror, k->mirror_id);
+		snprintf(buf, len, "mirror%u:%u", k->mirror, k->mirror_id & RT_MIRROR_ID_MASK);
 		break;
 	}
 	return buf;

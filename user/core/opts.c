@@ -52,6 +52,12 @@ static const char usage_text[] =
 "NIC counters:\n"
 "      --sysfs-root DIR    read /sys/class/infiniband below DIR (fixtures, containers)\n"
 "      --no-nic            do not read the NIC's counters\n"
+"      --qp-counters[=cc]  for this run, bind every QP of the watched RDMA ports to a\n"
+"                          hardware counter (auto by QP type), for per-QP flows from\n"
+"                          the NIC; =cc also turns on the optional congestion\n"
+"                          counters (cc_rx_ce_pkts, cc_rx_cnp_pkts, cc_tx_cnp_pkts),\n"
+"                          which cost the NIC flow-steering resources. The mode found\n"
+"                          is put back at exit (also after kill -9: at the next start)\n"
 "Output:\n"
 "      --top N             flows per interval in --batch (default 20, 0: all)\n"
 "      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
@@ -80,7 +86,8 @@ static const char usage_text[] =
 enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
-	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_COLLECTOR,
+	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
+	OPT_COLLECTOR,
 };
 
 static const struct option long_opts[] = {
@@ -104,6 +111,7 @@ static const struct option long_opts[] = {
 	{ "collector", no_argument, NULL, OPT_COLLECTOR },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "no-nic", no_argument, NULL, OPT_NO_NIC },
+	{ "qp-counters", optional_argument, NULL, OPT_QP_COUNTERS },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -253,6 +261,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		case OPT_COLLECTOR: o->collector = 1; break;
 		case OPT_SYSFS_ROOT: o->sysfs_root = optarg; break;
 		case OPT_NO_NIC: o->no_nic = 1; break;
+		case OPT_QP_COUNTERS:
+			if (!optarg)
+				o->qp_counters = 1;
+			else if (!strcmp(optarg, "cc"))
+				o->qp_counters = 2;
+			else
+				return bad("--qp-counters", optarg, "use --qp-counters or --qp-counters=cc");
+			break;
 		case OPT_TOP:
 			if (parse_long(optarg, 0, INT_MAX, &l))
 				return bad("--top", optarg, "give a number of flows, 0 for all");
@@ -309,6 +325,11 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 	}
 	if (o->collector && o->no_ingress) {
 		pr_warn("--collector needs the XDP program on ingress; drop --no-ingress.\n");
+		return -EINVAL;
+	}
+	if (o->qp_counters && (o->read_file || o->no_nic)) {
+		pr_warn("--qp-counters binds the counters of a live host's NIC: it needs -i and no %s.\n",
+			o->read_file ? "-r" : "--no-nic");
 		return -EINVAL;
 	}
 	if (o->max_files && !o->max_size) {
