@@ -334,7 +334,7 @@ static void test_collector(const struct corpus *co)
 		CHECK(0, "cannot open rocetop.bpf.o");
 		return;
 	}
-	skel->rodata->rt_slot_ifindex[0] = LO_IFINDEX;
+	skel->bss->rt_slot_ifindex[0] = LO_IFINDEX;
 	skel->rodata->rt_collector = 1;
 	if (rocetop_bpf__load(skel)) {
 		CHECK(0, "cannot load rocetop.bpf.o with rt_collector: %s", strerror(errno));
@@ -383,7 +383,7 @@ int main(void)
 	/* As the loader does: the watched interface's ifindex in its slot. */
 	skel = rocetop_bpf__open();
 	if (skel) {
-		skel->rodata->rt_slot_ifindex[0] = LO_IFINDEX;
+		skel->bss->rt_slot_ifindex[0] = LO_IFINDEX;
 		if (rocetop_bpf__load(skel)) {
 			rocetop_bpf__destroy(skel);
 			skel = NULL;
