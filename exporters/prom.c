@@ -765,7 +765,8 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	for (i = 0, n = 0; i < r->hp_cap; i++)
 		if (r->hp[i].used)
 			r->hp_order[n++] = &r->hp[i];
-	qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
+	if (n > 1)	/* hp_order is NULL while there are none */
+		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
 	rs.n = n;
 	rs.val = hp_val;
 	rs.labels = hp_labels;
@@ -783,10 +784,12 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	for (i = 0, n = 0; i < d->nflows; i++)
 		if (!d->flows[i].f->estimate)
 			r->order[n++] = &d->flows[i];
-	qsort(r->order, n, sizeof(*r->order), cmp_top);
+	if (n > 1)
+		qsort(r->order, n, sizeof(*r->order), cmp_top);
 	n = n < (size_t)r->top_k ? n : (size_t)r->top_k;
 	/* in key order, so a flow's series keep their place while the ranking moves */
-	qsort(r->order, n, sizeof(*r->order), cmp_top_key);
+	if (n > 1)
+		qsort(r->order, n, sizeof(*r->order), cmp_top_key);
 	rs.n = n;
 	rs.val = top_val;
 	rs.labels = top_labels;

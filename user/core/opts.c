@@ -9,6 +9,7 @@
 #include <string.h>
 #include "log.h"
 #include "opts.h"
+#include "sflow.h"
 
 static const char usage_text[] =
 "Usage: rocetop -i IFACE [-i IFACE ...] [options]   live, on interfaces\n"
@@ -315,6 +316,8 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		pr_warn("--sflow-allow restricts --sflow, which is not given.\n");
 		return -EINVAL;
 	}
+	if (rt_sflow_check_opts(o))
+		return -EINVAL;
 	if (o->no_egress && o->no_ingress) {
 		pr_warn("--no-egress and --no-ingress together leave nothing to watch.\n");
 		return -EINVAL;
