@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The findings engine: keeps findings that open, update and close over time.
+ * The rules (rules.c) call rt_findings_match() for each subject that matches
+ * in an interval; a subject that matches `need` intervals in a row opens a
+ * finding starting at the first of them; a finding that does not match for
+ * close_after intervals closes, ending at the last interval it matched.
+ * An open finding updates when its severity changes or its main figure
+ * passes 1.5 times its previous peak; its evidence is that of its peak.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "findings.h"
+#include "fmt.h"
+#include "log.h"
+
+void rt_find_cfg_defaults(struct rt_find_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->pfc_share = 0.20;
+	c->pfc_intervals = 2;
+	c->pwe_intervals = 2;
+	c->ce_share = 0.05;
+	c->ce_min = 10;
+	c->incast_sources = 3;
+	c->nak_min = 1;
+	c->rnr_min = 1;
+	c->cnp_ignored_min = 1;
+	c->victim_min_pkts = 10;
+	c->queue_bytes = 1e6;
+	c->drops_min = 1;
+	c->close_after = 2;
+}
+
+const char rt_find_cfg_help[] =
+"  pfc-share=PCT        pfc-storm: share of the time a priority is paused (20%)\n"
+"  pfc-intervals=N      pfc-storm: intervals in a row above it (2)\n"
+"  pwe-intervals=N      pause-without-ecn: intervals in a row (2)\n"
+"  ce-share=PCT         congestion: CE share of a flow's ECN-capable packets (5%)\n"
+"  ce-min=N             congestion: CE marks per interval at least (10)\n"
+"  incast-sources=N     incast: congested sources towards one destination (3)\n"
+"  nak-min=N            loss: sequence NAKs or NIC loss counts per interval (1)\n"
+"  rnr-min=N            receiver-not-ready: RNR NAKs per interval (1)\n"
+"  cnp-ignored-min=N    cnp-ignored: rp_cnp_ignored per interval (1)\n"
+"  victim-pkts=N        victim: the flow's data packets per interval (10)\n"
+"  queue-bytes=N        deep-queue: queue depth at a switch port (1000000)\n"
+"  drops-min=N          switch-drops: drop notifications per interval (1)\n"
+"  close-after=N        intervals without a match before a finding closes (2)\n";
+
+int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg)
+{
+	static const struct { const char *name; int kind; size_t off; double lo, hi; } t[] = {
+#define D(n, m, lo, hi) { n, 0, offsetof(struct rt_find_cfg, m), lo, hi }
+#define I(n, m, lo, hi) { n, 1, offsetof(struct rt_find_cfg, m), lo, hi }
+#define U(n, m, lo, hi) { n, 2, offsetof(struct rt_find_cfg, m), lo, hi }
+		D("pfc-share", pfc_share, 0.001, 1), I("pfc-intervals", pfc_intervals, 1, 1000),
+		I("pwe-intervals", pwe_intervals, 1, 1000), D("ce-share", ce_share, 0.0001, 1),
+		U("ce-min", ce_min, 1, 1e15), I("incast-sources", incast_sources, 2, 100000),
+		U("nak-min", nak_min, 1, 1e15), U("rnr-min", rnr_min, 1, 1e15),
+		U("cnp-ignored-min", cnp_ignored_min, 1, 1e15), U("victim-pkts", victim_min_pkts, 1, 1e15),
+		D("queue-bytes", queue_bytes, 1, 1e15), U("drops-min", drops_min, 1, 1e15),
+		I("close-after", close_after, 1, 1000),
+#undef D
+#undef I
+#undef U
+	};
+	const char *eq = strchr(arg, '=');
+	size_t i, nl = eq ? (size_t)(eq - arg) : 0;
+
+	for (i = 0; eq && i < sizeof(t) / sizeof(t[0]); i++) {
+		char *end;
+		double v;
+
+		if (strlen(t[i].name) != nl || strncmp(arg, t[i].name, nl))
+			continue;
+		errno = 0;
+		v = strtod(eq + 1, &end);
+		if (t[i].kind == 0 && *end == '%') {
+			v /= 100;
+			end++;
+		}
+		if (errno || end == eq + 1 || *end || !isfinite(v) || v < t[i].lo || v > t[i].hi ||
+		    (t[i].kind && v != floor(v))) {
+			pr_warn("--threshold %s: give a %s between %g and %g%s.\n", arg,
+				t[i].kind ? "whole number" : "value", t[i].lo, t[i].hi,
+				t[i].kind ? "" : " (or a percentage, e.g. 20%)");
+			return -EINVAL;
+		}
+		if (t[i].kind == 0)
+			*(double *)((char *)c + t[i].off) = v;
+		else if (t[i].kind == 1)
+			*(int *)((char *)c + t[i].off) = (int)v;
+		else
+			*(__u64 *)((char *)c + t[i].off) = (__u64)v;
+		return 0;
+	}
+	pr_warn("--threshold '%s' is not known: give NAME=VALUE, NAME one of those rocetop --help lists.\n", arg);
+	return -EINVAL;
+}
+
+int rt_findings_init(struct rt_findings *F, const struct rt_find_cfg *cfg)
+{
+	memset(F, 0, sizeof(*F));
+	if (cfg)
+		F->cfg = *cfg;
+	else
+		rt_find_cfg_defaults(&F->cfg);
+	F->keep_closed = 256;
+	F->next_id = 1;
+	return 0;
+}
+
+void rt_findings_free(struct rt_findings *F)
+{
+	free(F->tab);
+	free(F->pend);
+	free(F->ev);
+	memset(F, 0, sizeof(*F));
+}
+
+__u64 rt_findings_speed(struct rt_findings *F, const char *ifname)
+{
+	size_t i;
+	__u64 s;
+
+	if (F->cfg.speed_mbps)
+		return F->cfg.speed_mbps;
+	for (i = 0; i < F->nspeeds; i++)
+		if (!strcmp(F->speeds[i].name, ifname))
+			return F->speeds[i].mbps;
+	s = F->no_sysfs ? 0 : rt_link_speed_mbps(ifname);
+	if (!s)
+		s = 100000;
+	if (F->nspeeds < RT_MAX_IFACES) {
+		snprintf(F->speeds[F->nspeeds].name, IF_NAMESIZE, "%s", ifname);
+		F->speeds[F->nspeeds++].mbps = s;
+	}
+	return s;
+}
+
+static int push_event(struct rt_findings *F, int event, const struct rt_finding *f)
+{
+	struct rt_fev *e;
+
+	if (rt_grow_to((void **)&F->ev, &F->evcap, F->nev + 1, sizeof(*F->ev)))
+		return -ENOMEM;
+	e = &F->ev[F->nev++];
+	e->event = (__u8)event;
+	e->id = f->id;
+	e->time_ns = F->t_end;
+	e->f = *f;
+	return 0;
+}
+
+static void count_rule(struct rt_findings *F, const char *rule)
+{
+	size_t i;
+
+	for (i = 0; i < F->nrules; i++)
+		if (!strcmp(F->per_rule[i].rule, rule))
+			break;
+	if (i == F->nrules) {
+		if (F->nrules == sizeof(F->per_rule) / sizeof(F->per_rule[0]))
+			return;
+		snprintf(F->per_rule[F->nrules++].rule, sizeof(F->per_rule[0].rule), "%s", rule);
+	}
+	F->per_rule[i].opened++;
+	F->opened_total++;
+}
+
+int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
+		      const struct rt_subject *subj, int need, double score,
+		      const char *next, const char *fmt, ...)
+{
+	struct rt_pending *p = NULL;
+	struct rt_finding *f;
+	va_list ap;
+	size_t i;
+
+	for (i = 0; i < F->n; i++) {
+		f = &F->tab[i];
+		if (!f->open || strcmp(f->rule, rule) || memcmp(&f->subj, subj, sizeof(*subj)))
+			continue;
+		if (f->seen)
+			return 0;	/* one match per interval */
+		f->seen = 1;
+		f->quiet = 0;
+		f->end_ns = F->t_end;
+		f->score = score;
+		if (score >= f->peak) {
+			va_start(ap, fmt);
+			vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
+			va_end(ap);
+		}
+		if (f->sev != sev || score > 1.5 * f->peak) {
+			f->sev = (__u8)sev;
+			if (score > f->peak)
+				f->peak = score;
+			return push_event(F, RT_FEV_UPDATE, f);
+		}
+		if (score > f->peak)
+			f->peak = score;
+		return 0;
+	}
+	for (i = 0; i < F->npend; i++)
+		if (!strcmp(F->pend[i].rule, rule) && !memcmp(&F->pend[i].subj, subj, sizeof(*subj))) {
+			p = &F->pend[i];
+			break;
+		}
+	if (p && p->seen)
+		return 0;
+	if (!p) {
+		if (rt_grow_to((void **)&F->pend, &F->pendcap, F->npend + 1, sizeof(*F->pend)))
+			return -ENOMEM;
+		p = &F->pend[F->npend++];
+		memset(p, 0, sizeof(*p));
+		snprintf(p->rule, sizeof(p->rule), "%s", rule);
+		p->subj = *subj;
+		p->start_ns = F->t_start;
+	}
+	p->seen = 1;
+	p->hits++;
+	if (p->hits < need)
+		return 0;
+	/* Opens: closed findings may make room first. */
+	if (rt_grow_to((void **)&F->tab, &F->cap, F->n + 1, sizeof(*F->tab)))
+		return -ENOMEM;
+	f = &F->tab[F->n++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->rule, sizeof(f->rule), "%s", rule);
+	f->sev = (__u8)sev;
+	f->open = 1;
+	f->seen = 1;
+	f->id = F->next_id++;
+	f->start_ns = p->start_ns;
+	f->end_ns = F->t_end;
+	f->opened_ns = F->t_end;
+	f->subj = *subj;
+	f->score = f->peak = score;
+	snprintf(f->next, sizeof(f->next), "%s", next);
+	snprintf(f->host, sizeof(f->host), "%s", F->host);
+	va_start(ap, fmt);
+	vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
+	va_end(ap);
+	*p = F->pend[--F->npend];	/* p is no longer pending */
+	count_rule(F, rule);
+	return push_event(F, RT_FEV_OPEN, f);
+}
+
+/* Keep the open findings, and the keep_closed most recently closed. */
+static void prune(struct rt_findings *F)
+{
+	size_t closed = 0, i, j;
+
+	for (i = 0; i < F->n; i++)
+		closed += !F->tab[i].open;
+	while (closed > F->keep_closed) {
+		size_t oldest = F->n;
+
+		for (i = 0; i < F->n; i++)
+			if (!F->tab[i].open && (oldest == F->n || F->tab[i].end_ns < F->tab[oldest].end_ns))
+				oldest = i;
+		for (j = oldest; j + 1 < F->n; j++)
+			F->tab[j] = F->tab[j + 1];
+		F->n--;
+		closed--;
+	}
+}
+
+int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	size_t i;
+	int err;
+
+	F->nev = 0;
+	F->cur = cur;
+	F->secs = d->secs;
+	F->t_end = cur->time_ns;
+	F->t_start = cur->time_ns - (__u64)(d->secs * 1e9 < (double)cur->time_ns ? d->secs * 1e9 : 0);
+	for (i = 0; i < F->n; i++)
+		F->tab[i].seen = 0;
+	for (i = 0; i < F->npend; i++)
+		F->pend[i].seen = 0;
+	err = rt_rules_run(F, cur, d);
+	/* Candidates that missed an interval start again. */
+	for (i = 0; i < F->npend;) {
+		if (!F->pend[i].seen)
+			F->pend[i] = F->pend[--F->npend];
+		else
+			i++;
+	}
+	for (i = 0; i < F->n; i++) {
+		struct rt_finding *f = &F->tab[i];
+
+		if (!f->open || f->seen)
+			continue;
+		if (++f->quiet >= F->cfg.close_after) {
+			f->open = 0;
+			if (push_event(F, RT_FEV_CLOSE, f))
+				err = -ENOMEM;
+		}
+	}
+	prune(F);
+	return err;
+}
+
+void rt_findings_finish(struct rt_findings *F)
+{
+	size_t i;
+
+	F->nev = 0;
+	for (i = 0; i < F->n; i++)
+		if (F->tab[i].open) {
+			F->tab[i].open = 0;
+			push_event(F, RT_FEV_CLOSE, &F->tab[i]);
+		}
+	F->npend = 0;
+}
+
+void rt_findings_count(const struct rt_findings *F, size_t counts[3])
+{
+	size_t i;
+
+	counts[0] = counts[1] = counts[2] = 0;
+	for (i = 0; i < F->n; i++)
+		if (F->tab[i].open && F->tab[i].sev <= RT_SEV_CRITICAL)
+			counts[F->tab[i].sev]++;
+}
+
+const struct rt_finding *rt_findings_newest(const struct rt_findings *F)
+{
+	const struct rt_finding *best = NULL;
+	size_t i;
+
+	for (i = 0; i < F->n; i++) {
+		const struct rt_finding *f = &F->tab[i];
+
+		if (f->open && (!best || f->sev > best->sev || (f->sev == best->sev && f->id > best->id)))
+			best = f;
+	}
+	return best;
+}
+
+/* ---- text ---- */
+
+const char *rt_sev_name(int sev)
+{
+	return sev == RT_SEV_CRITICAL ? "critical" : sev == RT_SEV_WARNING ? "warning" : "info";
+}
+
+int rt_sev_from_name(const char *s)
+{
+	if (!strcmp(s, "info"))
+		return RT_SEV_INFO;
+	if (!strcmp(s, "warning"))
+		return RT_SEV_WARNING;
+	if (!strcmp(s, "critical"))
+		return RT_SEV_CRITICAL;
+	return -1;
+}
+
+const char *rt_fev_name(int ev)
+{
+	return ev == RT_FEV_OPEN ? "open" : ev == RT_FEV_UPDATE ? "update" : "close";
+}
+
+const char *rt_json_str(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len < 3)
+		return "\"\"";
+	buf[n++] = '"';
+	for (; *s && n + 8 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)c;
+		} else if (c < 0x20) {
+			n += (size_t)snprintf(buf + n, len - n, "\\u%04x", c);
+		} else {
+			buf[n++] = (char)c;
+		}
+	}
+	buf[n++] = '"';
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Walk the subject's fields: text (key=value) or JSON ("key":value). */
+static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len, int json)
+{
+	char a[RT_ADDR_STRLEN], q[160], prio[8];
+	size_t n = 0;
+	int first = 1;
+
+#define PUT(key, isstr, ...) do { \
+		char _v[128]; \
+		snprintf(_v, sizeof(_v), __VA_ARGS__); \
+		if (json) \
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s\"%s\":%s", first ? "" : ",", key, \
+					      isstr ? rt_json_str(_v, q, sizeof(q)) : _v); \
+		else \
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", first ? "" : " ", key, _v); \
+		first = 0; \
+	} while (0)
+
+	if (!len)
+		return "";
+	buf[0] = '\0';
+	if (json)
+		n += (size_t)snprintf(buf, len, "{");
+	if (s->has & RT_SUBJ_AGENT)
+		PUT("agent", 1, "%s", s->agent);
+	if (s->has & RT_SUBJ_DEVICE)
+		PUT("device", 1, "%s", s->device);
+	if (s->has & RT_SUBJ_PORT)
+		PUT("port", 0, "%u", s->port);
+	if (s->has & RT_SUBJ_IFNAME)
+		PUT("ifname", 1, "%s", s->ifname);
+	if (s->has & RT_SUBJ_DIR)
+		PUT("dir", 1, "%s", rt_dir_name(s->dir));
+	if (s->has & RT_SUBJ_PRIO) {
+		rt_prio_name(s->prio, prio, sizeof(prio));
+		if (s->prio == RT_PRIO_GLOBAL)
+			PUT("prio", 1, "%s", prio);
+		else
+			PUT("prio", 0, "%s", prio);
+	}
+	if (s->has & RT_SUBJ_SRC)
+		PUT("src", 1, "%s", rt_fmt_addr(s->family, s->src, a, sizeof(a)));
+	if (s->has & RT_SUBJ_DST)
+		PUT("dst", 1, "%s", rt_fmt_addr(s->family, s->dst, a, sizeof(a)));
+	if (s->has & RT_SUBJ_DQPN)
+		PUT("dqpn", 0, "%u", s->dqpn);
+	if (s->has & RT_SUBJ_COUNTER)
+		PUT("counter", 1, "%s", s->counter);
+#undef PUT
+	if (json)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "}");
+	if (n >= len)
+		buf[len - 1] = '\0';
+	return buf;
+}
+
+const char *rt_subject_text(const struct rt_subject *s, char *buf, size_t len)
+{
+	return subject_fmt(s, buf, len, 0);
+}
+
+const char *rt_subject_json(const struct rt_subject *s, char *buf, size_t len)
+{
+	return subject_fmt(s, buf, len, 1);
+}
