@@ -27,7 +27,7 @@ static void iv_init(struct iv *v, int k)
 	memset(v, 0, sizeof(*v));
 	rt_snapshot_init(&v->s);
 	rt_snapshot_add_iface(&v->s, 1, "eth3", "file");
-	v->s.time_ns = T0 + (__u64)k * NS;
+	v->s.time_ns = v->s.mono_ns = T0 + (__u64)k * NS;
 	v->d.secs = 1.0;
 	v->d.flows = v->fd;
 	v->d.ifs = v->id;
@@ -54,6 +54,11 @@ static struct rt_flow_val *iv_flow(struct iv *v, int src, __u32 q, __u64 ect0, _
 	x->d.ecn[RT_ECN_ECT0] = ect0;
 	x->d.ecn[RT_ECN_CE] = ce;
 	x->d.pkts = ect0 + ce;
+	/* Totals since the start: this interval's, seen at its end. */
+	f->v.ecn[RT_ECN_ECT0] = ect0;
+	f->v.ecn[RT_ECN_CE] = ce;
+	f->v.pkts = ect0 + ce;
+	f->v.last_ns = v->s.mono_ns;
 	return &x->d;
 }
 
@@ -274,6 +279,24 @@ static void test_pause_without_ecn_and_victim(void)
 		}
 		iv_free(&v);
 	}
+	rt_findings_free(&F);
+
+	/* A flow paused all interval long moves no packet (no delta row): still
+	 * a victim while seen within 3 intervals; not one idle for longer. */
+	rt_findings_init(&F, &c);
+	iv_init(&v, 10);
+	iv_pfc(&v, RT_DIR_EGRESS, 3, 5, 0, 1000);
+	iv_flow(&v, 1, 0x201, 100, 0);
+	iv_flow(&v, 2, 0x202, 100, 0);
+	v.s.flows[0].v.last_ns = T0 + 7 * NS;		/* 3 s ago: recent */
+	v.s.flows[1].v.last_ns = T0 + 7 * NS - 1;	/* just older */
+	v.d.nflows = 0;
+	eval(&F, &v);
+	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "victim"), 1);
+	e = find_ev(&F, RT_FEV_OPEN, "victim");
+	if (e)
+		CHECK_EQ(e->f.subj.dqpn, 0x201);
+	iv_free(&v);
 	rt_findings_free(&F);
 
 	/* Below the victim minimum (9 packets), and with a CE mark on the

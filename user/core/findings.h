@@ -151,6 +151,9 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 /* The link speed used for paused time on an interface, Mb/s. */
 __u64 rt_findings_speed(struct rt_findings *F, const char *ifname);
 
+/* The rules' stable ids, NULL-terminated (rules.c). */
+extern const char *const rt_rule_names[];
+
 /* The rules (rules.c), run in this order by rt_findings_eval. */
 int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d);
 

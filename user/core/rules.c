@@ -11,7 +11,10 @@
  * A pause counted on an interface (either direction, or by the NIC's
  * rx/tx_prioN_pause counters) pauses the data flows of that priority there.
  * Only flows carrying data count as victims or congested: packets that are
- * not CNPs, ACKs or NAKs.
+ * not CNPs, ACKs or NAKs. A priority paused all interval long carries no
+ * packet at all, so the flows of a priority are those of the snapshot seen in
+ * the last RECENT_INTERVALS intervals; a flow without a delta row did not move
+ * (deltas may hold only the flows that changed).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,10 +36,13 @@ struct pause {
 
 #define MAX_PAUSE (2 * RT_MAX_IFACES * RT_NPRIO)
 
+#define RECENT_INTERVALS 3
+
 struct ctx {
 	struct rt_findings *F;
 	const struct rt_snapshot *cur;
 	const struct rt_delta *d;
+	const struct rt_flow_val **dv;	/* per flow of cur: its delta, or NULL */
 	struct pause p[MAX_PAUSE];
 	size_t np;
 };
@@ -140,26 +146,40 @@ static void collect_pauses(struct ctx *c)
 	}
 }
 
-/* Data flows of a priority on an interface: packets, ECN-capable ones, CE. */
+/* A data flow of the snapshot seen in the last few intervals. */
+static int recent_data_flow(const struct ctx *c, const struct rt_flow *f)
+{
+	__u64 recent = (__u64)(RECENT_INTERVALS * c->d->secs * 1e9);
+
+	if (!data_pkts(&f->v))
+		return 0;
+	return f->v.last_ns + recent >= c->cur->mono_ns;
+}
+
+/* Data flows of a priority on an interface: packets, ECN-capable ones, CE;
+ * in this interval, and (total) the flows' packets since they started. */
 struct prio_flows {
-	__u64 flows, pkts, ect, ce, ce_flows;
+	__u64 flows, pkts, ect, ce, ce_flows, total_ect;
 };
 
 static void prio_flows(const struct ctx *c, const char *ifname, __u8 prio, struct prio_flows *out)
 {
-	const struct rt_delta *d = c->d;
+	const struct rt_snapshot *cur = c->cur;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < d->nflows; i++) {
-		const struct rt_flow *f = d->flows[i].f;
-		const struct rt_flow_val *v = &d->flows[i].d;
-		__u64 dp = data_pkts(v);
+	for (i = 0; i < cur->nflows; i++) {
+		const struct rt_flow *f = &cur->flows[i];
+		const struct rt_flow_val *v = c->dv[i];
 
-		if (!dp || flow_prio(f) != prio || strcmp(rt_snapshot_ifname(c->cur, f->k.ifindex), ifname))
+		if (flow_prio(f) != prio || !recent_data_flow(c, f) ||
+		    strcmp(rt_snapshot_ifname(cur, f->k.ifindex), ifname))
 			continue;
 		out->flows++;
-		out->pkts += dp;
+		out->total_ect += f->v.ecn[RT_ECN_ECT0] + f->v.ecn[RT_ECN_ECT1] + f->v.ecn[RT_ECN_CE];
+		if (!v)
+			continue;
+		out->pkts += data_pkts(v);
 		out->ect += v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE];
 		out->ce += v->ecn[RT_ECN_CE];
 		out->ce_flows += v->ecn[RT_ECN_CE] > 0;
@@ -280,14 +300,14 @@ static int rule_pause_without_ecn(struct ctx *c)
 		if (dup)
 			continue;
 		prio_flows(c, q->ifname, q->prio, &pf);
-		if (!pf.pkts || pf.ce)
+		if (!pf.flows || pf.ce)
 			continue;
 		prio_subject(&s, q, 0);
 		rt_prio_name(q->prio, pn, sizeof(pn));
 		err |= rt_findings_match(F, "pause-without-ecn", RT_SEV_WARNING, &s, F->cfg.pwe_intervals,
 			(double)q->xoff,
-			pf.ect ? "ECN marks too late: set the switch's ECN (WRED) marking threshold for this priority below its PFC xoff threshold." :
-				 "ECN is off: these packets are not ECN-capable; enable ECN (DCQCN) on the NICs and marking on the switch for this priority.",
+			pf.total_ect ? "ECN marks too late: set the switch's ECN (WRED) marking threshold for this priority below its PFC xoff threshold." :
+				       "ECN is off: these packets are not ECN-capable; enable ECN (DCQCN) on the NICs and marking on the switch for this priority.",
 			"priority %s on %s: %llu pause frames while its %llu RoCE flows carried %llu data packets (%llu ECN-capable) and not one CE mark",
 			pn, q->ifname, (unsigned long long)q->xoff, (unsigned long long)pf.flows,
 			(unsigned long long)pf.pkts, (unsigned long long)pf.ect);
@@ -298,23 +318,25 @@ static int rule_pause_without_ecn(struct ctx *c)
 static int rule_victim(struct ctx *c)
 {
 	struct rt_findings *F = c->F;
-	const struct rt_delta *d = c->d;
+	const struct rt_snapshot *cur = c->cur;
 	size_t i, j;
 	int err = 0;
 
-	for (i = 0; i < d->nflows; i++) {
-		const struct rt_flow *f = d->flows[i].f;
-		const struct rt_flow_val *v = &d->flows[i].d;
-		__u64 dp = data_pkts(v), xoff = 0;
+	for (i = 0; i < cur->nflows && c->np; i++) {
+		const struct rt_flow *f = &cur->flows[i];
+		const struct rt_flow_val *v = c->dv[i];
+		__u64 dp = v ? data_pkts(v) : 0, xoff = 0;
 		const char *ifn;
 		__u8 prio;
 		double paused = 0;
 		struct rt_subject s;
 		char fn[160], pn[8];
 
-		if (dp < F->cfg.victim_min_pkts || v->ecn[RT_ECN_CE])
+		/* A flow that carried enough data to matter, lately, and no CE now. */
+		if (data_pkts(&f->v) < F->cfg.victim_min_pkts || !recent_data_flow(c, f) ||
+		    (v && v->ecn[RT_ECN_CE]))
 			continue;
-		ifn = rt_snapshot_ifname(c->cur, f->k.ifindex);
+		ifn = rt_snapshot_ifname(cur, f->k.ifindex);
 		prio = flow_prio(f);
 		for (j = 0; j < c->np; j++)
 			if (c->p[j].prio == prio && !strcmp(c->p[j].ifname, ifn)) {
@@ -332,7 +354,7 @@ static int rule_victim(struct ctx *c)
 			"Head-of-line blocking: this flow is slowed by someone else's congestion on its priority; find the culprit (pfc-storm, congestion findings on the priority) or move the traffic to another priority.",
 			"%s on %s priority %s: %llu data packets, not one CE mark, while the priority was paused by %llu pause frames (%.2f ms paused of %.1f s)",
 			flow_name(f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
-			paused * 1e3, d->secs);
+			paused * 1e3, c->d->secs);
 	}
 	return err;
 }
@@ -547,6 +569,11 @@ static int rule_cnp_ignored(struct ctx *c)
 		"CNPs received but not acted on");
 }
 
+const char *const rt_rule_names[] = {
+	"pfc-storm", "pause-without-ecn", "victim", "congestion", "incast", "loss",
+	"receiver-not-ready", "cnp-ignored", NULL,
+};
+
 int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
@@ -557,6 +584,17 @@ int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const str
 	c->F = F;
 	c->cur = cur;
 	c->d = d;
+	c->dv = calloc(cur->nflows ? cur->nflows : 1, sizeof(*c->dv));
+	if (!c->dv) {
+		free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+
+		if (f >= cur->flows && f < cur->flows + cur->nflows)
+			c->dv[f - cur->flows] = &d->flows[i].d;
+	}
 	collect_pauses(c);
 	err |= rule_pfc_storm(c);
 	err |= rule_pause_without_ecn(c);
@@ -566,6 +604,7 @@ int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const str
 	err |= rule_loss(c);
 	err |= rule_rnr(c);
 	err |= rule_cnp_ignored(c);
+	free(c->dv);
 	free(c);
 	return err ? -ENOMEM : 0;
 }

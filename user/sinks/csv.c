@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * --csv DIR: DIR/flows.csv, DIR/pfc.csv, DIR/stats.csv and DIR/ports.csv.
+ * --csv DIR: DIR/flows.csv, DIR/pfc.csv, DIR/stats.csv, DIR/ports.csv and
+ * DIR/findings.csv (one row per finding event: open, update, close).
  * A header once, then per interval one row per key that changed, holding that
  * interval's deltas, so the rows of a key sum to its totals. Flushed every
  * interval. The columns are documented in the README and the man page; new
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "findings.h"
 #include "fmt.h"
 #include "log.h"
 #include "sink.h"
@@ -20,10 +22,11 @@
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted\n"
+#define FINDINGS_HDR "time,event,rule,severity,start,end,subject,evidence,id,next\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
 
 struct csv {
-	FILE *flows, *pfc, *stats, *ports;
+	FILE *flows, *pfc, *stats, *ports, *findings;
 	char dir[4096];
 	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
@@ -162,6 +165,42 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 	fwrite(c->out, 1, nout, c->flows);
 }
 
+/* A CSV field in quotes, quotes doubled. */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+	fputc('"', f);
+}
+
+/* findings.csv: one row per event; end is empty while a finding is open. */
+static void write_findings(struct csv *c, const struct rt_delta *d, const char *ts)
+{
+	const struct rt_findings *F = d->findings;
+	char subj[512];
+	size_t i;
+
+	for (i = 0; F && i < F->nev; i++) {
+		const struct rt_fev *e = &F->ev[i];
+
+		fprintf(c->findings, "%s,%s,%s,%s,%.3f,", ts, rt_fev_name(e->event), e->f.rule,
+			rt_sev_name(e->f.sev), e->f.start_ns / 1e9);
+		if (e->event == RT_FEV_CLOSE)
+			fprintf(c->findings, "%.3f", e->f.end_ns / 1e9);
+		fputc(',', c->findings);
+		put_quoted(c->findings, rt_subject_text(&e->f.subj, subj, sizeof(subj)));
+		fputc(',', c->findings);
+		put_quoted(c->findings, e->f.evidence);
+		fprintf(c->findings, ",%u,", e->id);
+		put_quoted(c->findings, e->f.next);
+		fputc('\n', c->findings);
+	}
+}
+
 static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct csv *c = s->priv;
@@ -172,6 +211,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 
 	snprintf(ts, sizeof(ts), "%.6f", t);
 	write_flows(c, cur, d, ts);
+	write_findings(c, d, ts);
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
@@ -206,7 +246,8 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 			p->name, (unsigned long long)p->value, (unsigned long long)d->ports[i].d,
 			rt_scope_name(p->scope));
 	}
-	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports)) {
+	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports) ||
+	    fflush(c->findings)) {
 		err = -errno;
 		pr_warn("writing CSV files in %s failed: %s.\n", c->dir, strerror(errno));
 	}
@@ -225,6 +266,8 @@ static void csv_close(struct rt_sink *s)
 		fclose(c->stats);
 	if (c->ports)
 		fclose(c->ports);
+	if (c->findings)
+		fclose(c->findings);
 	free(c);
 	free(s);
 }
@@ -269,7 +312,8 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	if (!(c->flows = open_csv(c, "flows.csv", FLOWS_HDR)) ||
 	    !(c->pfc = open_csv(c, "pfc.csv", PFC_HDR)) ||
 	    !(c->stats = open_csv(c, "stats.csv", STATS_HDR)) ||
-	    !(c->ports = open_csv(c, "ports.csv", PORTS_HDR))) {
+	    !(c->ports = open_csv(c, "ports.csv", PORTS_HDR)) ||
+	    !(c->findings = open_csv(c, "findings.csv", FINDINGS_HDR))) {
 		csv_close(s);
 		return NULL;
 	}
