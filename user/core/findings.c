@@ -345,6 +345,52 @@ const struct rt_finding *rt_findings_newest(const struct rt_findings *F)
 	return best;
 }
 
+/* ---- the log of a run ---- */
+
+int rt_flog_take(struct rt_flog *L, const struct rt_findings *F)
+{
+	size_t i, j;
+
+	for (i = 0; i < F->nev; i++) {
+		const struct rt_fev *e = &F->ev[i];
+
+		for (j = L->n; j > 0; j--)
+			if (L->f[j - 1].id == e->id && !strcmp(L->f[j - 1].host, e->f.host))
+				break;
+		if (j == 0) {
+			if (rt_grow_to((void **)&L->f, &L->cap, L->n + 1, sizeof(*L->f)))
+				return -ENOMEM;
+			j = ++L->n;
+		}
+		L->f[j - 1] = e->f;
+	}
+	return 0;
+}
+
+static int flog_cmp(const void *x, const void *y)
+{
+	const struct rt_finding *a = x, *b = y;
+	int c;
+
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	if ((c = strcmp(a->host, b->host)) || (c = strcmp(a->rule, b->rule)))
+		return c;
+	return memcmp(&a->subj, &b->subj, sizeof(a->subj));
+}
+
+void rt_flog_sort(struct rt_flog *L)
+{
+	if (L->n)
+		qsort(L->f, L->n, sizeof(*L->f), flog_cmp);
+}
+
+void rt_flog_free(struct rt_flog *L)
+{
+	free(L->f);
+	memset(L, 0, sizeof(*L));
+}
+
 /* ---- text ---- */
 
 const char *rt_sev_name(int sev)

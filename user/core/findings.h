@@ -157,6 +157,17 @@ extern const char *const rt_rule_names[];
 /* The rules (rules.c), run in this order by rt_findings_eval. */
 int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d);
 
+/* Every finding of a run, as it last stood (the report's timeline). */
+struct rt_flog {
+	struct rt_finding *f;
+	size_t n, cap;
+};
+/* Take this interval's events of F; 0 or -ENOMEM. */
+int rt_flog_take(struct rt_flog *L, const struct rt_findings *F);
+/* Sort by start, then host, rule and subject. */
+void rt_flog_sort(struct rt_flog *L);
+void rt_flog_free(struct rt_flog *L);
+
 /* Text helpers for sinks. */
 const char *rt_sev_name(int sev);
 int rt_sev_from_name(const char *s);	/* -1 when unknown */

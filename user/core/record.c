@@ -952,6 +952,7 @@ struct rt_source *rt_rec_source_new(const struct rt_opts *o)
 		return NULL;
 	}
 	src->name = "recording";
+	src->host = rt_rec_host(src->priv);
 	src->collect = recsrc_collect;
 	src->rewind = recsrc_rewind;
 	src->close = recsrc_close;

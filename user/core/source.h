@@ -23,6 +23,7 @@ struct rt_source {
 	int (*rewind)(struct rt_source *s);
 	void (*close)(struct rt_source *s);
 	void *priv;
+	const char *host;	/* recordings: the host that recorded it, or "" / NULL */
 };
 
 struct rt_source *rt_live_source_new(const struct rt_opts *o);		/* user/live.c */
