@@ -1117,6 +1117,7 @@ static int load_file(struct report *r, struct rt_opts *o, const struct rt_find_c
 	struct rt_findings F;
 	struct rt_source *src;
 	int cur = 0, have = 0, err = 0, rc = 1;
+	double first_secs = 0;
 	__u32 i, k;
 	const char *base;
 
@@ -1133,6 +1134,19 @@ static int load_file(struct report *r, struct rt_opts *o, const struct rt_find_c
 		F.cfg.speed_mbps = r->speed_mbps;
 	rt_snapshot_init(&snaps[0]);
 	rt_snapshot_init(&snaps[1]);
+	/* A recording's first interval has no known length: the rules take the
+	 * second's (its snapshots are one interval apart). */
+	if (!strcmp(r->kind, "recording") && src->rewind) {
+		if (src->collect(src, &snaps[0]) > 0 && src->collect(src, &snaps[1]) > 0 &&
+		    snaps[1].time_ns > snaps[0].time_ns)
+			first_secs = (snaps[1].time_ns - snaps[0].time_ns) / 1e9;
+		rt_snapshot_clear(&snaps[0]);
+		rt_snapshot_clear(&snaps[1]);
+		if (src->rewind(src)) {
+			pr_warn("cannot read %s again from its start.\n", r->path);
+			goto out;
+		}
+	}
 	for (;;) {
 		struct rt_snapshot *next = &snaps[have ? !cur : cur];
 
@@ -1150,6 +1164,8 @@ static int load_file(struct report *r, struct rt_opts *o, const struct rt_find_c
 		have = 1;
 		if ((err = take(r, next, &d)) || (err = take_ports(r, next, &d)))
 			break;
+		if (d.secs == 0)
+			d.secs = first_secs;
 		if ((err = rt_findings_eval(&F, next, &d)) || (err = rt_flog_take(&r->flog, &F)))
 			break;
 		rt_flow_val_add(&r->tot, &d.flow_tot);
