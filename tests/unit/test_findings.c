@@ -282,20 +282,33 @@ static void test_pause_without_ecn_and_victim(void)
 	rt_findings_free(&F);
 
 	/* A flow paused all interval long moves no packet (no delta row): still
-	 * a victim while seen within 3 intervals; not one idle for longer. */
+	 * a victim when seen within 3 intervals before the pauses began (at 9 s,
+	 * the start of the interval); not one idle for longer. */
 	rt_findings_init(&F, &c);
 	iv_init(&v, 10);
 	iv_pfc(&v, RT_DIR_EGRESS, 3, 5, 0, 1000);
 	iv_flow(&v, 1, 0x201, 100, 0);
 	iv_flow(&v, 2, 0x202, 100, 0);
-	v.s.flows[0].v.last_ns = T0 + 7 * NS;		/* 3 s ago: recent */
-	v.s.flows[1].v.last_ns = T0 + 7 * NS - 1;	/* just older */
+	v.s.flows[0].v.last_ns = T0 + 6 * NS;		/* 3 s before: recent */
+	v.s.flows[1].v.last_ns = T0 + 6 * NS - 1;	/* just older */
 	v.d.nflows = 0;
 	eval(&F, &v);
 	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "victim"), 1);
 	e = find_ev(&F, RT_FEV_OPEN, "victim");
 	if (e)
 		CHECK_EQ(e->f.subj.dqpn, 0x201);
+	iv_free(&v);
+	/* The pauses go on: the paused flow stays a victim however long it has
+	 * been silent, since it moved when the pauses began. */
+	iv_init(&v, 30);
+	iv_pfc(&v, RT_DIR_EGRESS, 3, 5, 0, 1000);
+	iv_flow(&v, 1, 0x201, 100, 0);
+	v.s.flows[0].v.last_ns = T0 + 6 * NS;
+	v.d.nflows = 0;
+	eval(&F, &v);
+	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "victim") + count_ev(&F, RT_FEV_CLOSE, "victim"), 0);
+	CHECK_EQ(F.tab[0].open, 1);
+	CHECK_EQ(F.tab[0].end_ns, T0 + 30 * NS);
 	iv_free(&v);
 	rt_findings_free(&F);
 

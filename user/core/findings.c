@@ -119,6 +119,7 @@ void rt_findings_free(struct rt_findings *F)
 	free(F->tab);
 	free(F->pend);
 	free(F->ev);
+	free(F->eps);
 	memset(F, 0, sizeof(*F));
 }
 

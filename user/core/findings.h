@@ -104,8 +104,18 @@ struct rt_pending {
 	int   seen;		/* matched in the interval being evaluated */
 };
 
+/* A priority paused in consecutive intervals on an interface (rules.c). */
+struct rt_pause_ep {
+	char  ifname[IF_NAMESIZE];
+	__u8  prio;
+	__u8  seen;
+	__u64 since_mono;	/* start of its first interval, on the flows' clock */
+};
+
 struct rt_findings {
 	struct rt_find_cfg cfg;
+	struct rt_pause_ep *eps;	/* pause episodes under way */
+	size_t neps, epcap;
 	struct rt_finding *tab;		/* open findings, then closed ones (most recent kept) */
 	size_t n, cap;
 	size_t keep_closed;		/* closed findings kept for views (default 256) */

@@ -12,9 +12,10 @@
  * rx/tx_prioN_pause counters) pauses the data flows of that priority there.
  * Only flows carrying data count as victims or congested: packets that are
  * not CNPs, ACKs or NAKs. A priority paused all interval long carries no
- * packet at all, so the flows of a priority are those of the snapshot seen in
- * the last RECENT_INTERVALS intervals; a flow without a delta row did not move
- * (deltas may hold only the flows that changed).
+ * packet at all, so the flows of a paused priority are those of the snapshot
+ * seen since RECENT_INTERVALS intervals before the pauses began (the engine
+ * keeps when each priority's run of paused intervals started); a flow without
+ * a delta row did not move (deltas may hold only the flows that changed).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -146,14 +147,61 @@ static void collect_pauses(struct ctx *c)
 	}
 }
 
-/* A data flow of the snapshot seen in the last few intervals. */
-static int recent_data_flow(const struct ctx *c, const struct rt_flow *f)
+/* When the pauses of a priority on an interface began (flows' clock). */
+static __u64 paused_since(const struct ctx *c, const char *ifname, __u8 prio)
+{
+	size_t i;
+
+	for (i = 0; i < c->F->neps; i++)
+		if (c->F->eps[i].prio == prio && !strcmp(c->F->eps[i].ifname, ifname))
+			return c->F->eps[i].since_mono;
+	return c->cur->mono_ns;
+}
+
+/* Keep the runs of paused intervals: a priority paused now continues or
+ * starts one; one not paused now ends. 0 or -ENOMEM. */
+static int track_episodes(struct ctx *c)
+{
+	struct rt_findings *F = c->F;
+	__u64 start = c->cur->mono_ns - (__u64)(c->d->secs * 1e9 < (double)c->cur->mono_ns ? c->d->secs * 1e9 : 0);
+	size_t i, j;
+
+	for (j = 0; j < F->neps; j++)
+		F->eps[j].seen = 0;
+	for (i = 0; i < c->np; i++) {
+		if (!c->p[i].xoff)
+			continue;
+		for (j = 0; j < F->neps; j++)
+			if (F->eps[j].prio == c->p[i].prio && !strcmp(F->eps[j].ifname, c->p[i].ifname))
+				break;
+		if (j == F->neps) {
+			if (rt_grow_to((void **)&F->eps, &F->epcap, F->neps + 1, sizeof(*F->eps)))
+				return -ENOMEM;
+			memset(&F->eps[j], 0, sizeof(F->eps[j]));
+			snprintf(F->eps[j].ifname, IF_NAMESIZE, "%s", c->p[i].ifname);
+			F->eps[j].prio = c->p[i].prio;
+			F->eps[j].since_mono = start;
+			F->neps++;
+		}
+		F->eps[j].seen = 1;
+	}
+	for (j = 0; j < F->neps;) {
+		if (!F->eps[j].seen)
+			F->eps[j] = F->eps[--F->neps];
+		else
+			j++;
+	}
+	return 0;
+}
+
+/* A data flow of the snapshot seen since a few intervals before `since`. */
+static int recent_data_flow(const struct ctx *c, const struct rt_flow *f, __u64 since)
 {
 	__u64 recent = (__u64)(RECENT_INTERVALS * c->d->secs * 1e9);
 
 	if (!data_pkts(&f->v))
 		return 0;
-	return f->v.last_ns + recent >= c->cur->mono_ns;
+	return f->v.last_ns + recent >= since;
 }
 
 /* Data flows of a priority on an interface: packets, ECN-capable ones, CE;
@@ -165,6 +213,7 @@ struct prio_flows {
 static void prio_flows(const struct ctx *c, const char *ifname, __u8 prio, struct prio_flows *out)
 {
 	const struct rt_snapshot *cur = c->cur;
+	__u64 since = paused_since(c, ifname, prio);
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -172,7 +221,7 @@ static void prio_flows(const struct ctx *c, const char *ifname, __u8 prio, struc
 		const struct rt_flow *f = &cur->flows[i];
 		const struct rt_flow_val *v = c->dv[i];
 
-		if (flow_prio(f) != prio || !recent_data_flow(c, f) ||
+		if (flow_prio(f) != prio || !recent_data_flow(c, f, since) ||
 		    strcmp(rt_snapshot_ifname(cur, f->k.ifindex), ifname))
 			continue;
 		out->flows++;
@@ -333,11 +382,12 @@ static int rule_victim(struct ctx *c)
 		char fn[160], pn[8];
 
 		/* A flow that carried enough data to matter, lately, and no CE now. */
-		if (data_pkts(&f->v) < F->cfg.victim_min_pkts || !recent_data_flow(c, f) ||
-		    (v && v->ecn[RT_ECN_CE]))
+		if (data_pkts(&f->v) < F->cfg.victim_min_pkts || (v && v->ecn[RT_ECN_CE]))
 			continue;
 		ifn = rt_snapshot_ifname(cur, f->k.ifindex);
 		prio = flow_prio(f);
+		if (!recent_data_flow(c, f, paused_since(c, ifn, prio)))
+			continue;
 		for (j = 0; j < c->np; j++)
 			if (c->p[j].prio == prio && !strcmp(c->p[j].ifname, ifn)) {
 				xoff += c->p[j].xoff;
@@ -596,6 +646,7 @@ int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const str
 			c->dv[f - cur->flows] = &d->flows[i].d;
 	}
 	collect_pauses(c);
+	err |= track_episodes(c);
 	err |= rule_pfc_storm(c);
 	err |= rule_pause_without_ecn(c);
 	err |= rule_victim(c);
