@@ -23,10 +23,16 @@ static const char usage_text[] =
 "Sources:\n"
 "  -i, --interface IFACE   attach to IFACE (repeat for several)\n"
 "  -r, --read FILE         read a capture (pcap, pcapng) or a rocetop recording\n"
+"      --sflow [ADDR:]PORT collect sFlow v5 from switches on UDP PORT (6343 is\n"
+"                          sFlow's); alone or beside -i. Sampled flows are\n"
+"                          estimates, marked ~; switch ports, queues and drops too\n"
+"      --sflow-allow CIDR  accept sFlow only from senders in CIDR (repeatable);\n"
+"                          others are counted and dropped\n"
 "Views and sinks (combine freely):\n"
 "  (default)               the live ncurses view when standard output is a terminal\n"
 "  -b, --batch             plain text, one table per interval, like top -b\n"
 "      --csv DIR           write DIR/flows.csv, pfc.csv, stats.csv, ports.csv per interval\n"
+"                          (with --sflow also switchports.csv and drops.csv)\n"
 "  -w, --write FILE        record every snapshot to FILE (replay with -r FILE)\n"
 "      --listen [ADDR:]PORT  serve Prometheus metrics on /metrics (a bare port: loopback)\n"
 "  -D, --daemon            no view: only the sinks named (--csv, -w, --listen)\n"
@@ -44,7 +50,8 @@ static const char usage_text[] =
 "      --no-nic            do not read the NIC's counters\n"
 "Output:\n"
 "      --top N             flows per interval in --batch (default 20, 0: all)\n"
-"      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp, nak)\n"
+"      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
+"                          nak, rnr, idle, age, src, dqpn...)\n"
 "      --filter TEXT       initial filter of the view (address or QP)\n"
 "      --max-size BYTES    rotate the recording past BYTES (k, M, G suffixes)\n"
 "      --max-files N       keep N rotated recordings (like tcpdump -W)\n"
@@ -72,24 +79,27 @@ static const char usage_text[] =
 "  rocetop lab                          watch congestion on the built-in test bed\n"
 "  rocetop -i eth0                      live view of eth0\n"
 "  rocetop -i eth0 -b -n 5              five text tables, one per second\n"
+"  rocetop --sflow 6343                 the fabric's flows and queues, from sFlow\n"
 "  rocetop -i eth0 --csv run1 -w run1.rtr -D   record a tuning run\n"
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
 "  rocetop -i eth0 -D --flight-recorder 2m --flight-dir /var/tmp\n"
 "                                       record the 2 minutes around each incident\n"
 "\n"
-"Attaching needs root (or CAP_BPF and CAP_NET_ADMIN). See rocetop(8).\n";
+"Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n";
 
 enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
-	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_THRESHOLD, OPT_LINK_SPEED, OPT_FLIGHT,
-	OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
+	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_THRESHOLD,
+	OPT_LINK_SPEED, OPT_FLIGHT, OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
 };
 
 static const struct option long_opts[] = {
 	{ "interface", required_argument, NULL, 'i' },
 	{ "read", required_argument, NULL, 'r' },
+	{ "sflow", required_argument, NULL, OPT_SFLOW },
+	{ "sflow-allow", required_argument, NULL, OPT_SFLOW_ALLOW },
 	{ "write", required_argument, NULL, 'w' },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "daemon", no_argument, NULL, 'D' },
@@ -259,6 +269,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 			o->ifaces[o->nifaces++] = optarg;
 			break;
 		case 'r': o->read_file = optarg; break;
+		case OPT_SFLOW: o->sflow = optarg; break;
+		case OPT_SFLOW_ALLOW:
+			if (o->nsflow_allow == RT_MAX_SFLOW_ALLOW) {
+				pr_warn("at most %d --sflow-allow ranges can be given.\n", RT_MAX_SFLOW_ALLOW);
+				return -EINVAL;
+			}
+			o->sflow_allow[o->nsflow_allow++] = optarg;
+			break;
 		case 'w': o->write_file = optarg; break;
 		case 'b': o->batch = 1; break;
 		case 'D': o->daemon = 1; break;
@@ -357,6 +375,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 	}
 	if (o->nifaces && o->read_file) {
 		pr_warn("-i and -r cannot be combined: watch interfaces or read a file.\n");
+		return -EINVAL;
+	}
+	if (o->sflow && o->read_file) {
+		pr_warn("--sflow collects live and cannot be combined with -r; use it alone or beside -i.\n");
+		return -EINVAL;
+	}
+	if (o->nsflow_allow && !o->sflow) {
+		pr_warn("--sflow-allow restricts --sflow, which is not given.\n");
 		return -EINVAL;
 	}
 	if (o->no_egress && o->no_ingress) {

@@ -6,27 +6,48 @@
  * interval's deltas, so the rows of a key sum to its totals. Flushed every
  * interval. The columns are documented in the README and the man page; new
  * columns are only ever appended.
+ *
+ * Safety (rocetop runs as root): the directory must not be writable by other
+ * users, files are opened without following links (outfile.c), text fields
+ * are quoted as RFC 4180 says, and a failed write (a full disk) truncates
+ * each file back to its last whole row before the run ends with the error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdio_ext.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <net/if.h>
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
+#include "outfile.h"
 #include "sink.h"
+#include "sflow_decode.h"
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
-		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen\n"
+		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples\n"
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted\n"
 #define FINDINGS_HDR "time,event,rule,severity,start,end,subject,evidence,id,next\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
+#define SWPORTS_HDR "time,agent,port,dir,samples,est_pkts,est_bytes,est_ce,est_cnp,max_queue_bytes," \
+		    "mean_queue_bytes,max_transit_ns,mean_transit_ns,ce_pct,queue,speed_bps,util_pct," \
+		    "in_discards,out_discards,in_errors,out_errors,drops,agent_dgrams_lost\n"
+#define DROPS_HDR "time,agent,port,reason,reason_code,drops\n"
+
+enum { C_FLOWS, C_PFC, C_STATS, C_PORTS, C_SWPORTS, C_DROPS, C_FINDINGS, C__N };
 
 struct csv {
-	FILE *flows, *pfc, *stats, *ports, *findings;
+	FILE *flows, *pfc, *stats, *ports;
+	FILE *swports, *drops;	/* with --sflow */
+	FILE *findings;
+	off_t good[C__N];	/* each file's length after its last whole row */
+	int failed;
 	char dir[4096];
 	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
@@ -47,6 +68,14 @@ static void put_str(struct row *r, const char *s)
 		r->n += len;
 	}
 	r->buf[r->n++] = ',';
+}
+
+/* A text field from outside (interface, process name): quoted if need be. */
+static void put_text(struct row *r, const char *s)
+{
+	char q[2 * 64 + 3];
+
+	put_str(r, rt_fmt_csv(s, q, sizeof(q)));
 }
 
 static void put_u64(struct row *r, __u64 v)
@@ -120,7 +149,7 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		}
 		r.n = 0;
 		put_str(&r, ts);
-		put_str(&r, ifname);
+		put_text(&r, ifname);
 		put_str(&r, rt_dir_name(f->k.dir));
 		put_str(&r, cached_addr(&src, f->k.family, f->k.src));
 		put_str(&r, cached_addr(&dst, f->k.family, f->k.dst));
@@ -146,7 +175,7 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		if (f->lqpn || f->pid) {
 			put_u64(&r, f->lqpn);
 			put_u64(&r, f->pid);
-			put_str(&r, f->comm);
+			put_text(&r, f->comm);
 		} else {
 			r.buf[r.n++] = ',';	/* lqpn, pid and comm left empty */
 			r.buf[r.n++] = ',';
@@ -154,6 +183,10 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		}
 		put_seen(&r, cur, v->first_ns);
 		put_seen(&r, cur, v->last_ns);
+		if (f->estimate)
+			put_u64(&r, d->flows[i].samples);
+		else
+			r.buf[r.n++] = ',';	/* exact: no samples */
 		r.buf[r.n - 1] = '\n';	/* the last column's comma */
 		if (nout + r.n > sizeof(c->out)) {
 			fwrite(c->out, 1, nout, c->flows);
@@ -165,23 +198,89 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 	fwrite(c->out, 1, nout, c->flows);
 }
 
-/* A CSV field in quotes, quotes doubled. */
-static void put_quoted(FILE *f, const char *s)
+/* After a failed write: drop what stdio still holds, cut each file back to the
+ * end of its last whole row, and write nothing more. */
+static void cut_back(struct csv *c)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
+	FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->findings };
+	int k;
+
+	c->failed = 1;
+	for (k = 0; k < C__N; k++) {
+		if (!fs[k])
+			continue;
+		__fpurge(fs[k]);
+		if (ftruncate(fileno(fs[k]), c->good[k]))
+			pr_warn("cannot cut %s/ back to its last row: %s.\n", c->dir, strerror(errno));
 	}
-	fputc('"', f);
+}
+
+static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
+{
+	size_t i;
+
+	for (i = 0; i < d->nswports; i++) {
+		const struct rt_swport_delta *x = &d->swports[i];
+		const struct rt_swport *p = x->p;
+		const struct rt_swport_ctr *v = &x->d;
+		__u64 oct = p->dir == RT_DIR_EGRESS ? x->out_octets : x->in_octets;
+
+		if (!v->samples)
+			continue;
+		fprintf(c->swports, "%.6f,%s,%u,%s,%llu,%llu,%llu,%llu,%llu,", t, p->agent, p->port,
+			rt_dir_name(p->dir), (unsigned long long)v->samples, (unsigned long long)v->est_pkts,
+			(unsigned long long)v->est_bytes, (unsigned long long)v->est_ce,
+			(unsigned long long)v->est_cnp);
+		if (v->depth_n)
+			fprintf(c->swports, "%u,%.0f,", p->max_depth, (double)v->depth_sum / (double)v->depth_n);
+		else
+			fputs(",,", c->swports);
+		if (v->transit_n)
+			fprintf(c->swports, "%u,%.0f,", p->max_transit, (double)v->transit_sum / (double)v->transit_n);
+		else
+			fputs(",,", c->swports);
+		if (v->roce_samples)
+			fprintf(c->swports, "%.2f,", 100.0 * (double)v->est_ce / (double)(v->est_pkts ? v->est_pkts : 1));
+		else
+			fputs(",", c->swports);
+		if (p->has_queue)
+			fprintf(c->swports, "%u,", p->queue);
+		else
+			fputs(",", c->swports);
+		if (p->has_ifctr) {
+			fprintf(c->swports, "%llu,", (unsigned long long)p->speed_bps);
+			if (p->speed_bps && d->secs > 0)
+				fprintf(c->swports, "%.2f,", 100.0 * (double)oct * 8 / ((double)p->speed_bps * d->secs));
+			else
+				fputs(",", c->swports);
+			fprintf(c->swports, "%llu,%llu,%llu,%llu,", (unsigned long long)x->in_discards,
+				(unsigned long long)x->out_discards, (unsigned long long)x->in_errors,
+				(unsigned long long)x->out_errors);
+		} else {
+			fputs(",,,,,,", c->swports);
+		}
+		fprintf(c->swports, "%llu,%llu\n", (unsigned long long)v->drops, (unsigned long long)x->lost);
+	}
+	for (i = 0; i < d->nswdrops; i++) {
+		const struct rt_swdrop *p = d->swdrops[i].p;
+		const char *name = rt_sf_drop_reason(p->reason);
+
+		if (!d->swdrops[i].drops)
+			continue;
+		if (name)
+			fprintf(c->drops, "%.6f,%s,%u,%s,%u,%llu\n", t, p->agent, p->port, name, p->reason,
+				(unsigned long long)d->swdrops[i].drops);
+		else
+			fprintf(c->drops, "%.6f,%s,%u,code_%u,%u,%llu\n", t, p->agent, p->port, p->reason,
+				p->reason, (unsigned long long)d->swdrops[i].drops);
+	}
 }
 
 /* findings.csv: one row per event; end is empty while a finding is open. */
 static void write_findings(struct csv *c, const struct rt_delta *d, const char *ts)
 {
 	const struct rt_findings *F = d->findings;
-	char subj[512];
+	char subj[512], q1[1100], q2[600], q3[450];
 	size_t i;
 
 	for (i = 0; F && i < F->nev; i++) {
@@ -191,13 +290,9 @@ static void write_findings(struct csv *c, const struct rt_delta *d, const char *
 			rt_sev_name(e->f.sev), e->f.start_ns / 1e9);
 		if (e->event == RT_FEV_CLOSE)
 			fprintf(c->findings, "%.3f", e->f.end_ns / 1e9);
-		fputc(',', c->findings);
-		put_quoted(c->findings, rt_subject_text(&e->f.subj, subj, sizeof(subj)));
-		fputc(',', c->findings);
-		put_quoted(c->findings, e->f.evidence);
-		fprintf(c->findings, ",%u,", e->id);
-		put_quoted(c->findings, e->f.next);
-		fputc('\n', c->findings);
+		fprintf(c->findings, ",%s,%s,%u,%s\n",
+			rt_fmt_csv(rt_subject_text(&e->f.subj, subj, sizeof(subj)), q1, sizeof(q1)),
+			rt_fmt_csv(e->f.evidence, q2, sizeof(q2)), e->id, rt_fmt_csv(e->f.next, q3, sizeof(q3)));
 	}
 }
 
@@ -209,15 +304,19 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	size_t i;
 	int err = 0;
 
+	if (c->failed)
+		return -EIO;
 	snprintf(ts, sizeof(ts), "%.6f", t);
 	write_flows(c, cur, d, ts);
 	write_findings(c, d, ts);
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
+		char qifn[2 * IF_NAMESIZE + 3];
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
 		__u64 speed = rt_link_speed_mbps(ifn);
 
+		ifn = rt_fmt_csv(ifn, qifn, sizeof(qifn));
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			if (!v->pfc_frames[p])
 				continue;
@@ -241,15 +340,35 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	}
 	for (i = 0; i < d->nports; i++) {
 		const struct rt_port_ctr *p = d->ports[i].c;
+		char dv[2 * sizeof(p->dev) + 3], nd[2 * sizeof(p->netdev) + 3], nm[2 * sizeof(p->name) + 3];
 
-		fprintf(c->ports, "%.6f,%s,%u,%s,%s,%llu,%llu,%s\n", t, p->dev, p->port, p->netdev,
-			p->name, (unsigned long long)p->value, (unsigned long long)d->ports[i].d,
+		fprintf(c->ports, "%.6f,%s,%u,%s,%s,%llu,%llu,%s\n", t, rt_fmt_csv(p->dev, dv, sizeof(dv)),
+			p->port, rt_fmt_csv(p->netdev, nd, sizeof(nd)), rt_fmt_csv(p->name, nm, sizeof(nm)),
+			(unsigned long long)p->value, (unsigned long long)d->ports[i].d,
 			rt_scope_name(p->scope));
 	}
-	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports) ||
-	    fflush(c->findings)) {
-		err = -errno;
-		pr_warn("writing CSV files in %s failed: %s.\n", c->dir, strerror(errno));
+	if (c->swports)
+		write_sflow(c, d, t);
+	{
+		FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->findings };
+		int k;
+
+		for (k = 0; k < C__N; k++) {
+			if (!fs[k])
+				continue;
+			errno = 0;
+			if (fflush(fs[k]) == 0 && !ferror(fs[k])) {
+				c->good[k] = ftello(fs[k]);
+				continue;
+			}
+			err = errno ? -errno : -EIO;
+			break;
+		}
+		if (err) {
+			pr_warn("writing CSV files in %s failed: %s; each file is cut back to its last whole row.\n",
+				c->dir, strerror(-err));
+			cut_back(c);
+		}
 	}
 	return err;
 }
@@ -266,25 +385,39 @@ static void csv_close(struct rt_sink *s)
 		fclose(c->stats);
 	if (c->ports)
 		fclose(c->ports);
+	if (c->swports)
+		fclose(c->swports);
+	if (c->drops)
+		fclose(c->drops);
 	if (c->findings)
 		fclose(c->findings);
 	free(c);
 	free(s);
 }
 
-static FILE *open_csv(struct csv *c, const char *name, const char *hdr)
+static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr)
 {
 	char path[4200];
 	FILE *f;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-	f = fopen(path, "w");
+	fd = rt_out_open(path, "the CSV file", 0);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
 	if (!f) {
 		pr_warn("cannot write %s: %s.\n", path, strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	fputs(hdr, f);
-	fflush(f);
+	if (fflush(f)) {
+		pr_warn("cannot write %s: %s.\n", path, strerror(errno));
+		fclose(f);
+		return NULL;
+	}
+	c->good[k] = ftello(f);
 	return f;
 }
 
@@ -307,13 +440,21 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 		pr_warn("--csv wants a directory, and %s is not one.\n", c->dir);
 		goto fail;
 	}
+	if (rt_out_check_dir(c->dir, "--csv"))
+		goto fail;
 	s->priv = c;
 	s->close = csv_close;
-	if (!(c->flows = open_csv(c, "flows.csv", FLOWS_HDR)) ||
-	    !(c->pfc = open_csv(c, "pfc.csv", PFC_HDR)) ||
-	    !(c->stats = open_csv(c, "stats.csv", STATS_HDR)) ||
-	    !(c->ports = open_csv(c, "ports.csv", PORTS_HDR)) ||
-	    !(c->findings = open_csv(c, "findings.csv", FINDINGS_HDR))) {
+	if (!(c->flows = open_csv(c, C_FLOWS, "flows.csv", FLOWS_HDR)) ||
+	    !(c->pfc = open_csv(c, C_PFC, "pfc.csv", PFC_HDR)) ||
+	    !(c->stats = open_csv(c, C_STATS, "stats.csv", STATS_HDR)) ||
+	    !(c->ports = open_csv(c, C_PORTS, "ports.csv", PORTS_HDR)) ||
+	    !(c->findings = open_csv(c, C_FINDINGS, "findings.csv", FINDINGS_HDR))) {
+		csv_close(s);
+		return NULL;
+	}
+	if ((o->sflow || o->have_sflow_fd) &&
+	    (!(c->swports = open_csv(c, C_SWPORTS, "switchports.csv", SWPORTS_HDR)) ||
+	     !(c->drops = open_csv(c, C_DROPS, "drops.csv", DROPS_HDR)))) {
 		csv_close(s);
 		return NULL;
 	}
