@@ -81,7 +81,8 @@ fi
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP findings_lab: needs root"; exit $((fails > 0)); fi
 
 # ---- the lab, live: findings.csv against the generator's tally; Prometheus
-port=$((20000 + $$ % 20000))
+# A free port on the host's loopback (the lab serves metrics there).
+port=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 for sc in pfc-storm incast steady; do
 	d=$T/lab-$sc; mkdir -p "$d"
 	args=()
@@ -91,7 +92,7 @@ for sc in pfc-storm incast steady; do
 	lp=$!
 	if [ "$sc" = pfc-storm ]; then
 		for _ in $(seq 60); do
-			ip netns exec "$name-rcv" curl -sf "http://127.0.0.1:$port/metrics" >"$T/metrics" 2>/dev/null &&
+			curl -sf --max-time 2 "http://127.0.0.1:$port/metrics" >"$T/metrics" 2>/dev/null &&
 				grep -q '^rocetop_findings_open{rule="pfc-storm",severity="critical"} 1' "$T/metrics" && break
 			sleep 0.1
 		done
@@ -113,6 +114,23 @@ for sc in pfc-storm incast steady; do
 		fi
 	fi
 done
+
+# ---- sFlow from the lab's modelled switch: switch-drops and deep-queue
+d=$T/sflow; mkdir -p "$d"
+if "$ROCETOP" lab --name "$name" --scenario incast --duration 3 --rate 8000 --seed 3 --sflow --sflow-rate 16 \
+	--tally "$d/tally" --csv "$d/csv" -D -d 1 --threshold queue-bytes=50000 >"$d.out" 2>"$d.err"; then
+	drops=$(awk '$1=="model_switch_drops"{print $2}' "$d/tally/summary.txt")
+	qmax=$(awk '$1=="model_queue_max_bytes"{print $2}' "$d/tally/summary.txt")
+	sd=$(awk -F, '$2=="open" && $3=="switch-drops"' "$d/csv/findings.csv" | grep -c 'agent=10.77.0.254 port=1')
+	dq=$(awk -F, '$2=="open" && $3=="deep-queue"' "$d/csv/findings.csv" | grep -o 'queue up to [0-9]*' | awk '{print $4}' | sort -n | tail -1)
+	if [ "${drops:-0}" -gt 0 ] && [ "$sd" -ge 1 ] && [ -n "$dq" ] && [ "$dq" -ge 50000 ] && [ "$dq" -le "${qmax%.*}" ]; then
+		pass "sflow: switch-drops ($drops drops in the model) and deep-queue ($dq bytes sampled, model max $qmax) at the switch port"
+	else
+		fail sflow "model drops '$drops' max queue '$qmax'; switch-drops findings $sd, deep-queue '$dq'"
+	fi
+else
+	fail sflow "rocetop lab --sflow failed: $(tail -2 "$d.err")"
+fi
 
 # ---- the flight recorder in the lab: triggered by the storm (critical)
 d=$T/flight; mkdir -p "$d/dir"

@@ -424,6 +424,63 @@ static void test_loss_rnr_cnp(void)
 	TEST_END("findings: loss, receiver-not-ready and cnp-ignored at one count, wire and NIC");
 }
 
+static void test_switch(void)
+{
+	struct rt_find_cfg c = cfg100g();
+	struct rt_findings F;
+	struct iv v;
+	struct rt_swport *p;
+	struct rt_swdrop *x;
+	struct rt_swport_delta pd[2];
+	struct rt_swdrop_delta dd[1];
+	const struct rt_fev *e;
+	char buf[512];
+
+	rt_findings_init(&F, &c);
+	iv_init(&v, 1);
+	p = rt_snapshot_add_swport(&v.s);
+	snprintf(p->agent, sizeof(p->agent), "10.0.9.1");
+	p->port = 7;
+	p->dir = RT_DIR_EGRESS;
+	p->max_depth = 1000000;			/* the default threshold */
+	p = rt_snapshot_add_swport(&v.s);
+	snprintf(p->agent, sizeof(p->agent), "10.0.9.1");
+	p->port = 8;
+	p->max_depth = 999999;			/* just below */
+	x = rt_snapshot_add_swdrop(&v.s);
+	snprintf(x->agent, sizeof(x->agent), "10.0.9.2");
+	x->port = 3;
+	x->reason = 1;
+	memset(pd, 0, sizeof(pd));
+	pd[0].p = &v.s.swports[0];
+	pd[0].d.depth_n = 4;
+	pd[0].d.depth_sum = 2000000;
+	pd[1].p = &v.s.swports[1];
+	pd[1].d.depth_n = 4;
+	dd[0].p = &v.s.swdrops[0];
+	dd[0].drops = 1;
+	v.d.swports = pd;
+	v.d.nswports = 2;
+	v.d.swdrops = dd;
+	v.d.nswdrops = 1;
+	eval(&F, &v);
+	CHECK_EQ(F.nev, 2);
+	e = find_ev(&F, RT_FEV_OPEN, "deep-queue");
+	if (e) {
+		rt_subject_json(&e->f.subj, buf, sizeof(buf));
+		CHECK(!strcmp(buf, "{\"agent\":\"10.0.9.1\",\"port\":7,\"dir\":\"egress\"}"), "%s", buf);
+	}
+	e = find_ev(&F, RT_FEV_OPEN, "switch-drops");
+	CHECK(e != NULL, "switch-drops at one notification");
+	if (e)
+		CHECK_EQ(e->f.subj.port, 3);
+	v.d.swports = NULL;
+	v.d.swdrops = NULL;
+	iv_free(&v);
+	rt_findings_free(&F);
+	TEST_END("findings: deep-queue at 1 MB of queue, switch-drops at one notification (sFlow)");
+}
+
 static void test_cfg(void)
 {
 	struct rt_find_cfg c;
@@ -451,6 +508,7 @@ int main(void)
 	test_pause_without_ecn_and_victim();
 	test_congestion_incast();
 	test_loss_rnr_cnp();
+	test_switch();
 	test_cfg();
 	return TEST_EXIT();
 }

@@ -271,12 +271,14 @@ static void counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
 	snprintf(s->counter, sizeof(s->counter), "%s", pc->name);
 }
 
+/* Flows sampled by sFlow carry estimates: the evidence says so. */
 static const char *flow_name(const struct rt_flow *f, char *buf, size_t len)
 {
 	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN];
 
-	snprintf(buf, len, "%s -> %s QP %u", rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)),
-		 rt_fmt_addr(f->k.family, f->k.dst, b, sizeof(b)), f->k.dqpn);
+	snprintf(buf, len, "%s -> %s QP %u%s", rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)),
+		 rt_fmt_addr(f->k.family, f->k.dst, b, sizeof(b)), f->k.dqpn,
+		 f->k.ifindex >= RT_SFLOW_IFBASE ? " (sFlow estimates)" : "");
 	return buf;
 }
 
@@ -619,9 +621,58 @@ static int rule_cnp_ignored(struct ctx *c)
 		"CNPs received but not acted on");
 }
 
+/* ---- switch-drops and deep-queue: what sFlow agents say of their ports ---- */
+static void swport_subject(struct rt_subject *s, const char *agent, __u32 port)
+{
+	memset(s, 0, sizeof(*s));
+	s->has = RT_SUBJ_AGENT | RT_SUBJ_PORT;
+	snprintf(s->agent, sizeof(s->agent), "%s", agent);
+	s->port = port;
+}
+
+static int rule_switch(struct ctx *c)
+{
+	struct rt_findings *F = c->F;
+	const struct rt_delta *d = c->d;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < d->nswdrops; i++) {
+		const struct rt_swdrop *p = d->swdrops[i].p;
+		struct rt_subject s;
+
+		if (d->swdrops[i].drops < F->cfg.drops_min)
+			continue;
+		swport_subject(&s, p->agent, p->port);
+		s.has |= RT_SUBJ_COUNTER;
+		snprintf(s.counter, sizeof(s.counter), "drop reason %u", p->reason);
+		err |= rt_findings_match(F, "switch-drops", RT_SEV_WARNING, &s, 1, (double)d->swdrops[i].drops,
+			"The switch drops packets on this port: RoCE needs a lossless class; check PFC on the priority, the buffer and the drop reason.",
+			"switch %s port %u: %llu dropped-packet notifications (sFlow reason %u) in %.1f s",
+			p->agent, p->port, (unsigned long long)d->swdrops[i].drops, p->reason, d->secs);
+	}
+	for (i = 0; i < d->nswports; i++) {
+		const struct rt_swport *p = d->swports[i].p;
+		const struct rt_swport_ctr *v = &d->swports[i].d;
+		struct rt_subject s;
+
+		if (!v->depth_n || (double)p->max_depth < F->cfg.queue_bytes)
+			continue;
+		swport_subject(&s, p->agent, p->port);
+		s.has |= RT_SUBJ_DIR;
+		s.dir = p->dir;
+		err |= rt_findings_match(F, "deep-queue", RT_SEV_WARNING, &s, 1, (double)p->max_depth,
+			"A queue builds up at this switch port: its ECN marking threshold may sit too high, or too many senders converge on it (incast).",
+			"switch %s port %u (%s): queue up to %u bytes, %.0f on average over %llu sFlow samples in %.1f s",
+			p->agent, p->port, rt_dir_name(p->dir), p->max_depth, (double)v->depth_sum / (double)v->depth_n,
+			(unsigned long long)v->depth_n, d->secs);
+	}
+	return err;
+}
+
 const char *const rt_rule_names[] = {
 	"pfc-storm", "pause-without-ecn", "victim", "congestion", "incast", "loss",
-	"receiver-not-ready", "cnp-ignored", NULL,
+	"receiver-not-ready", "cnp-ignored", "switch-drops", "deep-queue", NULL,
 };
 
 int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -655,6 +706,7 @@ int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const str
 	err |= rule_loss(c);
 	err |= rule_rnr(c);
 	err |= rule_cnp_ignored(c);
+	err |= rule_switch(c);
 	free(c->dv);
 	free(c);
 	return err ? -ENOMEM : 0;
