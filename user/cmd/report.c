@@ -84,6 +84,7 @@ struct report {
 	struct moment *m;
 	size_t nm, mcap;
 	__u64 first_ns, last_ns, step_ns, evicted;
+	__u64 est_pkts, est_samples;	/* sFlow estimates: left out of the exact figures */
 	struct rt_flow_val tot;
 	struct rt_if_val itot;
 	struct agg_flow **flows;	/* tab's used entries */
@@ -192,6 +193,11 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 
 		if (!v->pkts && f->throttles < 0)
 			continue;
+		if (f->estimate) {	/* never mixed into the exact figures */
+			r->est_pkts += v->pkts;
+			r->est_samples += d->flows[i].samples;
+			continue;
+		}
 		a = agg_get(r, &f->k);
 		if (!a)
 			return -ENOMEM;
@@ -889,6 +895,8 @@ static void print_report(struct report *r)
 		ju("malformed", r->itot.malformed);
 		ju("table_full", r->itot.flow_full);
 		ju("evicted", r->evicted);
+		ju("sflow_estimated_pkts_left_out", r->est_pkts);
+		ju("sflow_samples_left_out", r->est_samples);
 		jclose('}');
 		findings_out(1, 0, &r->flog);
 	} else {
@@ -907,6 +915,10 @@ static void print_report(struct report *r)
 		       (unsigned long long)r->itot.not_roce, (unsigned long long)r->itot.mac_ctrl,
 		       (unsigned long long)r->itot.truncated, (unsigned long long)r->itot.malformed,
 		       (unsigned long long)r->itot.flow_full, (unsigned long long)r->evicted);
+		if (r->est_samples)
+			printf("sFlow     ~%llu pkts estimated from %llu samples are not in this report's flows "
+			       "(the switch ports are in switchports.csv of a replay: rocetop -r FILE --csv DIR)\n",
+			       (unsigned long long)r->est_pkts, (unsigned long long)r->est_samples);
 		if (!r->multi)
 			findings_out(0, 0, &r->flog);
 	}
