@@ -120,6 +120,7 @@ void rt_findings_free(struct rt_findings *F)
 	free(F->pend);
 	free(F->ev);
 	free(F->eps);
+	free(F->slots);
 	memset(F, 0, sizeof(*F));
 }
 
@@ -173,19 +174,106 @@ static void count_rule(struct rt_findings *F, const char *rule)
 	F->opened_total++;
 }
 
+/* ---- the index of (rule, subject) ---- */
+
+#define RT_SLOT_PEND 0x80000000u
+
+static __u32 key_hash(const char *rule, const struct rt_subject *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	__u64 h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (; *rule; rule++)
+		h = (h ^ (unsigned char)*rule) * 0x100000001b3ULL;
+	for (i = 0; i < sizeof(*s); i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return (__u32)(h ^ (h >> 32)) | 1;	/* 0 marks an empty slot */
+}
+
+static int same_key(const struct rt_findings *F, __u32 v, const char *rule, const struct rt_subject *s)
+{
+	if (v & RT_SLOT_PEND) {
+		const struct rt_pending *p = &F->pend[(v & ~RT_SLOT_PEND) - 1];
+
+		return p->hits >= 0 && !strcmp(p->rule, rule) && !memcmp(&p->subj, s, sizeof(*s));
+	}
+	return F->tab[v - 1].open && !strcmp(F->tab[v - 1].rule, rule) && !memcmp(&F->tab[v - 1].subj, s, sizeof(*s));
+}
+
+/* The slot of a key: the one holding it, or the empty one it would take. */
+static size_t slot_of(const struct rt_findings *F, __u32 h, const char *rule, const struct rt_subject *s)
+{
+	size_t m = F->nslots - 1, j = h & m;
+
+	while (F->slots[j].h && !(F->slots[j].h == h && same_key(F, F->slots[j].i, rule, s)))
+		j = (j + 1) & m;
+	return j;
+}
+
+static int index_put(struct rt_findings *F, __u32 h, __u32 v, const char *rule, const struct rt_subject *s);
+
+static int index_rebuild(struct rt_findings *F, size_t want)
+{
+	size_t n = 64, i;
+
+	while (n < 2 * (want + 16))
+		n *= 2;
+	if (n != F->nslots) {
+		void *p = calloc(n, sizeof(*F->slots));
+
+		if (!p)
+			return -ENOMEM;
+		free(F->slots);
+		F->slots = p;
+		F->nslots = n;
+	} else {
+		memset(F->slots, 0, n * sizeof(*F->slots));
+	}
+	F->nused = 0;
+	for (i = 0; i < F->n; i++)
+		if (F->tab[i].open &&
+		    index_put(F, key_hash(F->tab[i].rule, &F->tab[i].subj), (__u32)i + 1, F->tab[i].rule, &F->tab[i].subj))
+			return -ENOMEM;
+	for (i = 0; i < F->npend; i++)
+		if (F->pend[i].hits >= 0 &&
+		    index_put(F, key_hash(F->pend[i].rule, &F->pend[i].subj), ((__u32)i + 1) | RT_SLOT_PEND,
+			      F->pend[i].rule, &F->pend[i].subj))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Insert (or point at a new place) a key. */
+static int index_put(struct rt_findings *F, __u32 h, __u32 v, const char *rule, const struct rt_subject *s)
+{
+	size_t j;
+
+	if (2 * (F->nused + 1) > F->nslots && index_rebuild(F, F->nused + 1))
+		return -ENOMEM;
+	j = slot_of(F, h, rule, s);
+	if (!F->slots[j].h)
+		F->nused++;
+	F->slots[j].h = h;
+	F->slots[j].i = v;
+	return 0;
+}
+
 int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 		      const struct rt_subject *subj, int need, double score,
 		      const char *next, const char *fmt, ...)
 {
 	struct rt_pending *p = NULL;
 	struct rt_finding *f;
+	__u32 h = key_hash(rule, subj), v;
 	va_list ap;
-	size_t i;
+	size_t j;
 
-	for (i = 0; i < F->n; i++) {
-		f = &F->tab[i];
-		if (!f->open || strcmp(f->rule, rule) || memcmp(&f->subj, subj, sizeof(*subj)))
-			continue;
+	if (!F->nslots && index_rebuild(F, 0))
+		return -ENOMEM;
+	j = slot_of(F, h, rule, subj);
+	v = F->slots[j].h ? F->slots[j].i : 0;
+	if (v && !(v & RT_SLOT_PEND)) {
+		f = &F->tab[v - 1];
 		if (f->seen)
 			return 0;	/* one match per interval */
 		f->seen = 1;
@@ -207,11 +295,8 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 			f->peak = score;
 		return 0;
 	}
-	for (i = 0; i < F->npend; i++)
-		if (!strcmp(F->pend[i].rule, rule) && !memcmp(&F->pend[i].subj, subj, sizeof(*subj))) {
-			p = &F->pend[i];
-			break;
-		}
+	if (v)
+		p = &F->pend[(v & ~RT_SLOT_PEND) - 1];
 	if (p && p->seen)
 		return 0;
 	if (!p) {
@@ -222,12 +307,13 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 		snprintf(p->rule, sizeof(p->rule), "%s", rule);
 		p->subj = *subj;
 		p->start_ns = F->t_start;
+		if (index_put(F, h, (__u32)F->npend | RT_SLOT_PEND, rule, subj))
+			return -ENOMEM;
 	}
 	p->seen = 1;
 	p->hits++;
 	if (p->hits < need)
 		return 0;
-	/* Opens: closed findings may make room first. */
 	if (rt_grow_to((void **)&F->tab, &F->cap, F->n + 1, sizeof(*F->tab)))
 		return -ENOMEM;
 	f = &F->tab[F->n++];
@@ -247,29 +333,36 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	va_start(ap, fmt);
 	vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
 	va_end(ap);
-	*p = F->pend[--F->npend];	/* p is no longer pending */
+	p->hits = -1;		/* no longer pending: dropped at the end of the interval */
+	if (index_put(F, h, (__u32)F->n, rule, subj))
+		return -ENOMEM;
 	count_rule(F, rule);
 	return push_event(F, RT_FEV_OPEN, f);
+}
+
+static int by_end_desc(const void *x, const void *y)
+{
+	const struct rt_finding *a = x, *b = y;
+
+	if (a->open != b->open)
+		return a->open ? -1 : 1;
+	if (a->end_ns != b->end_ns)
+		return a->end_ns > b->end_ns ? -1 : 1;
+	return a->id > b->id ? -1 : a->id < b->id;
 }
 
 /* Keep the open findings, and the keep_closed most recently closed. */
 static void prune(struct rt_findings *F)
 {
-	size_t closed = 0, i, j;
+	size_t closed = 0, i;
 
 	for (i = 0; i < F->n; i++)
 		closed += !F->tab[i].open;
-	while (closed > F->keep_closed) {
-		size_t oldest = F->n;
-
-		for (i = 0; i < F->n; i++)
-			if (!F->tab[i].open && (oldest == F->n || F->tab[i].end_ns < F->tab[oldest].end_ns))
-				oldest = i;
-		for (j = oldest; j + 1 < F->n; j++)
-			F->tab[j] = F->tab[j + 1];
-		F->n--;
-		closed--;
-	}
+	if (closed <= F->keep_closed)
+		return;
+	/* Open ones first, then the closed by end, newest first: cut the tail. */
+	qsort(F->tab, F->n, sizeof(*F->tab), by_end_desc);
+	F->n -= closed - F->keep_closed;
 }
 
 int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -286,10 +379,12 @@ int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const
 		F->tab[i].seen = 0;
 	for (i = 0; i < F->npend; i++)
 		F->pend[i].seen = 0;
+	if (index_rebuild(F, F->n + F->npend))
+		return -ENOMEM;
 	err = rt_rules_run(F, cur, d);
-	/* Candidates that missed an interval start again. */
+	/* Candidates that missed an interval start again; those that opened go. */
 	for (i = 0; i < F->npend;) {
-		if (!F->pend[i].seen)
+		if (!F->pend[i].seen || F->pend[i].hits < 0)
 			F->pend[i] = F->pend[--F->npend];
 		else
 			i++;
@@ -350,20 +445,29 @@ const struct rt_finding *rt_findings_newest(const struct rt_findings *F)
 
 int rt_flog_take(struct rt_flog *L, const struct rt_findings *F)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < F->nev; i++) {
 		const struct rt_fev *e = &F->ev[i];
 
-		for (j = L->n; j > 0; j--)
-			if (L->f[j - 1].id == e->id && !strcmp(L->f[j - 1].host, e->f.host))
-				break;
-		if (j == 0) {
+		if (e->id >= L->nbyid) {
+			size_t n = L->nbyid ? L->nbyid : 256, *p;
+
+			while (n <= e->id)
+				n *= 2;
+			p = realloc(L->byid, n * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			memset(p + L->nbyid, 0, (n - L->nbyid) * sizeof(*p));
+			L->byid = p;
+			L->nbyid = n;
+		}
+		if (!L->byid[e->id]) {
 			if (rt_grow_to((void **)&L->f, &L->cap, L->n + 1, sizeof(*L->f)))
 				return -ENOMEM;
-			j = ++L->n;
+			L->byid[e->id] = ++L->n;
 		}
-		L->f[j - 1] = e->f;
+		L->f[L->byid[e->id] - 1] = e->f;
 	}
 	return 0;
 }
@@ -380,15 +484,20 @@ static int flog_cmp(const void *x, const void *y)
 	return memcmp(&a->subj, &b->subj, sizeof(a->subj));
 }
 
+/* Sorting ends the taking: the id index no longer holds. */
 void rt_flog_sort(struct rt_flog *L)
 {
 	if (L->n)
 		qsort(L->f, L->n, sizeof(*L->f), flog_cmp);
+	free(L->byid);
+	L->byid = NULL;
+	L->nbyid = 0;
 }
 
 void rt_flog_free(struct rt_flog *L)
 {
 	free(L->f);
+	free(L->byid);
 	memset(L, 0, sizeof(*L));
 }
 

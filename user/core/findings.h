@@ -121,6 +121,10 @@ struct rt_findings {
 	size_t keep_closed;		/* closed findings kept for views (default 256) */
 	struct rt_pending *pend;
 	size_t npend, pendcap;
+	/* (rule, subject) -> open finding or pending candidate, rebuilt each
+	 * interval: a match costs O(1), not a walk of every finding */
+	struct { __u32 h; __u32 i; } *slots;	/* i: index + 1, RT_SLOT_PEND set for pend[] */
+	size_t nslots, nused;
 	struct rt_fev *ev;		/* this interval's events */
 	size_t nev, evcap;
 	__u32 next_id;
@@ -171,6 +175,8 @@ int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const str
 struct rt_flog {
 	struct rt_finding *f;
 	size_t n, cap;
+	size_t *byid;		/* f index + 1 of each id */
+	size_t nbyid;
 };
 /* Take this interval's events of F; 0 or -ENOMEM. */
 int rt_flog_take(struct rt_flog *L, const struct rt_findings *F);
