@@ -325,7 +325,8 @@ static void draw_header(struct tui *t, int *yp)
 				__u64 v = 0;
 				int dup = 0;
 
-				if (!pc->congestion)
+				/* the ports' counters: the QPs' are parts of them */
+				if (!pc->congestion || pc->scope == RT_SCOPE_QP)
 					continue;
 				if (pass < nkey ? strcmp(n, key[pass]) : 0)
 					continue;
@@ -343,7 +344,7 @@ static void draw_header(struct tui *t, int *yp)
 						continue;
 				}
 				for (size_t j = i; j < D->nports; j++)
-					if (!strcmp(D->ports[j].c->name, n))
+					if (!strcmp(D->ports[j].c->name, n) && D->ports[j].c->scope != RT_SCOPE_QP)
 						v += t->totals ? D->ports[j].c->value : D->ports[j].d;
 				any = 1;
 				off += snprintf(line + off, sizeof(line) - off, "%s %s%s  ",
@@ -354,6 +355,14 @@ static void draw_header(struct tui *t, int *yp)
 		if (any)
 			put(y++, 0, line);
 	}
+
+	/* 6: what `rocetop doctor` finds wrong with the host's configuration
+	 * (user/nic/nic_doctor.c): its first failing check, when there is one */
+	for (size_t i = 0; i < t->data.snap.nnotes; i++)
+		if (!strncmp(t->data.snap.notes[i], "doctor: ", 8)) {
+			put_attr(y++, 0, t->data.snap.notes[i], sev_attr(t, 1));
+			break;
+		}
 	*yp = y;
 }
 
@@ -523,6 +532,7 @@ static const char *scope_name(__u8 s)
 	case RT_SCOPE_PORT: return "port";
 	case RT_SCOPE_HW_DEV: return "hw_dev";
 	case RT_SCOPE_ETHTOOL: return "ethtool";
+	case RT_SCOPE_QP: return "qp";
 	default: return "?";
 	}
 }

@@ -519,7 +519,11 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 	const struct rt_flow_val *d = &r->d;
 
 	switch (c) {
-	case C_IFACE: snprintf(buf, len, "%s", r->ifname ? r->ifname : "?"); break;
+	case C_IFACE:
+		/* the NIC's per-QP flows say so where every view shows it */
+		snprintf(buf, len, "%s%s", f->k.origin == RT_ORIGIN_NIC ? "nic:" : "",
+			 r->ifname ? r->ifname : "?");
+		break;
 	case C_DIR: snprintf(buf, len, "%s", f->k.dir == RT_DIR_EGRESS ? "out" : "in"); break;
 	case C_SRC: rt_fmt_addr(f->k.family, f->k.src, buf, len); break;
 	case C_DST: rt_fmt_addr(f->k.family, f->k.dst, buf, len); break;
@@ -562,7 +566,12 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 		else
 			snprintf(buf, len, "-");
 		break;
-	case C_IDLE: fmt_age(r->idle_ns, buf, len); break;
+	case C_IDLE:
+		if (f->k.origin == RT_ORIGIN_NIC)	/* counters, not packets: no last one */
+			snprintf(buf, len, "-");
+		else
+			fmt_age(r->idle_ns, buf, len);
+		break;
 	case C_AGE:
 		if (!r->age_ns && !f->v.first_ns)	/* never told when it was first seen */
 			snprintf(buf, len, "-");
@@ -570,10 +579,12 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 			fmt_age(r->age_ns, buf, len);
 		break;
 	case C_PROC:
+		/* Flows from the NIC's per-QP counters say so, as the NIC view does. */
 		if (f->comm[0])
-			snprintf(buf, len, "%s/%u", f->comm, f->pid);
+			snprintf(buf, len, "%s%s/%u", f->k.origin == RT_ORIGIN_NIC ? "nic:" : "", f->comm,
+				 f->pid);
 		else
-			snprintf(buf, len, "-");
+			snprintf(buf, len, "%s", f->k.origin == RT_ORIGIN_NIC ? "nic" : "-");
 		break;
 	default: snprintf(buf, len, "%s", ""); break;
 	}

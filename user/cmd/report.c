@@ -796,6 +796,8 @@ static void nic_counters(struct report *r)
 				js("netdev", a->c.netdev);
 				js("counter", a->c.name);
 				js("scope", rt_scope_name(a->c.scope));
+				if (a->c.scope == RT_SCOPE_QP)	/* a counter bound to QPs: its lowest QP */
+					ju("lqpn", a->c.qpn);
 				ju("congestion", a->c.congestion);
 				ju("delta", a->delta);
 				ju("last", a->c.value);
@@ -810,7 +812,10 @@ static void nic_counters(struct report *r)
 			       (unsigned long long)a->peak_d);
 			if (a->peak_secs > 0)
 				printf(" (%.1f/s)", a->peak_d / a->peak_secs);
-			printf(" at %s\n", fmt_time(a->peak_t, t, sizeof(t)));
+			printf(" at %s", fmt_time(a->peak_t, t, sizeof(t)));
+			if (a->c.scope == RT_SCOPE_QP)
+				printf("  qp %u", a->c.qpn);
+			printf("\n");
 		}
 	}
 	if (r->json)

@@ -88,6 +88,7 @@ const char *rt_scope_name(__u8 scope)
 	case RT_SCOPE_PORT: return "counters";
 	case RT_SCOPE_HW_DEV: return "device_hw_counters";
 	case RT_SCOPE_ETHTOOL: return "ethtool";
+	case RT_SCOPE_QP: return "qp";
 	}
 	return "unknown";
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "log.h"
 #include "opts.h"
+#include "sflow.h"
 
 static const char usage_text[] =
 "Usage: rocetop -i IFACE [-i IFACE ...] [options]   live, on interfaces\n"
@@ -48,6 +49,12 @@ static const char usage_text[] =
 "NIC counters:\n"
 "      --sysfs-root DIR    read /sys/class/infiniband below DIR (fixtures, containers)\n"
 "      --no-nic            do not read the NIC's counters\n"
+"      --qp-counters[=cc]  for this run, bind every QP of the watched RDMA ports to a\n"
+"                          hardware counter (auto by QP type), for per-QP flows from\n"
+"                          the NIC; =cc also turns on the optional congestion\n"
+"                          counters (cc_rx_ce_pkts, cc_rx_cnp_pkts, cc_tx_cnp_pkts),\n"
+"                          which cost the NIC flow-steering resources. The mode found\n"
+"                          is put back at exit (also after kill -9: at the next start)\n"
 "Output:\n"
 "      --top N             flows per interval in --batch (default 20, 0: all)\n"
 "      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
@@ -91,8 +98,8 @@ static const char usage_text[] =
 enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
-	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_THRESHOLD,
-	OPT_LINK_SPEED, OPT_FLIGHT, OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
+	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
+	OPT_THRESHOLD, OPT_LINK_SPEED, OPT_FLIGHT, OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
 };
 
 static const struct option long_opts[] = {
@@ -115,6 +122,7 @@ static const struct option long_opts[] = {
 	{ "no-ingress", no_argument, NULL, OPT_NO_INGRESS },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "no-nic", no_argument, NULL, OPT_NO_NIC },
+	{ "qp-counters", optional_argument, NULL, OPT_QP_COUNTERS },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -317,6 +325,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		case OPT_NO_INGRESS: o->no_ingress = 1; break;
 		case OPT_SYSFS_ROOT: o->sysfs_root = optarg; break;
 		case OPT_NO_NIC: o->no_nic = 1; break;
+		case OPT_QP_COUNTERS:
+			if (!optarg)
+				o->qp_counters = 1;
+			else if (!strcmp(optarg, "cc"))
+				o->qp_counters = 2;
+			else
+				return bad("--qp-counters", optarg, "use --qp-counters or --qp-counters=cc");
+			break;
 		case OPT_TOP:
 			if (parse_long(optarg, 0, INT_MAX, &l))
 				return bad("--top", optarg, "give a number of flows, 0 for all");
@@ -385,8 +401,15 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		pr_warn("--sflow-allow restricts --sflow, which is not given.\n");
 		return -EINVAL;
 	}
+	if (rt_sflow_check_opts(o))
+		return -EINVAL;
 	if (o->no_egress && o->no_ingress) {
 		pr_warn("--no-egress and --no-ingress together leave nothing to watch.\n");
+		return -EINVAL;
+	}
+	if (o->qp_counters && (o->read_file || o->no_nic)) {
+		pr_warn("--qp-counters binds the counters of a live host's NIC: it needs -i and no %s.\n",
+			o->read_file ? "-r" : "--no-nic");
 		return -EINVAL;
 	}
 	if (o->max_files && !o->max_size && !o->flight_secs) {

@@ -20,6 +20,7 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "count.h"
 #pragma GCC diagnostic pop
+#include "endpoint.h"
 #include "log.h"
 #include "sflow.h"
 #include "sflow_decode.h"
@@ -64,7 +65,9 @@ struct drop {
 	struct rt_swdrop r;
 };
 
-/* An open-addressed table of fixed-size entries, a used flag each. */
+/* An open-addressed table of fixed-size entries, each after an 8-byte slot
+ * header whose first byte says it is used (so entries stay 8-byte aligned). */
+#define SLOT_HDR 8
 struct tab {
 	char *e;
 	size_t esz;
@@ -111,7 +114,7 @@ static __u64 flow_hash(const void *key, size_t n)
 static int tab_init(struct tab *t, size_t esz, __u32 max, __u64 (*hash)(const void *, size_t))
 {
 	t->hash = hash;
-	t->esz = esz + 1;
+	t->esz = SLOT_HDR + ((esz + 7) & ~(size_t)7);
 	t->cap = 256;
 	t->n = 0;
 	t->max = max;
@@ -129,8 +132,8 @@ static void *tab_get(struct tab *t, const void *key, size_t ksz)
 		e = t->e + (size_t)j * t->esz;
 		if (!e[0])
 			break;
-		if (!memcmp(e + 1, key, ksz))
-			return e + 1;
+		if (!memcmp(e + SLOT_HDR, key, ksz))
+			return e + SLOT_HDR;
 		j = (j + 1) & (t->cap - 1);
 	}
 	if (t->n >= t->max)
@@ -146,7 +149,7 @@ static void *tab_get(struct tab *t, const void *key, size_t ksz)
 
 			if (!o[0])
 				continue;
-			j = (__u32)t->hash(o + 1, ksz) & (ncap - 1);
+			j = (__u32)t->hash(o + SLOT_HDR, ksz) & (ncap - 1);
 			while ((d = ne + (size_t)j * t->esz)[0])
 				j = (j + 1) & (ncap - 1);
 			memcpy(d, o, t->esz);
@@ -157,15 +160,15 @@ static void *tab_get(struct tab *t, const void *key, size_t ksz)
 		return tab_get(t, key, ksz);
 	}
 	e[0] = 1;
-	memset(e + 1, 0, t->esz - 1);
-	memcpy(e + 1, key, ksz);
+	memset(e + SLOT_HDR, 0, t->esz - SLOT_HDR);
+	memcpy(e + SLOT_HDR, key, ksz);
 	t->n++;
-	return e + 1;
+	return e + SLOT_HDR;
 }
 
 #define TAB_FOR_EACH(t, type, v) \
 	for (__u32 _i = 0; _i < (t)->cap; _i++) \
-		for (type *v = (type *)((t)->e + (size_t)_i * (t)->esz + 1); \
+		for (type *v = (type *)((t)->e + (size_t)_i * (t)->esz + SLOT_HDR); \
 		     (t)->e[(size_t)_i * (t)->esz]; v = NULL) \
 			if (!v) break; else
 
@@ -241,14 +244,14 @@ static int cidr_match(const struct cidr *c, int family, const __u8 *addr)
 
 /* ---- the socket ---- */
 
-int rt_sflow_socket(const char *spec)
+/* --sflow's [ADDR:]PORT into an address to bind; 0 or -EINVAL after saying why. */
+static int parse_spec(const char *spec, struct sockaddr_storage *ss_, socklen_t *sl_, int *bare)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl;
+#define ss (*ss_)
+#define sl (*sl_)
 	char host[128] = "", *end;
 	const char *colon = strrchr(spec, ':');
 	long port;
-	int fd, zero = 0, one = 1, rcv = 8 << 20;
 
 	memset(&ss, 0, sizeof(ss));
 	errno = 0;
@@ -290,24 +293,58 @@ int rt_sflow_socket(const char *spec)
 		pr_warn("--sflow '%s': '%s' is not an IPv4 or IPv6 address.\n", spec, host);
 		return -EINVAL;
 	}
-	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 && !host[0]) {
+	*bare = !host[0];
+	return 0;
+#undef ss
+#undef sl
+}
+
+int rt_sflow_check_opts(const struct rt_opts *o)
+{
+	struct sockaddr_storage ss;
+	struct cidr c;
+	socklen_t sl;
+	int bare, i;
+
+	if (o->sflow && parse_spec(o->sflow, &ss, &sl, &bare))
+		return -EINVAL;
+	for (i = 0; i < o->nsflow_allow; i++)
+		if (parse_cidr(o->sflow_allow[i], &c)) {
+			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
+				o->sflow_allow[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+int rt_sflow_socket(const char *spec, int here)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, zero = 0, rcv = 8 << 20, bare;
+
+	if (parse_spec(spec, &ss, &sl, &bare))
+		return -EINVAL;
+	fd = here ? socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
+		    rt_endpoint_socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 && bare) {
 		/* No IPv6 on this host: every IPv4 address, then. */
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		__u16 port = ((struct sockaddr_in6 *)&ss)->sin6_port;
 
 		memset(&ss, 0, sizeof(ss));
 		s4->sin_family = AF_INET;
-		s4->sin_port = htons((__u16)port);
+		s4->sin_port = port;
 		sl = sizeof(*s4);
-		fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = here ? socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
+			    rt_endpoint_socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	}
 	if (fd < 0) {
 		pr_warn("cannot open a UDP socket for --sflow: %s.\n", strerror(errno));
 		return -errno;
 	}
-	if (ss.ss_family == AF_INET6 && !host[0])
+	if (ss.ss_family == AF_INET6 && bare)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Room for bursts between two reads; beyond rmem_max only as root. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
@@ -359,7 +396,7 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 	}
 	if (o->have_sflow_fd)
 		sf->fd = o->sflow_fd;
-	else if (o->sflow && (sf->fd = rt_sflow_socket(o->sflow)) < 0)
+	else if (o->sflow && (sf->fd = rt_sflow_socket(o->sflow, 0)) < 0)
 		goto fail;
 	return sf;
 fail:
@@ -434,8 +471,8 @@ static void *tab_find(const struct tab *t, const void *key, size_t ksz)
 	const char *e;
 
 	while ((e = t->e + (size_t)j * t->esz)[0]) {
-		if (!memcmp(e + 1, key, ksz))
-			return (void *)(e + 1);
+		if (!memcmp(e + SLOT_HDR, key, ksz))
+			return (void *)(e + SLOT_HDR);
 		j = (j + 1) & (t->cap - 1);
 	}
 	return NULL;
