@@ -80,6 +80,23 @@ fi
 
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP findings_lab: needs root"; exit $((fails > 0)); fi
 
+# ---- the doctor's checks as findings, live on lo of a namespace of our own,
+# with the NIC fixtures: bad-ecn's files say ECN is off for the reaction point
+# on priority 3 (ecn/roce_rp/enable/3 = 0), healthy's have nothing wrong.
+ns=rtfd$$
+ip netns add "$ns" && ip -n "$ns" link set lo up
+for fx in bad-ecn healthy; do
+	ip netns exec "$ns" "$ROCETOP" --sysfs-root tests/fixtures/hwhost/$fx -i lo -D -n 2 -d 0.3 --csv "$T/doc-$fx" >/dev/null 2>&1
+done
+ip netns del "$ns"
+got=$(awk -F, '$2=="open" {print $3 ":" $4 ":" $7}' "$T/doc-bad-ecn/findings.csv" 2>/dev/null)
+if [ "$got" = "doctor:warning:ifname=eth2 counter=doctor:pfc-ecn-off" ] &&
+   [ "$(wc -l <"$T/doc-healthy/findings.csv" 2>/dev/null)" = 1 ]; then
+	pass "doctor: a failed check of the host's configuration is a finding (bad-ecn), none on a healthy host"
+else
+	fail doctor "bad-ecn opened '$got'; healthy: $(tail -n +2 "$T/doc-healthy/findings.csv" 2>&1 | head -2)"
+fi
+
 # ---- the lab, live: findings.csv against the generator's tally; Prometheus
 # A free port on the host's loopback (the lab serves metrics there).
 port=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "doctor.h"
 #include "findings.h"
 
 #define NS 1000000000ULL
@@ -481,6 +482,50 @@ static void test_switch(void)
 	TEST_END("findings: deep-queue at 1 MB of queue, switch-drops at one notification (sFlow)");
 }
 
+static void test_doctor(void)
+{
+	struct rt_find_cfg c = cfg100g();
+	static struct rt_doc_findings doc;
+	struct rt_findings F;
+	struct iv v;
+	const struct rt_fev *e;
+	int k;
+
+	memset(&doc, 0, sizeof(doc));
+	doc.n = 3;
+	snprintf(doc.f[0].id, sizeof(doc.f[0].id), "pfc-ecn-off");
+	doc.f[0].severity = RT_DOC_FAIL;
+	snprintf(doc.f[0].netdev, sizeof(doc.f[0].netdev), "eth2");
+	snprintf(doc.f[0].sentence, sizeof(doc.f[0].sentence), "eth2: ECN is off");
+	snprintf(doc.f[1].id, sizeof(doc.f[1].id), "mtu-small");
+	doc.f[1].severity = RT_DOC_WARN;
+	snprintf(doc.f[2].id, sizeof(doc.f[2].id), "all-good");
+	doc.f[2].severity = RT_DOC_OK;
+	rt_findings_init(&F, &c);
+	F.doc = &doc;
+	iv_init(&v, 1);
+	eval(&F, &v);
+	CHECK_EQ(F.nev, 2);
+	e = find_ev(&F, RT_FEV_OPEN, "doctor");
+	if (e) {
+		CHECK_EQ(e->f.sev, RT_SEV_WARNING);
+		CHECK(!strcmp(e->f.subj.counter, "doctor:pfc-ecn-off") && !strcmp(e->f.subj.ifname, "eth2"),
+		      "%s %s", e->f.subj.counter, e->f.subj.ifname);
+	}
+	CHECK_EQ(F.nev > 1 ? F.ev[1].f.sev : 99, RT_SEV_INFO);
+	iv_free(&v);
+	/* The doctor's next run finds it fixed: closed after two intervals. */
+	doc.n = 0;
+	for (k = 2; k <= 3; k++) {
+		iv_init(&v, k);
+		eval(&F, &v);
+		iv_free(&v);
+	}
+	CHECK_EQ(count_ev(&F, RT_FEV_CLOSE, "doctor"), 2);
+	rt_findings_free(&F);
+	TEST_END("findings: doctor's failed checks are warnings, doubtful ones info, OK ones nothing");
+}
+
 static void test_cfg(void)
 {
 	struct rt_find_cfg c;
@@ -509,6 +554,7 @@ int main(void)
 	test_congestion_incast();
 	test_loss_rnr_cnp();
 	test_switch();
+	test_doctor();
 	test_cfg();
 	return TEST_EXIT();
 }

@@ -112,8 +112,12 @@ struct rt_pause_ep {
 	__u64 since_mono;	/* start of its first interval, on the flows' clock */
 };
 
+struct rt_doc_findings;		/* user/nic/doctor.h */
+
 struct rt_findings {
 	struct rt_find_cfg cfg;
+	/* the doctor's last judgement of this host's configuration, or NULL */
+	const struct rt_doc_findings *doc;
 	struct rt_pause_ep *eps;	/* pause episodes under way */
 	size_t neps, epcap;
 	struct rt_finding *tab;		/* open findings, then closed ones (most recent kept) */

@@ -117,6 +117,7 @@ static int step(struct loop *L, const struct rt_opts *o, int emit)
 	/* The first snapshot counts from the start: rate it over one interval. */
 	if (!prev)
 		L->delta.secs = o->interval;
+	L->findings.doc = rt_nic_doctor(L->nic);
 	if (rt_findings_eval(&L->findings, next, &L->delta)) {
 		pr_warn("out of memory evaluating the findings.\n");
 		return -ENOMEM;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "doctor.h"
 #include "findings.h"
 #include "fmt.h"
 
@@ -670,9 +671,39 @@ static int rule_switch(struct ctx *c)
 	return err;
 }
 
+/* ---- doctor: what `rocetop doctor` judges wrong in the host's configuration
+ * (user/nic/nic_doctor.c), as long as its last run says so: a failed check
+ * is a warning, a doubtful one information ---- */
+static int rule_doctor(struct ctx *c)
+{
+	const struct rt_doc_findings *doc = c->F->doc;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; doc && i < doc->n && i < RT_DOC_MAX_FINDINGS; i++) {
+		const struct rt_doc_finding *x = &doc->f[i];
+		struct rt_subject s;
+
+		if (x->severity < RT_DOC_WARN)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.has = RT_SUBJ_COUNTER;
+		if (x->netdev[0]) {
+			s.has |= RT_SUBJ_IFNAME;
+			snprintf(s.ifname, sizeof(s.ifname), "%s", x->netdev);
+		}
+		snprintf(s.counter, sizeof(s.counter), "doctor:%s", x->id);
+		err |= rt_findings_match(c->F, "doctor", x->severity == RT_DOC_FAIL ? RT_SEV_WARNING : RT_SEV_INFO,
+			&s, 1, (double)x->severity,
+			"Run rocetop doctor for the host's whole configuration and what to change.",
+			"%.160s (%.90s)", x->sentence, x->evidence);
+	}
+	return err;
+}
+
 const char *const rt_rule_names[] = {
 	"pfc-storm", "pause-without-ecn", "victim", "congestion", "incast", "loss",
-	"receiver-not-ready", "cnp-ignored", "switch-drops", "deep-queue", NULL,
+	"receiver-not-ready", "cnp-ignored", "switch-drops", "deep-queue", "doctor", NULL,
 };
 
 int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -707,6 +738,7 @@ int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const str
 	err |= rule_rnr(c);
 	err |= rule_cnp_ignored(c);
 	err |= rule_switch(c);
+	err |= rule_doctor(c);
 	free(c->dv);
 	free(c);
 	return err ? -ENOMEM : 0;
