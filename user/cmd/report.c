@@ -1124,7 +1124,7 @@ static const char report_usage[] =
 "  --link-speed S    link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
 "                    (default: the interface's speed in sysfs, else 100G)\n"
 "  --max-flows N     flow table size for captures (default 16384)\n"
-"  --threshold NAME=VALUE  a rule's threshold (see rocetop --help)\n";
+"  --threshold NAME=VALUE  a rule's threshold (the names: rocetop -h)\n";
 
 /* Read one file into r; 0, or 1 after saying why. */
 static int load_file(struct report *r, struct rt_opts *o, const struct rt_find_cfg *cfg)
