@@ -46,6 +46,10 @@ static const char usage_text[] =
 "      --flow-timeout S    forget flows idle for S seconds (default 60, 0: never)\n"
 "      --xdp-mode MODE     auto (native, else generic), native or generic\n"
 "      --no-egress         XDP on ingress only;  --no-ingress: TC on egress only\n"
+"      --collector         the -i interfaces are dedicated mirror ports: count the RoCE\n"
+"                          inside ERSPAN, GRE and VXLAN mirror copies, then drop those\n"
+"                          copies in XDP so the host's stack does not process them\n"
+"                          (everything else passes; without it nothing is dropped)\n"
 "NIC counters:\n"
 "      --sysfs-root DIR    read /sys/class/infiniband below DIR (fixtures, containers)\n"
 "      --no-nic            do not read the NIC's counters\n"
@@ -76,6 +80,7 @@ static const char usage_text[] =
 "  rocetop -i eth0 --csv run1 -w run1.rtr -D   record a tuning run\n"
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
+"  rocetop -i eth1 --collector          flows inside a switch's mirror session on eth1\n"
 "\n"
 "Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n";
 
@@ -83,6 +88,7 @@ enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
 	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
+	OPT_COLLECTOR,
 };
 
 static const struct option long_opts[] = {
@@ -103,6 +109,7 @@ static const struct option long_opts[] = {
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
 	{ "no-egress", no_argument, NULL, OPT_NO_EGRESS },
 	{ "no-ingress", no_argument, NULL, OPT_NO_INGRESS },
+	{ "collector", no_argument, NULL, OPT_COLLECTOR },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "no-nic", no_argument, NULL, OPT_NO_NIC },
 	{ "qp-counters", optional_argument, NULL, OPT_QP_COUNTERS },
@@ -252,6 +259,7 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 			break;
 		case OPT_NO_EGRESS: o->no_egress = 1; break;
 		case OPT_NO_INGRESS: o->no_ingress = 1; break;
+		case OPT_COLLECTOR: o->collector = 1; break;
 		case OPT_SYSFS_ROOT: o->sysfs_root = optarg; break;
 		case OPT_NO_NIC: o->no_nic = 1; break;
 		case OPT_QP_COUNTERS:
@@ -312,6 +320,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		return -EINVAL;
 	if (o->no_egress && o->no_ingress) {
 		pr_warn("--no-egress and --no-ingress together leave nothing to watch.\n");
+		return -EINVAL;
+	}
+	if (o->collector && !o->nifaces) {
+		pr_warn("--collector works on live interfaces: name the mirror port with -i IFACE.\n");
+		return -EINVAL;
+	}
+	if (o->collector && o->no_ingress) {
+		pr_warn("--collector needs the XDP program on ingress; drop --no-ingress.\n");
 		return -EINVAL;
 	}
 	if (o->qp_counters && (o->read_file || o->no_nic)) {
