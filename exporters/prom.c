@@ -289,8 +289,9 @@ static void label(char *set, size_t len, const char *name, const char *value)
 /* Host-pair accumulators: flow deltas summed per (interface, dir, src, dst). */
 struct hp_key {
 	__u32 ifindex;
-	__u8 dir, family, pad[2];
+	__u8 dir, family, mirror, pad;	/* host pairs inside a mirror stay apart */
 	__u8 src[16], dst[16];
+	__u32 mirror_id;
 };
 
 struct hp {
@@ -559,6 +560,17 @@ static void addr_labels(const struct rt_snapshot *cur, __u32 ifindex, __u8 dir, 
 	label(set, len, "dst", rt_fmt_addr(fam, dst, a, sizeof(a)));
 }
 
+/* The mirror label of a flow that came inside a mirror copy (flows.csv's mirror
+ * column); none for a flow seen directly. */
+static void mirror_label(char *set, size_t len, __u8 mirror, __u32 id)
+{
+	struct rt_flow_key k = { .mirror = mirror, .mirror_id = id };
+	char m[RT_MIRROR_STRLEN];
+
+	if (mirror)
+		label(set, len, "mirror", rt_fmt_mirror(&k, m, sizeof(m)));
+}
+
 static const struct rt_flow_val *hp_val(void *ctx, size_t i)
 {
 	return &((struct render_ctx *)ctx)->r->hp_order[i]->v;
@@ -570,6 +582,7 @@ static void hp_labels(void *ctx, size_t i, char *set, size_t len)
 	const struct hp_key *k = &c->r->hp_order[i]->k;
 
 	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->src, k->dst, set, len);
+	mirror_label(set, len, k->mirror, k->mirror_id);
 }
 
 static const struct rt_flow_val *top_val(void *ctx, size_t i)
@@ -586,6 +599,7 @@ static void top_labels(void *ctx, size_t i, char *set, size_t len)
 	addr_labels(c->cur, f->k.ifindex, f->k.dir, f->k.family, f->k.src, f->k.dst, set, len);
 	snprintf(q, sizeof(q), "%u", f->k.dqpn);
 	label(set, len, "dqpn", q);
+	mirror_label(set, len, f->k.mirror, f->k.mirror_id);
 	/* Flows from the NIC's per-QP counters are marked; wire flows keep their labels. */
 	if (f->k.origin == RT_ORIGIN_NIC)
 		label(set, len, "origin", "nic");
@@ -655,6 +669,12 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	for (i = 0; i < n; i++) {
 		IFSET(i);
 		sample_u(w, "rocetop_interface_bytes", M_COUNTER, set, cur->ifs[i].v.bytes);
+	}
+	family(w, "rocetop_interface_mirrored_frames", M_COUNTER, NULL,
+	       "Mirror copies (GRE + ERSPAN II/III, GRE TEB, VXLAN) decapsulated; the frames inside are counted as if seen on the mirrored wire.");
+	for (i = 0; i < n; i++) {
+		IFSET(i);
+		sample_u(w, "rocetop_interface_mirrored_frames", M_COUNTER, set, cur->ifs[i].v.mirrored);
 	}
 	family(w, "rocetop_parser_frames", M_COUNTER, NULL,
 	       "Frames by parser outcome: roce, not_roce, truncated, malformed, pause (PFC and 802.3x), table_full (flow table full), v6_unparsed.");
@@ -730,7 +750,8 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	/* host pairs: add this interval's deltas */
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
-		struct hp_key k = { .ifindex = f->k.ifindex, .dir = f->k.dir, .family = f->k.family };
+		struct hp_key k = { .ifindex = f->k.ifindex, .dir = f->k.dir, .family = f->k.family,
+				    .mirror = f->k.mirror, .mirror_id = f->k.mirror_id };
 		struct hp *h;
 
 		if (!d->flows[i].d.pkts && !rt_congestion(&d->flows[i].d) && !d->flows[i].d.ack)
@@ -922,6 +943,47 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 		label(set, sizeof(set), "port", pn);
 		label(set, sizeof(set), "direction", rt_dir_name(p->dir));
 		sample_d(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, set, p->max_transit / 1e9);
+	}
+	/* The switch's own interface counters (counter samples), once per port. */
+	{
+		static const struct {
+			const char *name, *help;
+			enum mtype type;
+		} ifc[] = {
+			{ "rocetop_sflow_port_speed_bytes_per_second",
+			  "The switch port's speed, from its sFlow counter samples (ifSpeed / 8).", M_GAUGE },
+			{ "rocetop_sflow_port_interface_discards",
+			  "The switch port's discarded packets (ifInDiscards, ifOutDiscards) as its agent counts them.", M_COUNTER },
+			{ "rocetop_sflow_port_interface_errors",
+			  "The switch port's packets in error (ifInErrors, ifOutErrors) as its agent counts them.", M_COUNTER },
+		};
+
+		for (k = 0; k < sizeof(ifc) / sizeof(ifc[0]); k++) {
+			family(w, ifc[k].name, ifc[k].type, k ? NULL : "bytes_per_second", ifc[k].help);
+			for (i = 0; i < d->nswports; i++) {
+				const struct rt_swport *p = d->swports[i].p;
+
+				if (!p->has_ifctr || (i && d->swports[i - 1].p->ifindex == p->ifindex))
+					continue;
+				set[0] = 0;
+				snprintf(pn, sizeof(pn), "%u", p->port);
+				label(set, sizeof(set), "agent", p->agent);
+				label(set, sizeof(set), "port", pn);
+				if (k == 0) {
+					sample_u(w, ifc[k].name, M_GAUGE, set, p->speed_bps / 8);
+					continue;
+				}
+				for (int side = 0; side < 2; side++) {
+					char more[LSET];
+
+					snprintf(more, sizeof(more), "%s", set);
+					label(more, sizeof(more), "side", side ? "out" : "in");
+					sample_u(w, ifc[k].name, M_COUNTER, more,
+						 k == 1 ? (side ? p->out_discards : p->in_discards)
+							: (side ? p->out_errors : p->in_errors));
+				}
+			}
+		}
 	}
 	family(w, "rocetop_sflow_drops", M_COUNTER, NULL,
 	       "sFlow dropped-packet notifications by switch port and reason (the name sFlow gives the code).");

@@ -117,6 +117,9 @@ static int take_ports(struct report *r, const struct rt_snapshot *s, const struc
 		if (!a)
 			return -ENOMEM;
 		a->c = *d->ports[i].c;
+		rt_fmt_safe(d->ports[i].c->dev, a->c.dev, sizeof(a->c.dev));
+		rt_fmt_safe(d->ports[i].c->netdev, a->c.netdev, sizeof(a->c.netdev));
+		rt_fmt_safe(d->ports[i].c->name, a->c.name, sizeof(a->c.name));
 		a->delta += d->ports[i].d;
 		if (d->ports[i].d > a->peak_d) {
 			a->peak_d = d->ports[i].d;
@@ -212,7 +215,8 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 			a->lqpn = f->lqpn;
 			a->rqpn = f->rqpn;
 			a->pid = f->pid;
-			memcpy(a->comm, f->comm, sizeof(a->comm));
+			/* Text from the file: printable only (no terminal escapes). */
+			rt_fmt_safe(f->comm, a->comm, sizeof(a->comm));
 		}
 		if (f->throttles >= 0 && (size_t)f->throttles < s->nflows) {
 			a->has_target = 1;
@@ -240,7 +244,7 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 			memset(ai, 0, sizeof(*ai));
 			ai->k = x->k;
 		}
-		snprintf(ai->name, sizeof(ai->name), "%s", rt_snapshot_ifname(s, x->k.ifindex));
+		rt_fmt_safe(rt_snapshot_ifname(s, x->k.ifindex), ai->name, sizeof(ai->name));
 		rt_if_val_add(&ai->v, v);
 		for (p = 0; p < RT_NPRIO; p++) {
 			m->pfc += v->pfc_frames[p];
@@ -370,18 +374,55 @@ static void jsep(void)
 	jfirst = 0;
 }
 
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/* A JSON string: quotes, backslashes and controls escaped, and a byte that
+ * is not valid UTF-8 (a file's or a file name's) as U+FFFD. */
 static void jstr(const char *s)
 {
-	fputc('"', stdout);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			fputc(c, stdout);
+	fputc('"', stdout);
+	while (*p) {
+		int n = utf8_len(p);
+
+		if (!n) {
+			fputs("\\ufffd", stdout);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			printf("\\%c", *p++);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			printf("\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, (size_t)n, stdout);
+			p += n;
+		}
 	}
 	fputc('"', stdout);
 }
@@ -475,6 +516,11 @@ static void flow_json(const struct report *r, const struct agg_flow *f)
 	js("src", rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)));
 	js("dst", rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)));
 	ju("dqpn", f->k.dqpn);
+	if (f->k.mirror) {
+		char m[RT_MIRROR_STRLEN];
+
+		js("mirror", rt_fmt_mirror(&f->k, m, sizeof(m)));
+	}
 	json_counters(&f->v);
 	if (f->pid || f->lqpn) {
 		ju("lqpn", f->lqpn);
@@ -486,11 +532,12 @@ static void flow_json(const struct report *r, const struct agg_flow *f)
 static const char *flow_text(const struct report *r, const struct rt_flow_key *k, char *buf,
 			     size_t len)
 {
-	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN], m[RT_MIRROR_STRLEN];
 
-	snprintf(buf, len, "%s %s %s -> %s qp %u", ifname_of(r, k->ifindex), rt_dir_name(k->dir),
+	snprintf(buf, len, "%s %s %s -> %s qp %u%s%s", ifname_of(r, k->ifindex), rt_dir_name(k->dir),
 		 rt_fmt_addr(k->family, k->src, a1, sizeof(a1)),
-		 rt_fmt_addr(k->family, k->dst, a2, sizeof(a2)), k->dqpn);
+		 rt_fmt_addr(k->family, k->dst, a2, sizeof(a2)), k->dqpn, k->mirror ? " in " : "",
+		 rt_fmt_mirror(k, m, sizeof(m)));
 	return buf;
 }
 
@@ -899,13 +946,17 @@ static void print_report(struct report *r)
 		ju("truncated", r->itot.truncated);
 		ju("malformed", r->itot.malformed);
 		ju("table_full", r->itot.flow_full);
+		ju("mirrored", r->itot.mirrored);
 		ju("evicted", r->evicted);
 		ju("sflow_estimated_pkts_left_out", r->est_pkts);
 		ju("sflow_samples_left_out", r->est_samples);
 		jclose('}');
 		findings_out(1, 0, &r->flog);
 	} else {
-		printf("rocetop report: %s (%s, host %s)\n", r->path, r->kind, r->host);
+		char safe[4096], sh[256];
+
+		printf("rocetop report: %s (%s, host %s)\n", rt_fmt_safe(r->path, safe, sizeof(safe)), r->kind,
+		       rt_fmt_safe(r->host, sh, sizeof(sh)));
 		printf("time      %s .. %s (%.3f s, %zu intervals)\n", fmt_time(start, t1, sizeof(t1)),
 		       fmt_time(r->last_ns, t2, sizeof(t2)), span / 1e9, r->nm);
 		printf("RoCE      %llu flows, %llu pkts, %llu bytes; CE %llu (%.2f%%), CNP %llu, ACK %llu, NAK %llu (seq %llu, other %llu), RNR NAK %llu\n",
@@ -920,6 +971,9 @@ static void print_report(struct report *r)
 		       (unsigned long long)r->itot.not_roce, (unsigned long long)r->itot.mac_ctrl,
 		       (unsigned long long)r->itot.truncated, (unsigned long long)r->itot.malformed,
 		       (unsigned long long)r->itot.flow_full, (unsigned long long)r->evicted);
+		if (r->itot.mirrored)
+			printf("mirror    %llu mirror copies decapsulated (ERSPAN, GRE, VXLAN); their flows "
+			       "say which session\n", (unsigned long long)r->itot.mirrored);
 		if (r->est_samples)
 			printf("sFlow     ~%llu pkts estimated from %llu samples are not in this report's flows "
 			       "(the switch ports are in switchports.csv of a replay: rocetop -r FILE --csv DIR)\n",
@@ -1345,7 +1399,13 @@ int rt_report_main(int argc, char **argv)
 		print_report(&rs[0]);
 	else
 		print_merged(rs, nfiles, json, top);
-	rc = fflush(stdout) ? 1 : 0;
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_warn("writing the report to standard output failed: %s.\n", strerror(errno ? errno : EIO));
+		rc = 1;
+	} else {
+		rc = 0;
+	}
 out:
 	for (i = 0; i < nfiles; i++)
 		report_free(&rs[i]);
