@@ -29,6 +29,7 @@
 #include <microhttpd.h>
 #include "endpoint.h"
 #include "fmt.h"
+#include "http_guard.h"
 #include "log.h"
 #include "sink.h"
 #include "prom.h"
@@ -287,8 +288,9 @@ static void label(char *set, size_t len, const char *name, const char *value)
 /* Host-pair accumulators: flow deltas summed per (interface, dir, src, dst). */
 struct hp_key {
 	__u32 ifindex;
-	__u8 dir, family, pad[2];
+	__u8 dir, family, mirror, pad;	/* host pairs inside a mirror stay apart */
 	__u8 src[16], dst[16];
+	__u32 mirror_id;
 };
 
 struct hp {
@@ -557,6 +559,17 @@ static void addr_labels(const struct rt_snapshot *cur, __u32 ifindex, __u8 dir, 
 	label(set, len, "dst", rt_fmt_addr(fam, dst, a, sizeof(a)));
 }
 
+/* The mirror label of a flow that came inside a mirror copy (flows.csv's mirror
+ * column); none for a flow seen directly. */
+static void mirror_label(char *set, size_t len, __u8 mirror, __u32 id)
+{
+	struct rt_flow_key k = { .mirror = mirror, .mirror_id = id };
+	char m[RT_MIRROR_STRLEN];
+
+	if (mirror)
+		label(set, len, "mirror", rt_fmt_mirror(&k, m, sizeof(m)));
+}
+
 static const struct rt_flow_val *hp_val(void *ctx, size_t i)
 {
 	return &((struct render_ctx *)ctx)->r->hp_order[i]->v;
@@ -568,6 +581,7 @@ static void hp_labels(void *ctx, size_t i, char *set, size_t len)
 	const struct hp_key *k = &c->r->hp_order[i]->k;
 
 	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->src, k->dst, set, len);
+	mirror_label(set, len, k->mirror, k->mirror_id);
 }
 
 static const struct rt_flow_val *top_val(void *ctx, size_t i)
@@ -584,6 +598,7 @@ static void top_labels(void *ctx, size_t i, char *set, size_t len)
 	addr_labels(c->cur, f->k.ifindex, f->k.dir, f->k.family, f->k.src, f->k.dst, set, len);
 	snprintf(q, sizeof(q), "%u", f->k.dqpn);
 	label(set, len, "dqpn", q);
+	mirror_label(set, len, f->k.mirror, f->k.mirror_id);
 	/* Flows from the NIC's per-QP counters are marked; wire flows keep their labels. */
 	if (f->k.origin == RT_ORIGIN_NIC)
 		label(set, len, "origin", "nic");
@@ -636,6 +651,14 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 #define PRSET(p) do { snprintf(more, sizeof(more), "%s", set); \
 		label(more, sizeof(more), "priority", rt_prio_name(p, pn, sizeof(pn))); } while (0)
 
+	/* A watched interface deleted (live.c's link watcher) is 0 until it returns. */
+	family(w, "rocetop_interface_up", M_GAUGE, NULL,
+	       "1 while a watched interface exists and is attached, 0 after it was deleted (until it returns).");
+	for (i = 0; i < cur->nifaces; i++) {
+		set[0] = 0;
+		label(set, sizeof(set), "interface", cur->ifaces[i].name);
+		sample_u(w, "rocetop_interface_up", M_GAUGE, set, strcmp(cur->ifaces[i].mode, "gone") != 0);
+	}
 	family(w, "rocetop_interface_frames", M_COUNTER, NULL, "Frames the BPF programs saw, per interface and direction.");
 	for (i = 0; i < n; i++) {
 		IFSET(i);
@@ -645,6 +668,12 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	for (i = 0; i < n; i++) {
 		IFSET(i);
 		sample_u(w, "rocetop_interface_bytes", M_COUNTER, set, cur->ifs[i].v.bytes);
+	}
+	family(w, "rocetop_interface_mirrored_frames", M_COUNTER, NULL,
+	       "Mirror copies (GRE + ERSPAN II/III, GRE TEB, VXLAN) decapsulated; the frames inside are counted as if seen on the mirrored wire.");
+	for (i = 0; i < n; i++) {
+		IFSET(i);
+		sample_u(w, "rocetop_interface_mirrored_frames", M_COUNTER, set, cur->ifs[i].v.mirrored);
 	}
 	family(w, "rocetop_parser_frames", M_COUNTER, NULL,
 	       "Frames by parser outcome: roce, not_roce, truncated, malformed, pause (PFC and 802.3x), table_full (flow table full), v6_unparsed.");
@@ -720,7 +749,8 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	/* host pairs: add this interval's deltas */
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
-		struct hp_key k = { .ifindex = f->k.ifindex, .dir = f->k.dir, .family = f->k.family };
+		struct hp_key k = { .ifindex = f->k.ifindex, .dir = f->k.dir, .family = f->k.family,
+				    .mirror = f->k.mirror, .mirror_id = f->k.mirror_id };
 		struct hp *h;
 
 		if (!d->flows[i].d.pkts && !rt_congestion(&d->flows[i].d) && !d->flows[i].d.ack)
@@ -744,7 +774,7 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	for (i = 0, n = 0; i < r->hp_cap; i++)
 		if (r->hp[i].used)
 			r->hp_order[n++] = &r->hp[i];
-	if (n > 1)	/* hp_order is NULL while there are none */
+	if (n > 1)	/* hp_order is NULL while there are none (UBSan) */
 		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
 	rs.n = n;
 	rs.val = hp_val;
@@ -974,6 +1004,7 @@ struct prom {
 	struct rt_prom_render *r;
 	unsigned long long scrapes;	/* __atomic */
 	char where[80];
+	struct rt_http_guard *guard;
 };
 
 static struct doc *doc_new(char *text, size_t len)
@@ -1098,6 +1129,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	struct prom *p = cls;
 
+	rt_http_guard_headers(p->guard, c);	/* a handler call: the headers are in */
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
@@ -1139,6 +1171,7 @@ static void prom_close(struct rt_sink *s)
 	if (p) {
 		if (p->mhd)
 			MHD_stop_daemon(p->mhd);	/* joins its thread, closes the socket */
+		rt_http_guard_free(p->guard);
 		doc_put(p->text);
 		doc_put(p->om);
 		rt_prom_render_free(p->r);
@@ -1207,6 +1240,10 @@ struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 		goto fail;
 	}
 	fmt_sockaddr(&ss, p->where, sizeof(p->where));
+	if ((ss.ss_family == AF_INET && ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY)) ||
+	    (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)))
+		pr_warn("--listen %s binds every address: the metrics (addresses, QPs, process names) are reachable from the network; give 127.0.0.1:PORT or one interface's address to keep them local.\n",
+			o->listen);
 	p->r = rt_prom_render_new(o->prom_flows, rt_link_speed_mbps);
 	if (!p->r || publish(p, NULL, NULL)) {
 		pr_warn("out of memory.\n");
@@ -1218,10 +1255,21 @@ struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 	/* The HTTP thread must not take the signals the main loop reads from its signalfd. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	/* Slow clients cannot take every slot (http_guard.h). */
+	p->guard = rt_http_guard_new(CONN_LIMIT, CONN_TIMEOUT + 5);
+	if (!p->guard) {
+		pr_warn("out of memory.\n");
+		close(fd);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		goto fail;
+	}
 	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
 				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-				  0, NULL, NULL, handle, p,
+				  0, rt_http_guard_accept, p->guard, handle, p,
 				  MHD_OPTION_LISTEN_SOCKET, fd,
+				  MHD_OPTION_NOTIFY_CONNECTION, rt_http_guard_notify, p->guard,
+				  MHD_OPTION_NOTIFY_COMPLETED, rt_http_guard_completed, p->guard,
+				  MHD_OPTION_URI_LOG_CALLBACK, rt_http_guard_uri, p->guard,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT,
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,

@@ -193,12 +193,15 @@ const struct tui_col tui_cols[C_NCOLS] = {
 	[C_IDLE]  = { "IDLE", "IDLE", "idle", 5, 5, 8, 0 },
 	[C_AGE]   = { "AGE", "AGE", "age", 5, 5, 9, 0 },
 	[C_PROC]  = { "PROCESS", "PROCESS", "process", 7, 24, 9, TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_PROC },
+	[C_MIRROR] = { "MIRROR", "MIRROR", "mirror", 6, 22, 7,
+		       TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_MIRROR },
 	[C_CONG]  = { "", "", "congestion", 0, 0, 0, TUI_COL_HIDDEN },
 };
 
 const enum tui_colid tui_flow_cols[] = {
 	C_SRC, C_DST, C_DQPN, C_DIR, C_IFACE, C_PRIO, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK, C_RNR,
 	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_IDLE, C_AGE, C_PROC,
+	C_MIRROR,	/* only when some flow came inside a mirror copy */
 };
 const size_t tui_nflow_cols = sizeof(tui_flow_cols) / sizeof(tui_flow_cols[0]);
 
@@ -250,6 +253,8 @@ int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const c
 	    strstr(rt_fmt_addr(f->k.family, f->k.dst, a, sizeof(a)), filter))
 		return 1;
 	if (strstr(rt_snapshot_ifname(s, f->k.ifindex), filter))
+		return 1;
+	if (f->k.mirror && strstr(rt_fmt_mirror(&f->k, a, sizeof(a)), filter))
 		return 1;
 	return f->comm[0] && strstr(f->comm, filter);
 }
@@ -426,6 +431,12 @@ int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid
 	case C_DIR: r = tui_spaceship_u64(a->f->k.dir, b->f->k.dir); break;
 	case C_SRC: r = addr_cmp(a->f->k.family, a->f->k.src, b->f->k.family, b->f->k.src); break;
 	case C_DST: r = addr_cmp(a->f->k.family, a->f->k.dst, b->f->k.family, b->f->k.dst); break;
+	case C_MIRROR: {
+		char ma[RT_MIRROR_STRLEN], mb[RT_MIRROR_STRLEN];
+
+		r = strcmp(rt_fmt_mirror(&a->f->k, ma, sizeof(ma)), rt_fmt_mirror(&b->f->k, mb, sizeof(mb)));
+		break;
+	}
 	case C_PROC: r = strcmp(a->f->comm, b->f->comm);
 		if (!r)
 			r = tui_spaceship_u64(a->f->pid, b->f->pid);
@@ -563,6 +574,12 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 	case C_CNP2: case C_CNP10: case C_CNP40:
 		if (r->avg_ok)
 			fmt_rate(tui_row_num(r, c), buf, len);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case C_MIRROR:
+		if (f->k.mirror)
+			rt_fmt_mirror(&f->k, buf, len);
 		else
 			snprintf(buf, len, "-");
 		break;

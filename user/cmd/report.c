@@ -471,6 +471,11 @@ static void flow_json(const struct report *r, const struct agg_flow *f)
 	js("src", rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)));
 	js("dst", rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)));
 	ju("dqpn", f->k.dqpn);
+	if (f->k.mirror) {
+		char m[RT_MIRROR_STRLEN];
+
+		js("mirror", rt_fmt_mirror(&f->k, m, sizeof(m)));
+	}
 	json_counters(&f->v);
 	if (f->pid || f->lqpn) {
 		ju("lqpn", f->lqpn);
@@ -482,11 +487,12 @@ static void flow_json(const struct report *r, const struct agg_flow *f)
 static const char *flow_text(const struct report *r, const struct rt_flow_key *k, char *buf,
 			     size_t len)
 {
-	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN], m[RT_MIRROR_STRLEN];
 
-	snprintf(buf, len, "%s %s %s -> %s qp %u", ifname_of(r, k->ifindex), rt_dir_name(k->dir),
+	snprintf(buf, len, "%s %s %s -> %s qp %u%s%s", ifname_of(r, k->ifindex), rt_dir_name(k->dir),
 		 rt_fmt_addr(k->family, k->src, a1, sizeof(a1)),
-		 rt_fmt_addr(k->family, k->dst, a2, sizeof(a2)), k->dqpn);
+		 rt_fmt_addr(k->family, k->dst, a2, sizeof(a2)), k->dqpn, k->mirror ? " in " : "",
+		 rt_fmt_mirror(k, m, sizeof(m)));
 	return buf;
 }
 
@@ -847,6 +853,7 @@ static void print_report(struct report *r)
 		ju("truncated", r->itot.truncated);
 		ju("malformed", r->itot.malformed);
 		ju("table_full", r->itot.flow_full);
+		ju("mirrored", r->itot.mirrored);
 		ju("evicted", r->evicted);
 		ju("sflow_estimated_pkts_left_out", r->est_pkts);
 		ju("sflow_samples_left_out", r->est_samples);
@@ -867,6 +874,9 @@ static void print_report(struct report *r)
 		       (unsigned long long)r->itot.not_roce, (unsigned long long)r->itot.mac_ctrl,
 		       (unsigned long long)r->itot.truncated, (unsigned long long)r->itot.malformed,
 		       (unsigned long long)r->itot.flow_full, (unsigned long long)r->evicted);
+		if (r->itot.mirrored)
+			printf("mirror    %llu mirror copies decapsulated (ERSPAN, GRE, VXLAN); their flows "
+			       "say which session\n", (unsigned long long)r->itot.mirrored);
 		if (r->est_samples)
 			printf("sFlow     ~%llu pkts estimated from %llu samples are not in this report's flows "
 			       "(the switch ports are in switchports.csv of a replay: rocetop -r FILE --csv DIR)\n",

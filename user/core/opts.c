@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/socket.h>
 #include "log.h"
+#include "prom.h"
+#include "tui_model.h"
 #include "opts.h"
 #include "sflow.h"
 
@@ -40,12 +44,17 @@ static const char usage_text[] =
 "Timing:\n"
 "  -d, --interval SECONDS  time between snapshots (default 1; files: capture time)\n"
 "  -n, --iterations N      stop after N intervals (exit 0)\n"
-"      --speed X           replay files in the view at X times capture speed (default 1)\n"
+"      --speed X           replay files at X times capture speed (default 1) in the\n"
+"                          view and with --listen; other sinks read files at once\n"
 "Capture:\n"
 "      --max-flows N       flow table size in the kernel (default 16384)\n"
 "      --flow-timeout S    forget flows idle for S seconds (default 60, 0: never)\n"
 "      --xdp-mode MODE     auto (native, else generic), native or generic\n"
 "      --no-egress         XDP on ingress only;  --no-ingress: TC on egress only\n"
+"      --collector         the -i interfaces are dedicated mirror ports: count the RoCE\n"
+"                          inside ERSPAN, GRE and VXLAN mirror copies, then drop those\n"
+"                          copies in XDP so the host's stack does not process them\n"
+"                          (everything else passes; without it nothing is dropped)\n"
 "NIC counters:\n"
 "      --sysfs-root DIR    read /sys/class/infiniband below DIR (fixtures, containers)\n"
 "      --no-nic            do not read the NIC's counters\n"
@@ -57,8 +66,8 @@ static const char usage_text[] =
 "                          is put back at exit (also after kill -9: at the next start)\n"
 "Output:\n"
 "      --top N             flows per interval in --batch (default 20, 0: all)\n"
-"      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
-"                          nak, rnr, idle, age, src, dqpn...)\n"
+"      --sort COLUMN       sort of the view and --batch (congestion, pkts, bytes, ce,\n"
+"                          cnp, nak, rnr; the view also idle, age, src, dqpn...)\n"
 "      --filter TEXT       initial filter of the view (address or QP)\n"
 "      --max-size BYTES    rotate the recording past BYTES (k, M, G suffixes)\n"
 "      --max-files N       keep N rotated recordings (like tcpdump -W)\n"
@@ -76,6 +85,7 @@ static const char usage_text[] =
 "  rocetop -i eth0 --csv run1 -w run1.rtr -D   record a tuning run\n"
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
+"  rocetop -i eth1 --collector          flows inside a switch's mirror session on eth1\n"
 "\n"
 "Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n";
 
@@ -83,6 +93,7 @@ enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
 	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
+	OPT_COLLECTOR,
 };
 
 static const struct option long_opts[] = {
@@ -103,6 +114,7 @@ static const struct option long_opts[] = {
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
 	{ "no-egress", no_argument, NULL, OPT_NO_EGRESS },
 	{ "no-ingress", no_argument, NULL, OPT_NO_INGRESS },
+	{ "collector", no_argument, NULL, OPT_COLLECTOR },
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "no-nic", no_argument, NULL, OPT_NO_NIC },
 	{ "qp-counters", optional_argument, NULL, OPT_QP_COUNTERS },
@@ -198,6 +210,11 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 				pr_warn("at most %d interfaces can be watched at once.\n", RT_MAX_SRC_IFACES);
 				return -EINVAL;
 			}
+			if (!*optarg || strlen(optarg) >= IF_NAMESIZE) {
+				pr_warn("-i '%.40s%s' is not an interface name: interface names are at most %d characters, and not empty.\n",
+					optarg, strlen(optarg) > 40 ? "..." : "", IF_NAMESIZE - 1);
+				return -EINVAL;
+			}
 			for (int k = 0; k < o->nifaces; k++)
 				if (!strcmp(o->ifaces[k], optarg)) {
 					pr_warn("-i %s is given twice; name each interface once.\n", optarg);
@@ -218,7 +235,16 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		case 'b': o->batch = 1; break;
 		case 'D': o->daemon = 1; break;
 		case OPT_CSV: o->csv_dir = optarg; break;
-		case OPT_LISTEN: o->listen = optarg; break;
+		case OPT_LISTEN: {
+			struct sockaddr_storage ss;
+			socklen_t len;
+
+			/* A bad address is a bad command line (exit 2), said before anything starts. */
+			if (rt_prom_parse_listen(optarg, &ss, &len))
+				return bad("--listen", optarg, "give PORT, ADDR:PORT or [IPv6]:PORT, e.g. 9100 or 0.0.0.0:9100");
+			o->listen = optarg;
+			break;
+		}
 		case 'd':
 			if (parse_double(optarg, 0.01, 86400, &o->interval))
 				return bad("--interval", optarg, "give seconds between 0.01 and 86400");
@@ -252,6 +278,7 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 			break;
 		case OPT_NO_EGRESS: o->no_egress = 1; break;
 		case OPT_NO_INGRESS: o->no_ingress = 1; break;
+		case OPT_COLLECTOR: o->collector = 1; break;
 		case OPT_SYSFS_ROOT: o->sysfs_root = optarg; break;
 		case OPT_NO_NIC: o->no_nic = 1; break;
 		case OPT_QP_COUNTERS:
@@ -267,7 +294,13 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 				return bad("--top", optarg, "give a number of flows, 0 for all");
 			o->top = (int)l;
 			break;
-		case OPT_SORT: o->sort = optarg; break;
+		case OPT_SORT:
+			/* The view's columns; --batch sorts by the ones it prints. */
+			if (tui_col_by_name(optarg) < 0)
+				return bad("--sort", optarg,
+					   "give a column: congestion, pkts, bytes, ce, cnp, nak, rnr (the view also sorts by its other columns, e.g. dqpn, idle, age)");
+			o->sort = optarg;
+			break;
 		case OPT_FILTER: o->filter = optarg; break;
 		case OPT_MAX_SIZE:
 			if (parse_size(optarg, &o->max_size))
@@ -312,6 +345,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		return -EINVAL;
 	if (o->no_egress && o->no_ingress) {
 		pr_warn("--no-egress and --no-ingress together leave nothing to watch.\n");
+		return -EINVAL;
+	}
+	if (o->collector && !o->nifaces) {
+		pr_warn("--collector works on live interfaces: name the mirror port with -i IFACE.\n");
+		return -EINVAL;
+	}
+	if (o->collector && o->no_ingress) {
+		pr_warn("--collector needs the XDP program on ingress; drop --no-ingress.\n");
 		return -EINVAL;
 	}
 	if (o->qp_counters && (o->read_file || o->no_nic)) {

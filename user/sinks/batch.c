@@ -8,11 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <net/if.h>
 #include "fmt.h"
 #include "log.h"
 #include "sink.h"
 #include "sflow_decode.h"
+
+/* --sort for --batch: the columns it prints (opts.c checks the name). */
+enum { S_CONGESTION, S_PKTS, S_BYTES, S_CE, S_CNP, S_NAK, S_RNR };
+static int sort_by = S_CONGESTION;	/* qsort has no context argument */
 
 struct batch {
 	int top;
@@ -20,13 +25,34 @@ struct batch {
 	size_t cap;
 };
 
-/* Most congested first: CE + CNP + NAK, then packets, then the key. */
+/* The --sort column of a flow's interval, larger first. */
+static double sort_value(const struct rt_flow_delta *f)
+{
+	switch (sort_by) {
+	case S_PKTS: return (double)f->d.pkts;
+	case S_BYTES: return (double)f->d.bytes;
+	case S_CE: return f->d.pkts ? (double)f->d.ecn[RT_ECN_CE] / (double)f->d.pkts : 0;
+	case S_CNP: return (double)f->d.cnp;
+	case S_NAK: return (double)rt_nak(&f->d);
+	case S_RNR: return (double)f->d.rnr_nak;
+	}
+	return 0;
+}
+
+/* By --sort (larger first), then most congested first: CE + CNP + NAK, then
+ * packets, then the key. */
 static int cmp_congestion(const void *a, const void *b)
 {
 	const struct rt_flow_delta *x = *(const struct rt_flow_delta *const *)a;
 	const struct rt_flow_delta *y = *(const struct rt_flow_delta *const *)b;
 	__u64 cx = rt_congestion(&x->d), cy = rt_congestion(&y->d);
 
+	if (sort_by != S_CONGESTION) {
+		double vx = sort_value(x), vy = sort_value(y);
+
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
 	if (cx != cy)
 		return cx < cy ? 1 : -1;
 	if (x->d.pkts != y->d.pkts)
@@ -203,11 +229,14 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	       rt_fmt_si(rate(t->cnp, secs), c2, sizeof(c2)),
 	       rt_fmt_si(rate(rt_nak(t), secs), c3, sizeof(c3)), rt_fmt_si(rate(t->rnr_nak, secs), a1, sizeof(a1)),
 	       cur->nflows, (unsigned long long)cur->evicted);
-	printf("frames %llu  roce %llu  other %llu  pause %llu  truncated %llu  malformed %llu  table-full %llu\n",
+	printf("frames %llu  roce %llu  other %llu  pause %llu  truncated %llu  malformed %llu  table-full %llu",
 	       (unsigned long long)it->pkts, (unsigned long long)it->roce,
 	       (unsigned long long)it->not_roce, (unsigned long long)it->mac_ctrl,
 	       (unsigned long long)it->truncated, (unsigned long long)it->malformed,
 	       (unsigned long long)it->flow_full);
+	if (it->mirrored)	/* mirror copies decapsulated (--collector ports) */
+		printf("  mirrored %llu", (unsigned long long)it->mirrored);
+	printf("\n");
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
@@ -250,20 +279,25 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		active = n;
 	if (n > 1)
 		qsort(b->order, n, sizeof(*b->order), cmp_congestion);
-	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s\n", "IFACE", "DIR", "SRC",
-	       "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s");
+	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
+	       "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
+	       "MIRROR");
 	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++) {
 		const struct rt_flow_delta *fd = b->order[i];
 		const struct rt_flow *f = fd->f;
 		const char *est = f->estimate ? "~" : "";	/* sFlow: estimates */
-		char prio[8], pk[24];
+		char prio[8], pk[24], mirror[RT_MIRROR_STRLEN];
 
 		if (f->v.pcp == RT_PCP_NONE)
 			snprintf(prio, sizeof(prio), "-");
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
+		if (!f->k.mirror)
+			snprintf(mirror, sizeof(mirror), "-");
+		else
+			rt_fmt_mirror(&f->k, mirror, sizeof(mirror));
 		snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)));
-		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f\n",
+		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f  %s\n",
 		       rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)),
 		       f->k.origin == RT_ORIGIN_NIC ? (f->k.dir == RT_DIR_INGRESS ? "nic-in" : "nic-out") :
 		       rt_dir_name(f->k.dir),
@@ -271,7 +305,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
 		       pk, rate(fd->d.bytes, secs) * 8 / 1e9,
 		       100.0 * fd->d.ecn[RT_ECN_CE] / fd->d.pkts, rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
-		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs));
+		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs),
+		       mirror);
 	}
 	if (active > i)
 		printf("... %zu more flows (--top 0 shows all)\n", active - i);
@@ -308,6 +343,15 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 		return NULL;
 	}
 	b->top = o->top;
+	if (o->sort) {
+		static const char *const names[] = { "congestion", "pkts", "bytes", "ce", "cnp", "nak", "rnr" };
+		size_t k;
+
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (!strcasecmp(o->sort, names[k]) || (k == S_BYTES && (!strcasecmp(o->sort, "gbps") ||
+									       !strcasecmp(o->sort, "gb"))))
+				sort_by = (int)k;
+	}
 	s->name = "batch";
 	s->emit = batch_emit;
 	s->close = batch_close;
