@@ -211,4 +211,16 @@ done
 "$ROCETOP" -r two.pcap --listen 1.2.3:x -D 2>e26; rc=$?
 [ $rc = 2 ] && grep -q "listen '1.2.3:x' is not valid" e26 && pass listen_syntax_exit_2 ||
 	fail listen_syntax_exit_2 "rc $rc, $(cat e26)"
+# --- 10, 11 for report: a write error is said (exit 1); names from the file
+# reach the terminal printable only, and --json stays valid UTF-8 JSON.
+"$ROCETOP" report ol.pcap >/dev/full 2>e27; rc=$?
+[ $rc = 1 ] && grep -q 'writing the report to standard output failed' e27 && pass report_write_error_said ||
+	fail report_write_error_said "rc $rc, $(cat e27)"
+"$ROCETOP" report "$esc" >r28 2>&1; rc=$?
+n=$(tr -cd '\033\007' < r28 | wc -c)
+[ $rc = 0 ] && [ "$n" = 0 ] && pass report_escapes_control_bytes || fail report_escapes_control_bytes "rc $rc, $n control bytes"
+bad=$(printf 'u\377\376x.pcap'); cp ol.pcap "$bad"
+"$ROCETOP" report --json "$bad" >r29 2>e29; rc=$?
+out=$($PY -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8")); print("ok")' r29 2>&1)
+[ $rc = 0 ] && [ "$out" = ok ] && pass report_json_valid_utf8 || fail report_json_valid_utf8 "rc $rc, $out"
 exit 0
