@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+#include "findings.h"
 #include "endpoint.h"
 #include "fmt.h"
 #include "http_guard.h"
@@ -839,6 +840,39 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 	return 0;
 }
 
+/* Findings: open ones by rule and severity, and opened since the start by rule. */
+static void render_findings(struct out *w, const struct rt_findings *F)
+{
+	char set[LSET];
+	size_t i, j;
+	int sev;
+
+	family(w, "rocetop_findings_open", M_GAUGE, NULL,
+	       "Findings open now, by rule and severity (see rocetop(8), FINDINGS).");
+	for (i = 0; rt_rule_names[i]; i++)
+		for (sev = RT_SEV_INFO; sev <= RT_SEV_CRITICAL; sev++) {
+			__u64 n = 0;
+
+			for (j = 0; j < F->n; j++)
+				n += F->tab[j].open && F->tab[j].sev == sev && !strcmp(F->tab[j].rule, rt_rule_names[i]);
+			set[0] = 0;
+			label(set, sizeof(set), "rule", rt_rule_names[i]);
+			label(set, sizeof(set), "severity", rt_sev_name(sev));
+			sample_u(w, "rocetop_findings_open", M_GAUGE, set, n);
+		}
+	family(w, "rocetop_findings_opened", M_COUNTER, NULL, "Findings opened since the start, by rule.");
+	for (i = 0; rt_rule_names[i]; i++) {
+		__u64 n = 0;
+
+		for (j = 0; j < F->nrules; j++)
+			if (!strcmp(F->per_rule[j].rule, rt_rule_names[i]))
+				n = F->per_rule[j].opened;
+		set[0] = 0;
+		label(set, sizeof(set), "rule", rt_rule_names[i]);
+		sample_u(w, "rocetop_findings_opened", M_COUNTER, set, n);
+	}
+}
+
 /*
  * sFlow: per switch port and direction (bounded by the collector's port
  * table), the drops per port and reason, and what each agent sent. The
@@ -910,6 +944,47 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 		label(set, sizeof(set), "direction", rt_dir_name(p->dir));
 		sample_d(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, set, p->max_transit / 1e9);
 	}
+	/* The switch's own interface counters (counter samples), once per port. */
+	{
+		static const struct {
+			const char *name, *help;
+			enum mtype type;
+		} ifc[] = {
+			{ "rocetop_sflow_port_speed_bytes_per_second",
+			  "The switch port's speed, from its sFlow counter samples (ifSpeed / 8).", M_GAUGE },
+			{ "rocetop_sflow_port_interface_discards",
+			  "The switch port's discarded packets (ifInDiscards, ifOutDiscards) as its agent counts them.", M_COUNTER },
+			{ "rocetop_sflow_port_interface_errors",
+			  "The switch port's packets in error (ifInErrors, ifOutErrors) as its agent counts them.", M_COUNTER },
+		};
+
+		for (k = 0; k < sizeof(ifc) / sizeof(ifc[0]); k++) {
+			family(w, ifc[k].name, ifc[k].type, k ? NULL : "bytes_per_second", ifc[k].help);
+			for (i = 0; i < d->nswports; i++) {
+				const struct rt_swport *p = d->swports[i].p;
+
+				if (!p->has_ifctr || (i && d->swports[i - 1].p->ifindex == p->ifindex))
+					continue;
+				set[0] = 0;
+				snprintf(pn, sizeof(pn), "%u", p->port);
+				label(set, sizeof(set), "agent", p->agent);
+				label(set, sizeof(set), "port", pn);
+				if (k == 0) {
+					sample_u(w, ifc[k].name, M_GAUGE, set, p->speed_bps / 8);
+					continue;
+				}
+				for (int side = 0; side < 2; side++) {
+					char more[LSET];
+
+					snprintf(more, sizeof(more), "%s", set);
+					label(more, sizeof(more), "side", side ? "out" : "in");
+					sample_u(w, ifc[k].name, M_COUNTER, more,
+						 k == 1 ? (side ? p->out_discards : p->in_discards)
+							: (side ? p->out_errors : p->in_errors));
+				}
+			}
+		}
+	}
 	family(w, "rocetop_sflow_drops", M_COUNTER, NULL,
 	       "sFlow dropped-packet notifications by switch port and reason (the name sFlow gives the code).");
 	for (i = 0; i < d->nswdrops; i++) {
@@ -965,6 +1040,8 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 		err = render_flows(r, &w, cur, d);
 		if (!err)
 			err = render_ports(r, &w, d);
+		if (!err && d->findings)
+			render_findings(&w, d->findings);
 		if (!err)
 			render_sflow(&w, d);
 	}

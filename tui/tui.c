@@ -19,10 +19,11 @@
 #include "log.h"
 #include "sink.h"
 #include "tui_model.h"
+#include "findings.h"
 
-enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_DETAIL, V_NVIEWS };
+enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_DETAIL, V_NVIEWS };
 static const char *const view_names[V_NVIEWS] = { "flows", "host pairs", "PFC", "NIC ports", "switch ports",
-						  "detail" };
+						  "findings", "detail" };
 
 enum mode { M_NORMAL, M_FILTER, M_SEARCH, M_SORTMENU, M_HELP };
 
@@ -56,6 +57,8 @@ struct tui {
 	char msg[160];
 	int have_snap;
 	double file_interval;	/* capture time per snapshot of a file (-d) */
+	const struct rt_findings *fnd;	/* the loop's findings (user/core/findings.h) */
+	int fsel;		/* the selected row of the findings view */
 };
 
 static int tui_active;
@@ -201,6 +204,23 @@ static void draw_header(struct tui *t, int *yp)
 	snprintf(line + off, sizeof(line) - off, "  view %s  %s", view_names[t->view],
 		 t->have_snap ? s->source : "(waiting for the first snapshot)");
 	put_attr(y++, 0, line, A_BOLD);
+
+	/* findings: open ones by severity, and the most severe, newest one */
+	if (t->fnd) {
+		const struct rt_finding *nf = rt_findings_newest(t->fnd);
+		size_t cnt[3];
+		char subj[256];
+
+		rt_findings_count(t->fnd, cnt);
+		off = snprintf(line, sizeof(line), "findings  %zu critical  %zu warning  %zu info",
+			       cnt[RT_SEV_CRITICAL], cnt[RT_SEV_WARNING], cnt[RT_SEV_INFO]);
+		if (nf)
+			snprintf(line + off, sizeof(line) - off, "   newest: %s %s since %s  %s  (F: all)",
+				 rt_sev_name(nf->sev), nf->rule, rt_fmt_clock(nf->start_ns, a, sizeof(a)),
+				 rt_subject_text(&nf->subj, subj, sizeof(subj)));
+		put_attr(y++, 0, line, !nf ? 0 : nf->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
+				       nf->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0);
+	}
 
 	/* 2: wire totals and rates */
 	if (secs > 0)
@@ -1029,6 +1049,129 @@ static void draw_status(struct tui *t)
 	}
 }
 
+/* The findings to list: open ones (most severe, then newest first), then
+ * the closed ones kept, the most recently ended first. */
+static size_t findings_order(const struct tui *t, size_t *idx, size_t cap)
+{
+	const struct rt_findings *F = t->fnd;
+	size_t n = 0, i, j;
+
+	if (!F)
+		return 0;
+	for (i = 0; i < F->n && n < cap; i++)
+		idx[n++] = i;
+	for (i = 1; i < n; i++)	/* insertion sort: a few hundred at most */
+		for (j = i; j > 0; j--) {
+			const struct rt_finding *a = &F->tab[idx[j - 1]], *b = &F->tab[idx[j]];
+			int swap;
+
+			if (a->open != b->open)
+				swap = b->open;
+			else if (a->open && a->sev != b->sev)
+				swap = b->sev > a->sev;
+			else
+				swap = a->open ? b->id > a->id : b->end_ns > a->end_ns;
+			if (!swap)
+				break;
+			size_t x = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = x;
+		}
+	return n;
+}
+
+#define MAX_FROWS 1024
+
+static void draw_findings(struct tui *t, int y, int h)
+{
+	static size_t idx[MAX_FROWS];
+	size_t n = findings_order(t, idx, MAX_FROWS), i;
+	char line[1024], a[16], b[16], subj[256];
+
+	snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s", "SEVERITY", "RULE", "START", "END",
+		 "SUBJECT: EVIDENCE   (Enter: go to the subject)");
+	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
+	h--;
+	t->table_y = y;
+	t->table_h = h;
+	if (!t->fnd) {
+		put(y, 0, "  (no findings engine on this source)");
+		return;
+	}
+	if (!n) {
+		put(y, 0, "  (none: no rule has matched)");
+		return;
+	}
+	if (t->fsel >= (int)n)
+		t->fsel = (int)n - 1;
+	if (t->fsel < 0)
+		t->fsel = 0;
+	if (t->fsel < t->top)
+		t->top = t->fsel;
+	if (t->fsel >= t->top + h)
+		t->top = t->fsel - h + 1;
+	for (i = (size_t)t->top; i < n && (int)(i - (size_t)t->top) < h; i++) {
+		const struct rt_finding *f = &t->fnd->tab[idx[i]];
+		attr_t at = f->open ? (f->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
+				       f->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0) : A_DIM;
+
+		snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s: %s", rt_sev_name(f->sev), f->rule,
+			 rt_fmt_clock(f->start_ns, a, sizeof(a)), f->open ? "open" : rt_fmt_clock(f->end_ns, b, sizeof(b)),
+			 rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
+		if ((int)i == t->fsel)
+			at = A_REVERSE | (at & A_BOLD);
+		put_attr(y++, 0, line, at);
+	}
+}
+
+/* Enter on a finding: the view of its subject, the flow selected. */
+static int jump_to_finding(struct tui *t)
+{
+	static size_t idx[MAX_FROWS];
+	size_t n = findings_order(t, idx, MAX_FROWS), i;
+	const struct rt_finding *f;
+	const struct rt_subject *sj;
+	char a[RT_ADDR_STRLEN];
+
+	if (!n || t->fsel < 0 || (size_t)t->fsel >= n)
+		return RD_NONE;
+	f = &t->fnd->tab[idx[t->fsel]];
+	sj = &f->subj;
+	t->top = 0;
+	if (sj->has & RT_SUBJ_DQPN) {
+		struct rt_flow_key k = { 0 };
+
+		for (i = 0; i < t->data.snap.nifaces; i++)
+			if (!strcmp(t->data.snap.ifaces[i].name, sj->ifname))
+				k.ifindex = t->data.snap.ifaces[i].ifindex;
+		k.dir = sj->dir;
+		k.family = sj->family;
+		memcpy(k.src, sj->src, 16);
+		memcpy(k.dst, sj->dst, 16);
+		k.dqpn = sj->dqpn;
+		t->filter[0] = '\0';
+		t->view = V_FLOWS;
+		t->sel_key = k;
+		t->have_sel_key = 1;
+		snprintf(t->msg, sizeof(t->msg), "%s: the flow selected", f->rule);
+	} else if (sj->has & RT_SUBJ_DST) {
+		snprintf(t->filter, sizeof(t->filter), "%s", rt_fmt_addr(sj->family, sj->dst, a, sizeof(a)));
+		t->view = V_FLOWS;
+		snprintf(t->msg, sizeof(t->msg), "%s: flows filtered on %s", f->rule, t->filter);
+	} else if (sj->has & RT_SUBJ_PRIO) {
+		t->view = V_PFC;
+		snprintf(t->msg, sizeof(t->msg), "%s: priority %u on %s", f->rule, sj->prio, sj->ifname);
+	} else if (sj->has & RT_SUBJ_AGENT) {
+		t->view = V_SWPORTS;
+		snprintf(t->msg, sizeof(t->msg), "%s: switch %s port %u", f->rule, sj->agent, sj->port);
+	} else {
+		t->view = V_PORTS;
+		snprintf(t->msg, sizeof(t->msg), "%s: %s on %s", f->rule, sj->counter, sj->device);
+	}
+	return RD_ROWS;
+}
+
 static void draw(struct tui *t)
 {
 	int y = 0, h;
@@ -1052,6 +1195,7 @@ static void draw(struct tui *t)
 	case V_PFC: draw_pfc(t, y, h); break;
 	case V_PORTS: draw_ports(t, y, h); break;
 	case V_SWPORTS: draw_swports(t, y, h); break;
+	case V_FINDINGS: draw_findings(t, y, h); break;
 	case V_DETAIL: draw_detail(t, y, h); break;
 	}
 	draw_status(t);
@@ -1115,8 +1259,10 @@ static int act_view(struct tui *t, struct rt_ctl *ctl, int key)
 	(void)ctl;
 	if (key >= '1' && key <= '5')
 		return set_view(t, key - '1');
-	/* Tab, F5: the next of the five views */
-	return set_view(t, t->view >= V_SWPORTS ? V_FLOWS : t->view + 1);
+	if (key == '6' || key == 'F')
+		return set_view(t, V_FINDINGS);
+	/* Tab, F5: the next of the six views */
+	return set_view(t, t->view >= V_FINDINGS ? V_FLOWS : t->view + 1);
 }
 
 static int act_detail(struct tui *t, struct rt_ctl *ctl, int key)
@@ -1124,6 +1270,8 @@ static int act_detail(struct tui *t, struct rt_ctl *ctl, int key)
 	(void)ctl; (void)key;
 	if (t->view == V_DETAIL)
 		return set_view(t, V_FLOWS);
+	if (t->view == V_FINDINGS)
+		return jump_to_finding(t);
 	if (t->view != V_FLOWS || !t->nrows)
 		return RD_NONE;
 	remember_sel(t);
@@ -1226,6 +1374,17 @@ static int act_move(struct tui *t, struct rt_ctl *ctl, int key)
 		if (t->sel < 0)
 			t->sel = 0;
 		remember_sel(t);
+	} else if (t->view == V_FINDINGS) {	/* a selection, the list scrolls to it */
+		switch (key) {
+		case KEY_UP: t->fsel--; break;
+		case KEY_DOWN: t->fsel++; break;
+		case KEY_PPAGE: t->fsel -= page; break;
+		case KEY_NPAGE: t->fsel += page; break;
+		case KEY_HOME: t->fsel = 0; break;
+		case KEY_END: t->fsel += 1 << 20; break;
+		}
+		if (t->fsel < 0)
+			t->fsel = 0;
 	} else {	/* the other views scroll */
 		switch (key) {
 		case KEY_UP: t->top--; break;
@@ -1326,6 +1485,8 @@ static const struct action actions[] = {
 	{ '3', act_view, NULL, NULL },
 	{ '4', act_view, NULL, NULL },
 	{ '5', act_view, NULL, NULL },
+	{ 'F', act_view, "F 6", "findings: open and recent, Enter goes to the subject" },
+	{ '6', act_view, NULL, NULL },
 	{ '\t', act_view, "Tab F5", "next view" },
 	{ KEY_F(5), act_view, NULL, NULL },
 	{ '\n', act_detail, "Enter d", "detail of the selected flow: history, reverse flows" },
@@ -1557,6 +1718,7 @@ static int tui_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 
 	if (tui_data_take(&t->data, cur, d))
 		return -ENOMEM;
+	t->fnd = d->findings;
 	t->have_snap = 1;
 	rebuild_rows(t);
 	draw(t);

@@ -21,7 +21,7 @@ ln -s "$FIX/t0" "$tmp/root"
 	> "$tmp/out" 2> "$tmp/err" &
 pid=$!
 # After the first interval's rows are written, move the tree to t1.
-for _ in $(seq 100); do
+for _ in $(seq 400); do
 	[ -s "$tmp/csv/ports.csv" ] && [ "$(wc -l < "$tmp/csv/ports.csv")" -gt 1 ] && break
 	sleep 0.05
 done

@@ -17,7 +17,7 @@ trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 ln -s "$FIX/t0" "$tmp/root"
 "$ROCETOP" --sysfs-root "$tmp/root" -i lo -D -n 3 -d 0.4 -w "$tmp/rec.rtr" --csv "$tmp/csv" 2>"$tmp/err" &
 pid=$!
-for _ in $(seq 100); do
+for _ in $(seq 400); do
 	[ -s "$tmp/csv/ports.csv" ] && [ "$(wc -l < "$tmp/csv/ports.csv")" -gt 1 ] && break
 	sleep 0.05
 done

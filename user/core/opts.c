@@ -71,7 +71,21 @@ static const char usage_text[] =
 "      --filter TEXT       initial filter of the view (address or QP)\n"
 "      --max-size BYTES    rotate the recording past BYTES (k, M, G suffixes)\n"
 "      --max-files N       keep N rotated recordings (like tcpdump -W)\n"
+"      --hostname NAME     the host name recordings carry (default: this host's)\n"
 "      --prom-flows K      top K flows exported to Prometheus (default 10)\n"
+"Findings (rules applied every interval; see rocetop(8)):\n"
+"      --threshold NAME=VALUE  change a rule's threshold (repeat); NAME is one of\n"
+"%s"
+"      --link-speed SPEED  link speed for paused time, e.g. 25G, 100G (default:\n"
+"                          the interface's speed in sysfs, else 100G)\n"
+"Flight recorder (keep the minutes before an incident):\n"
+"      --flight-recorder DURATION  keep the last DURATION (e.g. 5m) of snapshots in\n"
+"                          memory; when a finding opens or on SIGUSR1, write them\n"
+"                          and the next DURATION to DIR/rocetop-YYYYmmddTHHMMSS.rtr\n"
+"      --trigger SEVERITY  the least severity that writes one: info, warning or\n"
+"                          critical (default critical)\n"
+"      --flight-dir DIR    where (default the current directory); --max-files N\n"
+"                          keeps the newest N\n"
 "  -v, --verbose           more messages (libbpf's and the verifier's too)\n"
 "  -q, --quiet             only warnings\n"
 "  -V, --version           print the version\n"
@@ -85,6 +99,8 @@ static const char usage_text[] =
 "  rocetop -i eth0 --csv run1 -w run1.rtr -D   record a tuning run\n"
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
+"  rocetop -i eth0 -D --flight-recorder 2m --flight-dir /var/tmp\n"
+"                                       record the 2 minutes around each incident\n"
 "  rocetop -i eth1 --collector          flows inside a switch's mirror session on eth1\n"
 "\n"
 "Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n";
@@ -93,6 +109,7 @@ enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
 	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
+	OPT_THRESHOLD, OPT_LINK_SPEED, OPT_FLIGHT, OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
 	OPT_COLLECTOR,
 };
 
@@ -124,6 +141,12 @@ static const struct option long_opts[] = {
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "max-files", required_argument, NULL, OPT_MAX_FILES },
 	{ "prom-flows", required_argument, NULL, OPT_PROM_FLOWS },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "link-speed", required_argument, NULL, OPT_LINK_SPEED },
+	{ "flight-recorder", required_argument, NULL, OPT_FLIGHT },
+	{ "trigger", required_argument, NULL, OPT_TRIGGER },
+	{ "flight-dir", required_argument, NULL, OPT_FLIGHT_DIR },
+	{ "hostname", required_argument, NULL, OPT_HOSTNAME },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "version", no_argument, NULL, 'V' },
@@ -141,6 +164,54 @@ void rt_opts_defaults(struct rt_opts *o)
 	o->speed = 1.0;
 	o->top = 20;
 	o->max_files = 0;
+	rt_find_cfg_defaults(&o->find);
+	o->trigger = RT_SEV_CRITICAL;
+}
+
+int rt_parse_duration(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v <= 0)
+		return -EINVAL;
+	if (*end == 's')
+		end++;
+	else if (*end == 'm')
+		v *= 60, end++;
+	else if (*end == 'h')
+		v *= 3600, end++;
+	if (*end || v > 86400)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int rt_parse_speed(const char *s, __u64 *mbps)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return -EINVAL;
+	if (*end == 'G' || *end == 'g')
+		v *= 1000, end++;
+	else if (*end == 'M' || *end == 'm')
+		end++;
+	else if (*end == 'T' || *end == 't')
+		v *= 1e6, end++;
+	else
+		v *= 1000;	/* a bare number is Gb/s */
+	if (*end && strcmp(end, "b") && strcmp(end, "bit") && strcmp(end, "b/s"))
+		return -EINVAL;
+	if (v < 1 || v > 1e7)
+		return -EINVAL;
+	*mbps = (__u64)v;
+	return 0;
 }
 
 static int bad(const char *what, const char *val, const char *want)
@@ -316,10 +387,32 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 				return bad("--prom-flows", optarg, "give a number between 0 and 10000");
 			o->prom_flows = (int)l;
 			break;
+		case OPT_THRESHOLD:
+			if (rt_find_cfg_set(&o->find, optarg))
+				return -EINVAL;
+			break;
+		case OPT_LINK_SPEED:
+			if (rt_parse_speed(optarg, &o->find.speed_mbps))
+				return bad("--link-speed", optarg, "give a speed such as 25G, 100G or 40000M");
+			break;
+		case OPT_FLIGHT:
+			if (rt_parse_duration(optarg, &o->flight_secs))
+				return bad("--flight-recorder", optarg, "give a duration such as 90s, 5m or 1h (at most 24h)");
+			break;
+		case OPT_TRIGGER:
+			if ((o->trigger = rt_sev_from_name(optarg)) < 0)
+				return bad("--trigger", optarg, "use info, warning or critical");
+			break;
+		case OPT_FLIGHT_DIR: o->flight_dir = optarg; break;
+		case OPT_HOSTNAME:
+			if (!optarg[0] || strlen(optarg) > 63)
+				return bad("--hostname", optarg, "give a name of 1 to 63 characters");
+			o->hostname = optarg;
+			break;
 		case 'v': rt_verbosity = RT_LOG_DEBUG; break;
 		case 'q': rt_verbosity = RT_LOG_WARN; break;
 		case 'V': printf("rocetop %s\n", RT_VERSION); return 1;
-		case 'h': fputs(usage_text, stdout); return 1;
+		case 'h': printf(usage_text, rt_find_cfg_help); return 1;
 		default:
 			fprintf(stderr, "Try 'rocetop --help' for the options.\n");
 			return -EINVAL;
@@ -360,8 +453,12 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 			o->read_file ? "-r" : "--no-nic");
 		return -EINVAL;
 	}
-	if (o->max_files && !o->max_size) {
-		pr_warn("--max-files rotates recordings and needs --max-size.\n");
+	if (o->max_files && !o->max_size && !o->flight_secs) {
+		pr_warn("--max-files rotates recordings and needs --max-size (or --flight-recorder).\n");
+		return -EINVAL;
+	}
+	if (o->flight_dir && !o->flight_secs) {
+		pr_warn("--flight-dir says where the flight recorder writes: add --flight-recorder DURATION.\n");
 		return -EINVAL;
 	}
 	if (o->read_file && o->write_file && !strcmp(o->read_file, o->write_file)) {

@@ -3,6 +3,7 @@
 #ifndef RT_OPTS_H
 #define RT_OPTS_H
 
+#include "findings.h"
 #include "snapshot.h"
 
 #define RT_MAX_SRC_IFACES 16
@@ -43,6 +44,11 @@ struct rt_opts {
 	double speed;			/* --speed: replay speed of files in the TUI */
 	int top;			/* --top N: flows per interval in --batch */
 	int quiet;			/* -q */
+	struct rt_find_cfg find;	/* --threshold NAME=VALUE, --link-speed */
+	double flight_secs;		/* --flight-recorder DURATION, 0: off */
+	int trigger;			/* --trigger SEVERITY (enum rt_sev) */
+	const char *flight_dir;		/* --flight-dir DIR */
+	const char *hostname;		/* --hostname: the name recordings carry */
 	/*
 	 * For embedding (the lab): called with RT_HOOK_READY once the source and
 	 * sinks are up (a negative return aborts the run), and with RT_HOOK_TICK
@@ -57,6 +63,10 @@ struct rt_opts {
 #define RT_HOOK_TICK	2
 
 void rt_opts_defaults(struct rt_opts *o);
+/* "30s", "5m", "1h", "90": seconds; 0 or -EINVAL. */
+int rt_parse_duration(const char *s, double *out);
+/* "25G", "100G", "40000M", "100": Mb/s; 0 or -EINVAL. */
+int rt_parse_speed(const char *s, __u64 *mbps);
 /* Parse the main command line: 0, 1 (help or version shown) or -EINVAL. */
 int rt_parse_args(int argc, char **argv, struct rt_opts *o);
 /* Run sources into sinks until the end, a signal or -n; 0 or a negative errno. */
