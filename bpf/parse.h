@@ -99,7 +99,7 @@ struct rt_pkt {
 	__u32 dqpn;
 	__u32 psn;
 	__u16 pause[8];		/* PFC pause times; 802.3x time in pause[0] */
-	__u8  src[16];		/* 8-byte aligned, dst right after: cleared together */
+	__u8  src[16];
 	__u8  dst[16];
 	/* a mirror copy: who mirrored it, and the inner frame (offsets in the frame) */
 	__u8  mirror;		/* RT_MIRROR_*, RT_MIRROR_NONE seen directly */
@@ -421,7 +421,7 @@ RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len
 	const __u8 *d = (const __u8 *)data, *end = (const __u8 *)data_end;
 	__u64 flen = frame_len;
 	__u32 off = 0;
-	int depth, kind = RT_K_OTHER;
+	int i, depth, kind = RT_K_OTHER;
 
 	/* One pass per level: the frame, then the frame inside a mirror copy. A
 	 * loop rather than two inlined copies keeps the BPF stack small. */
@@ -439,7 +439,11 @@ RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len
 		p->family = 0;
 		p->tos = 0;
 		p->v6_unparsed = 0;
-		__builtin_memset(p->src, 0, sizeof(p->src) + sizeof(p->dst));
+#pragma unroll
+		for (i = 0; i < 16; i++) {
+			p->src[i] = 0;
+			p->dst[i] = 0;
+		}
 		if (off > RT_MAX_INNER_OFF) {
 			kind = RT_K_OTHER;
 			break;
