@@ -113,6 +113,9 @@ static int take_ports(struct report *r, const struct rt_snapshot *s, const struc
 		if (!a)
 			return -ENOMEM;
 		a->c = *d->ports[i].c;
+		rt_fmt_safe(d->ports[i].c->dev, a->c.dev, sizeof(a->c.dev));
+		rt_fmt_safe(d->ports[i].c->netdev, a->c.netdev, sizeof(a->c.netdev));
+		rt_fmt_safe(d->ports[i].c->name, a->c.name, sizeof(a->c.name));
 		a->delta += d->ports[i].d;
 		if (d->ports[i].d > a->peak_d) {
 			a->peak_d = d->ports[i].d;
@@ -208,7 +211,8 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 			a->lqpn = f->lqpn;
 			a->rqpn = f->rqpn;
 			a->pid = f->pid;
-			memcpy(a->comm, f->comm, sizeof(a->comm));
+			/* Text from the file: printable only (no terminal escapes). */
+			rt_fmt_safe(f->comm, a->comm, sizeof(a->comm));
 		}
 		if (f->throttles >= 0 && (size_t)f->throttles < s->nflows) {
 			a->has_target = 1;
@@ -236,7 +240,7 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 			memset(ai, 0, sizeof(*ai));
 			ai->k = x->k;
 		}
-		snprintf(ai->name, sizeof(ai->name), "%s", rt_snapshot_ifname(s, x->k.ifindex));
+		rt_fmt_safe(rt_snapshot_ifname(s, x->k.ifindex), ai->name, sizeof(ai->name));
 		rt_if_val_add(&ai->v, v);
 		for (p = 0; p < RT_NPRIO; p++) {
 			m->pfc += v->pfc_frames[p];
@@ -366,18 +370,55 @@ static void jsep(void)
 	jfirst = 0;
 }
 
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/* A JSON string: quotes, backslashes and controls escaped, and a byte that
+ * is not valid UTF-8 (a file's or a file name's) as U+FFFD. */
 static void jstr(const char *s)
 {
-	fputc('"', stdout);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			fputc(c, stdout);
+	fputc('"', stdout);
+	while (*p) {
+		int n = utf8_len(p);
+
+		if (!n) {
+			fputs("\\ufffd", stdout);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			printf("\\%c", *p++);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			printf("\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, (size_t)n, stdout);
+			p += n;
+		}
 	}
 	fputc('"', stdout);
 }
@@ -859,7 +900,9 @@ static void print_report(struct report *r)
 		ju("sflow_samples_left_out", r->est_samples);
 		jclose('}');
 	} else {
-		printf("rocetop report: %s (%s)\n", r->path, r->kind);
+		char safe[4096];
+
+		printf("rocetop report: %s (%s)\n", rt_fmt_safe(r->path, safe, sizeof(safe)), r->kind);
 		printf("time      %s .. %s (%.3f s, %zu intervals)\n", fmt_time(start, t1, sizeof(t1)),
 		       fmt_time(r->last_ns, t2, sizeof(t2)), span / 1e9, r->nm);
 		printf("RoCE      %llu flows, %llu pkts, %llu bytes; CE %llu (%.2f%%), CNP %llu, ACK %llu, NAK %llu (seq %llu, other %llu), RNR NAK %llu\n",
@@ -1066,7 +1109,13 @@ int rt_report_main(int argc, char **argv)
 		goto out;
 	}
 	print_report(&r);
-	rc = fflush(stdout) ? 1 : 0;
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_warn("writing the report to standard output failed: %s.\n", strerror(errno ? errno : EIO));
+		rc = 1;
+	} else {
+		rc = 0;
+	}
 out:
 	src->close(src);
 	rt_snapshot_free(&snaps[0]);

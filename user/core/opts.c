@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/socket.h>
 #include "log.h"
+#include "prom.h"
+#include "tui_model.h"
 #include "opts.h"
 #include "sflow.h"
 
@@ -40,7 +44,8 @@ static const char usage_text[] =
 "Timing:\n"
 "  -d, --interval SECONDS  time between snapshots (default 1; files: capture time)\n"
 "  -n, --iterations N      stop after N intervals (exit 0)\n"
-"      --speed X           replay files in the view at X times capture speed (default 1)\n"
+"      --speed X           replay files at X times capture speed (default 1) in the\n"
+"                          view and with --listen; other sinks read files at once\n"
 "Capture:\n"
 "      --max-flows N       flow table size in the kernel (default 16384)\n"
 "      --flow-timeout S    forget flows idle for S seconds (default 60, 0: never)\n"
@@ -61,8 +66,8 @@ static const char usage_text[] =
 "                          is put back at exit (also after kill -9: at the next start)\n"
 "Output:\n"
 "      --top N             flows per interval in --batch (default 20, 0: all)\n"
-"      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
-"                          nak, rnr, idle, age, src, dqpn...)\n"
+"      --sort COLUMN       sort of the view and --batch (congestion, pkts, bytes, ce,\n"
+"                          cnp, nak, rnr; the view also idle, age, src, dqpn...)\n"
 "      --filter TEXT       initial filter of the view (address or QP)\n"
 "      --max-size BYTES    rotate the recording past BYTES (k, M, G suffixes)\n"
 "      --max-files N       keep N rotated recordings (like tcpdump -W)\n"
@@ -205,6 +210,11 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 				pr_warn("at most %d interfaces can be watched at once.\n", RT_MAX_SRC_IFACES);
 				return -EINVAL;
 			}
+			if (!*optarg || strlen(optarg) >= IF_NAMESIZE) {
+				pr_warn("-i '%.40s%s' is not an interface name: interface names are at most %d characters, and not empty.\n",
+					optarg, strlen(optarg) > 40 ? "..." : "", IF_NAMESIZE - 1);
+				return -EINVAL;
+			}
 			for (int k = 0; k < o->nifaces; k++)
 				if (!strcmp(o->ifaces[k], optarg)) {
 					pr_warn("-i %s is given twice; name each interface once.\n", optarg);
@@ -225,7 +235,16 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		case 'b': o->batch = 1; break;
 		case 'D': o->daemon = 1; break;
 		case OPT_CSV: o->csv_dir = optarg; break;
-		case OPT_LISTEN: o->listen = optarg; break;
+		case OPT_LISTEN: {
+			struct sockaddr_storage ss;
+			socklen_t len;
+
+			/* A bad address is a bad command line (exit 2), said before anything starts. */
+			if (rt_prom_parse_listen(optarg, &ss, &len))
+				return bad("--listen", optarg, "give PORT, ADDR:PORT or [IPv6]:PORT, e.g. 9100 or 0.0.0.0:9100");
+			o->listen = optarg;
+			break;
+		}
 		case 'd':
 			if (parse_double(optarg, 0.01, 86400, &o->interval))
 				return bad("--interval", optarg, "give seconds between 0.01 and 86400");
@@ -275,7 +294,13 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 				return bad("--top", optarg, "give a number of flows, 0 for all");
 			o->top = (int)l;
 			break;
-		case OPT_SORT: o->sort = optarg; break;
+		case OPT_SORT:
+			/* The view's columns; --batch sorts by the ones it prints. */
+			if (tui_col_by_name(optarg) < 0)
+				return bad("--sort", optarg,
+					   "give a column: congestion, pkts, bytes, ce, cnp, nak, rnr (the view also sorts by its other columns, e.g. dqpn, idle, age)");
+			o->sort = optarg;
+			break;
 		case OPT_FILTER: o->filter = optarg; break;
 		case OPT_MAX_SIZE:
 			if (parse_size(optarg, &o->max_size))

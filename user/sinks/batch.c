@@ -8,11 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <net/if.h>
 #include "fmt.h"
 #include "log.h"
 #include "sink.h"
 #include "sflow_decode.h"
+
+/* --sort for --batch: the columns it prints (opts.c checks the name). */
+enum { S_CONGESTION, S_PKTS, S_BYTES, S_CE, S_CNP, S_NAK, S_RNR };
+static int sort_by = S_CONGESTION;	/* qsort has no context argument */
 
 struct batch {
 	int top;
@@ -20,13 +25,34 @@ struct batch {
 	size_t cap;
 };
 
-/* Most congested first: CE + CNP + NAK, then packets, then the key. */
+/* The --sort column of a flow's interval, larger first. */
+static double sort_value(const struct rt_flow_delta *f)
+{
+	switch (sort_by) {
+	case S_PKTS: return (double)f->d.pkts;
+	case S_BYTES: return (double)f->d.bytes;
+	case S_CE: return f->d.pkts ? (double)f->d.ecn[RT_ECN_CE] / (double)f->d.pkts : 0;
+	case S_CNP: return (double)f->d.cnp;
+	case S_NAK: return (double)rt_nak(&f->d);
+	case S_RNR: return (double)f->d.rnr_nak;
+	}
+	return 0;
+}
+
+/* By --sort (larger first), then most congested first: CE + CNP + NAK, then
+ * packets, then the key. */
 static int cmp_congestion(const void *a, const void *b)
 {
 	const struct rt_flow_delta *x = *(const struct rt_flow_delta *const *)a;
 	const struct rt_flow_delta *y = *(const struct rt_flow_delta *const *)b;
 	__u64 cx = rt_congestion(&x->d), cy = rt_congestion(&y->d);
 
+	if (sort_by != S_CONGESTION) {
+		double vx = sort_value(x), vy = sort_value(y);
+
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
 	if (cx != cy)
 		return cx < cy ? 1 : -1;
 	if (x->d.pkts != y->d.pkts)
@@ -317,6 +343,15 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 		return NULL;
 	}
 	b->top = o->top;
+	if (o->sort) {
+		static const char *const names[] = { "congestion", "pkts", "bytes", "ce", "cnp", "nak", "rnr" };
+		size_t k;
+
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (!strcasecmp(o->sort, names[k]) || (k == S_BYTES && (!strcasecmp(o->sort, "gbps") ||
+									       !strcasecmp(o->sort, "gb"))))
+				sort_by = (int)k;
+	}
 	s->name = "batch";
 	s->emit = batch_emit;
 	s->close = batch_close;
