@@ -181,13 +181,10 @@ static void sb_vprintf(struct sb *b, const char *fmt, va_list ap)
 		size_t cap = b->cap ? b->cap * 2 : 16384;
 		while (cap - b->len <= (size_t)n)
 			cap *= 2;
-		char *np = realloc(b->p, cap);
-		if (!np) {
+		if (rt_grow_to((void **)&b->p, &b->cap, cap, 1)) {
 			b->err = -ENOMEM;
 			return;
 		}
-		b->p = np;
-		b->cap = cap;
 	}
 }
 
@@ -282,16 +279,10 @@ static void label(char *set, size_t len, const char *name, const char *value)
 	snprintf(set + n, len - n, "%s%s=\"%s\"", n ? "," : "", name, e);
 }
 
-/* Host-pair accumulators: flow deltas summed per (interface, dir, src, dst). */
-struct hp_key {
-	__u32 ifindex;
-	__u8 dir, family, pad[2];
-	__u8 src[16], dst[16];
-};
-
+/* Host-pair accumulators: flow deltas summed per host pair in the
+ * RT_HP_IFACE scope (derive.h): the series carry interface and direction. */
 struct hp {
-	struct hp_key k;
-	int used;
+	struct rt_hostpair k;	/* first: the table's key */
 	struct rt_flow_val v;
 };
 
@@ -300,8 +291,7 @@ struct rt_prom_render {
 	rt_prom_speed_fn speed;
 	__u64 intervals;
 	double last_render_secs;
-	struct hp *hp;
-	size_t hp_cap, hp_n;
+	struct rt_htab hp;		/* struct hp, at most MAX_HOSTPAIRS */
 	int hp_full_warned;
 	const struct rt_flow_delta **order;
 	size_t order_cap;
@@ -338,6 +328,7 @@ struct rt_prom_render *rt_prom_render_new(int top_k, rt_prom_speed_fn speed)
 		return NULL;
 	r->top_k = top_k < 0 ? 0 : top_k;
 	r->speed = speed;
+	rt_htab_init(&r->hp, sizeof(struct hp), sizeof(struct rt_hostpair), MAX_HOSTPAIRS);
 	return r;
 }
 
@@ -345,110 +336,26 @@ void rt_prom_render_free(struct rt_prom_render *r)
 {
 	if (!r)
 		return;
-	free(r->hp);
+	rt_htab_free(&r->hp);
 	free(r->order);
 	free(r->hp_order);
 	free(r->nic);
 	free(r);
 }
 
-static size_t hp_hash(const struct hp_key *k)
+static struct hp *hp_get(struct rt_prom_render *r, const struct rt_hostpair *k)
 {
-	const unsigned char *p = (const unsigned char *)k;
-	size_t h = 1469598103934665603ULL;
+	struct hp *h = rt_htab_get(&r->hp, k, rt_hostpair_hash(k), NULL);
 
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
+	if (!h && errno == ENOSPC && !r->hp_full_warned++)
+		pr_warn("more than %d host pairs: new ones are left out of the Prometheus metrics.\n",
+			MAX_HOSTPAIRS);
 	return h;
-}
-
-static int hp_grow(struct rt_prom_render *r)
-{
-	size_t cap = r->hp_cap ? r->hp_cap * 2 : 256;
-	struct hp *n = calloc(cap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->hp_cap; i++) {
-		size_t j;
-
-		if (!r->hp[i].used)
-			continue;
-		for (j = hp_hash(&r->hp[i].k) & (cap - 1); n[j].used; j = (j + 1) & (cap - 1))
-			;
-		n[j] = r->hp[i];
-	}
-	free(r->hp);
-	r->hp = n;
-	r->hp_cap = cap;
-	return 0;
-}
-
-static struct hp *hp_get(struct rt_prom_render *r, const struct hp_key *k)
-{
-	size_t j;
-
-	if ((r->hp_n + 1) * 2 > r->hp_cap) {
-		if (r->hp_n >= MAX_HOSTPAIRS) {
-			/* full: only pairs already known are kept up to date */
-		} else if (hp_grow(r)) {
-			return NULL;
-		}
-	}
-	if (!r->hp_cap)
-		return NULL;
-	for (j = hp_hash(k) & (r->hp_cap - 1); r->hp[j].used; j = (j + 1) & (r->hp_cap - 1))
-		if (!memcmp(&r->hp[j].k, k, sizeof(*k)))
-			return &r->hp[j];
-	if (r->hp_n >= MAX_HOSTPAIRS || (r->hp_n + 1) * 2 > r->hp_cap) {
-		if (!r->hp_full_warned++)
-			pr_warn("more than %d host pairs: new ones are left out of the Prometheus metrics.\n",
-				MAX_HOSTPAIRS);
-		return NULL;
-	}
-	r->hp[j].used = 1;
-	r->hp[j].k = *k;
-	r->hp_n++;
-	return &r->hp[j];
-}
-
-static int hp_key_cmp(const struct hp_key *a, const struct hp_key *b)
-{
-	int c;
-
-	if (a->ifindex != b->ifindex)
-		return a->ifindex < b->ifindex ? -1 : 1;
-	if (a->dir != b->dir)
-		return a->dir < b->dir ? -1 : 1;
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	c = memcmp(a->src, b->src, sizeof(a->src));
-	if (c)
-		return c;
-	return memcmp(a->dst, b->dst, sizeof(a->dst));
 }
 
 static int cmp_hp(const void *a, const void *b)
 {
-	return hp_key_cmp(&(*(struct hp *const *)a)->k, &(*(struct hp *const *)b)->k);
-}
-
-/* The top K: most congested in this interval, then busiest, then most congested overall. */
-static int cmp_top(const void *a, const void *b)
-{
-	const struct rt_flow_delta *x = *(const struct rt_flow_delta *const *)a;
-	const struct rt_flow_delta *y = *(const struct rt_flow_delta *const *)b;
-	__u64 cx = rt_congestion(&x->d), cy = rt_congestion(&y->d);
-
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	if (x->d.pkts != y->d.pkts)
-		return x->d.pkts < y->d.pkts ? 1 : -1;
-	cx = rt_congestion(&x->f->v);
-	cy = rt_congestion(&y->f->v);
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	return rt_flow_key_cmp(&x->f->k, &y->f->k);
+	return rt_hostpair_cmp(&(*(struct hp *const *)a)->k, &(*(struct hp *const *)b)->k);
 }
 
 static int cmp_top_key(const void *a, const void *b)
@@ -457,9 +364,6 @@ static int cmp_top_key(const void *a, const void *b)
 			       &(*(const struct rt_flow_delta *const *)b)->f->k);
 }
 
-static const char *const ecn_name[4] = {
-	[RT_ECN_NOT_ECT] = "not_ect", [RT_ECN_ECT1] = "ect1", [RT_ECN_ECT0] = "ect0", [RT_ECN_CE] = "ce",
-};
 /* Label order of the ecn label: not_ect, ect0, ect1, ce. */
 static const int ecn_order[4] = { RT_ECN_NOT_ECT, RT_ECN_ECT0, RT_ECN_ECT1, RT_ECN_CE };
 
@@ -502,7 +406,7 @@ static void flow_families(struct out *w, const char *prefix, const char *what, c
 		rs->labels(rs->ctx, i, set, sizeof(set));
 		for (e = 0; e < 4; e++) {
 			snprintf(more, sizeof(more), "%s", set);
-			label(more, sizeof(more), "ecn", ecn_name[ecn_order[e]]);
+			label(more, sizeof(more), "ecn", rt_ecn_name(ecn_order[e]));
 			sample_u(w, name, M_COUNTER, more, rs->val(rs->ctx, i)->ecn[ecn_order[e]]);
 		}
 	}
@@ -563,9 +467,9 @@ static const struct rt_flow_val *hp_val(void *ctx, size_t i)
 static void hp_labels(void *ctx, size_t i, char *set, size_t len)
 {
 	struct render_ctx *c = ctx;
-	const struct hp_key *k = &c->r->hp_order[i]->k;
+	const struct rt_hostpair *k = &c->r->hp_order[i]->k;
 
-	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->src, k->dst, set, len);
+	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->a, k->b, set, len);
 }
 
 static const struct rt_flow_val *top_val(void *ctx, size_t i)
@@ -715,28 +619,21 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	/* host pairs: add this interval's deltas */
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
-		struct hp_key k = { .ifindex = f->k.ifindex, .dir = f->k.dir, .family = f->k.family };
+		struct rt_hostpair k;
 		struct hp *h;
 
 		if (!d->flows[i].d.pkts && !rt_congestion(&d->flows[i].d) && !d->flows[i].d.ack)
 			continue;
-		memcpy(k.src, f->k.src, sizeof(k.src));
-		memcpy(k.dst, f->k.dst, sizeof(k.dst));
+		rt_hostpair_of(&k, &f->k, RT_HP_IFACE);
 		h = hp_get(r, &k);
 		if (h)
 			rt_flow_val_add(&h->v, &d->flows[i].d);
 	}
-	if (r->hp_order_cap < r->hp_n) {
-		void *p = realloc(r->hp_order, r->hp_n * sizeof(*r->hp_order));
-
-		if (!p)
-			return -ENOMEM;
-		r->hp_order = p;
-		r->hp_order_cap = r->hp_n;
-	}
-	for (i = 0, n = 0; i < r->hp_cap; i++)
-		if (r->hp[i].used)
-			r->hp_order[n++] = &r->hp[i];
+	if (rt_grow_to((void **)&r->hp_order, &r->hp_order_cap, r->hp.n, sizeof(*r->hp_order)))
+		return -ENOMEM;
+	for (i = 0, n = 0; i < r->hp.cap; i++)
+		if (r->hp.used[i])
+			r->hp_order[n++] = rt_htab_at(&r->hp, i);
 	qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
 	rs.n = n;
 	rs.val = hp_val;
@@ -744,17 +641,12 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	flow_families(w, "rocetop_hostpair", "between the host pair (all queue pairs)", &rs);
 
 	/* top K flows of this interval, their totals */
-	if (r->order_cap < d->nflows) {
-		void *p = realloc(r->order, d->nflows * sizeof(*r->order));
-
-		if (!p)
-			return -ENOMEM;
-		r->order = p;
-		r->order_cap = d->nflows;
-	}
+	if (rt_grow_to((void **)&r->order, &r->order_cap, d->nflows, sizeof(*r->order)))
+		return -ENOMEM;
 	for (i = 0; i < d->nflows; i++)
 		r->order[i] = &d->flows[i];
-	qsort(r->order, d->nflows, sizeof(*r->order), cmp_top);
+	/* the top K: most congested in this interval, then busiest, then most congested overall */
+	qsort(r->order, d->nflows, sizeof(*r->order), rt_delta_qcmp_congestion);
 	n = d->nflows < (size_t)r->top_k ? d->nflows : (size_t)r->top_k;
 	/* in key order, so a flow's series keep their place while the ranking moves */
 	qsort(r->order, n, sizeof(*r->order), cmp_top_key);

@@ -113,7 +113,7 @@ static attr_t cp(const struct tui *t, int pair, attr_t fallback)
 /* 0 calm, 1 some congestion, 2 severe: CE >= 10 % or any NAK. */
 static int severity(const struct rt_flow_val *d)
 {
-	double ce = d->pkts ? 100.0 * d->ecn[RT_ECN_CE] / d->pkts : 0;
+	double ce = rt_ce_pct(d);
 
 	if (ce >= 10 || rt_nak(d))
 		return 2;
@@ -206,14 +206,14 @@ static void draw_header(struct tui *t, int *yp)
 		snprintf(line, sizeof(line),
 			 "wire  RoCE %s pkt/s %.3f Gb/s  CE %.2f%% (%s/s)  CNP %s/s  NAK %s/s  RNR %s/s",
 			 num(ft->pkts, secs, a, sizeof(a)), ft->bytes * 8 / 1e9 / secs,
-			 ft->pkts ? 100.0 * ft->ecn[RT_ECN_CE] / ft->pkts : 0.0,
+			 rt_ce_pct(ft),
 			 num(ft->ecn[RT_ECN_CE], secs, b, sizeof(b)), num(ft->cnp, secs, c, sizeof(c)),
 			 num(rt_nak(ft), secs, e, sizeof(e)), num(ft->rnr_nak, secs, g, sizeof(g)));
 	else
 		snprintf(line, sizeof(line),
 			 "wire  RoCE %llu pkts %sB  CE %.2f%% (%llu)  CNP %llu  NAK %llu  RNR %llu",
 			 (unsigned long long)ft->pkts, rt_fmt_si(ft->bytes, a, sizeof(a)),
-			 ft->pkts ? 100.0 * ft->ecn[RT_ECN_CE] / ft->pkts : 0.0,
+			 rt_ce_pct(ft),
 			 (unsigned long long)ft->ecn[RT_ECN_CE], (unsigned long long)ft->cnp,
 			 (unsigned long long)rt_nak(ft), (unsigned long long)ft->rnr_nak);
 	put(y++, 0, line);
@@ -250,8 +250,8 @@ static void draw_header(struct tui *t, int *yp)
 					continue;
 				ps = rt_pause_seconds(v->pfc_quanta[p], sp);
 				paused += ps;
-				if (secs > 0 && 100.0 * (ps > secs ? secs : ps) / secs > share)
-					share = 100.0 * (ps > secs ? secs : ps) / secs;
+				if (rt_share_pct(ps, secs) > share)
+					share = rt_share_pct(ps, secs);
 				else if (secs <= 0)
 					share = 0;
 			}
@@ -468,7 +468,7 @@ static void draw_pfc(struct tui *t, int y, int h)
 			if (!sp)
 				snprintf(e, sizeof(e), "?");
 			else if (secs > 0)
-				snprintf(e, sizeof(e), "%.1f", 100.0 * (ps > secs ? secs : ps) / secs);
+				snprintf(e, sizeof(e), "%.1f", rt_share_pct(ps, secs));
 			else
 				snprintf(e, sizeof(e), "%.4f", ps);
 			snprintf(line, sizeof(line), "%-12s %-4s %-4s %9s %9s %11s %9s %12llu", ifn,
@@ -482,17 +482,6 @@ static void draw_pfc(struct tui *t, int y, int h)
 	}
 	if (!shown)
 		put(y, 1, "no pause frames seen (on hardware RoCE NICs see view 4: the NIC's counters)");
-}
-
-static const char *scope_name(__u8 s)
-{
-	switch (s) {
-	case RT_SCOPE_HW_PORT: return "hw_port";
-	case RT_SCOPE_PORT: return "port";
-	case RT_SCOPE_HW_DEV: return "hw_dev";
-	case RT_SCOPE_ETHTOOL: return "ethtool";
-	default: return "?";
-	}
 }
 
 /* Index in D->ports of the row-th row when congestion counters (ncong of
@@ -546,7 +535,7 @@ static void draw_ports(struct tui *t, int y, int h)
 		snprintf(name, sizeof(name), "%s%s", c->congestion ? "*" : " ", c->name);
 		snprintf(line, sizeof(line), "%-8.8s %2u %-8.8s %-7s %-*.*s %13llu %9s",
 			 c->dev[0] ? c->dev : "-", c->port, c->netdev[0] ? c->netdev : "-",
-			 scope_name(c->scope), cw, cw, name, (unsigned long long)c->value,
+			 rt_scope_names(c->scope)->label, cw, cw, name, (unsigned long long)c->value,
 			 secs > 0 ? rt_fmt_si(D->ports[i].d / secs, a, sizeof(a)) : "-");
 		put_attr(y + r++, 0, line, c->congestion && D->ports[i].d ? sev_attr(t, 1) : 0);
 	}
@@ -560,16 +549,6 @@ static const struct rt_flow *find_flow(const struct tui *t, const struct rt_flow
 			return &t->data.snap.flows[i];
 		}
 	return NULL;
-}
-
-static const char *attr_name(__u8 a)
-{
-	switch (a) {
-	case RT_ATTR_NETLINK: return "rdma netlink";
-	case RT_ATTR_ACK: return "learnt from ACKs";
-	case RT_ATTR_HOSTPAIR: return "host pair, unattributed";
-	default: return "";
-	}
 }
 
 static void flow_line(const struct tui *t, const struct rt_flow *f, const struct rt_flow_val *d,
@@ -659,7 +638,7 @@ static void draw_detail(struct tui *t, int y, int h)
 					continue;
 				}
 				if (m == 2)
-					val = pk ? 100.0 * cnt / pk : 0;
+					val = rt_pct((double)cnt, (double)pk);
 				else if (m == 1)
 					val = cnt * 8 / 1e9 / s;
 				else
@@ -670,7 +649,7 @@ static void draw_detail(struct tui *t, int y, int h)
 					rt_fmt_si(val, cols[w + 1], 16);
 			}
 			if (m == 2)
-				snprintf(a, sizeof(a), "%.2f%% %llu", tot->pkts ? 100.0 * tot->ecn[RT_ECN_CE] / tot->pkts : 0.0,
+				snprintf(a, sizeof(a), "%.2f%% %llu", rt_ce_pct(tot),
 					 (unsigned long long)totc[m]);
 			else if (m == 1)
 				snprintf(a, sizeof(a), "%sB", rt_fmt_si(totc[m], line, 16));
@@ -703,7 +682,7 @@ static void draw_detail(struct tui *t, int y, int h)
 
 			if (!s)
 				continue;
-			v[n] = m == 0 ? (s->c[TM_PKTS] ? 100.0 * s->c[TM_CE] / s->c[TM_PKTS] : 0)
+			v[n] = m == 0 ? rt_pct((double)s->c[TM_CE], (double)s->c[TM_PKTS])
 				      : (s->secs > 0 ? s->c[TM_CNP] / s->secs : 0);
 			if (v[n] > max)
 				max = v[n];
@@ -735,7 +714,7 @@ static void draw_detail(struct tui *t, int y, int h)
 				size_t off = strlen(line);
 
 				snprintf(line + off, sizeof(line) - off, "  throttles this flow (%s)",
-					 attr_name(r->attr));
+					 rt_attr_names(r->attr)->label);
 			}
 			put_attr(y++, 2, line, sev_attr(t, severity(&D->flows[i].d)));
 			shown++;
@@ -749,7 +728,7 @@ static void draw_detail(struct tui *t, int y, int h)
 				continue;
 			flow_line(t, r, &D->flows[i].d, secs, line, sizeof(line));
 			snprintf(line + strlen(line), sizeof(line) - strlen(line), "  throttles this flow (%s)",
-				 attr_name(r->attr));
+				 rt_attr_names(r->attr)->label);
 			put(y++, 2, line);
 			shown++;
 		}

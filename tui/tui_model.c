@@ -247,7 +247,7 @@ static void fill_avgs(struct tui_row *r, const __u64 sum[TUI_NWIN][TM_N], const 
 
 		r->avg[w][0] = s > 0 ? c[TM_PKTS] / s : 0;
 		r->avg[w][1] = s > 0 ? c[TM_BYTES] * 8.0 / s : 0;
-		r->avg[w][2] = c[TM_PKTS] ? 100.0 * c[TM_CE] / c[TM_PKTS] : 0;
+		r->avg[w][2] = rt_pct((double)c[TM_CE], (double)c[TM_PKTS]);
 		r->avg[w][3] = s > 0 ? c[TM_CNP] / s : 0;
 	}
 	r->avg_ok = secs[0] > 0;
@@ -293,15 +293,15 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 	return (int)n;
 }
 
+/* Host pairs in the RT_HP_DIRECTED scope of derive.h: src -> dst over
+ * interfaces and directions. */
 static int pair_key_cmp(const struct rt_flow *a, const struct rt_flow *b)
 {
-	int r = tui_spaceship_u64(a->k.family, b->k.family);
+	struct rt_hostpair x, y;
 
-	if (!r)
-		r = memcmp(a->k.src, b->k.src, sizeof(a->k.src));
-	if (!r)
-		r = memcmp(a->k.dst, b->k.dst, sizeof(a->k.dst));
-	return r;
+	rt_hostpair_of(&x, &a->k, RT_HP_DIRECTED);
+	rt_hostpair_of(&y, &b->k, RT_HP_DIRECTED);
+	return rt_hostpair_cmp(&x, &y);
 }
 
 static int pair_qcmp(const void *a, const void *b)
@@ -495,7 +495,7 @@ void tui_row_cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t l
 	case C_GBPS: fmt_gb((double)d->bytes / (r->secs > 0 ? r->secs : 1), r->secs, buf, len); break;
 	case C_CE:
 		if (r->secs > 0 || !d->pkts)
-			snprintf(buf, len, "%.2f", d->pkts ? 100.0 * d->ecn[RT_ECN_CE] / d->pkts : 0.0);
+			snprintf(buf, len, "%.2f", rt_ce_pct(d));
 		else
 			snprintf(buf, len, "%llu", (unsigned long long)d->ecn[RT_ECN_CE]);
 		break;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "check.h"
+#include "derive.h"
 #include "snapshot.h"
 
 static void test_ctr_delta(void)

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "log.h"
+#include "num.h"
 #include "source.h"
 
 extern char **environ;
@@ -301,11 +302,7 @@ static int valid_name(const char *s)
 
 static int num(const char *opt, const char *v, double lo, double hi, double *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtod(v ? v : "", &end);
-	if (!v || errno || end == v || *end || *out < lo || *out > hi) {
+	if (rt_parse_num(v, RT_NUM_REAL, lo, hi, out)) {
 		pr_warn("%s '%s' is not valid: give a number between %g and %g.\n", opt, v ? v : "", lo, hi);
 		return -1;
 	}

@@ -26,6 +26,7 @@
 #include <time.h>
 #include "fmt.h"
 #include "log.h"
+#include "num.h"
 #include "opts.h"
 #include "source.h"
 
@@ -39,8 +40,9 @@ struct agg_flow {
 	__u8 attr;
 	int has_target;
 	struct rt_flow_key target;	/* what its CNPs throttle, when known */
-	__u32 used;
 };
+
+_Static_assert(offsetof(struct agg_flow, k) == 0, "struct rt_htab wants the key first");
 
 struct agg_if {
 	struct rt_if_key k;
@@ -54,9 +56,9 @@ struct moment {
 	__u64 pkts, ce, cnp, nak, pfc, xon, quanta;
 };
 
+/* A host pair, both directions together (RT_HP_EITHER in derive.h). */
 struct pair {
-	__u8 family;
-	__u8 a[16], b[16];	/* a < b */
+	struct rt_hostpair hp;
 	struct rt_flow_val v;
 	__u32 flows;
 };
@@ -76,8 +78,8 @@ struct report {
 	int json, top;
 	__u64 speed_mbps;
 	const char *speed_from;
-	struct agg_flow *tab;
-	__u32 cap, n;
+	struct rt_htab tab;		/* struct agg_flow by flow key */
+	size_t n;			/* flows: tab.n */
 	struct agg_if ifs[2 * RT_MAX_IFACES];
 	size_t nifs;
 	struct moment *m;
@@ -86,7 +88,8 @@ struct report {
 	struct rt_flow_val tot;
 	struct rt_if_val itot;
 	struct agg_flow **flows;	/* tab's used entries */
-	struct pair *pairs;
+	struct rt_htab pairtab;		/* struct pair by host pair */
+	struct pair **pairs;		/* pairtab's entries, ranked */
 	size_t npairs;
 	struct agg_port *ports;	/* sorted like a snapshot's ports table */
 	size_t nports, pcap;
@@ -124,36 +127,7 @@ static int take_ports(struct report *r, const struct rt_snapshot *s, const struc
 
 static struct agg_flow *agg_get(struct report *r, const struct rt_flow_key *k)
 {
-	__u32 j;
-
-	if ((r->n + 1) * 2 > r->cap) {
-		__u32 ncap = r->cap ? r->cap * 2 : 1024, i;
-		struct agg_flow *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (i = 0; i < r->cap; i++) {
-			if (!r->tab[i].used)
-				continue;
-			j = rt_flow_key_hash(&r->tab[i].k) & (ncap - 1);
-			while (nt[j].used)
-				j = (j + 1) & (ncap - 1);
-			nt[j] = r->tab[i];
-		}
-		free(r->tab);
-		r->tab = nt;
-		r->cap = ncap;
-	}
-	j = rt_flow_key_hash(k) & (r->cap - 1);
-	while (r->tab[j].used) {
-		if (!memcmp(&r->tab[j].k, k, sizeof(*k)))
-			return &r->tab[j];
-		j = (j + 1) & (r->cap - 1);
-	}
-	r->tab[j].used = 1;
-	r->tab[j].k = *k;
-	r->n++;
-	return &r->tab[j];
+	return rt_htab_get(&r->tab, k, rt_flow_key_hash(k), NULL);
 }
 
 static int take(struct report *r, const struct rt_snapshot *s, const struct rt_delta *d)
@@ -162,17 +136,9 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 	size_t i;
 	int p;
 
-	if (r->nm == r->mcap) {
-		size_t nc = r->mcap ? r->mcap * 2 : 256;
-		struct moment *nm = realloc(r->m, nc * sizeof(*nm));
-
-		if (!nm)
-			return -ENOMEM;
-		r->m = nm;
-		r->mcap = nc;
-	}
-	m = &r->m[r->nm++];
-	memset(m, 0, sizeof(*m));
+	m = rt_append((void **)&r->m, &r->nm, &r->mcap, sizeof(*r->m));
+	if (!m)
+		return -ENOMEM;
 	m->time_ns = s->time_ns;
 	m->secs = d->secs;
 	if (r->nm == 1)
@@ -243,12 +209,10 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 
 /* ---- ranking ---- */
 
-#define SPACESHIP(a, b) ((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
-
 static int by_ce(const void *x, const void *y)
 {
 	const struct agg_flow *a = *(struct agg_flow *const *)x, *b = *(struct agg_flow *const *)y;
-	int c = SPACESHIP(b->v.ecn[RT_ECN_CE], a->v.ecn[RT_ECN_CE]);
+	int c = RT_SPACESHIP(b->v.ecn[RT_ECN_CE], a->v.ecn[RT_ECN_CE]);
 
 	return c ? c : rt_flow_key_cmp(&a->k, &b->k);
 }
@@ -256,7 +220,7 @@ static int by_ce(const void *x, const void *y)
 static int by_cnp(const void *x, const void *y)
 {
 	const struct agg_flow *a = *(struct agg_flow *const *)x, *b = *(struct agg_flow *const *)y;
-	int c = SPACESHIP(b->v.cnp, a->v.cnp);
+	int c = RT_SPACESHIP(b->v.cnp, a->v.cnp);
 
 	return c ? c : rt_flow_key_cmp(&a->k, &b->k);
 }
@@ -264,7 +228,7 @@ static int by_cnp(const void *x, const void *y)
 static int by_nak(const void *x, const void *y)
 {
 	const struct agg_flow *a = *(struct agg_flow *const *)x, *b = *(struct agg_flow *const *)y;
-	int c = SPACESHIP(rt_nak(&b->v) + b->v.rnr_nak, rt_nak(&a->v) + a->v.rnr_nak);
+	int c = RT_SPACESHIP(rt_nak(&b->v) + b->v.rnr_nak, rt_nak(&a->v) + a->v.rnr_nak);
 
 	return c ? c : rt_flow_key_cmp(&a->k, &b->k);
 }
@@ -273,70 +237,56 @@ static int m_by_ce(const void *x, const void *y)
 {
 	const struct moment *a = x, *b = y;
 	double ra = a->secs > 0 ? a->ce / a->secs : 0, rb = b->secs > 0 ? b->ce / b->secs : 0;
-	int c = SPACESHIP(rb, ra);
+	int c = RT_SPACESHIP(rb, ra);
 
-	return c ? c : SPACESHIP(a->time_ns, b->time_ns);
+	return c ? c : RT_SPACESHIP(a->time_ns, b->time_ns);
 }
 
 static int m_by_pfc(const void *x, const void *y)
 {
 	const struct moment *a = x, *b = y;
-	int c = SPACESHIP(b->pfc - b->xon, a->pfc - a->xon);
+	int c = RT_SPACESHIP(b->pfc - b->xon, a->pfc - a->xon);
 
 	if (!c)
-		c = SPACESHIP(b->quanta, a->quanta);
-	return c ? c : SPACESHIP(a->time_ns, b->time_ns);
-}
-
-static __u64 score(const struct rt_flow_val *v)
-{
-	return rt_congestion(v);
+		c = RT_SPACESHIP(b->quanta, a->quanta);
+	return c ? c : RT_SPACESHIP(a->time_ns, b->time_ns);
 }
 
 static int pair_cmp(const void *x, const void *y)
 {
-	const struct pair *a = x, *b = y;
-	int c = SPACESHIP(score(&b->v), score(&a->v));
+	const struct pair *a = *(const struct pair *const *)x, *b = *(const struct pair *const *)y;
+	int c = RT_SPACESHIP(rt_congestion(&b->v), rt_congestion(&a->v));
 
 	if (!c)
-		c = SPACESHIP(b->v.pkts, a->v.pkts);
+		c = RT_SPACESHIP(b->v.pkts, a->v.pkts);
 	if (!c)
-		c = memcmp(a->a, b->a, 16);
-	return c ? c : memcmp(a->b, b->b, 16);
+		c = memcmp(a->hp.a, b->hp.a, 16);
+	return c ? c : memcmp(a->hp.b, b->hp.b, 16);
 }
 
 static int build_pairs(struct report *r)
 {
-	__u32 i;
-	size_t j;
+	size_t i, n = 0;
 
-	r->pairs = calloc(r->n ? r->n : 1, sizeof(*r->pairs));
-	if (!r->pairs)
-		return -ENOMEM;
 	for (i = 0; i < r->n; i++) {
 		const struct agg_flow *f = r->flows[i];
-		const __u8 *a = f->k.src, *b = f->k.dst;
-		struct pair *p = NULL;
+		struct rt_hostpair hp;
+		struct pair *p;
 
-		if (memcmp(a, b, 16) > 0) {
-			a = f->k.dst;
-			b = f->k.src;
-		}
-		for (j = 0; j < r->npairs; j++)
-			if (r->pairs[j].family == f->k.family && !memcmp(r->pairs[j].a, a, 16) &&
-			    !memcmp(r->pairs[j].b, b, 16)) {
-				p = &r->pairs[j];
-				break;
-			}
-		if (!p) {
-			p = &r->pairs[r->npairs++];
-			p->family = f->k.family;
-			memcpy(p->a, a, 16);
-			memcpy(p->b, b, 16);
-		}
+		rt_hostpair_of(&hp, &f->k, RT_HP_EITHER);
+		p = rt_htab_get(&r->pairtab, &hp, rt_hostpair_hash(&hp), NULL);
+		if (!p)
+			return -ENOMEM;
 		rt_flow_val_add(&p->v, &f->v);
 		p->flows++;
 	}
+	r->pairs = calloc(r->pairtab.n ? r->pairtab.n : 1, sizeof(*r->pairs));
+	if (!r->pairs)
+		return -ENOMEM;
+	for (i = 0; i < r->pairtab.cap; i++)
+		if (r->pairtab.used[i])
+			r->pairs[n++] = rt_htab_at(&r->pairtab, i);
+	r->npairs = n;
 	qsort(r->pairs, r->npairs, sizeof(*r->pairs), pair_cmp);
 	return 0;
 }
@@ -644,11 +594,11 @@ static void host_pairs(struct report *r)
 		printf("\nHost pairs by congestion (CE + CNP + NAK + RNR)\n  %-40s %6s %10s %12s %8s %8s %8s %8s\n",
 		       "HOSTS", "FLOWS", "PKTS", "BYTES", "CE", "CNP", "NAK", "RNR");
 	for (i = 0; i < r->npairs && (!r->top || i < (size_t)r->top); i++) {
-		const struct pair *p = &r->pairs[i];
+		const struct pair *p = r->pairs[i];
 		char hs[100];
 
-		rt_fmt_addr(p->family, p->a, a1, sizeof(a1));
-		rt_fmt_addr(p->family, p->b, a2, sizeof(a2));
+		rt_fmt_addr(p->hp.family, p->hp.a, a1, sizeof(a1));
+		rt_fmt_addr(p->hp.family, p->hp.b, a2, sizeof(a2));
 		if (r->json) {
 			jopen(NULL, '{');
 			js("a", a1);
@@ -660,7 +610,7 @@ static void host_pairs(struct report *r)
 			ju("cnp", p->v.cnp);
 			ju("nak", rt_nak(&p->v));
 			ju("rnr_nak", p->v.rnr_nak);
-			ju("score", score(&p->v));
+			ju("score", rt_congestion(&p->v));
 			jclose('}');
 			continue;
 		}
@@ -676,14 +626,11 @@ static void host_pairs(struct report *r)
 		printf("  (none)\n");
 }
 
+/* How a CNP flow was tied to its data flow; recordings made before the
+ * attribution was kept say "recorded". */
 static const char *attr_name(__u8 a)
 {
-	switch (a) {
-	case RT_ATTR_NETLINK: return "netlink";
-	case RT_ATTR_ACK: return "ack";
-	case RT_ATTR_HOSTPAIR: return "host-pair";
-	}
-	return "recorded";
+	return a == RT_ATTR_NONE || a > RT_ATTR_HOSTPAIR ? "recorded" : rt_attr_names(a)->key;
 }
 
 /* Which data flows the CNPs throttled. */
@@ -708,9 +655,7 @@ static void throttled(struct report *r)
 		shown++;
 		if (c->has_target) {
 			how = attr_name(c->attr);
-			for (j = 0; j < r->n; j++)
-				if (!rt_flow_key_cmp(&r->flows[j]->k, &c->target))
-					t = r->flows[j];
+			t = rt_htab_find(&r->tab, &c->target, rt_flow_key_hash(&c->target));
 		} else {
 			/* Unattributed: how many data flows go the other way (src = the
 			 * CNP's dst) on this host pair, for the reader to weigh. */
@@ -845,7 +790,7 @@ static void print_report(struct report *r)
 		printf("RoCE      %llu flows, %llu pkts, %llu bytes; CE %llu (%.2f%%), CNP %llu, ACK %llu, NAK %llu (seq %llu, other %llu), RNR NAK %llu\n",
 		       (unsigned long long)r->n, (unsigned long long)r->tot.pkts,
 		       (unsigned long long)r->tot.bytes, (unsigned long long)r->tot.ecn[RT_ECN_CE],
-		       r->tot.pkts ? 100.0 * r->tot.ecn[RT_ECN_CE] / r->tot.pkts : 0.0,
+		       rt_ce_pct(&r->tot),
 		       (unsigned long long)r->tot.cnp, (unsigned long long)r->tot.ack,
 		       (unsigned long long)rt_nak(&r->tot), (unsigned long long)r->tot.nak_seq,
 		       (unsigned long long)r->tot.nak_other, (unsigned long long)r->tot.rnr_nak);
@@ -889,31 +834,6 @@ static const char report_usage[] =
 "                    (default: the interface's speed in sysfs, else 100G)\n"
 "  --max-flows N     flow table size for captures (default 16384)\n";
 
-static int parse_speed(const char *s, __u64 *mbps)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v <= 0)
-		return -EINVAL;
-	if (*end == 'G' || *end == 'g')
-		v *= 1000, end++;
-	else if (*end == 'M' || *end == 'm')
-		end++;
-	else if (*end == 'T' || *end == 't')
-		v *= 1e6, end++;
-	else
-		v *= 1000;	/* a bare number is Gb/s */
-	if (*end && strcmp(end, "b") && strcmp(end, "bit") && strcmp(end, "b/s"))
-		return -EINVAL;
-	if (v < 1 || v > 1e7)
-		return -EINVAL;
-	*mbps = (__u64)v;
-	return 0;
-}
-
 int rt_report_main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -932,9 +852,10 @@ int rt_report_main(int argc, char **argv)
 	struct rt_opts o;
 	int c, cur = 0, have = 0, err = 0, rc = 1;
 	__u32 i, k;
-	char *end;
-	long l;
+	double v;
 
+	rt_htab_init(&r.tab, sizeof(struct agg_flow), sizeof(struct rt_flow_key), 0);
+	rt_htab_init(&r.pairtab, sizeof(struct pair), sizeof(struct rt_hostpair), 0);
 	rt_opts_defaults(&o);
 	o.daemon = 1;	/* no view: keeps the capture reader's progress meter honest */
 	r.top = 10;
@@ -943,34 +864,32 @@ int rt_report_main(int argc, char **argv)
 		switch (c) {
 		case 'j': r.json = 1; break;
 		case 'd':
-			o.interval = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.interval >= 0.001 && o.interval <= 86400)) {
+			if (rt_parse_num(optarg, RT_NUM_SECONDS, 0.001, 86400, &o.interval)) {
 				pr_warn("--interval '%s' is not valid: give seconds between 0.001 and 86400.\n", optarg);
 				return 2;
 			}
 			break;
 		case 't':
-			l = strtol(optarg, &end, 10);
-			if (*end || end == optarg || l < 0 || l > INT_MAX) {
+			if (rt_parse_num(optarg, RT_NUM_INT, 0, INT_MAX, &v)) {
 				pr_warn("--top '%s' is not valid: give a number of rows, 0 for all.\n", optarg);
 				return 2;
 			}
-			r.top = (int)l;
+			r.top = (int)v;
 			break;
 		case 's':
-			if (parse_speed(optarg, &r.speed_mbps)) {
+			if (rt_parse_num(optarg, RT_NUM_SPEED, 1, 1e7, &v)) {
 				pr_warn("--link-speed '%s' is not valid: give a speed such as 25G, 100G or 40000M.\n", optarg);
 				return 2;
 			}
+			r.speed_mbps = (__u64)v;
 			r.speed_from = "given";
 			break;
 		case 'm':
-			l = strtol(optarg, &end, 10);
-			if (*end || end == optarg || l < 16 || l > 1 << 24) {
+			if (rt_parse_num(optarg, RT_NUM_INT, 16, 1 << 24, &v)) {
 				pr_warn("--max-flows '%s' is not valid: give a number between 16 and 16777216.\n", optarg);
 				return 2;
 			}
-			o.max_flows = (__u32)l;
+			o.max_flows = (__u32)v;
 			break;
 		case 'h': fputs(report_usage, stdout); return 0;
 		default:
@@ -1029,11 +948,12 @@ int rt_report_main(int argc, char **argv)
 		if (!r.speed_mbps)
 			r.speed_mbps = 100000;
 	}
+	r.n = r.tab.n;
 	r.flows = calloc(r.n ? r.n : 1, sizeof(*r.flows));
 	if (r.flows)
-		for (i = 0, k = 0; i < r.cap; i++)
-			if (r.tab[i].used)
-				r.flows[k++] = &r.tab[i];
+		for (i = 0, k = 0; i < r.tab.cap; i++)
+			if (r.tab.used[i])
+				r.flows[k++] = rt_htab_at(&r.tab, i);
 	if (!r.flows || build_pairs(&r)) {
 		pr_warn("out of memory.\n");
 		goto out;
@@ -1045,7 +965,8 @@ out:
 	rt_snapshot_free(&snaps[0]);
 	rt_snapshot_free(&snaps[1]);
 	rt_delta_free(&d);
-	free(r.tab);
+	rt_htab_free(&r.tab);
+	rt_htab_free(&r.pairtab);
 	free(r.m);
 	free(r.flows);
 	free(r.pairs);

@@ -18,11 +18,6 @@ const char *rt_fmt_addr(__u8 family, const __u8 *addr, char *buf, size_t len)
 	return buf;
 }
 
-const char *rt_dir_name(__u8 dir)
-{
-	return dir == RT_DIR_EGRESS ? "egress" : "ingress";
-}
-
 const char *rt_prio_name(unsigned int prio, char *buf, size_t len)
 {
 	if (prio == RT_PRIO_GLOBAL)
@@ -79,17 +74,6 @@ __u64 rt_link_speed_mbps(const char *ifname)
 	close(fd);
 	speed = ethtool_cmd_speed(&cmd);
 	return speed == (__u32)SPEED_UNKNOWN || speed == 0xffff ? 0 : speed;
-}
-
-const char *rt_scope_name(__u8 scope)
-{
-	switch (scope) {
-	case RT_SCOPE_HW_PORT: return "hw_counters";
-	case RT_SCOPE_PORT: return "counters";
-	case RT_SCOPE_HW_DEV: return "device_hw_counters";
-	case RT_SCOPE_ETHTOOL: return "ethtool";
-	}
-	return "unknown";
 }
 
 const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)

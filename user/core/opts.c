@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "log.h"
+#include "num.h"
 #include "opts.h"
 
 static const char usage_text[] =
@@ -121,45 +122,29 @@ static int bad(const char *what, const char *val, const char *want)
 
 static int parse_double(const char *s, double lo, double hi, double *out)
 {
-	char *end;
-	double v;
+	return rt_parse_num(s, RT_NUM_REAL, lo, hi, out);
+}
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-		return -EINVAL;
-	*out = v;
-	return 0;
+static int parse_seconds(const char *s, double lo, double hi, double *out)
+{
+	return rt_parse_num(s, RT_NUM_SECONDS, lo, hi, out);
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
 {
-	char *end;
-	long v;
+	double v;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (rt_parse_num(s, RT_NUM_INT, (double)lo, (double)hi, &v))
 		return -EINVAL;
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 
 static int parse_size(const char *s, long long *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v <= 0)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': v *= 1e3; end++; break;
-	case 'm': case 'M': v *= 1e6; end++; break;
-	case 'g': case 'G': v *= 1e9; end++; break;
-	}
-	if (*end || v < 4096 || v > 1e15)
+	if (rt_parse_num(s, RT_NUM_SIZE, 4096, 1e15, &v))
 		return -EINVAL;
 	*out = (long long)v;
 	return 0;
@@ -194,11 +179,11 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		case OPT_CSV: o->csv_dir = optarg; break;
 		case OPT_LISTEN: o->listen = optarg; break;
 		case 'd':
-			if (parse_double(optarg, 0.01, 86400, &o->interval))
+			if (parse_seconds(optarg, 0.01, 86400, &o->interval))
 				return bad("--interval", optarg, "give seconds between 0.01 and 86400");
 			break;
 		case 'n':
-			if (parse_long(optarg, 1, LONG_MAX, &o->iterations))
+			if (parse_long(optarg, 1, 1000000000000000000L, &o->iterations))
 				return bad("--iterations", optarg, "give a whole number of at least 1");
 			break;
 		case OPT_SPEED:
@@ -211,7 +196,7 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 			o->max_flows = (__u32)l;
 			break;
 		case OPT_FLOW_TIMEOUT:
-			if (parse_double(optarg, 0, 1e9, &o->flow_timeout))
+			if (parse_seconds(optarg, 0, 1e9, &o->flow_timeout))
 				return bad("--flow-timeout", optarg, "give seconds, 0 to never forget a flow");
 			break;
 		case OPT_XDP_MODE:

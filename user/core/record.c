@@ -411,14 +411,8 @@ static int rec_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		return err;
 	}
 	need = BLK_HDR + compressBound((uLong)r->rawlen);
-	if (need > r->zcap) {
-		unsigned char *z = realloc(r->z, need);
-
-		if (!z)
-			return -ENOMEM;
-		r->z = z;
-		r->zcap = need;
-	}
+	if (rt_grow_to((void **)&r->z, &r->zcap, need, 1))
+		return -ENOMEM;
 	zl = (uLongf)(r->zcap - BLK_HDR);
 	if (compress2(r->z + BLK_HDR, &zl, r->raw, (uLong)r->rawlen, Z_BEST_SPEED) != Z_OK) {
 		pr_warn("compressing a snapshot for %s failed.\n", r->path);
@@ -666,20 +660,6 @@ fail:
 	return NULL;
 }
 
-static int grow_buf(unsigned char **b, size_t *cap, size_t n)
-{
-	unsigned char *p;
-
-	if (n <= *cap)
-		return 0;
-	p = realloc(*b, n);
-	if (!p)
-		return -ENOMEM;
-	*b = p;
-	*cap = n;
-	return 0;
-}
-
 static int stop(struct rt_rec_reader *r, const char *why)
 {
 	pr_warn("%s %s at byte %lld, after %ld complete intervals; everything before it is read.\n",
@@ -769,7 +749,8 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 	rawlen = get32(bh + 8);
 	if (get32(bh) != RT_REC_BLOCK_MAGIC || zlen > RT_REC_MAX_BLOCK || rawlen > RT_REC_MAX_BLOCK)
 		return stop(r, "is damaged (no valid block starts)");
-	if (grow_buf(&r->z, &r->zcap, zlen ? zlen : 1) || grow_buf(&r->raw, &r->rawcap, rawlen ? rawlen : 1))
+	if (rt_grow_to((void **)&r->z, &r->zcap, zlen ? zlen : 1, 1) ||
+	    rt_grow_to((void **)&r->raw, &r->rawcap, rawlen ? rawlen : 1, 1))
 		return -ENOMEM;
 	n = read_full(r->fd, r->z, zlen);
 	if (n < 0) {

@@ -32,16 +32,9 @@ static int add_stat(struct rt_ethtool_stats *st, const char *name, size_t namele
 {
 	struct rt_ethtool_stat *e;
 
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 32;
-		void *p = realloc(st->s, cap * sizeof(*st->s));
-
-		if (!p)
-			return -ENOMEM;
-		st->s = p;
-		st->cap = cap;
-	}
-	e = &st->s[st->n++];
+	e = rt_append((void **)&st->s, &st->n, &st->cap, sizeof(*st->s));
+	if (!e)
+		return -ENOMEM;
 	if (namelen > ETH_GSTRING_LEN)
 		namelen = ETH_GSTRING_LEN;
 	memcpy(e->name, name, namelen);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* --batch: plain text, one table per interval, like `top -b`. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +14,10 @@ struct batch {
 	size_t cap;
 };
 
-/* Most congested first: CE + CNP + NAK, then packets, then the key. */
-static int cmp_congestion(const void *a, const void *b)
-{
-	const struct rt_flow_delta *x = *(const struct rt_flow_delta *const *)a;
-	const struct rt_flow_delta *y = *(const struct rt_flow_delta *const *)b;
-	__u64 cx = rt_congestion(&x->d), cy = rt_congestion(&y->d);
-
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	if (x->d.pkts != y->d.pkts)
-		return x->d.pkts < y->d.pkts ? 1 : -1;
-	return rt_flow_key_cmp(&x->f->k, &y->f->k);
-}
-
+/* The congestion ordering of derive.h. */
 static int less_congested(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
 {
-	return cmp_congestion(&a, &b) > 0;
+	return rt_delta_cmp_congestion(a, b) > 0;
 }
 
 static void sift_down(struct rt_flow_delta **h, size_t n, size_t i)
@@ -130,7 +118,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	       cur->source, secs);
 	printf("RoCE %s pkts/s %.3f Gb/s  CE %.2f%%  CNP %s/s  NAK %s/s  RNR %s/s  flows %zu  evicted %llu\n",
 	       rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)), rate(t->bytes, secs) * 8 / 1e9,
-	       t->pkts ? 100.0 * t->ecn[RT_ECN_CE] / t->pkts : 0.0,
+	       rt_ce_pct(t),
 	       rt_fmt_si(rate(t->cnp, secs), c2, sizeof(c2)),
 	       rt_fmt_si(rate(rt_nak(t), secs), c3, sizeof(c3)), rt_fmt_si(rate(t->rnr_nak, secs), a1, sizeof(a1)),
 	       cur->nflows, (unsigned long long)cur->evicted);
@@ -156,7 +144,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 			       (unsigned long long)v->pfc_frames[p], (unsigned long long)v->pfc_xon[p],
 			       (unsigned long long)v->pfc_quanta[p]);
 			if (speed && secs > 0)
-				printf(", paused ~%.1f%% at %llu Mb/s", 100.0 * (paused > secs ? secs : paused) / secs,
+				printf(", paused ~%.1f%% at %llu Mb/s", rt_share_pct(paused, secs),
 				       (unsigned long long)speed);
 			printf("\n");
 		}
@@ -165,19 +153,13 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		printf("note: %s\n", cur->notes[i]);
 	print_ports(d, secs);
 
-	if (b->cap < d->nflows) {
-		void *p = realloc(b->order, d->nflows * sizeof(*b->order));
-
-		if (!p)
-			return -12;
-		b->order = p;
-		b->cap = d->nflows;
-	}
+	if (rt_grow_to((void **)&b->order, &b->cap, d->nflows, sizeof(*b->order)))
+		return -ENOMEM;
 	n = b->top ? top_k(b->order, d, (size_t)b->top, &active) : all_active(b->order, d);
 	if (!b->top)
 		active = n;
 	if (n > 1)
-		qsort(b->order, n, sizeof(*b->order), cmp_congestion);
+		qsort(b->order, n, sizeof(*b->order), rt_delta_qcmp_congestion);
 	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s\n", "IFACE", "DIR", "SRC",
 	       "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s");
 	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++) {
@@ -194,7 +176,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		       rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)),
 		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
 		       rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)), rate(fd->d.bytes, secs) * 8 / 1e9,
-		       100.0 * fd->d.ecn[RT_ECN_CE] / fd->d.pkts, rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
+		       rt_ce_pct(&fd->d), rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
 		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs));
 	}
 	if (active > i)
