@@ -105,12 +105,24 @@ static void test_mlx5_host(void)
 		CHECK_EQ(c->bits, 64);
 		CHECK_EQ(c->congestion, 1);
 	}
+	/* The width table: mlx5's Q counters are 32-bit, its congestion
+	 * counters 64-bit, another driver's unknown name RT_BITS_NIC. */
+	c = find(&s0, "mlx5_0", 1, RT_SCOPE_HW_PORT, "out_of_sequence");
+	CHECK(c && c->bits == RT_BITS_32, "mlx5 out_of_sequence is 32-bit");
+	c = find(&s0, "mlx5_0", 1, RT_SCOPE_HW_PORT, "local_ack_timeout_err");
+	CHECK(c && c->bits == RT_BITS_32, "mlx5 local_ack_timeout_err is 32-bit");
+	c = find(&s0, "mlx5_0", 1, RT_SCOPE_HW_PORT, "rp_cnp_ignored");
+	CHECK(c && c->bits == RT_BITS_64, "mlx5 rp_cnp_ignored is 64-bit");
+	CHECK_EQ(rt_nic_ctr_bits("mlx5_core", RT_SCOPE_HW_PORT, "packet_seq_err", 5), RT_BITS_32);
+	CHECK_EQ(rt_nic_ctr_bits("bnxt_re", RT_SCOPE_HW_PORT, "packet_seq_err", 5), RT_BITS_NIC);
+	CHECK_EQ(rt_nic_ctr_bits("mlx5_0", RT_SCOPE_HW_PORT, "made_up_counter", 5), RT_BITS_NIC);
+	CHECK_EQ(rt_nic_ctr_bits("mlx5_0", RT_SCOPE_ETHTOOL, "rx_prio3_pause", 5), RT_BITS_64);
 	c = find(&s0, "mlx5_0", 1, RT_SCOPE_HW_PORT, "rx_read_requests");
 	CHECK(c && !c->congestion, "rx_read_requests is not a congestion counter");
 	c = find(&s0, "mlx5_0", 1, RT_SCOPE_HW_PORT, "roce_slow_restart_cnps");
 	CHECK(c && c->congestion, "roce_slow_restart* is");
 	c = find(&s0, "mlx5_0", 1, RT_SCOPE_PORT, "port_xmit_data");
-	CHECK(c && c->bits == 32, "port_xmit_data is 32-bit");
+	CHECK(c && c->bits == RT_BITS_NIC, "port_xmit_data wraps by the plausibility rule");
 	c = find(&s0, "mlx5_0", 1, RT_SCOPE_PORT, "unicast_xmit_packets");
 	CHECK(c && c->bits == 64, "unicast_xmit_packets is 64-bit");
 	c = find(&s0, "mlx5_1", 2, RT_SCOPE_HW_PORT, "np_cnp_sent");

@@ -22,16 +22,35 @@ static void test_ctr_delta(void)
 	CHECK_EQ(rt_ctr_delta(~0ULL, 3, 64), 3);
 	/* a 64-bit counter never wraps in practice: 0xfffffff0 -> 0x10 is a reset */
 	CHECK_EQ(rt_ctr_delta(0xfffffff0ULL, 0x10, 64), 0x10);
-	/* 32-bit wrap: 0x10 to go up to 2^32, then 0x10 more */
-	CHECK_EQ(rt_ctr_delta(0xfffffff0ULL, 0x10, 32), 0x20);
-	CHECK_EQ(rt_ctr_delta(0xffffffffULL, 0, 32), 1);
-	/* 0x80000001 -> 0: fell by more than half the range, so a wrap of 2^32 - 0x80000001 */
-	CHECK_EQ(rt_ctr_delta(0x80000001ULL, 0, 32), 0x7fffffffULL);
-	/* fell by exactly half the range or less: a reset, not a wrap */
-	CHECK_EQ(rt_ctr_delta(0x90000000ULL, 0x10000000ULL, 32), 0x10000000ULL);
-	CHECK_EQ(rt_ctr_delta(1000, 10, 32), 10);
-	/* a "32-bit" counter above 2^32 cannot have wrapped at 32 bits */
-	CHECK_EQ(rt_ctr_delta(0x100000005ULL, 2, 32), 2);
+	/* RT_BITS_32, a counter the driver keeps in 32 bits: every decrease from
+	 * at most 2^32 - 1 is a wrap. 0x10 to go up to 2^32, then 0x10 more: */
+	CHECK_EQ(rt_ctr_delta(0xfffffff0ULL, 0x10, RT_BITS_32), 0x20);
+	CHECK_EQ(rt_ctr_delta(0xffffffffULL, 0, RT_BITS_32), 1);
+	/* 0x80000001 -> 0: 2^32 - 0x80000001 = 0x7fffffff */
+	CHECK_EQ(rt_ctr_delta(0x80000001ULL, 0, RT_BITS_32), 0x7fffffffULL);
+	/* 0x90000000 -> 0x10000000: 0x70000000 up to 2^32, 0x10000000 after */
+	CHECK_EQ(rt_ctr_delta(0x90000000ULL, 0x10000000ULL, RT_BITS_32), 0x80000000ULL);
+	/* 1000 -> 10: 2^32 - 1000 + 10 = 4294966306 */
+	CHECK_EQ(rt_ctr_delta(1000, 10, RT_BITS_32), 4294966306ULL);
+	/* a "32-bit" counter above 2^32 cannot have wrapped at 32 bits: a reset */
+	CHECK_EQ(rt_ctr_delta(0x100000005ULL, 2, RT_BITS_32), 2);
+	/* RT_BITS_NIC, width unknown: a wrap only when prev >= 2^31 and the
+	 * wrapped increase is at most 2^31. */
+	CHECK_EQ(rt_ctr_delta(0xfffffff0ULL, 0x10, RT_BITS_NIC), 0x20);
+	/* prev exactly 2^31, cur 0: wrapped increase exactly 2^31, plausible */
+	CHECK_EQ(rt_ctr_delta(0x80000000ULL, 0, RT_BITS_NIC), 0x80000000ULL);
+	/* prev 2^31, cur 1: wrapped increase 2^31 + 1, too large: a reset to 1 */
+	CHECK_EQ(rt_ctr_delta(0x80000000ULL, 1, RT_BITS_NIC), 1);
+	/* prev 2^31 - 1 is below the upper half: a reset, whatever cur */
+	CHECK_EQ(rt_ctr_delta(0x7fffffffULL, 0, RT_BITS_NIC), 0);
+	/* 0xc0000000 -> 0x40000000: wrapped 0x40000000 + 0x40000000 = 2^31, a wrap */
+	CHECK_EQ(rt_ctr_delta(0xc0000000ULL, 0x40000000ULL, RT_BITS_NIC), 0x80000000ULL);
+	/* 0xc0000000 -> 0x40000001: one more than 2^31, a reset */
+	CHECK_EQ(rt_ctr_delta(0xc0000000ULL, 0x40000001ULL, RT_BITS_NIC), 0x40000001ULL);
+	CHECK_EQ(rt_ctr_delta(1000, 10, RT_BITS_NIC), 10);
+	CHECK_EQ(rt_ctr_delta(0x100000005ULL, 2, RT_BITS_NIC), 2);
+	/* and a 64-bit counter never wraps at 32 bits */
+	CHECK_EQ(rt_ctr_delta(0xfffffff0ULL, 0x10, RT_BITS_64), 0x10);
 	/* never negative, whatever the order: the delta is at most cur when cur < prev */
 	for (unsigned long long p = 0; p < 70000; p += 997)
 		for (unsigned long long c = 0; c < 70000; c += 1009) {

@@ -211,12 +211,22 @@ void rt_snapshot_sort(struct rt_snapshot *s)
 
 __u64 rt_ctr_delta(__u64 prev, __u64 cur, unsigned int bits)
 {
+	__u64 wrapped;
+
 	if (cur >= prev)
 		return cur - prev;
-	/* A 32-bit counter that was in its upper half and is now below it wrapped;
-	 * anything else that went down was reset (driver reload, table flush). */
-	if (bits == 32 && prev <= 0xffffffffULL && prev - cur > 0x80000000ULL)
-		return (0x100000000ULL - prev) + cur;
+	/* Went down: a wrap of a 32-bit counter or a reset (driver reload, table
+	 * flush), by the rule man/rocetop.8 states under NIC COUNTERS. A value
+	 * above 32 bits cannot have wrapped at 32 bits. */
+	if (bits == 64 || prev > 0xffffffffULL)
+		return cur;
+	wrapped = (0x100000000ULL - prev) + cur;
+	if (bits == RT_BITS_32)
+		return wrapped;
+	/* Width unknown: a wrap when it was in the upper half and the wrapped
+	 * increase is plausible (at most 2^31); a reset otherwise. */
+	if (prev >= 0x80000000ULL && wrapped <= 0x80000000ULL)
+		return wrapped;
 	return cur;
 }
 

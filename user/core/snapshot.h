@@ -64,7 +64,7 @@ struct rt_port_ctr {
 	char  netdev[IF_NAMESIZE];
 	char  name[64];
 	__u64 value;
-	__u8  bits;		/* 32 or 64: how the counter wraps */
+	__u8  bits;		/* RT_BITS_*: how the counter wraps */
 	__u8  scope;		/* enum rt_port_scope */
 	__u8  congestion;	/* one of the congestion counters ARCHITECTURE.md names */
 	__u8  pad[5];
@@ -174,8 +174,20 @@ struct rt_delta {
 	__u64 evicted;
 };
 
-/* Increase of a counter; a counter that went down was reset and counts from 0.
- * bits = 32 lets a 32-bit counter wrap. Never negative. */
+/*
+ * Counter widths for rt_ctr_delta() (and struct rt_port_ctr's bits):
+ *  RT_BITS_64   a 64-bit counter: going down is a reset, counting from 0;
+ *  RT_BITS_32   kept in 32 bits by the driver: going down from at most
+ *               2^32 - 1 is a wrap at 2^32;
+ *  RT_BITS_NIC  a NIC counter of unknown width: going down is a wrap when the
+ *               previous value was at or above 2^31 and the wrapped increase
+ *               is at most 2^31, a reset otherwise.
+ */
+#define RT_BITS_64	64
+#define RT_BITS_32	32
+#define RT_BITS_NIC	0
+
+/* Increase of a counter of the given width (RT_BITS_*). Never negative. */
 __u64 rt_ctr_delta(__u64 prev, __u64 cur, unsigned int bits);
 void rt_flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
 		       const struct rt_flow_val *cur);

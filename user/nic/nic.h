@@ -48,9 +48,14 @@ void rt_sysfs_ib_dir(const char *root, char *buf, size_t len);
  * or -errno when the tree cannot be read (-ENOENT: no RDMA stack). */
 int rt_sysfs_discover(const char *root, struct rt_rdma_ports *ps);
 
-/* Counter width: hw_counters are 64-bit; counters/ hold the classic 32-bit IB
- * PortCounters unless the name is an extended-only one or the value says more. */
-unsigned int rt_nic_ctr_bits(int scope, const char *name, __u64 value);
+/* Counter width (RT_BITS_*) for rt_ctr_delta: counters/ hold the classic
+ * 32-bit IB PortCounters (RT_BITS_NIC: a reload resets them) unless the name
+ * is an extended-only one or the value says more; hw_counters by a per-driver
+ * table of names (driver: the kernel driver's or the device's name), else
+ * RT_BITS_NIC; ethtool's are 64-bit. */
+unsigned int rt_nic_ctr_bits(const char *driver, int scope, const char *name, __u64 value);
+/* The kernel driver of an RDMA device ("mlx5_core"), else the device's name. */
+void rt_sysfs_driver(const char *root, const char *dev, char *out, size_t len);
 /* 1 for the congestion counters ARCHITECTURE.md names (and their kin elsewhere). */
 int rt_nic_is_congestion(const char *name);
 

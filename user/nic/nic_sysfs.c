@@ -234,23 +234,93 @@ int rt_sysfs_discover(const char *root, struct rt_rdma_ports *ps)
 	return ndev;
 }
 
-/* The classic 32-bit PortCounters; the small error counters (4-16 bits)
- * saturate rather than wrap, so 32 is right for them too. */
+/* counters/ holds the classic 32-bit PortCounters (the small error counters
+ * of 4-16 bits saturate rather than wrap); whether a driver's reload or a
+ * wrap brought one down is told by the plausibility rule (RT_BITS_NIC). */
 static const char *const ext_only[] = {
 	"unicast_xmit_packets", "unicast_rcv_packets",
 	"multicast_xmit_packets", "multicast_rcv_packets",
 };
 
-unsigned int rt_nic_ctr_bits(int scope, const char *name, __u64 value)
+/*
+ * hw_counters whose width the driver is known to keep. mlx5 reads its Q
+ * counters (per port, and per bound QP counter) from a block of 32-bit
+ * fields, and its congestion and op counters from 64-bit ones. A name of
+ * neither list, or of another driver, is RT_BITS_NIC: wrapped only when
+ * plausible (man/rocetop.8, NIC COUNTERS).
+ */
+struct width_rule {
+	const char *driver;	/* prefix of the driver's (or device's) name */
+	unsigned int bits;
+	const char *const *names;
+};
+
+static const char *const mlx5_q32[] = {
+	"rx_write_requests", "rx_read_requests", "rx_atomic_requests", "rx_dct_connect",
+	"out_of_buffer", "out_of_sequence", "duplicate_request", "rnr_nak_retry_err",
+	"packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
+	"resp_local_length_error", "resp_cqe_error", "req_cqe_error",
+	"req_remote_invalid_request", "req_remote_access_errors", "resp_remote_access_errors",
+	"resp_cqe_flush_error", "req_cqe_flush_error", "roce_adp_retrans", "roce_adp_retrans_to",
+	"roce_slow_restart", "roce_slow_restart_cnps", "roce_slow_restart_trans",
+	"rx_icrc_encapsulated", "req_transport_retries_exceeded", "req_rnr_retries_exceeded",
+	NULL,
+};
+
+static const char *const mlx5_64[] = {
+	"rp_cnp_ignored", "rp_cnp_handled", "np_ecn_marked_roce_packets", "np_cnp_sent",
+	"cc_rx_ce_pkts", "cc_rx_cnp_pkts", "cc_tx_cnp_pkts", "rdma_tx_packets", "rdma_tx_bytes",
+	"rdma_rx_packets", "rdma_rx_bytes", NULL,
+};
+
+static const struct width_rule width_rules[] = {
+	{ "mlx5", RT_BITS_32, mlx5_q32 },
+	{ "mlx5", RT_BITS_64, mlx5_64 },
+};
+
+unsigned int rt_nic_ctr_bits(const char *driver, int scope, const char *name, __u64 value)
 {
-	if (scope != RT_SCOPE_PORT)
-		return 64;
-	for (size_t i = 0; i < sizeof(ext_only) / sizeof(ext_only[0]); i++)
-		if (!strcmp(name, ext_only[i]))
-			return 64;
-	/* A device with PortCountersExtended shows the 64-bit port_xmit_data &c.
-	 * under the same names: a value past 32 bits gives it away. */
-	return value > 0xffffffffULL ? 64 : 32;
+	if (scope == RT_SCOPE_ETHTOOL)
+		return RT_BITS_64;
+	if (scope == RT_SCOPE_PORT) {
+		for (size_t i = 0; i < sizeof(ext_only) / sizeof(ext_only[0]); i++)
+			if (!strcmp(name, ext_only[i]))
+				return RT_BITS_64;
+		/* A device with PortCountersExtended shows the 64-bit port_xmit_data &c.
+		 * under the same names: a value past 32 bits gives it away. */
+		return value > 0xffffffffULL ? RT_BITS_64 : RT_BITS_NIC;
+	}
+	for (size_t i = 0; driver && i < sizeof(width_rules) / sizeof(width_rules[0]); i++) {
+		const struct width_rule *w = &width_rules[i];
+
+		if (strncmp(driver, w->driver, strlen(w->driver)))
+			continue;
+		for (size_t j = 0; w->names[j]; j++)
+			if (!strcmp(name, w->names[j]))
+				return w->bits;
+	}
+	return RT_BITS_NIC;
+}
+
+void rt_sysfs_driver(const char *root, const char *dev, char *out, size_t len)
+{
+	char ib[PATH_MAX], path[PATH_MAX + 64], link[PATH_MAX];
+	ssize_t n;
+
+	rt_sysfs_ib_dir(root, ib, sizeof(ib));
+	fmt_to(path, sizeof(path), "%s/%s/device/driver", ib, dev);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		const char *b;
+
+		link[n] = '\0';
+		b = strrchr(link, '/');
+		fmt_to(out, len, "%s", b ? b + 1 : link);
+		return;
+	}
+	/* No link (a fixture, or a device without a bus): the kernel's name for
+	 * the device starts with its driver's (mlx5_0, bnxt_re0, irdma0, rxe0). */
+	fmt_to(out, len, "%s", dev);
 }
 
 static const char *const congestion_names[] = {
@@ -282,8 +352,9 @@ static void bad_ctr(int *nbad, char *bad, size_t badlen, const char *path, int e
 }
 
 /* Every counter file of one directory. Returns counters added or -ENOMEM. */
-static int read_dir(const char *dir, const char *dev, __u32 port, const char *netdev, int scope,
-		    struct rt_snapshot *s, int *nbad, char *bad, size_t badlen)
+static int read_dir(const char *dir, const char *dev, const char *driver, __u32 port,
+		    const char *netdev, int scope, struct rt_snapshot *s, int *nbad, char *bad,
+		    size_t badlen)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -318,7 +389,7 @@ static int read_dir(const char *dir, const char *dev, __u32 port, const char *ne
 		fmt_to(c->name, sizeof(c->name), "%s", de->d_name);
 		c->value = v;
 		c->scope = (__u8)scope;
-		c->bits = (__u8)rt_nic_ctr_bits(scope, c->name, v);
+		c->bits = (__u8)rt_nic_ctr_bits(driver, scope, c->name, v);
 		c->congestion = (__u8)rt_nic_is_congestion(c->name);
 		n++;
 	}
@@ -337,13 +408,15 @@ int rt_sysfs_read_counters(const char *root, const struct rt_rdma_ports *ps,
 	for (i = 0; i < ps->n; i++) {
 		const struct rt_rdma_port *p = &ps->p[i];
 		int first_of_dev = 1;
+		char drv[64];
 
+		rt_sysfs_driver(root, p->dev, drv, sizeof(drv));
 		fmt_to(dir, sizeof(dir), "%s/%s/ports/%u/hw_counters", ib, p->dev, p->port);
-		if ((r = read_dir(dir, p->dev, p->port, p->netdev, RT_SCOPE_HW_PORT, s, nbad, bad, badlen)) < 0)
+		if ((r = read_dir(dir, p->dev, drv, p->port, p->netdev, RT_SCOPE_HW_PORT, s, nbad, bad, badlen)) < 0)
 			return r;
 		total += r;
 		fmt_to(dir, sizeof(dir), "%s/%s/ports/%u/counters", ib, p->dev, p->port);
-		if ((r = read_dir(dir, p->dev, p->port, p->netdev, RT_SCOPE_PORT, s, nbad, bad, badlen)) < 0)
+		if ((r = read_dir(dir, p->dev, drv, p->port, p->netdev, RT_SCOPE_PORT, s, nbad, bad, badlen)) < 0)
 			return r;
 		total += r;
 		for (j = 0; j < i; j++)
@@ -352,7 +425,7 @@ int rt_sysfs_read_counters(const char *root, const struct rt_rdma_ports *ps,
 		if (!first_of_dev)
 			continue;
 		fmt_to(dir, sizeof(dir), "%s/%s/hw_counters", ib, p->dev);
-		if ((r = read_dir(dir, p->dev, 0, "", RT_SCOPE_HW_DEV, s, nbad, bad, badlen)) < 0)
+		if ((r = read_dir(dir, p->dev, drv, 0, "", RT_SCOPE_HW_DEV, s, nbad, bad, badlen)) < 0)
 			return r;
 		total += r;
 	}
