@@ -51,6 +51,8 @@ struct gen_frame {
 	uint16_t pfc_vec;
 	uint16_t pfc_time[8];
 	uint16_t pause_time;
+	/* the switch model, for sFlow: queue depth met and time spent queued */
+	uint32_t sw_qdepth, sw_delay_ns;
 };
 
 /* gen_wire.c */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "gen_model.h"
+#include "gen_sflow.h"
 
 static const char *scenario_names[] = { "incast", "pfc-storm", "steady", "mixed", "fixed" };
 
@@ -100,6 +101,7 @@ struct event {
 	int type, s, kind, ce;
 	uint64_t psn;
 	uint32_t gen;
+	uint32_t qdepth, delay;   /* at the switch port: bytes met, ns queued */
 };
 
 struct model {
@@ -344,7 +346,7 @@ static void sender_send(struct model *m, int si, uint32_t gen)
 	uint64_t psn = s->next++;
 	int L = data_len(m, s, psn);
 	int ce = 0;
-	double arrive;
+	double arrive, qdepth = 0, delay;
 
 	s->sent++;
 	if (s->congested) {
@@ -355,6 +357,13 @@ static void sender_send(struct model *m, int si, uint32_t gen)
 		if (m->q + L > m->buf) {
 			m->drops++;
 			s->dropped++;
+			if (m->o->sflow) {
+				/* the switch tells: a drop notification */
+				struct gen_frame df;
+
+				data_frame(m, s, psn, 0, &df);
+				gen_sflow_drop(m->o->sflow, &df, gen_now());
+			}
 			goto next; /* tail drop at the switch: never on the wire */
 		}
 		if (m->q > m->kmin) {
@@ -365,12 +374,15 @@ static void sender_send(struct model *m, int si, uint32_t gen)
 				m->marks++;
 			}
 		}
+		qdepth = m->q;
 		m->q += L;
 		if (m->q > m->qmax)
 			m->qmax = m->q;
-		arrive = t + m->q / m->C + m->prop;
+		delay = m->q / m->C;
+		arrive = t + delay + m->prop;
 	} else {
-		arrive = t + L / s->line + m->prop;
+		delay = L / s->line;
+		arrive = t + delay + m->prop;
 	}
 	{
 		struct event e;
@@ -380,6 +392,8 @@ static void sender_send(struct model *m, int si, uint32_t gen)
 		e.s = si;
 		e.psn = psn;
 		e.ce = ce;
+		e.qdepth = (uint32_t)qdepth;
+		e.delay = (uint32_t)delay;
 		push(m, e);
 		m->enq++;
 	}
@@ -397,6 +411,8 @@ static void receiver_arrive(struct model *m, const struct event *e)
 	int last = pos == m->c->msg_pkts - 1;
 
 	data_frame(m, s, psn, e->ce, &f);
+	f.sw_qdepth = e->qdepth;
+	f.sw_delay_ns = e->delay;
 	emit(m, &f);
 	if (m->stop)
 		return;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "gen_out.h"
+#include "gen_sflow.h"
 
 volatile sig_atomic_t gen_stop_signal;
 
@@ -404,6 +405,12 @@ int gen_emit(struct gen_out *o, const struct gen_frame *f, double t_model)
 	if (o->pcap)
 		pcap_write(o, buf, len);
 	tally(o, f, len);
+	if (o->sflow) {
+		double now = gen_now();
+
+		gen_sflow_tick(o->sflow, now);
+		gen_sflow_frame(o->sflow, f, buf, len, now);
+	}
 	if (o->sink_fd >= 0 && (o->total & 31) == 0)
 		gen_sink_drain(o->sink_fd);
 	return 0;

@@ -40,6 +40,7 @@ struct gen_out {
 	struct gen_pfc pfc[2][9]; /* [side][prio 0-7, 8 = 802.3x "all"] */
 	uint64_t kinds[K__COUNT], total, total_bytes, data_ce;
 	uint64_t send_errors, pcap_errors, tally_errors;
+	struct gen_sflow *sflow;  /* --sflow: the switch's sFlow agent, or NULL */
 };
 
 extern volatile sig_atomic_t gen_stop_signal;

@@ -24,6 +24,7 @@
 #include "gen.h"
 #include "gen_out.h"
 #include "gen_model.h"
+#include "gen_sflow.h"
 
 static const char usage_text[] =
 "Usage: rocetop-gen [OPTIONS]\n"
@@ -85,6 +86,17 @@ static const char usage_text[] =
 "  --cnp-interval US    minimum model time between CNPs per QP (default 50)\n"
 "  --ack-every K        the receiver ACKs at least every K packets (default 16)\n"
 "  --rnr-prob P         probability of an RNR NAK on a SEND (default 0.05)\n"
+"\n"
+"sFlow (the switch model as an sFlow v5 agent):\n"
+"  --sflow ADDR:PORT    send sFlow to a collector: frames the switch forwards\n"
+"                       sampled 1 in --sflow-rate at random (data leaving on the\n"
+"                       receiver's port 1 with the model's queue depth and\n"
+"                       delay, the receiver's frames entering it), a drop\n"
+"                       notification (no_buffer_space) per tail drop, counter\n"
+"                       samples of port 1 every 2 s\n"
+"  --sflow-rate N       sampling rate (default 64)\n"
+"  --sflow-agent A.B.C.D  the agent address in the datagrams (default 10.77.0.254)\n"
+"  --sflow-netns NAME   open the sFlow socket in network namespace NAME\n"
 "\n"
 "Output:\n"
 "  --tally DIR          at exit write DIR/flows.csv, DIR/pfc.csv, DIR/summary.txt\n"
@@ -187,7 +199,7 @@ enum {
 	O_SCENARIO = 256, O_FRAMES, O_SENDERS, O_DURATION, O_RATE, O_SEED, O_TXDATA, O_TXRCV,
 	O_DATANS, O_RCVNS, O_PCAP, O_SINK, O_DSTMAC, O_RCVMAC, O_SRCMAC, O_RCVIP, O_SRCIP, O_VLAN,
 	O_PAYLOAD, O_MSGPKTS, O_LINK, O_KMIN, O_KMAX, O_PMAX, O_BUFFER, O_CNPINT, O_ACKEVERY,
-	O_RNRPROB, O_TALLY,
+	O_RNRPROB, O_TALLY, O_SFLOW, O_SFLOW_RATE, O_SFLOW_AGENT, O_SFLOW_NETNS,
 };
 
 static const struct option longopts[] = {
@@ -220,6 +232,10 @@ static const struct option longopts[] = {
 	{ "ack-every", required_argument, 0, O_ACKEVERY },
 	{ "rnr-prob", required_argument, 0, O_RNRPROB },
 	{ "tally", required_argument, 0, O_TALLY },
+	{ "sflow", required_argument, 0, O_SFLOW },
+	{ "sflow-rate", required_argument, 0, O_SFLOW_RATE },
+	{ "sflow-agent", required_argument, 0, O_SFLOW_AGENT },
+	{ "sflow-netns", required_argument, 0, O_SFLOW_NETNS },
 	{ "quiet", no_argument, 0, 'q' },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -230,6 +246,8 @@ int main(int argc, char **argv)
 	struct gen_cfg c;
 	struct gen_out o;
 	const char *tally_dir = NULL, *pcap_path = NULL, *sink_ns = NULL;
+	const char *sflow_dest = NULL, *sflow_ns = NULL;
+	uint32_t sflow_rate = 64, sflow_agent = 0x0a4d00fe;	/* 10.77.0.254 */
 	int quiet = 0, opt, rc;
 	char data_ns[256] = "", rcv_ns[256] = "";
 
@@ -295,6 +313,10 @@ int main(int argc, char **argv)
 		case O_ACKEVERY: c.ack_every = (int)parse_u64(optarg, "--ack-every", 1, 1000000); break;
 		case O_RNRPROB: c.rnr_prob = parse_num(optarg, "--rnr-prob", 0, 1); break;
 		case O_TALLY: tally_dir = optarg; break;
+		case O_SFLOW: sflow_dest = optarg; break;
+		case O_SFLOW_RATE: sflow_rate = (uint32_t)parse_u64(optarg, "--sflow-rate", 1, 1u << 30); break;
+		case O_SFLOW_AGENT: sflow_agent = parse_ip(optarg, "--sflow-agent"); break;
+		case O_SFLOW_NETNS: sflow_ns = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default:
@@ -364,6 +386,14 @@ int main(int argc, char **argv)
 			return 1;
 	}
 
+	if (sflow_dest) {
+		o.sflow = gen_sflow_open(sflow_dest, sflow_ns, sflow_agent, sflow_rate, c.seed, c.link_gbps);
+		if (!o.sflow)
+			return 2;
+	} else if (sflow_ns) {
+		bad("%s needs --sflow", "--sflow-netns");
+	}
+
 	gen_install_signals();
 	o.rate = c.rate;
 	o.max_frames = c.frames;
@@ -381,6 +411,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rocetop-gen: writing the pcap file failed.\n");
 	rc = o.fatal ? 1 : 0;
 	if (tally_dir && gen_write_tally(&o, tally_dir, gen_scenario_name(c.scenario), c.seed, extra) < 0)
+		rc = 1;
+	if (o.sflow && gen_sflow_close(o.sflow, tally_dir) < 0)
 		rc = 1;
 	if (!quiet) {
 		double d = o.t_stop - o.t_start;

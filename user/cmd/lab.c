@@ -29,8 +29,13 @@
 #include "log.h"
 #include "num.h"
 #include "source.h"
+#include "sflow.h"
 
 extern char **environ;
+
+/* The lab's sFlow stream: the switch's agent sends to rocetop on the
+ * receiver namespace's loopback. */
+#define LAB_SFLOW_TO "127.0.0.1:6343"
 
 static const char lab_usage[] =
 "Usage: rocetop lab [--scenario NAME] [--duration S] [--rate PPS] [options]\n"
@@ -53,6 +58,11 @@ static const char lab_usage[] =
 "  --senders N       senders (default 4)\n"
 "  --seed N          seed of the traffic model (default 1)\n"
 "  --tally DIR       write the generator's exact tally of what it sent to DIR\n"
+"  --sflow           the switch also exports sFlow (1 in --sflow-rate frames\n"
+"                    sampled, with its queue depth and delay, drop notifications,\n"
+"                    counters) and rocetop collects it beside rcv0: the switch\n"
+"                    port 10.77.0.254:1, estimates marked ~ next to the exact counts\n"
+"  --sflow-rate N    the switch's sampling rate with --sflow (default 64)\n"
 "  --name PREFIX     namespace prefix (default rtlab), to run labs side by side\n"
 "  --gen PATH        the rocetop-gen binary (default: beside rocetop, else PATH)\n"
 "\n"
@@ -62,7 +72,8 @@ static const char lab_usage[] =
 "Examples:\n"
 "  rocetop lab                                    the view on mixed congestion\n"
 "  rocetop lab --scenario incast --batch -n 5     five text tables of an incast\n"
-"  rocetop lab --scenario pfc-storm --duration 10 --csv out -D\n";
+"  rocetop lab --scenario pfc-storm --duration 10 --csv out -D\n"
+"  rocetop lab --scenario incast --sflow          the congested port, seen by sFlow\n";
 
 struct lab {
 	char prefix[32];
@@ -72,6 +83,8 @@ struct lab {
 	const char *gen;
 	double duration;
 	long rate, senders, seed;
+	int sflow;		/* --sflow: the switch exports sFlow to the lab's rocetop */
+	long sflow_rate;
 	pid_t gen_pid;
 	int gen_status;
 	int gen_done;
@@ -197,8 +210,8 @@ static const char *find_gen(const char *given, char *buf, size_t len)
 /* Start the generator once rocetop is attached, so it counts every frame. */
 static int start_gen(struct lab *l)
 {
-	char dur[32], rate[32], snd[32], seed[32], tdata[80], trcv[80], gbuf[PATH_MAX];
-	const char *argv[32];
+	char dur[32], rate[32], snd[32], seed[32], tdata[80], trcv[80], gbuf[PATH_MAX], sfrate[32];
+	const char *argv[40];
 	sigset_t all;
 	int n = 0;
 	pid_t pid;
@@ -229,6 +242,15 @@ static int start_gen(struct lab *l)
 	if (l->tally) {
 		argv[n++] = "--tally";
 		argv[n++] = l->tally;
+	}
+	if (l->sflow) {
+		snprintf(sfrate, sizeof(sfrate), "%ld", l->sflow_rate);
+		argv[n++] = "--sflow";
+		argv[n++] = LAB_SFLOW_TO;
+		argv[n++] = "--sflow-netns";
+		argv[n++] = l->ns_rcv;
+		argv[n++] = "--sflow-rate";
+		argv[n++] = sfrate;
 	}
 	argv[n] = NULL;
 
@@ -311,7 +333,7 @@ static int num(const char *opt, const char *v, double lo, double hi, double *out
 
 int rt_lab_main(int argc, char **argv)
 {
-	struct lab l = { .scenario = "mixed", .rate = 20000, .senders = 4, .seed = 1 };
+	struct lab l = { .scenario = "mixed", .rate = 20000, .senders = 4, .seed = 1, .sflow_rate = 64 };
 	struct rt_opts o;
 	char *rest[256];
 	int nrest = 0, i, err, saved_ns = -1, fail = 0;
@@ -359,6 +381,13 @@ int rt_lab_main(int argc, char **argv)
 				return 2;
 			}
 			l.tally = val;
+			i++;
+		} else if (!strcmp(a, "--sflow")) {
+			l.sflow = 1;
+		} else if (!strcmp(a, "--sflow-rate")) {
+			if (num(a, val, 1, 1 << 30, &v))
+				return 2;
+			l.sflow_rate = (long)v;
 			i++;
 		} else if (!strcmp(a, "--gen")) {
 			if (!val) {
@@ -410,6 +439,16 @@ int rt_lab_main(int argc, char **argv)
 	if (enter_netns(l.ns_rcv, &saved_ns)) {
 		fail = 1;
 		goto out;
+	}
+	if (l.sflow) {
+		/* In the receiver's namespace, where the generator sends it. */
+		o.sflow_fd = rt_sflow_socket(LAB_SFLOW_TO);
+		if (o.sflow_fd < 0) {
+			fail = 1;
+			goto out;
+		}
+		o.have_sflow_fd = 1;
+		o.sflow = LAB_SFLOW_TO;
 	}
 	o.hook = lab_hook;
 	o.hook_arg = &l;

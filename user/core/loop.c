@@ -17,6 +17,7 @@
 #include "log.h"
 #include "sink.h"
 #include "source.h"
+#include "sflow.h"
 
 #define MAX_SINKS 8
 
@@ -35,6 +36,7 @@ static int arm_timer(int fd, double secs)
 struct loop {
 	struct rt_source *src;
 	struct rt_nic *nic;
+	struct rt_sflow *sf;	/* --sflow: merged into every snapshot */
 	struct rt_sink *sinks[MAX_SINKS];
 	int nsinks;
 	struct rt_snapshot snaps[2];
@@ -56,6 +58,13 @@ static int step(struct loop *L, const struct rt_opts *o, int emit)
 	r = L->src->collect(L->src, next);
 	if (r <= 0)
 		return r;
+	if (L->sf) {
+		rt_sflow_read(L->sf);	/* what arrived since the last wakeup */
+		if (rt_sflow_collect(L->sf, next)) {
+			pr_warn("out of memory collecting sFlow.\n");
+			return -ENOMEM;
+		}
+	}
 	if (L->nic)
 		rt_nic_collect(L->nic, next);
 	else if (L->src->live)
@@ -155,7 +164,7 @@ static int run(struct loop *L, const struct rt_opts *o)
 		ctl.at_end = r == 0;
 	}
 	while (!ctl.quit) {
-		struct pollfd pfd[2 + MAX_SINKS];
+		struct pollfd pfd[3 + MAX_SINKS];
 		int n = 0;
 		double want;
 
@@ -163,11 +172,16 @@ static int run(struct loop *L, const struct rt_opts *o)
 		pfd[n++] = (struct pollfd){ .fd = tfd, .events = POLLIN };
 		for (i = 0; i < L->nsinks; i++)
 			pfd[n++] = (struct pollfd){ .fd = L->sinks[i]->input_fd, .events = POLLIN };
+		/* Last, so the sinks keep their places; -1 is ignored by poll. */
+		pfd[n++] = (struct pollfd){ .fd = L->sf ? rt_sflow_fd(L->sf) : -1, .events = POLLIN };
 		r = poll(pfd, (nfds_t)n, 500);
 		if (r < 0 && errno != EINTR) {
 			err = -errno;
 			break;
 		}
+		/* A bounded batch: a flood cannot hold off the timer or the keys. */
+		if (L->sf && (pfd[n - 1].revents & POLLIN))
+			rt_sflow_read(L->sf);
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -260,7 +274,13 @@ int rt_run(const struct rt_opts *o)
 
 	rt_snapshot_init(&L.snaps[0]);
 	rt_snapshot_init(&L.snaps[1]);
-	L.src = o->read_file ? rt_file_source_new(o) : rt_live_source_new(o);
+	if (o->sflow || o->have_sflow_fd) {
+		L.sf = rt_sflow_new(o);
+		if (!L.sf)
+			goto out;
+	}
+	L.src = o->read_file ? rt_file_source_new(o) :
+		L.sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
 	if (!L.src)
 		goto out;
 	if (L.src->live && !o->no_nic)
@@ -287,6 +307,7 @@ out:
 		rt_nic_free(L.nic);
 	if (L.src)
 		L.src->close(L.src);
+	rt_sflow_free(L.sf);
 	rt_delta_free(&L.delta);
 	rt_snapshot_free(&L.snaps[0]);
 	rt_snapshot_free(&L.snaps[1]);

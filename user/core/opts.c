@@ -68,12 +68,14 @@ static const char usage_text[] =
 enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
-	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED,
+	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW,
 };
 
 static const struct option long_opts[] = {
 	{ "interface", required_argument, NULL, 'i' },
 	{ "read", required_argument, NULL, 'r' },
+	{ "sflow", required_argument, NULL, OPT_SFLOW },
+	{ "sflow-allow", required_argument, NULL, OPT_SFLOW_ALLOW },
 	{ "write", required_argument, NULL, 'w' },
 	{ "batch", no_argument, NULL, 'b' },
 	{ "daemon", no_argument, NULL, 'D' },
@@ -173,6 +175,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 			o->ifaces[o->nifaces++] = optarg;
 			break;
 		case 'r': o->read_file = optarg; break;
+		case OPT_SFLOW: o->sflow = optarg; break;
+		case OPT_SFLOW_ALLOW:
+			if (o->nsflow_allow == RT_MAX_SFLOW_ALLOW) {
+				pr_warn("at most %d --sflow-allow ranges can be given.\n", RT_MAX_SFLOW_ALLOW);
+				return -EINVAL;
+			}
+			o->sflow_allow[o->nsflow_allow++] = optarg;
+			break;
 		case 'w': o->write_file = optarg; break;
 		case 'b': o->batch = 1; break;
 		case 'D': o->daemon = 1; break;
@@ -249,6 +259,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 	}
 	if (o->nifaces && o->read_file) {
 		pr_warn("-i and -r cannot be combined: watch interfaces or read a file.\n");
+		return -EINVAL;
+	}
+	if (o->sflow && o->read_file) {
+		pr_warn("--sflow collects live and cannot be combined with -r; use it alone or beside -i.\n");
+		return -EINVAL;
+	}
+	if (o->nsflow_allow && !o->sflow) {
+		pr_warn("--sflow-allow restricts --sflow, which is not given.\n");
 		return -EINVAL;
 	}
 	if (o->no_egress && o->no_ingress) {

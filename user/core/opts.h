@@ -6,6 +6,7 @@
 #include "snapshot.h"
 
 #define RT_MAX_SRC_IFACES 16
+#define RT_MAX_SFLOW_ALLOW 16
 
 struct rt_opts {
 	const char *ifaces[RT_MAX_SRC_IFACES];	/* -i */
@@ -14,6 +15,11 @@ struct rt_opts {
 	const char *write_file;		/* -w: record */
 	const char *csv_dir;		/* --csv */
 	const char *listen;		/* --listen [ADDR:]PORT */
+	const char *sflow;		/* --sflow [ADDR:]PORT: collect sFlow v5 */
+	const char *sflow_allow[RT_MAX_SFLOW_ALLOW];	/* --sflow-allow CIDR */
+	int nsflow_allow;
+	int sflow_fd;			/* a socket opened already (rt_sflow_socket) ... */
+	int have_sflow_fd;		/* ... when this is set */
 	const char *sysfs_root;		/* --sysfs-root: RDMA sysfs tree (default /sys) */
 	const char *filter;		/* --filter: initial TUI filter */
 	const char *sort;		/* --sort column */

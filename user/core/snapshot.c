@@ -16,12 +16,16 @@ void rt_snapshot_free(struct rt_snapshot *s)
 	free(s->flows);
 	free(s->ifs);
 	free(s->ports);
+	free(s->swports);
+	free(s->swdrops);
+	free(s->sfagents);
 	rt_snapshot_init(s);
 }
 
 void rt_snapshot_clear(struct rt_snapshot *s)
 {
 	s->nflows = s->nifs = s->nports = s->nifaces = s->nnotes = 0;
+	s->nswports = s->nswdrops = s->nsfagents = 0;
 	s->time_ns = s->mono_ns = s->evicted = 0;
 	s->source[0] = '\0';
 }
@@ -43,6 +47,37 @@ struct rt_ifdir *rt_snapshot_add_ifdir(struct rt_snapshot *s)
 struct rt_port_ctr *rt_snapshot_add_port(struct rt_snapshot *s)
 {
 	return rt_append((void **)&s->ports, &s->nports, &s->ports_cap, sizeof(struct rt_port_ctr));
+}
+
+struct rt_swport *rt_snapshot_add_swport(struct rt_snapshot *s)
+{
+	return grow((void **)&s->swports, &s->nswports, &s->swports_cap, sizeof(struct rt_swport));
+}
+
+struct rt_swdrop *rt_snapshot_add_swdrop(struct rt_snapshot *s)
+{
+	return grow((void **)&s->swdrops, &s->nswdrops, &s->swdrops_cap, sizeof(struct rt_swdrop));
+}
+
+struct rt_sfagent *rt_snapshot_add_sfagent(struct rt_snapshot *s)
+{
+	return grow((void **)&s->sfagents, &s->nsfagents, &s->sfagents_cap, sizeof(struct rt_sfagent));
+}
+
+const struct rt_swport *rt_snapshot_swport(const struct rt_snapshot *s, __u32 ifindex)
+{
+	size_t lo = 0, hi = s->nswports;
+
+	/* Sorted by ifindex: the first row of it. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->swports[mid].ifindex < ifindex)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nswports && s->swports[lo].ifindex == ifindex ? &s->swports[lo] : NULL;
 }
 
 struct rt_ifdir *rt_snapshot_ifdir(struct rt_snapshot *s, __u32 ifindex, __u8 dir)
@@ -83,6 +118,11 @@ const char *rt_snapshot_ifname(const struct rt_snapshot *s, __u32 ifindex)
 {
 	size_t i;
 
+	if (ifindex >= RT_SFLOW_IFBASE) {
+		const struct rt_swport *p = rt_snapshot_swport(s, ifindex);
+
+		return p ? p->name : "?";
+	}
 	for (i = 0; i < s->nifaces; i++)
 		if (s->ifaces[i].ifindex == ifindex)
 			return s->ifaces[i].name;
@@ -111,7 +151,20 @@ int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)
 	if (!err)
 		err = rt_grow_to((void **)&mem.ports, &mem.ports_cap, src->nports, sizeof(*mem.ports));
 	if (!err)
+		err = rt_grow_to((void **)&mem.swports, &mem.swports_cap, src->nswports, sizeof(*mem.swports));
+	if (!err)
+		err = rt_grow_to((void **)&mem.swdrops, &mem.swdrops_cap, src->nswdrops, sizeof(*mem.swdrops));
+	if (!err)
+		err = rt_grow_to((void **)&mem.sfagents, &mem.sfagents_cap, src->nsfagents,
+				 sizeof(*mem.sfagents));
+	if (!err)
 		*dst = *src;
+	dst->swports = mem.swports;
+	dst->swports_cap = mem.swports_cap;
+	dst->swdrops = mem.swdrops;
+	dst->swdrops_cap = mem.swdrops_cap;
+	dst->sfagents = mem.sfagents;
+	dst->sfagents_cap = mem.sfagents_cap;
 	dst->flows = mem.flows;
 	dst->flows_cap = mem.flows_cap;
 	dst->ifs = mem.ifs;
@@ -126,6 +179,12 @@ int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)
 		memcpy(dst->ifs, src->ifs, src->nifs * sizeof(*dst->ifs));
 	if (src->nports)
 		memcpy(dst->ports, src->ports, src->nports * sizeof(*dst->ports));
+	if (src->nswports)
+		memcpy(dst->swports, src->swports, src->nswports * sizeof(*dst->swports));
+	if (src->nswdrops)
+		memcpy(dst->swdrops, src->swdrops, src->nswdrops * sizeof(*dst->swdrops));
+	if (src->nsfagents)
+		memcpy(dst->sfagents, src->sfagents, src->nsfagents * sizeof(*dst->sfagents));
 	return 0;
 }
 
@@ -277,6 +336,85 @@ void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v)
 		o[i] += a[i];
 }
 
+static int swport_cmp(const struct rt_swport *a, const struct rt_swport *b)
+{
+	if (a->ifindex != b->ifindex)
+		return a->ifindex < b->ifindex ? -1 : 1;
+	return (int)a->dir - (int)b->dir;
+}
+
+static int swdrop_cmp(const struct rt_swdrop *a, const struct rt_swdrop *b)
+{
+	if (a->ifindex != b->ifindex)
+		return a->ifindex < b->ifindex ? -1 : 1;
+	return a->reason < b->reason ? -1 : a->reason > b->reason;
+}
+
+/* The sFlow tables: merge-joins on their sort orders, as the flows. */
+static void sf_delta(struct rt_delta *d, const struct rt_snapshot *prev, const struct rt_snapshot *cur)
+{
+	static const struct rt_swport zp;
+	static const struct rt_swdrop zd;
+	static const struct rt_sfagent za;
+	size_t i, j;
+
+	for (i = 0, j = 0; i < cur->nswports; i++) {
+		const struct rt_swport *c = &cur->swports[i], *p = &zp;
+		struct rt_swport_delta *o = &d->swports[i];
+		int r = 1;
+
+		while (prev && j < prev->nswports && (r = swport_cmp(&prev->swports[j], c)) < 0)
+			j++;
+		if (prev && j < prev->nswports && r == 0)
+			p = &prev->swports[j];
+		o->p = c;
+		FOR_EACH_U64(struct rt_swport_ctr, k)
+			((__u64 *)&o->d)[k] = rt_ctr_delta(((const __u64 *)&p->c)[k], ((const __u64 *)&c->c)[k], 64);
+		o->in_octets = rt_ctr_delta(p->in_octets, c->in_octets, 64);
+		o->out_octets = rt_ctr_delta(p->out_octets, c->out_octets, 64);
+		o->in_discards = rt_ctr_delta(p->in_discards, c->in_discards, 64);
+		o->out_discards = rt_ctr_delta(p->out_discards, c->out_discards, 64);
+		o->in_errors = rt_ctr_delta(p->in_errors, c->in_errors, 64);
+		o->out_errors = rt_ctr_delta(p->out_errors, c->out_errors, 64);
+		o->lost = rt_ctr_delta(p->agent_lost, c->agent_lost, 64);
+	}
+	d->nswports = cur->nswports;
+
+	for (i = 0, j = 0; i < cur->nswdrops; i++) {
+		const struct rt_swdrop *c = &cur->swdrops[i], *p = &zd;
+		int r = 1;
+
+		while (prev && j < prev->nswdrops && (r = swdrop_cmp(&prev->swdrops[j], c)) < 0)
+			j++;
+		if (prev && j < prev->nswdrops && r == 0)
+			p = &prev->swdrops[j];
+		d->swdrops[i].p = c;
+		d->swdrops[i].drops = rt_ctr_delta(p->drops, c->drops, 64);
+	}
+	d->nswdrops = cur->nswdrops;
+
+	for (i = 0, j = 0; i < cur->nsfagents; i++) {
+		const struct rt_sfagent *c = &cur->sfagents[i], *p = &za;
+		struct rt_sfagent *o = &d->sfagents[i].d;
+		int r = 1;
+
+		while (prev && j < prev->nsfagents && (r = strcmp(prev->sfagents[j].agent, c->agent)) < 0)
+			j++;
+		if (prev && j < prev->nsfagents && r == 0)
+			p = &prev->sfagents[j];
+		d->sfagents[i].a = c;
+		memset(o, 0, sizeof(*o));
+		o->datagrams = rt_ctr_delta(p->datagrams, c->datagrams, 64);
+		o->lost = rt_ctr_delta(p->lost, c->lost, 64);
+		o->errors = rt_ctr_delta(p->errors, c->errors, 64);
+		o->rejected = rt_ctr_delta(p->rejected, c->rejected, 64);
+		o->samples = rt_ctr_delta(p->samples, c->samples, 64);
+		o->drop_samples = rt_ctr_delta(p->drop_samples, c->drop_samples, 64);
+		o->ctr_samples = rt_ctr_delta(p->ctr_samples, c->ctr_samples, 64);
+	}
+	d->nsfagents = cur->nsfagents;
+}
+
 int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 		     const struct rt_snapshot *cur)
 {
@@ -286,27 +424,35 @@ int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 
 	if (rt_grow_to((void **)&d->flows, &d->flows_cap, cur->nflows, sizeof(*d->flows)) ||
 	    rt_grow_to((void **)&d->ifs, &d->ifs_cap, cur->nifs, sizeof(*d->ifs)) ||
-	    rt_grow_to((void **)&d->ports, &d->ports_cap, cur->nports, sizeof(*d->ports)))
+	    rt_grow_to((void **)&d->ports, &d->ports_cap, cur->nports, sizeof(*d->ports)) ||
+	    rt_grow_to((void **)&d->swports, &d->swports_cap, cur->nswports, sizeof(*d->swports)) ||
+	    rt_grow_to((void **)&d->swdrops, &d->swdrops_cap, cur->nswdrops, sizeof(*d->swdrops)) ||
+	    rt_grow_to((void **)&d->sfagents, &d->sfagents_cap, cur->nsfagents, sizeof(*d->sfagents)))
 		return -ENOMEM;
 	d->secs = prev && cur->time_ns > prev->time_ns ? (cur->time_ns - prev->time_ns) / 1e9 : 0;
 	memset(&d->flow_tot, 0, sizeof(d->flow_tot));
 	memset(&d->if_tot, 0, sizeof(d->if_tot));
+	memset(&d->est_tot, 0, sizeof(d->est_tot));
 	d->evicted = prev ? rt_ctr_delta(prev->evicted, cur->evicted, 64) : cur->evicted;
 
 	/* Merge-join on the sorted keys; a flow new in cur counts from zero. */
 	for (i = 0, j = 0; i < cur->nflows; i++) {
 		const struct rt_flow *f = &cur->flows[i];
 		const struct rt_flow_val *pv = &zf;
+		__u64 psamples = 0;
 		int r = 1;
 
 		while (prev && j < prev->nflows &&
 		       (r = rt_flow_key_cmp(&prev->flows[j].k, &f->k)) < 0)
 			j++;
-		if (prev && j < prev->nflows && r == 0)
+		if (prev && j < prev->nflows && r == 0) {
 			pv = &prev->flows[j].v;
+			psamples = prev->flows[j].samples;
+		}
 		d->flows[i].f = f;
 		rt_flow_val_delta(&d->flows[i].d, pv, &f->v);
-		rt_flow_val_add(&d->flow_tot, &d->flows[i].d);
+		d->flows[i].samples = rt_ctr_delta(psamples, f->samples, 64);
+		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &d->flows[i].d);
 	}
 	d->nflows = cur->nflows;
 
@@ -340,6 +486,7 @@ int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 			rt_ctr_delta(prev->ports[j].value, c->value, c->bits) : 0;
 	}
 	d->nports = cur->nports;
+	sf_delta(d, prev, cur);
 	return 0;
 }
 
@@ -348,5 +495,8 @@ void rt_delta_free(struct rt_delta *d)
 	free(d->flows);
 	free(d->ifs);
 	free(d->ports);
+	free(d->swports);
+	free(d->swdrops);
+	free(d->sfagents);
 	memset(d, 0, sizeof(*d));
 }

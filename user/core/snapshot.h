@@ -33,8 +33,74 @@ struct rt_flow {
 	__u32 pid;
 	char  comm[16];
 	__u8  attr;		/* enum rt_attr, for flows carrying CNPs */
-	__u8  pad[3];
+	__u8  estimate;		/* counters are estimates (sFlow: each sample stands for its rate) */
+	__u8  pad[2];
 	__s32 throttles;	/* for a CNP flow: index in flows[] of the data flow it slows, or -1 */
+	__u64 samples;		/* sFlow samples behind the counters (0 for exact sources) */
+};
+
+/*
+ * sFlow (ARCHITECTURE.md, "sFlow"). A flow sampled by a switch is keyed like any
+ * other, its ifindex taken from a space of rocetop's own at and above
+ * RT_SFLOW_IFBASE: one per (agent, port), named "AGENT:PORT" by the swports
+ * table, its dir ingress or egress as the sample says.
+ */
+#define RT_SFLOW_IFBASE	0x40000000u
+#define RT_SF_AGENT_LEN	48
+
+/* Counters of a switch port that only go up: totals since the collector started. */
+struct rt_swport_ctr {
+	__u64 samples;		/* flow samples taken on the port in this direction */
+	__u64 est_pkts;		/* sum of the samples' sampling rates */
+	__u64 est_bytes;	/* sum of rate x frame length */
+	__u64 est_ce, est_cnp;	/* rates of the samples that were CE-marked / CNPs */
+	__u64 roce_samples;	/* samples whose header was RoCEv2 */
+	__u64 depth_sum, depth_n;	/* queue depths (1040) reported, bytes */
+	__u64 transit_sum, transit_n;	/* transit delays (1039) reported, ns */
+	__u64 drops;		/* dropped-packet notifications for the port */
+};
+
+struct rt_swport {
+	__u32 ifindex;		/* the flows' ifindex: RT_SFLOW_IFBASE + n */
+	__u8  dir;		/* RT_DIR_* */
+	__u8  has_queue;	/* an egress queue index (1036) was seen */
+	__u8  has_ifctr;	/* counter samples (generic interface counters) were seen */
+	__u8  pad;
+	__u32 port;		/* the agent's ifIndex */
+	__u32 queue;		/* the last egress queue index seen */
+	char  agent[RT_SF_AGENT_LEN];
+	char  name[64];		/* "AGENT:PORT", the flows' ifname */
+	struct rt_swport_ctr c;
+	/* Largest values in the interval that ended with this snapshot. */
+	__u32 max_depth;	/* bytes */
+	__u32 max_transit;	/* ns */
+	/* The port's latest counter sample (both directions share them). */
+	__u64 speed_bps;
+	__u64 in_octets, out_octets;
+	__u64 in_discards, out_discards, in_errors, out_errors;
+	__u64 agent_lost;	/* datagrams the port's agent lost (sequence gaps), since start */
+};
+
+/* Dropped-packet notifications of one port and reason, since start. */
+struct rt_swdrop {
+	__u32 ifindex;		/* the port's (RT_SFLOW_IFBASE + n) */
+	__u32 port;
+	__u32 reason;		/* the sFlow reason code */
+	__u32 pad;
+	char  agent[RT_SF_AGENT_LEN];
+	__u64 drops;
+};
+
+/* What the collector received from one agent (or one source address), since start. */
+struct rt_sfagent {
+	char  agent[RT_SF_AGENT_LEN];
+	__u64 datagrams;	/* accepted and decoded, errors included */
+	__u64 lost;		/* sequence numbers skipped */
+	__u64 errors;		/* datagrams with a decoding error (the rest of each skipped) */
+	__u64 rejected;		/* not in --sflow-allow, or not sFlow v5: dropped unread */
+	__u64 samples;		/* flow samples */
+	__u64 drop_samples;	/* dropped-packet notifications */
+	__u64 ctr_samples;	/* counter samples */
 };
 
 /* One interface and direction: parser outcomes and PFC. */
@@ -82,6 +148,13 @@ struct rt_snapshot {
 	size_t nifs, ifs_cap;
 	struct rt_port_ctr *ports;
 	size_t nports, ports_cap;
+	/* sFlow: sorted by (ifindex, dir), (ifindex, reason) and agent. */
+	struct rt_swport *swports;
+	size_t nswports, swports_cap;
+	struct rt_swdrop *swdrops;
+	size_t nswdrops, swdrops_cap;
+	struct rt_sfagent *sfagents;
+	size_t nsfagents, sfagents_cap;
 
 	struct rt_iface ifaces[RT_MAX_IFACES];
 	size_t nifaces;
@@ -101,6 +174,11 @@ int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src);
 struct rt_flow *rt_snapshot_add_flow(struct rt_snapshot *s);
 struct rt_ifdir *rt_snapshot_add_ifdir(struct rt_snapshot *s);
 struct rt_port_ctr *rt_snapshot_add_port(struct rt_snapshot *s);
+struct rt_swport *rt_snapshot_add_swport(struct rt_snapshot *s);
+struct rt_swdrop *rt_snapshot_add_swdrop(struct rt_snapshot *s);
+struct rt_sfagent *rt_snapshot_add_sfagent(struct rt_snapshot *s);
+/* The switch port of an sFlow ifindex (either direction's row), or NULL. */
+const struct rt_swport *rt_snapshot_swport(const struct rt_snapshot *s, __u32 ifindex);
 /* Find or add the per-direction row of an interface. */
 struct rt_ifdir *rt_snapshot_ifdir(struct rt_snapshot *s, __u32 ifindex, __u8 dir);
 /* Remember an interface's name; returns 0 or -ENOSPC. */
@@ -148,6 +226,23 @@ void *rt_port_table_get(void **tab, size_t *n, size_t *cap, size_t sz,
 struct rt_flow_delta {
 	const struct rt_flow *f;	/* the row in the current snapshot */
 	struct rt_flow_val d;		/* counters: the increase over the interval */
+	__u64 samples;			/* sFlow samples behind d */
+};
+
+struct rt_swport_delta {
+	const struct rt_swport *p;
+	struct rt_swport_ctr d;
+	__u64 in_octets, out_octets, in_discards, out_discards, in_errors, out_errors, lost;
+};
+
+struct rt_swdrop_delta {
+	const struct rt_swdrop *p;
+	__u64 drops;
+};
+
+struct rt_sfagent_delta {
+	const struct rt_sfagent *a;
+	struct rt_sfagent d;		/* counters only; d.agent is empty */
 };
 
 struct rt_ifdir_delta {
@@ -169,7 +264,14 @@ struct rt_delta {
 	size_t nifs, ifs_cap;
 	struct rt_port_delta *ports;
 	size_t nports, ports_cap;
-	struct rt_flow_val flow_tot;	/* sum of the flow deltas */
+	struct rt_swport_delta *swports;
+	size_t nswports, swports_cap;
+	struct rt_swdrop_delta *swdrops;
+	size_t nswdrops, swdrops_cap;
+	struct rt_sfagent_delta *sfagents;
+	size_t nsfagents, sfagents_cap;
+	struct rt_flow_val flow_tot;	/* sum of the exact flows' deltas */
+	struct rt_flow_val est_tot;	/* sum of the estimated (sFlow) flows' deltas */
 	struct rt_if_val if_tot;	/* sum of the interface deltas */
 	__u64 evicted;
 };

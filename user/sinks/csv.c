@@ -14,16 +14,22 @@
 #include "fmt.h"
 #include "log.h"
 #include "sink.h"
+#include "sflow_decode.h"
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
-		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen\n"
+		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples\n"
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
+#define SWPORTS_HDR "time,agent,port,dir,samples,est_pkts,est_bytes,est_ce,est_cnp,max_queue_bytes," \
+		    "mean_queue_bytes,max_transit_ns,mean_transit_ns,ce_pct,queue,speed_bps,util_pct," \
+		    "in_discards,out_discards,in_errors,out_errors,drops,agent_dgrams_lost\n"
+#define DROPS_HDR "time,agent,port,reason,reason_code,drops\n"
 
 struct csv {
 	FILE *flows, *pfc, *stats, *ports;
+	FILE *swports, *drops;	/* with --sflow */
 	char dir[4096];
 	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
@@ -151,6 +157,10 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		}
 		put_seen(&r, cur, v->first_ns);
 		put_seen(&r, cur, v->last_ns);
+		if (f->estimate)
+			put_u64(&r, d->flows[i].samples);
+		else
+			r.buf[r.n++] = ',';	/* exact: no samples */
 		r.buf[r.n - 1] = '\n';	/* the last column's comma */
 		if (nout + r.n > sizeof(c->out)) {
 			fwrite(c->out, 1, nout, c->flows);
@@ -160,6 +170,67 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		nout += r.n;
 	}
 	fwrite(c->out, 1, nout, c->flows);
+}
+
+static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
+{
+	size_t i;
+
+	for (i = 0; i < d->nswports; i++) {
+		const struct rt_swport_delta *x = &d->swports[i];
+		const struct rt_swport *p = x->p;
+		const struct rt_swport_ctr *v = &x->d;
+		__u64 oct = p->dir == RT_DIR_EGRESS ? x->out_octets : x->in_octets;
+
+		if (!v->samples)
+			continue;
+		fprintf(c->swports, "%.6f,%s,%u,%s,%llu,%llu,%llu,%llu,%llu,", t, p->agent, p->port,
+			rt_dir_name(p->dir), (unsigned long long)v->samples, (unsigned long long)v->est_pkts,
+			(unsigned long long)v->est_bytes, (unsigned long long)v->est_ce,
+			(unsigned long long)v->est_cnp);
+		if (v->depth_n)
+			fprintf(c->swports, "%u,%.0f,", p->max_depth, (double)v->depth_sum / (double)v->depth_n);
+		else
+			fputs(",,", c->swports);
+		if (v->transit_n)
+			fprintf(c->swports, "%u,%.0f,", p->max_transit, (double)v->transit_sum / (double)v->transit_n);
+		else
+			fputs(",,", c->swports);
+		if (v->roce_samples)
+			fprintf(c->swports, "%.2f,", 100.0 * (double)v->est_ce / (double)(v->est_pkts ? v->est_pkts : 1));
+		else
+			fputs(",", c->swports);
+		if (p->has_queue)
+			fprintf(c->swports, "%u,", p->queue);
+		else
+			fputs(",", c->swports);
+		if (p->has_ifctr) {
+			fprintf(c->swports, "%llu,", (unsigned long long)p->speed_bps);
+			if (p->speed_bps && d->secs > 0)
+				fprintf(c->swports, "%.2f,", 100.0 * (double)oct * 8 / ((double)p->speed_bps * d->secs));
+			else
+				fputs(",", c->swports);
+			fprintf(c->swports, "%llu,%llu,%llu,%llu,", (unsigned long long)x->in_discards,
+				(unsigned long long)x->out_discards, (unsigned long long)x->in_errors,
+				(unsigned long long)x->out_errors);
+		} else {
+			fputs(",,,,,,", c->swports);
+		}
+		fprintf(c->swports, "%llu,%llu\n", (unsigned long long)v->drops, (unsigned long long)x->lost);
+	}
+	for (i = 0; i < d->nswdrops; i++) {
+		const struct rt_swdrop *p = d->swdrops[i].p;
+		const char *name = rt_sf_drop_reason(p->reason);
+
+		if (!d->swdrops[i].drops)
+			continue;
+		if (name)
+			fprintf(c->drops, "%.6f,%s,%u,%s,%u,%llu\n", t, p->agent, p->port, name, p->reason,
+				(unsigned long long)d->swdrops[i].drops);
+		else
+			fprintf(c->drops, "%.6f,%s,%u,code_%u,%u,%llu\n", t, p->agent, p->port, p->reason,
+				p->reason, (unsigned long long)d->swdrops[i].drops);
+	}
 }
 
 static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -206,7 +277,10 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 			p->name, (unsigned long long)p->value, (unsigned long long)d->ports[i].d,
 			rt_scope_name(p->scope));
 	}
-	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports)) {
+	if (c->swports)
+		write_sflow(c, d, t);
+	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports) ||
+	    (c->swports && (fflush(c->swports) || fflush(c->drops)))) {
 		err = -errno;
 		pr_warn("writing CSV files in %s failed: %s.\n", c->dir, strerror(errno));
 	}
@@ -225,6 +299,10 @@ static void csv_close(struct rt_sink *s)
 		fclose(c->stats);
 	if (c->ports)
 		fclose(c->ports);
+	if (c->swports)
+		fclose(c->swports);
+	if (c->drops)
+		fclose(c->drops);
 	free(c);
 	free(s);
 }
@@ -270,6 +348,12 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	    !(c->pfc = open_csv(c, "pfc.csv", PFC_HDR)) ||
 	    !(c->stats = open_csv(c, "stats.csv", STATS_HDR)) ||
 	    !(c->ports = open_csv(c, "ports.csv", PORTS_HDR))) {
+		csv_close(s);
+		return NULL;
+	}
+	if ((o->sflow || o->have_sflow_fd) &&
+	    (!(c->swports = open_csv(c, "switchports.csv", SWPORTS_HDR)) ||
+	     !(c->drops = open_csv(c, "drops.csv", DROPS_HDR)))) {
 		csv_close(s);
 		return NULL;
 	}

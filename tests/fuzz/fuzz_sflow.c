@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer: sFlow datagrams, untrusted bytes from the network, through the
+ * decoder and the collector (which hands sampled headers to the one parser).
+ * Beyond "no crash, no read past the datagram": a sample handed on points
+ * inside the datagram, and the collector's tables stay consistent.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include "opts.h"
+#include "sflow.h"
+#include "sflow_decode.h"
+
+static const __u8 *lo, *hi;
+
+static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_flow *f)
+{
+	(void)arg;
+	(void)d;
+	if (f->has_hdr && (f->hdr < lo || f->hdr + f->hdr_len > hi))
+		abort();	/* a header outside the datagram */
+}
+
+static struct rt_sflow *sf;
+
+int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
+{
+	struct rt_sf_cb cb = { on_flow, NULL, NULL };
+	struct sockaddr_in from = { .sin_family = AF_INET, .sin_addr = { htonl(0x7f000001) } };
+	struct rt_sf_dgram d;
+	struct rt_sf_stats st = { 0 };
+	__u8 *buf = malloc(size ? size : 1);
+	int r;
+
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	lo = buf;
+	hi = buf + size;
+	r = rt_sf_decode(buf, size, &d, &cb, &st);
+	if (r < 0 || r >= RT_SF_E__COUNT)
+		abort();
+	if (!sf) {
+		struct rt_opts o;
+
+		rt_opts_defaults(&o);
+		o.have_sflow_fd = 1;
+		o.sflow_fd = -1;
+		o.max_flows = 4096;
+		sf = rt_sflow_new(&o);
+		if (!sf)
+			abort();
+	}
+	rt_sflow_datagram(sf, buf, size, (const struct sockaddr *)&from, 1);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# rocetop lab --sflow: the modelled switch exports sFlow over UDP inside the
+# lab's receiver namespace and rocetop collects it beside rcv0. The estimates
+# (flows.csv rows of 10.77.0.254:1), drops.csv and switchports.csv must equal
+# what the generator reports sending; the exact rows of rcv0 still equal its
+# frame tally, untouched by the estimates.
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+PY=${PYTHON:-/usr/bin/python3}
+name=rtsf$$
+tmp=$(mktemp -d /tmp/rt-sflow-lab.XXXXXX)
+cleanup() {
+	for ns in snd sw rcv; do ip netns del "$name-$ns" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP sflow_lab: needs root"; exit 0; fi
+
+fails=0
+if ! "$ROCETOP" lab --name "$name" --scenario incast --duration 2 --rate 8000 --seed 3 --sflow \
+	--sflow-rate 16 --tally "$tmp/tally" --csv "$tmp/csv" -D -d 0.5 --flow-timeout 0 \
+	>"$tmp/out" 2>"$tmp/err"; then
+	echo "FAIL sflow_lab: rocetop lab --sflow failed: $(tail -3 "$tmp/err")"
+	exit 1
+fi
+"$PY" tests/sflow/compare_sflow.py "sflow_lab" "$tmp/csv" "$tmp/tally" || fails=$((fails + 1))
+"$PY" tests/lab/compare_tally.py "sflow_lab exact" "$tmp/csv" "$tmp/tally" rcv0 || fails=$((fails + 1))
+# The samples column: empty for the exact rows, a count for the estimates.
+if awk -F, 'NR > 1 { if ($2 == "rcv0" && $27 != "") bad++; if ($2 != "rcv0" && $27 !~ /^[0-9]+$/) bad++ }
+	END { exit bad > 0 }' "$tmp/csv/flows.csv"; then
+	echo "PASS sflow_lab: flows.csv's samples column is empty for exact rows, a count for estimates"
+else
+	echo "FAIL sflow_lab: flows.csv's samples column"; fails=$((fails + 1))
+fi
+n=$(grep -c "drops notifications\|no_buffer_space" "$tmp/csv/drops.csv")
+[ "$n" -gt 0 ] || { echo "FAIL sflow_lab: no drop notification in an incast"; fails=$((fails + 1)); }
+exit $((fails > 0))

@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The sFlow collector: see sflow.h. Each flow sample stands for `rate`
+ * packets: the parser's counts for its header are added rate times, and the
+ * flow is marked an estimate. Tables are open-addressed and bounded: agents by
+ * RT_SF_MAX_AGENTS, switch ports by RT_SF_MAX_PORTS, flows by --max-flows;
+ * what does not fit is counted, never grown without bound.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+/* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "count.h"
+#pragma GCC diagnostic pop
+#include "log.h"
+#include "sflow.h"
+#include "sflow_decode.h"
+
+#define RT_SF_MAX_AGENTS	4096
+#define RT_SF_MAX_PORTS		65536
+#define RT_SF_BATCH		64	/* datagrams per recvmmsg */
+#define RT_SF_BUDGET		32	/* recvmmsg calls per wakeup of the loop */
+#define RT_SF_DGRAM_MAX		65536
+
+struct cidr {
+	int family;
+	__u8 addr[16];
+	int bits;
+};
+
+struct agent {
+	__u8 family;
+	__u8 addr[16];
+	__u32 sub_agent;
+	__u32 last_seq;
+	int seen;
+	struct rt_sfagent s;	/* s.agent is the text */
+};
+
+struct port {
+	__u32 agent;		/* index in agents */
+	__u32 port;
+	__u8 dir;
+	struct rt_swport r;
+};
+
+struct flow {
+	struct rt_flow_key k;
+	struct rt_flow_val v;
+	__u64 samples;
+};
+
+struct drop {
+	__u32 ifindex, reason;
+	struct rt_swdrop r;
+};
+
+/* An open-addressed table of fixed-size entries, a used flag each. */
+struct tab {
+	char *e;
+	size_t esz;
+	__u32 cap, n, max;
+	__u64 (*hash)(const void *key, size_t n);	/* the same for lookups and growth */
+};
+
+struct rt_sflow {
+	int fd;
+	struct cidr allow[RT_MAX_SFLOW_ALLOW];
+	int nallow;
+	struct agent *agents;
+	__u32 nagents;
+	struct tab ports, flows, drops;
+	__u32 next_ifindex;
+	__u64 flow_full, port_full, agent_full;
+	/* the datagram being decoded */
+	struct agent *cur;
+	__u64 now;
+	/* recvmmsg buffers */
+	struct mmsghdr msgs[RT_SF_BATCH];
+	struct iovec iov[RT_SF_BATCH];
+	struct sockaddr_storage from[RT_SF_BATCH];
+	__u8 *buf;
+};
+
+static __u64 hash_bytes(const void *p, size_t n)
+{
+	const __u8 *b = p;
+	__u64 h = 0x9e3779b97f4a7c15ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	h ^= h >> 29;
+	return h * 0xbf58476d1ce4e5b9ULL;
+}
+
+static __u64 flow_hash(const void *key, size_t n)
+{
+	(void)n;
+	return rt_flow_key_hash(key);
+}
+
+static int tab_init(struct tab *t, size_t esz, __u32 max, __u64 (*hash)(const void *, size_t))
+{
+	t->hash = hash;
+	t->esz = esz + 1;
+	t->cap = 256;
+	t->n = 0;
+	t->max = max;
+	t->e = calloc(t->cap, t->esz);
+	return t->e ? 0 : -ENOMEM;
+}
+
+/* The entry of key (its first ksz bytes), zeroed and keyed if new; NULL when full. */
+static void *tab_get(struct tab *t, const void *key, size_t ksz)
+{
+	__u32 j = (__u32)t->hash(key, ksz) & (t->cap - 1);
+	char *e;
+
+	for (;;) {
+		e = t->e + (size_t)j * t->esz;
+		if (!e[0])
+			break;
+		if (!memcmp(e + 1, key, ksz))
+			return e + 1;
+		j = (j + 1) & (t->cap - 1);
+	}
+	if (t->n >= t->max)
+		return NULL;
+	if ((t->n + 1) * 2 > t->cap) {
+		__u32 ncap = t->cap * 2, i;
+		char *ne = calloc(ncap, t->esz);
+
+		if (!ne)
+			return NULL;
+		for (i = 0; i < t->cap; i++) {
+			char *o = t->e + (size_t)i * t->esz, *d;
+
+			if (!o[0])
+				continue;
+			j = (__u32)t->hash(o + 1, ksz) & (ncap - 1);
+			while ((d = ne + (size_t)j * t->esz)[0])
+				j = (j + 1) & (ncap - 1);
+			memcpy(d, o, t->esz);
+		}
+		free(t->e);
+		t->e = ne;
+		t->cap = ncap;
+		return tab_get(t, key, ksz);
+	}
+	e[0] = 1;
+	memset(e + 1, 0, t->esz - 1);
+	memcpy(e + 1, key, ksz);
+	t->n++;
+	return e + 1;
+}
+
+#define TAB_FOR_EACH(t, type, v) \
+	for (__u32 _i = 0; _i < (t)->cap; _i++) \
+		for (type *v = (type *)((t)->e + (size_t)_i * (t)->esz + 1); \
+		     (t)->e[(size_t)_i * (t)->esz]; v = NULL) \
+			if (!v) break; else
+
+/* ---- addresses ---- */
+
+/* The source address as family + 16 bytes; IPv4-mapped IPv6 becomes IPv4. */
+static int addr_of(const struct sockaddr *sa, __u8 *addr)
+{
+	memset(addr, 0, 16);
+	if (sa->sa_family == AF_INET) {
+		memcpy(addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+		return 4;
+	}
+	if (sa->sa_family == AF_INET6) {
+		const __u8 *a = (const __u8 *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+		static const __u8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+		if (!memcmp(a, mapped, 12)) {
+			memcpy(addr, a + 12, 4);
+			return 4;
+		}
+		memcpy(addr, a, 16);
+		return 6;
+	}
+	return 0;
+}
+
+static void addr_text(int family, const __u8 *addr, char *buf, size_t len)
+{
+	if (!family || !inet_ntop(family == 4 ? AF_INET : AF_INET6, addr, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+}
+
+static int parse_cidr(const char *s, struct cidr *c)
+{
+	char tmp[64], *slash;
+	long bits;
+
+	if (strlen(s) >= sizeof(tmp))
+		return -1;
+	strcpy(tmp, s);
+	slash = strchr(tmp, '/');
+	if (slash)
+		*slash++ = '\0';
+	memset(c, 0, sizeof(*c));
+	if (inet_pton(AF_INET, tmp, c->addr) == 1)
+		c->family = 4;
+	else if (inet_pton(AF_INET6, tmp, c->addr) == 1)
+		c->family = 6;
+	else
+		return -1;
+	bits = c->family == 4 ? 32 : 128;
+	if (slash) {
+		char *end;
+		long b = strtol(slash, &end, 10);
+
+		if (!*slash || *end || b < 0 || b > bits)
+			return -1;
+		bits = b;
+	}
+	c->bits = (int)bits;
+	return 0;
+}
+
+static int cidr_match(const struct cidr *c, int family, const __u8 *addr)
+{
+	int full = c->bits / 8, rest = c->bits % 8;
+
+	if (c->family != family || memcmp(c->addr, addr, (size_t)full))
+		return 0;
+	return !rest || !((c->addr[full] ^ addr[full]) & (0xff << (8 - rest)));
+}
+
+/* ---- the socket ---- */
+
+int rt_sflow_socket(const char *spec)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char host[128] = "", *end;
+	const char *colon = strrchr(spec, ':');
+	long port;
+	int fd, zero = 0, one = 1, rcv = 8 << 20;
+
+	memset(&ss, 0, sizeof(ss));
+	errno = 0;
+	port = strtol(colon ? colon + 1 : spec, &end, 10);
+	if (errno || end == (colon ? colon + 1 : spec) || *end || port < 1 || port > 65535) {
+		pr_warn("--sflow '%s' is not valid: give a UDP port (6343) or ADDR:PORT.\n", spec);
+		return -EINVAL;
+	}
+	if (colon) {
+		size_t n = (size_t)(colon - spec);
+
+		if (n >= sizeof(host)) {
+			pr_warn("--sflow '%s': the address is too long.\n", spec);
+			return -EINVAL;
+		}
+		memcpy(host, spec, n);
+		host[n] = '\0';
+		if (host[0] == '[' && n >= 2 && host[n - 1] == ']') {
+			memmove(host, host + 1, n - 2);
+			host[n - 2] = '\0';
+		}
+	}
+	if (!host[0]) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_addr = in6addr_any;
+		s6->sin6_port = htons((__u16)port);
+		sl = sizeof(*s6);
+	} else if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+		((struct sockaddr_in *)&ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons((__u16)port);
+		sl = sizeof(struct sockaddr_in);
+	} else if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)&ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons((__u16)port);
+		sl = sizeof(struct sockaddr_in6);
+	} else {
+		pr_warn("--sflow '%s': '%s' is not an IPv4 or IPv6 address.\n", spec, host);
+		return -EINVAL;
+	}
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 && !host[0]) {
+		/* No IPv6 on this host: every IPv4 address, then. */
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		memset(&ss, 0, sizeof(ss));
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((__u16)port);
+		sl = sizeof(*s4);
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	}
+	if (fd < 0) {
+		pr_warn("cannot open a UDP socket for --sflow: %s.\n", strerror(errno));
+		return -errno;
+	}
+	if (ss.ss_family == AF_INET6 && !host[0])
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* Room for bursts between two reads; beyond rmem_max only as root. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	if (bind(fd, (struct sockaddr *)&ss, sl)) {
+		int e = errno;
+
+		pr_warn("cannot listen for sFlow on %s: %s%s.\n", spec, strerror(e),
+			e == EADDRINUSE ? " (another collector has the port; give another with --sflow PORT)" : "");
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* ---- the collector ---- */
+
+struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
+{
+	struct rt_sflow *sf = calloc(1, sizeof(*sf));
+	int i;
+
+	if (!sf) {
+		pr_warn("out of memory.\n");
+		return NULL;
+	}
+	sf->fd = -1;
+	for (i = 0; i < o->nsflow_allow; i++) {
+		if (parse_cidr(o->sflow_allow[i], &sf->allow[i])) {
+			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
+				o->sflow_allow[i]);
+			goto fail;
+		}
+		sf->nallow++;
+	}
+	sf->agents = calloc(RT_SF_MAX_AGENTS, sizeof(*sf->agents));
+	sf->buf = malloc((size_t)RT_SF_BATCH * RT_SF_DGRAM_MAX);
+	if (!sf->agents || !sf->buf || tab_init(&sf->ports, sizeof(struct port), RT_SF_MAX_PORTS, hash_bytes) ||
+	    tab_init(&sf->flows, sizeof(struct flow), o->max_flows ? o->max_flows : 16384, flow_hash) ||
+	    tab_init(&sf->drops, sizeof(struct drop), RT_SF_MAX_PORTS, hash_bytes)) {
+		pr_warn("out of memory.\n");
+		goto fail;
+	}
+	for (i = 0; i < RT_SF_BATCH; i++) {
+		sf->iov[i].iov_base = sf->buf + (size_t)i * RT_SF_DGRAM_MAX;
+		sf->iov[i].iov_len = RT_SF_DGRAM_MAX;
+		sf->msgs[i].msg_hdr.msg_iov = &sf->iov[i];
+		sf->msgs[i].msg_hdr.msg_iovlen = 1;
+		sf->msgs[i].msg_hdr.msg_name = &sf->from[i];
+	}
+	if (o->have_sflow_fd)
+		sf->fd = o->sflow_fd;
+	else if (o->sflow && (sf->fd = rt_sflow_socket(o->sflow)) < 0)
+		goto fail;
+	return sf;
+fail:
+	rt_sflow_free(sf);
+	return NULL;
+}
+
+int rt_sflow_fd(const struct rt_sflow *sf)
+{
+	return sf->fd;
+}
+
+void rt_sflow_free(struct rt_sflow *sf)
+{
+	if (!sf)
+		return;
+	if (sf->fd >= 0)
+		close(sf->fd);
+	free(sf->agents);
+	free(sf->ports.e);
+	free(sf->flows.e);
+	free(sf->drops.e);
+	free(sf->buf);
+	free(sf);
+}
+
+/* The agent of (family, addr, sub_agent); the last slot takes all beyond the bound. */
+static struct agent *agent_get(struct rt_sflow *sf, int family, const __u8 *addr, __u32 sub)
+{
+	struct agent *a;
+	__u32 i;
+
+	/* Datagrams of one agent come in runs: try the last one first. */
+	if (sf->cur && sf->cur->family == family && sf->cur->sub_agent == sub &&
+	    !memcmp(sf->cur->addr, addr, 16))
+		return sf->cur;
+	for (i = 0; i < sf->nagents; i++) {
+		a = &sf->agents[i];
+		if (a->family == family && a->sub_agent == sub && !memcmp(a->addr, addr, 16))
+			return a;
+	}
+	if (sf->nagents == RT_SF_MAX_AGENTS - 1) {
+		a = &sf->agents[RT_SF_MAX_AGENTS - 1];
+		if (!a->s.agent[0])
+			snprintf(a->s.agent, sizeof(a->s.agent), "other");
+		sf->agent_full++;
+		return a;
+	}
+	a = &sf->agents[sf->nagents++];
+	a->family = (__u8)family;
+	memcpy(a->addr, addr, 16);
+	a->sub_agent = sub;
+	addr_text(family, addr, a->s.agent, sizeof(a->s.agent));
+	if (sub) {
+		size_t n = strlen(a->s.agent);
+
+		snprintf(a->s.agent + n, sizeof(a->s.agent) - n, "/%u", sub);
+	}
+	return a;
+}
+
+struct port_key {
+	__u32 agent, port;
+	__u8 dir;
+	__u8 pad[3];
+};
+
+/* The entry of key, or NULL; never adds. */
+static void *tab_find(const struct tab *t, const void *key, size_t ksz)
+{
+	__u32 j = (__u32)t->hash(key, ksz) & (t->cap - 1);
+	const char *e;
+
+	while ((e = t->e + (size_t)j * t->esz)[0]) {
+		if (!memcmp(e + 1, key, ksz))
+			return (void *)(e + 1);
+		j = (j + 1) & (t->cap - 1);
+	}
+	return NULL;
+}
+
+static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno, __u8 dir)
+{
+	struct port_key key = { (__u32)(a - sf->agents), portno, dir, { 0 } }, other;
+	struct port *p = tab_get(&sf->ports, &key, sizeof(key)), *q;
+
+	if (!p) {
+		sf->port_full++;
+		return NULL;
+	}
+	if (p->r.ifindex)
+		return p;
+	/* New: both directions of a port share its ifindex and name. */
+	other = key;
+	other.dir = !dir;
+	q = tab_find(&sf->ports, &other, sizeof(other));
+	if (q && q->r.ifindex) {
+		p->r = q->r;
+		memset(&p->r.c, 0, sizeof(p->r.c));
+		p->r.has_queue = 0;
+		p->r.max_depth = p->r.max_transit = 0;
+	} else {
+		p->r.ifindex = RT_SFLOW_IFBASE + sf->next_ifindex++;
+		p->r.port = portno;
+		snprintf(p->r.agent, sizeof(p->r.agent), "%s", a->s.agent);
+		snprintf(p->r.name, sizeof(p->r.name), a->family == 6 ? "[%s]:%u" : "%s:%u",
+			 a->s.agent, portno);
+	}
+	p->r.dir = dir;
+	return p;
+}
+
+static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_flow *f)
+{
+	struct rt_sflow *sf = arg;
+	struct agent *a = agent_get(sf, d->agent_family, d->agent, d->sub_agent);
+	__u8 dir = f->input == f->ds_index ? RT_DIR_INGRESS :
+		   f->output == f->ds_index ? RT_DIR_EGRESS : RT_DIR_INGRESS;
+	__u64 rate = f->rate ? f->rate : 1;
+	__u64 len = f->stripped <= f->frame_len ? f->frame_len - f->stripped : f->frame_len;
+	struct rt_pkt pk;
+	struct port *p;
+
+	sf->cur = a;
+	if (f->format == 5) {
+		struct drop *dr;
+		struct { __u32 ifindex, reason; } key;
+
+		a->s.drop_samples++;
+		dir = f->output == f->ds_index ? RT_DIR_EGRESS : RT_DIR_INGRESS;
+		p = port_get(sf, a, f->ds_index, dir);
+		if (!p)
+			return;
+		p->r.c.drops++;
+		key.ifindex = p->r.ifindex;
+		key.reason = f->reason;
+		dr = tab_get(&sf->drops, &key, sizeof(key));
+		if (!dr)
+			return;
+		if (!dr->r.ifindex) {
+			dr->r.ifindex = p->r.ifindex;
+			dr->r.port = p->r.port;
+			dr->r.reason = f->reason;
+			snprintf(dr->r.agent, sizeof(dr->r.agent), "%s", a->s.agent);
+		}
+		dr->r.drops++;
+		return;
+	}
+	a->s.samples++;
+	p = port_get(sf, a, f->ds_index, dir);
+	if (!p)
+		return;
+	p->r.c.samples++;
+	p->r.c.est_pkts += rate;
+	p->r.c.est_bytes += rate * len;
+	if (f->has_queue) {
+		p->r.has_queue = 1;
+		p->r.queue = f->queue;
+	}
+	if (f->has_depth) {
+		p->r.c.depth_sum += f->depth;
+		p->r.c.depth_n++;
+		if (f->depth > p->r.max_depth)
+			p->r.max_depth = f->depth;
+	}
+	if (f->has_transit) {
+		p->r.c.transit_sum += f->transit_ns;
+		p->r.c.transit_n++;
+		if (f->transit_ns > p->r.max_transit)
+			p->r.max_transit = f->transit_ns;
+	}
+	if (!f->has_hdr || f->hdr_proto != 1)
+		return;
+	memset(&pk, 0, sizeof(pk));
+	if (rt_parse(f->hdr, f->hdr + f->hdr_len, len, &pk) != RT_K_ROCE)
+		return;
+	p->r.c.roce_samples++;
+	if ((pk.tos & 3) == RT_ECN_CE)
+		p->r.c.est_ce += rate;
+	if (pk.opcode == RT_OP_CNP)
+		p->r.c.est_cnp += rate;
+	{
+		struct flow key, *fl;
+		struct rt_flow_val one;
+		__u64 *dst, *src;
+
+		memset(&key, 0, sizeof(key));
+		rt_flow_key_init(&key.k, &pk, p->r.ifindex, dir);
+		fl = tab_get(&sf->flows, &key.k, sizeof(key.k));
+		if (!fl) {
+			sf->flow_full++;
+			return;
+		}
+		/* What the wire path would count for this header, rate times. */
+		memset(&one, 0, sizeof(one));
+		rt_count_flow(&one, &pk, len, sf->now);
+		dst = (__u64 *)&fl->v;
+		src = (__u64 *)&one;
+		for (size_t i = 0; i < offsetof(struct rt_flow_val, first_ns) / 8; i++)
+			dst[i] += src[i] * rate;
+		if (!fl->samples)
+			fl->v.first_ns = sf->now;
+		fl->v.last_ns = sf->now;
+		fl->v.sport = one.sport;
+		fl->v.dscp = one.dscp;
+		fl->v.pcp = one.pcp;
+		fl->v.opcode = one.opcode;
+		fl->samples++;
+	}
+}
+
+static void on_ctr(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_ctr *c)
+{
+	struct rt_sflow *sf = arg;
+	struct agent *a = agent_get(sf, d->agent_family, d->agent, d->sub_agent);
+	int dir;
+
+	sf->cur = a;
+	a->s.ctr_samples++;
+	if (!c->has_if)
+		return;
+	for (dir = 0; dir < 2; dir++) {
+		struct port *p = port_get(sf, a, c->ds_index, (__u8)dir);
+
+		if (!p)
+			continue;
+		p->r.has_ifctr = 1;
+		p->r.speed_bps = c->if_speed;
+		p->r.in_octets = c->in_octets;
+		p->r.out_octets = c->out_octets;
+		p->r.in_discards = c->in_discards;
+		p->r.out_discards = c->out_discards;
+		p->r.in_errors = c->in_errors;
+		p->r.out_errors = c->out_errors;
+	}
+}
+
+void rt_sflow_datagram(struct rt_sflow *sf, const void *buf, size_t len, const struct sockaddr *from,
+		       __u64 now_ns)
+{
+	const struct rt_sf_cb cb = { on_flow, on_ctr, sf };
+	struct rt_sf_dgram d;
+	struct agent *a;
+	__u8 src[16];
+	int fam = addr_of(from, src), err, i;
+
+	sf->now = now_ns;
+	if (sf->nallow) {
+		for (i = 0; i < sf->nallow; i++)
+			if (cidr_match(&sf->allow[i], fam, src))
+				break;
+		if (i == sf->nallow) {
+			agent_get(sf, fam, src, 0)->s.rejected++;
+			return;
+		}
+	}
+	err = rt_sf_decode(buf, len, &d, &cb, NULL);
+	if (!d.agent_family) {
+		/* Not sFlow v5, or too short to say whose: the sender's address. */
+		agent_get(sf, fam, src, 0)->s.rejected++;
+		return;
+	}
+	a = agent_get(sf, d.agent_family, d.agent, d.sub_agent);
+	sf->cur = a;
+	a->s.datagrams++;
+	if (err)
+		a->s.errors++;
+	if (err != RT_SF_E_SHORT) {	/* the sequence number was read */
+		__u32 gap = d.seq - a->last_seq;
+
+		/* Forward by less than half the sequence space: the ones between
+		 * were lost. Backward or equal: the agent restarted, or reordering. */
+		if (a->seen && gap > 1 && gap < 0x80000000u)
+			a->s.lost += gap - 1;
+		a->last_seq = d.seq;
+		a->seen = 1;
+	}
+}
+
+static __u64 mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+int rt_sflow_read(struct rt_sflow *sf)
+{
+	int total = 0, n, i, round;
+
+	for (round = 0; round < RT_SF_BUDGET; round++) {
+		__u64 now;
+
+		for (i = 0; i < RT_SF_BATCH; i++)
+			sf->msgs[i].msg_hdr.msg_namelen = sizeof(sf->from[i]);
+		n = recvmmsg(sf->fd, sf->msgs, RT_SF_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			break;
+		now = mono_now();
+		for (i = 0; i < n; i++) {
+			struct msghdr *h = &sf->msgs[i].msg_hdr;
+
+			/* A datagram larger than the buffer is cut: decoding it
+			 * would see lengths running past its end and count the error. */
+			rt_sflow_datagram(sf, sf->iov[i].iov_base, sf->msgs[i].msg_len,
+					  (const struct sockaddr *)h->msg_name, now);
+		}
+		total += n;
+		if (n < RT_SF_BATCH)
+			break;
+	}
+	return total;
+}
+
+static int swport_cmp(const void *x, const void *y)
+{
+	const struct rt_swport *a = x, *b = y;
+
+	if (a->ifindex != b->ifindex)
+		return a->ifindex < b->ifindex ? -1 : 1;
+	return (int)a->dir - (int)b->dir;
+}
+
+static int swdrop_cmp(const void *x, const void *y)
+{
+	const struct rt_swdrop *a = x, *b = y;
+
+	if (a->ifindex != b->ifindex)
+		return a->ifindex < b->ifindex ? -1 : 1;
+	return a->reason < b->reason ? -1 : a->reason > b->reason;
+}
+
+static int sfagent_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct rt_sfagent *)x)->agent, ((const struct rt_sfagent *)y)->agent);
+}
+
+int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap)
+{
+	size_t nflows0 = snap->nflows;
+	__u32 i;
+
+	for (i = 0; i < RT_SF_MAX_AGENTS; i++) {
+		struct rt_sfagent *r;
+
+		if (i >= sf->nagents && !(i == RT_SF_MAX_AGENTS - 1 && sf->agent_full))
+			continue;
+		r = rt_snapshot_add_sfagent(snap);
+		if (!r)
+			return -ENOMEM;
+		*r = sf->agents[i].s;
+	}
+	TAB_FOR_EACH(&sf->ports, struct port, p) {
+		struct rt_swport *r;
+
+		if (!p->r.ifindex)
+			continue;
+		r = rt_snapshot_add_swport(snap);
+		if (!r)
+			return -ENOMEM;
+		*r = p->r;
+		r->agent_lost = sf->agents[p->agent].s.lost;
+		/* The largest values are per interval. */
+		p->r.max_depth = 0;
+		p->r.max_transit = 0;
+	}
+	TAB_FOR_EACH(&sf->drops, struct drop, d) {
+		struct rt_swdrop *r = rt_snapshot_add_swdrop(snap);
+
+		if (!r)
+			return -ENOMEM;
+		*r = d->r;
+	}
+	TAB_FOR_EACH(&sf->flows, struct flow, fl) {
+		struct rt_flow *f = rt_snapshot_add_flow(snap);
+
+		if (!f)
+			return -ENOMEM;
+		f->k = fl->k;
+		f->v = fl->v;
+		f->samples = fl->samples;
+		f->estimate = 1;
+	}
+	if (snap->nswports > 1)
+		qsort(snap->swports, snap->nswports, sizeof(*snap->swports), swport_cmp);
+	if (snap->nswdrops > 1)
+		qsort(snap->swdrops, snap->nswdrops, sizeof(*snap->swdrops), swdrop_cmp);
+	if (snap->nsfagents > 1)
+		qsort(snap->sfagents, snap->nsfagents, sizeof(*snap->sfagents), sfagent_cmp);
+	if (snap->nflows != nflows0)
+		rt_snapshot_sort(snap);
+	if (sf->flow_full)
+		rt_snapshot_note(snap, "sFlow: %llu samples of flows beyond --max-flows were not kept per flow",
+				 (unsigned long long)sf->flow_full);
+	if (sf->port_full)
+		rt_snapshot_note(snap, "sFlow: %llu samples of switch ports beyond %d were not kept",
+				 (unsigned long long)sf->port_full, RT_SF_MAX_PORTS);
+	return 0;
+}
+
+/* ---- --sflow alone: a source that only keeps time ---- */
+
+static int clock_collect(struct rt_source *s, struct rt_snapshot *snap)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snap->time_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	snap->mono_ns = mono_now();
+	snprintf(snap->source, sizeof(snap->source), "%s", (const char *)s->priv);
+	return 1;
+}
+
+static void clock_close(struct rt_source *s)
+{
+	free(s->priv);
+	free(s);
+}
+
+struct rt_source *rt_sflow_clock_source_new(const struct rt_opts *o)
+{
+	struct rt_source *s = calloc(1, sizeof(*s));
+	char *name = malloc(128);
+
+	if (!s || !name) {
+		free(s);
+		free(name);
+		pr_warn("out of memory.\n");
+		return NULL;
+	}
+	snprintf(name, 128, "sflow %s", o->sflow ? o->sflow : "");
+	s->name = "sflow";
+	s->live = 1;
+	s->collect = clock_collect;
+	s->close = clock_close;
+	s->priv = name;
+	return s;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The sFlow collector (--sflow): a UDP socket read in batches with recvmmsg,
+ * datagrams decoded by sflow_decode.c, sampled headers counted by the one
+ * parser (bpf/parse.h, bpf/count.h) as estimates, and the switch-port, drops
+ * and agent tables. The main loop polls its socket and merges it into each
+ * snapshot after the source's collect (ARCHITECTURE.md, "sFlow").
+ */
+#ifndef RT_SFLOW_H
+#define RT_SFLOW_H
+
+#include <sys/socket.h>
+#include "opts.h"
+#include "snapshot.h"
+#include "source.h"
+
+struct rt_sflow;
+
+/*
+ * Open and bind the UDP socket for --sflow [ADDR:]PORT (a bare port listens
+ * on every IPv6 and IPv4 address). Returns the socket or a negative errno
+ * after saying why. Separate from rt_sflow_new() so that a caller may open it
+ * in one network namespace and collect in another.
+ */
+int rt_sflow_socket(const char *spec);
+
+/* The collector over o->sflow_fd when o->have_sflow_fd, else a socket it
+ * opens for o->sflow; NULL after saying why. */
+struct rt_sflow *rt_sflow_new(const struct rt_opts *o);
+int rt_sflow_fd(const struct rt_sflow *sf);
+/* Read and decode what waits on the socket, at most a bounded batch so an
+ * interval keeps its cadence under a flood. Returns datagrams read. */
+int rt_sflow_read(struct rt_sflow *sf);
+/* One datagram, as if it came from `from` (tests and benchmarks). */
+void rt_sflow_datagram(struct rt_sflow *sf, const void *buf, size_t len,
+		       const struct sockaddr *from, __u64 now_ns);
+/* Add the collector's flows, switch ports, drops and agents to snap (sorted). */
+int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap);
+void rt_sflow_free(struct rt_sflow *sf);
+
+/* A source with no data of its own, for --sflow alone: time and a name. */
+struct rt_source *rt_sflow_clock_source_new(const struct rt_opts *o);
+
+#endif
