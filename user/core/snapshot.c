@@ -51,17 +51,17 @@ struct rt_port_ctr *rt_snapshot_add_port(struct rt_snapshot *s)
 
 struct rt_swport *rt_snapshot_add_swport(struct rt_snapshot *s)
 {
-	return grow((void **)&s->swports, &s->nswports, &s->swports_cap, sizeof(struct rt_swport));
+	return rt_append((void **)&s->swports, &s->nswports, &s->swports_cap, sizeof(struct rt_swport));
 }
 
 struct rt_swdrop *rt_snapshot_add_swdrop(struct rt_snapshot *s)
 {
-	return grow((void **)&s->swdrops, &s->nswdrops, &s->swdrops_cap, sizeof(struct rt_swdrop));
+	return rt_append((void **)&s->swdrops, &s->nswdrops, &s->swdrops_cap, sizeof(struct rt_swdrop));
 }
 
 struct rt_sfagent *rt_snapshot_add_sfagent(struct rt_snapshot *s)
 {
-	return grow((void **)&s->sfagents, &s->nsfagents, &s->sfagents_cap, sizeof(struct rt_sfagent));
+	return rt_append((void **)&s->sfagents, &s->nsfagents, &s->sfagents_cap, sizeof(struct rt_sfagent));
 }
 
 const struct rt_swport *rt_snapshot_swport(const struct rt_snapshot *s, __u32 ifindex)

@@ -29,6 +29,18 @@ void *rt_append(void **arr, size_t *n, size_t *cap, size_t sz)
 	return row;
 }
 
+__u32 rt_hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	__u64 h = 0x9e3779b97f4a7c15ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return (__u32)(h ^ (h >> 32));
+}
+
 void rt_htab_init(struct rt_htab *t, size_t esz, size_t ksz, size_t max)
 {
 	memset(t, 0, sizeof(*t));

@@ -35,6 +35,9 @@ struct rt_htab {
 	size_t max;		/* entries at most; 0: no limit */
 };
 
+/* A hash of n bytes for table keys that have no hash of their own. */
+__u32 rt_hash_bytes(const void *p, size_t n);
+
 void rt_htab_init(struct rt_htab *t, size_t esz, size_t ksz, size_t max);
 void rt_htab_free(struct rt_htab *t);
 /* Forget every entry, keep the memory. */
