@@ -17,6 +17,7 @@
 #include <curses.h>
 #include "fmt.h"
 #include "log.h"
+#include "nic.h"
 #include "sink.h"
 #include "tui_model.h"
 

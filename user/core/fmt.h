@@ -14,8 +14,6 @@ const char *rt_prio_name(unsigned int prio, char *buf, size_t len);	/* "0".."7",
 const char *rt_fmt_si(double v, char *buf, size_t len);
 /* Seconds a link at speed_mbps was paused by that many quanta (512 bit times each). */
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps);
-/* Link speed of an interface in Mb/s from sysfs, 0 when unknown. */
-__u64 rt_link_speed_mbps(const char *ifname);
 /* Time as "HH:MM:SS" (local) and as seconds with milliseconds. */
 const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len);
 

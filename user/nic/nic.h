@@ -84,6 +84,8 @@ void rt_ethtool_stats_free(struct rt_ethtool_stats *st);
 /* Every statistic of ifname through SIOCETHTOOL, in the driver's order.
  * 0 or -errno (-EOPNOTSUPP: the driver has none, -ENODEV: no such netdev). */
 int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st);
+/* Link speed of a netdev in Mb/s (ETHTOOL_GSET), 0 when unknown. */
+__u64 rt_link_speed_mbps(const char *ifname);
 /* The same from a file laid out as `ethtool -S` prints it. 0 or -errno. */
 int rt_ethtool_read_file(const char *path, struct rt_ethtool_stats *st);
 /* Standard pause statistics (ethtool netlink, ETHTOOL_A_PAUSE_STAT_*), added

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "fmt.h"
 #include "log.h"
+#include "nic.h"
 #include "sink.h"
 
 struct batch {

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include "fmt.h"
 #include "log.h"
+#include "nic.h"
 #include "sink.h"
 #include "sflow_decode.h"
 
