@@ -298,6 +298,8 @@ int rt_run(const struct rt_opts *o)
 		goto out;
 	if (tui && add_sink(&L, rt_tui_sink_new(o)))
 		goto out;
+	if (o->sink && add_sink(&L, o->sink))
+		goto out;
 
 	err = run(&L, o);
 out:

@@ -1,17 +1,69 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The command line: defaults, the help text, and parsing into struct rt_opts. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "log.h"
 #include "num.h"
 #include "opts.h"
 
-static const char usage_text[] =
+enum {
+	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
+	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
+	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW,
+};
+
+/* The main command line: --help and parsing both come from this table. */
+const struct rt_opt rt_main_opts[] = {
+	RT_OPT_SECTION("Sources:"),
+	{ 'i', "interface", "IFACE", "attach to IFACE (repeat for several)" },
+	{ 'r', "read", "FILE", "read a capture (pcap, pcapng) or a rocetop recording" },
+	{ OPT_SFLOW, "sflow", "[ADDR:]PORT", "collect sFlow v5 from the switches on UDP PORT (a bare\n"
+					   "port: every address); sampled, so estimates, marked ~;\n"
+					   "alone or beside -i" },
+	{ OPT_SFLOW_ALLOW, "sflow-allow", "ADDR[/BITS]", "take sFlow only from these agents (repeat for several)" },
+	RT_OPT_SECTION("Views and sinks (combine freely; the default is the live ncurses view\n"
+		       "when standard output is a terminal):"),
+	{ 'b', "batch", NULL, "plain text, one table per interval, like top -b" },
+	{ OPT_CSV, "csv", "DIR", "write DIR/flows.csv, pfc.csv, stats.csv, ports.csv per interval" },
+	{ 'w', "write", "FILE", "record every snapshot to FILE (replay with -r FILE)" },
+	{ OPT_LISTEN, "listen", "[ADDR:]PORT", "serve Prometheus metrics on /metrics (a bare port: loopback)" },
+	{ 'D', "daemon", NULL, "no view: only the sinks named (--csv, -w, --listen)" },
+	RT_OPT_SECTION("Timing:"),
+	{ 'd', "interval", "SECONDS", "time between snapshots (default 1; files: capture time;\n"
+				     "250ms, 2m and 1h work too)" },
+	{ 'n', "iterations", "N", "stop after N intervals (exit 0)" },
+	{ OPT_SPEED, "speed", "X", "replay files in the view at X times capture speed (default 1)" },
+	RT_OPT_SECTION("Capture:"),
+	{ OPT_MAX_FLOWS, "max-flows", "N", "flow table size in the kernel (default 16384)" },
+	{ OPT_FLOW_TIMEOUT, "flow-timeout", "S", "forget flows idle for S seconds (default 60, 0: never)" },
+	{ OPT_XDP_MODE, "xdp-mode", "MODE", "auto (native, else generic), native or generic" },
+	{ OPT_NO_EGRESS, "no-egress", NULL, "XDP on ingress only" },
+	{ OPT_NO_INGRESS, "no-ingress", NULL, "TC on egress only" },
+	RT_OPT_SECTION("NIC counters:"),
+	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read /sys/class/infiniband below DIR (fixtures, containers)" },
+	{ OPT_NO_NIC, "no-nic", NULL, "do not read the NIC's counters" },
+	RT_OPT_SECTION("Output:"),
+	{ OPT_TOP, "top", "N", "flows per interval in --batch (default 20, 0: all)" },
+	{ OPT_SORT, "sort", "COLUMN", "initial sort of the view (congestion, pkts, bytes, ce, cnp, nak)" },
+	{ OPT_FILTER, "filter", "TEXT", "initial filter of the view (address or QP)" },
+	{ OPT_MAX_SIZE, "max-size", "BYTES", "rotate the recording past BYTES (k, M, G suffixes)" },
+	{ OPT_MAX_FILES, "max-files", "N", "keep N rotated recordings (like tcpdump -W)" },
+	{ OPT_PROM_FLOWS, "prom-flows", "K", "top K flows exported to Prometheus (default 10)" },
+	{ 'v', "verbose", NULL, "more messages (libbpf's and the verifier's too)" },
+	{ 'q', "quiet", NULL, "only warnings" },
+	{ 'V', "version", NULL, "print the version" },
+	{ 'h', "help", NULL, "this text" },
+	RT_OPT_END,
+};
+
+const struct rt_cli rt_main_cli = {
+	.prog = "rocetop",
+	.usage =
 "Usage: rocetop -i IFACE [-i IFACE ...] [options]   live, on interfaces\n"
 "       rocetop -r FILE [options]                  a pcap/pcapng capture or a recording\n"
 "       rocetop lab [options]                      a built-in test bed with congestion\n"
@@ -20,40 +72,9 @@ static const char usage_text[] =
 "rocetop shows where a RoCEv2 fabric is congested, per flow: ECN marks, CNPs,\n"
 "ACK/NAKs and PFC pauses counted on the wire by XDP (ingress) and TC (egress)\n"
 "BPF programs, beside the RDMA NIC's own counters.\n"
-"\n"
-"Sources:\n"
-"  -i, --interface IFACE   attach to IFACE (repeat for several)\n"
-"  -r, --read FILE         read a capture (pcap, pcapng) or a rocetop recording\n"
-"Views and sinks (combine freely):\n"
-"  (default)               the live ncurses view when standard output is a terminal\n"
-"  -b, --batch             plain text, one table per interval, like top -b\n"
-"      --csv DIR           write DIR/flows.csv, pfc.csv, stats.csv, ports.csv per interval\n"
-"  -w, --write FILE        record every snapshot to FILE (replay with -r FILE)\n"
-"      --listen [ADDR:]PORT  serve Prometheus metrics on /metrics (a bare port: loopback)\n"
-"  -D, --daemon            no view: only the sinks named (--csv, -w, --listen)\n"
-"Timing:\n"
-"  -d, --interval SECONDS  time between snapshots (default 1; files: capture time)\n"
-"  -n, --iterations N      stop after N intervals (exit 0)\n"
-"      --speed X           replay files in the view at X times capture speed (default 1)\n"
-"Capture:\n"
-"      --max-flows N       flow table size in the kernel (default 16384)\n"
-"      --flow-timeout S    forget flows idle for S seconds (default 60, 0: never)\n"
-"      --xdp-mode MODE     auto (native, else generic), native or generic\n"
-"      --no-egress         XDP on ingress only;  --no-ingress: TC on egress only\n"
-"NIC counters:\n"
-"      --sysfs-root DIR    read /sys/class/infiniband below DIR (fixtures, containers)\n"
-"      --no-nic            do not read the NIC's counters\n"
-"Output:\n"
-"      --top N             flows per interval in --batch (default 20, 0: all)\n"
-"      --sort COLUMN       initial sort of the view (congestion, pkts, bytes, ce, cnp, nak)\n"
-"      --filter TEXT       initial filter of the view (address or QP)\n"
-"      --max-size BYTES    rotate the recording past BYTES (k, M, G suffixes)\n"
-"      --max-files N       keep N rotated recordings (like tcpdump -W)\n"
-"      --prom-flows K      top K flows exported to Prometheus (default 10)\n"
-"  -v, --verbose           more messages (libbpf's and the verifier's too)\n"
-"  -q, --quiet             only warnings\n"
-"  -V, --version           print the version\n"
-"  -h, --help              this text\n"
+"\n",
+	.opts = rt_main_opts,
+	.epilog =
 "\n"
 "Examples:\n"
 "  rocetop lab                          watch congestion on the built-in test bed\n"
@@ -63,45 +84,8 @@ static const char usage_text[] =
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
 "\n"
-"Attaching needs root (or CAP_BPF and CAP_NET_ADMIN). See rocetop(8).\n";
-
-enum {
-	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
-	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
-	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW,
-};
-
-static const struct option long_opts[] = {
-	{ "interface", required_argument, NULL, 'i' },
-	{ "read", required_argument, NULL, 'r' },
-	{ "sflow", required_argument, NULL, OPT_SFLOW },
-	{ "sflow-allow", required_argument, NULL, OPT_SFLOW_ALLOW },
-	{ "write", required_argument, NULL, 'w' },
-	{ "batch", no_argument, NULL, 'b' },
-	{ "daemon", no_argument, NULL, 'D' },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "listen", required_argument, NULL, OPT_LISTEN },
-	{ "interval", required_argument, NULL, 'd' },
-	{ "iterations", required_argument, NULL, 'n' },
-	{ "speed", required_argument, NULL, OPT_SPEED },
-	{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
-	{ "flow-timeout", required_argument, NULL, OPT_FLOW_TIMEOUT },
-	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
-	{ "no-egress", no_argument, NULL, OPT_NO_EGRESS },
-	{ "no-ingress", no_argument, NULL, OPT_NO_INGRESS },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
-	{ "no-nic", no_argument, NULL, OPT_NO_NIC },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "filter", required_argument, NULL, OPT_FILTER },
-	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
-	{ "max-files", required_argument, NULL, OPT_MAX_FILES },
-	{ "prom-flows", required_argument, NULL, OPT_PROM_FLOWS },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "version", no_argument, NULL, 'V' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+"Attaching needs root (or CAP_BPF and CAP_NET_ADMIN). See rocetop(8).\n",
+	.width = 26,
 };
 
 void rt_opts_defaults(struct rt_opts *o)
@@ -152,109 +136,115 @@ static int parse_size(const char *s, long long *out)
 	return 0;
 }
 
+/* One option of the main command line: 0, 1 (help or version shown) or -EINVAL. */
+static int on_opt(void *ctx, int c, const char *arg)
+{
+	struct rt_opts *o = ctx;
+	long l;
+
+	switch (c) {
+	case 'i':
+		if (o->nifaces == RT_MAX_SRC_IFACES) {
+			pr_warn("at most %d interfaces can be watched at once.\n", RT_MAX_SRC_IFACES);
+			return -EINVAL;
+		}
+		for (int k = 0; k < o->nifaces; k++)
+			if (!strcmp(o->ifaces[k], arg)) {
+				pr_warn("-i %s is given twice; name each interface once.\n", arg);
+				return -EINVAL;
+			}
+		o->ifaces[o->nifaces++] = arg;
+		break;
+	case 'r': o->read_file = arg; break;
+	case OPT_SFLOW: o->sflow = arg; break;
+	case OPT_SFLOW_ALLOW:
+		if (o->nsflow_allow == RT_MAX_SFLOW_ALLOW) {
+			pr_warn("at most %d --sflow-allow ranges can be given.\n", RT_MAX_SFLOW_ALLOW);
+			return -EINVAL;
+		}
+		o->sflow_allow[o->nsflow_allow++] = arg;
+		break;
+	case 'w': o->write_file = arg; break;
+	case 'b': o->batch = 1; break;
+	case 'D': o->daemon = 1; break;
+	case OPT_CSV: o->csv_dir = arg; break;
+	case OPT_LISTEN: o->listen = arg; break;
+	case 'd':
+		if (parse_seconds(arg, 0.01, 86400, &o->interval))
+			return bad("--interval", arg, "give seconds between 0.01 and 86400");
+		break;
+	case 'n':
+		if (parse_long(arg, 1, 1000000000000000000L, &o->iterations))
+			return bad("--iterations", arg, "give a whole number of at least 1");
+		break;
+	case OPT_SPEED:
+		if (parse_double(arg, 0.01, 1e6, &o->speed))
+			return bad("--speed", arg, "give a factor between 0.01 and 1000000");
+		break;
+	case OPT_MAX_FLOWS:
+		if (parse_long(arg, 16, 1 << 24, &l))
+			return bad("--max-flows", arg, "give a number between 16 and 16777216");
+		o->max_flows = (__u32)l;
+		break;
+	case OPT_FLOW_TIMEOUT:
+		if (parse_seconds(arg, 0, 1e9, &o->flow_timeout))
+			return bad("--flow-timeout", arg, "give seconds, 0 to never forget a flow");
+		break;
+	case OPT_XDP_MODE:
+		if (!strcmp(arg, "auto"))
+			o->xdp_mode = 0;
+		else if (!strcmp(arg, "native"))
+			o->xdp_mode = 1;
+		else if (!strcmp(arg, "generic") || !strcmp(arg, "skb"))
+			o->xdp_mode = 2;
+		else
+			return bad("--xdp-mode", arg, "use auto, native or generic");
+		break;
+	case OPT_NO_EGRESS: o->no_egress = 1; break;
+	case OPT_NO_INGRESS: o->no_ingress = 1; break;
+	case OPT_SYSFS_ROOT: o->sysfs_root = arg; break;
+	case OPT_NO_NIC: o->no_nic = 1; break;
+	case OPT_TOP:
+		if (parse_long(arg, 0, INT_MAX, &l))
+			return bad("--top", arg, "give a number of flows, 0 for all");
+		o->top = (int)l;
+		break;
+	case OPT_SORT: o->sort = arg; break;
+	case OPT_FILTER: o->filter = arg; break;
+	case OPT_MAX_SIZE:
+		if (parse_size(arg, &o->max_size))
+			return bad("--max-size", arg, "give a size of at least 4096 bytes, e.g. 100M");
+		break;
+	case OPT_MAX_FILES:
+		if (parse_long(arg, 1, 100000, &l))
+			return bad("--max-files", arg, "give a number of files of at least 1");
+		o->max_files = (int)l;
+		break;
+	case OPT_PROM_FLOWS:
+		if (parse_long(arg, 0, 10000, &l))
+			return bad("--prom-flows", arg, "give a number between 0 and 10000");
+		o->prom_flows = (int)l;
+		break;
+	case 'v': rt_verbosity = RT_LOG_DEBUG; break;
+	case 'q': rt_verbosity = RT_LOG_WARN; break;
+	case 'V': printf("rocetop %s\n", RT_VERSION); return 1;
+	case 'h': rt_cli_help(&rt_main_cli, stdout); return 1;
+	default: return -EINVAL;
+	}
+	return 0;
+}
+
 /* Returns 0, 1 for "exit 0 now" (help, version) or a negative errno. */
 int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 {
-	long l;
-	int c;
+	int first, err;
 
 	rt_opts_defaults(o);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:r:w:bDd:n:vqVh", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (o->nifaces == RT_MAX_SRC_IFACES) {
-				pr_warn("at most %d interfaces can be watched at once.\n", RT_MAX_SRC_IFACES);
-				return -EINVAL;
-			}
-			for (int k = 0; k < o->nifaces; k++)
-				if (!strcmp(o->ifaces[k], optarg)) {
-					pr_warn("-i %s is given twice; name each interface once.\n", optarg);
-					return -EINVAL;
-				}
-			o->ifaces[o->nifaces++] = optarg;
-			break;
-		case 'r': o->read_file = optarg; break;
-		case OPT_SFLOW: o->sflow = optarg; break;
-		case OPT_SFLOW_ALLOW:
-			if (o->nsflow_allow == RT_MAX_SFLOW_ALLOW) {
-				pr_warn("at most %d --sflow-allow ranges can be given.\n", RT_MAX_SFLOW_ALLOW);
-				return -EINVAL;
-			}
-			o->sflow_allow[o->nsflow_allow++] = optarg;
-			break;
-		case 'w': o->write_file = optarg; break;
-		case 'b': o->batch = 1; break;
-		case 'D': o->daemon = 1; break;
-		case OPT_CSV: o->csv_dir = optarg; break;
-		case OPT_LISTEN: o->listen = optarg; break;
-		case 'd':
-			if (parse_seconds(optarg, 0.01, 86400, &o->interval))
-				return bad("--interval", optarg, "give seconds between 0.01 and 86400");
-			break;
-		case 'n':
-			if (parse_long(optarg, 1, 1000000000000000000L, &o->iterations))
-				return bad("--iterations", optarg, "give a whole number of at least 1");
-			break;
-		case OPT_SPEED:
-			if (parse_double(optarg, 0.01, 1e6, &o->speed))
-				return bad("--speed", optarg, "give a factor between 0.01 and 1000000");
-			break;
-		case OPT_MAX_FLOWS:
-			if (parse_long(optarg, 16, 1 << 24, &l))
-				return bad("--max-flows", optarg, "give a number between 16 and 16777216");
-			o->max_flows = (__u32)l;
-			break;
-		case OPT_FLOW_TIMEOUT:
-			if (parse_seconds(optarg, 0, 1e9, &o->flow_timeout))
-				return bad("--flow-timeout", optarg, "give seconds, 0 to never forget a flow");
-			break;
-		case OPT_XDP_MODE:
-			if (!strcmp(optarg, "auto"))
-				o->xdp_mode = 0;
-			else if (!strcmp(optarg, "native"))
-				o->xdp_mode = 1;
-			else if (!strcmp(optarg, "generic") || !strcmp(optarg, "skb"))
-				o->xdp_mode = 2;
-			else
-				return bad("--xdp-mode", optarg, "use auto, native or generic");
-			break;
-		case OPT_NO_EGRESS: o->no_egress = 1; break;
-		case OPT_NO_INGRESS: o->no_ingress = 1; break;
-		case OPT_SYSFS_ROOT: o->sysfs_root = optarg; break;
-		case OPT_NO_NIC: o->no_nic = 1; break;
-		case OPT_TOP:
-			if (parse_long(optarg, 0, INT_MAX, &l))
-				return bad("--top", optarg, "give a number of flows, 0 for all");
-			o->top = (int)l;
-			break;
-		case OPT_SORT: o->sort = optarg; break;
-		case OPT_FILTER: o->filter = optarg; break;
-		case OPT_MAX_SIZE:
-			if (parse_size(optarg, &o->max_size))
-				return bad("--max-size", optarg, "give a size of at least 4096 bytes, e.g. 100M");
-			break;
-		case OPT_MAX_FILES:
-			if (parse_long(optarg, 1, 100000, &l))
-				return bad("--max-files", optarg, "give a number of files of at least 1");
-			o->max_files = (int)l;
-			break;
-		case OPT_PROM_FLOWS:
-			if (parse_long(optarg, 0, 10000, &l))
-				return bad("--prom-flows", optarg, "give a number between 0 and 10000");
-			o->prom_flows = (int)l;
-			break;
-		case 'v': rt_verbosity = RT_LOG_DEBUG; break;
-		case 'q': rt_verbosity = RT_LOG_WARN; break;
-		case 'V': printf("rocetop %s\n", RT_VERSION); return 1;
-		case 'h': fputs(usage_text, stdout); return 1;
-		default:
-			fprintf(stderr, "Try 'rocetop --help' for the options.\n");
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		pr_warn("unexpected argument '%s'; interfaces take -i, files take -r.\n", argv[optind]);
+	err = rt_cli_parse(&rt_main_cli, argc, argv, on_opt, o, &first);
+	if (err)
+		return err;
+	if (first < argc) {
+		pr_warn("unexpected argument '%s'; interfaces take -i, files take -r.\n", argv[first]);
 		return -EINVAL;
 	}
 	if (o->nifaces && o->read_file) {

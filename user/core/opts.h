@@ -3,7 +3,10 @@
 #ifndef RT_OPTS_H
 #define RT_OPTS_H
 
+#include "cli.h"
 #include "snapshot.h"
+
+struct rt_sink;
 
 #define RT_MAX_SRC_IFACES 16
 #define RT_MAX_SFLOW_ALLOW 16
@@ -48,11 +51,17 @@ struct rt_opts {
 	 */
 	int (*hook)(void *arg, int event);
 	void *hook_arg;
+	/* For embedding (rocetop report): one more sink, made by the caller,
+	 * fed beside the others; the loop calls its close. */
+	struct rt_sink *sink;
 };
 
 #define RT_HOOK_READY	1
 #define RT_HOOK_TICK	2
 
+/* The main command line's option table (user/core/cli.h): its --help and
+ * parsing; rocetop lab passes these options on to the view. */
+extern const struct rt_opt rt_main_opts[];
 void rt_opts_defaults(struct rt_opts *o);
 /* Parse the main command line: 0, 1 (help or version shown) or -EINVAL. */
 int rt_parse_args(int argc, char **argv, struct rt_opts *o);

@@ -41,6 +41,6 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o);
 struct rt_sink *rt_csv_sink_new(const struct rt_opts *o);
 struct rt_sink *rt_tui_sink_new(const struct rt_opts *o);		/* tui/ */
 struct rt_sink *rt_prom_sink_new(const struct rt_opts *o);		/* exporters/ */
-struct rt_sink *rt_record_sink_new(const struct rt_opts *o);		/* user/record.c */
+struct rt_sink *rt_record_sink_new(const struct rt_opts *o);		/* user/core/record.c */
 
 #endif
