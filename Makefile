@@ -40,7 +40,7 @@ INCLUDES  := -I$(BUILD) -Ibpf $(addprefix -I,$(USER_DIRS))
 # ALL_CFLAGS is what the compiler gets.
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VERSION)"' \
-	     $(INCLUDES) $(PKG_CFLAGS) $(CFLAGS)
+	     $(INCLUDES) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 DEPFLAGS   = -MMD -MP
 LDLIBS    += $(PKG_LIBS) -lm -lpthread
 ifeq ($(SANITIZE),1)
@@ -68,9 +68,10 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libibverbs-dev libncurses-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libmicrohttpd-dev linux-libc-dev iproute2 ethtool python3 python3-scapy \
-	tshark tcpdump tmux prometheus curl python3-prometheus-client procps
+	tshark tcpdump tmux prometheus curl python3-prometheus-client procps \
+	debhelper dpkg-dev lintian bash-completion systemd util-linux
 
-.PHONY: all deps test bench fuzz install uninstall clean tests
+.PHONY: all deps test bench fuzz install uninstall clean tests deb
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
@@ -98,7 +99,7 @@ $(BUILD)/rocetop: $(BUILD)/obj/user/cmd/main.o $(BUILD)/librocetop.a
 
 $(BUILD)/rocetop-gen: $(GEN_SRCS) $(wildcard gen/*.h) | $(BUILD)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror $(filter -fsanitize%,$(ALL_CFLAGS)) $(CFLAGS) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror $(filter -fsanitize%,$(ALL_CFLAGS)) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librocetop.a
 	$(call msg,TEST-CC,$@)
@@ -153,14 +154,41 @@ test: all
 bench: all $(BENCH_BINS)
 	@bench/run $(BUILD)
 
+# bash completion goes where bash-completion looks for it under PREFIX
+# (/usr/share/... for the package, /usr/local/share/... for make install).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+
 install: $(BUILD)/rocetop $(BUILD)/rocetop-gen
 	install -D -m 0755 $(BUILD)/rocetop $(DESTDIR)$(PREFIX)/bin/rocetop
 	install -D -m 0755 $(BUILD)/rocetop-gen $(DESTDIR)$(PREFIX)/bin/rocetop-gen
 	install -D -m 0644 man/rocetop.8 $(DESTDIR)$(PREFIX)/share/man/man8/rocetop.8
+	install -D -m 0644 man/rocetop-gen.1 $(DESTDIR)$(PREFIX)/share/man/man1/rocetop-gen.1
+	install -D -m 0644 dist/rocetop.bash-completion $(DESTDIR)$(BASHCOMPDIR)/rocetop
+	ln -sf rocetop $(DESTDIR)$(BASHCOMPDIR)/rocetop-gen
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/rocetop $(DESTDIR)$(PREFIX)/bin/rocetop-gen \
-	      $(DESTDIR)$(PREFIX)/share/man/man8/rocetop.8
+	      $(DESTDIR)$(PREFIX)/share/man/man8/rocetop.8 $(DESTDIR)$(PREFIX)/share/man/man1/rocetop-gen.1 \
+	      $(DESTDIR)$(BASHCOMPDIR)/rocetop $(DESTDIR)$(BASHCOMPDIR)/rocetop-gen
+
+# The Debian package, built by dpkg-buildpackage from a copy of the tree in
+# BUILD/deb/src (the .deb lands beside it, not in the parent of the checkout),
+# then checked by lintian: its errors stop the build.
+DEB_ARCH  = $(shell dpkg-architecture -qDEB_HOST_ARCH)
+DEB_FILE  = $(BUILD)/deb/rocetop_$(VERSION)_$(DEB_ARCH).deb
+DEB_SRCS := Makefile README.md $(wildcard bpf/* gen/* man/* dist/* exporters/* tui/* \
+	    $(addsuffix /*,$(USER_DIRS)) debian/* debian/source/*)
+deb: $(DEB_FILE)
+
+$(DEB_FILE): $(DEB_SRCS)
+	$(call msg,DEB,$@)
+	$(Q)grep -q '^rocetop ($(VERSION))' debian/changelog || \
+		{ echo "debian/changelog's newest entry is not version $(VERSION) (the Makefile's)"; exit 1; }
+	$(Q)rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
+	$(Q)tar -c --exclude=./.git --exclude='./build*' --exclude='./$(BUILD)' -f - . | tar -x -C $(BUILD)/deb/src
+	$(Q)cd $(BUILD)/deb/src && dpkg-buildpackage -us -uc -b -J2 >../build.log 2>&1 || \
+		{ tail -40 ../build.log; echo "dpkg-buildpackage failed: the whole log is $(BUILD)/deb/build.log"; exit 1; }
+	$(Q)lintian --fail-on error $@
 
 clean:
 	rm -rf $(BUILD)

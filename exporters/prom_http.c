@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+#include "endpoint.h"
 #include "fmt.h"
 #include "log.h"
 #include "nic.h"
@@ -342,7 +343,8 @@ static int listen_on(const struct rt_opts *o, const struct sockaddr_storage *ss,
 {
 	int fd, one = 1;
 
-	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* In rocetop's home namespace, whichever one it watches (endpoint.h). */
+	fd = rt_endpoint_socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		pr_warn("cannot open a socket for --listen %s: %s.\n", o->listen, strerror(errno));
 		return -1;

@@ -18,6 +18,7 @@
 #include "fmt.h"
 #include "log.h"
 #include "prom.h"
+#include "sflow_decode.h"
 
 #define MAX_HOSTPAIRS	65536	/* host-pair accumulators kept */
 
@@ -497,6 +498,8 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 
 		if (!d->flows[i].d.pkts && !rt_congestion(&d->flows[i].d) && !d->flows[i].d.ack)
 			continue;
+		if (f->estimate)	/* sFlow estimates have families of their own */
+			continue;
 		rt_hostpair_of(&k, &f->k, RT_HP_IFACE);
 		h = hp_get(r, &k);
 		if (h)
@@ -516,11 +519,12 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	/* top K flows of this interval, their totals */
 	if (rt_grow_to((void **)&r->order, &r->order_cap, d->nflows, sizeof(*r->order)))
 		return -ENOMEM;
-	for (i = 0; i < d->nflows; i++)
-		r->order[i] = &d->flows[i];
+	for (i = 0, n = 0; i < d->nflows; i++)
+		if (!d->flows[i].f->estimate)
+			r->order[n++] = &d->flows[i];
 	/* the top K: most congested in this interval, then busiest, then most congested overall */
-	qsort(r->order, d->nflows, sizeof(*r->order), rt_delta_qcmp_congestion);
-	n = d->nflows < (size_t)r->top_k ? d->nflows : (size_t)r->top_k;
+	qsort(r->order, n, sizeof(*r->order), rt_delta_qcmp_congestion);
+	n = n < (size_t)r->top_k ? n : (size_t)r->top_k;
 	/* in key order, so a flow's series keep their place while the ranking moves */
 	qsort(r->order, n, sizeof(*r->order), cmp_top_key);
 	rs.n = n;
@@ -559,6 +563,109 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 	return 0;
 }
 
+/*
+ * sFlow: per switch port and direction (bounded by the collector's port
+ * table), the drops per port and reason, and what each agent sent. The
+ * est_ families are estimates (each sample stands for its sampling rate).
+ */
+static void render_sflow(struct out *w, const struct rt_delta *d)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		const char *help;
+	} ctr[] = {
+		{ "rocetop_sflow_port_samples", offsetof(struct rt_swport_ctr, samples),
+		  "sFlow flow samples taken at the switch port in the direction." },
+		{ "rocetop_sflow_port_est_packets", offsetof(struct rt_swport_ctr, est_pkts),
+		  "Packets through the switch port, estimated from sFlow: the sum of the samples' sampling rates." },
+		{ "rocetop_sflow_port_est_bytes", offsetof(struct rt_swport_ctr, est_bytes),
+		  "Bytes through the switch port, estimated from sFlow (rate x frame length, no FCS)." },
+		{ "rocetop_sflow_port_est_ce_packets", offsetof(struct rt_swport_ctr, est_ce),
+		  "CE-marked RoCEv2 packets through the switch port, estimated from sFlow." },
+		{ "rocetop_sflow_port_est_cnp_packets", offsetof(struct rt_swport_ctr, est_cnp),
+		  "RoCEv2 CNPs through the switch port, estimated from sFlow." },
+		{ "rocetop_sflow_port_drop_notifications", offsetof(struct rt_swport_ctr, drops),
+		  "sFlow dropped-packet notifications of the switch port." },
+	};
+	char set[LSET], pn[16];
+	size_t i, k;
+
+	if (!d->nsfagents)
+		return;
+	for (k = 0; k < sizeof(ctr) / sizeof(ctr[0]); k++) {
+		family(w, ctr[k].name, M_COUNTER, NULL, ctr[k].help);
+		for (i = 0; i < d->nswports; i++) {
+			const struct rt_swport *p = d->swports[i].p;
+
+			set[0] = 0;
+			snprintf(pn, sizeof(pn), "%u", p->port);
+			label(set, sizeof(set), "agent", p->agent);
+			label(set, sizeof(set), "port", pn);
+			label(set, sizeof(set), "direction", rt_dir_name(p->dir));
+			sample_u(w, ctr[k].name, M_COUNTER, set, *(const __u64 *)((const char *)&p->c + ctr[k].off));
+		}
+	}
+	family(w, "rocetop_sflow_port_queue_max_bytes", M_GAUGE, "bytes",
+	       "Largest egress queue depth (sFlow 1040) sampled at the switch port in the last interval.");
+	for (i = 0; i < d->nswports; i++) {
+		const struct rt_swport *p = d->swports[i].p;
+
+		if (!d->swports[i].d.depth_n)
+			continue;
+		set[0] = 0;
+		snprintf(pn, sizeof(pn), "%u", p->port);
+		label(set, sizeof(set), "agent", p->agent);
+		label(set, sizeof(set), "port", pn);
+		label(set, sizeof(set), "direction", rt_dir_name(p->dir));
+		sample_u(w, "rocetop_sflow_port_queue_max_bytes", M_GAUGE, set, p->max_depth);
+	}
+	family(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, "seconds",
+	       "Largest transit delay (sFlow 1039) sampled at the switch port in the last interval.");
+	for (i = 0; i < d->nswports; i++) {
+		const struct rt_swport *p = d->swports[i].p;
+
+		if (!d->swports[i].d.transit_n)
+			continue;
+		set[0] = 0;
+		snprintf(pn, sizeof(pn), "%u", p->port);
+		label(set, sizeof(set), "agent", p->agent);
+		label(set, sizeof(set), "port", pn);
+		label(set, sizeof(set), "direction", rt_dir_name(p->dir));
+		sample_d(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, set, p->max_transit / 1e9);
+	}
+	family(w, "rocetop_sflow_drops", M_COUNTER, NULL,
+	       "sFlow dropped-packet notifications by switch port and reason (the name sFlow gives the code).");
+	for (i = 0; i < d->nswdrops; i++) {
+		const struct rt_swdrop *p = d->swdrops[i].p;
+		const char *name = rt_sf_drop_reason(p->reason);
+		char code[16];
+
+		set[0] = 0;
+		snprintf(pn, sizeof(pn), "%u", p->port);
+		snprintf(code, sizeof(code), "%u", p->reason);
+		label(set, sizeof(set), "agent", p->agent);
+		label(set, sizeof(set), "port", pn);
+		label(set, sizeof(set), "reason", name ? name : "unknown_code");
+		label(set, sizeof(set), "reason_code", code);
+		sample_u(w, "rocetop_sflow_drops", M_COUNTER, set, p->drops);
+	}
+	family(w, "rocetop_sflow_datagrams", M_COUNTER, NULL,
+	       "sFlow datagrams by agent and outcome: decoded (errors included), lost (sequence gaps), error (the rest of the datagram skipped), rejected (not allowed, or not sFlow v5).");
+	for (i = 0; i < d->nsfagents; i++) {
+		const struct rt_sfagent *a = d->sfagents[i].a;
+		const __u64 v[4] = { a->datagrams, a->lost, a->errors, a->rejected };
+		static const char *const outcome[4] = { "decoded", "lost", "error", "rejected" };
+
+		for (k = 0; k < 4; k++) {
+			set[0] = 0;
+			label(set, sizeof(set), "agent", a->agent);
+			label(set, sizeof(set), "outcome", outcome[k]);
+			sample_u(w, "rocetop_sflow_datagrams", M_COUNTER, set, v[k]);
+		}
+	}
+}
+
 static double mono_secs(void)
 {
 	struct timespec ts;
@@ -582,6 +689,8 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 		err = render_flows(r, &w, cur, d);
 		if (!err)
 			err = render_ports(r, &w, d);
+		if (!err)
+			render_sflow(&w, d);
 	}
 	sb_printf(&w.o, "# EOF\n");
 	/* make sure both are allocated even when empty */

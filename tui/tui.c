@@ -21,8 +21,9 @@
 #include "sink.h"
 #include "tui_model.h"
 
-enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_DETAIL, V_NVIEWS };
-static const char *const view_names[V_NVIEWS] = { "flows", "host pairs", "PFC", "NIC ports", "detail" };
+enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_DETAIL, V_NVIEWS };
+static const char *const view_names[V_NVIEWS] = { "flows", "host pairs", "PFC", "NIC ports", "switch ports",
+						  "detail" };
 
 enum mode { M_NORMAL, M_FILTER, M_SEARCH, M_SORTMENU, M_HELP };
 
@@ -217,6 +218,17 @@ static void draw_header(struct tui *t, int *yp)
 			 rt_ce_pct(ft),
 			 (unsigned long long)ft->ecn[RT_ECN_CE], (unsigned long long)ft->cnp,
 			 (unsigned long long)rt_nak(ft), (unsigned long long)ft->rnr_nak);
+	if (D->est_tot.pkts) {	/* sFlow: estimates, apart from the exact totals */
+		size_t n = strlen(line);
+		const struct rt_flow_val *et = &D->est_tot;
+
+		if (secs > 0)
+			snprintf(line + n, sizeof(line) - n, "   sFlow ~%s pkt/s CE ~%.2f%%",
+				 num(et->pkts, secs, a, sizeof(a)), rt_ce_pct(et));
+		else
+			snprintf(line + n, sizeof(line) - n, "   sFlow ~%llu pkts CE ~%.2f%%",
+				 (unsigned long long)et->pkts, rt_ce_pct(et));
+	}
 	put(y++, 0, line);
 
 	/* 3: table and parser */
@@ -542,6 +554,93 @@ static void draw_ports(struct tui *t, int y, int h)
 	}
 }
 
+/* Switch ports, worst first: the deepest queue, then CE %, then drops. */
+static const struct rt_delta *swsort_d;
+
+static double sw_ce(const struct rt_swport_delta *x)
+{
+	return rt_pct((double)x->d.est_ce, (double)x->d.est_pkts);
+}
+
+static int sw_cmp(const void *a, const void *b)
+{
+	const struct rt_swport_delta *x = &swsort_d->swports[*(const size_t *)a];
+	const struct rt_swport_delta *y = &swsort_d->swports[*(const size_t *)b];
+	double cx = sw_ce(x), cy = sw_ce(y);
+
+	if (x->p->max_depth != y->p->max_depth)
+		return x->p->max_depth > y->p->max_depth ? -1 : 1;
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	if (x->d.drops != y->d.drops)
+		return x->d.drops > y->d.drops ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+static void draw_swports(struct tui *t, int y, int h)
+{
+	const struct rt_delta *D = &t->data.iv;
+	double secs = D->secs;
+	char line[512], a[16], cn[16], qi[16], mq[16], aq[16], md[16];
+	size_t *order, n = D->nswports;
+	int r = 0;
+
+	snprintf(line, sizeof(line), "%-24s %-4s %7s %8s %7s %6s %6s %9s %9s %9s %6s %5s", "SWITCH PORT (sFlow)",
+		 "DIR", "SAMPLES", "~PKT/s", "~Gb/s", "~CE%", "~CNP/s", "MAXQ B", "MEANQ B", "MAXDLY us", "DROPS",
+		 "QUEUE");
+	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
+	h--;
+	t->table_y = y;
+	t->table_h = h;
+	if (!n) {
+		put(y, 1, "no switch ports: collect sFlow with --sflow PORT (rocetop lab --sflow shows one)");
+		return;
+	}
+	order = malloc(n * sizeof(*order));
+	if (!order)
+		return;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	swsort_d = D;
+	qsort(order, n, sizeof(*order), sw_cmp);
+	for (size_t row = (size_t)t->top; row < n && r < h; row++) {
+		const struct rt_swport_delta *x = &D->swports[order[row]];
+		const struct rt_swport_ctr *v = &x->d;
+
+		if (v->depth_n) {
+			snprintf(mq, sizeof(mq), "%u", x->p->max_depth);
+			snprintf(aq, sizeof(aq), "%.0f", (double)v->depth_sum / (double)v->depth_n);
+		} else {
+			snprintf(mq, sizeof(mq), "-");
+			snprintf(aq, sizeof(aq), "-");
+		}
+		if (x->p->has_queue)
+			snprintf(qi, sizeof(qi), "%u", x->p->queue);
+		else
+			snprintf(qi, sizeof(qi), "-");
+		if (v->transit_n)
+			snprintf(md, sizeof(md), "%.1f", x->p->max_transit / 1e3);
+		else
+			snprintf(md, sizeof(md), "-");
+		snprintf(line, sizeof(line), "%-24.24s %-4s %7llu %8s %7.3f %6.2f %6s %9s %9s %9s %6llu %5s",
+			 x->p->name, x->p->dir == RT_DIR_EGRESS ? "out" : "in", (unsigned long long)v->samples,
+			 secs > 0 ? rt_fmt_si(v->est_pkts / secs, a, sizeof(a)) : "-",
+			 secs > 0 ? v->est_bytes * 8 / 1e9 / secs : 0.0, sw_ce(x),
+			 secs > 0 ? rt_fmt_si(v->est_cnp / secs, cn, sizeof(cn)) : "-", mq, aq, md,
+			 (unsigned long long)v->drops, qi);
+		put_attr(y + r++, 0, line, v->drops || sw_ce(x) >= 10 ? sev_attr(t, 2) : v->est_ce ? sev_attr(t, 1) : 0);
+	}
+	free(order);
+	for (size_t i = 0; i < D->nsfagents && r < h; i++) {
+		const struct rt_sfagent *ag = &D->sfagents[i].d;
+
+		snprintf(line, sizeof(line), "agent %s: %llu datagrams, %llu lost, %llu with errors, %llu rejected",
+			 D->sfagents[i].a->agent, (unsigned long long)ag->datagrams, (unsigned long long)ag->lost,
+			 (unsigned long long)ag->errors, (unsigned long long)ag->rejected);
+		put_attr(y + r++, 0, line, ag->lost || ag->errors ? sev_attr(t, 1) : 0);
+	}
+}
+
 static const struct rt_flow *find_flow(const struct tui *t, const struct rt_flow_key *k, int *idx)
 {
 	for (size_t i = 0; i < t->data.snap.nflows; i++)
@@ -603,6 +702,12 @@ static void draw_detail(struct tui *t, int y, int h)
 			 t->data.snap.mono_ns > f->v.first_ns ? (t->data.snap.mono_ns - f->v.first_ns) / 1e9 : 0.0,
 			 t->data.snap.mono_ns > f->v.last_ns ? (t->data.snap.mono_ns - f->v.last_ns) / 1e9 : 0.0);
 		put(y++, 0, line);
+	}
+	if (f->estimate) {
+		snprintf(line, sizeof(line),
+			 "~ estimates from %llu sFlow samples: each stands for its sampling rate in packets",
+			 (unsigned long long)f->samples);
+		put_attr(y++, 0, line, A_BOLD);
 	}
 	if (f->comm[0] || f->lqpn || f->rqpn) {
 		snprintf(line, sizeof(line), "owner %s pid %u  local QP 0x%06x  remote QP 0x%06x",
@@ -696,6 +801,38 @@ static void draw_detail(struct tui *t, int y, int h)
 		attron(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
 		put(y++, (int)strlen(line), spark);
 		attroff(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
+	}
+	/* sFlow: the switch ports where this queue pair was sampled, and their queues */
+	{
+		int shown = 0;
+
+		for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
+			const struct rt_flow *o = &t->data.snap.flows[i];
+			const struct rt_swport *p = NULL;
+
+			if (!o->estimate || o->k.family != f->k.family || o->k.dqpn != f->k.dqpn ||
+			    memcmp(o->k.src, f->k.src, 16) || memcmp(o->k.dst, f->k.dst, 16))
+				continue;
+			for (size_t k = 0; k < t->data.snap.nswports; k++)
+				if (t->data.snap.swports[k].ifindex == o->k.ifindex &&
+				    t->data.snap.swports[k].dir == o->k.dir)
+					p = &t->data.snap.swports[k];
+			if (!shown++)
+				put_attr(y++, 0, "sampled by sFlow at switch ports (estimates)", A_UNDERLINE);
+			if (y >= ymax)
+				break;
+			snprintf(line, sizeof(line), "%s %s: %llu samples ~%llu pkts since start",
+				 rt_snapshot_ifname(&t->data.snap, o->k.ifindex), rt_dir_name(o->k.dir),
+				 (unsigned long long)o->samples, (unsigned long long)o->v.pkts);
+			if (p && p->c.depth_n)
+				snprintf(line + strlen(line), sizeof(line) - strlen(line),
+					 "  queue: largest %u B this interval, mean %.0f B since start",
+					 p->max_depth, (double)p->c.depth_sum / (double)p->c.depth_n);
+			if (p && p->c.drops)
+				snprintf(line + strlen(line), sizeof(line) - strlen(line), "  port drops %llu",
+					 (unsigned long long)p->c.drops);
+			put(y++, 2, line);
+		}
 	}
 	/* the reverse direction: the CNPs (and ACK/NAKs) that answer this flow */
 	if (y < ymax)
@@ -875,6 +1012,7 @@ static void draw(struct tui *t)
 	case V_PAIRS: draw_flow_table(t, y, h); break;
 	case V_PFC: draw_pfc(t, y, h); break;
 	case V_PORTS: draw_ports(t, y, h); break;
+	case V_SWPORTS: draw_swports(t, y, h); break;
 	case V_DETAIL: draw_detail(t, y, h); break;
 	}
 	draw_status(t);
@@ -936,10 +1074,10 @@ static int set_view(struct tui *t, int v)
 static int act_view(struct tui *t, struct rt_ctl *ctl, int key)
 {
 	(void)ctl;
-	if (key >= '1' && key <= '4')
+	if (key >= '1' && key <= '5')
 		return set_view(t, key - '1');
-	/* Tab, F5: the next of the four views */
-	return set_view(t, t->view >= V_PORTS ? V_FLOWS : t->view + 1);
+	/* Tab, F5: the next of the five views */
+	return set_view(t, t->view >= V_SWPORTS ? V_FLOWS : t->view + 1);
 }
 
 static int act_detail(struct tui *t, struct rt_ctl *ctl, int key)
@@ -1062,6 +1200,8 @@ static int act_move(struct tui *t, struct rt_ctl *ctl, int key)
 			t->top = 0;
 		if (t->view == V_PORTS && t->top >= (int)t->data.iv.nports)
 			t->top = t->data.iv.nports ? (int)t->data.iv.nports - 1 : 0;
+		if (t->view == V_SWPORTS && t->top >= (int)t->data.iv.nswports)
+			t->top = t->data.iv.nswports ? (int)t->data.iv.nswports - 1 : 0;
 	}
 	return RD_DRAW;
 }
@@ -1142,10 +1282,11 @@ static const struct action actions[] = {
 	{ '/', act_filter, "/ F4", "filter on address, interface, process or QP (Enter applies, Esc clears)" },
 	{ KEY_F(4), act_filter, NULL, NULL },
 	{ KEY_F(3), act_filter, "F3", "search: select the next row that matches" },
-	{ '1', act_view, "1 2 3 4", "views: flows, host pairs, PFC, NIC ports" },
+	{ '1', act_view, "1 2 3 4 5", "views: flows, host pairs, PFC, NIC ports, switch ports (sFlow)" },
 	{ '2', act_view, NULL, NULL },
 	{ '3', act_view, NULL, NULL },
 	{ '4', act_view, NULL, NULL },
+	{ '5', act_view, NULL, NULL },
 	{ '\t', act_view, "Tab F5", "next view" },
 	{ KEY_F(5), act_view, NULL, NULL },
 	{ '\n', act_detail, "Enter d", "detail of the selected flow: history, reverse flows" },

@@ -115,11 +115,15 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 	/* The interval's deltas as the loop computed them, re-pointed at our copy. */
 	if (rt_grow_to((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)) ||
 	    rt_grow_to((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
-	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)))
+	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)) ||
+	    rt_grow_to((void **)&iv->swports, &iv->swports_cap, d->nswports, sizeof(*iv->swports)) ||
+	    rt_grow_to((void **)&iv->swdrops, &iv->swdrops_cap, d->nswdrops, sizeof(*iv->swdrops)) ||
+	    rt_grow_to((void **)&iv->sfagents, &iv->sfagents_cap, d->nsfagents, sizeof(*iv->sfagents)))
 		return -ENOMEM;
 	for (i = 0; i < d->nflows && i < t->snap.nflows; i++) {
 		iv->flows[i].f = &t->snap.flows[i];
 		iv->flows[i].d = d->flows[i].d;
+		iv->flows[i].samples = d->flows[i].samples;
 	}
 	iv->nflows = i;
 	for (i = 0; i < d->nifs && i < t->snap.nifs; i++) {
@@ -132,6 +136,23 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 		iv->ports[i].d = d->ports[i].d;
 	}
 	iv->nports = i;
+	/* sFlow's tables, the same way */
+	for (i = 0; i < d->nswports && i < t->snap.nswports; i++) {
+		iv->swports[i] = d->swports[i];
+		iv->swports[i].p = &t->snap.swports[i];
+	}
+	iv->nswports = i;
+	for (i = 0; i < d->nswdrops && i < t->snap.nswdrops; i++) {
+		iv->swdrops[i] = d->swdrops[i];
+		iv->swdrops[i].p = &t->snap.swdrops[i];
+	}
+	iv->nswdrops = i;
+	for (i = 0; i < d->nsfagents && i < t->snap.nsfagents; i++) {
+		iv->sfagents[i] = d->sfagents[i];
+		iv->sfagents[i].a = &t->snap.sfagents[i];
+	}
+	iv->nsfagents = i;
+	iv->est_tot = d->est_tot;
 	iv->secs = d->secs;
 	iv->flow_tot = d->flow_tot;
 	iv->if_tot = d->if_tot;
@@ -147,7 +168,7 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 /* ---------------------------------------------------------------- columns */
 
 const struct tui_col tui_cols[C_NCOLS] = {
-	[C_IFACE] = { "IFACE", "IFACE", "iface", 6, 10, 7, TUI_COL_LEFT | TUI_COL_TEXT },
+	[C_IFACE] = { "IFACE", "IFACE", "iface", 6, 24, 7, TUI_COL_LEFT | TUI_COL_TEXT },
 	[C_DIR]   = { "DIR", "DIR", "dir", 3, 3, 5, TUI_COL_LEFT | TUI_COL_TEXT },
 	[C_SRC]   = { "SRC", "SRC", "src", 15, 39, 1, TUI_COL_LEFT | TUI_COL_TEXT },
 	[C_DST]   = { "DST", "DST", "dst", 15, 39, 1, TUI_COL_LEFT | TUI_COL_TEXT },
@@ -169,20 +190,21 @@ const struct tui_col tui_cols[C_NCOLS] = {
 	[C_CNP2]  = { "CNP2s", "CNP2s", "cnp2s", 6, 6, 5, TUI_COL_AVG },
 	[C_CNP10] = { "CNP10s", "CNP10s", "cnp10s", 6, 6, 5, TUI_COL_AVG },
 	[C_CNP40] = { "CNP40s", "CNP40s", "cnp40s", 6, 6, 5, TUI_COL_AVG },
-	[C_AGE]   = { "AGE", "AGE", "age", 5, 5, 8, 0 },
+	[C_IDLE]  = { "IDLE", "IDLE", "idle", 5, 5, 8, 0 },
+	[C_AGE]   = { "AGE", "AGE", "age", 5, 5, 9, 0 },
 	[C_PROC]  = { "PROCESS", "PROCESS", "process", 7, 24, 9, TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_PROC },
 	[C_CONG]  = { "", "", "congestion", 0, 0, 0, TUI_COL_HIDDEN },
 };
 
 const enum tui_colid tui_flow_cols[] = {
 	C_SRC, C_DST, C_DQPN, C_DIR, C_IFACE, C_PRIO, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK, C_RNR,
-	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_AGE, C_PROC,
+	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_IDLE, C_AGE, C_PROC,
 };
 const size_t tui_nflow_cols = sizeof(tui_flow_cols) / sizeof(tui_flow_cols[0]);
 
 const enum tui_colid tui_pair_cols[] = {
 	C_SRC, C_DST, C_FLOWS, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK, C_RNR,
-	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_AGE,
+	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_IDLE, C_AGE,
 };
 const size_t tui_npair_cols = sizeof(tui_pair_cols) / sizeof(tui_pair_cols[0]);
 
@@ -253,9 +275,10 @@ static void fill_avgs(struct tui_row *r, const __u64 sum[TUI_NWIN][TM_N], const 
 	r->avg_ok = secs[0] > 0;
 }
 
-static __u64 age_of(const struct rt_snapshot *s, __u64 last_ns)
+/* Time from `then` to the snapshot, on the flows' clock; 0 for "not known". */
+static __u64 since(const struct rt_snapshot *s, __u64 then)
 {
-	return s->mono_ns > last_ns ? s->mono_ns - last_ns : 0;
+	return then && s->mono_ns > then ? s->mono_ns - then : 0;
 }
 
 int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
@@ -275,7 +298,7 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 
 		if (!tui_flow_match(&t->snap, f, filter))
 			continue;
-		/* rates: flows silent over the interval still show (age tells how long) */
+		/* rates: flows silent over the interval still show (IDLE tells how long) */
 		r = &(*rows)[n++];
 		memset(r, 0, sizeof(*r));
 		r->f = f;
@@ -283,7 +306,8 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 		r->h = i < t->hists.n ? &t->hists.h[i] : NULL;
 		r->d = D->flows[i].d;
 		r->secs = totals ? 0 : D->secs;
-		r->age_ns = age_of(&t->snap, f->v.last_ns);
+		r->idle_ns = since(&t->snap, f->v.last_ns);
+		r->age_ns = since(&t->snap, f->v.first_ns);
 		r->nflows = 1;
 		r->ifname = rt_snapshot_ifname(&t->snap, f->k.ifindex);
 		for (int w = 0; w < TUI_NWIN; w++)
@@ -337,7 +361,9 @@ int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 
 			rt_flow_val_add(&acc.d, &D->flows[m->idx].d);
 			acc.nflows++;
-			if (m->age_ns < acc.age_ns)
+			if (m->idle_ns < acc.idle_ns)	/* the pair is as idle as its busiest flow */
+				acc.idle_ns = m->idle_ns;
+			if (m->age_ns > acc.age_ns)	/* and as old as its oldest */
 				acc.age_ns = m->age_ns;
 			for (int w = 0; w < TUI_NWIN; w++) {
 				double s = tui_hist_sum(m->h, now, tui_windows[w], sum[w]);
@@ -377,6 +403,7 @@ double tui_row_num(const struct tui_row *r, enum tui_colid c)
 	case C_GB2: case C_GB10: case C_GB40: return r->avg[c - C_GB2][1];
 	case C_CE2: case C_CE10: case C_CE40: return r->avg[c - C_CE2][2];
 	case C_CNP2: case C_CNP10: case C_CNP40: return r->avg[c - C_CNP2][3];
+	case C_IDLE: return (double)r->idle_ns;
 	case C_AGE: return (double)r->age_ns;
 	case C_CONG: return (double)rt_congestion(d);
 	default: return 0;
@@ -468,7 +495,25 @@ static void fmt_age(__u64 ns, char *buf, size_t len)
 		snprintf(buf, len, "%.0fh", s / 3600);
 }
 
+static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len);
+
+/* Estimates (sFlow samples, each standing for its sampling rate) say so: ~. */
 void tui_row_cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len)
+{
+	cell(r, c, buf, len);
+	if (r->f && r->f->estimate && len > 1 &&
+	    (c == C_PKTS || c == C_GBPS || c == C_CE || c == C_CNP || c == C_NAK || c == C_RNR)) {
+		size_t n = strlen(buf);
+
+		if (n + 2 > len)
+			n = len - 2;
+		memmove(buf + 1, buf, n);
+		buf[0] = '~';
+		buf[n + 1] = '\0';
+	}
+}
+
+static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len)
 {
 	const struct rt_flow *f = r->f;
 	const struct rt_flow_val *d = &r->d;
@@ -517,7 +562,13 @@ void tui_row_cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t l
 		else
 			snprintf(buf, len, "-");
 		break;
-	case C_AGE: fmt_age(r->age_ns, buf, len); break;
+	case C_IDLE: fmt_age(r->idle_ns, buf, len); break;
+	case C_AGE:
+		if (!r->age_ns && !f->v.first_ns)	/* never told when it was first seen */
+			snprintf(buf, len, "-");
+		else
+			fmt_age(r->age_ns, buf, len);
+		break;
 	case C_PROC:
 		if (f->comm[0])
 			snprintf(buf, len, "%s/%u", f->comm, f->pid);

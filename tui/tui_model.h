@@ -94,7 +94,8 @@ struct tui_row {
 	const struct tui_hist *h;	/* flows: its history, or NULL */
 	struct rt_flow_val d;		/* counts: over the interval, or since the start */
 	double secs;			/* rates over this many seconds; 0: show counts */
-	__u64 age_ns;			/* since the last packet */
+	__u64 idle_ns;			/* since the last packet (IDLE) */
+	__u64 age_ns;			/* since the first packet (AGE); pairs: the oldest flow's */
 	double avg[TUI_NWIN][4];	/* pkts/s, bits/s, CE %, CNPs/s over each window */
 	int avg_ok;
 	unsigned int nflows;		/* pairs: flows aggregated */
@@ -106,7 +107,7 @@ enum tui_colid {
 	C_IFACE, C_DIR, C_SRC, C_DST, C_DQPN, C_PRIO, C_FLOWS, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK,
 	C_RNR,
 	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40,
-	C_AGE, C_PROC,
+	C_IDLE, C_AGE, C_PROC,
 	C_CONG,		/* not shown: CE + CNP + NAKs, the default order (as --batch) */
 	C_NCOLS
 };

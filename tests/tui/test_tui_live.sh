@@ -159,7 +159,7 @@ keys a
 tmux resize-window -t "$S" -x 200 -y 60
 sleep 0.8
 widths_ok tui_200x60_layout 200 60
-expect_line tui_200x60_titles '^SRC +DST +DQPN DIR IFACE +DSCP/P +PKTS +BYTES +CE +CNP +NAK +RNR +Gb2s +Gb10s +Gb40s +CE2s +CE10s +CE40s +CNP2s +CNP10s +CNP40s +AGE$'
+expect_line tui_200x60_titles '^SRC +DST +DQPN DIR IFACE +DSCP/P +PKTS +BYTES +CE +CNP +NAK +RNR +Gb2s +Gb10s +Gb40s +CE2s +CE10s +CE40s +CNP2s +CNP10s +CNP40s +IDLE +AGE$'
 expect_line tui_200x60_header 'RoCE 78 pkts'
 
 # q quits: exit 0, the alternate screen is gone, the shell is back.

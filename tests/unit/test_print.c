@@ -61,7 +61,7 @@ static const struct rt_opt opts[] = {
 	RT_OPT_END,
 };
 
-static const struct rt_cli cli = { "prog", "Usage: prog [options]\n", opts, "Bye.\n", 20 };
+static const struct rt_cli cli = { "prog", "Usage: prog [options]\n", opts, "Bye.\n", 20, 0 };
 
 struct seen {
 	int a, flag, lng;

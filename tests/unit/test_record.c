@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <zlib.h>
 #include "check.h"
 #include "log.h"
 #include "record.h"
@@ -163,6 +166,188 @@ static long read_rec(const char *path, struct rt_snapshot *snaps, int *all_same)
 	return n;
 }
 
+/* ---- hostile headers (issue 16, defects 1, 2 and 6) ---- */
+
+static void put32le(unsigned char *p, unsigned v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+/* A recording with this layout text (its CRC recomputed) and one block of raw. */
+static void write_crafted(const char *path, const char *text, const unsigned char *raw, size_t rawlen)
+{
+	size_t tl = strlen(text);
+	unsigned char *h = malloc(16 + tl + 4);
+	uLongf zl = compressBound((uLong)rawlen);
+	unsigned char *blk = malloc(16 + zl);
+	int fd;
+
+	memcpy(h, RT_REC_MAGIC, 8);
+	put32le(h + 8, RT_REC_VERSION);
+	put32le(h + 12, (unsigned)tl);
+	memcpy(h + 16, text, tl);
+	put32le(h + 16 + tl, (unsigned)crc32(0, h, (uInt)(16 + tl)));
+	compress2(blk + 16, &zl, raw, (uLong)rawlen, 1);
+	put32le(blk, RT_REC_BLOCK_MAGIC);
+	put32le(blk + 4, (unsigned)zl);
+	put32le(blk + 8, (unsigned)rawlen);
+	put32le(blk + 12, (unsigned)crc32(0, blk + 16, (uInt)zl));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (write(fd, h, 16 + tl + 4) < 0 || write(fd, blk, 16 + zl) < 0)
+		printf("  cannot write %s\n", path);
+	close(fd);
+	free(h);
+	free(blk);
+}
+
+/* Replace the line starting with `from` by `to` (to may hold several lines). */
+static char *edit(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from), *eol;
+	char *out;
+
+	if (!at)
+		return NULL;
+	eol = strchr(at, '\n');
+	out = malloc(strlen(text) + strlen(to) + 2);
+	sprintf(out, "%.*s%s%s", (int)(at - text), text, to, eol);
+	return out;
+}
+
+/*
+ * Open and read the crafted file in a child (limited to 1 GiB of address
+ * space where no sanitizer needs more): 0 if it was refused or read without
+ * harm, else what went wrong (a signal, or running out of memory).
+ */
+static int read_in_child(const char *path, long *blocks)
+{
+	int st, pfd[2];
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct rt_rec_reader *r;
+		struct rt_snapshot s;
+		long n = 0;
+#if !defined(__SANITIZE_ADDRESS__)
+		struct rlimit rl = { 1UL << 30, 1UL << 30 };
+
+		setrlimit(RLIMIT_AS, &rl);
+#endif
+		alarm(20);
+		close(pfd[0]);
+		rt_snapshot_init(&s);
+		r = rt_rec_open(path);
+		while (r && rt_rec_next(r, &s) == 1)
+			n++;
+		if (write(pfd[1], &n, sizeof(n)) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(pfd[1]);
+	*blocks = -1;
+	if (read(pfd[0], blocks, sizeof(*blocks)) != sizeof(*blocks))
+		*blocks = -1;
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+static void hostile_layouts(const char *dir, const unsigned char *file, long long size)
+{
+	unsigned dlen = file[12] | file[13] << 8 | file[14] << 16 | (unsigned)file[15] << 24;
+	char *text = strndup((const char *)file + 16, dlen), *t, *rep;
+	char path[256], flowline[64];
+	struct rt_snapshot empty;
+	unsigned char *raw = NULL;
+	size_t rawlen = 0;
+	long blocks;
+	int i, rc;
+
+	(void)size;
+	snprintf(path, sizeof(path), "%s/hostile.rtr", dir);
+	/* A record with no flows, then its nflows (offset 24 of snap) set below. */
+	rt_snapshot_init(&empty);
+	empty.time_ns = 1700000000000000000ULL;
+	CHECK_EQ(rt_rec_encode(&empty, &raw, &rawlen), 0);
+	rt_snapshot_free(&empty);
+
+	/* Defect 1: a field line repeated 200 times overran the field map. */
+	rep = malloc(200 * 32 + 1);
+	rep[0] = '\0';
+	for (i = 0; i < 200; i++)
+		strcat(rep, "field k.ifindex 0 4 u32\n");
+	strcat(rep, "field k.ifindex 0 4 u32");
+	t = edit(text, "field k.ifindex 0 4 u32", rep);
+	CHECK(t != NULL, "the layout names k.ifindex");
+	write_crafted(path, t, raw, rawlen);
+	rc = read_in_child(path, &blocks);
+	CHECK_EQ(rc, 0);
+	CHECK_EQ(blocks, 0);	/* refused at open: nothing read */
+	free(t);
+	free(rep);
+	/* A struct named twice. */
+	t = edit(text, "struct iface", "struct note 160\nfield text 0 160 char[160]\nstruct iface 36");
+	CHECK(t != NULL, "the layout names struct iface");
+	write_crafted(path, t, raw, rawlen);
+	CHECK_EQ(read_in_child(path, &blocks), 0);
+	CHECK_EQ(blocks, 0);
+	free(t);
+	TEST_END("record_layout_duplicates_refused");
+
+	/* Defect 2: struct flow of 2^63 bytes and a block claiming 2 flows: the
+	 * size check wrapped to 0 and unpack() read a wild address. */
+	put32le(raw + 24, 2);
+	snprintf(flowline, sizeof(flowline), "struct flow 9223372036854775808");
+	t = edit(text, "struct flow ", flowline);
+	write_crafted(path, t, raw, rawlen);
+	CHECK_EQ(read_in_child(path, &blocks), 0);
+	CHECK_EQ(blocks, 0);
+	free(t);
+	t = edit(text, "struct flow ", "struct flow 18446744073709551615");
+	write_crafted(path, t, raw, rawlen);
+	CHECK_EQ(read_in_child(path, &blocks), 0);
+	CHECK_EQ(blocks, 0);
+	free(t);
+	TEST_END("record_huge_struct_size_refused");
+
+	/* Defect 6: struct flow 0 and a block claiming 2^32-1 flows allocated
+	 * without end; struct flow 1 with 16M flows would take 3 GB. */
+	put32le(raw + 24, 0xffffffffu);
+	t = edit(text, "struct flow ", "struct flow 0");
+	write_crafted(path, t, raw, rawlen);
+	CHECK_EQ(read_in_child(path, &blocks), 0);
+	CHECK_EQ(blocks, 0);
+	free(t);
+	{
+		/* struct flow 1 (no fields fit in it) and 16M one-byte flows. */
+		char *u = edit(text, "struct flow ", "struct flow 1"), *v = u, *nl;
+		size_t big = rawlen + (16u << 20);
+		unsigned char *r2 = calloc(1, big);
+
+		/* Drop the flow struct's field lines (none fits one byte). */
+		if ((v = strstr(v, "struct flow 1\n")) && (nl = strstr(v + 14, "struct ifdir")))
+			memmove(v + 14, nl, strlen(nl) + 1);
+		memcpy(r2, raw, rawlen);
+		put32le(r2 + 24, 16u << 20);
+		write_crafted(path, u, r2, big);
+		CHECK_EQ(read_in_child(path, &blocks), 0);
+		CHECK_EQ(blocks, 0);
+		free(r2);
+		free(u);
+	}
+	TEST_END("record_counts_bounded");
+	free(raw);
+	free(text);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/rto-rec.XXXXXX", path[256], cut[256], rot[300];
@@ -221,25 +406,87 @@ int main(void)
 	}
 	TEST_END("record_cut_every_byte_of_last_block");
 
-	/* A flipped byte in block 3 stops the reader after blocks 1-2. */
+	/* A flipped byte in block 3: the reader skips it and resumes at block 4
+	 * (issue 16, defect 19: each block has a magic, a length and a CRC). */
 	{
+		struct rt_snapshot want[NSNAP - 1];
 		struct rt_rec_reader *r = rt_rec_open(path);
 		struct rt_snapshot s;
-		long long b3;
+		long long b3, b4;
+		unsigned char *bad = malloc((size_t)size);
 
 		rt_snapshot_init(&s);
 		rt_rec_next(r, &s);
 		rt_rec_next(r, &s);
 		b3 = rt_rec_good_bytes(r);
+		rt_rec_next(r, &s);
+		b4 = rt_rec_good_bytes(r);
 		rt_snapshot_free(&s);
 		rt_rec_close(r);
-		buf[b3 + 20] ^= 0x40;
+		want[0] = snaps[0];
+		want[1] = snaps[1];
+		want[2] = snaps[3];
+		want[3] = snaps[4];
+		memcpy(bad, buf, (size_t)size);
+		bad[b3 + 20] ^= 0x40;
 		fd = open(cut, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		CHECK_EQ(write(fd, buf, (size_t)size), size);
+		CHECK_EQ(write(fd, bad, (size_t)size), size);
 		close(fd);
-		CHECK_EQ(read_rec(cut, snaps, &ok), 2);
+		CHECK_EQ(read_rec(cut, want, &ok), NSNAP - 1);
+		CHECK(ok, "the blocks around the damaged one read back as written");
+		/* Its length field damaged: a zlen reaching past the file's end. */
+		memcpy(bad, buf, (size_t)size);
+		bad[b3 + 6] = 0x30;
+		fd = open(cut, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		CHECK_EQ(write(fd, bad, (size_t)size), size);
+		close(fd);
+		CHECK_EQ(read_rec(cut, want, &ok), NSNAP - 1);
+		CHECK(ok, "zlen damaged: blocks 1, 2, 4, 5 read back");
+		/* Garbage between blocks 3 and 4 (a torn write): every block is kept. */
+		fd = open(cut, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		CHECK_EQ(write(fd, buf, (size_t)b4), b4);
+		CHECK_EQ(write(fd, "RTBKgarbage-RTB", 15), 15);
+		CHECK_EQ(write(fd, buf + b4, (size_t)(size - b4)), size - b4);
+		close(fd);
+		CHECK_EQ(read_rec(cut, snaps, &ok), NSNAP);
+		CHECK(ok, "garbage between blocks: all five read back");
+		free(bad);
 	}
-	TEST_END("record_damaged_block_stops");
+	TEST_END("record_damaged_block_skipped");
+
+	/* Through a pipe, as -r - reads it: every block, no seeking. */
+	{
+		int pfd[2];
+		pid_t pid;
+
+		CHECK_EQ(pipe(pfd), 0);
+		pid = fork();
+		if (pid == 0) {
+			close(pfd[0]);
+			if (write(pfd[1], buf, (size_t)size) != size)
+				_exit(1);
+			_exit(0);
+		}
+		close(pfd[1]);
+		{
+			struct rt_rec_reader *r = rt_rec_open_fd(pfd[0], "pipe", NULL, 0);
+			struct rt_snapshot s;
+			long n = 0;
+
+			rt_snapshot_init(&s);
+			while (r && rt_rec_next(r, &s) == 1) {
+				CHECK(same(&s, &snaps[n]), "snapshot %ld through a pipe", n);
+				n++;
+				rt_snapshot_clear(&s);
+			}
+			CHECK_EQ(n, NSNAP);
+			rt_snapshot_free(&s);
+			rt_rec_close(r);
+		}
+		waitpid(pid, NULL, 0);
+	}
+	TEST_END("record_read_from_pipe");
+	hostile_layouts(dir, buf, size);
 	free(buf);
 
 	/* Rotation: at most 3 files, each counting from the end of the one before. */

@@ -23,6 +23,7 @@
 #include "check.h"
 #include "fmt.h"
 #include "opts.h"
+#include "prom.h"
 #include "sflow.h"
 #include "sflow_decode.h"
 
@@ -620,6 +621,50 @@ static void test_collector(void)
 	}
 	p = find_port(&s, "2001:db8::9/2", 5, RT_DIR_EGRESS);
 	CHECK(p && !strcmp(p->name, "[2001:db8::9/2]:5") && p->c.drops == 1, "IPv6 port name and drops");
+
+	/* Prometheus: the switch-port table, the drops by reason, the agents;
+	 * estimated flows stay out of the exact flow families. */
+	{
+		struct rt_prom_render *pr = rt_prom_render_new(10, NULL);
+		struct rt_delta dl = { 0 };
+		char *t = NULL, *om = NULL;
+		size_t tl, ol;
+
+		CHECK_EQ(rt_delta_compute(&dl, NULL, &s), 0);
+		CHECK(pr && !rt_prom_render(pr, &s, &dl, &t, &tl, &om, &ol), "render");
+		if (t) {
+			static const char *const want[] = {
+				"rocetop_sflow_port_est_packets_total{agent=\"192.0.2.1\",port=\"5\",direction=\"egress\"} 4000\n",
+				"rocetop_sflow_port_est_ce_packets_total{agent=\"192.0.2.1\",port=\"5\",direction=\"egress\"} 4000\n",
+				"rocetop_sflow_port_est_cnp_packets_total{agent=\"192.0.2.1\",port=\"7\",direction=\"ingress\"} 1536\n",
+				"rocetop_sflow_port_samples_total{agent=\"192.0.2.1\",port=\"5\",direction=\"egress\"} 4\n",
+				"rocetop_sflow_port_queue_max_bytes{agent=\"192.0.2.1\",port=\"5\",direction=\"egress\"} 65000\n",
+				"rocetop_sflow_port_transit_delay_max_seconds{agent=\"192.0.2.1\",port=\"5\",direction=\"egress\"} 4.2e-05\n",
+				"rocetop_sflow_drops_total{agent=\"2001:db8::9/2\",port=\"5\",reason=\"no_buffer_space\",reason_code=\"259\"} 1\n",
+				"rocetop_sflow_datagrams_total{agent=\"192.0.2.1\",outcome=\"lost\"} 3\n",
+				"rocetop_sflow_datagrams_total{agent=\"198.51.100.7\",outcome=\"rejected\"} 1\n",
+			};
+			const char *dir = getenv("PROM_DUMP_DIR");
+
+			for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+				CHECK(strstr(t, want[k]) != NULL, "missing %s", want[k]);
+			CHECK(!strstr(t, "192.0.2.1:5"), "an estimated flow in the exact flow families");
+			if (dir) {
+				char path[4096];
+				FILE *fp;
+
+				snprintf(path, sizeof(path), "%s/sflow.prom", dir);
+				if ((fp = fopen(path, "w"))) {
+					fputs(t, fp);
+					fclose(fp);
+				}
+			}
+		}
+		free(t);
+		free(om);
+		rt_delta_free(&dl);
+		rt_prom_render_free(pr);
+	}
 
 	/* The next interval: the largest depth starts again. */
 	rt_snapshot_clear(&s);

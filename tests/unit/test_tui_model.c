@@ -103,12 +103,14 @@ static void mk_snap(struct rt_snapshot *s, double t, __u64 k)
 	f->k.ifindex = 7; f->k.family = 4; f->k.dqpn = 0x10;
 	memcpy(f->k.src, "\x0a\x00\x00\x01", 4); memcpy(f->k.dst, "\x0a\x00\x00\x02", 4);
 	f->v = val(10 * k, 1000 * k, k, 0, 0);
+	f->v.first_ns = 90000000000ULL;		/* first seen at t=90 s */
 	f->v.last_ns = s->mono_ns - 500000000ULL;
 	/* 10.0.0.1 > 10.0.0.2 QP 0x20: 30k pkts */
 	f = rt_snapshot_add_flow(s);
 	f->k.ifindex = 7; f->k.family = 4; f->k.dqpn = 0x20;
 	memcpy(f->k.src, "\x0a\x00\x00\x01", 4); memcpy(f->k.dst, "\x0a\x00\x00\x02", 4);
 	f->v = val(30 * k, 3000 * k, 0, 0, 0);
+	f->v.first_ns = 95000000000ULL;		/* first seen at t=95 s */
 	f->v.last_ns = s->mono_ns;
 	/* 10.0.0.2 > 10.0.0.1 QP 0x30: 2k CNPs, k NAKs, egress */
 	f = rt_snapshot_add_flow(s);
@@ -161,7 +163,21 @@ static void test_rows(void)
 	CHECK_EQ(rows[i].d.pkts, 40);
 	CHECK_EQ((long)(tui_row_num(&rows[i], C_PKTS) * 1000), 20000);	/* 40 over 2 s */
 	CHECK_EQ((long)(tui_row_num(&rows[i], C_CE) * 1000), 100);	/* 4 of 40 */
-	CHECK_EQ(rows[i].age_ns, 500000000ULL);
+	/* IDLE: last seen 0.5 s before the snapshot; AGE: first seen at 90 s, now 102 s */
+	CHECK_EQ(rows[i].idle_ns, 500000000ULL);
+	CHECK_EQ(rows[i].age_ns, 12000000000ULL);
+	tui_row_cell(&rows[i], C_IDLE, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "0.5s"), "IDLE cell '%s'", buf);
+	tui_row_cell(&rows[i], C_AGE, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "12s"), "AGE cell '%s'", buf);
+	CHECK(!strcmp(tui_cols[C_IDLE].title, "IDLE") && !strcmp(tui_cols[C_AGE].title, "AGE"),
+	      "titles %s %s", tui_cols[C_IDLE].title, tui_cols[C_AGE].title);
+	/* a flow with no first-seen time (0) has no age to show */
+	i = find_qp(rows, n, 0x30);
+	CHECK_EQ(rows[i].age_ns, 0);
+	tui_row_cell(&rows[i], C_AGE, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "-"), "unknown AGE cell '%s'", buf);
+	i = find_qp(rows, n, 0x10);
 	tui_row_cell(&rows[i], C_CE, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "10.00"), "CE cell '%s'", buf);
 	tui_row_cell(&rows[i], C_DQPN, buf, sizeof(buf));
@@ -229,7 +245,9 @@ static void test_rows(void)
 	CHECK_EQ(rows[i].nflows, 2);
 	CHECK_EQ(rows[i].d.pkts, 160);
 	CHECK_EQ(rows[i].d.ecn[RT_ECN_CE], 4);
-	CHECK_EQ(rows[i].age_ns, 0);
+	/* the pair is as idle as its busiest QP (0x20: 0 s), as old as its oldest (0x10: 12 s) */
+	CHECK_EQ(rows[i].idle_ns, 0);
+	CHECK_EQ(rows[i].age_ns, 12000000000ULL);
 	CHECK_EQ((long)(rows[i].avg[0][0] * 1000), 80000);
 	CHECK_EQ(rows[1 - i].d.cnp, 8);
 

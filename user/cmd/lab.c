@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "endpoint.h"
 #include "log.h"
 #include "num.h"
 #include "source.h"
@@ -88,7 +89,8 @@ static const struct rt_cli lab_cli = {
 "  rocetop lab --scenario incast --batch -n 5     five text tables of an incast\n"
 "  rocetop lab --scenario pfc-storm --duration 10 --csv out -D\n"
 "  rocetop lab --scenario incast --sflow          the congested port, seen by sFlow\n",
-	.width = 24,
+	.width = 20,
+	.long_indent = 2,
 };
 
 struct lab {
@@ -484,6 +486,13 @@ int rt_lab_main(int argc, char **argv)
 	}
 	pr_info("lab: %s, %ld senders, %ld frames/s%s; rocetop watches rcv0 in %s.\n", l.scenario,
 		l.senders, l.rate, l.duration > 0 ? "" : ", until you quit", l.ns_rcv);
+	/* What the user asked to reach (--listen) stays on the host: its sockets
+	 * are made in this namespace, whichever one rocetop then watches. */
+	if (rt_endpoint_home_set()) {
+		pr_warn("cannot open this process's network namespace: %s.\n", strerror(errno));
+		fail = 1;
+		goto out;
+	}
 	if (enter_netns(l.ns_rcv, &saved_ns)) {
 		fail = 1;
 		goto out;
@@ -513,6 +522,7 @@ out:
 		setns(saved_ns, CLONE_NEWNET);
 		close(saved_ns);
 	}
+	rt_endpoint_home_clear();
 	teardown(&l, 0);
 	if (l.gen_done && (!WIFEXITED(l.gen_status) || WEXITSTATUS(l.gen_status)))
 		fail = 1;

@@ -38,7 +38,8 @@ static const struct rt_cli report_cli = {
 "the top flows by CE, CNP and NAK, the moments of peak CE rate and PFC pauses,\n"
 "paused time per priority, host pairs ranked, and the data flows CNPs throttled.\n",
 	.opts = report_opts,
-	.width = 24,
+	.width = 20,
+	.long_indent = 2,
 };
 
 struct report_args {

@@ -34,8 +34,8 @@ void rt_cli_help(const struct rt_cli *c, FILE *f)
 			n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name,
 				     o->arg ? " " : "", o->arg ? o->arg : "");
 		else
-			n = snprintf(left, sizeof(left), "      --%s%s%s", o->name,
-				     o->arg ? " " : "", o->arg ? o->arg : "");
+			n = snprintf(left, sizeof(left), "%*s--%s%s%s", c->long_indent ? c->long_indent : 6, "",
+				     o->name, o->arg ? " " : "", o->arg ? o->arg : "");
 		/* The text starts at the column, or two spaces after a long left part. */
 		fprintf(f, "%s%*s", left, n <= c->width - 2 ? c->width - n : 2, "");
 		for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)

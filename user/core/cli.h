@@ -26,6 +26,7 @@ struct rt_cli {
 	const struct rt_opt *opts;	/* ends with RT_OPT_END */
 	const char *epilog;	/* examples and notes after the options; may be NULL */
 	int width;		/* column where option help starts */
+	int long_indent;	/* column of a long-only option (0: 6, under the short ones' "--") */
 };
 
 /* Write the --help text: usage, the options table, the epilog. */

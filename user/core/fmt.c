@@ -53,3 +53,45 @@ const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)
 	strftime(buf, len, "%H:%M:%S", &tm);
 	return buf;
 }
+
+/*
+ * Untrusted text (a recording's source, interface, note and counter names)
+ * for a terminal: printable ASCII kept, every other byte (ESC, other
+ * controls, bytes of 0x80 and up) shown as '?', so a file cannot move the
+ * cursor or retitle the terminal.
+ */
+const char *rt_fmt_safe(const char *s, char *buf, size_t len)
+{
+	size_t i = 0;
+
+	if (!len)
+		return "";
+	for (; *s && i + 1 < len; s++)
+		buf[i++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+/* One CSV field as RFC 4180 quotes it: in double quotes, with quotes doubled,
+ * when it holds a comma, a quote or a line break; control bytes become '?'. */
+const char *rt_fmt_csv(const char *s, char *buf, size_t len)
+{
+	int quote = strpbrk(s, ",\"\r\n") != NULL;
+	size_t i = 0;
+
+	if (len < 3)
+		return "";
+	if (quote)
+		buf[i++] = '"';
+	for (; *s && i + 3 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"')
+			buf[i++] = '"';
+		buf[i++] = (c < 0x20 && c != '\r' && c != '\n') || c == 0x7f ? '?' : (char)c;
+	}
+	if (quote)
+		buf[i++] = '"';
+	buf[i] = '\0';
+	return buf;
+}

@@ -22,14 +22,16 @@ const struct rt_opt rt_main_opts[] = {
 	RT_OPT_SECTION("Sources:"),
 	{ 'i', "interface", "IFACE", "attach to IFACE (repeat for several)" },
 	{ 'r', "read", "FILE", "read a capture (pcap, pcapng) or a rocetop recording" },
-	{ OPT_SFLOW, "sflow", "[ADDR:]PORT", "collect sFlow v5 from the switches on UDP PORT (a bare\n"
-					   "port: every address); sampled, so estimates, marked ~;\n"
-					   "alone or beside -i" },
-	{ OPT_SFLOW_ALLOW, "sflow-allow", "ADDR[/BITS]", "take sFlow only from these agents (repeat for several)" },
+	{ OPT_SFLOW, "sflow", "[ADDR:]PORT", "collect sFlow v5 from switches on UDP PORT (6343 is\n"
+					   "sFlow's); alone or beside -i. Sampled flows are\n"
+					   "estimates, marked ~; switch ports, queues and drops too" },
+	{ OPT_SFLOW_ALLOW, "sflow-allow", "CIDR", "accept sFlow only from senders in CIDR (repeatable);\n"
+					  "others are counted and dropped" },
 	RT_OPT_SECTION("Views and sinks (combine freely; the default is the live ncurses view\n"
 		       "when standard output is a terminal):"),
 	{ 'b', "batch", NULL, "plain text, one table per interval, like top -b" },
-	{ OPT_CSV, "csv", "DIR", "write DIR/flows.csv, pfc.csv, stats.csv, ports.csv per interval" },
+	{ OPT_CSV, "csv", "DIR", "write DIR/flows.csv, pfc.csv, stats.csv, ports.csv per interval\n"
+				 "(with --sflow also switchports.csv and drops.csv)" },
 	{ 'w', "write", "FILE", "record every snapshot to FILE (replay with -r FILE)" },
 	{ OPT_LISTEN, "listen", "[ADDR:]PORT", "serve Prometheus metrics on /metrics (a bare port: loopback)" },
 	{ 'D', "daemon", NULL, "no view: only the sinks named (--csv, -w, --listen)" },
@@ -49,7 +51,8 @@ const struct rt_opt rt_main_opts[] = {
 	{ OPT_NO_NIC, "no-nic", NULL, "do not read the NIC's counters" },
 	RT_OPT_SECTION("Output:"),
 	{ OPT_TOP, "top", "N", "flows per interval in --batch (default 20, 0: all)" },
-	{ OPT_SORT, "sort", "COLUMN", "initial sort of the view (congestion, pkts, bytes, ce, cnp, nak)" },
+	{ OPT_SORT, "sort", "COLUMN", "initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
+				     "nak, rnr, idle, age, src, dqpn...)" },
 	{ OPT_FILTER, "filter", "TEXT", "initial filter of the view (address or QP)" },
 	{ OPT_MAX_SIZE, "max-size", "BYTES", "rotate the recording past BYTES (k, M, G suffixes)" },
 	{ OPT_MAX_FILES, "max-files", "N", "keep N rotated recordings (like tcpdump -W)" },
@@ -84,7 +87,7 @@ const struct rt_cli rt_main_cli = {
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
 "\n"
-"Attaching needs root (or CAP_BPF and CAP_NET_ADMIN). See rocetop(8).\n",
+"Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n",
 	.width = 26,
 };
 

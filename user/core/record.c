@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 #include "log.h"
+#include "outfile.h"
 #include "record.h"
 #include "sink.h"
 
@@ -290,11 +291,10 @@ static int rec_open_file(struct rec *r)
 	char *desc;
 	int err;
 
-	r->fd = open(r->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (r->fd < 0) {
-		pr_warn("cannot write the recording %s: %s.\n", r->path, strerror(errno));
-		return -errno;
-	}
+	/* No links followed, never the file being read, one writer (flock). */
+	r->fd = rt_out_open(r->path, "the recording", RT_OUT_LOCK);
+	if (r->fd < 0)
+		return r->fd;
 	desc = layout_text(&dlen);
 	if (!desc)
 		return -ENOMEM;
@@ -337,6 +337,14 @@ static int rec_rotate(struct rec *r)
 		r->fd = -1;
 	}
 	keep = r->max_files ? r->max_files - 1 : r->nrot + 1;	/* rotated files to keep */
+	for (k = 1; k <= r->nrot + 1; k++) {
+		rot_name(a, sizeof(a), r->path, k);
+		if (rt_is_input(a)) {
+			pr_warn("rotating the recording would replace %s, the file being read (-r); choose another -w name.\n",
+				a);
+			return -EEXIST;
+		}
+	}
 	if (keep > 0) {
 		k = r->nrot < keep ? r->nrot : keep - 1;
 		for (; k >= 1; k--) {
@@ -497,6 +505,20 @@ struct rt_sink *rt_record_sink_new(const struct rt_opts *o)
 
 /* ---- the reader ---- */
 
+/*
+ * The reader trusts nothing in the file: the layout text names each struct
+ * and field at most once, every size is bounded (RT_REC_MAX_STRUCT), every
+ * count is bounded by the bytes its block holds, and what one block may
+ * expand to in memory is capped (RT_REC_MAX_DECODED). A damaged block (bad
+ * magic, length, CRC, zlib data or layout) is skipped: the reader looks for
+ * the next block that passes every check, resumes there and says how much it
+ * skipped. It reads through a small push-back buffer, so it never seeks while
+ * reading and works on pipes (-r - ) as on files.
+ */
+#define RT_REC_MAX_STRUCT	65536		/* bytes of one stored struct */
+#define RT_REC_MAX_DECODED	(1ull << 31)	/* bytes one block may expand to in memory */
+#define RT_REC_MAX_SKIP_WARN	5
+
 struct map {			/* one field the file and this build both know */
 	size_t foff, off, size;
 	int is_char;
@@ -507,13 +529,20 @@ struct rt_rec_reader {
 	int fd;
 	long long data_off;	/* first block */
 	long long off;		/* after the last complete block */
+	long long pos;		/* the next byte read */
 	long nblocks;
 	size_t fsize[R__N];
 	struct map *maps[R__N];
 	size_t nmaps[R__N];
 	unsigned char *z, *raw;
 	size_t zcap, rawcap;
+	unsigned char *pb;	/* pushed back bytes, read before the fd's */
+	size_t pbpos, pblen, pbcap;
 	int stopped;
+	const char *damage;	/* why the stretch being skipped began, or NULL */
+	long long damage_at;
+	long nskipped;		/* damaged stretches skipped */
+	long long skipped_bytes;
 };
 
 static ssize_t read_full(int fd, void *buf, size_t n)
@@ -535,11 +564,59 @@ static ssize_t read_full(int fd, void *buf, size_t n)
 	return (ssize_t)got;
 }
 
-/* Map the file's fields onto this build's by name and size. */
-static int parse_layout(struct rt_rec_reader *r, char *text)
+/* Read n bytes: the pushed back ones first, then the file's. */
+static ssize_t rin(struct rt_rec_reader *r, void *buf, size_t n)
 {
+	size_t take = r->pblen - r->pbpos;
+	ssize_t got;
+
+	if (take > n)
+		take = n;
+	memcpy(buf, r->pb + r->pbpos, take);
+	r->pbpos += take;
+	got = take < n ? read_full(r->fd, (char *)buf + take, n - take) : 0;
+	if (got < 0)
+		return got;
+	r->pos += (long long)take + got;
+	return (ssize_t)take + got;
+}
+
+/* Give back n bytes just read (they come out first again). */
+static int unread(struct rt_rec_reader *r, const unsigned char *buf, size_t n)
+{
+	size_t rest = r->pblen - r->pbpos;
+
+	if (!n)
+		return 0;
+	if (n <= r->pbpos) {
+		memmove(r->pb + r->pbpos - n, buf, n);
+		r->pbpos -= n;
+	} else {
+		unsigned char *p = malloc(n + rest);
+
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, buf, n);
+		if (rest)
+			memcpy(p + n, r->pb + r->pbpos, rest);
+		free(r->pb);
+		r->pb = p;
+		r->pbcap = r->pblen = n + rest;
+		r->pbpos = 0;
+	}
+	r->pos -= (long long)n;
+	return 0;
+}
+
+/* Map the file's fields onto this build's by name and size; NULL or why not. */
+static const char *parse_layout(struct rt_rec_reader *r, char *text)
+{
+	static const char *const counts[] = { "nflows", "nifs", "nports", "nifaces", "nnotes" };
+	static char why[160];
+	unsigned long long seen[R__N] = { 0 };
 	char *save = NULL, *line;
 	int cur = -1, i;
+	size_t c;
 
 	layout_init();
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -548,34 +625,65 @@ static int parse_layout(struct rt_rec_reader *r, char *text)
 
 		if (sscanf(line, "struct %95s %zu", name, &a) == 2) {
 			cur = -1;
-			for (i = 0; i < R__N; i++)
-				if (!strcmp(layout[i].name, name)) {
-					cur = i;
-					r->fsize[i] = a;
-					r->maps[i] = calloc(layout[i].nf, sizeof(struct map));
-					if (!r->maps[i])
-						return -ENOMEM;
+			for (i = 0; i < R__N; i++) {
+				if (strcmp(layout[i].name, name))
+					continue;
+				if (r->maps[i]) {
+					snprintf(why, sizeof(why), "it describes struct %s twice", name);
+					return why;
 				}
+				if (!a || a > RT_REC_MAX_STRUCT) {
+					snprintf(why, sizeof(why), "struct %s has a size of %zu bytes, not 1 to %d",
+						 name, a, RT_REC_MAX_STRUCT);
+					return why;
+				}
+				cur = i;
+				r->fsize[i] = a;
+				r->maps[i] = calloc(layout[i].nf, sizeof(struct map));
+				if (!r->maps[i])
+					return "out of memory";
+			}
 			continue;
 		}
 		if (cur < 0 || sscanf(line, "field %95s %zu %zu %31s", name, &a, &b, type) != 4)
 			continue;
-		if (a + b > r->fsize[cur])
-			return -EINVAL;
+		if (b > r->fsize[cur] || a > r->fsize[cur] - b) {
+			snprintf(why, sizeof(why), "field %s of struct %s lies outside its %zu bytes", name,
+				 layout[cur].name, r->fsize[cur]);
+			return why;
+		}
 		for (j = 0; j < layout[cur].nf; j++) {
 			const struct field *f = &layout[cur].f[j];
 
-			if (strcmp(f->name, name) || f->size != b)
+			if (strcmp(f->name, name))
 				continue;
-			r->maps[cur][r->nmaps[cur]++] = (struct map){ a, f->off, b, !strncmp(type, "char", 4) };
+			if (seen[cur] & (1ull << j)) {
+				snprintf(why, sizeof(why), "it describes field %s of struct %s twice", name,
+					 layout[cur].name);
+				return why;
+			}
+			seen[cur] |= 1ull << j;
+			if (f->size == b)
+				r->maps[cur][r->nmaps[cur]++] = (struct map){ a, f->off, b, !strncmp(type, "char", 4) };
 			break;
 		}
 	}
 	for (i = 0; i < R__N; i++)
-		if (!r->maps[i])
-			return -EINVAL;
+		if (!r->maps[i]) {
+			snprintf(why, sizeof(why), "it does not describe struct %s", layout[i].name);
+			return why;
+		}
 	/* Without the counts the records cannot be walked. */
-	return r->nmaps[R_SNAP] >= 8 ? 0 : -EINVAL;
+	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		size_t j;
+
+		for (j = 0; j < layout[R_SNAP].nf; j++)
+			if (!strcmp(layout[R_SNAP].f[j].name, counts[c]))
+				break;
+		if (j == layout[R_SNAP].nf || !(seen[R_SNAP] & (1ull << j)))
+			return "its snap struct lacks the record counts";
+	}
+	return NULL;
 }
 
 static void unpack(const struct rt_rec_reader *r, int st, void *out, const unsigned char *in)
@@ -591,49 +699,64 @@ static void unpack(const struct rt_rec_reader *r, int st, void *out, const unsig
 	}
 }
 
-struct rt_rec_reader *rt_rec_open(const char *path)
+static void free_maps(struct rt_rec_reader *r)
 {
-	struct rt_rec_reader *r = calloc(1, sizeof(*r));
-	unsigned char fixed[HDR_FIXED];
-	unsigned char *h = NULL;
-	__u32 ver, dlen;
-	ssize_t n;
 	int i;
 
-	if (!r) {
-		pr_warn("out of memory.\n");
-		return NULL;
-	}
-	snprintf(r->path, sizeof(r->path), "%s", path);
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (r->fd < 0) {
-		pr_warn("cannot open %s: %s.\n", path, strerror(errno));
-		goto fail;
-	}
-	n = read_full(r->fd, fixed, sizeof(fixed));
+	for (i = 0; i < R__N; i++)
+		free(r->maps[i]);
+}
+
+static void reader_free(struct rt_rec_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	free_maps(r);
+	free(r->z);
+	free(r->raw);
+	free(r->pb);
+	free(r);
+}
+
+/* Read and check the header; 0, or -1 after saying why. */
+static int read_header(struct rt_rec_reader *r)
+{
+	unsigned char fixed[HDR_FIXED];
+	unsigned char *h = NULL;
+	const char *path = r->path, *why;
+	__u32 ver, dlen;
+	ssize_t n;
+
+	n = rin(r, fixed, sizeof(fixed));
 	if (n < (ssize_t)sizeof(fixed) || memcmp(fixed, RT_REC_MAGIC, RT_REC_MAGIC_LEN)) {
-		if (n >= RT_REC_MAGIC_LEN && !memcmp(fixed, RT_REC_MAGIC, RT_REC_MAGIC_LEN))
+		if (n < 0)
+			pr_warn("cannot read %s: %s.\n", path, strerror((int)-n));
+		else if (n >= RT_REC_MAGIC_LEN && !memcmp(fixed, RT_REC_MAGIC, RT_REC_MAGIC_LEN))
 			pr_warn("%s is a rocetop recording cut inside its header: it holds no interval.\n", path);
 		else
 			pr_warn("%s is not a rocetop recording.\n", path);
-		goto fail;
+		return -1;
 	}
 	ver = get32(fixed + 8);
 	dlen = get32(fixed + 12);
 	if (ver != RT_REC_VERSION) {
 		pr_warn("%s is a rocetop recording of version %u; this rocetop reads version %d.\n",
 			path, ver, RT_REC_VERSION);
-		goto fail;
+		return -1;
 	}
 	if (dlen > 1 << 20) {
 		pr_warn("%s has a damaged header (a layout of %u bytes).\n", path, dlen);
-		goto fail;
+		return -1;
 	}
 	h = malloc(HDR_FIXED + dlen + 5);
-	if (!h)
-		goto fail;
+	if (!h) {
+		pr_warn("out of memory.\n");
+		return -1;
+	}
 	memcpy(h, fixed, HDR_FIXED);
-	n = read_full(r->fd, h + HDR_FIXED, dlen + 4);
+	n = rin(r, h + HDR_FIXED, dlen + 4);
 	if (n < (ssize_t)dlen + 4) {
 		pr_warn("%s is a rocetop recording cut inside its header: it holds no interval.\n", path);
 		goto fail;
@@ -643,45 +766,90 @@ struct rt_rec_reader *rt_rec_open(const char *path)
 		goto fail;
 	}
 	h[HDR_FIXED + dlen] = '\0';
-	if (parse_layout(r, (char *)h + HDR_FIXED)) {
-		pr_warn("%s describes a record layout this rocetop cannot read.\n", path);
+	why = parse_layout(r, (char *)h + HDR_FIXED);
+	if (why) {
+		pr_warn("%s describes a record layout this rocetop cannot read: %s.\n", path, why);
 		goto fail;
 	}
 	free(h);
 	r->data_off = r->off = HDR_FIXED + dlen + 4;
-	return r;
+	return 0;
 fail:
 	free(h);
-	if (r->fd >= 0)
-		close(r->fd);
-	for (i = 0; i < R__N; i++)
-		free(r->maps[i]);
-	free(r);
-	return NULL;
+	return -1;
 }
 
-static int stop(struct rt_rec_reader *r, const char *why)
+struct rt_rec_reader *rt_rec_open_fd(int fd, const char *name, const void *head, size_t nhead)
 {
-	pr_warn("%s %s at byte %lld, after %ld complete intervals; everything before it is read.\n",
-		r->path, why, r->off, r->nblocks);
-	r->stopped = 1;
+	struct rt_rec_reader *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		pr_warn("out of memory.\n");
+		close(fd);
+		return NULL;
+	}
+	r->fd = fd;
+	snprintf(r->path, sizeof(r->path), "%s", name);
+	if (nhead && unread(r, head, nhead)) {
+		pr_warn("out of memory.\n");
+		reader_free(r);
+		return NULL;
+	}
+	r->pos = 0;
+	if (read_header(r)) {
+		reader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct rt_rec_reader *rt_rec_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		pr_warn("cannot open %s: %s.\n", path, strerror(errno));
+		return NULL;
+	}
+	return rt_rec_open_fd(fd, path, NULL, 0);
+}
+
+/* count * size added to *sum, or -1 when it would overflow. */
+static int add_product(unsigned long long *sum, unsigned long long count, unsigned long long size)
+{
+	unsigned long long p;
+
+	if (__builtin_mul_overflow(count, size, &p) || __builtin_add_overflow(*sum, p, sum))
+		return -1;
 	return 0;
 }
 
+/* 0, -EINVAL (the block does not match the layout), -E2BIG or -ENOMEM. */
 static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 {
 	const unsigned char *p = r->raw, *end = r->raw + len;
 	struct rec_snap h = { 0 };
+	unsigned long long need = 0, mem = 0;
 	size_t i;
 
 	if (len < r->fsize[R_SNAP])
 		return -EINVAL;
 	unpack(r, R_SNAP, &h, p);
 	p += r->fsize[R_SNAP];
-	if (h.nifaces > RT_MAX_IFACES || h.nnotes > RT_MAX_NOTES ||
-	    (size_t)(end - p) != h.nflows * r->fsize[R_FLOW] + h.nifs * r->fsize[R_IFDIR] +
-	    h.nports * r->fsize[R_PORT] + h.nifaces * r->fsize[R_IFACE] + h.nnotes * r->fsize[R_NOTE])
+	if (h.nifaces > RT_MAX_IFACES || h.nnotes > RT_MAX_NOTES)
 		return -EINVAL;
+	/* Every count is bounded by the bytes the block holds (sizes are >= 1). */
+	if (add_product(&need, h.nflows, r->fsize[R_FLOW]) ||
+	    add_product(&need, h.nifs, r->fsize[R_IFDIR]) ||
+	    add_product(&need, h.nports, r->fsize[R_PORT]) ||
+	    add_product(&need, h.nifaces, r->fsize[R_IFACE]) ||
+	    add_product(&need, h.nnotes, r->fsize[R_NOTE]) || need != (unsigned long long)(end - p))
+		return -EINVAL;
+	/* A small stored struct may stand for a large one in memory: cap that. */
+	if (add_product(&mem, h.nflows, sizeof(struct rt_flow)) ||
+	    add_product(&mem, h.nifs, sizeof(struct rt_ifdir)) ||
+	    add_product(&mem, h.nports, sizeof(struct rt_port_ctr)) || mem > RT_REC_MAX_DECODED)
+		return -E2BIG;
 	s->time_ns = h.time_ns;
 	s->mono_ns = h.mono_ns;
 	s->evicted = h.evicted;
@@ -724,54 +892,135 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 	return 0;
 }
 
+/*
+ * The bytes from start on failed as a block: give back all but the first and
+ * look for the next block magic. 1: positioned at a candidate, 0: the end,
+ * <0: error.
+ */
+static int resync(struct rt_rec_reader *r, long long start, const unsigned char *bh, size_t nbh,
+		  size_t nz, const char *why)
+{
+	unsigned char c[65536];
+	ssize_t n;
+
+	if (!r->damage) {
+		r->damage = why;
+		r->damage_at = start;
+	}
+	/* What was read of the block, less its first byte, is looked at again. */
+	if ((nz && unread(r, r->z, nz)) || (nbh > 1 && unread(r, bh + 1, nbh - 1)))
+		return -ENOMEM;
+	for (;;) {
+		unsigned char *m;
+
+		n = rin(r, c, sizeof(c));
+		if (n < 0)
+			return (int)n;
+		m = memmem(c, (size_t)n, "RTBK", 4);
+		if (m) {
+			if (unread(r, m, (size_t)(c + n - m)))
+				return -ENOMEM;
+			return 1;
+		}
+		if (n < (ssize_t)sizeof(c))
+			return 0;
+		if (unread(r, c + n - 3, 3))	/* a magic across two reads */
+			return -ENOMEM;
+	}
+}
+
+/* The end of the file: what was skipped, and where the damage left off. */
+static int at_end(struct rt_rec_reader *r)
+{
+	if (r->damage) {
+		pr_warn("%s %s at byte %lld, and no complete block follows; the %ld intervals before it are read.\n",
+			r->path, r->damage, r->damage_at, r->nblocks);
+		r->damage = NULL;
+	}
+	if (r->nskipped)
+		pr_warn("%s: %ld damaged stretch%s (%lld bytes) skipped in all.\n", r->path, r->nskipped,
+			r->nskipped == 1 ? "" : "es", r->skipped_bytes);
+	r->stopped = 1;
+	return 0;
+}
+
 int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 {
 	unsigned char bh[BLK_HDR];
 	__u32 zlen, rawlen;
+	const char *why;
+	long long start;
 	uLongf out;
 	ssize_t n;
 	int err;
 
 	if (r->stopped)
 		return 0;
-	n = read_full(r->fd, bh, sizeof(bh));
-	if (n < 0) {
-		pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
-		return (int)n;
+	for (;;) {
+		size_t nz = 0, nbh;
+
+		start = r->pos;
+		n = rin(r, bh, sizeof(bh));
+		if (n < 0) {
+			pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
+			return (int)n;
+		}
+		if (n == 0)
+			return at_end(r);
+		nbh = (size_t)n;
+		zlen = n == BLK_HDR ? get32(bh + 4) : 0;
+		rawlen = n == BLK_HDR ? get32(bh + 8) : 0;
+		if (n < BLK_HDR) {
+			why = "is cut in the middle of a block";
+		} else if (get32(bh) != RT_REC_BLOCK_MAGIC || zlen > RT_REC_MAX_BLOCK ||
+			   rawlen > RT_REC_MAX_BLOCK) {
+			why = "is damaged (no valid block starts)";
+		} else {
+			if (rt_grow_to((void **)&r->z, &r->zcap, zlen ? zlen : 1, 1) ||
+			    rt_grow_to((void **)&r->raw, &r->rawcap, rawlen ? rawlen : 1, 1)) {
+				pr_warn("out of memory.\n");
+				return -ENOMEM;
+			}
+			n = rin(r, r->z, zlen);
+			if (n < 0) {
+				pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
+				return (int)n;
+			}
+			nz = (size_t)n;
+			out = rawlen;
+			if (nz < zlen)
+				why = "is cut in the middle of a block";
+			else if (get32(bh + 12) != (__u32)crc32(0, r->z, zlen))
+				why = "is damaged (a block fails its CRC check)";
+			else if (uncompress(r->raw, &out, r->z, zlen) != Z_OK || out != rawlen)
+				why = "is damaged (a block does not decompress)";
+			else if ((err = decode(r, s, rawlen)) == -ENOMEM) {
+				pr_warn("out of memory.\n");
+				return err;
+			} else if (err == -E2BIG)
+				why = "is damaged (a block would take more than 2 GiB of memory)";
+			else if (err)
+				why = "is damaged (a block does not match its layout)";
+			else
+				why = NULL;
+		}
+		if (!why)
+			break;
+		rt_snapshot_clear(s);
+		err = resync(r, start, bh, nbh, nz, why);
+		if (err < 0)
+			return err;
+		if (!err)
+			return at_end(r);
 	}
-	if (n == 0) {
-		r->stopped = 1;
-		return 0;
+	if (r->damage) {
+		if (++r->nskipped <= RT_REC_MAX_SKIP_WARN)
+			pr_warn("%s %s at byte %lld: %lld bytes skipped, reading resumes with the next valid block at byte %lld.\n",
+				r->path, r->damage, r->damage_at, start - r->damage_at, start);
+		r->skipped_bytes += start - r->damage_at;
+		r->damage = NULL;
 	}
-	if (n < BLK_HDR)
-		return stop(r, "is cut in the middle of a block");
-	zlen = get32(bh + 4);
-	rawlen = get32(bh + 8);
-	if (get32(bh) != RT_REC_BLOCK_MAGIC || zlen > RT_REC_MAX_BLOCK || rawlen > RT_REC_MAX_BLOCK)
-		return stop(r, "is damaged (no valid block starts)");
-	if (rt_grow_to((void **)&r->z, &r->zcap, zlen ? zlen : 1, 1) ||
-	    rt_grow_to((void **)&r->raw, &r->rawcap, rawlen ? rawlen : 1, 1))
-		return -ENOMEM;
-	n = read_full(r->fd, r->z, zlen);
-	if (n < 0) {
-		pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
-		return (int)n;
-	}
-	if ((size_t)n < zlen)
-		return stop(r, "is cut in the middle of a block");
-	if (get32(bh + 12) != (__u32)crc32(0, r->z, zlen))
-		return stop(r, "is damaged (a block fails its CRC check)");
-	out = rawlen;
-	if (uncompress(r->raw, &out, r->z, zlen) != Z_OK || out != rawlen)
-		return stop(r, "is damaged (a block does not decompress)");
-	err = decode(r, s, rawlen);
-	if (err == -ENOMEM) {
-		pr_warn("out of memory.\n");
-		return err;
-	}
-	if (err)
-		return stop(r, "is damaged (a block does not match its layout)");
-	r->off += BLK_HDR + zlen;
+	r->off = r->pos;
 	r->nblocks++;
 	/* Stored as the sinks saw it: sorted, with throttles indexing that order. */
 	return 1;
@@ -781,24 +1030,19 @@ int rt_rec_rewind(struct rt_rec_reader *r)
 {
 	if (lseek(r->fd, r->data_off, SEEK_SET) < 0)
 		return -errno;
-	r->off = r->data_off;
+	r->pbpos = r->pblen = 0;
+	r->pos = r->off = r->data_off;
 	r->nblocks = 0;
 	r->stopped = 0;
+	r->damage = NULL;
+	r->nskipped = 0;
+	r->skipped_bytes = 0;
 	return 0;
 }
 
 void rt_rec_close(struct rt_rec_reader *r)
 {
-	int i;
-
-	if (!r)
-		return;
-	close(r->fd);
-	for (i = 0; i < R__N; i++)
-		free(r->maps[i]);
-	free(r->z);
-	free(r->raw);
-	free(r);
+	reader_free(r);
 }
 
 long rt_rec_blocks(const struct rt_rec_reader *r)
@@ -829,15 +1073,17 @@ static void recsrc_close(struct rt_source *src)
 	free(src);
 }
 
-struct rt_source *rt_rec_source_new(const struct rt_opts *o)
+struct rt_source *rt_rec_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead)
 {
 	struct rt_source *src = calloc(1, sizeof(*src));
 
 	if (!src) {
 		pr_warn("out of memory.\n");
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
-	src->priv = rt_rec_open(o->read_file);
+	src->priv = fd >= 0 ? rt_rec_open_fd(fd, o->read_file, head, nhead) : rt_rec_open(o->read_file);
 	if (!src->priv) {
 		free(src);
 		return NULL;

@@ -24,7 +24,9 @@
  * A reader maps the fields it knows by name and size and leaves the others
  * zero, so a later version may append fields without breaking old readers.
  * A recording cut anywhere (kill -9, power cut, a full disk) reads back up to
- * its last complete block, with a warning naming the byte where it stops.
+ * its last complete block, with a warning naming the byte where it stops. A
+ * damaged block is skipped: reading resumes at the next block that passes its
+ * checks, with a warning saying how many bytes were skipped.
  */
 #ifndef RT_RECORD_H
 #define RT_RECORD_H
@@ -40,14 +42,21 @@
 #define RT_REC_BLOCK_MAGIC	0x4b425452u	/* "RTBK" read as little-endian u32 */
 #define RT_REC_MAX_BLOCK	(1u << 30)
 
-/* Sources behind rt_file_source_new(); each returns NULL after saying why. */
-struct rt_source *rt_pcap_source_new(const struct rt_opts *o);
-struct rt_source *rt_rec_source_new(const struct rt_opts *o);
+/*
+ * Sources behind rt_file_source_new(); each returns NULL after saying why.
+ * fd < 0: open o->read_file (a regular file, rewound by reopening). fd >= 0:
+ * a stream (a pipe, -r -) whose first nhead bytes, head, were already read to
+ * tell the format; the source owns fd.
+ */
+struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead);
+struct rt_source *rt_rec_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead);
 
 /* The recording reader on its own (the report and the tests use it). */
 struct rt_rec_reader;
 /* Opens and checks the header; NULL after saying why. */
 struct rt_rec_reader *rt_rec_open(const char *path);
+/* The same over an open fd (owned from here on) whose first nhead bytes were read. */
+struct rt_rec_reader *rt_rec_open_fd(int fd, const char *name, const void *head, size_t nhead);
 /* The next snapshot: 1, 0 at the end (or at a cut, after a warning), <0 on error. */
 int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s);
 int rt_rec_rewind(struct rt_rec_reader *r);

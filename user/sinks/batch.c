@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* --batch: plain text, one table per interval, like `top -b`. */
+/*
+ * --batch: plain text, one table per interval, like `top -b`. Names from
+ * files pass through rt_fmt_safe() (no terminal escapes); a failed write
+ * (a full disk, a closed pipe) is said and ends the run with status 1.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include "fmt.h"
 #include "log.h"
 #include "nic.h"
 #include "sink.h"
+#include "sflow_decode.h"
 
 struct batch {
 	int top;
@@ -98,11 +104,69 @@ static void print_ports(const struct rt_delta *d, double secs)
 			if (!shown++)
 				printf("NIC counters\n  %-12s %-4s %-10s %-34s %14s %12s  %s\n", "DEVICE",
 				       "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC", "SOURCE");
-			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s\n", c->dev[0] ? c->dev : "-",
-			       c->port, c->netdev[0] ? c->netdev : "-", c->name,
+			char dv[sizeof(c->dev)], nd[sizeof(c->netdev)], nm[sizeof(c->name)];
+
+			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s\n",
+			       c->dev[0] ? rt_fmt_safe(c->dev, dv, sizeof(dv)) : "-", c->port,
+			       c->netdev[0] ? rt_fmt_safe(c->netdev, nd, sizeof(nd)) : "-",
+			       rt_fmt_safe(c->name, nm, sizeof(nm)),
 			       (unsigned long long)c->value, rate(d->ports[i].d, secs),
 			       rt_scope_name(c->scope));
 		}
+	}
+}
+
+/* sFlow: what each agent sent, the switch ports, the drops (estimates marked ~). */
+static void print_sflow(const struct rt_snapshot *cur, const struct rt_delta *d, double secs)
+{
+	const struct rt_flow_val *e = &d->est_tot;
+	char c1[16], c2[16];
+	size_t i, shown = 0;
+
+	if (!d->nsfagents)
+		return;
+	printf("sFlow estimates: RoCE ~%s pkts/s ~%.3f Gb/s  CE ~%.2f%%  CNP ~%s/s  (not in the exact totals above)\n",
+	       rt_fmt_si(rate(e->pkts, secs), c1, sizeof(c1)), rate(e->bytes, secs) * 8 / 1e9,
+	       rt_ce_pct(e), rt_fmt_si(rate(e->cnp, secs), c2, sizeof(c2)));
+	for (i = 0; i < d->nsfagents; i++) {
+		const struct rt_sfagent *a = &d->sfagents[i].d;
+
+		printf("sFlow agent %s: %llu datagrams, %llu lost, %llu with errors, %llu rejected, "
+		       "%llu flow samples, %llu drop notifications, %llu counter samples\n",
+		       d->sfagents[i].a->agent, (unsigned long long)a->datagrams, (unsigned long long)a->lost,
+		       (unsigned long long)a->errors, (unsigned long long)a->rejected,
+		       (unsigned long long)a->samples, (unsigned long long)a->drop_samples,
+		       (unsigned long long)a->ctr_samples);
+	}
+	for (i = 0; i < d->nswports; i++) {
+		const struct rt_swport_delta *x = &d->swports[i];
+		const struct rt_swport_ctr *v = &x->d;
+
+		if (!v->samples && !v->drops)
+			continue;
+		if (!shown++)
+			printf("Switch ports (sFlow)\n  %-22s %-7s %7s %9s %8s %6s %9s %9s %10s %6s\n", "PORT", "DIR",
+			       "SAMPLES", "~PKTS/s", "~Gb/s", "~CE%", "MAXQ B", "MEANQ B", "MAXDLY ns", "DROPS");
+		printf("  %-22s %-7s %7llu %9s %8.3f %6.2f", x->p->name, rt_dir_name(x->p->dir),
+		       (unsigned long long)v->samples, rt_fmt_si(rate(v->est_pkts, secs), c1, sizeof(c1)),
+		       rate(v->est_bytes, secs) * 8 / 1e9, rt_pct((double)v->est_ce, (double)v->est_pkts));
+		if (v->depth_n)
+			printf(" %9u %9.0f", x->p->max_depth, (double)v->depth_sum / (double)v->depth_n);
+		else
+			printf(" %9s %9s", "-", "-");
+		if (v->transit_n)
+			printf(" %10u", x->p->max_transit);
+		else
+			printf(" %10s", "-");
+		printf(" %6llu\n", (unsigned long long)v->drops);
+	}
+	for (i = 0; i < d->nswdrops; i++) {
+		const struct rt_swdrop *p = d->swdrops[i].p;
+		const char *name = rt_sf_drop_reason(p->reason);
+
+		if (d->swdrops[i].drops)
+			printf("drops at %s: %llu %s (%u)\n", rt_snapshot_ifname(cur, p->ifindex),
+			       (unsigned long long)d->swdrops[i].drops, name ? name : "?", p->reason);
 	}
 }
 
@@ -113,10 +177,11 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	const struct rt_if_val *it = &d->if_tot;
 	double secs = d->secs;
 	char c1[16], c2[16], c3[16], a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+	char safe[sizeof(cur->notes[0])], ifs[IF_NAMESIZE];
 	size_t i, n, active = 0;
 
 	printf("rocetop %s  source %s  interval %.2f s\n", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)),
-	       cur->source, secs);
+	       rt_fmt_safe(cur->source, safe, sizeof(safe)), secs);
 	printf("RoCE %s pkts/s %.3f Gb/s  CE %.2f%%  CNP %s/s  NAK %s/s  RNR %s/s  flows %zu  evicted %llu\n",
 	       rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)), rate(t->bytes, secs) * 8 / 1e9,
 	       rt_ce_pct(t),
@@ -132,6 +197,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
 		__u64 speed = rt_link_speed_mbps(ifn);
+
+		ifn = rt_fmt_safe(ifn, ifs, sizeof(ifs));
 
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			const struct rt_if_val *v = &d->ifs[i].d;
@@ -151,8 +218,9 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		}
 	}
 	for (i = 0; i < cur->nnotes; i++)
-		printf("note: %s\n", cur->notes[i]);
+		printf("note: %s\n", rt_fmt_safe(cur->notes[i], safe, sizeof(safe)));
 	print_ports(d, secs);
+	print_sflow(cur, d, secs);
 
 	if (rt_grow_to((void **)&b->order, &b->cap, d->nflows, sizeof(*b->order)))
 		return -ENOMEM;
@@ -166,24 +234,32 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++) {
 		const struct rt_flow_delta *fd = b->order[i];
 		const struct rt_flow *f = fd->f;
-		char prio[8];
+		const char *est = f->estimate ? "~" : "";	/* sFlow: estimates */
+		char prio[8], pk[24];
 
 		if (f->v.pcp == RT_PCP_NONE)
 			snprintf(prio, sizeof(prio), "-");
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
+		snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)));
 		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f\n",
-		       rt_snapshot_ifname(cur, f->k.ifindex), rt_dir_name(f->k.dir),
+		       rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)), rt_dir_name(f->k.dir),
 		       rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)),
 		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
-		       rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)), rate(fd->d.bytes, secs) * 8 / 1e9,
+		       pk, rate(fd->d.bytes, secs) * 8 / 1e9,
 		       rt_ce_pct(&fd->d), rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
 		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs));
 	}
 	if (active > i)
 		printf("... %zu more flows (--top 0 shows all)\n", active - i);
 	printf("\n");
-	fflush(stdout);
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		int err = errno ? errno : EIO;
+
+		pr_warn("writing the --batch output to standard output failed: %s.\n", strerror(err));
+		return -err;
+	}
 	return 0;
 }
 

@@ -5,15 +5,25 @@
  * interval's deltas, so the rows of a key sum to its totals. Flushed every
  * interval. The columns are documented in the README and the man page; new
  * columns are only ever appended.
+ *
+ * Safety (rocetop runs as root): the directory must not be writable by other
+ * users, files are opened without following links (outfile.c), text fields
+ * are quoted as RFC 4180 says, and a failed write (a full disk) truncates
+ * each file back to its last whole row before the run ends with the error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdio_ext.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <net/if.h>
 #include "fmt.h"
 #include "log.h"
 #include "nic.h"
+#include "outfile.h"
 #include "sink.h"
 #include "sflow_decode.h"
 
@@ -28,9 +38,13 @@
 		    "in_discards,out_discards,in_errors,out_errors,drops,agent_dgrams_lost\n"
 #define DROPS_HDR "time,agent,port,reason,reason_code,drops\n"
 
+enum { C_FLOWS, C_PFC, C_STATS, C_PORTS, C_SWPORTS, C_DROPS, C__N };
+
 struct csv {
 	FILE *flows, *pfc, *stats, *ports;
 	FILE *swports, *drops;	/* with --sflow */
+	off_t good[C__N];	/* each file's length after its last whole row */
+	int failed;
 	char dir[4096];
 	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
@@ -51,6 +65,14 @@ static void put_str(struct row *r, const char *s)
 		r->n += len;
 	}
 	r->buf[r->n++] = ',';
+}
+
+/* A text field from outside (interface, process name): quoted if need be. */
+static void put_text(struct row *r, const char *s)
+{
+	char q[2 * 64 + 3];
+
+	put_str(r, rt_fmt_csv(s, q, sizeof(q)));
 }
 
 static void put_u64(struct row *r, __u64 v)
@@ -124,7 +146,7 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		}
 		r.n = 0;
 		put_str(&r, ts);
-		put_str(&r, ifname);
+		put_text(&r, ifname);
 		put_str(&r, rt_dir_name(f->k.dir));
 		put_str(&r, cached_addr(&src, f->k.family, f->k.src));
 		put_str(&r, cached_addr(&dst, f->k.family, f->k.dst));
@@ -150,7 +172,7 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		if (f->lqpn || f->pid) {
 			put_u64(&r, f->lqpn);
 			put_u64(&r, f->pid);
-			put_str(&r, f->comm);
+			put_text(&r, f->comm);
 		} else {
 			r.buf[r.n++] = ',';	/* lqpn, pid and comm left empty */
 			r.buf[r.n++] = ',';
@@ -171,6 +193,23 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		nout += r.n;
 	}
 	fwrite(c->out, 1, nout, c->flows);
+}
+
+/* After a failed write: drop what stdio still holds, cut each file back to the
+ * end of its last whole row, and write nothing more. */
+static void cut_back(struct csv *c)
+{
+	FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops };
+	int k;
+
+	c->failed = 1;
+	for (k = 0; k < C__N; k++) {
+		if (!fs[k])
+			continue;
+		__fpurge(fs[k]);
+		if (ftruncate(fileno(fs[k]), c->good[k]))
+			pr_warn("cannot cut %s/ back to its last row: %s.\n", c->dir, strerror(errno));
+	}
 }
 
 static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
@@ -242,14 +281,18 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	size_t i;
 	int err = 0;
 
+	if (c->failed)
+		return -EIO;
 	snprintf(ts, sizeof(ts), "%.6f", t);
 	write_flows(c, cur, d, ts);
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
+		char qifn[2 * IF_NAMESIZE + 3];
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
 		__u64 speed = rt_link_speed_mbps(ifn);
 
+		ifn = rt_fmt_csv(ifn, qifn, sizeof(qifn));
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			if (!v->pfc_frames[p])
 				continue;
@@ -273,17 +316,35 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	}
 	for (i = 0; i < d->nports; i++) {
 		const struct rt_port_ctr *p = d->ports[i].c;
+		char dv[2 * sizeof(p->dev) + 3], nd[2 * sizeof(p->netdev) + 3], nm[2 * sizeof(p->name) + 3];
 
-		fprintf(c->ports, "%.6f,%s,%u,%s,%s,%llu,%llu,%s\n", t, p->dev, p->port, p->netdev,
-			p->name, (unsigned long long)p->value, (unsigned long long)d->ports[i].d,
+		fprintf(c->ports, "%.6f,%s,%u,%s,%s,%llu,%llu,%s\n", t, rt_fmt_csv(p->dev, dv, sizeof(dv)),
+			p->port, rt_fmt_csv(p->netdev, nd, sizeof(nd)), rt_fmt_csv(p->name, nm, sizeof(nm)),
+			(unsigned long long)p->value, (unsigned long long)d->ports[i].d,
 			rt_scope_name(p->scope));
 	}
 	if (c->swports)
 		write_sflow(c, d, t);
-	if (fflush(c->flows) || fflush(c->pfc) || fflush(c->stats) || fflush(c->ports) ||
-	    (c->swports && (fflush(c->swports) || fflush(c->drops)))) {
-		err = -errno;
-		pr_warn("writing CSV files in %s failed: %s.\n", c->dir, strerror(errno));
+	{
+		FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops };
+		int k;
+
+		for (k = 0; k < C__N; k++) {
+			if (!fs[k])
+				continue;
+			errno = 0;
+			if (fflush(fs[k]) == 0 && !ferror(fs[k])) {
+				c->good[k] = ftello(fs[k]);
+				continue;
+			}
+			err = errno ? -errno : -EIO;
+			break;
+		}
+		if (err) {
+			pr_warn("writing CSV files in %s failed: %s; each file is cut back to its last whole row.\n",
+				c->dir, strerror(-err));
+			cut_back(c);
+		}
 	}
 	return err;
 }
@@ -308,19 +369,29 @@ static void csv_close(struct rt_sink *s)
 	free(s);
 }
 
-static FILE *open_csv(struct csv *c, const char *name, const char *hdr)
+static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr)
 {
 	char path[4200];
 	FILE *f;
+	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-	f = fopen(path, "w");
+	fd = rt_out_open(path, "the CSV file", 0);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
 	if (!f) {
 		pr_warn("cannot write %s: %s.\n", path, strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	fputs(hdr, f);
-	fflush(f);
+	if (fflush(f)) {
+		pr_warn("cannot write %s: %s.\n", path, strerror(errno));
+		fclose(f);
+		return NULL;
+	}
+	c->good[k] = ftello(f);
 	return f;
 }
 
@@ -343,18 +414,20 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 		pr_warn("--csv wants a directory, and %s is not one.\n", c->dir);
 		goto fail;
 	}
+	if (rt_out_check_dir(c->dir, "--csv"))
+		goto fail;
 	s->priv = c;
 	s->close = csv_close;
-	if (!(c->flows = open_csv(c, "flows.csv", FLOWS_HDR)) ||
-	    !(c->pfc = open_csv(c, "pfc.csv", PFC_HDR)) ||
-	    !(c->stats = open_csv(c, "stats.csv", STATS_HDR)) ||
-	    !(c->ports = open_csv(c, "ports.csv", PORTS_HDR))) {
+	if (!(c->flows = open_csv(c, C_FLOWS, "flows.csv", FLOWS_HDR)) ||
+	    !(c->pfc = open_csv(c, C_PFC, "pfc.csv", PFC_HDR)) ||
+	    !(c->stats = open_csv(c, C_STATS, "stats.csv", STATS_HDR)) ||
+	    !(c->ports = open_csv(c, C_PORTS, "ports.csv", PORTS_HDR))) {
 		csv_close(s);
 		return NULL;
 	}
 	if ((o->sflow || o->have_sflow_fd) &&
-	    (!(c->swports = open_csv(c, "switchports.csv", SWPORTS_HDR)) ||
-	     !(c->drops = open_csv(c, "drops.csv", DROPS_HDR)))) {
+	    (!(c->swports = open_csv(c, C_SWPORTS, "switchports.csv", SWPORTS_HDR)) ||
+	     !(c->drops = open_csv(c, C_DROPS, "drops.csv", DROPS_HDR)))) {
 		csv_close(s);
 		return NULL;
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * -r FILE: a rocetop recording or a pcap/pcapng capture, told apart by the
- * first bytes of the file, so the name does not matter.
+ * first bytes of the file, so the name does not matter. "-" reads standard
+ * input; pipes and FIFOs are read as streams (no seeking back in the view).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "log.h"
+#include "outfile.h"
 #include "record.h"
 
 /* pcap (both byte orders, micro- and nanosecond) and pcapng section headers. */
@@ -48,10 +50,11 @@ struct rt_source *rt_file_source_new(const struct rt_opts *o)
 	const char *path = o->read_file;
 	unsigned char m[RT_REC_MAGIC_LEN];
 	struct stat st;
-	ssize_t n;
-	int fd;
+	ssize_t n = 0, k;
+	int fd, stream;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* "-" is standard input, as tcpdump -r - reads it. */
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : fcntl(0, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0) {
 		pr_warn("cannot open %s: %s.\n", path, strerror(errno));
 		return NULL;
@@ -61,20 +64,38 @@ struct rt_source *rt_file_source_new(const struct rt_opts *o)
 		pr_warn("%s is a directory, not a capture or a recording.\n", path);
 		return NULL;
 	}
-	n = read(fd, m, sizeof(m));
-	close(fd);
-	if (n < 0) {
-		pr_warn("cannot read %s: %s.\n", path, strerror(errno));
-		return NULL;
+	/* Outputs must never replace the file being read (outfile.c). */
+	rt_protect_input(fd);
+	/* A pipe or FIFO cannot be opened twice: the bytes read to tell the
+	 * format are handed to the reader, which goes on reading the same fd. */
+	stream = !S_ISREG(st.st_mode);
+	while (n < (ssize_t)sizeof(m)) {
+		k = read(fd, m + n, sizeof(m) - (size_t)n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			pr_warn("cannot read %s: %s.\n", path, strerror(errno));
+			close(fd);
+			return NULL;
+		}
+		if (k == 0)
+			break;
+		n += k;
 	}
+	if (!stream)
+		close(fd);
 	if (n == 0) {
 		pr_warn("%s is empty: it holds neither a capture nor a recording.\n", path);
+		if (stream)
+			close(fd);
 		return NULL;
 	}
 	if (n == RT_REC_MAGIC_LEN && !memcmp(m, RT_REC_MAGIC, RT_REC_MAGIC_LEN))
-		return rt_rec_source_new(o);
+		return rt_rec_source_new(o, stream ? fd : -1, m, (size_t)n);
 	if (is_capture(m, n))
-		return rt_pcap_source_new(o);
+		return rt_pcap_source_new(o, stream ? fd : -1, m, (size_t)n);
+	if (stream)
+		close(fd);
 	pr_warn("%s is neither a pcap/pcapng capture nor a rocetop recording (unknown first bytes).\n",
 		path);
 	return NULL;

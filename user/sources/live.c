@@ -80,8 +80,9 @@ static int privileged(void)
 		if (sscanf(line, "CapEff: %llx", &eff) == 1)
 			break;
 	fclose(f);
-	/* CAP_NET_ADMIN (12) and CAP_BPF (39) or CAP_SYS_ADMIN (21) */
-	return (eff >> 12 & 1) && ((eff >> 39 & 1) || (eff >> 21 & 1));
+	/* CAP_NET_ADMIN (12), and CAP_SYS_ADMIN (21) or CAP_BPF (39) with
+	 * CAP_PERFMON (38): without it the verifier refuses the programs. */
+	return (eff >> 12 & 1) && ((eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1)));
 }
 
 static int attach_xdp(struct live *l, struct live_if *i, int want_mode)
@@ -387,7 +388,7 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 			off = sizeof(l->source) - 1;
 	}
 	if (!privileged()) {
-		pr_warn("attaching BPF programs needs root (or CAP_BPF and CAP_NET_ADMIN): run rocetop with sudo.\n");
+		pr_warn("attaching BPF programs needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN): run rocetop with sudo.\n");
 		goto fail;
 	}
 

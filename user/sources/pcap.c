@@ -21,6 +21,18 @@
  * of the next packet, and that snapshot carries a note saying how much was
  * skipped.
  *
+ * Timestamps: classic pcap seconds are unsigned 32-bit (good to 2106; libpcap
+ * hands them over as signed). A packet whose time cannot be placed on the
+ * grid (before 1970, or past RT_PCAP_MAX_SECS: a damaged pcapng timestamp or
+ * if_tsoffset) is skipped and counted in a note; all grid arithmetic then
+ * stays far from overflow. The wire length (origlen) is trusted up to
+ * RT_PCAP_MAX_FRAME bytes; a record claiming more, or less than it holds, is
+ * counted as malformed with its captured length.
+ *
+ * Streams: a pipe or FIFO (-r -) is read through a FILE that first gives
+ * back the bytes rt_file_source_new() read to tell the format; it cannot be
+ * rewound.
+ *
  * Memory is bounded by the flow table (--max-flows, like the kernel map):
  * RoCE frames of flows beyond it count in flow_full.
  */
@@ -43,6 +55,8 @@
 
 #define RT_PCAP_MAX_EMPTY	100
 #define RT_PCAP_IFINDEX		1
+#define RT_PCAP_MAX_SECS	(1ULL << 33)	/* year 2242: ns stay below 2^63 */
+#define RT_PCAP_MAX_FRAME	262144		/* libpcap's largest snapshot length */
 
 #ifndef DLT_LINUX_SLL2
 #define DLT_LINUX_SLL2	276
@@ -62,6 +76,7 @@ struct slot {
 
 struct pending {
 	int have;
+	int unplaced;	/* a time that cannot be placed on the grid */
 	__u64 ts;
 	__u64 len;
 	__u8 dir;
@@ -73,6 +88,11 @@ struct pcapsrc {
 	char ifname[IF_NAMESIZE];
 	pcap_t *pc;
 	int dlt;
+	int classic;		/* classic pcap (unsigned 32-bit seconds), not pcapng */
+	int stream, stream_fd;	/* a pipe or FIFO (its fd, -1 once closed) */
+	unsigned char head[8];	/* its first bytes, already read */
+	size_t nhead;
+	unsigned long long unplaced, unplaced_noted, bad_len;
 	__u64 interval_ns;
 	__u64 t0;		/* grid origin: the first packet */
 	__u64 end;		/* end of the interval being filled */
@@ -141,8 +161,27 @@ static void parse_one(struct pcapsrc *s, const struct pcap_pkthdr *h, const unsi
 	__u16 proto = 0;
 
 	memset(q, 0, sizeof(*q));
-	q->ts = (__u64)h->ts.tv_sec * 1000000000ULL + (__u64)h->ts.tv_usec;	/* opened with nanosecond precision */
+	{
+		/* libpcap reads classic seconds as signed 32-bit: undo that. */
+		long long sec = s->classic ? (long long)(__u32)h->ts.tv_sec : (long long)h->ts.tv_sec;
+
+		if (sec < 0 || (unsigned long long)sec >= RT_PCAP_MAX_SECS || h->ts.tv_usec < 0 ||
+		    h->ts.tv_usec >= 1000000000L) {
+			q->unplaced = 1;
+			return;
+		}
+		/* opened with nanosecond precision */
+		q->ts = (__u64)sec * 1000000000ULL + (__u64)h->ts.tv_usec;
+	}
 	q->dir = RT_DIR_INGRESS;
+	if (len > RT_PCAP_MAX_FRAME || len < cap) {
+		/* An impossible wire length: counted, as malformed, with what it holds. */
+		s->bad_len++;
+		q->p.pcp = RT_PCP_NONE;
+		q->p.kind = RT_K_MALFORMED;
+		q->len = cap;
+		return;
+	}
 	switch (s->dlt) {
 	case DLT_EN10MB:
 		break;
@@ -234,9 +273,16 @@ static void next_packet(struct pcapsrc *s)
 	s->pend.have = 0;
 	if (s->eof)
 		return;
+again:
 	r = pcap_next_ex(s->pc, &h, &d);
 	if (r == 1) {
 		parse_one(s, h, d, &s->pend);
+		if (s->pend.unplaced) {
+			if (!s->unplaced++)
+				pr_warn("%s: packet %llu has a time that cannot be placed (before 1970 or after 2242); such packets are skipped and counted in a note.\n",
+					s->path, s->npkts + s->unplaced);
+			goto again;
+		}
 		s->pend.have = 1;
 		s->npkts++;
 		if (s->progress && !(s->npkts & 8191))
@@ -265,11 +311,59 @@ static int supported(int dlt)
 	       dlt == DLT_RAW || dlt == LINKTYPE_RAW_ || dlt == DLT_IPV4 || dlt == DLT_IPV6;
 }
 
+/* A stream's FILE: the bytes already read, then the rest of the fd. */
+static ssize_t stream_read(void *cookie, char *buf, size_t n)
+{
+	struct pcapsrc *s = cookie;
+	ssize_t r;
+
+	if (s->nhead) {
+		size_t k = n < s->nhead ? n : s->nhead;
+
+		memcpy(buf, s->head, k);
+		memmove(s->head, s->head + k, s->nhead - k);
+		s->nhead -= k;
+		return (ssize_t)k;
+	}
+	do
+		r = read(s->stream_fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static int stream_close(void *cookie)
+{
+	struct pcapsrc *s = cookie;
+
+	close(s->stream_fd);
+	s->stream_fd = -1;
+	return 0;
+}
+
+static FILE *stream_file(struct pcapsrc *s)
+{
+	cookie_io_functions_t io = { .read = stream_read, .close = stream_close };
+
+	return fopencookie(s, "r", io);
+}
+
 static int open_capture(struct pcapsrc *s)
 {
 	char err[PCAP_ERRBUF_SIZE] = "";
 
-	s->pc = pcap_open_offline_with_tstamp_precision(s->path, PCAP_TSTAMP_PRECISION_NANO, err);
+	if (s->stream) {
+		FILE *f = stream_file(s);
+
+		if (!f) {
+			pr_warn("cannot read %s: %s.\n", s->path, strerror(errno));
+			return -EINVAL;
+		}
+		s->pc = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, err);
+		if (!s->pc)
+			fclose(f);
+	} else {
+		s->pc = pcap_open_offline_with_tstamp_precision(s->path, PCAP_TSTAMP_PRECISION_NANO, err);
+	}
 	if (!s->pc) {
 		pr_warn("cannot read %s as a capture: %s.\n", s->path, err);
 		return -EINVAL;
@@ -294,6 +388,7 @@ static void reset(struct pcapsrc *s)
 	s->started = s->eof = 0;
 	s->npkts = 0;
 	s->empty_run = 0;
+	s->unplaced = s->unplaced_noted = s->bad_len = 0;
 }
 
 static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
@@ -306,7 +401,10 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 	if (!s->started) {
 		next_packet(s);
 		if (!s->pend.have) {
-			if (!s->npkts && !s->eof_warned)
+			if (!s->npkts && !s->eof_warned && s->unplaced)
+				pr_warn("%s holds no packet whose time can be placed (%llu skipped).\n", s->path,
+					s->unplaced);
+			else if (!s->npkts && !s->eof_warned)
 				pr_warn("%s holds no packets.\n", s->path);
 			s->eof_warned = 1;
 			return 0;
@@ -343,6 +441,11 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 	rt_snapshot_add_iface(snap, RT_PCAP_IFINDEX, s->ifname, "file");
 	if (s->note[0])
 		rt_snapshot_note(snap, "%s", s->note);
+	if (s->unplaced > s->unplaced_noted) {
+		rt_snapshot_note(snap, "%llu packet(s) skipped: their time cannot be placed (before 1970 or after 2242)",
+				 s->unplaced - s->unplaced_noted);
+		s->unplaced_noted = s->unplaced;
+	}
 	for (d = 0; d < 2; d++) {
 		struct rt_ifdir *r;
 
@@ -377,8 +480,9 @@ static int pcap_rewind(struct rt_source *src)
 {
 	struct pcapsrc *s = src->priv;
 
-	if (s->pc)
-		pcap_close(s->pc);
+	if (s->stream || !s->pc)
+		return -ESPIPE;	/* a pipe cannot be read again */
+	pcap_close(s->pc);
 	s->pc = NULL;
 	reset(s);
 	return open_capture(s);
@@ -391,6 +495,8 @@ static void pcap_src_close(struct rt_source *src)
 	if (s) {
 		if (s->pc)
 			pcap_close(s->pc);
+		else if (s->stream_fd >= 0)
+			close(s->stream_fd);
 		rt_htab_free(&s->tab);
 		free(s->buf);
 		free(s);
@@ -398,7 +504,7 @@ static void pcap_src_close(struct rt_source *src)
 	free(src);
 }
 
-struct rt_source *rt_pcap_source_new(const struct rt_opts *o)
+struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead)
 {
 	struct rt_source *src = calloc(1, sizeof(*src));
 	struct pcapsrc *s = calloc(1, sizeof(*s));
@@ -410,9 +516,20 @@ struct rt_source *rt_pcap_source_new(const struct rt_opts *o)
 		pr_warn("out of memory.\n");
 		free(src);
 		free(s);
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
 	src->priv = s;
+	s->stream_fd = fd;
+	s->stream = fd >= 0;
+	nhead = nhead > sizeof(s->head) ? sizeof(s->head) : nhead;
+	/* pcapng opens with a section header block; everything else is classic. */
+	s->classic = !(nhead >= 4 && !memcmp(head, "\x0a\x0d\x0d\x0a", 4));
+	if (fd >= 0) {
+		memcpy(s->head, head, nhead);
+		s->nhead = nhead;
+	}
 	src->name = "pcap";
 	src->collect = pcap_collect;
 	src->rewind = pcap_rewind;
@@ -426,7 +543,7 @@ struct rt_source *rt_pcap_source_new(const struct rt_opts *o)
 		s->interval_ns = 1;
 	rt_htab_init(&s->tab, sizeof(struct slot), sizeof(struct rt_flow_key),
 		     o->max_flows ? o->max_flows : 16384);
-	s->fsize = stat(s->path, &st) ? 0 : (long long)st.st_size;
+	s->fsize = fd >= 0 || stat(s->path, &st) ? 0 : (long long)st.st_size;
 	/* Progress only where nobody draws on the terminal (main.c's test for the view). */
 	tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	if (!tui && isatty(STDERR_FILENO) && rt_verbosity >= RT_LOG_INFO)

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# rocetop-exporter.service runs rocetop as an unprivileged user with only the
+# capabilities its unit names. Here that very command line (-D --listen, an
+# interface) runs under setpriv as nobody with exactly the unit's ambient and
+# bounding capabilities, on a veth in a namespace of the test's: it attaches,
+# and its metrics count what rocetop-gen sent, as tshark counts the same
+# frames. Without any one of them it stops with one sentence naming them. The
+# unit keeps its hardening (ProtectSystem=strict, no root, restart on failure).
+# (systemd-analyze verify runs on the installed unit in test_deb.sh.)
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
+unit=dist/rocetop-exporter.service
+ns=rts$$ A=rts$$a B=rts$$b
+tmp=$(mktemp -d); chmod 755 "$tmp"
+pid=
+cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fails=0
+ok() { echo "PASS service $1"; }
+bad() { echo "FAIL service $1: $2"; fails=$((fails + 1)); }
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP service: needs root for namespaces and setpriv"; exit 0; fi
+
+key() { sed -n "s/^$1=//p" "$unit" | tail -1; }
+for kv in ProtectSystem=strict Restart=on-failure DynamicUser=yes NoNewPrivileges=yes \
+	EnvironmentFile=/etc/default/rocetop; do
+	[ "$(key "${kv%%=*}")" = "${kv#*=}" ] && ok "unit: $kv" || bad unit "${kv%%=*} is '$(key "${kv%%=*}")'"
+done
+grep -q '^User=root' "$unit" && bad unit "runs as root"
+grep -q '^WantedBy=multi-user.target' "$unit" && ok "unit: enabling starts it at boot (multi-user.target)" ||
+	bad unit "no WantedBy"
+exec_line=$(key ExecStart)
+case $exec_line in
+"/usr/bin/rocetop -D --listen \${ROCETOP_LISTEN} \$ROCETOP_INTERFACES \$ROCETOP_OPTS") ok "unit: ExecStart is $exec_line" ;;
+*) bad unit "ExecStart is '$exec_line'" ;;
+esac
+# The default file defines what ExecStart uses, and nothing else.
+vars=$(grep -o '^[A-Z_]*=' dist/rocetop.default | tr -d = | sort | tr '\n' ' ')
+[ "$vars" = "ROCETOP_INTERFACES ROCETOP_LISTEN ROCETOP_OPTS " ] && ok "/etc/default/rocetop sets $vars" ||
+	bad default "sets '$vars'"
+
+caps=$(key AmbientCapabilities)
+[ "$caps" = "$(key CapabilityBoundingSet)" ] || bad unit "ambient '$caps' and bounding '$(key CapabilityBoundingSet)' differ"
+set_of() { local s=-all c; for c in $1; do c=${c#CAP_}; s+=",+${c,,}"; done; echo "$s"; }
+as_nobody() {	# CAPS then the command
+	local s; s=$(set_of "$1"); shift
+	ip netns exec "$ns" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$s" \
+		--ambient-caps="$s" -- "$@"
+}
+
+ip netns add "$ns" && ip -n "$ns" link add "$A" type veth peer name "$B" &&
+	ip -n "$ns" link set "$A" up && ip -n "$ns" link set "$B" up && ip -n "$ns" link set lo up ||
+	{ echo "FAIL service: cannot build the namespace"; exit 1; }
+ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+
+# The unit's command line with its environment, as systemd would split it.
+ROCETOP_LISTEN=19465 ROCETOP_INTERFACES="-i $B" ROCETOP_OPTS="-d 0.2 --flow-timeout 0"
+run_as_nobody() { exec ip netns exec "$ns" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	--inh-caps="$(set_of "$caps")" --ambient-caps="$(set_of "$caps")" -- "$@"; }
+run_as_nobody "$ROCETOP" -D --listen ${ROCETOP_LISTEN} $ROCETOP_INTERFACES $ROCETOP_OPTS \
+	>"$tmp/out" 2>"$tmp/err" &
+pid=$!
+up=
+for _ in $(seq 100); do
+	ip netns exec "$ns" curl -sf --max-time 1 -o /dev/null "http://127.0.0.1:19465/metrics" && { up=1; break; }
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -n "$up" ]; then
+	ok "as nobody with only $caps it attaches and serves /metrics"
+else
+	bad caps "rocetop as nobody with $caps did not come up: $(tail -3 "$tmp/err")"
+fi
+uid=$(awk '/^Uid:/ {print $2}' /proc/$pid/status 2>/dev/null)
+eff=$(capsh --decode="$(awk '/^CapEff:/ {print $2}' /proc/$pid/status 2>/dev/null)" 2>/dev/null |
+	sed 's/.*=//' | tr ',' '\n' | tr a-z A-Z | sort | tr '\n' ' ')
+want=$(echo "$caps" | tr ' ' '\n' | sort | tr '\n' ' ')
+[ "$uid" = 65534 ] && [ "$eff" = "$want" ] && ok "it runs as uid 65534 with exactly $eff" ||
+	bad uid "uid '$uid', effective capabilities '$eff'"
+
+"$GEN" --scenario fixed --frames 50 --tx-data "$ns:$A" --pcap "$tmp/sent.pcap" -q 2>"$tmp/gen.err" ||
+	bad gen "rocetop-gen failed: $(tail -2 "$tmp/gen.err")"
+t_roce=$(tshark -r "$tmp/sent.pcap" -Y 'udp.dstport == 4791' 2>/dev/null | wc -l)
+t_pause=$(tshark -r "$tmp/sent.pcap" -Y 'eth.type == 0x8808' 2>/dev/null | wc -l)
+got=
+for _ in $(seq 50); do
+	sleep 0.2
+	m=$(ip netns exec "$ns" curl -s --max-time 1 "http://127.0.0.1:19465/metrics")
+	roce=$(echo "$m" | grep "^rocetop_parser_frames_total{interface=\"$B\",direction=\"ingress\",outcome=\"roce\"}" | awk '{print $2}')
+	pause=$(echo "$m" | grep "^rocetop_parser_frames_total{interface=\"$B\",direction=\"ingress\",outcome=\"pause\"}" | awk '{print $2}')
+	got="$roce $pause"
+	[ "$got" = "$t_roce $t_pause" ] && break
+done
+[ "$got" = "$t_roce $t_pause" ] && [ "$t_roce" -gt 0 ] &&
+	ok "its metrics count $t_roce RoCE and $t_pause pause frames on $B, as tshark counts what was sent" ||
+	bad counts "metrics say RoCE/pause '$got', tshark '$t_roce $t_pause'"
+kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
+[ $rc = 0 ] && ok "SIGTERM (systemctl stop) ends it with exit 0" || bad stop "exit $rc after SIGTERM"
+
+# Each capability of the unit is needed: without any one, rocetop stops with
+# one sentence naming them and a non-zero exit, before anything is attached.
+for c in $caps; do
+	less=$(echo "$caps" | tr ' ' '\n' | grep -vx "$c" | tr '\n' ' ')
+	as_nobody "$less" "$ROCETOP" -D -i "$B" -n 1 >/dev/null 2>"$tmp/less.err"
+	rc=$?
+	[ $rc -ne 0 ] && [ "$(wc -l <"$tmp/less.err")" = 1 ] && grep -q "$c" "$tmp/less.err" &&
+		ok "without $c: exit $rc and '$(cat "$tmp/less.err")'" ||
+		bad "without-$c" "exit $rc: $(head -3 "$tmp/less.err")"
+done
+[ $fails -eq 0 ]

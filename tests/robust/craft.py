@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Hostile and unlucky inputs for tests/robust (issue 16), built with scapy and
+struct from the file formats' specifications, never with rocetop:
+
+  pcap-times FILE SEC...      classic pcap, one RoCE frame per u32 ts_sec given
+  pcapng-times FILE TS...     pcapng (usec resolution), one RoCE frame per u64 timestamp
+  pcapng-offset FILE OFF N    pcapng whose interface has if_tsoffset OFF (signed), N frames
+  origlen FILE                2 frames with honest lengths, 3 claiming 4 GiB
+  many FILE N [SECS]          N RoCE frames of N distinct flows over SECS seconds (default 1)
+
+Every frame is RoCEv2 RDMA WRITE 10.0.0.1 -> 10.0.0.2, its length printed on
+stdout by 'framelen'.
+"""
+import struct
+import sys
+
+
+def frame(qp=0x11, src="10.0.0.1"):
+    from scapy.all import Ether, IP, UDP, Raw
+    from scapy.contrib.roce import BTH
+    f = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / \
+        IP(src=src, dst="10.0.0.2", tos=(26 << 2) | 2) / \
+        UDP(sport=49152, dport=4791) / BTH(opcode=0x0a, dqpn=qp, psn=1) / Raw(b"\xab" * 64)
+    return bytes(f)
+
+
+def pcap_hdr():
+    return struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+
+
+def pcap_rec(sec, usec, data, origlen=None):
+    return struct.pack("<IIII", sec, usec, len(data), len(data) if origlen is None else origlen) + data
+
+
+def ng_block(btype, body):
+    pad = (-len(body)) % 4
+    total = 12 + len(body) + pad
+    return struct.pack("<II", btype, total) + body + b"\0" * pad + struct.pack("<I", total)
+
+
+def ng_shb():
+    return ng_block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
+
+
+def ng_idb(options=b""):
+    return ng_block(1, struct.pack("<HHI", 1, 0, 65535) + options)
+
+
+def ng_epb(ts, data):
+    body = struct.pack("<IIIII", 0, ts >> 32, ts & 0xffffffff, len(data), len(data))
+    body += data + b"\0" * ((-len(data)) % 4)
+    return ng_block(6, body)
+
+
+def main():
+    cmd, path = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None
+    args = sys.argv[3:]
+    if cmd == "framelen":
+        print(len(frame()))
+        return
+    out = bytearray()
+    if cmd == "pcap-times":
+        out += pcap_hdr()
+        for s in args:
+            out += pcap_rec(int(s, 0), 0, frame())
+    elif cmd == "pcapng-times":
+        out += ng_shb() + ng_idb()
+        for t in args:
+            out += ng_epb(int(t, 0), frame())
+    elif cmd == "pcapng-offset":
+        off, n = int(args[0], 0), int(args[1])
+        opt = struct.pack("<HHq", 14, 8, off) + struct.pack("<HH", 0, 0)
+        out += ng_shb() + ng_idb(opt)
+        for i in range(n):
+            out += ng_epb((1700000000 + i) * 1000000, frame())
+    elif cmd == "origlen":
+        out += pcap_hdr()
+        out += pcap_rec(1700000000, 0, frame())
+        for i in range(3):
+            out += pcap_rec(1700000000, 1000 * (i + 1), frame(), origlen=0xfffffff0)
+        out += pcap_rec(1700000000, 5000, frame())
+    elif cmd == "many":
+        out += pcap_hdr()
+        base = frame()
+        n, secs = int(args[0]), int(args[1]) if len(args) > 1 else 1
+        for i in range(n):
+            f = bytearray(base)
+            # BTH dest QP (bytes 5-7 of the BTH at 14 + 20 + 8): a distinct flow each
+            struct.pack_into(">I", f, 42 + 4, i + 1)
+            f[42 + 4] = 0
+            out += pcap_rec(1700000000 + i * secs // n, i % 1000000, bytes(f))
+    else:
+        sys.exit("unknown command " + cmd)
+    open(path, "wb").write(out)
+
+
+if __name__ == "__main__":
+    main()

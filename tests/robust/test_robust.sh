@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Robustness (issue 16): hostile and unlucky captures, paths and outputs.
+# Every expected number is the test's own: frames written by tests/robust/
+# craft.py (scapy and struct, 122-byte RoCE frames), times chosen here.
+#   3   timestamps past 2038 / 2106 / 2^64-1 and a negative if_tsoffset
+#   19  an origlen of 4 GiB counts as malformed; CSV cut back to whole rows
+#   4   -r x -w x (any spelling), --csv and rotation onto the input
+#   5   symbolic links and others' directories refused for -w and --csv
+#   10  --batch into /dev/full: a sentence and exit 1
+#   11  escapes out of --batch, RFC 4180 quoting in CSV
+#   12  a second writer of one recording is refused
+#   13  -r - from a pipe, and -r FIFO
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+PY=${PYTHON:-/usr/bin/python3}
+C="$PY $PWD/tests/robust/craft.py"
+T=$(mktemp -d /tmp/rto-rob.XXXXXX)
+chmod 700 "$T"
+trap 'mountpoint -q "$T/small" && umount "$T/small"; rm -rf "$T"' EXIT
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+[ -x "$ROCETOP" ] || { fail robust "no $ROCETOP"; exit 1; }
+$PY -c 'import scapy' 2>/dev/null || { fail robust "no scapy in $PY"; exit 1; }
+cd "$T"
+L=$($C framelen)	# 122
+
+# stats.csv column of the last data row: col FILE NAME
+col() { $PY - "$1" "$2" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+print(sum(int(r[sys.argv[2]]) for r in rows) if sys.argv[2] != "time" else rows[-1]["time"])
+PY
+}
+
+# --- 3: times. ts_sec 0xFFFFFFFF is 2106 (unsigned), not -1: the grid jumps
+# there once; 2100 reads as 2100; 2^64-1 usec and if_tsoffset < 0 cannot be
+# placed: skipped with a note; every run ends within seconds.
+$C pcap-times t1.pcap 1700000000 1700000000 0xFFFFFFFF
+timeout 20 "$ROCETOP" -r t1.pcap --csv c1 -D -q 2>e1; rc=$?
+if [ $rc = 0 ] && [ "$(col c1/stats.csv frames)" = 3 ] && [ "$(col c1/stats.csv time)" = 4294967296.000000 ]; then
+	pass pcap_ts_sec_ffffffff_is_2106
+else fail pcap_ts_sec_ffffffff_is_2106 "rc $rc, frames $(col c1/stats.csv frames), last time $(col c1/stats.csv time)"; fi
+$C pcap-times t2.pcap 4102444800
+timeout 20 "$ROCETOP" -r t2.pcap --csv c2 -D -q 2>e2; rc=$?
+[ $rc = 0 ] && [ "$(col c2/stats.csv time)" = 4102444801.000000 ] && pass pcap_seconds_after_2038_unsigned ||
+	fail pcap_seconds_after_2038_unsigned "rc $rc, interval end $(col c2/stats.csv time), want 4102444801.000000 (2100)"
+$C pcapng-times t3.pcapng 1700000000000000 1700000000100000 0xFFFFFFFFFFFFFFFF 1700000000200000
+timeout 20 "$ROCETOP" -r t3.pcapng -b -q >b3 2>e3; rc=$?
+if [ $rc = 0 ] && grep -q '^frames 3 ' b3 && grep -q '^note: 1 packet(s) skipped: their time cannot be placed' b3; then
+	pass pcapng_ts_2e64_skipped_with_note
+else fail pcapng_ts_2e64_skipped_with_note "rc $rc: $(head -c 300 b3) $(cat e3)"; fi
+$C pcapng-offset t4.pcapng -2000000000 3
+timeout 20 "$ROCETOP" -r t4.pcapng -b >b4 2>e4; rc=$?
+grep -q 'holds no packet whose time can be placed (3 skipped)' e4 && [ ! -s b4 ] &&
+	pass pcapng_negative_tsoffset_skipped || fail pcapng_negative_tsoffset_skipped "rc $rc: $(cat e4) $(head -c 200 b4)"
+
+# --- 19: origlen 0xfffffff0 on 3 of 5 records: malformed, counted with their
+# 122 captured bytes, not 12 GiB.
+$C origlen ol.pcap
+"$ROCETOP" -r ol.pcap --csv c5 -D -q 2>e5
+got="$(col c5/stats.csv frames) $(col c5/stats.csv bytes) $(col c5/stats.csv roce) $(col c5/stats.csv malformed)"
+[ "$got" = "5 $((5 * L)) 2 3" ] && pass origlen_clamped_malformed ||
+	fail origlen_clamped_malformed "frames bytes roce malformed = $got, want 5 $((5 * L)) 2 3"
+
+# --- 4: -r ./x.pcap -w x.pcap (and --csv onto it, and a rotation onto it)
+cp ol.pcap x.pcap; sum0=$(md5sum < x.pcap)
+"$ROCETOP" -r ./x.pcap -w x.pcap -D 2>e6; rc=$?
+[ $rc != 0 ] && [ "$(md5sum < x.pcap)" = "$sum0" ] && grep -q 'is the file being read' e6 &&
+	pass write_onto_input_refused || fail write_onto_input_refused "rc $rc, $(cat e6)"
+mkdir -m 700 d7 && ln x.pcap d7/flows.csv 2>/dev/null || cp x.pcap d7/flows.csv
+"$ROCETOP" -r d7/flows.csv --csv d7 -D 2>e7; rc=$?
+[ $rc != 0 ] && [ "$(md5sum < d7/flows.csv)" = "$sum0" ] && pass csv_onto_input_refused ||
+	fail csv_onto_input_refused "rc $rc, $(cat e7)"
+$C many three.pcap 3000 3	# three intervals of 1000 flows: blocks above 4 KiB
+"$ROCETOP" -r three.pcap -w r.rtr -D -q && mv r.rtr r.rtr.1; sum1=$(md5sum < r.rtr.1)
+"$ROCETOP" -r r.rtr.1 -w r.rtr --max-size 4096 -D 2>e8; rc=$?
+[ $rc != 0 ] && [ "$(md5sum < r.rtr.1)" = "$sum1" ] && grep -q 'would replace .*r.rtr.1, the file being read' e8 &&
+	pass rotation_onto_input_refused ||
+	fail rotation_onto_input_refused "rc $rc, $(cat e8)"
+
+# --- 5: links and others' directories
+echo precious > victim; mkdir -m 700 d9; ln -s "$T/victim" d9/flows.csv; ln -s "$T/victim" link.rtr
+"$ROCETOP" -r ol.pcap --csv d9 -D 2>e9; rc1=$?
+"$ROCETOP" -r ol.pcap -w link.rtr -D 2>>e9; rc2=$?
+[ $rc1 != 0 ] && [ $rc2 != 0 ] && [ "$(cat victim)" = precious ] && grep -q 'symbolic link' e9 &&
+	pass outputs_never_follow_links || fail outputs_never_follow_links "rc $rc1 $rc2, victim $(head -c 40 victim), $(cat e9)"
+mkdir -m 777 d10
+"$ROCETOP" -r ol.pcap --csv d10 -D 2>e10; rc=$?
+[ $rc != 0 ] && grep -q 'writable by other users' e10 && [ ! -e d10/flows.csv ] &&
+	pass csv_dir_writable_by_others_refused || fail csv_dir_writable_by_others_refused "rc $rc, $(cat e10)"
+mkdir d11 && chmod 1777 d11 && chown nobody d11 2>/dev/null
+"$ROCETOP" -r ol.pcap --csv d11 -D 2>e11; rc=$?
+[ $rc != 0 ] && [ ! -e d11/flows.csv ] && pass csv_sticky_dir_of_another_user_refused ||
+	fail csv_sticky_dir_of_another_user_refused "rc $rc, $(cat e11)"
+# An earlier run's files are replaced, and that is said.
+"$ROCETOP" -r ol.pcap --csv c5 -D 2>e12; rc=$?
+[ $rc = 0 ] && grep -q 'held .* bytes of an earlier run; they are replaced' e12 &&
+	pass earlier_run_replaced_is_said || fail earlier_run_replaced_is_said "rc $rc, $(cat e12)"
+
+# --- 10: write errors
+"$ROCETOP" -r ol.pcap -b >/dev/full 2>e13; rc=$?
+[ $rc = 1 ] && grep -q 'standard output failed' e13 && pass batch_write_error_exit_1 ||
+	fail batch_write_error_exit_1 "rc $rc, $(cat e13)"
+
+# --- 11: a capture named with an escape sequence and with a comma and a quote
+esc=$(printf 'e\033]0;x\007.pcap'); cp ol.pcap "$esc"
+"$ROCETOP" -r "$esc" -b -q >b14 2>&1; rc=$?
+n=$(tr -cd '\033\007' < b14 | wc -c)
+[ $rc = 0 ] && [ "$n" = 0 ] && grep -q 'e?\]0;x?.pcap' b14 && pass batch_escapes_control_bytes ||
+	fail batch_escapes_control_bytes "rc $rc, $n control bytes in the output"
+cp ol.pcap 'a,b"c.pcap'
+"$ROCETOP" -r 'a,b"c.pcap' --csv c15 -D -q 2>e15
+out=$($PY - c15 <<'PY'
+import csv, sys
+for name in ("flows.csv", "stats.csv"):
+    rows = list(csv.reader(open(sys.argv[1] + "/" + name)))
+    width = len(rows[0])
+    for r in rows[1:]:
+        if len(r) != width or r[1] != 'a,b"c.pcap':
+            print(name, "row", r, "has", len(r), "fields, want", width, "and ifname a,b\"c.pcap")
+            break
+PY
+)
+[ -z "$out" ] && pass csv_fields_quoted_rfc4180 || fail csv_fields_quoted_rfc4180 "$out"
+
+# --- 12: a second writer (the first holds the flock rocetop takes)
+"$ROCETOP" -r ol.pcap -w w.rtr -D -q; sumw=$(md5sum < w.rtr)
+flock w.rtr sleep 3 &
+sleep 0.3
+"$ROCETOP" -r ol.pcap -w w.rtr -D 2>e16; rc=$?
+wait
+[ $rc != 0 ] && grep -q 'being written by another process' e16 && [ "$(md5sum < w.rtr)" = "$sumw" ] &&
+	pass second_writer_refused || fail second_writer_refused "rc $rc, $(cat e16)"
+
+# --- 13: pipes and FIFOs
+cat t1.pcap | timeout 20 "$ROCETOP" -r - --csv c17 -D -q 2>e17; rc=$?
+[ $rc = 0 ] && [ "$(col c17/stats.csv frames)" = 3 ] && pass read_capture_from_stdin_pipe ||
+	fail read_capture_from_stdin_pipe "rc $rc, $(cat e17)"
+cat w.rtr | timeout 20 "$ROCETOP" -r - --csv c18 -D -q 2>e18; rc=$?
+[ $rc = 0 ] && [ "$(col c18/stats.csv frames)" = 5 ] && pass read_recording_from_stdin_pipe ||
+	fail read_recording_from_stdin_pipe "rc $rc, $(cat e18)"
+mkfifo fifo; (cat ol.pcap > fifo &)
+timeout 20 "$ROCETOP" -r fifo --csv c19 -D -q 2>e19; rc=$?
+[ $rc = 0 ] && [ "$(col c19/stats.csv malformed)" = 3 ] && pass read_capture_from_fifo ||
+	fail read_capture_from_fifo "rc $rc, $(cat e19)"
+
+# --- 19: a full disk: each CSV file ends with a whole row, the run says so and exits 1.
+mkdir -m 700 small && mount -t tmpfs -o size=64k,mode=700 rto-rob "$T/small" || fail csv_enospc "cannot mount a small tmpfs"
+$C many many.pcap 3000
+"$ROCETOP" -r many.pcap --csv small/c -D -q -d 0.01 2>e20; rc=$?
+out=$(for f in small/c/*.csv; do [ -s "$f" ] && [ "$(tail -c1 "$f" | od -An -c | tr -d ' ')" != '\n' ] && echo "$f ends mid-row"; done)
+[ $rc = 1 ] && [ -z "$out" ] && grep -q 'cut back to its last whole row' e20 && pass csv_full_disk_whole_rows ||
+	fail csv_full_disk_whole_rows "rc $rc, $out $(cat e20)"
+exit 0
