@@ -110,7 +110,7 @@ int rt_report_main(int argc, char **argv)
 		return 2;
 	}
 	o.read_file = path = argv[first];
-	r = rt_report_new(path, rt_file_is_recording(path) ? "recording" : "capture", a.top, a.speed_mbps);
+	r = rt_report_new(path, a.top, a.speed_mbps);
 	if (!r) {
 		pr_warn("out of memory.\n");
 		return 1;

@@ -10,6 +10,8 @@
 #include "opts.h"
 #include "snapshot.h"
 
+struct rt_source;
+
 /* What an interactive sink may ask of the main loop. */
 struct rt_ctl {
 	int quit;
@@ -31,6 +33,9 @@ struct rt_sink {
 	/* Optional: an fd to poll (the TUI's stdin) and its handler. */
 	int input_fd;
 	int (*on_input)(struct rt_sink *s, struct rt_ctl *ctl);
+	/* Optional: called once before the first snapshot, with the source
+	 * (its name says what it is: "live", "pcap", "recording", "sflow"). */
+	void (*start)(struct rt_sink *s, const struct rt_source *src);
 	/* Optional: called when the loop has nothing to do for a while (redraw clocks). */
 	void (*on_idle)(struct rt_sink *s, struct rt_ctl *ctl);
 	void *priv;

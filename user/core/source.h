@@ -30,8 +30,6 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o);		/* user/sources/
 int rt_live_flows_fd(struct rt_source *src);
 /* A file: a rocetop recording or a capture, told apart by its magic. */
 struct rt_source *rt_file_source_new(const struct rt_opts *o);		/* user/sources/file.c */
-/* 1 when path starts like a rocetop recording (else a capture, or neither). */
-int rt_file_is_recording(const char *path);
 
 /* The NIC's own counters, joined into a snapshot after collect (user/nic/nic.c). */
 struct rt_nic;

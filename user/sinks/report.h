@@ -12,10 +12,10 @@
 
 struct report;
 
-/* path: the file (for the header); kind: "capture" or "recording"; top:
- * rows per table (0: all); speed_mbps: link speed for paused time, 0 to look
- * it up (sysfs, else 100 Gb/s). NULL without memory. */
-struct report *rt_report_new(const char *path, const char *kind, int top, __u64 speed_mbps);
+/* path: the file (for the header); top: rows per table (0: all);
+ * speed_mbps: link speed for paused time, 0 to look it up (sysfs, else
+ * 100 Gb/s). NULL without memory. */
+struct report *rt_report_new(const char *path, int top, __u64 speed_mbps);
 /* The sink that feeds it; owned by the report (its close does nothing). */
 struct rt_sink *rt_report_sink(struct report *r);
 /* Intervals taken so far. */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "nic.h"
 #include "report_impl.h"
+#include "source.h"
 
 /* Find or insert (keeping the order) the aggregate of a NIC counter. */
 static struct agg_port *port_get(struct report *r, const struct rt_port_ctr *c)
@@ -245,14 +246,22 @@ static void report_close(struct rt_sink *s)
 	(void)s;	/* the report outlives the loop: rt_report_free() */
 }
 
-struct report *rt_report_new(const char *path, const char *kind, int top, __u64 speed_mbps)
+/* The file is a recording or a capture: the source says which. */
+static void report_start(struct rt_sink *s, const struct rt_source *src)
+{
+	struct report *r = s->priv;
+
+	r->kind = strcmp(src->name, "recording") ? "capture" : "recording";
+}
+
+struct report *rt_report_new(const char *path, int top, __u64 speed_mbps)
 {
 	struct report *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
 	r->path = path;
-	r->kind = kind;
+	r->kind = "capture";
 	r->top = top;
 	r->speed_mbps = speed_mbps;
 	r->speed_from = "given";
@@ -261,6 +270,7 @@ struct report *rt_report_new(const char *path, const char *kind, int top, __u64 
 	r->sink.name = "report";
 	r->sink.emit = report_emit;
 	r->sink.close = report_close;
+	r->sink.start = report_start;
 	r->sink.input_fd = -1;
 	r->sink.priv = r;
 	return r;

@@ -32,19 +32,6 @@ static int is_capture(const unsigned char *m, ssize_t n)
 	return 0;
 }
 
-int rt_file_is_recording(const char *path)
-{
-	unsigned char m[RT_REC_MAGIC_LEN];
-	ssize_t n = -1;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		n = read(fd, m, sizeof(m));
-		close(fd);
-	}
-	return n == RT_REC_MAGIC_LEN && !memcmp(m, RT_REC_MAGIC, RT_REC_MAGIC_LEN);
-}
-
 struct rt_source *rt_file_source_new(const struct rt_opts *o)
 {
 	const char *path = o->read_file;
