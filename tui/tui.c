@@ -828,6 +828,9 @@ static void draw_detail(struct tui *t, int y, int h)
 				snprintf(line + strlen(line), sizeof(line) - strlen(line),
 					 "  queue: largest %u B this interval, mean %.0f B since start",
 					 p->max_depth, (double)p->c.depth_sum / (double)p->c.depth_n);
+			if (o->sw_drops)
+				snprintf(line + strlen(line), sizeof(line) - strlen(line),
+					 "  dropped there: %llu notifications", (unsigned long long)o->sw_drops);
 			if (p && p->c.drops)
 				snprintf(line + strlen(line), sizeof(line) - strlen(line), "  port drops %llu",
 					 (unsigned long long)p->c.drops);

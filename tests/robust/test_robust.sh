@@ -152,4 +152,21 @@ $C many many.pcap 3000
 out=$(for f in small/c/*.csv; do [ -s "$f" ] && [ "$(tail -c1 "$f" | od -An -c | tr -d ' ')" != '\n' ] && echo "$f ends mid-row"; done)
 [ $rc = 1 ] && [ -z "$out" ] && grep -q 'cut back to its last whole row' e20 && pass csv_full_disk_whole_rows ||
 	fail csv_full_disk_whole_rows "rc $rc, $out $(cat e20)"
+# --- 7: a source that stops answering (a pipe whose writer stalls): one
+# SIGTERM still ends the run, within the 3 s grace, with status 128 + 15.
+mkfifo stall
+( cat ol.pcap; exec sleep 25 ) > stall &
+wpid=$!
+"$ROCETOP" -r stall -b -q >b21 2>e21 &
+rpid=$!
+sleep 1; kill -TERM $rpid
+for _ in $(seq 80); do kill -0 $rpid 2>/dev/null || break; sleep 0.1; done
+if kill -0 $rpid 2>/dev/null; then
+	fail signal_ends_stalled_run "still running 8 s after SIGTERM"; kill -KILL $rpid
+else
+	wait $rpid; rc=$?
+	[ $rc = 143 ] && grep -q 'has not answered' e21 && pass signal_ends_stalled_run ||
+		fail signal_ends_stalled_run "rc $rc, $(cat e21)"
+fi
+kill $wpid 2>/dev/null; wait 2>/dev/null
 exit 0

@@ -3,7 +3,8 @@
 # lab's receiver namespace and rocetop collects it beside rcv0. The estimates
 # (flows.csv rows of 10.77.0.254:1), drops.csv and switchports.csv must equal
 # what the generator reports sending; the exact rows of rcv0 still equal its
-# frame tally, untouched by the estimates.
+# frame tally, untouched by the estimates. The run is also recorded (-w) and
+# replayed (-r --csv): the replay's files must equal the tally too.
 set -u
 cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
@@ -19,7 +20,7 @@ if [ "$(id -u)" -ne 0 ]; then echo "SKIP sflow_lab: needs root"; exit 0; fi
 
 fails=0
 if ! "$ROCETOP" lab --name "$name" --scenario incast --duration 2 --rate 8000 --seed 3 --sflow \
-	--sflow-rate 16 --tally "$tmp/tally" --csv "$tmp/csv" -D -d 0.5 --flow-timeout 0 \
+	--sflow-rate 16 --tally "$tmp/tally" --csv "$tmp/csv" -w "$tmp/run.rtr" -D -d 0.5 --flow-timeout 0 \
 	>"$tmp/out" 2>"$tmp/err"; then
 	echo "FAIL sflow_lab: rocetop lab --sflow failed: $(tail -3 "$tmp/err")"
 	exit 1
@@ -33,6 +34,16 @@ if awk -F, 'NR > 1 { if ($2 == "rcv0" && $27 != "") bad++; if ($2 != "rcv0" && $
 else
 	echo "FAIL sflow_lab: flows.csv's samples column"; fails=$((fails + 1))
 fi
-n=$(grep -c "drops notifications\|no_buffer_space" "$tmp/csv/drops.csv")
+if "$ROCETOP" -r "$tmp/run.rtr" --csv "$tmp/replay" -D -d 0.5 2>"$tmp/replay.err"; then
+	"$PY" tests/sflow/compare_sflow.py "sflow_lab replay" "$tmp/replay" "$tmp/tally" || fails=$((fails + 1))
+	if awk -F, 'NR > 1 && $2 != "rcv0" && $27 !~ /^[0-9]+$/ { bad++ } END { exit bad > 0 }' "$tmp/replay/flows.csv"; then
+		echo "PASS sflow_lab replay: the estimates are still estimates (samples column) in the replay"
+	else
+		echo "FAIL sflow_lab replay: estimated rows lost their samples"; fails=$((fails + 1))
+	fi
+else
+	echo "FAIL sflow_lab replay: rocetop -r failed: $(tail -2 "$tmp/replay.err")"; fails=$((fails + 1))
+fi
+n=$(grep -c "no_buffer_space" "$tmp/csv/drops.csv")
 [ "$n" -gt 0 ] || { echo "FAIL sflow_lab: no drop notification in an incast"; fails=$((fails + 1)); }
 exit $((fails > 0))

@@ -2,8 +2,14 @@
 /*
  * The one loop: take snapshots from a source and hand them, with what changed,
  * to every sink. One poll over a signalfd, a timerfd and the sinks' inputs.
+ *
+ * A source that stops answering (a hostile --sysfs-root, a stalled pipe)
+ * would keep the loop from ever reading the signalfd: a watchdog thread sees
+ * a stop signal still pending after RT_STOP_GRACE_SECS and ends the process
+ * (recordings and CSV files are whole up to the last interval written).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include "join.h"
@@ -20,6 +27,36 @@
 #include "sflow.h"
 
 #define MAX_SINKS 8
+#define RT_STOP_GRACE_SECS 3
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/* Wakes every 250 ms until its pipe closes; see the comment at the top. */
+static void *watchdog(void *arg)
+{
+	int fd = *(int *)arg, ticks = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		sigset_t pend;
+		int sig = 0;
+		size_t k;
+
+		if (poll(&p, 1, 250) != 0)
+			return NULL;	/* closed: the loop is done */
+		sigpending(&pend);
+		for (k = 0; k < sizeof(stop_signals) / sizeof(stop_signals[0]); k++)
+			if (sigismember(&pend, stop_signals[k]))
+				sig = stop_signals[k];
+		ticks = sig ? ticks + 1 : 0;
+		if (ticks >= RT_STOP_GRACE_SECS * 4) {
+			dprintf(STDERR_FILENO,
+				"rocetop: the source has not answered for %d s after signal %d (%s); stopping now, the intervals written so far are kept.\n",
+				RT_STOP_GRACE_SECS, sig, strsignal(sig));
+			_exit(128 + sig);
+		}
+	}
+}
 
 static int arm_timer(int fd, double secs)
 {
@@ -112,6 +149,8 @@ static int run(struct loop *L, const struct rt_opts *o)
 {
 	struct rt_ctl ctl = { .interval = o->interval, .speed = o->speed, .is_file = !L->src->live };
 	int interactive = 0, sfd = -1, tfd = -1, err = 0, i, r;
+	int wd_pipe[2] = { -1, -1 }, have_wd = 0;
+	pthread_t wd;
 	double armed = 0;
 	sigset_t mask;
 
@@ -120,11 +159,12 @@ static int run(struct loop *L, const struct rt_opts *o)
 			interactive = 1;
 
 	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
+	for (i = 0; i < (int)(sizeof(stop_signals) / sizeof(stop_signals[0])); i++)
+		sigaddset(&mask, stop_signals[i]);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
+	/* Blocked first, so the watchdog thread inherits the mask. */
+	if (!pipe2(wd_pipe, O_CLOEXEC) && pthread_create(&wd, NULL, watchdog, &wd_pipe[0]) == 0)
+		have_wd = 1;
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (sfd < 0 || tfd < 0) {
@@ -252,6 +292,12 @@ static int run(struct loop *L, const struct rt_opts *o)
 				L->sinks[i]->on_idle(L->sinks[i], &ctl);
 	}
 out:
+	if (wd_pipe[1] >= 0)
+		close(wd_pipe[1]);
+	if (have_wd)
+		pthread_join(wd, NULL);
+	if (wd_pipe[0] >= 0)
+		close(wd_pipe[0]);
 	if (sfd >= 0)
 		close(sfd);
 	if (tfd >= 0)

@@ -46,6 +46,7 @@ struct rec_snap {
 	__u64 evicted;
 	__u32 nflows, nifs, nports, nifaces, nnotes;
 	char  source[128];
+	__u32 nswports, nswdrops, nsfagents;	/* sFlow; absent (0) in older files */
 };
 
 struct rec_note {
@@ -67,6 +68,8 @@ static struct field snap_fields[] = {
 	F(struct rec_snap, nifs, "u32"), F(struct rec_snap, nports, "u32"),
 	F(struct rec_snap, nifaces, "u32"), F(struct rec_snap, nnotes, "u32"),
 	F(struct rec_snap, source, "char[128]"),
+	F(struct rec_snap, nswports, "u32"), F(struct rec_snap, nswdrops, "u32"),
+	F(struct rec_snap, nsfagents, "u32"),
 };
 
 static struct field flow_fields[] = {
@@ -83,6 +86,8 @@ static struct field flow_fields[] = {
 	F(struct rt_flow, lqpn, "u32"), F(struct rt_flow, rqpn, "u32"),
 	F(struct rt_flow, pid, "u32"), F(struct rt_flow, comm, "char[16]"),
 	F(struct rt_flow, attr, "u8"), F(struct rt_flow, throttles, "s32"),
+	F(struct rt_flow, estimate, "u8"), F(struct rt_flow, samples, "u64"),
+	F(struct rt_flow, sw_drops, "u64"),
 };
 
 static struct field ifdir_fields[] = {
@@ -112,7 +117,40 @@ static struct field note_fields[] = {
 	F(struct rec_note, text, "char[160]"),
 };
 
-enum { R_SNAP, R_FLOW, R_IFDIR, R_PORT, R_IFACE, R_NOTE, R__N };
+static struct field swport_fields[] = {
+	F(struct rt_swport, ifindex, "u32"), F(struct rt_swport, dir, "u8"),
+	F(struct rt_swport, has_queue, "u8"), F(struct rt_swport, has_ifctr, "u8"),
+	F(struct rt_swport, port, "u32"), F(struct rt_swport, queue, "u32"),
+	F(struct rt_swport, agent, "char[48]"), F(struct rt_swport, name, "char[64]"),
+	F(struct rt_swport, c.samples, "u64"), F(struct rt_swport, c.est_pkts, "u64"),
+	F(struct rt_swport, c.est_bytes, "u64"), F(struct rt_swport, c.est_ce, "u64"),
+	F(struct rt_swport, c.est_cnp, "u64"), F(struct rt_swport, c.roce_samples, "u64"),
+	F(struct rt_swport, c.depth_sum, "u64"), F(struct rt_swport, c.depth_n, "u64"),
+	F(struct rt_swport, c.transit_sum, "u64"), F(struct rt_swport, c.transit_n, "u64"),
+	F(struct rt_swport, c.drops, "u64"), F(struct rt_swport, max_depth, "u32"),
+	F(struct rt_swport, max_transit, "u32"), F(struct rt_swport, speed_bps, "u64"),
+	F(struct rt_swport, in_octets, "u64"), F(struct rt_swport, out_octets, "u64"),
+	F(struct rt_swport, in_discards, "u64"), F(struct rt_swport, out_discards, "u64"),
+	F(struct rt_swport, in_errors, "u64"), F(struct rt_swport, out_errors, "u64"),
+	F(struct rt_swport, agent_lost, "u64"),
+};
+
+static struct field swdrop_fields[] = {
+	F(struct rt_swdrop, ifindex, "u32"), F(struct rt_swdrop, port, "u32"),
+	F(struct rt_swdrop, reason, "u32"), F(struct rt_swdrop, agent, "char[48]"),
+	F(struct rt_swdrop, drops, "u64"),
+};
+
+static struct field sfagent_fields[] = {
+	F(struct rt_sfagent, agent, "char[48]"), F(struct rt_sfagent, datagrams, "u64"),
+	F(struct rt_sfagent, lost, "u64"), F(struct rt_sfagent, errors, "u64"),
+	F(struct rt_sfagent, rejected, "u64"), F(struct rt_sfagent, samples, "u64"),
+	F(struct rt_sfagent, drop_samples, "u64"), F(struct rt_sfagent, ctr_samples, "u64"),
+};
+
+/* From R_SWPORT on, structs a file may leave out (recordings before sFlow). */
+enum { R_SNAP, R_FLOW, R_IFDIR, R_PORT, R_IFACE, R_NOTE, R_SWPORT, R_SWDROP, R_SFAGENT, R__N };
+#define R_OPTIONAL R_SWPORT
 
 struct rstruct {
 	const char *name;
@@ -125,6 +163,7 @@ struct rstruct {
 static struct rstruct layout[R__N] = {
 	RS("snap", snap_fields), RS("flow", flow_fields), RS("ifdir", ifdir_fields),
 	RS("port", port_fields), RS("iface", iface_fields), RS("note", note_fields),
+	RS("swport", swport_fields), RS("swdrop", swdrop_fields), RS("sfagent", sfagent_fields),
 };
 
 _Static_assert(sizeof(((struct rt_iface *)0)->name) == 16, "IF_NAMESIZE is 16");
@@ -161,7 +200,8 @@ static char *layout_text(size_t *len)
 #define OUT(...) n += (size_t)snprintf(t + n, n < cap ? cap - n : 0, __VA_ARGS__)
 	OUT("rocetop recording\nversion %d\nbyteorder little\n", RT_REC_VERSION);
 	OUT("block u32 magic 'RTBK', u32 zlen, u32 rawlen, u32 crc32 of the zlib data, zlib data[zlen] inflating to record[rawlen]\n");
-	OUT("record snap, flow[snap.nflows], ifdir[snap.nifs], port[snap.nports], iface[snap.nifaces], note[snap.nnotes]\n");
+	OUT("record snap, flow[snap.nflows], ifdir[snap.nifs], port[snap.nports], iface[snap.nifaces], note[snap.nnotes], "
+	    "swport[snap.nswports], swdrop[snap.nswdrops], sfagent[snap.nsfagents]\n");
 	OUT("counters are totals since the source started (or since the previous rotated file ended)\n");
 	for (i = 0; i < R__N; i++) {
 		OUT("struct %s %zu\n", layout[i].name, layout[i].fsize);
@@ -209,7 +249,9 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 	layout_init();
 	need = layout[R_SNAP].fsize + s->nflows * layout[R_FLOW].fsize +
 	       s->nifs * layout[R_IFDIR].fsize + s->nports * layout[R_PORT].fsize +
-	       s->nifaces * layout[R_IFACE].fsize + s->nnotes * layout[R_NOTE].fsize;
+	       s->nifaces * layout[R_IFACE].fsize + s->nnotes * layout[R_NOTE].fsize +
+	       s->nswports * layout[R_SWPORT].fsize + s->nswdrops * layout[R_SWDROP].fsize +
+	       s->nsfagents * layout[R_SFAGENT].fsize;
 	if (need > RT_REC_MAX_BLOCK)
 		return -E2BIG;
 	if (*len < need || !*buf) {
@@ -227,6 +269,9 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 	h.nports = (__u32)s->nports;
 	h.nifaces = (__u32)s->nifaces;
 	h.nnotes = (__u32)s->nnotes;
+	h.nswports = (__u32)s->nswports;
+	h.nswdrops = (__u32)s->nswdrops;
+	h.nsfagents = (__u32)s->nsfagents;
 	memcpy(h.source, s->source, sizeof(h.source));
 	pack(&layout[R_SNAP], p, &h);
 	p += layout[R_SNAP].fsize;
@@ -244,6 +289,12 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 		memcpy(n.text, s->notes[i], sizeof(n.text));
 		pack(&layout[R_NOTE], p, &n);
 	}
+	for (i = 0; i < s->nswports; i++, p += layout[R_SWPORT].fsize)
+		pack(&layout[R_SWPORT], p, &s->swports[i]);
+	for (i = 0; i < s->nswdrops; i++, p += layout[R_SWDROP].fsize)
+		pack(&layout[R_SWDROP], p, &s->swdrops[i]);
+	for (i = 0; i < s->nsfagents; i++, p += layout[R_SFAGENT].fsize)
+		pack(&layout[R_SFAGENT], p, &s->sfagents[i]);
 	*len = need;
 	return 0;
 }
@@ -668,11 +719,19 @@ static const char *parse_layout(struct rt_rec_reader *r, char *text)
 			break;
 		}
 	}
-	for (i = 0; i < R__N; i++)
-		if (!r->maps[i]) {
+	for (i = 0; i < R__N; i++) {
+		if (r->maps[i])
+			continue;
+		if (i < R_OPTIONAL) {
 			snprintf(why, sizeof(why), "it does not describe struct %s", layout[i].name);
 			return why;
 		}
+		/* Older than sFlow: none of these (their counts read as 0). */
+		r->fsize[i] = 0;
+		r->maps[i] = calloc(1, sizeof(struct map));
+		if (!r->maps[i])
+			return "out of memory";
+	}
 	/* Without the counts the records cannot be walked. */
 	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
 		size_t j;
@@ -838,17 +897,27 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 	p += r->fsize[R_SNAP];
 	if (h.nifaces > RT_MAX_IFACES || h.nnotes > RT_MAX_NOTES)
 		return -EINVAL;
+	/* A struct the file leaves out (size 0) has no records. */
+	if ((!r->fsize[R_SWPORT] && h.nswports) || (!r->fsize[R_SWDROP] && h.nswdrops) ||
+	    (!r->fsize[R_SFAGENT] && h.nsfagents))
+		return -EINVAL;
 	/* Every count is bounded by the bytes the block holds (sizes are >= 1). */
 	if (add_product(&need, h.nflows, r->fsize[R_FLOW]) ||
 	    add_product(&need, h.nifs, r->fsize[R_IFDIR]) ||
 	    add_product(&need, h.nports, r->fsize[R_PORT]) ||
 	    add_product(&need, h.nifaces, r->fsize[R_IFACE]) ||
-	    add_product(&need, h.nnotes, r->fsize[R_NOTE]) || need != (unsigned long long)(end - p))
+	    add_product(&need, h.nnotes, r->fsize[R_NOTE]) ||
+	    add_product(&need, h.nswports, r->fsize[R_SWPORT]) ||
+	    add_product(&need, h.nswdrops, r->fsize[R_SWDROP]) ||
+	    add_product(&need, h.nsfagents, r->fsize[R_SFAGENT]) || need != (unsigned long long)(end - p))
 		return -EINVAL;
 	/* A small stored struct may stand for a large one in memory: cap that. */
 	if (add_product(&mem, h.nflows, sizeof(struct rt_flow)) ||
 	    add_product(&mem, h.nifs, sizeof(struct rt_ifdir)) ||
-	    add_product(&mem, h.nports, sizeof(struct rt_port_ctr)) || mem > RT_REC_MAX_DECODED)
+	    add_product(&mem, h.nports, sizeof(struct rt_port_ctr)) ||
+	    add_product(&mem, h.nswports, sizeof(struct rt_swport)) ||
+	    add_product(&mem, h.nswdrops, sizeof(struct rt_swdrop)) ||
+	    add_product(&mem, h.nsfagents, sizeof(struct rt_sfagent)) || mem > RT_REC_MAX_DECODED)
 		return -E2BIG;
 	s->time_ns = h.time_ns;
 	s->mono_ns = h.mono_ns;
@@ -889,6 +958,28 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 		memcpy(s->notes[i], n.text, sizeof(s->notes[i]));
 	}
 	s->nnotes = h.nnotes;
+	/* sFlow's tables (stored sorted, as the collector makes them) */
+	for (i = 0; i < h.nswports; i++, p += r->fsize[R_SWPORT]) {
+		struct rt_swport *w = rt_snapshot_add_swport(s);
+
+		if (!w)
+			return -ENOMEM;
+		unpack(r, R_SWPORT, w, p);
+	}
+	for (i = 0; i < h.nswdrops; i++, p += r->fsize[R_SWDROP]) {
+		struct rt_swdrop *w = rt_snapshot_add_swdrop(s);
+
+		if (!w)
+			return -ENOMEM;
+		unpack(r, R_SWDROP, w, p);
+	}
+	for (i = 0; i < h.nsfagents; i++, p += r->fsize[R_SFAGENT]) {
+		struct rt_sfagent *w = rt_snapshot_add_sfagent(s);
+
+		if (!w)
+			return -ENOMEM;
+		unpack(r, R_SFAGENT, w, p);
+	}
 	return 0;
 }
 

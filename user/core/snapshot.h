@@ -37,6 +37,7 @@ struct rt_flow {
 	__u8  pad[2];
 	__s32 throttles;	/* for a CNP flow: index in flows[] of the data flow it slows, or -1 */
 	__u64 samples;		/* sFlow samples behind the counters (0 for exact sources) */
+	__u64 sw_drops;		/* sFlow dropped-packet notifications of this flow, since start */
 };
 
 /*

@@ -6,7 +6,7 @@
  *    <dev>/hw_counters): rows of snap->ports, scope saying which;
  *  - the ethtool statistics (PFC, pause, ECN, CNP, discards) of each netdev
  *    behind an RDMA port and of each -i interface: scope RT_SCOPE_ETHTOOL;
- *  - the QP table from rdma netlink, joined into the flows (user/join.c).
+ *  - the QP table from rdma netlink, joined into the flows (user/core/join.c).
  * With --sysfs-root DIR everything is read below DIR instead: the RDMA tree
  * at DIR/sys/class/infiniband, ethtool statistics from DIR/ethtool/<netdev>
  * (as `ethtool -S` prints them); no verbs and no netlink then.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The NIC's own view, private to user/nic*.c and user/join.c (and their tests):
+ * The NIC's own view, private to the files of user/nic/ and user/core/join.c (and their tests):
  * RDMA devices and ports (verbs, else sysfs), their counters (sysfs), the
  * ethtool statistics of the netdevs behind them, the QPs and their owners
  * (rdma netlink), and the join of all that into a snapshot.
@@ -68,7 +68,7 @@ int rt_nic_is_congestion(const char *name);
 int rt_sysfs_read_counters(const char *root, const struct rt_rdma_ports *ps,
 			   struct rt_snapshot *s, int *nbad, char *bad, size_t badlen);
 
-/* ---- ethtool statistics (user/nic_ethtool.c) ---- */
+/* ---- ethtool statistics (user/nic/nic_ethtool.c) ---- */
 
 struct rt_ethtool_stat {
 	char  name[ETH_GSTRING_LEN + 1];
@@ -142,9 +142,9 @@ int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t);
  * NETLINK_RDMA into t (cleared first). 0 or -errno. */
 int rt_rdma_nl_dump(struct rt_qp_table *t);
 
-/* ---- the join (user/join.c): see join.h ---- */
+/* ---- the join (user/core/join.c): see join.h ---- */
 
-/* ---- the whole NIC source (user/nic.c) ---- */
+/* ---- the whole NIC source (user/nic/nic.c) ---- */
 
 struct rt_nic;
 /* Point a NIC source at another root (tests step through fixture times). */

@@ -8,6 +8,8 @@
  * netlink (ETHTOOL_MSG_PAUSE_GET with ETHTOOL_FLAG_STATS) where a driver has them.
  */
 #include <errno.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,17 +142,32 @@ out:
 	return r;
 }
 
+/* A fixture's `ethtool -S` text. Like sysfs counters (nic_sysfs.c): no link
+ * followed, no FIFO waited for, regular files only, at most 16 MiB read. */
 int rt_ethtool_read_file(const char *path, struct rt_ethtool_stats *st)
 {
 	char line[512];
-	FILE *f = fopen(path, "re");
-	int r = 0;
+	struct stat sb;
+	size_t taken = 0;
+	FILE *f;
+	int r = 0, fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 
-	if (!f)
+	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -errno;
+	}
 	/* "NIC statistics:" then "     rx_prio3_pause: 1234" per statistic. */
-	while (!r && fgets(line, sizeof(line), f)) {
+	while (!r && taken < (16u << 20) && fgets(line, sizeof(line), f)) {
 		char *colon = strrchr(line, ':'), *name = line, *end, *e;
+
+		taken += sizeof(line);	/* a bound on lines of NULs too */
 		unsigned long long v;
 
 		if (!colon)

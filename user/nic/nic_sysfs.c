@@ -59,14 +59,25 @@ void rt_sysfs_ib_dir(const char *root, char *buf, size_t len)
 	fmt_to(buf, len, "%s/sys/class/infiniband", root && *root ? root : "");
 }
 
-/* Read a small file into buf without its trailing white space. Length or -errno. */
+/*
+ * Read a small file into buf without its trailing white space. Length or
+ * -errno. A hostile --sysfs-root must not stall the collector: no link is
+ * followed at the last step (sysfs attributes are regular files), a FIFO is
+ * not waited for (O_NONBLOCK), anything but a regular file is refused, and
+ * one read of at most len - 1 bytes is all that is taken.
+ */
 static int read_small(const char *path, char *buf, size_t len)
 {
+	struct stat st;
 	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
 	r = read(fd, buf, len - 1);
 	if (r < 0) {
 		r = -errno;

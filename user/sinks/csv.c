@@ -221,10 +221,12 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 		const struct rt_swport *p = x->p;
 		const struct rt_swport_ctr *v = &x->d;
 		__u64 oct = p->dir == RT_DIR_EGRESS ? x->out_octets : x->in_octets;
+		char ag[2 * RT_SF_AGENT_LEN + 3];
 
 		if (!v->samples)
 			continue;
-		fprintf(c->swports, "%.6f,%s,%u,%s,%llu,%llu,%llu,%llu,%llu,", t, p->agent, p->port,
+		fprintf(c->swports, "%.6f,%s,%u,%s,%llu,%llu,%llu,%llu,%llu,", t,
+			rt_fmt_csv(p->agent, ag, sizeof(ag)), p->port,
 			rt_dir_name(p->dir), (unsigned long long)v->samples, (unsigned long long)v->est_pkts,
 			(unsigned long long)v->est_bytes, (unsigned long long)v->est_ce,
 			(unsigned long long)v->est_cnp);
@@ -261,17 +263,21 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 	for (i = 0; i < d->nswdrops; i++) {
 		const struct rt_swdrop *p = d->swdrops[i].p;
 		const char *name = rt_sf_drop_reason(p->reason);
+		char ag[2 * RT_SF_AGENT_LEN + 3];
 
 		if (!d->swdrops[i].drops)
 			continue;
+		rt_fmt_csv(p->agent, ag, sizeof(ag));
 		if (name)
-			fprintf(c->drops, "%.6f,%s,%u,%s,%u,%llu\n", t, p->agent, p->port, name, p->reason,
+			fprintf(c->drops, "%.6f,%s,%u,%s,%u,%llu\n", t, ag, p->port, name, p->reason,
 				(unsigned long long)d->swdrops[i].drops);
 		else
-			fprintf(c->drops, "%.6f,%s,%u,code_%u,%u,%llu\n", t, p->agent, p->port, p->reason,
+			fprintf(c->drops, "%.6f,%s,%u,code_%u,%u,%llu\n", t, ag, p->port, p->reason,
 				p->reason, (unsigned long long)d->swdrops[i].drops);
 	}
 }
+
+static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr);
 
 static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
@@ -322,6 +328,13 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 			p->port, rt_fmt_csv(p->netdev, nd, sizeof(nd)), rt_fmt_csv(p->name, nm, sizeof(nm)),
 			(unsigned long long)p->value, (unsigned long long)d->ports[i].d,
 			rt_scope_name(p->scope));
+	}
+	/* A replay that holds sFlow tables gets the files at its first of them. */
+	if (!c->swports && d->nsfagents &&
+	    (!(c->swports = open_csv(c, C_SWPORTS, "switchports.csv", SWPORTS_HDR)) ||
+	     !(c->drops = open_csv(c, C_DROPS, "drops.csv", DROPS_HDR)))) {
+		c->failed = 1;
+		return -EIO;
 	}
 	if (c->swports)
 		write_sflow(c, d, t);

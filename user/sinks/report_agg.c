@@ -74,6 +74,11 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 
 		if (!v->pkts && f->throttles < 0)
 			continue;
+		if (f->estimate) {	/* never mixed into the exact figures */
+			r->est_pkts += v->pkts;
+			r->est_samples += d->flows[i].samples;
+			continue;
+		}
 		a = agg_get(r, &f->k);
 		if (!a)
 			return -ENOMEM;

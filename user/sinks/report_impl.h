@@ -67,6 +67,7 @@ struct report {
 	struct moment *m;
 	size_t nm, mcap;
 	__u64 first_ns, last_ns, step_ns, evicted;
+	__u64 est_pkts, est_samples;	/* sFlow estimates: left out of the exact figures */
 	struct rt_flow_val tot;
 	struct rt_if_val itot;
 	struct agg_flow **flows;	/* tab's used entries */

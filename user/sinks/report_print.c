@@ -380,6 +380,12 @@ void rt_report_print(struct report *r, struct rt_printer *p)
 	rt_pr_u64(p, RT_PR_ANY, "malformed", ", malformed %llu", r->itot.malformed);
 	rt_pr_u64(p, RT_PR_ANY, "table_full", ", table full %llu", r->itot.flow_full);
 	rt_pr_u64(p, RT_PR_ANY, "evicted", "; flows evicted %llu\n", r->evicted);
+	rt_pr_u64(p, RT_PR_JSON, "sflow_estimated_pkts_left_out", NULL, r->est_pkts);
+	rt_pr_u64(p, RT_PR_JSON, "sflow_samples_left_out", NULL, r->est_samples);
+	if (r->est_samples)
+		rt_pr_text(p, "sFlow     ~%llu pkts estimated from %llu samples are not in this report's flows "
+			   "(the switch ports are in switchports.csv of a replay: rocetop -r FILE --csv DIR)\n",
+			   (unsigned long long)r->est_pkts, (unsigned long long)r->est_samples);
 	rt_pr_close_obj(p);
 
 	rt_pr_open_obj(p, "top");

@@ -63,6 +63,7 @@ struct flow {
 	struct rt_flow_key k;
 	struct rt_flow_val v;
 	__u64 samples;
+	__u64 drops;		/* drop notifications whose header is this flow's */
 };
 
 struct drop {
@@ -420,6 +421,21 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 			snprintf(dr->r.agent, sizeof(dr->r.agent), "%s", a->s.agent);
 		}
 		dr->r.drops++;
+		/* The dropped frame's flow, when its header is RoCEv2. */
+		memset(&pk, 0, sizeof(pk));
+		if (f->has_hdr && f->hdr_proto == 1 &&
+		    rt_parse(f->hdr, f->hdr + f->hdr_len, len, &pk) == RT_K_ROCE) {
+			struct flow *fl;
+			struct rt_flow_key k;
+
+			memset(&k, 0, sizeof(k));
+			rt_flow_key_init(&k, &pk, p->r.ifindex, dir);
+			fl = rt_htab_get(&sf->flows, &k, rt_flow_key_hash(&k), NULL);
+			if (fl)
+				fl->drops++;
+			else
+				sf->flow_full++;
+		}
 		return;
 	}
 	a->s.samples++;
@@ -656,6 +672,7 @@ int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap)
 		f->k = fl->k;
 		f->v = fl->v;
 		f->samples = fl->samples;
+		f->sw_drops = fl->drops;
 		f->estimate = 1;
 	}
 	if (snap->nswports > 1)
