@@ -16,8 +16,8 @@ static __always_inline void rt_flow_key_init(struct rt_flow_key *k, const struct
 	k->ifindex = ifindex;
 	k->dir = dir;
 	k->family = p->family;
-	k->pad[0] = 0;
-	k->pad[1] = 0;
+	k->origin = 0;
+	k->pad = 0;
 #pragma unroll
 	for (i = 0; i < 16; i++) {
 		k->src[i] = p->src[i];

@@ -26,8 +26,9 @@ struct {
 	__type(value, struct rt_if_val);
 } ifstats SEC(".maps");
 
-/* Set by the loader before load: the ifindex of each slot, 0 unused. */
-const volatile __u32 rt_slot_ifindex[RT_SLOT_OTHER] = {};
+/* The ifindex of each slot, 0 unused: set by the loader, and changed while
+ * running when a watched interface is deleted and comes back (a new ifindex). */
+volatile __u32 rt_slot_ifindex[RT_SLOT_OTHER] = {};
 
 static const struct rt_flow_val zero_flow;
 

@@ -24,7 +24,10 @@ struct rt_flow_key {
 	__u32 ifindex;
 	__u8  dir;		/* RT_DIR_* */
 	__u8  family;		/* 4 or 6 */
-	__u8  pad[2];
+	__u8  origin;		/* 0 here and in the parser; user space sources of other
+				 * origins (enum rt_origin) set it, so their flows never
+				 * share a key with the wire's */
+	__u8  pad;
 	__u8  src[16];		/* IPv4: first 4 bytes, the rest zero */
 	__u8  dst[16];
 	__u32 dqpn;		/* BTH destination QP, 24 bits */

@@ -360,6 +360,9 @@ static void top_labels(void *ctx, size_t i, char *set, size_t len)
 	addr_labels(c->cur, f->k.ifindex, f->k.dir, f->k.family, f->k.src, f->k.dst, set, len);
 	snprintf(q, sizeof(q), "%u", f->k.dqpn);
 	label(set, len, "dqpn", q);
+	/* Flows from the NIC's per-QP counters are marked; wire flows keep their labels. */
+	if (f->k.origin == RT_ORIGIN_NIC)
+		label(set, len, "origin", "nic");
 }
 
 static void render_meta(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
@@ -510,7 +513,8 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	for (i = 0, n = 0; i < r->hp.cap; i++)
 		if (r->hp.used[i])
 			r->hp_order[n++] = rt_htab_at(&r->hp, i);
-	qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
+	if (n > 1)	/* hp_order is NULL while there are none */
+		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
 	rs.n = n;
 	rs.val = hp_val;
 	rs.labels = hp_labels;
@@ -523,10 +527,12 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 		if (!d->flows[i].f->estimate)
 			r->order[n++] = &d->flows[i];
 	/* the top K: most congested in this interval, then busiest, then most congested overall */
-	qsort(r->order, n, sizeof(*r->order), rt_delta_qcmp_congestion);
+	if (n > 1)
+		qsort(r->order, n, sizeof(*r->order), rt_delta_qcmp_congestion);
 	n = n < (size_t)r->top_k ? n : (size_t)r->top_k;
 	/* in key order, so a flow's series keep their place while the ranking moves */
-	qsort(r->order, n, sizeof(*r->order), cmp_top_key);
+	if (n > 1)
+		qsort(r->order, n, sizeof(*r->order), cmp_top_key);
 	rs.n = n;
 	rs.val = top_val;
 	rs.labels = top_labels;
@@ -546,6 +552,10 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 		struct nic_acc *a;
 		int fresh;
 
+		/* Counters bound to QPs are as many as the QPs: they reach Prometheus
+		 * as flows of origin "nic", bounded by --prom-flows. */
+		if (p->scope == RT_SCOPE_QP)
+			continue;
 		a = nic_get(r, p, &fresh);
 		if (!a)
 			return -ENOMEM;

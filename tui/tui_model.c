@@ -570,10 +570,12 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 			fmt_age(r->age_ns, buf, len);
 		break;
 	case C_PROC:
+		/* Flows from the NIC's per-QP counters say so, as the NIC view does. */
 		if (f->comm[0])
-			snprintf(buf, len, "%s/%u", f->comm, f->pid);
+			snprintf(buf, len, "%s%s/%u", f->k.origin == RT_ORIGIN_NIC ? "nic:" : "", f->comm,
+				 f->pid);
 		else
-			snprintf(buf, len, "-");
+			snprintf(buf, len, "%s", f->k.origin == RT_ORIGIN_NIC ? "nic" : "-");
 		break;
 	default: snprintf(buf, len, "%s", ""); break;
 	}

@@ -52,6 +52,16 @@ else
 	echo "SKIP errors: XDP program already attached: cannot load the pass program"
 fi
 
+# Another rocetop holds the interface through a BPF link (issue 16, defect
+# 18): the hint names bpftool, since 'ip link set dev X xdp off' cannot
+# remove a link.
+"$ROCETOP" -i "$A" -D -d 0.2 2>/dev/null &
+first=$!
+for _ in $(seq 50); do ip link show "$A" | grep -q 'xdp' && break; sleep 0.1; done
+expect "XDP held through a link by another rocetop" 1 "possibly another rocetop holding it through a BPF link; 'bpftool net show dev $A' names it" \
+	"$ROCETOP" -i "$A" -b -n 1
+kill -INT $first; wait $first
+
 # Auto mode falls back from native to generic with a message (lo has no native XDP).
 out=$(ip netns exec "$N" "$ROCETOP" -i lo -b -n 1 -d 0.1 2>&1 >/dev/null); rc=$?
 if [ $rc = 0 ] && grep -q "lo: native XDP not available .* falling back to generic XDP" <<<"$out"; then

@@ -61,7 +61,7 @@ exp=$( (echo "$want"; "$ROCETOP" --help | grep -E '^ +-' | grep -o -- '--[a-z][a
 
 # Subcommands.
 got=$(complete_words rocetop "" | tr '\n' ' ')
-[ "$got" = "lab report " ] && ok "subcommands: $got" || bad subcommands "'$got'"
+[ "$got" = "doctor lab report " ] && ok "subcommands: $got" || bad subcommands "'$got'"
 
 # Fixed choices: exactly these, and the binary accepts each one.
 got=$(complete_words rocetop --xdp-mode "" | tr '\n' ' ')

@@ -338,7 +338,7 @@ int main(void)
 	/* As the loader does: the watched interface's ifindex in its slot. */
 	skel = rocetop_bpf__open();
 	if (skel) {
-		skel->rodata->rt_slot_ifindex[0] = LO_IFINDEX;
+		skel->bss->rt_slot_ifindex[0] = LO_IFINDEX;
 		if (rocetop_bpf__load(skel)) {
 			rocetop_bpf__destroy(skel);
 			skel = NULL;

@@ -393,9 +393,53 @@ static void test_accept(void)
 	TEST_END("prom_accept");
 }
 
+/* Flows from the NIC's per-QP counters carry origin="nic"; the per-QP
+ * counters themselves stay out of rocetop_nic_stat (as many as the QPs). */
+static void test_nic_origin(void)
+{
+	struct rt_snapshot s;
+	struct rt_delta d = { 0 };
+	struct rt_prom_render *r = rt_prom_render_new(2, speed_stub);
+	struct rt_port_ctr *p;
+	struct rt_flow *f;
+	char *t, *o;
+	size_t tl, ol;
+
+	rt_snapshot_init(&s);
+	s.time_ns = 1700000000000000000ULL;
+	rt_snapshot_add_iface(&s, 0x20000101, "eth2", "nic");
+	f = flow(&s, 0x20000101, RT_DIR_INGRESS, 4, "192.168.1.20", "192.168.1.10", 282);
+	f->k.origin = RT_ORIGIN_NIC;
+	f->v.pkts = 60;
+	f->v.ecn[RT_ECN_CE] = 60;
+	p = rt_snapshot_add_port(&s);
+	snprintf(p->dev, sizeof(p->dev), "mlx5_0");
+	p->port = 1;
+	snprintf(p->netdev, sizeof(p->netdev), "eth2");
+	snprintf(p->name, sizeof(p->name), "cc_rx_ce_pkts");
+	p->value = 100;
+	p->scope = RT_SCOPE_QP;
+	p->qpn = 282;
+	rt_snapshot_sort(&s);
+	CHECK(!rt_delta_compute(&d, NULL, &s), "delta");
+	d.secs = 1;
+	CHECK(!rt_prom_render(r, &s, &d, &t, &tl, &o, &ol), "render");
+	HAS(t, "rocetop_flow_packets_total{interface=\"eth2\",direction=\"ingress\",src=\"192.168.1.20\","
+	       "dst=\"192.168.1.10\",dqpn=\"282\",origin=\"nic\"} 60");
+	CHECK(!strstr(t, "cc_rx_ce_pkts"), "a per-QP counter in rocetop_nic_stat");
+	check_structure(t, 0);
+	free(t);
+	free(o);
+	rt_delta_free(&d);
+	rt_snapshot_free(&s);
+	rt_prom_render_free(r);
+	TEST_END("prom_nic_origin");
+}
+
 int main(void)
 {
 	test_render();
+	test_nic_origin();
 	test_listen();
 	test_accept();
 	return TEST_EXIT();

@@ -499,7 +499,7 @@ int rt_lab_main(int argc, char **argv)
 	}
 	if (l.sflow) {
 		/* In the receiver's namespace, where the generator sends it. */
-		o.sflow_fd = rt_sflow_socket(LAB_SFLOW_TO);
+		o.sflow_fd = rt_sflow_socket(LAB_SFLOW_TO, 1);
 		if (o.sflow_fd < 0) {
 			fail = 1;
 			goto out;

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "doctor.h"
 #include "log.h"
 #include "opts.h"
 #include "source.h"
@@ -16,6 +17,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return rt_report_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "doctor"))
+		return rt_doctor_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "lab"))
 		return rt_lab_main(argc - 1, argv + 1);
 

@@ -16,6 +16,11 @@ const struct rt_opt *rt_cli_find(const struct rt_opt *opts, int id)
 	return NULL;
 }
 
+static int optional(const struct rt_opt *o)
+{
+	return o->arg && o->arg[0] == '[' && o->arg[1] == '=';
+}
+
 void rt_cli_help(const struct rt_cli *c, FILE *f)
 {
 	const struct rt_opt *o;
@@ -23,19 +28,20 @@ void rt_cli_help(const struct rt_cli *c, FILE *f)
 	fputs(c->usage, f);
 	for (o = c->opts; o->help; o++) {
 		char left[96];
-		const char *h, *nl;
+		const char *h, *nl, *sep;
 		int n;
 
 		if (!o->name) {
 			fprintf(f, "%s\n", o->help);
 			continue;
 		}
+		sep = o->arg && !optional(o) ? " " : "";
 		if (o->id > 0 && o->id < 256)
-			n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name,
-				     o->arg ? " " : "", o->arg ? o->arg : "");
+			n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, sep,
+				     o->arg ? o->arg : "");
 		else
 			n = snprintf(left, sizeof(left), "%*s--%s%s%s", c->long_indent ? c->long_indent : 6, "",
-				     o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+				     o->name, sep, o->arg ? o->arg : "");
 		/* The text starts at the column, or two spaces after a long left part. */
 		fprintf(f, "%s%*s", left, n <= c->width - 2 ? c->width - n : 2, "");
 		for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
@@ -61,13 +67,15 @@ int rt_cli_parse(const struct rt_cli *c, int argc, char **argv,
 		if (n == MAX_OPTS)
 			return -E2BIG;
 		lo[n].name = o->name;
-		lo[n].has_arg = o->arg ? required_argument : no_argument;
+		lo[n].has_arg = !o->arg ? no_argument : optional(o) ? optional_argument : required_argument;
 		lo[n].flag = NULL;
 		lo[n].val = o->id;
 		n++;
 		if (o->id > 0 && o->id < 256) {
 			so[s++] = (char)o->id;
 			if (o->arg)
+				so[s++] = ':';
+			if (optional(o))
 				so[s++] = ':';
 		}
 	}

@@ -12,7 +12,8 @@
 struct rt_opt {
 	int id;			/* the short letter, or a number >= 256 for long-only options */
 	const char *name;	/* the long name, without "--" */
-	const char *arg;	/* the argument's name in --help; NULL: a flag */
+	const char *arg;	/* the argument's name in --help; NULL: a flag;
+				 * "[=VALUE]": an optional argument, given as --name=VALUE */
 	const char *help;	/* its --help text; "\n" starts an indented continuation line */
 };
 

@@ -95,8 +95,8 @@ static int find_data(const struct rt_snapshot *s, const struct rt_flow *c, long 
 		const struct rt_flow *f = &s->flows[i];
 		int score;
 
-		if (f->k.family != c->k.family || memcmp(f->k.src, c->k.dst, 16) ||
-		    memcmp(f->k.dst, c->k.src, 16) || !is_data(&f->v))
+		if (f->k.origin != RT_ORIGIN_WIRE || f->k.family != c->k.family ||
+		    memcmp(f->k.src, c->k.dst, 16) || memcmp(f->k.dst, c->k.src, 16) || !is_data(&f->v))
 			continue;
 		if (dqpn >= 0 && f->k.dqpn != dqpn)
 			continue;
@@ -121,7 +121,7 @@ static int acked(const struct rt_snapshot *s, const struct rt_flow *c)
 	for (size_t i = 0; i < s->nflows; i++) {
 		const struct rt_flow *f = &s->flows[i];
 
-		if (f->k.dqpn == c->k.dqpn && f->k.family == c->k.family &&
+		if (f->k.origin == RT_ORIGIN_WIRE && f->k.dqpn == c->k.dqpn && f->k.family == c->k.family &&
 		    !memcmp(f->k.src, c->k.src, 16) && !memcmp(f->k.dst, c->k.dst, 16) && acks(&f->v))
 			return 1;
 	}
@@ -134,11 +134,13 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
 
 	for (i = 0; i < s->nflows; i++) {
 		struct rt_flow *f = &s->flows[i];
-		const struct rt_qp *q = owner(s, f, qps);
+		const struct rt_qp *q;
 
 		f->attr = RT_ATTR_NONE;
 		f->throttles = -1;
-		if (!q)
+		if (f->k.origin != RT_ORIGIN_WIRE)
+			continue;	/* the NIC's own flows come with their QP */
+		if (!(q = owner(s, f, qps)))
 			continue;
 		f->lqpn = q->lqpn;
 		f->rqpn = q->rqpn;
@@ -151,7 +153,7 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
 		const struct rt_qp *q;
 		int d = -1;
 
-		if (!c->v.cnp)
+		if (!c->v.cnp || c->k.origin != RT_ORIGIN_WIRE)
 			continue;
 		q = owner(s, c, qps);
 		if (q && (c->k.dir == RT_DIR_EGRESS || q->has_rqpn)) {

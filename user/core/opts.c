@@ -10,11 +10,12 @@
 #include "log.h"
 #include "num.h"
 #include "opts.h"
+#include "sflow.h"
 
 enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
-	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW,
+	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
 };
 
 /* The main command line: --help and parsing both come from this table. */
@@ -49,6 +50,12 @@ const struct rt_opt rt_main_opts[] = {
 	RT_OPT_SECTION("NIC counters:"),
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read /sys/class/infiniband below DIR (fixtures, containers)" },
 	{ OPT_NO_NIC, "no-nic", NULL, "do not read the NIC's counters" },
+	{ OPT_QP_COUNTERS, "qp-counters", "[=cc]", "for this run, bind every QP of the watched RDMA ports to a\n"
+		"hardware counter (auto by QP type), for per-QP flows from\n"
+		"the NIC; =cc also turns on the optional congestion\n"
+		"counters (cc_rx_ce_pkts, cc_rx_cnp_pkts, cc_tx_cnp_pkts),\n"
+		"which cost the NIC flow-steering resources. The mode found\n"
+		"is put back at exit (also after kill -9: at the next start)" },
 	RT_OPT_SECTION("Output:"),
 	{ OPT_TOP, "top", "N", "flows per interval in --batch (default 20, 0: all)" },
 	{ OPT_SORT, "sort", "COLUMN", "initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
@@ -207,6 +214,14 @@ static int on_opt(void *ctx, int c, const char *arg)
 	case OPT_NO_INGRESS: o->no_ingress = 1; break;
 	case OPT_SYSFS_ROOT: o->sysfs_root = arg; break;
 	case OPT_NO_NIC: o->no_nic = 1; break;
+	case OPT_QP_COUNTERS:
+		if (!arg)
+			o->qp_counters = 1;
+		else if (!strcmp(arg, "cc"))
+			o->qp_counters = 2;
+		else
+			return bad("--qp-counters", arg, "use --qp-counters or --qp-counters=cc");
+		break;
 	case OPT_TOP:
 		if (parse_long(arg, 0, INT_MAX, &l))
 			return bad("--top", arg, "give a number of flows, 0 for all");
@@ -262,8 +277,15 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		pr_warn("--sflow-allow restricts --sflow, which is not given.\n");
 		return -EINVAL;
 	}
+	if (rt_sflow_check_opts(o))
+		return -EINVAL;
 	if (o->no_egress && o->no_ingress) {
 		pr_warn("--no-egress and --no-ingress together leave nothing to watch.\n");
+		return -EINVAL;
+	}
+	if (o->qp_counters && (o->read_file || o->no_nic)) {
+		pr_warn("--qp-counters binds the counters of a live host's NIC: it needs -i and no %s.\n",
+			o->read_file ? "-r" : "--no-nic");
 		return -EINVAL;
 	}
 	if (o->max_files && !o->max_size) {

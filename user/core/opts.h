@@ -32,6 +32,8 @@ struct rt_opts {
 	int daemon;			/* -D: no view */
 	int json;			/* --json (report) */
 	int no_nic;			/* --no-nic: skip the NIC's counters */
+	int qp_counters;		/* --qp-counters: 1 bind QPs to counters, 2 (=cc) with
+					 * the optional congestion counters; put back at exit */
 	int xdp_mode;			/* 0 auto (native, then generic), 1 native, 2 generic */
 	int no_egress;			/* --no-egress: XDP only */
 	int no_ingress;			/* --no-ingress: TC only */

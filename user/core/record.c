@@ -86,6 +86,7 @@ static struct field flow_fields[] = {
 	F(struct rt_flow, lqpn, "u32"), F(struct rt_flow, rqpn, "u32"),
 	F(struct rt_flow, pid, "u32"), F(struct rt_flow, comm, "char[16]"),
 	F(struct rt_flow, attr, "u8"), F(struct rt_flow, throttles, "s32"),
+	F(struct rt_flow, k.origin, "u8"),
 	F(struct rt_flow, estimate, "u8"), F(struct rt_flow, samples, "u64"),
 	F(struct rt_flow, sw_drops, "u64"),
 };
@@ -106,6 +107,7 @@ static struct field port_fields[] = {
 	F(struct rt_port_ctr, netdev, "char[16]"), F(struct rt_port_ctr, name, "char[64]"),
 	F(struct rt_port_ctr, value, "u64"), F(struct rt_port_ctr, bits, "u8"),
 	F(struct rt_port_ctr, scope, "u8"), F(struct rt_port_ctr, congestion, "u8"),
+	F(struct rt_port_ctr, nqps, "u8"), F(struct rt_port_ctr, qpn, "u32"),
 };
 
 static struct field iface_fields[] = {

@@ -221,6 +221,8 @@ int rt_port_ctr_cmp(const struct rt_port_ctr *a, const struct rt_port_ctr *b)
 		return r;
 	if (a->scope != b->scope)
 		return (int)a->scope - (int)b->scope;
+	if (a->qpn != b->qpn)
+		return a->qpn < b->qpn ? -1 : 1;
 	return strcmp(a->name, b->name);
 }
 

@@ -24,6 +24,12 @@ enum rt_attr {
 	RT_ATTR_HOSTPAIR,	/* kept per host pair: unattributed */
 };
 
+/* Where a flow's counts come from (k.origin; the views mark every origin but the wire). */
+enum rt_origin {
+	RT_ORIGIN_WIRE = 0,	/* packets parsed: BPF programs, captures */
+	RT_ORIGIN_NIC,		/* the NIC's per-QP counters (rdma netlink statistics) */
+};
+
 struct rt_flow {
 	struct rt_flow_key k;
 	struct rt_flow_val v;
@@ -47,6 +53,8 @@ struct rt_flow {
  * table, its dir ingress or egress as the sample says.
  */
 #define RT_SFLOW_IFBASE	0x40000000u
+/* The ifindex of NIC flows whose netdev is not on this host (fixtures): from here. */
+#define RT_NIC_IFBASE	0x20000000u
 #define RT_SF_AGENT_LEN	48
 
 /* Counters of a switch port that only go up: totals since the collector started. */
@@ -123,6 +131,7 @@ enum rt_port_scope {
 	RT_SCOPE_PORT,		/* ports/<p>/counters */
 	RT_SCOPE_HW_DEV,	/* device-level hw_counters */
 	RT_SCOPE_ETHTOOL,	/* ethtool statistics of the netdev */
+	RT_SCOPE_QP,		/* a counter bound to QPs (rdma netlink statistics), qpn */
 };
 
 struct rt_port_ctr {
@@ -134,7 +143,8 @@ struct rt_port_ctr {
 	__u8  bits;		/* RT_BITS_*: how the counter wraps */
 	__u8  scope;		/* enum rt_port_scope */
 	__u8  congestion;	/* one of the congestion counters ARCHITECTURE.md names */
-	__u8  pad[5];
+	__u8  nqps;		/* RT_SCOPE_QP: QPs sharing the counter (255: 255 or more) */
+	__u32 qpn;		/* RT_SCOPE_QP: the lowest of them, else 0 */
 };
 
 struct rt_snapshot {
@@ -211,7 +221,7 @@ static inline __u32 rt_flow_key_hash(const struct rt_flow_key *k)
 	h *= 0x94d049bb133111ebULL;
 	return (__u32)(h ^ (h >> 29));
 }
-/* The order of the ports table: device, port, netdev, scope, counter name. */
+/* The order of the ports table: device, port, netdev, scope, QP, counter name. */
 int rt_port_ctr_cmp(const struct rt_port_ctr *a, const struct rt_port_ctr *b);
 /*
  * A table of *n elements of size sz, each starting with a struct rt_port_ctr,

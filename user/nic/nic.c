@@ -6,18 +6,29 @@
  *    <dev>/hw_counters): rows of snap->ports, scope saying which;
  *  - the ethtool statistics (PFC, pause, ECN, CNP, discards) of each netdev
  *    behind an RDMA port and of each -i interface: scope RT_SCOPE_ETHTOOL;
- *  - the QP table from rdma netlink, joined into the flows (user/core/join.c).
+ *  - the QP table from rdma netlink, joined into the flows (user/core/join.c);
+ *  - the counters bound to QPs (rdma netlink statistics, user/nic/nic_stat.c):
+ *    rows of snap->ports of scope RT_SCOPE_QP, and flows of origin
+ *    RT_ORIGIN_NIC, one per QP and direction, carrying what a wire flow has
+ *    where the NIC counts it (CE: cc_rx_ce_pkts; CNPs: cc_rx_cnp_pkts in,
+ *    cc_tx_cnp_pkts out; packets and bytes: rdma_{rx,tx}_{packets,bytes});
+ *  - with --qp-counters, automatic per-QP binding for the run, put back at
+ *    the end (rt_nic_free) or, after a kill -9, at the next start.
  * With --sysfs-root DIR everything is read below DIR instead: the RDMA tree
  * at DIR/sys/class/infiniband, ethtool statistics from DIR/ethtool/<netdev>
- * (as `ethtool -S` prints them); no verbs and no netlink then.
+ * (as `ethtool -S` prints them), the kernel's rdma netlink answers from
+ * DIR/rdma-netlink/{dev,res_qp,res_cm_id,stat_qp} (the bytes of the dumps);
+ * no verbs and no netlink socket then.
  * Whatever is missing or fails becomes a note on the snapshot, never an error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "doctor.h"
 #include "log.h"
 #include "nic.h"
 #include "source.h"
@@ -33,7 +44,36 @@ struct rt_nic {
 	struct rt_qp_table qps;
 	struct rt_ethtool_stats st;
 	int told_netlink;
+	struct rt_qpc_table qpc;	/* this interval's per-QP counters */
+	struct rt_nl_io io;
+	int qp_counters;		/* --qp-counters: 1, =cc: 2 */
+	int qpc_tried;			/* binding asked for once */
+	char qpc_why[200];		/* what --qp-counters could not do */
+	struct rt_qpc_ctl *ctl;
+	/* Per bound counter and name: the NIC flows count from rocetop's start,
+	 * as wire flows do, so each keeps the raw value last seen and a total. */
+	struct qpc_acc { __u32 dev_index, counter_id; char name[64]; __u64 last, total; int seen; } *acc;
+	size_t nacc, acc_cap;
+	__u32 *acc_hash;		/* open addressing over acc: index + 1, 0 empty */
+	size_t acc_hcap;
+	const struct rt_qp **qp_by;	/* n->qps by device and lqpn, this interval */
+	size_t nqp_by, qp_by_cap;
+	/* What the width table and the congestion list say of a QP counter's
+	 * name, for the driver memo_drv: a bound counter has a handful of names. */
+	char memo_drv[64];
+	struct { char name[64]; __u8 bits, congestion; } memo[32];
+	size_t nmemo;
+	char *nl;			/* a fixture's netlink answer */
+	size_t nl_cap;
+	/* The doctor's checks (user/nic/nic_doctor.c), every DOC_EVERY intervals:
+	 * the first failing one is a line of the view's header. */
+	struct rt_doc_host *doc[2];
+	struct rt_doc_findings *doc_out;
+	unsigned int doc_tick;
+	char doc_line[160];
 };
+
+#define DOC_EVERY 10
 
 void rt_nic_set_root(struct rt_nic *n, const char *root)
 {
@@ -51,7 +91,21 @@ struct rt_nic *rt_nic_new(const struct rt_opts *o)
 	rt_nic_set_root(n, o->sysfs_root);
 	for (int i = 0; i < o->nifaces && i < RT_MAX_SRC_IFACES; i++)
 		n->ifaces[n->nifaces++] = o->ifaces[i];
+	rt_nl_io_socket(&n->io);
+	n->qp_counters = o->qp_counters;
 	if (!n->root[0]) {
+		char msg[256];
+		int r = rt_qpc_recover(&n->io, msg, sizeof(msg));
+
+		/* A rocetop killed with -9 left a binding mode to put back. */
+		if (r > 0)
+			pr_info("%s.\n", msg);
+		else if (r < 0 && (r != -EBUSY || o->qp_counters))
+			pr_warn("%s.\n", msg);
+		if (r == -EBUSY && o->qp_counters) {
+			pr_warn("--qp-counters left to that process: this run only reads.\n");
+			n->qp_counters = 0;
+		}
 		n->verbs_ndev = rt_verbs_discover(&n->verbs, n->verbs_why, sizeof(n->verbs_why));
 		if (n->verbs_why[0])
 			pr_debug("%s\n", n->verbs_why);
@@ -63,6 +117,23 @@ void rt_nic_free(struct rt_nic *n)
 {
 	if (!n)
 		return;
+	if (n->ctl && n->ctl->active) {
+		int r = rt_qpc_restore(n->ctl);
+
+		if (r)
+			pr_warn("could not put back the NIC's per-QP counter mode (%s); the next rocetop "
+				"start tries again.\n", strerror(-r));
+	}
+	free(n->ctl);
+	free(n->acc);
+	free(n->qp_by);
+	free(n->acc_hash);
+	free(n->nl);
+	free(n->doc[0]);
+	free(n->doc[1]);
+	free(n->doc_out);
+	rt_nl_io_close(&n->io);
+	rt_qpc_table_free(&n->qpc);
 	rt_rdma_ports_free(&n->verbs);
 	rt_rdma_ports_free(&n->ports);
 	rt_qp_table_free(&n->qps);
@@ -158,14 +229,81 @@ static void collect_ethtool(struct rt_nic *n, struct rt_snapshot *snap)
 				 nfail > 1 ? " and others" : "", strerror(-first_err));
 }
 
+/* A file of the fixture tree's rdma-netlink/ directory, whole, into n->nl
+ * (grown as needed, up to 256 MiB); its length, or -errno. */
+static long read_nl_file(struct rt_nic *n, const char *name)
+{
+	char path[PATH_MAX + 64];
+	size_t len = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/rdma-netlink/%s", n->root, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t k;
+
+		if (len == n->nl_cap) {
+			size_t cap = n->nl_cap ? n->nl_cap * 2 : 1 << 16;
+			void *p = cap <= (256u << 20) ? realloc(n->nl, cap) : NULL;
+
+			if (!p) {
+				close(fd);
+				return -EFBIG;
+			}
+			n->nl = p;
+			n->nl_cap = cap;
+		}
+		k = read(fd, n->nl + len, n->nl_cap - len);
+		if (k < 0) {
+			k = -errno;
+			close(fd);
+			return k;
+		}
+		if (!k)
+			break;
+		len += (size_t)k;
+	}
+	close(fd);
+	return (long)len;
+}
+
+
+/* The QP table from the fixture's recorded answers; 0, or -ENOENT without them. */
+static int fixture_qps(struct rt_nic *n)
+{
+	static const char *const files[] = { "dev", "res_qp", "res_cm_id" };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		long len = read_nl_file(n, files[i]);
+		int r;
+
+		if (len < 0)
+			return (int)len;
+		r = rt_rdma_nl_parse(n->nl, (size_t)len, &n->qps);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 {
 	int r;
 
 	rt_qp_table_clear(&n->qps);
-	if (n->root[0] || !n->ports.n)
+	if (!n->ports.n)
 		return;
-	r = rt_rdma_nl_dump(&n->qps);
+	if (n->root[0]) {
+		r = fixture_qps(n);
+		if (r == -ENOENT) {
+			rt_qp_table_clear(&n->qps);
+			return;
+		}
+	} else {
+		r = rt_rdma_nl_dump(&n->qps);
+	}
 	if (r) {
 		rt_qp_table_clear(&n->qps);
 		rt_snapshot_note(snap, "rdma netlink QP table unavailable (%s): flows have no process; "
@@ -181,6 +319,385 @@ static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 		if (p)
 			snprintf(q->netdev, sizeof(q->netdev), "%s", p->netdev);
 	}
+}
+
+/* --qp-counters: once, when the ports and devices are known. */
+static void qpc_enable(struct rt_nic *n, struct rt_snapshot *snap)
+{
+	int r;
+
+	n->qpc_tried = 1;
+	(void)snap;
+	if (n->root[0]) {
+		snprintf(n->qpc_why, sizeof(n->qpc_why), "--qp-counters changes nothing under --sysfs-root");
+		return;
+	}
+	if (!n->ports.n || !n->qps.ndevs) {
+		snprintf(n->qpc_why, sizeof(n->qpc_why), "--qp-counters: %s",
+			 n->ports.n ? "rdma netlink lists no device" : "no RDMA port to bind");
+		return;
+	}
+	if (!(n->ctl = calloc(1, sizeof(*n->ctl)))) {
+		snprintf(n->qpc_why, sizeof(n->qpc_why), "--qp-counters: out of memory");
+		return;
+	}
+	r = rt_qpc_enable(n->ctl, &n->io, &n->ports, &n->qps, n->qp_counters == 2, n->qpc_why,
+			  sizeof(n->qpc_why));
+	if (r > 0)
+		pr_info("per-QP counters bound automatically on %d port%s until rocetop exits.\n", r,
+			r == 1 ? "" : "s");
+	if (n->qpc_why[0])
+		pr_warn("%s.\n", n->qpc_why);
+}
+
+static int qp_cmp(const void *a, const void *b)
+{
+	const struct rt_qp *x = *(const struct rt_qp *const *)a, *y = *(const struct rt_qp *const *)b;
+
+	if (x->dev_index != y->dev_index)
+		return x->dev_index < y->dev_index ? -1 : 1;
+	return x->lqpn < y->lqpn ? -1 : x->lqpn > y->lqpn;
+}
+
+/* The QP table by device and lqpn, for qp_of(). */
+static void index_qps(struct rt_nic *n)
+{
+	n->nqp_by = 0;
+	if (rt_grow_to((void **)&n->qp_by, &n->qp_by_cap, n->qps.n, sizeof(*n->qp_by)))
+		return;
+	for (size_t i = 0; i < n->qps.n; i++)
+		n->qp_by[n->nqp_by++] = &n->qps.q[i];
+	if (n->nqp_by > 1)
+		qsort(n->qp_by, n->nqp_by, sizeof(*n->qp_by), qp_cmp);
+}
+
+static const struct rt_qp *qp_of(const struct rt_nic *n, __u32 dev_index, __u32 lqpn)
+{
+	size_t lo = 0, hi = n->nqp_by;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct rt_qp *q = n->qp_by[mid];
+
+		if (q->dev_index < dev_index || (q->dev_index == dev_index && q->lqpn < lqpn))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n->nqp_by && n->qp_by[lo]->dev_index == dev_index && n->qp_by[lo]->lqpn == lqpn)
+		return n->qp_by[lo];
+	return NULL;
+}
+
+static __u32 acc_key_hash(__u32 dev_index, __u32 counter_id, const char *name)
+{
+	__u32 h = dev_index * 0x9e3779b1u ^ counter_id * 0x85ebca6bu;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x01000193u;
+	return h ^ (h >> 15);
+}
+
+/* Rebuild the hash of n->acc with room for want entries; 0 or -ENOMEM. */
+static int acc_rehash(struct rt_nic *n, size_t want)
+{
+	size_t cap = 64;
+
+	while (cap < want * 2)
+		cap *= 2;
+	if (cap != n->acc_hcap) {
+		void *p = realloc(n->acc_hash, cap * sizeof(*n->acc_hash));
+
+		if (!p)
+			return -ENOMEM;
+		n->acc_hash = p;
+		n->acc_hcap = cap;
+	}
+	memset(n->acc_hash, 0, n->acc_hcap * sizeof(*n->acc_hash));
+	for (size_t i = 0; i < n->nacc; i++) {
+		size_t h = acc_key_hash(n->acc[i].dev_index, n->acc[i].counter_id, n->acc[i].name) &
+			   (n->acc_hcap - 1);
+
+		while (n->acc_hash[h])
+			h = (h + 1) & (n->acc_hcap - 1);
+		n->acc_hash[h] = (__u32)i + 1;
+	}
+	return 0;
+}
+
+/* What a bound counter counted since rocetop first saw it (wraps and resets
+ * as rt_ctr_delta tells them). */
+static __u64 qpc_total(struct rt_nic *n, const struct rt_qpc_row *r, unsigned int bits)
+{
+	struct qpc_acc *a = NULL;
+	size_t h;
+
+	if ((n->nacc + 1) * 2 > n->acc_hcap && acc_rehash(n, n->nacc + 1))
+		return 0;
+	h = acc_key_hash(r->dev_index, r->counter_id, r->name) & (n->acc_hcap - 1);
+	for (; n->acc_hash[h]; h = (h + 1) & (n->acc_hcap - 1)) {
+		struct qpc_acc *x = &n->acc[n->acc_hash[h] - 1];
+
+		if (x->counter_id == r->counter_id && x->dev_index == r->dev_index && !strcmp(x->name, r->name)) {
+			a = x;
+			break;
+		}
+	}
+	if (!a) {
+		if (rt_grow_to((void **)&n->acc, &n->acc_cap, n->nacc + 1, sizeof(*n->acc)))
+			return 0;
+		a = &n->acc[n->nacc];
+		n->acc_hash[h] = (__u32)++n->nacc;
+		memset(a, 0, sizeof(*a));
+		a->dev_index = r->dev_index;
+		a->counter_id = r->counter_id;
+		snprintf(a->name, sizeof(a->name), "%s", r->name);
+		a->last = r->value;
+	}
+	a->total += rt_ctr_delta(a->last, r->value, bits);
+	a->last = r->value;
+	a->seen = 1;
+	return a->total;
+}
+
+static void qp_name_info(struct rt_nic *n, const char *drv, const char *name, __u8 *bits, __u8 *cong)
+{
+	size_t i;
+
+	if (strcmp(n->memo_drv, drv)) {
+		snprintf(n->memo_drv, sizeof(n->memo_drv), "%s", drv);
+		n->nmemo = 0;
+	}
+	for (i = 0; i < n->nmemo && strcmp(n->memo[i].name, name); i++)
+		;
+	if (i == n->nmemo) {
+		/* value 0: the width by name alone */
+		__u8 b = (__u8)rt_nic_ctr_bits(drv, RT_SCOPE_QP, name, 0);
+		__u8 c = (__u8)(rt_nic_is_congestion(name) || !strncmp(name, "cc_", 3));
+
+		if (i == sizeof(n->memo) / sizeof(n->memo[0])) {
+			*bits = b;
+			*cong = c;
+			return;
+		}
+		snprintf(n->memo[i].name, sizeof(n->memo[i].name), "%s", name);
+		n->memo[i].bits = b;
+		n->memo[i].congestion = c;
+		n->nmemo++;
+	}
+	*bits = n->memo[i].bits;
+	*cong = n->memo[i].congestion;
+}
+
+static __u64 qpc_value(struct rt_nic *n, size_t from, size_t to, const char *drv, const char *name,
+			int *has)
+{
+	for (size_t i = from; i < to; i++)
+		if (!strcmp(n->qpc.r[i].name, name)) {
+			__u8 bits, cong;
+
+			*has = 1;
+			qp_name_info(n, drv, name, &bits, &cong);
+			return qpc_total(n, &n->qpc.r[i], bits);
+		}
+	return 0;
+}
+
+/* The flows of one bound counter (rows [from, to) of n->qpc). */
+static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, size_t to,
+		      const char *netdev, const char *drv)
+{
+	const struct rt_qpc_row *r0 = &n->qpc.r[from];
+	const struct rt_qp *q = qp_of(n, r0->dev_index, r0->lqpn);
+	__u32 ifindex = netdev[0] ? if_nametoindex(netdev) : 0;
+	int has_ce = 0, has_rcnp = 0, has_tcnp = 0, has_rp = 0, has_tp = 0, x = 0;
+	__u64 ce = qpc_value(n, from, to, drv, "cc_rx_ce_pkts", &has_ce);
+	__u64 rcnp = qpc_value(n, from, to, drv, "cc_rx_cnp_pkts", &has_rcnp);
+	__u64 tcnp = qpc_value(n, from, to, drv, "cc_tx_cnp_pkts", &has_tcnp);
+	__u64 rp = qpc_value(n, from, to, drv, "rdma_rx_packets", &has_rp);
+	__u64 tp = qpc_value(n, from, to, drv, "rdma_tx_packets", &has_tp);
+	__u64 rb = qpc_value(n, from, to, drv, "rdma_rx_bytes", &x);
+	__u64 tb = qpc_value(n, from, to, drv, "rdma_tx_bytes", &x);
+
+	(void)x;
+
+	/* A netdev not on this host (a fixture's): a name of its own, in a space
+	 * below sFlow's (RT_SFLOW_IFBASE) and above any real ifindex. */
+	if (!ifindex)
+		ifindex = RT_NIC_IFBASE | (r0->dev_index & 0xffff) << 8 | (r0->port & 0xff);
+	if (!strcmp(rt_snapshot_ifname(snap, ifindex), "?"))
+		rt_snapshot_add_iface(snap, ifindex, netdev[0] ? netdev : r0->dev, "nic");
+	for (int dir = 0; dir < 2; dir++) {
+		int in = dir == 0;
+		struct rt_flow *f;
+
+		if (in ? !(has_ce || has_rcnp || has_rp) : !(has_tcnp || has_tp))
+			continue;
+		if (!(f = rt_snapshot_add_flow(snap)))
+			return;
+		f->k.ifindex = ifindex;
+		f->k.dir = in ? RT_DIR_INGRESS : RT_DIR_EGRESS;
+		f->k.origin = RT_ORIGIN_NIC;
+		if (q && q->family) {
+			f->k.family = q->family;
+			memcpy(f->k.src, in ? q->dst : q->src, 16);
+			memcpy(f->k.dst, in ? q->src : q->dst, 16);
+		}
+		/* In: data and CNPs to our QP; out: CNPs (and data) to the peer's. */
+		f->k.dqpn = in ? r0->lqpn : (q ? q->rqpn : 0);
+		f->v.ecn[RT_ECN_CE] = in ? ce : 0;
+		f->v.cnp = in ? rcnp : tcnp;
+		/* Packets the NIC counted for the flow: all of them where it says,
+		 * else at least the CE-marked ones and the CNPs. */
+		f->v.pkts = in ? (has_rp ? rp : ce + rcnp) : (has_tp ? tp : tcnp);
+		f->v.bytes = in ? rb : tb;
+		f->v.pcp = RT_PCP_NONE;
+		f->lqpn = r0->lqpn;
+		if (q) {
+			f->rqpn = q->rqpn;
+			f->pid = q->pid;
+			memcpy(f->comm, q->comm, sizeof(f->comm));
+		}
+	}
+}
+
+/* The counters bound to QPs, as rows of snap->ports and as flows. */
+static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
+{
+	int r = 0, nerr = 0;
+	char drv[64] = "", drv_of[32] = "";
+
+	n->qpc.n = 0;
+	n->qpc.ncounters = 0;
+	n->qpc.nb = 0;
+	if (n->qpc_why[0])
+		rt_snapshot_note(snap, "%s", n->qpc_why);
+	if (!n->ports.n)
+		return;
+	if (n->root[0]) {
+		long len = read_nl_file(n, "stat_qp");
+
+		if (len == -ENOENT)
+			return;
+		r = len < 0 ? (int)len : rt_qpc_parse(n->nl, (size_t)len, &n->qpc);
+		if (r > 0)
+			r = 0;
+		else if (!r)
+			r = -EBADMSG;	/* a recorded dump ends with NLMSG_DONE */
+		nerr = r < 0;
+	} else {
+		for (size_t d = 0; d < n->qps.ndevs; d++) {
+			int e = rt_qpc_read(&n->io, n->qps.dev_index[d], &n->qpc);
+
+			if (e && !nerr++)
+				r = e;
+		}
+	}
+	if (nerr)
+		rt_snapshot_note(snap, "per-QP counters (rdma netlink statistics) unavailable: %s",
+				 strerror(-r));
+	index_qps(n);
+	for (size_t i = 0, j; i < n->qpc.n; i = j) {
+		const struct rt_qpc_row *r0 = &n->qpc.r[i];
+		const struct rt_rdma_port *p = rt_rdma_ports_find(&n->ports, r0->dev, r0->port);
+		const char *netdev = p ? p->netdev : "";
+		/* one device's counters come together: its driver read once */
+		if (strcmp(drv_of, r0->dev)) {
+			rt_sysfs_driver(n->root, r0->dev, drv, sizeof(drv));
+			snprintf(drv_of, sizeof(drv_of), "%s", r0->dev);
+		}
+		for (j = i; j < n->qpc.n && n->qpc.r[j].counter_id == r0->counter_id &&
+		     n->qpc.r[j].dev_index == r0->dev_index; j++) {
+			const struct rt_qpc_row *q = &n->qpc.r[j];
+			struct rt_port_ctr *c = rt_snapshot_add_port(snap);
+
+			if (!c)
+				return;
+			snprintf(c->dev, sizeof(c->dev), "%s", q->dev);
+			c->port = q->port;
+			snprintf(c->netdev, sizeof(c->netdev), "%s", netdev);
+			snprintf(c->name, sizeof(c->name), "%s", q->name);
+			c->value = q->value;
+			c->scope = RT_SCOPE_QP;
+			qp_name_info(n, drv, q->name, &c->bits, &c->congestion);
+			c->qpn = q->lqpn;
+			c->nqps = (__u8)(q->nqps > 255 ? 255 : q->nqps);
+		}
+		qpc_flows(n, snap, i, j, netdev, drv);
+	}
+	/* Forget the counters gone (QPs destroyed, binding off). */
+	size_t k = 0;
+
+	for (size_t i = 0; i < n->nacc; i++) {
+		if (!n->acc[i].seen)
+			continue;
+		n->acc[i].seen = 0;
+		n->acc[k++] = n->acc[i];
+	}
+	if (k != n->nacc) {
+		n->nacc = k;
+		acc_rehash(n, k);
+	}
+}
+
+/* The priorities the wire flows of netdev were seen on: their PCP, else
+ * their DSCP through the netdev's APP table when it trusts DSCP. */
+static unsigned int seen_prios(const struct rt_snapshot *snap, const struct rt_doc_netdev *d)
+{
+	unsigned int m = 0;
+
+	for (size_t i = 0; i < snap->nflows; i++) {
+		const struct rt_flow *f = &snap->flows[i];
+		int p = -1;
+
+		if (f->k.origin != RT_ORIGIN_WIRE || !f->v.pkts ||
+		    strcmp(rt_snapshot_ifname(snap, f->k.ifindex), d->netdev))
+			continue;
+		if (f->v.pcp != RT_PCP_NONE)
+			p = f->v.pcp & 7;
+		else if (d->dcb.ok && rt_dcb_trust_dscp(&d->dcb))
+			p = rt_dcb_app_prio(&d->dcb, f->v.dscp);
+		if (p >= 0)
+			m |= 1u << p;
+	}
+	return m;
+}
+
+/* Every DOC_EVERY intervals on a host with RDMA ports, the doctor's checks;
+ * the first failure stays a note of every snapshot until the next run. */
+static void doctor_line(struct rt_nic *n, struct rt_snapshot *snap)
+{
+	struct rt_doc_host *prev, *cur;
+	unsigned int seen = 0;
+
+	if (!n->ports.n)
+		return;
+	if (n->doc_tick++ % DOC_EVERY == 0) {
+		if (!n->doc[0] && (!(n->doc[0] = calloc(1, sizeof(*n->doc[0]))) ||
+				   !(n->doc[1] = calloc(1, sizeof(*n->doc[1]))) ||
+				   !(n->doc_out = calloc(1, sizeof(*n->doc_out))))) {
+			free(n->doc[0]);
+			free(n->doc[1]);
+			n->doc[0] = n->doc[1] = NULL;
+			return;
+		}
+		prev = n->doc[(n->doc_tick / DOC_EVERY) % 2];
+		cur = n->doc[(n->doc_tick / DOC_EVERY + 1) % 2];
+		rt_doctor_read(n->root, NULL, cur);
+		for (size_t i = 0; i < cur->n; i++)
+			seen |= seen_prios(snap, &cur->nd[i]);
+		rt_doctor_check(n->doc_tick > 1 ? prev : NULL, cur, seen, n->doc_out);
+		n->doc_line[0] = '\0';
+		for (size_t i = 0; i < n->doc_out->n; i++)
+			if (n->doc_out->f[i].severity == RT_DOC_FAIL) {
+				snprintf(n->doc_line, sizeof(n->doc_line), "doctor: %s%s",
+					 n->doc_out->failed > 1 ? "(and more: rocetop doctor) " : "",
+					 n->doc_out->f[i].sentence);
+				break;
+			}
+	}
+	if (n->doc_line[0])
+		rt_snapshot_note(snap, "%s", n->doc_line);
 }
 
 void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
@@ -211,6 +728,10 @@ void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
 				 bad);
 	collect_ethtool(n, snap);
 	collect_qps(n, snap);
+	if (n->qp_counters && !n->qpc_tried)
+		qpc_enable(n, snap);
+	collect_qpc(n, snap);
+	doctor_line(n, snap);
 	rt_snapshot_sort(snap);
 	rt_join(snap, &n->qps);
 }

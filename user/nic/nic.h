@@ -142,6 +142,173 @@ int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t);
  * NETLINK_RDMA into t (cleared first). 0 or -errno. */
 int rt_rdma_nl_dump(struct rt_qp_table *t);
 
+/* ---- per-QP statistics (user/nic/nic_stat.c) ---- */
+
+/* One hardware counter of one bound counter: a row of the per-QP table. */
+struct rt_qpc_row {
+	char  dev[32];
+	__u32 dev_index;
+	__u32 port;
+	__u32 counter_id;	/* the kernel's counter the QPs are bound to */
+	__u32 lqpn;		/* the lowest QP bound to it */
+	__u32 nqps;		/* how many QPs share it (auto mode by type binds several) */
+	char  name[64];
+	__u64 value;
+};
+
+struct rt_qpc_table {
+	struct rt_qpc_row *r;
+	size_t n, cap;
+	size_t ncounters;	/* bound counters seen */
+	/* Every QP of every bound counter (for unbinding them). */
+	struct rt_qpc_bind { __u32 dev_index, port, counter_id, lqpn; } *b;
+	size_t nb, bcap;
+};
+
+void rt_qpc_table_free(struct rt_qpc_table *t);
+
+#define RT_STAT_MAX_COUNTERS 256
+
+/* The hardware counters of a port (STAT_GET_STATUS). */
+struct rt_stat_counter {
+	char  name[64];
+	__u32 index;
+	__u8  optional;		/* the driver can turn it on and off */
+	__u8  enabled;		/* for optional ones */
+};
+
+struct rt_stat_status {
+	struct rt_stat_counter c[RT_STAT_MAX_COUNTERS];
+	size_t n;
+};
+
+/* A port's QP counter binding mode (STAT_GET with STAT_RES = RES_QP). */
+struct rt_stat_mode {
+	__u32 mode;		/* enum rdma_nl_counter_mode */
+	__u32 mask;		/* enum rdma_nl_counter_mask, auto mode */
+	__u8  opcnt;		/* optional counters bound per QP too */
+	__u8  has_opcnt;	/* the kernel said (newer kernels, auto mode) */
+	__u8  known;		/* a mode was in the answer */
+};
+
+/*
+ * Pure parsers of one recv buffer (or several concatenated): a STAT_GET dump
+ * of bound counters (rows appended to t), a STAT_GET_STATUS answer, a
+ * STAT_GET mode answer. 1 at NLMSG_DONE or the ACK, 0 when more is to come,
+ * a negative errno (the kernel's error, -EBADMSG for a malformed buffer).
+ */
+int rt_qpc_parse(const void *buf, size_t len, struct rt_qpc_table *t);
+int rt_stat_status_parse(const void *buf, size_t len, struct rt_stat_status *st);
+int rt_stat_mode_parse(const void *buf, size_t len, struct rt_stat_mode *m);
+
+/* Requests, built into buf (cap bytes); their length, 0 if it did not fit. */
+size_t rt_stat_req_devs(void *buf, size_t cap, __u32 seq);
+size_t rt_stat_req_dump(void *buf, size_t cap, __u32 seq, __u32 dev_index);
+size_t rt_stat_req_mode(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port);
+size_t rt_stat_req_status(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port);
+/* Auto binding with mask (0: auto off); opcnt < 0 leaves the attribute out. */
+size_t rt_stat_req_set_auto(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
+			    __u32 mask, int opcnt);
+/* Unbind QP lqpn from counter id (RDMA_NLDEV_CMD_STAT_DEL). */
+size_t rt_stat_req_unbind(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
+			  __u32 counter_id, __u32 lqpn);
+/* Exactly these optional counters enabled (the others disabled). */
+size_t rt_stat_req_set_optional(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
+				const __u32 *idx, size_t n);
+
+/*
+ * The netlink layer, replaceable (tests): xfer sends one request and feeds
+ * each answer buffer to parse until it returns non-zero. 0 or -errno.
+ */
+struct rt_nl_io {
+	int (*xfer)(struct rt_nl_io *io, const void *req, size_t len,
+		    int (*parse)(const void *buf, size_t len, void *arg), void *arg);
+	int fd;
+	__u32 seq;
+	void *priv;
+};
+
+void rt_nl_io_socket(struct rt_nl_io *io);	/* NETLINK_RDMA, opened on first use */
+void rt_nl_io_close(struct rt_nl_io *io);
+
+int rt_qpc_read(struct rt_nl_io *io, __u32 dev_index, struct rt_qpc_table *t);
+int rt_stat_read_mode(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_stat_mode *m);
+int rt_stat_read_status(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_stat_status *st);
+/* The same by device name (a device dump first). 0 or -errno (-ENODEV). */
+int rt_stat_status_of(struct rt_nl_io *io, const char *dev, __u32 port, struct rt_stat_status *st);
+
+/* --qp-counters: what was found on each port, what was changed. */
+#define RT_QPC_MAX_PORTS 32
+
+struct rt_qpc_port {
+	char  dev[32];
+	__u32 dev_index, port;
+	struct rt_stat_mode was;
+	__u32 was_optional[RT_STAT_MAX_COUNTERS];
+	size_t nwas_optional;
+	__u32 want_mask;
+	int   want_opcnt;
+	__u32 want_optional[RT_STAT_MAX_COUNTERS];
+	size_t nwant_optional;
+	__u8  changed_mode, changed_optional;
+};
+
+struct rt_qpc_ctl {
+	struct rt_nl_io *io;
+	struct rt_qpc_port p[RT_QPC_MAX_PORTS];
+	size_t n;
+	int active;		/* a state file is out and something to restore */
+};
+
+/* The state file: $ROCETOP_RUN_DIR (tests), else /run/rocetop, /qp-counters.state. */
+void rt_qpc_state_path(char *buf, size_t len);
+/*
+ * Turn on automatic per-QP binding (by QP type) on every port of ports whose
+ * device is in devs (an RDMA_NLDEV_CMD_GET dump), and with cc the optional
+ * congestion counters the device supports; the mode found is written to the
+ * state file first. Returns the number of ports changed (0: nothing to do)
+ * or -errno; why[] says what could not be done, if anything.
+ */
+int rt_qpc_enable(struct rt_qpc_ctl *c, struct rt_nl_io *io, const struct rt_rdma_ports *ports,
+		  const struct rt_qp_table *devs, int cc, char *why, size_t whylen);
+/* Put back what rt_qpc_enable changed, remove the state file. 0 or -errno. */
+int rt_qpc_restore(struct rt_qpc_ctl *c);
+/*
+ * At start: a state file left by a process that is gone (kill -9) is put back
+ * and removed. Returns ports restored, 0 with no file, -EBUSY when its
+ * process still runs, another -errno on failure; msg[] says what happened.
+ */
+int rt_qpc_recover(struct rt_nl_io *io, char *msg, size_t msglen);
+
+/* ---- DCB netlink (user/nic/nic_dcb.c) ---- */
+
+#define RT_DCB_MAX_APP 128
+
+/* A netdev's IEEE 802.1Qaz configuration (DCB_CMD_IEEE_GET). */
+struct rt_dcb {
+	__u8  ok;		/* an answer was parsed */
+	__u8  has_pfc, has_ets, has_app;
+	char  ifname[16];
+	__u8  pfc_cap, pfc_en;	/* pfc_en: bit N = PFC on priority N */
+	__u64 pfc_requests[8], pfc_indications[8];
+	__u8  prio_tc[8], tc_tsa[8], tc_bw[8];
+	struct { __u8 selector, priority; __u16 protocol; } app[RT_DCB_MAX_APP];
+	size_t napp;
+};
+
+/* Parse an RTM_GETDCB answer (DCB_CMD_IEEE_GET) into d. Pure: 1 when the
+ * answer was there, 0 when not (yet), a negative errno (the kernel's, or
+ * -EBADMSG for a malformed buffer). */
+int rt_dcb_parse(const void *buf, size_t len, struct rt_dcb *d);
+/* The priority the APP table gives a DSCP, or -1. */
+int rt_dcb_app_prio(const struct rt_dcb *d, unsigned int dscp);
+/* 1 when the APP table maps DSCPs (mlx5 then trusts DSCP), else 0 (PCP). */
+int rt_dcb_trust_dscp(const struct rt_dcb *d);
+/* The request for ifname; its length, 0 if it does not fit. */
+size_t rt_dcb_req(void *buf, size_t cap, const char *ifname, __u32 seq);
+/* Ask the kernel (NETLINK_ROUTE). 0 or -errno (-EOPNOTSUPP: no DCB on it). */
+int rt_dcb_query(const char *ifname, struct rt_dcb *d);
+
 /* ---- the join (user/core/join.c): see join.h ---- */
 
 /* ---- the whole NIC source (user/nic/nic.c) ---- */

@@ -106,12 +106,15 @@ static void print_ports(const struct rt_delta *d, double secs)
 				       "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC", "SOURCE");
 			char dv[sizeof(c->dev)], nd[sizeof(c->netdev)], nm[sizeof(c->name)];
 
-			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s\n",
+			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s",
 			       c->dev[0] ? rt_fmt_safe(c->dev, dv, sizeof(dv)) : "-", c->port,
 			       c->netdev[0] ? rt_fmt_safe(c->netdev, nd, sizeof(nd)) : "-",
 			       rt_fmt_safe(c->name, nm, sizeof(nm)),
 			       (unsigned long long)c->value, rate(d->ports[i].d, secs),
 			       rt_scope_name(c->scope));
+			if (c->scope == RT_SCOPE_QP)	/* the counter's (lowest) QP */
+				printf(" %u%s", c->qpn, c->nqps > 1 ? "+" : "");
+			printf("\n");
 		}
 	}
 }
@@ -243,7 +246,9 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
 		snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)));
 		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f\n",
-		       rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)), rt_dir_name(f->k.dir),
+		       rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)),
+		       f->k.origin == RT_ORIGIN_NIC ? (f->k.dir == RT_DIR_INGRESS ? "nic-in" : "nic-out") :
+		       rt_dir_name(f->k.dir),
 		       rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)),
 		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
 		       pk, rate(fd->d.bytes, secs) * 8 / 1e9,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * --csv DIR: DIR/flows.csv, DIR/pfc.csv, DIR/stats.csv and DIR/ports.csv.
+ * --csv DIR: DIR/flows.csv, DIR/pfc.csv, DIR/stats.csv, DIR/ports.csv and
+ * DIR/qpctr.csv (the counters bound to QPs, every one by name).
  * A header once, then per interval one row per key that changed, holding that
  * interval's deltas, so the rows of a key sum to its totals. Flushed every
  * interval. The columns are documented in the README and the man page; new
@@ -28,21 +29,26 @@
 #include "sflow_decode.h"
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
-		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples\n"
+		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples,origin\n"
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
+#define QPCTR_HDR "time,device,port,netdev,lqpn,nqps,rqpn,pid,comm,counter,value,delta\n"
 #define SWPORTS_HDR "time,agent,port,dir,samples,est_pkts,est_bytes,est_ce,est_cnp,max_queue_bytes," \
 		    "mean_queue_bytes,max_transit_ns,mean_transit_ns,ce_pct,queue,speed_bps,util_pct," \
 		    "in_discards,out_discards,in_errors,out_errors,drops,agent_dgrams_lost\n"
 #define DROPS_HDR "time,agent,port,reason,reason_code,drops\n"
 
-enum { C_FLOWS, C_PFC, C_STATS, C_PORTS, C_SWPORTS, C_DROPS, C__N };
+enum { C_FLOWS, C_PFC, C_STATS, C_PORTS, C_SWPORTS, C_DROPS, C_QPCTR, C__N };
 
 struct csv {
 	FILE *flows, *pfc, *stats, *ports;
 	FILE *swports, *drops;	/* with --sflow */
+	FILE *qpctr;
+	int qp_seen;		/* qpctr.csv: the first interval written in full */
+	const struct rt_flow **qpf;	/* the NIC's ingress flows by lqpn, this interval */
+	size_t nqpf, qpf_cap;
 	off_t good[C__N];	/* each file's length after its last whole row */
 	int failed;
 	char dir[4096];
@@ -178,12 +184,18 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 			r.buf[r.n++] = ',';
 			r.buf[r.n++] = ',';
 		}
-		put_seen(&r, cur, v->first_ns);
-		put_seen(&r, cur, v->last_ns);
+		if (f->k.origin == RT_ORIGIN_WIRE) {
+			put_seen(&r, cur, v->first_ns);
+			put_seen(&r, cur, v->last_ns);
+		} else {
+			r.buf[r.n++] = ',';	/* the NIC's counters have no first/last packet */
+			r.buf[r.n++] = ',';
+		}
 		if (f->estimate)
 			put_u64(&r, d->flows[i].samples);
 		else
 			r.buf[r.n++] = ',';	/* exact: no samples */
+		put_text(&r, f->k.origin == RT_ORIGIN_NIC ? "nic" : "wire");
 		r.buf[r.n - 1] = '\n';	/* the last column's comma */
 		if (nout + r.n > sizeof(c->out)) {
 			fwrite(c->out, 1, nout, c->flows);
@@ -195,11 +207,69 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 	fwrite(c->out, 1, nout, c->flows);
 }
 
+static int by_lqpn(const void *a, const void *b)
+{
+	__u32 x = (*(const struct rt_flow *const *)a)->lqpn, y = (*(const struct rt_flow *const *)b)->lqpn;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The NIC's ingress flows of this snapshot by local QP, once per interval. */
+static void index_qp_flows(struct csv *c, const struct rt_snapshot *cur)
+{
+	c->nqpf = 0;
+	for (size_t i = 0; i < cur->nflows; i++) {
+		const struct rt_flow *f = &cur->flows[i];
+
+		if (f->k.origin != RT_ORIGIN_NIC || f->k.dir != RT_DIR_INGRESS)
+			continue;
+		if (rt_grow_to((void **)&c->qpf, &c->qpf_cap, c->nqpf + 1, sizeof(*c->qpf)))
+			break;
+		c->qpf[c->nqpf++] = f;
+	}
+	if (c->nqpf > 1)
+		qsort(c->qpf, c->nqpf, sizeof(*c->qpf), by_lqpn);
+}
+
+/* The NIC flow of a QP counter's QP, for its peer QP and owner; NULL if none. */
+static const struct rt_flow *qp_flow(const struct csv *c, const struct rt_port_ctr *p)
+{
+	size_t lo = 0, hi = c->nqpf;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->qpf[mid]->lqpn < p->qpn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nqpf && c->qpf[lo]->lqpn == p->qpn ? c->qpf[lo] : NULL;
+}
+
+/* One qpctr.csv row: a counter bound to QPs, by name. */
+static void write_qpctr(struct csv *c, const struct rt_port_delta *pd, double t)
+{
+	const struct rt_port_ctr *p = pd->c;
+	const struct rt_flow *f = qp_flow(c, p);
+	char dv[2 * sizeof(p->dev) + 3], nd[2 * sizeof(p->netdev) + 3], nm[2 * sizeof(p->name) + 3];
+	char cm[2 * sizeof(f->comm) + 3];
+
+	fprintf(c->qpctr, "%.6f,%s,%u,%s,%u,%u,", t, rt_fmt_csv(p->dev, dv, sizeof(dv)), p->port,
+		rt_fmt_csv(p->netdev, nd, sizeof(nd)), p->qpn, p->nqps);
+	if (f && (f->rqpn || f->pid || f->comm[0]))
+		fprintf(c->qpctr, "%u,%u,%s,", f->rqpn, f->pid, rt_fmt_csv(f->comm, cm, sizeof(cm)));
+	else
+		fputs(",,,", c->qpctr);
+	fprintf(c->qpctr, "%s,%llu,%llu\n", rt_fmt_csv(p->name, nm, sizeof(nm)),
+		(unsigned long long)p->value, (unsigned long long)pd->d);
+}
+
 /* After a failed write: drop what stdio still holds, cut each file back to the
  * end of its last whole row, and write nothing more. */
 static void cut_back(struct csv *c)
 {
-	FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops };
+	FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr };
 	int k;
 
 	c->failed = 1;
@@ -320,15 +390,23 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 				(unsigned long long)v->v6_unparsed, (unsigned long long)v->flow_full,
 				(unsigned long long)d->ifs[i].evicted);
 	}
+	index_qp_flows(c, cur);
 	for (i = 0; i < d->nports; i++) {
 		const struct rt_port_ctr *p = d->ports[i].c;
 		char dv[2 * sizeof(p->dev) + 3], nd[2 * sizeof(p->netdev) + 3], nm[2 * sizeof(p->name) + 3];
 
+		if (p->scope == RT_SCOPE_QP) {
+			/* the first interval's values, then what changed */
+			if (d->ports[i].d || !c->qp_seen)
+				write_qpctr(c, &d->ports[i], t);
+			continue;
+		}
 		fprintf(c->ports, "%.6f,%s,%u,%s,%s,%llu,%llu,%s\n", t, rt_fmt_csv(p->dev, dv, sizeof(dv)),
 			p->port, rt_fmt_csv(p->netdev, nd, sizeof(nd)), rt_fmt_csv(p->name, nm, sizeof(nm)),
 			(unsigned long long)p->value, (unsigned long long)d->ports[i].d,
 			rt_scope_name(p->scope));
 	}
+	c->qp_seen = 1;
 	/* A replay that holds sFlow tables gets the files at its first of them. */
 	if (!c->swports && d->nsfagents &&
 	    (!(c->swports = open_csv(c, C_SWPORTS, "switchports.csv", SWPORTS_HDR)) ||
@@ -339,7 +417,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	if (c->swports)
 		write_sflow(c, d, t);
 	{
-		FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops };
+		FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr };
 		int k;
 
 		for (k = 0; k < C__N; k++) {
@@ -378,6 +456,9 @@ static void csv_close(struct rt_sink *s)
 		fclose(c->swports);
 	if (c->drops)
 		fclose(c->drops);
+	if (c->qpctr)
+		fclose(c->qpctr);
+	free(c->qpf);
 	free(c);
 	free(s);
 }
@@ -434,7 +515,8 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	if (!(c->flows = open_csv(c, C_FLOWS, "flows.csv", FLOWS_HDR)) ||
 	    !(c->pfc = open_csv(c, C_PFC, "pfc.csv", PFC_HDR)) ||
 	    !(c->stats = open_csv(c, C_STATS, "stats.csv", STATS_HDR)) ||
-	    !(c->ports = open_csv(c, C_PORTS, "ports.csv", PORTS_HDR))) {
+	    !(c->ports = open_csv(c, C_PORTS, "ports.csv", PORTS_HDR)) ||
+	    !(c->qpctr = open_csv(c, C_QPCTR, "qpctr.csv", QPCTR_HDR))) {
 		csv_close(s);
 		return NULL;
 	}

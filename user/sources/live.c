@@ -5,6 +5,8 @@
  * Links die with the process, so even `kill -9` leaves nothing attached.
  */
 #include <errno.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@ struct live_if {
 	int xdp_link;
 	int tc_link;
 	const char *mode;
+	int gone;		/* deleted (or renamed, or moved away): waiting for its name */
 };
 
 struct live {
@@ -45,6 +48,9 @@ struct live {
 	void *keys, *vals;
 	__u32 batch_cap;
 	int batch_ok;
+	/* link watcher: rtnetlink link events say when to look again */
+	int nl_fd;
+	int xdp_mode, no_ingress, no_egress;
 };
 
 static __u64 now_ns(clockid_t c)
@@ -124,8 +130,10 @@ static int attach_xdp(struct live *l, struct live_if *i, int want_mode)
 		i->name, strerror(-err));
 	return err;
 busy:
-	pr_warn("another XDP program is already attached to %s; remove it (ip link set dev %s xdp off) and run rocetop again.\n",
-		i->name, i->name);
+	/* A program attached through a BPF link (another rocetop, an XDP tool)
+	 * cannot be removed with `ip link set dev X xdp off`: name its owner. */
+	pr_warn("another XDP program is already attached to %s, possibly another rocetop holding it through a BPF link; 'bpftool net show dev %s' names it (and 'bpftool link' its owner): stop that program, or detach it ('ip link set dev %s xdp off' works only without a link), and run rocetop again.\n",
+		i->name, i->name, i->name);
 	return -EBUSY;
 }
 
@@ -156,6 +164,8 @@ static void live_close(struct rt_source *s)
 		if (l->ifs[i].xdp_link >= 0)
 			close(l->ifs[i].xdp_link);
 	}
+	if (l->nl_fd >= 0)
+		close(l->nl_fd);
 	rocetop_bpf__destroy(l->skel);
 	free(l->keys);
 	free(l->vals);
@@ -325,16 +335,101 @@ static void evict(struct live *l, struct rt_snapshot *s)
 	}
 }
 
+/*
+ * Interfaces that vanish and return. A deleted interface takes its XDP and
+ * tcx links with it; an interface of that name created later has a new
+ * ifindex and nothing attached. The watcher reads rtnetlink link events
+ * (RTMGRP_LINK) at every interval; on any event (or a lost one) it compares
+ * each watched name with the ifindex the kernel has for it now, says what
+ * changed on stderr, marks the interface "gone" in the snapshot (the view,
+ * the notes, Prometheus' rocetop_interface_up) and re-attaches when the name
+ * returns, into the same counter slot.
+ */
+static int link_events(struct live *l)
+{
+	char buf[8192];
+	int any = 0;
+
+	if (l->nl_fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t n = recv(l->nl_fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n > 0) {
+			any = 1;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOBUFS) {	/* events lost: look anyway */
+			any = 1;
+			continue;
+		}
+		return any;
+	}
+}
+
+static void detach(struct live_if *f)
+{
+	if (f->tc_link >= 0)
+		close(f->tc_link);
+	if (f->xdp_link >= 0)
+		close(f->xdp_link);
+	f->tc_link = f->xdp_link = -1;
+}
+
+static void watch_links(struct live *l)
+{
+	int i;
+
+	if (!link_events(l))
+		return;
+	for (i = 0; i < l->nifs; i++) {
+		struct live_if *f = &l->ifs[i];
+		__u32 now = if_nametoindex(f->name);
+
+		if (!f->gone && now == f->ifindex)
+			continue;
+		if (!f->gone) {
+			pr_warn("%s has disappeared (deleted, renamed or moved to another namespace): it is not counted until an interface of that name returns.\n",
+				f->name);
+			detach(f);
+			f->gone = 1;
+			f->mode = "gone";
+		}
+		if (!now)
+			continue;
+		f->ifindex = now;
+		l->skel->bss->rt_slot_ifindex[i] = now;
+		if ((!l->no_ingress && attach_xdp(l, f, l->xdp_mode)) ||
+		    (!l->no_egress && attach_tc(l, f) && l->no_ingress)) {
+			pr_warn("%s is back (ifindex %u) but cannot be attached again.\n", f->name, now);
+			detach(f);
+			f->mode = "gone";
+			continue;
+		}
+		if (l->no_ingress)
+			f->mode = "tc-only";
+		f->gone = 0;
+		pr_warn("%s is back (ifindex %u): attached again, counting from here.\n", f->name, now);
+	}
+}
+
 static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 {
 	struct live *l = src->priv;
 	int i, err;
 
+	watch_links(l);
 	s->time_ns = now_ns(CLOCK_REALTIME);
 	s->mono_ns = now_ns(CLOCK_MONOTONIC);
 	snprintf(s->source, sizeof(s->source), "%s", l->source);
-	for (i = 0; i < l->nifs; i++)
+	for (i = 0; i < l->nifs; i++) {
 		rt_snapshot_add_iface(s, l->ifs[i].ifindex, l->ifs[i].name, l->ifs[i].mode);
+		if (l->ifs[i].gone)
+			rt_snapshot_note(s, "%s is gone (deleted): not counted until it returns",
+					 l->ifs[i].name);
+	}
 
 	err = read_flows(l, s);
 	if (!err)
@@ -372,6 +467,10 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	src->priv = l;
 	l->batch_ok = 1;
 	l->flow_timeout = o->flow_timeout;
+	l->xdp_mode = o->xdp_mode;
+	l->no_ingress = o->no_ingress;
+	l->no_egress = o->no_egress;
+	l->nl_fd = -1;
 	for (i = 0; i < o->nifaces; i++) {
 		struct live_if *f = &l->ifs[l->nifs];
 
@@ -405,7 +504,7 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	}
 	bpf_map__set_max_entries(l->skel->maps.flows, o->max_flows);
 	for (i = 0; i < l->nifs; i++)
-		l->skel->rodata->rt_slot_ifindex[i] = l->ifs[i].ifindex;
+		l->skel->bss->rt_slot_ifindex[i] = l->ifs[i].ifindex;
 	err = rocetop_bpf__load(l->skel);
 	if (err) {
 		char buf[128];
@@ -425,6 +524,18 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 		pr_debug("attached to %s (ifindex %u, XDP %s)\n", l->ifs[i].name, l->ifs[i].ifindex,
 			 l->ifs[i].mode);
 	}
+	l->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	if (l->nl_fd >= 0) {
+		struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+
+		if (bind(l->nl_fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			close(l->nl_fd);
+			l->nl_fd = -1;
+		}
+	}
+	if (l->nl_fd < 0)
+		pr_warn("cannot watch link events (%s): a deleted interface will go unnoticed.\n",
+			strerror(errno));
 	return src;
 fail:
 	if (l && l->skel)

@@ -20,6 +20,7 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "count.h"
 #pragma GCC diagnostic pop
+#include "endpoint.h"
 #include "log.h"
 #include "sflow.h"
 #include "sflow_decode.h"
@@ -173,14 +174,14 @@ static int cidr_match(const struct cidr *c, int family, const __u8 *addr)
 
 /* ---- the socket ---- */
 
-int rt_sflow_socket(const char *spec)
+/* --sflow's [ADDR:]PORT into an address to bind; 0 or -EINVAL after saying why. */
+static int parse_spec(const char *spec, struct sockaddr_storage *ss_, socklen_t *sl_, int *bare)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl;
+#define ss (*ss_)
+#define sl (*sl_)
 	char host[128] = "", *end;
 	const char *colon = strrchr(spec, ':');
 	long port;
-	int fd, zero = 0, one = 1, rcv = 8 << 20;
 
 	memset(&ss, 0, sizeof(ss));
 	errno = 0;
@@ -222,24 +223,58 @@ int rt_sflow_socket(const char *spec)
 		pr_warn("--sflow '%s': '%s' is not an IPv4 or IPv6 address.\n", spec, host);
 		return -EINVAL;
 	}
-	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 && !host[0]) {
+	*bare = !host[0];
+	return 0;
+#undef ss
+#undef sl
+}
+
+int rt_sflow_check_opts(const struct rt_opts *o)
+{
+	struct sockaddr_storage ss;
+	struct cidr c;
+	socklen_t sl;
+	int bare, i;
+
+	if (o->sflow && parse_spec(o->sflow, &ss, &sl, &bare))
+		return -EINVAL;
+	for (i = 0; i < o->nsflow_allow; i++)
+		if (parse_cidr(o->sflow_allow[i], &c)) {
+			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
+				o->sflow_allow[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+int rt_sflow_socket(const char *spec, int here)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, zero = 0, rcv = 8 << 20, bare;
+
+	if (parse_spec(spec, &ss, &sl, &bare))
+		return -EINVAL;
+	fd = here ? socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
+		    rt_endpoint_socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 && bare) {
 		/* No IPv6 on this host: every IPv4 address, then. */
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		__u16 port = ((struct sockaddr_in6 *)&ss)->sin6_port;
 
 		memset(&ss, 0, sizeof(ss));
 		s4->sin_family = AF_INET;
-		s4->sin_port = htons((__u16)port);
+		s4->sin_port = port;
 		sl = sizeof(*s4);
-		fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = here ? socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
+			    rt_endpoint_socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	}
 	if (fd < 0) {
 		pr_warn("cannot open a UDP socket for --sflow: %s.\n", strerror(errno));
 		return -errno;
 	}
-	if (ss.ss_family == AF_INET6 && !host[0])
+	if (ss.ss_family == AF_INET6 && bare)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* Room for bursts between two reads; beyond rmem_max only as root. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
@@ -293,7 +328,7 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 	}
 	if (o->have_sflow_fd)
 		sf->fd = o->sflow_fd;
-	else if (o->sflow && (sf->fd = rt_sflow_socket(o->sflow)) < 0)
+	else if (o->sflow && (sf->fd = rt_sflow_socket(o->sflow, 0)) < 0)
 		goto fail;
 	return sf;
 fail:

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * rocetop doctor [-i IF] [--sysfs-root DIR] [--json] [--interval S]
+ *
+ * Reads a RoCE host's congestion configuration and says what is wrong, each
+ * finding a sentence with its evidence. For every RDMA netdev (or -i IF):
+ *   DCB netlink DCB_CMD_IEEE_GET   PFC enabled priorities, ETS, APP table
+ *                                  (DSCP -> priority; DSCP entries: trust DSCP)
+ *   /sys/class/net/IF/ecn/roce_np/enable/N, roce_rp/enable/N   (mlx5)
+ *   /sys/kernel/debug/mlx5/PCI/cc_params/NAME                   DCQCN (mlx5)
+ *   /sys/kernel/config/rdma_cm/DEV/ports/N/default_roce_mode, default_roce_tos
+ *   /sys/class/net/IF/mtu, the RDMA port's active MTU (verbs)
+ *   ethtool rx/tx_prioN_pause; hw_counters np_cnp_sent, rp_cnp_handled,
+ *   rp_cnp_ignored, read twice --interval apart to see what grows.
+ * Under --sysfs-root DIR every file is read below DIR, the DCB answer from
+ * DIR/dcbnl/IF (its bytes), ethtool's from DIR/ethtool/IF (as `ethtool -S`
+ * prints it), the active MTU from DIR/verbs/DEV/PORT/active_mtu (what
+ * ibv_query_port says). Exit 0 when no check fails, 1 when one does, 2 for a
+ * bad command line.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/dcbnl.h>
+#include "doctor.h"
+#include "cli.h"
+#include "log.h"
+#include "num.h"
+#include "nic.h"
+
+/* ---- the command ---- */
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static const char *sev_name(int s)
+{
+	return s == RT_DOC_FAIL ? "fail" : s == RT_DOC_WARN ? "warn" : "ok";
+}
+
+static void en_list(const int *en, char *buf, size_t len)
+{
+	unsigned int on = 0, known = 0;
+
+	for (int p = 0; p < 8; p++) {
+		known |= en[p] >= 0 ? 1u << p : 0;
+		on |= en[p] > 0 ? 1u << p : 0;
+	}
+	if (!known)
+		snprintf(buf, len, "unknown");
+	else
+		rt_doc_prio_list(on, buf, len);
+}
+
+static void print_text(const struct rt_doc_host *h, const struct rt_doc_findings *o)
+{
+	char a[32], b[32];
+
+	if (h->note[0])
+		printf("note: %s\n", h->note);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rt_doc_netdev *d = &h->nd[i];
+		unsigned int pauses = 0;
+
+		if (d->dev[0])
+			printf("%s: %s port %u, driver %s%s%s\n", d->netdev, d->dev, d->port, d->driver,
+			       d->pci[0] ? ", " : "", d->pci);
+		else
+			printf("%s:\n", d->netdev);
+		if (d->dcb.ok && d->dcb.has_pfc)
+			rt_doc_prio_list(d->dcb.pfc_en, a, sizeof(a));
+		for (int p = 0; p < 8; p++)
+			pauses |= d->rx_pause[p] || d->tx_pause[p] ? 1u << p : 0;
+		rt_doc_prio_list(pauses, b, sizeof(b));
+		if (d->dcb.ok && d->dcb.has_pfc)
+			printf("  PFC enabled on:        %s\n", a);
+		else
+			printf("  PFC enabled on:        unknown (DCB netlink: %s)\n",
+			       d->dcb_err ? strerror(-d->dcb_err) : "no PFC in the answer");
+		printf("  PFC frames counted on: %s\n", d->has_ethtool ? b : "unknown (no ethtool prio counters)");
+		if (d->dcb.ok && d->dcb.has_ets) {
+			printf("  ETS priority->TC:      ");
+			for (int p = 0; p < 8; p++)
+				printf("%d:%u%s", p, d->dcb.prio_tc[p], p < 7 ? " " : "\n");
+		}
+		if (d->dcb.ok) {
+			printf("  trust:                 %s", rt_dcb_trust_dscp(&d->dcb) ? "dscp (APP table:" : "pcp\n");
+			for (size_t k = 0; rt_dcb_trust_dscp(&d->dcb) && k < d->dcb.napp; k++)
+				if (d->dcb.app[k].selector == IEEE_8021QAZ_APP_SEL_DSCP)
+					printf(" %u->%u", d->dcb.app[k].protocol, d->dcb.app[k].priority);
+			if (rt_dcb_trust_dscp(&d->dcb))
+				printf(")\n");
+		}
+		en_list(d->np_en, a, sizeof(a));
+		en_list(d->rp_en, b, sizeof(b));
+		printf("  ECN notification point on: %s; reaction point on: %s\n", a, b);
+		if (d->ncc) {
+			printf("  DCQCN (cc_params):     ");
+			for (size_t k = 0; k < d->ncc; k++)
+				printf("%s=%lld%s", d->cc[k].name, d->cc[k].v, k + 1 < d->ncc ? " " : "\n");
+		}
+		if (d->roce_tos >= 0)
+			printf("  rdma_cm:               default mode %s, default ToS %d (DSCP %d)%s\n",
+			       d->roce_mode[0] ? d->roce_mode : "?", d->roce_tos, d->roce_tos >> 2,
+			       d->cm_default ? ", never set" : "");
+		else if (d->dev[0])
+			printf("  rdma_cm:               unknown (no configfs rdma_cm)\n");
+		printf("  MTU:                   netdev %d, RDMA port %s", d->mtu, d->active_mtu > 0 ? "" : "unknown\n");
+		if (d->active_mtu > 0)
+			printf("%d\n", d->active_mtu);
+		if (d->dev[0] && d->opt_err)
+			printf("  optional counters:     unknown (rdma netlink: %s)\n", strerror(-d->opt_err));
+		else if (d->dev[0]) {
+			printf("  optional counters:     %s", d->nopt ? "" : "none\n");
+			for (size_t k = 0; k < d->nopt; k++)
+				printf("%s %s%s", d->opt[k].name, d->opt[k].enabled ? "on" : "off",
+				       k + 1 < d->nopt ? ", " : "\n");
+		}
+		if (d->has_cnp)
+			printf("  CNPs:                  np_cnp_sent %llu, rp_cnp_handled %llu, rp_cnp_ignored %llu\n",
+			       (unsigned long long)d->np_cnp_sent, (unsigned long long)d->rp_cnp_handled,
+			       (unsigned long long)d->rp_cnp_ignored);
+	}
+	for (size_t i = 0; i < o->n; i++)
+		printf("%s %s: %s\n  evidence: %s\n", o->f[i].severity == RT_DOC_FAIL ? "FAIL" : "WARN",
+		       o->f[i].id, o->f[i].sentence, o->f[i].evidence);
+	printf("%zu finding%s, %d failed\n", o->n, o->n == 1 ? "" : "s", o->failed);
+}
+
+static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings *o)
+{
+	printf("{\"note\":");
+	json_str(h->note);
+	printf(",\"netdevs\":[");
+	for (size_t i = 0; i < h->n; i++) {
+		const struct rt_doc_netdev *d = &h->nd[i];
+
+		printf("%s{\"netdev\":", i ? "," : "");
+		json_str(d->netdev);
+		printf(",\"device\":");
+		json_str(d->dev);
+		printf(",\"port\":%u,\"driver\":", d->port);
+		json_str(d->driver);
+		printf(",\"mtu\":%d,\"rdma_mtu\":%d", d->mtu, d->active_mtu);
+		if (d->dcb.ok && d->dcb.has_pfc)
+			printf(",\"pfc_enabled\":%u", d->dcb.pfc_en);
+		printf(",\"trust\":\"%s\"", !d->dcb.ok ? "unknown" : rt_dcb_trust_dscp(&d->dcb) ? "dscp" : "pcp");
+		printf(",\"ecn_np\":[");
+		for (int p = 0; p < 8; p++)
+			printf("%d%s", d->np_en[p], p < 7 ? "," : "]");
+		printf(",\"ecn_rp\":[");
+		for (int p = 0; p < 8; p++)
+			printf("%d%s", d->rp_en[p], p < 7 ? "," : "]");
+		printf(",\"roce_mode\":");
+		json_str(d->roce_mode);
+		printf(",\"optional_counters\":{");
+		for (size_t k = 0; k < d->nopt; k++) {
+			printf("%s", k ? "," : "");
+			json_str(d->opt[k].name);
+			printf(":%s", d->opt[k].enabled ? "true" : "false");
+		}
+		printf("}");
+		printf(",\"roce_tos\":%d,\"dcqcn\":{", d->roce_tos);
+		for (size_t k = 0; k < d->ncc; k++) {
+			printf("%s", k ? "," : "");
+			json_str(d->cc[k].name);
+			printf(":%lld", d->cc[k].v);
+		}
+		printf("}}");
+	}
+	printf("],\"findings\":[");
+	for (size_t i = 0; i < o->n; i++) {
+		printf("%s{\"id\":", i ? "," : "");
+		json_str(o->f[i].id);
+		printf(",\"severity\":\"%s\",\"netdev\":", sev_name(o->f[i].severity));
+		json_str(o->f[i].netdev);
+		printf(",\"sentence\":");
+		json_str(o->f[i].sentence);
+		printf(",\"evidence\":");
+		json_str(o->f[i].evidence);
+		printf("}");
+	}
+	printf("],\"failed\":%d}\n", o->failed);
+}
+
+enum { D_SYSFS_ROOT = 256, D_JSON };
+
+static const struct rt_opt doctor_opts[] = {
+	{ 'i', "interface", "IF", "judge IF only (also a netdev without RDMA)" },
+	{ D_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs, debugfs and configfs below DIR (fixtures)" },
+	{ D_JSON, "json", NULL, "one JSON object, for scripts" },
+	{ 'd', "interval", "S", "seconds between the two counter readings (default 1;\n"
+				"0: one reading, counters judged by their values)" },
+	{ 'h', "help", NULL, "this text" },
+	RT_OPT_END,
+};
+
+static const struct rt_cli doctor_cli = {
+	.prog = "rocetop doctor",
+	.usage =
+"Usage: rocetop doctor [-i IF] [--sysfs-root DIR] [--json] [--interval S]\n"
+"Read this host's RoCE congestion configuration and say what is wrong: for each\n"
+"RDMA netdev, PFC (DCB netlink), the DSCP-to-priority map and trust, ECN per\n"
+"priority (ecn/roce_np, ecn/roce_rp), DCQCN parameters (mlx5 debugfs cc_params),\n"
+"rdma_cm's default RoCE mode and ToS (configfs), the MTUs, and the PFC and CNP\n"
+"counters, read twice to see what grows.\n",
+	.opts = doctor_opts,
+	.epilog = "Exit status: 0 when no check fails, 1 when one does, 2 for a bad command line.\n",
+	.width = 24,
+};
+
+struct doctor_args {
+	const char *only, *root;
+	double interval;
+	int json;
+};
+
+static int doctor_opt(void *ctx, int id, const char *arg)
+{
+	struct doctor_args *a = ctx;
+
+	switch (id) {
+	case 'i':
+		if (!*arg || strlen(arg) >= IF_NAMESIZE || strchr(arg, '/')) {
+			pr_warn("doctor: '%s' is no interface name.\n", arg);
+			return -EINVAL;
+		}
+		a->only = arg;
+		return 0;
+	case D_SYSFS_ROOT:
+		a->root = arg;
+		return 0;
+	case D_JSON:
+		a->json = 1;
+		return 0;
+	case 'd':
+		if (rt_parse_num(arg, RT_NUM_SECONDS, 0, 3600, &a->interval)) {
+			pr_warn("doctor: --interval '%s' is not valid: give seconds from 0 to 3600.\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case 'h':
+		rt_cli_help(&doctor_cli, stdout);
+		return 1;
+	}
+	return -EINVAL;
+}
+
+int rt_doctor_main(int argc, char **argv)
+{
+	struct doctor_args a = { .interval = 1 };
+	const char *only, *root;
+	struct rt_doc_host *h0 = NULL, *h1 = NULL;
+	struct rt_doc_findings *o = NULL;
+	double interval;
+	int json, first, err, rc = 1;
+
+	err = rt_cli_parse(&doctor_cli, argc, argv, doctor_opt, &a, &first);
+	if (err)
+		return err > 0 ? 0 : 2;
+	if (first < argc) {
+		pr_warn("doctor: unexpected argument '%s'; an interface takes -i.\n", argv[first]);
+		return 2;
+	}
+	only = a.only;
+	root = a.root;
+	interval = a.interval;
+	json = a.json;
+	if (root && access(root, F_OK)) {
+		pr_warn("doctor: --sysfs-root %s: %s.\n", root, strerror(errno));
+		return 2;
+	}
+	if (only) {
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/sys/class/net/%s", root ? root : "", only);
+		if (access(p, F_OK)) {
+			pr_warn("doctor: no interface named %s%s%s.\n", only, root ? " below " : "",
+				root ? root : "");
+			return 2;
+		}
+	}
+	h0 = calloc(1, sizeof(*h0));
+	h1 = calloc(1, sizeof(*h1));
+	o = calloc(1, sizeof(*o));
+	if (!h0 || !h1 || !o) {
+		pr_warn("doctor: out of memory.\n");
+		goto out;
+	}
+	rt_doctor_read(root, only, h0);
+	if (interval > 0 && h0->n) {
+		struct timespec ts = { (time_t)interval, (long)((interval - (time_t)interval) * 1e9) };
+
+		fprintf(stderr, "rocetop doctor: reading the counters again in %g s\n", interval);
+		fflush(stderr);
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		rt_doctor_read(root, only, h1);
+		rt_doctor_check(h0, h1, 0, o);
+	} else {
+		rt_doctor_check(NULL, h0, 0, o);
+		memcpy(h1, h0, sizeof(*h1));
+	}
+	if (json)
+		print_json(h1, o);
+	else
+		print_text(h1, o);
+	rc = o->failed ? 1 : 0;
+out:
+	free(h0);
+	free(h1);
+	free(o);
+	return rc;
+}

@@ -1,0 +1,882 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Per-QP NIC counters from rdma netlink statistics (NETLINK_RDMA, nldev), as
+ * iproute2's `rdma statistic qp ...` reads and sets them:
+ *   RDMA_NLDEV_CMD_STAT_GET dump, STAT_RES = RES_QP, per device
+ *       -> one message per bound counter: PORT_INDEX, STAT_COUNTER_ID,
+ *          STAT_HWCOUNTERS { HWCOUNTER_ENTRY { NAME, VALUE } ... },
+ *          RES_QP { RES_QP_ENTRY { RES_LQPN } ... }
+ *   RDMA_NLDEV_CMD_STAT_GET doit, STAT_RES = RES_QP, per port
+ *       -> STAT_MODE, STAT_AUTO_MODE_MASK (auto mode), STAT_OPCOUNTER_ENABLED
+ *   RDMA_NLDEV_CMD_STAT_GET_STATUS doit, per port
+ *       -> STAT_HWCOUNTERS { HWCOUNTER_ENTRY { NAME, HWCOUNTER_INDEX,
+ *          HWCOUNTER_DYNAMIC (only optional counters: 1 enabled) } ... }
+ *   RDMA_NLDEV_CMD_STAT_SET doit: the auto binding mode of a port, or the set
+ *          of optional counters enabled (STAT_HWCOUNTERS { HWCOUNTER_INDEX ... })
+ * Parsing and building are pure functions over bytes; the socket is behind
+ * struct rt_nl_io so the tests see every message sent (tests/unit/test_nic_stat.c).
+ *
+ * --qp-counters keeps what it must put back in a state file (rt_qpc_state_dir(),
+ * /run/rocetop by default) before it changes anything, and removes it once
+ * restored; a later start finding a file whose process is gone restores it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include "nic.h"
+
+/* Newer than some uapi headers: the attribute after RDMA_NLDEV_SYS_ATTR_MONITOR_MODE,
+ * six after RDMA_NLDEV_ATTR_RES_SUBTYPE (DEV_TYPE, PARENT_NAME, NAME_ASSIGN_TYPE,
+ * EVENT_TYPE, SYS_ATTR_MONITOR_MODE come between). */
+#define ATTR_OPCOUNTER_ENABLED	(RDMA_NLDEV_ATTR_RES_SUBTYPE + 6)
+
+/* ---- attribute walking (bounded) ---- */
+
+#define FOR_ATTR(a, p, len) \
+	for (const struct nlattr *a = (const struct nlattr *)(p); \
+	     (const char *)a + NLA_HDRLEN <= (const char *)(p) + (len) && a->nla_len >= NLA_HDRLEN && \
+	     (const char *)a + a->nla_len <= (const char *)(p) + (len); \
+	     a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len)))
+
+#define ATTR_DATA(a)	((const char *)(a) + NLA_HDRLEN)
+#define ATTR_LEN(a)	((size_t)(a)->nla_len - NLA_HDRLEN)
+#define ATTR_TYPE(a)	((a)->nla_type & NLA_TYPE_MASK)
+
+static __u32 get_u32(const struct nlattr *a)
+{
+	__u32 v = 0;
+
+	if (ATTR_LEN(a) >= 4)
+		memcpy(&v, ATTR_DATA(a), 4);
+	return v;
+}
+
+static __u64 get_u64(const struct nlattr *a)
+{
+	__u64 v = 0;
+
+	if (ATTR_LEN(a) >= 8)
+		memcpy(&v, ATTR_DATA(a), 8);
+	else if (ATTR_LEN(a) >= 4)
+		v = get_u32(a);
+	return v;
+}
+
+static __u8 get_u8(const struct nlattr *a)
+{
+	return ATTR_LEN(a) >= 1 ? (__u8)ATTR_DATA(a)[0] : 0;
+}
+
+static void get_str(const struct nlattr *a, char *out, size_t outlen)
+{
+	size_t n = strnlen(ATTR_DATA(a), ATTR_LEN(a));
+
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, ATTR_DATA(a), n);
+	out[n] = '\0';
+}
+
+/*
+ * Walk the messages of one buffer: cb gets each nldev message's attributes.
+ * Returns 1 at NLMSG_DONE or an ACK (NLMSG_ERROR 0), 0 when more is to come,
+ * the kernel's negative errno, or -EBADMSG for a malformed buffer.
+ */
+static int walk(const void *buf, size_t len, int (*cb)(int op, const void *attrs, size_t alen, void *arg),
+		void *arg)
+{
+	const char *p = buf;
+	size_t left = len;
+
+	while (left >= NLMSG_HDRLEN) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)p;
+
+		if (h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > left)
+			return -EBADMSG;
+		if (h->nlmsg_type == NLMSG_DONE)
+			return 1;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+				return -EBADMSG;
+			return e->error < 0 ? e->error : e->error ? -EPROTO : 1;
+		}
+		if (RDMA_NL_GET_CLIENT(h->nlmsg_type) == RDMA_NL_NLDEV) {
+			int r = cb(RDMA_NL_GET_OP(h->nlmsg_type), NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, arg);
+
+			if (r)
+				return r;
+		}
+		if (NLMSG_ALIGN(h->nlmsg_len) >= left)
+			break;
+		left -= NLMSG_ALIGN(h->nlmsg_len);
+		p += NLMSG_ALIGN(h->nlmsg_len);
+	}
+	return left && left < NLMSG_HDRLEN ? -EBADMSG : 0;
+}
+
+/* ---- the per-QP counter table ---- */
+
+void rt_qpc_table_free(struct rt_qpc_table *t)
+{
+	free(t->b);
+	free(t->r);
+	memset(t, 0, sizeof(*t));
+}
+
+static struct rt_qpc_row *qpc_add(struct rt_qpc_table *t)
+{
+	return rt_append((void **)&t->r, &t->n, &t->cap, sizeof(*t->r));
+}
+
+#define MAX_HW 128
+
+static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
+{
+	struct rt_qpc_table *t = arg;
+	__u32 dev_index = 0, port = 0, id = 0, lqpn = 0, nqps = 0;
+	char dev[32] = "";
+	struct { char name[64]; __u64 v; } hw[MAX_HW];
+	size_t nhw = 0, nb = 0;
+	__u32 qps[MAX_HW];
+	int has_id = 0;
+
+	if (op != RDMA_NLDEV_CMD_STAT_GET)
+		return 0;
+	FOR_ATTR(a, attrs, alen) {
+		switch (ATTR_TYPE(a)) {
+		case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = get_u32(a); break;
+		case RDMA_NLDEV_ATTR_DEV_NAME: get_str(a, dev, sizeof(dev)); break;
+		case RDMA_NLDEV_ATTR_PORT_INDEX: port = get_u32(a); break;
+		case RDMA_NLDEV_ATTR_STAT_COUNTER_ID: id = get_u32(a); has_id = 1; break;
+		case RDMA_NLDEV_ATTR_STAT_HWCOUNTERS:
+			FOR_ATTR(e, ATTR_DATA(a), ATTR_LEN(a)) {
+				int named = 0;
+
+				if (ATTR_TYPE(e) != RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY || nhw == MAX_HW)
+					continue;
+				hw[nhw].v = 0;
+				FOR_ATTR(f, ATTR_DATA(e), ATTR_LEN(e)) {
+					if (ATTR_TYPE(f) == RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME) {
+						get_str(f, hw[nhw].name, sizeof(hw[nhw].name));
+						named = hw[nhw].name[0] != '\0';
+					} else if (ATTR_TYPE(f) == RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE) {
+						hw[nhw].v = get_u64(f);
+					}
+				}
+				nhw += named;
+			}
+			break;
+		case RDMA_NLDEV_ATTR_RES_QP:
+			FOR_ATTR(e, ATTR_DATA(a), ATTR_LEN(a)) {
+				if (ATTR_TYPE(e) != RDMA_NLDEV_ATTR_RES_QP_ENTRY)
+					continue;
+				FOR_ATTR(f, ATTR_DATA(e), ATTR_LEN(e))
+					if (ATTR_TYPE(f) == RDMA_NLDEV_ATTR_RES_LQPN) {
+						__u32 q = get_u32(f);
+
+						if (!nqps++ || q < lqpn)
+							lqpn = q;
+						if (nb < MAX_HW)
+							qps[nb++] = q;
+					}
+			}
+			break;
+		}
+	}
+	if (!has_id)
+		return 0;	/* not a bound counter (a port's default counters) */
+	t->ncounters++;
+	for (size_t i = 0; i < nb; i++) {
+		struct rt_qpc_bind *b = rt_append((void **)&t->b, &t->nb, &t->bcap, sizeof(*t->b));
+
+		if (!b)
+			return -ENOMEM;
+		*b = (struct rt_qpc_bind){ dev_index, port, id, qps[i] };
+	}
+	for (size_t i = 0; i < nhw; i++) {
+		struct rt_qpc_row *r = qpc_add(t);
+
+		if (!r)
+			return -ENOMEM;
+		snprintf(r->dev, sizeof(r->dev), "%s", dev);
+		r->dev_index = dev_index;
+		r->port = port;
+		r->counter_id = id;
+		r->lqpn = lqpn;
+		r->nqps = nqps;
+		memcpy(r->name, hw[i].name, sizeof(r->name));
+		r->value = hw[i].v;
+	}
+	return 0;
+}
+
+int rt_qpc_parse(const void *buf, size_t len, struct rt_qpc_table *t)
+{
+	return walk(buf, len, stat_cb, t);
+}
+
+static int status_cb(int op, const void *attrs, size_t alen, void *arg)
+{
+	struct rt_stat_status *st = arg;
+
+	if (op != RDMA_NLDEV_CMD_STAT_GET_STATUS)
+		return 0;
+	FOR_ATTR(a, attrs, alen) {
+		if (ATTR_TYPE(a) != RDMA_NLDEV_ATTR_STAT_HWCOUNTERS)
+			continue;
+		FOR_ATTR(e, ATTR_DATA(a), ATTR_LEN(a)) {
+			struct rt_stat_counter c = { .index = ~0u };
+
+			if (ATTR_TYPE(e) != RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY)
+				continue;
+			FOR_ATTR(f, ATTR_DATA(e), ATTR_LEN(e)) {
+				switch (ATTR_TYPE(f)) {
+				case RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME:
+					get_str(f, c.name, sizeof(c.name));
+					break;
+				case RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX: c.index = get_u32(f); break;
+				case RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC:
+					c.optional = 1;
+					c.enabled = get_u8(f) ? 1 : 0;
+					break;
+				}
+			}
+			if (!c.name[0] || c.index == ~0u)
+				continue;
+			if (st->n == RT_STAT_MAX_COUNTERS)
+				return -E2BIG;
+			st->c[st->n++] = c;
+		}
+	}
+	return 0;
+}
+
+int rt_stat_status_parse(const void *buf, size_t len, struct rt_stat_status *st)
+{
+	return walk(buf, len, status_cb, st);
+}
+
+static int mode_cb(int op, const void *attrs, size_t alen, void *arg)
+{
+	struct rt_stat_mode *m = arg;
+
+	if (op != RDMA_NLDEV_CMD_STAT_GET)
+		return 0;
+	FOR_ATTR(a, attrs, alen) {
+		switch (ATTR_TYPE(a)) {
+		case RDMA_NLDEV_ATTR_STAT_MODE: m->mode = get_u32(a); m->known = 1; break;
+		case RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK: m->mask = get_u32(a); break;
+		case ATTR_OPCOUNTER_ENABLED: m->opcnt = get_u8(a) ? 1 : 0; m->has_opcnt = 1; break;
+		}
+	}
+	return 0;
+}
+
+int rt_stat_mode_parse(const void *buf, size_t len, struct rt_stat_mode *m)
+{
+	return walk(buf, len, mode_cb, m);
+}
+
+static int ack_cb(int op, const void *attrs, size_t alen, void *arg)
+{
+	(void)op; (void)attrs; (void)alen; (void)arg;
+	return 0;
+}
+
+/* ---- building requests ---- */
+
+struct msg {
+	unsigned char *b;
+	size_t len, cap;
+	int err;
+};
+
+static void put(struct msg *m, const void *p, size_t n)
+{
+	size_t pad = NLA_ALIGN(n) - n;
+
+	if (m->len + n + pad > m->cap) {
+		m->err = -ENOSPC;
+		return;
+	}
+	memcpy(m->b + m->len, p, n);
+	memset(m->b + m->len + n, 0, pad);
+	m->len += n + pad;
+}
+
+static void put_attr(struct msg *m, __u16 type, const void *p, size_t n)
+{
+	struct nlattr a = { .nla_len = (__u16)(NLA_HDRLEN + n), .nla_type = type };
+
+	put(m, &a, sizeof(a));
+	if (n)
+		put(m, p, n);
+}
+
+static void put_u32(struct msg *m, __u16 type, __u32 v)
+{
+	put_attr(m, type, &v, 4);
+}
+
+static void begin(struct msg *m, void *buf, size_t cap, int op, __u16 flags, __u32 seq)
+{
+	struct nlmsghdr h = {
+		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op),
+		.nlmsg_flags = flags,
+		.nlmsg_seq = seq,
+	};
+
+	m->b = buf;
+	m->cap = cap;
+	m->len = 0;
+	m->err = 0;
+	put(m, &h, sizeof(h));
+}
+
+static size_t end(struct msg *m)
+{
+	if (m->err)
+		return 0;
+	((struct nlmsghdr *)m->b)->nlmsg_len = (__u32)m->len;
+	return m->len;
+}
+
+size_t rt_stat_req_dump(void *buf, size_t cap, __u32 seq, __u32 dev_index)
+{
+	struct msg m;
+
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST | NLM_F_DUMP, seq);
+	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	return end(&m);
+}
+
+size_t rt_stat_req_mode(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port)
+{
+	struct msg m;
+
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST | NLM_F_ACK, seq);
+	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	return end(&m);
+}
+
+size_t rt_stat_req_status(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port)
+{
+	struct msg m;
+
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET_STATUS, NLM_F_REQUEST | NLM_F_ACK, seq);
+	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	return end(&m);
+}
+
+size_t rt_stat_req_set_auto(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
+			    __u32 mask, int opcnt)
+{
+	struct msg m;
+
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_SET, NLM_F_REQUEST | NLM_F_ACK, seq);
+	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_AUTO);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK, mask);
+	if (opcnt >= 0) {
+		__u8 v = (__u8)opcnt;
+
+		put_attr(&m, ATTR_OPCOUNTER_ENABLED, &v, 1);
+	}
+	return end(&m);
+}
+
+size_t rt_stat_req_unbind(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
+			  __u32 counter_id, __u32 lqpn)
+{
+	struct msg m;
+
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_DEL, NLM_F_REQUEST | NLM_F_ACK, seq);
+	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, counter_id);
+	put_u32(&m, RDMA_NLDEV_ATTR_RES_LQPN, lqpn);
+	return end(&m);
+}
+
+size_t rt_stat_req_set_optional(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
+				const __u32 *idx, size_t n)
+{
+	struct msg m;
+	size_t nest;
+
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_SET, NLM_F_REQUEST | NLM_F_ACK, seq);
+	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	nest = m.len;
+	put_attr(&m, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS | NLA_F_NESTED, NULL, 0);
+	for (size_t i = 0; i < n; i++)
+		put_u32(&m, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX, idx[i]);
+	if (!m.err)
+		((struct nlattr *)(m.b + nest))->nla_len = (__u16)(m.len - nest);
+	return end(&m);
+}
+
+/* ---- the real socket ---- */
+
+static int sock_xfer(struct rt_nl_io *io, const void *req, size_t len,
+		     int (*parse)(const void *buf, size_t len, void *arg), void *arg)
+{
+	static char buf[65536];
+	int r;
+
+	if (io->fd < 0) {
+		struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+		struct timeval tv = { .tv_sec = 1 };
+
+		io->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+		if (io->fd < 0)
+			return -errno;
+		setsockopt(io->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (bind(io->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			r = -errno;
+			close(io->fd);
+			io->fd = -1;
+			return r;
+		}
+	}
+	if (send(io->fd, req, len, 0) < 0)
+		return -errno;
+	do {
+		ssize_t n = recv(io->fd, buf, sizeof(buf), 0);
+
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ECONNRESET;
+		r = parse(buf, (size_t)n, arg);
+	} while (!r);
+	return r < 0 ? r : 0;
+}
+
+void rt_nl_io_socket(struct rt_nl_io *io)
+{
+	memset(io, 0, sizeof(*io));
+	io->fd = -1;
+	io->xfer = sock_xfer;
+}
+
+void rt_nl_io_close(struct rt_nl_io *io)
+{
+	if (io->fd >= 0)
+		close(io->fd);
+	io->fd = -1;
+}
+
+/* ---- reading through an io ---- */
+
+static int p_qpc(const void *b, size_t l, void *a) { return rt_qpc_parse(b, l, a); }
+static int p_status(const void *b, size_t l, void *a) { return rt_stat_status_parse(b, l, a); }
+static int p_mode(const void *b, size_t l, void *a) { return rt_stat_mode_parse(b, l, a); }
+static int p_ack(const void *b, size_t l, void *a) { return walk(b, l, ack_cb, a); }
+static int p_devs(const void *b, size_t l, void *a) { return rt_rdma_nl_parse(b, l, a); }
+
+int rt_qpc_read(struct rt_nl_io *io, __u32 dev_index, struct rt_qpc_table *t)
+{
+	unsigned char req[64];
+	size_t n = rt_stat_req_dump(req, sizeof(req), ++io->seq, dev_index);
+
+	return io->xfer(io, req, n, p_qpc, t);
+}
+
+int rt_stat_read_mode(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_stat_mode *m)
+{
+	unsigned char req[64];
+	size_t n = rt_stat_req_mode(req, sizeof(req), ++io->seq, dev_index, port);
+
+	memset(m, 0, sizeof(*m));
+	return io->xfer(io, req, n, p_mode, m);
+}
+
+int rt_stat_read_status(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_stat_status *st)
+{
+	unsigned char req[64];
+	size_t n = rt_stat_req_status(req, sizeof(req), ++io->seq, dev_index, port);
+
+	st->n = 0;
+	return io->xfer(io, req, n, p_status, st);
+}
+
+static int set_auto(struct rt_nl_io *io, __u32 dev_index, __u32 port, __u32 mask, int opcnt)
+{
+	unsigned char req[128];
+	size_t n = rt_stat_req_set_auto(req, sizeof(req), ++io->seq, dev_index, port, mask, opcnt);
+
+	return io->xfer(io, req, n, p_ack, NULL);
+}
+
+static int set_optional(struct rt_nl_io *io, __u32 dev_index, __u32 port, const __u32 *idx, size_t nidx)
+{
+	unsigned char req[64 + 8 * RT_STAT_MAX_COUNTERS];
+	size_t n = rt_stat_req_set_optional(req, sizeof(req), ++io->seq, dev_index, port, idx, nidx);
+
+	return io->xfer(io, req, n, p_ack, NULL);
+}
+
+/* ---- --qp-counters: enable, restore, recover ---- */
+
+static const char *const cc_names[] = { "cc_rx_ce_pkts", "cc_rx_cnp_pkts", "cc_tx_cnp_pkts" };
+
+static int is_cc(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cc_names) / sizeof(cc_names[0]); i++)
+		if (!strcmp(name, cc_names[i]))
+			return 1;
+	return 0;
+}
+
+void rt_qpc_state_path(char *buf, size_t len)
+{
+	const char *dir = getenv("ROCETOP_RUN_DIR");
+
+	snprintf(buf, len, "%s/qp-counters.state", dir && *dir ? dir : "/run/rocetop");
+}
+
+/* One line per port changed:
+ *   port DEV DEV_INDEX PORT MODE MASK OPCNT OPTIONAL
+ * MODE MASK OPCNT as found (OPCNT -1: the kernel has none), OPTIONAL the
+ * indexes of the optional counters enabled before, comma-separated, "-" when
+ * they were not changed, "none" when none was enabled. */
+static int state_write(const struct rt_qpc_ctl *c)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	rt_qpc_state_path(path, sizeof(path));
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fprintf(f, "rocetop-qp-counters 1 pid %d\n", (int)getpid());
+	for (size_t i = 0; i < c->n; i++) {
+		const struct rt_qpc_port *p = &c->p[i];
+
+		if (!p->changed_mode && !p->changed_optional)
+			continue;
+		fprintf(f, "port %s %u %u %u %u %d ", p->dev, p->dev_index, p->port,
+			p->was.mode, p->was.mask, p->was.has_opcnt ? p->was.opcnt : -1);
+		if (!p->changed_optional)
+			fputs("-", f);
+		else if (!p->nwas_optional)
+			fputs("none", f);
+		for (size_t j = 0; p->changed_optional && j < p->nwas_optional; j++)
+			fprintf(f, "%s%u", j ? "," : "", p->was_optional[j]);
+		fputc('\n', f);
+	}
+	if (fflush(f) || fsync(fd)) {
+		int e = -errno;
+
+		fclose(f);
+		unlink(tmp);
+		return e;
+	}
+	fclose(f);
+	if (rename(tmp, path))
+		return -errno;
+	return 0;
+}
+
+/* Every QP bound to a counter on port p: unbound. 0 or -errno. */
+static int unbind_all(struct rt_nl_io *io, const struct rt_qpc_port *p)
+{
+	struct rt_qpc_table t = { 0 };
+	unsigned char req[96];
+	int r = rt_qpc_read(io, p->dev_index, &t);
+
+	for (size_t i = 0; !r && i < t.nb; i++) {
+		if (t.b[i].port != p->port)
+			continue;
+		r = io->xfer(io, req, rt_stat_req_unbind(req, sizeof(req), ++io->seq, p->dev_index, p->port,
+							  t.b[i].counter_id, t.b[i].lqpn), p_ack, NULL);
+	}
+	rt_qpc_table_free(&t);
+	return r;
+}
+
+/* Put one port back; 0 or -errno (the first failure). */
+static int restore_port(struct rt_nl_io *io, const struct rt_qpc_port *p)
+{
+	int r = 0, e;
+
+	if (p->changed_optional) {
+		e = set_optional(io, p->dev_index, p->port, p->was_optional, p->nwas_optional);
+		if (e && !r)
+			r = e;
+	}
+	if (p->changed_mode) {
+		/* Auto off is asked as auto mode with an empty mask. */
+		__u32 mask = p->was.mode == RDMA_COUNTER_MODE_AUTO ? p->was.mask : 0;
+		struct rt_stat_mode now;
+
+		/* Already as it was (a run killed before it changed anything, or
+		 * someone put it back): nothing to do, and auto off would be refused. */
+		if (!rt_stat_read_mode(io, p->dev_index, p->port, &now) && now.known &&
+		    now.mode == p->was.mode && (now.mode != RDMA_COUNTER_MODE_AUTO || now.mask == p->was.mask))
+			return r;
+		e = set_auto(io, p->dev_index, p->port, mask, p->was.has_opcnt ? p->was.opcnt : -1);
+		if (e && !r)
+			r = e;
+		/* Auto off leaves the QPs bound so far on their counters (the kernel
+		 * then says "manual"): with none bound before, unbind them all. */
+		if (!e && p->was.mode == RDMA_COUNTER_MODE_NONE)
+			e = unbind_all(io, p);
+		if (e && !r)
+			r = e;
+	}
+	return r;
+}
+
+int rt_qpc_enable(struct rt_qpc_ctl *c, struct rt_nl_io *io, const struct rt_rdma_ports *ports,
+		  const struct rt_qp_table *devs, int cc, char *why, size_t whylen)
+{
+	int r, changed = 0;
+
+	c->n = 0;
+	c->io = io;
+	why[0] = '\0';
+	for (size_t i = 0; i < ports->n && c->n < RT_QPC_MAX_PORTS; i++) {
+		const struct rt_rdma_port *rp = &ports->p[i];
+		struct rt_qpc_port *p = &c->p[c->n];
+		struct rt_stat_status st;
+		size_t d;
+
+		for (d = 0; d < devs->ndevs && strcmp(devs->dev_name[d], rp->dev); d++)
+			;
+		if (d == devs->ndevs)
+			continue;
+		memset(p, 0, sizeof(*p));
+		snprintf(p->dev, sizeof(p->dev), "%s", rp->dev);
+		p->dev_index = devs->dev_index[d];
+		p->port = rp->port;
+		r = rt_stat_read_mode(io, p->dev_index, p->port, &p->was);
+		if (r || !p->was.known) {
+			snprintf(why, whylen, "%s/%u has no per-QP statistics (%s)", p->dev, p->port,
+				 r ? strerror(-r) : "no mode in the answer");
+			continue;
+		}
+		if (p->was.mode == RDMA_COUNTER_MODE_MANUAL) {
+			snprintf(why, whylen, "%s/%u binds QPs to counters by hand: left as it is",
+				 p->dev, p->port);
+			continue;
+		}
+		p->want_mask = RDMA_COUNTER_MASK_QP_TYPE;
+		p->want_opcnt = -1;
+		if (cc) {
+			size_t nsupp = 0;
+
+			r = rt_stat_read_status(io, p->dev_index, p->port, &st);
+			if (r)
+				snprintf(why, whylen, "%s/%u: optional counters unknown (%s)", p->dev,
+					 p->port, strerror(-r));
+			for (size_t k = 0; !r && k < st.n; k++) {
+				if (!st.c[k].optional)
+					continue;
+				if (st.c[k].enabled)
+					p->was_optional[p->nwas_optional++] = st.c[k].index;
+				if (is_cc(st.c[k].name)) {
+					nsupp++;
+					if (!st.c[k].enabled)
+						p->changed_optional = 1;
+				}
+			}
+			if (!r && !nsupp)
+				snprintf(why, whylen, "%s/%u supports none of the optional congestion "
+					 "counters (cc_rx_ce_pkts, cc_rx_cnp_pkts, cc_tx_cnp_pkts)", p->dev, p->port);
+			p->nwant_optional = 0;
+			for (size_t k = 0; !r && k < st.n; k++)
+				if (st.c[k].optional && (st.c[k].enabled || is_cc(st.c[k].name)))
+					p->want_optional[p->nwant_optional++] = st.c[k].index;
+			/* Bind them per QP too (a kernel without the attribute ignores it). */
+			if (nsupp)
+				p->want_opcnt = 1;
+		}
+		p->changed_mode = !(p->was.mode == RDMA_COUNTER_MODE_AUTO &&
+				    (p->was.mask & RDMA_COUNTER_MASK_QP_TYPE) &&
+				    (p->want_opcnt < 0 || p->was.opcnt == p->want_opcnt));
+		if (p->changed_mode && p->was.mode == RDMA_COUNTER_MODE_AUTO)
+			p->want_mask |= p->was.mask;
+		if (p->changed_mode || p->changed_optional)
+			changed++;
+		c->n++;
+	}
+	if (!changed)
+		return 0;
+	/* What must be put back is on disk before the first change. */
+	r = state_write(c);
+	if (r) {
+		char path[PATH_MAX];
+
+		rt_qpc_state_path(path, sizeof(path));
+		snprintf(why, whylen, "cannot write %s (%s): the NIC's counter mode is left unchanged",
+			 path, strerror(-r));
+		c->n = 0;
+		return r;
+	}
+	c->active = 1;
+	for (size_t i = 0; i < c->n; i++) {
+		struct rt_qpc_port *p = &c->p[i];
+
+		if (p->changed_optional) {
+			r = set_optional(io, p->dev_index, p->port, p->want_optional, p->nwant_optional);
+			if (r) {
+				snprintf(why, whylen, "%s/%u refused the optional counters (%s)", p->dev,
+					 p->port, strerror(-r));
+				p->changed_optional = 0;
+			}
+		}
+		if (p->changed_mode) {
+			r = set_auto(io, p->dev_index, p->port, p->want_mask, p->want_opcnt);
+			if (r) {
+				snprintf(why, whylen, "%s/%u refused automatic per-QP binding (%s)", p->dev,
+					 p->port, strerror(-r));
+				p->changed_mode = 0;
+			}
+		}
+	}
+	return changed;
+}
+
+int rt_qpc_restore(struct rt_qpc_ctl *c)
+{
+	char path[PATH_MAX];
+	int r = 0;
+
+	if (!c->active)
+		return 0;
+	for (size_t i = 0; i < c->n; i++) {
+		int e = restore_port(c->io, &c->p[i]);
+
+		if (e && !r)
+			r = e;
+	}
+	c->active = 0;
+	rt_qpc_state_path(path, sizeof(path));
+	if (!r)
+		unlink(path);
+	return r;
+}
+
+int rt_qpc_recover(struct rt_nl_io *io, char *msg, size_t msglen)
+{
+	char path[PATH_MAX], line[512], dev[32], opt[RT_STAT_MAX_COUNTERS * 11 + 8];
+	struct rt_qp_table devs = { 0 };
+	struct rt_qpc_port p;
+	unsigned char req[64];
+	int pid = 0, r = 0, nports = 0, have_devs = 0;
+	FILE *f;
+
+	msg[0] = '\0';
+	rt_qpc_state_path(path, sizeof(path));
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "rocetop-qp-counters 1 pid %d", &pid) != 1) {
+		fclose(f);
+		snprintf(msg, msglen, "%s is not a rocetop state file: left alone", path);
+		return -EINVAL;
+	}
+	if (pid > 0 && pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM)) {
+		fclose(f);
+		snprintf(msg, msglen, "rocetop pid %d holds the NIC's counter mode (%s)", pid, path);
+		return -EBUSY;
+	}
+	/* Device indexes change when a driver reloads: find them again by name. */
+	if (!io->xfer(io, req, rt_stat_req_devs(req, sizeof(req), ++io->seq), p_devs, &devs))
+		have_devs = 1;
+	while (fgets(line, sizeof(line), f)) {
+		int opcnt, e;
+
+		memset(&p, 0, sizeof(p));
+		if (sscanf(line, "port %31s %u %u %u %u %d %s", dev, &p.dev_index, &p.port, &p.was.mode,
+			   &p.was.mask, &opcnt, opt) != 7)
+			continue;
+		snprintf(p.dev, sizeof(p.dev), "%s", dev);
+		for (size_t d = 0; have_devs && d < devs.ndevs; d++)
+			if (!strcmp(devs.dev_name[d], dev))
+				p.dev_index = devs.dev_index[d];
+		p.was.has_opcnt = opcnt >= 0;
+		p.was.opcnt = opcnt > 0;
+		p.changed_mode = 1;
+		if (strcmp(opt, "-")) {
+			char *s = opt, *tok;
+
+			p.changed_optional = 1;
+			while (strcmp(opt, "none") && (tok = strsep(&s, ",")) &&
+			       p.nwas_optional < RT_STAT_MAX_COUNTERS)
+				p.was_optional[p.nwas_optional++] = (__u32)strtoul(tok, NULL, 10);
+		}
+		e = restore_port(io, &p);
+		if (e && !r)
+			r = e;
+		nports++;
+	}
+	fclose(f);
+	rt_qp_table_free(&devs);
+	if (r) {
+		snprintf(msg, msglen, "could not restore the NIC's counter mode left by pid %d (%s); "
+			 "%s kept for the next try", pid, strerror(-r), path);
+		return r;
+	}
+	unlink(path);
+	snprintf(msg, msglen, "restored the per-QP counter mode of %d port%s left by rocetop pid %d",
+		 nports, nports == 1 ? "" : "s", pid);
+	return nports;
+}
+
+size_t rt_stat_req_devs(void *buf, size_t cap, __u32 seq)
+{
+	struct msg m;
+
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_GET, NLM_F_REQUEST | NLM_F_DUMP, seq);
+	return end(&m);
+}
+
+int rt_stat_status_of(struct rt_nl_io *io, const char *dev, __u32 port, struct rt_stat_status *st)
+{
+	struct rt_qp_table devs = { 0 };
+	unsigned char req[64];
+	int r;
+
+	st->n = 0;
+	r = io->xfer(io, req, rt_stat_req_devs(req, sizeof(req), ++io->seq), p_devs, &devs);
+	for (size_t d = 0; !r && d < devs.ndevs; d++)
+		if (!strcmp(devs.dev_name[d], dev)) {
+			r = rt_stat_read_status(io, devs.dev_index[d], port, st);
+			rt_qp_table_free(&devs);
+			return r;
+		}
+	rt_qp_table_free(&devs);
+	return r ? r : -ENODEV;
+}
