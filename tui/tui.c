@@ -10,6 +10,7 @@
 #include <langinfo.h>
 #include <math.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,23 @@ static const char *num(double v, double secs, char *buf, size_t len)
 		return rt_fmt_si(v / secs, buf, len);
 	snprintf(buf, len, "%.0f", v);
 	return buf;
+}
+
+/* snprintf at line + off, never past the end; the new offset. */
+static int appendf(char *line, size_t len, int off, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int appendf(char *line, size_t len, int off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (off < 0 || (size_t)off >= len - 1)
+		return off;
+	va_start(ap, fmt);
+	n = vsnprintf(line + off, len - (size_t)off, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return off;
+	return (size_t)(off + n) >= len ? (int)len - 1 : off + n;
 }
 
 /* Print at most to the right edge. */
@@ -243,96 +261,40 @@ static void draw_header(struct tui *t, int *yp)
 	/* 4: PFC per priority, with the paused share of time where the speed is known */
 	off = snprintf(line, sizeof(line), "PFC  ");
 	{
+		struct tui_pfc_prio pf[RT_NPRIO];
 		int any = 0;
 
+		tui_pfc_prios(s, D, secs, rt_link_speed_mbps, pf);
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
-			__u64 frames = 0, xon = 0;
-			double paused = 0, share = -1;
-
-			for (size_t i = 0; i < D->nifs; i++) {
-				const struct rt_if_val *v = &D->ifs[i].d;
-				__u64 sp;
-				double ps;
-
-				if (!v->pfc_frames[p])
-					continue;
-				frames += v->pfc_frames[p];
-				xon += v->pfc_xon[p];
-				sp = rt_link_speed_mbps(rt_snapshot_ifname(s, D->ifs[i].s->k.ifindex));
-				if (!sp)
-					continue;
-				ps = rt_pause_seconds(v->pfc_quanta[p], sp);
-				paused += ps;
-				if (rt_share_pct(ps, secs) > share)
-					share = rt_share_pct(ps, secs);
-				else if (secs <= 0)
-					share = 0;
-			}
-			if (!frames)
+			if (!pf[p].frames)
 				continue;
 			any = 1;
-			off += snprintf(line + off, sizeof(line) - off, "p%s %s%s xon %s ",
-					rt_prio_name(p, a, sizeof(a)), num(frames, secs, b, sizeof(b)),
-					secs > 0 ? "/s" : "", num(xon, secs, c, sizeof(c)));
-			if (share < 0)
-				off += snprintf(line + off, sizeof(line) - off, "paused ? (speed unknown)  ");
+			off = appendf(line, sizeof(line), off, "p%s %s%s xon %s ",
+				      rt_prio_name(p, a, sizeof(a)), num(pf[p].frames, secs, b, sizeof(b)),
+				      secs > 0 ? "/s" : "", num(pf[p].xon, secs, c, sizeof(c)));
+			if (pf[p].share < 0)
+				off = appendf(line, sizeof(line), off, "paused ? (speed unknown)  ");
 			else if (secs > 0)
-				off += snprintf(line + off, sizeof(line) - off, "paused ~%.1f%%  ", share);
+				off = appendf(line, sizeof(line), off, "paused ~%.1f%%  ", pf[p].share);
 			else
-				off += snprintf(line + off, sizeof(line) - off, "paused ~%.3fs  ", paused);
-			if (off >= (int)sizeof(line))
-				break;
+				off = appendf(line, sizeof(line), off, "paused ~%.3fs  ", pf[p].paused);
 		}
 		if (!any)
-			snprintf(line + off, sizeof(line) - off, "no pause frames");
+			appendf(line, sizeof(line), off, "no pause frames");
 	}
 	put(y++, 0, line);
 
 	/* 5: the NIC's congestion counters, beside the wire's: summed over ports,
 	 * the DCQCN ones first, then the others that moved */
 	{
-		static const char *const key[] = { "np_ecn_marked_roce_packets", "np_cnp_sent",
-						   "rp_cnp_handled", "out_of_sequence", "packet_seq_err" };
-		static const char *const shortn[] = { "ecn_marked", "cnp_sent", "cnp_handled", "oos",
-						      "seq_err" };
-		const size_t nkey = sizeof(key) / sizeof(key[0]);
-		int any = 0;
+		struct tui_nic_sum ns[64];
+		size_t n = tui_nic_sums(D, t->totals, ns, sizeof(ns) / sizeof(ns[0]));
 
 		off = snprintf(line, sizeof(line), "nic   ");
-		for (size_t pass = 0; pass <= nkey && off < (int)sizeof(line) - 1; pass++) {
-			for (size_t i = 0; i < D->nports && off < (int)sizeof(line) - 1; i++) {
-				const struct rt_port_ctr *pc = D->ports[i].c;
-				const char *n = pc->name;
-				__u64 v = 0;
-				int dup = 0;
-
-				if (!pc->congestion)
-					continue;
-				if (pass < nkey ? strcmp(n, key[pass]) : 0)
-					continue;
-				if (pass == nkey) {	/* the rest: once each, and only if it moved */
-					for (size_t k = 0; k < nkey; k++)
-						dup |= !strcmp(n, key[k]);
-					for (size_t j = 0; j < i; j++)
-						dup |= !strcmp(D->ports[j].c->name, n);
-					if (dup || (!t->totals && !D->ports[i].d))
-						continue;
-				} else {
-					for (size_t j = 0; j < i; j++)
-						dup |= !strcmp(D->ports[j].c->name, n);
-					if (dup)
-						continue;
-				}
-				for (size_t j = i; j < D->nports; j++)
-					if (!strcmp(D->ports[j].c->name, n))
-						v += t->totals ? D->ports[j].c->value : D->ports[j].d;
-				any = 1;
-				off += snprintf(line + off, sizeof(line) - off, "%s %s%s  ",
-						pass < nkey ? shortn[pass] : n, num(v, secs, a, sizeof(a)),
-						secs > 0 ? "/s" : "");
-			}
-		}
-		if (any)
+		for (size_t i = 0; i < n; i++)
+			off = appendf(line, sizeof(line), off, "%s %s%s  ", ns[i].name,
+				      num(ns[i].v, secs, a, sizeof(a)), secs > 0 ? "/s" : "");
+		if (n)
 			put(y++, 0, line);
 	}
 	*yp = y;
@@ -667,7 +629,7 @@ static void flow_line(const struct tui *t, const struct rt_flow *f, const struct
 static void draw_detail(struct tui *t, int y, int h)
 {
 	const struct rt_delta *D = cur_delta(t);
-	double secs = cur_secs(t), now = t->data.snap.time_ns / 1e9;
+	double secs = cur_secs(t);
 	const struct rt_flow *f;
 	const struct tui_hist *hist;
 	char line[512], s1[RT_ADDR_STRLEN], s2[RT_ADDR_STRLEN], a[16];
@@ -714,53 +676,35 @@ static void draw_detail(struct tui *t, int y, int h)
 			 f->comm[0] ? f->comm : "-", f->pid, f->lqpn, f->rqpn);
 		put(y++, 0, line);
 	}
-	{	/* the counters now, averaged, and since the start */
+	{	/* the counters now, averaged, and since the start (tui_model.c) */
+		static const char *const names[TUI_DM_N] = { "pkts/s", "Gb/s", "CE %", "CNPs/s", "NAKs/s" };
 		const struct rt_flow_val *tot = &t->data.since.flows[idx].d;
-		const struct rt_flow_val *iv = &t->data.iv.flows[idx].d;
-		double ivs = t->data.iv.secs;
-		__u64 sum[TUI_NWIN][TM_N] = { { 0 } };
-		double ws[TUI_NWIN];
+		struct tui_detail dt;
 
-		for (int w = 0; w < TUI_NWIN; w++)
-			ws[w] = tui_hist_sum(hist, now, tui_windows[w], sum[w]);
+		tui_detail_rates(&t->data, (size_t)idx, &dt);
 		snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", "", "now", "2s", "10s", "40s",
 			 "since start");
 		put_attr(y++, 0, line, A_UNDERLINE);
-		for (int m = 0; m < 5 && y < ymax; m++) {
-			static const char *const names[] = { "pkts/s", "Gb/s", "CE %", "CNPs/s", "NAKs/s" };
-			static const int tm[] = { TM_PKTS, TM_BYTES, TM_CE, TM_CNP, TM_NAK };
-			const __u64 ivc[] = { iv->pkts, iv->bytes, iv->ecn[RT_ECN_CE], iv->cnp, rt_nak(iv) };
-			const __u64 totc[] = { tot->pkts, tot->bytes, tot->ecn[RT_ECN_CE], tot->cnp, rt_nak(tot) };
-			char cols[4][16];
+		for (int m = 0; m < TUI_DM_N && y < ymax; m++) {
+			char cols[1 + TUI_NWIN][16];
 
-			for (int w = -1; w < TUI_NWIN; w++) {
-				const __u64 *c = w < 0 ? NULL : sum[w];
-				double s = w < 0 ? ivs : ws[w];
-				double val, pk = w < 0 ? (double)iv->pkts : (double)c[TM_PKTS];
-				double cnt = w < 0 ? (double)ivc[m] : (double)c[tm[m]];
+			for (int w = 0; w < 1 + TUI_NWIN; w++) {
+				double val = dt.v[m][w];
 
-				if (s <= 0) {
-					snprintf(cols[w + 1], 16, "-");
-					continue;
-				}
-				if (m == 2)
-					val = rt_pct((double)cnt, (double)pk);
-				else if (m == 1)
-					val = cnt * 8 / 1e9 / s;
+				if (isnan(val))
+					snprintf(cols[w], 16, "-");
+				else if (m == TUI_DM_GBPS || m == TUI_DM_CE)
+					snprintf(cols[w], 16, m == TUI_DM_GBPS ? "%.3f" : "%.2f", val);
 				else
-					val = cnt / s;
-				if (m == 1 || m == 2)
-					snprintf(cols[w + 1], 16, m == 1 ? "%.3f" : "%.2f", val);
-				else
-					rt_fmt_si(val, cols[w + 1], 16);
+					rt_fmt_si(val, cols[w], 16);
 			}
-			if (m == 2)
+			if (m == TUI_DM_CE)
 				snprintf(a, sizeof(a), "%.2f%% %llu", rt_ce_pct(tot),
-					 (unsigned long long)totc[m]);
-			else if (m == 1)
-				snprintf(a, sizeof(a), "%sB", rt_fmt_si(totc[m], line, 16));
+					 (unsigned long long)dt.total[m]);
+			else if (m == TUI_DM_GBPS)
+				snprintf(a, sizeof(a), "%sB", rt_fmt_si(dt.total[m], line, 16));
 			else
-				snprintf(a, sizeof(a), "%llu", (unsigned long long)totc[m]);
+				snprintf(a, sizeof(a), "%llu", (unsigned long long)dt.total[m]);
 			snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", names[m], cols[0], cols[1],
 				 cols[2], cols[3], a);
 			put(y++, 0, line);
@@ -780,20 +724,9 @@ static void draw_detail(struct tui *t, int y, int h)
 		nspark = 0;
 	for (int m = 0; m < 2 && y < ymax; m++) {
 		char spark[TUI_HIST * 4 + 1];
-		double max = 0;
-		int n = 0;
+		double max;
+		int n = tui_detail_series(hist, m, nspark, v, &max);
 
-		for (int i = nspark - 1; i >= 0; i--) {
-			const struct tui_sample *s = tui_hist_at(hist, (unsigned int)i);
-
-			if (!s)
-				continue;
-			v[n] = m == 0 ? rt_pct((double)s->c[TM_CE], (double)s->c[TM_PKTS])
-				      : (s->secs > 0 ? s->c[TM_CNP] / s->secs : 0);
-			if (v[n] > max)
-				max = v[n];
-			n++;
-		}
 		tui_sparkline(v, n, t->utf8, spark, sizeof(spark));
 		snprintf(line, sizeof(line), "%-7s max %6s ", m == 0 ? "CE %" : "CNPs/s",
 			 m == 0 ? (snprintf(a, sizeof(a), "%.1f", max), a) : rt_fmt_si(max, a, sizeof(a)));
