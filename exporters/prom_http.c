@@ -26,6 +26,7 @@
 #include <microhttpd.h>
 #include "endpoint.h"
 #include "fmt.h"
+#include "http_guard.h"
 #include "log.h"
 #include "nic.h"
 #include "sink.h"
@@ -163,6 +164,7 @@ struct prom {
 	struct rt_prom_render *r;
 	unsigned long long scrapes;	/* __atomic */
 	char where[80];
+	struct rt_http_guard *guard;
 };
 
 static struct doc *doc_new(char *text, size_t len)
@@ -287,6 +289,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	struct prom *p = cls;
 
+	rt_http_guard_headers(p->guard, c);	/* a handler call: the headers are in */
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
@@ -328,6 +331,7 @@ static void prom_close(struct rt_sink *s)
 	if (p) {
 		if (p->mhd)
 			MHD_stop_daemon(p->mhd);	/* joins its thread, closes the socket */
+		rt_http_guard_free(p->guard);
 		doc_put(p->text);
 		doc_put(p->om);
 		rt_prom_render_free(p->r);
@@ -396,6 +400,10 @@ struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 		goto fail;
 	}
 	fmt_sockaddr(&ss, p->where, sizeof(p->where));
+	if ((ss.ss_family == AF_INET && ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY)) ||
+	    (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)))
+		pr_warn("--listen %s binds every address: the metrics (addresses, QPs, process names) are reachable from the network; give 127.0.0.1:PORT or one interface's address to keep them local.\n",
+			o->listen);
 	p->r = rt_prom_render_new(o->prom_flows, rt_link_speed_mbps);
 	if (!p->r || publish(p, NULL, NULL)) {
 		pr_warn("out of memory.\n");
@@ -407,10 +415,21 @@ struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 	/* The HTTP thread must not take the signals the main loop reads from its signalfd. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	/* Slow clients cannot take every slot (http_guard.h). */
+	p->guard = rt_http_guard_new(CONN_LIMIT, CONN_TIMEOUT + 5);
+	if (!p->guard) {
+		pr_warn("out of memory.\n");
+		close(fd);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		goto fail;
+	}
 	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
 				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-				  0, NULL, NULL, handle, p,
+				  0, rt_http_guard_accept, p->guard, handle, p,
 				  MHD_OPTION_LISTEN_SOCKET, fd,
+				  MHD_OPTION_NOTIFY_CONNECTION, rt_http_guard_notify, p->guard,
+				  MHD_OPTION_NOTIFY_COMPLETED, rt_http_guard_completed, p->guard,
+				  MHD_OPTION_URI_LOG_CALLBACK, rt_http_guard_uri, p->guard,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT,
 				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,

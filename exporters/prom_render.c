@@ -333,6 +333,17 @@ static void addr_labels(const struct rt_snapshot *cur, __u32 ifindex, __u8 dir, 
 	label(set, len, "dst", rt_fmt_addr(fam, dst, a, sizeof(a)));
 }
 
+/* The mirror label of a flow that came inside a mirror copy (flows.csv's mirror
+ * column); none for a flow seen directly. */
+static void mirror_label(char *set, size_t len, __u8 mirror, __u32 id)
+{
+	struct rt_flow_key k = { .mirror = mirror, .mirror_id = id };
+	char m[RT_MIRROR_STRLEN];
+
+	if (mirror)
+		label(set, len, "mirror", rt_fmt_mirror(&k, m, sizeof(m)));
+}
+
 static const struct rt_flow_val *hp_val(void *ctx, size_t i)
 {
 	return &((struct render_ctx *)ctx)->r->hp_order[i]->v;
@@ -344,6 +355,7 @@ static void hp_labels(void *ctx, size_t i, char *set, size_t len)
 	const struct rt_hostpair *k = &c->r->hp_order[i]->k;
 
 	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->a, k->b, set, len);
+	mirror_label(set, len, k->mirror, k->mirror_id);
 }
 
 static const struct rt_flow_val *top_val(void *ctx, size_t i)
@@ -360,6 +372,7 @@ static void top_labels(void *ctx, size_t i, char *set, size_t len)
 	addr_labels(c->cur, f->k.ifindex, f->k.dir, f->k.family, f->k.src, f->k.dst, set, len);
 	snprintf(q, sizeof(q), "%u", f->k.dqpn);
 	label(set, len, "dqpn", q);
+	mirror_label(set, len, f->k.mirror, f->k.mirror_id);
 	/* Flows from the NIC's per-QP counters are marked; wire flows keep their labels. */
 	if (f->k.origin == RT_ORIGIN_NIC)
 		label(set, len, "origin", "nic");
@@ -412,6 +425,14 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 #define PRSET(p) do { snprintf(more, sizeof(more), "%s", set); \
 		label(more, sizeof(more), "priority", rt_prio_name(p, pn, sizeof(pn))); } while (0)
 
+	/* A watched interface deleted (live.c's link watcher) is 0 until it returns. */
+	family(w, "rocetop_interface_up", M_GAUGE, NULL,
+	       "1 while a watched interface exists and is attached, 0 after it was deleted (until it returns).");
+	for (i = 0; i < cur->nifaces; i++) {
+		set[0] = 0;
+		label(set, sizeof(set), "interface", cur->ifaces[i].name);
+		sample_u(w, "rocetop_interface_up", M_GAUGE, set, strcmp(cur->ifaces[i].mode, "gone") != 0);
+	}
 	family(w, "rocetop_interface_frames", M_COUNTER, NULL, "Frames the BPF programs saw, per interface and direction.");
 	for (i = 0; i < n; i++) {
 		IFSET(i);
@@ -421,6 +442,12 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	for (i = 0; i < n; i++) {
 		IFSET(i);
 		sample_u(w, "rocetop_interface_bytes", M_COUNTER, set, cur->ifs[i].v.bytes);
+	}
+	family(w, "rocetop_interface_mirrored_frames", M_COUNTER, NULL,
+	       "Mirror copies (GRE + ERSPAN II/III, GRE TEB, VXLAN) decapsulated; the frames inside are counted as if seen on the mirrored wire.");
+	for (i = 0; i < n; i++) {
+		IFSET(i);
+		sample_u(w, "rocetop_interface_mirrored_frames", M_COUNTER, set, cur->ifs[i].v.mirrored);
 	}
 	family(w, "rocetop_parser_frames", M_COUNTER, NULL,
 	       "Frames by parser outcome: roce, not_roce, truncated, malformed, pause (PFC and 802.3x), table_full (flow table full), v6_unparsed.");
@@ -513,7 +540,7 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	for (i = 0, n = 0; i < r->hp.cap; i++)
 		if (r->hp.used[i])
 			r->hp_order[n++] = rt_htab_at(&r->hp, i);
-	if (n > 1)	/* hp_order is NULL while there are none */
+	if (n > 1)	/* hp_order is NULL while there are none (UBSan) */
 		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
 	rs.n = n;
 	rs.val = hp_val;
@@ -526,9 +553,8 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	for (i = 0, n = 0; i < d->nflows; i++)
 		if (!d->flows[i].f->estimate)
 			r->order[n++] = &d->flows[i];
-	/* the top K: most congested in this interval, then busiest, then most congested overall */
 	if (n > 1)
-		qsort(r->order, n, sizeof(*r->order), rt_delta_qcmp_congestion);
+		qsort(r->order, n, sizeof(*r->order), rt_delta_qcmp_congestion);	/* the top K: derive.h's congestion ordering */
 	n = n < (size_t)r->top_k ? n : (size_t)r->top_k;
 	/* in key order, so a flow's series keep their place while the ranking moves */
 	if (n > 1)

@@ -247,6 +247,14 @@ static void draw_header(struct tui *t, int *yp)
 		if (n)
 			put(y++, 0, line);
 	}
+
+	/* 6: what `rocetop doctor` finds wrong with the host's configuration
+	 * (user/nic/nic_doctor.c): its first failing check, when there is one */
+	for (size_t i = 0; i < t->data.snap.nnotes; i++)
+		if (!strncmp(t->data.snap.notes[i], "doctor: ", 8)) {
+			put_attr(y++, 0, t->data.snap.notes[i], sev_attr(t, 1));
+			break;
+		}
 	*yp = y;
 }
 
@@ -258,13 +266,16 @@ static void draw_flow_table(struct tui *t, int y, int h)
 	size_t nlist = t->view == V_PAIRS ? tui_npair_cols : tui_nflow_cols;
 	short minw[MAXCOLS], want[MAXCOLS];
 	unsigned char prio[MAXCOLS];
-	int has_proc = 0, x[MAXCOLS], w[MAXCOLS], n = 0;
+	int has_proc = 0, has_mirror = 0, x[MAXCOLS], w[MAXCOLS], n = 0;
 	char cell[64], line[1024];
 	size_t i;
 
-	for (i = 0; i < t->nrows; i++)
+	for (i = 0; i < t->nrows; i++) {
 		if (t->rows[i].f->comm[0])
 			has_proc = 1;
+		if (t->rows[i].f->k.mirror)
+			has_mirror = 1;
+	}
 	for (i = 0; i < nlist && n < MAXCOLS; i++) {
 		const struct tui_col *c = &tui_cols[list[i]];
 
@@ -272,12 +283,15 @@ static void draw_flow_table(struct tui *t, int y, int h)
 			continue;
 		if ((c->flags & TUI_COL_PROC) && !has_proc)
 			continue;
+		if ((c->flags & TUI_COL_MIRROR) && !has_mirror)
+			continue;
 		t->cols[n] = list[i];
 		minw[n] = c->width;
 		want[n] = c->maxw;
 		prio[n] = c->prio;
 		/* address columns grow to the longest address shown */
-		if (list[i] == C_SRC || list[i] == C_DST || list[i] == C_IFACE || list[i] == C_PROC) {
+		if (list[i] == C_SRC || list[i] == C_DST || list[i] == C_IFACE || list[i] == C_PROC ||
+		    list[i] == C_MIRROR) {
 			short m = c->width;
 
 			for (size_t r = 0; r < t->nrows; r++) {

@@ -194,12 +194,15 @@ const struct tui_col tui_cols[C_NCOLS] = {
 	[C_IDLE]  = { "IDLE", "IDLE", "idle", 5, 5, 8, 0 },
 	[C_AGE]   = { "AGE", "AGE", "age", 5, 5, 9, 0 },
 	[C_PROC]  = { "PROCESS", "PROCESS", "process", 7, 24, 9, TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_PROC },
+	[C_MIRROR] = { "MIRROR", "MIRROR", "mirror", 6, 22, 7,
+		       TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_MIRROR },
 	[C_CONG]  = { "", "", "congestion", 0, 0, 0, TUI_COL_HIDDEN },
 };
 
 const enum tui_colid tui_flow_cols[] = {
 	C_SRC, C_DST, C_DQPN, C_DIR, C_IFACE, C_PRIO, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK, C_RNR,
 	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_IDLE, C_AGE, C_PROC,
+	C_MIRROR,	/* only when some flow came inside a mirror copy */
 };
 const size_t tui_nflow_cols = sizeof(tui_flow_cols) / sizeof(tui_flow_cols[0]);
 
@@ -251,6 +254,8 @@ int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const c
 	    strstr(rt_fmt_addr(f->k.family, f->k.dst, a, sizeof(a)), filter))
 		return 1;
 	if (strstr(rt_snapshot_ifname(s, f->k.ifindex), filter))
+		return 1;
+	if (f->k.mirror && strstr(rt_fmt_mirror(&f->k, a, sizeof(a)), filter))
 		return 1;
 	return f->comm[0] && strstr(f->comm, filter);
 }
@@ -427,6 +432,12 @@ int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid
 	case C_DIR: r = tui_spaceship_u64(a->f->k.dir, b->f->k.dir); break;
 	case C_SRC: r = addr_cmp(a->f->k.family, a->f->k.src, b->f->k.family, b->f->k.src); break;
 	case C_DST: r = addr_cmp(a->f->k.family, a->f->k.dst, b->f->k.family, b->f->k.dst); break;
+	case C_MIRROR: {
+		char ma[RT_MIRROR_STRLEN], mb[RT_MIRROR_STRLEN];
+
+		r = strcmp(rt_fmt_mirror(&a->f->k, ma, sizeof(ma)), rt_fmt_mirror(&b->f->k, mb, sizeof(mb)));
+		break;
+	}
 	case C_PROC: r = strcmp(a->f->comm, b->f->comm);
 		if (!r)
 			r = tui_spaceship_u64(a->f->pid, b->f->pid);
@@ -520,7 +531,11 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 	const struct rt_flow_val *d = &r->d;
 
 	switch (c) {
-	case C_IFACE: snprintf(buf, len, "%s", r->ifname ? r->ifname : "?"); break;
+	case C_IFACE:
+		/* the NIC's per-QP flows say so where every view shows it */
+		snprintf(buf, len, "%s%s", f->k.origin == RT_ORIGIN_NIC ? "nic:" : "",
+			 r->ifname ? r->ifname : "?");
+		break;
 	case C_DIR: snprintf(buf, len, "%s", f->k.dir == RT_DIR_EGRESS ? "out" : "in"); break;
 	case C_SRC: rt_fmt_addr(f->k.family, f->k.src, buf, len); break;
 	case C_DST: rt_fmt_addr(f->k.family, f->k.dst, buf, len); break;
@@ -563,7 +578,18 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 		else
 			snprintf(buf, len, "-");
 		break;
-	case C_IDLE: fmt_age(r->idle_ns, buf, len); break;
+	case C_MIRROR:
+		if (f->k.mirror)
+			rt_fmt_mirror(&f->k, buf, len);
+		else
+			snprintf(buf, len, "-");
+		break;
+	case C_IDLE:
+		if (f->k.origin == RT_ORIGIN_NIC)	/* counters, not packets: no last one */
+			snprintf(buf, len, "-");
+		else
+			fmt_age(r->idle_ns, buf, len);
+		break;
 	case C_AGE:
 		if (!r->age_ns && !f->v.first_ns)	/* never told when it was first seen */
 			snprintf(buf, len, "-");
@@ -729,7 +755,8 @@ size_t tui_nic_sums(const struct rt_delta *D, int totals, struct tui_nic_sum *ou
 			__u64 v = 0;
 			int dup = 0;
 
-			if (!pc->congestion)
+			/* the ports' counters: the QPs' are parts of them */
+			if (!pc->congestion || pc->scope == RT_SCOPE_QP)
 				continue;
 			if (pass < NKEY ? strcmp(name, nic_key[pass]) : 0)
 				continue;
@@ -745,7 +772,7 @@ size_t tui_nic_sums(const struct rt_delta *D, int totals, struct tui_nic_sum *ou
 			if (dup)
 				continue;
 			for (size_t j = i; j < D->nports; j++)
-				if (!strcmp(D->ports[j].c->name, name))
+				if (!strcmp(D->ports[j].c->name, name) && D->ports[j].c->scope != RT_SCOPE_QP)
 					v += totals ? D->ports[j].c->value : D->ports[j].d;
 			out[n].name = pass < NKEY ? nic_short[pass] : name;
 			out[n].v = v;

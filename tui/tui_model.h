@@ -107,7 +107,7 @@ enum tui_colid {
 	C_IFACE, C_DIR, C_SRC, C_DST, C_DQPN, C_PRIO, C_FLOWS, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK,
 	C_RNR,
 	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40,
-	C_IDLE, C_AGE, C_PROC,
+	C_IDLE, C_AGE, C_PROC, C_MIRROR,
 	C_CONG,		/* not shown: CE + CNP + NAKs, the default order (as --batch) */
 	C_NCOLS
 };
@@ -117,6 +117,7 @@ enum tui_colid {
 #define TUI_COL_PROC	0x4	/* shown only when some flow has an owner */
 #define TUI_COL_TEXT	0x8	/* sorts ascending first */
 #define TUI_COL_HIDDEN	0x10	/* a sort key without a column */
+#define TUI_COL_MIRROR	0x20	/* shown only when some flow came inside a mirror copy */
 
 struct tui_col {
 	const char *title;	/* rates */
@@ -145,7 +146,8 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 		  struct tui_row **rows, size_t *cap);
 
-/* Does the flow match the filter: a substring of either address, the
+/* Does the flow match the filter: a substring of either address, of the
+ * mirror session ("erspan3:300", "vxlan"), the
  * interface or the owner, or a QP number (decimal or 0x hex) equal to
  * its destination, local or remote QP. An empty filter matches. */
 int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const char *filter);

@@ -169,4 +169,18 @@ else
 		fail signal_ends_stalled_run "rc $rc, $(cat e21)"
 fi
 kill $wpid 2>/dev/null; wait 2>/dev/null
+# --- 17: -r FILE --listen -D is paced by --speed: five 1 s intervals of
+# capture time at --speed 2 take 2.5 s, and a scrape 1.2 s in sees 2 to 4 of
+# the 5 frames (not all 5, and not an endpoint already gone).
+$C pcap-times five.pcap 1700000000 1700000001 1700000002 1700000003 1700000004
+port=$((20000 + RANDOM % 20000))
+start=$(date +%s%N)
+timeout 20 "$ROCETOP" -r five.pcap --listen 127.0.0.1:$port -D --speed 2 2>e22 &
+lpid=$!
+sleep 1.2
+seen=$(curl -s --max-time 2 127.0.0.1:$port/metrics | sed -n 's/^rocetop_interface_frames_total{interface="five.pcap",direction="ingress"} //p')
+wait $lpid; rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+[ $rc = 0 ] && [ -n "$seen" ] && [ "$seen" -ge 2 ] && [ "$seen" -le 4 ] && [ $ms -ge 2000 ] &&
+	pass listen_replay_paced_by_speed || fail listen_replay_paced_by_speed "rc $rc, scraped frames '$seen', took $ms ms, $(cat e22)"
 exit 0

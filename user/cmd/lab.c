@@ -9,6 +9,14 @@
  *
  *   PREFIX-snd [snd0] ── [sw-snd] PREFIX-sw: br0 [sw-rcv] ── [rcv0] PREFIX-rcv
  *                                                              ^ rocetop -i rcv0
+ *
+ * With --mirror TYPE the switch also mirrors its congested port (sw-rcv) to a
+ * collector: rocetop-gen sends a copy of every frame, wrapped in ERSPAN II,
+ * ERSPAN III or VXLAN, out of sw-mir, and rocetop watches the collector with
+ * --collector instead of the receiver:
+ *
+ *   PREFIX-sw [sw-mir] ── [col0] PREFIX-col
+ *                           ^ rocetop -i col0 --collector
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +35,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "endpoint.h"
+#include "cli.h"
 #include "log.h"
 #include "num.h"
 #include "source.h"
@@ -40,7 +49,7 @@ extern char **environ;
 
 enum {
 	LAB_SCENARIO = 512, LAB_DURATION, LAB_RATE, LAB_SENDERS, LAB_SEED, LAB_TALLY, LAB_NAME, LAB_GEN,
-	LAB_SFLOW, LAB_SFLOW_RATE,
+	LAB_SFLOW, LAB_SFLOW_RATE, LAB_MIRROR,
 };
 
 static const struct rt_opt lab_opts[] = {
@@ -64,6 +73,10 @@ static const struct rt_opt lab_opts[] = {
 	{ LAB_SFLOW_RATE, "sflow-rate", "N", "the switch's sampling rate with --sflow (default 64)" },
 	{ LAB_NAME, "name", "PREFIX", "namespace prefix (default rtlab), to run labs side by side" },
 	{ LAB_GEN, "gen", "PATH", "the rocetop-gen binary (default: beside rocetop, else PATH)" },
+	{ LAB_MIRROR, "mirror", "TYPE", "erspan2, erspan3 or vxlan: the switch mirrors its congested\n"
+		"port to a collector namespace, and rocetop watches the\n"
+		"collector (rocetop -i col0 --collector) instead of the\n"
+		"receiver: the same flows, inside mirror session 10" },
 	{ 'h', "help", NULL, "this text" },
 	RT_OPT_END,
 };
@@ -88,15 +101,17 @@ static const struct rt_cli lab_cli = {
 "  rocetop lab                                    the view on mixed congestion\n"
 "  rocetop lab --scenario incast --batch -n 5     five text tables of an incast\n"
 "  rocetop lab --scenario pfc-storm --duration 10 --csv out -D\n"
-"  rocetop lab --scenario incast --sflow          the congested port, seen by sFlow\n",
+"  rocetop lab --scenario incast --sflow          the congested port, seen by sFlow\n"
+"  rocetop lab --mirror erspan3                   the same seen by a mirror collector\n",
 	.width = 20,
 	.long_indent = 2,
 };
 
 struct lab {
 	char prefix[32];
-	char ns_snd[48], ns_sw[48], ns_rcv[48];
+	char ns_snd[48], ns_sw[48], ns_rcv[48], ns_col[48];
 	const char *scenario;
+	const char *mirror;		/* --mirror: erspan2, erspan3 or vxlan; NULL none */
 	const char *tally;
 	const char *gen;
 	double duration;
@@ -150,10 +165,10 @@ static int ns_exists(const char *ns)
 
 static void teardown(struct lab *l, int leftovers)
 {
-	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv };
+	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv, l->ns_col };
 	int i, found = 0;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		if (!ns_exists(ns[i]))
 			continue;
 		if (leftovers && !found++)
@@ -165,12 +180,12 @@ static void teardown(struct lab *l, int leftovers)
 
 static int setup(struct lab *l)
 {
-	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv };
+	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv, l->ns_col };
 	int i;
 
 	teardown(l, 1);
 	l->made = 1;
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < (l->mirror ? 4 : 3); i++) {
 		if (cmd(0, "ip netns add %s", ns[i]))
 			return -1;
 		cmd(1, "ip -n %s link set lo up", ns[i]);
@@ -186,6 +201,15 @@ static int setup(struct lab *l)
 		l->ns_sw, l->ns_sw, l->ns_sw) ||
 	    cmd(0, "ip -n %s addr add 10.77.0.1/24 dev snd0 && ip -n %s link set snd0 up", l->ns_snd, l->ns_snd) ||
 	    cmd(0, "ip -n %s addr add 10.77.0.2/24 dev rcv0 && ip -n %s link set rcv0 up", l->ns_rcv, l->ns_rcv))
+		return -1;
+	/* the mirror port: jumbo, so a copy of a full-size frame fits in its wrapping;
+	 * the collector has the MAC and address the copies are sent to */
+	if (l->mirror &&
+	    (cmd(0, "ip link add sw-mir netns %s mtu 9000 type veth peer name col0 netns %s mtu 9000",
+		 l->ns_sw, l->ns_col) ||
+	     cmd(0, "ip -n %s link set sw-mir up", l->ns_sw) ||
+	     cmd(0, "ip -n %s link set col0 address 02:78:00:00:00:02 && ip -n %s addr add 10.78.0.2/24 dev col0 && ip -n %s link set col0 up",
+		 l->ns_col, l->ns_col, l->ns_col)))
 		return -1;
 	return 0;
 }
@@ -228,7 +252,8 @@ static const char *find_gen(const char *given, char *buf, size_t len)
 /* Start the generator once rocetop is attached, so it counts every frame. */
 static int start_gen(struct lab *l)
 {
-	char dur[32], rate[32], snd[32], seed[32], tdata[80], trcv[80], gbuf[PATH_MAX], sfrate[32];
+	char dur[32], rate[32], snd[32], seed[32], tdata[80], trcv[80], tmir[80], gbuf[PATH_MAX],
+	     sfrate[32];
 	const char *argv[40];
 	sigset_t all;
 	int n = 0;
@@ -261,12 +286,19 @@ static int start_gen(struct lab *l)
 		argv[n++] = "--tally";
 		argv[n++] = l->tally;
 	}
+	if (l->mirror) {
+		snprintf(tmir, sizeof(tmir), "%s:sw-mir", l->ns_sw);
+		argv[n++] = "--mirror";
+		argv[n++] = l->mirror;
+		argv[n++] = "--tx-mirror";
+		argv[n++] = tmir;
+	}
 	if (l->sflow) {
 		snprintf(sfrate, sizeof(sfrate), "%ld", l->sflow_rate);
 		argv[n++] = "--sflow";
 		argv[n++] = LAB_SFLOW_TO;
 		argv[n++] = "--sflow-netns";
-		argv[n++] = l->ns_rcv;
+		argv[n++] = l->mirror ? l->ns_col : l->ns_rcv;	/* where rocetop runs */
 		argv[n++] = "--sflow-rate";
 		argv[n++] = sfrate;
 	}
@@ -408,6 +440,13 @@ static int lab_opt(void *ctx, int id, const char *arg)
 	case LAB_GEN:
 		l->gen = arg;
 		return 0;
+	case LAB_MIRROR:
+		if (strcmp(arg, "erspan2") && strcmp(arg, "erspan3") && strcmp(arg, "vxlan")) {
+			pr_warn("--mirror '%s' is not known: use erspan2, erspan3 or vxlan.\n", arg);
+			return -EINVAL;
+		}
+		l->mirror = arg;
+		return 0;
 	case LAB_NAME:
 		if (!valid_name(arg)) {
 			pr_warn("--name '%s' is not valid: use up to 16 of a-z, 0-9, - and _.\n", arg);
@@ -456,14 +495,16 @@ int rt_lab_main(int argc, char **argv)
 	pc.l = &l;
 	pc.rest = rest;
 	pc.nrest = &nrest;
-	pc.max = (int)(sizeof(rest) / sizeof(rest[0])) - 3;
+	pc.max = (int)(sizeof(rest) / sizeof(rest[0])) - 4;
 	err = rt_cli_parse(&cli, argc, argv, lab_opt, &pc, &first);
 	if (err)
 		return err > 0 ? 0 : 2;
 	for (i = first; i < argc && nrest < pc.max; i++)
 		rest[nrest++] = argv[i];
 	rest[nrest++] = "-i";
-	rest[nrest++] = "rcv0";
+	rest[nrest++] = l.mirror ? "col0" : "rcv0";
+	if (l.mirror)
+		rest[nrest++] = "--collector";
 	rest[nrest] = NULL;
 	err = rt_parse_args(nrest, rest, &o);
 	if (err)
@@ -475,6 +516,7 @@ int rt_lab_main(int argc, char **argv)
 	snprintf(l.ns_snd, sizeof(l.ns_snd), "%s-snd", l.prefix);
 	snprintf(l.ns_sw, sizeof(l.ns_sw), "%s-sw", l.prefix);
 	snprintf(l.ns_rcv, sizeof(l.ns_rcv), "%s-rcv", l.prefix);
+	snprintf(l.ns_col, sizeof(l.ns_col), "%s-col", l.prefix);
 	if (l.tally && mkdir(l.tally, 0755) && errno != EEXIST) {
 		pr_warn("cannot create the tally directory %s: %s.\n", l.tally, strerror(errno));
 		return 1;
@@ -484,8 +526,14 @@ int rt_lab_main(int argc, char **argv)
 		teardown(&l, 0);
 		return 1;
 	}
-	pr_info("lab: %s, %ld senders, %ld frames/s%s; rocetop watches rcv0 in %s.\n", l.scenario,
-		l.senders, l.rate, l.duration > 0 ? "" : ", until you quit", l.ns_rcv);
+	if (l.mirror)
+		pr_info("lab: %s, %ld senders, %ld frames/s%s; the switch mirrors its port to the "
+			"receiver (%s, session 10), rocetop watches the collector col0 in %s.\n",
+			l.scenario, l.senders, l.rate, l.duration > 0 ? "" : ", until you quit", l.mirror,
+			l.ns_col);
+	else
+		pr_info("lab: %s, %ld senders, %ld frames/s%s; rocetop watches rcv0 in %s.\n",
+			l.scenario, l.senders, l.rate, l.duration > 0 ? "" : ", until you quit", l.ns_rcv);
 	/* What the user asked to reach (--listen) stays on the host: its sockets
 	 * are made in this namespace, whichever one rocetop then watches. */
 	if (rt_endpoint_home_set()) {
@@ -493,12 +541,12 @@ int rt_lab_main(int argc, char **argv)
 		fail = 1;
 		goto out;
 	}
-	if (enter_netns(l.ns_rcv, &saved_ns)) {
+	if (enter_netns(l.mirror ? l.ns_col : l.ns_rcv, &saved_ns)) {
 		fail = 1;
 		goto out;
 	}
 	if (l.sflow) {
-		/* In the receiver's namespace, where the generator sends it. */
+		/* In the namespace rocetop watches, where the generator sends it. */
 		o.sflow_fd = rt_sflow_socket(LAB_SFLOW_TO, 1);
 		if (o.sflow_fd < 0) {
 			fail = 1;

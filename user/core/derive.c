@@ -29,6 +29,8 @@ void rt_hostpair_of(struct rt_hostpair *hp, const struct rt_flow_key *k, enum rt
 	if (scope == RT_HP_IFACE) {
 		hp->ifindex = k->ifindex;
 		hp->dir = k->dir;
+		hp->mirror = k->mirror;
+		hp->mirror_id = k->mirror_id;
 	}
 	if (scope == RT_HP_EITHER && memcmp(a, b, sizeof(hp->a)) > 0) {
 		a = k->dst;
@@ -48,19 +50,25 @@ int rt_hostpair_cmp(const struct rt_hostpair *x, const struct rt_hostpair *y)
 		c = RT_SPACESHIP(x->family, y->family);
 	if (!c)
 		c = memcmp(x->a, y->a, sizeof(x->a));
-	return c ? c : memcmp(x->b, y->b, sizeof(x->b));
+	if (!c)
+		c = memcmp(x->b, y->b, sizeof(x->b));
+	if (!c)
+		c = RT_SPACESHIP(x->mirror, y->mirror);
+	return c ? c : RT_SPACESHIP(x->mirror_id, y->mirror_id);
 }
 
-_Static_assert(sizeof(struct rt_hostpair) == 40, "rt_hostpair_hash reads five words");
+_Static_assert(sizeof(struct rt_hostpair) == 44, "rt_hostpair_hash reads five words and one");
 
 __u32 rt_hostpair_hash(const struct rt_hostpair *hp)
 {
 	__u64 w[5], h;
+	__u32 t;
 
 	memcpy(w, hp, sizeof(w));
+	memcpy(&t, (const char *)hp + sizeof(w), sizeof(t));
 	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
 	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL +
-	    w[4] * 0xff51afd7ed558ccdULL;
+	    w[4] * 0xff51afd7ed558ccdULL + (t + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 31;
 	h *= 0x94d049bb133111ebULL;
 	return (__u32)(h ^ (h >> 29));

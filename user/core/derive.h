@@ -65,8 +65,9 @@ static inline double rt_share_pct(double part, double whole)
  * THE host pair key: the two hosts of a flow, with the interface and
  * direction when a view keeps them apart. One struct, one comparison, one
  * hash; what a view folds together is its scope, named here:
- *  RT_HP_IFACE     (interface, direction, src -> dst): the exporter, whose
- *                  series carry interface and direction labels;
+ *  RT_HP_IFACE     (interface, direction, src -> dst, mirror session): the
+ *                  exporter, whose series carry interface, direction and
+ *                  mirror labels (host pairs inside a mirror stay apart);
  *  RT_HP_DIRECTED  (src -> dst) over interfaces and directions: the TUI's
  *                  host-pair view, where each row has a direction;
  *  RT_HP_EITHER    {a, b} unordered, a < b: the report, where a
@@ -83,13 +84,15 @@ struct rt_hostpair {
 	__u32 ifindex;		/* RT_HP_IFACE only */
 	__u8  dir;		/* RT_HP_IFACE only */
 	__u8  family;		/* 4 or 6 */
-	__u8  pad[2];
+	__u8  mirror;		/* RT_HP_IFACE only: RT_MIRROR_* of the copies it came in */
+	__u8  pad;
 	__u8  a[16];		/* the source (RT_HP_EITHER: the lower address) */
 	__u8  b[16];		/* the destination (RT_HP_EITHER: the higher) */
+	__u32 mirror_id;	/* RT_HP_IFACE only: the mirror session */
 };
 
 void rt_hostpair_of(struct rt_hostpair *hp, const struct rt_flow_key *k, enum rt_hp_scope scope);
-/* Order: interface, direction, family, a, b. */
+/* Order: interface, direction, family, a, b, mirror, session. */
 int rt_hostpair_cmp(const struct rt_hostpair *x, const struct rt_hostpair *y);
 __u32 rt_hostpair_hash(const struct rt_hostpair *hp);
 

@@ -54,6 +54,32 @@ const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len)
+{
+	switch (k->mirror) {
+	case RT_MIRROR_NONE:
+		snprintf(buf, len, "%s", "");
+		break;
+	case RT_MIRROR_ERSPAN2:
+		snprintf(buf, len, "erspan2:%u", k->mirror_id & RT_MIRROR_ID_MASK);
+		break;
+	case RT_MIRROR_ERSPAN3:
+		snprintf(buf, len, "erspan3:%u:%s", k->mirror_id & RT_MIRROR_ID_MASK,
+			 k->mirror_id & RT_MIRROR_EGRESS ? "egress" : "ingress");
+		break;
+	case RT_MIRROR_GRE:
+		snprintf(buf, len, "%s", "gre");
+		break;
+	case RT_MIRROR_VXLAN:
+		snprintf(buf, len, "vxlan:%u", k->mirror_id & RT_MIRROR_ID_MASK);
+		break;
+	default:
+		snprintf(buf, len, "mirror%u:%u", k->mirror, k->mirror_id & RT_MIRROR_ID_MASK);
+		break;
+	}
+	return buf;
+}
+
 /*
  * Untrusted text (a recording's source, interface, note and counter names)
  * for a terminal: printable ASCII kept, every other byte (ESC, other

@@ -9,6 +9,13 @@
 #define RT_ADDR_STRLEN 46
 
 const char *rt_fmt_addr(__u8 family, const __u8 *addr, char *buf, size_t len);
+/*
+ * Who mirrored a flow, as flows.csv's mirror column writes it: "erspan2:SESSION",
+ * "erspan3:SESSION:ingress|egress", "gre", "vxlan:VNI", or "" for a flow seen
+ * directly.
+ */
+#define RT_MIRROR_STRLEN 32
+const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len);
 const char *rt_prio_name(unsigned int prio, char *buf, size_t len);	/* "0".."7", "all" */
 /* 12.3k, 4.56M: a count or rate in at most 6 characters. */
 const char *rt_fmt_si(double v, char *buf, size_t len);

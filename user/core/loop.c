@@ -178,8 +178,12 @@ static int run(struct loop *L, const struct rt_opts *o)
 		goto out;
 	}
 
-	/* A file without a view: as fast as the sinks take it, signals still stop it. */
-	if (!L->src->live && !interactive) {
+	/*
+	 * A file without a view: as fast as the sinks take it, signals still stop
+	 * it. With --listen a scraper is a live consumer: the file is paced by
+	 * --speed as in the view, so the endpoint lives as long as the replay.
+	 */
+	if (!L->src->live && !interactive && !o->listen) {
 		struct signalfd_siginfo si;
 
 		while ((r = step(L, o, 1)) > 0) {

@@ -16,6 +16,7 @@ enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
 	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
+	OPT_COLLECTOR,
 };
 
 /* The main command line: --help and parsing both come from this table. */
@@ -47,6 +48,10 @@ const struct rt_opt rt_main_opts[] = {
 	{ OPT_XDP_MODE, "xdp-mode", "MODE", "auto (native, else generic), native or generic" },
 	{ OPT_NO_EGRESS, "no-egress", NULL, "XDP on ingress only" },
 	{ OPT_NO_INGRESS, "no-ingress", NULL, "TC on egress only" },
+	{ OPT_COLLECTOR, "collector", NULL, "the -i interfaces are dedicated mirror ports: count the RoCE\n"
+		"inside ERSPAN, GRE and VXLAN mirror copies, then drop those\n"
+		"copies in XDP so the host's stack does not process them\n"
+		"(everything else passes; without it nothing is dropped)" },
 	RT_OPT_SECTION("NIC counters:"),
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read /sys/class/infiniband below DIR (fixtures, containers)" },
 	{ OPT_NO_NIC, "no-nic", NULL, "do not read the NIC's counters" },
@@ -90,9 +95,11 @@ const struct rt_cli rt_main_cli = {
 "  rocetop lab                          watch congestion on the built-in test bed\n"
 "  rocetop -i eth0                      live view of eth0\n"
 "  rocetop -i eth0 -b -n 5              five text tables, one per second\n"
+"  rocetop --sflow 6343                 the fabric's flows and queues, from sFlow\n"
 "  rocetop -i eth0 --csv run1 -w run1.rtr -D   record a tuning run\n"
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
+"  rocetop -i eth1 --collector          flows inside a switch's mirror session on eth1\n"
 "\n"
 "Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n",
 	.width = 26,
@@ -214,6 +221,7 @@ static int on_opt(void *ctx, int c, const char *arg)
 	case OPT_NO_INGRESS: o->no_ingress = 1; break;
 	case OPT_SYSFS_ROOT: o->sysfs_root = arg; break;
 	case OPT_NO_NIC: o->no_nic = 1; break;
+	case OPT_COLLECTOR: o->collector = 1; break;
 	case OPT_QP_COUNTERS:
 		if (!arg)
 			o->qp_counters = 1;
@@ -281,6 +289,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		return -EINVAL;
 	if (o->no_egress && o->no_ingress) {
 		pr_warn("--no-egress and --no-ingress together leave nothing to watch.\n");
+		return -EINVAL;
+	}
+	if (o->collector && !o->nifaces) {
+		pr_warn("--collector works on live interfaces: name the mirror port with -i IFACE.\n");
+		return -EINVAL;
+	}
+	if (o->collector && o->no_ingress) {
+		pr_warn("--collector needs the XDP program on ingress; drop --no-ingress.\n");
 		return -EINVAL;
 	}
 	if (o->qp_counters && (o->read_file || o->no_nic)) {

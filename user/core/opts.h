@@ -37,6 +37,7 @@ struct rt_opts {
 	int xdp_mode;			/* 0 auto (native, then generic), 1 native, 2 generic */
 	int no_egress;			/* --no-egress: XDP only */
 	int no_ingress;			/* --no-ingress: TC only */
+	int collector;			/* --collector: XDP drops the mirror copies it counted */
 	__u32 max_flows;		/* --max-flows */
 	double flow_timeout;		/* --flow-timeout seconds, 0 = never evict */
 	long long max_size;		/* --max-size bytes, recordings rotate past it */

@@ -76,6 +76,7 @@ static struct field flow_fields[] = {
 	F(struct rt_flow, k.ifindex, "u32"), F(struct rt_flow, k.dir, "u8"),
 	F(struct rt_flow, k.family, "u8"), F(struct rt_flow, k.src, "bytes[16]"),
 	F(struct rt_flow, k.dst, "bytes[16]"), F(struct rt_flow, k.dqpn, "u32"),
+	F(struct rt_flow, k.mirror, "u8"), F(struct rt_flow, k.mirror_id, "u32"),
 	F(struct rt_flow, v.pkts, "u64"), F(struct rt_flow, v.bytes, "u64"),
 	F(struct rt_flow, v.ecn, "u64[4]"), F(struct rt_flow, v.cnp, "u64"),
 	F(struct rt_flow, v.ack, "u64"), F(struct rt_flow, v.nak_seq, "u64"),
@@ -99,7 +100,7 @@ static struct field ifdir_fields[] = {
 	F(struct rt_ifdir, v.v6_unparsed, "u64"), F(struct rt_ifdir, v.mac_ctrl, "u64"),
 	F(struct rt_ifdir, v.flow_full, "u64"), F(struct rt_ifdir, v.pfc_frames, "u64[9]"),
 	F(struct rt_ifdir, v.pfc_xon, "u64[9]"), F(struct rt_ifdir, v.pfc_quanta, "u64[9]"),
-	F(struct rt_ifdir, evicted, "u64"),
+	F(struct rt_ifdir, evicted, "u64"), F(struct rt_ifdir, v.mirrored, "u64"),
 };
 
 static struct field port_fields[] = {

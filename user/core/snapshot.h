@@ -205,18 +205,16 @@ int rt_flow_key_cmp(const struct rt_flow_key *a, const struct rt_flow_key *b);
  * Inline: a capture calls it once per RoCE packet, and independent multiplies
  * pipeline well.
  */
-_Static_assert(sizeof(struct rt_flow_key) == 44, "rt_flow_key_hash reads 40 + 4 bytes");
+_Static_assert(sizeof(struct rt_flow_key) == 48, "rt_flow_key_hash reads 6 x 8 bytes");
 
 static inline __u32 rt_flow_key_hash(const struct rt_flow_key *k)
 {
-	__u64 w[5], h;
-	__u32 t;
+	__u64 w[6], h;
 
 	__builtin_memcpy(w, k, sizeof(w));
-	__builtin_memcpy(&t, (const char *)k + sizeof(w), sizeof(t));
 	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
 	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL +
-	    w[4] * 0xff51afd7ed558ccdULL + (t + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
+	    w[4] * 0xff51afd7ed558ccdULL + (w[5] + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 31;
 	h *= 0x94d049bb133111ebULL;
 	return (__u32)(h ^ (h >> 29));

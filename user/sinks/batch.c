@@ -191,11 +191,14 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	       rt_fmt_si(rate(t->cnp, secs), c2, sizeof(c2)),
 	       rt_fmt_si(rate(rt_nak(t), secs), c3, sizeof(c3)), rt_fmt_si(rate(t->rnr_nak, secs), a1, sizeof(a1)),
 	       cur->nflows, (unsigned long long)cur->evicted);
-	printf("frames %llu  roce %llu  other %llu  pause %llu  truncated %llu  malformed %llu  table-full %llu\n",
+	printf("frames %llu  roce %llu  other %llu  pause %llu  truncated %llu  malformed %llu  table-full %llu",
 	       (unsigned long long)it->pkts, (unsigned long long)it->roce,
 	       (unsigned long long)it->not_roce, (unsigned long long)it->mac_ctrl,
 	       (unsigned long long)it->truncated, (unsigned long long)it->malformed,
 	       (unsigned long long)it->flow_full);
+	if (it->mirrored)	/* mirror copies decapsulated (--collector ports) */
+		printf("  mirrored %llu", (unsigned long long)it->mirrored);
+	printf("\n");
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
@@ -232,20 +235,25 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		active = n;
 	if (n > 1)
 		qsort(b->order, n, sizeof(*b->order), rt_delta_qcmp_congestion);
-	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s\n", "IFACE", "DIR", "SRC",
-	       "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s");
+	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
+	       "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
+	       "MIRROR");
 	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++) {
 		const struct rt_flow_delta *fd = b->order[i];
 		const struct rt_flow *f = fd->f;
 		const char *est = f->estimate ? "~" : "";	/* sFlow: estimates */
-		char prio[8], pk[24];
+		char prio[8], pk[24], mirror[RT_MIRROR_STRLEN];
 
 		if (f->v.pcp == RT_PCP_NONE)
 			snprintf(prio, sizeof(prio), "-");
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
+		if (!f->k.mirror)
+			snprintf(mirror, sizeof(mirror), "-");
+		else
+			rt_fmt_mirror(&f->k, mirror, sizeof(mirror));
 		snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)));
-		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f\n",
+		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f  %s\n",
 		       rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)),
 		       f->k.origin == RT_ORIGIN_NIC ? (f->k.dir == RT_DIR_INGRESS ? "nic-in" : "nic-out") :
 		       rt_dir_name(f->k.dir),
@@ -253,7 +261,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
 		       pk, rate(fd->d.bytes, secs) * 8 / 1e9,
 		       rt_ce_pct(&fd->d), rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
-		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs));
+		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs),
+		       mirror);
 	}
 	if (active > i)
 		printf("... %zu more flows (--top 0 shows all)\n", active - i);

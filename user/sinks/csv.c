@@ -29,10 +29,10 @@
 #include "sflow_decode.h"
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
-		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples,origin\n"
+		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples,origin,mirror\n"
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
-		  "v6_unparsed,table_full,evicted\n"
+		  "v6_unparsed,table_full,evicted,mirrored\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
 #define QPCTR_HDR "time,device,port,netdev,lqpn,nqps,rqpn,pid,comm,counter,value,delta\n"
 #define SWPORTS_HDR "time,agent,port,dir,samples,est_pkts,est_bytes,est_ce,est_cnp,max_queue_bytes," \
@@ -196,6 +196,13 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		else
 			r.buf[r.n++] = ',';	/* exact: no samples */
 		put_text(&r, f->k.origin == RT_ORIGIN_NIC ? "nic" : "wire");
+		if (f->k.mirror) {
+			char m[RT_MIRROR_STRLEN];
+
+			put_str(&r, rt_fmt_mirror(&f->k, m, sizeof(m)));
+		} else {
+			r.buf[r.n++] = ',';	/* seen directly: mirror left empty */
+		}
 		r.buf[r.n - 1] = '\n';	/* the last column's comma */
 		if (nout + r.n > sizeof(c->out)) {
 			fwrite(c->out, 1, nout, c->flows);
@@ -382,13 +389,14 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		}
 		/* Evictions come after a flow went idle: such a row may have no frames. */
 		if (v->pkts || d->ifs[i].evicted)
-			fprintf(c->stats, "%.6f,%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", t,
+			fprintf(c->stats, "%.6f,%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+				t,
 				ifn, rt_dir_name(r->k.dir), (unsigned long long)v->pkts,
 				(unsigned long long)v->bytes, (unsigned long long)v->roce,
 				(unsigned long long)v->not_roce, (unsigned long long)v->mac_ctrl,
 				(unsigned long long)v->truncated, (unsigned long long)v->malformed,
 				(unsigned long long)v->v6_unparsed, (unsigned long long)v->flow_full,
-				(unsigned long long)d->ifs[i].evicted);
+				(unsigned long long)d->ifs[i].evicted, (unsigned long long)v->mirrored);
 	}
 	index_qp_flows(c, cur);
 	for (i = 0; i < d->nports; i++) {

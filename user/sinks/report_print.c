@@ -58,11 +58,12 @@ static void counters(struct rt_printer *p, const struct rt_flow_val *v)
 static const char *flow_text(const struct report *r, const struct rt_flow_key *k, char *buf,
 			     size_t len)
 {
-	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN], m[RT_MIRROR_STRLEN];
 
-	snprintf(buf, len, "%s %s %s -> %s qp %u", ifname_of(r, k->ifindex), rt_dir_name(k->dir),
+	snprintf(buf, len, "%s %s %s -> %s qp %u%s%s", ifname_of(r, k->ifindex), rt_dir_name(k->dir),
 		 rt_fmt_addr(k->family, k->src, a1, sizeof(a1)),
-		 rt_fmt_addr(k->family, k->dst, a2, sizeof(a2)), k->dqpn);
+		 rt_fmt_addr(k->family, k->dst, a2, sizeof(a2)), k->dqpn, k->mirror ? " in " : "",
+		 rt_fmt_mirror(k, m, sizeof(m)));
 	return buf;
 }
 
@@ -77,6 +78,11 @@ static void flow(struct rt_printer *p, const struct report *r, const struct agg_
 	rt_pr_str(p, RT_PR_JSON, "src", NULL, rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)));
 	rt_pr_str(p, RT_PR_JSON, "dst", NULL, rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)));
 	rt_pr_u64(p, RT_PR_JSON, "dqpn", NULL, f->k.dqpn);
+	if (f->k.mirror) {
+		char m[RT_MIRROR_STRLEN];
+
+		rt_pr_str(p, RT_PR_JSON, "mirror", NULL, rt_fmt_mirror(&f->k, m, sizeof(m)));
+	}
 	counters(p, &f->v);
 	if (f->pid || f->lqpn) {
 		rt_pr_u64(p, RT_PR_JSON, "lqpn", NULL, f->lqpn);
@@ -330,6 +336,8 @@ static void nic_counters(struct rt_printer *p, struct report *r)
 			rt_pr_str(p, RT_PR_TEXT, NULL, " %s", a->c.congestion ? "*" : " ");
 			rt_pr_str(p, RT_PR_ANY, "counter", "%-34s", a->c.name);
 			rt_pr_str(p, RT_PR_JSON, "scope", NULL, rt_scope_name(a->c.scope));
+			if (a->c.scope == RT_SCOPE_QP)	/* a counter bound to QPs: its lowest QP */
+				rt_pr_u64(p, RT_PR_JSON, "lqpn", NULL, a->c.qpn);
 			rt_pr_u64(p, RT_PR_JSON, "congestion", NULL, a->c.congestion);
 			rt_pr_u64(p, RT_PR_ANY, "delta", " %14llu", a->delta);
 			rt_pr_u64(p, RT_PR_JSON, "last", NULL, a->c.value);
@@ -337,7 +345,10 @@ static void nic_counters(struct rt_printer *p, struct report *r)
 			if (a->peak_secs > 0)
 				rt_pr_dbl(p, RT_PR_TEXT, NULL, " (%.1f/s)", a->peak_d / a->peak_secs);
 			rt_pr_dbl(p, RT_PR_JSON, "peak_time", NULL, a->peak_t / 1e9);
-			rt_pr_str(p, RT_PR_TEXT, NULL, " at %s\n", fmt_time(a->peak_t, t, sizeof(t)));
+			rt_pr_str(p, RT_PR_TEXT, NULL, " at %s", fmt_time(a->peak_t, t, sizeof(t)));
+			if (a->c.scope == RT_SCOPE_QP)
+				rt_pr_u64(p, RT_PR_TEXT, NULL, "  qp %llu", a->c.qpn);
+			rt_pr_text(p, "\n");
 			rt_pr_close_obj(p);
 		}
 	}
@@ -379,7 +390,11 @@ void rt_report_print(struct report *r, struct rt_printer *p)
 	rt_pr_u64(p, RT_PR_ANY, "truncated", ", truncated %llu", r->itot.truncated);
 	rt_pr_u64(p, RT_PR_ANY, "malformed", ", malformed %llu", r->itot.malformed);
 	rt_pr_u64(p, RT_PR_ANY, "table_full", ", table full %llu", r->itot.flow_full);
+	rt_pr_u64(p, RT_PR_JSON, "mirrored", NULL, r->itot.mirrored);
 	rt_pr_u64(p, RT_PR_ANY, "evicted", "; flows evicted %llu\n", r->evicted);
+	if (r->itot.mirrored)
+		rt_pr_text(p, "mirror    %llu mirror copies decapsulated (ERSPAN, GRE, VXLAN); their flows "
+			   "say which session\n", (unsigned long long)r->itot.mirrored);
 	rt_pr_u64(p, RT_PR_JSON, "sflow_estimated_pkts_left_out", NULL, r->est_pkts);
 	rt_pr_u64(p, RT_PR_JSON, "sflow_samples_left_out", NULL, r->est_samples);
 	if (r->est_samples)

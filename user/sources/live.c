@@ -505,6 +505,7 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	bpf_map__set_max_entries(l->skel->maps.flows, o->max_flows);
 	for (i = 0; i < l->nifs; i++)
 		l->skel->bss->rt_slot_ifindex[i] = l->ifs[i].ifindex;
+	l->skel->rodata->rt_collector = o->collector ? 1 : 0;
 	err = rocetop_bpf__load(l->skel);
 	if (err) {
 		char buf[128];
@@ -524,6 +525,9 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 		pr_debug("attached to %s (ifindex %u, XDP %s)\n", l->ifs[i].name, l->ifs[i].ifindex,
 			 l->ifs[i].mode);
 	}
+	if (o->collector)
+		pr_info("collector: XDP counts and drops ERSPAN, GRE and VXLAN mirror copies on %s; "
+			"every other frame passes.\n", l->source);
 	l->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
 	if (l->nl_fd >= 0) {
 		struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
