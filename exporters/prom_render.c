@@ -670,6 +670,47 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 		label(set, sizeof(set), "direction", rt_dir_name(p->dir));
 		sample_d(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, set, p->max_transit / 1e9);
 	}
+	/* The switch's own interface counters (counter samples), once per port. */
+	{
+		static const struct {
+			const char *name, *help;
+			enum mtype type;
+		} ifc[] = {
+			{ "rocetop_sflow_port_speed_bytes_per_second",
+			  "The switch port's speed, from its sFlow counter samples (ifSpeed / 8).", M_GAUGE },
+			{ "rocetop_sflow_port_interface_discards",
+			  "The switch port's discarded packets (ifInDiscards, ifOutDiscards) as its agent counts them.", M_COUNTER },
+			{ "rocetop_sflow_port_interface_errors",
+			  "The switch port's packets in error (ifInErrors, ifOutErrors) as its agent counts them.", M_COUNTER },
+		};
+
+		for (k = 0; k < sizeof(ifc) / sizeof(ifc[0]); k++) {
+			family(w, ifc[k].name, ifc[k].type, k ? NULL : "bytes_per_second", ifc[k].help);
+			for (i = 0; i < d->nswports; i++) {
+				const struct rt_swport *p = d->swports[i].p;
+
+				if (!p->has_ifctr || (i && d->swports[i - 1].p->ifindex == p->ifindex))
+					continue;
+				set[0] = 0;
+				snprintf(pn, sizeof(pn), "%u", p->port);
+				label(set, sizeof(set), "agent", p->agent);
+				label(set, sizeof(set), "port", pn);
+				if (k == 0) {
+					sample_u(w, ifc[k].name, M_GAUGE, set, p->speed_bps / 8);
+					continue;
+				}
+				for (int side = 0; side < 2; side++) {
+					char more[LSET];
+
+					snprintf(more, sizeof(more), "%s", set);
+					label(more, sizeof(more), "side", side ? "out" : "in");
+					sample_u(w, ifc[k].name, M_COUNTER, more,
+						 k == 1 ? (side ? p->out_discards : p->in_discards)
+							: (side ? p->out_errors : p->in_errors));
+				}
+			}
+		}
+	}
 	family(w, "rocetop_sflow_drops", M_COUNTER, NULL,
 	       "sFlow dropped-packet notifications by switch port and reason (the name sFlow gives the code).");
 	for (i = 0; i < d->nswdrops; i++) {

@@ -133,7 +133,13 @@ int rt_report_main(int argc, char **argv)
 	}
 	rt_pr_init(&pr, stdout, a.json);
 	rt_report_print(r, &pr);
-	rc = fflush(stdout) ? 1 : 0;
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_warn("writing the report to standard output failed: %s.\n", strerror(errno ? errno : EIO));
+		rc = 1;
+	} else {
+		rc = 0;
+	}
 out:
 	rt_report_free(r);
 	return rc;

@@ -6,10 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/socket.h>
 #include "cli.h"
 #include "log.h"
 #include "num.h"
 #include "opts.h"
+#include "prom.h"
+#include "tui_model.h"
 #include "sflow.h"
 
 enum {
@@ -41,7 +45,8 @@ const struct rt_opt rt_main_opts[] = {
 	{ 'd', "interval", "SECONDS", "time between snapshots (default 1; files: capture time;\n"
 				     "250ms, 2m and 1h work too)" },
 	{ 'n', "iterations", "N", "stop after N intervals (exit 0)" },
-	{ OPT_SPEED, "speed", "X", "replay files in the view at X times capture speed (default 1)" },
+	{ OPT_SPEED, "speed", "X", "replay files at X times capture speed (default 1) in the\n"
+				 "view and with --listen; other sinks read files at once" },
 	RT_OPT_SECTION("Capture:"),
 	{ OPT_MAX_FLOWS, "max-flows", "N", "flow table size in the kernel (default 16384)" },
 	{ OPT_FLOW_TIMEOUT, "flow-timeout", "S", "forget flows idle for S seconds (default 60, 0: never)" },
@@ -63,8 +68,8 @@ const struct rt_opt rt_main_opts[] = {
 		"is put back at exit (also after kill -9: at the next start)" },
 	RT_OPT_SECTION("Output:"),
 	{ OPT_TOP, "top", "N", "flows per interval in --batch (default 20, 0: all)" },
-	{ OPT_SORT, "sort", "COLUMN", "initial sort of the view (congestion, pkts, bytes, ce, cnp,\n"
-				     "nak, rnr, idle, age, src, dqpn...)" },
+	{ OPT_SORT, "sort", "COLUMN", "sort of the view and --batch (congestion, pkts, bytes, ce,\n"
+				     "cnp, nak, rnr; the view also idle, age, src, dqpn...)" },
 	{ OPT_FILTER, "filter", "TEXT", "initial filter of the view (address or QP)" },
 	{ OPT_MAX_SIZE, "max-size", "BYTES", "rotate the recording past BYTES (k, M, G suffixes)" },
 	{ OPT_MAX_FILES, "max-files", "N", "keep N rotated recordings (like tcpdump -W)" },
@@ -161,6 +166,11 @@ static int on_opt(void *ctx, int c, const char *arg)
 
 	switch (c) {
 	case 'i':
+		if (!*arg || strlen(arg) >= IF_NAMESIZE) {
+			pr_warn("-i '%.40s%s' is not an interface name: interface names are at most %d characters, and not empty.\n",
+				arg, strlen(arg) > 40 ? "..." : "", IF_NAMESIZE - 1);
+			return -EINVAL;
+		}
 		if (o->nifaces == RT_MAX_SRC_IFACES) {
 			pr_warn("at most %d interfaces can be watched at once.\n", RT_MAX_SRC_IFACES);
 			return -EINVAL;
@@ -185,7 +195,16 @@ static int on_opt(void *ctx, int c, const char *arg)
 	case 'b': o->batch = 1; break;
 	case 'D': o->daemon = 1; break;
 	case OPT_CSV: o->csv_dir = arg; break;
-	case OPT_LISTEN: o->listen = arg; break;
+	case OPT_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		/* A bad address is a bad command line (exit 2), said before anything starts. */
+		if (rt_prom_parse_listen(arg, &ss, &len))
+			return bad("--listen", arg, "give PORT, ADDR:PORT or [IPv6]:PORT, e.g. 9100 or 0.0.0.0:9100");
+		o->listen = arg;
+		break;
+	}
 	case 'd':
 		if (parse_seconds(arg, 0.01, 86400, &o->interval))
 			return bad("--interval", arg, "give seconds between 0.01 and 86400");
@@ -235,7 +254,13 @@ static int on_opt(void *ctx, int c, const char *arg)
 			return bad("--top", arg, "give a number of flows, 0 for all");
 		o->top = (int)l;
 		break;
-	case OPT_SORT: o->sort = arg; break;
+	case OPT_SORT:
+		/* The view's columns; --batch sorts by the ones it prints. */
+		if (tui_col_by_name(arg) < 0)
+			return bad("--sort", arg,
+				   "give a column: congestion, pkts, bytes, ce, cnp, nak, rnr (the view also sorts by its other columns, e.g. dqpn, idle, age)");
+		o->sort = arg;
+		break;
 	case OPT_FILTER: o->filter = arg; break;
 	case OPT_MAX_SIZE:
 		if (parse_size(arg, &o->max_size))

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <net/if.h>
 #include "fmt.h"
 #include "log.h"
@@ -15,16 +16,50 @@
 #include "sink.h"
 #include "sflow_decode.h"
 
+/* --sort for --batch: the columns it prints (opts.c checks the name). */
+enum { S_CONGESTION, S_PKTS, S_BYTES, S_CE, S_CNP, S_NAK, S_RNR };
+static int sort_by = S_CONGESTION;	/* qsort has no context argument */
+
 struct batch {
 	int top;
 	struct rt_flow_delta **order;
 	size_t cap;
 };
 
-/* The congestion ordering of derive.h. */
+/* The --sort column of a flow's interval, larger first. */
+static double sort_value(const struct rt_flow_delta *f)
+{
+	switch (sort_by) {
+	case S_PKTS: return (double)f->d.pkts;
+	case S_BYTES: return (double)f->d.bytes;
+	case S_CE: return rt_ce_pct(&f->d);
+	case S_CNP: return (double)f->d.cnp;
+	case S_NAK: return (double)rt_nak(&f->d);
+	case S_RNR: return (double)f->d.rnr_nak;
+	}
+	return 0;
+}
+
+/* By --sort (larger first), then derive.h's congestion ordering. */
+static int order(const struct rt_flow_delta *x, const struct rt_flow_delta *y)
+{
+	if (sort_by != S_CONGESTION) {
+		double vx = sort_value(x), vy = sort_value(y);
+
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
+	return rt_delta_cmp_congestion(x, y);
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+	return order(*(const struct rt_flow_delta *const *)a, *(const struct rt_flow_delta *const *)b);
+}
+
 static int less_congested(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
 {
-	return rt_delta_cmp_congestion(a, b) > 0;
+	return order(a, b) > 0;
 }
 
 static void sift_down(struct rt_flow_delta **h, size_t n, size_t i)
@@ -234,7 +269,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	if (!b->top)
 		active = n;
 	if (n > 1)
-		qsort(b->order, n, sizeof(*b->order), rt_delta_qcmp_congestion);
+		qsort(b->order, n, sizeof(*b->order), cmp_order);
 	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
 	       "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
 	       "MIRROR");
@@ -299,6 +334,15 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 		return NULL;
 	}
 	b->top = o->top;
+	if (o->sort) {
+		static const char *const names[] = { "congestion", "pkts", "bytes", "ce", "cnp", "nak", "rnr" };
+		size_t k;
+
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (!strcasecmp(o->sort, names[k]) || (k == S_BYTES && (!strcasecmp(o->sort, "gbps") ||
+									       !strcasecmp(o->sort, "gb"))))
+				sort_by = (int)k;
+	}
 	s->name = "batch";
 	s->emit = batch_emit;
 	s->close = batch_close;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fmt.h"
 #include "nic.h"
 #include "report_impl.h"
 #include "source.h"
@@ -35,6 +36,9 @@ static int take_ports(struct report *r, const struct rt_snapshot *s, const struc
 		if (!a)
 			return -ENOMEM;
 		a->c = *d->ports[i].c;
+		rt_fmt_safe(d->ports[i].c->dev, a->c.dev, sizeof(a->c.dev));
+		rt_fmt_safe(d->ports[i].c->netdev, a->c.netdev, sizeof(a->c.netdev));
+		rt_fmt_safe(d->ports[i].c->name, a->c.name, sizeof(a->c.name));
 		a->delta += d->ports[i].d;
 		if (d->ports[i].d > a->peak_d) {
 			a->peak_d = d->ports[i].d;
@@ -93,7 +97,8 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 			a->lqpn = f->lqpn;
 			a->rqpn = f->rqpn;
 			a->pid = f->pid;
-			memcpy(a->comm, f->comm, sizeof(a->comm));
+			/* Text from the file: printable only (no terminal escapes). */
+			rt_fmt_safe(f->comm, a->comm, sizeof(a->comm));
 		}
 		if (f->throttles >= 0 && (size_t)f->throttles < s->nflows) {
 			a->has_target = 1;
@@ -121,7 +126,7 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 			memset(ai, 0, sizeof(*ai));
 			ai->k = x->k;
 		}
-		snprintf(ai->name, sizeof(ai->name), "%s", rt_snapshot_ifname(s, x->k.ifindex));
+		rt_fmt_safe(rt_snapshot_ifname(s, x->k.ifindex), ai->name, sizeof(ai->name));
 		rt_if_val_add(&ai->v, v);
 		for (p = 0; p < RT_NPRIO; p++) {
 			m->pfc += v->pfc_frames[p];

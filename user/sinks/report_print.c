@@ -361,10 +361,11 @@ void rt_report_print(struct report *r, struct rt_printer *p)
 {
 	__u64 span = r->last_ns - r->first_ns + r->step_ns;
 	__u64 start = r->first_ns - r->step_ns;
-	char t1[64], t2[64];
+	char t1[64], t2[64], safe[4096];
 
 	rt_pr_start(p);
-	rt_pr_str(p, RT_PR_ANY, "file", "rocetop report: %s", r->path);
+	rt_pr_str(p, RT_PR_JSON, "file", NULL, r->path);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "rocetop report: %s", rt_fmt_safe(r->path, safe, sizeof(safe)));
 	rt_pr_str(p, RT_PR_ANY, "kind", " (%s)\n", r->kind);
 	rt_pr_u64(p, RT_PR_JSON, "intervals", NULL, r->nm);
 	rt_pr_dbl(p, RT_PR_JSON, "start", NULL, start / 1e9);
