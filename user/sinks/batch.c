@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <net/if.h>
+#include "findings.h"
 #include "fmt.h"
 #include "log.h"
 #include "nic.h"
@@ -208,6 +209,30 @@ static void print_sflow(const struct rt_snapshot *cur, const struct rt_delta *d,
 	}
 }
 
+/* The open findings, most severe first, after the header. */
+static void print_findings(const struct rt_findings *F)
+{
+	char c1[16], subj[512];
+	size_t cnt[3], i;
+	int sev;
+
+	if (!F)
+		return;
+	rt_findings_count(F, cnt);
+	printf("findings %zu open: %zu critical, %zu warning, %zu info\n", cnt[0] + cnt[1] + cnt[2],
+	       cnt[RT_SEV_CRITICAL], cnt[RT_SEV_WARNING], cnt[RT_SEV_INFO]);
+	for (sev = RT_SEV_CRITICAL; sev >= RT_SEV_INFO; sev--)
+		for (i = 0; i < F->n; i++) {
+			const struct rt_finding *f = &F->tab[i];
+
+			if (!f->open || f->sev != sev)
+				continue;
+			printf("  %-8s %-18s since %s  %s: %s\n", rt_sev_name(f->sev), f->rule,
+			       rt_fmt_clock(f->start_ns, c1, sizeof(c1)),
+			       rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
+		}
+}
+
 static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct batch *b = s->priv;
@@ -234,6 +259,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	if (it->mirrored)	/* mirror copies decapsulated (--collector ports) */
 		printf("  mirrored %llu", (unsigned long long)it->mirrored);
 	printf("\n");
+	print_findings(d->findings);
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
