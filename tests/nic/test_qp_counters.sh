@@ -30,7 +30,7 @@ ln -s "$FIX/healthy" "$tmp/root"
 $IN "$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr" \
 	> "$tmp/out" 2> "$tmp/err" &
 pid=$!
-for _ in $(seq 200); do
+for _ in $(seq 400); do
 	[ -s "$tmp/csv/qpctr.csv" ] && [ "$(wc -l < "$tmp/csv/qpctr.csv")" -gt 1 ] && break
 	sleep 0.05
 done

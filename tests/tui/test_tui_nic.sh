@@ -16,15 +16,16 @@ if [ "$(id -u)" -ne 0 ]; then echo "SKIP tui_nic: needs root to attach to lo"; e
 command -v tmux >/dev/null || { echo "SKIP tui_nic: tmux is not installed"; exit 0; }
 ip netns add "$ns" && ip -n "$ns" link set lo up || { echo "FAIL tui_nic: cannot make netns $ns"; exit 1; }
 
-# bad-ecn's per-QP counters are healthy's; healthy-t1's have moved on.
+# The NIC's flows are there from the first interval (counting from 0), the
+# doctor's line too: wait for both (a loaded machine starts slowly).
 ln -s "$FIX/bad-ecn" "$tmp/root"
 tmux new-session -d -s "$S" -x 200 -y 50 \
 	"NO_COLOR=1 ip netns exec $ns $ROCETOP --sysfs-root $tmp/root -i lo -d 0.3; echo EXITED \$? > $tmp/rc; sleep 5"
-for _ in $(seq 100); do tmux capture-pane -p -t "$S" | grep -q '^rocetop ' && break; sleep 0.1; done
-sleep 0.5
-ln -sfn "$FIX/healthy-t1" "$tmp/root"
-sleep 1
-tmux capture-pane -p -t "$S" >"$tmp/screen"
+for _ in $(seq 200); do
+	tmux capture-pane -p -t "$S" >"$tmp/screen"
+	grep -q '^doctor: ' "$tmp/screen" && [ "$(grep -c ' nic:eth2 ' "$tmp/screen")" -ge 3 ] && break
+	sleep 0.1
+done
 tmux send-keys -t "$S" q
 for _ in $(seq 50); do [ -s "$tmp/rc" ] && break; sleep 0.1; done
 

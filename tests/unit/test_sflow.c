@@ -659,6 +659,10 @@ static void test_collector(void)
 				"rocetop_sflow_drops_total{agent=\"2001:db8::9/2\",port=\"5\",reason=\"no_buffer_space\",reason_code=\"259\"} 1\n",
 				"rocetop_sflow_datagrams_total{agent=\"192.0.2.1\",outcome=\"lost\"} 3\n",
 				"rocetop_sflow_datagrams_total{agent=\"198.51.100.7\",outcome=\"rejected\"} 1\n",
+				"rocetop_sflow_port_speed_bytes_per_second{agent=\"192.0.2.1\",port=\"5\"} 12500000000\n",
+				"rocetop_sflow_port_interface_discards_total{agent=\"192.0.2.1\",port=\"5\",side=\"in\"} 14\n",
+				"rocetop_sflow_port_interface_discards_total{agent=\"192.0.2.1\",port=\"5\",side=\"out\"} 24\n",
+				"rocetop_sflow_port_interface_errors_total{agent=\"192.0.2.1\",port=\"5\",side=\"out\"} 25\n",
 			};
 			const char *dir = getenv("PROM_DUMP_DIR");
 

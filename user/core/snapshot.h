@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <net/if.h>
 #include "rocetop.h"
+#include "table.h"
 
 #define RT_MAX_IFACES	64
 #define RT_MAX_NOTES	8
@@ -177,8 +178,6 @@ void rt_snapshot_init(struct rt_snapshot *s);
 void rt_snapshot_free(struct rt_snapshot *s);
 /* Empty the tables, keep their memory. */
 void rt_snapshot_clear(struct rt_snapshot *s);
-/* Grow *arr (of elements of size sz, *cap of them) to hold n; 0 or -ENOMEM. */
-int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz);
 /* Deep copy; returns 0 or -ENOMEM (dst then keeps its old contents' memory). */
 int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src);
 
@@ -233,6 +232,8 @@ void *rt_port_table_get(void **tab, size_t *n, size_t *cap, size_t sz,
 
 /* ---- what changed between two snapshots: the one place rates come from ---- */
 
+struct rt_findings;
+
 struct rt_flow_delta {
 	const struct rt_flow *f;	/* the row in the current snapshot */
 	struct rt_flow_val d;		/* counters: the increase over the interval */
@@ -284,6 +285,9 @@ struct rt_delta {
 	struct rt_flow_val est_tot;	/* sum of the estimated (sFlow) flows' deltas */
 	struct rt_if_val if_tot;	/* sum of the interface deltas */
 	__u64 evicted;
+	/* The findings after this interval, and its events (user/core/findings.h);
+	 * set by the loop, NULL where no engine runs. */
+	const struct rt_findings *findings;
 };
 
 /*
@@ -314,16 +318,5 @@ void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v);
 int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 		     const struct rt_snapshot *cur);
 void rt_delta_free(struct rt_delta *d);
-
-/* Congestion score of a flow delta used for sorting: CE + CNP + NAKs. */
-static inline __u64 rt_congestion(const struct rt_flow_val *d)
-{
-	return d->ecn[RT_ECN_CE] + d->cnp + d->nak_seq + d->nak_other + d->rnr_nak;
-}
-
-static inline __u64 rt_nak(const struct rt_flow_val *v)
-{
-	return v->nak_seq + v->nak_other;
-}
 
 #endif
