@@ -209,18 +209,12 @@ static int ensure_batch(struct live *l, __u32 n)
 {
 	size_t vsz = sizeof(struct rt_flow_val) > sizeof(struct rt_if_val) ?
 		sizeof(struct rt_flow_val) : sizeof(struct rt_if_val);
-	void *k, *v;
+	size_t kcap = l->batch_cap, vcap = l->batch_cap;
 
-	if (n <= l->batch_cap)
-		return 0;
-	k = realloc(l->keys, (size_t)n * sizeof(struct rt_flow_key));
-	if (!k)
+	/* Two arrays of n entries, growing together. */
+	if (rt_grow_to(&l->keys, &kcap, n, sizeof(struct rt_flow_key)) ||
+	    rt_grow_to(&l->vals, &vcap, n, vsz * l->ncpus))
 		return -ENOMEM;
-	l->keys = k;
-	v = realloc(l->vals, (size_t)n * vsz * l->ncpus);
-	if (!v)
-		return -ENOMEM;
-	l->vals = v;
 	l->batch_cap = n;
 	return 0;
 }
