@@ -173,7 +173,8 @@ uninstall:
 
 # The Debian package, built by dpkg-buildpackage from a copy of the tree in
 # BUILD/deb/src (the .deb lands beside it, not in the parent of the checkout),
-# then checked by lintian: its errors stop the build.
+# then checked by lintian: its errors stop the build. The package is built
+# with Debian's flags alone, whatever this make was given (SANITIZE=1, -j).
 DEB_ARCH  = $(shell dpkg-architecture -qDEB_HOST_ARCH)
 DEB_FILE  = $(BUILD)/deb/rocetop_$(VERSION)_$(DEB_ARCH).deb
 DEB_SRCS := Makefile README.md $(wildcard bpf/* gen/* man/* dist/* exporters/* tui/* \
@@ -186,7 +187,8 @@ $(DEB_FILE): $(DEB_SRCS)
 		{ echo "debian/changelog's newest entry is not version $(VERSION) (the Makefile's)"; exit 1; }
 	$(Q)rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
 	$(Q)tar -c --exclude=./.git --exclude='./build*' --exclude='./$(BUILD)' -f - . | tar -x -C $(BUILD)/deb/src
-	$(Q)cd $(BUILD)/deb/src && dpkg-buildpackage -us -uc -b -J2 >../build.log 2>&1 || \
+	$(Q)cd $(BUILD)/deb/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE \
+		dpkg-buildpackage -us -uc -b -J2 >../build.log 2>&1 || \
 		{ tail -40 ../build.log; echo "dpkg-buildpackage failed: the whole log is $(BUILD)/deb/build.log"; exit 1; }
 	$(Q)lintian --fail-on error $@
 

@@ -17,7 +17,8 @@ static __always_inline void rt_flow_key_init(struct rt_flow_key *k, const struct
 	k->dir = dir;
 	k->family = p->family;
 	k->origin = 0;
-	k->pad = 0;
+	k->mirror = p->mirror;
+	k->mirror_id = p->mirror_id | (p->mirror_dir ? RT_MIRROR_EGRESS : 0);
 #pragma unroll
 	for (i = 0; i < 16; i++) {
 		k->src[i] = p->src[i];
@@ -26,13 +27,19 @@ static __always_inline void rt_flow_key_init(struct rt_flow_key *k, const struct
 	k->dqpn = p->dqpn;
 }
 
-/* Per interface and direction: every frame lands in exactly one outcome. */
+/*
+ * Per interface and direction: every frame lands in exactly one outcome. A
+ * mirror copy counts its outer length in bytes, the inner frame's outcome,
+ * and once in mirrored.
+ */
 static __always_inline void rt_count_if(struct rt_if_val *v, const struct rt_pkt *p, __u64 len)
 {
 	int i;
 
 	v->pkts++;
 	v->bytes += len;
+	if (p->mirror)
+		v->mirrored++;
 	switch (p->kind) {
 	case RT_K_ROCE:
 		v->roce++;
@@ -70,7 +77,11 @@ static __always_inline void rt_count_if(struct rt_if_val *v, const struct rt_pkt
 	}
 }
 
-/* A RoCEv2 frame into its flow. now: the clock of first_ns/last_ns. */
+/*
+ * A RoCEv2 frame into its flow. now: the clock of first_ns/last_ns. len is the
+ * frame's length; for a mirror copy the flow counts the inner frame's, as on
+ * the mirrored wire.
+ */
 static __always_inline void rt_count_flow(struct rt_flow_val *v, const struct rt_pkt *p,
 					  __u64 len, __u64 now)
 {
@@ -80,7 +91,7 @@ static __always_inline void rt_count_flow(struct rt_flow_val *v, const struct rt
 		v->first_ns = now;
 	v->last_ns = now;
 	v->pkts++;
-	v->bytes += len;
+	v->bytes += p->mirror ? p->inner_len : len;
 	v->ecn[p->tos & 3]++;
 	v->sport = p->sport;
 	v->dscp = p->tos >> 2;

@@ -7,6 +7,15 @@
  * Every read is bounded by data_end (what can be read) and every length a
  * header announces is checked against frame_len (what the frame holds; with
  * XDP multi-buffer frames this is larger than data_end - data).
+ *
+ * Mirror copies are decapsulated, one level deep: GRE (over IPv4 or IPv6, with
+ * or without checksum, key and sequence number) carrying ERSPAN type II
+ * (0x88BE), ERSPAN type III (0x22EB, with or without its platform sub-header)
+ * or a bridged Ethernet frame (0x6558), and VXLAN (UDP port 4789). The inner
+ * Ethernet frame is then parsed like a frame on the wire, bounded by the end of
+ * the outer IP packet (GRE) or UDP datagram (VXLAN); p->mirror says who
+ * mirrored it. A second level of encapsulation, an unknown ERSPAN version and
+ * GRE with routing present are RT_K_OTHER and never looked into.
  */
 #ifndef ROCETOP_PARSE_H
 #define ROCETOP_PARSE_H
@@ -17,6 +26,18 @@
 #define __always_inline inline __attribute__((always_inline))
 #endif
 
+/*
+ * rt_parse() is a BPF subprogram of its own (a static function, verified at
+ * its call site, so packet pointers pass): its struct rt_pkt stays in memory
+ * instead of being split into dozens of spilled scalars, which keeps the
+ * programs well under the 512-byte BPF stack. In user space it is inline.
+ */
+#ifdef __bpf__
+#define RT_PARSE_FN static __attribute__((noinline))
+#else
+#define RT_PARSE_FN static __always_inline
+#endif
+
 enum rt_kind {
 	RT_K_OTHER = 0,		/* well formed, not RoCEv2, not a pause frame */
 	RT_K_ROCE,		/* RoCEv2: UDP 4791 with a BTH */
@@ -24,6 +45,7 @@ enum rt_kind {
 	RT_K_PAUSE,		/* 802.3x pause, opcode 0x0001 */
 	RT_K_TRUNC,		/* ends before a header it announces */
 	RT_K_MALFORMED,		/* a header with impossible values */
+	RT_K_ENCAP_,		/* internal: a mirror encapsulation, inner frame next */
 };
 
 #define ETH_P_8021Q_	0x8100
@@ -31,6 +53,18 @@ enum rt_kind {
 #define ETH_P_IP_	0x0800
 #define ETH_P_IPV6_	0x86dd
 #define ETH_P_MACCTRL_	0x8808
+#define ETH_P_TEB_	0x6558	/* GRE: transparent Ethernet bridging */
+#define ETH_P_ERSPAN2_	0x88be	/* GRE: ERSPAN type II */
+#define ETH_P_ERSPAN3_	0x22eb	/* GRE: ERSPAN type III */
+
+#define RT_IPPROTO_GRE	47
+#define RT_VXLAN_PORT	4789
+#define RT_VXLAN_LEN	8
+#define RT_ERSPAN2_LEN	8
+#define RT_ERSPAN3_LEN	12
+#define RT_ERSPAN3_PLAT	8	/* the optional platform sub-header (O bit) */
+/* How far into a frame an inner frame may start (outer headers). */
+#define RT_MAX_INNER_OFF 0x3fff
 
 #define RT_MAX_VLAN	2
 #define RT_MAX_V6_EXT	4
@@ -67,6 +101,13 @@ struct rt_pkt {
 	__u16 pause[8];		/* PFC pause times; 802.3x time in pause[0] */
 	__u8  src[16];
 	__u8  dst[16];
+	/* a mirror copy: who mirrored it, and the inner frame (offsets in the frame) */
+	__u8  mirror;		/* RT_MIRROR_*, RT_MIRROR_NONE seen directly */
+	__u8  mirror_dir;	/* ERSPAN III: RT_DIR_INGRESS or RT_DIR_EGRESS */
+	__u16 pad_;
+	__u32 mirror_id;	/* ERSPAN session ID or VXLAN VNI */
+	__u32 inner_off;	/* where the inner Ethernet frame starts */
+	__u32 inner_len;	/* its length */
 };
 
 static __always_inline __u16 rt_be16(const __u8 *b)
@@ -86,17 +127,19 @@ static __always_inline int rt_aeth_opcode(__u8 op)
 	       op == RT_OP_RC_ATOMIC_ACK;
 }
 
-/* MAC control: PFC or 802.3x. c points after the ethertype. */
-static __always_inline int rt_parse_macctrl(const __u8 *c, const __u8 *end, struct rt_pkt *p)
+/* MAC control: PFC or 802.3x. c points after the ethertype, room is what the
+ * frame holds from there (less than end - c inside a mirror copy). */
+static __always_inline int rt_parse_macctrl(const __u8 *c, const __u8 *end, __u64 room,
+					    struct rt_pkt *p)
 {
 	__u16 op;
 	int i;
 
-	if (c + 2 > end)
+	if (c + 2 > end || room < 2)
 		return RT_K_TRUNC;
 	op = rt_be16(c);
 	if (op == 0x0101) {
-		if (c + 20 > end)
+		if (c + 20 > end || room < 20)
 			return RT_K_TRUNC;
 		p->pfc_cev = c[3];	/* the high byte is reserved */
 #pragma unroll
@@ -105,7 +148,7 @@ static __always_inline int rt_parse_macctrl(const __u8 *c, const __u8 *end, stru
 		return RT_K_PFC;
 	}
 	if (op == 0x0001) {
-		if (c + 4 > end)
+		if (c + 4 > end || room < 4)
 			return RT_K_TRUNC;
 		p->pause[0] = rt_be16(c + 2);
 		return RT_K_PAUSE;
@@ -117,14 +160,34 @@ static __always_inline int rt_parse_macctrl(const __u8 *c, const __u8 *end, stru
  * UDP, then BTH and AETH. c points at the UDP header, l4len is the length the
  * IP header gives to what follows it.
  */
-static __always_inline int rt_parse_udp(const __u8 *c, const __u8 *end, __u32 l4len,
-					struct rt_pkt *p)
+static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const __u8 *end,
+					__u32 l4len, struct rt_pkt *p, int inner)
 {
-	__u16 ulen;
+	__u16 ulen, dport;
 
 	if (c + 8 > end)
 		return RT_K_TRUNC;
-	if (rt_be16(c + 2) != ROCEV2_UDP_PORT)
+	dport = rt_be16(c + 2);
+	if (dport == RT_VXLAN_PORT) {
+		/* VXLAN (RFC 7348): flags (I = 0x08), 3 reserved, VNI, 1 reserved */
+		if (inner)
+			return RT_K_OTHER;	/* a mirror inside a mirror */
+		ulen = rt_be16(c + 4);
+		if (ulen > l4len || ulen < 8)
+			return RT_K_MALFORMED;
+		if (ulen < 8 + RT_VXLAN_LEN)
+			return RT_K_TRUNC;
+		if (c + 8 + RT_VXLAN_LEN > end)
+			return RT_K_TRUNC;
+		if (!(c[8] & 0x08))
+			return RT_K_OTHER;
+		p->mirror = RT_MIRROR_VXLAN;
+		p->mirror_id = rt_be24(c + 12);
+		p->inner_off = (__u32)(c - data) + 8 + RT_VXLAN_LEN;
+		p->inner_len = ulen - 8 - RT_VXLAN_LEN;
+		return RT_K_ENCAP_;
+	}
+	if (dport != ROCEV2_UDP_PORT)
 		return RT_K_OTHER;
 	p->sport = rt_be16(c);
 	ulen = rt_be16(c + 4);
@@ -153,8 +216,71 @@ static __always_inline int rt_parse_udp(const __u8 *c, const __u8 *end, __u32 l4
 	return RT_K_ROCE;
 }
 
-static __always_inline int rt_parse_ipv4(const __u8 *c, const __u8 *end, __u32 off,
-					 __u64 frame_len, struct rt_pkt *p)
+/*
+ * GRE (RFC 2784, RFC 2890) carrying a mirror copy. c points at the GRE header,
+ * l4len is what the IP header gives to it and what follows (the inner frame
+ * ends there). ERSPAN type II and III as Linux (net/erspan.h) and the switch
+ * vendors lay them out: version in the top 4 bits, the 10-bit session ID in
+ * the low bits of bytes 2-3; type III has the direction (D) and the platform
+ * sub-header (O) bits in byte 11 and the frame type (0: Ethernet) in byte 10.
+ */
+static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const __u8 *end,
+					__u32 l4len, struct rt_pkt *p)
+{
+	__u8 mirror = RT_MIRROR_GRE, mdir = 0;
+	__u32 hl = 4, id = 0;
+	__u16 fl, proto;
+	const __u8 *e;
+
+	if (c + 4 > end || l4len < 4)
+		return RT_K_TRUNC;
+	fl = rt_be16(c);
+	proto = rt_be16(c + 2);
+	if ((fl & 0x4000) || (fl & 7))	/* routing present, or not version 0 */
+		return RT_K_OTHER;
+	if (fl & 0x8000)		/* checksum and reserved */
+		hl += 4;
+	if (fl & 0x2000)		/* key */
+		hl += 4;
+	if (fl & 0x1000)		/* sequence number */
+		hl += 4;
+	e = c + hl;
+	if (proto == ETH_P_ERSPAN2_) {
+		if (e + RT_ERSPAN2_LEN > end || hl + RT_ERSPAN2_LEN > l4len)
+			return RT_K_TRUNC;
+		if ((e[0] >> 4) != 1)
+			return RT_K_OTHER;	/* not ERSPAN version 1 (type II) */
+		mirror = RT_MIRROR_ERSPAN2;
+		id = rt_be16(e + 2) & 0x3ff;
+		hl += RT_ERSPAN2_LEN;
+	} else if (proto == ETH_P_ERSPAN3_) {
+		if (e + RT_ERSPAN3_LEN > end || hl + RT_ERSPAN3_LEN > l4len)
+			return RT_K_TRUNC;
+		if ((e[0] >> 4) != 2)
+			return RT_K_OTHER;	/* not ERSPAN version 2 (type III) */
+		if ((e[10] >> 2) & 0x1f)
+			return RT_K_OTHER;	/* frame type: not Ethernet */
+		mirror = RT_MIRROR_ERSPAN3;
+		id = rt_be16(e + 2) & 0x3ff;
+		mdir = (e[11] >> 3) & 1;
+		hl += RT_ERSPAN3_LEN;
+		if (e[11] & 1)
+			hl += RT_ERSPAN3_PLAT;
+	} else if (proto != ETH_P_TEB_) {
+		return RT_K_OTHER;
+	}
+	if (hl > l4len || c + hl > end)
+		return RT_K_TRUNC;
+	p->mirror = mirror;
+	p->mirror_dir = mdir;
+	p->mirror_id = id;
+	p->inner_off = (__u32)(c - data) + hl;
+	p->inner_len = l4len - hl;
+	return RT_K_ENCAP_;
+}
+
+static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const __u8 *end,
+					 __u32 off, __u64 frame_len, struct rt_pkt *p, int inner)
 {
 	__u32 hl, tot;
 	int i;
@@ -178,15 +304,20 @@ static __always_inline int rt_parse_ipv4(const __u8 *c, const __u8 *end, __u32 o
 	}
 	if (rt_be16(c + 6) & 0x3fff)	/* a fragment: no UDP header to trust */
 		return RT_K_OTHER;
+	if (c[9] == RT_IPPROTO_GRE && !inner) {
+		if (c + hl > end)
+			return RT_K_TRUNC;
+		return rt_parse_gre(data, c + hl, end, tot - hl, p);
+	}
 	if (c[9] != 17)
 		return RT_K_OTHER;
 	if (c + hl > end)
 		return RT_K_TRUNC;
-	return rt_parse_udp(c + hl, end, tot - hl, p);
+	return rt_parse_udp(data, c + hl, end, tot - hl, p, inner);
 }
 
-static __always_inline int rt_parse_ipv6(const __u8 *c, const __u8 *end, __u32 off,
-					 __u64 frame_len, struct rt_pkt *p)
+static __always_inline int rt_parse_ipv6(const __u8 *data, const __u8 *c, const __u8 *end,
+					 __u32 off, __u64 frame_len, struct rt_pkt *p, int inner)
 {
 	__u32 l4len, hl;
 	__u8 nh;
@@ -232,7 +363,9 @@ static __always_inline int rt_parse_ipv6(const __u8 *c, const __u8 *end, __u32 o
 		c += hl;
 	}
 	if (nh == 17)
-		return rt_parse_udp(c, end, l4len, p);
+		return rt_parse_udp(data, c, end, l4len, p, inner);
+	if (nh == RT_IPPROTO_GRE && !inner)
+		return rt_parse_gre(data, c, end, l4len, p);
 	if (nh == 0 || nh == 43 || nh == 60 || nh == 44 || nh == 51 || nh == 50 ||
 	    nh == 135 || nh == 139 || nh == 140 || nh == 253 || nh == 254)
 		p->v6_unparsed = 1;
@@ -240,46 +373,82 @@ static __always_inline int rt_parse_ipv6(const __u8 *c, const __u8 *end, __u32 o
 }
 
 /*
- * Parse one frame. data..data_end is what can be read, frame_len the length of
- * the whole frame. p must be zeroed by the caller. Returns p->kind.
+ * One Ethernet frame: the frame on the wire (inner 0, off 0) or the frame inside
+ * a mirror copy (inner 1), which starts at off and ends at frame_len.
  */
-static __always_inline int rt_parse(const void *data, const void *data_end, __u64 frame_len,
-				    struct rt_pkt *p)
+static __always_inline int rt_parse_eth(const __u8 *data, __u32 off, const __u8 *end,
+					__u64 frame_len, struct rt_pkt *p, int inner)
 {
-	const __u8 *c = (const __u8 *)data, *end = (const __u8 *)data_end;
+	const __u8 *c = data + off;
 	__u16 proto;
-	int i, kind;
+	int i;
 
 	p->pcp = RT_PCP_NONE;
-	if (c + 14 > end) {
-		kind = RT_K_TRUNC;
-		goto out;
-	}
+	if (c + 14 > end || off + 14 > frame_len)
+		return RT_K_TRUNC;
 	proto = rt_be16(c + 12);
 	c += 14;
+	off += 14;
 #pragma unroll
 	for (i = 0; i < RT_MAX_VLAN; i++) {
 		if (proto != ETH_P_8021Q_ && proto != ETH_P_8021AD_)
 			break;
-		if (c + 4 > end) {
-			kind = RT_K_TRUNC;
-			goto out;
-		}
+		if (c + 4 > end || off + 4 > frame_len)
+			return RT_K_TRUNC;
 		if (i == 0)
 			p->pcp = c[0] >> 5;
 		proto = rt_be16(c + 2);
 		p->nvlan++;
 		c += 4;
+		off += 4;
 	}
 	if (proto == ETH_P_IP_)
-		kind = rt_parse_ipv4(c, end, (__u32)(c - (const __u8 *)data), frame_len, p);
-	else if (proto == ETH_P_IPV6_)
-		kind = rt_parse_ipv6(c, end, (__u32)(c - (const __u8 *)data), frame_len, p);
-	else if (proto == ETH_P_MACCTRL_)
-		kind = rt_parse_macctrl(c, end, p);
-	else
-		kind = RT_K_OTHER;
-out:
+		return rt_parse_ipv4(data, c, end, off, frame_len, p, inner);
+	if (proto == ETH_P_IPV6_)
+		return rt_parse_ipv6(data, c, end, off, frame_len, p, inner);
+	if (proto == ETH_P_MACCTRL_)
+		return rt_parse_macctrl(c, end, frame_len - off, p);
+	return RT_K_OTHER;
+}
+
+/*
+ * Parse one frame. data..data_end is what can be read, frame_len the length of
+ * the whole frame. p must be zeroed by the caller. Returns p->kind.
+ */
+RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len,
+			 struct rt_pkt *p)
+{
+	const __u8 *d = (const __u8 *)data, *end = (const __u8 *)data_end;
+	__u64 flen = frame_len;
+	__u32 off = 0;
+	int i, depth, kind = RT_K_OTHER;
+
+	/* One pass per level: the frame, then the frame inside a mirror copy. A
+	 * loop rather than two inlined copies keeps the BPF stack small. */
+#pragma clang loop unroll(disable)
+	for (depth = 0; depth < 2; depth++) {
+		kind = rt_parse_eth(d, off, end, flen, p, depth);
+		if (kind != RT_K_ENCAP_)
+			break;
+		if (depth)		/* unreachable: the inner pass finds none */
+			kind = RT_K_OTHER;
+		/* forget the outer headers: the inner frame is the one counted */
+		off = p->inner_off;
+		flen = (__u64)p->inner_off + p->inner_len;
+		p->nvlan = 0;
+		p->family = 0;
+		p->tos = 0;
+		p->v6_unparsed = 0;
+#pragma unroll
+		for (i = 0; i < 16; i++) {
+			p->src[i] = 0;
+			p->dst[i] = 0;
+		}
+		if (off > RT_MAX_INNER_OFF) {
+			kind = RT_K_OTHER;
+			break;
+		}
+	}
 	p->kind = (__u8)kind;
 	return kind;
 }

@@ -2,7 +2,9 @@
 /*
  * rocetop's kernel side: count RoCEv2 congestion signals per flow and PFC per
  * priority. XDP sees ingress, a tcx program sees egress. Both only observe:
- * they never drop, redirect or rewrite a packet.
+ * they never redirect or rewrite a packet, and never drop one, with one
+ * exception asked for by name: on a dedicated mirror port (rocetop
+ * --collector, rt_collector set) XDP drops the mirror copies it has counted.
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -26,20 +28,27 @@ struct {
 	__type(value, struct rt_if_val);
 } ifstats SEC(".maps");
 
-/* The ifindex of each slot, 0 unused: set by the loader, and changed while
- * running when a watched interface is deleted and comes back (a new ifindex). */
-volatile __u32 rt_slot_ifindex[RT_SLOT_OTHER] = {};
+/* ifindex -> ifstats slot of each watched interface, filled by the loader and
+ * changed while running when a watched interface is deleted and comes back
+ * with a new ifindex (user/sources/live.c's link watcher). One lookup: the
+ * verifier has no loop over slots to walk. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RT_SLOT_OTHER);
+	__type(key, __u32);
+	__type(value, __u32);
+} slots SEC(".maps");
+
+/* Set by the loader before load (--collector): XDP drops counted mirror copies. */
+const volatile __u8 rt_collector = 0;
 
 static const struct rt_flow_val zero_flow;
 
 static __always_inline __u32 if_slot(__u32 ifindex)
 {
-	__u32 i;
+	__u32 *slot = bpf_map_lookup_elem(&slots, &ifindex);
 
-	for (i = 0; i < RT_SLOT_OTHER; i++)
-		if (rt_slot_ifindex[i] == ifindex)
-			return i;
-	return RT_SLOT_OTHER;
+	return slot && *slot < RT_SLOT_OTHER ? *slot : RT_SLOT_OTHER;
 }
 
 /*
@@ -50,8 +59,9 @@ static __always_inline __u32 if_slot(__u32 ifindex)
  */
 #define RT_VLAN_OFFLOADED 0x10000
 
-static __always_inline void handle(const void *data, const void *data_end, __u64 len,
-				   __u32 ifindex, __u8 dir, __u32 vlan_tci)
+/* Returns 1 when the frame was a mirror copy (counted in mirrored), else 0. */
+static __always_inline int handle(const void *data, const void *data_end, __u64 len,
+				  __u32 ifindex, __u8 dir, __u32 vlan_tci)
 {
 	struct rt_pkt p = {};
 	__u32 slot = if_slot(ifindex) * 2 + dir;
@@ -61,8 +71,10 @@ static __always_inline void handle(const void *data, const void *data_end, __u64
 
 	rt_parse(data, data_end, len, &p);
 	if (vlan_tci & RT_VLAN_OFFLOADED) {
-		p.pcp = (vlan_tci >> 13) & 7;
-		p.nvlan++;
+		if (!p.mirror) {	/* a mirror copy's priority is its inner frame's */
+			p.pcp = (vlan_tci >> 13) & 7;
+			p.nvlan++;
+		}
 		len += 4;
 	}
 
@@ -81,10 +93,11 @@ static __always_inline void handle(const void *data, const void *data_end, __u64
 
 	iv = bpf_map_lookup_elem(&ifstats, &slot);
 	if (!iv)
-		return;
+		return 0;
 	rt_count_if(iv, &p, len);
 	if (p.kind == RT_K_ROCE && !fv)
 		iv->flow_full++;
+	return p.mirror != RT_MIRROR_NONE;
 }
 
 SEC("xdp.frags")
@@ -93,7 +106,9 @@ int rt_xdp(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 
-	handle(data, data_end, bpf_xdp_get_buff_len(ctx), ctx->ingress_ifindex, RT_DIR_INGRESS, 0);
+	if (handle(data, data_end, bpf_xdp_get_buff_len(ctx), ctx->ingress_ifindex,
+		   RT_DIR_INGRESS, 0) && rt_collector)
+		return XDP_DROP;	/* a counted mirror copy on a collector port */
 	return XDP_PASS;
 }
 

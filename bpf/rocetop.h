@@ -19,7 +19,23 @@
 
 #define ROCEV2_UDP_PORT	4791
 
-/* One direction of one queue pair as seen on one interface. */
+/*
+ * Who mirrored a frame that arrived inside a mirror copy (bpf/parse.h
+ * decapsulates them); RT_MIRROR_NONE for a frame seen directly.
+ */
+#define RT_MIRROR_NONE		0
+#define RT_MIRROR_ERSPAN2	1	/* GRE + ERSPAN type II: session ID */
+#define RT_MIRROR_ERSPAN3	2	/* GRE + ERSPAN type III: session ID, direction */
+#define RT_MIRROR_GRE		3	/* GRE, transparent Ethernet bridging */
+#define RT_MIRROR_VXLAN		4	/* VXLAN: VNI */
+#define RT_MIRROR_MAX		RT_MIRROR_VXLAN
+#define RT_MIRROR_ID_MASK	0x00ffffffu	/* rt_flow_key.mirror_id: session or VNI */
+#define RT_MIRROR_EGRESS	0x01000000u	/* ... ERSPAN III: egress of the mirrored port */
+
+/*
+ * One direction of one queue pair as seen on one interface, and inside which
+ * mirror session when it arrived as a mirror copy.
+ */
 struct rt_flow_key {
 	__u32 ifindex;
 	__u8  dir;		/* RT_DIR_* */
@@ -27,10 +43,13 @@ struct rt_flow_key {
 	__u8  origin;		/* 0 here and in the parser; user space sources of other
 				 * origins (enum rt_origin) set it, so their flows never
 				 * share a key with the wire's */
-	__u8  pad;
+	__u8  mirror;		/* RT_MIRROR_*: the mirror copy it arrived in */
 	__u8  src[16];		/* IPv4: first 4 bytes, the rest zero */
 	__u8  dst[16];
 	__u32 dqpn;		/* BTH destination QP, 24 bits */
+	__u32 mirror_id;	/* ERSPAN session ID (10 bits) or VXLAN VNI (24 bits), with
+				 * RT_MIRROR_EGRESS for an ERSPAN III copy of the mirrored
+				 * port's egress; 0 seen directly */
 };
 
 /* ECN codepoints index ecn[]: the value of the two low bits of the TOS. */
@@ -60,7 +79,7 @@ struct rt_flow_val {
 /*
  * Interfaces are counted in slots of a per-CPU array (no hash lookup per
  * frame): the loader writes the ifindex of each watched interface into the
- * program's read-only rt_slot_ifindex[] before load; frames of any other
+ * program's slots map (ifindex -> slot) after load; frames of any other
  * ifindex count in the last slot, RT_SLOT_OTHER. ifstats[slot * 2 + dir].
  */
 #define RT_IF_SLOTS	17
@@ -83,14 +102,15 @@ struct rt_if_val {
 	__u64 v6_unparsed;	/* IPv6 with an extension header the parser does not walk */
 	__u64 mac_ctrl;		/* PFC and 802.3x pause frames */
 	__u64 flow_full;	/* RoCE frames whose flow did not fit in the flow table */
+	__u64 mirrored;		/* mirror copies decapsulated (the outcomes are the inner frame's) */
 	__u64 pfc_frames[RT_NPRIO];	/* frames with that class enabled (XON included) */
 	__u64 pfc_xon[RT_NPRIO];	/* ... of which the time was 0 */
 	__u64 pfc_quanta[RT_NPRIO];	/* sum of the pause times, in quanta of 512 bit times */
 };
 
-#define RT_FLOW_KEY_SIZE 44
+#define RT_FLOW_KEY_SIZE 48
 #define RT_FLOW_VAL_SIZE 112
-#define RT_IF_VAL_SIZE	 (9 * 8 + 3 * 8 * RT_NPRIO)
+#define RT_IF_VAL_SIZE	 (10 * 8 + 3 * 8 * RT_NPRIO)
 
 _Static_assert(sizeof(struct rt_flow_key) == RT_FLOW_KEY_SIZE, "rt_flow_key layout");
 _Static_assert(sizeof(struct rt_flow_val) == RT_FLOW_VAL_SIZE, "rt_flow_val layout");

@@ -55,7 +55,13 @@ struct gen_frame {
 	uint32_t sw_qdepth, sw_delay_ns;
 };
 
+/* Mirror copies a switch sends to a collector (rocetop-gen --mirror). */
+enum gen_mirror { GEN_MIRROR_NONE = 0, GEN_MIRROR_ERSPAN2, GEN_MIRROR_ERSPAN3, GEN_MIRROR_VXLAN };
+#define GEN_MIRROR_HDR 54		/* the longest outer headers: 14 + 20 + 20 */
+
 /* gen_wire.c */
+size_t gen_wrap_mirror(int type, uint32_t session, int egress, uint32_t seq, const uint8_t *smac,
+		       const uint8_t *dmac, const uint8_t *in, size_t len, uint8_t *out);
 size_t gen_build(const struct gen_frame *f, uint8_t *buf);
 uint32_t gen_icrc(const uint8_t *ip, size_t ip_to_icrc_len);
 int gen_frame_kind_from_aeth(uint8_t syndrome);

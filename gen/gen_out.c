@@ -336,6 +336,39 @@ void gen_wait_end(struct gen_out *o)
 	gen_should_stop(o);
 }
 
+/* Send one frame out of pt, retrying while the queue is full. 0 when sent;
+ * an error other than a full queue also stops the run (o->fatal). */
+static int send_frame(struct gen_out *o, struct gen_port *pt, const uint8_t *buf, size_t len)
+{
+	struct sockaddr_ll sll;
+	ssize_t n;
+	int tries = 0;
+
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_ifindex = pt->ifindex;
+	sll.sll_halen = 6;
+	memcpy(sll.sll_addr, buf, 6);
+	sll.sll_protocol = htons((uint16_t)(buf[12] << 8 | buf[13]));
+	for (;;) {
+		n = sendto(pt->fd, buf, len, 0, (struct sockaddr *)&sll, sizeof(sll));
+		if (n == (ssize_t)len)
+			return 0;
+		if (n < 0 && (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) &&
+		    ++tries < 100 && !gen_stop_signal) {
+			struct timespec ts = { 0, 100000 };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (n < 0 && errno != ENOBUFS && errno != EAGAIN && errno != EINTR) {
+			fprintf(stderr, "rocetop-gen: sending on %s failed: %s.\n", pt->ifname,
+				strerror(errno));
+			o->fatal = 1;
+		}
+		return -1;
+	}
+}
+
 /*
  * Put one frame on the wire at model time t_model (ns). Pacing: never faster
  * than the --rate, and not before the model time scaled to wall time.
@@ -371,33 +404,20 @@ int gen_emit(struct gen_out *o, const struct gen_frame *f, double t_model)
 	len = gen_build(f, buf);
 	struct gen_port *pt = &o->port[f->side];
 	if (pt->fd >= 0) {
-		struct sockaddr_ll sll;
-		ssize_t n;
-		int tries = 0;
-
-		memset(&sll, 0, sizeof(sll));
-		sll.sll_family = AF_PACKET;
-		sll.sll_ifindex = pt->ifindex;
-		sll.sll_halen = 6;
-		memcpy(sll.sll_addr, buf, 6);
-		sll.sll_protocol = htons((uint16_t)(buf[12] << 8 | buf[13]));
-		for (;;) {
-			n = sendto(pt->fd, buf, len, 0, (struct sockaddr *)&sll, sizeof(sll));
-			if (n == (ssize_t)len)
-				break;
-			if (n < 0 && (errno == ENOBUFS || errno == EAGAIN || errno == EINTR) &&
-			    ++tries < 100 && !gen_stop_signal) {
-				struct timespec ts = { 0, 100000 };
-				nanosleep(&ts, NULL);
-				continue;
-			}
+		if (send_frame(o, pt, buf, len)) {
 			o->send_errors++;
-			if (n < 0 && errno != ENOBUFS && errno != EAGAIN && errno != EINTR) {
-				fprintf(stderr, "rocetop-gen: sending on %s failed: %s.\n", pt->ifname,
-					strerror(errno));
-				o->fatal = 1;
-			}
 			return gen_should_stop(o);
+		}
+		if (o->mirror && o->mirror_port.fd >= 0) {
+			uint8_t copy[GEN_MAX_FRAME + GEN_MIRROR_HDR];
+			size_t clen = gen_wrap_mirror(o->mirror, o->mirror_session, f->side == SIDE_DATA,
+						      (uint32_t)o->mirror_frames, o->mirror_port.mac,
+						      o->mirror_mac, buf, len, copy);
+
+			if (send_frame(o, &o->mirror_port, copy, clen))
+				o->mirror_errors++;
+			else
+				o->mirror_frames++;
 		}
 	} else if (!o->pcap) {
 		return 0; /* nowhere to write: not tallied */
@@ -504,6 +524,16 @@ int gen_write_tally(struct gen_out *o, const char *dir, const char *scenario, ui
 	fprintf(fp, "rate_pps %.1f\n", dur > 0 ? (double)o->total / dur : 0.0);
 	fprintf(fp, "rate_limit_pps %.1f\n", o->rate);
 	fprintf(fp, "stop_reason %s\n", o->stop_reason ? o->stop_reason : "done");
+	if (o->mirror) {
+		static const char *mname[] = { "none", "erspan2", "erspan3", "vxlan" };
+
+		/* every frame above, once more as a mirror copy (flows.csv holds
+		 * their content; side data: egress of the mirrored port) */
+		fprintf(fp, "mirror %s\n", mname[o->mirror]);
+		fprintf(fp, "mirror_session %u\n", o->mirror_session);
+		fprintf(fp, "frames_mirror %llu\n", (unsigned long long)o->mirror_frames);
+		fprintf(fp, "mirror_errors %llu\n", (unsigned long long)o->mirror_errors);
+	}
 	if (extra)
 		fputs(extra, fp);
 	if (fclose(fp) != 0)

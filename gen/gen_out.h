@@ -26,6 +26,14 @@ struct gen_pfc {
 
 struct gen_out {
 	struct gen_port port[2];  /* SIDE_DATA, SIDE_RCV */
+	/* --mirror: a copy of every frame, as a switch mirrors the congested port
+	 * (data leaving it towards the receiver: egress; the receiver's frames:
+	 * ingress), wrapped and sent out of mirror_port to a collector */
+	struct gen_port mirror_port;
+	int mirror;               /* enum gen_mirror */
+	uint32_t mirror_session;  /* ERSPAN session ID or VXLAN VNI */
+	uint8_t mirror_mac[6];    /* the collector's MAC */
+	uint64_t mirror_frames, mirror_errors;
 	FILE *pcap;
 	int sink_fd;
 	double rate;              /* frames per second, all kinds */

@@ -168,3 +168,70 @@ size_t gen_build(const struct gen_frame *f, uint8_t *buf)
 	}
 	return len;
 }
+
+/*
+ * A switch's mirror copy of the frame in[0..len): outer Ethernet (smac ->
+ * dmac), IPv4 10.78.0.1 -> 10.78.0.2, then
+ *   GEN_MIRROR_ERSPAN2: GRE with a sequence number (protocol 0x88BE) and the
+ *                       8-byte ERSPAN type II header (version 1, session);
+ *   GEN_MIRROR_ERSPAN3: GRE with a sequence number (0x22EB) and the 12-byte
+ *                       ERSPAN type III header (version 2, session, a
+ *                       timestamp, D = egress, frame type 0: Ethernet);
+ *   GEN_MIRROR_VXLAN:   UDP to port 4789 (source port from the inner frame's
+ *                       bytes, as switches hash for RSS) and VXLAN (I, VNI).
+ * The frame follows whole, without its FCS. Returns the copy's length.
+ */
+size_t gen_wrap_mirror(int type, uint32_t session, int egress, uint32_t seq, const uint8_t *smac,
+		       const uint8_t *dmac, const uint8_t *in, size_t len, uint8_t *out)
+{
+	uint8_t *ip = out + 14, *p = ip + 20;
+	size_t hl;
+
+	memcpy(out, dmac, 6);
+	memcpy(out + 6, smac, 6);
+	put16(out + 12, 0x0800);
+	if (type == GEN_MIRROR_VXLAN) {
+		uint32_t h = crc32(0L, in, (uInt)(len < 64 ? len : 64));
+
+		put16(p, 49152 + (h & 0x3fff));
+		put16(p + 2, 4789);
+		put16(p + 4, (uint32_t)(8 + 8 + len));
+		put16(p + 6, 0);	/* no UDP checksum, as VXLAN over IPv4 allows */
+		p[8] = 0x08;		/* I: the VNI is valid */
+		memset(p + 9, 0, 3);
+		put24(p + 12, session);
+		p[15] = 0;
+		hl = 16;
+	} else {
+		put16(p, 0x1000);	/* S: a sequence number follows */
+		put16(p + 2, type == GEN_MIRROR_ERSPAN2 ? 0x88be : 0x22eb);
+		put32(p + 4, seq);
+		if (type == GEN_MIRROR_ERSPAN2) {
+			put16(p + 8, 0x1000);		/* version 1, VLAN 0 */
+			put16(p + 10, session & 0x3ff);	/* COS, En, T 0 */
+			put32(p + 12, 0);		/* reserved, index 0 */
+			hl = 16;
+		} else {
+			put16(p + 8, 0x2000);		/* version 2, VLAN 0 */
+			put16(p + 10, session & 0x3ff);	/* COS, BSO, T 0 */
+			put32(p + 12, seq);		/* timestamp */
+			put16(p + 16, 0);		/* SGT */
+			p[18] = 0;			/* P, FT 0 (Ethernet), HW ID high */
+			p[19] = (uint8_t)((egress ? 1 : 0) << 3);	/* D; Gra, O 0 */
+			hl = 20;
+		}
+	}
+	memcpy(p + hl, in, len);
+	ip[0] = 0x45;
+	ip[1] = 0;
+	put16(ip + 2, (uint32_t)(20 + hl + len));
+	put16(ip + 4, seq & 0xffff);
+	put16(ip + 6, 0x4000);		/* DF */
+	ip[8] = 64;
+	ip[9] = type == GEN_MIRROR_VXLAN ? 17 : 47;
+	put16(ip + 10, 0);
+	put32(ip + 12, 0x0a4e0001);	/* 10.78.0.1 */
+	put32(ip + 16, 0x0a4e0002);	/* 10.78.0.2 */
+	put16(ip + 10, ip_checksum(ip, 20));
+	return 14 + 20 + hl + len;
+}

@@ -63,6 +63,14 @@ static const char usage_text[] =
 "                       interface, frames go only there\n"
 "  --sink NETNS         open a UDP socket on port 4791 in NETNS ('-': here) and\n"
 "                       drain it, so the kernel sends no ICMP port unreachable\n"
+"  --mirror TYPE        also send a mirror copy of every frame, as the switch\n"
+"                       mirrors its congested port: erspan2 (GRE + ERSPAN type II),\n"
+"                       erspan3 (GRE + ERSPAN type III: data leaving the port\n"
+"                       towards the receiver is egress, the receiver's frames\n"
+"                       ingress) or vxlan; IPv4 10.78.0.1 -> 10.78.0.2\n"
+"  --tx-mirror [NETNS:]IFNAME  interface the mirror copies go out of\n"
+"  --mirror-session N   ERSPAN session ID (0-1023) or VXLAN VNI (default 10)\n"
+"  --mirror-mac MAC     destination MAC of the copies (default 02:78:00:00:00:02)\n"
 "\n"
 "Addresses:\n"
 "  --dst-mac MAC        destination MAC of data frames (default: the MAC of the\n"
@@ -100,6 +108,7 @@ static const char usage_text[] =
 "\n"
 "Output:\n"
 "  --tally DIR          at exit write DIR/flows.csv, DIR/pfc.csv, DIR/summary.txt\n"
+"                       (with --mirror: the mirror copies sent, frames_mirror)\n"
 "  -q, --quiet          no summary line on stderr\n"
 "  -h, --help           this text\n"
 "\n"
@@ -199,7 +208,8 @@ enum {
 	O_SCENARIO = 256, O_FRAMES, O_SENDERS, O_DURATION, O_RATE, O_SEED, O_TXDATA, O_TXRCV,
 	O_DATANS, O_RCVNS, O_PCAP, O_SINK, O_DSTMAC, O_RCVMAC, O_SRCMAC, O_RCVIP, O_SRCIP, O_VLAN,
 	O_PAYLOAD, O_MSGPKTS, O_LINK, O_KMIN, O_KMAX, O_PMAX, O_BUFFER, O_CNPINT, O_ACKEVERY,
-	O_RNRPROB, O_TALLY, O_SFLOW, O_SFLOW_RATE, O_SFLOW_AGENT, O_SFLOW_NETNS,
+	O_RNRPROB, O_TALLY, O_SFLOW, O_SFLOW_RATE, O_SFLOW_AGENT, O_SFLOW_NETNS, O_MIRROR, O_TXMIRROR,
+	O_MIRRORSESSION, O_MIRRORMAC,
 };
 
 static const struct option longopts[] = {
@@ -232,6 +242,10 @@ static const struct option longopts[] = {
 	{ "ack-every", required_argument, 0, O_ACKEVERY },
 	{ "rnr-prob", required_argument, 0, O_RNRPROB },
 	{ "tally", required_argument, 0, O_TALLY },
+	{ "mirror", required_argument, 0, O_MIRROR },
+	{ "tx-mirror", required_argument, 0, O_TXMIRROR },
+	{ "mirror-session", required_argument, 0, O_MIRRORSESSION },
+	{ "mirror-mac", required_argument, 0, O_MIRRORMAC },
 	{ "sflow", required_argument, 0, O_SFLOW },
 	{ "sflow-rate", required_argument, 0, O_SFLOW_RATE },
 	{ "sflow-agent", required_argument, 0, O_SFLOW_AGENT },
@@ -272,7 +286,13 @@ int main(int argc, char **argv)
 	c.ack_every = 16;
 	c.rnr_prob = 0.05;
 	o.sink_fd = -1;
-	o.port[0].fd = o.port[1].fd = -1;
+	o.port[0].fd = o.port[1].fd = o.mirror_port.fd = -1;
+	o.mirror_session = 10;
+	{
+		static const uint8_t def[6] = { 0x02, 0x78, 0, 0, 0, 0x02 };
+
+		memcpy(o.mirror_mac, def, 6);
+	}
 
 	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -313,6 +333,21 @@ int main(int argc, char **argv)
 		case O_ACKEVERY: c.ack_every = (int)parse_u64(optarg, "--ack-every", 1, 1000000); break;
 		case O_RNRPROB: c.rnr_prob = parse_num(optarg, "--rnr-prob", 0, 1); break;
 		case O_TALLY: tally_dir = optarg; break;
+		case O_MIRROR:
+			if (!strcmp(optarg, "erspan2"))
+				o.mirror = GEN_MIRROR_ERSPAN2;
+			else if (!strcmp(optarg, "erspan3"))
+				o.mirror = GEN_MIRROR_ERSPAN3;
+			else if (!strcmp(optarg, "vxlan"))
+				o.mirror = GEN_MIRROR_VXLAN;
+			else
+				bad("unknown mirror '%s': use erspan2, erspan3 or vxlan", optarg);
+			break;
+		case O_TXMIRROR: parse_port(optarg, &o.mirror_port, "--tx-mirror"); break;
+		case O_MIRRORSESSION:
+			o.mirror_session = (uint32_t)parse_u64(optarg, "--mirror-session", 0, 0xffffff);
+			break;
+		case O_MIRRORMAC: parse_mac(optarg, o.mirror_mac, "--mirror-mac"); break;
 		case O_SFLOW: sflow_dest = optarg; break;
 		case O_SFLOW_RATE: sflow_rate = (uint32_t)parse_u64(optarg, "--sflow-rate", 1, 1u << 30); break;
 		case O_SFLOW_AGENT: sflow_agent = parse_ip(optarg, "--sflow-agent"); break;
@@ -342,12 +377,27 @@ int main(int argc, char **argv)
 	}
 	if (!o.port[0].ifname[0] && !o.port[1].ifname[0] && !pcap_path)
 		bad("%s", "nothing to send on: give --tx-data and/or --tx-rcv, or --pcap");
+	if (o.mirror && !o.mirror_port.ifname[0])
+		bad("%s needs --tx-mirror, the interface towards the collector", "--mirror");
+	if (!o.mirror && o.mirror_port.ifname[0])
+		bad("%s needs --mirror erspan2|erspan3|vxlan", "--tx-mirror");
+	if (o.mirror != GEN_MIRROR_VXLAN && o.mirror_session > 1023) {
+		char s[16];
+
+		snprintf(s, sizeof(s), "%u", o.mirror_session);
+		bad("--mirror-session %s: an ERSPAN session ID is 0 to 1023", s);
+	}
 
 	/* open what was asked for; a missing namespace or interface is bad input */
 	for (int s = 0; s < 2; s++) {
 		if (!o.port[s].ifname[0])
 			continue;
 		rc = gen_port_open(&o.port[s]);
+		if (rc)
+			return rc;
+	}
+	if (o.mirror_port.ifname[0]) {
+		rc = gen_port_open(&o.mirror_port);
 		if (rc)
 			return rc;
 	}
@@ -374,6 +424,13 @@ int main(int argc, char **argv)
 					c.payload, l3, o.port[s].mtu, o.port[s].ifname);
 				return 2;
 			}
+		}
+		/* a mirror copy carries the whole frame (tag included) in its own headers */
+		if (o.mirror_port.fd >= 0 && l3 + 18 + GEN_MIRROR_HDR - 14 > o.mirror_port.mtu) {
+			fprintf(stderr, "rocetop-gen: mirror copies of --payload %d frames need an MTU of %d on %s, which has %d (see --help).\n",
+				c.payload, l3 + 18 + GEN_MIRROR_HDR - 14, o.mirror_port.ifname,
+				o.mirror_port.mtu);
+			return 2;
 		}
 	}
 	if (pcap_path && gen_pcap_open(&o, pcap_path) < 0)

@@ -107,7 +107,7 @@ enum tui_colid {
 	C_IFACE, C_DIR, C_SRC, C_DST, C_DQPN, C_PRIO, C_FLOWS, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK,
 	C_RNR,
 	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40,
-	C_IDLE, C_AGE, C_PROC,
+	C_IDLE, C_AGE, C_PROC, C_MIRROR,
 	C_CONG,		/* not shown: CE + CNP + NAKs, the default order (as --batch) */
 	C_NCOLS
 };
@@ -117,6 +117,7 @@ enum tui_colid {
 #define TUI_COL_PROC	0x4	/* shown only when some flow has an owner */
 #define TUI_COL_TEXT	0x8	/* sorts ascending first */
 #define TUI_COL_HIDDEN	0x10	/* a sort key without a column */
+#define TUI_COL_MIRROR	0x20	/* shown only when some flow came inside a mirror copy */
 
 struct tui_col {
 	const char *title;	/* rates */
@@ -145,7 +146,8 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 		  struct tui_row **rows, size_t *cap);
 
-/* Does the flow match the filter: a substring of either address, the
+/* Does the flow match the filter: a substring of either address, of the
+ * mirror session ("erspan3:300", "vxlan"), the
  * interface or the owner, or a QP number (decimal or 0x hex) equal to
  * its destination, local or remote QP. An empty filter matches. */
 int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const char *filter);
@@ -172,5 +174,49 @@ void tui_sparkline(const double *v, int n, int utf8, char *buf, size_t len);
 
 /* Interval ladder for + and -. */
 double tui_interval_step(double cur, int up);
+
+/* ---- the arithmetic of the header and the detail view ---- */
+
+typedef __u64 (*tui_speed_fn)(const char *ifname);	/* Mb/s, 0 when unknown */
+
+/* One priority's PFC over every interface and direction of a delta. */
+struct tui_pfc_prio {
+	__u64 frames, xon;
+	double paused;	/* seconds paused, summed over interfaces of known speed */
+	double share;	/* the largest paused share of the interval on one of them, %;
+			 * -1 when no speed is known; 0 over totals (secs 0) */
+};
+
+/* PFC per priority of D (secs: the interval, 0 for totals since the start). */
+void tui_pfc_prios(const struct rt_snapshot *s, const struct rt_delta *D, double secs,
+		   tui_speed_fn speed, struct tui_pfc_prio out[RT_NPRIO]);
+
+/* A NIC congestion counter for the header, summed over ports and devices. */
+struct tui_nic_sum {
+	const char *name;	/* the DCQCN counters by short names, the others as the driver names them */
+	__u64 v;		/* the interval's increase, or with totals the value */
+};
+
+/* The NIC's congestion counters of D: np_ecn_marked_roce_packets,
+ * np_cnp_sent, rp_cnp_handled, out_of_sequence and packet_seq_err first
+ * where present, then the others (those that moved, unless totals), each
+ * name once. Returns how many went into out (at most max). */
+size_t tui_nic_sums(const struct rt_delta *D, int totals, struct tui_nic_sum *out, size_t max);
+
+/* The detail view's table of one flow: pkts/s, Gb/s, CE %, CNPs/s, NAKs/s. */
+enum tui_dmetric { TUI_DM_PKTS, TUI_DM_GBPS, TUI_DM_CE, TUI_DM_CNP, TUI_DM_NAK, TUI_DM_N };
+
+struct tui_detail {
+	/* [metric][0]: the last interval; [metric][1 + w]: window w of
+	 * tui_windows; NAN where no time was covered */
+	double v[TUI_DM_N][1 + TUI_NWIN];
+	__u64 total[TUI_DM_N];	/* since the start: pkts, bytes, CE, CNPs, NAKs */
+};
+
+/* The detail of flow idx of t's snapshot. */
+void tui_detail_rates(const struct tui_data *t, size_t idx, struct tui_detail *out);
+/* A sparkline's values, oldest first, from the n newest samples of h:
+ * metric 0 is CE %, 1 CNPs/s. Returns how many; *max the largest. */
+int tui_detail_series(const struct tui_hist *h, int metric, int n, double *v, double *max);
 
 #endif

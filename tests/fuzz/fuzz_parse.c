@@ -4,7 +4,7 @@
  * both as a whole frame and as the linear part of a longer (multi-buffer) one.
  * Beyond "no crash, no out-of-bounds read" it checks what the parser
  * promises: a truncated or malformed frame is never RoCE, and a RoCE frame
- * holds at least its headers.
+ * holds at least its headers; a mirror copy's inner frame lies inside it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +26,15 @@ static void one(const __u8 *buf, size_t len, __u64 frame_len)
 		abort();	/* RoCE without room for its headers */
 	if (kind != p.kind)
 		abort();
+	/* a mirror copy's inner frame lies inside the frame, and holds its headers */
+	if (p.mirror && ((__u64)p.inner_off + p.inner_len > frame_len || p.mirror > RT_MIRROR_MAX ||
+			 (kind == RT_K_ROCE && p.inner_len < 14 + 20 + 8 + RT_BTH_LEN + RT_ICRC_LEN)))
+		abort();
 	rt_count_if(&iv, &p, frame_len);
 	if (iv.pkts != 1 || iv.roce + iv.not_roce + iv.truncated + iv.malformed + iv.mac_ctrl != 1)
 		abort();	/* every frame lands in exactly one outcome */
+	if (iv.mirrored != (p.mirror != 0))
+		abort();
 	if (kind == RT_K_ROCE) {
 		rt_flow_key_init(&k, &p, 1, RT_DIR_INGRESS);
 		rt_count_flow(&fv, &p, frame_len, 1);

@@ -22,7 +22,7 @@ enum {
 	F_SRC = 1 << 4, F_DST = 1 << 5, F_SPORT = 1 << 6, F_OPCODE = 1 << 7,
 	F_DQPN = 1 << 8, F_PSN = 1 << 9, F_FECN = 1 << 10, F_BECN = 1 << 11,
 	F_ACKREQ = 1 << 12, F_AETH = 1 << 13, F_SYND = 1 << 14, F_V6U = 1 << 15,
-	F_CEV = 1 << 16, F_PAUSE = 1 << 17,
+	F_CEV = 1 << 16, F_PAUSE = 1 << 17, F_MIRROR = 1 << 18,
 };
 
 struct pcase {
@@ -143,6 +143,19 @@ static inline int corpus_line(char *line, struct pcase *pc)
 			pc->e.syndrome = (__u8)x, pc->have |= F_SYND;
 		} else if (!strcmp(tok, "v6u")) {
 			pc->e.v6_unparsed = (__u8)x, pc->have |= F_V6U;
+		} else if (!strcmp(tok, "mirror")) {
+			unsigned int t, id, d;
+
+			if (sscanf(v, "%u:%u:%u", &t, &id, &d) != 3)
+				return -1;
+			pc->e.mirror = (__u8)t;
+			pc->e.mirror_id = id;
+			pc->e.mirror_dir = (__u8)d;
+			pc->have |= F_MIRROR;
+		} else if (!strcmp(tok, "ioff")) {
+			pc->e.inner_off = (__u32)x;
+		} else if (!strcmp(tok, "ilen")) {
+			pc->e.inner_len = (__u32)x;
 		} else if (!strcmp(tok, "cev")) {
 			pc->e.pfc_cev = (__u16)x, pc->have |= F_CEV;
 		} else if (!strcmp(tok, "pause")) {
@@ -229,7 +242,7 @@ static inline int corpus_load(struct corpus *co, char *why, size_t whylen)
 
 /* ---- the counters the corpus must produce, from the fixture's fields ---- */
 
-#define CORPUS_MAX_FLOWS 64
+#define CORPUS_MAX_FLOWS 512
 
 struct corpus_flows {
 	struct rt_flow_key k[CORPUS_MAX_FLOWS];
@@ -277,6 +290,8 @@ static inline int corpus_expect_if(struct rt_if_val *v, const struct pcase *pc, 
 	v->pkts++;
 	v->bytes += len;
 	(*c)++;
+	if (pc->e.mirror)
+		v->mirrored++;
 	if (pc->e.v6_unparsed)
 		v->v6_unparsed++;
 	if (pc->kind == RT_K_PFC) {
@@ -304,9 +319,12 @@ static inline void corpus_key(struct rt_flow_key *k, const struct pcase *pc, __u
 	memcpy(k->src, pc->e.src, 16);
 	memcpy(k->dst, pc->e.dst, 16);
 	k->dqpn = pc->e.dqpn;
+	k->mirror = pc->e.mirror;
+	k->mirror_id = pc->e.mirror_id | (pc->e.mirror_dir ? RT_MIRROR_EGRESS : 0);
 }
 
-/* What one RoCE frame adds to its flow (first_ns/last_ns left alone); -1 on a bad line. */
+/* What one RoCE frame adds to its flow (first_ns/last_ns left alone); -1 on a bad line.
+ * len is the frame's length; a mirror copy's flow counts its inner frame's. */
 static inline int corpus_expect_flow(struct corpus_flows *fl, const struct pcase *pc, __u64 len,
 			      __u32 ifindex, __u8 dir)
 {
@@ -329,7 +347,7 @@ static inline int corpus_expect_flow(struct corpus_flows *fl, const struct pcase
 	}
 	v = &fl->v[i];
 	v->pkts++;
-	v->bytes += len;
+	v->bytes += pc->e.mirror ? pc->e.inner_len : len;
 	v->ecn[pc->e.tos & 3]++;
 	if (strcmp(pc->flowctr, "none")) {
 		__u64 *c = corpus_flow_ctr(v, pc->flowctr);
@@ -349,12 +367,13 @@ static inline int corpus_expect_flow(struct corpus_flows *fl, const struct pcase
 static inline const char *corpus_if_field(size_t i)
 {
 	static const char *names[] = { "pkts", "bytes", "roce", "not_roce", "truncated",
-				       "malformed", "v6_unparsed", "mac_ctrl", "flow_full" };
+				       "malformed", "v6_unparsed", "mac_ctrl", "flow_full",
+				       "mirrored" };
 	static char buf[32];
 
-	if (i < 9)
+	if (i < 10)
 		return names[i];
-	i -= 9;
+	i -= 10;
 	snprintf(buf, sizeof(buf), "pfc_%s[%zu]",
 		 i < RT_NPRIO ? "frames" : i < 2 * RT_NPRIO ? "xon" : "quanta", i % RT_NPRIO);
 	return buf;

@@ -17,6 +17,18 @@ The other fields are taken from scapy's own dissection of the bytes
   ifout                      the rt_if_val outcome: roce not_roce truncated malformed mac_ctrl
   flowctr                    the flow counter the frame adds to: none cnp ack nak_seq
                              nak_other rnr_nak (plus ecn[tos & 3] and pkts/bytes)
+  mirror ioff ilen           a mirror copy: TYPE:SESSION:DIR (TYPE 1 ERSPAN II,
+                             2 ERSPAN III, 3 GRE TEB, 4 VXLAN; SESSION the ERSPAN
+                             session ID or VNI; DIR 0 ingress, 1 egress), where
+                             the inner frame starts and its length; the fields
+                             above are then the inner frame's (scapy's dissection
+                             of the inner bytes), ifout counts mirrored too
+
+Mirror copies wrap every well-formed frame of the direct corpus in each kind of
+mirror (GRE + ERSPAN II, GRE + ERSPAN III with and without the platform
+sub-header, GRE TEB with each GRE option, VXLAN; outer IPv4 and IPv6), plus inner
+frames cut at every byte of their headers and encapsulations the parser must
+refuse (nested, unknown ERSPAN version, GRE routing, VXLAN without the I flag).
 
 snap is the number of bytes that must be readable for the full classification
 when frame_len is the whole frame (a capture cut at a snap length); with fewer,
@@ -35,6 +47,10 @@ from scapy.all import (Ether, Dot1Q, Dot1AD, IP, IPv6, UDP, TCP, ARP, Raw,  # no
                        IPOption_RR, IPv6ExtHdrHopByHop, IPv6ExtHdrDestOpt,
                        IPv6ExtHdrFragment, PadN, raw)
 from scapy.layers.ipsec import AH, ESP  # noqa: E402
+from scapy.layers.l2 import GRE  # noqa: E402
+from scapy.layers.vxlan import VXLAN  # noqa: E402
+from scapy.contrib.erspan import (ERSPAN_II, ERSPAN_III,  # noqa: E402
+                                  ERSPAN_PlatformSpecific)
 from scapy.contrib.roce import BTH, AETH, cnp  # noqa: E402
 from scapy.contrib.mac_control import (MACControlPause,  # noqa: E402
                                        MACControlClassBasedFlowControl)
@@ -52,6 +68,7 @@ DSCP_DATA, DSCP_CNP = 26, 48
 ECN = {"notect": 0, "ect1": 1, "ect0": 2, "ce": 3}
 
 out_lines = []
+direct = []          # (name, wire, kind) of the well-formed direct frames, to wrap
 
 
 def addr_hex(fam, a):
@@ -103,13 +120,26 @@ def emit(name, pkt, kind, **over):
     if kind == "trunc":                  # only the outcome is defined
         f = {"name": name, "kind": kind, "hex": wire.hex(), "ifout": "truncated",
              "flowctr": "none", "snap": len(wire) + 1, "minlen": len(wire) + 1}
+        f.update(over)
         out_lines.append(" ".join("%s=%s" % kv for kv in f.items()))
         return wire
+    if "mirror" not in over and "snap" not in over:
+        direct.append((name, wire, kind))
+    f = dissect(wire, kind)
+    f = dict([("name", name), ("kind", kind), ("hex", wire.hex())] + list(f.items()))
+    f.update(over)
+    out_lines.append(" ".join("%s=%s" % (k, ",".join(map(str, v)) if isinstance(v, list) else v)
+                              for k, v in f.items()))
+    return wire
+
+
+def dissect(wire, kind):
+    """The expected fields of a frame, from scapy's dissection of its bytes."""
     d = Ether(wire)
     l4 = None
     room = 0
     tags, l2, l3 = l2_info(d)
-    f = {"name": name, "kind": kind, "hex": wire.hex()}
+    f = {}
     f["nvlan"] = len(tags)
     f["pcp"] = tags[0].prio if tags else 0xFF
     snap = minlen = l2
@@ -175,11 +205,8 @@ def emit(name, pkt, kind, **over):
                   "pause": "mac_ctrl", "trunc": "truncated",
                   "malformed": "malformed"}[kind]
     f["snap"], f["minlen"] = snap, max(snap, minlen)
-    f.update(over)
-    assert minlen <= len(wire) and snap <= len(wire), name
-    out_lines.append(" ".join("%s=%s" % (k, ",".join(map(str, v)) if isinstance(v, list) else v)
-                              for k, v in f.items()))
-    return wire
+    assert minlen <= len(wire) and snap <= len(wire)
+    return f
 
 
 def roce_v4(op, ecn="ect0", dqpn=0x000123, psn=0x0A0B0C, payload=b"", vlans=(),
@@ -313,8 +340,128 @@ def build():
         emit("pfc_cut_%d" % n, Raw(p[:n]), "trunc")
 
 
+# ---- mirror copies ----
+
+MAC_C, MAC_D = "02:00:00:00:00:0c", "02:00:00:00:00:0d"
+OUT4_A, OUT4_B = "172.16.0.1", "172.16.0.9"
+OUT6_A, OUT6_B = "fd10::1", "fd10::9"
+M_ERSPAN2, M_ERSPAN3, M_GRE, M_VXLAN = 1, 2, 3, 4
+
+
+def outer_ip(v6, proto):
+    if v6:
+        return Ether(dst=MAC_D, src=MAC_C) / IPv6(src=OUT6_A, dst=OUT6_B, nh=proto, tc=0)
+    return Ether(dst=MAC_D, src=MAC_C) / IP(src=OUT4_A, dst=OUT4_B, proto=proto, id=1, flags="DF")
+
+
+def gre(proto, opts=(), seq=1):
+    kw = {}
+    if "c" in opts:
+        kw["chksum_present"] = 1
+    if "k" in opts:
+        kw.update(key_present=1, key=0xA1B2C3D4)
+    if "s" in opts:
+        kw.update(seqnum_present=1, seqence_number=seq)
+    return GRE(proto=proto, **kw)
+
+
+def w_erspan2(inner, session=7, v6=False, opts="s", ver=1):
+    return outer_ip(v6, 47) / gre(0x88BE, opts) / \
+        ERSPAN_II(ver=ver, vlan=100, cos=3, session_id=session, index=42) / Raw(inner)
+
+
+def w_erspan3(inner, session=300, egress=0, plat=False, v6=False, opts="s", ver=2, ft=0):
+    h = outer_ip(v6, 47) / gre(0x22EB, opts) / \
+        ERSPAN_III(ver=ver, vlan=100, cos=5, session_id=session, timestamp=0x01020304,
+                   sgt_other=0xBEEF, ft=ft, hw=0x2A, d=egress, gra=3, o=1 if plat else 0)
+    if plat:
+        h = h / ERSPAN_PlatformSpecific(platf_id=3, info1=0x12345, info2=0x6789ABCD)
+    return h / Raw(inner)
+
+
+def w_teb(inner, v6=False, opts=""):
+    return outer_ip(v6, 47) / gre(0x6558, opts) / Raw(inner)
+
+
+def w_vxlan(inner, vni=0x123456, v6=False, flags=0x08):
+    return outer_ip(v6, 17) / UDP(sport=40000, dport=4789) / \
+        VXLAN(flags=flags, vni=vni) / Raw(inner)
+
+
+def emit_mirror(name, outer, inner, kind, mtype, session, mdir):
+    """A mirror copy of the frame inner: its fields are the inner frame's."""
+    wire = raw(outer)
+    h = len(wire) - len(inner)
+    assert wire[h:] == inner, name
+    m = {"mirror": "%d:%d:%d" % (mtype, session, mdir), "ioff": h, "ilen": len(inner)}
+    if kind == "trunc":
+        emit(name, Raw(wire), kind, **m)
+        return
+    f = dissect(inner, kind)
+    m["snap"] = h + f["snap"]
+    m["minlen"] = max(h + f["minlen"], len(wire))   # the outer IP packet ends the frame
+    f.update(m)
+    f = dict([("name", name), ("kind", kind), ("hex", wire.hex())] + list(f.items()))
+    out_lines.append(" ".join("%s=%s" % (k, ",".join(map(str, v)) if isinstance(v, list) else v)
+                              for k, v in f.items()))
+
+
+def build_mirror():
+    gre_opts = ("", "c", "k", "s", "ck", "cks")
+    for i, (name, wire, kind) in enumerate(list(direct)):
+        v6 = bool(i & 1)
+        emit_mirror("erspan2_" + name, w_erspan2(wire, v6=v6), wire, kind, M_ERSPAN2, 7, 0)
+        emit_mirror("erspan3_" + name, w_erspan3(wire, v6=v6), wire, kind, M_ERSPAN3, 300, 0)
+        emit_mirror("erspan3p_" + name, w_erspan3(wire, session=1023, egress=1, plat=True,
+                                                   v6=not v6), wire, kind, M_ERSPAN3, 1023, 1)
+        emit_mirror("teb_" + name, w_teb(wire, v6=v6, opts=gre_opts[i % len(gre_opts)]), wire,
+                    kind, M_GRE, 0, 0)
+        emit_mirror("vxlan_" + name, w_vxlan(wire, v6=not v6), wire, kind, M_VXLAN, 0x123456, 0)
+    # inner frames cut at every byte of their headers: truncated, still mirrored
+    ack = raw(aeth_pkt(ACK, 0x60, psn=0x200))
+    for n in range(len(ack)):
+        emit_mirror("erspan3_ack_cut_%d" % n, w_erspan3(ack[:n], plat=True), ack[:n], "trunc",
+                    M_ERSPAN3, 300, 0)
+        emit_mirror("vxlan_ack_cut_%d" % n, w_vxlan(ack[:n], v6=True), ack[:n], "trunc",
+                    M_VXLAN, 0x123456, 0)
+    p = raw(pfc(0b00000110, [0, 0xFFFF, 0, 0, 0, 0, 0, 0]))
+    for n in range(14 + 20):
+        emit_mirror("erspan2_pfc_cut_%d" % n, w_erspan2(p[:n]), p[:n], "trunc", M_ERSPAN2, 7, 0)
+    # bad input: never parsed further, never RoCE. snap: the bytes read before
+    # the parser gives up (outer Ethernet 14, IPv4 20 / IPv6 40, GRE 4 + 4 per
+    # option, ERSPAN II 8 / III 12, UDP 8, VXLAN 8)
+    data = raw(roce_v4(SEND_ONLY, ecn="ce", dqpn=0x31, payload=bytes(32)))
+    vx = raw(w_vxlan(data))
+    teb = raw(w_teb(data))
+    # nested: the inner frame is itself a mirror copy -> other, outer one counted
+    emit_mirror("nested_erspan2_vxlan", w_erspan2(vx), vx, "other", M_ERSPAN2, 7, 0)
+    emit_mirror("nested_vxlan_teb", w_vxlan(teb), teb, "other", M_VXLAN, 0x123456, 0)
+    emit_mirror("nested_teb_erspan3", w_teb(raw(w_erspan3(data)), v6=True), raw(w_erspan3(data)),
+                "other", M_GRE, 0, 0)
+    def bad(name, pkt, snap):
+        wire = raw(pkt)
+        emit(name, Raw(wire), "other", snap=snap, minlen=len(wire))
+    bad("erspan2_ver2", w_erspan2(data, ver=2), 14 + 20 + 8 + 8)
+    # (scapy sets GRE's S bit under ERSPAN even when not asked: 8 bytes of GRE)
+    bad("erspan2_ver0", w_erspan2(data, ver=0, opts=""), 14 + 20 + 8 + 8)
+    bad("erspan3_ver1", w_erspan3(data, ver=1, v6=True), 14 + 40 + 8 + 12)
+    bad("erspan3_ft_ip", w_erspan3(data, ft=2), 14 + 20 + 8 + 12)
+    routed = outer_ip(False, 47) / GRE(routing_present=1, proto=0x6558) / Raw(bytes(4) + data)
+    bad("gre_routing", routed, 14 + 20 + 4)
+    bad("gre_version1", outer_ip(False, 47) / GRE(version=1, proto=0x880B) / Raw(data),
+        14 + 20 + 4)
+    bad("gre_other_proto", outer_ip(True, 47) / GRE(proto=0x0800) / Raw(data[14:]), 14 + 40 + 4)
+    bad("vxlan_no_i_flag", w_vxlan(data, flags=0x00), 14 + 20 + 8 + 8)
+    # the outer packet ends inside the GRE header or the ERSPAN header
+    emit("gre_cut_by_ip", outer_ip(False, 47) / Raw(b"\x10\x00\x88"), "trunc")
+    emit("erspan3_cut_by_ip", outer_ip(True, 47) / gre(0x22EB, "s") / Raw(bytes(11)), "trunc")
+    emit("vxlan_cut_by_udp", outer_ip(False, 17) / UDP(sport=1, dport=4789) / Raw(bytes(7)),
+         "trunc")
+
+
 def main():
     build()
+    build_mirror()
     text = "\n".join(out_lines) + "\n"
     if len(sys.argv) > 1:
         with open(sys.argv[1], "w") as fh:

@@ -6,6 +6,9 @@ struct from the file formats' specifications, never with rocetop:
   pcapng-times FILE TS...     pcapng (usec resolution), one RoCE frame per u64 timestamp
   pcapng-offset FILE OFF N    pcapng whose interface has if_tsoffset OFF (signed), N frames
   origlen FILE                2 frames with honest lengths, 3 claiming 4 GiB
+  twoflows FILE               qp 0x21: 10 frames ECT(0); qp 0x22: 3 frames CE
+  empty FILE                  a pcap header and no packet
+  badfirst FILE               a pcap whose first record claims 1 MB and ends
   many FILE N [SECS]          N RoCE frames of N distinct flows over SECS seconds (default 1)
 
 Every frame is RoCEv2 RDMA WRITE 10.0.0.1 -> 10.0.0.2, its length printed on
@@ -15,11 +18,11 @@ import struct
 import sys
 
 
-def frame(qp=0x11, src="10.0.0.1"):
+def frame(qp=0x11, src="10.0.0.1", ecn=2):
     from scapy.all import Ether, IP, UDP, Raw
     from scapy.contrib.roce import BTH
     f = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / \
-        IP(src=src, dst="10.0.0.2", tos=(26 << 2) | 2) / \
+        IP(src=src, dst="10.0.0.2", tos=(26 << 2) | ecn) / \
         UDP(sport=49152, dport=4791) / BTH(opcode=0x0a, dqpn=qp, psn=1) / Raw(b"\xab" * 64)
     return bytes(f)
 
@@ -79,6 +82,16 @@ def main():
         for i in range(3):
             out += pcap_rec(1700000000, 1000 * (i + 1), frame(), origlen=0xfffffff0)
         out += pcap_rec(1700000000, 5000, frame())
+    elif cmd == "twoflows":
+        out += pcap_hdr()
+        for i in range(10):
+            out += pcap_rec(1700000000, i, frame(qp=0x21, src="10.0.0.5"))
+        for i in range(3):
+            out += pcap_rec(1700000000, 100 + i, frame(qp=0x22, src="10.0.0.6", ecn=3))
+    elif cmd == "empty":
+        out += pcap_hdr()
+    elif cmd == "badfirst":
+        out += pcap_hdr() + struct.pack("<IIII", 1700000000, 0, 1000000, 1000000) + b"\0" * 10
     elif cmd == "many":
         out += pcap_hdr()
         base = frame()

@@ -169,4 +169,58 @@ else
 		fail signal_ends_stalled_run "rc $rc, $(cat e21)"
 fi
 kill $wpid 2>/dev/null; wait 2>/dev/null
+# --- 17: -r FILE --listen -D is paced by --speed: five 1 s intervals of
+# capture time at --speed 2 take 2.5 s, and a scrape 1.2 s in sees 2 to 4 of
+# the 5 frames (not all 5, and not an endpoint already gone).
+$C pcap-times five.pcap 1700000000 1700000001 1700000002 1700000003 1700000004
+port=$((20000 + RANDOM % 20000))
+start=$(date +%s%N)
+timeout 20 "$ROCETOP" -r five.pcap --listen 127.0.0.1:$port -D --speed 2 2>e22 &
+lpid=$!
+sleep 1.2
+seen=$(curl -s --max-time 2 127.0.0.1:$port/metrics | sed -n 's/^rocetop_interface_frames_total{interface="five.pcap",direction="ingress"} //p')
+wait $lpid; rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+[ $rc = 0 ] && [ -n "$seen" ] && [ "$seen" -ge 2 ] && [ "$seen" -le 4 ] && [ $ms -ge 2000 ] &&
+	pass listen_replay_paced_by_speed || fail listen_replay_paced_by_speed "rc $rc, scraped frames '$seen', took $ms ms, $(cat e22)"
+# --- 15: --sort is checked and --batch applies it: qp 0x22 (3 frames, all CE)
+# leads by congestion, qp 0x21 (10 frames) by pkts.
+$C twoflows two.pcap
+first() { "$ROCETOP" -r two.pcap -b -q "$@" | awk '$3 ~ /^10\.0\.0\./ { print $5; exit }'; }
+a=$(first); b=$(first --sort pkts); c=$(first --sort ce)
+[ "$a" = 34 ] && [ "$b" = 33 ] && [ "$c" = 34 ] && pass batch_applies_sort ||
+	fail batch_applies_sort "first DQPN by congestion $a (want 34), by pkts $b (want 33), by ce $c (want 34)"
+"$ROCETOP" -r two.pcap -b --sort bogus >/dev/null 2>e23; rc=$?
+[ $rc = 2 ] && grep -q "^rocetop: --sort 'bogus' is not valid" e23 && pass sort_checked_exit_2 ||
+	fail sort_checked_exit_2 "rc $rc, $(cat e23)"
+
+# --- 18: exit statuses agree and say why
+$C empty empty.pcap; $C badfirst badfirst.pcap
+for f in empty.pcap badfirst.pcap; do
+	"$ROCETOP" -r $f -b >/dev/null 2>e24; r1=$?
+	"$ROCETOP" report $f >/dev/null 2>>e24; r2=$?
+	[ $r1 = 1 ] && [ $r2 = 1 ] && pass "empty_or_damaged_capture_exit_1_both ($f)" ||
+		fail empty_or_damaged_capture_exit_1_both "$f: -r exits $r1, report $r2: $(cat e24)"
+done
+long=$(printf 'x%.0s' $(seq 300))
+for i in "" "$long"; do
+	"$ROCETOP" -i "$i" -b -n 1 >/dev/null 2>e25; rc=$?
+	[ $rc = 2 ] && grep -q 'interface names are at most 15 characters' e25 && pass "bad_interface_name_exit_2 (${#i} chars)" ||
+		fail bad_interface_name_exit_2 "-i of ${#i} characters: rc $rc, $(cat e25)"
+done
+"$ROCETOP" -r two.pcap --listen 1.2.3:x -D 2>e26; rc=$?
+[ $rc = 2 ] && grep -q "listen '1.2.3:x' is not valid" e26 && pass listen_syntax_exit_2 ||
+	fail listen_syntax_exit_2 "rc $rc, $(cat e26)"
+# --- 10, 11 for report: a write error is said (exit 1); names from the file
+# reach the terminal printable only, and --json stays valid UTF-8 JSON.
+"$ROCETOP" report ol.pcap >/dev/full 2>e27; rc=$?
+[ $rc = 1 ] && grep -q 'writing the report to standard output failed' e27 && pass report_write_error_said ||
+	fail report_write_error_said "rc $rc, $(cat e27)"
+"$ROCETOP" report "$esc" >r28 2>&1; rc=$?
+n=$(tr -cd '\033\007' < r28 | wc -c)
+[ $rc = 0 ] && [ "$n" = 0 ] && pass report_escapes_control_bytes || fail report_escapes_control_bytes "rc $rc, $n control bytes"
+bad=$(printf 'u\377\376x.pcap'); cp ol.pcap "$bad"
+"$ROCETOP" report --json "$bad" >r29 2>e29; rc=$?
+out=$($PY -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8")); print("ok")' r29 2>&1)
+[ $rc = 0 ] && [ "$out" = ok ] && pass report_json_valid_utf8 || fail report_json_valid_utf8 "rc $rc, $out"
 exit 0

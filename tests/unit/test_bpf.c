@@ -7,6 +7,11 @@
  * each must return pass and leave the frame byte-identical; then the flows and
  * ifstats maps, summed over the possible CPUs, must hold exactly the counts
  * worked out from scapy's fields. Needs root and BPF: SKIP otherwise.
+ *
+ * Then the same corpus through a second load with rt_collector set (rocetop
+ * --collector): XDP drops exactly the mirror copies (the lines scapy built as
+ * ERSPAN, GRE or VXLAN) and passes everything else, counts unchanged; the tc
+ * program still passes everything.
  */
 #include <errno.h>
 #include <sched.h>
@@ -240,8 +245,9 @@ static int xdp_takes(const struct pcase *pc)
 
 typedef int (*runner)(int, const struct pcase *, __u8 *, size_t, __u32 *, __u32 *);
 
-/* Every frame through one program: return value and bytes out. */
-static size_t run_corpus(const char *name, runner run, int fd, __u32 want_ret,
+/* Every frame through one program: return value and bytes out. want_mirror is
+ * what a mirror copy must return (want_ret too, unless --collector's XDP). */
+static size_t run_corpus(const char *name, runner run, int fd, __u32 want_ret, __u32 want_mirror,
 			 int (*takes)(const struct pcase *),
 			 const struct corpus *co, struct rt_if_val *exp_if,
 			 struct corpus_flows *exp_fl, __u8 dir)
@@ -262,8 +268,8 @@ static size_t run_corpus(const char *name, runner run, int fd, __u32 want_ret,
 		if (err)
 			continue;
 		fed++;
-		CHECK(ret == want_ret, "%s: returned %d, expected %d", pc->name, (int)ret,
-		      (int)want_ret);
+		CHECK(ret == (pc->e.mirror ? want_mirror : want_ret), "%s: returned %d, expected %d",
+		      pc->name, (int)ret, (int)(pc->e.mirror ? want_mirror : want_ret));
 		CHECK(olen == pc->len && !memcmp(out, pc->data, pc->len),
 		      "%s: frame changed (%u bytes out of %zu)", pc->name, olen, pc->len);
 		CHECK(!corpus_expect_if(exp_if, pc, pc->len), "%s: bad line", pc->name);
@@ -316,6 +322,49 @@ static void test_xdp_split(int fd, int ifs_fd, const struct corpus *co)
 	TEST_END("bpf_xdp_frags_split_headers");
 }
 
+/* --collector: the same corpus, mirror copies dropped by XDP, counts the same. */
+static void test_collector(const struct corpus *co)
+{
+	static struct corpus_flows fl_in, fl_out;
+	struct rt_if_val exp_in = { 0 }, exp_out = { 0 }, got;
+	struct rocetop_bpf *skel = rocetop_bpf__open();
+	size_t nmirror = 0;
+
+	if (!skel) {
+		CHECK(0, "cannot open rocetop.bpf.o");
+		return;
+	}
+	skel->rodata->rt_collector = 1;
+	if (rocetop_bpf__load(skel)) {
+		CHECK(0, "cannot load rocetop.bpf.o with rt_collector: %s", strerror(errno));
+		rocetop_bpf__destroy(skel);
+		return;
+	}
+	{
+		__u32 k = LO_IFINDEX, v = 0;
+
+		bpf_map_update_elem(bpf_map__fd(skel->maps.slots), &k, &v, BPF_ANY);
+	}
+	memset(&fl_in, 0, sizeof(fl_in));
+	memset(&fl_out, 0, sizeof(fl_out));
+	run_corpus("bpf_collector_xdp_drops_mirror_only", run_xdp,
+		   bpf_program__fd(skel->progs.rt_xdp), XDP_PASS, XDP_DROP, xdp_takes, co, &exp_in,
+		   &fl_in, RT_DIR_INGRESS);
+	run_corpus("bpf_collector_tc_passes", run_tc, bpf_program__fd(skel->progs.rt_tc),
+		   (__u32)TC_ACT_UNSPEC, (__u32)TC_ACT_UNSPEC, tc_takes, co, &exp_out, &fl_out,
+		   RT_DIR_EGRESS);
+	for (size_t i = 0; i < co->n; i++)
+		nmirror += co->c[i].e.mirror != 0;
+	CHECK(!read_if(bpf_map__fd(skel->maps.ifstats), LO_IFINDEX, RT_DIR_INGRESS, &got),
+	      "no ifstats for lo/ingress");
+	compare_if("collector ingress", &got, &exp_in);
+	CHECK_EQ(got.mirrored, nmirror);
+	CHECK_EQ(got.mirrored, 5 * 56 + 3 + 2 * 62 + 34);
+	compare_flows(bpf_map__fd(skel->maps.flows), &fl_in, "collector ingress");
+	TEST_END("bpf_collector_counts");
+	rocetop_bpf__destroy(skel);
+}
+
 int main(void)
 {
 	static struct corpus_flows fl_in, fl_out;
@@ -338,10 +387,13 @@ int main(void)
 	/* As the loader does: the watched interface's ifindex in its slot. */
 	skel = rocetop_bpf__open();
 	if (skel) {
-		skel->bss->rt_slot_ifindex[0] = LO_IFINDEX;
 		if (rocetop_bpf__load(skel)) {
 			rocetop_bpf__destroy(skel);
 			skel = NULL;
+		} else {
+			__u32 k = LO_IFINDEX, v = 0;
+
+			bpf_map_update_elem(bpf_map__fd(skel->maps.slots), &k, &v, BPF_ANY);
 		}
 	}
 	if (!skel) {
@@ -358,46 +410,52 @@ int main(void)
 		jumbo += co.c[i].len > TC_MAX_FRAME;
 
 	fed_xdp = run_corpus("bpf_xdp_pass_unchanged", run_xdp, bpf_program__fd(skel->progs.rt_xdp),
-			     XDP_PASS, xdp_takes, &co, &exp_in, &fl_in, RT_DIR_INGRESS);
+			     XDP_PASS, XDP_PASS, xdp_takes, &co, &exp_in, &fl_in, RT_DIR_INGRESS);
 	fed_tc = run_corpus("bpf_tc_pass_unchanged", run_tc, bpf_program__fd(skel->progs.rt_tc),
-			    (__u32)TC_ACT_UNSPEC, tc_takes, &co, &exp_out, &fl_out, RT_DIR_EGRESS);
+			    (__u32)TC_ACT_UNSPEC, (__u32)TC_ACT_UNSPEC, tc_takes, &co, &exp_out,
+			    &fl_out, RT_DIR_EGRESS);
 	/* 14 of the cut ACK and 14 of the cut PFC frames are shorter than 14 bytes */
 	CHECK_EQ(fed_xdp, co.n - 28);
 	/* ... and 20 more of the ACK's cuts end inside its IPv4 header */
 	CHECK_EQ(fed_tc, co.n - 28 - 20 - (size_t)jumbo);
-	CHECK(jumbo == 1, "%d frames above %d bytes, expected the one jumbo frame", jumbo,
-	      TC_MAX_FRAME);
+	CHECK(jumbo == 6, "%d frames above %d bytes, expected the jumbo frame and its 5 mirror "
+	      "copies", jumbo, TC_MAX_FRAME);
 
 	CHECK(!read_if(ifs_fd, LO_IFINDEX, RT_DIR_INGRESS, &got), "no ifstats for lo/ingress");
 	compare_if("ingress", &got, &exp_in);
-	/* numbers worked out by hand from packets.py, beside the tally above */
-	CHECK_EQ(got.roce, 34);
-	CHECK_EQ(got.truncated, (62 - 14) + (34 - 14));
-	CHECK_EQ(got.malformed, 6);
-	CHECK_EQ(got.mac_ctrl, 6);
-	CHECK_EQ(got.v6_unparsed, 2);
-	CHECK_EQ(got.pfc_frames[3], 3);
-	CHECK_EQ(got.pfc_xon[3], 1);
-	CHECK_EQ(got.pfc_quanta[3], 0xffff + 3);
-	CHECK_EQ(got.pfc_frames[RT_PRIO_GLOBAL], 2);
-	CHECK_EQ(got.pfc_quanta[RT_PRIO_GLOBAL], 0x1234);
+	/* numbers worked out by hand from packets.py, beside the tally above: each
+	 * well-formed direct frame is also there in 5 mirror copies, and 3 nested,
+	 * 2 x 62 cut ACKs and 34 cut PFC frames arrive as mirror copies */
+	CHECK_EQ(got.roce, 6 * 34);
+	CHECK_EQ(got.truncated, (62 - 14) + (34 - 14) + 3 + 2 * 62 + 34);
+	CHECK_EQ(got.malformed, 6 * 6);
+	CHECK_EQ(got.mac_ctrl, 6 * 6);
+	CHECK_EQ(got.v6_unparsed, 6 * 2);
+	CHECK_EQ(got.pfc_frames[3], 6 * 3);
+	CHECK_EQ(got.pfc_xon[3], 6 * 1);
+	CHECK_EQ(got.pfc_quanta[3], 6 * (0xffff + 3));
+	CHECK_EQ(got.pfc_frames[RT_PRIO_GLOBAL], 6 * 2);
+	CHECK_EQ(got.pfc_quanta[RT_PRIO_GLOBAL], 6 * 0x1234);
+	CHECK_EQ(got.mirrored, 5 * 56 + 3 + 2 * 62 + 34);
 	CHECK_EQ(got.flow_full, 0);
 	CHECK(!read_if(ifs_fd, LO_IFINDEX, RT_DIR_EGRESS, &got), "no ifstats for lo/egress");
 	compare_if("egress", &got, &exp_out);
-	CHECK_EQ(got.roce, 33);
+	CHECK_EQ(got.roce, 6 * 33);
 	CHECK_EQ(frames_elsewhere(ifs_fd), 0);
 	TEST_END("bpf_ifstats");
 
 	nflows = count_keys(flows_fd, sizeof(struct rt_flow_key));
 	CHECK_EQ(nflows, fl_in.n + fl_out.n);
-	CHECK_EQ(fl_in.n, fl_out.n + 1);	/* the jumbo frame's flow is ingress only */
+	/* the jumbo frame's flow, direct and in its 5 mirror sessions, is ingress only */
+	CHECK_EQ(fl_in.n, fl_out.n + 6);
 	compare_flows(flows_fd, &fl_in, "ingress");
 	compare_flows(flows_fd, &fl_out, "egress");
 	TEST_END("bpf_flows");
 
 	test_xdp_split(bpf_program__fd(skel->progs.rt_xdp), ifs_fd, &co);
-
 	rocetop_bpf__destroy(skel);
+
+	test_collector(&co);
 	corpus_free(&co);
 	return TEST_EXIT();
 }

@@ -62,6 +62,15 @@ static int compare_fields(const struct pcase *pc, const struct rt_pkt *got)
 	FIELD(F_AETH, has_aeth);
 	FIELD(F_SYND, syndrome);
 	FIELD(F_CEV, pfc_cev);
+	FIELD(F_MIRROR, mirror_dir);
+	FIELD(F_MIRROR, mirror_id);
+	FIELD(F_MIRROR, inner_off);
+	FIELD(F_MIRROR, inner_len);
+	/* mirror is 0 (seen directly) unless the line says otherwise */
+	if (got->mirror != pc->e.mirror) {
+		printf("  %s: mirror = %u, expected %u\n", pc->name, got->mirror, pc->e.mirror);
+		bad++;
+	}
 	/* v6_unparsed is 0 unless the line says otherwise */
 	if (pc->kind != RT_K_TRUNC && got->v6_unparsed != pc->e.v6_unparsed) {
 		printf("  %s: v6_unparsed = %u, expected %u\n", pc->name, got->v6_unparsed,
@@ -90,29 +99,51 @@ static int compare_fields(const struct pcase *pc, const struct rt_pkt *got)
  * make the other tests pass vacuously. */
 static void test_corpus_shape(const struct corpus *co)
 {
-	size_t kinds[6] = { 0 }, ack_cuts = 0, pfc_cuts = 0, v6u = 0;
+	size_t kinds[6] = { 0 }, mk[6] = { 0 }, types[RT_MIRROR_MAX + 1] = { 0 };
+	size_t ack_cuts = 0, pfc_cuts = 0, v6u = 0, plat = 0;
 
 	for (size_t i = 0; i < co->n; i++) {
 		const struct pcase *pc = &co->c[i];
 
-		kinds[pc->kind]++;
+		if (pc->e.mirror) {
+			mk[pc->kind]++;
+			if (pc->e.mirror <= RT_MIRROR_MAX)
+				types[pc->e.mirror]++;
+			plat += !strncmp(pc->name, "erspan3p_", 9);
+		} else {
+			kinds[pc->kind]++;
+		}
 		ack_cuts += !strncmp(pc->name, "ack_cut_", 8);
 		pfc_cuts += !strncmp(pc->name, "pfc_cut_", 8);
 		v6u += pc->e.v6_unparsed;
-		CHECK(pc->kind != RT_K_ROCE || pc->have == 0x7fff, "%s: RoCE line lacks fields",
-		      pc->name);
+		CHECK(pc->kind != RT_K_ROCE || (pc->have & 0x7fff) == 0x7fff,
+		      "%s: RoCE line lacks fields", pc->name);
 		CHECK(pc->kind != RT_K_PFC || (pc->have & (F_CEV | F_PAUSE)) == (F_CEV | F_PAUSE),
 		      "%s: PFC line lacks fields", pc->name);
 	}
+	/* frames seen directly */
 	CHECK_EQ(kinds[RT_K_ROCE], 34);
 	CHECK_EQ(kinds[RT_K_PFC], 4);
 	CHECK_EQ(kinds[RT_K_PAUSE], 2);
 	CHECK_EQ(kinds[RT_K_MALFORMED], 6);
-	CHECK_EQ(kinds[RT_K_OTHER], 10);
+	CHECK_EQ(kinds[RT_K_OTHER], 10 + 8);	/* + 8 refused encapsulations */
 	CHECK_EQ(ack_cuts, 62);		/* 14 + 20 + 8 + 12 + 4 header bytes, no payload */
 	CHECK_EQ(pfc_cuts, 34);		/* 14 + 2 + 2 + 16 */
-	CHECK_EQ(kinds[RT_K_TRUNC], 62 + 34);
-	CHECK_EQ(v6u, 2);
+	CHECK_EQ(kinds[RT_K_TRUNC], 62 + 34 + 3);	/* + 3 outer headers cut by their IP/UDP */
+	CHECK_EQ(v6u, 2 * 6);		/* each well-formed direct frame is mirrored 5 times */
+	/* mirror copies: the 56 well-formed direct frames in 5 wrappings, 3 nested
+	 * encapsulations, inner ACKs cut at each of 62 bytes twice, a PFC frame at 34 */
+	CHECK_EQ(mk[RT_K_ROCE], 5 * 34);
+	CHECK_EQ(mk[RT_K_PFC], 5 * 4);
+	CHECK_EQ(mk[RT_K_PAUSE], 5 * 2);
+	CHECK_EQ(mk[RT_K_MALFORMED], 5 * 6);
+	CHECK_EQ(mk[RT_K_OTHER], 5 * 10 + 3);
+	CHECK_EQ(mk[RT_K_TRUNC], 2 * 62 + 34);
+	CHECK_EQ(types[RT_MIRROR_ERSPAN2], 56 + 1 + 34);
+	CHECK_EQ(types[RT_MIRROR_ERSPAN3], 2 * 56 + 62);
+	CHECK_EQ(types[RT_MIRROR_GRE], 56 + 1);
+	CHECK_EQ(types[RT_MIRROR_VXLAN], 56 + 1 + 62);
+	CHECK_EQ(plat, 56);
 	TEST_END("parse_corpus_shape");
 }
 
@@ -165,7 +196,7 @@ static void test_count_flow(const struct corpus *co)
 		rt_count_flow(&got, &p, pc->len, 1000);
 		rt_count_flow(&got, &p, pc->len, 2500);
 		exp.pkts = 2;
-		exp.bytes = 2 * pc->len;
+		exp.bytes = 2 * (pc->e.mirror ? pc->e.inner_len : pc->len);
 		exp.ecn[pc->e.tos & 3] = 2;
 		c = corpus_flow_ctr(&exp, pc->flowctr);
 		if (c)
@@ -189,7 +220,7 @@ static void test_count_flow(const struct corpus *co)
 		      (unsigned long long)got.last_ns, got.sport, got.dscp, got.pcp, got.opcode,
 		      pc->flowctr, pc->e.tos & 3);
 	}
-	CHECK_EQ(nroce, 34);
+	CHECK_EQ(nroce, 34 + 5 * 34);
 	TEST_END("parse_count_flow");
 }
 
@@ -308,19 +339,22 @@ static void test_totals(const struct corpus *co)
 		CHECK(((__u64 *)&ig)[j] == ((__u64 *)&ie)[j], "%s = %llu, expected %llu",
 		      corpus_if_field(j), (unsigned long long)((__u64 *)&ig)[j],
 		      (unsigned long long)((__u64 *)&ie)[j]);
-	/* numbers worked out by hand from packets.py, beside the tally above */
-	CHECK_EQ(ig.roce, 34);
-	CHECK_EQ(ig.mac_ctrl, 6);
-	CHECK_EQ(ig.pfc_frames[3], 3);
-	CHECK_EQ(ig.pfc_xon[3], 1);
-	CHECK_EQ(ig.pfc_quanta[3], 0xffff + 3);
-	CHECK_EQ(ig.pfc_frames[7], 2);
-	CHECK_EQ(ig.pfc_quanta[7], 509);
-	CHECK_EQ(ig.pfc_frames[6], 1);	/* pfc_3_5_0's class 6 time is not enabled */
-	CHECK_EQ(ig.pfc_quanta[6], 0x8000);
-	CHECK_EQ(ig.pfc_frames[RT_PRIO_GLOBAL], 2);
-	CHECK_EQ(ig.pfc_xon[RT_PRIO_GLOBAL], 1);
-	CHECK_EQ(ig.pfc_quanta[RT_PRIO_GLOBAL], 0x1234);
+	/* numbers worked out by hand from packets.py, beside the tally above: each
+	 * well-formed direct frame is seen once directly and in 5 mirror copies */
+	CHECK_EQ(ig.roce, 6 * 34);
+	CHECK_EQ(ig.mac_ctrl, 6 * 6);
+	CHECK_EQ(ig.pfc_frames[3], 6 * 3);
+	CHECK_EQ(ig.pfc_xon[3], 6 * 1);
+	CHECK_EQ(ig.pfc_quanta[3], 6 * (0xffff + 3));
+	CHECK_EQ(ig.pfc_frames[7], 6 * 2);
+	CHECK_EQ(ig.pfc_quanta[7], 6 * 509);
+	CHECK_EQ(ig.pfc_frames[6], 6 * 1);	/* pfc_3_5_0's class 6 time is not enabled */
+	CHECK_EQ(ig.pfc_quanta[6], 6 * 0x8000);
+	CHECK_EQ(ig.pfc_frames[RT_PRIO_GLOBAL], 6 * 2);
+	CHECK_EQ(ig.pfc_xon[RT_PRIO_GLOBAL], 6 * 1);
+	CHECK_EQ(ig.pfc_quanta[RT_PRIO_GLOBAL], 6 * 0x1234);
+	CHECK_EQ(ig.mirrored, 5 * 56 + 3 + 2 * 62 + 34);
+	CHECK_EQ(ig.truncated, 62 + 34 + 3 + 5 * 0 + 2 * 62 + 34);
 
 	CHECK_EQ(got.n, exp.n);
 	for (j = 0; j < exp.n; j++) {

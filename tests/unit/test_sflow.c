@@ -268,6 +268,7 @@ counters:
 
 struct got {
 	struct rt_sf_flow f[8];
+	__u8 hdr[8][16];	/* the first bytes of each header (the datagram is freed after) */
 	struct rt_sf_ctr c[8];
 	int nf, nc;
 	FILE *dump;
@@ -278,8 +279,11 @@ static void got_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_
 	struct got *g = arg;
 
 	(void)d;
-	if (g->nf < 8)
+	if (g->nf < 8) {
+		if (f->has_hdr && f->hdr_len >= 16)
+			memcpy(g->hdr[g->nf], f->hdr, 16);
 		g->f[g->nf++] = *f;
+	}
 	if (g->dump) {
 		struct rt_pkt p;
 
@@ -349,7 +353,7 @@ static void test_fields(void)
 	CHECK_EQ(g.f[0].frame_len, FRAME_LEN + 4);
 	CHECK_EQ(g.f[0].stripped, 4);
 	CHECK_EQ(g.f[0].hdr_len, HDR_LEN);
-	CHECK(g.f[0].hdr && g.f[0].hdr[12] == 0x81 && g.f[0].hdr[13] == 0x00, "the header's bytes");
+	CHECK(g.hdr[0][12] == 0x81 && g.hdr[0][13] == 0x00 && g.hdr[0][14] == 0x60, "the header's bytes");
 	CHECK_EQ(g.f[0].in_vlan, 100);
 	CHECK_EQ(g.f[0].in_prio, 3);
 	CHECK_EQ(g.f[0].out_vlan, 200);
@@ -655,6 +659,10 @@ static void test_collector(void)
 				"rocetop_sflow_drops_total{agent=\"2001:db8::9/2\",port=\"5\",reason=\"no_buffer_space\",reason_code=\"259\"} 1\n",
 				"rocetop_sflow_datagrams_total{agent=\"192.0.2.1\",outcome=\"lost\"} 3\n",
 				"rocetop_sflow_datagrams_total{agent=\"198.51.100.7\",outcome=\"rejected\"} 1\n",
+				"rocetop_sflow_port_speed_bytes_per_second{agent=\"192.0.2.1\",port=\"5\"} 12500000000\n",
+				"rocetop_sflow_port_interface_discards_total{agent=\"192.0.2.1\",port=\"5\",side=\"in\"} 14\n",
+				"rocetop_sflow_port_interface_discards_total{agent=\"192.0.2.1\",port=\"5\",side=\"out\"} 24\n",
+				"rocetop_sflow_port_interface_errors_total{agent=\"192.0.2.1\",port=\"5\",side=\"out\"} 25\n",
 			};
 			const char *dir = getenv("PROM_DUMP_DIR");
 

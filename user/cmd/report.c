@@ -24,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "findings.h"
 #include "fmt.h"
 #include "log.h"
+#include "nic.h"
 #include "opts.h"
 #include "source.h"
 #include "stream.h"
@@ -92,6 +94,9 @@ struct report {
 	size_t npairs;
 	struct agg_port *ports;	/* sorted like a snapshot's ports table */
 	size_t nports, pcap;
+	char host[64];		/* the recording's host, else the file's name */
+	struct rt_flog flog;	/* the findings over the file */
+	int multi;		/* one of several files: name hosts */
 };
 
 _Static_assert(offsetof(struct agg_port, c) == 0, "rt_port_table_get wants the counter first");
@@ -114,6 +119,9 @@ static int take_ports(struct report *r, const struct rt_snapshot *s, const struc
 		if (!a)
 			return -ENOMEM;
 		a->c = *d->ports[i].c;
+		rt_fmt_safe(d->ports[i].c->dev, a->c.dev, sizeof(a->c.dev));
+		rt_fmt_safe(d->ports[i].c->netdev, a->c.netdev, sizeof(a->c.netdev));
+		rt_fmt_safe(d->ports[i].c->name, a->c.name, sizeof(a->c.name));
 		a->delta += d->ports[i].d;
 		if (d->ports[i].d > a->peak_d) {
 			a->peak_d = d->ports[i].d;
@@ -209,7 +217,8 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 			a->lqpn = f->lqpn;
 			a->rqpn = f->rqpn;
 			a->pid = f->pid;
-			memcpy(a->comm, f->comm, sizeof(a->comm));
+			/* Text from the file: printable only (no terminal escapes). */
+			rt_fmt_safe(f->comm, a->comm, sizeof(a->comm));
 		}
 		if (f->throttles >= 0 && (size_t)f->throttles < s->nflows) {
 			a->has_target = 1;
@@ -237,7 +246,7 @@ static int take(struct report *r, const struct rt_snapshot *s, const struct rt_d
 			memset(ai, 0, sizeof(*ai));
 			ai->k = x->k;
 		}
-		snprintf(ai->name, sizeof(ai->name), "%s", rt_snapshot_ifname(s, x->k.ifindex));
+		rt_fmt_safe(rt_snapshot_ifname(s, x->k.ifindex), ai->name, sizeof(ai->name));
 		rt_if_val_add(&ai->v, v);
 		for (p = 0; p < RT_NPRIO; p++) {
 			m->pfc += v->pfc_frames[p];
@@ -367,18 +376,55 @@ static void jsep(void)
 	jfirst = 0;
 }
 
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+/* A JSON string: quotes, backslashes and controls escaped, and a byte that
+ * is not valid UTF-8 (a file's or a file name's) as U+FFFD. */
 static void jstr(const char *s)
 {
-	fputc('"', stdout);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			fputc(c, stdout);
+	fputc('"', stdout);
+	while (*p) {
+		int n = utf8_len(p);
+
+		if (!n) {
+			fputs("\\ufffd", stdout);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			printf("\\%c", *p++);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			printf("\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, (size_t)n, stdout);
+			p += n;
+		}
 	}
 	fputc('"', stdout);
 }
@@ -472,6 +518,11 @@ static void flow_json(const struct report *r, const struct agg_flow *f)
 	js("src", rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)));
 	js("dst", rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)));
 	ju("dqpn", f->k.dqpn);
+	if (f->k.mirror) {
+		char m[RT_MIRROR_STRLEN];
+
+		js("mirror", rt_fmt_mirror(&f->k, m, sizeof(m)));
+	}
 	json_counters(&f->v);
 	if (f->pid || f->lqpn) {
 		ju("lqpn", f->lqpn);
@@ -483,11 +534,12 @@ static void flow_json(const struct report *r, const struct agg_flow *f)
 static const char *flow_text(const struct report *r, const struct rt_flow_key *k, char *buf,
 			     size_t len)
 {
-	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
+	char a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN], m[RT_MIRROR_STRLEN];
 
-	snprintf(buf, len, "%s %s %s -> %s qp %u", ifname_of(r, k->ifindex), rt_dir_name(k->dir),
+	snprintf(buf, len, "%s %s %s -> %s qp %u%s%s", ifname_of(r, k->ifindex), rt_dir_name(k->dir),
 		 rt_fmt_addr(k->family, k->src, a1, sizeof(a1)),
-		 rt_fmt_addr(k->family, k->dst, a2, sizeof(a2)), k->dqpn);
+		 rt_fmt_addr(k->family, k->dst, a2, sizeof(a2)), k->dqpn, k->mirror ? " in " : "",
+		 rt_fmt_mirror(k, m, sizeof(m)));
 	return buf;
 }
 
@@ -793,6 +845,8 @@ static void nic_counters(struct report *r)
 				js("netdev", a->c.netdev);
 				js("counter", a->c.name);
 				js("scope", rt_scope_name(a->c.scope));
+				if (a->c.scope == RT_SCOPE_QP)	/* a counter bound to QPs: its lowest QP */
+					ju("lqpn", a->c.qpn);
 				ju("congestion", a->c.congestion);
 				ju("delta", a->delta);
 				ju("last", a->c.value);
@@ -807,13 +861,62 @@ static void nic_counters(struct report *r)
 			       (unsigned long long)a->peak_d);
 			if (a->peak_secs > 0)
 				printf(" (%.1f/s)", a->peak_d / a->peak_secs);
-			printf(" at %s\n", fmt_time(a->peak_t, t, sizeof(t)));
+			printf(" at %s", fmt_time(a->peak_t, t, sizeof(t)));
+			if (a->c.scope == RT_SCOPE_QP)
+				printf("  qp %u", a->c.qpn);
+			printf("\n");
 		}
 	}
 	if (r->json)
 		jclose(']');
 	else if (!shown)
 		printf("  (none: no NIC counters in this file, or none moved)\n");
+}
+
+/* One finding: text line(s) or a JSON object with rule, severity, start,
+ * end, subject (an object), evidence and next (and host when several files). */
+static void finding_out(int json, int multi, const struct rt_finding *f)
+{
+	char t1[64], t2[64], subj[600];
+
+	if (json) {
+		jopen(NULL, '{');
+		js("rule", f->rule);
+		js("severity", rt_sev_name(f->sev));
+		jd("start", f->start_ns / 1e9);
+		jd("end", f->end_ns / 1e9);
+		jkey("subject");
+		fputs(rt_subject_json(&f->subj, subj, sizeof(subj)), stdout);
+		js("evidence", f->evidence);
+		js("next", f->next);
+		if (multi)
+			js("host", f->host);
+		jclose('}');
+		return;
+	}
+	fmt_time(f->start_ns, t1, sizeof(t1));
+	fmt_time(f->end_ns, t2, sizeof(t2));
+	printf("  %s .. %s  %-8s %-18s", t1, t2 + 11, rt_sev_name(f->sev), f->rule);
+	if (multi)
+		printf(" [%s]", f->host);
+	printf(" %s\n      %s\n      next: %s\n", rt_subject_text(&f->subj, subj, sizeof(subj)),
+	       f->evidence, f->next);
+}
+
+static void findings_out(int json, int multi, const struct rt_flog *L)
+{
+	size_t i;
+
+	if (json)
+		jopen("findings", '[');
+	else
+		printf("\nFindings (%zu), in time order\n", L->n);
+	for (i = 0; i < L->n; i++)
+		finding_out(json, multi, &L->f[i]);
+	if (json)
+		jclose(']');
+	else if (!L->n)
+		printf("  (none: no rule matched)\n");
 }
 
 static void print_report(struct report *r)
@@ -823,10 +926,12 @@ static void print_report(struct report *r)
 	char t1[64], t2[64];
 
 	if (r->json) {
-		jfirst = 1;
+		if (!r->multi)
+			jfirst = 1;
 		jopen(NULL, '{');
 		js("file", r->path);
 		js("kind", r->kind);
+		js("host", r->host);
 		ju("intervals", r->nm);
 		jd("start", start / 1e9);
 		jd("end", r->last_ns / 1e9);
@@ -843,12 +948,17 @@ static void print_report(struct report *r)
 		ju("truncated", r->itot.truncated);
 		ju("malformed", r->itot.malformed);
 		ju("table_full", r->itot.flow_full);
+		ju("mirrored", r->itot.mirrored);
 		ju("evicted", r->evicted);
 		ju("sflow_estimated_pkts_left_out", r->est_pkts);
 		ju("sflow_samples_left_out", r->est_samples);
 		jclose('}');
+		findings_out(1, 0, &r->flog);
 	} else {
-		printf("rocetop report: %s (%s)\n", r->path, r->kind);
+		char safe[4096], sh[256];
+
+		printf("rocetop report: %s (%s, host %s)\n", rt_fmt_safe(r->path, safe, sizeof(safe)), r->kind,
+		       rt_fmt_safe(r->host, sh, sizeof(sh)));
 		printf("time      %s .. %s (%.3f s, %zu intervals)\n", fmt_time(start, t1, sizeof(t1)),
 		       fmt_time(r->last_ns, t2, sizeof(t2)), span / 1e9, r->nm);
 		printf("RoCE      %llu flows, %llu pkts, %llu bytes; CE %llu (%.2f%%), CNP %llu, ACK %llu, NAK %llu (seq %llu, other %llu), RNR NAK %llu\n",
@@ -863,10 +973,15 @@ static void print_report(struct report *r)
 		       (unsigned long long)r->itot.not_roce, (unsigned long long)r->itot.mac_ctrl,
 		       (unsigned long long)r->itot.truncated, (unsigned long long)r->itot.malformed,
 		       (unsigned long long)r->itot.flow_full, (unsigned long long)r->evicted);
+		if (r->itot.mirrored)
+			printf("mirror    %llu mirror copies decapsulated (ERSPAN, GRE, VXLAN); their flows "
+			       "say which session\n", (unsigned long long)r->itot.mirrored);
 		if (r->est_samples)
 			printf("sFlow     ~%llu pkts estimated from %llu samples are not in this report's flows "
 			       "(the switch ports are in switchports.csv of a replay: rocetop -r FILE --csv DIR)\n",
 			       (unsigned long long)r->est_pkts, (unsigned long long)r->est_samples);
+		if (!r->multi)
+			findings_out(0, 0, &r->flog);
 	}
 	if (r->json)
 		jopen("top", '{');
@@ -886,45 +1001,296 @@ static void print_report(struct report *r)
 	nic_counters(r);
 	if (r->json) {
 		jclose('}');
-		fputc('\n', stdout);
+		if (!r->multi)
+			fputc('\n', stdout);
 	}
 }
 
+/* ---- several files: one timeline across hosts ---- */
+
+/* A data flow on another host with the addresses and QP a CNP flow throttles. */
+static const struct agg_flow *find_data_flow(const struct report *r, const struct rt_flow_key *k)
+{
+	__u32 i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct agg_flow *f = r->flows[i];
+
+		if (f->k.family == k->family && f->k.dqpn == k->dqpn && !memcmp(f->k.src, k->src, 16) &&
+		    !memcmp(f->k.dst, k->dst, 16) && data_pkts(f))
+			return f;
+	}
+	return NULL;
+}
+
+/* CNPs seen on one host tied to the data flows they throttle on another. */
+static void cnp_matches(struct report *rs, int n, int json, int top)
+{
+	char b1[256], b2[256];
+	int i, j, shown = 0;
+	__u32 k;
+
+	if (json)
+		jopen("cnp_matches", '[');
+	else
+		printf("\nCNPs on one host matched to the data flows they throttle on another\n");
+	for (i = 0; i < n; i++) {
+		struct report *a = &rs[i];
+
+		qsort(a->flows, a->n, sizeof(*a->flows), by_cnp);
+		for (k = 0; k < a->n; k++) {
+			const struct agg_flow *c = a->flows[k];
+
+			if (!c->v.cnp)
+				break;
+			if (!c->has_target)
+				continue;
+			for (j = 0; j < n; j++) {
+				const struct agg_flow *dfl;
+
+				if (j == i || !(dfl = find_data_flow(&rs[j], &c->target)))
+					continue;
+				if (top && shown >= top)
+					break;
+				shown++;
+				if (json) {
+					jopen(NULL, '{');
+					js("cnp_host", a->host);
+					jopen("cnp_flow", '{');
+					flow_json(a, c);
+					jclose('}');
+					js("data_host", rs[j].host);
+					jopen("data_flow", '{');
+					flow_json(&rs[j], dfl);
+					jclose('}');
+					jclose('}');
+					continue;
+				}
+				printf("  [%s] %llu CNPs on %s\n      throttle [%s] %s: %llu data packets, CE %llu\n",
+				       a->host, (unsigned long long)c->v.cnp, flow_text(a, &c->k, b1, sizeof(b1)),
+				       rs[j].host, flow_text(&rs[j], &dfl->k, b2, sizeof(b2)),
+				       (unsigned long long)data_pkts(dfl), (unsigned long long)dfl->v.ecn[RT_ECN_CE]);
+			}
+		}
+	}
+	if (json)
+		jclose(']');
+	else if (!shown)
+		printf("  (none: no CNP flow's target was seen on another host)\n");
+}
+
+/* Host pairs over every file, each file's flows counted once. */
+static int merged_pairs(struct report *rs, int n, int json, int top)
+{
+	struct report all = { 0 };
+	size_t np = 0, i;
+	int k, err = 0;
+
+	for (k = 0; k < n; k++)
+		np += rs[k].npairs;
+	all.pairs = calloc(np ? np : 1, sizeof(*all.pairs));
+	if (!all.pairs)
+		return -ENOMEM;
+	for (k = 0; k < n; k++)
+		for (i = 0; i < rs[k].npairs; i++) {
+			const struct pair *p = &rs[k].pairs[i];
+			size_t j;
+
+			for (j = 0; j < all.npairs; j++)
+				if (all.pairs[j].family == p->family && !memcmp(all.pairs[j].a, p->a, 16) &&
+				    !memcmp(all.pairs[j].b, p->b, 16))
+					break;
+			if (j == all.npairs)
+				all.pairs[all.npairs++] = (struct pair){ .family = p->family };
+			memcpy(all.pairs[j].a, p->a, 16);
+			memcpy(all.pairs[j].b, p->b, 16);
+			rt_flow_val_add(&all.pairs[j].v, &p->v);
+			all.pairs[j].flows += p->flows;
+		}
+	qsort(all.pairs, all.npairs, sizeof(*all.pairs), pair_cmp);
+	all.json = json;
+	all.top = top;
+	if (!json)
+		printf("\nOver all %d files:", n);
+	host_pairs(&all);
+	free(all.pairs);
+	return err;
+}
+
+static void print_merged(struct report *rs, int n, int json, int top)
+{
+	struct rt_flog L = { 0 };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		size_t j;
+
+		for (j = 0; j < rs[i].flog.n; j++) {
+			if (rt_grow_to((void **)&L.f, &L.cap, L.n + 1, sizeof(*L.f)))
+				break;
+			L.f[L.n++] = rs[i].flog.f[j];
+		}
+	}
+	rt_flog_sort(&L);
+	if (json) {
+		jfirst = 1;
+		jopen(NULL, '{');
+		jopen("hosts", '[');
+		for (i = 0; i < n; i++) {
+			jopen(NULL, '{');
+			js("host", rs[i].host);
+			js("file", rs[i].path);
+			jclose('}');
+		}
+		jclose(']');
+	} else {
+		printf("rocetop report: %d files, one timeline\n", n);
+		for (i = 0; i < n; i++)
+			printf("  [%s] %s (%s)\n", rs[i].host, rs[i].path, rs[i].kind);
+	}
+	findings_out(json, 1, &L);
+	cnp_matches(rs, n, json, top);
+	merged_pairs(rs, n, json, top);
+	if (json)
+		jopen("files", '[');
+	for (i = 0; i < n; i++) {
+		if (!json)
+			printf("\n==== [%s] %s ====\n", rs[i].host, rs[i].path);
+		print_report(&rs[i]);
+	}
+	if (json) {
+		jclose(']');
+		jclose('}');
+		fputc('\n', stdout);
+	}
+	rt_flog_free(&L);
+}
+
 static const char report_usage[] =
-"Usage: rocetop report FILE [--json] [--interval S] [--top N] [--link-speed SPEED]\n"
-"Summarise a rocetop recording or a pcap/pcapng capture: duration and totals,\n"
-"the top flows by CE, CNP and NAK, the moments of peak CE rate and PFC pauses,\n"
-"paused time per priority, host pairs ranked, and the data flows CNPs throttled.\n"
+"Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--link-speed SPEED]\n"
+"Summarise rocetop recordings or pcap/pcapng captures: the findings as a\n"
+"timeline first, then duration and totals, the top flows by CE, CNP and NAK,\n"
+"the moments of peak CE rate and PFC pauses, paused time per priority, host\n"
+"pairs ranked, and the data flows CNPs throttled. Several files (recordings\n"
+"from several hosts) merge into one timeline naming each host, with CNPs on\n"
+"one host matched to the data flows they throttle on another.\n"
 "  --json            machine-readable output\n"
 "  -d, --interval S  captures: length of the intervals in seconds (default 1)\n"
 "  --top N           rows per table (default 10, 0: all)\n"
 "  --link-speed S    link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
 "                    (default: the interface's speed in sysfs, else 100G)\n"
-"  --max-flows N     flow table size for captures (default 16384)\n";
+"  --max-flows N     keep at most N flows of a capture (default: all)\n"
+"  --threshold NAME=VALUE  a rule's threshold (the names: rocetop -h)\n";
 
-static int parse_speed(const char *s, __u64 *mbps)
+/* Read one file into r; 0, or 1 after saying why. */
+static int load_file(struct report *r, struct rt_opts *o, const struct rt_find_cfg *cfg)
 {
-	char *end;
-	double v;
+	struct rt_snapshot snaps[2];
+	struct rt_stream st = { 0 };
+	struct rt_findings F;
+	struct rt_source *src;
+	int have = 0, err = 0, rc = 1;
+	double first_secs = 0;
+	__u32 i, k;
+	const char *base;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v <= 0)
-		return -EINVAL;
-	if (*end == 'G' || *end == 'g')
-		v *= 1000, end++;
-	else if (*end == 'M' || *end == 'm')
-		end++;
-	else if (*end == 'T' || *end == 't')
-		v *= 1e6, end++;
-	else
-		v *= 1000;	/* a bare number is Gb/s */
-	if (*end && strcmp(end, "b") && strcmp(end, "bit") && strcmp(end, "b/s"))
-		return -EINVAL;
-	if (v < 1 || v > 1e7)
-		return -EINVAL;
-	*mbps = (__u64)v;
-	return 0;
+	o->read_file = r->path;
+	src = rt_file_source_new(o);
+	if (!src)
+		return 1;
+	r->kind = strcmp(src->name, "recording") ? "capture" : "recording";
+	base = strrchr(r->path, '/');
+	snprintf(r->host, sizeof(r->host), "%s", src->host && src->host[0] ? src->host : base ? base + 1 : r->path);
+	rt_findings_init(&F, cfg);
+	snprintf(F.host, sizeof(F.host), "%s", r->host);
+	if (r->speed_mbps)
+		F.cfg.speed_mbps = r->speed_mbps;
+	rt_snapshot_init(&snaps[0]);
+	rt_snapshot_init(&snaps[1]);
+	/* A recording's first interval has no known length: the rules take the
+	 * second's (its snapshots are one interval apart). */
+	if (!strcmp(r->kind, "recording") && src->rewind) {
+		if (src->collect(src, &snaps[0]) > 0 && src->collect(src, &snaps[1]) > 0 &&
+		    snaps[1].time_ns > snaps[0].time_ns)
+			first_secs = (snaps[1].time_ns - snaps[0].time_ns) / 1e9;
+		rt_snapshot_clear(&snaps[0]);
+		rt_snapshot_clear(&snaps[1]);
+		if (src->rewind(src)) {
+			pr_warn("cannot read %s again from its start.\n", r->path);
+			goto out;
+		}
+	}
+	if (rt_stream_init(&st, src, NULL)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		err = rt_stream_step(&st);
+		if (err <= 0)
+			break;
+		if (!have)
+			st.delta.secs = strcmp(r->kind, "capture") ? 0 : o->interval;
+		have = 1;
+		if ((err = take(r, &st.cur, &st.delta)) || (err = take_ports(r, &st.cur, &st.delta)))
+			break;
+		if (st.delta.secs == 0)
+			st.delta.secs = first_secs;
+		if ((err = rt_findings_eval(&F, &st.cur, &st.delta)) || (err = rt_flog_take(&r->flog, &F)))
+			break;
+		rt_flow_val_add(&r->tot, &st.delta.flow_tot);
+		rt_if_val_add(&r->itot, &st.delta.if_tot);
+	}
+	rt_findings_finish(&F);
+	if (!err)
+		err = rt_flog_take(&r->flog, &F);
+	rt_flog_sort(&r->flog);
+	if (err < 0) {
+		pr_warn("cannot finish the report of %s: %s.\n", r->path, strerror(-err));
+		goto out;
+	}
+	if (!r->nm) {
+		pr_warn("%s holds no interval to report on.\n", r->path);
+		goto out;
+	}
+	/* A first recorded interval's length is unknown: take the next one's. */
+	if (r->nm > 1 && r->m[0].secs == 0)
+		r->m[0].secs = r->step_ns / 1e9;
+	if (!strcmp(r->kind, "capture") && r->nm == 1)
+		r->step_ns = (__u64)(o->interval * 1e9);
+	if (!r->speed_mbps) {
+		for (i = 0; i < r->nifs && !r->speed_mbps; i++)
+			r->speed_mbps = rt_link_speed_mbps(r->ifs[i].name);
+		r->speed_from = r->speed_mbps ? "sysfs" : "assumed";
+		if (!r->speed_mbps)
+			r->speed_mbps = 100000;
+	}
+	r->flows = calloc(r->n ? r->n : 1, sizeof(*r->flows));
+	if (r->flows)
+		for (i = 0, k = 0; i < r->cap; i++)
+			if (r->tab[i].used)
+				r->flows[k++] = &r->tab[i];
+	if (!r->flows || build_pairs(r)) {
+		pr_warn("out of memory.\n");
+		goto out;
+	}
+	rc = 0;
+out:
+	src->close(src);
+	rt_snapshot_free(&snaps[0]);
+	rt_snapshot_free(&snaps[1]);
+	rt_stream_free(&st);
+	rt_findings_free(&F);
+	return rc;
+}
+
+static void report_free(struct report *r)
+{
+	free(r->tab);
+	free(r->m);
+	free(r->flows);
+	free(r->pairs);
+	free(r->ports);
+	rt_flog_free(&r->flog);
 }
 
 int rt_report_main(int argc, char **argv)
@@ -935,25 +1301,26 @@ int rt_report_main(int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "link-speed", required_argument, NULL, 's' },
 		{ "max-flows", required_argument, NULL, 'm' },
+		{ "threshold", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report r = { 0 };
-	struct rt_stream st = { 0 };
-	struct rt_source *src = NULL;
+	struct report *rs = NULL;
+	struct rt_find_cfg cfg;
 	struct rt_opts o;
-	int c, have = 0, err = 0, rc = 1;
-	__u32 i, k;
+	int c, json = 0, top = 10, nfiles, i, rc = 1;
+	__u64 speed = 0;
+	const char *speed_from = NULL;
 	char *end;
 	long l;
 
 	rt_opts_defaults(&o);
+	rt_find_cfg_defaults(&cfg);
 	o.daemon = 1;	/* no view: keeps the capture reader's progress meter honest */
-	r.top = 10;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'j': r.json = 1; break;
+		case 'j': json = 1; break;
 		case 'd':
 			o.interval = strtod(optarg, &end);
 			if (*end || end == optarg || !(o.interval >= 0.001 && o.interval <= 86400)) {
@@ -967,14 +1334,14 @@ int rt_report_main(int argc, char **argv)
 				pr_warn("--top '%s' is not valid: give a number of rows, 0 for all.\n", optarg);
 				return 2;
 			}
-			r.top = (int)l;
+			top = (int)l;
 			break;
 		case 's':
-			if (parse_speed(optarg, &r.speed_mbps)) {
+			if (rt_parse_speed(optarg, &speed)) {
 				pr_warn("--link-speed '%s' is not valid: give a speed such as 25G, 100G or 40000M.\n", optarg);
 				return 2;
 			}
-			r.speed_from = "given";
+			speed_from = "given";
 			break;
 		case 'm':
 			l = strtol(optarg, &end, 10);
@@ -985,75 +1352,62 @@ int rt_report_main(int argc, char **argv)
 			o.max_flows = (__u32)l;
 			o.max_flows_set = 1;
 			break;
+		case 'T':
+			if (rt_find_cfg_set(&cfg, optarg))
+				return 2;
+			break;
 		case 'h': fputs(report_usage, stdout); return 0;
 		default:
 			fputs(report_usage, stderr);
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		pr_warn("report takes one file: rocetop report FILE [--json].\n");
+	nfiles = argc - optind;
+	if (nfiles < 1) {
+		pr_warn("report takes one file or more: rocetop report FILE [FILE ...] [--json].\n");
 		return 2;
 	}
-	o.read_file = r.path = argv[optind];
-	src = rt_file_source_new(&o);
-	if (!src)
+	rs = calloc((size_t)nfiles, sizeof(*rs));
+	if (!rs) {
+		pr_warn("out of memory.\n");
 		return 1;
-	r.kind = strcmp(src->name, "recording") ? "capture" : "recording";
-	if (rt_stream_init(&st, src, NULL)) {
-		pr_warn("out of memory.\n");
-		goto out;
 	}
-	for (;;) {
-		err = rt_stream_step(&st);
-		if (err <= 0)
-			break;
-		if (!have)
-			st.delta.secs = strcmp(r.kind, "capture") ? 0 : o.interval;
-		have = 1;
-		if ((err = take(&r, &st.cur, &st.delta)) || (err = take_ports(&r, &st.cur, &st.delta)))
-			break;
-		rt_flow_val_add(&r.tot, &st.delta.flow_tot);
-		rt_if_val_add(&r.itot, &st.delta.if_tot);
+	for (i = 0; i < nfiles; i++) {
+		rs[i].path = argv[optind + i];
+		rs[i].json = json;
+		rs[i].top = top;
+		rs[i].speed_mbps = speed;
+		rs[i].speed_from = speed_from;
+		rs[i].multi = nfiles > 1;
+		if (load_file(&rs[i], &o, &cfg))
+			goto out;
 	}
-	if (err < 0) {
-		pr_warn("cannot finish the report of %s: %s.\n", r.path, strerror(-err));
-		goto out;
+	/* Two files from one host keep apart by their file names. */
+	for (i = 1; i < nfiles; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(rs[i].host, rs[j].host)) {
+				const char *b = strrchr(rs[i].path, '/');
+				size_t k;
+
+				snprintf(rs[i].host, sizeof(rs[i].host), "%s", b ? b + 1 : rs[i].path);
+				for (k = 0; k < rs[i].flog.n; k++)
+					snprintf(rs[i].flog.f[k].host, sizeof(rs[i].flog.f[k].host), "%s", rs[i].host);
+				break;
+			}
+	if (nfiles == 1)
+		print_report(&rs[0]);
+	else
+		print_merged(rs, nfiles, json, top);
+	errno = 0;
+	if (fflush(stdout) || ferror(stdout)) {
+		pr_warn("writing the report to standard output failed: %s.\n", strerror(errno ? errno : EIO));
+		rc = 1;
+	} else {
+		rc = 0;
 	}
-	if (!r.nm) {
-		pr_warn("%s holds no interval to report on.\n", r.path);
-		goto out;
-	}
-	/* A first recorded interval's length is unknown: take the next one's. */
-	if (r.nm > 1 && r.m[0].secs == 0)
-		r.m[0].secs = r.step_ns / 1e9;
-	if (!strcmp(r.kind, "capture") && r.nm == 1)
-		r.step_ns = (__u64)(o.interval * 1e9);
-	if (!r.speed_mbps) {
-		for (i = 0; i < r.nifs && !r.speed_mbps; i++)
-			r.speed_mbps = rt_link_speed_mbps(r.ifs[i].name);
-		r.speed_from = r.speed_mbps ? "sysfs" : "assumed";
-		if (!r.speed_mbps)
-			r.speed_mbps = 100000;
-	}
-	r.flows = calloc(r.n ? r.n : 1, sizeof(*r.flows));
-	if (r.flows)
-		for (i = 0, k = 0; i < r.cap; i++)
-			if (r.tab[i].used)
-				r.flows[k++] = &r.tab[i];
-	if (!r.flows || build_pairs(&r)) {
-		pr_warn("out of memory.\n");
-		goto out;
-	}
-	print_report(&r);
-	rc = fflush(stdout) ? 1 : 0;
 out:
-	src->close(src);
-	rt_stream_free(&st);
-	free(r.tab);
-	free(r.m);
-	free(r.flows);
-	free(r.pairs);
-	free(r.ports);
+	for (i = 0; i < nfiles; i++)
+		report_free(&rs[i]);
+	free(rs);
 	return rc;
 }

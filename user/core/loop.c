@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include "findings.h"
 #include "join.h"
 #include "log.h"
 #include "sink.h"
@@ -80,6 +81,7 @@ struct loop {
 	struct rt_stream st;	/* the flow table and what changed (user/core/stream.h) */
 	long emitted;
 	__u64 file_start_ns;
+	struct rt_findings findings;
 };
 
 /* sFlow's rows, added to each snapshot the source took (rt_stream.merge). */
@@ -108,6 +110,12 @@ static int step(struct loop *L, const struct rt_opts *o, int emit)
 	/* The first snapshot counts from the start: rate it over one interval. */
 	if (first)
 		L->st.delta.secs = o->interval;
+	L->findings.doc = rt_nic_doctor(L->nic);
+	if (rt_findings_eval(&L->findings, &L->st.cur, &L->st.delta)) {
+		pr_warn("out of memory evaluating the findings.\n");
+		return -ENOMEM;
+	}
+	L->st.delta.findings = &L->findings;
 	if (!emit)
 		return 1;
 	for (i = 0; i < L->nsinks; i++) {
@@ -127,6 +135,9 @@ static int seek(struct loop *L, const struct rt_opts *o, double to)
 	if (!L->src->rewind || L->src->rewind(L->src))
 		return 0;
 	rt_stream_restart(&L->st);
+	rt_findings_free(&L->findings);
+	rt_findings_init(&L->findings, &o->find);
+	L->findings.no_sysfs = !L->src->live;
 	/* Within the first interval: the caller's next step shows the first snapshot. */
 	if (to < o->interval - 1e-9)
 		return 1;
@@ -134,6 +145,19 @@ static int seek(struct loop *L, const struct rt_opts *o, double to)
 		r = step(L, o, 0);
 	} while (r > 0 && (L->st.cur.time_ns - L->file_start_ns) / 1e9 + 1e-9 < to - o->interval);
 	return r < 0 ? r : 1;
+}
+
+static void signal_sinks(struct loop *L, int signo)
+{
+	int i, taken = 0;
+
+	for (i = 0; i < L->nsinks; i++)
+		if (L->sinks[i]->on_signal) {
+			L->sinks[i]->on_signal(L->sinks[i], signo);
+			taken = 1;
+		}
+	if (!taken)
+		pr_info("SIGUSR1 asks the flight recorder to write, but no --flight-recorder runs.\n");
 }
 
 static int run(struct loop *L, const struct rt_opts *o)
@@ -152,6 +176,7 @@ static int run(struct loop *L, const struct rt_opts *o)
 	sigemptyset(&mask);
 	for (i = 0; i < (int)(sizeof(stop_signals) / sizeof(stop_signals[0])); i++)
 		sigaddset(&mask, stop_signals[i]);
+	sigaddset(&mask, SIGUSR1);	/* the flight recorder's "write now" */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	/* Blocked first, so the watchdog thread inherits the mask. */
 	if (!pipe2(wd_pipe, O_CLOEXEC) && pthread_create(&wd, NULL, watchdog, &wd_pipe[0]) == 0)
@@ -169,15 +194,24 @@ static int run(struct loop *L, const struct rt_opts *o)
 		goto out;
 	}
 
-	/* A file without a view: as fast as the sinks take it, signals still stop it. */
-	if (!L->src->live && !interactive) {
+	/*
+	 * A file without a view: as fast as the sinks take it, signals still stop
+	 * it. With --listen a scraper is a live consumer: the file is paced by
+	 * --speed as in the view, so the endpoint lives as long as the replay.
+	 */
+	if (!L->src->live && !interactive && !o->listen) {
 		struct signalfd_siginfo si;
 
 		while ((r = step(L, o, 1)) > 0) {
 			if (o->iterations && L->emitted >= o->iterations)
 				break;
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGUSR1) {
+					signal_sinks(L, SIGUSR1);
+					continue;
+				}
 				break;
+			}
 		}
 		err = r < 0 ? r : 0;
 		goto out;
@@ -215,8 +249,11 @@ static int run(struct loop *L, const struct rt_opts *o)
 			rt_sflow_read(L->sf);
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
+			ssize_t got = read(sfd, &si, sizeof(si));
 
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (got == sizeof(si) && si.ssi_signo == SIGUSR1) {
+				signal_sinks(L, SIGUSR1);
+			} else if (got == sizeof(si)) {
 				pr_debug("signal %u: stopping\n", si.ssi_signo);
 				/* What arrived since the last interval still counts. */
 				if (L->src->live && step(L, o, 1) < 0)
@@ -309,6 +346,7 @@ int rt_run(const struct rt_opts *o)
 	struct loop L = { 0 };
 	int err = -EINVAL, i, tui;
 
+	rt_findings_init(&L.findings, &o->find);
 	if (o->sflow || o->have_sflow_fd) {
 		L.sf = rt_sflow_new(o);
 		if (!L.sf)
@@ -318,6 +356,7 @@ int rt_run(const struct rt_opts *o)
 		L.sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
 	if (!L.src)
 		goto out;
+	L.findings.no_sysfs = !L.src->live;
 	if (L.src->live && !o->no_nic)
 		L.nic = rt_nic_new(o);
 	if (rt_stream_init(&L.st, L.src, L.nic)) {
@@ -340,9 +379,16 @@ int rt_run(const struct rt_opts *o)
 		goto out;
 	if (o->listen && add_sink(&L, rt_prom_sink_new(o)))
 		goto out;
+	if (o->flight_secs && add_sink(&L, rt_flight_sink_new(o)))
+		goto out;
 	if (tui && add_sink(&L, rt_tui_sink_new(o)))
 		goto out;
+	if (o->sink && add_sink(&L, o->sink))
+		goto out;
 
+	for (i = 0; i < L.nsinks; i++)
+		if (L.sinks[i]->start)
+			L.sinks[i]->start(L.sinks[i], L.src);
 	err = run(&L, o);
 out:
 	for (i = L.nsinks - 1; i >= 0; i--)
@@ -353,6 +399,7 @@ out:
 		L.src->close(L.src);
 	rt_sflow_free(L.sf);
 	rt_stream_free(&L.st);
+	rt_findings_free(&L.findings);
 	return err;
 }
 

@@ -3,7 +3,11 @@
 #ifndef RT_OPTS_H
 #define RT_OPTS_H
 
+#include "cli.h"
+#include "findings.h"
 #include "snapshot.h"
+
+struct rt_sink;
 
 #define RT_MAX_SRC_IFACES 16
 #define RT_MAX_SFLOW_ALLOW 16
@@ -34,6 +38,7 @@ struct rt_opts {
 	int xdp_mode;			/* 0 auto (native, then generic), 1 native, 2 generic */
 	int no_egress;			/* --no-egress: XDP only */
 	int no_ingress;			/* --no-ingress: TC only */
+	int collector;			/* --collector: XDP drops the mirror copies it counted */
 	__u32 max_flows;		/* --max-flows */
 	int max_flows_set;		/* --max-flows given: files keep to it too */
 	double flow_timeout;		/* --flow-timeout seconds, 0 = never evict */
@@ -43,6 +48,11 @@ struct rt_opts {
 	double speed;			/* --speed: replay speed of files in the TUI */
 	int top;			/* --top N: flows per interval in --batch */
 	int quiet;			/* -q */
+	struct rt_find_cfg find;	/* --threshold NAME=VALUE, --link-speed */
+	double flight_secs;		/* --flight-recorder DURATION, 0: off */
+	int trigger;			/* --trigger SEVERITY (enum rt_sev) */
+	const char *flight_dir;		/* --flight-dir DIR */
+	const char *hostname;		/* --hostname: the name recordings carry */
 	/*
 	 * For embedding (the lab): called with RT_HOOK_READY once the source and
 	 * sinks are up (a negative return aborts the run), and with RT_HOOK_TICK
@@ -51,12 +61,22 @@ struct rt_opts {
 	 */
 	int (*hook)(void *arg, int event);
 	void *hook_arg;
+	/* For embedding (rocetop report): one more sink, made by the caller,
+	 * fed beside the others; the loop calls its close. */
+	struct rt_sink *sink;
 };
 
 #define RT_HOOK_READY	1
 #define RT_HOOK_TICK	2
 
+/* The main command line's option table (user/core/cli.h): its --help and
+ * parsing; rocetop lab passes these options on to the view. */
+extern const struct rt_opt rt_main_opts[];
 void rt_opts_defaults(struct rt_opts *o);
+/* "30s", "5m", "1h", "90": seconds; 0 or -EINVAL. */
+int rt_parse_duration(const char *s, double *out);
+/* "25G", "100G", "40000M", "100": Mb/s; 0 or -EINVAL. */
+int rt_parse_speed(const char *s, __u64 *mbps);
 /* Parse the main command line: 0, 1 (help or version shown) or -EINVAL. */
 int rt_parse_args(int argc, char **argv, struct rt_opts *o);
 /* Run sources into sinks until the end, a signal or -n; 0 or a negative errno. */

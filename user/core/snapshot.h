@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <net/if.h>
 #include "rocetop.h"
+#include "table.h"
 
 #define RT_MAX_IFACES	64
 #define RT_MAX_NOTES	8
@@ -246,8 +247,6 @@ int rt_snapshot_make_table(struct rt_snapshot *s);
  * flows (ifs, ports, ifaces, notes, times), and the changed list.
  */
 void rt_snapshot_next_interval(struct rt_snapshot *s);
-/* Grow *arr (of elements of size sz, *cap of them) to hold n; 0 or -ENOMEM. */
-int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz);
 /* Deep copy (never of the table's index: dst stays what it was, normally a
  * plain array); returns 0 or -ENOMEM (dst then keeps its old contents' memory). */
 int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src);
@@ -321,18 +320,16 @@ int rt_flow_key_cmp(const struct rt_flow_key *a, const struct rt_flow_key *b);
  * Inline: a capture calls it once per RoCE packet, and independent multiplies
  * pipeline well.
  */
-_Static_assert(sizeof(struct rt_flow_key) == 44, "rt_flow_key_hash reads 40 + 4 bytes");
+_Static_assert(sizeof(struct rt_flow_key) == 48, "rt_flow_key_hash reads 6 x 8 bytes");
 
 static inline __u32 rt_flow_key_hash(const struct rt_flow_key *k)
 {
-	__u64 w[5], h;
-	__u32 t;
+	__u64 w[6], h;
 
 	__builtin_memcpy(w, k, sizeof(w));
-	__builtin_memcpy(&t, (const char *)k + sizeof(w), sizeof(t));
 	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
 	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL +
-	    w[4] * 0xff51afd7ed558ccdULL + (t + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
+	    w[4] * 0xff51afd7ed558ccdULL + (w[5] + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 31;
 	h *= 0x94d049bb133111ebULL;
 	return (__u32)(h ^ (h >> 29));
@@ -349,6 +346,8 @@ void *rt_port_table_get(void **tab, size_t *n, size_t *cap, size_t sz,
 			const struct rt_port_ctr *c, int *fresh);
 
 /* ---- what changed between two snapshots: the one place rates come from ---- */
+
+struct rt_findings;
 
 struct rt_flow_delta {
 	const struct rt_flow *f;	/* the row in the current snapshot */
@@ -403,6 +402,9 @@ struct rt_delta {
 	struct rt_flow_val est_tot;	/* sum of the estimated (sFlow) flows' deltas */
 	struct rt_if_val if_tot;	/* sum of the interface deltas */
 	__u64 evicted;
+	/* The findings after this interval, and its events (user/core/findings.h);
+	 * set by the loop, NULL where no engine runs. */
+	const struct rt_findings *findings;
 };
 
 /*
@@ -480,17 +482,6 @@ static inline void rt_snapshot_touch_row(struct rt_snapshot *s, size_t row)
 	else
 		t->lru_head = id;
 	t->lru_tail = id;
-}
-
-/* Congestion score of a flow delta used for sorting: CE + CNP + NAKs. */
-static inline __u64 rt_congestion(const struct rt_flow_val *d)
-{
-	return d->ecn[RT_ECN_CE] + d->cnp + d->nak_seq + d->nak_other + d->rnr_nak;
-}
-
-static inline __u64 rt_nak(const struct rt_flow_val *v)
-{
-	return v->nak_seq + v->nak_other;
 }
 
 #endif

@@ -8,11 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <net/if.h>
+#include "findings.h"
 #include "fmt.h"
 #include "log.h"
+#include "nic.h"
 #include "sink.h"
 #include "sflow_decode.h"
+
+/* --sort for --batch: the columns it prints (opts.c checks the name). */
+enum { S_CONGESTION, S_PKTS, S_BYTES, S_CE, S_CNP, S_NAK, S_RNR };
+static int sort_by = S_CONGESTION;	/* qsort has no context argument */
 
 struct batch {
 	int top;
@@ -20,23 +27,40 @@ struct batch {
 	size_t cap;
 };
 
-/* Most congested first: CE + CNP + NAK, then packets, then the key. */
-static int cmp_congestion(const void *a, const void *b)
+/* The --sort column of a flow's interval, larger first. */
+static double sort_value(const struct rt_flow_delta *f)
 {
-	const struct rt_flow_delta *x = *(const struct rt_flow_delta *const *)a;
-	const struct rt_flow_delta *y = *(const struct rt_flow_delta *const *)b;
-	__u64 cx = rt_congestion(&x->d), cy = rt_congestion(&y->d);
+	switch (sort_by) {
+	case S_PKTS: return (double)f->d.pkts;
+	case S_BYTES: return (double)f->d.bytes;
+	case S_CE: return rt_ce_pct(&f->d);
+	case S_CNP: return (double)f->d.cnp;
+	case S_NAK: return (double)rt_nak(&f->d);
+	case S_RNR: return (double)f->d.rnr_nak;
+	}
+	return 0;
+}
 
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	if (x->d.pkts != y->d.pkts)
-		return x->d.pkts < y->d.pkts ? 1 : -1;
-	return rt_flow_key_cmp(&x->f->k, &y->f->k);
+/* By --sort (larger first), then derive.h's congestion ordering. */
+static int order(const struct rt_flow_delta *x, const struct rt_flow_delta *y)
+{
+	if (sort_by != S_CONGESTION) {
+		double vx = sort_value(x), vy = sort_value(y);
+
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
+	return rt_delta_cmp_congestion(x, y);
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+	return order(*(const struct rt_flow_delta *const *)a, *(const struct rt_flow_delta *const *)b);
 }
 
 static int less_congested(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
 {
-	return cmp_congestion(&a, &b) > 0;
+	return order(a, b) > 0;
 }
 
 static void sift_down(struct rt_flow_delta **h, size_t n, size_t i)
@@ -142,7 +166,7 @@ static void print_sflow(const struct rt_snapshot *cur, const struct rt_delta *d,
 		return;
 	printf("sFlow estimates: RoCE ~%s pkts/s ~%.3f Gb/s  CE ~%.2f%%  CNP ~%s/s  (not in the exact totals above)\n",
 	       rt_fmt_si(rate(e->pkts, secs), c1, sizeof(c1)), rate(e->bytes, secs) * 8 / 1e9,
-	       e->pkts ? 100.0 * e->ecn[RT_ECN_CE] / e->pkts : 0.0, rt_fmt_si(rate(e->cnp, secs), c2, sizeof(c2)));
+	       rt_ce_pct(e), rt_fmt_si(rate(e->cnp, secs), c2, sizeof(c2)));
 	for (i = 0; i < d->nsfagents; i++) {
 		const struct rt_sfagent *a = &d->sfagents[i].d;
 
@@ -164,7 +188,7 @@ static void print_sflow(const struct rt_snapshot *cur, const struct rt_delta *d,
 			       "SAMPLES", "~PKTS/s", "~Gb/s", "~CE%", "MAXQ B", "MEANQ B", "MAXDLY ns", "DROPS");
 		printf("  %-22s %-7s %7llu %9s %8.3f %6.2f", x->p->name, rt_dir_name(x->p->dir),
 		       (unsigned long long)v->samples, rt_fmt_si(rate(v->est_pkts, secs), c1, sizeof(c1)),
-		       rate(v->est_bytes, secs) * 8 / 1e9, v->est_pkts ? 100.0 * v->est_ce / v->est_pkts : 0.0);
+		       rate(v->est_bytes, secs) * 8 / 1e9, rt_pct((double)v->est_ce, (double)v->est_pkts));
 		if (v->depth_n)
 			printf(" %9u %9.0f", x->p->max_depth, (double)v->depth_sum / (double)v->depth_n);
 		else
@@ -185,6 +209,30 @@ static void print_sflow(const struct rt_snapshot *cur, const struct rt_delta *d,
 	}
 }
 
+/* The open findings, most severe first, after the header. */
+static void print_findings(const struct rt_findings *F)
+{
+	char c1[16], subj[512];
+	size_t cnt[3], i;
+	int sev;
+
+	if (!F)
+		return;
+	rt_findings_count(F, cnt);
+	printf("findings %zu open: %zu critical, %zu warning, %zu info\n", cnt[0] + cnt[1] + cnt[2],
+	       cnt[RT_SEV_CRITICAL], cnt[RT_SEV_WARNING], cnt[RT_SEV_INFO]);
+	for (sev = RT_SEV_CRITICAL; sev >= RT_SEV_INFO; sev--)
+		for (i = 0; i < F->n; i++) {
+			const struct rt_finding *f = &F->tab[i];
+
+			if (!f->open || f->sev != sev)
+				continue;
+			printf("  %-8s %-18s since %s  %s: %s\n", rt_sev_name(f->sev), f->rule,
+			       rt_fmt_clock(f->start_ns, c1, sizeof(c1)),
+			       rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
+		}
+}
+
 static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct batch *b = s->priv;
@@ -199,15 +247,19 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	       rt_fmt_safe(cur->source, safe, sizeof(safe)), secs);
 	printf("RoCE %s pkts/s %.3f Gb/s  CE %.2f%%  CNP %s/s  NAK %s/s  RNR %s/s  flows %zu  evicted %llu\n",
 	       rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)), rate(t->bytes, secs) * 8 / 1e9,
-	       t->pkts ? 100.0 * t->ecn[RT_ECN_CE] / t->pkts : 0.0,
+	       rt_ce_pct(t),
 	       rt_fmt_si(rate(t->cnp, secs), c2, sizeof(c2)),
 	       rt_fmt_si(rate(rt_nak(t), secs), c3, sizeof(c3)), rt_fmt_si(rate(t->rnr_nak, secs), a1, sizeof(a1)),
 	       cur->nflows, (unsigned long long)cur->evicted);
-	printf("frames %llu  roce %llu  other %llu  pause %llu  truncated %llu  malformed %llu  table-full %llu\n",
+	printf("frames %llu  roce %llu  other %llu  pause %llu  truncated %llu  malformed %llu  table-full %llu",
 	       (unsigned long long)it->pkts, (unsigned long long)it->roce,
 	       (unsigned long long)it->not_roce, (unsigned long long)it->mac_ctrl,
 	       (unsigned long long)it->truncated, (unsigned long long)it->malformed,
 	       (unsigned long long)it->flow_full);
+	if (it->mirrored)	/* mirror copies decapsulated (--collector ports) */
+		printf("  mirrored %llu", (unsigned long long)it->mirrored);
+	printf("\n");
+	print_findings(d->findings);
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
@@ -227,7 +279,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 			       (unsigned long long)v->pfc_frames[p], (unsigned long long)v->pfc_xon[p],
 			       (unsigned long long)v->pfc_quanta[p]);
 			if (speed && secs > 0)
-				printf(", paused ~%.1f%% at %llu Mb/s", 100.0 * (paused > secs ? secs : paused) / secs,
+				printf(", paused ~%.1f%% at %llu Mb/s", rt_share_pct(paused, secs),
 				       (unsigned long long)speed);
 			printf("\n");
 		}
@@ -237,41 +289,41 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	print_ports(d, secs);
 	print_sflow(cur, d, secs);
 
-	if (b->cap < d->nflows) {
-		void *p = realloc(b->order, d->nflows * sizeof(*b->order));
-
-		if (!p)
-			return -12;
-		b->order = p;
-		b->cap = d->nflows;
-	}
+	if (rt_grow_to((void **)&b->order, &b->cap, d->nflows, sizeof(*b->order)))
+		return -ENOMEM;
 	n = b->top ? top_k(b->order, d, (size_t)b->top, &active) : all_active(b->order, d);
 	if (!b->top)
 		active = n;
 	if (n > 1)
-		qsort(b->order, n, sizeof(*b->order), cmp_congestion);
-	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s\n", "IFACE", "DIR", "SRC",
-	       "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s");
+		qsort(b->order, n, sizeof(*b->order), cmp_order);
+	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
+	       "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
+	       "MIRROR");
 	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++) {
 		const struct rt_flow_delta *fd = b->order[i];
 		const struct rt_flow *f = fd->f;
 		const char *est = f->estimate ? "~" : "";	/* sFlow: estimates */
-		char prio[8], pk[24];
+		char prio[8], pk[24], mirror[RT_MIRROR_STRLEN];
 
 		if (f->v.pcp == RT_PCP_NONE)
 			snprintf(prio, sizeof(prio), "-");
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
+		if (!f->k.mirror)
+			snprintf(mirror, sizeof(mirror), "-");
+		else
+			rt_fmt_mirror(&f->k, mirror, sizeof(mirror));
 		snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)));
-		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f\n",
+		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f  %s\n",
 		       rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)),
 		       f->k.origin == RT_ORIGIN_NIC ? (f->k.dir == RT_DIR_INGRESS ? "nic-in" : "nic-out") :
 		       rt_dir_name(f->k.dir),
 		       rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)),
 		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
 		       pk, rate(fd->d.bytes, secs) * 8 / 1e9,
-		       100.0 * fd->d.ecn[RT_ECN_CE] / fd->d.pkts, rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
-		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs));
+		       rt_ce_pct(&fd->d), rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
+		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs),
+		       mirror);
 	}
 	if (active > i)
 		printf("... %zu more flows (--top 0 shows all)\n", active - i);
@@ -308,6 +360,15 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 		return NULL;
 	}
 	b->top = o->top;
+	if (o->sort) {
+		static const char *const names[] = { "congestion", "pkts", "bytes", "ce", "cnp", "nak", "rnr" };
+		size_t k;
+
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (!strcasecmp(o->sort, names[k]) || (k == S_BYTES && (!strcasecmp(o->sort, "gbps") ||
+									       !strcasecmp(o->sort, "gb"))))
+				sort_by = (int)k;
+	}
 	s->name = "batch";
 	s->emit = batch_emit;
 	s->close = batch_close;

@@ -96,7 +96,7 @@ struct pcapsrc {
 	__u64 interval_ns;
 	__u64 t0;		/* grid origin: the first packet */
 	__u64 end;		/* end of the interval being filled */
-	int started, eof, eof_warned, lost_told;
+	int started, eof, eof_warned, read_error, lost_told;
 	unsigned int empty_run;
 	long long fsize;
 	struct pending pend;
@@ -141,15 +141,8 @@ static void account(struct pcapsrc *s, struct rt_snapshot *snap, const struct pe
 static const unsigned char *rebuild(struct pcapsrc *s, __u16 proto, const unsigned char *pl,
 				    size_t n)
 {
-	if (n + 14 > s->bufsz) {
-		size_t nsz = n + 14 > 65536 ? n + 14 : 65536;
-		unsigned char *b = realloc(s->buf, nsz);
-
-		if (!b)
-			return NULL;
-		s->buf = b;
-		s->bufsz = nsz;
-	}
+	if (rt_grow_to((void **)&s->buf, &s->bufsz, n + 14 > 65536 ? n + 14 : 65536, 1))
+		return NULL;
 	memset(s->buf, 0, 12);
 	s->buf[12] = proto >> 8;
 	s->buf[13] = proto & 0xff;
@@ -300,6 +293,7 @@ again:
 		progress(s, 1);
 	if (r == PCAP_ERROR_BREAK)
 		return;
+	s->read_error = 1;
 	pr_warn("%s stops in the middle of a record after %llu complete packets (%s); the packets before it are counted.\n",
 		s->path, s->npkts, pcap_geterr(s->pc));
 }
@@ -392,7 +386,7 @@ static void reset(struct pcapsrc *s)
 	memset(s->ifv, 0, sizeof(s->ifv));
 	memset(s->ifseen, 0, sizeof(s->ifseen));
 	memset(&s->pend, 0, sizeof(s->pend));
-	s->started = s->eof = 0;
+	s->started = s->eof = s->read_error = 0;
 	s->npkts = 0;
 	s->empty_run = 0;
 	s->unplaced = s->unplaced_noted = s->bad_len = 0;
@@ -407,13 +401,14 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 	if (!s->started) {
 		next_packet(s);
 		if (!s->pend.have) {
+			/* Nothing to show is a failure (exit 1), for -r as for report. */
 			if (!s->npkts && !s->eof_warned && s->unplaced)
 				pr_warn("%s holds no packet whose time can be placed (%llu skipped).\n", s->path,
 					s->unplaced);
-			else if (!s->npkts && !s->eof_warned)
+			else if (!s->npkts && !s->eof_warned && !s->read_error)
 				pr_warn("%s holds no packets.\n", s->path);
 			s->eof_warned = 1;
-			return 0;
+			return -ENODATA;
 		}
 		s->started = 1;
 		s->t0 = s->pend.ts;

@@ -19,10 +19,14 @@ struct rt_sflow;
 /*
  * Open and bind the UDP socket for --sflow [ADDR:]PORT (a bare port listens
  * on every IPv6 and IPv4 address). Returns the socket or a negative errno
- * after saying why. Separate from rt_sflow_new() so that a caller may open it
- * in one network namespace and collect in another.
+ * after saying why. here = 0: a port the user asked for, made in the
+ * endpoints' home namespace (user/core/endpoint.h: where rocetop started,
+ * even inside rocetop lab); here = 1: in the current namespace (the lab's own
+ * stream, which its generator sends inside the lab).
  */
-int rt_sflow_socket(const char *spec);
+int rt_sflow_socket(const char *spec, int here);
+/* The command line's --sflow and --sflow-allow, checked: 0 or -EINVAL after saying why. */
+int rt_sflow_check_opts(const struct rt_opts *o);
 
 /* The collector over o->sflow_fd when o->have_sflow_fd, else a socket it
  * opens for o->sflow; NULL after saying why. */

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# A collector port on a real veth: scapy sends switch-style mirror copies
+# (GRE + ERSPAN II/III, GRE TEB, VXLAN) into a namespace where rocetop runs.
+# flows.csv (per mirror session), pfc.csv and stats.csv must equal the sent
+# tally exactly, tshark's dissection of a capture at the sending end must
+# agree, and a capture behind the XDP program must hold exactly the frames
+# that are not mirror copies with --collector (native and generic XDP), and
+# every frame without it. rocetop -r of the capture counts the same.
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+PY=${PYTHON:-/usr/bin/python3}
+here=tests/mirror
+id=$$
+A=rtm${id}a B=rtm${id}b IFA=rtm${id}x IFB=rtm${id}y
+tmp=$(mktemp -d)
+pids=()
+
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP mirror: needs root for namespaces and BPF"; exit 0; fi
+for t in tshark tcpdump; do
+	command -v $t >/dev/null || { echo "SKIP mirror: $t is not installed"; exit 0; }
+done
+
+ip netns add "$A" && ip netns add "$B" &&
+ip link add "$IFA" netns "$A" type veth peer name "$IFB" netns "$B" &&
+ip -n "$A" link set "$IFA" up && ip -n "$B" link set "$IFB" up ||
+	{ echo "FAIL mirror: cannot build the namespaces"; exit 1; }
+for ns in "$A" "$B"; do
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf."$( [ "$ns" = "$A" ] && echo "$IFA" || echo "$IFB")".disable_ipv6=1
+done
+MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+MAC_B=$(ip -n "$B" -o link show "$IFB" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+
+wait_attached() {
+	for _ in $(seq 100); do
+		[ -s "$1/flows.csv" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# run NAME XDP_MODE COLLECTOR(0|1)
+run() {
+	local name=$1 mode=$2 coll=$3 dir=$tmp/$1 n
+	local extra=()
+	[ "$coll" = 1 ] && extra=(--collector)
+	mkdir -p "$dir"
+	ip netns exec "$A" tcpdump -q -i "$IFA" -w "$dir/sent.pcap" -U 2>/dev/null &
+	local tsent=$!; pids+=("$tsent")
+	ip netns exec "$B" tcpdump -q -i "$IFB" -w "$dir/seen.pcap" -U 2>/dev/null &
+	local tseen=$!; pids+=("$tseen")
+	ip netns exec "$B" "$ROCETOP" -i "$IFB" --xdp-mode "$mode" "${extra[@]}" --csv "$dir/csv" -D \
+		-d 0.2 --flow-timeout 0 --no-nic 2>"$dir/err" &
+	local rt=$!; pids+=("$rt")
+	if ! wait_attached "$dir/csv" "$rt"; then
+		echo "FAIL mirror $name: rocetop did not start: $(cat "$dir/err")"; return 1
+	fi
+	sleep 0.5	# the captures are up by now too
+	n=$(ip netns exec "$A" "$PY" $here/send_mirror.py "$IFA" "$MAC_A" "$MAC_B" 7 "$dir/tally" 2>"$dir/send.err") ||
+		{ echo "FAIL mirror $name: scapy could not send: $(tail -1 "$dir/send.err")"; return 1; }
+	local want
+	want=$(echo "$n" | awk '{print $2}')
+	for _ in $(seq 50); do
+		[ "$(tcpdump -r "$dir/sent.pcap" 2>/dev/null | wc -l)" -ge "$want" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -INT "$rt"; wait "$rt"; local rc=$?
+	kill -INT "$tsent" "$tseen"; wait "$tsent" "$tseen" 2>/dev/null
+	if [ $rc -ne 0 ]; then echo "FAIL mirror $name: rocetop exited $rc: $(cat "$dir/err")"; return 1; fi
+	"$PY" $here/compare_mirror.py "$dir/csv" "$IFB" "$dir/sent.pcap" "$dir/tally" "$dir/seen.pcap" "$coll" |
+		sed "s/^\(PASS\|FAIL\) /\1 $name: /"
+	[ "${PIPESTATUS[0]}" = 0 ] || return 1
+	[ "$name" = collector-native ] || return 0
+	# the same parser in user space: -r of the capture at the sending end
+	"$ROCETOP" -r "$dir/sent.pcap" --csv "$dir/off" -D 2>"$dir/off.err" ||
+		{ echo "FAIL mirror -r: rocetop exited $?: $(cat "$dir/off.err")"; return 1; }
+	"$PY" $here/compare_mirror.py "$dir/off" "*" "$dir/sent.pcap" "$dir/tally" - 0 |
+		sed "s/^\(PASS\|FAIL\) /\1 mirror -r of the capture: /"
+	return "${PIPESTATUS[0]}"
+}
+
+fails=0
+run collector-native native 1 || fails=$((fails + 1))
+run collector-generic generic 1 || fails=$((fails + 1))
+run plain-native native 0 || fails=$((fails + 1))
+
+# --collector without an interface, or with --no-ingress: one sentence, exit 1
+out=$("$ROCETOP" -r /dev/null --collector 2>&1); rc=$?
+if [ $rc -ne 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q -- '-i IFACE'; then
+	echo "PASS mirror: --collector without -i: exit $rc and one sentence: $out"
+else
+	echo "FAIL mirror: --collector without -i: exit $rc, said: $out"; fails=$((fails + 1))
+fi
+out=$("$ROCETOP" -i lo --collector --no-ingress 2>&1); rc=$?
+if [ $rc -ne 0 ] && [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q -- '--no-ingress'; then
+	echo "PASS mirror: --collector --no-ingress: exit $rc and one sentence: $out"
+else
+	echo "FAIL mirror: --collector --no-ingress: exit $rc, said: $out"; fails=$((fails + 1))
+fi
+[ $fails -eq 0 ]

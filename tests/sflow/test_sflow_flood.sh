@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A flood on the sFlow port (valid datagrams over IPv4 and IPv6 on a bare
+# port, junk of another version, another protocol and cut short, as fast as
+# one sender can) does not cost the interval its cadence: 8 intervals of
+# 0.25 s end in about 2 s. Every kind is counted per agent (or per sender for
+# the junk, whose agent cannot be told), never more than was sent, and the
+# valid ones over both address families are decoded. In a namespace of its
+# own, over its loopback.
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+PY=${PYTHON:-/usr/bin/python3}
+ns=rtsff$$
+tmp=$(mktemp -d /tmp/rt-sflow-flood.XXXXXX)
+cleanup() { ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+[ "$(id -u)" -eq 0 ] || { echo "SKIP sflow_flood: needs root for a namespace"; exit 0; }
+ip netns add "$ns" || { echo "FAIL sflow_flood: cannot create a namespace"; exit 1; }
+ip -n "$ns" link set lo up
+fails=0
+ip netns exec "$ns" "$PY" tests/sflow/flood.py 6343 4 >"$tmp/sent" &
+sender=$!
+sleep 0.3
+t0=$(date +%s.%N)
+ip netns exec "$ns" "$ROCETOP" --sflow 6343 -b -d 0.25 -n 8 --top 0 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+t1=$(date +%s.%N)
+wait "$sender"
+el=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+n=$(grep -c '^rocetop ' "$tmp/out")
+if [ $rc = 0 ] && [ "$n" = 8 ] && awk -v e="$el" 'BEGIN { exit !(e < 3.5) }'; then
+	echo "PASS sflow_flood: 8 intervals of 0.25 s in ${el}s under the flood"
+else
+	echo "FAIL sflow_flood: rc=$rc, $n intervals in ${el}s: $(tail -2 "$tmp/err")"; fails=1
+fi
+"$PY" - "$tmp/out" "$tmp/sent" <<'PY' || fails=1
+import re, sys
+out, sent = open(sys.argv[1]).read(), dict(l.split() for l in open(sys.argv[2]))
+sent = {k: int(v) for k, v in sent.items()}
+tot = {}
+for m in re.finditer(r"^sFlow agent (\S+): (\d+) datagrams, (\d+) lost, (\d+) with errors, (\d+) rejected, (\d+) flow samples", out, re.M):
+    a = tot.setdefault(m[1], [0] * 5)
+    for i in range(5):
+        a[i] += int(m[i + 2])
+bad = []
+v4, v6, lo = tot.get("192.0.2.1"), tot.get("192.0.2.6"), tot.get("127.0.0.1")
+if not v4 or not (0 < v4[0] <= sent["valid4"]) or v4[4] != v4[0] or v4[3]:
+    bad.append(f"IPv4 agent {v4} of {sent['valid4']} sent")
+if not v6 or not (0 < v6[0] <= sent["valid6"]) or v6[4] != v6[0] or v6[3]:
+    bad.append(f"IPv6 agent {v6} of {sent['valid6']} sent")
+# junk: 2 of every 3 have no agent to tell (counted against the sender), 1 of 3 is
+# a cut-short datagram of agent 192.0.2.9 (an error against it)
+cut = tot.get("192.0.2.9", [0] * 5)
+if not lo or not (0 < lo[3] <= sent["junk"]) or not (0 < cut[2] <= sent["junk"]) or cut[0] != cut[2] \
+        or lo[3] + cut[2] > sent["junk"]:
+    bad.append(f"junk counted {lo}, cut short {cut}, of {sent['junk']} sent")
+print("FAIL sflow_flood: " + "; ".join(bad) if bad else
+      f"PASS sflow_flood: counted per agent: IPv4 {v4[0]}, IPv6 {v6[0]} decoded, {lo[3]} junk rejected, "
+      f"{cut[2]} cut short counted against their agent (sent {sent['valid4']}, {sent['valid6']}, {sent['junk']})")
+sys.exit(1 if bad else 0)
+PY
+exit $fails
