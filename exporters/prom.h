@@ -3,7 +3,8 @@
  * The Prometheus exporter's parts that tests reach: the --listen parser, the
  * Accept-header negotiation and the renderer of one snapshot into the text
  * exposition format 0.0.4 and OpenMetrics 1.0. The HTTP side (libmicrohttpd)
- * is behind rt_prom_sink_new() in user/sink.h. Metric names: exporters/README.md.
+ * (exporters/prom_http.c) is behind rt_prom_sink_new() in user/core/sink.h;
+ * the renderer is exporters/prom_render.c. Metric names: exporters/README.md.
  */
 #ifndef RT_PROM_H
 #define RT_PROM_H

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The pure parts of the live view: data, history, rows, columns, layout. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,7 +275,7 @@ static void fill_avgs(struct tui_row *r, const __u64 sum[TUI_NWIN][TM_N], const 
 
 		r->avg[w][0] = s > 0 ? c[TM_PKTS] / s : 0;
 		r->avg[w][1] = s > 0 ? c[TM_BYTES] * 8.0 / s : 0;
-		r->avg[w][2] = c[TM_PKTS] ? 100.0 * c[TM_CE] / c[TM_PKTS] : 0;
+		r->avg[w][2] = rt_pct((double)c[TM_CE], (double)c[TM_PKTS]);
 		r->avg[w][3] = s > 0 ? c[TM_CNP] / s : 0;
 	}
 	r->avg_ok = secs[0] > 0;
@@ -322,15 +323,15 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 	return (int)n;
 }
 
+/* Host pairs in the RT_HP_DIRECTED scope of derive.h: src -> dst over
+ * interfaces and directions. */
 static int pair_key_cmp(const struct rt_flow *a, const struct rt_flow *b)
 {
-	int r = tui_spaceship_u64(a->k.family, b->k.family);
+	struct rt_hostpair x, y;
 
-	if (!r)
-		r = memcmp(a->k.src, b->k.src, sizeof(a->k.src));
-	if (!r)
-		r = memcmp(a->k.dst, b->k.dst, sizeof(a->k.dst));
-	return r;
+	rt_hostpair_of(&x, &a->k, RT_HP_DIRECTED);
+	rt_hostpair_of(&y, &b->k, RT_HP_DIRECTED);
+	return rt_hostpair_cmp(&x, &y);
 }
 
 static int pair_qcmp(const void *a, const void *b)
@@ -555,7 +556,7 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 	case C_GBPS: fmt_gb((double)d->bytes / (r->secs > 0 ? r->secs : 1), r->secs, buf, len); break;
 	case C_CE:
 		if (r->secs > 0 || !d->pkts)
-			snprintf(buf, len, "%.2f", d->pkts ? 100.0 * d->ecn[RT_ECN_CE] / d->pkts : 0.0);
+			snprintf(buf, len, "%.2f", rt_ce_pct(d));
 		else
 			snprintf(buf, len, "%llu", (unsigned long long)d->ecn[RT_ECN_CE]);
 		break;
@@ -704,4 +705,134 @@ double tui_interval_step(double cur, int up)
 		if (ladder[i] < cur - 1e-9)
 			return ladder[i];
 	return ladder[0];
+}
+
+/* ------------------------------------------------- header and detail arithmetic */
+
+void tui_pfc_prios(const struct rt_snapshot *s, const struct rt_delta *D, double secs,
+		   tui_speed_fn speed, struct tui_pfc_prio out[RT_NPRIO])
+{
+	for (unsigned int p = 0; p < RT_NPRIO; p++) {
+		struct tui_pfc_prio *o = &out[p];
+
+		memset(o, 0, sizeof(*o));
+		o->share = -1;
+		for (size_t i = 0; i < D->nifs; i++) {
+			const struct rt_if_val *v = &D->ifs[i].d;
+			__u64 sp;
+			double ps;
+
+			if (!v->pfc_frames[p])
+				continue;
+			o->frames += v->pfc_frames[p];
+			o->xon += v->pfc_xon[p];
+			sp = speed(rt_snapshot_ifname(s, D->ifs[i].s->k.ifindex));
+			if (!sp)
+				continue;
+			ps = rt_pause_seconds(v->pfc_quanta[p], sp);
+			o->paused += ps;
+			if (rt_share_pct(ps, secs) > o->share)
+				o->share = rt_share_pct(ps, secs);
+			else if (secs <= 0)
+				o->share = 0;
+		}
+	}
+}
+
+static const char *const nic_key[] = { "np_ecn_marked_roce_packets", "np_cnp_sent",
+				       "rp_cnp_handled", "out_of_sequence", "packet_seq_err" };
+static const char *const nic_short[] = { "ecn_marked", "cnp_sent", "cnp_handled", "oos", "seq_err" };
+#define NKEY (sizeof(nic_key) / sizeof(nic_key[0]))
+
+size_t tui_nic_sums(const struct rt_delta *D, int totals, struct tui_nic_sum *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t pass = 0; pass <= NKEY && n < max; pass++) {
+		for (size_t i = 0; i < D->nports && n < max; i++) {
+			const struct rt_port_ctr *pc = D->ports[i].c;
+			const char *name = pc->name;
+			__u64 v = 0;
+			int dup = 0;
+
+			/* the ports' counters: the QPs' are parts of them */
+			if (!pc->congestion || pc->scope == RT_SCOPE_QP)
+				continue;
+			if (pass < NKEY ? strcmp(name, nic_key[pass]) : 0)
+				continue;
+			/* each name once: its first row sums every port's */
+			for (size_t j = 0; j < i; j++)
+				dup |= !strcmp(D->ports[j].c->name, name);
+			if (pass == NKEY) {	/* the rest: only if it moved */
+				for (size_t k = 0; k < NKEY; k++)
+					dup |= !strcmp(name, nic_key[k]);
+				if (!totals && !D->ports[i].d)
+					dup = 1;
+			}
+			if (dup)
+				continue;
+			for (size_t j = i; j < D->nports; j++)
+				if (!strcmp(D->ports[j].c->name, name) && D->ports[j].c->scope != RT_SCOPE_QP)
+					v += totals ? D->ports[j].c->value : D->ports[j].d;
+			out[n].name = pass < NKEY ? nic_short[pass] : name;
+			out[n].v = v;
+			n++;
+		}
+	}
+	return n;
+}
+
+void tui_detail_rates(const struct tui_data *t, size_t idx, struct tui_detail *out)
+{
+	static const int tm[TUI_DM_N] = { TM_PKTS, TM_BYTES, TM_CE, TM_CNP, TM_NAK };
+	const struct rt_flow_val *tot = &t->since.flows[idx].d, *iv = &t->iv.flows[idx].d;
+	const struct tui_hist *h = idx < t->hists.n ? &t->hists.h[idx] : NULL;
+	double now = t->snap.time_ns / 1e9, ws[TUI_NWIN];
+	__u64 sum[TUI_NWIN][TM_N];
+	const __u64 ivc[TUI_DM_N] = { iv->pkts, iv->bytes, iv->ecn[RT_ECN_CE], iv->cnp, rt_nak(iv) };
+
+	memset(sum, 0, sizeof(sum));
+	for (int w = 0; w < TUI_NWIN; w++)
+		ws[w] = tui_hist_sum(h, now, tui_windows[w], sum[w]);
+	out->total[TUI_DM_PKTS] = tot->pkts;
+	out->total[TUI_DM_GBPS] = tot->bytes;
+	out->total[TUI_DM_CE] = tot->ecn[RT_ECN_CE];
+	out->total[TUI_DM_CNP] = tot->cnp;
+	out->total[TUI_DM_NAK] = rt_nak(tot);
+	for (int m = 0; m < TUI_DM_N; m++) {
+		for (int w = -1; w < TUI_NWIN; w++) {
+			double s = w < 0 ? t->iv.secs : ws[w];
+			double pk = w < 0 ? (double)iv->pkts : (double)sum[w][TM_PKTS];
+			double cnt = w < 0 ? (double)ivc[m] : (double)sum[w][tm[m]];
+			double *v = &out->v[m][w + 1];
+
+			if (s <= 0)
+				*v = NAN;
+			else if (m == TUI_DM_CE)
+				*v = rt_pct(cnt, pk);
+			else if (m == TUI_DM_GBPS)
+				*v = cnt * 8 / 1e9 / s;
+			else
+				*v = cnt / s;
+		}
+	}
+}
+
+int tui_detail_series(const struct tui_hist *h, int metric, int n, double *v, double *max)
+{
+	int k = 0;
+
+	*max = 0;
+	for (int i = n - 1; i >= 0; i--) {
+		const struct tui_sample *s = tui_hist_at(h, (unsigned int)i);
+
+		if (!s)
+			continue;
+		v[k] = metric == 0 ? rt_pct((double)s->c[TM_CE], (double)s->c[TM_PKTS])
+				   : (s->secs > 0 ? s->c[TM_CNP] / s->secs : 0);
+		if (v[k] > *max)
+			*max = v[k];
+		k++;
+	}
+	return k;
 }

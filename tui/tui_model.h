@@ -175,4 +175,48 @@ void tui_sparkline(const double *v, int n, int utf8, char *buf, size_t len);
 /* Interval ladder for + and -. */
 double tui_interval_step(double cur, int up);
 
+/* ---- the arithmetic of the header and the detail view ---- */
+
+typedef __u64 (*tui_speed_fn)(const char *ifname);	/* Mb/s, 0 when unknown */
+
+/* One priority's PFC over every interface and direction of a delta. */
+struct tui_pfc_prio {
+	__u64 frames, xon;
+	double paused;	/* seconds paused, summed over interfaces of known speed */
+	double share;	/* the largest paused share of the interval on one of them, %;
+			 * -1 when no speed is known; 0 over totals (secs 0) */
+};
+
+/* PFC per priority of D (secs: the interval, 0 for totals since the start). */
+void tui_pfc_prios(const struct rt_snapshot *s, const struct rt_delta *D, double secs,
+		   tui_speed_fn speed, struct tui_pfc_prio out[RT_NPRIO]);
+
+/* A NIC congestion counter for the header, summed over ports and devices. */
+struct tui_nic_sum {
+	const char *name;	/* the DCQCN counters by short names, the others as the driver names them */
+	__u64 v;		/* the interval's increase, or with totals the value */
+};
+
+/* The NIC's congestion counters of D: np_ecn_marked_roce_packets,
+ * np_cnp_sent, rp_cnp_handled, out_of_sequence and packet_seq_err first
+ * where present, then the others (those that moved, unless totals), each
+ * name once. Returns how many went into out (at most max). */
+size_t tui_nic_sums(const struct rt_delta *D, int totals, struct tui_nic_sum *out, size_t max);
+
+/* The detail view's table of one flow: pkts/s, Gb/s, CE %, CNPs/s, NAKs/s. */
+enum tui_dmetric { TUI_DM_PKTS, TUI_DM_GBPS, TUI_DM_CE, TUI_DM_CNP, TUI_DM_NAK, TUI_DM_N };
+
+struct tui_detail {
+	/* [metric][0]: the last interval; [metric][1 + w]: window w of
+	 * tui_windows; NAN where no time was covered */
+	double v[TUI_DM_N][1 + TUI_NWIN];
+	__u64 total[TUI_DM_N];	/* since the start: pkts, bytes, CE, CNPs, NAKs */
+};
+
+/* The detail of flow idx of t's snapshot. */
+void tui_detail_rates(const struct tui_data *t, size_t idx, struct tui_detail *out);
+/* A sparkline's values, oldest first, from the n newest samples of h:
+ * metric 0 is CE %, 1 CNPs/s. Returns how many; *max the largest. */
+int tui_detail_series(const struct tui_hist *h, int metric, int n, double *v, double *max);
+
 #endif

@@ -9,12 +9,13 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 PY=/usr/bin/python3
 GEN=${ROCETOP_GEN:-}
-TAG=rtg$$
+. "$ROOT/tests/lib.sh"
+TAG=rtg$RT_ID
 NSA=${TAG}a          # senders' side
 NSB=${TAG}b          # receiver's side
 VA=${TAG}va
 VB=${TAG}vb
-WORK=$(mktemp -d /tmp/${TAG}.XXXXXX)
+rt_tmpdir WORK
 PASSED=0
 FAILED=0
 TCPDUMP_PIDS=()
@@ -23,14 +24,7 @@ pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $1${2:+: $2}"; FAILED=$((FAILED + 1)); }
 skip() { echo "SKIP $1: $2"; }
 
-cleanup() {
-	for p in "${TCPDUMP_PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	ip netns del "$NSA" 2>/dev/null
-	ip netns del "$NSB" 2>/dev/null
-	[ -n "${KEEP:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+rt_on_exit 'for p in "${TCPDUMP_PIDS[@]}"; do kill "$p"; done'
 
 finish() {
 	echo "$PASSED passed, $FAILED failed"
@@ -88,19 +82,15 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip netns "needs root"
 	finish
 fi
-if ! ip netns add "$NSA" 2>/dev/null || ! ip netns add "$NSB" 2>/dev/null ||
-	! ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" 2>/dev/null; then
-	skip netns "cannot create network namespaces and a veth pair"
+if ! rt_netns "$NSA" "$NSB" 2>/dev/null || ! rt_no_ipv6 "$NSA" "$NSB"; then
+	skip netns "cannot create network namespaces"
 	finish
 fi
-for ns in "$NSA" "$NSB"; do
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-done
-ip -n "$NSA" link set "$VA" up
-ip -n "$NSB" link set "$VB" up
-ip -n "$NSA" link set lo up
-ip -n "$NSB" link set lo up
+for ns in "$NSA" "$NSB"; do ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1; done
+if ! rt_veth "$NSA" "$VA" "$NSB" "$VB" 2>/dev/null; then
+	skip netns "cannot create a veth pair"
+	finish
+fi
 MAC_B=$(ip -n "$NSB" -o link show "$VB" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
 sleep 0.3
 

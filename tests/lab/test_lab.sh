@@ -6,15 +6,13 @@ set -u
 cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 PY=${PYTHON:-/usr/bin/python3}
-name=rtl$$
-tmp=$(mktemp -d)
-cleanup() {
-	pkill -9 -f "rocetop lab .*--name $name" 2>/dev/null
-	for ns in snd sw rcv; do ip netns del "$name-$ns" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP lab: needs root"; exit 0; fi
+. tests/lib.sh
+name=rtl$RT_ID
+rt_need_root lab
+rt_tmpdir tmp
+# The lab makes its own namespaces; a killed run's are removed here.
+rt_on_exit 'pkill -9 -f "rocetop lab .*--name $name"; for ns in snd sw rcv; do ip netns del "$name-$ns"; done'
+
 
 leftovers() { ip netns list | grep -c "^$name-" ; }
 fails=0

@@ -3,12 +3,13 @@
 # thing, a non-zero exit, and nothing left attached.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 BUILD=${BUILD:-build}
-A=rtr$$a B=rtr$$b
-pin=/sys/fs/bpf/rtr$$
-cleanup() { ip link del "$A" 2>/dev/null; rm -f "$pin"; }
-trap cleanup EXIT
+A=rtr${RT_ID}a B=rtr${RT_ID}b
+# lo of a namespace of our own: the host's lo is shared with other runs.
+N=rtr${RT_ID}n
+pin=/sys/fs/bpf/rtr$RT_ID
 fails=0
 
 # expect NAME STATUS PATTERN CMD...: exit status and a stderr line matching PATTERN
@@ -24,9 +25,10 @@ expect() {
 	fi
 }
 
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP errors: needs root"; exit 0; fi
-ip link add "$A" type veth peer name "$B" && ip link set "$A" up && ip link set "$B" up ||
-	{ echo "FAIL errors: cannot create a veth pair"; exit 1; }
+rt_need_root errors
+rt_on_exit "ip link del '$A'; rm -f '$pin'"
+ip link add "$A" type veth peer name "$B" && ip link set "$A" up && ip link set "$B" up && rt_netns "$N" ||
+	{ echo "FAIL errors: cannot create a veth pair and a namespace"; exit 1; }
 
 expect "no such interface" 1 "no such interface: nosuch0" "$ROCETOP" -i nosuch0 -b -n 1
 expect "unknown option" 2 "unrecognized option" "$ROCETOP" -i "$A" --bogus
@@ -35,7 +37,7 @@ expect "nothing to watch" 2 "nothing to watch" "$ROCETOP"
 expect "-i with -r" 2 "cannot be combined" "$ROCETOP" -i "$A" -r x.pcap
 expect "an interface named twice" 2 "-i $A is given twice" "$ROCETOP" -i "$A" -i "$A" -b -n 1
 expect "not privileged" 1 "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups "$ROCETOP" -i "$A" -b -n 1
-expect "native XDP where there is none" 1 "cannot attach XDP in native mode to lo" "$ROCETOP" -i lo --xdp-mode native -b -n 1
+expect "native XDP where there is none" 1 "cannot attach XDP in native mode to lo" ip netns exec "$N" "$ROCETOP" -i lo --xdp-mode native -b -n 1
 
 # Another XDP program already there: refused, and that program stays.
 if bpftool prog load "$BUILD/bench_pass.bpf.o" "$pin" type xdp 2>/dev/null &&
@@ -61,7 +63,7 @@ expect "XDP held through a link by another rocetop" 1 "possibly another rocetop 
 kill -INT $first; wait $first
 
 # Auto mode falls back from native to generic with a message (lo has no native XDP).
-out=$("$ROCETOP" -i lo -b -n 1 -d 0.1 2>&1 >/dev/null); rc=$?
+out=$(ip netns exec "$N" "$ROCETOP" -i lo -b -n 1 -d 0.1 2>&1 >/dev/null); rc=$?
 if [ $rc = 0 ] && grep -q "lo: native XDP not available .* falling back to generic XDP" <<<"$out"; then
 	echo "PASS errors: native to generic fallback says so"
 else

@@ -6,17 +6,13 @@ set -u
 cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 PY=${PYTHON:-/usr/bin/python3}
-A=rtv$$a B=rtv$$b IFA=rtv$$x IFB=rtv$$y
-tmp=$(mktemp -d)
-cleanup() { kill -9 "${rt:-0}" 2>/dev/null; ip netns del "$A" 2>/dev/null; ip netns del "$B" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP evict: needs root"; exit 0; fi
-ip netns add "$A" && ip netns add "$B" &&
-ip link add "$IFA" netns "$A" type veth peer name "$IFB" netns "$B" &&
-ip -n "$A" link set "$IFA" up && ip -n "$B" link set "$IFB" up && ip -n "$A" link set lo up ||
+. tests/lib.sh
+A=rtv${RT_ID}a B=rtv${RT_ID}b IFA=rtv${RT_ID}x IFB=rtv${RT_ID}y
+rt_need_root evict
+rt_tmpdir tmp
+rt_on_exit 'kill -9 "${rt:-0}"'
+rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" ||
 	{ echo "FAIL evict: cannot build the namespaces"; exit 1; }
-ip netns exec "$B" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-ip netns exec "$A" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 
 # Steady traffic for 2 s, then silence: idle flows go after 0.8 s.
 ip netns exec "$B" "$ROCETOP" -i "$IFB" -b --top 0 -d 0.2 --flow-timeout 0.8 -n 25 --no-egress --csv "$tmp/csv" >"$tmp/out" 2>"$tmp/err" &

@@ -5,37 +5,22 @@
 # same traffic must agree. Then: after kill -9 nothing stays attached.
 set -u
 cd "$(dirname "$0")/../.."
+. tests/lib.sh
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 PY=${PYTHON:-/usr/bin/python3}
 here=tests/live
-id=$$
+id=$RT_ID
 A=rte${id}a B=rte${id}b IFA=rte${id}x IFB=rte${id}y
-tmp=$(mktemp -d)
 pids=()
 
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+rt_need_root live "needs root for namespaces and BPF"
+rt_need_cmd live tshark tcpdump
+rt_tmpdir tmp
+rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
 
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP live: needs root for namespaces and BPF"; exit 0; fi
-for t in tshark tcpdump; do
-	command -v $t >/dev/null || { echo "SKIP live: $t is not installed"; exit 0; }
-done
-
-ip netns add "$A" && ip netns add "$B" &&
-ip link add "$IFA" netns "$A" type veth peer name "$IFB" netns "$B" &&
-ip -n "$A" link set "$IFA" up && ip -n "$B" link set "$IFB" up &&
-ip -n "$A" addr add 10.99.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.99.0.2/24 dev "$IFB" ||
-	{ echo "FAIL live: cannot build the namespaces"; exit 1; }
-for ns in "$A" "$B"; do
-	ip -n "$ns" link set lo up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-done
+rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" &&
+ip -n "$A" addr add 10.99.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.99.0.2/24 dev "$IFB" &&
+rt_no_ipv6 "$A" "$B" || { echo "FAIL live: cannot build the namespaces"; exit 1; }
 MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
 MAC_B=$(ip -n "$B" -o link show "$IFB" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
 

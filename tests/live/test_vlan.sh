@@ -9,19 +9,16 @@ cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
 PY=${PYTHON:-/usr/bin/python3}
-A=rtw$$a B=rtw$$b S=rtw$$s
-tmp=$(mktemp -d)
-cleanup() {
-	kill -9 "${rt:-0}" "${td:-0}" 2>/dev/null
-	for n in "$A" "$B" "$S"; do ip netns del "$n" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP vlan: needs root"; exit 0; fi
+. tests/lib.sh
+A=rtw${RT_ID}a B=rtw${RT_ID}b S=rtw${RT_ID}s
+rt_need_root vlan
+rt_tmpdir tmp
+rt_on_exit 'kill -9 "${rt:-0}" "${td:-0}"'
+
 # veths made here and moved: both ends made inside namespaces can get equal
 # ifindexes, and iproute2 then pairs the names up wrongly.
-XA=rtw$$xa PA=rtw$$pa XB=rtw$$xb PB=rtw$$pb
-ip netns add "$A" && ip netns add "$B" && ip netns add "$S" &&
+XA=rtw${RT_ID}xa PA=rtw${RT_ID}pa XB=rtw${RT_ID}xb PB=rtw${RT_ID}pb
+rt_netns "$A" "$B" "$S" &&
 ip link add "$XA" type veth peer name "$PA" && ip link set "$XA" netns "$A" && ip link set "$PA" netns "$S" &&
 ip link add "$XB" type veth peer name "$PB" && ip link set "$XB" netns "$B" && ip link set "$PB" netns "$S" &&
 ip -n "$S" link add br0 type bridge &&
@@ -29,7 +26,7 @@ ip -n "$S" link set "$PA" master br0 && ip -n "$S" link set "$PB" master br0 && 
 ip -n "$S" link set "$PA" up && ip -n "$S" link set "$PB" up &&
 ip -n "$A" link set "$XA" up && ip -n "$B" link set "$XB" up ||
 	{ echo "FAIL vlan: cannot build the namespaces"; exit 1; }
-for n in "$A" "$B" "$S"; do ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1; done
+rt_no_ipv6 "$A" "$B" "$S"
 
 ip netns exec "$B" tcpdump -q -i "$XB" -w "$tmp/cap.pcap" -U 2>/dev/null & td=$!
 ip netns exec "$S" "$ROCETOP" -i "$PB" --no-ingress --csv "$tmp/csv" -D -d 0.2 --flow-timeout 0 2>"$tmp/err" & rt=$!

@@ -8,16 +8,17 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 BIN=$BUILD/tests/test_nic_ethtool
 name=ethtool_veth_matches_ethtool_S
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP $name: needs root for network namespaces"; exit 0; fi
-command -v ethtool >/dev/null || { echo "SKIP $name: no ethtool"; exit 0; }
+. tests/lib.sh
+rt_need_root $name "needs root for network namespaces"
+rt_need_cmd $name ethtool
 [ -x "$BIN" ] || { echo "FAIL $name: $BIN not built"; exit 1; }
 
-ns=rtn$$
-a=rtn$$a
-b=rtn$$b
-trap 'ip netns del $ns 2>/dev/null; rm -f "$tmp".*' EXIT
-tmp=$(mktemp -u /tmp/rtn$$.XXXX)
-ip netns add $ns || { echo "FAIL $name: cannot add netns"; exit 1; }
+ns=rtn$RT_ID
+a=rtn${RT_ID}a
+b=rtn${RT_ID}b
+rt_tmpdir tmpd
+tmp=$tmpd/t
+rt_netns $ns || { echo "FAIL $name: cannot add netns"; exit 1; }
 ip -n $ns link add $a type veth peer name $b || { echo "FAIL $name: cannot add veth"; exit 1; }
 ip -n $ns link set $a up && ip -n $ns link set $b up
 ip -n $ns addr add 10.250.0.1/24 dev $a

@@ -10,14 +10,18 @@ cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 FIX=$PWD/tests/fixtures/sysfs/mlx5-host
 name=nic_fixture_run
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP $name: needs root to attach to lo"; exit 0; fi
+. tests/lib.sh
+rt_need_root $name "needs root to attach to lo"
 [ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
 
-tmp=$(mktemp -d /tmp/rtn$$.XXXX)
+rt_tmpdir tmp
 pid=
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+rt_on_exit '[ -n "$pid" ] && kill $pid'
+# lo of a namespace of our own: the host's lo is shared with other runs.
+N=rtn${RT_ID}n
+rt_netns "$N" || { echo "FAIL $name: cannot create a namespace"; exit 1; }
 ln -s "$FIX/t0" "$tmp/root"
-"$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 3 --interval 1 --csv "$tmp/csv" \
+ip netns exec "$N" "$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 3 --interval 1 --csv "$tmp/csv" \
 	> "$tmp/out" 2> "$tmp/err" &
 pid=$!
 # After the first interval's rows are written, move the tree to t1.

@@ -10,12 +10,16 @@ ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 PY=${PYTHON:-/usr/bin/python3}
 FIX=$PWD/tests/fixtures/sysfs/mlx5-host
 name=nic_report
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP $name: needs root to attach to lo"; exit 0; fi
-tmp=$(mktemp -d /tmp/rtnr$$.XXXX)
+. tests/lib.sh
+rt_need_root $name "needs root to attach to lo"
+rt_tmpdir tmp
 pid=
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+rt_on_exit '[ -n "$pid" ] && kill $pid'
+# lo of a namespace of our own: the host's lo is shared with other runs.
+N=rtnr${RT_ID}n
+rt_netns "$N" || { echo "FAIL $name: cannot create a namespace"; exit 1; }
 ln -s "$FIX/t0" "$tmp/root"
-"$ROCETOP" --sysfs-root "$tmp/root" -i lo -D -n 3 -d 0.4 -w "$tmp/rec.rtr" --csv "$tmp/csv" 2>"$tmp/err" &
+ip netns exec "$N" "$ROCETOP" --sysfs-root "$tmp/root" -i lo -D -n 3 -d 0.4 -w "$tmp/rec.rtr" --csv "$tmp/csv" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 400); do
 	[ -s "$tmp/csv/ports.csv" ] && [ "$(wc -l < "$tmp/csv/ports.csv")" -gt 1 ] && break

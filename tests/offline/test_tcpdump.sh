@@ -8,33 +8,20 @@ cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 PY=${PYTHON:-/usr/bin/python3}
 H="$PY tests/offline/offline.py"
-NA=rtoa$$ NB=rtob$$
-T=$(mktemp -d /tmp/rto-tcpd.XXXXXX)
+. tests/lib.sh
+NA=rtoa$RT_ID NB=rtob$RT_ID
 fails=0
-cleanup() {
-	[ -n "${P1:-}" ] && kill "$P1" 2>/dev/null
-	[ -n "${P2:-}" ] && kill "$P2" 2>/dev/null
-	ip netns del "$NA" 2>/dev/null
-	ip netns del "$NB" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 
-[ "$(id -u)" = 0 ] || { echo "SKIP tcpdump_capture: needs root for namespaces"; exit 0; }
-for c in ip tcpdump tshark; do
-	command -v $c >/dev/null || { echo "SKIP tcpdump_capture: no $c"; exit 0; }
-done
-$PY -c 'import scapy' 2>/dev/null || { echo "SKIP tcpdump_capture: no scapy"; exit 0; }
+rt_need_root tcpdump_capture "needs root for namespaces"
+rt_need_cmd tcpdump_capture ip tcpdump tshark
+$PY -c 'import scapy' 2>/dev/null || rt_skip tcpdump_capture "no scapy"
+rt_tmpdir T
+rt_on_exit '[ -n "${P1:-}" ] && kill "$P1"; [ -n "${P2:-}" ] && kill "$P2"'
 
-ip netns add "$NA" && ip netns add "$NB" &&
-ip link add "$NA" netns "$NA" type veth peer name "$NB" netns "$NB" || { fail tcpdump_capture "cannot build the veth pair"; exit 1; }
-for n in "$NA" "$NB"; do
-	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip -n "$n" link set lo up
-	ip -n "$n" link set "$n" up
-done
+rt_netns "$NA" "$NB" && rt_no_ipv6 "$NA" "$NB" && rt_veth "$NA" "$NA" "$NB" "$NB" ||
+	{ fail tcpdump_capture "cannot build the veth pair"; exit 1; }
 
 ip netns exec "$NB" tcpdump -i "$NB" -U -n -w "$T/veth.pcap" udp port 4791 2>"$T/td1.err" & P1=$!
 ip netns exec "$NB" tcpdump -i any -U -n -w "$T/any.pcap" udp port 4791 2>"$T/td2.err" & P2=$!

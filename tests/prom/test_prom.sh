@@ -14,21 +14,14 @@ ROCETOP=${ROCETOP:-$PWD/$BUILD/rocetop}
 PY=${PYTHON:-/usr/bin/python3}
 PROMETHEUS=${PROMETHEUS:-/usr/bin/prometheus}
 here=tests/prom
-id=$$
+. tests/lib.sh
+id=$RT_ID
 A=rtp${id}a B=rtp${id}b IFA=rtp${id}x IFB=rtp${id}y
 INTERVAL=0.2
-tmp=$(mktemp -d)
 pids=()
 fails=0
-
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+rt_tmpdir tmp
+rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
 
 pass() { echo "PASS prom: $*"; }
 fail() { echo "FAIL prom: $*"; fails=$((fails + 1)); }
@@ -66,11 +59,9 @@ for t in "$PROMETHEUS" promtool curl ss; do
 	command -v "$t" >/dev/null || { echo "SKIP prom live: $t is not installed"; exit $((fails > 0)); }
 done
 
-ip netns add "$A" && ip netns add "$B" &&
-ip link add "$IFA" netns "$A" type veth peer name "$IFB" netns "$B" &&
-ip -n "$A" link set "$IFA" up && ip -n "$B" link set "$IFB" up && ip -n "$B" link set lo up ||
+rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" ||
 	{ fail "cannot build the namespaces"; exit 1; }
-for ns in "$A" "$B"; do ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1; done
+rt_no_ipv6 "$A" "$B"
 MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
 MAC_B=$(ip -n "$B" -o link show "$IFB" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
 

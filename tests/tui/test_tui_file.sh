@@ -8,15 +8,16 @@ set -u
 cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 PY=${PYTHON:-/usr/bin/python3}
-S=rtuf$$
-DIR=$(mktemp -d /tmp/rtuf.XXXXXX)
+. tests/lib.sh
+S=rtuf$RT_ID
 fail=0
 
-skip() { echo "SKIP tui_file: $*"; exit 0; }
-command -v tmux >/dev/null || skip "tmux is not installed"
+skip() { rt_skip tui_file "$*"; }
+rt_need_cmd tui_file tmux
 [ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || skip "$PY has no scapy"
-trap 'tmux kill-session -t "$S" 2>/dev/null; rm -rf "$DIR"' EXIT
+rt_tmpdir DIR
+rt_on_exit 'tmux kill-session -t "$S"'
 
 $PY - "$DIR/f.pcap" <<'EOF' || skip "cannot write the capture"
 import sys

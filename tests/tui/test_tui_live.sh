@@ -15,25 +15,19 @@ cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 PY=${PYTHON:-/usr/bin/python3}
 SEND=$PWD/tests/tui/send_known.py
-N=rtu$$
-S=rtu$$
+. tests/lib.sh
+N=rtu$RT_ID
+S=rtu$RT_ID
 fail=0
 
-skip() { echo "SKIP tui_live: $*"; exit 0; }
-[ "$(id -u)" -eq 0 ] || skip "needs root for namespaces and BPF"
-command -v tmux >/dev/null || skip "tmux is not installed"
+skip() { rt_skip tui_live "$*"; }
+rt_need_root tui_live "needs root for namespaces and BPF"
+rt_need_cmd tui_live tmux
 [ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || skip "$PY has no scapy"
 
-cleanup() {
-	tmux kill-session -t "$S" 2>/dev/null
-	tmux kill-session -t "${S}b" 2>/dev/null
-	ip link del "${N}a" 2>/dev/null
-	ip netns del "${N}n" 2>/dev/null
-}
-trap cleanup EXIT
-
-ip netns add "${N}n" || skip "cannot create a network namespace"
+rt_on_exit 'tmux kill-session -t "$S"; tmux kill-session -t "${S}b"; ip link del "${N}a"'
+rt_netns "${N}n" || skip "cannot create a network namespace"
 ip link add "${N}a" type veth peer name "${N}b" || skip "cannot create a veth pair"
 ip link set "${N}b" netns "${N}n"
 sysctl -qw "net.ipv6.conf.${N}a.disable_ipv6=1"

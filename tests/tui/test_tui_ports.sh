@@ -7,14 +7,17 @@ cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 FIX=tests/fixtures/sysfs/mlx5-host/t0
 HW=$FIX/sys/class/infiniband/mlx5_0/ports/1/hw_counters
-S=rtup$$
-tmp=$(mktemp -d)
-cleanup() { [ -n "${KEEP:-}" ] && cp "$tmp"/* /tmp/; tmux kill-session -t "$S" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP tui_ports: needs root to attach to lo"; exit 0; fi
-command -v tmux >/dev/null || { echo "SKIP tui_ports: tmux is not installed"; exit 0; }
+. tests/lib.sh
+S=rtup$RT_ID
+# lo of a namespace of our own: the host's lo is shared with other runs.
+N=rtup${RT_ID}n
+rt_need_root tui_ports "needs root to attach to lo"
+rt_need_cmd tui_ports tmux
+rt_tmpdir tmp
+rt_on_exit 'tmux kill-session -t "$S"'
+rt_netns "$N" || { echo "FAIL tui_ports: cannot create a namespace"; exit 1; }
 
-tmux new-session -d -s "$S" -x 120 -y 60 "NO_COLOR=1 $ROCETOP --sysfs-root $FIX -i lo -d 0.3; echo EXITED \$? > $tmp/rc; sleep 5"
+tmux new-session -d -s "$S" -x 120 -y 60 "NO_COLOR=1 ip netns exec $N $ROCETOP --sysfs-root $FIX -i lo -d 0.3; echo EXITED \$? > $tmp/rc; sleep 5"
 for _ in $(seq 50); do tmux capture-pane -p -t "$S" | grep -q '^rocetop ' && break; sleep 0.1; done
 tmux send-keys -t "$S" 4
 sleep 1

@@ -19,7 +19,6 @@
  * bad command line.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +27,9 @@
 #include <unistd.h>
 #include <linux/dcbnl.h>
 #include "doctor.h"
+#include "cli.h"
 #include "log.h"
+#include "num.h"
 #include "nic.h"
 
 /* ---- the command ---- */
@@ -199,68 +200,89 @@ static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings
 	printf("],\"failed\":%d}\n", o->failed);
 }
 
-static const char doctor_usage[] =
+enum { D_SYSFS_ROOT = 256, D_JSON };
+
+static const struct rt_opt doctor_opts[] = {
+	{ 'i', "interface", "IF", "judge IF only (also a netdev without RDMA)" },
+	{ D_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs, debugfs and configfs below DIR (fixtures)" },
+	{ D_JSON, "json", NULL, "one JSON object, for scripts" },
+	{ 'd', "interval", "S", "seconds between the two counter readings (default 1;\n"
+				"0: one reading, counters judged by their values)" },
+	{ 'h', "help", NULL, "this text" },
+	RT_OPT_END,
+};
+
+static const struct rt_cli doctor_cli = {
+	.prog = "rocetop doctor",
+	.usage =
 "Usage: rocetop doctor [-i IF] [--sysfs-root DIR] [--json] [--interval S]\n"
 "Read this host's RoCE congestion configuration and say what is wrong: for each\n"
 "RDMA netdev, PFC (DCB netlink), the DSCP-to-priority map and trust, ECN per\n"
 "priority (ecn/roce_np, ecn/roce_rp), DCQCN parameters (mlx5 debugfs cc_params),\n"
 "rdma_cm's default RoCE mode and ToS (configfs), the MTUs, and the PFC and CNP\n"
-"counters, read twice to see what grows.\n"
-"  -i, --interface IF    judge IF only (also a netdev without RDMA)\n"
-"      --sysfs-root DIR  read sysfs, debugfs and configfs below DIR (fixtures)\n"
-"      --json            one JSON object, for scripts\n"
-"  -d, --interval S      seconds between the two counter readings (default 1;\n"
-"                        0: one reading, counters judged by their values)\n"
-"  -h, --help            this text\n"
-"Exit status: 0 when no check fails, 1 when one does, 2 for a bad command line.\n";
+"counters, read twice to see what grows.\n",
+	.opts = doctor_opts,
+	.epilog = "Exit status: 0 when no check fails, 1 when one does, 2 for a bad command line.\n",
+	.width = 24,
+};
+
+struct doctor_args {
+	const char *only, *root;
+	double interval;
+	int json;
+};
+
+static int doctor_opt(void *ctx, int id, const char *arg)
+{
+	struct doctor_args *a = ctx;
+
+	switch (id) {
+	case 'i':
+		if (!*arg || strlen(arg) >= IF_NAMESIZE || strchr(arg, '/')) {
+			pr_warn("doctor: '%s' is no interface name.\n", arg);
+			return -EINVAL;
+		}
+		a->only = arg;
+		return 0;
+	case D_SYSFS_ROOT:
+		a->root = arg;
+		return 0;
+	case D_JSON:
+		a->json = 1;
+		return 0;
+	case 'd':
+		if (rt_parse_num(arg, RT_NUM_SECONDS, 0, 3600, &a->interval)) {
+			pr_warn("doctor: --interval '%s' is not valid: give seconds from 0 to 3600.\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case 'h':
+		rt_cli_help(&doctor_cli, stdout);
+		return 1;
+	}
+	return -EINVAL;
+}
 
 int rt_doctor_main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "interface", required_argument, NULL, 'i' },
-		{ "sysfs-root", required_argument, NULL, 'R' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "interval", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *only = NULL, *root = NULL;
+	struct doctor_args a = { .interval = 1 };
+	const char *only, *root;
 	struct rt_doc_host *h0 = NULL, *h1 = NULL;
 	struct rt_doc_findings *o = NULL;
-	double interval = 1;
-	int json = 0, c, rc = 1;
+	double interval;
+	int json, first, err, rc = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:d:h", lo, NULL)) != -1) {
-		char *end;
-
-		switch (c) {
-		case 'i':
-			if (!*optarg || strlen(optarg) >= IF_NAMESIZE || strchr(optarg, '/')) {
-				pr_warn("doctor: '%s' is no interface name.\n", optarg);
-				return 2;
-			}
-			only = optarg;
-			break;
-		case 'R': root = optarg; break;
-		case 'j': json = 1; break;
-		case 'd':
-			interval = strtod(optarg, &end);
-			if (end == optarg || *end || interval < 0 || interval > 3600) {
-				pr_warn("doctor: --interval '%s' is not valid: give seconds from 0 to 3600.\n", optarg);
-				return 2;
-			}
-			break;
-		case 'h': fputs(doctor_usage, stdout); return 0;
-		default:
-			fputs(doctor_usage, stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		pr_warn("doctor: unexpected argument '%s'; an interface takes -i.\n", argv[optind]);
+	err = rt_cli_parse(&doctor_cli, argc, argv, doctor_opt, &a, &first);
+	if (err)
+		return err > 0 ? 0 : 2;
+	if (first < argc) {
+		pr_warn("doctor: unexpected argument '%s'; an interface takes -i.\n", argv[first]);
 		return 2;
 	}
+	only = a.only;
+	root = a.root;
+	interval = a.interval;
+	json = a.json;
 	if (root && access(root, F_OK)) {
 		pr_warn("doctor: --sysfs-root %s: %s.\n", root, strerror(errno));
 		return 2;

@@ -35,7 +35,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "endpoint.h"
+#include "cli.h"
 #include "log.h"
+#include "num.h"
 #include "source.h"
 #include "sflow.h"
 
@@ -45,38 +47,52 @@ extern char **environ;
  * receiver namespace's loopback. */
 #define LAB_SFLOW_TO "127.0.0.1:6343"
 
-static const char lab_usage[] =
+enum {
+	LAB_SCENARIO = 512, LAB_DURATION, LAB_RATE, LAB_SENDERS, LAB_SEED, LAB_TALLY, LAB_NAME, LAB_GEN,
+	LAB_SFLOW, LAB_SFLOW_RATE, LAB_MIRROR,
+};
+
+static const struct rt_opt lab_opts[] = {
+	RT_OPT_SECTION("Lab options:"),
+	{ LAB_SCENARIO, "scenario", "NAME", "incast, pfc-storm, steady or mixed (default mixed)\n"
+		"  incast:    senders into one receiver through a congested\n"
+		"             port: CE marks, CNPs, DCQCN, drops and NAKs\n"
+		"  pfc-storm: priority 3 paused by a PFC storm, priority 1 flows on\n"
+		"  steady:    uncongested flows, the baseline\n"
+		"  mixed:     all of the above on different priorities" },
+	{ LAB_DURATION, "duration", "S", "stop the traffic after S seconds, then exit (default: run\n"
+		"until you quit)" },
+	{ LAB_RATE, "rate", "PPS", "frames per second on the wire, all kinds (default 20000)" },
+	{ LAB_SENDERS, "senders", "N", "senders (default 4)" },
+	{ LAB_SEED, "seed", "N", "seed of the traffic model (default 1)" },
+	{ LAB_TALLY, "tally", "DIR", "write the generator's exact tally of what it sent to DIR" },
+	{ LAB_SFLOW, "sflow", NULL, "the switch also exports sFlow (1 in --sflow-rate frames\n"
+		"sampled, with its queue depth and delay, drop notifications,\n"
+		"counters) and rocetop collects it beside rcv0: the switch\n"
+		"port 10.77.0.254:1, estimates marked ~ next to the exact counts" },
+	{ LAB_SFLOW_RATE, "sflow-rate", "N", "the switch's sampling rate with --sflow (default 64)" },
+	{ LAB_NAME, "name", "PREFIX", "namespace prefix (default rtlab), to run labs side by side" },
+	{ LAB_GEN, "gen", "PATH", "the rocetop-gen binary (default: beside rocetop, else PATH)" },
+	{ LAB_MIRROR, "mirror", "TYPE", "erspan2, erspan3 or vxlan: the switch mirrors its congested\n"
+		"port to a collector namespace, and rocetop watches the\n"
+		"collector (rocetop -i col0 --collector) instead of the\n"
+		"receiver: the same flows, inside mirror session 10" },
+	{ 'h', "help", NULL, "this text" },
+	RT_OPT_END,
+};
+
+static const struct rt_cli lab_cli = {
+	.prog = "rocetop lab",
+	.usage =
 "Usage: rocetop lab [--scenario NAME] [--duration S] [--rate PPS] [options]\n"
 "\n"
 "Build a RoCEv2 test bed in network namespaces (senders, a switch, a receiver),\n"
 "send modelled traffic with congestion through it, and watch the receiver's\n"
 "interface with rocetop. Everything the lab creates is removed when it ends;\n"
 "the leftovers of a crashed run are removed at the next start.\n"
-"\n"
-"Lab options:\n"
-"  --scenario NAME   incast, pfc-storm, steady or mixed (default mixed)\n"
-"                      incast:    senders into one receiver through a congested\n"
-"                                 port: CE marks, CNPs, DCQCN, drops and NAKs\n"
-"                      pfc-storm: priority 3 paused by a PFC storm, priority 1 flows on\n"
-"                      steady:    uncongested flows, the baseline\n"
-"                      mixed:     all of the above on different priorities\n"
-"  --duration S      stop the traffic after S seconds, then exit (default: run\n"
-"                    until you quit)\n"
-"  --rate PPS        frames per second on the wire, all kinds (default 20000)\n"
-"  --senders N       senders (default 4)\n"
-"  --seed N          seed of the traffic model (default 1)\n"
-"  --tally DIR       write the generator's exact tally of what it sent to DIR\n"
-"  --sflow           the switch also exports sFlow (1 in --sflow-rate frames\n"
-"                    sampled, with its queue depth and delay, drop notifications,\n"
-"                    counters) and rocetop collects it beside rcv0: the switch\n"
-"                    port 10.77.0.254:1, estimates marked ~ next to the exact counts\n"
-"  --sflow-rate N    the switch's sampling rate with --sflow (default 64)\n"
-"  --name PREFIX     namespace prefix (default rtlab), to run labs side by side\n"
-"  --gen PATH        the rocetop-gen binary (default: beside rocetop, else PATH)\n"
-"  --mirror TYPE     erspan2, erspan3 or vxlan: the switch mirrors its congested\n"
-"                    port to a collector namespace, and rocetop watches the\n"
-"                    collector (rocetop -i col0 --collector) instead of the\n"
-"                    receiver: the same flows, inside mirror session 10\n"
+"\n",
+	.opts = lab_opts,
+	.epilog =
 "\n"
 "Any rocetop option applies to the view of the lab: --batch, --csv DIR,\n"
 "-w FILE, --listen PORT, -D, -d/--interval, -n/--iterations, --xdp-mode...\n"
@@ -86,7 +102,10 @@ static const char lab_usage[] =
 "  rocetop lab --scenario incast --batch -n 5     five text tables of an incast\n"
 "  rocetop lab --scenario pfc-storm --duration 10 --csv out -D\n"
 "  rocetop lab --scenario incast --sflow          the congested port, seen by sFlow\n"
-"  rocetop lab --mirror erspan3                   the same seen by a mirror collector\n";
+"  rocetop lab --mirror erspan3                   the same seen by a mirror collector\n",
+	.width = 20,
+	.long_indent = 2,
+};
 
 struct lab {
 	char prefix[32];
@@ -355,14 +374,102 @@ static int valid_name(const char *s)
 
 static int num(const char *opt, const char *v, double lo, double hi, double *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtod(v ? v : "", &end);
-	if (!v || errno || end == v || *end || *out < lo || *out > hi) {
+	if (rt_parse_num(v, RT_NUM_REAL, lo, hi, out)) {
 		pr_warn("%s '%s' is not valid: give a number between %g and %g.\n", opt, v ? v : "", lo, hi);
 		return -1;
 	}
+	return 0;
+}
+
+struct lab_parse {
+	struct lab *l;
+	char **rest;		/* the view's command line */
+	int *nrest, max;
+	char names[64][40];	/* "--name" of each option handed on */
+	int nnames;
+};
+
+/* One option of the lab's command line: its own, or rocetop's for the view. */
+static int lab_opt(void *ctx, int id, const char *arg)
+{
+	struct lab_parse *pc = ctx;
+	struct lab *l = pc->l;
+	const struct rt_opt *o;
+	double v;
+
+	switch (id) {
+	case 'h':
+		rt_cli_help(&lab_cli, stdout);
+		return 1;
+	case LAB_SCENARIO:
+		if (strcmp(arg, "incast") && strcmp(arg, "pfc-storm") && strcmp(arg, "steady") &&
+		    strcmp(arg, "mixed")) {
+			pr_warn("--scenario '%s' is not known: use incast, pfc-storm, steady or mixed.\n", arg);
+			return -EINVAL;
+		}
+		l->scenario = arg;
+		return 0;
+	case LAB_DURATION:
+		return num("--duration", arg, 0.1, 86400, &l->duration) ? -EINVAL : 0;
+	case LAB_RATE:
+		if (num("--rate", arg, 1, 10000000, &v))
+			return -EINVAL;
+		l->rate = (long)v;
+		return 0;
+	case LAB_SENDERS:
+		if (num("--senders", arg, 1, 64, &v))
+			return -EINVAL;
+		l->senders = (long)v;
+		return 0;
+	case LAB_SEED:
+		if (num("--seed", arg, 0, 4294967295.0, &v))
+			return -EINVAL;
+		l->seed = (long)v;
+		return 0;
+	case LAB_TALLY:
+		l->tally = arg;
+		return 0;
+	case LAB_SFLOW:
+		l->sflow = 1;
+		return 0;
+	case LAB_SFLOW_RATE:
+		if (num("--sflow-rate", arg, 1, 1 << 30, &v))
+			return -EINVAL;
+		l->sflow_rate = (long)v;
+		return 0;
+	case LAB_GEN:
+		l->gen = arg;
+		return 0;
+	case LAB_MIRROR:
+		if (strcmp(arg, "erspan2") && strcmp(arg, "erspan3") && strcmp(arg, "vxlan")) {
+			pr_warn("--mirror '%s' is not known: use erspan2, erspan3 or vxlan.\n", arg);
+			return -EINVAL;
+		}
+		l->mirror = arg;
+		return 0;
+	case LAB_NAME:
+		if (!valid_name(arg)) {
+			pr_warn("--name '%s' is not valid: use up to 16 of a-z, 0-9, - and _.\n", arg);
+			return -EINVAL;
+		}
+		snprintf(l->prefix, sizeof(l->prefix), "%s", arg);
+		return 0;
+	case 'i':
+	case 'r':
+		pr_warn("the lab watches its own interface; %s does not apply to it.\n",
+			id == 'i' ? "-i/--interface" : "-r/--read");
+		return -EINVAL;
+	}
+	/* rocetop's own option: handed on as --name [arg] */
+	o = rt_cli_find(rt_main_opts, id);
+	if (!o || *pc->nrest + 2 > pc->max || pc->nnames == 64) {
+		pr_warn("too many options for the lab's view.\n");
+		return -EINVAL;
+	}
+	snprintf(pc->names[pc->nnames], sizeof(pc->names[0]), "--%s", o->name);
+	pc->rest[(*pc->nrest)++] = pc->names[pc->nnames++];
+	if (arg)
+		pc->rest[(*pc->nrest)++] = (char *)arg;
 	return 0;
 }
 
@@ -371,90 +478,29 @@ int rt_lab_main(int argc, char **argv)
 	struct lab l = { .scenario = "mixed", .rate = 20000, .senders = 4, .seed = 1, .sflow_rate = 64 };
 	struct rt_opts o;
 	char *rest[256];
-	int nrest = 0, i, err, saved_ns = -1, fail = 0;
-	double v;
+	int nrest = 0, i, err, saved_ns = -1, fail = 0, first, nall = 0;
+	struct rt_opt all[128] = { { 0 } };
+	struct rt_cli cli = lab_cli;
+	struct lab_parse pc;
 
 	snprintf(l.prefix, sizeof(l.prefix), "rtlab");
 	rest[nrest++] = "rocetop";
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(lab_usage, stdout);
-			return 0;
-		} else if (!strcmp(a, "--scenario")) {
-			if (!val || (strcmp(val, "incast") && strcmp(val, "pfc-storm") && strcmp(val, "steady") &&
-				     strcmp(val, "mixed"))) {
-				pr_warn("--scenario '%s' is not known: use incast, pfc-storm, steady or mixed.\n",
-					val ? val : "");
-				return 2;
-			}
-			l.scenario = val;
-			i++;
-		} else if (!strcmp(a, "--duration")) {
-			if (num(a, val, 0.1, 86400, &l.duration))
-				return 2;
-			i++;
-		} else if (!strcmp(a, "--rate")) {
-			if (num(a, val, 1, 10000000, &v))
-				return 2;
-			l.rate = (long)v;
-			i++;
-		} else if (!strcmp(a, "--senders")) {
-			if (num(a, val, 1, 64, &v))
-				return 2;
-			l.senders = (long)v;
-			i++;
-		} else if (!strcmp(a, "--seed")) {
-			if (num(a, val, 0, 4294967295.0, &v))
-				return 2;
-			l.seed = (long)v;
-			i++;
-		} else if (!strcmp(a, "--tally")) {
-			if (!val) {
-				pr_warn("--tally needs a directory.\n");
-				return 2;
-			}
-			l.tally = val;
-			i++;
-		} else if (!strcmp(a, "--sflow")) {
-			l.sflow = 1;
-		} else if (!strcmp(a, "--sflow-rate")) {
-			if (num(a, val, 1, 1 << 30, &v))
-				return 2;
-			l.sflow_rate = (long)v;
-			i++;
-		} else if (!strcmp(a, "--gen")) {
-			if (!val) {
-				pr_warn("--gen needs the path of rocetop-gen.\n");
-				return 2;
-			}
-			l.gen = val;
-			i++;
-		} else if (!strcmp(a, "--mirror")) {
-			if (!val || (strcmp(val, "erspan2") && strcmp(val, "erspan3") && strcmp(val, "vxlan"))) {
-				pr_warn("--mirror '%s' is not known: use erspan2, erspan3 or vxlan.\n",
-					val ? val : "");
-				return 2;
-			}
-			l.mirror = val;
-			i++;
-		} else if (!strcmp(a, "--name")) {
-			if (!val || !valid_name(val)) {
-				pr_warn("--name '%s' is not valid: use up to 16 of a-z, 0-9, - and _.\n",
-					val ? val : "");
-				return 2;
-			}
-			snprintf(l.prefix, sizeof(l.prefix), "%s", val);
-			i++;
-		} else if (!strcmp(a, "-i") || !strncmp(a, "--interface", 11) || !strcmp(a, "-r") ||
-			   !strncmp(a, "--read", 6)) {
-			pr_warn("the lab watches its own interface; %s does not apply to it.\n", a);
-			return 2;
-		} else if (nrest < (int)(sizeof(rest) / sizeof(rest[0])) - 4) {
-			rest[nrest++] = argv[i];
-		}
-	}
+	/* The lab's options, then rocetop's, which go on to the view. */
+	for (i = 0; lab_opts[i].help; i++)
+		all[nall++] = lab_opts[i];
+	for (i = 0; rt_main_opts[i].help && nall < (int)(sizeof(all) / sizeof(all[0])) - 1; i++)
+		all[nall++] = rt_main_opts[i];
+	cli.opts = all;
+	memset(&pc, 0, sizeof(pc));
+	pc.l = &l;
+	pc.rest = rest;
+	pc.nrest = &nrest;
+	pc.max = (int)(sizeof(rest) / sizeof(rest[0])) - 4;
+	err = rt_cli_parse(&cli, argc, argv, lab_opt, &pc, &first);
+	if (err)
+		return err > 0 ? 0 : 2;
+	for (i = first; i < argc && nrest < pc.max; i++)
+		rest[nrest++] = argv[i];
 	rest[nrest++] = "-i";
 	rest[nrest++] = l.mirror ? "col0" : "rcv0";
 	if (l.mirror)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * rocetop: where is my RoCEv2 fabric congested, per flow, live.
- * Subcommands, then the command line (user/opts.c) into the loop (user/loop.c).
+ * Subcommands, then the command line (user/core/opts.c) into the loop (user/core/loop.c).
  */
 #include <stdio.h>
 #include <string.h>

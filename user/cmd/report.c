@@ -27,6 +27,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
+#include "nic.h"
 #include "opts.h"
 #include "source.h"
 

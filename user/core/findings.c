@@ -17,6 +17,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
+#include "nic.h"
 
 void rt_find_cfg_defaults(struct rt_find_cfg *c)
 {

@@ -1,12 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <arpa/inet.h>
-#include <net/if.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <stdio.h>
 #include <time.h>
 #include "fmt.h"
@@ -16,11 +10,6 @@ const char *rt_fmt_addr(__u8 family, const __u8 *addr, char *buf, size_t len)
 	if (!inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, buf, (socklen_t)len))
 		snprintf(buf, len, "?");
 	return buf;
-}
-
-const char *rt_dir_name(__u8 dir)
-{
-	return dir == RT_DIR_EGRESS ? "egress" : "ingress";
 }
 
 const char *rt_prio_name(unsigned int prio, char *buf, size_t len)
@@ -53,44 +42,6 @@ double rt_pause_seconds(__u64 quanta, __u64 speed_mbps)
 	if (!speed_mbps)
 		return 0;
 	return (double)quanta * 512.0 / ((double)speed_mbps * 1e6);
-}
-
-/* Through the ethtool ioctl: it answers for the caller's network namespace,
- * where /sys/class/net may show another one. */
-__u64 rt_link_speed_mbps(const char *ifname)
-{
-	struct ethtool_cmd cmd = { .cmd = ETHTOOL_GSET };
-	struct ifreq ifr;
-	__u32 speed;
-	int fd;
-
-	if (strlen(ifname) >= sizeof(ifr.ifr_name))
-		return 0;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, ifname);
-	ifr.ifr_data = (void *)&cmd;
-	if (ioctl(fd, SIOCETHTOOL, &ifr)) {
-		close(fd);
-		return 0;
-	}
-	close(fd);
-	speed = ethtool_cmd_speed(&cmd);
-	return speed == (__u32)SPEED_UNKNOWN || speed == 0xffff ? 0 : speed;
-}
-
-const char *rt_scope_name(__u8 scope)
-{
-	switch (scope) {
-	case RT_SCOPE_HW_PORT: return "hw_counters";
-	case RT_SCOPE_PORT: return "counters";
-	case RT_SCOPE_HW_DEV: return "device_hw_counters";
-	case RT_SCOPE_ETHTOOL: return "ethtool";
-	case RT_SCOPE_QP: return "qp";
-	}
-	return "unknown";
 }
 
 const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)

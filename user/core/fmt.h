@@ -4,12 +4,11 @@
 #define RT_FMT_H
 
 #include <stddef.h>
-#include "snapshot.h"
+#include "derive.h"
 
 #define RT_ADDR_STRLEN 46
 
 const char *rt_fmt_addr(__u8 family, const __u8 *addr, char *buf, size_t len);
-const char *rt_dir_name(__u8 dir);		/* "ingress" / "egress" */
 /*
  * Who mirrored a flow, as flows.csv's mirror column writes it: "erspan2:SESSION",
  * "erspan3:SESSION:ingress|egress", "gre", "vxlan:VNI", or "" for a flow seen
@@ -22,10 +21,6 @@ const char *rt_prio_name(unsigned int prio, char *buf, size_t len);	/* "0".."7",
 const char *rt_fmt_si(double v, char *buf, size_t len);
 /* Seconds a link at speed_mbps was paused by that many quanta (512 bit times each). */
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps);
-/* Link speed of an interface in Mb/s from sysfs, 0 when unknown. */
-__u64 rt_link_speed_mbps(const char *ifname);
-/* Where a NIC counter came from, as ports.csv and the metrics name it. */
-const char *rt_scope_name(__u8 scope);
 /* Time as "HH:MM:SS" (local) and as seconds with milliseconds. */
 const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len);
 

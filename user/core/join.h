@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The join of flows with the local QP table (user/join.c), for any source:
+ * The join of flows with the local QP table (user/core/join.c), for any source:
  * live snapshots get it from rt_nic_collect(); file sources call
  * rt_join(s, NULL) to get CNP attribution from ACKs and host pairs.
  */

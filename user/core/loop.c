@@ -385,7 +385,12 @@ int rt_run(const struct rt_opts *o)
 		goto out;
 	if (tui && add_sink(&L, rt_tui_sink_new(o)))
 		goto out;
+	if (o->sink && add_sink(&L, o->sink))
+		goto out;
 
+	for (i = 0; i < L.nsinks; i++)
+		if (L.sinks[i]->start)
+			L.sinks[i]->start(L.sinks[i], L.src);
 	err = run(&L, o);
 out:
 	for (i = L.nsinks - 1; i >= 0; i--)

@@ -3,8 +3,11 @@
 #ifndef RT_OPTS_H
 #define RT_OPTS_H
 
+#include "cli.h"
 #include "findings.h"
 #include "snapshot.h"
+
+struct rt_sink;
 
 #define RT_MAX_SRC_IFACES 16
 #define RT_MAX_SFLOW_ALLOW 16
@@ -57,11 +60,17 @@ struct rt_opts {
 	 */
 	int (*hook)(void *arg, int event);
 	void *hook_arg;
+	/* For embedding (rocetop report): one more sink, made by the caller,
+	 * fed beside the others; the loop calls its close. */
+	struct rt_sink *sink;
 };
 
 #define RT_HOOK_READY	1
 #define RT_HOOK_TICK	2
 
+/* The main command line's option table (user/core/cli.h): its --help and
+ * parsing; rocetop lab passes these options on to the view. */
+extern const struct rt_opt rt_main_opts[];
 void rt_opts_defaults(struct rt_opts *o);
 /* "30s", "5m", "1h", "90": seconds; 0 or -EINVAL. */
 int rt_parse_duration(const char *s, double *out);

@@ -552,14 +552,8 @@ static int rec_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		return err;
 	}
 	need = BLK_HDR + compressBound((uLong)r->rawlen);
-	if (need > r->zcap) {
-		unsigned char *z = realloc(r->z, need);
-
-		if (!z)
-			return -ENOMEM;
-		r->z = z;
-		r->zcap = need;
-	}
+	if (rt_grow_to((void **)&r->z, &r->zcap, need, 1))
+		return -ENOMEM;
 	zl = (uLongf)(r->zcap - BLK_HDR);
 	if (compress2(r->z + BLK_HDR, &zl, r->raw, (uLong)r->rawlen, Z_BEST_SPEED) != Z_OK) {
 		pr_warn("compressing a snapshot for %s failed.\n", r->path);
@@ -967,20 +961,6 @@ struct rt_rec_reader *rt_rec_open(const char *path)
 	return rt_rec_open_fd(fd, path, NULL, 0);
 }
 
-static int grow_buf(unsigned char **b, size_t *cap, size_t n)
-{
-	unsigned char *p;
-
-	if (n <= *cap)
-		return 0;
-	p = realloc(*b, n);
-	if (!p)
-		return -ENOMEM;
-	*b = p;
-	*cap = n;
-	return 0;
-}
-
 /* count * size added to *sum, or -1 when it would overflow. */
 static int add_product(unsigned long long *sum, unsigned long long count, unsigned long long size)
 {
@@ -1202,8 +1182,8 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 			   rawlen > RT_REC_MAX_BLOCK) {
 			why = "is damaged (no valid block starts)";
 		} else {
-			if (grow_buf(&r->z, &r->zcap, zlen ? zlen : 1) ||
-			    grow_buf(&r->raw, &r->rawcap, rawlen ? rawlen : 1)) {
+			if (rt_grow_to((void **)&r->z, &r->zcap, zlen ? zlen : 1, 1) ||
+			    rt_grow_to((void **)&r->raw, &r->rawcap, rawlen ? rawlen : 1, 1)) {
 				pr_warn("out of memory.\n");
 				return -ENOMEM;
 			}

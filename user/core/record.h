@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Offline files: pcap/pcapng captures (user/pcap.c) and rocetop recordings
- * (user/record.c). rt_file_source_new() (user/file.c) tells them apart by
+ * Offline files: pcap/pcapng captures (user/sources/pcap.c) and rocetop recordings
+ * (user/core/record.c). rt_file_source_new() (user/sources/file.c) tells them apart by
  * their first bytes.
  *
  * A recording (-w FILE) is, all integers little-endian:

@@ -10,6 +10,8 @@
 #include "opts.h"
 #include "snapshot.h"
 
+struct rt_source;
+
 /* What an interactive sink may ask of the main loop. */
 struct rt_ctl {
 	int quit;
@@ -31,6 +33,9 @@ struct rt_sink {
 	/* Optional: an fd to poll (the TUI's stdin) and its handler. */
 	int input_fd;
 	int (*on_input)(struct rt_sink *s, struct rt_ctl *ctl);
+	/* Optional: called once before the first snapshot, with the source
+	 * (its name says what it is: "live", "pcap", "recording", "sflow"). */
+	void (*start)(struct rt_sink *s, const struct rt_source *src);
 	/* Optional: called when the loop has nothing to do for a while (redraw clocks). */
 	void (*on_idle)(struct rt_sink *s, struct rt_ctl *ctl);
 	/* Optional: a signal the loop passes on (SIGUSR1: the flight recorder). */
@@ -43,7 +48,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o);
 struct rt_sink *rt_csv_sink_new(const struct rt_opts *o);
 struct rt_sink *rt_tui_sink_new(const struct rt_opts *o);		/* tui/ */
 struct rt_sink *rt_prom_sink_new(const struct rt_opts *o);		/* exporters/ */
-struct rt_sink *rt_record_sink_new(const struct rt_opts *o);		/* user/record.c */
+struct rt_sink *rt_record_sink_new(const struct rt_opts *o);		/* user/core/record.c */
 struct rt_sink *rt_flight_sink_new(const struct rt_opts *o);		/* user/sinks/flight.c */
 
 #endif

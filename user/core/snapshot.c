@@ -30,28 +30,9 @@ void rt_snapshot_clear(struct rt_snapshot *s)
 	s->source[0] = '\0';
 }
 
-/* Grow *arr to hold one more element of size sz. */
-static void *grow(void **arr, size_t *n, size_t *cap, size_t sz)
-{
-	char *row;
-
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		void *p = realloc(*arr, ncap * sz);
-
-		if (!p)
-			return NULL;
-		*arr = p;
-		*cap = ncap;
-	}
-	row = (char *)*arr + (*n)++ * sz;
-	memset(row, 0, sz);
-	return row;
-}
-
 struct rt_flow *rt_snapshot_add_flow(struct rt_snapshot *s)
 {
-	struct rt_flow *f = grow((void **)&s->flows, &s->nflows, &s->flows_cap, sizeof(*f));
+	struct rt_flow *f = rt_append((void **)&s->flows, &s->nflows, &s->flows_cap, sizeof(*f));
 
 	if (f)
 		f->throttles = -1;
@@ -60,27 +41,27 @@ struct rt_flow *rt_snapshot_add_flow(struct rt_snapshot *s)
 
 struct rt_ifdir *rt_snapshot_add_ifdir(struct rt_snapshot *s)
 {
-	return grow((void **)&s->ifs, &s->nifs, &s->ifs_cap, sizeof(struct rt_ifdir));
+	return rt_append((void **)&s->ifs, &s->nifs, &s->ifs_cap, sizeof(struct rt_ifdir));
 }
 
 struct rt_port_ctr *rt_snapshot_add_port(struct rt_snapshot *s)
 {
-	return grow((void **)&s->ports, &s->nports, &s->ports_cap, sizeof(struct rt_port_ctr));
+	return rt_append((void **)&s->ports, &s->nports, &s->ports_cap, sizeof(struct rt_port_ctr));
 }
 
 struct rt_swport *rt_snapshot_add_swport(struct rt_snapshot *s)
 {
-	return grow((void **)&s->swports, &s->nswports, &s->swports_cap, sizeof(struct rt_swport));
+	return rt_append((void **)&s->swports, &s->nswports, &s->swports_cap, sizeof(struct rt_swport));
 }
 
 struct rt_swdrop *rt_snapshot_add_swdrop(struct rt_snapshot *s)
 {
-	return grow((void **)&s->swdrops, &s->nswdrops, &s->swdrops_cap, sizeof(struct rt_swdrop));
+	return rt_append((void **)&s->swdrops, &s->nswdrops, &s->swdrops_cap, sizeof(struct rt_swdrop));
 }
 
 struct rt_sfagent *rt_snapshot_add_sfagent(struct rt_snapshot *s)
 {
-	return grow((void **)&s->sfagents, &s->nsfagents, &s->sfagents_cap, sizeof(struct rt_sfagent));
+	return rt_append((void **)&s->sfagents, &s->nsfagents, &s->sfagents_cap, sizeof(struct rt_sfagent));
 }
 
 const struct rt_swport *rt_snapshot_swport(const struct rt_snapshot *s, __u32 ifindex)
@@ -157,20 +138,6 @@ void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->notes[s->nnotes++], sizeof(s->notes[0]), fmt, ap);
 	va_end(ap);
-}
-
-int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz)
-{
-	void *p;
-
-	if (n <= *cap)
-		return 0;
-	p = realloc(*arr, n * sz);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
 }
 
 int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)

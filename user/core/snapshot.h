@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <net/if.h>
 #include "rocetop.h"
+#include "table.h"
 
 #define RT_MAX_IFACES	64
 #define RT_MAX_NOTES	8
@@ -177,8 +178,6 @@ void rt_snapshot_init(struct rt_snapshot *s);
 void rt_snapshot_free(struct rt_snapshot *s);
 /* Empty the tables, keep their memory. */
 void rt_snapshot_clear(struct rt_snapshot *s);
-/* Grow *arr (of elements of size sz, *cap of them) to hold n; 0 or -ENOMEM. */
-int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz);
 /* Deep copy; returns 0 or -ENOMEM (dst then keeps its old contents' memory). */
 int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src);
 
@@ -319,16 +318,5 @@ void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v);
 int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 		     const struct rt_snapshot *cur);
 void rt_delta_free(struct rt_delta *d);
-
-/* Congestion score of a flow delta used for sorting: CE + CNP + NAKs. */
-static inline __u64 rt_congestion(const struct rt_flow_val *d)
-{
-	return d->ecn[RT_ECN_CE] + d->cnp + d->nak_seq + d->nak_other + d->rnr_nak;
-}
-
-static inline __u64 rt_nak(const struct rt_flow_val *v)
-{
-	return v->nak_seq + v->nak_other;
-}
 
 #endif

@@ -26,13 +26,13 @@ struct rt_source {
 	const char *host;	/* recordings: the host that recorded it, or "" / NULL */
 };
 
-struct rt_source *rt_live_source_new(const struct rt_opts *o);		/* user/live.c */
+struct rt_source *rt_live_source_new(const struct rt_opts *o);		/* user/sources/live.c */
 /* The kernel flow table of a live source (benchmarks fill it). */
 int rt_live_flows_fd(struct rt_source *src);
 /* A file: a rocetop recording or a capture, told apart by its magic. */
-struct rt_source *rt_file_source_new(const struct rt_opts *o);		/* user/file.c */
+struct rt_source *rt_file_source_new(const struct rt_opts *o);		/* user/sources/file.c */
 
-/* The NIC's own counters, joined into a snapshot after collect (user/nic.c). */
+/* The NIC's own counters, joined into a snapshot after collect (user/nic/nic.c). */
 struct rt_nic;
 struct rt_nic *rt_nic_new(const struct rt_opts *o);
 void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap);
@@ -43,7 +43,7 @@ struct rt_doc_findings;
 const struct rt_doc_findings *rt_nic_doctor(const struct rt_nic *n);
 
 /* Subcommands. */
-int rt_report_main(int argc, char **argv);		/* user/report.c */
-int rt_lab_main(int argc, char **argv);			/* user/lab.c */
+int rt_report_main(int argc, char **argv);		/* user/cmd/report.c */
+int rt_lab_main(int argc, char **argv);			/* user/cmd/lab.c */
 
 #endif

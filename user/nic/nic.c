@@ -6,7 +6,7 @@
  *    <dev>/hw_counters): rows of snap->ports, scope saying which;
  *  - the ethtool statistics (PFC, pause, ECN, CNP, discards) of each netdev
  *    behind an RDMA port and of each -i interface: scope RT_SCOPE_ETHTOOL;
- *  - the QP table from rdma netlink, joined into the flows (user/join.c);
+ *  - the QP table from rdma netlink, joined into the flows (user/core/join.c);
  *  - the counters bound to QPs (rdma netlink statistics, user/nic/nic_stat.c):
  *    rows of snap->ports of scope RT_SCOPE_QP, and flows of origin
  *    RT_ORIGIN_NIC, one per QP and direction, carrying what a wire flow has
@@ -22,6 +22,7 @@
  * Whatever is missing or fails becomes a note on the snapshot, never an error.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -32,6 +33,13 @@
 #include "log.h"
 #include "nic.h"
 #include "source.h"
+
+struct qpc_acc {
+	__u32 dev_index, counter_id;
+	char name[64];			/* zero-padded: the key ends here */
+	__u64 last, total;
+	int seen;
+};
 
 struct rt_nic {
 	char root[PATH_MAX];		/* "" for the real host */
@@ -52,10 +60,9 @@ struct rt_nic {
 	struct rt_qpc_ctl *ctl;
 	/* Per bound counter and name: the NIC flows count from rocetop's start,
 	 * as wire flows do, so each keeps the raw value last seen and a total. */
-	struct qpc_acc { __u32 dev_index, counter_id; char name[64]; __u64 last, total; int seen; } *acc;
-	size_t nacc, acc_cap;
-	__u32 *acc_hash;		/* open addressing over acc: index + 1, 0 empty */
-	size_t acc_hcap;
+	/* What each bound counter counted since first seen, keyed by device,
+	 * counter and name (the first bytes of struct qpc_acc). */
+	struct rt_htab acc;
 	const struct rt_qp **qp_by;	/* n->qps by device and lqpn, this interval */
 	size_t nqp_by, qp_by_cap;
 	/* What the width table and the congestion list say of a QP counter's
@@ -93,6 +100,7 @@ struct rt_nic *rt_nic_new(const struct rt_opts *o)
 		pr_warn("out of memory for the NIC's counters; going on without them.\n");
 		return NULL;
 	}
+	rt_htab_init(&n->acc, sizeof(struct qpc_acc), offsetof(struct qpc_acc, last), 0);
 	rt_nic_set_root(n, o->sysfs_root);
 	for (int i = 0; i < o->nifaces && i < RT_MAX_SRC_IFACES; i++)
 		n->ifaces[n->nifaces++] = o->ifaces[i];
@@ -130,9 +138,8 @@ void rt_nic_free(struct rt_nic *n)
 				"start tries again.\n", strerror(-r));
 	}
 	free(n->ctl);
-	free(n->acc);
+	rt_htab_free(&n->acc);
 	free(n->qp_by);
-	free(n->acc_hash);
 	free(n->nl);
 	free(n->doc[0]);
 	free(n->doc[1]);
@@ -394,71 +401,56 @@ static const struct rt_qp *qp_of(const struct rt_nic *n, __u32 dev_index, __u32 
 	return NULL;
 }
 
-static __u32 acc_key_hash(__u32 dev_index, __u32 counter_id, const char *name)
-{
-	__u32 h = dev_index * 0x9e3779b1u ^ counter_id * 0x85ebca6bu;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 0x01000193u;
-	return h ^ (h >> 15);
-}
-
-/* Rebuild the hash of n->acc with room for want entries; 0 or -ENOMEM. */
-static int acc_rehash(struct rt_nic *n, size_t want)
-{
-	size_t cap = 64;
-
-	while (cap < want * 2)
-		cap *= 2;
-	if (cap != n->acc_hcap) {
-		void *p = realloc(n->acc_hash, cap * sizeof(*n->acc_hash));
-
-		if (!p)
-			return -ENOMEM;
-		n->acc_hash = p;
-		n->acc_hcap = cap;
-	}
-	memset(n->acc_hash, 0, n->acc_hcap * sizeof(*n->acc_hash));
-	for (size_t i = 0; i < n->nacc; i++) {
-		size_t h = acc_key_hash(n->acc[i].dev_index, n->acc[i].counter_id, n->acc[i].name) &
-			   (n->acc_hcap - 1);
-
-		while (n->acc_hash[h])
-			h = (h + 1) & (n->acc_hcap - 1);
-		n->acc_hash[h] = (__u32)i + 1;
-	}
-	return 0;
-}
-
 /* What a bound counter counted since rocetop first saw it (wraps and resets
  * as rt_ctr_delta tells them). */
-static __u64 qpc_total(struct rt_nic *n, const struct rt_qpc_row *r, unsigned int bits)
+/* Keep the accumulators seen this interval, forget the others. */
+static void acc_forget_unseen(struct rt_nic *n)
 {
-	struct qpc_acc *a = NULL;
-	size_t h;
+	struct rt_htab keep;
+	size_t i, gone = 0;
 
-	if ((n->nacc + 1) * 2 > n->acc_hcap && acc_rehash(n, n->nacc + 1))
-		return 0;
-	h = acc_key_hash(r->dev_index, r->counter_id, r->name) & (n->acc_hcap - 1);
-	for (; n->acc_hash[h]; h = (h + 1) & (n->acc_hcap - 1)) {
-		struct qpc_acc *x = &n->acc[n->acc_hash[h] - 1];
+	for (i = 0; i < n->acc.cap; i++)
+		if (n->acc.used[i])
+			gone += !((struct qpc_acc *)rt_htab_at(&n->acc, i))->seen;
+	if (gone) {
+		rt_htab_init(&keep, n->acc.esz, n->acc.ksz, 0);
+		for (i = 0; i < n->acc.cap; i++) {
+			struct qpc_acc *a = rt_htab_at(&n->acc, i), *e;
 
-		if (x->counter_id == r->counter_id && x->dev_index == r->dev_index && !strcmp(x->name, r->name)) {
-			a = x;
-			break;
+			if (!n->acc.used[i] || !a->seen)
+				continue;
+			e = rt_htab_get(&keep, a, rt_hash_bytes(a, keep.ksz), NULL);
+			if (!e) {	/* no memory: keep them all */
+				rt_htab_free(&keep);
+				gone = 0;
+				break;
+			}
+			*e = *a;
+		}
+		if (gone) {
+			rt_htab_free(&n->acc);
+			n->acc = keep;
 		}
 	}
-	if (!a) {
-		if (rt_grow_to((void **)&n->acc, &n->acc_cap, n->nacc + 1, sizeof(*n->acc)))
-			return 0;
-		a = &n->acc[n->nacc];
-		n->acc_hash[h] = (__u32)++n->nacc;
-		memset(a, 0, sizeof(*a));
-		a->dev_index = r->dev_index;
-		a->counter_id = r->counter_id;
-		snprintf(a->name, sizeof(a->name), "%s", r->name);
+	for (i = 0; i < n->acc.cap; i++)
+		if (n->acc.used[i])
+			((struct qpc_acc *)rt_htab_at(&n->acc, i))->seen = 0;
+}
+
+static __u64 qpc_total(struct rt_nic *n, const struct rt_qpc_row *r, unsigned int bits)
+{
+	struct qpc_acc key, *a;
+	int fresh;
+
+	memset(&key, 0, sizeof(key));
+	key.dev_index = r->dev_index;
+	key.counter_id = r->counter_id;
+	snprintf(key.name, sizeof(key.name), "%s", r->name);
+	a = rt_htab_get(&n->acc, &key, rt_hash_bytes(&key, n->acc.ksz), &fresh);
+	if (!a)
+		return 0;
+	if (fresh)
 		a->last = r->value;
-	}
 	a->total += rt_ctr_delta(a->last, r->value, bits);
 	a->last = r->value;
 	a->seen = 1;
@@ -631,18 +623,7 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 		qpc_flows(n, snap, i, j, netdev, drv);
 	}
 	/* Forget the counters gone (QPs destroyed, binding off). */
-	size_t k = 0;
-
-	for (size_t i = 0; i < n->nacc; i++) {
-		if (!n->acc[i].seen)
-			continue;
-		n->acc[i].seen = 0;
-		n->acc[k++] = n->acc[i];
-	}
-	if (k != n->nacc) {
-		n->nacc = k;
-		acc_rehash(n, k);
-	}
+	acc_forget_unseen(n);
 }
 
 /* The priorities the wire flows of netdev were seen on: their PCP, else

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The NIC's own view, private to user/nic*.c and user/join.c (and their tests):
+ * The NIC's own view, private to the files of user/nic/ and user/core/join.c (and their tests):
  * RDMA devices and ports (verbs, else sysfs), their counters (sysfs), the
  * ethtool statistics of the netdevs behind them, the QPs and their owners
  * (rdma netlink), and the join of all that into a snapshot.
@@ -68,7 +68,7 @@ int rt_nic_is_congestion(const char *name);
 int rt_sysfs_read_counters(const char *root, const struct rt_rdma_ports *ps,
 			   struct rt_snapshot *s, int *nbad, char *bad, size_t badlen);
 
-/* ---- ethtool statistics (user/nic_ethtool.c) ---- */
+/* ---- ethtool statistics (user/nic/nic_ethtool.c) ---- */
 
 struct rt_ethtool_stat {
 	char  name[ETH_GSTRING_LEN + 1];
@@ -84,6 +84,8 @@ void rt_ethtool_stats_free(struct rt_ethtool_stats *st);
 /* Every statistic of ifname through SIOCETHTOOL, in the driver's order.
  * 0 or -errno (-EOPNOTSUPP: the driver has none, -ENODEV: no such netdev). */
 int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st);
+/* Link speed of a netdev in Mb/s (ETHTOOL_GSET), 0 when unknown. */
+__u64 rt_link_speed_mbps(const char *ifname);
 /* The same from a file laid out as `ethtool -S` prints it. 0 or -errno. */
 int rt_ethtool_read_file(const char *path, struct rt_ethtool_stats *st);
 /* Standard pause statistics (ethtool netlink, ETHTOOL_A_PAUSE_STAT_*), added
@@ -307,9 +309,9 @@ size_t rt_dcb_req(void *buf, size_t cap, const char *ifname, __u32 seq);
 /* Ask the kernel (NETLINK_ROUTE). 0 or -errno (-EOPNOTSUPP: no DCB on it). */
 int rt_dcb_query(const char *ifname, struct rt_dcb *d);
 
-/* ---- the join (user/join.c): see join.h ---- */
+/* ---- the join (user/core/join.c): see join.h ---- */
 
-/* ---- the whole NIC source (user/nic.c) ---- */
+/* ---- the whole NIC source (user/nic/nic.c) ---- */
 
 struct rt_nic;
 /* Point a NIC source at another root (tests step through fixture times). */

@@ -34,16 +34,9 @@ static int add_stat(struct rt_ethtool_stats *st, const char *name, size_t namele
 {
 	struct rt_ethtool_stat *e;
 
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 32;
-		void *p = realloc(st->s, cap * sizeof(*st->s));
-
-		if (!p)
-			return -ENOMEM;
-		st->s = p;
-		st->cap = cap;
-	}
-	e = &st->s[st->n++];
+	e = rt_append((void **)&st->s, &st->n, &st->cap, sizeof(*st->s));
+	if (!e)
+		return -ENOMEM;
 	if (namelen > ETH_GSTRING_LEN)
 		namelen = ETH_GSTRING_LEN;
 	memcpy(e->name, name, namelen);
@@ -60,6 +53,27 @@ static int ethtool_ioctl(int fd, const char *ifname, void *data)
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ifr.ifr_data = data;
 	return ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
+}
+
+/* Through the ethtool ioctl: it answers for the caller's network namespace,
+ * where /sys/class/net may show another one. */
+__u64 rt_link_speed_mbps(const char *ifname)
+{
+	struct ethtool_cmd cmd = { .cmd = ETHTOOL_GSET };
+	__u32 speed;
+	int fd, err;
+
+	if (strlen(ifname) >= IF_NAMESIZE)
+		return 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	err = ethtool_ioctl(fd, ifname, &cmd);
+	close(fd);
+	if (err)
+		return 0;
+	speed = ethtool_cmd_speed(&cmd);
+	return speed == (__u32)SPEED_UNKNOWN || speed == 0xffff ? 0 : speed;
 }
 
 int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st)

@@ -35,17 +35,7 @@ void rt_qp_table_free(struct rt_qp_table *t)
 
 static struct rt_qp *qp_add(struct rt_qp_table *t)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		void *p = realloc(t->q, cap * sizeof(*t->q));
-
-		if (!p)
-			return NULL;
-		t->q = p;
-		t->cap = cap;
-	}
-	memset(&t->q[t->n], 0, sizeof(t->q[0]));
-	return &t->q[t->n++];
+	return rt_append((void **)&t->q, &t->n, &t->cap, sizeof(*t->q));
 }
 
 /* Attributes of [p, p + len), bounded: a short or overlong one ends the walk. */

@@ -136,17 +136,7 @@ void rt_qpc_table_free(struct rt_qpc_table *t)
 
 static struct rt_qpc_row *qpc_add(struct rt_qpc_table *t)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		void *p = realloc(t->r, cap * sizeof(*t->r));
-
-		if (!p)
-			return NULL;
-		t->r = p;
-		t->cap = cap;
-	}
-	memset(&t->r[t->n], 0, sizeof(t->r[0]));
-	return &t->r[t->n++];
+	return rt_append((void **)&t->r, &t->n, &t->cap, sizeof(*t->r));
 }
 
 #define MAX_HW 128
@@ -208,16 +198,11 @@ static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
 		return 0;	/* not a bound counter (a port's default counters) */
 	t->ncounters++;
 	for (size_t i = 0; i < nb; i++) {
-		if (t->nb == t->bcap) {
-			size_t cap = t->bcap ? t->bcap * 2 : 64;
-			void *p = realloc(t->b, cap * sizeof(*t->b));
+		struct rt_qpc_bind *b = rt_append((void **)&t->b, &t->nb, &t->bcap, sizeof(*t->b));
 
-			if (!p)
-				return -ENOMEM;
-			t->b = p;
-			t->bcap = cap;
-		}
-		t->b[t->nb++] = (struct rt_qpc_bind){ dev_index, port, id, qps[i] };
+		if (!b)
+			return -ENOMEM;
+		*b = (struct rt_qpc_bind){ dev_index, port, id, qps[i] };
 	}
 	for (size_t i = 0; i < nhw; i++) {
 		struct rt_qpc_row *r = qpc_add(t);

@@ -43,17 +43,7 @@ void rt_rdma_ports_free(struct rt_rdma_ports *ps)
 
 struct rt_rdma_port *rt_rdma_ports_add(struct rt_rdma_ports *ps)
 {
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 8;
-		void *p = realloc(ps->p, cap * sizeof(*ps->p));
-
-		if (!p)
-			return NULL;
-		ps->p = p;
-		ps->cap = cap;
-	}
-	memset(&ps->p[ps->n], 0, sizeof(ps->p[0]));
-	return &ps->p[ps->n++];
+	return rt_append((void **)&ps->p, &ps->n, &ps->cap, sizeof(*ps->p));
 }
 
 struct rt_rdma_port *rt_rdma_ports_find(struct rt_rdma_ports *ps, const char *dev, __u32 port)

@@ -13,6 +13,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
+#include "nic.h"
 #include "sink.h"
 #include "sflow_decode.h"
 
@@ -32,7 +33,7 @@ static double sort_value(const struct rt_flow_delta *f)
 	switch (sort_by) {
 	case S_PKTS: return (double)f->d.pkts;
 	case S_BYTES: return (double)f->d.bytes;
-	case S_CE: return f->d.pkts ? (double)f->d.ecn[RT_ECN_CE] / (double)f->d.pkts : 0;
+	case S_CE: return rt_ce_pct(&f->d);
 	case S_CNP: return (double)f->d.cnp;
 	case S_NAK: return (double)rt_nak(&f->d);
 	case S_RNR: return (double)f->d.rnr_nak;
@@ -40,30 +41,26 @@ static double sort_value(const struct rt_flow_delta *f)
 	return 0;
 }
 
-/* By --sort (larger first), then most congested first: CE + CNP + NAK, then
- * packets, then the key. */
-static int cmp_congestion(const void *a, const void *b)
+/* By --sort (larger first), then derive.h's congestion ordering. */
+static int order(const struct rt_flow_delta *x, const struct rt_flow_delta *y)
 {
-	const struct rt_flow_delta *x = *(const struct rt_flow_delta *const *)a;
-	const struct rt_flow_delta *y = *(const struct rt_flow_delta *const *)b;
-	__u64 cx = rt_congestion(&x->d), cy = rt_congestion(&y->d);
-
 	if (sort_by != S_CONGESTION) {
 		double vx = sort_value(x), vy = sort_value(y);
 
 		if (vx != vy)
 			return vx < vy ? 1 : -1;
 	}
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	if (x->d.pkts != y->d.pkts)
-		return x->d.pkts < y->d.pkts ? 1 : -1;
-	return rt_flow_key_cmp(&x->f->k, &y->f->k);
+	return rt_delta_cmp_congestion(x, y);
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+	return order(*(const struct rt_flow_delta *const *)a, *(const struct rt_flow_delta *const *)b);
 }
 
 static int less_congested(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
 {
-	return cmp_congestion(&a, &b) > 0;
+	return order(a, b) > 0;
 }
 
 static void sift_down(struct rt_flow_delta **h, size_t n, size_t i)
@@ -169,7 +166,7 @@ static void print_sflow(const struct rt_snapshot *cur, const struct rt_delta *d,
 		return;
 	printf("sFlow estimates: RoCE ~%s pkts/s ~%.3f Gb/s  CE ~%.2f%%  CNP ~%s/s  (not in the exact totals above)\n",
 	       rt_fmt_si(rate(e->pkts, secs), c1, sizeof(c1)), rate(e->bytes, secs) * 8 / 1e9,
-	       e->pkts ? 100.0 * e->ecn[RT_ECN_CE] / e->pkts : 0.0, rt_fmt_si(rate(e->cnp, secs), c2, sizeof(c2)));
+	       rt_ce_pct(e), rt_fmt_si(rate(e->cnp, secs), c2, sizeof(c2)));
 	for (i = 0; i < d->nsfagents; i++) {
 		const struct rt_sfagent *a = &d->sfagents[i].d;
 
@@ -191,7 +188,7 @@ static void print_sflow(const struct rt_snapshot *cur, const struct rt_delta *d,
 			       "SAMPLES", "~PKTS/s", "~Gb/s", "~CE%", "MAXQ B", "MEANQ B", "MAXDLY ns", "DROPS");
 		printf("  %-22s %-7s %7llu %9s %8.3f %6.2f", x->p->name, rt_dir_name(x->p->dir),
 		       (unsigned long long)v->samples, rt_fmt_si(rate(v->est_pkts, secs), c1, sizeof(c1)),
-		       rate(v->est_bytes, secs) * 8 / 1e9, v->est_pkts ? 100.0 * v->est_ce / v->est_pkts : 0.0);
+		       rate(v->est_bytes, secs) * 8 / 1e9, rt_pct((double)v->est_ce, (double)v->est_pkts));
 		if (v->depth_n)
 			printf(" %9u %9.0f", x->p->max_depth, (double)v->depth_sum / (double)v->depth_n);
 		else
@@ -250,7 +247,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	       rt_fmt_safe(cur->source, safe, sizeof(safe)), secs);
 	printf("RoCE %s pkts/s %.3f Gb/s  CE %.2f%%  CNP %s/s  NAK %s/s  RNR %s/s  flows %zu  evicted %llu\n",
 	       rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)), rate(t->bytes, secs) * 8 / 1e9,
-	       t->pkts ? 100.0 * t->ecn[RT_ECN_CE] / t->pkts : 0.0,
+	       rt_ce_pct(t),
 	       rt_fmt_si(rate(t->cnp, secs), c2, sizeof(c2)),
 	       rt_fmt_si(rate(rt_nak(t), secs), c3, sizeof(c3)), rt_fmt_si(rate(t->rnr_nak, secs), a1, sizeof(a1)),
 	       cur->nflows, (unsigned long long)cur->evicted);
@@ -282,7 +279,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 			       (unsigned long long)v->pfc_frames[p], (unsigned long long)v->pfc_xon[p],
 			       (unsigned long long)v->pfc_quanta[p]);
 			if (speed && secs > 0)
-				printf(", paused ~%.1f%% at %llu Mb/s", 100.0 * (paused > secs ? secs : paused) / secs,
+				printf(", paused ~%.1f%% at %llu Mb/s", rt_share_pct(paused, secs),
 				       (unsigned long long)speed);
 			printf("\n");
 		}
@@ -292,19 +289,13 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	print_ports(d, secs);
 	print_sflow(cur, d, secs);
 
-	if (b->cap < d->nflows) {
-		void *p = realloc(b->order, d->nflows * sizeof(*b->order));
-
-		if (!p)
-			return -12;
-		b->order = p;
-		b->cap = d->nflows;
-	}
+	if (rt_grow_to((void **)&b->order, &b->cap, d->nflows, sizeof(*b->order)))
+		return -ENOMEM;
 	n = b->top ? top_k(b->order, d, (size_t)b->top, &active) : all_active(b->order, d);
 	if (!b->top)
 		active = n;
 	if (n > 1)
-		qsort(b->order, n, sizeof(*b->order), cmp_congestion);
+		qsort(b->order, n, sizeof(*b->order), cmp_order);
 	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
 	       "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
 	       "MIRROR");
@@ -330,7 +321,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		       rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)),
 		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
 		       pk, rate(fd->d.bytes, secs) * 8 / 1e9,
-		       100.0 * fd->d.ecn[RT_ECN_CE] / fd->d.pkts, rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
+		       rt_ce_pct(&fd->d), rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
 		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs),
 		       mirror);
 	}

@@ -25,6 +25,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
+#include "nic.h"
 #include "outfile.h"
 #include "sink.h"
 #include "sflow_decode.h"
@@ -319,7 +320,7 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 		else
 			fputs(",,", c->swports);
 		if (v->roce_samples)
-			fprintf(c->swports, "%.2f,", 100.0 * (double)v->est_ce / (double)(v->est_pkts ? v->est_pkts : 1));
+			fprintf(c->swports, "%.2f,", rt_pct((double)v->est_ce, (double)v->est_pkts));
 		else
 			fputs(",", c->swports);
 		if (p->has_queue)
@@ -329,7 +330,7 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 		if (p->has_ifctr) {
 			fprintf(c->swports, "%llu,", (unsigned long long)p->speed_bps);
 			if (p->speed_bps && d->secs > 0)
-				fprintf(c->swports, "%.2f,", 100.0 * (double)oct * 8 / ((double)p->speed_bps * d->secs));
+				fprintf(c->swports, "%.2f,", rt_pct((double)oct * 8, (double)p->speed_bps * d->secs));
 			else
 				fputs(",", c->swports);
 			fprintf(c->swports, "%llu,%llu,%llu,%llu,", (unsigned long long)x->in_discards,

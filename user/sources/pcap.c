@@ -70,8 +70,7 @@
 #define LINKTYPE_RAW_	101
 
 struct slot {
-	struct rt_flow_key k;
-	__u32 used;
+	struct rt_flow_key k;	/* first: the table's key */
 	struct rt_flow_val v;
 };
 
@@ -101,9 +100,7 @@ struct pcapsrc {
 	unsigned int empty_run;
 	long long fsize;
 	struct pending pend;
-	/* flow table: open addressing, linear probing */
-	struct slot *tab;
-	__u32 cap, n, max_flows;
+	struct rt_htab tab;	/* struct slot by flow key, at most max_flows */
 	struct rt_if_val ifv[2];
 	int ifseen[2];
 	unsigned char *buf;	/* rebuilt Ethernet frames of SLL / raw captures */
@@ -114,51 +111,12 @@ struct pcapsrc {
 	char note[160];
 };
 
-static int tab_grow(struct pcapsrc *s)
-{
-	__u32 ncap = s->cap ? s->cap * 2 : 1024, i, j;
-	struct slot *nt = calloc(ncap, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (i = 0; i < s->cap; i++) {
-		if (!s->tab[i].used)
-			continue;
-		j = rt_flow_key_hash(&s->tab[i].k) & (ncap - 1);
-		while (nt[j].used)
-			j = (j + 1) & (ncap - 1);
-		nt[j] = s->tab[i];
-	}
-	free(s->tab);
-	s->tab = nt;
-	s->cap = ncap;
-	return 0;
-}
-
 /* The flow's counters, or NULL when the table is full (or memory is). */
 static struct rt_flow_val *tab_get(struct pcapsrc *s, const struct rt_flow_key *k)
 {
-	__u32 j;
+	struct slot *e = rt_htab_get(&s->tab, k, rt_flow_key_hash(k), NULL);
 
-	if (!s->cap && tab_grow(s))
-		return NULL;
-	j = rt_flow_key_hash(k) & (s->cap - 1);
-	while (s->tab[j].used) {
-		if (!memcmp(&s->tab[j].k, k, sizeof(*k)))
-			return &s->tab[j].v;
-		j = (j + 1) & (s->cap - 1);
-	}
-	if (s->n >= s->max_flows)
-		return NULL;
-	if ((s->n + 1) * 2 > s->cap) {
-		if (tab_grow(s))
-			return NULL;
-		return tab_get(s, k);
-	}
-	s->tab[j].used = 1;
-	s->tab[j].k = *k;
-	s->n++;
-	return &s->tab[j].v;
+	return e ? &e->v : NULL;
 }
 
 static void account(struct pcapsrc *s, const struct pending *q)
@@ -184,15 +142,8 @@ static void account(struct pcapsrc *s, const struct pending *q)
 static const unsigned char *rebuild(struct pcapsrc *s, __u16 proto, const unsigned char *pl,
 				    size_t n)
 {
-	if (n + 14 > s->bufsz) {
-		size_t nsz = n + 14 > 65536 ? n + 14 : 65536;
-		unsigned char *b = realloc(s->buf, nsz);
-
-		if (!b)
-			return NULL;
-		s->buf = b;
-		s->bufsz = nsz;
-	}
+	if (rt_grow_to((void **)&s->buf, &s->bufsz, n + 14 > 65536 ? n + 14 : 65536, 1))
+		return NULL;
 	memset(s->buf, 0, 12);
 	s->buf[12] = proto >> 8;
 	s->buf[13] = proto & 0xff;
@@ -431,9 +382,7 @@ static int open_capture(struct pcapsrc *s)
 
 static void reset(struct pcapsrc *s)
 {
-	if (s->tab)
-		memset(s->tab, 0, (size_t)s->cap * sizeof(*s->tab));
-	s->n = 0;
+	rt_htab_clear(&s->tab);
 	memset(s->ifv, 0, sizeof(s->ifv));
 	memset(s->ifseen, 0, sizeof(s->ifseen));
 	memset(&s->pend, 0, sizeof(s->pend));
@@ -509,18 +458,19 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 			return -ENOMEM;
 		r->v = s->ifv[d];
 	}
-	for (i = 0; i < s->cap; i++) {
+	for (i = 0; i < s->tab.cap; i++) {
+		const struct slot *e = rt_htab_at(&s->tab, i);
 		struct rt_flow *f;
 
-		if (!s->tab[i].used)
+		if (!s->tab.used[i])
 			continue;
 		f = rt_snapshot_add_flow(snap);
 		if (!f) {
 			pr_warn("out of memory.\n");
 			return -ENOMEM;
 		}
-		f->k = s->tab[i].k;
-		f->v = s->tab[i].v;
+		f->k = e->k;
+		f->v = e->v;
 	}
 	rt_snapshot_sort(snap);
 	rt_join(snap, NULL);	/* CNPs tied to data flows through ACKs, as live */
@@ -549,7 +499,7 @@ static void pcap_src_close(struct rt_source *src)
 			pcap_close(s->pc);
 		else if (s->stream_fd >= 0)
 			close(s->stream_fd);
-		free(s->tab);
+		rt_htab_free(&s->tab);
 		free(s->buf);
 		free(s);
 	}
@@ -593,7 +543,8 @@ struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void
 	s->interval_ns = (__u64)(o->interval * 1e9);
 	if (!s->interval_ns)
 		s->interval_ns = 1;
-	s->max_flows = o->max_flows ? o->max_flows : 16384;
+	rt_htab_init(&s->tab, sizeof(struct slot), sizeof(struct rt_flow_key),
+		     o->max_flows ? o->max_flows : 16384);
 	s->fsize = fd >= 0 || stat(s->path, &st) ? 0 : (long long)st.st_size;
 	/* Progress only where nobody draws on the terminal (main.c's test for the view). */
 	tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);

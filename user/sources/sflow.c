@@ -53,6 +53,13 @@ struct port {
 	struct rt_swport r;
 };
 
+/* The key of a port: the first bytes of struct port. */
+struct port_key {
+	__u32 agent, port;
+	__u8 dir;
+	__u8 pad[3];
+};
+
 struct flow {
 	struct rt_flow_key k;
 	struct rt_flow_val v;
@@ -65,23 +72,13 @@ struct drop {
 	struct rt_swdrop r;
 };
 
-/* An open-addressed table of fixed-size entries, each after an 8-byte slot
- * header whose first byte says it is used (so entries stay 8-byte aligned). */
-#define SLOT_HDR 8
-struct tab {
-	char *e;
-	size_t esz;
-	__u32 cap, n, max;
-	__u64 (*hash)(const void *key, size_t n);	/* the same for lookups and growth */
-};
-
 struct rt_sflow {
 	int fd;
 	struct cidr allow[RT_MAX_SFLOW_ALLOW];
 	int nallow;
 	struct agent *agents;
 	__u32 nagents;
-	struct tab ports, flows, drops;
+	struct rt_htab ports, flows, drops;	/* struct port, flow, drop: key first */
 	__u32 next_ifindex;
 	__u64 flow_full, port_full, agent_full;
 	/* the datagram being decoded */
@@ -94,83 +91,16 @@ struct rt_sflow {
 	__u8 *buf;
 };
 
-static __u64 hash_bytes(const void *p, size_t n)
+/* The entry of key in the ports or drops table, zeroed and keyed if new;
+ * NULL when full. (Flows hash with rt_flow_key_hash.) */
+static void *tab_get(struct rt_htab *t, const void *key)
 {
-	const __u8 *b = p;
-	__u64 h = 0x9e3779b97f4a7c15ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	h ^= h >> 29;
-	return h * 0xbf58476d1ce4e5b9ULL;
-}
-
-static __u64 flow_hash(const void *key, size_t n)
-{
-	(void)n;
-	return rt_flow_key_hash(key);
-}
-
-static int tab_init(struct tab *t, size_t esz, __u32 max, __u64 (*hash)(const void *, size_t))
-{
-	t->hash = hash;
-	t->esz = SLOT_HDR + ((esz + 7) & ~(size_t)7);
-	t->cap = 256;
-	t->n = 0;
-	t->max = max;
-	t->e = calloc(t->cap, t->esz);
-	return t->e ? 0 : -ENOMEM;
-}
-
-/* The entry of key (its first ksz bytes), zeroed and keyed if new; NULL when full. */
-static void *tab_get(struct tab *t, const void *key, size_t ksz)
-{
-	__u32 j = (__u32)t->hash(key, ksz) & (t->cap - 1);
-	char *e;
-
-	for (;;) {
-		e = t->e + (size_t)j * t->esz;
-		if (!e[0])
-			break;
-		if (!memcmp(e + SLOT_HDR, key, ksz))
-			return e + SLOT_HDR;
-		j = (j + 1) & (t->cap - 1);
-	}
-	if (t->n >= t->max)
-		return NULL;
-	if ((t->n + 1) * 2 > t->cap) {
-		__u32 ncap = t->cap * 2, i;
-		char *ne = calloc(ncap, t->esz);
-
-		if (!ne)
-			return NULL;
-		for (i = 0; i < t->cap; i++) {
-			char *o = t->e + (size_t)i * t->esz, *d;
-
-			if (!o[0])
-				continue;
-			j = (__u32)t->hash(o + SLOT_HDR, ksz) & (ncap - 1);
-			while ((d = ne + (size_t)j * t->esz)[0])
-				j = (j + 1) & (ncap - 1);
-			memcpy(d, o, t->esz);
-		}
-		free(t->e);
-		t->e = ne;
-		t->cap = ncap;
-		return tab_get(t, key, ksz);
-	}
-	e[0] = 1;
-	memset(e + SLOT_HDR, 0, t->esz - SLOT_HDR);
-	memcpy(e + SLOT_HDR, key, ksz);
-	t->n++;
-	return e + SLOT_HDR;
+	return rt_htab_get(t, key, rt_hash_bytes(key, t->ksz), NULL);
 }
 
 #define TAB_FOR_EACH(t, type, v) \
-	for (__u32 _i = 0; _i < (t)->cap; _i++) \
-		for (type *v = (type *)((t)->e + (size_t)_i * (t)->esz + SLOT_HDR); \
-		     (t)->e[(size_t)_i * (t)->esz]; v = NULL) \
-			if (!v) break; else
+	for (size_t _i = 0; _i < (t)->cap; _i++) \
+		for (type *v = rt_htab_at((t), _i); (t)->used[_i] && v; v = NULL)
 
 /* ---- addresses ---- */
 
@@ -381,9 +311,11 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 	}
 	sf->agents = calloc(RT_SF_MAX_AGENTS, sizeof(*sf->agents));
 	sf->buf = malloc((size_t)RT_SF_BATCH * RT_SF_DGRAM_MAX);
-	if (!sf->agents || !sf->buf || tab_init(&sf->ports, sizeof(struct port), RT_SF_MAX_PORTS, hash_bytes) ||
-	    tab_init(&sf->flows, sizeof(struct flow), o->max_flows ? o->max_flows : 16384, flow_hash) ||
-	    tab_init(&sf->drops, sizeof(struct drop), RT_SF_MAX_PORTS, hash_bytes)) {
+	rt_htab_init(&sf->ports, sizeof(struct port), sizeof(struct port_key), RT_SF_MAX_PORTS);
+	rt_htab_init(&sf->flows, sizeof(struct flow), sizeof(struct rt_flow_key),
+		     o->max_flows ? o->max_flows : 16384);
+	rt_htab_init(&sf->drops, sizeof(struct drop), 2 * sizeof(__u32), RT_SF_MAX_PORTS);
+	if (!sf->agents || !sf->buf) {
 		pr_warn("out of memory.\n");
 		goto fail;
 	}
@@ -416,9 +348,9 @@ void rt_sflow_free(struct rt_sflow *sf)
 	if (sf->fd >= 0)
 		close(sf->fd);
 	free(sf->agents);
-	free(sf->ports.e);
-	free(sf->flows.e);
-	free(sf->drops.e);
+	rt_htab_free(&sf->ports);
+	rt_htab_free(&sf->flows);
+	rt_htab_free(&sf->drops);
 	free(sf->buf);
 	free(sf);
 }
@@ -458,30 +390,11 @@ static struct agent *agent_get(struct rt_sflow *sf, int family, const __u8 *addr
 	return a;
 }
 
-struct port_key {
-	__u32 agent, port;
-	__u8 dir;
-	__u8 pad[3];
-};
-
-/* The entry of key, or NULL; never adds. */
-static void *tab_find(const struct tab *t, const void *key, size_t ksz)
-{
-	__u32 j = (__u32)t->hash(key, ksz) & (t->cap - 1);
-	const char *e;
-
-	while ((e = t->e + (size_t)j * t->esz)[0]) {
-		if (!memcmp(e + SLOT_HDR, key, ksz))
-			return (void *)(e + SLOT_HDR);
-		j = (j + 1) & (t->cap - 1);
-	}
-	return NULL;
-}
 
 static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno, __u8 dir)
 {
 	struct port_key key = { (__u32)(a - sf->agents), portno, dir, { 0 } }, other;
-	struct port *p = tab_get(&sf->ports, &key, sizeof(key)), *q;
+	struct port *p = tab_get(&sf->ports, &key), *q;
 
 	if (!p) {
 		sf->port_full++;
@@ -492,7 +405,7 @@ static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno,
 	/* New: both directions of a port share its ifindex and name. */
 	other = key;
 	other.dir = !dir;
-	q = tab_find(&sf->ports, &other, sizeof(other));
+	q = rt_htab_find(&sf->ports, &other, rt_hash_bytes(&other, sizeof(other)));
 	if (q && q->r.ifindex) {
 		p->r = q->r;
 		memset(&p->r.c, 0, sizeof(p->r.c));
@@ -533,7 +446,7 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 		p->r.c.drops++;
 		key.ifindex = p->r.ifindex;
 		key.reason = f->reason;
-		dr = tab_get(&sf->drops, &key, sizeof(key));
+		dr = tab_get(&sf->drops, &key);
 		if (!dr)
 			return;
 		if (!dr->r.ifindex) {
@@ -552,7 +465,7 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 
 			memset(&k, 0, sizeof(k));
 			rt_flow_key_init(&k, &pk, p->r.ifindex, dir);
-			fl = tab_get(&sf->flows, &k, sizeof(k));
+			fl = rt_htab_get(&sf->flows, &k, rt_flow_key_hash(&k), NULL);
 			if (fl)
 				fl->drops++;
 			else
@@ -600,7 +513,7 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 
 		memset(&key, 0, sizeof(key));
 		rt_flow_key_init(&key.k, &pk, p->r.ifindex, dir);
-		fl = tab_get(&sf->flows, &key.k, sizeof(key.k));
+		fl = rt_htab_get(&sf->flows, &key.k, rt_flow_key_hash(&key.k), NULL);
 		if (!fl) {
 			sf->flow_full++;
 			return;

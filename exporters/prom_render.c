@@ -1,156 +1,27 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * --listen [ADDR:]PORT: serve /metrics to Prometheus, for the fleet.
- *
- * emit() renders the exposition once per interval, in the text format 0.0.4
- * and in OpenMetrics 1.0, then swaps two reference-counted documents in under
- * a mutex. libmicrohttpd answers scrapes from its own thread: a scrape takes a
- * reference under the mutex, copies the text outside it and lets go. So the
- * collector waits at most for a pointer swap, whatever the scrapers do.
+ * The Prometheus exposition: one snapshot and its delta rendered into the
+ * text format 0.0.4 and OpenMetrics 1.0, with no I/O (exporters/prom_http.c
+ * serves what this writes; tests/unit/test_prom.c checks it).
  *
  * Values are totals since the start, never deltas. A flow evicted from the
  * kernel's table vanishes from the top K (fine for Prometheus); the host-pair
  * totals are summed here from the per-interval deltas so that they stay
  * monotonic when their flows are evicted. Names: exporters/README.md.
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
-#include <unistd.h>
-#include <netinet/in.h>
-#include <microhttpd.h>
 #include "findings.h"
-#include "endpoint.h"
 #include "fmt.h"
-#include "http_guard.h"
 #include "log.h"
-#include "sink.h"
 #include "prom.h"
 #include "sflow_decode.h"
 
-#define CONN_LIMIT	64	/* concurrent connections */
-#define CONN_TIMEOUT	10	/* seconds a silent connection is kept */
 #define MAX_HOSTPAIRS	65536	/* host-pair accumulators kept */
-
-/* ------------------------------------------------------------------ */
-/* --listen */
-
-int rt_prom_parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
-{
-	char host[256] = "127.0.0.1";
-	const char *port = spec, *colon;
-	struct addrinfo hints = { 0 }, *res = NULL;
-	char *end;
-	long p;
-
-	if (!spec || !*spec)
-		return -EINVAL;
-	if (spec[0] == '[') {
-		const char *rb = strchr(spec, ']');
-
-		if (!rb || rb[1] != ':' || (size_t)(rb - spec - 1) >= sizeof(host) || rb == spec + 1)
-			return -EINVAL;
-		memcpy(host, spec + 1, (size_t)(rb - spec - 1));
-		host[rb - spec - 1] = 0;
-		port = rb + 2;
-	} else if ((colon = strrchr(spec, ':'))) {
-		if (colon == spec || (size_t)(colon - spec) >= sizeof(host) ||
-		    memchr(spec, ':', (size_t)(colon - spec)))
-			return -EINVAL;	/* IPv6 wants brackets */
-		memcpy(host, spec, (size_t)(colon - spec));
-		host[colon - spec] = 0;
-		port = colon + 1;
-	}
-	errno = 0;
-	p = strtol(port, &end, 10);
-	if (errno || end == port || *end || p < 1 || p > 65535)
-		return -EINVAL;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE;
-	if (getaddrinfo(host, NULL, &hints, &res) || !res)
-		return -EINVAL;
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	if (ss->ss_family == AF_INET)
-		((struct sockaddr_in *)ss)->sin_port = htons((unsigned short)p);
-	else if (ss->ss_family == AF_INET6)
-		((struct sockaddr_in6 *)ss)->sin6_port = htons((unsigned short)p);
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static void fmt_sockaddr(const struct sockaddr_storage *ss, char *buf, size_t len)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	if (ss->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-		snprintf(buf, len, "[%s]:%u", a, ntohs(s6->sin6_port));
-	} else {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
-
-		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-		snprintf(buf, len, "%s:%u", a, ntohs(s4->sin_port));
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* Accept negotiation */
-
-int rt_prom_wants_openmetrics(const char *accept)
-{
-	double om = 0, text = 0;
-	const char *p = accept;
-
-	if (!accept)
-		return 0;
-	while (*p) {
-		const char *end = strchr(p, ','), *semi, *q;
-		size_t n, tl;
-		double qv = 1;
-
-		if (!end)
-			end = p + strlen(p);
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		semi = memchr(p, ';', (size_t)(end - p));
-		tl = (size_t)((semi ? semi : end) - p);
-		while (tl && (p[tl - 1] == ' ' || p[tl - 1] == '\t'))
-			tl--;
-		for (q = semi; q && q < end; q = memchr(q + 1, ';', (size_t)(end - q - 1))) {
-			const char *v = q + 1;
-
-			while (v < end && *v == ' ')
-				v++;
-			if (v + 2 <= end && (v[0] == 'q' || v[0] == 'Q') && v[1] == '=')
-				qv = strtod(v + 2, NULL);
-		}
-		n = strlen("application/openmetrics-text");
-		if (tl == n && !strncasecmp(p, "application/openmetrics-text", n)) {
-			if (qv > om)
-				om = qv;
-		} else if ((tl == 10 && !strncasecmp(p, "text/plain", 10)) ||
-			   (tl == 3 && !strncmp(p, "*/*", 3)) || (tl == 6 && !strncasecmp(p, "text/*", 6))) {
-			if (qv > text)
-				text = qv;
-		}
-		p = *end ? end + 1 : end;
-	}
-	return om > 0 && om >= text;
-}
 
 /* ------------------------------------------------------------------ */
 /* Rendering */
@@ -185,13 +56,10 @@ static void sb_vprintf(struct sb *b, const char *fmt, va_list ap)
 		size_t cap = b->cap ? b->cap * 2 : 16384;
 		while (cap - b->len <= (size_t)n)
 			cap *= 2;
-		char *np = realloc(b->p, cap);
-		if (!np) {
+		if (rt_grow_to((void **)&b->p, &b->cap, cap, 1)) {
 			b->err = -ENOMEM;
 			return;
 		}
-		b->p = np;
-		b->cap = cap;
 	}
 }
 
@@ -286,17 +154,10 @@ static void label(char *set, size_t len, const char *name, const char *value)
 	snprintf(set + n, len - n, "%s%s=\"%s\"", n ? "," : "", name, e);
 }
 
-/* Host-pair accumulators: flow deltas summed per (interface, dir, src, dst). */
-struct hp_key {
-	__u32 ifindex;
-	__u8 dir, family, mirror, pad;	/* host pairs inside a mirror stay apart */
-	__u8 src[16], dst[16];
-	__u32 mirror_id;
-};
-
+/* Host-pair accumulators: flow deltas summed per host pair in the
+ * RT_HP_IFACE scope (derive.h): the series carry interface and direction. */
 struct hp {
-	struct hp_key k;
-	int used;
+	struct rt_hostpair k;	/* first: the table's key */
 	struct rt_flow_val v;
 };
 
@@ -305,8 +166,7 @@ struct rt_prom_render {
 	rt_prom_speed_fn speed;
 	__u64 intervals;
 	double last_render_secs;
-	struct hp *hp;
-	size_t hp_cap, hp_n;
+	struct rt_htab hp;		/* struct hp, at most MAX_HOSTPAIRS */
 	int hp_full_warned;
 	const struct rt_flow_delta **order;
 	size_t order_cap;
@@ -343,6 +203,7 @@ struct rt_prom_render *rt_prom_render_new(int top_k, rt_prom_speed_fn speed)
 		return NULL;
 	r->top_k = top_k < 0 ? 0 : top_k;
 	r->speed = speed;
+	rt_htab_init(&r->hp, sizeof(struct hp), sizeof(struct rt_hostpair), MAX_HOSTPAIRS);
 	return r;
 }
 
@@ -350,110 +211,26 @@ void rt_prom_render_free(struct rt_prom_render *r)
 {
 	if (!r)
 		return;
-	free(r->hp);
+	rt_htab_free(&r->hp);
 	free(r->order);
 	free(r->hp_order);
 	free(r->nic);
 	free(r);
 }
 
-static size_t hp_hash(const struct hp_key *k)
+static struct hp *hp_get(struct rt_prom_render *r, const struct rt_hostpair *k)
 {
-	const unsigned char *p = (const unsigned char *)k;
-	size_t h = 1469598103934665603ULL;
+	struct hp *h = rt_htab_get(&r->hp, k, rt_hostpair_hash(k), NULL);
 
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
+	if (!h && errno == ENOSPC && !r->hp_full_warned++)
+		pr_warn("more than %d host pairs: new ones are left out of the Prometheus metrics.\n",
+			MAX_HOSTPAIRS);
 	return h;
-}
-
-static int hp_grow(struct rt_prom_render *r)
-{
-	size_t cap = r->hp_cap ? r->hp_cap * 2 : 256;
-	struct hp *n = calloc(cap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->hp_cap; i++) {
-		size_t j;
-
-		if (!r->hp[i].used)
-			continue;
-		for (j = hp_hash(&r->hp[i].k) & (cap - 1); n[j].used; j = (j + 1) & (cap - 1))
-			;
-		n[j] = r->hp[i];
-	}
-	free(r->hp);
-	r->hp = n;
-	r->hp_cap = cap;
-	return 0;
-}
-
-static struct hp *hp_get(struct rt_prom_render *r, const struct hp_key *k)
-{
-	size_t j;
-
-	if ((r->hp_n + 1) * 2 > r->hp_cap) {
-		if (r->hp_n >= MAX_HOSTPAIRS) {
-			/* full: only pairs already known are kept up to date */
-		} else if (hp_grow(r)) {
-			return NULL;
-		}
-	}
-	if (!r->hp_cap)
-		return NULL;
-	for (j = hp_hash(k) & (r->hp_cap - 1); r->hp[j].used; j = (j + 1) & (r->hp_cap - 1))
-		if (!memcmp(&r->hp[j].k, k, sizeof(*k)))
-			return &r->hp[j];
-	if (r->hp_n >= MAX_HOSTPAIRS || (r->hp_n + 1) * 2 > r->hp_cap) {
-		if (!r->hp_full_warned++)
-			pr_warn("more than %d host pairs: new ones are left out of the Prometheus metrics.\n",
-				MAX_HOSTPAIRS);
-		return NULL;
-	}
-	r->hp[j].used = 1;
-	r->hp[j].k = *k;
-	r->hp_n++;
-	return &r->hp[j];
-}
-
-static int hp_key_cmp(const struct hp_key *a, const struct hp_key *b)
-{
-	int c;
-
-	if (a->ifindex != b->ifindex)
-		return a->ifindex < b->ifindex ? -1 : 1;
-	if (a->dir != b->dir)
-		return a->dir < b->dir ? -1 : 1;
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	c = memcmp(a->src, b->src, sizeof(a->src));
-	if (c)
-		return c;
-	return memcmp(a->dst, b->dst, sizeof(a->dst));
 }
 
 static int cmp_hp(const void *a, const void *b)
 {
-	return hp_key_cmp(&(*(struct hp *const *)a)->k, &(*(struct hp *const *)b)->k);
-}
-
-/* The top K: most congested in this interval, then busiest, then most congested overall. */
-static int cmp_top(const void *a, const void *b)
-{
-	const struct rt_flow_delta *x = *(const struct rt_flow_delta *const *)a;
-	const struct rt_flow_delta *y = *(const struct rt_flow_delta *const *)b;
-	__u64 cx = rt_congestion(&x->d), cy = rt_congestion(&y->d);
-
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	if (x->d.pkts != y->d.pkts)
-		return x->d.pkts < y->d.pkts ? 1 : -1;
-	cx = rt_congestion(&x->f->v);
-	cy = rt_congestion(&y->f->v);
-	if (cx != cy)
-		return cx < cy ? 1 : -1;
-	return rt_flow_key_cmp(&x->f->k, &y->f->k);
+	return rt_hostpair_cmp(&(*(struct hp *const *)a)->k, &(*(struct hp *const *)b)->k);
 }
 
 static int cmp_top_key(const void *a, const void *b)
@@ -462,9 +239,6 @@ static int cmp_top_key(const void *a, const void *b)
 			       &(*(const struct rt_flow_delta *const *)b)->f->k);
 }
 
-static const char *const ecn_name[4] = {
-	[RT_ECN_NOT_ECT] = "not_ect", [RT_ECN_ECT1] = "ect1", [RT_ECN_ECT0] = "ect0", [RT_ECN_CE] = "ce",
-};
 /* Label order of the ecn label: not_ect, ect0, ect1, ce. */
 static const int ecn_order[4] = { RT_ECN_NOT_ECT, RT_ECN_ECT0, RT_ECN_ECT1, RT_ECN_CE };
 
@@ -507,7 +281,7 @@ static void flow_families(struct out *w, const char *prefix, const char *what, c
 		rs->labels(rs->ctx, i, set, sizeof(set));
 		for (e = 0; e < 4; e++) {
 			snprintf(more, sizeof(more), "%s", set);
-			label(more, sizeof(more), "ecn", ecn_name[ecn_order[e]]);
+			label(more, sizeof(more), "ecn", rt_ecn_name(ecn_order[e]));
 			sample_u(w, name, M_COUNTER, more, rs->val(rs->ctx, i)->ecn[ecn_order[e]]);
 		}
 	}
@@ -579,9 +353,9 @@ static const struct rt_flow_val *hp_val(void *ctx, size_t i)
 static void hp_labels(void *ctx, size_t i, char *set, size_t len)
 {
 	struct render_ctx *c = ctx;
-	const struct hp_key *k = &c->r->hp_order[i]->k;
+	const struct rt_hostpair *k = &c->r->hp_order[i]->k;
 
-	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->src, k->dst, set, len);
+	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->a, k->b, set, len);
 	mirror_label(set, len, k->mirror, k->mirror_id);
 }
 
@@ -750,31 +524,23 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	/* host pairs: add this interval's deltas */
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
-		struct hp_key k = { .ifindex = f->k.ifindex, .dir = f->k.dir, .family = f->k.family,
-				    .mirror = f->k.mirror, .mirror_id = f->k.mirror_id };
+		struct rt_hostpair k;
 		struct hp *h;
 
 		if (!d->flows[i].d.pkts && !rt_congestion(&d->flows[i].d) && !d->flows[i].d.ack)
 			continue;
 		if (f->estimate)	/* sFlow estimates have families of their own */
 			continue;
-		memcpy(k.src, f->k.src, sizeof(k.src));
-		memcpy(k.dst, f->k.dst, sizeof(k.dst));
+		rt_hostpair_of(&k, &f->k, RT_HP_IFACE);
 		h = hp_get(r, &k);
 		if (h)
 			rt_flow_val_add(&h->v, &d->flows[i].d);
 	}
-	if (r->hp_order_cap < r->hp_n) {
-		void *p = realloc(r->hp_order, r->hp_n * sizeof(*r->hp_order));
-
-		if (!p)
-			return -ENOMEM;
-		r->hp_order = p;
-		r->hp_order_cap = r->hp_n;
-	}
-	for (i = 0, n = 0; i < r->hp_cap; i++)
-		if (r->hp[i].used)
-			r->hp_order[n++] = &r->hp[i];
+	if (rt_grow_to((void **)&r->hp_order, &r->hp_order_cap, r->hp.n, sizeof(*r->hp_order)))
+		return -ENOMEM;
+	for (i = 0, n = 0; i < r->hp.cap; i++)
+		if (r->hp.used[i])
+			r->hp_order[n++] = rt_htab_at(&r->hp, i);
 	if (n > 1)	/* hp_order is NULL while there are none (UBSan) */
 		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
 	rs.n = n;
@@ -783,19 +549,13 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	flow_families(w, "rocetop_hostpair", "between the host pair (all queue pairs)", &rs);
 
 	/* top K flows of this interval, their totals */
-	if (r->order_cap < d->nflows) {
-		void *p = realloc(r->order, d->nflows * sizeof(*r->order));
-
-		if (!p)
-			return -ENOMEM;
-		r->order = p;
-		r->order_cap = d->nflows;
-	}
+	if (rt_grow_to((void **)&r->order, &r->order_cap, d->nflows, sizeof(*r->order)))
+		return -ENOMEM;
 	for (i = 0, n = 0; i < d->nflows; i++)
 		if (!d->flows[i].f->estimate)
 			r->order[n++] = &d->flows[i];
 	if (n > 1)
-		qsort(r->order, n, sizeof(*r->order), cmp_top);
+		qsort(r->order, n, sizeof(*r->order), rt_delta_qcmp_congestion);	/* the top K: derive.h's congestion ordering */
 	n = n < (size_t)r->top_k ? n : (size_t)r->top_k;
 	/* in key order, so a flow's series keep their place while the ranking moves */
 	if (n > 1)
@@ -1062,304 +822,4 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 	*om = w.o.p;
 	*om_len = w.o.len;
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* The HTTP side */
-
-/* A rendered document, shared by the sink and the scrapes reading it. */
-struct doc {
-	int refs;		/* __atomic */
-	size_t len;
-	char *text;
-};
-
-struct prom {
-	pthread_mutex_t mu;
-	struct doc *text, *om;	/* the latest, under mu */
-	struct MHD_Daemon *mhd;
-	struct rt_prom_render *r;
-	unsigned long long scrapes;	/* __atomic */
-	char where[80];
-	struct rt_http_guard *guard;
-};
-
-static struct doc *doc_new(char *text, size_t len)
-{
-	struct doc *d = malloc(sizeof(*d));
-
-	if (!d) {
-		free(text);
-		return NULL;
-	}
-	d->refs = 1;
-	d->len = len;
-	d->text = text;
-	return d;
-}
-
-static void doc_put(struct doc *d)
-{
-	if (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		free(d->text);
-		free(d);
-	}
-}
-
-/* Swap in new documents: the only time the collector holds the mutex. */
-static int publish(struct prom *p, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	struct doc *t, *o, *old_t, *old_o;
-	char *tx, *ox;
-	size_t tl, ol;
-	int err;
-
-	err = rt_prom_render(p->r, cur, d, &tx, &tl, &ox, &ol);
-	if (err)
-		return err;
-	t = doc_new(tx, tl);
-	o = doc_new(ox, ol);
-	if (!t || !o) {
-		doc_put(t);
-		doc_put(o);
-		return -ENOMEM;
-	}
-	pthread_mutex_lock(&p->mu);
-	old_t = p->text;
-	old_o = p->om;
-	p->text = t;
-	p->om = o;
-	pthread_mutex_unlock(&p->mu);
-	doc_put(old_t);
-	doc_put(old_o);
-	return 0;
-}
-
-static const char root_page[] =
-	"<html><head><title>rocetop exporter</title></head><body>\n"
-	"<h1>rocetop</h1><p>RoCEv2 congestion per flow, host pair, interface and NIC port.</p>\n"
-	"<p><a href=\"/metrics\">/metrics</a></p>\n</body></html>\n";
-
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
-			     void *body, size_t len, enum MHD_ResponseMemoryMode mode, int allow)
-{
-	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
-	enum MHD_Result ret;
-
-	if (!resp) {
-		if (mode == MHD_RESPMEM_MUST_FREE)
-			free(body);
-		return MHD_NO;
-	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (allow)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	ret = MHD_queue_response(c, status, resp);
-	MHD_destroy_response(resp);
-	return ret;
-}
-
-#define TEXT_TYPE "text/plain; version=0.0.4; charset=utf-8"
-#define OM_TYPE   "application/openmetrics-text; version=1.0.0; charset=utf-8"
-
-static enum MHD_Result serve_metrics(struct prom *p, struct MHD_Connection *c)
-{
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
-	int om = rt_prom_wants_openmetrics(accept);
-	unsigned long long n = __atomic_add_fetch(&p->scrapes, 1, __ATOMIC_RELAXED);
-	static const char eof[] = "# EOF\n";
-	struct doc *d;
-	size_t body, cap;
-	char *buf;
-	int k;
-
-	pthread_mutex_lock(&p->mu);
-	d = om ? p->om : p->text;
-	if (d)
-		__atomic_add_fetch(&d->refs, 1, __ATOMIC_ACQ_REL);
-	pthread_mutex_unlock(&p->mu);
-	if (!d)
-		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no snapshot yet\n", 16,
-			     MHD_RESPMEM_PERSISTENT, 0);
-	/* the copy happens outside the lock, the collector never waits for it */
-	body = d->len;
-	if (om && body >= sizeof(eof) - 1)
-		body -= sizeof(eof) - 1;
-	cap = body + 512;
-	buf = malloc(cap);
-	if (!buf) {
-		doc_put(d);
-		return MHD_NO;
-	}
-	memcpy(buf, d->text, body);
-	doc_put(d);
-	k = snprintf(buf + body, cap - body,
-		     "# HELP rocetop_scrapes%s Requests for /metrics served since rocetop started, this one included.\n"
-		     "# TYPE rocetop_scrapes%s counter\nrocetop_scrapes_total %llu\n%s",
-		     om ? "" : "_total", om ? "" : "_total", n, om ? eof : "");
-	return reply(c, MHD_HTTP_OK, om ? OM_TYPE : TEXT_TYPE, buf, body + (size_t)k, MHD_RESPMEM_MUST_FREE, 0);
-}
-
-static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-			      const char *version, const char *upload_data, size_t *upload_data_size,
-			      void **con_cls)
-{
-	struct prom *p = cls;
-
-	rt_http_guard_headers(p->guard, c);	/* a handler call: the headers are in */
-	(void)version;
-	(void)upload_data;
-	(void)upload_data_size;
-	(void)con_cls;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
-			     "only GET and HEAD are served here\n", 34, MHD_RESPMEM_PERSISTENT, 1);
-	if (!strcmp(url, "/metrics"))
-		return serve_metrics(p, c);
-	if (!strcmp(url, "/"))
-		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)root_page,
-			     sizeof(root_page) - 1, MHD_RESPMEM_PERSISTENT, 0);
-	return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found: try /metrics\n", 24,
-		     MHD_RESPMEM_PERSISTENT, 0);
-}
-
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	char msg[512];
-
-	(void)cls;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	pr_debug("http: %s", msg);
-}
-
-static int prom_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	int err = publish(s->priv, cur, d);
-
-	if (err)
-		pr_warn("rendering the Prometheus metrics failed: %s.\n", strerror(-err));
-	return err;
-}
-
-static void prom_close(struct rt_sink *s)
-{
-	struct prom *p = s->priv;
-
-	if (p) {
-		if (p->mhd)
-			MHD_stop_daemon(p->mhd);	/* joins its thread, closes the socket */
-		rt_http_guard_free(p->guard);
-		doc_put(p->text);
-		doc_put(p->om);
-		rt_prom_render_free(p->r);
-		pthread_mutex_destroy(&p->mu);
-		free(p);
-	}
-	free(s);
-}
-
-/* Our own socket, so that a port in use gets a clear sentence. */
-static int listen_on(const struct rt_opts *o, const struct sockaddr_storage *ss, socklen_t len,
-		     const char *where)
-{
-	int fd, one = 1;
-
-	/* In rocetop's home namespace, whichever one it watches (endpoint.h). */
-	fd = rt_endpoint_socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		pr_warn("cannot open a socket for --listen %s: %s.\n", o->listen, strerror(errno));
-		return -1;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (ss->ss_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(fd, (const struct sockaddr *)ss, len) || listen(fd, 64)) {
-		int e = errno;
-
-		if (e == EADDRINUSE)
-			pr_warn("cannot listen on %s: the port is already in use; pick another with --listen.\n", where);
-		else if (e == EADDRNOTAVAIL)
-			pr_warn("cannot listen on %s: no local interface has that address.\n", where);
-		else if (e == EACCES)
-			pr_warn("cannot listen on %s: ports below 1024 need root (CAP_NET_BIND_SERVICE).\n", where);
-		else
-			pr_warn("cannot listen on %s: %s.\n", where, strerror(e));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
-{
-	struct sockaddr_storage ss;
-	struct rt_sink *s = calloc(1, sizeof(*s));
-	struct prom *p = calloc(1, sizeof(*p));
-	sigset_t all, old;
-	socklen_t len;
-	int fd;
-
-	if (!s || !p) {
-		pr_warn("out of memory.\n");
-		free(s);
-		free(p);
-		return NULL;
-	}
-	pthread_mutex_init(&p->mu, NULL);
-	s->name = "prometheus";
-	s->emit = prom_emit;
-	s->close = prom_close;
-	s->input_fd = -1;
-	s->priv = p;
-	if (rt_prom_parse_listen(o->listen, &ss, &len)) {
-		pr_warn("--listen '%s' is not valid: give PORT, ADDR:PORT or [IPv6]:PORT, e.g. 9100 or 0.0.0.0:9100.\n",
-			o->listen);
-		goto fail;
-	}
-	fmt_sockaddr(&ss, p->where, sizeof(p->where));
-	if ((ss.ss_family == AF_INET && ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY)) ||
-	    (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)))
-		pr_warn("--listen %s binds every address: the metrics (addresses, QPs, process names) are reachable from the network; give 127.0.0.1:PORT or one interface's address to keep them local.\n",
-			o->listen);
-	p->r = rt_prom_render_new(o->prom_flows, rt_link_speed_mbps);
-	if (!p->r || publish(p, NULL, NULL)) {
-		pr_warn("out of memory.\n");
-		goto fail;
-	}
-	fd = listen_on(o, &ss, len, p->where);
-	if (fd < 0)
-		goto fail;
-	/* The HTTP thread must not take the signals the main loop reads from its signalfd. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	/* Slow clients cannot take every slot (http_guard.h). */
-	p->guard = rt_http_guard_new(CONN_LIMIT, CONN_TIMEOUT + 5);
-	if (!p->guard) {
-		pr_warn("out of memory.\n");
-		close(fd);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		goto fail;
-	}
-	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
-				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-				  0, rt_http_guard_accept, p->guard, handle, p,
-				  MHD_OPTION_LISTEN_SOCKET, fd,
-				  MHD_OPTION_NOTIFY_CONNECTION, rt_http_guard_notify, p->guard,
-				  MHD_OPTION_NOTIFY_COMPLETED, rt_http_guard_completed, p->guard,
-				  MHD_OPTION_URI_LOG_CALLBACK, rt_http_guard_uri, p->guard,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT,
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				  MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!p->mhd) {
-		pr_warn("cannot start the HTTP server on %s (libmicrohttpd refused; -v says why).\n", p->where);
-		close(fd);
-		goto fail;
-	}
-	pr_info("serving Prometheus metrics on http://%s/metrics\n", p->where);
-	return s;
-fail:
-	prom_close(s);
-	return NULL;
 }

@@ -1,0 +1,75 @@
+# shellcheck shell=bash
+# What the shell tests share: the root and tool checks, names unique to this
+# run, network namespaces and veth pairs, and one cleanup on exit. Source it
+# first thing:   . "$(dirname "$0")/../lib.sh"
+#
+# A test prints "PASS name", "FAIL name: why" or "SKIP name: why" lines
+# (tests/run counts them; STRICT=1 there turns a skip into a failure).
+
+# A suffix for names (namespaces, interfaces, tmux sessions, pins) that no
+# concurrent run shares: the test shell's pid. Short on purpose: interface
+# names stop at 15 characters, and the TUI tests read them off an 80-column
+# screen.
+RT_ID=$$
+
+# ---- cleanup: commands run in reverse order of registration, once, on exit ----
+_rt_exit=()
+rt_on_exit() { _rt_exit+=("$1"); }
+_rt_cleanup() {
+	local i
+	for ((i = ${#_rt_exit[@]} - 1; i >= 0; i--)); do eval "${_rt_exit[i]}" 2>/dev/null; done
+	_rt_exit=()
+}
+trap _rt_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- skipping ----
+# rt_skip NAME WHY: this test cannot run here; say why and stop.
+rt_skip() { echo "SKIP $1: $2"; exit 0; }
+# rt_need_root NAME [WHY]
+rt_need_root() { [ "$(id -u)" -eq 0 ] || rt_skip "$1" "${2:-needs root}"; }
+# rt_need_cmd NAME CMD...: each command must be installed.
+rt_need_cmd() {
+	local name=$1 c
+	shift
+	for c in "$@"; do command -v "$c" >/dev/null || rt_skip "$name" "$c is not installed"; done
+}
+
+# ---- files ----
+# rt_tmpdir VAR: a temporary directory in VAR, removed on exit (kept when KEEP is set).
+rt_tmpdir() {
+	local d
+	d=$(mktemp -d "/tmp/rt$RT_ID.XXXXXX") || return 1
+	printf -v "$1" '%s' "$d"
+	rt_on_exit "[ -n \"\${KEEP:-}\" ] && echo \"kept $d\" || rm -rf '$d'"
+}
+
+# ---- namespaces ----
+# rt_netns NS...: new network namespaces with lo up, deleted on exit.
+rt_netns() {
+	local ns
+	for ns in "$@"; do
+		ip netns add "$ns" || return 1
+		rt_on_exit "ip netns del '$ns'"
+		ip -n "$ns" link set lo up || return 1
+	done
+}
+
+# rt_no_ipv6 NS...: IPv6 off in these namespaces, so router solicitations
+# and neighbour discovery do not add packets a test counts.
+rt_no_ipv6() {
+	local ns
+	for ns in "$@"; do ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || return 1; done
+}
+
+# rt_veth NS_A IF_A NS_B IF_B: a veth pair between two namespaces, both ends up.
+rt_veth() {
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" &&
+		ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
+}
+
+# rt_kill_on_exit PID...: processes to kill -9 (and reap) on exit.
+rt_kill_on_exit() {
+	local p
+	for p in "$@"; do rt_on_exit "kill -9 $p; wait $p"; done
+}

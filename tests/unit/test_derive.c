@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The derived views at their homes: user/core/derive.c (ranking, CE %, host
+ * pairs, enum names), user/core/table.c (rt_grow_to, rt_append, the
+ * open-addressed table) and user/core/num.c (the number parser). Expected
+ * values are worked out by hand in the comments.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "derive.h"
+#include "num.h"
+#include "table.h"
+
+static struct rt_flow_key key(const char *src, const char *dst, __u32 ifindex, __u8 dir, __u32 qp)
+{
+	struct rt_flow_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.ifindex = ifindex;
+	k.dir = dir;
+	k.family = 4;
+	inet_pton(AF_INET, src, k.src);
+	inet_pton(AF_INET, dst, k.dst);
+	k.dqpn = qp;
+	return k;
+}
+
+static void test_percent(void)
+{
+	struct rt_flow_val v = { 0 };
+
+	CHECK(rt_ce_pct(&v) == 0.0, "no packets: 0 %%");
+	v.pkts = 8;
+	v.ecn[RT_ECN_CE] = 2;
+	CHECK(rt_ce_pct(&v) == 25.0, "2 CE of 8 = 25 %%, got %g", rt_ce_pct(&v));
+	v.ecn[RT_ECN_CE] = 8;
+	CHECK(rt_ce_pct(&v) == 100.0, "all marked");
+	CHECK(rt_pct(1, 3) > 33.33 && rt_pct(1, 3) < 33.34, "1 of 3");
+	CHECK(rt_pct(5, 0) == 0.0, "of nothing: 0");
+	/* paused 1.5 s of a 1 s interval (quanta add up past it) caps at 100 % */
+	CHECK(rt_share_pct(1.5, 1.0) == 100.0, "capped");
+	CHECK(rt_share_pct(0.25, 1.0) == 25.0, "a quarter");
+	CHECK(rt_share_pct(1, 0) == 0.0, "no interval");
+	TEST_END("derive_percent");
+}
+
+static void test_ranking(void)
+{
+	struct rt_flow f[4];
+	struct rt_flow_delta d[4], *p[4];
+	int i;
+
+	memset(f, 0, sizeof(f));
+	memset(d, 0, sizeof(d));
+	for (i = 0; i < 4; i++) {
+		f[i].k = key("10.0.0.1", "10.0.0.2", 1, 0, 100 + (__u32)i);
+		d[i].f = &f[i];
+		p[i] = &d[i];
+	}
+	/* score = CE + CNP + NAK seq + NAK other + RNR */
+	d[0].d.ecn[RT_ECN_CE] = 1; d[0].d.cnp = 1; d[0].d.pkts = 10;	/* 2 */
+	d[1].d.nak_seq = 1; d[1].d.nak_other = 1; d[1].d.rnr_nak = 1; d[1].d.pkts = 5;	/* 3 */
+	d[2].d.ecn[RT_ECN_CE] = 2; d[2].d.pkts = 50;			/* 2, busier than d[0] */
+	d[3].d.ecn[RT_ECN_CE] = 2; d[3].d.pkts = 50;			/* ties d[2] this interval */
+	f[3].v.cnp = 7;							/* but 7 more since the start */
+	CHECK_EQ(rt_congestion(&d[1].d), 3);
+	CHECK_EQ(rt_nak(&d[1].d), 2);
+	qsort(p, 4, sizeof(p[0]), rt_delta_qcmp_congestion);
+	/* 3 first; then the 2s by packets (50 > 10), the 50s by overall congestion */
+	CHECK(p[0] == &d[1] && p[1] == &d[3] && p[2] == &d[2] && p[3] == &d[0],
+	      "order %ld %ld %ld %ld", (long)(p[0] - d), (long)(p[1] - d), (long)(p[2] - d), (long)(p[3] - d));
+	/* full ties fall back to the key: dqpn 100 < 101 */
+	memset(&d[0].d, 0, sizeof(d[0].d));
+	memset(&d[1].d, 0, sizeof(d[1].d));
+	CHECK(rt_delta_cmp_congestion(&d[0], &d[1]) < 0, "key order on ties");
+	CHECK(rt_delta_cmp_congestion(&d[1], &d[1]) == 0, "equal to itself");
+	TEST_END("derive_ranking");
+}
+
+static void test_hostpair(void)
+{
+	struct rt_flow_key ab = key("10.0.0.1", "10.0.0.2", 3, RT_DIR_INGRESS, 17);
+	struct rt_flow_key ab2 = key("10.0.0.1", "10.0.0.2", 4, RT_DIR_EGRESS, 99);
+	struct rt_flow_key ba = key("10.0.0.2", "10.0.0.1", 3, RT_DIR_INGRESS, 18);
+	struct rt_hostpair x, y;
+
+	/* per interface: the same hosts on two interfaces are two pairs */
+	rt_hostpair_of(&x, &ab, RT_HP_IFACE);
+	rt_hostpair_of(&y, &ab2, RT_HP_IFACE);
+	CHECK_EQ(x.ifindex, 3);
+	CHECK(rt_hostpair_cmp(&x, &y) < 0, "ifindex 3 before 4");
+	/* directed: one pair over interfaces and QPs, but not the reverse */
+	rt_hostpair_of(&x, &ab, RT_HP_DIRECTED);
+	rt_hostpair_of(&y, &ab2, RT_HP_DIRECTED);
+	CHECK(!rt_hostpair_cmp(&x, &y) && rt_hostpair_hash(&x) == rt_hostpair_hash(&y), "directed: same pair");
+	CHECK_EQ(x.ifindex, 0);
+	rt_hostpair_of(&y, &ba, RT_HP_DIRECTED);
+	CHECK(rt_hostpair_cmp(&x, &y) < 0, "10.0.0.1 > .2 before .2 > .1");
+	/* either way: both directions are one pair, lower address first */
+	rt_hostpair_of(&x, &ab, RT_HP_EITHER);
+	rt_hostpair_of(&y, &ba, RT_HP_EITHER);
+	CHECK(!rt_hostpair_cmp(&x, &y) && rt_hostpair_hash(&x) == rt_hostpair_hash(&y), "either: same pair");
+	CHECK(y.a[3] == 1 && y.b[3] == 2, "a = 10.0.0.1, b = 10.0.0.2");
+	TEST_END("derive_hostpair");
+}
+
+static void test_names(void)
+{
+	CHECK(!strcmp(rt_scope_name(RT_SCOPE_HW_PORT), "hw_counters"), "scope key");
+	CHECK(!strcmp(rt_scope_names(RT_SCOPE_HW_DEV)->key, "device_hw_counters"), "dev key");
+	CHECK(!strcmp(rt_scope_names(RT_SCOPE_HW_PORT)->label, "hw_port"), "scope label");
+	CHECK(!strcmp(rt_scope_name(200), "unknown"), "out of range");
+	CHECK(!strcmp(rt_attr_names(RT_ATTR_HOSTPAIR)->key, "host-pair"), "attr key");
+	CHECK(!strcmp(rt_attr_names(RT_ATTR_NETLINK)->label, "rdma netlink"), "attr label");
+	CHECK(!strcmp(rt_attr_names(99)->label, ""), "attr out of range");
+	CHECK(!strcmp(rt_ecn_name(RT_ECN_ECT0), "ect0") && !strcmp(rt_ecn_name(RT_ECN_CE), "ce") &&
+	      !strcmp(rt_ecn_name(RT_ECN_ECT1), "ect1") && !strcmp(rt_ecn_name(RT_ECN_NOT_ECT), "not_ect"),
+	      "ecn keys");
+	CHECK(!strcmp(rt_dir_name(RT_DIR_EGRESS), "egress") && !strcmp(rt_dir_name(RT_DIR_INGRESS), "ingress"),
+	      "directions");
+	TEST_END("derive_names");
+}
+
+struct ent {
+	__u32 k;
+	__u32 v;
+};
+
+static void test_table(void)
+{
+	struct rt_htab t;
+	struct ent *e;
+	int fresh, i, bad = 0;
+	__u32 k;
+	size_t n = 0, cap = 0, used = 0;
+	int *arr = NULL;
+
+	rt_htab_init(&t, sizeof(struct ent), sizeof(__u32), 3000);
+	/* 3000 keys with a hash that collides in fours: they probe and survive growth */
+	for (k = 0; k < 3000; k++) {
+		e = rt_htab_get(&t, &k, k / 4, &fresh);
+		if (!e || !fresh || e->k != k || e->v != 0)
+			bad++;
+		else
+			e->v = k * 3;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(t.n, 3000);
+	CHECK_EQ(t.cap, 8192);	/* 1024 -> 2048 -> 4096 -> 8192: at most half full */
+	for (k = 0; k < 3000; k++) {
+		e = rt_htab_find(&t, &k, k / 4);
+		if (!e || e->v != k * 3)
+			bad++;
+	}
+	CHECK_EQ(bad, 0);
+	k = 1;
+	e = rt_htab_get(&t, &k, 0, &fresh);
+	CHECK(e && !fresh && e->v == 3, "found again, not inserted");
+	k = 5000;
+	errno = 0;
+	CHECK(!rt_htab_get(&t, &k, k / 4, &fresh) && errno == ENOSPC, "full at max");
+	CHECK(!rt_htab_find(&t, &k, k / 4), "absent");
+	for (size_t s = 0; s < t.cap; s++)
+		used += t.used[s];
+	CHECK_EQ(used, 3000);
+	rt_htab_clear(&t);
+	CHECK(t.n == 0 && !rt_htab_find(&t, &k, 0), "cleared");
+	rt_htab_free(&t);
+
+	for (i = 0; i < 100; i++) {
+		int *x = rt_append((void **)&arr, &n, &cap, sizeof(*arr));
+
+		if (!x || *x)
+			bad++;
+		else
+			*x = i;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(n, 100);
+	CHECK_EQ(cap, 128);	/* 16, 32, 64, 128 */
+	CHECK(arr[0] == 0 && arr[99] == 99, "kept");
+	CHECK_EQ(rt_grow_to((void **)&arr, &cap, 50, sizeof(*arr)), 0);
+	CHECK_EQ(cap, 128);	/* never shrinks */
+	CHECK_EQ(rt_grow_to((void **)&arr, &cap, 1000, sizeof(*arr)), 0);
+	CHECK_EQ(cap, 1000);	/* exactly what was asked */
+	CHECK(arr[99] == 99, "kept after growing");
+	free(arr);
+	TEST_END("table");
+}
+
+static double num(const char *s, enum rt_num_kind k, double lo, double hi)
+{
+	double v = -12345;
+
+	if (rt_parse_num(s, k, lo, hi, &v))
+		return NAN;
+	return v;
+}
+
+static void test_num(void)
+{
+	CHECK(num("0.5", RT_NUM_REAL, 0, 10) == 0.5, "real");
+	CHECK(isnan(num("0.5x", RT_NUM_REAL, 0, 10)), "trailing junk");
+	CHECK(isnan(num("", RT_NUM_REAL, 0, 10)), "empty");
+	CHECK(isnan(num("nan", RT_NUM_REAL, -1e9, 1e9)), "nan");
+	CHECK(isnan(num("inf", RT_NUM_REAL, 0, INFINITY)), "inf");
+	CHECK(isnan(num("11", RT_NUM_REAL, 0, 10)), "above");
+	CHECK(num("42", RT_NUM_INT, 0, 100) == 42, "int");
+	CHECK(isnan(num("4.2", RT_NUM_INT, 0, 100)), "not whole");
+	CHECK(isnan(num("99999999999999999999", RT_NUM_INT, 0, 1e30)), "overflow");
+	CHECK(num("100M", RT_NUM_SIZE, 4096, 1e15) == 100e6, "100M");
+	CHECK(isnan(num("4k", RT_NUM_SIZE, 4096, 1e15)), "4k is below 4096");
+	CHECK(num("2G", RT_NUM_SIZE, 4096, 1e15) == 2e9, "2G");
+	CHECK(num("8192", RT_NUM_SIZE, 4096, 1e15) == 8192, "bytes");
+	CHECK(isnan(num("1MB", RT_NUM_SIZE, 4096, 1e15)), "MB is not a unit here");
+	/* speeds in Mb/s; a bare number is Gb/s */
+	CHECK(num("25G", RT_NUM_SPEED, 1, 1e7) == 25000, "25G");
+	CHECK(num("100", RT_NUM_SPEED, 1, 1e7) == 100000, "bare 100 = 100G");
+	CHECK(num("40000M", RT_NUM_SPEED, 1, 1e7) == 40000, "40000M");
+	CHECK(num("1T", RT_NUM_SPEED, 1, 1e7) == 1e6, "1T");
+	CHECK(num("400Gb/s", RT_NUM_SPEED, 1, 1e7) == 400000, "400Gb/s");
+	CHECK(num("10Gbit", RT_NUM_SPEED, 1, 1e7) == 10000, "10Gbit");
+	CHECK(isnan(num("10Gbps", RT_NUM_SPEED, 1, 1e7)), "bps");
+	CHECK(isnan(num("0", RT_NUM_SPEED, 1, 1e7)), "zero");
+	/* durations in seconds */
+	CHECK(num("2", RT_NUM_SECONDS, 0, 86400) == 2, "2 s");
+	CHECK(num("250ms", RT_NUM_SECONDS, 0, 86400) == 0.25, "250 ms");
+	CHECK(num("2m", RT_NUM_SECONDS, 0, 86400) == 120, "2 min");
+	CHECK(num("1h", RT_NUM_SECONDS, 0, 86400) == 3600, "1 h");
+	CHECK(num("1.5s", RT_NUM_SECONDS, 0, 86400) == 1.5, "1.5 s");
+	CHECK(isnan(num("2d", RT_NUM_SECONDS, 0, 1e9)), "days are not a unit");
+	CHECK(isnan(num("5ms", RT_NUM_SECONDS, 0.01, 86400)), "below the range after the unit");
+	TEST_END("num");
+}
+
+int main(void)
+{
+	test_percent();
+	test_ranking();
+	test_hostpair();
+	test_names();
+	test_table();
+	test_num();
+	return TEST_EXIT();
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The one printing layer (user/core/print.c) and the option tables
+ * (user/core/cli.c): the same calls give the text and the JSON written out
+ * by hand below; --help comes from the table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "cli.h"
+#include "print.h"
+
+static char *render(int json)
+{
+	struct rt_printer p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	rt_pr_init(&p, f, json);
+	rt_pr_start(&p);
+	rt_pr_str(&p, RT_PR_ANY, "file", "report: %s\n", "a \"b\".pcap");
+	rt_pr_open_arr(&p, "rows");
+	rt_pr_text(&p, "%-4s %6s\n", "IF", "PKTS");
+	for (int i = 0; i < 2; i++) {
+		rt_pr_open_obj(&p, NULL);
+		rt_pr_str(&p, RT_PR_ANY, "ifname", "%-4s", i ? "eth1" : "eth0");
+		rt_pr_u64(&p, RT_PR_ANY, "pkts", " %6llu\n", 10ULL * (i + 1));
+		rt_pr_dbl(&p, RT_PR_JSON, "ce_pct", NULL, i ? 0.5 : 1.0 / 0.0);
+		rt_pr_close_obj(&p);
+	}
+	rt_pr_close_arr(&p);
+	rt_pr_open_obj(&p, "empty");
+	rt_pr_close_obj(&p);
+	rt_pr_end(&p);
+	fclose(f);
+	return buf;
+}
+
+static void test_printer(void)
+{
+	char *t = render(0), *j = render(1);
+
+	CHECK(!strcmp(t, "report: a \"b\".pcap\nIF     PKTS\neth0     10\neth1     20\n"), "text: [%s]", t);
+	/* non-finite numbers become 0; quotes escaped; compact, one line */
+	CHECK(!strcmp(j, "{\"file\":\"a \\\"b\\\".pcap\",\"rows\":[{\"ifname\":\"eth0\",\"pkts\":10,\"ce_pct\":0},"
+			 "{\"ifname\":\"eth1\",\"pkts\":20,\"ce_pct\":0.5}],\"empty\":{}}\n"), "json: [%s]", j);
+	free(t);
+	free(j);
+	TEST_END("print_text_and_json");
+}
+
+enum { O_LONG = 300 };
+
+static const struct rt_opt opts[] = {
+	RT_OPT_SECTION("Things:"),
+	{ 'a', "alpha", "N", "the alpha\ncontinued" },
+	{ O_LONG, "a-very-long-option-name", "VALUE", "past the column" },
+	{ 'f', "flag", NULL, "a flag" },
+	RT_OPT_END,
+};
+
+static const struct rt_cli cli = { "prog", "Usage: prog [options]\n", opts, "Bye.\n", 20, 0 };
+
+struct seen {
+	int a, flag, lng;
+	const char *aval;
+};
+
+static int on(void *ctx, int id, const char *arg)
+{
+	struct seen *s = ctx;
+
+	if (id == 'a') {
+		s->a++;
+		s->aval = arg;
+	} else if (id == 'f') {
+		s->flag++;
+	} else if (id == O_LONG) {
+		s->lng++;
+	}
+	return 0;
+}
+
+static void test_cli(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	char *argv[] = { "prog", "file1", "-a", "7", "--flag", "--a-very-long-option-name", "x", "file2", NULL };
+	struct seen s = { 0 };
+	int first = -1, err;
+
+	rt_cli_help(&cli, f);
+	fclose(f);
+	CHECK(!strcmp(buf, "Usage: prog [options]\n"
+			   "Things:\n"
+			   "  -a, --alpha N     the alpha\n"
+			   "                    continued\n"
+			   "      --a-very-long-option-name VALUE  past the column\n"
+			   "  -f, --flag        a flag\n"
+			   "Bye.\n"), "help: [%s]", buf);
+	free(buf);
+	err = rt_cli_parse(&cli, 8, argv, on, &s, &first);
+	CHECK_EQ(err, 0);
+	CHECK(s.a == 1 && s.aval && !strcmp(s.aval, "7") && s.flag == 1 && s.lng == 1, "options seen");
+	/* getopt moves the arguments after the options */
+	CHECK(first == 6 && !strcmp(argv[6], "file1") && !strcmp(argv[7], "file2"), "arguments at %d", first);
+	CHECK(rt_cli_find(opts, O_LONG) == &opts[2], "find");
+	CHECK(rt_cli_find(opts, 'z') == NULL, "find none");
+	TEST_END("cli_table");
+}
+
+int main(void)
+{
+	test_printer();
+	test_cli();
+	return TEST_EXIT();
+}

@@ -1,0 +1,1009 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The live view's drawing: the header, the tables, the detail, the overlays.
+ * Numbers come from the model (tui_model.c); this file only lays them out,
+ * in one erase + draw + refresh per change so that ncurses sends only the
+ * differences (never clear() per frame).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+#include "log.h"
+#include "nic.h"
+#include "tui_view.h"
+
+const char *const tui_view_names[V_NVIEWS] = { "flows", "host pairs", "PFC", "NIC ports", "switch ports",
+						  "findings", "detail" };
+
+/* ------------------------------------------------------------------ helpers */
+
+int tui_view_is_table(int v)
+{
+	return v == V_FLOWS || v == V_PAIRS;
+}
+
+static const struct rt_delta *cur_delta(const struct tui *t)
+{
+	return t->totals ? &t->data.since : &t->data.iv;
+}
+
+static double cur_secs(const struct tui *t)
+{
+	return t->totals ? 0 : t->data.iv.secs;
+}
+
+static const char *num(double v, double secs, char *buf, size_t len)
+{
+	if (secs > 0)
+		return rt_fmt_si(v / secs, buf, len);
+	snprintf(buf, len, "%.0f", v);
+	return buf;
+}
+
+/* snprintf at line + off, never past the end; the new offset. */
+static int appendf(char *line, size_t len, int off, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int appendf(char *line, size_t len, int off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (off < 0 || (size_t)off >= len - 1)
+		return off;
+	va_start(ap, fmt);
+	n = vsnprintf(line + off, len - (size_t)off, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return off;
+	return (size_t)(off + n) >= len ? (int)len - 1 : off + n;
+}
+
+/* Print at most to the right edge. */
+static void put(int y, int x, const char *s)
+{
+	if (y < 0 || y >= LINES || x >= COLS)
+		return;
+	mvaddnstr(y, x, s, COLS - x);
+}
+
+static void put_attr(int y, int x, const char *s, attr_t a)
+{
+	attron(a);
+	put(y, x, s);
+	attroff(a);
+}
+
+static attr_t cp(const struct tui *t, int pair, attr_t fallback)
+{
+	return t->color ? COLOR_PAIR(pair) : fallback;
+}
+
+/* 0 calm, 1 some congestion, 2 severe: CE >= 10 % or any NAK. */
+static int severity(const struct rt_flow_val *d)
+{
+	double ce = rt_ce_pct(d);
+
+	if (ce >= 10 || rt_nak(d))
+		return 2;
+	if (ce > 0 || d->cnp || d->rnr_nak)
+		return 1;
+	return 0;
+}
+
+static attr_t sev_attr(const struct tui *t, int sev)
+{
+	if (sev == 2)
+		return cp(t, CP_RED, A_BOLD) | (t->color ? A_BOLD : 0);
+	if (sev == 1)
+		return cp(t, CP_YELLOW, 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ rows */
+
+void tui_remember_sel(struct tui *t)
+{
+	if (t->sel >= 0 && (size_t)t->sel < t->nrows) {
+		t->sel_key = t->rows[t->sel].f->k;
+		t->have_sel_key = 1;
+	}
+}
+
+void tui_rebuild_rows(struct tui *t)
+{
+	int n = 0;
+
+	if (!t->have_snap) {
+		t->nrows = 0;
+		return;
+	}
+	if (t->view == V_PAIRS)
+		n = tui_pair_rows(&t->data, t->totals, t->filter, &t->rows, &t->rows_cap);
+	else
+		n = tui_flow_rows(&t->data, t->totals, t->filter, &t->rows, &t->rows_cap);
+	t->nrows = n > 0 ? (size_t)n : 0;
+	tui_rows_sort(t->rows, t->nrows, t->sort, t->invert);
+	if (t->have_sel_key) {		/* the selection follows its flow */
+		for (size_t i = 0; i < t->nrows; i++) {
+			const struct rt_flow_key *k = &t->rows[i].f->k;
+
+			if (t->view == V_PAIRS ?
+			    !memcmp(k->src, t->sel_key.src, 16) && !memcmp(k->dst, t->sel_key.dst, 16) :
+			    !rt_flow_key_cmp(k, &t->sel_key)) {
+				t->sel = (int)i;
+				break;
+			}
+		}
+	}
+	if (t->sel >= (int)t->nrows)
+		t->sel = (int)t->nrows - 1;
+	if (t->sel < 0)
+		t->sel = 0;
+}
+
+/* ------------------------------------------------------------------ header */
+
+static void draw_header(struct tui *t, int *yp)
+{
+	const struct rt_snapshot *s = &t->data.snap;
+	const struct rt_delta *D = cur_delta(t);
+	const struct rt_flow_val *ft = &D->flow_tot;
+	const struct rt_if_val *it = &D->if_tot;
+	double secs = cur_secs(t);
+	char line[512], a[32], b[32], c[32], e[32], g[32], h[32];
+	int y = *yp, off;
+
+	/* 1: time, source, interval, state */
+	off = snprintf(line, sizeof(line), "rocetop %s  every %gs",
+		       t->have_snap ? rt_fmt_clock(s->time_ns, a, sizeof(a)) : "--:--:--", t->seen.interval);
+	if (t->seen.is_file && t->have_snap)
+		off += snprintf(line + off, sizeof(line) - off, "  pos %.1fs x%g%s",
+				(s->time_ns - t->data.first_time_ns) / 1e9, t->seen.speed,
+				t->seen.at_end ? " [END]" : "");
+	if (t->seen.paused)
+		off += snprintf(line + off, sizeof(line) - off, "  [PAUSED]");
+	if (t->totals)
+		off += snprintf(line + off, sizeof(line) - off, "  [TOTALS]");
+	/* the source last: a long path is what the width cuts */
+	snprintf(line + off, sizeof(line) - off, "  view %s  %s", tui_view_names[t->view],
+		 t->have_snap ? s->source : "(waiting for the first snapshot)");
+	put_attr(y++, 0, line, A_BOLD);
+
+	/* findings: open ones by severity, and the most severe, newest one */
+	if (t->fnd) {
+		const struct rt_finding *nf = rt_findings_newest(t->fnd);
+		size_t cnt[3];
+		char subj[256];
+
+		rt_findings_count(t->fnd, cnt);
+		off = snprintf(line, sizeof(line), "findings  %zu critical  %zu warning  %zu info",
+			       cnt[RT_SEV_CRITICAL], cnt[RT_SEV_WARNING], cnt[RT_SEV_INFO]);
+		if (nf)
+			snprintf(line + off, sizeof(line) - off, "   newest: %s %s since %s  %s  (F: all)",
+				 rt_sev_name(nf->sev), nf->rule, rt_fmt_clock(nf->start_ns, a, sizeof(a)),
+				 rt_subject_text(&nf->subj, subj, sizeof(subj)));
+		put_attr(y++, 0, line, !nf ? 0 : nf->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
+				       nf->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0);
+	}
+
+
+	/* 2: wire totals and rates */
+	if (secs > 0)
+		snprintf(line, sizeof(line),
+			 "wire  RoCE %s pkt/s %.3f Gb/s  CE %.2f%% (%s/s)  CNP %s/s  NAK %s/s  RNR %s/s",
+			 num(ft->pkts, secs, a, sizeof(a)), ft->bytes * 8 / 1e9 / secs,
+			 rt_ce_pct(ft),
+			 num(ft->ecn[RT_ECN_CE], secs, b, sizeof(b)), num(ft->cnp, secs, c, sizeof(c)),
+			 num(rt_nak(ft), secs, e, sizeof(e)), num(ft->rnr_nak, secs, g, sizeof(g)));
+	else
+		snprintf(line, sizeof(line),
+			 "wire  RoCE %llu pkts %sB  CE %.2f%% (%llu)  CNP %llu  NAK %llu  RNR %llu",
+			 (unsigned long long)ft->pkts, rt_fmt_si(ft->bytes, a, sizeof(a)),
+			 rt_ce_pct(ft),
+			 (unsigned long long)ft->ecn[RT_ECN_CE], (unsigned long long)ft->cnp,
+			 (unsigned long long)rt_nak(ft), (unsigned long long)ft->rnr_nak);
+	if (D->est_tot.pkts) {	/* sFlow: estimates, apart from the exact totals */
+		size_t n = strlen(line);
+		const struct rt_flow_val *et = &D->est_tot;
+
+		if (secs > 0)
+			snprintf(line + n, sizeof(line) - n, "   sFlow ~%s pkt/s CE ~%.2f%%",
+				 num(et->pkts, secs, a, sizeof(a)), rt_ce_pct(et));
+		else
+			snprintf(line + n, sizeof(line) - n, "   sFlow ~%llu pkts CE ~%.2f%%",
+				 (unsigned long long)et->pkts, rt_ce_pct(et));
+	}
+	put(y++, 0, line);
+
+	/* 3: table and parser */
+	snprintf(line, sizeof(line),
+		 "flows %zu  evicted %s  frames %s%s  errors: trunc %s malformed %s full %s v6ext %s",
+		 s->nflows, num(D->evicted, 0, a, sizeof(a)), num(it->pkts, secs, b, sizeof(b)),
+		 secs > 0 ? "/s" : "",
+		 num(it->truncated, 0, c, sizeof(c)), num(it->malformed, 0, e, sizeof(e)),
+		 num(it->flow_full, 0, g, sizeof(g)), num(it->v6_unparsed, 0, h, sizeof(h)));
+	put(y++, 0, line);
+
+	/* 4: PFC per priority, with the paused share of time where the speed is known */
+	off = snprintf(line, sizeof(line), "PFC  ");
+	{
+		struct tui_pfc_prio pf[RT_NPRIO];
+		int any = 0;
+
+		tui_pfc_prios(s, D, secs, rt_link_speed_mbps, pf);
+		for (unsigned int p = 0; p < RT_NPRIO; p++) {
+			if (!pf[p].frames)
+				continue;
+			any = 1;
+			off = appendf(line, sizeof(line), off, "p%s %s%s xon %s ",
+				      rt_prio_name(p, a, sizeof(a)), num(pf[p].frames, secs, b, sizeof(b)),
+				      secs > 0 ? "/s" : "", num(pf[p].xon, secs, c, sizeof(c)));
+			if (pf[p].share < 0)
+				off = appendf(line, sizeof(line), off, "paused ? (speed unknown)  ");
+			else if (secs > 0)
+				off = appendf(line, sizeof(line), off, "paused ~%.1f%%  ", pf[p].share);
+			else
+				off = appendf(line, sizeof(line), off, "paused ~%.3fs  ", pf[p].paused);
+		}
+		if (!any)
+			appendf(line, sizeof(line), off, "no pause frames");
+	}
+	put(y++, 0, line);
+
+	/* 5: the NIC's congestion counters, beside the wire's: summed over ports,
+	 * the DCQCN ones first, then the others that moved */
+	{
+		struct tui_nic_sum ns[64];
+		size_t n = tui_nic_sums(D, t->totals, ns, sizeof(ns) / sizeof(ns[0]));
+
+		off = snprintf(line, sizeof(line), "nic   ");
+		for (size_t i = 0; i < n; i++)
+			off = appendf(line, sizeof(line), off, "%s %s%s  ", ns[i].name,
+				      num(ns[i].v, secs, a, sizeof(a)), secs > 0 ? "/s" : "");
+		if (n)
+			put(y++, 0, line);
+	}
+
+	/* 6: what `rocetop doctor` finds wrong with the host's configuration
+	 * (user/nic/nic_doctor.c): its first failing check, when there is one */
+	for (size_t i = 0; i < t->data.snap.nnotes; i++)
+		if (!strncmp(t->data.snap.notes[i], "doctor: ", 8)) {
+			put_attr(y++, 0, t->data.snap.notes[i], sev_attr(t, 1));
+			break;
+		}
+	*yp = y;
+}
+
+/* ------------------------------------------------------------------ tables */
+
+static void draw_flow_table(struct tui *t, int y, int h)
+{
+	const enum tui_colid *list = t->view == V_PAIRS ? tui_pair_cols : tui_flow_cols;
+	size_t nlist = t->view == V_PAIRS ? tui_npair_cols : tui_nflow_cols;
+	short minw[MAXCOLS], want[MAXCOLS];
+	unsigned char prio[MAXCOLS];
+	int has_proc = 0, has_mirror = 0, x[MAXCOLS], w[MAXCOLS], n = 0;
+	char cell[64], line[1024];
+	size_t i;
+
+	for (i = 0; i < t->nrows; i++) {
+		if (t->rows[i].f->comm[0])
+			has_proc = 1;
+		if (t->rows[i].f->k.mirror)
+			has_mirror = 1;
+	}
+	for (i = 0; i < nlist && n < MAXCOLS; i++) {
+		const struct tui_col *c = &tui_cols[list[i]];
+
+		if ((c->flags & TUI_COL_AVG) && !t->avgs)
+			continue;
+		if ((c->flags & TUI_COL_PROC) && !has_proc)
+			continue;
+		if ((c->flags & TUI_COL_MIRROR) && !has_mirror)
+			continue;
+		t->cols[n] = list[i];
+		minw[n] = c->width;
+		want[n] = c->maxw;
+		prio[n] = c->prio;
+		/* address columns grow to the longest address shown */
+		if (list[i] == C_SRC || list[i] == C_DST || list[i] == C_IFACE || list[i] == C_PROC ||
+		    list[i] == C_MIRROR) {
+			short m = c->width;
+
+			for (size_t r = 0; r < t->nrows; r++) {
+				tui_row_cell(&t->rows[r], list[i], cell, sizeof(cell));
+				if ((short)strlen(cell) > m)
+					m = (short)strlen(cell);
+			}
+			want[n] = m < c->maxw ? m : c->maxw;
+		}
+		n++;
+	}
+	tui_layout(minw, want, prio, n, COLS, x, w);
+	t->ncols = n;
+	memcpy(t->colx, x, sizeof(x[0]) * n);
+	memcpy(t->colw, w, sizeof(w[0]) * n);
+
+	/* the column titles: one bar, the sort column marked */
+	t->hdr_y = y;
+	memset(line, ' ', COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1);
+	line[COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1] = '\0';
+	attron(cp(t, CP_BAR, A_REVERSE));
+	put(y, 0, line);
+	for (int j = 0; j < n; j++) {
+		const struct tui_col *c = &tui_cols[t->cols[j]];
+		const char *title = t->totals ? c->ttitle : c->title;
+
+		if (!w[j])
+			continue;
+		snprintf(cell, sizeof(cell), c->flags & TUI_COL_LEFT ? "%-*.*s" : "%*.*s", w[j], w[j], title);
+		if (t->cols[j] == t->sort) {
+			attron(cp(t, CP_SORT, A_BOLD));
+			put(y, x[j], cell);
+			attroff(cp(t, CP_SORT, A_BOLD));
+			attron(cp(t, CP_BAR, A_REVERSE));
+		} else {
+			put(y, x[j], cell);
+		}
+	}
+	attroff(cp(t, CP_BAR, A_REVERSE));
+	y++;
+	h--;
+
+	t->table_y = y;
+	t->table_h = h;
+	if (t->sel < t->top)
+		t->top = t->sel;
+	if (t->sel >= t->top + h)
+		t->top = t->sel - h + 1;
+	if (t->top > (int)t->nrows - h)
+		t->top = (int)t->nrows - h;
+	if (t->top < 0)
+		t->top = 0;
+	if (!t->nrows) {
+		put(y, 1, !t->have_snap ? "waiting for the first snapshot..." :
+			  t->filter[0] ? "no flow matches the filter (Esc in / clears it)" :
+			  "no RoCEv2 flows seen yet");
+		return;
+	}
+	for (int r = 0; r < h && (size_t)(t->top + r) < t->nrows; r++) {
+		const struct tui_row *row = &t->rows[t->top + r];
+		attr_t a = sev_attr(t, severity(&row->d));
+		int off = 0;
+
+		if (t->top + r == t->sel)
+			a |= A_REVERSE;
+		for (int j = 0; j < n && off < (int)sizeof(line) - 1; j++) {
+			const struct tui_col *c = &tui_cols[t->cols[j]];
+
+			if (!w[j])
+				continue;
+			tui_row_cell(row, t->cols[j], cell, sizeof(cell));
+			off += snprintf(line + off, sizeof(line) - off,
+					c->flags & TUI_COL_LEFT ? "%s%-*.*s" : "%s%*.*s",
+					off ? " " : "", w[j], w[j], cell);
+		}
+		if (t->top + r == t->sel)	/* the selection bar spans the width */
+			while (off < COLS && off < (int)sizeof(line) - 1)
+				line[off++] = ' ';
+		line[off < (int)sizeof(line) ? off : (int)sizeof(line) - 1] = '\0';
+		put_attr(y + r, 0, line, a);
+	}
+}
+
+static void draw_pfc(struct tui *t, int y, int h)
+{
+	const struct rt_delta *D = cur_delta(t);
+	const struct rt_delta *S = &t->data.since;
+	double secs = cur_secs(t);
+	char line[512], a[16], b[16], c[16], e[16];
+	int r = 0, shown = 0;
+
+	snprintf(line, sizeof(line), "%-12s %-4s %-4s %9s %9s %11s %9s %12s", "IFACE", "DIR", "PRIO",
+		 secs > 0 ? "FRAMES/s" : "FRAMES", secs > 0 ? "XON/s" : "XON",
+		 secs > 0 ? "QUANTA/s" : "QUANTA", secs > 0 ? "PAUSED%" : "PAUSED s", "TOTAL FRAMES");
+	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
+	h--;
+	t->table_y = y;
+	t->table_h = h;
+	for (size_t i = 0; i < D->nifs; i++) {
+		const struct rt_if_val *v = &D->ifs[i].d;
+		const struct rt_if_val *tot = i < S->nifs ? &S->ifs[i].d : v;
+		const char *ifn = rt_snapshot_ifname(&t->data.snap, D->ifs[i].s->k.ifindex);
+		__u64 sp = rt_link_speed_mbps(ifn);
+
+		for (unsigned int p = 0; p < RT_NPRIO; p++) {
+			double ps;
+
+			if (!tot->pfc_frames[p])
+				continue;
+			if (shown++ < t->top || r >= h)
+				continue;
+			ps = rt_pause_seconds(v->pfc_quanta[p], sp);
+			if (!sp)
+				snprintf(e, sizeof(e), "?");
+			else if (secs > 0)
+				snprintf(e, sizeof(e), "%.1f", rt_share_pct(ps, secs));
+			else
+				snprintf(e, sizeof(e), "%.4f", ps);
+			snprintf(line, sizeof(line), "%-12s %-4s %-4s %9s %9s %11s %9s %12llu", ifn,
+				 D->ifs[i].s->k.dir == RT_DIR_EGRESS ? "out" : "in",
+				 rt_prio_name(p, a, sizeof(a)), num(v->pfc_frames[p], secs, b, sizeof(b)),
+				 num(v->pfc_xon[p], secs, c, sizeof(c)),
+				 num(v->pfc_quanta[p], secs, line + 400, 16), e,
+				 (unsigned long long)tot->pfc_frames[p]);
+			put_attr(y + r++, 0, line, v->pfc_frames[p] ? sev_attr(t, 1) : 0);
+		}
+	}
+	if (!shown)
+		put(y, 1, "no pause frames seen (on hardware RoCE NICs see view 4: the NIC's counters)");
+}
+
+/* Index in D->ports of the row-th row when congestion counters (ncong of
+ * them) come first: a stable partition, without a buffer. */
+static size_t port_at(const struct rt_delta *D, size_t row, size_t ncong)
+{
+	int cong = row < ncong;
+	size_t want = cong ? row : row - ncong, seen = 0;
+
+	for (size_t i = 0; i < D->nports; i++) {
+		if ((D->ports[i].c->congestion != 0) != cong)
+			continue;
+		if (seen++ == want)
+			return i;
+	}
+	return 0;
+}
+
+static void draw_ports(struct tui *t, int y, int h)
+{
+	const struct rt_delta *D = &t->data.iv;
+	double secs = t->data.iv.secs;
+	char line[512], a[16];
+	int r = 0, cw = COLS - 53;
+
+	/* the counter's name takes what the numbers leave */
+	if (cw < 16)
+		cw = 16;
+	if (cw > 40)
+		cw = 40;
+	snprintf(line, sizeof(line), "%-8s %2s %-8s %-7s %-*s %13s %9s", "DEVICE", "PT", "NETDEV", "FROM",
+		 cw, "COUNTER (* congestion)", "VALUE", "PER SEC");
+	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
+	h--;
+	t->table_y = y;
+	t->table_h = h;
+	if (!D->nports) {
+		put(y, 1, "no NIC counters (no RDMA device, --no-nic, or a file without them)");
+		return;
+	}
+	/* The congestion counters first, each group in the snapshot's order. */
+	size_t ncong = 0;
+
+	for (size_t i = 0; i < D->nports; i++)
+		ncong += D->ports[i].c->congestion != 0;
+	for (size_t row = (size_t)t->top; row < D->nports && r < h; row++) {
+		size_t i = port_at(D, row, ncong);
+		const struct rt_port_ctr *c = D->ports[i].c;
+		char name[72];
+
+		snprintf(name, sizeof(name), "%s%s", c->congestion ? "*" : " ", c->name);
+		snprintf(line, sizeof(line), "%-8.8s %2u %-8.8s %-7s %-*.*s %13llu %9s",
+			 c->dev[0] ? c->dev : "-", c->port, c->netdev[0] ? c->netdev : "-",
+			 rt_scope_names(c->scope)->label, cw, cw, name, (unsigned long long)c->value,
+			 secs > 0 ? rt_fmt_si(D->ports[i].d / secs, a, sizeof(a)) : "-");
+		put_attr(y + r++, 0, line, c->congestion && D->ports[i].d ? sev_attr(t, 1) : 0);
+	}
+}
+
+/* Switch ports, worst first: the deepest queue, then CE %, then drops. */
+static const struct rt_delta *swsort_d;
+
+static double sw_ce(const struct rt_swport_delta *x)
+{
+	return rt_pct((double)x->d.est_ce, (double)x->d.est_pkts);
+}
+
+static int sw_cmp(const void *a, const void *b)
+{
+	const struct rt_swport_delta *x = &swsort_d->swports[*(const size_t *)a];
+	const struct rt_swport_delta *y = &swsort_d->swports[*(const size_t *)b];
+	double cx = sw_ce(x), cy = sw_ce(y);
+
+	if (x->p->max_depth != y->p->max_depth)
+		return x->p->max_depth > y->p->max_depth ? -1 : 1;
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	if (x->d.drops != y->d.drops)
+		return x->d.drops > y->d.drops ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
+}
+
+static void draw_swports(struct tui *t, int y, int h)
+{
+	const struct rt_delta *D = &t->data.iv;
+	double secs = D->secs;
+	char line[512], a[16], cn[16], qi[16], mq[16], aq[16], md[16];
+	size_t *order, n = D->nswports;
+	int r = 0;
+
+	snprintf(line, sizeof(line), "%-24s %-4s %7s %8s %7s %6s %6s %9s %9s %9s %6s %5s", "SWITCH PORT (sFlow)",
+		 "DIR", "SAMPLES", "~PKT/s", "~Gb/s", "~CE%", "~CNP/s", "MAXQ B", "MEANQ B", "MAXDLY us", "DROPS",
+		 "QUEUE");
+	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
+	h--;
+	t->table_y = y;
+	t->table_h = h;
+	if (!n) {
+		put(y, 1, "no switch ports: collect sFlow with --sflow PORT (rocetop lab --sflow shows one)");
+		return;
+	}
+	order = malloc(n * sizeof(*order));
+	if (!order)
+		return;
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	swsort_d = D;
+	qsort(order, n, sizeof(*order), sw_cmp);
+	for (size_t row = (size_t)t->top; row < n && r < h; row++) {
+		const struct rt_swport_delta *x = &D->swports[order[row]];
+		const struct rt_swport_ctr *v = &x->d;
+
+		if (v->depth_n) {
+			snprintf(mq, sizeof(mq), "%u", x->p->max_depth);
+			snprintf(aq, sizeof(aq), "%.0f", (double)v->depth_sum / (double)v->depth_n);
+		} else {
+			snprintf(mq, sizeof(mq), "-");
+			snprintf(aq, sizeof(aq), "-");
+		}
+		if (x->p->has_queue)
+			snprintf(qi, sizeof(qi), "%u", x->p->queue);
+		else
+			snprintf(qi, sizeof(qi), "-");
+		if (v->transit_n)
+			snprintf(md, sizeof(md), "%.1f", x->p->max_transit / 1e3);
+		else
+			snprintf(md, sizeof(md), "-");
+		snprintf(line, sizeof(line), "%-24.24s %-4s %7llu %8s %7.3f %6.2f %6s %9s %9s %9s %6llu %5s",
+			 x->p->name, x->p->dir == RT_DIR_EGRESS ? "out" : "in", (unsigned long long)v->samples,
+			 secs > 0 ? rt_fmt_si(v->est_pkts / secs, a, sizeof(a)) : "-",
+			 secs > 0 ? v->est_bytes * 8 / 1e9 / secs : 0.0, sw_ce(x),
+			 secs > 0 ? rt_fmt_si(v->est_cnp / secs, cn, sizeof(cn)) : "-", mq, aq, md,
+			 (unsigned long long)v->drops, qi);
+		put_attr(y + r++, 0, line, v->drops || sw_ce(x) >= 10 ? sev_attr(t, 2) : v->est_ce ? sev_attr(t, 1) : 0);
+	}
+	free(order);
+	for (size_t i = 0; i < D->nsfagents && r < h; i++) {
+		const struct rt_sfagent *ag = &D->sfagents[i].d;
+
+		snprintf(line, sizeof(line), "agent %s: %llu datagrams, %llu lost, %llu with errors, %llu rejected",
+			 D->sfagents[i].a->agent, (unsigned long long)ag->datagrams, (unsigned long long)ag->lost,
+			 (unsigned long long)ag->errors, (unsigned long long)ag->rejected);
+		put_attr(y + r++, 0, line, ag->lost || ag->errors ? sev_attr(t, 1) : 0);
+	}
+}
+
+static const struct rt_flow *find_flow(const struct tui *t, const struct rt_flow_key *k, int *idx)
+{
+	for (size_t i = 0; i < t->data.snap.nflows; i++)
+		if (!rt_flow_key_cmp(&t->data.snap.flows[i].k, k)) {
+			*idx = (int)i;
+			return &t->data.snap.flows[i];
+		}
+	return NULL;
+}
+
+static void flow_line(const struct tui *t, const struct rt_flow *f, const struct rt_flow_val *d,
+		      double secs, char *line, size_t len)
+{
+	char s1[RT_ADDR_STRLEN], s2[RT_ADDR_STRLEN], a[16], b[16], c[16];
+
+	snprintf(line, len, "%-15s > %-15s 0x%06x %-3s %-8s pkts %s CNP %s NAK %s %s",
+		 rt_fmt_addr(f->k.family, f->k.src, s1, sizeof(s1)),
+		 rt_fmt_addr(f->k.family, f->k.dst, s2, sizeof(s2)), f->k.dqpn,
+		 f->k.dir == RT_DIR_EGRESS ? "out" : "in", rt_snapshot_ifname(&t->data.snap, f->k.ifindex),
+		 num(d->pkts, secs, a, sizeof(a)), num(d->cnp, secs, b, sizeof(b)),
+		 num(rt_nak(d), secs, c, sizeof(c)), secs > 0 ? "(/s)" : "(since start)");
+}
+
+static void draw_detail(struct tui *t, int y, int h)
+{
+	const struct rt_delta *D = cur_delta(t);
+	double secs = cur_secs(t);
+	const struct rt_flow *f;
+	const struct tui_hist *hist;
+	char line[512], s1[RT_ADDR_STRLEN], s2[RT_ADDR_STRLEN], a[16];
+	int idx = -1, ymax = y + h;
+	double v[TUI_HIST];
+	int nspark;
+
+	t->table_y = y;
+	t->table_h = 0;
+	f = t->have_sel_key ? find_flow(t, &t->sel_key, &idx) : NULL;
+	if (!f) {
+		put(y, 1, "the selected flow is gone (Esc: back to the flows)");
+		return;
+	}
+	hist = (size_t)idx < t->data.hists.n ? &t->data.hists.h[idx] : NULL;
+
+	snprintf(line, sizeof(line), "flow %s > %s  QP 0x%06x  %s on %s   (Esc/d: back)",
+		 rt_fmt_addr(f->k.family, f->k.src, s1, sizeof(s1)),
+		 rt_fmt_addr(f->k.family, f->k.dst, s2, sizeof(s2)), f->k.dqpn, rt_dir_name(f->k.dir),
+		 rt_snapshot_ifname(&t->data.snap, f->k.ifindex));
+	put_attr(y++, 0, line, A_BOLD);
+	{
+		char prio[8];
+
+		if (f->v.pcp == RT_PCP_NONE)
+			snprintf(prio, sizeof(prio), "-");
+		else
+			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
+		snprintf(line, sizeof(line),
+			 "DSCP %u  PCP %s  UDP sport %u  last opcode 0x%02x  first seen %.1fs ago  last %.1fs ago",
+			 f->v.dscp, prio, f->v.sport, f->v.opcode,
+			 t->data.snap.mono_ns > f->v.first_ns ? (t->data.snap.mono_ns - f->v.first_ns) / 1e9 : 0.0,
+			 t->data.snap.mono_ns > f->v.last_ns ? (t->data.snap.mono_ns - f->v.last_ns) / 1e9 : 0.0);
+		put(y++, 0, line);
+	}
+	if (f->estimate) {
+		snprintf(line, sizeof(line),
+			 "~ estimates from %llu sFlow samples: each stands for its sampling rate in packets",
+			 (unsigned long long)f->samples);
+		put_attr(y++, 0, line, A_BOLD);
+	}
+	if (f->comm[0] || f->lqpn || f->rqpn) {
+		snprintf(line, sizeof(line), "owner %s pid %u  local QP 0x%06x  remote QP 0x%06x",
+			 f->comm[0] ? f->comm : "-", f->pid, f->lqpn, f->rqpn);
+		put(y++, 0, line);
+	}
+	{	/* the counters now, averaged, and since the start (tui_model.c) */
+		static const char *const names[TUI_DM_N] = { "pkts/s", "Gb/s", "CE %", "CNPs/s", "NAKs/s" };
+		const struct rt_flow_val *tot = &t->data.since.flows[idx].d;
+		struct tui_detail dt;
+
+		tui_detail_rates(&t->data, (size_t)idx, &dt);
+		snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", "", "now", "2s", "10s", "40s",
+			 "since start");
+		put_attr(y++, 0, line, A_UNDERLINE);
+		for (int m = 0; m < TUI_DM_N && y < ymax; m++) {
+			char cols[1 + TUI_NWIN][16];
+
+			for (int w = 0; w < 1 + TUI_NWIN; w++) {
+				double val = dt.v[m][w];
+
+				if (isnan(val))
+					snprintf(cols[w], 16, "-");
+				else if (m == TUI_DM_GBPS || m == TUI_DM_CE)
+					snprintf(cols[w], 16, m == TUI_DM_GBPS ? "%.3f" : "%.2f", val);
+				else
+					rt_fmt_si(val, cols[w], 16);
+			}
+			if (m == TUI_DM_CE)
+				snprintf(a, sizeof(a), "%.2f%% %llu", rt_ce_pct(tot),
+					 (unsigned long long)dt.total[m]);
+			else if (m == TUI_DM_GBPS)
+				snprintf(a, sizeof(a), "%sB", rt_fmt_si(dt.total[m], line, 16));
+			else
+				snprintf(a, sizeof(a), "%llu", (unsigned long long)dt.total[m]);
+			snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", names[m], cols[0], cols[1],
+				 cols[2], cols[3], a);
+			put(y++, 0, line);
+		}
+		snprintf(line, sizeof(line), "RNR NAKs %llu  ACKs %llu  ECT0 %llu  ECT1 %llu  not-ECT %llu (since start)",
+			 (unsigned long long)tot->rnr_nak, (unsigned long long)tot->ack,
+			 (unsigned long long)tot->ecn[RT_ECN_ECT0], (unsigned long long)tot->ecn[RT_ECN_ECT1],
+			 (unsigned long long)tot->ecn[RT_ECN_NOT_ECT]);
+		if (y < ymax)
+			put(y++, 0, line);
+	}
+	/* sparklines, oldest on the left */
+	nspark = COLS - 24;
+	if (nspark > TUI_HIST)
+		nspark = TUI_HIST;
+	if (nspark < 0)
+		nspark = 0;
+	for (int m = 0; m < 2 && y < ymax; m++) {
+		char spark[TUI_HIST * 4 + 1];
+		double max;
+		int n = tui_detail_series(hist, m, nspark, v, &max);
+
+		tui_sparkline(v, n, t->utf8, spark, sizeof(spark));
+		snprintf(line, sizeof(line), "%-7s max %6s ", m == 0 ? "CE %" : "CNPs/s",
+			 m == 0 ? (snprintf(a, sizeof(a), "%.1f", max), a) : rt_fmt_si(max, a, sizeof(a)));
+		put(y, 0, line);
+		attron(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
+		put(y++, (int)strlen(line), spark);
+		attroff(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
+	}
+	/* sFlow: the switch ports where this queue pair was sampled, and their queues */
+	{
+		int shown = 0;
+
+		for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
+			const struct rt_flow *o = &t->data.snap.flows[i];
+			const struct rt_swport *p = NULL;
+
+			if (!o->estimate || o->k.family != f->k.family || o->k.dqpn != f->k.dqpn ||
+			    memcmp(o->k.src, f->k.src, 16) || memcmp(o->k.dst, f->k.dst, 16))
+				continue;
+			for (size_t k = 0; k < t->data.snap.nswports; k++)
+				if (t->data.snap.swports[k].ifindex == o->k.ifindex &&
+				    t->data.snap.swports[k].dir == o->k.dir)
+					p = &t->data.snap.swports[k];
+			if (!shown++)
+				put_attr(y++, 0, "sampled by sFlow at switch ports (estimates)", A_UNDERLINE);
+			if (y >= ymax)
+				break;
+			snprintf(line, sizeof(line), "%s %s: %llu samples ~%llu pkts since start",
+				 rt_snapshot_ifname(&t->data.snap, o->k.ifindex), rt_dir_name(o->k.dir),
+				 (unsigned long long)o->samples, (unsigned long long)o->v.pkts);
+			if (p && p->c.depth_n)
+				snprintf(line + strlen(line), sizeof(line) - strlen(line),
+					 "  queue: largest %u B this interval, mean %.0f B since start",
+					 p->max_depth, (double)p->c.depth_sum / (double)p->c.depth_n);
+			if (o->sw_drops)
+				snprintf(line + strlen(line), sizeof(line) - strlen(line),
+					 "  dropped there: %llu notifications", (unsigned long long)o->sw_drops);
+			if (p && p->c.drops)
+				snprintf(line + strlen(line), sizeof(line) - strlen(line), "  port drops %llu",
+					 (unsigned long long)p->c.drops);
+			put(y++, 2, line);
+		}
+	}
+	/* the reverse direction: the CNPs (and ACK/NAKs) that answer this flow */
+	if (y < ymax)
+		put_attr(y++, 0, "reverse flows (destination > source on the same interface: their CNPs throttle this one)",
+			 A_UNDERLINE);
+	{
+		int shown = 0;
+
+		for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
+			const struct rt_flow *r = &t->data.snap.flows[i];
+
+			if (r->k.ifindex != f->k.ifindex || r->k.family != f->k.family ||
+			    memcmp(r->k.src, f->k.dst, 16) || memcmp(r->k.dst, f->k.src, 16))
+				continue;
+			flow_line(t, r, &D->flows[i].d, secs, line, sizeof(line));
+			if (r->throttles == idx) {
+				size_t off = strlen(line);
+
+				snprintf(line + off, sizeof(line) - off, "  throttles this flow (%s)",
+					 rt_attr_names(r->attr)->label);
+			}
+			put_attr(y++, 2, line, sev_attr(t, severity(&D->flows[i].d)));
+			shown++;
+		}
+		/* CNP flows the attribution tied to this one elsewhere */
+		for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
+			const struct rt_flow *r = &t->data.snap.flows[i];
+
+			if (r->throttles != idx || (r->k.ifindex == f->k.ifindex &&
+						    !memcmp(r->k.src, f->k.dst, 16) && !memcmp(r->k.dst, f->k.src, 16)))
+				continue;
+			flow_line(t, r, &D->flows[i].d, secs, line, sizeof(line));
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "  throttles this flow (%s)",
+				 rt_attr_names(r->attr)->label);
+			put(y++, 2, line);
+			shown++;
+		}
+		if (f->throttles >= 0 && (size_t)f->throttles < t->data.snap.nflows && y < ymax) {
+			const struct rt_flow *r = &t->data.snap.flows[f->throttles];
+
+			put(y++, 0, "this CNP flow throttles:");
+			if (y < ymax) {
+				flow_line(t, r, &D->flows[f->throttles].d, secs, line, sizeof(line));
+				put(y++, 2, line);
+			}
+			shown++;
+		}
+		if (!shown && y < ymax)
+			put(y++, 2, "none seen");
+	}
+}
+
+/* ------------------------------------------------------------------ overlays */
+
+
+static void draw_help(struct tui *t)
+{
+	int y = 1;
+
+	erase();
+	put_attr(0, 0, "rocetop keys (any key returns)", A_BOLD);
+	for (const struct tui_action *a = tui_actions; a->key && y < LINES - 1; a++) {
+		char line[160];
+
+		if (!a->keys)
+			continue;
+		snprintf(line, sizeof(line), "  %-16s %s", a->keys, a->help);
+		put(y++, 0, line);
+	}
+	if (y < LINES - 1)
+		put(y++, 0, "  mouse            click a column title to sort by it (again: invert), a row to select");
+	if (y < LINES - 1)
+		put(y++, 0, "  wire: counted by rocetop's BPF programs on the wire; nic: the RDMA NIC's counters");
+	(void)t;
+}
+
+int tui_sort_candidates(const struct tui *t, enum tui_colid *out)
+{
+	const enum tui_colid *list = t->view == V_PAIRS ? tui_pair_cols : tui_flow_cols;
+	size_t nlist = t->view == V_PAIRS ? tui_npair_cols : tui_nflow_cols;
+	int n = 0;
+
+	out[n++] = C_CONG;
+	for (size_t i = 0; i < nlist; i++)
+		if (t->avgs || !(tui_cols[list[i]].flags & TUI_COL_AVG))
+			out[n++] = list[i];
+	return n;
+}
+
+static void draw_sort_menu(struct tui *t)
+{
+	enum tui_colid c[C_NCOLS + 1];
+	int n = tui_sort_candidates(t, c), y0 = t->hdr_y > 0 ? t->hdr_y : 1;
+
+	put_attr(y0, 0, " Sort by        ", cp(t, CP_BAR, A_REVERSE));
+	for (int i = 0; i < n && y0 + 1 + i < LINES - 1; i++) {
+		char line[20];
+
+		snprintf(line, sizeof(line), " %-14s ", tui_cols[c[i]].name);
+		put_attr(y0 + 1 + i, 0, line, i == t->menu_sel ? A_REVERSE :
+					       c[i] == t->sort ? A_BOLD : A_NORMAL);
+	}
+}
+
+static void draw_status(struct tui *t)
+{
+	char line[512];
+	const char *last = rt_log_last();
+
+	if (t->mode == M_FILTER || t->mode == M_SEARCH) {
+		snprintf(line, sizeof(line), "%s: %s_   (Enter applies, Esc %s)",
+			 t->mode == M_FILTER ? "Filter" : "Search", t->edit,
+			 t->mode == M_FILTER ? "clears" : "cancels");
+		put_attr(LINES - 2, 0, line, A_BOLD);
+	} else {
+		int off = 0;
+
+		line[0] = '\0';
+		if (t->filter[0])
+			off += snprintf(line + off, sizeof(line) - off, "[filter: %s] ", t->filter);
+		if (tui_view_is_table(t->view))
+			off += snprintf(line + off, sizeof(line) - off, "sort %s %s  rows %zu  ",
+					tui_cols[t->sort].name, t->invert ? "inverted" : "", t->nrows);
+		if (t->msg[0])
+			off += snprintf(line + off, sizeof(line) - off, "%s  ", t->msg);
+		for (size_t i = 0; i < t->data.snap.nnotes && off < (int)sizeof(line) - 1; i++)
+			off += snprintf(line + off, sizeof(line) - off, "note: %s  ", t->data.snap.notes[i]);
+		if (last && off < (int)sizeof(line) - 1)
+			snprintf(line + off, sizeof(line) - off, "log: %s", last);
+		put(LINES - 2, 0, line);
+	}
+	{
+		static const char *const fk[][2] = {
+			{ "F1", "Help" }, { "F3", "Search" }, { "F4", "Filter" }, { "F5", "View" },
+			{ "F6", "SortBy" }, { "a", "Avg" }, { "t", "Totals" }, { "Spc", "Pause" },
+			{ "F10", "Quit" },
+		};
+		int x = 0;
+
+		move(LINES - 1, 0);
+		for (size_t i = 0; i < sizeof(fk) / sizeof(fk[0]) && x < COLS; i++) {
+			put_attr(LINES - 1, x, fk[i][0], A_BOLD);
+			x += (int)strlen(fk[i][0]);
+			snprintf(line, sizeof(line), "%-7s", fk[i][1]);
+			put_attr(LINES - 1, x, line, cp(t, CP_BAR, A_REVERSE));
+			x += (int)strlen(line);
+		}
+	}
+}
+
+/* The findings to list: open ones (most severe, then newest first), then
+ * the closed ones kept, the most recently ended first. */
+size_t tui_findings_order(const struct tui *t, size_t *idx, size_t cap)
+{
+	const struct rt_findings *F = t->fnd;
+	size_t n = 0, i, j;
+
+	if (!F)
+		return 0;
+	for (i = 0; i < F->n && n < cap; i++)
+		idx[n++] = i;
+	for (i = 1; i < n; i++)	/* insertion sort: a few hundred at most */
+		for (j = i; j > 0; j--) {
+			const struct rt_finding *a = &F->tab[idx[j - 1]], *b = &F->tab[idx[j]];
+			int swap;
+
+			if (a->open != b->open)
+				swap = b->open;
+			else if (a->open && a->sev != b->sev)
+				swap = b->sev > a->sev;
+			else
+				swap = a->open ? b->id > a->id : b->end_ns > a->end_ns;
+			if (!swap)
+				break;
+			size_t x = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = x;
+		}
+	return n;
+}
+
+static void draw_findings(struct tui *t, int y, int h)
+{
+	static size_t idx[MAX_FROWS];
+	size_t n = tui_findings_order(t, idx, MAX_FROWS), i;
+	char line[1024], a[16], b[16], subj[256];
+
+	snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s", "SEVERITY", "RULE", "START", "END",
+		 "SUBJECT: EVIDENCE   (Enter: go to the subject)");
+	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
+	h--;
+	t->table_y = y;
+	t->table_h = h;
+	if (!t->fnd) {
+		put(y, 0, "  (no findings engine on this source)");
+		return;
+	}
+	if (!n) {
+		put(y, 0, "  (none: no rule has matched)");
+		return;
+	}
+	if (t->fsel >= (int)n)
+		t->fsel = (int)n - 1;
+	if (t->fsel < 0)
+		t->fsel = 0;
+	if (t->fsel < t->top)
+		t->top = t->fsel;
+	if (t->fsel >= t->top + h)
+		t->top = t->fsel - h + 1;
+	for (i = (size_t)t->top; i < n && (int)(i - (size_t)t->top) < h; i++) {
+		const struct rt_finding *f = &t->fnd->tab[idx[i]];
+		attr_t at = f->open ? (f->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
+				       f->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0) : A_DIM;
+
+		snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s: %s", rt_sev_name(f->sev), f->rule,
+			 rt_fmt_clock(f->start_ns, a, sizeof(a)), f->open ? "open" : rt_fmt_clock(f->end_ns, b, sizeof(b)),
+			 rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
+		if ((int)i == t->fsel)
+			at = A_REVERSE | (at & A_BOLD);
+		put_attr(y++, 0, line, at);
+	}
+}
+
+
+void tui_draw(struct tui *t)
+{
+	int y = 0, h;
+
+	erase();
+	if (LINES < 12 || COLS < 40) {
+		put(0, 0, "rocetop: the terminal is too small (40x12 at least)");
+		refresh();
+		return;
+	}
+	if (t->mode == M_HELP) {
+		draw_help(t);
+		refresh();
+		return;
+	}
+	draw_header(t, &y);
+	h = LINES - 2 - y;
+	switch (t->view) {
+	case V_FLOWS:
+	case V_PAIRS: draw_flow_table(t, y, h); break;
+	case V_PFC: draw_pfc(t, y, h); break;
+	case V_PORTS: draw_ports(t, y, h); break;
+	case V_SWPORTS: draw_swports(t, y, h); break;
+	case V_FINDINGS: draw_findings(t, y, h); break;
+	case V_DETAIL: draw_detail(t, y, h); break;
+	}
+	draw_status(t);
+	if (t->mode == M_SORTMENU)
+		draw_sort_menu(t);
+	refresh();		/* ncurses sends only what changed */
+}

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The live view's keys: htop's key -> action table (which also writes the
+ * help screen), actions that say what to redraw, the filter and search line,
+ * the sort menu and the mouse.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fmt.h"
+#include "log.h"
+#include "tui_view.h"
+
+/* ------------------------------------------------------------------ tui_actions */
+
+static int act_quit(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)t; (void)key;
+	ctl->quit = 1;
+	return RD_NONE;
+}
+
+static int act_pause(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)key;
+	ctl->paused = !ctl->paused;
+	t->seen.paused = ctl->paused;
+	return RD_DRAW;
+}
+
+static int act_interval(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	ctl->interval = tui_interval_step(ctl->interval, key == '+' || key == '=');
+	t->seen.interval = ctl->interval;
+	snprintf(t->msg, sizeof(t->msg), "interval %gs", ctl->interval);
+	return RD_DRAW;
+}
+
+static int act_help(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)ctl; (void)key;
+	t->mode = M_HELP;
+	return RD_DRAW;
+}
+
+static int act_filter(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)ctl;
+	t->mode = key == KEY_F(3) ? M_SEARCH : M_FILTER;
+	snprintf(t->edit, sizeof(t->edit), "%s", t->mode == M_FILTER ? t->filter : "");
+	t->editlen = strlen(t->edit);
+	return RD_DRAW;
+}
+
+static int set_view(struct tui *t, int v)
+{
+	tui_remember_sel(t);
+	t->view = v;
+	t->top = 0;
+	t->msg[0] = '\0';
+	return RD_ROWS;
+}
+
+static int act_view(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)ctl;
+	if (key >= '1' && key <= '5')
+		return set_view(t, key - '1');
+	if (key == '6' || key == 'F')
+		return set_view(t, V_FINDINGS);
+	/* Tab, F5: the next of the six views */
+	return set_view(t, t->view >= V_FINDINGS ? V_FLOWS : t->view + 1);
+}
+
+/* Enter on a finding: the view of its subject, the flow selected. */
+static int jump_to_finding(struct tui *t)
+{
+	static size_t idx[MAX_FROWS];
+	size_t n = tui_findings_order(t, idx, MAX_FROWS), i;
+	const struct rt_finding *f;
+	const struct rt_subject *sj;
+	char a[RT_ADDR_STRLEN];
+
+	if (!n || t->fsel < 0 || (size_t)t->fsel >= n)
+		return RD_NONE;
+	f = &t->fnd->tab[idx[t->fsel]];
+	sj = &f->subj;
+	t->top = 0;
+	if (sj->has & RT_SUBJ_DQPN) {
+		struct rt_flow_key k = { 0 };
+
+		for (i = 0; i < t->data.snap.nifaces; i++)
+			if (!strcmp(t->data.snap.ifaces[i].name, sj->ifname))
+				k.ifindex = t->data.snap.ifaces[i].ifindex;
+		k.dir = sj->dir;
+		k.family = sj->family;
+		memcpy(k.src, sj->src, 16);
+		memcpy(k.dst, sj->dst, 16);
+		k.dqpn = sj->dqpn;
+		t->filter[0] = '\0';
+		t->view = V_FLOWS;
+		t->sel_key = k;
+		t->have_sel_key = 1;
+		snprintf(t->msg, sizeof(t->msg), "%s: the flow selected", f->rule);
+	} else if (sj->has & RT_SUBJ_DST) {
+		snprintf(t->filter, sizeof(t->filter), "%s", rt_fmt_addr(sj->family, sj->dst, a, sizeof(a)));
+		t->view = V_FLOWS;
+		snprintf(t->msg, sizeof(t->msg), "%s: flows filtered on %s", f->rule, t->filter);
+	} else if (sj->has & RT_SUBJ_PRIO) {
+		t->view = V_PFC;
+		snprintf(t->msg, sizeof(t->msg), "%s: priority %u on %s", f->rule, sj->prio, sj->ifname);
+	} else if (sj->has & RT_SUBJ_AGENT) {
+		t->view = V_SWPORTS;
+		snprintf(t->msg, sizeof(t->msg), "%s: switch %s port %u", f->rule, sj->agent, sj->port);
+	} else {
+		t->view = V_PORTS;
+		snprintf(t->msg, sizeof(t->msg), "%s: %s on %s", f->rule, sj->counter, sj->device);
+	}
+	return RD_ROWS;
+}
+
+static int act_detail(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)ctl; (void)key;
+	if (t->view == V_DETAIL)
+		return set_view(t, V_FLOWS);
+	if (t->view == V_FINDINGS)
+		return jump_to_finding(t);
+	if (t->view != V_FLOWS || !t->nrows)
+		return RD_NONE;
+	tui_remember_sel(t);
+	t->view = V_DETAIL;
+	return RD_DRAW;
+}
+
+static int act_escape(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)ctl; (void)key;
+	if (t->view == V_DETAIL)
+		return set_view(t, V_FLOWS);
+	if (t->msg[0]) {
+		t->msg[0] = '\0';
+		return RD_DRAW;
+	}
+	return RD_NONE;
+}
+
+static int act_sort_menu(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	enum tui_colid c[C_NCOLS + 1];
+	int n;
+
+	(void)ctl; (void)key;
+	if (!tui_view_is_table(t->view))
+		set_view(t, V_FLOWS);
+	n = tui_sort_candidates(t, c);
+	t->menu_sel = 0;
+	for (int i = 0; i < n; i++)
+		if (c[i] == t->sort)
+			t->menu_sel = i;
+	t->mode = M_SORTMENU;
+	return RD_ROWS;
+}
+
+/* < and >: the sort moves to the previous or next visible column. */
+static int act_sort_move(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	int i, cur = -1, n = 0;
+	int vis[MAXCOLS];
+
+	(void)ctl;
+	if (!tui_view_is_table(t->view))
+		return RD_NONE;
+	for (i = 0; i < t->ncols; i++)
+		if (t->colw[i])
+			vis[n++] = i;
+	if (!n)
+		return RD_NONE;
+	for (i = 0; i < n; i++)
+		if (t->cols[vis[i]] == t->sort)
+			cur = i;
+	if (cur < 0)
+		cur = key == '<' || key == ',' ? n : -1;
+	cur += key == '<' || key == ',' ? -1 : 1;
+	if (cur < 0)
+		cur = 0;
+	if (cur >= n)
+		cur = n - 1;
+	t->sort = t->cols[vis[cur]];
+	t->invert = 0;
+	return RD_ROWS;
+}
+
+static int act_invert(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)ctl; (void)key;
+	t->invert = !t->invert;
+	return RD_ROWS;
+}
+
+static int act_toggle(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)ctl;
+	if (key == 'a')
+		t->avgs = !t->avgs;
+	else
+		t->totals = !t->totals;
+	return RD_ROWS;
+}
+
+static int act_move(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	int page = t->table_h > 1 ? t->table_h : 1;
+	int n = tui_view_is_table(t->view) ? (int)t->nrows : 1 << 20;
+
+	(void)ctl;
+	if (tui_view_is_table(t->view)) {
+		switch (key) {
+		case KEY_UP: t->sel--; break;
+		case KEY_DOWN: t->sel++; break;
+		case KEY_PPAGE: t->sel -= page; break;
+		case KEY_NPAGE: t->sel += page; break;
+		case KEY_HOME: t->sel = 0; break;
+		case KEY_END: t->sel = n - 1; break;
+		}
+		if (t->sel >= n)
+			t->sel = n - 1;
+		if (t->sel < 0)
+			t->sel = 0;
+		tui_remember_sel(t);
+	} else if (t->view == V_FINDINGS) {	/* a selection, the list scrolls to it */
+		switch (key) {
+		case KEY_UP: t->fsel--; break;
+		case KEY_DOWN: t->fsel++; break;
+		case KEY_PPAGE: t->fsel -= page; break;
+		case KEY_NPAGE: t->fsel += page; break;
+		case KEY_HOME: t->fsel = 0; break;
+		case KEY_END: t->fsel += 1 << 20; break;
+		}
+		if (t->fsel < 0)
+			t->fsel = 0;
+	} else {	/* the other views scroll */
+		switch (key) {
+		case KEY_UP: t->top--; break;
+		case KEY_DOWN: t->top++; break;
+		case KEY_PPAGE: t->top -= page; break;
+		case KEY_NPAGE: t->top += page; break;
+		case KEY_HOME: t->top = 0; break;
+		case KEY_END: t->top += 1000; break;
+		}
+		if (t->top < 0)
+			t->top = 0;
+		if (t->view == V_PORTS && t->top >= (int)t->data.iv.nports)
+			t->top = t->data.iv.nports ? (int)t->data.iv.nports - 1 : 0;
+		if (t->view == V_SWPORTS && t->top >= (int)t->data.iv.nswports)
+			t->top = t->data.iv.nswports ? (int)t->data.iv.nswports - 1 : 0;
+	}
+	return RD_DRAW;
+}
+
+static double position(const struct tui *t)
+{
+	return (t->data.snap.time_ns - t->data.first_time_ns) / 1e9;
+}
+
+static int need_file(struct tui *t, struct rt_ctl *ctl)
+{
+	if (ctl->is_file)
+		return 1;
+	snprintf(t->msg, sizeof(t->msg), "seeking and speed work on files (-r)");
+	return 0;
+}
+
+static int act_step(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)key;
+	if (!ctl->paused) {
+		snprintf(t->msg, sizeof(t->msg), "step works while paused (space)");
+		return RD_DRAW;
+	}
+	ctl->step++;
+	return RD_NONE;
+}
+
+static int act_seek(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	double to;
+
+	if (!need_file(t, ctl))
+		return RD_DRAW;
+	if (key == 'g')
+		to = 0;
+	else
+		/* presses before the loop got to the last one add up */
+		to = (ctl->seek_to > 0 ? ctl->seek_to : position(t)) +
+		     (key == ']' ? 10 : -10) * t->file_interval;
+	/* seek_to > 0 asks the loop to rewind; the start is the smallest such time */
+	ctl->seek_to = to > 1e-6 ? to : 1e-6;
+	snprintf(t->msg, sizeof(t->msg), "seek to %.1fs", to > 0 ? to : 0);
+	return RD_DRAW;
+}
+
+static int act_speed(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	if (!need_file(t, ctl))
+		return RD_DRAW;
+	ctl->speed *= key == '}' ? 2 : 0.5;
+	if (ctl->speed < 1.0 / 64)
+		ctl->speed = 1.0 / 64;
+	if (ctl->speed > 1024)
+		ctl->speed = 1024;
+	t->seen.speed = ctl->speed;
+	return RD_DRAW;
+}
+
+static int act_redraw(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	(void)t; (void)ctl;
+	if (key == 12)		/* Ctrl-L: repaint everything, as every curses program */
+		clearok(curscr, TRUE);
+	return RD_DRAW;
+}
+
+const struct tui_action tui_actions[] = {
+	{ 'q', act_quit, "q F10", "quit" },
+	{ KEY_F(10), act_quit, NULL, NULL },
+	{ ' ', act_pause, "space", "pause / resume taking snapshots" },
+	{ '+', act_interval, "+ -", "longer / shorter interval" },
+	{ '=', act_interval, NULL, NULL },
+	{ '-', act_interval, NULL, NULL },
+	{ 'h', act_help, "h ? F1", "this help" },
+	{ '?', act_help, NULL, NULL },
+	{ KEY_F(1), act_help, NULL, NULL },
+	{ '/', act_filter, "/ F4", "filter on address, interface, process or QP (Enter applies, Esc clears)" },
+	{ KEY_F(4), act_filter, NULL, NULL },
+	{ KEY_F(3), act_filter, "F3", "search: select the next row that matches" },
+	{ '1', act_view, "1 2 3 4 5", "views: flows, host pairs, PFC, NIC ports, switch ports (sFlow)" },
+	{ '2', act_view, NULL, NULL },
+	{ '3', act_view, NULL, NULL },
+	{ '4', act_view, NULL, NULL },
+	{ '5', act_view, NULL, NULL },
+	{ 'F', act_view, "F 6", "findings: open and recent, Enter goes to the subject" },
+	{ '6', act_view, NULL, NULL },
+	{ '\t', act_view, "Tab F5", "next view" },
+	{ KEY_F(5), act_view, NULL, NULL },
+	{ '\n', act_detail, "Enter d", "detail of the selected flow: history, reverse flows" },
+	{ '\r', act_detail, NULL, NULL },
+	{ KEY_ENTER, act_detail, NULL, NULL },
+	{ 'd', act_detail, NULL, NULL },
+	{ 27, act_escape, "Esc", "back from the detail" },
+	{ KEY_F(6), act_sort_menu, "F6", "sort menu" },
+	{ '<', act_sort_move, "< >", "sort by the column to the left / right" },
+	{ '>', act_sort_move, NULL, NULL },
+	{ ',', act_sort_move, NULL, NULL },
+	{ 'I', act_invert, "I", "invert the sort order" },
+	{ 'a', act_toggle, "a", "2 s / 10 s / 40 s averages beside the instant rates" },
+	{ 't', act_toggle, "t", "totals since the start instead of rates" },
+	{ KEY_UP, act_move, "arrows PgUp PgDn", "move; Home / End: first / last" },
+	{ KEY_DOWN, act_move, NULL, NULL },
+	{ KEY_PPAGE, act_move, NULL, NULL },
+	{ KEY_NPAGE, act_move, NULL, NULL },
+	{ KEY_HOME, act_move, NULL, NULL },
+	{ KEY_END, act_move, NULL, NULL },
+	{ '.', act_step, ". s", "while paused: one more snapshot" },
+	{ 's', act_step, NULL, NULL },
+	{ '[', act_seek, "[ ] g", "files: back / forward 10 intervals, to the start" },
+	{ ']', act_seek, NULL, NULL },
+	{ 'g', act_seek, NULL, NULL },
+	{ '{', act_speed, "{ }", "files: half / double replay speed" },
+	{ '}', act_speed, NULL, NULL },
+	{ 12, act_redraw, "Ctrl-L", "repaint the screen" },
+	{ KEY_RESIZE, act_redraw, NULL, NULL },
+	{ 0, NULL, NULL, NULL },
+};
+
+/* ------------------------------------------------------------------ input */
+
+static int edit_key(struct tui *t, int key)
+{
+	if (key == 27) {		/* Esc: filter cleared, search cancelled */
+		if (t->mode == M_FILTER)
+			t->filter[0] = '\0';
+		t->mode = M_NORMAL;
+		return RD_ROWS;
+	}
+	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		if (t->mode == M_FILTER) {
+			snprintf(t->filter, sizeof(t->filter), "%s", t->edit);
+			t->sel = 0;
+			t->have_sel_key = 0;
+		} else if (t->nrows && t->edit[0]) {
+			for (size_t i = 1; i <= t->nrows; i++) {
+				size_t j = ((size_t)t->sel + i) % t->nrows;
+
+				if (tui_flow_match(&t->data.snap, t->rows[j].f, t->edit)) {
+					t->sel = (int)j;
+					tui_remember_sel(t);
+					break;
+				}
+			}
+		}
+		t->mode = M_NORMAL;
+		return RD_ROWS;
+	}
+	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		if (t->editlen)
+			t->edit[--t->editlen] = '\0';
+		return RD_DRAW;
+	}
+	if (key == KEY_RESIZE)
+		return RD_DRAW;
+	if (key >= 32 && key < 127 && t->editlen < sizeof(t->edit) - 1) {
+		t->edit[t->editlen++] = (char)key;
+		t->edit[t->editlen] = '\0';
+	}
+	return RD_DRAW;
+}
+
+static int menu_key(struct tui *t, int key)
+{
+	enum tui_colid c[C_NCOLS + 1];
+	int n = tui_sort_candidates(t, c);
+
+	switch (key) {
+	case KEY_UP: if (t->menu_sel > 0) t->menu_sel--; return RD_DRAW;
+	case KEY_DOWN: if (t->menu_sel < n - 1) t->menu_sel++; return RD_DRAW;
+	case KEY_HOME: t->menu_sel = 0; return RD_DRAW;
+	case KEY_END: t->menu_sel = n - 1; return RD_DRAW;
+	case '\n': case '\r': case KEY_ENTER:
+		t->sort = c[t->menu_sel];
+		t->invert = 0;
+		t->mode = M_NORMAL;
+		return RD_ROWS;
+	case 27: case 'q': case KEY_F(6): case KEY_F(10):
+		t->mode = M_NORMAL;
+		return RD_DRAW;
+	default:
+		return key == KEY_RESIZE ? RD_DRAW : RD_NONE;
+	}
+}
+
+static int mouse_key(struct tui *t)
+{
+	MEVENT ev;
+
+	if (getmouse(&ev) != OK || t->mode != M_NORMAL)
+		return RD_NONE;
+#ifdef BUTTON5_PRESSED
+	if (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) {
+		int step = ev.bstate & BUTTON4_PRESSED ? -3 : 3;
+
+		if (tui_view_is_table(t->view)) {
+			t->sel += step;
+			if (t->sel >= (int)t->nrows)
+				t->sel = (int)t->nrows - 1;
+			if (t->sel < 0)
+				t->sel = 0;
+			tui_remember_sel(t);
+		}
+		return RD_DRAW;
+	}
+#endif
+	if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) || !tui_view_is_table(t->view))
+		return RD_NONE;
+	if (ev.y == t->hdr_y) {		/* a column title: sort by it, again: invert */
+		for (int i = 0; i < t->ncols; i++) {
+			if (!t->colw[i] || ev.x < t->colx[i] || ev.x >= t->colx[i] + t->colw[i] + 1)
+				continue;
+			if (t->sort == t->cols[i]) {
+				t->invert = !t->invert;
+			} else {
+				t->sort = t->cols[i];
+				t->invert = 0;
+			}
+			return RD_ROWS;
+		}
+		return RD_NONE;
+	}
+	if (ev.y >= t->table_y && ev.y < t->table_y + t->table_h &&
+	    t->top + ev.y - t->table_y < (int)t->nrows) {
+		t->sel = t->top + ev.y - t->table_y;
+		tui_remember_sel(t);
+		return RD_DRAW;
+	}
+	return RD_NONE;
+}
+
+static int dispatch(struct tui *t, struct rt_ctl *ctl, int key)
+{
+	switch (t->mode) {
+	case M_FILTER:
+	case M_SEARCH:
+		return edit_key(t, key);
+	case M_SORTMENU:
+		return menu_key(t, key);
+	case M_HELP:
+		if (key != KEY_RESIZE && key != KEY_MOUSE)
+			t->mode = M_NORMAL;
+		return RD_DRAW;
+	default:
+		break;
+	}
+	if (key == KEY_MOUSE)
+		return mouse_key(t);
+	for (const struct tui_action *a = tui_actions; a->key; a++)
+		if (a->key == key)
+			return a->fn(t, ctl, key);
+	return RD_NONE;
+}
+
+/* Read every pending key; returns how many were read. */
+int tui_drain_keys(struct tui *t, struct rt_ctl *ctl)
+{
+	int key, n = 0, rd = RD_NONE;
+
+	while (!ctl->quit && (key = getch()) != ERR) {
+		int r = dispatch(t, ctl, key);
+
+		n++;
+		/* new rows at once: the next key (Home, Enter) acts on them */
+		if ((r & RD_ROWS) == RD_ROWS)
+			tui_rebuild_rows(t);
+		rd |= r;
+	}
+	if (ctl->quit)
+		return n;
+	if (rd)
+		tui_draw(t);
+	return n;
+}
+
+void tui_mirror_ctl(struct tui *t, const struct rt_ctl *ctl, int *changed)
+{
+	if (t->seen.paused != ctl->paused || t->seen.interval != ctl->interval ||
+	    t->seen.speed != ctl->speed || t->seen.is_file != ctl->is_file ||
+	    t->seen.at_end != ctl->at_end)
+		*changed = 1;
+	t->seen = *ctl;
+}

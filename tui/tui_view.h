@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The live view's insides, shared by its three files: tui_draw.c (drawing),
+ * tui_keys.c (keys and actions) and tui.c (the sink: setup, input, teardown).
+ * The pure, unit-tested part is tui_model.h.
+ */
+#ifndef RT_TUI_VIEW_H
+#define RT_TUI_VIEW_H
+
+#include <curses.h>
+#include "sink.h"
+#include "tui_model.h"
+#include "findings.h"
+
+enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_DETAIL, V_NVIEWS };
+extern const char *const tui_view_names[V_NVIEWS];
+
+enum mode { M_NORMAL, M_FILTER, M_SEARCH, M_SORTMENU, M_HELP };
+
+/* What an action asks for: nothing, a redraw, or new rows (sort, filter) first. */
+enum redraw { RD_NONE = 0, RD_DRAW = 1, RD_ROWS = 3 };
+
+enum { CP_RED = 1, CP_YELLOW, CP_BAR, CP_SORT, CP_GREEN, CP_MAGENTA };
+
+#define MAXCOLS 32
+
+struct tui {
+	struct tui_data data;
+	struct tui_row *rows;
+	size_t nrows, rows_cap;
+	int view, mode;
+	enum tui_colid sort;
+	int invert, totals, avgs, utf8, color;
+	char filter[64], edit[64];
+	size_t editlen;
+	int sel, top;
+	struct rt_flow_key sel_key;
+	int have_sel_key;
+	int menu_sel;
+	/* where the last frame put things, for the mouse */
+	int hdr_y, table_y, table_h;
+	int ncols;
+	enum tui_colid cols[MAXCOLS];
+	int colx[MAXCOLS], colw[MAXCOLS];
+	/* the loop's controls as last seen */
+	struct rt_ctl seen;
+	char msg[160];
+	int have_snap;
+	double file_interval;	/* capture time per snapshot of a file (-d) */
+	const struct rt_findings *fnd;	/* the loop's findings (user/core/findings.h) */
+	int fsel;		/* the selected row of the findings view */
+};
+
+#define MAX_FROWS 1024	/* rows of the findings view */
+
+/* A key and its action; the action says what to redraw (enum redraw). The
+ * table also writes the help screen. */
+struct tui_action {
+	int key;
+	int (*fn)(struct tui *t, struct rt_ctl *ctl, int key);
+	const char *keys;	/* for the help screen; NULL: an alias, not listed again */
+	const char *help;
+};
+extern const struct tui_action tui_actions[];	/* tui_keys.c; ends with key 0 */
+
+/* tui_draw.c */
+int tui_view_is_table(int v);
+void tui_remember_sel(struct tui *t);
+void tui_rebuild_rows(struct tui *t);
+int tui_sort_candidates(const struct tui *t, enum tui_colid *out);
+void tui_draw(struct tui *t);
+/* The findings to list, as indexes into t->fnd->tab: open ones (most
+ * severe, then newest first), then the closed ones kept, newest end first. */
+size_t tui_findings_order(const struct tui *t, size_t *idx, size_t cap);
+/* tui_keys.c */
+int tui_drain_keys(struct tui *t, struct rt_ctl *ctl);
+void tui_mirror_ctl(struct tui *t, const struct rt_ctl *ctl, int *changed);
+
+#endif

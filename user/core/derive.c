@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The derived views of derive.h: one definition of each. */
+#include <string.h>
+#include "derive.h"
+
+int rt_delta_cmp_congestion(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
+{
+	int c = RT_SPACESHIP(rt_congestion(&b->d), rt_congestion(&a->d));
+
+	if (!c)
+		c = RT_SPACESHIP(b->d.pkts, a->d.pkts);
+	if (!c)
+		c = RT_SPACESHIP(rt_congestion(&b->f->v), rt_congestion(&a->f->v));
+	return c ? c : rt_flow_key_cmp(&a->f->k, &b->f->k);
+}
+
+int rt_delta_qcmp_congestion(const void *a, const void *b)
+{
+	return rt_delta_cmp_congestion(*(const struct rt_flow_delta *const *)a,
+				       *(const struct rt_flow_delta *const *)b);
+}
+
+void rt_hostpair_of(struct rt_hostpair *hp, const struct rt_flow_key *k, enum rt_hp_scope scope)
+{
+	const __u8 *a = k->src, *b = k->dst;
+
+	memset(hp, 0, sizeof(*hp));
+	hp->family = k->family;
+	if (scope == RT_HP_IFACE) {
+		hp->ifindex = k->ifindex;
+		hp->dir = k->dir;
+		hp->mirror = k->mirror;
+		hp->mirror_id = k->mirror_id;
+	}
+	if (scope == RT_HP_EITHER && memcmp(a, b, sizeof(hp->a)) > 0) {
+		a = k->dst;
+		b = k->src;
+	}
+	memcpy(hp->a, a, sizeof(hp->a));
+	memcpy(hp->b, b, sizeof(hp->b));
+}
+
+int rt_hostpair_cmp(const struct rt_hostpair *x, const struct rt_hostpair *y)
+{
+	int c = RT_SPACESHIP(x->ifindex, y->ifindex);
+
+	if (!c)
+		c = RT_SPACESHIP(x->dir, y->dir);
+	if (!c)
+		c = RT_SPACESHIP(x->family, y->family);
+	if (!c)
+		c = memcmp(x->a, y->a, sizeof(x->a));
+	if (!c)
+		c = memcmp(x->b, y->b, sizeof(x->b));
+	if (!c)
+		c = RT_SPACESHIP(x->mirror, y->mirror);
+	return c ? c : RT_SPACESHIP(x->mirror_id, y->mirror_id);
+}
+
+_Static_assert(sizeof(struct rt_hostpair) == 44, "rt_hostpair_hash reads five words and one");
+
+__u32 rt_hostpair_hash(const struct rt_hostpair *hp)
+{
+	__u64 w[5], h;
+	__u32 t;
+
+	memcpy(w, hp, sizeof(w));
+	memcpy(&t, (const char *)hp + sizeof(w), sizeof(t));
+	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
+	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL +
+	    w[4] * 0xff51afd7ed558ccdULL + (t + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebULL;
+	return (__u32)(h ^ (h >> 29));
+}
+
+/* ---- name tables ---- */
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct rt_name scope_names[] = {
+	[RT_SCOPE_HW_PORT] = { "hw_counters", "hw_port" },
+	[RT_SCOPE_PORT] = { "counters", "port" },
+	[RT_SCOPE_HW_DEV] = { "device_hw_counters", "hw_dev" },
+	[RT_SCOPE_ETHTOOL] = { "ethtool", "ethtool" },
+	[RT_SCOPE_QP] = { "qp", "qp" },
+};
+static const struct rt_name scope_unknown = { "unknown", "?" };
+
+static const struct rt_name attr_names[] = {
+	[RT_ATTR_NONE] = { "none", "" },
+	[RT_ATTR_NETLINK] = { "netlink", "rdma netlink" },
+	[RT_ATTR_ACK] = { "ack", "learnt from ACKs" },
+	[RT_ATTR_HOSTPAIR] = { "host-pair", "host pair, unattributed" },
+};
+
+static const struct rt_name ecn_names[] = {
+	[RT_ECN_NOT_ECT] = { "not_ect", "Not-ECT" },
+	[RT_ECN_ECT1] = { "ect1", "ECT(1)" },
+	[RT_ECN_ECT0] = { "ect0", "ECT(0)" },
+	[RT_ECN_CE] = { "ce", "CE" },
+};
+
+const struct rt_name *rt_scope_names(__u8 scope)
+{
+	return scope < NELEM(scope_names) ? &scope_names[scope] : &scope_unknown;
+}
+
+const struct rt_name *rt_attr_names(__u8 attr)
+{
+	return &attr_names[attr < NELEM(attr_names) ? attr : RT_ATTR_NONE];
+}
+
+const struct rt_name *rt_ecn_names(unsigned int ecn)
+{
+	return &ecn_names[ecn & 3];
+}
+
+const char *rt_scope_name(__u8 scope)
+{
+	return rt_scope_names(scope)->key;
+}
+
+const char *rt_dir_name(__u8 dir)
+{
+	return dir == RT_DIR_EGRESS ? "egress" : "ingress";
+}
+
+const char *rt_ecn_name(unsigned int ecn)
+{
+	return rt_ecn_names(ecn)->key;
+}

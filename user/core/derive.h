@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What every view derives from a snapshot or a delta, defined once: the
+ * congestion score and the ranking by it, CE %, paused share, the host pair,
+ * and the names of the snapshot's enums. The TUI, batch, CSV, the report and
+ * the Prometheus exporter all take these from here (ARCHITECTURE.md, "Where
+ * each concept lives").
+ */
+#ifndef RT_DERIVE_H
+#define RT_DERIVE_H
+
+#include "snapshot.h"
+
+/* ---- congestion and ranking ---- */
+
+/* Congestion score of a flow's counters: CE + CNP + NAKs (sequence, other, RNR). */
+static inline __u64 rt_congestion(const struct rt_flow_val *d)
+{
+	return d->ecn[RT_ECN_CE] + d->cnp + d->nak_seq + d->nak_other + d->rnr_nak;
+}
+
+static inline __u64 rt_nak(const struct rt_flow_val *v)
+{
+	return v->nak_seq + v->nak_other;
+}
+
+/* A three-way comparison that cannot overflow. */
+#define RT_SPACESHIP(a, b) ((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
+
+/*
+ * The congestion ordering of flow deltas, most congested first: congestion
+ * this interval, then packets this interval, then congestion since the
+ * start, then the flow key. --batch's table and the exporter's top K use it.
+ */
+int rt_delta_cmp_congestion(const struct rt_flow_delta *a, const struct rt_flow_delta *b);
+/* The same for qsort over an array of pointers to flow deltas. */
+int rt_delta_qcmp_congestion(const void *a, const void *b);
+
+/* ---- percentages ---- */
+
+/* part of whole in percent; 0 when whole is 0. */
+static inline double rt_pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+/* CE %: the share of the packets that were CE-marked; 0 without packets. */
+static inline double rt_ce_pct(const struct rt_flow_val *v)
+{
+	return rt_pct((double)v->ecn[RT_ECN_CE], (double)v->pkts);
+}
+
+/* part of whole in percent, 0 when whole is 0; part is capped at whole
+ * (paused time can add up to more than the interval). */
+static inline double rt_share_pct(double part, double whole)
+{
+	if (!(whole > 0))
+		return 0.0;
+	return 100.0 * (part > whole ? whole : part) / whole;
+}
+
+/* ---- the host pair ---- */
+
+/*
+ * THE host pair key: the two hosts of a flow, with the interface and
+ * direction when a view keeps them apart. One struct, one comparison, one
+ * hash; what a view folds together is its scope, named here:
+ *  RT_HP_IFACE     (interface, direction, src -> dst, mirror session): the
+ *                  exporter, whose series carry interface, direction and
+ *                  mirror labels (host pairs inside a mirror stay apart);
+ *  RT_HP_DIRECTED  (src -> dst) over interfaces and directions: the TUI's
+ *                  host-pair view, where each row has a direction;
+ *  RT_HP_EITHER    {a, b} unordered, a < b: the report, where a
+ *                  conversation's data and its CNPs/ACKs belong together.
+ * Fields a scope folds are zero, so comparing and hashing work for all.
+ */
+enum rt_hp_scope {
+	RT_HP_IFACE = 0,
+	RT_HP_DIRECTED,
+	RT_HP_EITHER,
+};
+
+struct rt_hostpair {
+	__u32 ifindex;		/* RT_HP_IFACE only */
+	__u8  dir;		/* RT_HP_IFACE only */
+	__u8  family;		/* 4 or 6 */
+	__u8  mirror;		/* RT_HP_IFACE only: RT_MIRROR_* of the copies it came in */
+	__u8  pad;
+	__u8  a[16];		/* the source (RT_HP_EITHER: the lower address) */
+	__u8  b[16];		/* the destination (RT_HP_EITHER: the higher) */
+	__u32 mirror_id;	/* RT_HP_IFACE only: the mirror session */
+};
+
+void rt_hostpair_of(struct rt_hostpair *hp, const struct rt_flow_key *k, enum rt_hp_scope scope);
+/* Order: interface, direction, family, a, b, mirror, session. */
+int rt_hostpair_cmp(const struct rt_hostpair *x, const struct rt_hostpair *y);
+__u32 rt_hostpair_hash(const struct rt_hostpair *hp);
+
+/* ---- names of the snapshot's enums ---- */
+
+/*
+ * Each enum has one table: a stable key (files, JSON, metrics labels,
+ * command lines) and a label for people (the TUI, text reports) where a
+ * screen wants something shorter or longer.
+ */
+struct rt_name {
+	const char *key;
+	const char *label;
+};
+
+const struct rt_name *rt_scope_names(__u8 scope);	/* enum rt_port_scope */
+const struct rt_name *rt_attr_names(__u8 attr);		/* enum rt_attr */
+const struct rt_name *rt_ecn_names(unsigned int ecn);	/* RT_ECN_* */
+const char *rt_scope_name(__u8 scope);			/* its key */
+const char *rt_dir_name(__u8 dir);			/* "ingress" / "egress" */
+const char *rt_ecn_name(unsigned int ecn);		/* "not_ect", "ect0", "ect1", "ce" */
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * One printing layer for text and JSON, in the shape of iproute2's print_*()
+ * (and bpftool's JSON writer): a printer writes either text or JSON, and the
+ * caller says each value once, with its JSON key and its text format. Which
+ * output a call reaches is its `to`: RT_PR_ANY (both), RT_PR_TEXT (columns,
+ * titles, separators) or RT_PR_JSON (fields the text leaves out). Callers
+ * never test whether the output is JSON.
+ *
+ * JSON comes out compact, one document per rt_pr_start()/rt_pr_end() (a
+ * report, or one line per interval for --batch --json). Non-finite numbers
+ * are written as 0, strings escaped.
+ */
+#ifndef RT_PRINT_H
+#define RT_PRINT_H
+
+#include <stdio.h>
+
+enum { RT_PR_TEXT = 1, RT_PR_JSON = 2, RT_PR_ANY = 3 };
+
+#define RT_PR_DEPTH 16
+
+struct rt_printer {
+	FILE *f;
+	int json;
+	int depth;
+	int first[RT_PR_DEPTH];	/* per open object or array: nothing written in it yet */
+};
+
+void rt_pr_init(struct rt_printer *p, FILE *f, int json);
+/* A document: JSON's outer object, ended by a newline. */
+void rt_pr_start(struct rt_printer *p);
+void rt_pr_end(struct rt_printer *p);
+
+/* Objects and arrays: JSON only (key NULL inside an array). */
+void rt_pr_open_obj(struct rt_printer *p, const char *key);
+void rt_pr_close_obj(struct rt_printer *p);
+void rt_pr_open_arr(struct rt_printer *p, const char *key);
+void rt_pr_close_arr(struct rt_printer *p);
+
+/* Values: in JSON "key":value, in text printf(fmt, value). fmt may be NULL
+ * for a value only JSON shows. */
+void rt_pr_u64(struct rt_printer *p, int to, const char *key, const char *fmt, unsigned long long v);
+void rt_pr_dbl(struct rt_printer *p, int to, const char *key, const char *fmt, double v);
+void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, const char *v);
+/* Text only: free text (titles, separators, newlines). */
+void rt_pr_text(struct rt_printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int rt_pr_is_json(const struct rt_printer *p);	/* for layout choices only, never for values */
+
+#endif
