@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "findings.h"
 #include "fmt.h"
 #include "log.h"
 #include "prom.h"
@@ -599,6 +600,39 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 	return 0;
 }
 
+/* Findings: open ones by rule and severity, and opened since the start by rule. */
+static void render_findings(struct out *w, const struct rt_findings *F)
+{
+	char set[LSET];
+	size_t i, j;
+	int sev;
+
+	family(w, "rocetop_findings_open", M_GAUGE, NULL,
+	       "Findings open now, by rule and severity (see rocetop(8), FINDINGS).");
+	for (i = 0; rt_rule_names[i]; i++)
+		for (sev = RT_SEV_INFO; sev <= RT_SEV_CRITICAL; sev++) {
+			__u64 n = 0;
+
+			for (j = 0; j < F->n; j++)
+				n += F->tab[j].open && F->tab[j].sev == sev && !strcmp(F->tab[j].rule, rt_rule_names[i]);
+			set[0] = 0;
+			label(set, sizeof(set), "rule", rt_rule_names[i]);
+			label(set, sizeof(set), "severity", rt_sev_name(sev));
+			sample_u(w, "rocetop_findings_open", M_GAUGE, set, n);
+		}
+	family(w, "rocetop_findings_opened", M_COUNTER, NULL, "Findings opened since the start, by rule.");
+	for (i = 0; rt_rule_names[i]; i++) {
+		__u64 n = 0;
+
+		for (j = 0; j < F->nrules; j++)
+			if (!strcmp(F->per_rule[j].rule, rt_rule_names[i]))
+				n = F->per_rule[j].opened;
+		set[0] = 0;
+		label(set, sizeof(set), "rule", rt_rule_names[i]);
+		sample_u(w, "rocetop_findings_opened", M_COUNTER, set, n);
+	}
+}
+
 /*
  * sFlow: per switch port and direction (bounded by the collector's port
  * table), the drops per port and reason, and what each agent sent. The
@@ -766,6 +800,8 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 		err = render_flows(r, &w, cur, d);
 		if (!err)
 			err = render_ports(r, &w, d);
+		if (!err && d->findings)
+			render_findings(&w, d->findings);
 		if (!err)
 			render_sflow(&w, d);
 	}

@@ -740,7 +740,8 @@ void gen_run(const struct gen_cfg *c, struct gen_out *o, char *extra, size_t ext
 
 	/* PFC storms, planned in wall time: in each cycle of min(duration, 10 s),
 	 * pause from 15% to 60% of it, refreshed every half pause time (or every
-	 * 50 ms of wall time if that is sooner), then XON */
+	 * 5 ms of wall time if that is sooner, so that the pauses also cover most
+	 * of the wall time at the lab's link speed, as a real storm's do), then XON */
 	if (nvict) {
 		double cyc_wall = c->duration < 10 ? c->duration : 10;
 		double to_model = 1.0 / o->wall_per_model_ns;
@@ -749,8 +750,8 @@ void gen_run(const struct gen_cfg *c, struct gen_out *o, char *extra, size_t ext
 		m.storm_start = 0.15 * m.cycle;
 		m.storm_end = 0.6 * m.cycle;
 		m.storm_refresh = 0xffff * m.quantum / 2;
-		if (0.05 * to_model < m.storm_refresh)
-			m.storm_refresh = 0.05 * to_model;
+		if (0.005 * to_model < m.storm_refresh)
+			m.storm_refresh = 0.005 * to_model;
 		schedule(&m, m.storm_start, EV_PFC, -1);
 	}
 	for (int i = 0; i < m.n; i++) {

@@ -69,6 +69,7 @@ static int tui_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 
 	if (tui_data_take(&t->data, cur, d))
 		return -ENOMEM;
+	t->fnd = d->findings;
 	t->have_snap = 1;
 	tui_rebuild_rows(t);
 	tui_draw(t);

@@ -16,7 +16,7 @@
 #include "tui_view.h"
 
 const char *const tui_view_names[V_NVIEWS] = { "flows", "host pairs", "PFC", "NIC ports", "switch ports",
-						  "detail" };
+						  "findings", "detail" };
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -170,6 +170,24 @@ static void draw_header(struct tui *t, int *yp)
 	snprintf(line + off, sizeof(line) - off, "  view %s  %s", tui_view_names[t->view],
 		 t->have_snap ? s->source : "(waiting for the first snapshot)");
 	put_attr(y++, 0, line, A_BOLD);
+
+	/* findings: open ones by severity, and the most severe, newest one */
+	if (t->fnd) {
+		const struct rt_finding *nf = rt_findings_newest(t->fnd);
+		size_t cnt[3];
+		char subj[256];
+
+		rt_findings_count(t->fnd, cnt);
+		off = snprintf(line, sizeof(line), "findings  %zu critical  %zu warning  %zu info",
+			       cnt[RT_SEV_CRITICAL], cnt[RT_SEV_WARNING], cnt[RT_SEV_INFO]);
+		if (nf)
+			snprintf(line + off, sizeof(line) - off, "   newest: %s %s since %s  %s  (F: all)",
+				 rt_sev_name(nf->sev), nf->rule, rt_fmt_clock(nf->start_ns, a, sizeof(a)),
+				 rt_subject_text(&nf->subj, subj, sizeof(subj)));
+		put_attr(y++, 0, line, !nf ? 0 : nf->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
+				       nf->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0);
+	}
+
 
 	/* 2: wire totals and rates */
 	if (secs > 0)
@@ -883,6 +901,81 @@ static void draw_status(struct tui *t)
 	}
 }
 
+/* The findings to list: open ones (most severe, then newest first), then
+ * the closed ones kept, the most recently ended first. */
+size_t tui_findings_order(const struct tui *t, size_t *idx, size_t cap)
+{
+	const struct rt_findings *F = t->fnd;
+	size_t n = 0, i, j;
+
+	if (!F)
+		return 0;
+	for (i = 0; i < F->n && n < cap; i++)
+		idx[n++] = i;
+	for (i = 1; i < n; i++)	/* insertion sort: a few hundred at most */
+		for (j = i; j > 0; j--) {
+			const struct rt_finding *a = &F->tab[idx[j - 1]], *b = &F->tab[idx[j]];
+			int swap;
+
+			if (a->open != b->open)
+				swap = b->open;
+			else if (a->open && a->sev != b->sev)
+				swap = b->sev > a->sev;
+			else
+				swap = a->open ? b->id > a->id : b->end_ns > a->end_ns;
+			if (!swap)
+				break;
+			size_t x = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = x;
+		}
+	return n;
+}
+
+static void draw_findings(struct tui *t, int y, int h)
+{
+	static size_t idx[MAX_FROWS];
+	size_t n = tui_findings_order(t, idx, MAX_FROWS), i;
+	char line[1024], a[16], b[16], subj[256];
+
+	snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s", "SEVERITY", "RULE", "START", "END",
+		 "SUBJECT: EVIDENCE   (Enter: go to the subject)");
+	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
+	h--;
+	t->table_y = y;
+	t->table_h = h;
+	if (!t->fnd) {
+		put(y, 0, "  (no findings engine on this source)");
+		return;
+	}
+	if (!n) {
+		put(y, 0, "  (none: no rule has matched)");
+		return;
+	}
+	if (t->fsel >= (int)n)
+		t->fsel = (int)n - 1;
+	if (t->fsel < 0)
+		t->fsel = 0;
+	if (t->fsel < t->top)
+		t->top = t->fsel;
+	if (t->fsel >= t->top + h)
+		t->top = t->fsel - h + 1;
+	for (i = (size_t)t->top; i < n && (int)(i - (size_t)t->top) < h; i++) {
+		const struct rt_finding *f = &t->fnd->tab[idx[i]];
+		attr_t at = f->open ? (f->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
+				       f->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0) : A_DIM;
+
+		snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s: %s", rt_sev_name(f->sev), f->rule,
+			 rt_fmt_clock(f->start_ns, a, sizeof(a)), f->open ? "open" : rt_fmt_clock(f->end_ns, b, sizeof(b)),
+			 rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
+		if ((int)i == t->fsel)
+			at = A_REVERSE | (at & A_BOLD);
+		put_attr(y++, 0, line, at);
+	}
+}
+
+
 void tui_draw(struct tui *t)
 {
 	int y = 0, h;
@@ -906,6 +999,7 @@ void tui_draw(struct tui *t)
 	case V_PFC: draw_pfc(t, y, h); break;
 	case V_PORTS: draw_ports(t, y, h); break;
 	case V_SWPORTS: draw_swports(t, y, h); break;
+	case V_FINDINGS: draw_findings(t, y, h); break;
 	case V_DETAIL: draw_detail(t, y, h); break;
 	}
 	draw_status(t);

@@ -66,8 +66,57 @@ static int act_view(struct tui *t, struct rt_ctl *ctl, int key)
 	(void)ctl;
 	if (key >= '1' && key <= '5')
 		return set_view(t, key - '1');
-	/* Tab, F5: the next of the five views */
-	return set_view(t, t->view >= V_SWPORTS ? V_FLOWS : t->view + 1);
+	if (key == '6' || key == 'F')
+		return set_view(t, V_FINDINGS);
+	/* Tab, F5: the next of the six views */
+	return set_view(t, t->view >= V_FINDINGS ? V_FLOWS : t->view + 1);
+}
+
+/* Enter on a finding: the view of its subject, the flow selected. */
+static int jump_to_finding(struct tui *t)
+{
+	static size_t idx[MAX_FROWS];
+	size_t n = tui_findings_order(t, idx, MAX_FROWS), i;
+	const struct rt_finding *f;
+	const struct rt_subject *sj;
+	char a[RT_ADDR_STRLEN];
+
+	if (!n || t->fsel < 0 || (size_t)t->fsel >= n)
+		return RD_NONE;
+	f = &t->fnd->tab[idx[t->fsel]];
+	sj = &f->subj;
+	t->top = 0;
+	if (sj->has & RT_SUBJ_DQPN) {
+		struct rt_flow_key k = { 0 };
+
+		for (i = 0; i < t->data.snap.nifaces; i++)
+			if (!strcmp(t->data.snap.ifaces[i].name, sj->ifname))
+				k.ifindex = t->data.snap.ifaces[i].ifindex;
+		k.dir = sj->dir;
+		k.family = sj->family;
+		memcpy(k.src, sj->src, 16);
+		memcpy(k.dst, sj->dst, 16);
+		k.dqpn = sj->dqpn;
+		t->filter[0] = '\0';
+		t->view = V_FLOWS;
+		t->sel_key = k;
+		t->have_sel_key = 1;
+		snprintf(t->msg, sizeof(t->msg), "%s: the flow selected", f->rule);
+	} else if (sj->has & RT_SUBJ_DST) {
+		snprintf(t->filter, sizeof(t->filter), "%s", rt_fmt_addr(sj->family, sj->dst, a, sizeof(a)));
+		t->view = V_FLOWS;
+		snprintf(t->msg, sizeof(t->msg), "%s: flows filtered on %s", f->rule, t->filter);
+	} else if (sj->has & RT_SUBJ_PRIO) {
+		t->view = V_PFC;
+		snprintf(t->msg, sizeof(t->msg), "%s: priority %u on %s", f->rule, sj->prio, sj->ifname);
+	} else if (sj->has & RT_SUBJ_AGENT) {
+		t->view = V_SWPORTS;
+		snprintf(t->msg, sizeof(t->msg), "%s: switch %s port %u", f->rule, sj->agent, sj->port);
+	} else {
+		t->view = V_PORTS;
+		snprintf(t->msg, sizeof(t->msg), "%s: %s on %s", f->rule, sj->counter, sj->device);
+	}
+	return RD_ROWS;
 }
 
 static int act_detail(struct tui *t, struct rt_ctl *ctl, int key)
@@ -75,6 +124,8 @@ static int act_detail(struct tui *t, struct rt_ctl *ctl, int key)
 	(void)ctl; (void)key;
 	if (t->view == V_DETAIL)
 		return set_view(t, V_FLOWS);
+	if (t->view == V_FINDINGS)
+		return jump_to_finding(t);
 	if (t->view != V_FLOWS || !t->nrows)
 		return RD_NONE;
 	tui_remember_sel(t);
@@ -177,6 +228,17 @@ static int act_move(struct tui *t, struct rt_ctl *ctl, int key)
 		if (t->sel < 0)
 			t->sel = 0;
 		tui_remember_sel(t);
+	} else if (t->view == V_FINDINGS) {	/* a selection, the list scrolls to it */
+		switch (key) {
+		case KEY_UP: t->fsel--; break;
+		case KEY_DOWN: t->fsel++; break;
+		case KEY_PPAGE: t->fsel -= page; break;
+		case KEY_NPAGE: t->fsel += page; break;
+		case KEY_HOME: t->fsel = 0; break;
+		case KEY_END: t->fsel += 1 << 20; break;
+		}
+		if (t->fsel < 0)
+			t->fsel = 0;
 	} else {	/* the other views scroll */
 		switch (key) {
 		case KEY_UP: t->top--; break;
@@ -277,6 +339,8 @@ const struct tui_action tui_actions[] = {
 	{ '3', act_view, NULL, NULL },
 	{ '4', act_view, NULL, NULL },
 	{ '5', act_view, NULL, NULL },
+	{ 'F', act_view, "F 6", "findings: open and recent, Enter goes to the subject" },
+	{ '6', act_view, NULL, NULL },
 	{ '\t', act_view, "Tab F5", "next view" },
 	{ KEY_F(5), act_view, NULL, NULL },
 	{ '\n', act_detail, "Enter d", "detail of the selected flow: history, reverse flows" },

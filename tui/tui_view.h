@@ -10,8 +10,9 @@
 #include <curses.h>
 #include "sink.h"
 #include "tui_model.h"
+#include "findings.h"
 
-enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_DETAIL, V_NVIEWS };
+enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_DETAIL, V_NVIEWS };
 extern const char *const tui_view_names[V_NVIEWS];
 
 enum mode { M_NORMAL, M_FILTER, M_SEARCH, M_SORTMENU, M_HELP };
@@ -46,7 +47,11 @@ struct tui {
 	char msg[160];
 	int have_snap;
 	double file_interval;	/* capture time per snapshot of a file (-d) */
+	const struct rt_findings *fnd;	/* the loop's findings (user/core/findings.h) */
+	int fsel;		/* the selected row of the findings view */
 };
+
+#define MAX_FROWS 1024	/* rows of the findings view */
 
 /* A key and its action; the action says what to redraw (enum redraw). The
  * table also writes the help screen. */
@@ -64,6 +69,9 @@ void tui_remember_sel(struct tui *t);
 void tui_rebuild_rows(struct tui *t);
 int tui_sort_candidates(const struct tui *t, enum tui_colid *out);
 void tui_draw(struct tui *t);
+/* The findings to list, as indexes into t->fnd->tab: open ones (most
+ * severe, then newest first), then the closed ones kept, newest end first. */
+size_t tui_findings_order(const struct tui *t, size_t *idx, size_t cap);
 /* tui_keys.c */
 int tui_drain_keys(struct tui *t, struct rt_ctl *ctl);
 void tui_mirror_ctl(struct tui *t, const struct rt_ctl *ctl, int *changed);

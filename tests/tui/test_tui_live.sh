@@ -110,9 +110,12 @@ expect_line tui_sort_status 'sort bytes '
 keys '<' '<' '<'
 expect_line tui_sort_prev_col 'sort dqpn '
 expect_qps tui_sort_dqpn '0x000222 0x000345 0x000456 0x000abc'
-# a mouse click on the title of CNP (x 67, y 4): X10 encoding, press then release
-tmux send-keys -t "$S" -l "$(printf '\033[M d%%')"
-tmux send-keys -t "$S" -l "$(printf '\033[M#d%%')"
+# a mouse click on the title of CNP (x 67, on the titles' line): X10 encoding,
+# press then release; the line is found on the screen (the header's height varies)
+ty=$(cap | grep -nE '^SRC +DST' | head -1 | cut -d: -f1)
+yc=$(printf "\\$(printf '%03o' $((32 + ${ty:-5})))")
+tmux send-keys -t "$S" -l "$(printf '\033[M d')$yc"
+tmux send-keys -t "$S" -l "$(printf '\033[M#d')$yc"
 sleep 0.3
 expect_line tui_mouse_sort 'sort cnp '
 expect_qps tui_mouse_sort_rows '0x000345 0x000222 0x000abc 0x000456'

@@ -31,8 +31,8 @@ void rt_cli_help(const struct rt_cli *c, FILE *f)
 		const char *h, *nl, *sep;
 		int n;
 
-		if (!o->name) {
-			fprintf(f, "%s\n", o->help);
+		if (!o->name) {	/* a heading, or a block of text ending in a newline */
+			fprintf(f, "%s%s", o->help, o->help[0] && o->help[strlen(o->help) - 1] == '\n' ? "" : "\n");
 			continue;
 		}
 		sep = o->arg && !optional(o) ? " " : "";

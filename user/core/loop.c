@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include "findings.h"
 #include "join.h"
 #include "log.h"
 #include "sink.h"
@@ -82,6 +83,7 @@ struct loop {
 	struct rt_delta delta;
 	long emitted;
 	__u64 file_start_ns;
+	struct rt_findings findings;
 };
 
 /* Take one snapshot and hand it to every sink. 1: done, 0: source ended, <0: error. */
@@ -115,6 +117,12 @@ static int step(struct loop *L, const struct rt_opts *o, int emit)
 	/* The first snapshot counts from the start: rate it over one interval. */
 	if (!prev)
 		L->delta.secs = o->interval;
+	L->findings.doc = rt_nic_doctor(L->nic);
+	if (rt_findings_eval(&L->findings, next, &L->delta)) {
+		pr_warn("out of memory evaluating the findings.\n");
+		return -ENOMEM;
+	}
+	L->delta.findings = &L->findings;
 	L->cur = L->have_prev ? !L->cur : L->cur;
 	L->have_prev = 1;
 	if (!emit)
@@ -136,6 +144,9 @@ static int seek(struct loop *L, const struct rt_opts *o, double to)
 	if (!L->src->rewind || L->src->rewind(L->src))
 		return 0;
 	L->have_prev = 0;
+	rt_findings_free(&L->findings);
+	rt_findings_init(&L->findings, &o->find);
+	L->findings.no_sysfs = !L->src->live;
 	/* Within the first interval: the caller's next step shows the first snapshot. */
 	if (to < o->interval - 1e-9)
 		return 1;
@@ -143,6 +154,19 @@ static int seek(struct loop *L, const struct rt_opts *o, double to)
 		r = step(L, o, 0);
 	} while (r > 0 && (L->snaps[L->cur].time_ns - L->file_start_ns) / 1e9 + 1e-9 < to - o->interval);
 	return r < 0 ? r : 1;
+}
+
+static void signal_sinks(struct loop *L, int signo)
+{
+	int i, taken = 0;
+
+	for (i = 0; i < L->nsinks; i++)
+		if (L->sinks[i]->on_signal) {
+			L->sinks[i]->on_signal(L->sinks[i], signo);
+			taken = 1;
+		}
+	if (!taken)
+		pr_info("SIGUSR1 asks the flight recorder to write, but no --flight-recorder runs.\n");
 }
 
 static int run(struct loop *L, const struct rt_opts *o)
@@ -161,6 +185,7 @@ static int run(struct loop *L, const struct rt_opts *o)
 	sigemptyset(&mask);
 	for (i = 0; i < (int)(sizeof(stop_signals) / sizeof(stop_signals[0])); i++)
 		sigaddset(&mask, stop_signals[i]);
+	sigaddset(&mask, SIGUSR1);	/* the flight recorder's "write now" */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	/* Blocked first, so the watchdog thread inherits the mask. */
 	if (!pipe2(wd_pipe, O_CLOEXEC) && pthread_create(&wd, NULL, watchdog, &wd_pipe[0]) == 0)
@@ -189,8 +214,13 @@ static int run(struct loop *L, const struct rt_opts *o)
 		while ((r = step(L, o, 1)) > 0) {
 			if (o->iterations && L->emitted >= o->iterations)
 				break;
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGUSR1) {
+					signal_sinks(L, SIGUSR1);
+					continue;
+				}
 				break;
+			}
 		}
 		err = r < 0 ? r : 0;
 		goto out;
@@ -228,8 +258,11 @@ static int run(struct loop *L, const struct rt_opts *o)
 			rt_sflow_read(L->sf);
 		if (pfd[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
+			ssize_t got = read(sfd, &si, sizeof(si));
 
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (got == sizeof(si) && si.ssi_signo == SIGUSR1) {
+				signal_sinks(L, SIGUSR1);
+			} else if (got == sizeof(si)) {
 				pr_debug("signal %u: stopping\n", si.ssi_signo);
 				/* What arrived since the last interval still counts. */
 				if (L->src->live && step(L, o, 1) < 0)
@@ -324,6 +357,7 @@ int rt_run(const struct rt_opts *o)
 
 	rt_snapshot_init(&L.snaps[0]);
 	rt_snapshot_init(&L.snaps[1]);
+	rt_findings_init(&L.findings, &o->find);
 	if (o->sflow || o->have_sflow_fd) {
 		L.sf = rt_sflow_new(o);
 		if (!L.sf)
@@ -333,6 +367,7 @@ int rt_run(const struct rt_opts *o)
 		L.sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
 	if (!L.src)
 		goto out;
+	L.findings.no_sysfs = !L.src->live;
 	if (L.src->live && !o->no_nic)
 		L.nic = rt_nic_new(o);
 
@@ -345,6 +380,8 @@ int rt_run(const struct rt_opts *o)
 	if (o->write_file && add_sink(&L, rt_record_sink_new(o)))
 		goto out;
 	if (o->listen && add_sink(&L, rt_prom_sink_new(o)))
+		goto out;
+	if (o->flight_secs && add_sink(&L, rt_flight_sink_new(o)))
 		goto out;
 	if (tui && add_sink(&L, rt_tui_sink_new(o)))
 		goto out;
@@ -364,6 +401,7 @@ out:
 		L.src->close(L.src);
 	rt_sflow_free(L.sf);
 	rt_delta_free(&L.delta);
+	rt_findings_free(&L.findings);
 	rt_snapshot_free(&L.snaps[0]);
 	rt_snapshot_free(&L.snaps[1]);
 	return err;

@@ -20,7 +20,8 @@ enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
 	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
-	OPT_COLLECTOR, OPT_JSON,
+	OPT_COLLECTOR, OPT_THRESHOLD, OPT_LINK_SPEED, OPT_FLIGHT, OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
+	OPT_JSON,
 };
 
 /* The main command line: --help and parsing both come from this table. */
@@ -75,7 +76,22 @@ const struct rt_opt rt_main_opts[] = {
 	{ OPT_FILTER, "filter", "TEXT", "initial filter of the view (address or QP)" },
 	{ OPT_MAX_SIZE, "max-size", "BYTES", "rotate the recording past BYTES (k, M, G suffixes)" },
 	{ OPT_MAX_FILES, "max-files", "N", "keep N rotated recordings (like tcpdump -W)" },
+	{ OPT_HOSTNAME, "hostname", "NAME", "the host name recordings carry (default: this host's)" },
 	{ OPT_PROM_FLOWS, "prom-flows", "K", "top K flows exported to Prometheus (default 10)" },
+	RT_OPT_SECTION("Findings (rules applied every interval; see rocetop(8)):"),
+	{ OPT_THRESHOLD, "threshold", "NAME=VALUE", "change a rule's threshold (repeat); NAME is one of" },
+	RT_OPT_SECTION(rt_find_cfg_help),
+	{ OPT_LINK_SPEED, "link-speed", "SPEED", "link speed for paused time, e.g. 25G, 100G (default:\n"
+						"the interface's speed in sysfs, else 100G)" },
+	RT_OPT_SECTION("Flight recorder (keep the minutes before an incident):"),
+	{ OPT_FLIGHT, "flight-recorder", "DURATION", "keep the last DURATION (e.g. 5m) of snapshots in\n"
+		"memory; when a finding opens or on SIGUSR1, write them\n"
+		"and the next DURATION to DIR/rocetop-YYYYmmddTHHMMSS.rtr" },
+	{ OPT_TRIGGER, "trigger", "SEVERITY", "the least severity that writes one: info, warning or\n"
+		"critical (default critical)" },
+	{ OPT_FLIGHT_DIR, "flight-dir", "DIR", "where (default the current directory); --max-files N\n"
+		"keeps the newest N" },
+	RT_OPT_SECTION("Other:"),
 	{ 'v', "verbose", NULL, "more messages (libbpf's and the verifier's too)" },
 	{ 'q', "quiet", NULL, "only warnings" },
 	{ 'V', "version", NULL, "print the version" },
@@ -107,6 +123,8 @@ const struct rt_cli rt_main_cli = {
 "  rocetop -r run1.rtr                  replay it in the view\n"
 "  rocetop report run1.rtr              victims, culprits and moments\n"
 "  rocetop -i eth1 --collector          flows inside a switch's mirror session on eth1\n"
+"  rocetop -i eth0 -D --flight-recorder 2m --flight-dir /var/tmp\n"
+"                                       record the 2 minutes around each incident\n"
 "\n"
 "Attaching needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN). See rocetop(8).\n",
 	.width = 26,
@@ -122,6 +140,8 @@ void rt_opts_defaults(struct rt_opts *o)
 	o->speed = 1.0;
 	o->top = 20;
 	o->max_files = 0;
+	rt_find_cfg_defaults(&o->find);
+	o->trigger = RT_SEV_CRITICAL;
 }
 
 static int bad(const char *what, const char *val, const char *want)
@@ -157,6 +177,23 @@ static int parse_size(const char *s, long long *out)
 	if (rt_parse_num(s, RT_NUM_SIZE, 4096, 1e15, &v))
 		return -EINVAL;
 	*out = (long long)v;
+	return 0;
+}
+
+/* A duration for --flight-recorder: more than 0, at most 24 h (ms, s, m, h). */
+int rt_parse_duration(const char *s, double *out)
+{
+	return rt_parse_num(s, RT_NUM_SECONDS, 1e-9, 86400, out);
+}
+
+/* A link speed in Mb/s (25G, 100G, 40000M, 1T; a bare number is Gb/s). */
+int rt_parse_speed(const char *s, __u64 *mbps)
+{
+	double v;
+
+	if (rt_parse_num(s, RT_NUM_SPEED, 1, 1e7, &v))
+		return -EINVAL;
+	*mbps = (__u64)v;
 	return 0;
 }
 
@@ -279,6 +316,28 @@ static int on_opt(void *ctx, int c, const char *arg)
 			return bad("--prom-flows", arg, "give a number between 0 and 10000");
 		o->prom_flows = (int)l;
 		break;
+	case OPT_THRESHOLD:
+		if (rt_find_cfg_set(&o->find, arg))
+			return -EINVAL;
+		break;
+	case OPT_LINK_SPEED:
+		if (rt_parse_speed(arg, &o->find.speed_mbps))
+			return bad("--link-speed", arg, "give a speed such as 25G, 100G or 40000M");
+		break;
+	case OPT_FLIGHT:
+		if (rt_parse_duration(arg, &o->flight_secs))
+			return bad("--flight-recorder", arg, "give a duration such as 90s, 5m or 1h (at most 24h)");
+		break;
+	case OPT_TRIGGER:
+		if ((o->trigger = rt_sev_from_name(arg)) < 0)
+			return bad("--trigger", arg, "use info, warning or critical");
+		break;
+	case OPT_FLIGHT_DIR: o->flight_dir = arg; break;
+	case OPT_HOSTNAME:
+		if (!arg[0] || strlen(arg) > 63)
+			return bad("--hostname", arg, "give a name of 1 to 63 characters");
+		o->hostname = arg;
+		break;
 	case 'v': rt_verbosity = RT_LOG_DEBUG; break;
 	case 'q': rt_verbosity = RT_LOG_WARN; break;
 	case 'V': printf("rocetop %s\n", RT_VERSION); return 1;
@@ -332,8 +391,12 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 			o->read_file ? "-r" : "--no-nic");
 		return -EINVAL;
 	}
-	if (o->max_files && !o->max_size) {
-		pr_warn("--max-files rotates recordings and needs --max-size.\n");
+	if (o->max_files && !o->max_size && !o->flight_secs) {
+		pr_warn("--max-files rotates recordings and needs --max-size (or --flight-recorder).\n");
+		return -EINVAL;
+	}
+	if (o->flight_dir && !o->flight_secs) {
+		pr_warn("--flight-dir says where the flight recorder writes: add --flight-recorder DURATION.\n");
 		return -EINVAL;
 	}
 	if (o->read_file && o->write_file && !strcmp(o->read_file, o->write_file)) {

@@ -4,6 +4,7 @@
 #define RT_OPTS_H
 
 #include "cli.h"
+#include "findings.h"
 #include "snapshot.h"
 
 struct rt_sink;
@@ -46,6 +47,11 @@ struct rt_opts {
 	double speed;			/* --speed: replay speed of files in the TUI */
 	int top;			/* --top N: flows per interval in --batch */
 	int quiet;			/* -q */
+	struct rt_find_cfg find;	/* --threshold NAME=VALUE, --link-speed */
+	double flight_secs;		/* --flight-recorder DURATION, 0: off */
+	int trigger;			/* --trigger SEVERITY (enum rt_sev) */
+	const char *flight_dir;		/* --flight-dir DIR */
+	const char *hostname;		/* --hostname: the name recordings carry */
 	/*
 	 * For embedding (the lab): called with RT_HOOK_READY once the source and
 	 * sinks are up (a negative return aborts the run), and with RT_HOOK_TICK
@@ -66,6 +72,10 @@ struct rt_opts {
  * parsing; rocetop lab passes these options on to the view. */
 extern const struct rt_opt rt_main_opts[];
 void rt_opts_defaults(struct rt_opts *o);
+/* "30s", "5m", "1h", "90": seconds; 0 or -EINVAL. */
+int rt_parse_duration(const char *s, double *out);
+/* "25G", "100G", "40000M", "100": Mb/s; 0 or -EINVAL. */
+int rt_parse_speed(const char *s, __u64 *mbps);
 /* Parse the main command line: 0, 1 (help or version shown) or -EINVAL. */
 int rt_parse_args(int argc, char **argv, struct rt_opts *o);
 /* Run sources into sinks until the end, a signal or -n; 0 or a negative errno. */

@@ -191,7 +191,7 @@ static void layout_init(void)
 }
 
 /* The text of the file header that describes the layout; malloc'ed. */
-static char *layout_text(size_t *len)
+static char *layout_text(size_t *len, const char *host)
 {
 	size_t cap = 8192, n = 0, j;
 	char *t = malloc(cap);
@@ -206,6 +206,8 @@ static char *layout_text(size_t *len)
 	OUT("record snap, flow[snap.nflows], ifdir[snap.nifs], port[snap.nports], iface[snap.nifaces], note[snap.nnotes], "
 	    "swport[snap.nswports], swdrop[snap.nswdrops], sfagent[snap.nsfagents]\n");
 	OUT("counters are totals since the source started (or since the previous rotated file ended)\n");
+	if (host && host[0])
+		OUT("host %s\n", host);
 	for (i = 0; i < R__N; i++) {
 		OUT("struct %s %zu\n", layout[i].name, layout[i].fsize);
 		for (j = 0; j < layout[i].nf; j++)
@@ -314,6 +316,7 @@ struct rec {
 	unsigned char *raw, *z;
 	size_t rawlen, zcap;
 	struct rt_snapshot last, base, tmp;
+	char host[64];
 	int have_base;
 	struct timespec synced;
 	long long header_len;
@@ -338,18 +341,30 @@ static int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
-static int rec_open_file(struct rec *r)
+/* The machine's name for the header: the multi-host report names lines by it. */
+const char *rt_rec_hostname(const char *given, char *buf, size_t len)
+{
+	size_t i;
+
+	if (given && given[0])
+		snprintf(buf, len, "%s", given);
+	else if (gethostname(buf, len) || !buf[0])
+		snprintf(buf, len, "unknown");
+	buf[len - 1] = '\0';
+	/* One word on one line. */
+	for (i = 0; buf[i]; i++)
+		if ((unsigned char)buf[i] <= ' ' || buf[i] == 0x7f)
+			buf[i] = '_';
+	return buf;
+}
+
+int rt_rec_header(unsigned char **out, size_t *outlen, const char *host)
 {
 	unsigned char *h;
 	size_t dlen, n;
 	char *desc;
-	int err;
 
-	/* No links followed, never the file being read, one writer (flock). */
-	r->fd = rt_out_open(r->path, "the recording", RT_OUT_LOCK);
-	if (r->fd < 0)
-		return r->fd;
-	desc = layout_text(&dlen);
+	desc = layout_text(&dlen, host);
 	if (!desc)
 		return -ENOMEM;
 	n = HDR_FIXED + dlen + 4;
@@ -363,9 +378,67 @@ static int rec_open_file(struct rec *r)
 	put32(h + 12, (__u32)dlen);
 	memcpy(h + HDR_FIXED, desc, dlen);
 	put32(h + HDR_FIXED + dlen, (__u32)crc32(0, h, (uInt)(HDR_FIXED + dlen)));
+	free(desc);
+	*out = h;
+	*outlen = n;
+	return 0;
+}
+
+int rt_rec_block(const struct rt_snapshot *s, struct rt_rec_buf *b)
+{
+	size_t need;
+	uLongf zl;
+	int err;
+
+	err = rt_rec_encode(s, &b->raw, &b->rawlen);
+	if (err)
+		return err;
+	need = BLK_HDR + compressBound((uLong)b->rawlen);
+	if (need > b->zcap) {
+		unsigned char *z = realloc(b->z, need);
+
+		if (!z)
+			return -ENOMEM;
+		b->z = z;
+		b->zcap = need;
+	}
+	zl = (uLongf)(b->zcap - BLK_HDR);
+	if (compress2(b->z + BLK_HDR, &zl, b->raw, (uLong)b->rawlen, Z_BEST_SPEED) != Z_OK)
+		return -EIO;
+	put32(b->z, RT_REC_BLOCK_MAGIC);
+	put32(b->z + 4, (__u32)zl);
+	put32(b->z + 8, (__u32)b->rawlen);
+	put32(b->z + 12, (__u32)crc32(0, b->z + BLK_HDR, (uInt)zl));
+	b->zlen = BLK_HDR + zl;
+	return 0;
+}
+
+void rt_rec_buf_free(struct rt_rec_buf *b)
+{
+	free(b->raw);
+	free(b->z);
+	memset(b, 0, sizeof(*b));
+}
+
+int rt_rec_write_all(int fd, const void *buf, size_t n)
+{
+	return write_all(fd, buf, n);
+}
+
+static int rec_open_file(struct rec *r)
+{
+	unsigned char *h;
+	size_t n;
+	int err;
+
+	/* No links followed, never the file being read, one writer (flock). */
+	r->fd = rt_out_open(r->path, "the recording", RT_OUT_LOCK);
+	if (r->fd < 0)
+		return r->fd;
+	if (rt_rec_header(&h, &n, r->host))
+		return -ENOMEM;
 	err = write_all(r->fd, h, n);
 	free(h);
-	free(desc);
 	if (err) {
 		pr_warn("writing the recording %s failed: %s.\n", r->path, strerror(-err));
 		return err;
@@ -416,17 +489,15 @@ static int rec_rotate(struct rec *r)
 	return rec_open_file(r);
 }
 
-/* Counters of cur since base (the last snapshot of the previous file). */
-static int rebase(struct rec *r, const struct rt_snapshot *cur, const struct rt_snapshot **out)
+int rt_rec_rebase(struct rt_snapshot *out, const struct rt_snapshot *b, const struct rt_snapshot *cur)
 {
-	const struct rt_snapshot *b = &r->base;
 	size_t i, j = 0;
 	int c = 1;
 
-	if (rt_snapshot_copy(&r->tmp, cur))
+	if (rt_snapshot_copy(out, cur))
 		return -ENOMEM;
-	for (i = 0; i < r->tmp.nflows; i++) {
-		struct rt_flow *f = &r->tmp.flows[i];
+	for (i = 0; i < out->nflows; i++) {
+		struct rt_flow *f = &out->flows[i];
 
 		while (j < b->nflows && (c = rt_flow_key_cmp(&b->flows[j].k, &f->k)) < 0)
 			j++;
@@ -437,18 +508,26 @@ static int rebase(struct rec *r, const struct rt_snapshot *cur, const struct rt_
 			f->v = d;
 		}
 	}
-	for (i = 0; i < r->tmp.nifs; i++)
+	for (i = 0; i < out->nifs; i++)
 		for (j = 0; j < b->nifs; j++)
-			if (b->ifs[j].k.ifindex == r->tmp.ifs[i].k.ifindex &&
-			    b->ifs[j].k.dir == r->tmp.ifs[i].k.dir &&
-			    r->tmp.ifs[i].v.pkts >= b->ifs[j].v.pkts) {
+			if (b->ifs[j].k.ifindex == out->ifs[i].k.ifindex &&
+			    b->ifs[j].k.dir == out->ifs[i].k.dir &&
+			    out->ifs[i].v.pkts >= b->ifs[j].v.pkts) {
 				struct rt_if_val d;
 
-				rt_if_val_delta(&d, &b->ifs[j].v, &r->tmp.ifs[i].v);
-				r->tmp.ifs[i].v = d;
+				rt_if_val_delta(&d, &b->ifs[j].v, &out->ifs[i].v);
+				out->ifs[i].v = d;
 				break;
 			}
-	r->tmp.evicted = rt_ctr_delta(b->evicted, cur->evicted, 64);
+	out->evicted = rt_ctr_delta(b->evicted, cur->evicted, 64);
+	return 0;
+}
+
+/* Counters of cur since base (the last snapshot of the previous file). */
+static int rebase(struct rec *r, const struct rt_snapshot *cur, const struct rt_snapshot **out)
+{
+	if (rt_rec_rebase(&r->tmp, &r->base, cur))
+		return -ENOMEM;
 	*out = &r->tmp;
 	return 0;
 }
@@ -549,6 +628,7 @@ struct rt_sink *rt_record_sink_new(const struct rt_opts *o)
 	snprintf(r->path, sizeof(r->path), "%s", o->write_file);
 	r->max_size = o->max_size;
 	r->max_files = o->max_files;
+	rt_rec_hostname(o->hostname, r->host, sizeof(r->host));
 	clock_gettime(CLOCK_MONOTONIC, &r->synced);
 	if (rec_open_file(r)) {
 		rec_close(s);
@@ -597,6 +677,7 @@ struct rt_rec_reader {
 	long long damage_at;
 	long nskipped;		/* damaged stretches skipped */
 	long long skipped_bytes;
+	char host[64];
 };
 
 static ssize_t read_full(int fd, void *buf, size_t n)
@@ -677,6 +758,10 @@ static const char *parse_layout(struct rt_rec_reader *r, char *text)
 		char name[96], type[32];
 		size_t a, b, j;
 
+		if (!strncmp(line, "host ", 5)) {
+			snprintf(r->host, sizeof(r->host), "%s", line + 5);
+			continue;
+		}
 		if (sscanf(line, "struct %95s %zu", name, &a) == 2) {
 			cur = -1;
 			for (i = 0; i < R__N; i++) {
@@ -1038,6 +1123,33 @@ static int at_end(struct rt_rec_reader *r)
 	return 0;
 }
 
+const char *rt_rec_host(const struct rt_rec_reader *r)
+{
+	return r->host;
+}
+
+int rt_rec_decode_own(const unsigned char *raw, size_t len, struct rt_snapshot *s)
+{
+	static struct rt_rec_reader *own;
+	int err;
+
+	if (!own) {
+		size_t n;
+		char *text = layout_text(&n, NULL);
+
+		own = calloc(1, sizeof(*own));
+		if (!own || !text || parse_layout(own, text)) {
+			free(text);
+			return -ENOMEM;
+		}
+		free(text);
+	}
+	own->raw = (unsigned char *)raw;
+	err = decode(own, s, len);
+	own->raw = NULL;
+	return err;
+}
+
 int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 {
 	unsigned char bh[BLK_HDR];
@@ -1183,6 +1295,7 @@ struct rt_source *rt_rec_source_new(const struct rt_opts *o, int fd, const void 
 		return NULL;
 	}
 	src->name = "recording";
+	src->host = rt_rec_host(src->priv);
 	src->collect = recsrc_collect;
 	src->rewind = recsrc_rewind;
 	src->close = recsrc_close;

@@ -21,6 +21,9 @@
  *   struct NAME SIZE
  *   field NAME OFFSET SIZE TYPE        (TYPE: u8 u16 u32 s32 u64 char bytes, [N] arrays)
  *
+ * The header's text may also hold "host NAME": the machine that recorded it
+ * (--hostname, else gethostname()), for the multi-host report.
+ *
  * A reader maps the fields it knows by name and size and leaves the others
  * zero, so a later version may append fields without breaking old readers.
  * A recording cut anywhere (kill -9, power cut, a full disk) reads back up to
@@ -67,5 +70,26 @@ long long rt_rec_good_bytes(const struct rt_rec_reader *r);
 
 /* One snapshot to and from a record (uncompressed); for the writer and tests. */
 int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len);
+/* A record of this build's own layout back into a snapshot (the flight recorder). */
+int rt_rec_decode_own(const unsigned char *raw, size_t len, struct rt_snapshot *s);
+/* The "host NAME" line of a recording's header ("" when it has none). */
+const char *rt_rec_host(const struct rt_rec_reader *r);
+/* The name recorded: the given one, else gethostname(), as one word. */
+const char *rt_rec_hostname(const char *given, char *buf, size_t len);
+
+/* Writing blocks (the recorder and the flight recorder). */
+struct rt_rec_buf {
+	unsigned char *raw, *z;
+	size_t rawlen, zcap;
+	size_t zlen;		/* the block in z: header and zlib data */
+};
+/* The file header (malloc'ed in *out), naming host when given. */
+int rt_rec_header(unsigned char **out, size_t *len, const char *host);
+/* A snapshot as one complete block in b->z (b->zlen bytes). */
+int rt_rec_block(const struct rt_snapshot *s, struct rt_rec_buf *b);
+void rt_rec_buf_free(struct rt_rec_buf *b);
+int rt_rec_write_all(int fd, const void *buf, size_t n);
+/* out = cur with counters counted from base (the same keys); 0 or -ENOMEM. */
+int rt_rec_rebase(struct rt_snapshot *out, const struct rt_snapshot *base, const struct rt_snapshot *cur);
 
 #endif

@@ -38,6 +38,8 @@ struct rt_sink {
 	void (*start)(struct rt_sink *s, const struct rt_source *src);
 	/* Optional: called when the loop has nothing to do for a while (redraw clocks). */
 	void (*on_idle)(struct rt_sink *s, struct rt_ctl *ctl);
+	/* Optional: a signal the loop passes on (SIGUSR1: the flight recorder). */
+	void (*on_signal)(struct rt_sink *s, int signo);
 	void *priv;
 };
 
@@ -47,5 +49,6 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o);
 struct rt_sink *rt_tui_sink_new(const struct rt_opts *o);		/* tui/ */
 struct rt_sink *rt_prom_sink_new(const struct rt_opts *o);		/* exporters/ */
 struct rt_sink *rt_record_sink_new(const struct rt_opts *o);		/* user/core/record.c */
+struct rt_sink *rt_flight_sink_new(const struct rt_opts *o);		/* user/sinks/flight.c */
 
 #endif

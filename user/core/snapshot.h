@@ -232,6 +232,8 @@ void *rt_port_table_get(void **tab, size_t *n, size_t *cap, size_t sz,
 
 /* ---- what changed between two snapshots: the one place rates come from ---- */
 
+struct rt_findings;
+
 struct rt_flow_delta {
 	const struct rt_flow *f;	/* the row in the current snapshot */
 	struct rt_flow_val d;		/* counters: the increase over the interval */
@@ -283,6 +285,9 @@ struct rt_delta {
 	struct rt_flow_val est_tot;	/* sum of the estimated (sFlow) flows' deltas */
 	struct rt_if_val if_tot;	/* sum of the interface deltas */
 	__u64 evicted;
+	/* The findings after this interval, and its events (user/core/findings.h);
+	 * set by the loop, NULL where no engine runs. */
+	const struct rt_findings *findings;
 };
 
 /*

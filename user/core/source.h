@@ -23,6 +23,7 @@ struct rt_source {
 	int (*rewind)(struct rt_source *s);
 	void (*close)(struct rt_source *s);
 	void *priv;
+	const char *host;	/* recordings: the host that recorded it, or "" / NULL */
 };
 
 struct rt_source *rt_live_source_new(const struct rt_opts *o);		/* user/sources/live.c */
@@ -36,6 +37,10 @@ struct rt_nic;
 struct rt_nic *rt_nic_new(const struct rt_opts *o);
 void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap);
 void rt_nic_free(struct rt_nic *n);
+/* The doctor's last checks of this host (NULL before the first, or without
+ * RDMA ports), kept until its next run: the findings' doctor rule reads them. */
+struct rt_doc_findings;
+const struct rt_doc_findings *rt_nic_doctor(const struct rt_nic *n);
 
 /* Subcommands. */
 int rt_report_main(int argc, char **argv);		/* user/cmd/report.c */

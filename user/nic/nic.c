@@ -82,6 +82,11 @@ struct rt_nic {
 
 #define DOC_EVERY 10
 
+const struct rt_doc_findings *rt_nic_doctor(const struct rt_nic *n)
+{
+	return n ? n->doc_out : NULL;
+}
+
 void rt_nic_set_root(struct rt_nic *n, const char *root)
 {
 	snprintf(n->root, sizeof(n->root), "%s", root ? root : "");

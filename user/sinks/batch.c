@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <net/if.h>
+#include "findings.h"
 #include "fmt.h"
 #include "log.h"
 #include "nic.h"
@@ -311,6 +312,41 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	rt_pr_close_obj(p);
 }
 
+/* The open findings, most severe first, after the header. */
+static void print_findings(struct rt_printer *p, const struct rt_findings *F)
+{
+	char c1[16], subj[512];
+	size_t cnt[3], i;
+	int sev;
+
+	if (!F)
+		return;
+	rt_findings_count(F, cnt);
+	rt_pr_open_obj(p, "findings");
+	rt_pr_u64(p, RT_PR_ANY, "open", "findings %llu open:", (unsigned long long)(cnt[0] + cnt[1] + cnt[2]));
+	rt_pr_u64(p, RT_PR_ANY, "critical", " %llu critical,", (unsigned long long)cnt[RT_SEV_CRITICAL]);
+	rt_pr_u64(p, RT_PR_ANY, "warning", " %llu warning,", (unsigned long long)cnt[RT_SEV_WARNING]);
+	rt_pr_u64(p, RT_PR_ANY, "info", " %llu info\n", (unsigned long long)cnt[RT_SEV_INFO]);
+	rt_pr_open_arr(p, "list");
+	for (sev = RT_SEV_CRITICAL; sev >= RT_SEV_INFO; sev--)
+		for (i = 0; i < F->n; i++) {
+			const struct rt_finding *f = &F->tab[i];
+
+			if (!f->open || f->sev != sev)
+				continue;
+			rt_pr_open_obj(p, NULL);
+			rt_pr_str(p, RT_PR_ANY, "severity", "  %-8s", rt_sev_name(f->sev));
+			rt_pr_str(p, RT_PR_ANY, "rule", " %-18s", f->rule);
+			rt_pr_str(p, RT_PR_TEXT, NULL, " since %s", rt_fmt_clock(f->start_ns, c1, sizeof(c1)));
+			rt_pr_dbl(p, RT_PR_JSON, "since", NULL, f->start_ns / 1e9);
+			rt_pr_str(p, RT_PR_ANY, "subject", "  %s", rt_subject_text(&f->subj, subj, sizeof(subj)));
+			rt_pr_str(p, RT_PR_ANY, "evidence", ": %s\n", f->evidence);
+			rt_pr_close_obj(p);
+		}
+	rt_pr_close_arr(p);
+	rt_pr_close_obj(p);
+}
+
 static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct batch *b = s->priv;
@@ -361,6 +397,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	rt_pr_u64(p, RT_PR_JSON, "mirrored", NULL, (unsigned long long)it->mirrored);
 	rt_pr_text(p, "\n");
 	rt_pr_close_obj(p);
+	print_findings(p, d->findings);
 
 	rt_pr_open_arr(p, "pfc");
 	for (i = 0; i < d->nifs; i++) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * --csv DIR: DIR/flows.csv, DIR/pfc.csv, DIR/stats.csv, DIR/ports.csv and
+ * DIR/findings.csv (one row per finding event: open, update, close),
  * DIR/qpctr.csv (the counters bound to QPs, every one by name).
  * A header once, then per interval one row per key that changed, holding that
  * interval's deltas, so the rows of a key sum to its totals. Flushed every
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <net/if.h>
+#include "findings.h"
 #include "fmt.h"
 #include "log.h"
 #include "nic.h"
@@ -33,6 +35,7 @@
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted,mirrored\n"
+#define FINDINGS_HDR "time,event,rule,severity,start,end,subject,evidence,id,next\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
 #define QPCTR_HDR "time,device,port,netdev,lqpn,nqps,rqpn,pid,comm,counter,value,delta\n"
 #define SWPORTS_HDR "time,agent,port,dir,samples,est_pkts,est_bytes,est_ce,est_cnp,max_queue_bytes," \
@@ -40,11 +43,12 @@
 		    "in_discards,out_discards,in_errors,out_errors,drops,agent_dgrams_lost\n"
 #define DROPS_HDR "time,agent,port,reason,reason_code,drops\n"
 
-enum { C_FLOWS, C_PFC, C_STATS, C_PORTS, C_SWPORTS, C_DROPS, C_QPCTR, C__N };
+enum { C_FLOWS, C_PFC, C_STATS, C_PORTS, C_SWPORTS, C_DROPS, C_QPCTR, C_FINDINGS, C__N };
 
 struct csv {
 	FILE *flows, *pfc, *stats, *ports;
 	FILE *swports, *drops;	/* with --sflow */
+	FILE *findings;
 	FILE *qpctr;
 	int qp_seen;		/* qpctr.csv: the first interval written in full */
 	const struct rt_flow **qpf;	/* the NIC's ingress flows by lqpn, this interval */
@@ -276,7 +280,7 @@ static void write_qpctr(struct csv *c, const struct rt_port_delta *pd, double t)
  * end of its last whole row, and write nothing more. */
 static void cut_back(struct csv *c)
 {
-	FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr };
+	FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr, c->findings };
 	int k;
 
 	c->failed = 1;
@@ -354,6 +358,26 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 	}
 }
 
+/* findings.csv: one row per event; end is empty while a finding is open. */
+static void write_findings(struct csv *c, const struct rt_delta *d, const char *ts)
+{
+	const struct rt_findings *F = d->findings;
+	char subj[512], q1[1100], q2[600], q3[450];
+	size_t i;
+
+	for (i = 0; F && i < F->nev; i++) {
+		const struct rt_fev *e = &F->ev[i];
+
+		fprintf(c->findings, "%s,%s,%s,%s,%.3f,", ts, rt_fev_name(e->event), e->f.rule,
+			rt_sev_name(e->f.sev), e->f.start_ns / 1e9);
+		if (e->event == RT_FEV_CLOSE)
+			fprintf(c->findings, "%.3f", e->f.end_ns / 1e9);
+		fprintf(c->findings, ",%s,%s,%u,%s\n",
+			rt_fmt_csv(rt_subject_text(&e->f.subj, subj, sizeof(subj)), q1, sizeof(q1)),
+			rt_fmt_csv(e->f.evidence, q2, sizeof(q2)), e->id, rt_fmt_csv(e->f.next, q3, sizeof(q3)));
+	}
+}
+
 static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr);
 
 static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -368,6 +392,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		return -EIO;
 	snprintf(ts, sizeof(ts), "%.6f", t);
 	write_flows(c, cur, d, ts);
+	write_findings(c, d, ts);
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
@@ -425,7 +450,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	if (c->swports)
 		write_sflow(c, d, t);
 	{
-		FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr };
+		FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr, c->findings };
 		int k;
 
 		for (k = 0; k < C__N; k++) {
@@ -464,6 +489,8 @@ static void csv_close(struct rt_sink *s)
 		fclose(c->swports);
 	if (c->drops)
 		fclose(c->drops);
+	if (c->findings)
+		fclose(c->findings);
 	if (c->qpctr)
 		fclose(c->qpctr);
 	free(c->qpf);
@@ -524,7 +551,8 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	    !(c->pfc = open_csv(c, C_PFC, "pfc.csv", PFC_HDR)) ||
 	    !(c->stats = open_csv(c, C_STATS, "stats.csv", STATS_HDR)) ||
 	    !(c->ports = open_csv(c, C_PORTS, "ports.csv", PORTS_HDR)) ||
-	    !(c->qpctr = open_csv(c, C_QPCTR, "qpctr.csv", QPCTR_HDR))) {
+	    !(c->qpctr = open_csv(c, C_QPCTR, "qpctr.csv", QPCTR_HDR)) ||
+	    !(c->findings = open_csv(c, C_FINDINGS, "findings.csv", FINDINGS_HDR))) {
 		csv_close(s);
 		return NULL;
 	}

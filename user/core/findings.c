@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The findings engine: keeps findings that open, update and close over time.
+ * The rules (rules.c) call rt_findings_match() for each subject that matches
+ * in an interval; a subject that matches `need` intervals in a row opens a
+ * finding starting at the first of them; a finding that does not match for
+ * close_after intervals closes, ending at the last interval it matched.
+ * An open finding updates when its severity changes or its main figure
+ * passes 1.5 times its previous peak; its evidence is that of its peak.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "findings.h"
+#include "fmt.h"
+#include "log.h"
+#include "nic.h"
+
+void rt_find_cfg_defaults(struct rt_find_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->pfc_share = 0.20;
+	c->pfc_intervals = 2;
+	c->pwe_intervals = 2;
+	c->ce_share = 0.05;
+	c->ce_min = 10;
+	c->incast_sources = 3;
+	c->nak_min = 1;
+	c->rnr_min = 1;
+	c->cnp_ignored_min = 1;
+	c->victim_min_pkts = 10;
+	c->queue_bytes = 1e6;
+	c->drops_min = 1;
+	c->close_after = 2;
+}
+
+const char rt_find_cfg_help[] =
+"  pfc-share=PCT        pfc-storm: share of the time a priority is paused (20%)\n"
+"  pfc-intervals=N      pfc-storm: intervals in a row above it (2)\n"
+"  pwe-intervals=N      pause-without-ecn: intervals in a row (2)\n"
+"  ce-share=PCT         congestion: CE share of a flow's ECN-capable packets (5%)\n"
+"  ce-min=N             congestion: CE marks per interval at least (10)\n"
+"  incast-sources=N     incast: congested sources towards one destination (3)\n"
+"  nak-min=N            loss: sequence NAKs or NIC loss counts per interval (1)\n"
+"  rnr-min=N            receiver-not-ready: RNR NAKs per interval (1)\n"
+"  cnp-ignored-min=N    cnp-ignored: rp_cnp_ignored per interval (1)\n"
+"  victim-pkts=N        victim: the flow's data packets per interval (10)\n"
+"  queue-bytes=N        deep-queue: queue depth at a switch port (1000000)\n"
+"  drops-min=N          switch-drops: drop notifications per interval (1)\n"
+"  close-after=N        intervals without a match before a finding closes (2)\n";
+
+int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg)
+{
+	static const struct { const char *name; int kind; size_t off; double lo, hi; } t[] = {
+#define D(n, m, lo, hi) { n, 0, offsetof(struct rt_find_cfg, m), lo, hi }
+#define I(n, m, lo, hi) { n, 1, offsetof(struct rt_find_cfg, m), lo, hi }
+#define U(n, m, lo, hi) { n, 2, offsetof(struct rt_find_cfg, m), lo, hi }
+		D("pfc-share", pfc_share, 0.001, 1), I("pfc-intervals", pfc_intervals, 1, 1000),
+		I("pwe-intervals", pwe_intervals, 1, 1000), D("ce-share", ce_share, 0.0001, 1),
+		U("ce-min", ce_min, 1, 1e15), I("incast-sources", incast_sources, 2, 100000),
+		U("nak-min", nak_min, 1, 1e15), U("rnr-min", rnr_min, 1, 1e15),
+		U("cnp-ignored-min", cnp_ignored_min, 1, 1e15), U("victim-pkts", victim_min_pkts, 1, 1e15),
+		D("queue-bytes", queue_bytes, 1, 1e15), U("drops-min", drops_min, 1, 1e15),
+		I("close-after", close_after, 1, 1000),
+#undef D
+#undef I
+#undef U
+	};
+	const char *eq = strchr(arg, '=');
+	size_t i, nl = eq ? (size_t)(eq - arg) : 0;
+
+	for (i = 0; eq && i < sizeof(t) / sizeof(t[0]); i++) {
+		char *end;
+		double v;
+
+		if (strlen(t[i].name) != nl || strncmp(arg, t[i].name, nl))
+			continue;
+		errno = 0;
+		v = strtod(eq + 1, &end);
+		if (t[i].kind == 0 && *end == '%') {
+			v /= 100;
+			end++;
+		}
+		if (errno || end == eq + 1 || *end || !isfinite(v) || v < t[i].lo || v > t[i].hi ||
+		    (t[i].kind && v != floor(v))) {
+			pr_warn("--threshold %s: give a %s between %g and %g%s.\n", arg,
+				t[i].kind ? "whole number" : "value", t[i].lo, t[i].hi,
+				t[i].kind ? "" : " (or a percentage, e.g. 20%)");
+			return -EINVAL;
+		}
+		if (t[i].kind == 0)
+			*(double *)((char *)c + t[i].off) = v;
+		else if (t[i].kind == 1)
+			*(int *)((char *)c + t[i].off) = (int)v;
+		else
+			*(__u64 *)((char *)c + t[i].off) = (__u64)v;
+		return 0;
+	}
+	pr_warn("--threshold '%s' is not known: give NAME=VALUE, NAME one of those rocetop --help lists.\n", arg);
+	return -EINVAL;
+}
+
+int rt_findings_init(struct rt_findings *F, const struct rt_find_cfg *cfg)
+{
+	memset(F, 0, sizeof(*F));
+	if (cfg)
+		F->cfg = *cfg;
+	else
+		rt_find_cfg_defaults(&F->cfg);
+	F->keep_closed = 256;
+	F->next_id = 1;
+	return 0;
+}
+
+void rt_findings_free(struct rt_findings *F)
+{
+	free(F->tab);
+	free(F->pend);
+	free(F->ev);
+	free(F->eps);
+	free(F->slots);
+	memset(F, 0, sizeof(*F));
+}
+
+__u64 rt_findings_speed(struct rt_findings *F, const char *ifname)
+{
+	size_t i;
+	__u64 s;
+
+	if (F->cfg.speed_mbps)
+		return F->cfg.speed_mbps;
+	for (i = 0; i < F->nspeeds; i++)
+		if (!strcmp(F->speeds[i].name, ifname))
+			return F->speeds[i].mbps;
+	s = F->no_sysfs ? 0 : rt_link_speed_mbps(ifname);
+	if (!s)
+		s = 100000;
+	if (F->nspeeds < RT_MAX_IFACES) {
+		snprintf(F->speeds[F->nspeeds].name, IF_NAMESIZE, "%s", ifname);
+		F->speeds[F->nspeeds++].mbps = s;
+	}
+	return s;
+}
+
+static int push_event(struct rt_findings *F, int event, const struct rt_finding *f)
+{
+	struct rt_fev *e;
+
+	if (rt_grow_to((void **)&F->ev, &F->evcap, F->nev + 1, sizeof(*F->ev)))
+		return -ENOMEM;
+	e = &F->ev[F->nev++];
+	e->event = (__u8)event;
+	e->id = f->id;
+	e->time_ns = F->t_end;
+	e->f = *f;
+	return 0;
+}
+
+static void count_rule(struct rt_findings *F, const char *rule)
+{
+	size_t i;
+
+	for (i = 0; i < F->nrules; i++)
+		if (!strcmp(F->per_rule[i].rule, rule))
+			break;
+	if (i == F->nrules) {
+		if (F->nrules == sizeof(F->per_rule) / sizeof(F->per_rule[0]))
+			return;
+		snprintf(F->per_rule[F->nrules++].rule, sizeof(F->per_rule[0].rule), "%s", rule);
+	}
+	F->per_rule[i].opened++;
+	F->opened_total++;
+}
+
+/* ---- the index of (rule, subject) ---- */
+
+#define RT_SLOT_PEND 0x80000000u
+
+static __u32 key_hash(const char *rule, const struct rt_subject *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	__u64 h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (; *rule; rule++)
+		h = (h ^ (unsigned char)*rule) * 0x100000001b3ULL;
+	for (i = 0; i < sizeof(*s); i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return (__u32)(h ^ (h >> 32)) | 1;	/* 0 marks an empty slot */
+}
+
+static int same_key(const struct rt_findings *F, __u32 v, const char *rule, const struct rt_subject *s)
+{
+	if (v & RT_SLOT_PEND) {
+		const struct rt_pending *p = &F->pend[(v & ~RT_SLOT_PEND) - 1];
+
+		return p->hits >= 0 && !strcmp(p->rule, rule) && !memcmp(&p->subj, s, sizeof(*s));
+	}
+	return F->tab[v - 1].open && !strcmp(F->tab[v - 1].rule, rule) && !memcmp(&F->tab[v - 1].subj, s, sizeof(*s));
+}
+
+/* The slot of a key: the one holding it, or the empty one it would take. */
+static size_t slot_of(const struct rt_findings *F, __u32 h, const char *rule, const struct rt_subject *s)
+{
+	size_t m = F->nslots - 1, j = h & m;
+
+	while (F->slots[j].h && !(F->slots[j].h == h && same_key(F, F->slots[j].i, rule, s)))
+		j = (j + 1) & m;
+	return j;
+}
+
+static int index_put(struct rt_findings *F, __u32 h, __u32 v, const char *rule, const struct rt_subject *s);
+
+static int index_rebuild(struct rt_findings *F, size_t want)
+{
+	size_t n = 64, i;
+
+	while (n < 2 * (want + 16))
+		n *= 2;
+	if (n != F->nslots) {
+		void *p = calloc(n, sizeof(*F->slots));
+
+		if (!p)
+			return -ENOMEM;
+		free(F->slots);
+		F->slots = p;
+		F->nslots = n;
+	} else {
+		memset(F->slots, 0, n * sizeof(*F->slots));
+	}
+	F->nused = 0;
+	for (i = 0; i < F->n; i++)
+		if (F->tab[i].open &&
+		    index_put(F, key_hash(F->tab[i].rule, &F->tab[i].subj), (__u32)i + 1, F->tab[i].rule, &F->tab[i].subj))
+			return -ENOMEM;
+	for (i = 0; i < F->npend; i++)
+		if (F->pend[i].hits >= 0 &&
+		    index_put(F, key_hash(F->pend[i].rule, &F->pend[i].subj), ((__u32)i + 1) | RT_SLOT_PEND,
+			      F->pend[i].rule, &F->pend[i].subj))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Insert (or point at a new place) a key. */
+static int index_put(struct rt_findings *F, __u32 h, __u32 v, const char *rule, const struct rt_subject *s)
+{
+	size_t j;
+
+	if (2 * (F->nused + 1) > F->nslots && index_rebuild(F, F->nused + 1))
+		return -ENOMEM;
+	j = slot_of(F, h, rule, s);
+	if (!F->slots[j].h)
+		F->nused++;
+	F->slots[j].h = h;
+	F->slots[j].i = v;
+	return 0;
+}
+
+int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
+		      const struct rt_subject *subj, int need, double score,
+		      const char *next, const char *fmt, ...)
+{
+	struct rt_pending *p = NULL;
+	struct rt_finding *f;
+	__u32 h = key_hash(rule, subj), v;
+	va_list ap;
+	size_t j;
+
+	if (!F->nslots && index_rebuild(F, 0))
+		return -ENOMEM;
+	j = slot_of(F, h, rule, subj);
+	v = F->slots[j].h ? F->slots[j].i : 0;
+	if (v && !(v & RT_SLOT_PEND)) {
+		f = &F->tab[v - 1];
+		if (f->seen)
+			return 0;	/* one match per interval */
+		f->seen = 1;
+		f->quiet = 0;
+		f->end_ns = F->t_end;
+		f->score = score;
+		if (score >= f->peak) {
+			va_start(ap, fmt);
+			vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
+			va_end(ap);
+		}
+		if (f->sev != sev || score > 1.5 * f->peak) {
+			f->sev = (__u8)sev;
+			if (score > f->peak)
+				f->peak = score;
+			return push_event(F, RT_FEV_UPDATE, f);
+		}
+		if (score > f->peak)
+			f->peak = score;
+		return 0;
+	}
+	if (v)
+		p = &F->pend[(v & ~RT_SLOT_PEND) - 1];
+	if (p && p->seen)
+		return 0;
+	if (!p) {
+		if (rt_grow_to((void **)&F->pend, &F->pendcap, F->npend + 1, sizeof(*F->pend)))
+			return -ENOMEM;
+		p = &F->pend[F->npend++];
+		memset(p, 0, sizeof(*p));
+		snprintf(p->rule, sizeof(p->rule), "%s", rule);
+		p->subj = *subj;
+		p->start_ns = F->t_start;
+		if (index_put(F, h, (__u32)F->npend | RT_SLOT_PEND, rule, subj))
+			return -ENOMEM;
+	}
+	p->seen = 1;
+	p->hits++;
+	if (p->hits < need)
+		return 0;
+	if (rt_grow_to((void **)&F->tab, &F->cap, F->n + 1, sizeof(*F->tab)))
+		return -ENOMEM;
+	f = &F->tab[F->n++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->rule, sizeof(f->rule), "%s", rule);
+	f->sev = (__u8)sev;
+	f->open = 1;
+	f->seen = 1;
+	f->id = F->next_id++;
+	f->start_ns = p->start_ns;
+	f->end_ns = F->t_end;
+	f->opened_ns = F->t_end;
+	f->subj = *subj;
+	f->score = f->peak = score;
+	snprintf(f->next, sizeof(f->next), "%s", next);
+	snprintf(f->host, sizeof(f->host), "%s", F->host);
+	va_start(ap, fmt);
+	vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
+	va_end(ap);
+	p->hits = -1;		/* no longer pending: dropped at the end of the interval */
+	if (index_put(F, h, (__u32)F->n, rule, subj))
+		return -ENOMEM;
+	count_rule(F, rule);
+	return push_event(F, RT_FEV_OPEN, f);
+}
+
+static int by_end_desc(const void *x, const void *y)
+{
+	const struct rt_finding *a = x, *b = y;
+
+	if (a->open != b->open)
+		return a->open ? -1 : 1;
+	if (a->end_ns != b->end_ns)
+		return a->end_ns > b->end_ns ? -1 : 1;
+	return a->id > b->id ? -1 : a->id < b->id;
+}
+
+/* Keep the open findings, and the keep_closed most recently closed. */
+static void prune(struct rt_findings *F)
+{
+	size_t closed = 0, i;
+
+	for (i = 0; i < F->n; i++)
+		closed += !F->tab[i].open;
+	if (closed <= F->keep_closed)
+		return;
+	/* Open ones first, then the closed by end, newest first: cut the tail. */
+	qsort(F->tab, F->n, sizeof(*F->tab), by_end_desc);
+	F->n -= closed - F->keep_closed;
+}
+
+int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	size_t i;
+	int err;
+
+	F->nev = 0;
+	F->cur = cur;
+	F->secs = d->secs;
+	F->t_end = cur->time_ns;
+	F->t_start = cur->time_ns - (__u64)(d->secs * 1e9 < (double)cur->time_ns ? d->secs * 1e9 : 0);
+	for (i = 0; i < F->n; i++)
+		F->tab[i].seen = 0;
+	for (i = 0; i < F->npend; i++)
+		F->pend[i].seen = 0;
+	if (index_rebuild(F, F->n + F->npend))
+		return -ENOMEM;
+	err = rt_rules_run(F, cur, d);
+	/* Candidates that missed an interval start again; those that opened go. */
+	for (i = 0; i < F->npend;) {
+		if (!F->pend[i].seen || F->pend[i].hits < 0)
+			F->pend[i] = F->pend[--F->npend];
+		else
+			i++;
+	}
+	for (i = 0; i < F->n; i++) {
+		struct rt_finding *f = &F->tab[i];
+
+		if (!f->open || f->seen)
+			continue;
+		if (++f->quiet >= F->cfg.close_after) {
+			f->open = 0;
+			if (push_event(F, RT_FEV_CLOSE, f))
+				err = -ENOMEM;
+		}
+	}
+	prune(F);
+	return err;
+}
+
+void rt_findings_finish(struct rt_findings *F)
+{
+	size_t i;
+
+	F->nev = 0;
+	for (i = 0; i < F->n; i++)
+		if (F->tab[i].open) {
+			F->tab[i].open = 0;
+			push_event(F, RT_FEV_CLOSE, &F->tab[i]);
+		}
+	F->npend = 0;
+}
+
+void rt_findings_count(const struct rt_findings *F, size_t counts[3])
+{
+	size_t i;
+
+	counts[0] = counts[1] = counts[2] = 0;
+	for (i = 0; i < F->n; i++)
+		if (F->tab[i].open && F->tab[i].sev <= RT_SEV_CRITICAL)
+			counts[F->tab[i].sev]++;
+}
+
+const struct rt_finding *rt_findings_newest(const struct rt_findings *F)
+{
+	const struct rt_finding *best = NULL;
+	size_t i;
+
+	for (i = 0; i < F->n; i++) {
+		const struct rt_finding *f = &F->tab[i];
+
+		if (f->open && (!best || f->sev > best->sev || (f->sev == best->sev && f->id > best->id)))
+			best = f;
+	}
+	return best;
+}
+
+/* ---- the log of a run ---- */
+
+int rt_flog_take(struct rt_flog *L, const struct rt_findings *F)
+{
+	size_t i;
+
+	for (i = 0; i < F->nev; i++) {
+		const struct rt_fev *e = &F->ev[i];
+
+		if (e->id >= L->nbyid) {
+			size_t n = L->nbyid ? L->nbyid : 256, *p;
+
+			while (n <= e->id)
+				n *= 2;
+			p = realloc(L->byid, n * sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			memset(p + L->nbyid, 0, (n - L->nbyid) * sizeof(*p));
+			L->byid = p;
+			L->nbyid = n;
+		}
+		if (!L->byid[e->id]) {
+			if (rt_grow_to((void **)&L->f, &L->cap, L->n + 1, sizeof(*L->f)))
+				return -ENOMEM;
+			L->byid[e->id] = ++L->n;
+		}
+		L->f[L->byid[e->id] - 1] = e->f;
+	}
+	return 0;
+}
+
+static int flog_cmp(const void *x, const void *y)
+{
+	const struct rt_finding *a = x, *b = y;
+	int c;
+
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	if ((c = strcmp(a->host, b->host)) || (c = strcmp(a->rule, b->rule)))
+		return c;
+	return memcmp(&a->subj, &b->subj, sizeof(a->subj));
+}
+
+/* Sorting ends the taking: the id index no longer holds. */
+void rt_flog_sort(struct rt_flog *L)
+{
+	if (L->n)
+		qsort(L->f, L->n, sizeof(*L->f), flog_cmp);
+	free(L->byid);
+	L->byid = NULL;
+	L->nbyid = 0;
+}
+
+void rt_flog_free(struct rt_flog *L)
+{
+	free(L->f);
+	free(L->byid);
+	memset(L, 0, sizeof(*L));
+}
+
+/* ---- text ---- */
+
+const char *rt_sev_name(int sev)
+{
+	return sev == RT_SEV_CRITICAL ? "critical" : sev == RT_SEV_WARNING ? "warning" : "info";
+}
+
+int rt_sev_from_name(const char *s)
+{
+	if (!strcmp(s, "info"))
+		return RT_SEV_INFO;
+	if (!strcmp(s, "warning"))
+		return RT_SEV_WARNING;
+	if (!strcmp(s, "critical"))
+		return RT_SEV_CRITICAL;
+	return -1;
+}
+
+const char *rt_fev_name(int ev)
+{
+	return ev == RT_FEV_OPEN ? "open" : ev == RT_FEV_UPDATE ? "update" : "close";
+}
+
+const char *rt_json_str(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len < 3)
+		return "\"\"";
+	buf[n++] = '"';
+	for (; *s && n + 8 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)c;
+		} else if (c < 0x20) {
+			n += (size_t)snprintf(buf + n, len - n, "\\u%04x", c);
+		} else {
+			buf[n++] = (char)c;
+		}
+	}
+	buf[n++] = '"';
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Walk the subject's fields: text (key=value) or JSON ("key":value). */
+static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len, int json)
+{
+	char a[RT_ADDR_STRLEN], q[160], prio[8];
+	size_t n = 0;
+	int first = 1;
+
+#define PUT(key, isstr, ...) do { \
+		char _v[128]; \
+		snprintf(_v, sizeof(_v), __VA_ARGS__); \
+		if (json) \
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s\"%s\":%s", first ? "" : ",", key, \
+					      isstr ? rt_json_str(_v, q, sizeof(q)) : _v); \
+		else \
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", first ? "" : " ", key, _v); \
+		first = 0; \
+	} while (0)
+
+	if (!len)
+		return "";
+	buf[0] = '\0';
+	if (json)
+		n += (size_t)snprintf(buf, len, "{");
+	if (s->has & RT_SUBJ_AGENT)
+		PUT("agent", 1, "%s", s->agent);
+	if (s->has & RT_SUBJ_DEVICE)
+		PUT("device", 1, "%s", s->device);
+	if (s->has & RT_SUBJ_PORT)
+		PUT("port", 0, "%u", s->port);
+	if (s->has & RT_SUBJ_IFNAME)
+		PUT("ifname", 1, "%s", s->ifname);
+	if (s->has & RT_SUBJ_DIR)
+		PUT("dir", 1, "%s", rt_dir_name(s->dir));
+	if (s->has & RT_SUBJ_PRIO) {
+		rt_prio_name(s->prio, prio, sizeof(prio));
+		if (s->prio == RT_PRIO_GLOBAL)
+			PUT("prio", 1, "%s", prio);
+		else
+			PUT("prio", 0, "%s", prio);
+	}
+	if (s->has & RT_SUBJ_SRC)
+		PUT("src", 1, "%s", rt_fmt_addr(s->family, s->src, a, sizeof(a)));
+	if (s->has & RT_SUBJ_DST)
+		PUT("dst", 1, "%s", rt_fmt_addr(s->family, s->dst, a, sizeof(a)));
+	if (s->has & RT_SUBJ_DQPN)
+		PUT("dqpn", 0, "%u", s->dqpn);
+	if (s->has & RT_SUBJ_COUNTER)
+		PUT("counter", 1, "%s", s->counter);
+#undef PUT
+	if (json)
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "}");
+	if (n >= len)
+		buf[len - 1] = '\0';
+	return buf;
+}
+
+const char *rt_subject_text(const struct rt_subject *s, char *buf, size_t len)
+{
+	return subject_fmt(s, buf, len, 0);
+}
+
+const char *rt_subject_json(const struct rt_subject *s, char *buf, size_t len)
+{
+	return subject_fmt(s, buf, len, 1);
+}

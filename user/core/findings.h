@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Findings: the conclusions an operator draws from the numbers, kept with
+ * their evidence and times. The engine (findings.c) is fed the same snapshots
+ * and deltas as every sink; each interval it runs the rules (rules.c), plain
+ * functions of (the engine's previous state, the delta), and keeps findings
+ * that open, update and close over time. Sinks read the findings and this
+ * interval's events through rt_delta.findings.
+ */
+#ifndef RT_FINDINGS_H
+#define RT_FINDINGS_H
+
+#include <stddef.h>
+#include <net/if.h>
+#include "snapshot.h"
+
+enum rt_sev { RT_SEV_INFO = 0, RT_SEV_WARNING, RT_SEV_CRITICAL };
+
+/* Which fields of a subject apply. */
+#define RT_SUBJ_IFNAME	(1u << 0)
+#define RT_SUBJ_DIR	(1u << 1)
+#define RT_SUBJ_PRIO	(1u << 2)
+#define RT_SUBJ_SRC	(1u << 3)
+#define RT_SUBJ_DST	(1u << 4)
+#define RT_SUBJ_DQPN	(1u << 5)
+#define RT_SUBJ_AGENT	(1u << 6)
+#define RT_SUBJ_PORT	(1u << 7)
+#define RT_SUBJ_DEVICE	(1u << 8)
+#define RT_SUBJ_COUNTER	(1u << 9)
+
+/* What a finding is about; zero-filled, so two subjects compare with memcmp. */
+struct rt_subject {
+	__u32 has;		/* RT_SUBJ_* */
+	char  ifname[IF_NAMESIZE];
+	__u8  dir;
+	__u8  prio;		/* 0-7, RT_PRIO_GLOBAL for 802.3x */
+	__u8  family;
+	__u8  pad;
+	__u8  src[16], dst[16];
+	__u32 dqpn;
+	__u32 port;
+	char  agent[48];	/* a switch (sFlow agent address) */
+	char  device[32];	/* an RDMA device, or a netdev for ethtool counters */
+	char  counter[64];
+};
+
+enum rt_fevent { RT_FEV_OPEN = 0, RT_FEV_UPDATE, RT_FEV_CLOSE };
+
+struct rt_finding {
+	char  rule[24];
+	__u8  sev;		/* enum rt_sev */
+	__u8  open;
+	__u8  seen;		/* matched in the interval being evaluated */
+	__u8  quiet;		/* intervals in a row it did not match */
+	__u32 id;		/* 1, 2, ... in opening order */
+	__u64 start_ns;		/* start of the first interval it matched */
+	__u64 end_ns;		/* end of the last interval it matched */
+	__u64 opened_ns;	/* end of the interval it opened in */
+	struct rt_subject subj;
+	double score;		/* the rule's main figure (a share, a count): for updates */
+	double peak;
+	char  evidence[256];
+	char  next[192];
+	char  host[64];		/* the report's multi-host timeline; "" live */
+};
+
+struct rt_fev {
+	__u8  event;		/* enum rt_fevent */
+	__u32 id;
+	__u64 time_ns;
+	struct rt_finding f;	/* as it stood at the event */
+};
+
+/* Thresholds; rt_find_cfg_defaults() sets the documented defaults. */
+struct rt_find_cfg {
+	double pfc_share;	/* pfc-storm: share of the time paused, 0..1 */
+	int    pfc_intervals;	/* pfc-storm: for this many intervals in a row */
+	int    pwe_intervals;	/* pause-without-ecn: intervals in a row */
+	double ce_share;	/* congestion: CE share of a flow's ECN-capable packets */
+	__u64  ce_min;		/* congestion: at least this many CE marks */
+	int    incast_sources;	/* incast: CE-marked sources towards one destination */
+	__u64  nak_min;		/* loss: sequence NAKs (or NIC loss counters) per interval */
+	__u64  rnr_min;		/* receiver-not-ready: RNR NAKs per interval */
+	__u64  cnp_ignored_min;	/* cnp-ignored: rp_cnp_ignored per interval */
+	__u64  victim_min_pkts;	/* victim: data packets of the flow in the interval */
+	double queue_bytes;	/* deep-queue: bytes of queue at a switch port */
+	__u64  drops_min;	/* switch-drops: drop notifications per interval */
+	int    close_after;	/* intervals without a match before a finding closes */
+	__u64  speed_mbps;	/* link speed for paused time; 0: sysfs, else 100 Gb/s */
+};
+
+void rt_find_cfg_defaults(struct rt_find_cfg *c);
+/* Set one threshold from "NAME=VALUE" (--threshold); 0 or -EINVAL after saying why. */
+int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg);
+/* The thresholds' names, defaults and meaning, for --help and the man page. */
+extern const char rt_find_cfg_help[];
+
+/* A candidate seen this interval, not yet (or already) a finding. */
+struct rt_pending {
+	char  rule[24];
+	struct rt_subject subj;
+	__u64 start_ns;
+	int   hits;		/* intervals in a row */
+	int   seen;		/* matched in the interval being evaluated */
+};
+
+/* A priority paused in consecutive intervals on an interface (rules.c). */
+struct rt_pause_ep {
+	char  ifname[IF_NAMESIZE];
+	__u8  prio;
+	__u8  seen;
+	__u64 since_mono;	/* start of its first interval, on the flows' clock */
+};
+
+struct rt_doc_findings;		/* user/nic/doctor.h */
+
+struct rt_findings {
+	struct rt_find_cfg cfg;
+	/* the doctor's last judgement of this host's configuration, or NULL */
+	const struct rt_doc_findings *doc;
+	struct rt_pause_ep *eps;	/* pause episodes under way */
+	size_t neps, epcap;
+	struct rt_finding *tab;		/* open findings, then closed ones (most recent kept) */
+	size_t n, cap;
+	size_t keep_closed;		/* closed findings kept for views (default 256) */
+	struct rt_pending *pend;
+	size_t npend, pendcap;
+	/* (rule, subject) -> open finding or pending candidate, rebuilt each
+	 * interval: a match costs O(1), not a walk of every finding */
+	struct { __u32 h; __u32 i; } *slots;	/* i: index + 1, RT_SLOT_PEND set for pend[] */
+	size_t nslots, nused;
+	struct rt_fev *ev;		/* this interval's events */
+	size_t nev, evcap;
+	__u32 next_id;
+	__u64 opened_total;
+	/* per rule: findings opened since the start (Prometheus counter) */
+	struct { char rule[24]; __u64 opened; } per_rule[24];
+	size_t nrules;
+	/* the interval being evaluated */
+	__u64 t_start, t_end;
+	double secs;
+	const struct rt_snapshot *cur;
+	/* link speeds looked up in sysfs, per interface name */
+	struct { char name[IF_NAMESIZE]; __u64 mbps; } speeds[RT_MAX_IFACES];
+	size_t nspeeds;
+	int no_sysfs;			/* files: do not look at this host's interfaces */
+	char host[64];
+};
+
+int rt_findings_init(struct rt_findings *F, const struct rt_find_cfg *cfg);
+void rt_findings_free(struct rt_findings *F);
+/*
+ * Evaluate the rules on one interval (cur and d as a sink gets them; prev
+ * may be NULL). Fills F->ev with what opened, updated and closed; 0 or -ENOMEM.
+ */
+int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d);
+/* Close every open finding (end of a file); the close events go to F->ev. */
+void rt_findings_finish(struct rt_findings *F);
+/* Open findings by severity; the newest open one (or NULL). */
+void rt_findings_count(const struct rt_findings *F, size_t counts[3]);
+const struct rt_finding *rt_findings_newest(const struct rt_findings *F);
+
+/* Called by the rules: the subject matched this interval. need: intervals in a
+ * row before it opens. 0 or -ENOMEM. */
+int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
+		      const struct rt_subject *subj, int need, double score,
+		      const char *next, const char *evidence_fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+/* The link speed used for paused time on an interface, Mb/s. */
+__u64 rt_findings_speed(struct rt_findings *F, const char *ifname);
+
+/* The rules' stable ids, NULL-terminated (rules.c). */
+extern const char *const rt_rule_names[];
+
+/* The rules (rules.c), run in this order by rt_findings_eval. */
+int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d);
+
+/* Every finding of a run, as it last stood (the report's timeline). */
+struct rt_flog {
+	struct rt_finding *f;
+	size_t n, cap;
+	size_t *byid;		/* f index + 1 of each id */
+	size_t nbyid;
+};
+/* Take this interval's events of F; 0 or -ENOMEM. */
+int rt_flog_take(struct rt_flog *L, const struct rt_findings *F);
+/* Sort by start, then host, rule and subject. */
+void rt_flog_sort(struct rt_flog *L);
+void rt_flog_free(struct rt_flog *L);
+
+/* Text helpers for sinks. */
+const char *rt_sev_name(int sev);
+int rt_sev_from_name(const char *s);	/* -1 when unknown */
+const char *rt_fev_name(int ev);
+/* "ifname=rcv0 dir=ingress prio=3 src=..." */
+const char *rt_subject_text(const struct rt_subject *s, char *buf, size_t len);
+/* The subject as a JSON object (no surrounding key). */
+const char *rt_subject_json(const struct rt_subject *s, char *buf, size_t len);
+/* A string as a JSON string literal, quotes included. */
+const char *rt_json_str(const char *s, char *buf, size_t len);
+
+#endif

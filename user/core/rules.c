@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The rules: how an operator reads RoCE congestion numbers, as plain
+ * functions of (the engine's previous state, this interval's delta). Each
+ * calls rt_findings_match() for the subjects that match this interval; the
+ * engine (findings.c) opens, updates and closes findings. Thresholds are in
+ * struct rt_find_cfg (--threshold NAME=VALUE).
+ *
+ * A flow's priority is its outer 802.1Q PCP when tagged, else DSCP / 8 (the
+ * usual DSCP-to-priority map of RDMA NICs trusting DSCP: 26 -> 3, 48 -> 6).
+ * A pause counted on an interface (either direction, or by the NIC's
+ * rx/tx_prioN_pause counters) pauses the data flows of that priority there.
+ * Only flows carrying data count as victims or congested: packets that are
+ * not CNPs, ACKs or NAKs. A priority paused all interval long carries no
+ * packet at all, so the flows of a paused priority are those of the snapshot
+ * seen since RECENT_INTERVALS intervals before the pauses began (the engine
+ * keeps when each priority's run of paused intervals started); a flow without
+ * a delta row did not move (deltas may hold only the flows that changed).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "doctor.h"
+#include "findings.h"
+#include "fmt.h"
+
+/* Pauses on one interface, direction and priority over the interval. */
+struct pause {
+	char  ifname[IF_NAMESIZE];
+	__u8  dir;
+	__u8  prio;
+	__u64 xoff;		/* pause frames with a non-zero time */
+	__u64 frames, quanta;
+	double secs;		/* paused time: from quanta, or the NIC's duration counter */
+	int   nic;		/* counted by the NIC (ethtool), not on the wire */
+};
+
+#define MAX_PAUSE (2 * RT_MAX_IFACES * RT_NPRIO)
+
+#define RECENT_INTERVALS 3
+
+struct ctx {
+	struct rt_findings *F;
+	const struct rt_snapshot *cur;
+	const struct rt_delta *d;
+	const struct rt_flow_val **dv;	/* per flow of cur: its delta, or NULL */
+	struct pause p[MAX_PAUSE];
+	size_t np;
+};
+
+static __u64 data_pkts(const struct rt_flow_val *v)
+{
+	__u64 other = v->cnp + v->ack + v->nak_seq + v->nak_other + v->rnr_nak;
+
+	return v->pkts > other ? v->pkts - other : 0;
+}
+
+static __u8 flow_prio(const struct rt_flow *f)
+{
+	return f->v.pcp != RT_PCP_NONE ? (__u8)(f->v.pcp & 7) : (__u8)(f->v.dscp >> 3);
+}
+
+static struct pause *pause_get(struct ctx *c, const char *ifname, __u8 dir, __u8 prio)
+{
+	size_t i;
+
+	for (i = 0; i < c->np; i++)
+		if (c->p[i].dir == dir && c->p[i].prio == prio && !strcmp(c->p[i].ifname, ifname))
+			return &c->p[i];
+	if (c->np == MAX_PAUSE)
+		return NULL;
+	memset(&c->p[c->np], 0, sizeof(c->p[0]));
+	snprintf(c->p[c->np].ifname, IF_NAMESIZE, "%s", ifname);
+	c->p[c->np].dir = dir;
+	c->p[c->np].prio = prio;
+	return &c->p[c->np++];
+}
+
+/* "rx_prio3_pause" -> dir ingress, prio 3, kind 0; "..._pause_duration" -> kind 1. */
+static int ethtool_pause(const char *name, __u8 *dir, __u8 *prio, int *kind)
+{
+	int n = 0;
+	unsigned int p;
+
+	if (!strncmp(name, "rx_prio", 7))
+		*dir = RT_DIR_INGRESS;
+	else if (!strncmp(name, "tx_prio", 7))
+		*dir = RT_DIR_EGRESS;
+	else
+		return 0;
+	if (sscanf(name + 7, "%1u_pause%n", &p, &n) != 1 || !n || p > 7)
+		return 0;
+	*prio = (__u8)p;
+	if (!name[7 + n])
+		*kind = 0;
+	else if (!strcmp(name + 7 + n, "_duration"))
+		*kind = 1;
+	else
+		return 0;
+	return 1;
+}
+
+static void collect_pauses(struct ctx *c)
+{
+	const struct rt_delta *d = c->d;
+	size_t i;
+	int p;
+
+	for (i = 0; i < d->nifs; i++) {
+		const struct rt_ifdir *x = d->ifs[i].s;
+		const struct rt_if_val *v = &d->ifs[i].d;
+		const char *ifn = rt_snapshot_ifname(c->cur, x->k.ifindex);
+
+		for (p = 0; p < RT_NPRIO; p++) {
+			struct pause *q;
+
+			if (!v->pfc_frames[p])
+				continue;
+			q = pause_get(c, ifn, x->k.dir, (__u8)p);
+			if (!q)
+				return;
+			q->frames += v->pfc_frames[p];
+			q->xoff += v->pfc_frames[p] - (v->pfc_xon[p] < v->pfc_frames[p] ? v->pfc_xon[p] : v->pfc_frames[p]);
+			q->quanta += v->pfc_quanta[p];
+			q->secs += rt_pause_seconds(v->pfc_quanta[p], rt_findings_speed(c->F, ifn));
+		}
+	}
+	for (i = 0; i < d->nports; i++) {
+		const struct rt_port_ctr *pc = d->ports[i].c;
+		__u8 dir, prio;
+		struct pause *q;
+		int kind;
+
+		if (pc->scope != RT_SCOPE_ETHTOOL || !d->ports[i].d || !pc->netdev[0] ||
+		    !ethtool_pause(pc->name, &dir, &prio, &kind))
+			continue;
+		q = pause_get(c, pc->netdev, dir, prio);
+		if (!q)
+			return;
+		q->nic = 1;
+		if (kind == 0) {
+			q->frames += d->ports[i].d;
+			q->xoff += d->ports[i].d;
+		} else {
+			q->secs += d->ports[i].d / 1e6;	/* mlx5 counts microseconds */
+		}
+	}
+}
+
+/* When the pauses of a priority on an interface began (flows' clock). */
+static __u64 paused_since(const struct ctx *c, const char *ifname, __u8 prio)
+{
+	size_t i;
+
+	for (i = 0; i < c->F->neps; i++)
+		if (c->F->eps[i].prio == prio && !strcmp(c->F->eps[i].ifname, ifname))
+			return c->F->eps[i].since_mono;
+	return c->cur->mono_ns;
+}
+
+/* Keep the runs of paused intervals: a priority paused now continues or
+ * starts one; one not paused now ends. 0 or -ENOMEM. */
+static int track_episodes(struct ctx *c)
+{
+	struct rt_findings *F = c->F;
+	__u64 start = c->cur->mono_ns - (__u64)(c->d->secs * 1e9 < (double)c->cur->mono_ns ? c->d->secs * 1e9 : 0);
+	size_t i, j;
+
+	for (j = 0; j < F->neps; j++)
+		F->eps[j].seen = 0;
+	for (i = 0; i < c->np; i++) {
+		if (!c->p[i].xoff)
+			continue;
+		for (j = 0; j < F->neps; j++)
+			if (F->eps[j].prio == c->p[i].prio && !strcmp(F->eps[j].ifname, c->p[i].ifname))
+				break;
+		if (j == F->neps) {
+			if (rt_grow_to((void **)&F->eps, &F->epcap, F->neps + 1, sizeof(*F->eps)))
+				return -ENOMEM;
+			memset(&F->eps[j], 0, sizeof(F->eps[j]));
+			snprintf(F->eps[j].ifname, IF_NAMESIZE, "%s", c->p[i].ifname);
+			F->eps[j].prio = c->p[i].prio;
+			F->eps[j].since_mono = start;
+			F->neps++;
+		}
+		F->eps[j].seen = 1;
+	}
+	for (j = 0; j < F->neps;) {
+		if (!F->eps[j].seen)
+			F->eps[j] = F->eps[--F->neps];
+		else
+			j++;
+	}
+	return 0;
+}
+
+/* A data flow of the snapshot seen since a few intervals before `since`. */
+static int recent_data_flow(const struct ctx *c, const struct rt_flow *f, __u64 since)
+{
+	__u64 recent = (__u64)(RECENT_INTERVALS * c->d->secs * 1e9);
+
+	if (!data_pkts(&f->v))
+		return 0;
+	return f->v.last_ns + recent >= since;
+}
+
+/* Data flows of a priority on an interface: packets, ECN-capable ones, CE;
+ * in this interval, and (total) the flows' packets since they started. */
+struct prio_flows {
+	__u64 flows, pkts, ect, ce, ce_flows, total_ect;
+};
+
+static void prio_flows(const struct ctx *c, const char *ifname, __u8 prio, struct prio_flows *out)
+{
+	const struct rt_snapshot *cur = c->cur;
+	__u64 since = paused_since(c, ifname, prio);
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < cur->nflows; i++) {
+		const struct rt_flow *f = &cur->flows[i];
+		const struct rt_flow_val *v = c->dv[i];
+
+		if (flow_prio(f) != prio || !recent_data_flow(c, f, since) ||
+		    strcmp(rt_snapshot_ifname(cur, f->k.ifindex), ifname))
+			continue;
+		out->flows++;
+		out->total_ect += f->v.ecn[RT_ECN_ECT0] + f->v.ecn[RT_ECN_ECT1] + f->v.ecn[RT_ECN_CE];
+		if (!v)
+			continue;
+		out->pkts += data_pkts(v);
+		out->ect += v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE];
+		out->ce += v->ecn[RT_ECN_CE];
+		out->ce_flows += v->ecn[RT_ECN_CE] > 0;
+	}
+}
+
+static void prio_subject(struct rt_subject *s, const struct pause *q, int with_dir)
+{
+	memset(s, 0, sizeof(*s));
+	s->has = RT_SUBJ_IFNAME | RT_SUBJ_PRIO | (with_dir ? RT_SUBJ_DIR : 0);
+	snprintf(s->ifname, sizeof(s->ifname), "%s", q->ifname);
+	s->prio = q->prio;
+	s->dir = with_dir ? q->dir : 0;
+}
+
+static void flow_subject(struct rt_subject *s, const struct ctx *c, const struct rt_flow *f)
+{
+	memset(s, 0, sizeof(*s));
+	s->has = RT_SUBJ_IFNAME | RT_SUBJ_DIR | RT_SUBJ_SRC | RT_SUBJ_DST | RT_SUBJ_DQPN;
+	snprintf(s->ifname, sizeof(s->ifname), "%s", rt_snapshot_ifname(c->cur, f->k.ifindex));
+	s->dir = f->k.dir;
+	s->family = f->k.family;
+	memcpy(s->src, f->k.src, 16);
+	memcpy(s->dst, f->k.dst, 16);
+	s->dqpn = f->k.dqpn;
+}
+
+static void counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
+{
+	memset(s, 0, sizeof(*s));
+	s->has = RT_SUBJ_COUNTER;
+	if (pc->dev[0]) {
+		s->has |= RT_SUBJ_DEVICE | RT_SUBJ_PORT;
+		snprintf(s->device, sizeof(s->device), "%s", pc->dev);
+		s->port = pc->port;
+	} else {
+		s->has |= RT_SUBJ_DEVICE;
+		snprintf(s->device, sizeof(s->device), "%s", pc->netdev);
+	}
+	snprintf(s->counter, sizeof(s->counter), "%s", pc->name);
+}
+
+/* Flows sampled by sFlow carry estimates: the evidence says so. */
+static const char *flow_name(const struct rt_flow *f, char *buf, size_t len)
+{
+	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN];
+
+	snprintf(buf, len, "%s -> %s QP %u%s", rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)),
+		 rt_fmt_addr(f->k.family, f->k.dst, b, sizeof(b)), f->k.dqpn,
+		 f->k.ifindex >= RT_SFLOW_IFBASE ? " (sFlow estimates)" : "");
+	return buf;
+}
+
+/* ---- pfc-storm: a priority paused more than a share of the time, for
+ * several intervals; or the NIC's pause-storm counters moving ---- */
+static int rule_pfc_storm(struct ctx *c)
+{
+	struct rt_findings *F = c->F;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < c->np && c->d->secs > 0; i++) {
+		const struct pause *q = &c->p[i];
+		double share = q->secs / c->d->secs;
+		struct rt_subject s;
+		char pn[8];
+
+		if (share < F->cfg.pfc_share || !q->xoff)
+			continue;
+		prio_subject(&s, q, 1);
+		rt_prio_name(q->prio, pn, sizeof(pn));
+		err |= rt_findings_match(F, "pfc-storm", RT_SEV_CRITICAL, &s, F->cfg.pfc_intervals,
+			share > 1 ? 1 : share,
+			q->dir == RT_DIR_EGRESS ?
+			"This host sends the pauses: it cannot drain what it receives (slow application, PCIe, receive buffers); check out_of_buffer and rx_discards_phy here and the switch's PFC watchdog." :
+			"The peer pauses this host: find who cannot drain beyond the switch port (its pfc-storm and loss findings) and check the switch's PFC watchdog.",
+			"priority %s on %s (%s) paused %.0f%% of %.1f s: %llu pause frames (%llu XON)%s, %.2f ms paused%s",
+			pn, q->ifname, q->dir == RT_DIR_EGRESS ? "sent by this host" : "received",
+			100 * (share > 1 ? 1 : share), c->d->secs, (unsigned long long)q->frames,
+			(unsigned long long)(q->frames - q->xoff),
+			q->nic ? " counted by the NIC" : "", q->secs * 1e3,
+			q->nic ? "" : " (estimated from quanta at the link speed)");
+	}
+	for (i = 0; i < c->d->nports; i++) {
+		const struct rt_port_ctr *pc = c->d->ports[i].c;
+		struct rt_subject s;
+
+		if (!c->d->ports[i].d || strncmp(pc->name, "tx_pause_storm_", 15))
+			continue;
+		counter_subject(&s, pc);
+		err |= rt_findings_match(F, "pfc-storm", RT_SEV_CRITICAL, &s, 1, (double)c->d->ports[i].d,
+			"The NIC's pause-storm watchdog fired: the host stopped draining and kept sending pauses; check the application, PCIe and out_of_buffer.",
+			"%s on %s moved by %llu in %.1f s", pc->name, pc->netdev[0] ? pc->netdev : pc->dev,
+			(unsigned long long)c->d->ports[i].d, c->d->secs);
+	}
+	return err;
+}
+
+/* ---- pause-without-ecn and victim: pauses on a priority whose flows carry
+ * no CE; each such flow is a head-of-line victim ---- */
+static int rule_pause_without_ecn(struct ctx *c)
+{
+	struct rt_findings *F = c->F;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < c->np; i++) {
+		const struct pause *q = &c->p[i];
+		struct prio_flows pf;
+		struct rt_subject s;
+		int dup = 0;
+		char pn[8];
+
+		if (!q->xoff || q->prio == RT_PRIO_GLOBAL)
+			continue;
+		/* One finding per interface and priority, whichever direction paused. */
+		for (j = 0; j < i; j++)
+			if (c->p[j].xoff && c->p[j].prio == q->prio && !strcmp(c->p[j].ifname, q->ifname))
+				dup = 1;
+		if (dup)
+			continue;
+		prio_flows(c, q->ifname, q->prio, &pf);
+		if (!pf.flows || pf.ce)
+			continue;
+		prio_subject(&s, q, 0);
+		rt_prio_name(q->prio, pn, sizeof(pn));
+		err |= rt_findings_match(F, "pause-without-ecn", RT_SEV_WARNING, &s, F->cfg.pwe_intervals,
+			(double)q->xoff,
+			pf.total_ect ? "ECN marks too late: set the switch's ECN (WRED) marking threshold for this priority below its PFC xoff threshold." :
+				       "ECN is off: these packets are not ECN-capable; enable ECN (DCQCN) on the NICs and marking on the switch for this priority.",
+			"priority %s on %s: %llu pause frames while its %llu RoCE flows carried %llu data packets (%llu ECN-capable) and not one CE mark",
+			pn, q->ifname, (unsigned long long)q->xoff, (unsigned long long)pf.flows,
+			(unsigned long long)pf.pkts, (unsigned long long)pf.ect);
+	}
+	return err;
+}
+
+static int rule_victim(struct ctx *c)
+{
+	struct rt_findings *F = c->F;
+	const struct rt_snapshot *cur = c->cur;
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < cur->nflows && c->np; i++) {
+		const struct rt_flow *f = &cur->flows[i];
+		const struct rt_flow_val *v = c->dv[i];
+		__u64 dp = v ? data_pkts(v) : 0, xoff = 0;
+		const char *ifn;
+		__u8 prio;
+		double paused = 0;
+		struct rt_subject s;
+		char fn[160], pn[8];
+
+		/* A flow that carried enough data to matter, lately, and no CE now. */
+		if (data_pkts(&f->v) < F->cfg.victim_min_pkts || (v && v->ecn[RT_ECN_CE]))
+			continue;
+		ifn = rt_snapshot_ifname(cur, f->k.ifindex);
+		prio = flow_prio(f);
+		if (!recent_data_flow(c, f, paused_since(c, ifn, prio)))
+			continue;
+		for (j = 0; j < c->np; j++)
+			if (c->p[j].prio == prio && !strcmp(c->p[j].ifname, ifn)) {
+				xoff += c->p[j].xoff;
+				if (c->p[j].secs > paused)
+					paused = c->p[j].secs;
+			}
+		if (!xoff)
+			continue;
+		flow_subject(&s, c, f);
+		s.has |= RT_SUBJ_PRIO;
+		s.prio = prio;
+		rt_prio_name(prio, pn, sizeof(pn));
+		err |= rt_findings_match(F, "victim", RT_SEV_WARNING, &s, 1, (double)xoff,
+			"Head-of-line blocking: this flow is slowed by someone else's congestion on its priority; find the culprit (pfc-storm, congestion findings on the priority) or move the traffic to another priority.",
+			"%s on %s priority %s: %llu data packets, not one CE mark, while the priority was paused by %llu pause frames (%.2f ms paused of %.1f s)",
+			flow_name(f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
+			paused * 1e3, c->d->secs);
+	}
+	return err;
+}
+
+/* ---- congestion and incast: CE share of a flow's ECN-capable packets ---- */
+static int congested(const struct rt_find_cfg *cfg, const struct rt_flow_val *v, double *share)
+{
+	__u64 ect = v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE];
+	__u64 ce = v->ecn[RT_ECN_CE];
+
+	if (!ect || !data_pkts(v) || ce < cfg->ce_min)
+		return 0;
+	*share = (double)ce / (double)ect;
+	return *share >= cfg->ce_share;
+}
+
+static int rule_congestion(struct ctx *c)
+{
+	struct rt_findings *F = c->F;
+	const struct rt_delta *d = c->d;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		const struct rt_flow_val *v = &d->flows[i].d;
+		struct rt_subject s;
+		double share;
+		char fn[160];
+
+		if (!congested(&F->cfg, v, &share))
+			continue;
+		flow_subject(&s, c, f);
+		err |= rt_findings_match(F, "congestion", RT_SEV_WARNING, &s, 1, share,
+			"The queue this flow crosses is marking: DCQCN slows its sender; if it persists, look for an incast or a slow receiver, and at rp_cnp_handled on the sender.",
+			"%s: CE on %llu of %llu ECN-capable packets (%.1f%%) in %.1f s",
+			flow_name(f, fn, sizeof(fn)), (unsigned long long)v->ecn[RT_ECN_CE],
+			(unsigned long long)(v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE]),
+			100 * share, d->secs);
+	}
+	return err;
+}
+
+struct dst_group {
+	__u8 family;
+	__u8 dst[16];
+	__u8 src[8][16];	/* distinct sources, the first 8 named */
+	double share[8];
+	__u32 nsrc;
+};
+
+static int rule_incast(struct ctx *c)
+{
+	struct rt_findings *F = c->F;
+	const struct rt_delta *d = c->d;
+	struct dst_group *g = NULL;
+	size_t ng = 0, cap = 0, i, j, k;
+	int err = 0;
+
+	for (i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		double share;
+		struct dst_group *x = NULL;
+		int known = 0;
+
+		if (!congested(&F->cfg, &d->flows[i].d, &share))
+			continue;
+		for (j = 0; j < ng; j++)
+			if (g[j].family == f->k.family && !memcmp(g[j].dst, f->k.dst, 16))
+				x = &g[j];
+		if (!x) {
+			if (rt_grow_to((void **)&g, &cap, ng + 1, sizeof(*g))) {
+				free(g);
+				return -ENOMEM;
+			}
+			x = &g[ng++];
+			memset(x, 0, sizeof(*x));
+			x->family = f->k.family;
+			memcpy(x->dst, f->k.dst, 16);
+		}
+		for (k = 0; k < x->nsrc && k < 8; k++)
+			if (!memcmp(x->src[k], f->k.src, 16))
+				known = 1;
+		/* Beyond 8 sources, a repeated one may count twice: the finding
+		 * is already certain by then. */
+		if (known)
+			continue;
+		if (x->nsrc < 8) {
+			memcpy(x->src[x->nsrc], f->k.src, 16);
+			x->share[x->nsrc] = share;
+		}
+		x->nsrc++;
+	}
+	for (j = 0; j < ng; j++) {
+		struct rt_subject s;
+		char a[RT_ADDR_STRLEN], list[200];
+		size_t n = 0;
+
+		if (g[j].nsrc < (__u32)F->cfg.incast_sources)
+			continue;
+		for (k = 0; k < g[j].nsrc && k < 8; k++)
+			n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0, "%s%s (%.0f%%)",
+					      k ? ", " : "", rt_fmt_addr(g[j].family, g[j].src[k], a, sizeof(a)),
+					      100 * g[j].share[k]);
+		memset(&s, 0, sizeof(s));
+		s.has = RT_SUBJ_DST;
+		s.family = g[j].family;
+		memcpy(s.dst, g[j].dst, 16);
+		err |= rt_findings_match(F, "incast", RT_SEV_WARNING, &s, 1, (double)g[j].nsrc,
+			"Many senders converge on one receiver's port: spread or pace the collective, and check that DCQCN converges (rp_cnp_handled on the senders).",
+			"%u sources CE-marked towards %s at once: %s%s", g[j].nsrc,
+			rt_fmt_addr(g[j].family, g[j].dst, a, sizeof(a)), list, g[j].nsrc > 8 ? ", ..." : "");
+	}
+	free(g);
+	return err;
+}
+
+/* ---- NIC counters that name a rule ---- */
+static int counter_is(const char *name, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(name, *list))
+			return 1;
+	return 0;
+}
+
+static int rule_counters(struct ctx *c, const char *rule, enum rt_sev sev, const char *const *names,
+			 __u64 min, const char *next, const char *what)
+{
+	const struct rt_delta *d = c->d;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < d->nports; i++) {
+		const struct rt_port_ctr *pc = d->ports[i].c;
+		struct rt_subject s;
+
+		if (d->ports[i].d < min || !counter_is(pc->name, names))
+			continue;
+		counter_subject(&s, pc);
+		err |= rt_findings_match(c->F, rule, sev, &s, 1, (double)d->ports[i].d, next,
+			"%s on %s%s%.0u moved by %llu in %.1f s (%s)", pc->name, pc->dev[0] ? pc->dev : pc->netdev,
+			pc->dev[0] ? " port " : "", pc->dev[0] ? pc->port : 0,
+			(unsigned long long)d->ports[i].d, d->secs, what);
+	}
+	return err;
+}
+
+/* ---- loss: sequence NAKs on the wire, or the NIC's loss counters ---- */
+static int rule_loss(struct ctx *c)
+{
+	static const char *const names[] = { "out_of_sequence", "packet_seq_err", "implied_nak_seq_err",
+					     "local_ack_timeout_err", NULL };
+	static const char next[] =
+		"Packets are lost between sender and receiver: look for drops at the switch (buffer overflow, PFC off on this priority) and link errors; retransmissions cost the collective far more than the lost packets.";
+	struct rt_findings *F = c->F;
+	const struct rt_delta *d = c->d;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		const struct rt_flow_val *v = &d->flows[i].d;
+		struct rt_subject s;
+		char fn[160];
+
+		if (v->nak_seq < F->cfg.nak_min)
+			continue;
+		flow_subject(&s, c, f);
+		err |= rt_findings_match(F, "loss", RT_SEV_WARNING, &s, 1, (double)v->nak_seq, next,
+			"%s: %llu NAKs for PSN sequence errors in %.1f s (the responder saw gaps; the requester retransmits)",
+			flow_name(f, fn, sizeof(fn)), (unsigned long long)v->nak_seq, d->secs);
+	}
+	return err | rule_counters(c, "loss", RT_SEV_WARNING, names, F->cfg.nak_min, next, "packets lost or timed out");
+}
+
+/* ---- receiver-not-ready: RNR NAKs, or rnr_nak_retry_err/out_of_buffer ---- */
+static int rule_rnr(struct ctx *c)
+{
+	static const char *const names[] = { "rnr_nak_retry_err", "out_of_buffer", NULL };
+	static const char next[] =
+		"The receiving application does not post receive buffers fast enough: not the network. Check the receiver's process (its CPU, its receive queue depth).";
+	struct rt_findings *F = c->F;
+	const struct rt_delta *d = c->d;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		const struct rt_flow_val *v = &d->flows[i].d;
+		struct rt_subject s;
+		char fn[160];
+
+		if (v->rnr_nak < F->cfg.rnr_min)
+			continue;
+		flow_subject(&s, c, f);
+		err |= rt_findings_match(F, "receiver-not-ready", RT_SEV_WARNING, &s, 1, (double)v->rnr_nak, next,
+			"%s: %llu RNR NAKs in %.1f s (the responder had no receive buffer posted)",
+			flow_name(f, fn, sizeof(fn)), (unsigned long long)v->rnr_nak, d->secs);
+	}
+	return err | rule_counters(c, "receiver-not-ready", RT_SEV_WARNING, names, F->cfg.rnr_min, next,
+				   "no receive buffer posted");
+}
+
+/* ---- cnp-ignored: rp_cnp_ignored moving ---- */
+static int rule_cnp_ignored(struct ctx *c)
+{
+	static const char *const names[] = { "rp_cnp_ignored", NULL };
+
+	return rule_counters(c, "cnp-ignored", RT_SEV_WARNING, names, c->F->cfg.cnp_ignored_min,
+		"Congestion control is off at this sender: CNPs arrive but do not slow it. Enable DCQCN (roce_np/roce_rp in the NIC's ECN settings) for the priority.",
+		"CNPs received but not acted on");
+}
+
+/* ---- switch-drops and deep-queue: what sFlow agents say of their ports ---- */
+static void swport_subject(struct rt_subject *s, const char *agent, __u32 port)
+{
+	memset(s, 0, sizeof(*s));
+	s->has = RT_SUBJ_AGENT | RT_SUBJ_PORT;
+	snprintf(s->agent, sizeof(s->agent), "%s", agent);
+	s->port = port;
+}
+
+static int rule_switch(struct ctx *c)
+{
+	struct rt_findings *F = c->F;
+	const struct rt_delta *d = c->d;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < d->nswdrops; i++) {
+		const struct rt_swdrop *p = d->swdrops[i].p;
+		struct rt_subject s;
+
+		if (d->swdrops[i].drops < F->cfg.drops_min)
+			continue;
+		swport_subject(&s, p->agent, p->port);
+		s.has |= RT_SUBJ_COUNTER;
+		snprintf(s.counter, sizeof(s.counter), "drop reason %u", p->reason);
+		err |= rt_findings_match(F, "switch-drops", RT_SEV_WARNING, &s, 1, (double)d->swdrops[i].drops,
+			"The switch drops packets on this port: RoCE needs a lossless class; check PFC on the priority, the buffer and the drop reason.",
+			"switch %s port %u: %llu dropped-packet notifications (sFlow reason %u) in %.1f s",
+			p->agent, p->port, (unsigned long long)d->swdrops[i].drops, p->reason, d->secs);
+	}
+	for (i = 0; i < d->nswports; i++) {
+		const struct rt_swport *p = d->swports[i].p;
+		const struct rt_swport_ctr *v = &d->swports[i].d;
+		struct rt_subject s;
+
+		if (!v->depth_n || (double)p->max_depth < F->cfg.queue_bytes)
+			continue;
+		swport_subject(&s, p->agent, p->port);
+		s.has |= RT_SUBJ_DIR;
+		s.dir = p->dir;
+		err |= rt_findings_match(F, "deep-queue", RT_SEV_WARNING, &s, 1, (double)p->max_depth,
+			"A queue builds up at this switch port: its ECN marking threshold may sit too high, or too many senders converge on it (incast).",
+			"switch %s port %u (%s): queue up to %u bytes, %.0f on average over %llu sFlow samples in %.1f s",
+			p->agent, p->port, rt_dir_name(p->dir), p->max_depth, (double)v->depth_sum / (double)v->depth_n,
+			(unsigned long long)v->depth_n, d->secs);
+	}
+	return err;
+}
+
+/* ---- doctor: what `rocetop doctor` judges wrong in the host's configuration
+ * (user/nic/nic_doctor.c), as long as its last run says so: a failed check
+ * is a warning, a doubtful one information ---- */
+static int rule_doctor(struct ctx *c)
+{
+	const struct rt_doc_findings *doc = c->F->doc;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; doc && i < doc->n && i < RT_DOC_MAX_FINDINGS; i++) {
+		const struct rt_doc_finding *x = &doc->f[i];
+		struct rt_subject s;
+
+		if (x->severity < RT_DOC_WARN)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.has = RT_SUBJ_COUNTER;
+		if (x->netdev[0]) {
+			s.has |= RT_SUBJ_IFNAME;
+			snprintf(s.ifname, sizeof(s.ifname), "%s", x->netdev);
+		}
+		snprintf(s.counter, sizeof(s.counter), "doctor:%s", x->id);
+		err |= rt_findings_match(c->F, "doctor", x->severity == RT_DOC_FAIL ? RT_SEV_WARNING : RT_SEV_INFO,
+			&s, 1, (double)x->severity,
+			"Run rocetop doctor for the host's whole configuration and what to change.",
+			"%.160s (%.90s)", x->sentence, x->evidence);
+	}
+	return err;
+}
+
+const char *const rt_rule_names[] = {
+	"pfc-storm", "pause-without-ecn", "victim", "congestion", "incast", "loss",
+	"receiver-not-ready", "cnp-ignored", "switch-drops", "deep-queue", "doctor", NULL,
+};
+
+int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	int err = 0;
+
+	if (!c)
+		return -ENOMEM;
+	c->F = F;
+	c->cur = cur;
+	c->d = d;
+	c->dv = calloc(cur->nflows ? cur->nflows : 1, sizeof(*c->dv));
+	if (!c->dv) {
+		free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+
+		if (f >= cur->flows && f < cur->flows + cur->nflows)
+			c->dv[f - cur->flows] = &d->flows[i].d;
+	}
+	collect_pauses(c);
+	err |= track_episodes(c);
+	err |= rule_pfc_storm(c);
+	err |= rule_pause_without_ecn(c);
+	err |= rule_victim(c);
+	err |= rule_congestion(c);
+	err |= rule_incast(c);
+	err |= rule_loss(c);
+	err |= rule_rnr(c);
+	err |= rule_cnp_ignored(c);
+	err |= rule_switch(c);
+	err |= rule_doctor(c);
+	free(c->dv);
+	free(c);
+	return err ? -ENOMEM : 0;
+}

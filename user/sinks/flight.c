@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --flight-recorder DURATION: the minutes before an incident that nobody was
+ * recording. The last DURATION of snapshots stay in memory as compressed
+ * recording blocks (user/core/record.h), never more than FLIGHT_MAX_BYTES.
+ * When a finding of at least --trigger severity opens, or on SIGUSR1, they are
+ * written to DIR/rocetop-YYYYmmddTHHMMSS.rtr (UTC), followed by the next
+ * DURATION of snapshots; then the recorder waits again. A trigger while a file
+ * is being written extends it. At most --max-files such files stay in DIR.
+ *
+ * Counters in the file count from the snapshot just before its first one, so
+ * a replay or a report of it shows the incident from its start.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "findings.h"
+#include "log.h"
+#include "record.h"
+#include "sink.h"
+
+#define FLIGHT_MAX_BYTES (512ULL << 20)
+
+struct fblock {
+	__u64 time_ns;
+	unsigned char *blk;
+	size_t len;
+};
+
+struct flight {
+	double secs;
+	int trigger;
+	int max_files;
+	char dir[4096];
+	char host[64];
+	struct fblock *ring;
+	size_t n, cap;
+	size_t bytes, peak_bytes;
+	struct fblock base;		/* the last block dropped from the ring */
+	struct rt_rec_buf b;
+	struct rt_snapshot dec, basesnap, tmp;
+	int have_basesnap;
+	int fd;
+	char path[4200];
+	__u64 until_ns;
+	long blocks;
+	int usr1;
+	int files;
+};
+
+static void fblock_free(struct fblock *f)
+{
+	free(f->blk);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Decode a stored block (header, zlib data) into s. */
+static int block_decode(const struct fblock *f, struct rt_snapshot *s)
+{
+	__u32 zlen, rawlen;
+	unsigned char *raw;
+	uLongf out;
+	int err;
+
+	if (f->len < 16)
+		return -EINVAL;
+	zlen = (__u32)f->blk[4] | (__u32)f->blk[5] << 8 | (__u32)f->blk[6] << 16 | (__u32)f->blk[7] << 24;
+	rawlen = (__u32)f->blk[8] | (__u32)f->blk[9] << 8 | (__u32)f->blk[10] << 16 | (__u32)f->blk[11] << 24;
+	raw = malloc(rawlen ? rawlen : 1);
+	if (!raw)
+		return -ENOMEM;
+	out = rawlen;
+	if (uncompress(raw, &out, f->blk + 16, zlen) != Z_OK || out != rawlen) {
+		free(raw);
+		return -EIO;
+	}
+	rt_snapshot_clear(s);
+	err = rt_rec_decode_own(raw, rawlen, s);
+	free(raw);
+	return err;
+}
+
+/* Keep at most max_files of DIR/rocetop-*.rtr: the names sort by time. */
+static void prune_files(struct flight *F)
+{
+	char pat[4200];
+	glob_t g;
+	size_t i;
+
+	if (!F->max_files)
+		return;
+	snprintf(pat, sizeof(pat), "%s/rocetop-*.rtr", F->dir);
+	if (glob(pat, 0, NULL, &g))
+		return;
+	for (i = 0; i + (size_t)F->max_files < g.gl_pathc; i++) {
+		if (unlink(g.gl_pathv[i]))
+			pr_warn("cannot remove the old flight recording %s: %s.\n", g.gl_pathv[i], strerror(errno));
+		else
+			pr_info("flight recorder: removed %s (--max-files %d).\n", g.gl_pathv[i], F->max_files);
+	}
+	globfree(&g);
+}
+
+static int write_snap(struct flight *F, const struct rt_snapshot *s)
+{
+	const struct rt_snapshot *w = s;
+	int err;
+
+	if (F->have_basesnap) {
+		if (rt_rec_rebase(&F->tmp, &F->basesnap, s))
+			return -ENOMEM;
+		w = &F->tmp;
+	}
+	if ((err = rt_rec_block(w, &F->b)) || (err = rt_rec_write_all(F->fd, F->b.z, F->b.zlen)))
+		return err;
+	F->blocks++;
+	return 0;
+}
+
+static void finish_file(struct flight *F, const char *why)
+{
+	if (F->fd < 0)
+		return;
+	fdatasync(F->fd);
+	close(F->fd);
+	F->fd = -1;
+	pr_info("flight recorder: %s written (%ld snapshots)%s.\n", F->path, F->blocks, why);
+}
+
+static int start_file(struct flight *F, const struct rt_snapshot *cur, const char *why)
+{
+	time_t t = (time_t)(cur->time_ns / 1000000000ULL);
+	unsigned char *h;
+	char stamp[32];
+	struct tm tm;
+	size_t i, hl;
+	int err, k;
+
+	gmtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	snprintf(F->path, sizeof(F->path), "%s/rocetop-%s.rtr", F->dir, stamp);
+	for (k = 1; access(F->path, F_OK) == 0 && k < 100; k++)
+		snprintf(F->path, sizeof(F->path), "%s/rocetop-%s-%d.rtr", F->dir, stamp, k);
+	F->fd = open(F->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (F->fd < 0) {
+		pr_warn("flight recorder: cannot write %s: %s; it keeps waiting.\n", F->path, strerror(errno));
+		return 0;	/* the other sinks go on */
+	}
+	if (rt_rec_header(&h, &hl, F->host))
+		return -ENOMEM;
+	err = rt_rec_write_all(F->fd, h, hl);
+	free(h);
+	F->blocks = 0;
+	F->have_basesnap = 0;
+	if (!err && F->base.blk) {
+		if ((err = block_decode(&F->base, &F->basesnap)))
+			pr_warn("flight recorder: cannot read back its oldest snapshot; counts in %s are since the start.\n",
+				F->path);
+		else
+			F->have_basesnap = 1;
+		err = 0;
+	}
+	for (i = 0; !err && i < F->n; i++) {
+		if ((err = block_decode(&F->ring[i], &F->dec)))
+			break;
+		err = write_snap(F, &F->dec);
+	}
+	if (err) {
+		pr_warn("flight recorder: writing %s failed: %s.\n", F->path, strerror(-err));
+		close(F->fd);
+		F->fd = -1;
+		return 0;
+	}
+	F->until_ns = cur->time_ns + (__u64)(F->secs * 1e9);
+	pr_info("flight recorder: %s: writing %s with the last %zu snapshots (%zu KB held in memory) and the next %.0f s.\n",
+		why, F->path, F->n, (F->bytes + 1023) / 1024, F->secs);
+	F->files++;
+	prune_files(F);
+	return 0;
+}
+
+/* Add cur to the ring; drop what is older than the duration (or too big). */
+static int push(struct flight *F, const struct rt_snapshot *cur)
+{
+	struct fblock *e;
+	__u64 keep_from = cur->time_ns > (__u64)(F->secs * 1e9) ? cur->time_ns - (__u64)(F->secs * 1e9) : 0;
+	size_t drop = 0, i;
+	int err;
+
+	if ((err = rt_rec_block(cur, &F->b)))
+		return err;
+	if (rt_grow_to((void **)&F->ring, &F->cap, F->n + 1, sizeof(*F->ring)))
+		return -ENOMEM;
+	e = &F->ring[F->n];
+	e->blk = malloc(F->b.zlen);
+	if (!e->blk)
+		return -ENOMEM;
+	memcpy(e->blk, F->b.z, F->b.zlen);
+	e->len = F->b.zlen;
+	e->time_ns = cur->time_ns;
+	F->n++;
+	F->bytes += e->len;
+	while (drop + 1 < F->n && (F->ring[drop].time_ns < keep_from || F->bytes > FLIGHT_MAX_BYTES)) {
+		F->bytes -= F->ring[drop].len;
+		fblock_free(&F->base);
+		F->base = F->ring[drop];
+		drop++;
+	}
+	if (drop) {
+		for (i = drop; i < F->n; i++)
+			F->ring[i - drop] = F->ring[i];
+		F->n -= drop;
+	}
+	if (F->bytes > F->peak_bytes)
+		F->peak_bytes = F->bytes;
+	return 0;
+}
+
+static int flight_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct flight *F = s->priv;
+	const struct rt_findings *fnd = d->findings;
+	char why[160] = "";
+	size_t i;
+	int err;
+
+	if ((err = push(F, cur))) {
+		pr_warn("flight recorder: cannot keep a snapshot: %s.\n", strerror(-err));
+		return err;
+	}
+	for (i = 0; fnd && i < fnd->nev && !why[0]; i++)
+		if (fnd->ev[i].event == RT_FEV_OPEN && fnd->ev[i].f.sev >= F->trigger)
+			snprintf(why, sizeof(why), "%s finding %s opened", rt_sev_name(fnd->ev[i].f.sev),
+				 fnd->ev[i].f.rule);
+	if (F->usr1) {
+		F->usr1 = 0;
+		if (!why[0])
+			snprintf(why, sizeof(why), "SIGUSR1");
+	}
+	if (F->fd >= 0) {
+		if ((err = write_snap(F, cur))) {
+			pr_warn("flight recorder: writing %s failed: %s.\n", F->path, strerror(-err));
+			close(F->fd);
+			F->fd = -1;
+			return 0;
+		}
+		if (why[0]) {
+			F->until_ns = cur->time_ns + (__u64)(F->secs * 1e9);
+			pr_info("flight recorder: %s: %s now goes on to %.0f s from here.\n", why, F->path, F->secs);
+		}
+	} else if (why[0]) {
+		if ((err = start_file(F, cur, why)))
+			return err;
+	}
+	if (F->fd >= 0 && cur->time_ns >= F->until_ns)
+		finish_file(F, "");
+	return 0;
+}
+
+static void flight_signal(struct rt_sink *s, int signo)
+{
+	struct flight *F = s->priv;
+
+	if (signo == SIGUSR1) {
+		F->usr1 = 1;
+		pr_info("flight recorder: SIGUSR1: writing at the next snapshot.\n");
+	}
+}
+
+static void flight_close(struct rt_sink *s)
+{
+	struct flight *F = s->priv;
+	size_t i;
+
+	if (F) {
+		finish_file(F, ", cut short by the end of the run");
+		pr_debug("flight recorder: at most %zu KB held in memory\n", (F->peak_bytes + 1023) / 1024);
+		for (i = 0; i < F->n; i++)
+			fblock_free(&F->ring[i]);
+		free(F->ring);
+		fblock_free(&F->base);
+		rt_rec_buf_free(&F->b);
+		rt_snapshot_free(&F->dec);
+		rt_snapshot_free(&F->basesnap);
+		rt_snapshot_free(&F->tmp);
+		free(F);
+	}
+	free(s);
+}
+
+struct rt_sink *rt_flight_sink_new(const struct rt_opts *o)
+{
+	struct rt_sink *s = calloc(1, sizeof(*s));
+	struct flight *F = calloc(1, sizeof(*F));
+
+	if (!s || !F) {
+		pr_warn("out of memory.\n");
+		free(s);
+		free(F);
+		return NULL;
+	}
+	s->name = "flight";
+	s->emit = flight_emit;
+	s->close = flight_close;
+	s->on_signal = flight_signal;
+	s->input_fd = -1;
+	s->priv = F;
+	F->fd = -1;
+	F->secs = o->flight_secs;
+	F->trigger = o->trigger;
+	F->max_files = o->max_files;
+	snprintf(F->dir, sizeof(F->dir), "%s", o->flight_dir ? o->flight_dir : ".");
+	rt_rec_hostname(o->hostname, F->host, sizeof(F->host));
+	if (access(F->dir, W_OK)) {
+		pr_warn("--flight-dir %s: cannot write there: %s.\n", F->dir, strerror(errno));
+		flight_close(s);
+		return NULL;
+	}
+	rt_snapshot_init(&F->dec);
+	rt_snapshot_init(&F->basesnap);
+	rt_snapshot_init(&F->tmp);
+	pr_info("flight recorder: keeping the last %.0f s; a %s finding or SIGUSR1 (kill -USR1 %d) writes them to %s.\n",
+		F->secs, rt_sev_name(F->trigger), (int)getpid(), F->dir);
+	return s;
+}
