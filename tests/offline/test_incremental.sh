@@ -2,7 +2,7 @@
 # The incremental flow table and changed-only deltas (user/core/snapshot.h)
 # write byte for byte the CSV files and recordings that full snapshots,
 # sorted and compared in full every interval, wrote: the expected files in
-# tests/fixtures/incremental/expect were made by rocetop at da7dbfd, main just
+# tests/fixtures/incremental/expect were made by rocetop at 82b647a, main just
 # before the change (tests/fixtures/incremental/make.sh; rerun it with that
 # commit's rocetop plus a deliberate CSV or recording format change, if one
 # lands), from the scapy captures of
@@ -35,9 +35,9 @@ for c in "${cases[@]}"; do
 	cmp -s "$T/rec.rtr" "$FX/expect/$name/rec.rtr" || bad="$bad rec.rtr"
 	rows=$(($(wc -l <"$T/out/flows.csv") - 1))
 	if [ -z "$bad" ]; then
-		echo "PASS incremental_$name: CSV ($rows flow rows), recording and its replay byte-identical to full snapshots' (da7dbfd)"
+		echo "PASS incremental_$name: CSV ($rows flow rows), recording and its replay byte-identical to full snapshots' (82b647a)"
 	else
-		echo "FAIL incremental_$name: differs from da7dbfd's output in:$bad"
+		echo "FAIL incremental_$name: differs from 82b647a's output in:$bad"
 		fails=$((fails + 1))
 	fi
 	rm -rf "$T/out" "$T/replay" "$T/rec.rtr" "$T/$name"
