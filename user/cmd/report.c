@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "derive.h"
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
@@ -41,7 +42,6 @@ struct agg_flow {
 	__u8 attr;
 	int has_target;
 	struct rt_flow_key target;	/* what its CNPs throttle, when known */
-	__u32 used;
 };
 
 struct agg_if {
@@ -78,8 +78,8 @@ struct report {
 	int json, top;
 	__u64 speed_mbps;
 	const char *speed_from;
-	struct agg_flow *tab;
-	__u32 cap, n;
+	struct rt_htab tab;		/* struct agg_flow by flow key */
+	size_t n;			/* flows: tab.n once the file is read */
 	struct agg_if ifs[2 * RT_MAX_IFACES];
 	size_t nifs;
 	struct moment *m;
@@ -131,38 +131,12 @@ static int take_ports(struct report *r, const struct rt_snapshot *s, const struc
 	return 0;
 }
 
+/* The aggregate of a flow: the one open-addressed table (user/core/table.h). */
 static struct agg_flow *agg_get(struct report *r, const struct rt_flow_key *k)
 {
-	__u32 j;
-
-	if ((r->n + 1) * 2 > r->cap) {
-		__u32 ncap = r->cap ? r->cap * 2 : 1024, i;
-		struct agg_flow *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (i = 0; i < r->cap; i++) {
-			if (!r->tab[i].used)
-				continue;
-			j = rt_flow_key_hash(&r->tab[i].k) & (ncap - 1);
-			while (nt[j].used)
-				j = (j + 1) & (ncap - 1);
-			nt[j] = r->tab[i];
-		}
-		free(r->tab);
-		r->tab = nt;
-		r->cap = ncap;
-	}
-	j = rt_flow_key_hash(k) & (r->cap - 1);
-	while (r->tab[j].used) {
-		if (!memcmp(&r->tab[j].k, k, sizeof(*k)))
-			return &r->tab[j];
-		j = (j + 1) & (r->cap - 1);
-	}
-	r->tab[j].used = 1;
-	r->tab[j].k = *k;
-	r->n++;
-	return &r->tab[j];
+	if (!r->tab.esz)
+		rt_htab_init(&r->tab, sizeof(struct agg_flow), sizeof(struct rt_flow_key), 0);
+	return rt_htab_get(&r->tab, k, rt_flow_key_hash(k), NULL);
 }
 
 static int take(struct report *r, const struct rt_snapshot *s, const struct rt_delta *d)
@@ -328,30 +302,37 @@ static int build_pairs(struct report *r)
 	r->pairs = calloc(r->n ? r->n : 1, sizeof(*r->pairs));
 	if (!r->pairs)
 		return -ENOMEM;
+	/* THE host pair of derive.h, both directions together (RT_HP_EITHER),
+	 * found through the one table: host pair -> index in pairs */
+	struct pidx { struct rt_hostpair k; size_t j; } *e;
+	struct rt_htab idx;
+	int fresh;
+
+	rt_htab_init(&idx, sizeof(struct pidx), sizeof(struct rt_hostpair), 0);
 	for (i = 0; i < r->n; i++) {
 		const struct agg_flow *f = r->flows[i];
-		const __u8 *a = f->k.src, *b = f->k.dst;
-		struct pair *p = NULL;
+		struct rt_hostpair hp;
+		struct pair *p;
 
-		if (memcmp(a, b, 16) > 0) {
-			a = f->k.dst;
-			b = f->k.src;
+		rt_hostpair_of(&hp, &f->k, RT_HP_EITHER);
+		e = rt_htab_get(&idx, &hp, rt_hostpair_hash(&hp), &fresh);
+		if (!e) {
+			rt_htab_free(&idx);
+			return -ENOMEM;
 		}
-		for (j = 0; j < r->npairs; j++)
-			if (r->pairs[j].family == f->k.family && !memcmp(r->pairs[j].a, a, 16) &&
-			    !memcmp(r->pairs[j].b, b, 16)) {
-				p = &r->pairs[j];
-				break;
-			}
-		if (!p) {
-			p = &r->pairs[r->npairs++];
-			p->family = f->k.family;
-			memcpy(p->a, a, 16);
-			memcpy(p->b, b, 16);
+		if (fresh) {
+			e->j = r->npairs++;
+			p = &r->pairs[e->j];
+			p->family = hp.family;
+			memcpy(p->a, hp.a, 16);
+			memcpy(p->b, hp.b, 16);
 		}
+		p = &r->pairs[e->j];
 		rt_flow_val_add(&p->v, &f->v);
 		p->flows++;
 	}
+	rt_htab_free(&idx);
+	(void)j;
 	qsort(r->pairs, r->npairs, sizeof(*r->pairs), pair_cmp);
 	return 0;
 }
@@ -1267,11 +1248,12 @@ static int load_file(struct report *r, struct rt_opts *o, const struct rt_find_c
 		if (!r->speed_mbps)
 			r->speed_mbps = 100000;
 	}
+	r->n = r->tab.n;
 	r->flows = calloc(r->n ? r->n : 1, sizeof(*r->flows));
 	if (r->flows)
-		for (i = 0, k = 0; i < r->cap; i++)
-			if (r->tab[i].used)
-				r->flows[k++] = &r->tab[i];
+		for (i = 0, k = 0; i < r->tab.cap; i++)
+			if (r->tab.used[i])
+				r->flows[k++] = rt_htab_at(&r->tab, i);
 	if (!r->flows || build_pairs(r)) {
 		pr_warn("out of memory.\n");
 		goto out;
@@ -1288,7 +1270,7 @@ out:
 
 static void report_free(struct report *r)
 {
-	free(r->tab);
+	rt_htab_free(&r->tab);
 	free(r->m);
 	free(r->flows);
 	free(r->pairs);
