@@ -28,9 +28,17 @@ struct {
 	__type(value, struct rt_if_val);
 } ifstats SEC(".maps");
 
-/* The ifindex of each slot, 0 unused: set by the loader, and changed while
- * running when a watched interface is deleted and comes back (a new ifindex). */
-volatile __u32 rt_slot_ifindex[RT_SLOT_OTHER] = {};
+/* ifindex -> ifstats slot of each watched interface, filled by the loader and
+ * changed while running when a watched interface is deleted and comes back
+ * with a new ifindex (user/sources/live.c's link watcher). One lookup: the
+ * verifier has no loop over slots to walk. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RT_SLOT_OTHER);
+	__type(key, __u32);
+	__type(value, __u32);
+} slots SEC(".maps");
+
 /* Set by the loader before load (--collector): XDP drops counted mirror copies. */
 const volatile __u8 rt_collector = 0;
 
@@ -38,12 +46,9 @@ static const struct rt_flow_val zero_flow;
 
 static __always_inline __u32 if_slot(__u32 ifindex)
 {
-	__u32 i;
+	__u32 *slot = bpf_map_lookup_elem(&slots, &ifindex);
 
-	for (i = 0; i < RT_SLOT_OTHER; i++)
-		if (rt_slot_ifindex[i] == ifindex)
-			return i;
-	return RT_SLOT_OTHER;
+	return slot && *slot < RT_SLOT_OTHER ? *slot : RT_SLOT_OTHER;
 }
 
 /*

@@ -79,7 +79,7 @@ struct rt_flow_val {
 /*
  * Interfaces are counted in slots of a per-CPU array (no hash lookup per
  * frame): the loader writes the ifindex of each watched interface into the
- * program's read-only rt_slot_ifindex[] before load; frames of any other
+ * program's slots map (ifindex -> slot) after load; frames of any other
  * ifindex count in the last slot, RT_SLOT_OTHER. ifstats[slot * 2 + dir].
  */
 #define RT_IF_SLOTS	17

@@ -334,12 +334,16 @@ static void test_collector(const struct corpus *co)
 		CHECK(0, "cannot open rocetop.bpf.o");
 		return;
 	}
-	skel->bss->rt_slot_ifindex[0] = LO_IFINDEX;
 	skel->rodata->rt_collector = 1;
 	if (rocetop_bpf__load(skel)) {
 		CHECK(0, "cannot load rocetop.bpf.o with rt_collector: %s", strerror(errno));
 		rocetop_bpf__destroy(skel);
 		return;
+	}
+	{
+		__u32 k = LO_IFINDEX, v = 0;
+
+		bpf_map_update_elem(bpf_map__fd(skel->maps.slots), &k, &v, BPF_ANY);
 	}
 	memset(&fl_in, 0, sizeof(fl_in));
 	memset(&fl_out, 0, sizeof(fl_out));
@@ -383,10 +387,13 @@ int main(void)
 	/* As the loader does: the watched interface's ifindex in its slot. */
 	skel = rocetop_bpf__open();
 	if (skel) {
-		skel->bss->rt_slot_ifindex[0] = LO_IFINDEX;
 		if (rocetop_bpf__load(skel)) {
 			rocetop_bpf__destroy(skel);
 			skel = NULL;
+		} else {
+			__u32 k = LO_IFINDEX, v = 0;
+
+			bpf_map_update_elem(bpf_map__fd(skel->maps.slots), &k, &v, BPF_ANY);
 		}
 	}
 	if (!skel) {

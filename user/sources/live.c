@@ -399,8 +399,14 @@ static void watch_links(struct live *l)
 		}
 		if (!now)
 			continue;
+		{
+			__u32 old = f->ifindex, slot = (__u32)i;
+			int mfd = bpf_map__fd(l->skel->maps.slots);
+
+			bpf_map_delete_elem(mfd, &old);
+			bpf_map_update_elem(mfd, &now, &slot, BPF_ANY);
+		}
 		f->ifindex = now;
-		l->skel->bss->rt_slot_ifindex[i] = now;
 		if ((!l->no_ingress && attach_xdp(l, f, l->xdp_mode)) ||
 		    (!l->no_egress && attach_tc(l, f) && l->no_ingress)) {
 			pr_warn("%s is back (ifindex %u) but cannot be attached again.\n", f->name, now);
@@ -503,8 +509,6 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 		goto fail;
 	}
 	bpf_map__set_max_entries(l->skel->maps.flows, o->max_flows);
-	for (i = 0; i < l->nifs; i++)
-		l->skel->bss->rt_slot_ifindex[i] = l->ifs[i].ifindex;
 	l->skel->rodata->rt_collector = o->collector ? 1 : 0;
 	err = rocetop_bpf__load(l->skel);
 	if (err) {
@@ -514,6 +518,14 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 		pr_warn("the kernel refused rocetop's BPF programs (%s); run with -v for the verifier's log.\n",
 			buf);
 		goto fail;
+	}
+	for (i = 0; i < l->nifs; i++) {
+		__u32 slot = (__u32)i;
+
+		if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.slots), &l->ifs[i].ifindex, &slot, BPF_ANY)) {
+			pr_warn("cannot fill the BPF slot map: %s.\n", strerror(errno));
+			goto fail;
+		}
 	}
 	for (i = 0; i < l->nifs; i++) {
 		if (!o->no_ingress && attach_xdp(l, &l->ifs[i], o->xdp_mode))
