@@ -179,17 +179,24 @@ static void count_rule(struct rt_findings *F, const char *rule)
 
 #define RT_SLOT_PEND 0x80000000u
 
+/* A word at a time over the (zero-filled) subject, then the rule's name. */
 static __u32 key_hash(const char *rule, const struct rt_subject *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	__u64 h = 0xcbf29ce484222325ULL;
+	__u64 h = 0x9e3779b97f4a7c15ULL, w;
 	size_t i;
 
+	for (i = 0; i + 8 <= sizeof(*s); i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	for (; i < sizeof(*s); i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
 	for (; *rule; rule++)
 		h = (h ^ (unsigned char)*rule) * 0x100000001b3ULL;
-	for (i = 0; i < sizeof(*s); i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return (__u32)(h ^ (h >> 32)) | 1;	/* 0 marks an empty slot */
+	h ^= h >> 32;
+	return (__u32)h | 1;	/* 0 marks an empty slot */
 }
 
 static int same_key(const struct rt_findings *F, __u32 v, const char *rule, const struct rt_subject *s)
@@ -234,12 +241,11 @@ static int index_rebuild(struct rt_findings *F, size_t want)
 	F->nused = 0;
 	for (i = 0; i < F->n; i++)
 		if (F->tab[i].open &&
-		    index_put(F, key_hash(F->tab[i].rule, &F->tab[i].subj), (__u32)i + 1, F->tab[i].rule, &F->tab[i].subj))
+		    index_put(F, F->tab[i].h, (__u32)i + 1, F->tab[i].rule, &F->tab[i].subj))
 			return -ENOMEM;
 	for (i = 0; i < F->npend; i++)
 		if (F->pend[i].hits >= 0 &&
-		    index_put(F, key_hash(F->pend[i].rule, &F->pend[i].subj), ((__u32)i + 1) | RT_SLOT_PEND,
-			      F->pend[i].rule, &F->pend[i].subj))
+		    index_put(F, F->pend[i].h, ((__u32)i + 1) | RT_SLOT_PEND, F->pend[i].rule, &F->pend[i].subj))
 			return -ENOMEM;
 	return 0;
 }
@@ -281,7 +287,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 		f->quiet = 0;
 		f->end_ns = F->t_end;
 		f->score = score;
-		if (score >= f->peak) {
+		if (score > f->peak) {
 			va_start(ap, fmt);
 			vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
 			va_end(ap);
@@ -308,6 +314,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 		snprintf(p->rule, sizeof(p->rule), "%s", rule);
 		p->subj = *subj;
 		p->start_ns = F->t_start;
+		p->h = h;
 		if (index_put(F, h, (__u32)F->npend | RT_SLOT_PEND, rule, subj))
 			return -ENOMEM;
 	}
@@ -324,6 +331,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	f->open = 1;
 	f->seen = 1;
 	f->id = F->next_id++;
+	f->h = h;
 	f->start_ns = p->start_ns;
 	f->end_ns = F->t_end;
 	f->opened_ns = F->t_end;

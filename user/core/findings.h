@@ -53,6 +53,7 @@ struct rt_finding {
 	__u8  seen;		/* matched in the interval being evaluated */
 	__u8  quiet;		/* intervals in a row it did not match */
 	__u32 id;		/* 1, 2, ... in opening order */
+	__u32 h;		/* hash of (rule, subject): the engine's index */
 	__u64 start_ns;		/* start of the first interval it matched */
 	__u64 end_ns;		/* end of the last interval it matched */
 	__u64 opened_ns;	/* end of the interval it opened in */
@@ -100,8 +101,9 @@ struct rt_pending {
 	char  rule[24];
 	struct rt_subject subj;
 	__u64 start_ns;
-	int   hits;		/* intervals in a row */
+	int   hits;		/* intervals in a row; -1: opened */
 	int   seen;		/* matched in the interval being evaluated */
+	__u32 h;		/* hash of (rule, subject) */
 };
 
 /* A priority paused in consecutive intervals on an interface (rules.c). */

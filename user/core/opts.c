@@ -21,6 +21,7 @@ enum {
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
 	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
 	OPT_COLLECTOR, OPT_THRESHOLD, OPT_LINK_SPEED, OPT_FLIGHT, OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
+	OPT_JSON,
 };
 
 /* The main command line: --help and parsing both come from this table. */
@@ -36,6 +37,8 @@ const struct rt_opt rt_main_opts[] = {
 	RT_OPT_SECTION("Views and sinks (combine freely; the default is the live ncurses view\n"
 		       "when standard output is a terminal):"),
 	{ 'b', "batch", NULL, "plain text, one table per interval, like top -b" },
+	{ OPT_JSON, "json", NULL, "--batch as JSON lines: one object per interval (implies -b;\n"
+				  "the keys are listed in rocetop(8))" },
 	{ OPT_CSV, "csv", "DIR", "write DIR/flows.csv, pfc.csv, stats.csv, ports.csv per interval\n"
 				 "(with --sflow also switchports.csv and drops.csv)" },
 	{ 'w', "write", "FILE", "record every snapshot to FILE (replay with -r FILE)" },
@@ -229,6 +232,7 @@ static int on_opt(void *ctx, int c, const char *arg)
 		break;
 	case 'w': o->write_file = arg; break;
 	case 'b': o->batch = 1; break;
+	case OPT_JSON: o->json = 1; o->batch = 1; break;
 	case 'D': o->daemon = 1; break;
 	case OPT_CSV: o->csv_dir = arg; break;
 	case OPT_LISTEN: {

@@ -31,7 +31,7 @@ struct rt_opts {
 	long iterations;		/* -n/--iterations, 0 = no limit */
 	int batch;			/* --batch */
 	int daemon;			/* -D: no view */
-	int json;			/* --json (report) */
+	int json;			/* --json: --batch as JSON lines; report's JSON */
 	int no_nic;			/* --no-nic: skip the NIC's counters */
 	int qp_counters;		/* --qp-counters: 1 bind QPs to counters, 2 (=cc) with
 					 * the optional congestion counters; put back at exit */

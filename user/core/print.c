@@ -125,7 +125,7 @@ void rt_pr_close_arr(struct rt_printer *p) { close_(p, ']'); }
 
 void rt_pr_u64(struct rt_printer *p, int to, const char *key, const char *fmt, unsigned long long v)
 {
-	if (p->json && (to & RT_PR_JSON) && key) {
+	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		fprintf(p->f, "%llu", v);
 	} else if (!p->json && (to & RT_PR_TEXT) && fmt) {
@@ -135,7 +135,7 @@ void rt_pr_u64(struct rt_printer *p, int to, const char *key, const char *fmt, u
 
 void rt_pr_dbl(struct rt_printer *p, int to, const char *key, const char *fmt, double v)
 {
-	if (p->json && (to & RT_PR_JSON) && key) {
+	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		fprintf(p->f, "%.17g", isfinite(v) ? v : 0.0);
 	} else if (!p->json && (to & RT_PR_TEXT) && fmt) {
@@ -145,11 +145,21 @@ void rt_pr_dbl(struct rt_printer *p, int to, const char *key, const char *fmt, d
 
 void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, const char *v)
 {
-	if (p->json && (to & RT_PR_JSON) && key) {
+	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		jstr(p->f, v);
 	} else if (!p->json && (to & RT_PR_TEXT) && fmt) {
 		fprintf(p->f, fmt, v);
+	}
+}
+
+void rt_pr_bool(struct rt_printer *p, int to, const char *key, const char *fmt, int v)
+{
+	if (p->json && (to & RT_PR_JSON)) {
+		member(p, key);
+		fputs(v ? "true" : "false", p->f);
+	} else if (!p->json && (to & RT_PR_TEXT) && fmt) {
+		fputs(v ? fmt : "", p->f);
 	}
 }
 

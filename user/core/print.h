@@ -39,10 +39,12 @@ void rt_pr_open_arr(struct rt_printer *p, const char *key);
 void rt_pr_close_arr(struct rt_printer *p);
 
 /* Values: in JSON "key":value, in text printf(fmt, value). fmt may be NULL
- * for a value only JSON shows. */
+ * for a value only JSON shows; key is NULL for an element of an array. */
 void rt_pr_u64(struct rt_printer *p, int to, const char *key, const char *fmt, unsigned long long v);
 void rt_pr_dbl(struct rt_printer *p, int to, const char *key, const char *fmt, double v);
 void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, const char *v);
+/* A flag: JSON true or false; text prints fmt (a fixed string) when it is set. */
+void rt_pr_bool(struct rt_printer *p, int to, const char *key, const char *fmt, int v);
 /* Text only: free text (titles, separators, newlines). */
 void rt_pr_text(struct rt_printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

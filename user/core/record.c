@@ -707,8 +707,10 @@ static ssize_t rin(struct rt_rec_reader *r, void *buf, size_t n)
 
 	if (take > n)
 		take = n;
-	memcpy(buf, r->pb + r->pbpos, take);
-	r->pbpos += take;
+	if (take) {	/* pb is NULL until something was pushed back */
+		memcpy(buf, r->pb + r->pbpos, take);
+		r->pbpos += take;
+	}
 	got = take < n ? read_full(r->fd, (char *)buf + take, n - take) : 0;
 	if (got < 0)
 		return got;

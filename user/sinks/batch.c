@@ -14,6 +14,7 @@
 #include "fmt.h"
 #include "log.h"
 #include "nic.h"
+#include "print.h"
 #include "sink.h"
 #include "sflow_decode.h"
 
@@ -22,6 +23,7 @@ enum { S_CONGESTION, S_PKTS, S_BYTES, S_CE, S_CNP, S_NAK, S_RNR };
 static int sort_by = S_CONGESTION;	/* qsort has no context argument */
 
 struct batch {
+	struct rt_printer pr;	/* text, or one JSON object per line (--json) */
 	int top;
 	struct rt_flow_delta **order;
 	size_t cap;
@@ -126,57 +128,86 @@ static double rate(__u64 n, double secs)
 
 /* The NIC's counters that moved, congestion counters first; each row says
  * where its number came from. */
-static void print_ports(const struct rt_delta *d, double secs)
+static void print_ports(struct rt_printer *p, const struct rt_delta *d, double secs)
 {
 	size_t i, shown = 0;
 	int pass;
 
+	rt_pr_open_arr(p, "nic");
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < d->nports; i++) {
 			const struct rt_port_ctr *c = d->ports[i].c;
+			char dv[sizeof(c->dev)], nd[sizeof(c->netdev)], nm[sizeof(c->name)];
 
 			if ((c->congestion ? 0 : 1) != pass || (!d->ports[i].d && !(c->congestion && c->value)))
 				continue;
 			if (!shown++)
-				printf("NIC counters\n  %-12s %-4s %-10s %-34s %14s %12s  %s\n", "DEVICE",
-				       "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC", "SOURCE");
-			char dv[sizeof(c->dev)], nd[sizeof(c->netdev)], nm[sizeof(c->name)];
-
-			printf("  %-12s %-4u %-10s %-34s %14llu %12.1f  %s",
-			       c->dev[0] ? rt_fmt_safe(c->dev, dv, sizeof(dv)) : "-", c->port,
-			       c->netdev[0] ? rt_fmt_safe(c->netdev, nd, sizeof(nd)) : "-",
-			       rt_fmt_safe(c->name, nm, sizeof(nm)),
-			       (unsigned long long)c->value, rate(d->ports[i].d, secs),
-			       rt_scope_name(c->scope));
-			if (c->scope == RT_SCOPE_QP)	/* the counter's (lowest) QP */
-				printf(" %u%s", c->qpn, c->nqps > 1 ? "+" : "");
-			printf("\n");
+				rt_pr_text(p, "NIC counters\n  %-12s %-4s %-10s %-34s %14s %12s  %s\n", "DEVICE",
+					   "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC", "SOURCE");
+			rt_pr_open_obj(p, NULL);
+			rt_pr_str(p, RT_PR_ANY, "device", "  %-12s",
+				  c->dev[0] ? rt_fmt_safe(c->dev, dv, sizeof(dv)) : "-");
+			rt_pr_u64(p, RT_PR_ANY, "port", " %-4llu", c->port);
+			rt_pr_str(p, RT_PR_ANY, "netdev", " %-10s",
+				  c->netdev[0] ? rt_fmt_safe(c->netdev, nd, sizeof(nd)) : "-");
+			rt_pr_str(p, RT_PR_ANY, "counter", " %-34s", rt_fmt_safe(c->name, nm, sizeof(nm)));
+			rt_pr_u64(p, RT_PR_ANY, "value", " %14llu", (unsigned long long)c->value);
+			rt_pr_u64(p, RT_PR_JSON, "delta", NULL, (unsigned long long)d->ports[i].d);
+			rt_pr_dbl(p, RT_PR_ANY, "per_s", " %12.1f", rate(d->ports[i].d, secs));
+			rt_pr_str(p, RT_PR_ANY, "scope", "  %s", rt_scope_name(c->scope));
+			if (c->scope == RT_SCOPE_QP) {	/* the counter's (lowest) QP */
+				rt_pr_u64(p, RT_PR_ANY, "qpn", " %llu", c->qpn);
+				rt_pr_u64(p, RT_PR_JSON, "nqps", NULL, c->nqps);
+				if (c->nqps > 1)
+					rt_pr_text(p, "+");
+			}
+			rt_pr_text(p, "\n");
+			rt_pr_close_obj(p);
 		}
 	}
+	rt_pr_close_arr(p);
 }
 
 /* sFlow: what each agent sent, the switch ports, the drops (estimates marked ~). */
-static void print_sflow(const struct rt_snapshot *cur, const struct rt_delta *d, double secs)
+static void print_sflow(struct rt_printer *p, const struct rt_snapshot *cur, const struct rt_delta *d,
+			double secs)
 {
 	const struct rt_flow_val *e = &d->est_tot;
-	char c1[16], c2[16];
+	char c1[16];
 	size_t i, shown = 0;
 
 	if (!d->nsfagents)
 		return;
-	printf("sFlow estimates: RoCE ~%s pkts/s ~%.3f Gb/s  CE ~%.2f%%  CNP ~%s/s  (not in the exact totals above)\n",
-	       rt_fmt_si(rate(e->pkts, secs), c1, sizeof(c1)), rate(e->bytes, secs) * 8 / 1e9,
-	       rt_ce_pct(e), rt_fmt_si(rate(e->cnp, secs), c2, sizeof(c2)));
+	rt_pr_open_obj(p, "sflow");
+	rt_pr_open_obj(p, "estimates");
+	rt_pr_str(p, RT_PR_TEXT, NULL, "sFlow estimates: RoCE ~%s pkts/s",
+		  rt_fmt_si(rate(e->pkts, secs), c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(e->pkts, secs));
+	rt_pr_dbl(p, RT_PR_ANY, "gbps", " ~%.3f Gb/s", rate(e->bytes, secs) * 8 / 1e9);
+	rt_pr_dbl(p, RT_PR_ANY, "ce_pct", "  CE ~%.2f%%", rt_ce_pct(e));
+	rt_pr_str(p, RT_PR_TEXT, NULL, "  CNP ~%s/s", rt_fmt_si(rate(e->cnp, secs), c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "cnp_per_s", NULL, rate(e->cnp, secs));
+	rt_pr_text(p, "  (not in the exact totals above)\n");
+	rt_pr_close_obj(p);
+	rt_pr_open_arr(p, "agents");
 	for (i = 0; i < d->nsfagents; i++) {
 		const struct rt_sfagent *a = &d->sfagents[i].d;
 
-		printf("sFlow agent %s: %llu datagrams, %llu lost, %llu with errors, %llu rejected, "
-		       "%llu flow samples, %llu drop notifications, %llu counter samples\n",
-		       d->sfagents[i].a->agent, (unsigned long long)a->datagrams, (unsigned long long)a->lost,
-		       (unsigned long long)a->errors, (unsigned long long)a->rejected,
-		       (unsigned long long)a->samples, (unsigned long long)a->drop_samples,
-		       (unsigned long long)a->ctr_samples);
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_ANY, "agent", "sFlow agent %s:", d->sfagents[i].a->agent);
+		rt_pr_u64(p, RT_PR_ANY, "datagrams", " %llu datagrams", (unsigned long long)a->datagrams);
+		rt_pr_u64(p, RT_PR_ANY, "lost", ", %llu lost", (unsigned long long)a->lost);
+		rt_pr_u64(p, RT_PR_ANY, "errors", ", %llu with errors", (unsigned long long)a->errors);
+		rt_pr_u64(p, RT_PR_ANY, "rejected", ", %llu rejected", (unsigned long long)a->rejected);
+		rt_pr_u64(p, RT_PR_ANY, "flow_samples", ", %llu flow samples", (unsigned long long)a->samples);
+		rt_pr_u64(p, RT_PR_ANY, "drop_notifications", ", %llu drop notifications",
+			  (unsigned long long)a->drop_samples);
+		rt_pr_u64(p, RT_PR_ANY, "counter_samples", ", %llu counter samples\n",
+			  (unsigned long long)a->ctr_samples);
+		rt_pr_close_obj(p);
 	}
+	rt_pr_close_arr(p);
+	rt_pr_open_arr(p, "switch_ports");
 	for (i = 0; i < d->nswports; i++) {
 		const struct rt_swport_delta *x = &d->swports[i];
 		const struct rt_swport_ctr *v = &x->d;
@@ -184,33 +215,105 @@ static void print_sflow(const struct rt_snapshot *cur, const struct rt_delta *d,
 		if (!v->samples && !v->drops)
 			continue;
 		if (!shown++)
-			printf("Switch ports (sFlow)\n  %-22s %-7s %7s %9s %8s %6s %9s %9s %10s %6s\n", "PORT", "DIR",
-			       "SAMPLES", "~PKTS/s", "~Gb/s", "~CE%", "MAXQ B", "MEANQ B", "MAXDLY ns", "DROPS");
-		printf("  %-22s %-7s %7llu %9s %8.3f %6.2f", x->p->name, rt_dir_name(x->p->dir),
-		       (unsigned long long)v->samples, rt_fmt_si(rate(v->est_pkts, secs), c1, sizeof(c1)),
-		       rate(v->est_bytes, secs) * 8 / 1e9, rt_pct((double)v->est_ce, (double)v->est_pkts));
-		if (v->depth_n)
-			printf(" %9u %9.0f", x->p->max_depth, (double)v->depth_sum / (double)v->depth_n);
-		else
-			printf(" %9s %9s", "-", "-");
+			rt_pr_text(p, "Switch ports (sFlow)\n  %-22s %-7s %7s %9s %8s %6s %9s %9s %10s %6s\n", "PORT",
+				   "DIR", "SAMPLES", "~PKTS/s", "~Gb/s", "~CE%", "MAXQ B", "MEANQ B", "MAXDLY ns", "DROPS");
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_ANY, "port", "  %-22s", x->p->name);
+		rt_pr_str(p, RT_PR_ANY, "dir", " %-7s", rt_dir_name(x->p->dir));
+		rt_pr_u64(p, RT_PR_ANY, "samples", " %7llu", (unsigned long long)v->samples);
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %9s", rt_fmt_si(rate(v->est_pkts, secs), c1, sizeof(c1)));
+		rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(v->est_pkts, secs));
+		rt_pr_dbl(p, RT_PR_ANY, "gbps", " %8.3f", rate(v->est_bytes, secs) * 8 / 1e9);
+		rt_pr_dbl(p, RT_PR_ANY, "ce_pct", " %6.2f", rt_pct((double)v->est_ce, (double)v->est_pkts));
+		if (v->depth_n) {
+			rt_pr_u64(p, RT_PR_ANY, "max_queue_bytes", " %9llu", x->p->max_depth);
+			rt_pr_dbl(p, RT_PR_ANY, "mean_queue_bytes", " %9.0f", (double)v->depth_sum / (double)v->depth_n);
+		} else {
+			rt_pr_text(p, " %9s %9s", "-", "-");
+		}
 		if (v->transit_n)
-			printf(" %10u", x->p->max_transit);
+			rt_pr_u64(p, RT_PR_ANY, "max_delay_ns", " %10llu", x->p->max_transit);
 		else
-			printf(" %10s", "-");
-		printf(" %6llu\n", (unsigned long long)v->drops);
+			rt_pr_text(p, " %10s", "-");
+		rt_pr_u64(p, RT_PR_ANY, "drops", " %6llu\n", (unsigned long long)v->drops);
+		rt_pr_close_obj(p);
 	}
+	rt_pr_close_arr(p);
+	rt_pr_open_arr(p, "drops");
 	for (i = 0; i < d->nswdrops; i++) {
-		const struct rt_swdrop *p = d->swdrops[i].p;
-		const char *name = rt_sf_drop_reason(p->reason);
+		const struct rt_swdrop *w = d->swdrops[i].p;
+		const char *name = rt_sf_drop_reason(w->reason);
 
-		if (d->swdrops[i].drops)
-			printf("drops at %s: %llu %s (%u)\n", rt_snapshot_ifname(cur, p->ifindex),
-			       (unsigned long long)d->swdrops[i].drops, name ? name : "?", p->reason);
+		if (!d->swdrops[i].drops)
+			continue;
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_ANY, "ifname", "drops at %s:", rt_snapshot_ifname(cur, w->ifindex));
+		rt_pr_u64(p, RT_PR_ANY, "drops", " %llu", (unsigned long long)d->swdrops[i].drops);
+		rt_pr_str(p, RT_PR_ANY, "reason", " %s", name ? name : "?");
+		rt_pr_u64(p, RT_PR_ANY, "reason_code", " (%llu)\n", w->reason);
+		rt_pr_close_obj(p);
 	}
+	rt_pr_close_arr(p);
+	rt_pr_close_obj(p);
+}
+
+/* One flow's row: the text's rates, and in JSON its exact counts beside them. */
+static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, const struct rt_flow_delta *fd,
+		       double secs)
+{
+	const struct rt_flow *f = fd->f;
+	const struct rt_flow_val *v = &fd->d;
+	const char *est = f->estimate ? "~" : "";	/* sFlow: estimates */
+	char c1[16], pk[24], a1[RT_ADDR_STRLEN], ifs[IF_NAMESIZE], mirror[RT_MIRROR_STRLEN];
+
+	rt_pr_open_obj(p, NULL);
+	rt_pr_str(p, RT_PR_ANY, "ifname", "%-10s", rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)));
+	rt_pr_str(p, RT_PR_ANY, "dir", " %-7s",
+		  f->k.origin == RT_ORIGIN_NIC ? (f->k.dir == RT_DIR_INGRESS ? "nic-in" : "nic-out") :
+		  rt_dir_name(f->k.dir));
+	rt_pr_str(p, RT_PR_ANY, "src", " %-15s", rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)));
+	rt_pr_str(p, RT_PR_ANY, "dst", " %-15s", rt_fmt_addr(f->k.family, f->k.dst, a1, sizeof(a1)));
+	rt_pr_u64(p, RT_PR_ANY, "dqpn", " %8llu", f->k.dqpn);
+	if (f->v.pcp == RT_PCP_NONE)
+		rt_pr_text(p, " %4s", "-");	/* JSON: no pcp key when untagged */
+	else
+		rt_pr_u64(p, RT_PR_ANY, "pcp", " %4llu", f->v.pcp);
+	rt_pr_u64(p, RT_PR_ANY, "dscp", " %4llu", f->v.dscp);
+	rt_pr_bool(p, RT_PR_JSON, "estimate", NULL, f->estimate);
+	rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, (unsigned long long)v->pkts);
+	rt_pr_u64(p, RT_PR_JSON, "bytes", NULL, (unsigned long long)v->bytes);
+	rt_pr_u64(p, RT_PR_JSON, "not_ect", NULL, (unsigned long long)v->ecn[RT_ECN_NOT_ECT]);
+	rt_pr_u64(p, RT_PR_JSON, "ect0", NULL, (unsigned long long)v->ecn[RT_ECN_ECT0]);
+	rt_pr_u64(p, RT_PR_JSON, "ect1", NULL, (unsigned long long)v->ecn[RT_ECN_ECT1]);
+	rt_pr_u64(p, RT_PR_JSON, "ce", NULL, (unsigned long long)v->ecn[RT_ECN_CE]);
+	rt_pr_u64(p, RT_PR_JSON, "cnp", NULL, (unsigned long long)v->cnp);
+	rt_pr_u64(p, RT_PR_JSON, "ack", NULL, (unsigned long long)v->ack);
+	rt_pr_u64(p, RT_PR_JSON, "nak", NULL, (unsigned long long)rt_nak(v));
+	rt_pr_u64(p, RT_PR_JSON, "nak_seq", NULL, (unsigned long long)v->nak_seq);
+	rt_pr_u64(p, RT_PR_JSON, "nak_other", NULL, (unsigned long long)v->nak_other);
+	rt_pr_u64(p, RT_PR_JSON, "rnr_nak", NULL, (unsigned long long)v->rnr_nak);
+	snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(v->pkts, secs), c1, sizeof(c1)));
+	rt_pr_str(p, RT_PR_TEXT, NULL, " %9s", pk);
+	rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(v->pkts, secs));
+	rt_pr_dbl(p, RT_PR_ANY, "gbps", " %8.3f", rate(v->bytes, secs) * 8 / 1e9);
+	rt_pr_dbl(p, RT_PR_ANY, "ce_pct", " %6.2f", rt_ce_pct(v));
+	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(v->cnp, secs), c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "cnp_per_s", NULL, rate(v->cnp, secs));
+	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(rt_nak(v), secs), c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "nak_per_s", NULL, rate(rt_nak(v), secs));
+	rt_pr_dbl(p, RT_PR_ANY, "rnr_per_s", " %8.1f", rate(v->rnr_nak, secs));
+	if (f->k.mirror) {
+		rt_fmt_mirror(&f->k, mirror, sizeof(mirror));
+		rt_pr_str(p, RT_PR_ANY, "mirror", "  %s", mirror);
+	} else {
+		rt_pr_text(p, "  -");	/* JSON: no mirror key for the host's own traffic */
+	}
+	rt_pr_text(p, "\n");
+	rt_pr_close_obj(p);
 }
 
 /* The open findings, most severe first, after the header. */
-static void print_findings(const struct rt_findings *F)
+static void print_findings(struct rt_printer *p, const struct rt_findings *F)
 {
 	char c1[16], subj[512];
 	size_t cnt[3], i;
@@ -219,75 +322,120 @@ static void print_findings(const struct rt_findings *F)
 	if (!F)
 		return;
 	rt_findings_count(F, cnt);
-	printf("findings %zu open: %zu critical, %zu warning, %zu info\n", cnt[0] + cnt[1] + cnt[2],
-	       cnt[RT_SEV_CRITICAL], cnt[RT_SEV_WARNING], cnt[RT_SEV_INFO]);
+	rt_pr_open_obj(p, "findings");
+	rt_pr_u64(p, RT_PR_ANY, "open", "findings %llu open:", (unsigned long long)(cnt[0] + cnt[1] + cnt[2]));
+	rt_pr_u64(p, RT_PR_ANY, "critical", " %llu critical,", (unsigned long long)cnt[RT_SEV_CRITICAL]);
+	rt_pr_u64(p, RT_PR_ANY, "warning", " %llu warning,", (unsigned long long)cnt[RT_SEV_WARNING]);
+	rt_pr_u64(p, RT_PR_ANY, "info", " %llu info\n", (unsigned long long)cnt[RT_SEV_INFO]);
+	rt_pr_open_arr(p, "list");
 	for (sev = RT_SEV_CRITICAL; sev >= RT_SEV_INFO; sev--)
 		for (i = 0; i < F->n; i++) {
 			const struct rt_finding *f = &F->tab[i];
 
 			if (!f->open || f->sev != sev)
 				continue;
-			printf("  %-8s %-18s since %s  %s: %s\n", rt_sev_name(f->sev), f->rule,
-			       rt_fmt_clock(f->start_ns, c1, sizeof(c1)),
-			       rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
+			rt_pr_open_obj(p, NULL);
+			rt_pr_str(p, RT_PR_ANY, "severity", "  %-8s", rt_sev_name(f->sev));
+			rt_pr_str(p, RT_PR_ANY, "rule", " %-18s", f->rule);
+			rt_pr_str(p, RT_PR_TEXT, NULL, " since %s", rt_fmt_clock(f->start_ns, c1, sizeof(c1)));
+			rt_pr_dbl(p, RT_PR_JSON, "since", NULL, f->start_ns / 1e9);
+			rt_pr_str(p, RT_PR_ANY, "subject", "  %s", rt_subject_text(&f->subj, subj, sizeof(subj)));
+			rt_pr_str(p, RT_PR_ANY, "evidence", ": %s\n", f->evidence);
+			rt_pr_close_obj(p);
 		}
+	rt_pr_close_arr(p);
+	rt_pr_close_obj(p);
 }
 
 static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct batch *b = s->priv;
+	struct rt_printer *p = &b->pr;
 	const struct rt_flow_val *t = &d->flow_tot;
 	const struct rt_if_val *it = &d->if_tot;
 	double secs = d->secs;
-	char c1[16], c2[16], c3[16], a1[RT_ADDR_STRLEN], a2[RT_ADDR_STRLEN];
-	char safe[sizeof(cur->notes[0])], ifs[IF_NAMESIZE];
+	char c1[16], safe[sizeof(cur->notes[0])], ifs[IF_NAMESIZE];
 	size_t i, n, active = 0;
 
-	printf("rocetop %s  source %s  interval %.2f s\n", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)),
-	       rt_fmt_safe(cur->source, safe, sizeof(safe)), secs);
-	printf("RoCE %s pkts/s %.3f Gb/s  CE %.2f%%  CNP %s/s  NAK %s/s  RNR %s/s  flows %zu  evicted %llu\n",
-	       rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)), rate(t->bytes, secs) * 8 / 1e9,
-	       rt_ce_pct(t),
-	       rt_fmt_si(rate(t->cnp, secs), c2, sizeof(c2)),
-	       rt_fmt_si(rate(rt_nak(t), secs), c3, sizeof(c3)), rt_fmt_si(rate(t->rnr_nak, secs), a1, sizeof(a1)),
-	       cur->nflows, (unsigned long long)cur->evicted);
-	printf("frames %llu  roce %llu  other %llu  pause %llu  truncated %llu  malformed %llu  table-full %llu",
-	       (unsigned long long)it->pkts, (unsigned long long)it->roce,
-	       (unsigned long long)it->not_roce, (unsigned long long)it->mac_ctrl,
-	       (unsigned long long)it->truncated, (unsigned long long)it->malformed,
-	       (unsigned long long)it->flow_full);
+	rt_pr_start(p);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "rocetop %s", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "time", NULL, cur->time_ns / 1e9);
+	rt_pr_str(p, RT_PR_ANY, "source", "  source %s", rt_fmt_safe(cur->source, safe, sizeof(safe)));
+	rt_pr_dbl(p, RT_PR_ANY, "interval", "  interval %.2f s\n", secs);
+
+	rt_pr_open_obj(p, "totals");
+	rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, (unsigned long long)t->pkts);
+	rt_pr_u64(p, RT_PR_JSON, "bytes", NULL, (unsigned long long)t->bytes);
+	rt_pr_u64(p, RT_PR_JSON, "ce", NULL, (unsigned long long)t->ecn[RT_ECN_CE]);
+	rt_pr_u64(p, RT_PR_JSON, "cnp", NULL, (unsigned long long)t->cnp);
+	rt_pr_u64(p, RT_PR_JSON, "nak", NULL, (unsigned long long)rt_nak(t));
+	rt_pr_u64(p, RT_PR_JSON, "rnr_nak", NULL, (unsigned long long)t->rnr_nak);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "RoCE %s pkts/s", rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(t->pkts, secs));
+	rt_pr_dbl(p, RT_PR_ANY, "gbps", " %.3f Gb/s", rate(t->bytes, secs) * 8 / 1e9);
+	rt_pr_dbl(p, RT_PR_ANY, "ce_pct", "  CE %.2f%%", rt_ce_pct(t));
+	rt_pr_str(p, RT_PR_TEXT, NULL, "  CNP %s/s", rt_fmt_si(rate(t->cnp, secs), c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "cnp_per_s", NULL, rate(t->cnp, secs));
+	rt_pr_str(p, RT_PR_TEXT, NULL, "  NAK %s/s", rt_fmt_si(rate(rt_nak(t), secs), c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "nak_per_s", NULL, rate(rt_nak(t), secs));
+	rt_pr_str(p, RT_PR_TEXT, NULL, "  RNR %s/s", rt_fmt_si(rate(t->rnr_nak, secs), c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "rnr_per_s", NULL, rate(t->rnr_nak, secs));
+	rt_pr_u64(p, RT_PR_ANY, "flows", "  flows %llu", (unsigned long long)cur->nflows);
+	rt_pr_u64(p, RT_PR_ANY, "evicted", "  evicted %llu\n", (unsigned long long)cur->evicted);
+	rt_pr_close_obj(p);
+
+	rt_pr_open_obj(p, "frames");
+	rt_pr_u64(p, RT_PR_ANY, "frames", "frames %llu", (unsigned long long)it->pkts);
+	rt_pr_u64(p, RT_PR_ANY, "roce", "  roce %llu", (unsigned long long)it->roce);
+	rt_pr_u64(p, RT_PR_ANY, "not_roce", "  other %llu", (unsigned long long)it->not_roce);
+	rt_pr_u64(p, RT_PR_ANY, "pause", "  pause %llu", (unsigned long long)it->mac_ctrl);
+	rt_pr_u64(p, RT_PR_ANY, "truncated", "  truncated %llu", (unsigned long long)it->truncated);
+	rt_pr_u64(p, RT_PR_ANY, "malformed", "  malformed %llu", (unsigned long long)it->malformed);
+	rt_pr_u64(p, RT_PR_ANY, "table_full", "  table-full %llu", (unsigned long long)it->flow_full);
 	if (it->mirrored)	/* mirror copies decapsulated (--collector ports) */
-		printf("  mirrored %llu", (unsigned long long)it->mirrored);
-	printf("\n");
-	print_findings(d->findings);
+		rt_pr_u64(p, RT_PR_TEXT, NULL, "  mirrored %llu", (unsigned long long)it->mirrored);
+	rt_pr_u64(p, RT_PR_JSON, "mirrored", NULL, (unsigned long long)it->mirrored);
+	rt_pr_text(p, "\n");
+	rt_pr_close_obj(p);
+	print_findings(p, d->findings);
+
+	rt_pr_open_arr(p, "pfc");
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
 		__u64 speed = rt_link_speed_mbps(ifn);
 
 		ifn = rt_fmt_safe(ifn, ifs, sizeof(ifs));
-
-		for (unsigned int p = 0; p < RT_NPRIO; p++) {
+		for (unsigned int q = 0; q < RT_NPRIO; q++) {
 			const struct rt_if_val *v = &d->ifs[i].d;
 			double paused;
 
-			if (!v->pfc_frames[p])
+			if (!v->pfc_frames[q])
 				continue;
-			paused = rt_pause_seconds(v->pfc_quanta[p], speed);
-			printf("PFC %s %s prio %s: %llu frames, %llu xon, %llu quanta",
-			       ifn, rt_dir_name(r->k.dir), rt_prio_name(p, c1, sizeof(c1)),
-			       (unsigned long long)v->pfc_frames[p], (unsigned long long)v->pfc_xon[p],
-			       (unsigned long long)v->pfc_quanta[p]);
-			if (speed && secs > 0)
-				printf(", paused ~%.1f%% at %llu Mb/s", rt_share_pct(paused, secs),
-				       (unsigned long long)speed);
-			printf("\n");
+			paused = rt_pause_seconds(v->pfc_quanta[q], speed);
+			rt_pr_open_obj(p, NULL);
+			rt_pr_str(p, RT_PR_ANY, "ifname", "PFC %s", ifn);
+			rt_pr_str(p, RT_PR_ANY, "dir", " %s", rt_dir_name(r->k.dir));
+			rt_pr_str(p, RT_PR_ANY, "prio", " prio %s:", rt_prio_name(q, c1, sizeof(c1)));
+			rt_pr_u64(p, RT_PR_ANY, "frames", " %llu frames", (unsigned long long)v->pfc_frames[q]);
+			rt_pr_u64(p, RT_PR_ANY, "xon", ", %llu xon", (unsigned long long)v->pfc_xon[q]);
+			rt_pr_u64(p, RT_PR_ANY, "quanta", ", %llu quanta", (unsigned long long)v->pfc_quanta[q]);
+			if (speed && secs > 0) {
+				rt_pr_dbl(p, RT_PR_ANY, "paused_pct", ", paused ~%.1f%%", rt_share_pct(paused, secs));
+				rt_pr_u64(p, RT_PR_ANY, "link_mbps", " at %llu Mb/s", (unsigned long long)speed);
+			}
+			rt_pr_text(p, "\n");
+			rt_pr_close_obj(p);
 		}
 	}
+	rt_pr_close_arr(p);
+
+	rt_pr_open_arr(p, "notes");
 	for (i = 0; i < cur->nnotes; i++)
-		printf("note: %s\n", rt_fmt_safe(cur->notes[i], safe, sizeof(safe)));
-	print_ports(d, secs);
-	print_sflow(cur, d, secs);
+		rt_pr_str(p, RT_PR_ANY, NULL, "note: %s\n", rt_fmt_safe(cur->notes[i], safe, sizeof(safe)));
+	rt_pr_close_arr(p);
+	print_ports(p, d, secs);
+	print_sflow(p, cur, d, secs);
 
 	if (rt_grow_to((void **)&b->order, &b->cap, d->nflows, sizeof(*b->order)))
 		return -ENOMEM;
@@ -296,38 +444,19 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		active = n;
 	if (n > 1)
 		qsort(b->order, n, sizeof(*b->order), cmp_order);
-	printf("\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
-	       "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
-	       "MIRROR");
-	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++) {
-		const struct rt_flow_delta *fd = b->order[i];
-		const struct rt_flow *f = fd->f;
-		const char *est = f->estimate ? "~" : "";	/* sFlow: estimates */
-		char prio[8], pk[24], mirror[RT_MIRROR_STRLEN];
-
-		if (f->v.pcp == RT_PCP_NONE)
-			snprintf(prio, sizeof(prio), "-");
-		else
-			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
-		if (!f->k.mirror)
-			snprintf(mirror, sizeof(mirror), "-");
-		else
-			rt_fmt_mirror(&f->k, mirror, sizeof(mirror));
-		snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(fd->d.pkts, secs), c1, sizeof(c1)));
-		printf("%-10s %-7s %-15s %-15s %8u %4s %4u %9s %8.3f %6.2f %8s %8s %8.1f  %s\n",
-		       rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)),
-		       f->k.origin == RT_ORIGIN_NIC ? (f->k.dir == RT_DIR_INGRESS ? "nic-in" : "nic-out") :
-		       rt_dir_name(f->k.dir),
-		       rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)),
-		       rt_fmt_addr(f->k.family, f->k.dst, a2, sizeof(a2)), f->k.dqpn, prio, f->v.dscp,
-		       pk, rate(fd->d.bytes, secs) * 8 / 1e9,
-		       rt_ce_pct(&fd->d), rt_fmt_si(rate(fd->d.cnp, secs), c2, sizeof(c2)),
-		       rt_fmt_si(rate(rt_nak(&fd->d), secs), c3, sizeof(c3)), rate(fd->d.rnr_nak, secs),
-		       mirror);
-	}
+	rt_pr_text(p, "\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
+		   "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
+		   "MIRROR");
+	rt_pr_open_arr(p, "flows");
+	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++)
+		print_flow(p, cur, b->order[i], secs);
+	rt_pr_close_arr(p);
 	if (active > i)
-		printf("... %zu more flows (--top 0 shows all)\n", active - i);
-	printf("\n");
+		rt_pr_u64(p, RT_PR_TEXT, NULL, "... %llu more flows (--top 0 shows all)\n",
+			  (unsigned long long)(active - i));
+	rt_pr_u64(p, RT_PR_JSON, "flows_more", NULL, (unsigned long long)(active - i));
+	rt_pr_text(p, "\n");
+	rt_pr_end(p);
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
 		int err = errno ? errno : EIO;
@@ -360,6 +489,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 		return NULL;
 	}
 	b->top = o->top;
+	rt_pr_init(&b->pr, stdout, o->json);
 	if (o->sort) {
 		static const char *const names[] = { "congestion", "pkts", "bytes", "ce", "cnp", "nak", "rnr" };
 		size_t k;
