@@ -24,9 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "derive.h"
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
+#include "num.h"
+#include "cli.h"
 #include "nic.h"
 #include "opts.h"
 #include "source.h"
@@ -42,7 +45,6 @@ struct agg_flow {
 	__u8 attr;
 	int has_target;
 	struct rt_flow_key target;	/* what its CNPs throttle, when known */
-	__u32 used;
 };
 
 struct agg_if {
@@ -79,8 +81,8 @@ struct report {
 	int json, top;
 	__u64 speed_mbps;
 	const char *speed_from;
-	struct agg_flow *tab;
-	__u32 cap, n;
+	struct rt_htab tab;		/* struct agg_flow by flow key */
+	size_t n;			/* flows: tab.n once the file is read */
 	struct agg_if ifs[2 * RT_MAX_IFACES];
 	size_t nifs;
 	struct moment *m;
@@ -132,38 +134,12 @@ static int take_ports(struct report *r, const struct rt_snapshot *s, const struc
 	return 0;
 }
 
+/* The aggregate of a flow: the one open-addressed table (user/core/table.h). */
 static struct agg_flow *agg_get(struct report *r, const struct rt_flow_key *k)
 {
-	__u32 j;
-
-	if ((r->n + 1) * 2 > r->cap) {
-		__u32 ncap = r->cap ? r->cap * 2 : 1024, i;
-		struct agg_flow *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (i = 0; i < r->cap; i++) {
-			if (!r->tab[i].used)
-				continue;
-			j = rt_flow_key_hash(&r->tab[i].k) & (ncap - 1);
-			while (nt[j].used)
-				j = (j + 1) & (ncap - 1);
-			nt[j] = r->tab[i];
-		}
-		free(r->tab);
-		r->tab = nt;
-		r->cap = ncap;
-	}
-	j = rt_flow_key_hash(k) & (r->cap - 1);
-	while (r->tab[j].used) {
-		if (!memcmp(&r->tab[j].k, k, sizeof(*k)))
-			return &r->tab[j];
-		j = (j + 1) & (r->cap - 1);
-	}
-	r->tab[j].used = 1;
-	r->tab[j].k = *k;
-	r->n++;
-	return &r->tab[j];
+	if (!r->tab.esz)
+		rt_htab_init(&r->tab, sizeof(struct agg_flow), sizeof(struct rt_flow_key), 0);
+	return rt_htab_get(&r->tab, k, rt_flow_key_hash(k), NULL);
 }
 
 static int take(struct report *r, const struct rt_snapshot *s, const struct rt_delta *d)
@@ -329,30 +305,37 @@ static int build_pairs(struct report *r)
 	r->pairs = calloc(r->n ? r->n : 1, sizeof(*r->pairs));
 	if (!r->pairs)
 		return -ENOMEM;
+	/* THE host pair of derive.h, both directions together (RT_HP_EITHER),
+	 * found through the one table: host pair -> index in pairs */
+	struct pidx { struct rt_hostpair k; size_t j; } *e;
+	struct rt_htab idx;
+	int fresh;
+
+	rt_htab_init(&idx, sizeof(struct pidx), sizeof(struct rt_hostpair), 0);
 	for (i = 0; i < r->n; i++) {
 		const struct agg_flow *f = r->flows[i];
-		const __u8 *a = f->k.src, *b = f->k.dst;
-		struct pair *p = NULL;
+		struct rt_hostpair hp;
+		struct pair *p;
 
-		if (memcmp(a, b, 16) > 0) {
-			a = f->k.dst;
-			b = f->k.src;
+		rt_hostpair_of(&hp, &f->k, RT_HP_EITHER);
+		e = rt_htab_get(&idx, &hp, rt_hostpair_hash(&hp), &fresh);
+		if (!e) {
+			rt_htab_free(&idx);
+			return -ENOMEM;
 		}
-		for (j = 0; j < r->npairs; j++)
-			if (r->pairs[j].family == f->k.family && !memcmp(r->pairs[j].a, a, 16) &&
-			    !memcmp(r->pairs[j].b, b, 16)) {
-				p = &r->pairs[j];
-				break;
-			}
-		if (!p) {
-			p = &r->pairs[r->npairs++];
-			p->family = f->k.family;
-			memcpy(p->a, a, 16);
-			memcpy(p->b, b, 16);
+		if (fresh) {
+			e->j = r->npairs++;
+			p = &r->pairs[e->j];
+			p->family = hp.family;
+			memcpy(p->a, hp.a, 16);
+			memcpy(p->b, hp.b, 16);
 		}
+		p = &r->pairs[e->j];
 		rt_flow_val_add(&p->v, &f->v);
 		p->flows++;
 	}
+	rt_htab_free(&idx);
+	(void)j;
 	qsort(r->pairs, r->npairs, sizeof(*r->pairs), pair_cmp);
 	return 0;
 }
@@ -1166,21 +1149,89 @@ static void print_merged(struct report *rs, int n, int json, int top)
 	rt_flog_free(&L);
 }
 
-static const char report_usage[] =
+enum { R_JSON = 256, R_TOP, R_LINK_SPEED, R_MAX_FLOWS, R_THRESHOLD };
+
+static const struct rt_opt report_opts[] = {
+	{ R_JSON, "json", NULL, "machine-readable output" },
+	{ 'd', "interval", "S", "captures: length of the intervals in seconds (default 1)" },
+	{ R_TOP, "top", "N", "rows per table (default 10, 0: all)" },
+	{ R_LINK_SPEED, "link-speed", "S", "link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
+					  "(default: the interface's speed in sysfs, else 100G)" },
+	{ R_MAX_FLOWS, "max-flows", "N", "keep at most N flows of a capture (default: all)" },
+	{ R_THRESHOLD, "threshold", "NAME=VALUE", "a rule's threshold (the names: rocetop -h)" },
+	{ 'h', "help", NULL, "this text" },
+	RT_OPT_END,
+};
+
+static const struct rt_cli report_cli = {
+	.prog = "rocetop report",
+	.usage =
 "Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--link-speed SPEED]\n"
 "Summarise rocetop recordings or pcap/pcapng captures: the findings as a\n"
 "timeline first, then duration and totals, the top flows by CE, CNP and NAK,\n"
 "the moments of peak CE rate and PFC pauses, paused time per priority, host\n"
 "pairs ranked, and the data flows CNPs throttled. Several files (recordings\n"
 "from several hosts) merge into one timeline naming each host, with CNPs on\n"
-"one host matched to the data flows they throttle on another.\n"
-"  --json            machine-readable output\n"
-"  -d, --interval S  captures: length of the intervals in seconds (default 1)\n"
-"  --top N           rows per table (default 10, 0: all)\n"
-"  --link-speed S    link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
-"                    (default: the interface's speed in sysfs, else 100G)\n"
-"  --max-flows N     keep at most N flows of a capture (default: all)\n"
-"  --threshold NAME=VALUE  a rule's threshold (the names: rocetop -h)\n";
+"one host matched to the data flows they throttle on another.\n",
+	.opts = report_opts,
+	.width = 20,
+	.long_indent = 2,
+};
+
+struct report_args {
+	struct rt_opts *o;
+	struct rt_find_cfg *cfg;
+	int json, top;
+	__u64 speed;
+	const char *speed_from;
+};
+
+/* One option of report's command line: 0, 1 (help shown) or -EINVAL. */
+static int report_opt(void *ctx, int id, const char *arg)
+{
+	struct report_args *a = ctx;
+	double v;
+
+	switch (id) {
+	case R_JSON:
+		a->json = 1;
+		return 0;
+	case 'd':
+		if (rt_parse_num(arg, RT_NUM_SECONDS, 0.001, 86400, &a->o->interval)) {
+			pr_warn("--interval '%s' is not valid: give seconds between 0.001 and 86400.\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case R_TOP:
+		if (rt_parse_num(arg, RT_NUM_INT, 0, INT_MAX, &v)) {
+			pr_warn("--top '%s' is not valid: give a number of rows, 0 for all.\n", arg);
+			return -EINVAL;
+		}
+		a->top = (int)v;
+		return 0;
+	case R_LINK_SPEED:
+		if (rt_parse_speed(arg, &a->speed)) {
+			pr_warn("--link-speed '%s' is not valid: give a speed such as 25G, 100G or 40000M.\n", arg);
+			return -EINVAL;
+		}
+		a->speed_from = "given";
+		return 0;
+	case R_MAX_FLOWS:
+		if (rt_parse_num(arg, RT_NUM_INT, 16, 1 << 24, &v)) {
+			pr_warn("--max-flows '%s' is not valid: give a number between 16 and 16777216.\n", arg);
+			return -EINVAL;
+		}
+		a->o->max_flows = (__u32)v;
+		a->o->max_flows_set = 1;
+		return 0;
+	case R_THRESHOLD:
+		return rt_find_cfg_set(a->cfg, arg) ? -EINVAL : 0;
+	case 'h':
+		rt_cli_help(&report_cli, stdout);
+		return 1;
+	}
+	return -EINVAL;
+}
 
 /* Read one file into r; 0, or 1 after saying why. */
 static int load_file(struct report *r, struct rt_opts *o, const struct rt_find_cfg *cfg)
@@ -1264,11 +1315,12 @@ static int load_file(struct report *r, struct rt_opts *o, const struct rt_find_c
 		if (!r->speed_mbps)
 			r->speed_mbps = 100000;
 	}
+	r->n = r->tab.n;
 	r->flows = calloc(r->n ? r->n : 1, sizeof(*r->flows));
 	if (r->flows)
-		for (i = 0, k = 0; i < r->cap; i++)
-			if (r->tab[i].used)
-				r->flows[k++] = &r->tab[i];
+		for (i = 0, k = 0; i < r->tab.cap; i++)
+			if (r->tab.used[i])
+				r->flows[k++] = rt_htab_at(&r->tab, i);
 	if (!r->flows || build_pairs(r)) {
 		pr_warn("out of memory.\n");
 		goto out;
@@ -1285,7 +1337,7 @@ out:
 
 static void report_free(struct report *r)
 {
-	free(r->tab);
+	rt_htab_free(&r->tab);
 	free(r->m);
 	free(r->flows);
 	free(r->pairs);
@@ -1295,73 +1347,27 @@ static void report_free(struct report *r)
 
 int rt_report_main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "interval", required_argument, NULL, 'd' },
-		{ "top", required_argument, NULL, 't' },
-		{ "link-speed", required_argument, NULL, 's' },
-		{ "max-flows", required_argument, NULL, 'm' },
-		{ "threshold", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct report *rs = NULL;
 	struct rt_find_cfg cfg;
 	struct rt_opts o;
-	int c, json = 0, top = 10, nfiles, i, rc = 1;
-	__u64 speed = 0;
-	const char *speed_from = NULL;
-	char *end;
-	long l;
+	struct report_args ra = { .o = &o, .cfg = &cfg, .top = 10 };
+	int nfiles, i, rc = 1, first, err;
+	int json;
+	int top;
+	__u64 speed;
+	const char *speed_from;
 
 	rt_opts_defaults(&o);
 	rt_find_cfg_defaults(&cfg);
 	o.daemon = 1;	/* no view: keeps the capture reader's progress meter honest */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = 1; break;
-		case 'd':
-			o.interval = strtod(optarg, &end);
-			if (*end || end == optarg || !(o.interval >= 0.001 && o.interval <= 86400)) {
-				pr_warn("--interval '%s' is not valid: give seconds between 0.001 and 86400.\n", optarg);
-				return 2;
-			}
-			break;
-		case 't':
-			l = strtol(optarg, &end, 10);
-			if (*end || end == optarg || l < 0 || l > INT_MAX) {
-				pr_warn("--top '%s' is not valid: give a number of rows, 0 for all.\n", optarg);
-				return 2;
-			}
-			top = (int)l;
-			break;
-		case 's':
-			if (rt_parse_speed(optarg, &speed)) {
-				pr_warn("--link-speed '%s' is not valid: give a speed such as 25G, 100G or 40000M.\n", optarg);
-				return 2;
-			}
-			speed_from = "given";
-			break;
-		case 'm':
-			l = strtol(optarg, &end, 10);
-			if (*end || end == optarg || l < 16 || l > 1 << 24) {
-				pr_warn("--max-flows '%s' is not valid: give a number between 16 and 16777216.\n", optarg);
-				return 2;
-			}
-			o.max_flows = (__u32)l;
-			o.max_flows_set = 1;
-			break;
-		case 'T':
-			if (rt_find_cfg_set(&cfg, optarg))
-				return 2;
-			break;
-		case 'h': fputs(report_usage, stdout); return 0;
-		default:
-			fputs(report_usage, stderr);
-			return 2;
-		}
-	}
+	err = rt_cli_parse(&report_cli, argc, argv, report_opt, &ra, &first);
+	if (err)
+		return err > 0 ? 0 : 2;
+	json = ra.json;
+	top = ra.top;
+	speed = ra.speed;
+	speed_from = ra.speed_from;
+	optind = first;
 	nfiles = argc - optind;
 	if (nfiles < 1) {
 		pr_warn("report takes one file or more: rocetop report FILE [FILE ...] [--json].\n");
