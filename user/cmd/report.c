@@ -28,6 +28,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
+#include "print.h"
 #include "num.h"
 #include "cli.h"
 #include "nic.h"
@@ -359,57 +360,10 @@ static void jsep(void)
 	jfirst = 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* no overlong forms, no surrogates, nothing past U+10FFFF */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
-/* A JSON string: quotes, backslashes and controls escaped, and a byte that
- * is not valid UTF-8 (a file's or a file name's) as U+FFFD. */
+/* A JSON string: the printer's escaping (print.h), on stdout. */
 static void jstr(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', stdout);
-	while (*p) {
-		int n = utf8_len(p);
-
-		if (!n) {
-			fputs("\\ufffd", stdout);
-			p++;
-		} else if (*p == '"' || *p == '\\') {
-			printf("\\%c", *p++);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			printf("\\u%04x", *p++);
-		} else {
-			fwrite(p, 1, (size_t)n, stdout);
-			p += n;
-		}
-	}
-	fputc('"', stdout);
+	rt_pr_json_string(stdout, s);
 }
 
 static void jkey(const char *k)

@@ -46,7 +46,7 @@ static int utf8_len(const unsigned char *s)
 
 /* A JSON string: quotes, backslashes and controls escaped, and a byte that
  * is not valid UTF-8 (a file's or a file name's) as U+FFFD. */
-static void jstr(FILE *f, const char *s)
+void rt_pr_json_string(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -78,7 +78,7 @@ static void member(struct rt_printer *p, const char *key)
 		p->first[p->depth - 1] = 0;
 	}
 	if (key) {
-		jstr(p->f, key);
+		rt_pr_json_string(p->f, key);
 		fputc(':', p->f);
 	}
 }
@@ -147,7 +147,7 @@ void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, c
 {
 	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
-		jstr(p->f, v);
+		rt_pr_json_string(p->f, v);
 	} else if (!p->json && (to & RT_PR_TEXT) && fmt) {
 		fprintf(p->f, fmt, v);
 	}

@@ -49,5 +49,8 @@ void rt_pr_bool(struct rt_printer *p, int to, const char *key, const char *fmt, 
 void rt_pr_text(struct rt_printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int rt_pr_is_json(const struct rt_printer *p);	/* for layout choices only, never for values */
+/* A JSON string on f: quotes, backslashes and controls escaped, a byte that
+ * is not valid UTF-8 as U+FFFD (the report's own JSON writer uses it too). */
+void rt_pr_json_string(FILE *f, const char *s);
 
 #endif
