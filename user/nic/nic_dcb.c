@@ -16,16 +16,8 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include "nic.h"
+#include "nlattr.h"
 
-#define FOR_ATTR(a, p, len) \
-	for (const struct nlattr *a = (const struct nlattr *)(p); \
-	     (const char *)a + NLA_HDRLEN <= (const char *)(p) + (len) && a->nla_len >= NLA_HDRLEN && \
-	     (const char *)a + a->nla_len <= (const char *)(p) + (len); \
-	     a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len)))
-
-#define ATTR_DATA(a)	((const char *)(a) + NLA_HDRLEN)
-#define ATTR_LEN(a)	((size_t)(a)->nla_len - NLA_HDRLEN)
-#define ATTR_TYPE(a)	((a)->nla_type & NLA_TYPE_MASK)
 
 static void parse_ieee(const struct nlattr *ieee, struct rt_dcb *d)
 {

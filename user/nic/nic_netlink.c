@@ -20,6 +20,7 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 #include "nic.h"
+#include "nlattr.h"
 
 void rt_qp_table_clear(struct rt_qp_table *t)
 {
@@ -38,40 +39,6 @@ static struct rt_qp *qp_add(struct rt_qp_table *t)
 	return rt_append((void **)&t->q, &t->n, &t->cap, sizeof(*t->q));
 }
 
-/* Attributes of [p, p + len), bounded: a short or overlong one ends the walk. */
-#define FOR_ATTR(a, p, len) \
-	for (const struct nlattr *a = (const struct nlattr *)(p); \
-	     (const char *)a + NLA_HDRLEN <= (const char *)(p) + (len) && a->nla_len >= NLA_HDRLEN && \
-	     (const char *)a + a->nla_len <= (const char *)(p) + (len); \
-	     a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len)))
-
-#define ATTR_DATA(a)	((const char *)(a) + NLA_HDRLEN)
-#define ATTR_LEN(a)	((size_t)(a)->nla_len - NLA_HDRLEN)
-#define ATTR_TYPE(a)	((a)->nla_type & NLA_TYPE_MASK)
-
-static __u32 get_u32(const struct nlattr *a)
-{
-	__u32 v = 0;
-
-	if (ATTR_LEN(a) >= 4)
-		memcpy(&v, ATTR_DATA(a), 4);
-	return v;
-}
-
-static __u8 get_u8(const struct nlattr *a)
-{
-	return ATTR_LEN(a) >= 1 ? (__u8)ATTR_DATA(a)[0] : 0;
-}
-
-static void get_str(const struct nlattr *a, char *out, size_t outlen)
-{
-	size_t n = strnlen(ATTR_DATA(a), ATTR_LEN(a));
-
-	if (n >= outlen)
-		n = outlen - 1;
-	memcpy(out, ATTR_DATA(a), n);
-	out[n] = '\0';
-}
 
 /* A __kernel_sockaddr_storage: family (host order u16), then sin / sin6. */
 static int get_addr(const struct nlattr *a, __u8 *family, __u8 out[16])
@@ -105,13 +72,13 @@ static void parse_entry(const struct nlattr *ent, struct entry *e)
 {
 	FOR_ATTR(a, ATTR_DATA(ent), ATTR_LEN(ent)) {
 		switch (ATTR_TYPE(a)) {
-		case RDMA_NLDEV_ATTR_PORT_INDEX: e->q.port = get_u32(a); break;
-		case RDMA_NLDEV_ATTR_RES_LQPN: e->q.lqpn = get_u32(a); e->has_lqpn = 1; break;
-		case RDMA_NLDEV_ATTR_RES_RQPN: e->q.rqpn = get_u32(a); e->q.has_rqpn = 1; break;
-		case RDMA_NLDEV_ATTR_RES_TYPE: e->q.type = get_u8(a); break;
-		case RDMA_NLDEV_ATTR_RES_STATE: e->q.state = get_u8(a); break;
-		case RDMA_NLDEV_ATTR_RES_PID: e->q.pid = get_u32(a); break;
-		case RDMA_NLDEV_ATTR_RES_KERN_NAME: get_str(a, e->q.comm, sizeof(e->q.comm)); break;
+		case RDMA_NLDEV_ATTR_PORT_INDEX: e->q.port = rt_nla_u32(a); break;
+		case RDMA_NLDEV_ATTR_RES_LQPN: e->q.lqpn = rt_nla_u32(a); e->has_lqpn = 1; break;
+		case RDMA_NLDEV_ATTR_RES_RQPN: e->q.rqpn = rt_nla_u32(a); e->q.has_rqpn = 1; break;
+		case RDMA_NLDEV_ATTR_RES_TYPE: e->q.type = rt_nla_u8(a); break;
+		case RDMA_NLDEV_ATTR_RES_STATE: e->q.state = rt_nla_u8(a); break;
+		case RDMA_NLDEV_ATTR_RES_PID: e->q.pid = rt_nla_u32(a); break;
+		case RDMA_NLDEV_ATTR_RES_KERN_NAME: rt_nla_str(a, e->q.comm, sizeof(e->q.comm)); break;
 		case RDMA_NLDEV_ATTR_RES_SRC_ADDR: get_addr(a, &e->sfam, e->src); break;
 		case RDMA_NLDEV_ATTR_RES_DST_ADDR: get_addr(a, &e->dfam, e->dst); break;
 		}
@@ -192,8 +159,8 @@ int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t)
 		op = RDMA_NL_GET_OP(h->nlmsg_type);
 		FOR_ATTR(a, NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN) {
 			switch (ATTR_TYPE(a)) {
-			case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = get_u32(a); break;
-			case RDMA_NLDEV_ATTR_DEV_NAME: get_str(a, dev, sizeof(dev)); break;
+			case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = rt_nla_u32(a); break;
+			case RDMA_NLDEV_ATTR_DEV_NAME: rt_nla_str(a, dev, sizeof(dev)); break;
 			case RDMA_NLDEV_ATTR_RES_QP: tab = a; cm = 0; break;
 			case RDMA_NLDEV_ATTR_RES_CM_ID: tab = a; cm = 1; break;
 			}

@@ -33,6 +33,7 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 #include "nic.h"
+#include "nlattr.h"
 
 /* Newer than some uapi headers: the attribute after RDMA_NLDEV_SYS_ATTR_MONITOR_MODE,
  * six after RDMA_NLDEV_ATTR_RES_SUBTYPE (DEV_TYPE, PARENT_NAME, NAME_ASSIGN_TYPE,
@@ -41,50 +42,6 @@
 
 /* ---- attribute walking (bounded) ---- */
 
-#define FOR_ATTR(a, p, len) \
-	for (const struct nlattr *a = (const struct nlattr *)(p); \
-	     (const char *)a + NLA_HDRLEN <= (const char *)(p) + (len) && a->nla_len >= NLA_HDRLEN && \
-	     (const char *)a + a->nla_len <= (const char *)(p) + (len); \
-	     a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len)))
-
-#define ATTR_DATA(a)	((const char *)(a) + NLA_HDRLEN)
-#define ATTR_LEN(a)	((size_t)(a)->nla_len - NLA_HDRLEN)
-#define ATTR_TYPE(a)	((a)->nla_type & NLA_TYPE_MASK)
-
-static __u32 get_u32(const struct nlattr *a)
-{
-	__u32 v = 0;
-
-	if (ATTR_LEN(a) >= 4)
-		memcpy(&v, ATTR_DATA(a), 4);
-	return v;
-}
-
-static __u64 get_u64(const struct nlattr *a)
-{
-	__u64 v = 0;
-
-	if (ATTR_LEN(a) >= 8)
-		memcpy(&v, ATTR_DATA(a), 8);
-	else if (ATTR_LEN(a) >= 4)
-		v = get_u32(a);
-	return v;
-}
-
-static __u8 get_u8(const struct nlattr *a)
-{
-	return ATTR_LEN(a) >= 1 ? (__u8)ATTR_DATA(a)[0] : 0;
-}
-
-static void get_str(const struct nlattr *a, char *out, size_t outlen)
-{
-	size_t n = strnlen(ATTR_DATA(a), ATTR_LEN(a));
-
-	if (n >= outlen)
-		n = outlen - 1;
-	memcpy(out, ATTR_DATA(a), n);
-	out[n] = '\0';
-}
 
 /*
  * Walk the messages of one buffer: cb gets each nldev message's attributes.
@@ -155,10 +112,10 @@ static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
 		return 0;
 	FOR_ATTR(a, attrs, alen) {
 		switch (ATTR_TYPE(a)) {
-		case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = get_u32(a); break;
-		case RDMA_NLDEV_ATTR_DEV_NAME: get_str(a, dev, sizeof(dev)); break;
-		case RDMA_NLDEV_ATTR_PORT_INDEX: port = get_u32(a); break;
-		case RDMA_NLDEV_ATTR_STAT_COUNTER_ID: id = get_u32(a); has_id = 1; break;
+		case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = rt_nla_u32(a); break;
+		case RDMA_NLDEV_ATTR_DEV_NAME: rt_nla_str(a, dev, sizeof(dev)); break;
+		case RDMA_NLDEV_ATTR_PORT_INDEX: port = rt_nla_u32(a); break;
+		case RDMA_NLDEV_ATTR_STAT_COUNTER_ID: id = rt_nla_u32(a); has_id = 1; break;
 		case RDMA_NLDEV_ATTR_STAT_HWCOUNTERS:
 			FOR_ATTR(e, ATTR_DATA(a), ATTR_LEN(a)) {
 				int named = 0;
@@ -168,10 +125,10 @@ static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
 				hw[nhw].v = 0;
 				FOR_ATTR(f, ATTR_DATA(e), ATTR_LEN(e)) {
 					if (ATTR_TYPE(f) == RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME) {
-						get_str(f, hw[nhw].name, sizeof(hw[nhw].name));
+						rt_nla_str(f, hw[nhw].name, sizeof(hw[nhw].name));
 						named = hw[nhw].name[0] != '\0';
 					} else if (ATTR_TYPE(f) == RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE) {
-						hw[nhw].v = get_u64(f);
+						hw[nhw].v = rt_nla_u64(f);
 					}
 				}
 				nhw += named;
@@ -183,7 +140,7 @@ static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
 					continue;
 				FOR_ATTR(f, ATTR_DATA(e), ATTR_LEN(e))
 					if (ATTR_TYPE(f) == RDMA_NLDEV_ATTR_RES_LQPN) {
-						__u32 q = get_u32(f);
+						__u32 q = rt_nla_u32(f);
 
 						if (!nqps++ || q < lqpn)
 							lqpn = q;
@@ -243,12 +200,12 @@ static int status_cb(int op, const void *attrs, size_t alen, void *arg)
 			FOR_ATTR(f, ATTR_DATA(e), ATTR_LEN(e)) {
 				switch (ATTR_TYPE(f)) {
 				case RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME:
-					get_str(f, c.name, sizeof(c.name));
+					rt_nla_str(f, c.name, sizeof(c.name));
 					break;
-				case RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX: c.index = get_u32(f); break;
+				case RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX: c.index = rt_nla_u32(f); break;
 				case RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC:
 					c.optional = 1;
-					c.enabled = get_u8(f) ? 1 : 0;
+					c.enabled = rt_nla_u8(f) ? 1 : 0;
 					break;
 				}
 			}
@@ -275,9 +232,9 @@ static int mode_cb(int op, const void *attrs, size_t alen, void *arg)
 		return 0;
 	FOR_ATTR(a, attrs, alen) {
 		switch (ATTR_TYPE(a)) {
-		case RDMA_NLDEV_ATTR_STAT_MODE: m->mode = get_u32(a); m->known = 1; break;
-		case RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK: m->mask = get_u32(a); break;
-		case ATTR_OPCOUNTER_ENABLED: m->opcnt = get_u8(a) ? 1 : 0; m->has_opcnt = 1; break;
+		case RDMA_NLDEV_ATTR_STAT_MODE: m->mode = rt_nla_u32(a); m->known = 1; break;
+		case RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK: m->mask = rt_nla_u32(a); break;
+		case ATTR_OPCOUNTER_ENABLED: m->opcnt = rt_nla_u8(a) ? 1 : 0; m->has_opcnt = 1; break;
 		}
 	}
 	return 0;
