@@ -22,20 +22,20 @@ struct frame {
 	__u32 len;
 };
 
-static void put16(__u8 *p, unsigned int v)
+static inline void put16(__u8 *p, unsigned int v)
 {
 	p[0] = (__u8)(v >> 8);
 	p[1] = (__u8)v;
 }
 
-static void put24(__u8 *p, unsigned int v)
+static inline void put24(__u8 *p, unsigned int v)
 {
 	p[0] = (__u8)(v >> 16);
 	p[1] = (__u8)(v >> 8);
 	p[2] = (__u8)v;
 }
 
-static __u32 eth(__u8 *p, const __u8 dst[6], unsigned int type)
+static inline __u32 eth(__u8 *p, const __u8 dst[6], unsigned int type)
 {
 	static const __u8 src[6] = { 2, 0, 0, 0, 0, 1 };
 
@@ -46,7 +46,7 @@ static __u32 eth(__u8 *p, const __u8 dst[6], unsigned int type)
 }
 
 /* Ethernet / IPv4 (tos) / UDP 4791 / BTH (opcode, dqpn) / payload / ICRC. */
-static void roce(struct frame *f, const char *name, __u8 tos, __u8 opcode, __u32 dqpn,
+static inline void roce(struct frame *f, const char *name, __u8 tos, __u8 opcode, __u32 dqpn,
 		 __u32 payload)
 {
 	static const __u8 dst[6] = { 2, 0, 0, 0, 0, 2 };
@@ -80,7 +80,7 @@ static void roce(struct frame *f, const char *name, __u8 tos, __u8 opcode, __u32
 	f->len = o;
 }
 
-static void pfc(struct frame *f)
+static inline void pfc(struct frame *f)
 {
 	static const __u8 dst[6] = { 0x01, 0x80, 0xc2, 0, 0, 0x01 };
 	__u8 *p = f->b;
@@ -96,7 +96,7 @@ static void pfc(struct frame *f)
 	f->len = 60;
 }
 
-static void tcp(struct frame *f)
+static inline void tcp(struct frame *f)
 {
 	static const __u8 dst[6] = { 2, 0, 0, 0, 0, 2 };
 	__u8 *p = f->b;
@@ -124,7 +124,7 @@ static void tcp(struct frame *f)
  * 172.16.0.2 / GRE (sequence number) / ERSPAN III (session 300, egress) when
  * vxlan is 0, else UDP 4789 / VXLAN (VNI 4660).
  */
-static void wrap(struct frame *f, const char *name, const struct frame *in, int vxlan)
+static inline void wrap(struct frame *f, const char *name, const struct frame *in, int vxlan)
 {
 	static const __u8 dst[6] = { 2, 0, 0, 0, 0, 3 };
 	__u8 *p = f->b;
@@ -159,20 +159,20 @@ static void wrap(struct frame *f, const char *name, const struct frame *in, int 
 	f->len = o + in->len;
 }
 
-static int cmp_long(const void *a, const void *b)
+static inline int cmp_long(const void *a, const void *b)
 {
 	long x = *(const long *)a, y = *(const long *)b;
 
 	return (x > y) - (x < y);
 }
 
-static long median(long *v, int n)
+static inline long median(long *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_long);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void pin_cpu(void)
+static inline void pin_cpu(void)
 {
 	cpu_set_t set;
 
@@ -190,7 +190,7 @@ static void pin_cpu(void)
 /* The frames, in the order the benches print them. */
 #define NFRAMES 7
 
-static void bench_frames(struct frame fr[NFRAMES])
+static inline void bench_frames(struct frame fr[NFRAMES])
 {
 	roce(&fr[0], "RoCE RDMA WRITE, ECT(0)", 0x6a, 0x0a, 0x000123, 64);
 	roce(&fr[1], "RoCE RDMA WRITE, CE", 0x6b, 0x0a, 0x000123, 64);
