@@ -110,12 +110,14 @@ static int step(struct loop *L, const struct rt_opts *o, int emit)
 	/* The first snapshot counts from the start: rate it over one interval. */
 	if (first)
 		L->st.delta.secs = o->interval;
-	L->findings.doc = rt_nic_doctor(L->nic);
-	if (rt_findings_eval(&L->findings, &L->st.cur, &L->st.delta)) {
-		pr_warn("out of memory evaluating the findings.\n");
-		return -ENOMEM;
+	if (!o->sink_findings) {
+		L->findings.doc = rt_nic_doctor(L->nic);
+		if (rt_findings_eval(&L->findings, &L->st.cur, &L->st.delta)) {
+			pr_warn("out of memory evaluating the findings.\n");
+			return -ENOMEM;
+		}
+		L->st.delta.findings = &L->findings;
 	}
-	L->st.delta.findings = &L->findings;
 	if (!emit)
 		return 1;
 	for (i = 0; i < L->nsinks; i++) {
