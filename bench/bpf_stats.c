@@ -4,8 +4,11 @@
  * interface, from the kernel's own accounting (bpf_prog_info's run_time_ns
  * and run_cnt), while a command runs. bench/lab.sh's helper.
  *
- *   bpf_stats IFNAME xdp|egress -- COMMAND [ARG...]
+ *   bpf_stats IFNAME xdp|egress [--attach OBJ] -- COMMAND [ARG...]
  *
+ * With --attach, first loads the BPF object OBJ and attaches its first
+ * program to IFNAME's tcx egress through a link, for the command's run (the
+ * pass-only baseline of the tcx egress path; ip link attaches XDP ones). Then
  * finds the program on IFNAME (in the caller's network namespace): the XDP
  * program (native or generic), or the tcx egress programs; turns the kernel's
  * statistics on with BPF_ENABLE_STATS, which returns a file descriptor that
@@ -85,12 +88,20 @@ int main(int argc, char **argv)
 {
 	struct prog p[MAX_PROGS];
 	__u32 ids[MAX_PROGS] = { 0 };
-	int ifindex, n, stats_fd, status, rc = 1;
+	int ifindex, n, stats_fd, status, rc = 1, cmd = 4, link = -1;
+	struct bpf_object *obj = NULL;
+	const char *attach = NULL;
 	pid_t pid;
 
-	if (argc < 5 || strcmp(argv[3], "--") ||
-	    (strcmp(argv[2], "xdp") && strcmp(argv[2], "egress"))) {
-		fprintf(stderr, "usage: bpf_stats IFNAME xdp|egress -- COMMAND [ARG...]\n");
+	if (argc >= 6 && !strcmp(argv[3], "--attach")) {
+		attach = argv[4];
+		cmd = 6;
+	}
+	if (argc < cmd + 1 || strcmp(argv[cmd - 1], "--") ||
+	    (strcmp(argv[2], "xdp") && strcmp(argv[2], "egress")) ||
+	    (attach && strcmp(argv[2], "egress"))) {
+		fprintf(stderr, "usage: bpf_stats IFNAME xdp|egress [--attach OBJ] -- COMMAND [ARG...]\n"
+			"(--attach only with egress)\n");
 		return 1;
 	}
 	ifindex = (int)if_nametoindex(argv[1]);
@@ -98,11 +109,31 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpf_stats: no interface %s in this network namespace\n", argv[1]);
 		return 1;
 	}
+	if (attach) {
+		struct bpf_program *prog;
+
+		obj = bpf_object__open_file(attach, NULL);
+		if (!obj || bpf_object__load(obj)) {
+			fprintf(stderr, "bpf_stats: cannot load %s: %s\n", attach, strerror(errno));
+			bpf_object__close(obj);
+			return 1;
+		}
+		prog = bpf_object__next_program(obj, NULL);
+		link = prog ? bpf_link_create(bpf_program__fd(prog), ifindex, RT_BPF_TCX_EGRESS,
+					      NULL) : -ENOENT;
+		if (link < 0) {
+			fprintf(stderr, "bpf_stats: cannot attach %s to %s's tcx egress: %s\n", attach,
+				argv[1], strerror(prog ? errno : ENOENT));
+			bpf_object__close(obj);
+			return 1;
+		}
+	}
 	n = find_progs(ifindex, argv[2], ids);
 	if (n <= 0) {
 		fprintf(stderr, "bpf_stats: no %s program on %s%s%s\n", argv[2], argv[1],
 			n < 0 ? ": " : "", n < 0 ? strerror(-n) : "");
-		return 1;
+		n = 0;
+		goto out_link;
 	}
 	if (n > MAX_PROGS)
 		n = MAX_PROGS;
@@ -112,7 +143,8 @@ int main(int argc, char **argv)
 		if (p[i].fd < 0) {
 			fprintf(stderr, "bpf_stats: cannot open program %u on %s: %s\n", ids[i],
 				argv[1], strerror(errno));
-			return 1;
+			n = i;
+			goto out_link;
 		}
 	}
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
@@ -120,7 +152,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpf_stats: cannot turn on the kernel's BPF statistics "
 			"(BPF_ENABLE_STATS: %s); it needs root and Linux 5.8 or later\n",
 			strerror(errno));
-		return 1;
+		goto out_link;
 	}
 	for (int i = 0; i < n; i++)
 		if (read_stats(&p[i], &p[i].cnt0, &p[i].ns0)) {
@@ -136,8 +168,8 @@ int main(int argc, char **argv)
 	}
 	if (pid == 0) {
 		close(stats_fd);
-		execvp(argv[4], argv + 4);
-		fprintf(stderr, "bpf_stats: cannot run %s: %s\n", argv[4], strerror(errno));
+		execvp(argv[cmd], argv + cmd);
+		fprintf(stderr, "bpf_stats: cannot run %s: %s\n", argv[cmd], strerror(errno));
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) < 0) {
@@ -161,7 +193,11 @@ int main(int argc, char **argv)
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 out:
 	close(stats_fd);	/* the statistics go off with the last such descriptor */
+out_link:
 	for (int i = 0; i < n; i++)
 		close(p[i].fd);
+	if (link >= 0)
+		close(link);
+	bpf_object__close(obj);
 	return rc;
 }
