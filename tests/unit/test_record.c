@@ -348,7 +348,117 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 	free(text);
 }
 
-int main(void)
+/*
+ * test_record --hostile PATH: a recording whose every string carries terminal
+ * controls, for tests/tui/test_tui_escape.sh (issue 16, defect 11). Each
+ * string has its own tag so the test can find its escaped form on screen:
+ * an OSC title set (ESC ] 0 ; TAG BEL), a clear screen (ESC [ 2 J), a C1 CSI
+ * in UTF-8 (C2 9B), a bare 0x9B and an invalid UTF-8 byte (0xFF).
+ */
+static int write_hostile(const char *path)
+{
+	struct rt_snapshot s;
+	struct rt_delta d = { 0 };
+	struct rt_opts o;
+	struct rt_sink *sink;
+	int i, err = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.write_file = path;
+	sink = rt_record_sink_new(&o);
+	if (!sink)
+		return 1;
+	for (i = 0; i < 3 && !err; i++) {
+		struct rt_flow *f;
+		struct rt_ifdir *ifd;
+		struct rt_port_ctr *p;
+		struct rt_swport *sp;
+		struct rt_swdrop *sd;
+		struct rt_sfagent *ag;
+		int j;
+
+		rt_snapshot_init(&s);
+		s.time_ns = 1700000000000000000ULL + (unsigned long long)i * 1000000000ULL;
+		s.mono_ns = 1000000000ULL * (unsigned)(i + 1);
+		snprintf(s.source, sizeof(s.source), "\033]0;PWNED\007\033[2JSRC\302\233\233\377");
+		rt_snapshot_add_iface(&s, 2, "\033]0;IFN\007\377", "native");
+		for (j = 0; j < 2; j++) {
+			f = rt_snapshot_add_flow(&s);
+			f->k.ifindex = j ? RT_SFLOW_IFBASE : 2;
+			f->k.family = 4;
+			f->k.src[0] = 10;
+			f->k.src[3] = (__u8)(1 + j);
+			f->k.dst[0] = 10;
+			f->k.dst[3] = 9;
+			f->k.dqpn = 0x111;
+			f->v.pkts = 100ULL * (unsigned)(i + 1);
+			f->v.bytes = f->v.pkts * 1000;
+			f->v.ecn[RT_ECN_CE] = 20ULL * (unsigned)(i + 1);
+			f->v.ecn[RT_ECN_ECT0] = 80ULL * (unsigned)(i + 1);
+			f->v.first_ns = 1;
+			f->v.last_ns = s.mono_ns;
+			f->v.dscp = 26;
+			f->v.opcode = 0x0a;
+			f->lqpn = 0x222;
+			f->pid = 77;
+			snprintf(f->comm, sizeof(f->comm), "\033]0;COMM\007\233");
+			f->throttles = -1;
+			f->estimate = (__u8)j;
+			f->samples = j ? 5ULL * (unsigned)(i + 1) : 0;
+		}
+		ifd = rt_snapshot_add_ifdir(&s);
+		ifd->k.ifindex = 2;
+		ifd->v.pkts = 500ULL * (unsigned)(i + 1);
+		ifd->v.roce = ifd->v.pkts;
+		ifd->v.mac_ctrl = 4ULL * (unsigned)i;
+		ifd->v.pfc_frames[3] = 4ULL * (unsigned)i;
+		ifd->v.pfc_quanta[3] = 65535ULL * 4 * (unsigned)i;
+		p = rt_snapshot_add_port(&s);
+		snprintf(p->dev, sizeof(p->dev), "\033]0;DEV\007\302\233");
+		p->port = 1;
+		snprintf(p->netdev, sizeof(p->netdev), "\033]0;NDV\007");
+		snprintf(p->name, sizeof(p->name), "tx_pause_storm_warning_events");
+		p->value = 3ULL * (unsigned)i;
+		p->bits = 64;
+		p->scope = RT_SCOPE_ETHTOOL;
+		p = rt_snapshot_add_port(&s);
+		snprintf(p->dev, sizeof(p->dev), "\033]0;DEV\007\302\233");
+		p->port = 1;
+		snprintf(p->netdev, sizeof(p->netdev), "\033]0;NDV\007");
+		snprintf(p->name, sizeof(p->name), "np_\033]0;CTR\007\377");
+		p->value = 10ULL * (unsigned)i;
+		p->bits = 64;
+		p->scope = RT_SCOPE_HW_PORT;
+		p->congestion = 1;
+		sp = rt_snapshot_add_swport(&s);
+		sp->ifindex = RT_SFLOW_IFBASE;
+		sp->dir = RT_DIR_INGRESS;
+		sp->port = 7;
+		snprintf(sp->agent, sizeof(sp->agent), "\033]0;AGT\007\377");
+		snprintf(sp->name, sizeof(sp->name), "\033]0;SWP\007\033[2J:7");
+		sp->c.samples = 5ULL * (unsigned)(i + 1);
+		sp->c.est_pkts = 5000ULL * (unsigned)(i + 1);
+		sp->c.roce_samples = sp->c.samples;
+		sp->c.drops = (unsigned)i;
+		sd = rt_snapshot_add_swdrop(&s);
+		sd->ifindex = RT_SFLOW_IFBASE;
+		sd->port = 7;
+		sd->reason = 1;
+		snprintf(sd->agent, sizeof(sd->agent), "\033]0;AGT\007\377");
+		sd->drops = (unsigned)i;
+		ag = rt_snapshot_add_sfagent(&s);
+		snprintf(ag->agent, sizeof(ag->agent), "\033]0;AGT\007\377");
+		ag->datagrams = 10ULL * (unsigned)(i + 1);
+		ag->samples = 5ULL * (unsigned)(i + 1);
+		rt_snapshot_note(&s, "\033]0;NOTE\007\033[2J note \302\233\377");
+		err = sink->emit(sink, &s, &d);
+		rt_snapshot_free(&s);
+	}
+	sink->close(sink);
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/rto-rec.XXXXXX", path[256], cut[256], rot[300];
 	struct rt_snapshot snaps[NSNAP];
@@ -356,6 +466,9 @@ int main(void)
 	long long size, last;
 	int i, ok, fd;
 	FILE *f;
+
+	if (argc == 3 && !strcmp(argv[1], "--hostile"))
+		return write_hostile(argv[2]);
 
 	rt_verbosity = RT_LOG_WARN;
 	/* The cuts below each warn once: keep those off the test's output. */
