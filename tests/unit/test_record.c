@@ -222,8 +222,11 @@ static char *edit(const char *text, const char *from, const char *to)
  * space where no sanitizer needs more): 0 if it was refused or read without
  * harm, else what went wrong (a signal, or running out of memory).
  */
+static long child_maxrss_kb;	/* the last read_in_child's peak resident size */
+
 static int read_in_child(const char *path, long *blocks)
 {
+	struct rusage ru;
 	int st, pfd[2];
 	pid_t pid;
 
@@ -254,7 +257,9 @@ static int read_in_child(const char *path, long *blocks)
 	if (read(pfd[0], blocks, sizeof(*blocks)) != sizeof(*blocks))
 		*blocks = -1;
 	close(pfd[0]);
-	waitpid(pid, &st, 0);
+	memset(&ru, 0, sizeof(ru));
+	wait4(pid, &st, 0, &ru);
+	child_maxrss_kb = ru.ru_maxrss;
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);
@@ -319,13 +324,30 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 	TEST_END("record_huge_struct_size_refused");
 
 	/* Defect 6: struct flow 0 and a block claiming 2^32-1 flows allocated
-	 * without end; struct flow 1 with 16M flows would take 3 GB. */
+	 * without end; struct flow 1 with 16M flows would take 3 GB. Refused
+	 * from the block's size, the reader stays small: the child's peak
+	 * resident size is checked (under 1 GiB of address space the old
+	 * reader grew until allocations failed, then said "out of memory"). */
 	put32le(raw + 24, 0xffffffffu);
 	t = edit(text, "struct flow ", "struct flow 0");
 	write_crafted(path, t, raw, rawlen);
 	CHECK_EQ(read_in_child(path, &blocks), 0);
 	CHECK_EQ(blocks, 0);
+	CHECK(child_maxrss_kb < 256 * 1024, "peak RSS %ld KiB reading 2^32-1 flows of 0 bytes", child_maxrss_kb);
 	free(t);
+	{
+		/* the same with the flow's field lines gone, so only the count is wrong */
+		char *u = edit(text, "struct flow ", "struct flow 0"), *v = u, *nl;
+
+		if ((v = strstr(v, "struct flow 0\n")) && (nl = strstr(v + 14, "struct ifdir")))
+			memmove(v + 14, nl, strlen(nl) + 1);
+		write_crafted(path, u, raw, rawlen);
+		CHECK_EQ(read_in_child(path, &blocks), 0);
+		CHECK_EQ(blocks, 0);
+		CHECK(child_maxrss_kb < 256 * 1024, "peak RSS %ld KiB reading 2^32-1 flows of 0 bytes, no fields",
+		      child_maxrss_kb);
+		free(u);
+	}
 	{
 		/* struct flow 1 (no fields fit in it) and 16M one-byte flows. */
 		char *u = edit(text, "struct flow ", "struct flow 1"), *v = u, *nl;
@@ -340,6 +362,7 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 		write_crafted(path, u, r2, big);
 		CHECK_EQ(read_in_child(path, &blocks), 0);
 		CHECK_EQ(blocks, 0);
+		CHECK(child_maxrss_kb < 256 * 1024, "peak RSS %ld KiB reading 16M one-byte flows", child_maxrss_kb);
 		free(r2);
 		free(u);
 	}
