@@ -120,9 +120,20 @@ static void member(struct rt_printer *p, const char *key)
 	}
 }
 
+void rt_pr_mute(struct rt_printer *p, int to)
+{
+	p->mute = to;
+}
+
+/* What a call's `to` reaches once the muted output is left out. */
+static int to_(const struct rt_printer *p, int to)
+{
+	return to & ~p->mute;
+}
+
 static void open_(struct rt_printer *p, const char *key, char c)
 {
-	if (!p->json)
+	if (!p->json || (p->mute & RT_PR_JSON))
 		return;
 	member(p, key);
 	fputc(c, p->f);
@@ -133,7 +144,7 @@ static void open_(struct rt_printer *p, const char *key, char c)
 
 static void close_(struct rt_printer *p, char c)
 {
-	if (!p->json)
+	if (!p->json || (p->mute & RT_PR_JSON))
 		return;
 	fputc(c, p->f);
 	if (p->depth > 0)
@@ -162,6 +173,7 @@ void rt_pr_close_arr(struct rt_printer *p) { close_(p, ']'); }
 
 void rt_pr_u64(struct rt_printer *p, int to, const char *key, const char *fmt, unsigned long long v)
 {
+	to = to_(p, to);
 	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		fprintf(p->f, "%llu", v);
@@ -172,6 +184,7 @@ void rt_pr_u64(struct rt_printer *p, int to, const char *key, const char *fmt, u
 
 void rt_pr_dbl(struct rt_printer *p, int to, const char *key, const char *fmt, double v)
 {
+	to = to_(p, to);
 	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		fprintf(p->f, "%.17g", isfinite(v) ? v : 0.0);
@@ -182,6 +195,7 @@ void rt_pr_dbl(struct rt_printer *p, int to, const char *key, const char *fmt, d
 
 void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, const char *v)
 {
+	to = to_(p, to);
 	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		rt_pr_json_string(p->f, v);
@@ -198,6 +212,7 @@ void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, c
 
 void rt_pr_bool(struct rt_printer *p, int to, const char *key, const char *fmt, int v)
 {
+	to = to_(p, to);
 	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		fputs(v ? "true" : "false", p->f);
@@ -206,11 +221,19 @@ void rt_pr_bool(struct rt_printer *p, int to, const char *key, const char *fmt, 
 	}
 }
 
+void rt_pr_json_raw(struct rt_printer *p, const char *key, const char *json)
+{
+	if (!p->json || (p->mute & RT_PR_JSON))
+		return;
+	member(p, key);
+	fputs(json, p->f);
+}
+
 void rt_pr_text(struct rt_printer *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (p->json)
+	if (p->json || (p->mute & RT_PR_TEXT))
 		return;
 	va_start(ap, fmt);
 	vfprintf(p->f, fmt, ap);
