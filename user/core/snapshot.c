@@ -23,6 +23,10 @@ static void table_free(struct rt_flow_table *t)
 	free(t->pslot);
 	free(t->jq);
 	free(t->sk);
+	free(t->korder);
+	free(t->korder2);
+	free(t->knew);
+	free(t->kpos);
 	free(t);
 }
 
@@ -49,6 +53,8 @@ static void table_empty(struct rt_flow_table *t)
 	t->nchanged = t->ncnp = 0;
 	t->lru_head = t->lru_tail = 0;
 	t->gen++;
+	t->ko_valid = 0;
+	t->nkorder = t->nknew = t->ndead = 0;
 }
 
 void rt_snapshot_clear(struct rt_snapshot *s)
@@ -441,7 +447,11 @@ static int table_room(struct rt_snapshot *s)
 		return -ENOMEM;
 	if (rt_grow_to((void **)&t->hot, &hc, s->flows_cap, sizeof(*t->hot)) ||
 	    rt_grow_to((void **)&t->st, &t->st_cap, hc, sizeof(*t->st)) ||
-	    rt_grow_to((void **)&t->changed, &t->changed_cap, s->flows_cap, sizeof(*t->changed)))
+	    rt_grow_to((void **)&t->changed, &t->changed_cap, s->flows_cap, sizeof(*t->changed)) ||
+	    rt_grow_to((void **)&t->kpos, &t->kpos_cap, s->flows_cap, sizeof(*t->kpos)) ||
+	    (t->ko_valid && t->nknew == t->knew_cap &&
+	     rt_grow_to((void **)&t->knew, &t->knew_cap, t->knew_cap ? t->knew_cap * 2 : 1024,
+			sizeof(*t->knew))))
 		return -ENOMEM;
 	if (n * 2 > t->nslot)
 		return index_rebuild(s, t->nslot ? t->nslot * 2 : 2048);
@@ -737,6 +747,10 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
 		s->nflows--;
 		return NULL;
 	}
+	if (t->ko_valid) {	/* room made by table_room() */
+		t->kpos[r] = RT_KPOS_NEW | (__u32)t->nknew;
+		t->knew[t->nknew++] = (__u32)r;
+	}
 	*fresh = 1;
 	rt_snapshot_touch(s, f);
 	return f;
@@ -789,6 +803,24 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 	index_delete(t->slot, t->nslot, slot_of_row(s, r));
 	pair_unlink(s, r);
 	lru_unlink(t, r);
+	if (t->ko_valid) {	/* its place in the key order is empty now */
+		__u32 p = t->kpos[r];
+
+		if (p & RT_KPOS_NEW)
+			t->knew[p & ~RT_KPOS_NEW] = RT_KO_DEAD;
+		else
+			t->korder[p] = RT_KO_DEAD;
+		t->ndead++;
+		if (r != last) {	/* the last row moves into r */
+			__u32 q = t->kpos[last];
+
+			if (q & RT_KPOS_NEW)
+				t->knew[q & ~RT_KPOS_NEW] = (__u32)r;
+			else
+				t->korder[q] = (__u32)r;
+			t->kpos[r] = q;
+		}
+	}
 	if (hr->gen == t->gen) {	/* off the changed list: the last entry takes its place */
 		__u32 m = t->changed[--t->nchanged];
 
@@ -957,6 +989,68 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int 
 	return rt_snapshot_copy_small(s, src);
 }
 
+static int row_key_cmp(const struct rt_snapshot *s, __u32 a, __u32 b)
+{
+	return rt_flow_key_cmp(&s->flows[a].k, &s->flows[b].k);
+}
+
+const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
+{
+	struct rt_flow_table *t = s->tab;
+	size_t i, j, o, n = s->nflows, nn = 0;
+
+	if (rt_grow_to((void **)&t->korder, &t->korder_cap, n, sizeof(*t->korder)) ||
+	    rt_grow_to((void **)&t->korder2, &t->korder2_cap, n, sizeof(*t->korder2)) ||
+	    rt_grow_to((void **)&t->sk, &t->sk_cap, t->ko_valid ? t->nknew : n, sizeof(*t->sk)))
+		return NULL;
+	if (!t->ko_valid) {	/* the first time: sort them all */
+		for (i = 0; i < n; i++)
+			rt_sortkey_make(&t->sk[i], &s->flows[i].k, i);
+		rt_sortkeys_sort(t->sk, n);
+		for (i = 0; i < n; i++) {
+			t->korder[i] = (__u32)t->sk[i].row;
+			t->kpos[t->korder[i]] = (__u32)i;
+		}
+		t->nkorder = n;
+		t->nknew = t->ndead = 0;
+		t->ko_valid = 1;
+		return t->korder;
+	}
+	if (!t->nknew && !t->ndead)
+		return t->korder;
+	/* the rows added since, sorted; then merged with the kept order */
+	for (i = 0; i < t->nknew; i++)
+		if (t->knew[i] != RT_KO_DEAD)
+			rt_sortkey_make(&t->sk[nn++], &s->flows[t->knew[i]].k, t->knew[i]);
+	rt_sortkeys_sort(t->sk, nn);
+	for (i = j = o = 0; i < t->nkorder || j < nn;) {
+		__u32 r;
+
+		if (i < t->nkorder && t->korder[i] == RT_KO_DEAD) {
+			i++;
+			continue;
+		}
+		if (j >= nn || (i < t->nkorder && row_key_cmp(s, t->korder[i], (__u32)t->sk[j].row) < 0))
+			r = t->korder[i++];
+		else
+			r = (__u32)t->sk[j++].row;
+		t->korder2[o] = r;
+		t->kpos[r] = (__u32)o++;
+	}
+	{	/* swap the buffers */
+		__u32 *x = t->korder;
+		size_t c = t->korder_cap;
+
+		t->korder = t->korder2;
+		t->korder_cap = t->korder2_cap;
+		t->korder2 = x;
+		t->korder2_cap = c;
+	}
+	t->nkorder = o;
+	t->nknew = t->ndead = 0;
+	return t->korder;
+}
+
 static int perm_cmp(const void *a, const void *b, void *arg)
 {
 	const struct rt_flow *f = arg;
@@ -966,28 +1060,38 @@ static int perm_cmp(const void *a, const void *b, void *arg)
 
 int rt_snapshot_copy_sorted(struct rt_snapshot *dst, const struct rt_snapshot *src)
 {
-	__u32 *perm, *inv;
+	const __u32 *order = NULL, *pos = NULL;
+	__u32 *perm = NULL, *inv;
 	size_t i, n = src->nflows;
 	int err;
 
 	err = rt_snapshot_copy(dst, src);
 	if (err || n < 2)
 		return err;
-	perm = malloc(n * 2 * sizeof(*perm));
-	if (!perm)
-		return -ENOMEM;
-	inv = perm + n;
-	for (i = 0; i < n; i++)
-		perm[i] = (__u32)i;
-	qsort_r(perm, n, sizeof(*perm), perm_cmp, (void *)src->flows);
-	for (i = 0; i < n; i++)
-		inv[perm[i]] = (__u32)i;
+	if (src->tab) {	/* the table's kept key order: no sort of N */
+		order = rt_snapshot_key_order(src);
+		if (!order)
+			return -ENOMEM;
+		pos = src->tab->kpos;
+	} else {
+		perm = malloc(n * 2 * sizeof(*perm));
+		if (!perm)
+			return -ENOMEM;
+		inv = perm + n;
+		for (i = 0; i < n; i++)
+			perm[i] = (__u32)i;
+		qsort_r(perm, n, sizeof(*perm), perm_cmp, (void *)src->flows);
+		for (i = 0; i < n; i++)
+			inv[perm[i]] = (__u32)i;
+		order = perm;
+		pos = inv;
+	}
 	for (i = 0; i < n; i++) {
 		struct rt_flow *f = &dst->flows[i];
 
-		*f = src->flows[perm[i]];
+		*f = src->flows[order[i]];
 		if (f->throttles >= 0 && (size_t)f->throttles < n)
-			f->throttles = (__s32)inv[f->throttles];
+			f->throttles = (__s32)pos[f->throttles];
 	}
 	free(perm);
 	return 0;

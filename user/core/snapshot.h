@@ -230,7 +230,17 @@ struct rt_flow_table {
 	size_t njq, jq_cap;
 	struct rt_sortkey *sk;		/* rt_delta_changes: the changed rows' keys, to sort */
 	size_t sk_cap;
+	/* Key order kept from one call of rt_snapshot_key_order() to the next:
+	 * korder (rows in key order then; RT_KO_DEAD where a row went since),
+	 * the rows added since in knew, and each row's place in one of them
+	 * (kpos; RT_KPOS_NEW: in knew). Valid once asked for, until a clear. */
+	__u32 *korder, *korder2, *knew, *kpos;
+	size_t nkorder, korder_cap, korder2_cap, nknew, knew_cap, kpos_cap, ndead;
+	int ko_valid;
 };
+
+#define RT_KO_DEAD	0xffffffffu
+#define RT_KPOS_NEW	0x80000000u
 
 /* A flow key as words that compare as rt_flow_key_cmp does (big-endian), and its row. */
 struct rt_sortkey {
@@ -283,8 +293,17 @@ void rt_snapshot_next_interval(struct rt_snapshot *s);
 int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src);
 /* Everything but the flows (dst's flows, table or not, stay as they are). */
 int rt_snapshot_copy_small(struct rt_snapshot *dst, const struct rt_snapshot *src);
-/* The same, flows in key order and throttles re-pointed to that order. */
+/* The same, flows in key order and throttles re-pointed to that order. From a
+ * persistent table in O(N + k log k) (k: rows added since the last call, see
+ * rt_snapshot_key_order), not a sort of N. */
 int rt_snapshot_copy_sorted(struct rt_snapshot *dst, const struct rt_snapshot *src);
+/*
+ * The rows of persistent table s in key order (s->nflows of them), kept from
+ * one call to the next: the rows added since are sorted and merged in, the
+ * rows gone since dropped, so a call costs O(N + k log k) for k new rows
+ * (O(N log N) the first time). NULL without memory.
+ */
+const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s);
 
 /* ---- the persistent table (s->tab set) ---- */
 
