@@ -6,6 +6,7 @@
  * Addresses are 10.0.0.N; the expected owners and targets are written by
  * hand from the DCQCN roles (a CNP's dqpn is the data sender's QP).
  */
+#include <stdio.h>
 #include <string.h>
 #include "check.h"
 #include "nic.h"
@@ -223,6 +224,82 @@ static void test_owner_by_address(void)
 	TEST_END("join_owner_by_address");
 }
 
+/*
+ * The QP table's index (join.c looks QPs up by number): 400 QPs on two
+ * devices whose QP numbers repeat (mlx5_0 on eth0, mlx5_1 on eth1, the same
+ * lqpn/rqpn on both), and on each interface an egress data flow to each QP's
+ * peer and an ingress flow to each QP. By construction QP i of device d has
+ * lqpn 1000 + i, rqpn 5000 + i, pid 10000 * (d + 1) + i: the owner of every
+ * flow is known without the code. Both a plain snapshot and the persistent
+ * table (which joins every row when a QP table is given).
+ */
+static void test_qp_index(void)
+{
+	enum { NQ = 200 };
+	static struct rt_qp qs[2 * NQ];
+	struct rt_qp_table t = { 0 };
+	int bad[2] = { 0, 0 };
+
+	t.q = qs;
+	t.cap = 2 * NQ;
+	for (int d = 0; d < 2; d++)
+		for (int i = 0; i < NQ; i++) {
+			/* interleaved: the index, not the table's order, must find them */
+			struct rt_qp *q = &qs[t.n];
+
+			qp(&t, 1000 + (__u32)((i * 37) % NQ), 5000 + (__u32)((i * 37) % NQ),
+			   10000 * (__u32)(d + 1) + (__u32)((i * 37) % NQ), d ? "dev1" : "dev0");
+			snprintf(q->dev, sizeof(q->dev), "mlx5_%d", d);
+			snprintf(q->netdev, sizeof(q->netdev), "eth%d", d);
+		}
+	for (int mode = 0; mode < 2; mode++) {
+		struct rt_snapshot s;
+
+		rt_snapshot_init(&s);
+		if (mode)
+			CHECK(rt_snapshot_make_table(&s) == 0, "a table");
+		rt_snapshot_add_iface(&s, 3, "eth0", "native");
+		rt_snapshot_add_iface(&s, 4, "eth1", "native");
+		for (int d = 0; d < 2; d++)
+			for (int i = 0; i < NQ; i++)
+				for (int dir = 0; dir < 2; dir++) {
+					struct rt_flow_key k = { 0 };
+					struct rt_flow *f;
+					int fresh;
+
+					k.ifindex = 3 + (__u32)d;
+					k.dir = dir ? OUT : IN;
+					k.family = 4;
+					k.src[0] = 10, k.src[3] = (__u8)(dir ? 1 : 2);
+					k.dst[0] = 10, k.dst[3] = (__u8)(dir ? 2 : 1);
+					k.dqpn = (dir ? 5000 : 1000) + (__u32)i;
+					f = mode ? rt_snapshot_flow(&s, &k, &fresh) : rt_snapshot_add_flow(&s);
+					if (!f)
+						continue;
+					f->k = k;
+					f->v.pkts = 10;
+					if (mode)
+						rt_snapshot_touch(&s, f);
+				}
+		if (!mode)
+			rt_snapshot_sort(&s);
+		rt_join(&s, &t);
+		CHECK_EQ(s.nflows, 4 * NQ);
+		for (size_t r = 0; r < s.nflows; r++) {
+			const struct rt_flow *f = &s.flows[r];
+			__u32 i = f->k.dqpn - (f->k.dir == OUT ? 5000 : 1000), d = f->k.ifindex - 3;
+
+			if (f->lqpn != 1000 + i || f->rqpn != 5000 + i || f->pid != 10000 * (d + 1) + i ||
+			    strcmp(f->comm, d ? "dev1" : "dev0"))
+				bad[mode]++;
+		}
+		rt_snapshot_free(&s);
+	}
+	CHECK(!bad[0], "plain snapshot: %d of %d flows with the wrong owner", bad[0], 4 * NQ);
+	CHECK(!bad[1], "persistent table: %d of %d flows with the wrong owner", bad[1], 4 * NQ);
+	TEST_END("join_qp_index");
+}
+
 int main(void)
 {
 	struct rt_qp_table other = { 0 };
@@ -237,5 +314,6 @@ int main(void)
 	qp(&other, 9999, 8888, 1, "x");
 	test_ack_and_hostpair(&other, "join_ack_and_hostpair_unknown_qps");
 	test_owner_by_address();
+	test_qp_index();
 	return TEST_EXIT();
 }

@@ -19,6 +19,7 @@
  * owners are looked up for every row only with a QP table, and a row whose
  * join fields change counts as changed in the interval.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "join.h"
 #include "nic.h"
@@ -56,19 +57,102 @@ static int qp_matches(const struct rt_snapshot *s, const struct rt_flow *f, cons
 	return 1;
 }
 
+/*
+ * The QP table indexed by QP number: the entries' indices sorted by lqpn, and
+ * those with an rqpn sorted by rqpn, so a flow's candidates are found by a
+ * binary search instead of a walk over every QP (which made the join
+ * O(flows x QPs) with a NIC). Built once per rt_join call.
+ */
+struct qpx {
+	const struct rt_qp_table *t;	/* NULL: no QP table */
+	__u32 *by_l, *by_r;		/* NULL (no memory): walk them all */
+	size_t nr;
+};
+
+static int by_lqpn(const void *a, const void *b, void *arg)
+{
+	const struct rt_qp *q = arg;
+	__u32 x = q[*(const __u32 *)a].lqpn, y = q[*(const __u32 *)b].lqpn;
+
+	return x < y ? -1 : x > y;
+}
+
+static int by_rqpn(const void *a, const void *b, void *arg)
+{
+	const struct rt_qp *q = arg;
+	__u32 x = q[*(const __u32 *)a].rqpn, y = q[*(const __u32 *)b].rqpn;
+
+	return x < y ? -1 : x > y;
+}
+
+static void qpx_build(struct qpx *x, const struct rt_qp_table *qps)
+{
+	memset(x, 0, sizeof(*x));
+	if (!qps || !qps->n)
+		return;
+	x->t = qps;
+	x->by_l = malloc(qps->n * 2 * sizeof(*x->by_l));
+	if (!x->by_l)
+		return;
+	x->by_r = x->by_l + qps->n;
+	for (size_t i = 0; i < qps->n; i++) {
+		x->by_l[i] = (__u32)i;
+		if (qps->q[i].has_rqpn)
+			x->by_r[x->nr++] = (__u32)i;
+	}
+	qsort_r(x->by_l, qps->n, sizeof(*x->by_l), by_lqpn, qps->q);
+	qsort_r(x->by_r, x->nr, sizeof(*x->by_r), by_rqpn, qps->q);
+}
+
+static void qpx_free(struct qpx *x)
+{
+	free(x->by_l);
+}
+
+/* The first place in idx[0..n) whose QP has number >= qpn (lqpn, or rqpn). */
+static size_t qpx_lower(const struct rt_qp *q, const __u32 *idx, size_t n, __u32 qpn, int rq)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		__u32 v = rq ? q[idx[mid]].rqpn : q[idx[mid]].lqpn;
+
+		if (v < qpn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The one local QP a flow belongs to, or NULL (none, or more than one that
  * the addresses cannot tell apart). */
 static const struct rt_qp *owner(const struct rt_snapshot *s, const struct rt_flow *f,
-				 const struct rt_qp_table *qps)
+				 const struct qpx *x)
 {
 	const struct rt_qp *any = NULL, *addr = NULL;
-	int nany = 0, naddr = 0;
+	const struct rt_qp_table *qps = x ? x->t : NULL;
+	int nany = 0, naddr = 0, rq = f->k.dir != RT_DIR_INGRESS;
+	const __u32 *idx = NULL;
+	size_t i, n;
 
 	if (!qps)
 		return NULL;
-	for (size_t i = 0; i < qps->n; i++) {
-		const struct rt_qp *q = &qps->q[i];
+	/* Ingress: our QP is the flow's dqpn; egress: its peer is (qp_matches). */
+	if (x->by_l) {
+		idx = rq ? x->by_r : x->by_l;
+		n = rq ? x->nr : qps->n;
+		i = qpx_lower(qps->q, idx, n, f->k.dqpn, rq);
+	} else {
+		i = 0;
+		n = qps->n;
+	}
+	for (; i < n; i++) {
+		const struct rt_qp *q = &qps->q[idx ? idx[i] : i];
 
+		if (idx && (rq ? q->rqpn : q->lqpn) != f->k.dqpn)
+			break;	/* past the QPs of that number */
 		if (!qp_matches(s, f, q))
 			continue;
 		nany++;
@@ -153,7 +237,7 @@ static int acked(const struct rt_snapshot *s, const struct rt_flow *c)
 
 /* The CNP flow c's target: RT_ATTR_* into *attr, the row or -1 returned. */
 static int attribute(const struct rt_snapshot *s, const struct rt_flow *c,
-		     const struct rt_qp_table *qps, __u8 *attr)
+		     const struct qpx *qps, __u8 *attr)
 {
 	const struct rt_qp *q = owner(s, c, qps);
 	int d;
@@ -190,7 +274,7 @@ static void queue_pair(struct rt_snapshot *s, __u8 fam, const __u8 *src, const _
  * queued by rt_snapshot_remove) are looked at again; all of them with a QP
  * table, whose owners can change under any row.
  */
-static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
+static void join_table(struct rt_snapshot *s, const struct qpx *qps)
 {
 	struct rt_flow_table *t = s->tab;
 	size_t i;
@@ -201,7 +285,7 @@ static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
 		if (f->v.cnp && f->k.origin == RT_ORIGIN_WIRE)
 			rt_snapshot_note_cnp(s, f);
 	}
-	if (qps && qps->n) {
+	if (qps->t) {
 		for (i = 0; i < s->nflows; i++) {
 			struct rt_flow *f = &s->flows[i];
 			const struct rt_qp *q = f->k.origin == RT_ORIGIN_WIRE ? owner(s, f, qps) : NULL;
@@ -247,12 +331,15 @@ static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
 		t->jgen = 1;
 }
 
-void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
+void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qpt)
 {
+	struct qpx qx, *qps = &qx;
 	size_t i;
 
+	qpx_build(&qx, qpt);
 	if (s->tab) {
 		join_table(s, qps);
+		qpx_free(&qx);
 		return;
 	}
 
@@ -278,4 +365,5 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps)
 		if (c->v.cnp && c->k.origin == RT_ORIGIN_WIRE)
 			c->throttles = attribute(s, c, qps, &c->attr);
 	}
+	qpx_free(&qx);
 }
