@@ -274,10 +274,18 @@ static int by_lqpn(const void *a, const void *b)
 }
 
 /* The NIC's ingress flows of this snapshot by local QP, once per interval. */
-static void index_qp_flows(struct csv *c, const struct rt_snapshot *cur)
+static void index_qp_flows(struct csv *c, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
+	size_t i;
+
 	c->nqpf = 0;
-	for (size_t i = 0; i < cur->nflows; i++) {
+	/* Only qpctr.csv rows look flows up: no per-QP counter, no walk over
+	 * every flow (which would cost O(N) an interval). */
+	for (i = 0; i < d->nports && d->ports[i].c->scope != RT_SCOPE_QP; i++)
+		;
+	if (i == d->nports)
+		return;
+	for (i = 0; i < cur->nflows; i++) {
 		const struct rt_flow *f = &cur->flows[i];
 
 		if (f->k.origin != RT_ORIGIN_NIC || f->k.dir != RT_DIR_INGRESS)
@@ -471,7 +479,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 				(unsigned long long)v->v6_unparsed, (unsigned long long)v->flow_full,
 				(unsigned long long)d->ifs[i].evicted, (unsigned long long)v->mirrored);
 	}
-	index_qp_flows(c, cur);
+	index_qp_flows(c, cur, d);
 	for (i = 0; i < d->nports; i++) {
 		const struct rt_port_ctr *p = d->ports[i].c;
 		char dv[2 * sizeof(p->dev) + 3], nd[2 * sizeof(p->netdev) + 3], nm[2 * sizeof(p->name) + 3];
