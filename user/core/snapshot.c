@@ -845,8 +845,10 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 	}
 	/* CNP rows of its pair and the reverse one may see their attribution
 	 * change (join.c); those that throttled it lose it. */
-	pair_cnp_fix(s, k.family, k.src, k.dst, -1, -1);
-	pair_cnp_fix(s, k.family, k.dst, k.src, (__s32)r, -1);
+	if (st->cnp_near & RT_NEAR_PAIR)	/* else its pair never had a CNP row */
+		pair_cnp_fix(s, k.family, k.src, k.dst, -1, -1);
+	if (st->cnp_near & RT_NEAR_REV)
+		pair_cnp_fix(s, k.family, k.dst, k.src, (__s32)r, -1);
 	if (r != last) {
 		struct rt_flow_state *ls = &t->st[last];
 		struct rt_flow_hot *lh = &t->hot[last];
@@ -872,8 +874,9 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 				if (t->jq[i] == last)
 					t->jq[i] = (__u32)r;
 		/* rows that throttle it are CNP rows of the reverse pair */
-		for (__u32 id = rt_snapshot_pair_head_cnp(s, lk->family, lk->dst, lk->src); id;
-		     id = t->st[id - 1].pnext)
+		for (__u32 id = ls->cnp_near & RT_NEAR_REV ?
+				rt_snapshot_pair_head_cnp(s, lk->family, lk->dst, lk->src) : 0;
+		     id; id = t->st[id - 1].pnext)
 			if (s->flows[id - 1].throttles == (__s32)last)
 				s->flows[id - 1].throttles = (__s32)r;
 		s->flows[r] = s->flows[last];
