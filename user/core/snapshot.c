@@ -55,6 +55,7 @@ static void table_empty(struct rt_flow_table *t)
 	t->gen++;
 	t->ko_valid = 0;
 	t->nkorder = t->nknew = t->ndead = 0;
+	t->marked = 0;
 }
 
 void rt_snapshot_clear(struct rt_snapshot *s)
@@ -580,7 +581,7 @@ static int pair_link(struct rt_snapshot *s, size_t r)
 		t->npairs++;
 		t->pslot[j] = slot_make(h, r);
 	}
-	if (t->npairs && rt_snapshot_pair_head_cnp(s, k->family, k->dst, k->src))
+	if (t->marked && rt_snapshot_pair_head_cnp(s, k->family, k->dst, k->src))
 		t->st[r].cnp_near |= RT_NEAR_REV;
 	return 0;
 }
@@ -597,6 +598,7 @@ static void pair_mark_cnp(struct rt_snapshot *s, size_t r)
 	if ((__u32)t->pslot[j] & RT_PSLOT_CNP)
 		return;
 	t->pslot[j] |= RT_PSLOT_CNP;
+	t->marked = 1;
 	for (id = RT_SLOT_ROW(t->pslot[j]); id; id = t->st[id - 1].pnext)
 		t->st[id - 1].cnp_near |= RT_NEAR_PAIR;
 	for (id = rt_snapshot_pair_head(s, k->family, k->dst, k->src); id; id = t->st[id - 1].pnext)

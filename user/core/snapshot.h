@@ -220,6 +220,7 @@ struct rt_flow_table {
 	size_t ncnp, cnp_cap;
 	__u64 max_flows;		/* 0: grows as flows appear */
 	int no_lru;			/* nobody expires rows: keep no recency list */
+	int marked;			/* some host pair has been marked RT_PSLOT_CNP */
 	/* host pairs (family, src, dst): open addressing over each pair's first
 	 * row + 1 (RT_SLOT_*, RT_PSLOT_CNP), its rows chained through pnext/pprev;
 	 * the join's index */
