@@ -93,7 +93,7 @@ if [ -x /usr/bin/time ]; then
 	printf "  %-44s %8.3f s %8d KB\n" "rocetop -r --flow-timeout 0" "$c_rt0" "$m_rt0"
 	printf "  %-44s %8.3f s %8d KB\n" "rocetop -r --csv (a row per flow and interval)" "$c_csv" "$m_csv"
 	awk -v a="$c_rt0" -v b="$c_loop" 'BEGIN { printf "  bare loop / rocetop = %.2f  (target >= 0.5)%s\n", b / a, (b / a >= 0.5) ? "" : "  BELOW TARGET" }'
-	awk -v m="$m_rt" 'BEGIN { printf "  peak RSS %.1f MB  (target <= 64 MB)%s\n", m / 1024, (m <= 65536) ? "" : "  ABOVE TARGET" }'
+	awk -v a="$m_rt" -v b="$m_rt0" 'BEGIN { m = a > b ? a : b; printf "  peak RSS at 100k flows, the larger of the two runs: %.1f MB  (target <= 64 MB)%s\n", m / 1024, (m <= 65536) ? "" : "  ABOVE TARGET" }'
 	if command -v tshark >/dev/null; then
 		editcap -r "$D/wide.pcap" "$D/wide_small.pcap" "1-$NT" 2>/dev/null
 		# tshark's per-flow count: every packet dissected (RoCE decoded on
