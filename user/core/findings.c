@@ -18,6 +18,7 @@
 #include "fmt.h"
 #include "log.h"
 #include "nic.h"
+#include "print.h"
 
 void rt_find_cfg_defaults(struct rt_find_cfg *c)
 {
@@ -302,6 +303,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 			va_start(ap, fmt);
 			vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
 			va_end(ap);
+			rt_fmt_safe(f->evidence, f->evidence, sizeof(f->evidence));	/* names from files */
 		}
 		if (f->sev != sev || score > 1.5 * f->peak) {
 			f->sev = (__u8)sev;
@@ -353,6 +355,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	va_start(ap, fmt);
 	vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
 	va_end(ap);
+	rt_fmt_safe(f->evidence, f->evidence, sizeof(f->evidence));	/* names from files */
 	p->hits = -1;		/* no longer pending: dropped at the end of the interval */
 	if (index_put(F, h, (__u32)F->n, rule, subj))
 		return -ENOMEM;
@@ -541,30 +544,6 @@ const char *rt_fev_name(int ev)
 	return ev == RT_FEV_OPEN ? "open" : ev == RT_FEV_UPDATE ? "update" : "close";
 }
 
-const char *rt_json_str(const char *s, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	if (len < 3)
-		return "\"\"";
-	buf[n++] = '"';
-	for (; *s && n + 8 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(buf + n, len - n, "\\u%04x", c);
-		} else {
-			buf[n++] = (char)c;
-		}
-	}
-	buf[n++] = '"';
-	buf[n] = '\0';
-	return buf;
-}
-
 /* Walk the subject's fields: text (key=value) or JSON ("key":value). */
 static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len, int json)
 {
@@ -577,9 +556,10 @@ static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len
 		snprintf(_v, sizeof(_v), __VA_ARGS__); \
 		if (json) \
 			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s\"%s\":%s", first ? "" : ",", key, \
-					      isstr ? rt_json_str(_v, q, sizeof(q)) : _v); \
-		else \
-			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", first ? "" : " ", key, _v); \
+					      isstr ? rt_pr_json_str(_v, q, sizeof(q)) : _v); \
+		else	/* text: printable only, names come from files (issue 16) */ \
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", first ? "" : " ", key, \
+					      rt_fmt_safe(_v, _v, sizeof(_v))); \
 		first = 0; \
 	} while (0)
 

@@ -198,7 +198,5 @@ const char *rt_fev_name(int ev);
 const char *rt_subject_text(const struct rt_subject *s, char *buf, size_t len);
 /* The subject as a JSON object (no surrounding key). */
 const char *rt_subject_json(const struct rt_subject *s, char *buf, size_t len);
-/* A string as a JSON string literal, quotes included. */
-const char *rt_json_str(const char *s, char *buf, size_t len);
 
 #endif

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include "fmt.h"
 #include "print.h"
 
 void rt_pr_init(struct rt_printer *p, FILE *f, int json)
@@ -67,6 +69,41 @@ void rt_pr_json_string(FILE *f, const char *s)
 		}
 	}
 	fputc('"', f);
+}
+
+/* The same JSON string into buf (quotes included), cut at a whole character
+ * when it does not fit; for text built before it is printed. */
+const char *rt_pr_json_str(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	if (len < 3)
+		return "\"\"";
+	buf[n++] = '"';
+	while (*p) {
+		int k = utf8_len(p);
+		size_t need = !k || *p < 0x20 || *p == 0x7f ? 6 : *p == '"' || *p == '\\' ? 2 : (size_t)k;
+
+		if (n + need + 2 > len)
+			break;
+		if (!k) {
+			memcpy(buf + n, "\\ufffd", 6);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			buf[n] = '\\';
+			buf[n + 1] = (char)*p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			snprintf(buf + n, 7, "\\u%04x", *p++);
+		} else {
+			memcpy(buf + n, p, (size_t)k);
+			p += k;
+		}
+		n += need;
+	}
+	buf[n++] = '"';
+	buf[n] = '\0';
+	return buf;
 }
 
 /* The separator and key of a new member of the innermost object or array. */
@@ -163,7 +200,13 @@ void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, c
 		member(p, key);
 		rt_pr_json_string(p->f, v);
 	} else if (!p->json && (to & RT_PR_TEXT) && fmt) {
-		fprintf(p->f, fmt, v);
+		/* Text is for a terminal: printable ASCII only (issue 16, defect 11). */
+		size_t n = strlen(v) + 1;
+		char buf[512], *safe = n <= sizeof(buf) ? buf : malloc(n);
+
+		fprintf(p->f, fmt, safe ? rt_fmt_safe(v, safe, n) : "?");
+		if (safe != buf)
+			free(safe);
 	}
 }
 

@@ -61,5 +61,7 @@ int rt_pr_is_json(const struct rt_printer *p);	/* for layout choices only, never
 /* A JSON string on f: quotes, backslashes and controls escaped, a byte that
  * is not valid UTF-8 as U+FFFD (the report's own JSON writer uses it too). */
 void rt_pr_json_string(FILE *f, const char *s);
+/* The same into buf, quotes included, cut at a whole character if it must be. */
+const char *rt_pr_json_str(const char *s, char *buf, size_t len);
 
 #endif
