@@ -26,6 +26,7 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "../bpf/parse.h"
 #pragma GCC diagnostic pop
+#include "live_maps.h"
 #include "rocetop.skel.h"
 #include "bench_pass.skel.h"
 
@@ -284,7 +285,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	libbpf_set_print(silent);
-	rt = rocetop_bpf__open_and_load();
+	/* As the live source loads it: the flow table sized for 16384 flows a CPU. */
+	rt = rocetop_bpf__open();
+	if (rt && (rt_ftab_size(rt, 16384, libbpf_num_possible_cpus()) || rocetop_bpf__load(rt) ||
+		   rt_ifslot_set(rt, 0, 1, 0))) {
+		rocetop_bpf__destroy(rt);
+		rt = NULL;
+	}
 	if (!rt) {
 		fprintf(stderr, "xdp_bench: cannot load rocetop.bpf.o (%s); run as root on a "
 			"kernel with BPF\n", strerror(errno));
