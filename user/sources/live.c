@@ -48,7 +48,8 @@ struct live {
 	__u64 full_since;	/* when that first moved (time_ns), 0: never */
 	char source[128];
 	struct rt_ftab ft;	/* the kernel flow table, mmapped */
-	__u64 prev_mono;	/* the last snapshot's mono_ns (incremental eviction) */
+	struct rt_flow_key *gone;	/* incremental: evicted, their rows go next interval */
+	size_t ngone, gone_cap;
 	struct rt_if_val *ifvals;	/* one ifstats entry, per CPU */
 	/* link watcher: rtnetlink link events say when to look again */
 	int nl_fd;
@@ -171,6 +172,7 @@ static void live_close(struct rt_source *s)
 	rt_ftab_unmap(&l->ft);
 	rocetop_bpf__destroy(l->skel);
 	free(l->ifvals);
+	free(l->gone);
 	free(l);
 	free(s);
 }
@@ -338,37 +340,56 @@ static void evict(struct live *l, struct rt_snapshot *s)
 }
 
 /*
- * The same for the persistent table, at the start of the next interval, with
- * the last snapshot's time (so the rows go when they would from a whole
- * snapshot): least recently changed rows first, stopping at the first interval
- * of rows that holds one too recent (rt_snapshot_expire's walk).
+ * The same for the persistent table, without looking at every row: least
+ * recently changed rows first, up to the first interval of rows holding one
+ * too recent (rt_snapshot_expire's walk; rows change in time order). The
+ * rows are removed at the start of the next interval (forget_evicted), as
+ * they go from a whole snapshot.
  */
-static void evict_rows(struct live *l, struct rt_snapshot *s)
+static int evict_rows(struct live *l, struct rt_snapshot *s)
 {
 	struct rt_flow_table *t = s->tab;
-	__u64 limit = (__u64)(l->flow_timeout * 1e9), now = l->prev_mono;
+	__u64 limit = (__u64)(l->flow_timeout * 1e9);
 	__u32 id = t->lru_head, stop = 0;
 	int have_stop = 0;
 
-	while (id) {
-		size_t r = id - 1;
-		__u32 next = t->st[r].lru_next;
-		__u64 last = s->flows[r].v.last_ns;
+	for (; id; id = t->st[id - 1].lru_next) {
+		const struct rt_flow *f = &s->flows[id - 1];
+		__u64 last = f->v.last_ns;
 
-		if (have_stop && t->st[r].gen != stop)
+		if (t->st[id - 1].gen == t->gen || (have_stop && t->st[id - 1].gen != stop))
 			break;
-		if (last < now && now - last > limit) {
-			if (rt_ftab_kill(&l->ft, &s->flows[r].k))
-				count_evicted(l, &s->flows[r].k);
-			if (next == s->nflows)	/* the last row moves into r */
-				next = (__u32)r + 1;
-			rt_snapshot_remove(s, r);
+		if (last < s->mono_ns && s->mono_ns - last > limit) {
+			if (!rt_ftab_kill(&l->ft, &f->k))
+				continue;
+			count_evicted(l, &f->k);
+			{
+				struct rt_flow_key *g = rt_append((void **)&l->gone, &l->ngone,
+								  &l->gone_cap, sizeof(*g));
+
+				if (!g)
+					return -ENOMEM;
+				*g = f->k;
+			}
 		} else if (!have_stop) {
 			have_stop = 1;
-			stop = t->st[r].gen;
+			stop = t->st[id - 1].gen;
 		}
-		id = next;
 	}
+	return 0;
+}
+
+/* The rows evicted in the last interval leave the table. */
+static void forget_evicted(struct live *l, struct rt_snapshot *s)
+{
+	for (size_t i = 0; i < l->ngone; i++) {
+		int fresh;
+		struct rt_flow *f = rt_snapshot_flow(s, &l->gone[i], &fresh);
+
+		if (f)
+			rt_snapshot_remove(s, (size_t)(f - s->flows));
+	}
+	l->ngone = 0;
 }
 
 /*
@@ -508,8 +529,8 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 					 l->ifs[i].name);
 	}
 
-	if (src->incremental && l->flow_timeout > 0 && l->prev_mono)
-		evict_rows(l, s);
+	if (src->incremental)
+		forget_evicted(l, s);
 	err = src->incremental ? read_changed(l, s) : read_flows(l, s);
 	if (!err)
 		err = read_ifstats(l, s);
@@ -517,9 +538,10 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 		pr_warn("reading the BPF maps failed: %s.\n", strerror(-err));
 		return err;
 	}
-	if (!src->incremental && l->flow_timeout > 0)
+	if (l->flow_timeout > 0 && !src->incremental)
 		evict(l, s);
-	l->prev_mono = s->mono_ns;
+	if (l->flow_timeout > 0 && src->incremental && evict_rows(l, s))
+		return -ENOMEM;
 	s->evicted = l->evicted;
 	for (size_t j = 0; j < s->nifs; j++)
 		for (int k = 0; k < l->nifs; k++)
@@ -651,6 +673,13 @@ fail:
 		free(src);
 	}
 	return NULL;
+}
+
+int rt_live_xdp_fd(struct rt_source *src)
+{
+	struct live *l = src->priv;
+
+	return bpf_program__fd(l->skel->progs.rt_xdp);
 }
 
 const struct rt_ftab *rt_live_flowtab(struct rt_source *src)
