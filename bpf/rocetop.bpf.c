@@ -30,13 +30,13 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, RT_FT_MIN_SLOTS / 64);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, __u64);
 } dirty SEC(".maps");
 
 const volatile __u32 rt_ft_mask = RT_FT_MIN_SLOTS - 1;
-const volatile __u32 rt_ft_shift = 6;		/* log2 of a region's slots */
+const volatile __u32 rt_ft_shift = 4;		/* log2 of a region's slots */
 const volatile __u32 rt_ft_nregions = 1;
 
 struct {

@@ -88,7 +88,7 @@ struct rt_flow_val {
  * nowhere (the frame then counts as flow_full).
  *
  * Beside it a bitmap (a second mmapable array of __u64 words, bit i for slot
- * i) says which slots changed since user space last took the word: the
+ * i; small regions share words) says which slots changed since user space last took the word: the
  * program sets a slot's bit (an atomic or, only when it is clear) after its
  * counters; user space takes whole words with an atomic exchange.
  *
@@ -101,7 +101,7 @@ struct rt_flow_val {
 #define RT_FT_DEAD	2
 #define RT_FT_RUN	8
 #define RT_FT_PROBES	(2 * RT_FT_RUN)
-#define RT_FT_MIN_SLOTS	64		/* a region: a power of two, whole bitmap words */
+#define RT_FT_MIN_SLOTS	16		/* a region: a power of two, at least this */
 
 struct rt_flow_slot {
 	struct rt_flow_key k;
@@ -121,10 +121,13 @@ static __inline __u64 rt_ft_hash(const struct rt_flow_key *k)
 	return h ^ (h >> 29);
 }
 
-/* Probe i (0 .. RT_FT_PROBES - 1) of hash h in a region of mask + 1 slots. */
+/* Probe i (0 .. RT_FT_PROBES - 1) of hash h in a region of mask + 1 slots;
+ * a region of RT_FT_PROBES slots or fewer is covered whole. */
 static __inline __u32 rt_ft_probe(__u64 h, __u32 i, __u32 mask)
 {
-	return (i < RT_FT_RUN ? (__u32)h + i : (__u32)(h >> 32) + (i - RT_FT_RUN)) & mask;
+	__u32 second = mask < RT_FT_PROBES ? (__u32)h + RT_FT_RUN : (__u32)(h >> 32);
+
+	return (i < RT_FT_RUN ? (__u32)h + i : second + (i - RT_FT_RUN)) & mask;
 }
 
 /*

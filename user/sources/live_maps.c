@@ -11,16 +11,19 @@
 
 int rt_ftab_size(struct rocetop_bpf *skel, __u32 max_flows, int ncpus)
 {
-	__u32 shift = 6;
+	__u32 shift = 4;
+	__u64 nslots;
 
+	_Static_assert(RT_FT_MIN_SLOTS == 1 << 4, "the smallest region");
 	if (ncpus <= 0)
 		return -EINVAL;
 	while ((1U << shift) < max_flows && shift < 24)
 		shift++;
-	if ((1U << shift) < max_flows || (__u64)ncpus << shift > 1U << 31)
+	nslots = (__u64)ncpus << shift;
+	if ((1U << shift) < max_flows || nslots > 1U << 31)
 		return -E2BIG;
-	if (bpf_map__set_max_entries(skel->maps.flows, (__u32)ncpus << shift) ||
-	    bpf_map__set_max_entries(skel->maps.dirty, (__u32)ncpus << (shift - 6)))
+	if (bpf_map__set_max_entries(skel->maps.flows, (__u32)nslots) ||
+	    bpf_map__set_max_entries(skel->maps.dirty, (__u32)((nslots + 63) / 64)))
 		return -EINVAL;
 	skel->rodata->rt_ft_mask = (1U << shift) - 1;
 	skel->rodata->rt_ft_shift = shift;
@@ -44,7 +47,7 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 	t->mask = skel->rodata->rt_ft_mask;
 	t->nregions = skel->rodata->rt_ft_nregions;
 	t->nslots = (size_t)t->nregions << t->shift;
-	t->nwords = t->nslots / 64;
+	t->nwords = (t->nslots + 63) / 64;
 	if (bpf_map__max_entries(skel->maps.flows) != t->nslots ||
 	    bpf_map__value_size(skel->maps.flows) != sizeof(struct rt_flow_slot))
 		return -EINVAL;

@@ -24,7 +24,8 @@ struct rt_ftab {
 /*
  * Before load: regions for every possible CPU, each of the smallest power of
  * two of slots that holds max_flows flows (at least RT_FT_MIN_SLOTS). 0 or a
- * negative errno.
+ * negative errno. A region of 16 is covered whole by a key's probes: it holds
+ * exactly 16 flows.
  */
 int rt_ftab_size(struct rocetop_bpf *skel, __u32 max_flows, int ncpus);
 /* After load: map the table and its bitmap. 0 or a negative errno. */
