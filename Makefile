@@ -43,9 +43,12 @@ ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VER
 	     $(INCLUDES) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 DEPFLAGS   = -MMD -MP
 LDLIBS    += $(PKG_LIBS) -lm -lpthread
+# UBSan without recovery: undefined behaviour aborts the run, so a test or a
+# fuzzer that meets it fails instead of printing a line nobody reads.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 ifeq ($(SANITIZE),1)
-ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
-LDFLAGS   += -fsanitize=address,undefined
+ALL_CFLAGS += $(SAN_FLAGS)
+LDFLAGS   += $(SAN_FLAGS)
 endif
 BPF_CFLAGS := -g -O2 -target bpf -Wall -Wextra -Werror $(ARCH_INC) -Ibpf
 
@@ -118,7 +121,7 @@ FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS  := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS))
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VERSION)"' \
-	      $(INCLUDES) $(PKG_CFLAGS) -fsanitize=address,undefined -fno-omit-frame-pointer
+	      $(INCLUDES) $(PKG_CFLAGS) $(SAN_FLAGS)
 FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/obj/%.o: %.c $(SKELS) | $(BUILD)

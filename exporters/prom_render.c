@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,9 +415,32 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	static const char *const outcome[] = {
 		"roce", "not_roce", "truncated", "malformed", "pause", "table_full", "v6_unparsed",
 	};
+	/* Counters of struct rt_if_val, each a family: one table, one loop. */
+	struct if_fam {
+		const char *name, *unit, *help;
+		size_t off;	/* offsetof(struct rt_if_val, ...): a __u64, or __u64[RT_NPRIO] */
+	};
+	static const struct if_fam if_fams[] = {
+		{ "rocetop_interface_frames", NULL, "Frames the BPF programs saw, per interface and direction.",
+		  offsetof(struct rt_if_val, pkts) },
+		{ "rocetop_interface_bytes", "bytes", "Bytes of the frames the BPF programs saw.",
+		  offsetof(struct rt_if_val, bytes) },
+		{ "rocetop_interface_mirrored_frames", NULL,
+		  "Mirror copies (GRE + ERSPAN II/III, GRE TEB, VXLAN) decapsulated; the frames inside are counted as if seen on the mirrored wire.",
+		  offsetof(struct rt_if_val, mirrored) },
+	};
+	static const struct if_fam pfc_fams[] = {
+		{ "rocetop_pfc_frames", NULL,
+		  "PFC frames with the priority enabled, XON included (priority all: 802.3x global pause).",
+		  offsetof(struct rt_if_val, pfc_frames) },
+		{ "rocetop_pfc_xon_frames", NULL, "PFC frames of the priority with a pause time of 0 (XON, resume).",
+		  offsetof(struct rt_if_val, pfc_xon) },
+		{ "rocetop_pfc_pause_quanta", NULL, "Sum of the PFC pause times asked, in quanta of 512 bit times.",
+		  offsetof(struct rt_if_val, pfc_quanta) },
+	};
 	char set[LSET], more[LSET + 64], pn[8];
 	__u64 speed[RT_MAX_IFACES * 2 + 1];
-	size_t i, n = cur->nifs;
+	size_t i, f, n = cur->nifs;
 	unsigned int p, o;
 
 	if (n > RT_MAX_IFACES * 2)
@@ -427,6 +451,7 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 #define IFSET(i) do { set[0] = 0; \
 		label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex)); \
 		label(set, sizeof(set), "direction", rt_dir_name(cur->ifs[i].k.dir)); } while (0)
+#define IF_CTR(v, off) ((const __u64 *)((const char *)(v) + (off)))
 #define PRSET(p) do { snprintf(more, sizeof(more), "%s", set); \
 		label(more, sizeof(more), "priority", rt_prio_name(p, pn, sizeof(pn))); } while (0)
 
@@ -438,21 +463,13 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 		label(set, sizeof(set), "interface", cur->ifaces[i].name);
 		sample_u(w, "rocetop_interface_up", M_GAUGE, set, strcmp(cur->ifaces[i].mode, "gone") != 0);
 	}
-	family(w, "rocetop_interface_frames", M_COUNTER, NULL, "Frames the BPF programs saw, per interface and direction.");
-	for (i = 0; i < n; i++) {
-		IFSET(i);
-		sample_u(w, "rocetop_interface_frames", M_COUNTER, set, cur->ifs[i].v.pkts);
-	}
-	family(w, "rocetop_interface_bytes", M_COUNTER, "bytes", "Bytes of the frames the BPF programs saw.");
-	for (i = 0; i < n; i++) {
-		IFSET(i);
-		sample_u(w, "rocetop_interface_bytes", M_COUNTER, set, cur->ifs[i].v.bytes);
-	}
-	family(w, "rocetop_interface_mirrored_frames", M_COUNTER, NULL,
-	       "Mirror copies (GRE + ERSPAN II/III, GRE TEB, VXLAN) decapsulated; the frames inside are counted as if seen on the mirrored wire.");
-	for (i = 0; i < n; i++) {
-		IFSET(i);
-		sample_u(w, "rocetop_interface_mirrored_frames", M_COUNTER, set, cur->ifs[i].v.mirrored);
+	/* One family per counter of the interface and direction. */
+	for (f = 0; f < sizeof(if_fams) / sizeof(if_fams[0]); f++) {
+		family(w, if_fams[f].name, M_COUNTER, if_fams[f].unit, if_fams[f].help);
+		for (i = 0; i < n; i++) {
+			IFSET(i);
+			sample_u(w, if_fams[f].name, M_COUNTER, set, *IF_CTR(&cur->ifs[i].v, if_fams[f].off));
+		}
 	}
 	family(w, "rocetop_parser_frames", M_COUNTER, NULL,
 	       "Frames by parser outcome: roce, not_roce, truncated, malformed, pause (PFC and 802.3x), table_full (flow table full), v6_unparsed.");
@@ -468,29 +485,15 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 			sample_u(w, "rocetop_parser_frames", M_COUNTER, more, val[o]);
 		}
 	}
-	family(w, "rocetop_pfc_frames", M_COUNTER, NULL,
-	       "PFC frames with the priority enabled, XON included (priority all: 802.3x global pause).");
-	for (i = 0; i < n; i++) {
-		IFSET(i);
-		for (p = 0; p < RT_NPRIO; p++) {
-			PRSET(p);
-			sample_u(w, "rocetop_pfc_frames", M_COUNTER, more, cur->ifs[i].v.pfc_frames[p]);
-		}
-	}
-	family(w, "rocetop_pfc_xon_frames", M_COUNTER, NULL, "PFC frames of the priority with a pause time of 0 (XON, resume).");
-	for (i = 0; i < n; i++) {
-		IFSET(i);
-		for (p = 0; p < RT_NPRIO; p++) {
-			PRSET(p);
-			sample_u(w, "rocetop_pfc_xon_frames", M_COUNTER, more, cur->ifs[i].v.pfc_xon[p]);
-		}
-	}
-	family(w, "rocetop_pfc_pause_quanta", M_COUNTER, NULL, "Sum of the PFC pause times asked, in quanta of 512 bit times.");
-	for (i = 0; i < n; i++) {
-		IFSET(i);
-		for (p = 0; p < RT_NPRIO; p++) {
-			PRSET(p);
-			sample_u(w, "rocetop_pfc_pause_quanta", M_COUNTER, more, cur->ifs[i].v.pfc_quanta[p]);
+	/* One family per counter of the priority, on each interface and direction. */
+	for (f = 0; f < sizeof(pfc_fams) / sizeof(pfc_fams[0]); f++) {
+		family(w, pfc_fams[f].name, M_COUNTER, pfc_fams[f].unit, pfc_fams[f].help);
+		for (i = 0; i < n; i++) {
+			IFSET(i);
+			for (p = 0; p < RT_NPRIO; p++) {
+				PRSET(p);
+				sample_u(w, pfc_fams[f].name, M_COUNTER, more, IF_CTR(&cur->ifs[i].v, pfc_fams[f].off)[p]);
+			}
 		}
 	}
 	family(w, "rocetop_pfc_paused_seconds", M_COUNTER, "seconds",
@@ -515,6 +518,7 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 		sample_u(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, set, speed[i] * 1000000ULL / 8);
 	}
 #undef IFSET
+#undef IF_CTR
 #undef PRSET
 }
 
@@ -554,13 +558,12 @@ static void heap_down(const struct rt_flow *f, __u32 *h, size_t n, size_t i)
  */
 static size_t idle_fill(struct rt_prom_render *r, const struct rt_snapshot *cur, size_t want)
 {
-	const struct rt_flow_table *t = cur->tab;
 	size_t i, n = 0;
 
 	if (!want)
 		return 0;
 	for (i = 0; i < cur->nflows; i++) {
-		if (t->st[i].gen == t->gen || cur->flows[i].estimate)
+		if (rt_snapshot_changed(cur, i) || cur->flows[i].estimate)
 			continue;
 		if (n < want) {
 			r->heap[n++] = (__u32)i;

@@ -60,12 +60,31 @@ static int appendf(char *line, size_t len, int off, const char *fmt, ...)
 	return (size_t)(off + n) >= len ? (int)len - 1 : off + n;
 }
 
-/* Print at most to the right edge. */
+/*
+ * The one way text reaches the screen (issue 16, defect 11). Lines are built
+ * from untrusted names (a recording's source, interfaces, notes, ports, comm,
+ * sFlow agents, mirror sessions, findings about them), so every line goes
+ * through rt_fmt_safe, printable ASCII only: an ESC, a C1 control or a byte of
+ * invalid UTF-8 in a file shows as '?' and never reaches the terminal. The
+ * only other call into curses' text output is put_glyphs() below.
+ * tests/tui/test_tui_escape.sh checks both the bytes written and the screen.
+ */
 static void put(int y, int x, const char *s)
+{
+	char safe[1024];
+
+	if (y < 0 || y >= LINES || x >= COLS)
+		return;
+	mvaddnstr(y, x, rt_fmt_safe(s, safe, sizeof(safe)), COLS - x);
+}
+
+/* The sparkline's block characters (UTF-8 built by tui_sparkline from
+ * numbers, never from a name): the one text not passed through put(). */
+static void put_glyphs(int y, int x, const char *spark)
 {
 	if (y < 0 || y >= LINES || x >= COLS)
 		return;
-	mvaddnstr(y, x, s, COLS - x);
+	mvaddnstr(y, x, spark, COLS - x);
 }
 
 static void put_attr(int y, int x, const char *s, attr_t a)
@@ -714,7 +733,7 @@ static void draw_detail(struct tui *t, int y, int h)
 			 m == 0 ? (snprintf(a, sizeof(a), "%.1f", max), a) : rt_fmt_si(max, a, sizeof(a)));
 		put(y, 0, line);
 		attron(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
-		put(y++, (int)strlen(line), spark);
+		put_glyphs(y++, (int)strlen(line), spark);
 		attroff(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
 	}
 	/* sFlow: the switch ports where this queue pair was sampled, and their queues */

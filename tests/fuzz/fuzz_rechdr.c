@@ -8,7 +8,9 @@
  *   u16 L, L bytes of layout text, then blocks: u8 flags, u16 M, M bytes
  *
  * and becomes a recording whose header CRC is right (so the text itself is
- * parsed) and whose blocks hold the M bytes compressed, with a right CRC;
+ * parsed; L's top bits spoil the fixed header: 0x8000 the header CRC,
+ * 0x4000 the version, 0x2000 the text length field by + 2^31)
+ * and whose blocks hold the M bytes compressed, with a right CRC;
  * flags bit 0 spoils the block magic, bit 1 adds flags >> 4 to zlen, bit 2
  * flips rawlen, bit 3 cuts the block short: the resynchronisation meets them.
  * With RT_FUZZ_SEEDS=DIR the genuine layout, and the layouts of the audit's
@@ -91,7 +93,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	struct rt_delta d = { 0 };
 	unsigned char fixed[16], *raw = NULL;
 	size_t rawlen = 0, dlen;
-	char *text, *t, rep[200 * 26 + 1] = "";
+	char *text, *t, rep[150 * 26 + 1] = "";
 	FILE *f;
 	int fd, i;
 
@@ -126,7 +128,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (rt_rec_encode(&s, &raw, &rawlen))
 		abort();
 	seed(dir, "genuine", text, raw, rawlen, 0);
-	for (i = 0; i < 200; i++)
+	for (i = 0; i < 149; i++)
 		strcat(rep, "field k.ifindex 0 4 u32\n");
 	strcat(rep, "field k.ifindex 0 4 u32");
 	t = edit(text, "field k.ifindex 0 4 u32", rep);
@@ -160,21 +162,21 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
 	if (size < 2)
 		return 0;
-	tl = data[0] | (size_t)data[1] << 8;
+	tl = data[0] | (size_t)(data[1] & 0x1f) << 8;
 	if (tl > size - 2)
 		tl = size - 2;
 	fd = memfd_create("rtfuzz", 0);
 	if (fd < 0)
 		return 0;
 	memcpy(h, fixed_magic, 8);
-	put32(h + 8, RT_REC_VERSION);
-	put32(h + 12, (__u32)tl);
+	put32(h + 8, RT_REC_VERSION + (data[1] & 0x40 ? 1 : 0));
+	put32(h + 12, (__u32)tl + (data[1] & 0x20 ? 0x80000000u : 0));
 	{
 		unsigned char crc[4];
 		uLong c = crc32(0, h, 16);
 
 		c = crc32(c, data + 2, (uInt)tl);
-		put32(crc, (__u32)c);
+		put32(crc, (__u32)c ^ (data[1] & 0x80 ? 1u : 0));
 		if (write(fd, h, 16) != 16 || write(fd, data + 2, tl) != (ssize_t)tl || write(fd, crc, 4) != 4)
 			goto out;
 	}

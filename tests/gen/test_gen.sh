@@ -94,14 +94,53 @@ fi
 MAC_B=$(ip -n "$NSB" -o link show "$VB" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
 sleep 0.3
 
+# tcpdump with a 32 MiB buffer (-B, KiB), so that frames wait in the kernel
+# while a loaded machine does not schedule it, instead of being dropped.
 start_capture() { # ns, ifname, file
-	ip netns exec "$1" tcpdump --immediate-mode -i "$2" -U -s 0 -w "$3" 2>"$3.log" &
+	ip netns exec "$1" tcpdump --immediate-mode -B 32768 -i "$2" -U -s 0 -w "$3" 2>"$3.log" &
 	TCPDUMP_PIDS+=($!)
 	for _ in $(seq 50); do
 		grep -q "listening on" "$3.log" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
+}
+
+# Frames in a pcap file (a record still being written is not counted).
+pcap_frames() {
+	$PY - "$1" <<'EOF'
+import struct, sys
+try:
+    b = open(sys.argv[1], "rb").read()
+except OSError:
+    print(0); sys.exit()
+e = "<" if b[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+off, n = 24, 0
+while off + 16 <= len(b):
+    incl = struct.unpack_from(e + "I", b, off + 8)[0]
+    if off + 16 + incl > len(b):
+        break
+    off += 16 + incl
+    n += 1
+print(n)
+EOF
+}
+
+# wait_captures TALLY FILE...: tcpdump reads the kernel's buffer at its own
+# pace, and stopping it drops what it has not read yet. So wait (at most 30 s)
+# until each capture holds every frame the generator's tally says it sent:
+# the oracle then compares all of them.
+wait_captures() {
+	local want f i
+	want=$(awk '$1=="frames_total"{print $2}' "$1/summary.txt" 2>/dev/null)
+	[ -n "$want" ] || return 0
+	shift
+	for f in "$@"; do
+		for i in $(seq 300); do
+			[ "$(pcap_frames "$f")" -ge "$want" ] && break
+			sleep 0.1
+		done
+	done
 }
 
 stop_captures() {
@@ -127,6 +166,7 @@ run() {
 	fi
 	"$GEN" --tx-data "$NSA:$VA" --tx-rcv "$NSB:$VB" --tally "$d/tally" -q "$@" 2>"$d/gen.err"
 	local rc=$?
+	wait_captures "$d/tally" "$d/b.pcap" "$d/a.pcap"
 	stop_captures
 	if [ $rc -ne 0 ]; then
 		fail "$name" "generator exit $rc: $(head -c 300 "$d/gen.err")"
@@ -204,6 +244,7 @@ t0=$(date +%s%N)
 wait $gp
 grc=$?
 t1=$(date +%s%N)
+wait_captures "$d/tally" "$d/b.pcap"
 stop_captures
 if [ $grc -eq 0 ] && [ $(((t1 - t0) / 1000000)) -lt 1000 ] &&
 	grep -q "stop_reason signal" "$d/tally/summary.txt" &&

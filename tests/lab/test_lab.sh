@@ -44,8 +44,14 @@ fi
 for sig in TERM INT; do
 	"$ROCETOP" lab --name "$name" --scenario mixed --duration 60 --rate 2000 -D --csv "$tmp/sig$sig" >/dev/null 2>"$tmp/sig.err" &
 	pid=$!
-	for _ in $(seq 50); do [ -s "$tmp/sig$sig/flows.csv" ] && [ "$(leftovers)" = 3 ] && break; sleep 0.1; done
-	sleep 0.5
+	# Ready means a data row in flows.csv: the loop, which handles the
+	# signals, has run an interval. The header alone is written before the
+	# BPF programs load, which can take 10 s on a loaded machine.
+	for _ in $(seq 600); do
+		[ -f "$tmp/sig$sig/flows.csv" ] && [ "$(wc -l <"$tmp/sig$sig/flows.csv")" -gt 1 ] &&
+			[ "$(leftovers)" = 3 ] && break
+		sleep 0.1
+	done
 	kill -$sig $pid; wait $pid; rc=$?
 	gens=$(pgrep -f "rocetop-gen .*$name-" | wc -l)
 	if [ $rc = 0 ] && [ "$(leftovers)" = 0 ] && [ "$gens" = 0 ] && [ "$(wc -l <"$tmp/sig$sig/flows.csv")" -gt 1 ]; then
@@ -56,10 +62,23 @@ for sig in TERM INT; do
 	fi
 done
 
+# A stop signal while the lab is still being built (namespaces up, BPF
+# programs loading) ends the run the same way once the loop starts.
+"$ROCETOP" lab --name "$name" --scenario steady --duration 60 --rate 500 -D >/dev/null 2>"$tmp/early.err" &
+pid=$!
+for _ in $(seq 600); do [ "$(leftovers)" -ge 1 ] && break; sleep 0.02; done
+kill -TERM $pid; wait $pid; rc=$?
+if [ $rc = 0 ] && [ "$(leftovers)" = 0 ]; then
+	echo "PASS lab: SIGTERM during the set-up ends the run with exit 0, nothing left behind"
+else
+	echo "FAIL lab: SIGTERM during the set-up: exit $rc, namespaces $(leftovers): $(tail -2 "$tmp/early.err")"
+	fails=$((fails + 1))
+fi
+
 # A run killed with -9 leaves its namespaces; the next start removes them.
 "$ROCETOP" lab --name "$name" --scenario steady --duration 30 --rate 500 -D >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 50); do [ "$(leftovers)" = 3 ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ "$(leftovers)" = 3 ] && break; sleep 0.1; done
 sleep 0.5
 kill -9 $pid; wait $pid 2>/dev/null
 pkill -9 -f "rocetop-gen .*$name-" 2>/dev/null

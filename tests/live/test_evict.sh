@@ -15,16 +15,22 @@ rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" ||
 	{ echo "FAIL evict: cannot build the namespaces"; exit 1; }
 
 # Steady traffic for 2 s, then silence: idle flows go after 0.8 s.
-ip netns exec "$B" "$ROCETOP" -i "$IFB" -b --top 0 -d 0.2 --flow-timeout 0.8 -n 25 --no-egress --csv "$tmp/csv" >"$tmp/out" 2>"$tmp/err" &
-rt=$!
-for _ in $(seq 50); do grep -q '^rocetop ' "$tmp/out" && break; sleep 0.1; done
-ip netns exec "$A" "$PY" - "$IFA" <<'PY' >"$tmp/sent" 2>/dev/null
-import sys, time
+# Under load, loading the BPF programs and importing scapy each take seconds,
+# so nothing here is timed by guesswork: the sender imports scapy first and
+# waits for "go"; rocetop runs until the test stops it; "go" is given once
+# rocetop printed its first table (attached: it counts from then on); rocetop
+# is stopped once every flow was evicted (or after 30 s: a failure).
+ip netns exec "$A" "$PY" - "$IFA" "$tmp/go" <<'PY' >"$tmp/sent" 2>/dev/null &
+import os, sys, time
 from scapy.all import Ether, IP, UDP, Raw, sendp, conf
 from scapy.contrib.roce import BTH
 conf.verb = 0
 frames = [Ether(dst="02:00:00:00:00:02") / IP(src=f"10.98.0.{q + 1}", dst="10.98.0.100", tos=2) /
           UDP(sport=50000 + q, dport=4791) / BTH(opcode=0x0a, dqpn=0x40 + q) / Raw(b"\0" * 64) for q in range(5)]
+for _ in range(1200):
+    if os.path.exists(sys.argv[2]):
+        break
+    time.sleep(0.05)
 end = time.time() + 2.0
 n = 0
 while time.time() < end:
@@ -33,6 +39,16 @@ while time.time() < end:
     time.sleep(0.02)
 print(len(frames), n * len(frames))
 PY
+sender=$!
+rt_on_exit "kill -9 $sender"
+ip netns exec "$B" "$ROCETOP" -i "$IFB" -b --top 0 -d 0.2 --flow-timeout 0.8 --no-egress --csv "$tmp/csv" >"$tmp/out" 2>"$tmp/err" &
+rt=$!
+for _ in $(seq 600); do grep -q '^rocetop ' "$tmp/out" && break; sleep 0.05; done
+touch "$tmp/go"
+wait $sender
+for _ in $(seq 300); do grep -q 'flows 0  evicted 5' "$tmp/out" && break; sleep 0.1; done
+sleep 0.5	# one more interval after the last eviction
+kill -INT $rt
 wait $rt; rc=$?
 read nflows npkts <"$tmp/sent"
 tables=$(grep -c '^rocetop ' "$tmp/out")

@@ -7,7 +7,8 @@
 #   4   -r x -w x (any spelling), --csv and rotation onto the input
 #   5   symbolic links and others' directories refused for -w and --csv
 #   10  --batch into /dev/full: a sentence and exit 1
-#   11  escapes out of --batch, RFC 4180 quoting in CSV
+#   11  escapes out of --batch, report and messages (a hostile recording too),
+#       RFC 4180 quoting in CSV
 #   12  a second writer of one recording is refused
 #   13  -r - from a pipe, and -r FIFO
 set -u
@@ -223,4 +224,23 @@ bad=$(printf 'u\377\376x.pcap'); cp ol.pcap "$bad"
 "$ROCETOP" report --json "$bad" >r29 2>e29; rc=$?
 out=$($PY -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8")); print("ok")' r29 2>&1)
 [ $rc = 0 ] && [ "$out" = ok ] && pass report_json_valid_utf8 || fail report_json_valid_utf8 "rc $rc, $out"
+# --- 11 again, for what came after it (sFlow, findings, messages): a
+# recording whose every string carries an OSC title set, a clear screen, a
+# C1 CSI (C2 9B), a bare 9B and an invalid FF (test_record --hostile). None of
+# those bytes may reach --batch, report or a message; the escaped form shows.
+"$(dirname "$ROCETOP")/tests/test_record" --hostile h.rtr
+ctl() { $PY -c 'import sys; b=open(sys.argv[1],"rb").read(); print(sum(b.count(c) for c in (b"\x1b", b"\x07", b"\x9b", b"\xff", b"\xc2")))' "$1"; }
+"$ROCETOP" -r h.rtr -b >b30 2>&1; rc=$?
+[ $rc = 0 ] && [ "$(ctl b30)" = 0 ] && grep -q 'sFlow agent ?]0;AGT??:' b30 && grep -q '^  ?]0;SWP??\[2J:7 ' b30 &&
+	grep -q 'device=?]0;DEV??? port=1 counter=tx_pause_storm_warning_events: tx_pause_storm_warning_events on ?]0;NDV? moved' b30 &&
+	pass batch_escapes_sflow_and_findings || fail batch_escapes_sflow_and_findings "rc $rc, $(ctl b30) control bytes"
+"$ROCETOP" report h.rtr >r31 2>&1; rc=$?
+[ $rc = 0 ] && [ "$(ctl r31)" = 0 ] && grep -q 'ifname=?]0;SWP??\[2J:7 dir=ingress' r31 &&
+	pass report_escapes_findings || fail report_escapes_findings "rc $rc, $(ctl r31) control bytes"
+"$ROCETOP" report --json h.rtr >r32 2>e32; rc=$?
+out=$($PY -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8")); print("ok")' r32 2>&1)
+[ $rc = 0 ] && [ "$out" = ok ] && pass report_json_hostile_recording || fail report_json_hostile_recording "rc $rc, $out"
+"$ROCETOP" -r "$(printf 'no\033]0;T\007such\302\233.pcap')" -b >b33 2>&1; rc=$?
+[ $rc != 0 ] && [ "$(ctl b33)" = 0 ] && grep -q 'cannot open no?\]0;T?such??.pcap' b33 &&
+	pass message_escapes_file_name || fail message_escapes_file_name "rc $rc, $(ctl b33) control bytes: $(cat -v b33)"
 exit 0

@@ -51,6 +51,47 @@ static void test_printer(void)
 	TEST_END("print_text_and_json");
 }
 
+/* A section only one output shows (rt_pr_mute), and JSON made elsewhere (rt_pr_json_raw). */
+static char *render_mute(int json)
+{
+	struct rt_printer p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	rt_pr_init(&p, f, json);
+	rt_pr_start(&p);
+	rt_pr_mute(&p, RT_PR_TEXT);
+	rt_pr_open_arr(&p, "findings");
+	rt_pr_text(&p, "Findings\n");
+	rt_pr_open_obj(&p, NULL);
+	rt_pr_json_raw(&p, "subject", "{\"prio\":3}");
+	rt_pr_str(&p, RT_PR_ANY, "rule", "  %s\n", "victim");
+	rt_pr_close_obj(&p);
+	rt_pr_close_arr(&p);
+	rt_pr_mute(&p, RT_PR_JSON);
+	rt_pr_u64(&p, RT_PR_ANY, "left", "left %llu\n", 2ULL);
+	rt_pr_open_obj(&p, "skipped");
+	rt_pr_close_obj(&p);
+	rt_pr_mute(&p, 0);
+	rt_pr_u64(&p, RT_PR_ANY, "n", "n %llu\n", 1ULL);
+	rt_pr_end(&p);
+	fclose(f);
+	return buf;
+}
+
+static void test_mute(void)
+{
+	char *t = render_mute(0), *j = render_mute(1);
+
+	CHECK(!strcmp(t, "left 2\nn 1\n"), "text: [%s]", t);
+	CHECK(!strcmp(j, "{\"findings\":[{\"subject\":{\"prio\":3},\"rule\":\"victim\"}],\"n\":1}\n"),
+	      "json: [%s]", j);
+	free(t);
+	free(j);
+	TEST_END("print_mute_and_raw");
+}
+
 enum { O_LONG = 300 };
 
 static const struct rt_opt opts[] = {
@@ -115,6 +156,7 @@ static void test_cli(void)
 int main(void)
 {
 	test_printer();
+	test_mute();
 	test_cli();
 	return TEST_EXIT();
 }

@@ -222,8 +222,11 @@ static char *edit(const char *text, const char *from, const char *to)
  * space where no sanitizer needs more): 0 if it was refused or read without
  * harm, else what went wrong (a signal, or running out of memory).
  */
+static long child_maxrss_kb;	/* the last read_in_child's peak resident size */
+
 static int read_in_child(const char *path, long *blocks)
 {
+	struct rusage ru;
 	int st, pfd[2];
 	pid_t pid;
 
@@ -254,7 +257,9 @@ static int read_in_child(const char *path, long *blocks)
 	if (read(pfd[0], blocks, sizeof(*blocks)) != sizeof(*blocks))
 		*blocks = -1;
 	close(pfd[0]);
-	waitpid(pid, &st, 0);
+	memset(&ru, 0, sizeof(ru));
+	wait4(pid, &st, 0, &ru);
+	child_maxrss_kb = ru.ru_maxrss;
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);
@@ -319,13 +324,30 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 	TEST_END("record_huge_struct_size_refused");
 
 	/* Defect 6: struct flow 0 and a block claiming 2^32-1 flows allocated
-	 * without end; struct flow 1 with 16M flows would take 3 GB. */
+	 * without end; struct flow 1 with 16M flows would take 3 GB. Refused
+	 * from the block's size, the reader stays small: the child's peak
+	 * resident size is checked (under 1 GiB of address space the old
+	 * reader grew until allocations failed, then said "out of memory"). */
 	put32le(raw + 24, 0xffffffffu);
 	t = edit(text, "struct flow ", "struct flow 0");
 	write_crafted(path, t, raw, rawlen);
 	CHECK_EQ(read_in_child(path, &blocks), 0);
 	CHECK_EQ(blocks, 0);
+	CHECK(child_maxrss_kb < 256 * 1024, "peak RSS %ld KiB reading 2^32-1 flows of 0 bytes", child_maxrss_kb);
 	free(t);
+	{
+		/* the same with the flow's field lines gone, so only the count is wrong */
+		char *u = edit(text, "struct flow ", "struct flow 0"), *v = u, *nl;
+
+		if ((v = strstr(v, "struct flow 0\n")) && (nl = strstr(v + 14, "struct ifdir")))
+			memmove(v + 14, nl, strlen(nl) + 1);
+		write_crafted(path, u, raw, rawlen);
+		CHECK_EQ(read_in_child(path, &blocks), 0);
+		CHECK_EQ(blocks, 0);
+		CHECK(child_maxrss_kb < 256 * 1024, "peak RSS %ld KiB reading 2^32-1 flows of 0 bytes, no fields",
+		      child_maxrss_kb);
+		free(u);
+	}
 	{
 		/* struct flow 1 (no fields fit in it) and 16M one-byte flows. */
 		char *u = edit(text, "struct flow ", "struct flow 1"), *v = u, *nl;
@@ -340,6 +362,7 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 		write_crafted(path, u, r2, big);
 		CHECK_EQ(read_in_child(path, &blocks), 0);
 		CHECK_EQ(blocks, 0);
+		CHECK(child_maxrss_kb < 256 * 1024, "peak RSS %ld KiB reading 16M one-byte flows", child_maxrss_kb);
 		free(r2);
 		free(u);
 	}
@@ -348,7 +371,117 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 	free(text);
 }
 
-int main(void)
+/*
+ * test_record --hostile PATH: a recording whose every string carries terminal
+ * controls, for tests/tui/test_tui_escape.sh (issue 16, defect 11). Each
+ * string has its own tag so the test can find its escaped form on screen:
+ * an OSC title set (ESC ] 0 ; TAG BEL), a clear screen (ESC [ 2 J), a C1 CSI
+ * in UTF-8 (C2 9B), a bare 0x9B and an invalid UTF-8 byte (0xFF).
+ */
+static int write_hostile(const char *path)
+{
+	struct rt_snapshot s;
+	struct rt_delta d = { 0 };
+	struct rt_opts o;
+	struct rt_sink *sink;
+	int i, err = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.write_file = path;
+	sink = rt_record_sink_new(&o);
+	if (!sink)
+		return 1;
+	for (i = 0; i < 3 && !err; i++) {
+		struct rt_flow *f;
+		struct rt_ifdir *ifd;
+		struct rt_port_ctr *p;
+		struct rt_swport *sp;
+		struct rt_swdrop *sd;
+		struct rt_sfagent *ag;
+		int j;
+
+		rt_snapshot_init(&s);
+		s.time_ns = 1700000000000000000ULL + (unsigned long long)i * 1000000000ULL;
+		s.mono_ns = 1000000000ULL * (unsigned)(i + 1);
+		snprintf(s.source, sizeof(s.source), "\033]0;PWNED\007\033[2JSRC\302\233\233\377");
+		rt_snapshot_add_iface(&s, 2, "\033]0;IFN\007\377", "native");
+		for (j = 0; j < 2; j++) {
+			f = rt_snapshot_add_flow(&s);
+			f->k.ifindex = j ? RT_SFLOW_IFBASE : 2;
+			f->k.family = 4;
+			f->k.src[0] = 10;
+			f->k.src[3] = (__u8)(1 + j);
+			f->k.dst[0] = 10;
+			f->k.dst[3] = 9;
+			f->k.dqpn = 0x111;
+			f->v.pkts = 100ULL * (unsigned)(i + 1);
+			f->v.bytes = f->v.pkts * 1000;
+			f->v.ecn[RT_ECN_CE] = 20ULL * (unsigned)(i + 1);
+			f->v.ecn[RT_ECN_ECT0] = 80ULL * (unsigned)(i + 1);
+			f->v.first_ns = 1;
+			f->v.last_ns = s.mono_ns;
+			f->v.dscp = 26;
+			f->v.opcode = 0x0a;
+			f->lqpn = 0x222;
+			f->pid = 77;
+			snprintf(f->comm, sizeof(f->comm), "\033]0;COMM\007\233");
+			f->throttles = -1;
+			f->estimate = (__u8)j;
+			f->samples = j ? 5ULL * (unsigned)(i + 1) : 0;
+		}
+		ifd = rt_snapshot_add_ifdir(&s);
+		ifd->k.ifindex = 2;
+		ifd->v.pkts = 500ULL * (unsigned)(i + 1);
+		ifd->v.roce = ifd->v.pkts;
+		ifd->v.mac_ctrl = 4ULL * (unsigned)i;
+		ifd->v.pfc_frames[3] = 4ULL * (unsigned)i;
+		ifd->v.pfc_quanta[3] = 65535ULL * 4 * (unsigned)i;
+		p = rt_snapshot_add_port(&s);
+		snprintf(p->dev, sizeof(p->dev), "\033]0;DEV\007\302\233");
+		p->port = 1;
+		snprintf(p->netdev, sizeof(p->netdev), "\033]0;NDV\007");
+		snprintf(p->name, sizeof(p->name), "tx_pause_storm_warning_events");
+		p->value = 3ULL * (unsigned)i;
+		p->bits = 64;
+		p->scope = RT_SCOPE_ETHTOOL;
+		p = rt_snapshot_add_port(&s);
+		snprintf(p->dev, sizeof(p->dev), "\033]0;DEV\007\302\233");
+		p->port = 1;
+		snprintf(p->netdev, sizeof(p->netdev), "\033]0;NDV\007");
+		snprintf(p->name, sizeof(p->name), "np_\033]0;CTR\007\377");
+		p->value = 10ULL * (unsigned)i;
+		p->bits = 64;
+		p->scope = RT_SCOPE_HW_PORT;
+		p->congestion = 1;
+		sp = rt_snapshot_add_swport(&s);
+		sp->ifindex = RT_SFLOW_IFBASE;
+		sp->dir = RT_DIR_INGRESS;
+		sp->port = 7;
+		snprintf(sp->agent, sizeof(sp->agent), "\033]0;AGT\007\377");
+		snprintf(sp->name, sizeof(sp->name), "\033]0;SWP\007\033[2J:7");
+		sp->c.samples = 5ULL * (unsigned)(i + 1);
+		sp->c.est_pkts = 5000ULL * (unsigned)(i + 1);
+		sp->c.roce_samples = sp->c.samples;
+		sp->c.drops = (unsigned)i;
+		sd = rt_snapshot_add_swdrop(&s);
+		sd->ifindex = RT_SFLOW_IFBASE;
+		sd->port = 7;
+		sd->reason = 1;
+		snprintf(sd->agent, sizeof(sd->agent), "\033]0;AGT\007\377");
+		sd->drops = (unsigned)i;
+		ag = rt_snapshot_add_sfagent(&s);
+		snprintf(ag->agent, sizeof(ag->agent), "\033]0;AGT\007\377");
+		ag->datagrams = 10ULL * (unsigned)(i + 1);
+		ag->samples = 5ULL * (unsigned)(i + 1);
+		rt_snapshot_note(&s, "\033]0;NOTE\007\033[2J note \302\233\377");
+		err = sink->emit(sink, &s, &d);
+		rt_snapshot_free(&s);
+	}
+	sink->close(sink);
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/rto-rec.XXXXXX", path[256], cut[256], rot[300];
 	struct rt_snapshot snaps[NSNAP];
@@ -356,6 +489,9 @@ int main(void)
 	long long size, last;
 	int i, ok, fd;
 	FILE *f;
+
+	if (argc == 3 && !strcmp(argv[1], "--hostile"))
+		return write_hostile(argv[2]);
 
 	rt_verbosity = RT_LOG_WARN;
 	/* The cuts below each warn once: keep those off the test's output. */

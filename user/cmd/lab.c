@@ -521,6 +521,22 @@ int rt_lab_main(int argc, char **argv)
 		pr_warn("cannot create the tally directory %s: %s.\n", l.tally, strerror(errno));
 		return 1;
 	}
+	/*
+	 * From here a stop signal must reach the loop's signalfd rather than end
+	 * the process with the namespaces up: blocked now, it waits while the
+	 * namespaces are built and the BPF programs load (seconds on a loaded
+	 * machine), and the loop ends the run as soon as it starts. The
+	 * generator's child unblocks them again.
+	 */
+	{
+		static const int stop[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+		sigset_t set;
+
+		sigemptyset(&set);
+		for (size_t i = 0; i < sizeof(stop) / sizeof(stop[0]); i++)
+			sigaddset(&set, stop[i]);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+	}
 	if (setup(&l)) {
 		pr_warn("cannot build the lab's namespaces and veth pairs (is iproute2 installed?).\n");
 		teardown(&l, 0);

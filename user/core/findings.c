@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "fmt.h"
 #include "log.h"
 #include "nic.h"
+#include "print.h"
 
 void rt_find_cfg_defaults(struct rt_find_cfg *c)
 {
@@ -121,7 +123,7 @@ void rt_findings_free(struct rt_findings *F)
 	free(F->pend);
 	free(F->ev);
 	free(F->eps);
-	free(F->slots);
+	rt_htab_free(&F->idx);
 	memset(F, 0, sizeof(*F));
 }
 
@@ -199,46 +201,53 @@ static __u32 key_hash(const char *rule, const struct rt_subject *s)
 	return (__u32)h | 1;	/* 0 marks an empty slot */
 }
 
-static int same_key(const struct rt_findings *F, __u32 v, const char *rule, const struct rt_subject *s)
-{
-	if (v & RT_SLOT_PEND) {
-		const struct rt_pending *p = &F->pend[(v & ~RT_SLOT_PEND) - 1];
+/* An entry of the index: its key (the rule's name, zero-filled, then the
+ * subject, zero-filled too) and what it points at: index + 1 in tab[], or
+ * in pend[] with RT_SLOT_PEND set. */
+struct fidx {
+	char rule[24];
+	struct rt_subject subj;
+	__u32 v;
+};
+#define FIDX_KEY offsetof(struct fidx, v)
 
-		return p->hits >= 0 && !strcmp(p->rule, rule) && !memcmp(&p->subj, s, sizeof(*s));
-	}
-	return F->tab[v - 1].open && !strcmp(F->tab[v - 1].rule, rule) && !memcmp(&F->tab[v - 1].subj, s, sizeof(*s));
+static void fidx_key(struct fidx *k, const char *rule, const struct rt_subject *s)
+{
+	memset(k, 0, sizeof(*k));
+	snprintf(k->rule, sizeof(k->rule), "%s", rule);
+	k->subj = *s;
 }
 
-/* The slot of a key: the one holding it, or the empty one it would take. */
-static size_t slot_of(const struct rt_findings *F, __u32 h, const char *rule, const struct rt_subject *s)
+/* What an entry points at still stands for its key: an open finding, a
+ * candidate still pending (within one interval, tab[] and pend[] only grow,
+ * so an index names the row it was put with). */
+static int live(const struct rt_findings *F, __u32 v)
 {
-	size_t m = F->nslots - 1, j = h & m;
-
-	while (F->slots[j].h && !(F->slots[j].h == h && same_key(F, F->slots[j].i, rule, s)))
-		j = (j + 1) & m;
-	return j;
+	if (v & RT_SLOT_PEND)
+		return F->pend[(v & ~RT_SLOT_PEND) - 1].hits >= 0;
+	return F->tab[v - 1].open;
 }
 
-static int index_put(struct rt_findings *F, __u32 h, __u32 v, const char *rule, const struct rt_subject *s);
-
-static int index_rebuild(struct rt_findings *F, size_t want)
+/* Insert (or point at a new place) a key. */
+static int index_put(struct rt_findings *F, __u32 h, __u32 v, const char *rule, const struct rt_subject *s)
 {
-	size_t n = 64, i;
+	struct fidx k, *e;
 
-	while (n < 2 * (want + 16))
-		n *= 2;
-	if (n != F->nslots) {
-		void *p = calloc(n, sizeof(*F->slots));
+	fidx_key(&k, rule, s);
+	e = rt_htab_get(&F->idx, &k, h, NULL);
+	if (!e)
+		return -ENOMEM;
+	e->v = v;
+	return 0;
+}
 
-		if (!p)
-			return -ENOMEM;
-		free(F->slots);
-		F->slots = p;
-		F->nslots = n;
-	} else {
-		memset(F->slots, 0, n * sizeof(*F->slots));
-	}
-	F->nused = 0;
+static int index_rebuild(struct rt_findings *F)
+{
+	size_t i;
+
+	if (!F->idx.esz)
+		rt_htab_init(&F->idx, sizeof(struct fidx), FIDX_KEY, 0);
+	rt_htab_clear(&F->idx);
 	for (i = 0; i < F->n; i++)
 		if (F->tab[i].open &&
 		    index_put(F, F->tab[i].h, (__u32)i + 1, F->tab[i].rule, &F->tab[i].subj))
@@ -250,21 +259,6 @@ static int index_rebuild(struct rt_findings *F, size_t want)
 	return 0;
 }
 
-/* Insert (or point at a new place) a key. */
-static int index_put(struct rt_findings *F, __u32 h, __u32 v, const char *rule, const struct rt_subject *s)
-{
-	size_t j;
-
-	if (2 * (F->nused + 1) > F->nslots && index_rebuild(F, F->nused + 1))
-		return -ENOMEM;
-	j = slot_of(F, h, rule, s);
-	if (!F->slots[j].h)
-		F->nused++;
-	F->slots[j].h = h;
-	F->slots[j].i = v;
-	return 0;
-}
-
 int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 		      const struct rt_subject *subj, int need, double score,
 		      const char *next, const char *fmt, ...)
@@ -273,12 +267,14 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	struct rt_finding *f;
 	__u32 h = key_hash(rule, subj), v;
 	va_list ap;
-	size_t j;
+	struct fidx k;
+	const struct fidx *e;
 
-	if (!F->nslots && index_rebuild(F, 0))
+	if (!F->idx.esz && index_rebuild(F))
 		return -ENOMEM;
-	j = slot_of(F, h, rule, subj);
-	v = F->slots[j].h ? F->slots[j].i : 0;
+	fidx_key(&k, rule, subj);
+	e = rt_htab_find(&F->idx, &k, h);
+	v = e && live(F, e->v) ? e->v : 0;
 	if (v && !(v & RT_SLOT_PEND)) {
 		f = &F->tab[v - 1];
 		if (f->seen)
@@ -291,6 +287,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 			va_start(ap, fmt);
 			vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
 			va_end(ap);
+			rt_fmt_safe(f->evidence, f->evidence, sizeof(f->evidence));	/* names from files */
 		}
 		if (f->sev != sev || score > 1.5 * f->peak) {
 			f->sev = (__u8)sev;
@@ -342,6 +339,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	va_start(ap, fmt);
 	vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
 	va_end(ap);
+	rt_fmt_safe(f->evidence, f->evidence, sizeof(f->evidence));	/* names from files */
 	p->hits = -1;		/* no longer pending: dropped at the end of the interval */
 	if (index_put(F, h, (__u32)F->n, rule, subj))
 		return -ENOMEM;
@@ -388,7 +386,7 @@ int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const
 		F->tab[i].seen = 0;
 	for (i = 0; i < F->npend; i++)
 		F->pend[i].seen = 0;
-	if (index_rebuild(F, F->n + F->npend))
+	if (index_rebuild(F))
 		return -ENOMEM;
 	err = rt_rules_run(F, cur, d);
 	/* Candidates that missed an interval start again; those that opened go. */
@@ -460,16 +458,13 @@ int rt_flog_take(struct rt_flog *L, const struct rt_findings *F)
 		const struct rt_fev *e = &F->ev[i];
 
 		if (e->id >= L->nbyid) {
-			size_t n = L->nbyid ? L->nbyid : 256, *p;
+			size_t n = L->nbyid ? L->nbyid : 256, old = L->nbyid;
 
 			while (n <= e->id)
 				n *= 2;
-			p = realloc(L->byid, n * sizeof(*p));
-			if (!p)
+			if (rt_grow_to((void **)&L->byid, &L->nbyid, n, sizeof(*L->byid)))
 				return -ENOMEM;
-			memset(p + L->nbyid, 0, (n - L->nbyid) * sizeof(*p));
-			L->byid = p;
-			L->nbyid = n;
+			memset(L->byid + old, 0, (n - old) * sizeof(*L->byid));
 		}
 		if (!L->byid[e->id]) {
 			if (rt_grow_to((void **)&L->f, &L->cap, L->n + 1, sizeof(*L->f)))
@@ -533,30 +528,6 @@ const char *rt_fev_name(int ev)
 	return ev == RT_FEV_OPEN ? "open" : ev == RT_FEV_UPDATE ? "update" : "close";
 }
 
-const char *rt_json_str(const char *s, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	if (len < 3)
-		return "\"\"";
-	buf[n++] = '"';
-	for (; *s && n + 8 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(buf + n, len - n, "\\u%04x", c);
-		} else {
-			buf[n++] = (char)c;
-		}
-	}
-	buf[n++] = '"';
-	buf[n] = '\0';
-	return buf;
-}
-
 /* Walk the subject's fields: text (key=value) or JSON ("key":value). */
 static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len, int json)
 {
@@ -569,9 +540,10 @@ static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len
 		snprintf(_v, sizeof(_v), __VA_ARGS__); \
 		if (json) \
 			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s\"%s\":%s", first ? "" : ",", key, \
-					      isstr ? rt_json_str(_v, q, sizeof(q)) : _v); \
-		else \
-			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", first ? "" : " ", key, _v); \
+					      isstr ? rt_pr_json_str(_v, q, sizeof(q)) : _v); \
+		else	/* text: printable only, names come from files (issue 16) */ \
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", first ? "" : " ", key, \
+					      rt_fmt_safe(_v, _v, sizeof(_v))); \
 		first = 0; \
 	} while (0)
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <net/if.h>
 #include "snapshot.h"
+#include "table.h"
 
 enum rt_sev { RT_SEV_INFO = 0, RT_SEV_WARNING, RT_SEV_CRITICAL };
 
@@ -128,9 +129,9 @@ struct rt_findings {
 	struct rt_pending *pend;
 	size_t npend, pendcap;
 	/* (rule, subject) -> open finding or pending candidate, rebuilt each
-	 * interval: a match costs O(1), not a walk of every finding */
-	struct { __u32 h; __u32 i; } *slots;	/* i: index + 1, RT_SLOT_PEND set for pend[] */
-	size_t nslots, nused;
+	 * interval: a match costs O(1), not a walk of every finding. The one
+	 * open-addressed table (table.h) of entries keyed by rule and subject. */
+	struct rt_htab idx;
 	struct rt_fev *ev;		/* this interval's events */
 	size_t nev, evcap;
 	__u32 next_id;
@@ -198,7 +199,5 @@ const char *rt_fev_name(int ev);
 const char *rt_subject_text(const struct rt_subject *s, char *buf, size_t len);
 /* The subject as a JSON object (no surrounding key). */
 const char *rt_subject_json(const struct rt_subject *s, char *buf, size_t len);
-/* A string as a JSON string literal, quotes included. */
-const char *rt_json_str(const char *s, char *buf, size_t len);
 
 #endif

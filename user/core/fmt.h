@@ -24,7 +24,8 @@ double rt_pause_seconds(__u64 quanta, __u64 speed_mbps);
 /* Time as "HH:MM:SS" (local) and as seconds with milliseconds. */
 const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len);
 
-/* Untrusted text made printable for a terminal ('?' for controls and 8-bit bytes). */
+/* Untrusted text made printable for a terminal ('?' for controls and 8-bit bytes);
+ * buf may be s itself. */
 const char *rt_fmt_safe(const char *s, char *buf, size_t len);
 /* Untrusted text as one CSV field (RFC 4180 quoting). buf holds 2 * strlen + 3. */
 const char *rt_fmt_csv(const char *s, char *buf, size_t len);

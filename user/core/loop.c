@@ -110,12 +110,14 @@ static int step(struct loop *L, const struct rt_opts *o, int emit)
 	/* The first snapshot counts from the start: rate it over one interval. */
 	if (first)
 		L->st.delta.secs = o->interval;
-	L->findings.doc = rt_nic_doctor(L->nic);
-	if (rt_findings_eval(&L->findings, &L->st.cur, &L->st.delta)) {
-		pr_warn("out of memory evaluating the findings.\n");
-		return -ENOMEM;
+	if (!o->sink_findings) {
+		L->findings.doc = rt_nic_doctor(L->nic);
+		if (rt_findings_eval(&L->findings, &L->st.cur, &L->st.delta)) {
+			pr_warn("out of memory evaluating the findings.\n");
+			return -ENOMEM;
+		}
+		L->st.delta.findings = &L->findings;
 	}
-	L->st.delta.findings = &L->findings;
 	if (!emit)
 		return 1;
 	for (i = 0; i < L->nsinks; i++) {
@@ -344,7 +346,7 @@ static int add_sink(struct loop *L, struct rt_sink *s)
 int rt_run(const struct rt_opts *o)
 {
 	struct loop L = { 0 };
-	int err = -EINVAL, i, tui;
+	int err = -EINVAL, i, tui, sink_taken = 0;
 
 	rt_findings_init(&L.findings, &o->find);
 	if (o->sflow || o->have_sflow_fd) {
@@ -385,6 +387,7 @@ int rt_run(const struct rt_opts *o)
 		goto out;
 	if (o->sink && add_sink(&L, o->sink))
 		goto out;
+	sink_taken = 1;
 
 	for (i = 0; i < L.nsinks; i++)
 		if (L.sinks[i]->start)
@@ -393,6 +396,9 @@ int rt_run(const struct rt_opts *o)
 out:
 	for (i = L.nsinks - 1; i >= 0; i--)
 		L.sinks[i]->close(L.sinks[i]);
+	/* The caller's sink is closed here too when the run ended before it was taken. */
+	if (o->sink && !sink_taken)
+		o->sink->close(o->sink);
 	if (L.nic)
 		rt_nic_free(L.nic);
 	if (L.src)

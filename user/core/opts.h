@@ -64,6 +64,9 @@ struct rt_opts {
 	/* For embedding (rocetop report): one more sink, made by the caller,
 	 * fed beside the others; the loop calls its close. */
 	struct rt_sink *sink;
+	/* That sink runs the findings' rules itself (the report: its host, link
+	 * speed and a recording's first interval); the loop does not. */
+	int sink_findings;
 };
 
 #define RT_HOOK_READY	1

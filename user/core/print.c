@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include "fmt.h"
 #include "print.h"
 
 void rt_pr_init(struct rt_printer *p, FILE *f, int json)
@@ -69,6 +71,41 @@ void rt_pr_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The same JSON string into buf (quotes included), cut at a whole character
+ * when it does not fit; for text built before it is printed. */
+const char *rt_pr_json_str(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0;
+
+	if (len < 3)
+		return "\"\"";
+	buf[n++] = '"';
+	while (*p) {
+		int k = utf8_len(p);
+		size_t need = !k || *p < 0x20 || *p == 0x7f ? 6 : *p == '"' || *p == '\\' ? 2 : (size_t)k;
+
+		if (n + need + 2 > len)
+			break;
+		if (!k) {
+			memcpy(buf + n, "\\ufffd", 6);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			buf[n] = '\\';
+			buf[n + 1] = (char)*p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			snprintf(buf + n, 7, "\\u%04x", *p++);
+		} else {
+			memcpy(buf + n, p, (size_t)k);
+			p += k;
+		}
+		n += need;
+	}
+	buf[n++] = '"';
+	buf[n] = '\0';
+	return buf;
+}
+
 /* The separator and key of a new member of the innermost object or array. */
 static void member(struct rt_printer *p, const char *key)
 {
@@ -83,9 +120,20 @@ static void member(struct rt_printer *p, const char *key)
 	}
 }
 
+void rt_pr_mute(struct rt_printer *p, int to)
+{
+	p->mute = to;
+}
+
+/* What a call's `to` reaches once the muted output is left out. */
+static int to_(const struct rt_printer *p, int to)
+{
+	return to & ~p->mute;
+}
+
 static void open_(struct rt_printer *p, const char *key, char c)
 {
-	if (!p->json)
+	if (!p->json || (p->mute & RT_PR_JSON))
 		return;
 	member(p, key);
 	fputc(c, p->f);
@@ -96,7 +144,7 @@ static void open_(struct rt_printer *p, const char *key, char c)
 
 static void close_(struct rt_printer *p, char c)
 {
-	if (!p->json)
+	if (!p->json || (p->mute & RT_PR_JSON))
 		return;
 	fputc(c, p->f);
 	if (p->depth > 0)
@@ -125,6 +173,7 @@ void rt_pr_close_arr(struct rt_printer *p) { close_(p, ']'); }
 
 void rt_pr_u64(struct rt_printer *p, int to, const char *key, const char *fmt, unsigned long long v)
 {
+	to = to_(p, to);
 	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		fprintf(p->f, "%llu", v);
@@ -135,6 +184,7 @@ void rt_pr_u64(struct rt_printer *p, int to, const char *key, const char *fmt, u
 
 void rt_pr_dbl(struct rt_printer *p, int to, const char *key, const char *fmt, double v)
 {
+	to = to_(p, to);
 	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		fprintf(p->f, "%.17g", isfinite(v) ? v : 0.0);
@@ -145,16 +195,24 @@ void rt_pr_dbl(struct rt_printer *p, int to, const char *key, const char *fmt, d
 
 void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, const char *v)
 {
+	to = to_(p, to);
 	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		rt_pr_json_string(p->f, v);
 	} else if (!p->json && (to & RT_PR_TEXT) && fmt) {
-		fprintf(p->f, fmt, v);
+		/* Text is for a terminal: printable ASCII only (issue 16, defect 11). */
+		size_t n = strlen(v) + 1;
+		char buf[512], *safe = n <= sizeof(buf) ? buf : malloc(n);
+
+		fprintf(p->f, fmt, safe ? rt_fmt_safe(v, safe, n) : "?");
+		if (safe != buf)
+			free(safe);
 	}
 }
 
 void rt_pr_bool(struct rt_printer *p, int to, const char *key, const char *fmt, int v)
 {
+	to = to_(p, to);
 	if (p->json && (to & RT_PR_JSON)) {
 		member(p, key);
 		fputs(v ? "true" : "false", p->f);
@@ -163,11 +221,19 @@ void rt_pr_bool(struct rt_printer *p, int to, const char *key, const char *fmt, 
 	}
 }
 
+void rt_pr_json_raw(struct rt_printer *p, const char *key, const char *json)
+{
+	if (!p->json || (p->mute & RT_PR_JSON))
+		return;
+	member(p, key);
+	fputs(json, p->f);
+}
+
 void rt_pr_text(struct rt_printer *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (p->json)
+	if (p->json || (p->mute & RT_PR_TEXT))
 		return;
 	va_start(ap, fmt);
 	vfprintf(p->f, fmt, ap);

@@ -24,6 +24,7 @@ struct rt_printer {
 	FILE *f;
 	int json;
 	int depth;
+	int mute;		/* RT_PR_TEXT or RT_PR_JSON: left out for now (rt_pr_mute) */
 	int first[RT_PR_DEPTH];	/* per open object or array: nothing written in it yet */
 };
 
@@ -45,6 +46,14 @@ void rt_pr_dbl(struct rt_printer *p, int to, const char *key, const char *fmt, d
 void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, const char *v);
 /* A flag: JSON true or false; text prints fmt (a fixed string) when it is set. */
 void rt_pr_bool(struct rt_printer *p, int to, const char *key, const char *fmt, int v);
+/* JSON only: a value written as JSON already (an object made elsewhere). */
+void rt_pr_json_raw(struct rt_printer *p, const char *key, const char *json);
+/*
+ * Leave one output out (RT_PR_TEXT or RT_PR_JSON) until rt_pr_mute(p, 0):
+ * a section that one output shows and the other does not, written once.
+ * Muting JSON must not cut an object or array in two.
+ */
+void rt_pr_mute(struct rt_printer *p, int to);
 /* Text only: free text (titles, separators, newlines). */
 void rt_pr_text(struct rt_printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -52,5 +61,7 @@ int rt_pr_is_json(const struct rt_printer *p);	/* for layout choices only, never
 /* A JSON string on f: quotes, backslashes and controls escaped, a byte that
  * is not valid UTF-8 as U+FFFD (the report's own JSON writer uses it too). */
 void rt_pr_json_string(FILE *f, const char *s);
+/* The same into buf, quotes included, cut at a whole character if it must be. */
+const char *rt_pr_json_str(const char *s, char *buf, size_t len);
 
 #endif

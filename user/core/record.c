@@ -62,6 +62,13 @@ struct field {
 
 #define F(st, m, t) { #m, offsetof(st, m), sizeof(((st *)0)->m), t, 0 }
 
+/*
+ * One field table per recorded struct. The tables look alike (a tool that
+ * compares shapes pairs them) but are data, not code written twice: each
+ * names the fields of its own struct, and a recording carries them as its
+ * layout text so old readers skip new fields (ARCHITECTURE.md section 7).
+ */
+
 static struct field snap_fields[] = {
 	F(struct rec_snap, time_ns, "u64"), F(struct rec_snap, mono_ns, "u64"),
 	F(struct rec_snap, evicted, "u64"), F(struct rec_snap, nflows, "u32"),

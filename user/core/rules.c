@@ -18,6 +18,7 @@
  * a delta row did not move (deltas may hold only the flows that changed).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -556,60 +557,76 @@ static int rule_counters(struct ctx *c, const char *rule, enum rt_sev sev, const
 	return err;
 }
 
-/* ---- loss: sequence NAKs on the wire, or the NIC's loss counters ---- */
-static int rule_loss(struct ctx *c)
+/*
+ * A counter of each flow at or over min, then the NIC counters that say the
+ * same thing: the shape of loss and receiver-not-ready. The evidence reads
+ * "FLOW: N <count_what> in S s (<why>)".
+ */
+struct flow_ctr_rule {
+	const char *rule;
+	size_t off;			/* the counter: offsetof(struct rt_flow_val, ...) */
+	const char *const *names;	/* the NIC's counters of the same meaning */
+	const char *next;
+	const char *count_what, *why;	/* the flow's evidence */
+	const char *ctr_what;		/* the NIC counter's evidence */
+};
+
+static int rule_flow_ctr(struct ctx *c, const struct flow_ctr_rule *r, __u64 min)
 {
-	static const char *const names[] = { "out_of_sequence", "packet_seq_err", "implied_nak_seq_err",
-					     "local_ack_timeout_err", NULL };
-	static const char next[] =
-		"Packets are lost between sender and receiver: look for drops at the switch (buffer overflow, PFC off on this priority) and link errors; retransmissions cost the collective far more than the lost packets.";
-	struct rt_findings *F = c->F;
 	const struct rt_delta *d = c->d;
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
-		const struct rt_flow_val *v = &d->flows[i].d;
+		__u64 n;
 		struct rt_subject s;
 		char fn[160];
 
-		if (v->nak_seq < F->cfg.nak_min)
+		memcpy(&n, (const char *)&d->flows[i].d + r->off, sizeof(n));
+		if (n < min)
 			continue;
 		flow_subject(&s, c, f);
-		err |= rt_findings_match(F, "loss", RT_SEV_WARNING, &s, 1, (double)v->nak_seq, next,
-			"%s: %llu NAKs for PSN sequence errors in %.1f s (the responder saw gaps; the requester retransmits)",
-			flow_name(f, fn, sizeof(fn)), (unsigned long long)v->nak_seq, d->secs);
+		err |= rt_findings_match(c->F, r->rule, RT_SEV_WARNING, &s, 1, (double)n, r->next,
+			"%s: %llu %s in %.1f s (%s)", flow_name(f, fn, sizeof(fn)), (unsigned long long)n,
+			r->count_what, d->secs, r->why);
 	}
-	return err | rule_counters(c, "loss", RT_SEV_WARNING, names, F->cfg.nak_min, next, "packets lost or timed out");
+	return err | rule_counters(c, r->rule, RT_SEV_WARNING, r->names, min, r->next, r->ctr_what);
+}
+
+/* ---- loss: sequence NAKs on the wire, or the NIC's loss counters ---- */
+static int rule_loss(struct ctx *c)
+{
+	static const char *const names[] = { "out_of_sequence", "packet_seq_err", "implied_nak_seq_err",
+					     "local_ack_timeout_err", NULL };
+	static const struct flow_ctr_rule r = {
+		.rule = "loss",
+		.off = offsetof(struct rt_flow_val, nak_seq),
+		.names = names,
+		.next = "Packets are lost between sender and receiver: look for drops at the switch (buffer overflow, PFC off on this priority) and link errors; retransmissions cost the collective far more than the lost packets.",
+		.count_what = "NAKs for PSN sequence errors",
+		.why = "the responder saw gaps; the requester retransmits",
+		.ctr_what = "packets lost or timed out",
+	};
+
+	return rule_flow_ctr(c, &r, c->F->cfg.nak_min);
 }
 
 /* ---- receiver-not-ready: RNR NAKs, or rnr_nak_retry_err/out_of_buffer ---- */
 static int rule_rnr(struct ctx *c)
 {
 	static const char *const names[] = { "rnr_nak_retry_err", "out_of_buffer", NULL };
-	static const char next[] =
-		"The receiving application does not post receive buffers fast enough: not the network. Check the receiver's process (its CPU, its receive queue depth).";
-	struct rt_findings *F = c->F;
-	const struct rt_delta *d = c->d;
-	size_t i;
-	int err = 0;
+	static const struct flow_ctr_rule r = {
+		.rule = "receiver-not-ready",
+		.off = offsetof(struct rt_flow_val, rnr_nak),
+		.names = names,
+		.next = "The receiving application does not post receive buffers fast enough: not the network. Check the receiver's process (its CPU, its receive queue depth).",
+		.count_what = "RNR NAKs",
+		.why = "the responder had no receive buffer posted",
+		.ctr_what = "no receive buffer posted",
+	};
 
-	for (i = 0; i < d->nflows; i++) {
-		const struct rt_flow *f = d->flows[i].f;
-		const struct rt_flow_val *v = &d->flows[i].d;
-		struct rt_subject s;
-		char fn[160];
-
-		if (v->rnr_nak < F->cfg.rnr_min)
-			continue;
-		flow_subject(&s, c, f);
-		err |= rt_findings_match(F, "receiver-not-ready", RT_SEV_WARNING, &s, 1, (double)v->rnr_nak, next,
-			"%s: %llu RNR NAKs in %.1f s (the responder had no receive buffer posted)",
-			flow_name(f, fn, sizeof(fn)), (unsigned long long)v->rnr_nak, d->secs);
-	}
-	return err | rule_counters(c, "receiver-not-ready", RT_SEV_WARNING, names, F->cfg.rnr_min, next,
-				   "no receive buffer posted");
+	return rule_flow_ctr(c, &r, c->F->cfg.rnr_min);
 }
 
 /* ---- cnp-ignored: rp_cnp_ignored moving ---- */

@@ -23,6 +23,7 @@
 #include <linux/netlink.h>
 #include <linux/sockios.h>
 #include "nic.h"
+#include "nlattr.h"
 
 void rt_ethtool_stats_free(struct rt_ethtool_stats *st)
 {
@@ -239,13 +240,6 @@ static int genl_call(int fd, void *req, size_t reqlen, char *buf, size_t buflen)
 	return (int)r;
 }
 
-/* Walk the attributes in [p, p + len): call back with each. */
-#define FOR_ATTR(a, p, len) \
-	for (struct nlattr *a = (struct nlattr *)(p); \
-	     (char *)a + NLA_HDRLEN <= (char *)(p) + (len) && a->nla_len >= NLA_HDRLEN && \
-	     (char *)a + a->nla_len <= (char *)(p) + (len); \
-	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
-
 int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st)
 {
 	char req[256], buf[8192];
@@ -275,8 +269,8 @@ int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st)
 		goto out;
 	h = (struct nlmsghdr *)buf;
 	FOR_ATTR(a, (char *)NLMSG_DATA(h) + GENL_HDRLEN, h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN)
-		if (a->nla_type == CTRL_ATTR_FAMILY_ID && a->nla_len >= NLA_HDRLEN + 2)
-			memcpy(&family, (char *)a + NLA_HDRLEN, 2);
+		if (ATTR_TYPE(a) == CTRL_ATTR_FAMILY_ID && ATTR_LEN(a) >= 2)
+			memcpy(&family, ATTR_DATA(a), 2);
 	if (!family) {
 		r = -EOPNOTSUPP;
 		goto out;
@@ -304,18 +298,15 @@ int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st)
 	r = -EOPNOTSUPP;
 	h = (struct nlmsghdr *)buf;
 	FOR_ATTR(a, (char *)NLMSG_DATA(h) + GENL_HDRLEN, h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN) {
-		if ((a->nla_type & NLA_TYPE_MASK) != ETHTOOL_A_PAUSE_STATS)
+		if (ATTR_TYPE(a) != ETHTOOL_A_PAUSE_STATS)
 			continue;
-		FOR_ATTR(s, (char *)a + NLA_HDRLEN, a->nla_len - NLA_HDRLEN) {
-			__u64 v;
-
-			if (s->nla_len != NLA_HDRLEN + 8)
+		FOR_ATTR(s, ATTR_DATA(a), ATTR_LEN(a)) {
+			if (ATTR_LEN(s) != 8)
 				continue;
-			memcpy(&v, (char *)s + NLA_HDRLEN, 8);
-			if (s->nla_type == ETHTOOL_A_PAUSE_STAT_TX_FRAMES)
-				r = add_stat(st, "pause_stat_tx_frames", 20, v);
-			else if (s->nla_type == ETHTOOL_A_PAUSE_STAT_RX_FRAMES)
-				r = add_stat(st, "pause_stat_rx_frames", 20, v);
+			if (ATTR_TYPE(s) == ETHTOOL_A_PAUSE_STAT_TX_FRAMES)
+				r = add_stat(st, "pause_stat_tx_frames", 20, rt_nla_u64(s));
+			else if (ATTR_TYPE(s) == ETHTOOL_A_PAUSE_STAT_RX_FRAMES)
+				r = add_stat(st, "pause_stat_rx_frames", 20, rt_nla_u64(s));
 			if (r == -ENOMEM)
 				goto out;
 		}

@@ -44,11 +44,12 @@
 
 
 /*
- * Walk the messages of one buffer: cb gets each nldev message's attributes.
+ * Walk the messages of one buffer: cb gets the attributes of each nldev
+ * message of command op (-1: none is wanted, only the end or the ACK).
  * Returns 1 at NLMSG_DONE or an ACK (NLMSG_ERROR 0), 0 when more is to come,
  * the kernel's negative errno, or -EBADMSG for a malformed buffer.
  */
-static int walk(const void *buf, size_t len, int (*cb)(int op, const void *attrs, size_t alen, void *arg),
+static int walk(const void *buf, size_t len, int op, int (*cb)(const void *attrs, size_t alen, void *arg),
 		void *arg)
 {
 	const char *p = buf;
@@ -68,8 +69,9 @@ static int walk(const void *buf, size_t len, int (*cb)(int op, const void *attrs
 				return -EBADMSG;
 			return e->error < 0 ? e->error : e->error ? -EPROTO : 1;
 		}
-		if (RDMA_NL_GET_CLIENT(h->nlmsg_type) == RDMA_NL_NLDEV) {
-			int r = cb(RDMA_NL_GET_OP(h->nlmsg_type), NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, arg);
+		if (RDMA_NL_GET_CLIENT(h->nlmsg_type) == RDMA_NL_NLDEV && cb &&
+		    (int)RDMA_NL_GET_OP(h->nlmsg_type) == op) {
+			int r = cb(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, arg);
 
 			if (r)
 				return r;
@@ -98,7 +100,7 @@ static struct rt_qpc_row *qpc_add(struct rt_qpc_table *t)
 
 #define MAX_HW 128
 
-static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
+static int stat_cb(const void *attrs, size_t alen, void *arg)
 {
 	struct rt_qpc_table *t = arg;
 	__u32 dev_index = 0, port = 0, id = 0, lqpn = 0, nqps = 0;
@@ -108,8 +110,6 @@ static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
 	__u32 qps[MAX_HW];
 	int has_id = 0;
 
-	if (op != RDMA_NLDEV_CMD_STAT_GET)
-		return 0;
 	FOR_ATTR(a, attrs, alen) {
 		switch (ATTR_TYPE(a)) {
 		case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = rt_nla_u32(a); break;
@@ -180,15 +180,13 @@ static int stat_cb(int op, const void *attrs, size_t alen, void *arg)
 
 int rt_qpc_parse(const void *buf, size_t len, struct rt_qpc_table *t)
 {
-	return walk(buf, len, stat_cb, t);
+	return walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, stat_cb, t);
 }
 
-static int status_cb(int op, const void *attrs, size_t alen, void *arg)
+static int status_cb(const void *attrs, size_t alen, void *arg)
 {
 	struct rt_stat_status *st = arg;
 
-	if (op != RDMA_NLDEV_CMD_STAT_GET_STATUS)
-		return 0;
 	FOR_ATTR(a, attrs, alen) {
 		if (ATTR_TYPE(a) != RDMA_NLDEV_ATTR_STAT_HWCOUNTERS)
 			continue;
@@ -221,15 +219,13 @@ static int status_cb(int op, const void *attrs, size_t alen, void *arg)
 
 int rt_stat_status_parse(const void *buf, size_t len, struct rt_stat_status *st)
 {
-	return walk(buf, len, status_cb, st);
+	return walk(buf, len, RDMA_NLDEV_CMD_STAT_GET_STATUS, status_cb, st);
 }
 
-static int mode_cb(int op, const void *attrs, size_t alen, void *arg)
+static int mode_cb(const void *attrs, size_t alen, void *arg)
 {
 	struct rt_stat_mode *m = arg;
 
-	if (op != RDMA_NLDEV_CMD_STAT_GET)
-		return 0;
 	FOR_ATTR(a, attrs, alen) {
 		switch (ATTR_TYPE(a)) {
 		case RDMA_NLDEV_ATTR_STAT_MODE: m->mode = rt_nla_u32(a); m->known = 1; break;
@@ -242,13 +238,7 @@ static int mode_cb(int op, const void *attrs, size_t alen, void *arg)
 
 int rt_stat_mode_parse(const void *buf, size_t len, struct rt_stat_mode *m)
 {
-	return walk(buf, len, mode_cb, m);
-}
-
-static int ack_cb(int op, const void *attrs, size_t alen, void *arg)
-{
-	(void)op; (void)attrs; (void)alen; (void)arg;
-	return 0;
+	return walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, mode_cb, m);
 }
 
 /* ---- building requests ---- */
@@ -447,7 +437,7 @@ void rt_nl_io_close(struct rt_nl_io *io)
 static int p_qpc(const void *b, size_t l, void *a) { return rt_qpc_parse(b, l, a); }
 static int p_status(const void *b, size_t l, void *a) { return rt_stat_status_parse(b, l, a); }
 static int p_mode(const void *b, size_t l, void *a) { return rt_stat_mode_parse(b, l, a); }
-static int p_ack(const void *b, size_t l, void *a) { return walk(b, l, ack_cb, a); }
+static int p_ack(const void *b, size_t l, void *a) { (void)a; return walk(b, l, -1, NULL, NULL); }
 static int p_devs(const void *b, size_t l, void *a) { return rt_rdma_nl_parse(b, l, a); }
 
 int rt_qpc_read(struct rt_nl_io *io, __u32 dev_index, struct rt_qpc_table *t)

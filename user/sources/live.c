@@ -263,7 +263,7 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 			f = rt_snapshot_flow(s, &k, &fresh);
 			if (!f)
 				return -ENOMEM;
-			if (!fresh && tab->st[f - s->flows].gen == tab->gen)
+			if (!fresh && tab->hot[f - s->flows].gen == tab->gen)
 				continue;	/* summed already, from another region */
 			if (!rt_ftab_sum(t, &k, 0, &v)) {
 				if (fresh)
@@ -353,11 +353,11 @@ static int evict_rows(struct live *l, struct rt_snapshot *s)
 	__u32 id = t->lru_head, stop = 0;
 	int have_stop = 0;
 
-	for (; id; id = t->st[id - 1].lru_next) {
+	for (; id; id = t->hot[id - 1].lru_next) {
 		const struct rt_flow *f = &s->flows[id - 1];
 		__u64 last = f->v.last_ns;
 
-		if (t->st[id - 1].gen == t->gen || (have_stop && t->st[id - 1].gen != stop))
+		if (t->hot[id - 1].gen == t->gen || (have_stop && t->hot[id - 1].gen != stop))
 			break;
 		if (last < s->mono_ns && s->mono_ns - last > limit) {
 			if (!rt_ftab_kill(&l->ft, &f->k))
@@ -373,7 +373,7 @@ static int evict_rows(struct live *l, struct rt_snapshot *s)
 			}
 		} else if (!have_stop) {
 			have_stop = 1;
-			stop = t->st[id - 1].gen;
+			stop = t->hot[id - 1].gen;
 		}
 	}
 	return 0;
@@ -529,8 +529,10 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 					 l->ifs[i].name);
 	}
 
-	if (src->incremental)
+	if (src->incremental) {
+		s->tab->no_lru = !(l->flow_timeout > 0);	/* only eviction walks it */
 		forget_evicted(l, s);
+	}
 	err = src->incremental ? read_changed(l, s) : read_flows(l, s);
 	if (!err)
 		err = read_ifstats(l, s);

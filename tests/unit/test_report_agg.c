@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * rocetop report's aggregation (user/sinks/report_agg.c) on hand-built
+ * intervals: the bounded moments against a full sort of every interval
+ * done here, a recording's first interval, totals with sFlow estimates left
+ * out, host pairs and their merge, the CNP questions. Expected values are
+ * worked out in the comments.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "report_agg.h"
+
+static struct rt_flow_key key(const char *src, const char *dst, __u8 dir, __u32 qp)
+{
+	struct rt_flow_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.ifindex = 7;
+	k.dir = dir;
+	k.family = 4;
+	inet_pton(AF_INET, src, k.src);
+	inet_pton(AF_INET, dst, k.dst);
+	k.dqpn = qp;
+	return k;
+}
+
+/* One interval at t seconds, secs long: flows with their increases, one
+ * interface with pause frames. */
+struct ivl {
+	struct rt_snapshot s;
+	struct rt_delta d;
+	struct rt_flow f[4];
+	struct rt_flow_delta fd[4];
+	struct rt_ifdir ifd;
+	struct rt_ifdir_delta id;
+};
+
+static void ivl_init(struct ivl *x, double t, double secs)
+{
+	memset(x, 0, sizeof(*x));
+	rt_snapshot_init(&x->s);
+	x->s.time_ns = (__u64)(t * 1e9);
+	x->d.secs = secs;
+	x->d.flows = x->fd;
+	x->d.ifs = &x->id;
+	x->ifd.k.ifindex = 7;
+	x->id.s = &x->ifd;
+}
+
+static struct rt_flow_delta *ivl_flow(struct ivl *x, struct rt_flow_key k, __u64 pkts, __u64 ce)
+{
+	struct rt_flow_delta *e = &x->fd[x->d.nflows];
+
+	x->f[x->d.nflows].k = k;
+	x->f[x->d.nflows].throttles = -1;
+	e->f = &x->f[x->d.nflows++];
+	e->d.pkts = pkts;
+	e->d.ecn[RT_ECN_CE] = ce;
+	x->d.flow_tot.pkts += pkts;
+	x->d.flow_tot.ecn[RT_ECN_CE] += ce;
+	return e;
+}
+
+static void ivl_pause(struct ivl *x, __u64 frames, __u64 xon, __u64 quanta)
+{
+	x->d.nifs = 1;
+	x->id.d.pfc_frames[3] = frames;
+	x->id.d.pfc_xon[3] = xon;
+	x->id.d.pfc_quanta[3] = quanta;
+}
+
+/* What the test expects: every interval, sorted here. */
+struct mom { __u64 t, ce, pause, quanta; };
+
+static int mom_by_ce(const void *a, const void *b)
+{
+	const struct mom *x = a, *y = b;	/* all intervals 1 s long: rate = CE */
+
+	if (x->ce != y->ce)
+		return x->ce > y->ce ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int mom_by_pause(const void *a, const void *b)
+{
+	const struct mom *x = a, *y = b;
+
+	if (x->pause != y->pause)
+		return x->pause > y->pause ? -1 : 1;
+	if (x->quanta != y->quanta)
+		return x->quanta > y->quanta ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static void test_moments_topk(void)
+{
+	enum { N = 5000, K = 7 };
+	static struct mom all[N];
+	struct rt_rep r;
+	struct rt_flow_key k = key("10.0.0.1", "10.0.0.2", 0, 5);
+	unsigned int seed = 12345;
+	size_t i, nce = 0, npause = 0;
+	const struct rt_rep_moment *m;
+
+	CHECK_EQ(rt_rep_init(&r, K), 0);
+	for (i = 0; i < N; i++) {
+		struct ivl x;
+
+		/* CE 0..40 with many ties, pauses 0..9 less XON 0..2, quanta 0..3 */
+		seed = seed * 1103515245 + 12345;
+		all[i].t = 1000 + i;
+		all[i].ce = (seed >> 16) % 41;
+		all[i].pause = (seed >> 8) % 10;
+		all[i].quanta = (seed >> 4) % 4;
+		ivl_init(&x, (double)all[i].t, 1.0);
+		ivl_flow(&x, k, 100, all[i].ce);
+		ivl_pause(&x, all[i].pause + 2, 2, all[i].quanta);
+		CHECK_EQ(rt_rep_take(&r, &x.s, &x.d), 0);
+		nce += all[i].ce != 0;
+		npause += all[i].pause || all[i].quanta;
+	}
+	CHECK_EQ(rt_rep_finish(&r, 0), 0);
+	CHECK_EQ(r.intervals, N);
+	CHECK_EQ(r.tot.pkts, 100 * N);
+	/* The 7 best of every interval, as a full sort puts them. */
+	qsort(all, N, sizeof(all[0]), mom_by_ce);
+	m = rt_rep_top_sorted(&r.ce_peaks);
+	CHECK_EQ(r.ce_peaks.n, K);
+	for (i = 0; i < K; i++) {
+		CHECK_EQ(m[i].time_ns, all[i].t * 1000000000ULL);
+		CHECK_EQ(m[i].ce, all[i].ce);
+	}
+	CHECK_EQ(r.ce_peaks.left_out, nce - K);
+	qsort(all, N, sizeof(all[0]), mom_by_pause);
+	m = rt_rep_top_sorted(&r.pfc_peaks);
+	for (i = 0; i < K; i++) {
+		CHECK_EQ(m[i].time_ns, all[i].t * 1000000000ULL);
+		CHECK_EQ(m[i].pfc - m[i].xon, all[i].pause);
+		CHECK_EQ(m[i].quanta, all[i].quanta);
+	}
+	CHECK_EQ(r.pfc_peaks.left_out, npause - K);
+	rt_rep_free(&r);
+	TEST_END("report_agg_moments_topk_equals_full_sort");
+}
+
+/* A recording's first interval (secs 0) takes the second's length: 10 CE
+ * over 0.5 s (20/s) outranks 8 CE over 0.5 s (16/s) at t = 2.5. */
+static void test_first_interval(void)
+{
+	struct rt_rep r;
+	struct rt_flow_key k = key("10.0.0.1", "10.0.0.2", 0, 5);
+	struct ivl a, b;
+	const struct rt_rep_moment *m;
+
+	rt_rep_init(&r, 10);
+	ivl_init(&a, 2.0, 0);
+	ivl_flow(&a, k, 10, 10);
+	ivl_init(&b, 2.5, 0.5);
+	ivl_flow(&b, k, 8, 8);
+	rt_rep_take(&r, &a.s, &a.d);
+	rt_rep_take(&r, &b.s, &b.d);
+	CHECK_EQ(rt_rep_finish(&r, 0), 0);
+	CHECK_EQ(r.step_ns, 500000000);
+	m = rt_rep_top_sorted(&r.ce_peaks);
+	CHECK_EQ(r.ce_peaks.n, 2);
+	CHECK_EQ(m[0].time_ns, 2000000000);
+	CHECK(m[0].secs == 0.5, "first moment %.3f s, want 0.5", m[0].secs);
+	CHECK_EQ(m[1].time_ns, 2500000000ULL);
+	rt_rep_free(&r);
+
+	/* One interval of a capture: its length is the grid's. */
+	rt_rep_init(&r, 10);
+	ivl_init(&a, 3.0, 0.25);
+	ivl_flow(&a, k, 4, 1);
+	rt_rep_take(&r, &a.s, &a.d);
+	CHECK_EQ(rt_rep_finish(&r, 0.25), 0);
+	CHECK_EQ(r.step_ns, 250000000);
+	CHECK_EQ(r.ce_peaks.n, 1);
+	rt_rep_free(&r);
+	TEST_END("report_agg_first_interval");
+}
+
+/* Flows, estimates, host pairs, CNP questions over two intervals. */
+static void test_flows_pairs(void)
+{
+	struct rt_flow_key d1 = key("10.0.0.1", "10.0.0.2", 0, 5);	/* data a -> b */
+	struct rt_flow_key d2 = key("10.0.0.1", "10.0.0.2", 1, 6);	/* data a -> b, other qp */
+	struct rt_flow_key c1 = key("10.0.0.2", "10.0.0.1", 1, 9);	/* CNPs b -> a, unattributed */
+	struct rt_flow_key o1 = key("10.0.0.3", "10.0.0.4", 0, 1);	/* another pair */
+	struct rt_rep r, r2;
+	struct ivl x, y;
+	struct rt_flow_delta *e;
+	const struct rt_rep_flow *f;
+	const struct rt_rep *both[2];
+	struct rt_rep_pair *mp;
+	size_t nmp;
+
+	rt_rep_init(&r, 10);
+	ivl_init(&x, 1, 1);
+	ivl_flow(&x, d1, 100, 3);
+	ivl_flow(&x, d2, 50, 0);
+	e = ivl_flow(&x, c1, 4, 0);
+	e->d.cnp = 4;
+	e = ivl_flow(&x, o1, 1000, 0);	/* an sFlow estimate: left out */
+	x.f[3].estimate = 1;
+	e->samples = 10;
+	x.d.flow_tot.pkts -= 1000;	/* flow_tot sums the exact flows only */
+	ivl_init(&y, 2, 1);
+	ivl_flow(&y, d1, 20, 1);
+	rt_rep_take(&r, &x.s, &x.d);
+	rt_rep_take(&r, &y.s, &y.d);
+	CHECK_EQ(rt_rep_finish(&r, 0), 0);
+	CHECK_EQ(r.n, 3);		/* d1, d2, c1 */
+	CHECK_EQ(r.est_pkts, 1000);
+	CHECK_EQ(r.est_samples, 10);
+	CHECK_EQ(r.tot.pkts, 174);	/* 100 + 50 + 4 + 20 */
+	f = rt_rep_flow_of(&r, &d1);
+	CHECK(f != NULL, "d1 kept");
+	if (f) {
+		CHECK_EQ(f->v.pkts, 120);
+		CHECK_EQ(f->v.ecn[RT_ECN_CE], 4);
+	}
+	CHECK(rt_rep_flow_of(&r, &o1) == NULL, "the estimate has no row");
+	/* One pair, both directions: 3 flows, 174 packets. */
+	CHECK_EQ(r.npairs, 1);
+	CHECK_EQ(r.pairs[0].flows, 3);
+	CHECK_EQ(r.pairs[0].v.pkts, 174);
+	/* The CNP flow (b -> a) has two data flows going the other way, with two QPs. */
+	f = rt_rep_flow_of(&r, &c1);
+	CHECK(f && rt_rep_cnp_candidates(&r, f) == 2, "two candidates");
+	CHECK(rt_rep_data_flow(&r, &d2) == rt_rep_flow_of(&r, &d2), "d2 is a data flow");
+	CHECK(rt_rep_data_flow(&r, &c1) == NULL, "a CNP flow carries no data");
+
+	/* A second file with the same pair (8 pkts) and another (5): merged,
+	 * the busier pair first (score 4 CE + 4 CNP against 0). */
+	rt_rep_init(&r2, 10);
+	ivl_init(&x, 1, 1);
+	ivl_flow(&x, d1, 8, 0);
+	ivl_flow(&x, o1, 5, 0);
+	rt_rep_take(&r2, &x.s, &x.d);
+	rt_rep_finish(&r2, 0);
+	both[0] = &r;
+	both[1] = &r2;
+	CHECK_EQ(rt_rep_pairs_merge(both, 2, &mp, &nmp), 0);
+	CHECK_EQ(nmp, 2);
+	if (nmp == 2) {
+		CHECK_EQ(mp[0].flows, 4);
+		CHECK_EQ(mp[0].v.pkts, 182);
+		CHECK_EQ(mp[1].v.pkts, 5);
+	}
+	free(mp);
+	rt_rep_free(&r);
+	rt_rep_free(&r2);
+	TEST_END("report_agg_flows_pairs_estimates");
+}
+
+int main(void)
+{
+	test_moments_topk();
+	test_first_interval();
+	test_flows_pairs();
+	return TEST_EXIT();
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * rocetop report's aggregation: what one file adds up to, interval by
+ * interval, with no I/O (tests/unit/test_report_agg.c). The report's sink
+ * (user/sinks/report_sink.c) feeds it the loop's snapshots and deltas;
+ * user/cmd/report.c prints it through user/core/print.h.
+ *
+ * Memory follows the flows, interfaces and NIC counters of the file, not
+ * its length: the moments (the intervals of highest CE rate and of most PFC
+ * pauses) are kept as two bounded top-K selections, not one row per
+ * interval. The selections are exact: each keeps the K best under the same
+ * total order the report prints in (ties broken by time), so the K printed
+ * are the K a full sort would print.
+ */
+#ifndef RT_REPORT_AGG_H
+#define RT_REPORT_AGG_H
+
+#include <net/if.h>
+#include "snapshot.h"
+#include "table.h"
+
+/* Moments kept per table when every row is asked for (--top 0). */
+#define RT_REP_MOMENTS_ALL 1024
+
+struct rt_rep_flow {
+	struct rt_flow_key k;		/* first: the table's key */
+	struct rt_flow_val v;		/* counters summed over the intervals; attributes the last */
+	__u32 lqpn, rqpn, pid;
+	char comm[16];
+	__u8 attr;
+	int has_target;
+	struct rt_flow_key target;	/* what its CNPs throttle, when known */
+};
+
+struct rt_rep_if {
+	struct rt_if_key k;
+	struct rt_if_val v;
+	char name[IF_NAMESIZE];		/* printable (rt_fmt_safe) */
+};
+
+/* One interval's sums, at its end. */
+struct rt_rep_moment {
+	__u64 time_ns;
+	double secs;
+	__u64 pkts, ce, cnp, nak, pfc, xon, quanta;
+};
+
+/* The K best moments under cmp (a bounded heap, worst at the root). */
+struct rt_rep_top {
+	struct rt_rep_moment *m;
+	size_t n, k;
+	__u64 left_out;			/* moments that qualified but were not kept */
+	int (*cmp)(const void *, const void *);	/* < 0: the first ranks higher */
+	int (*qualifies)(const struct rt_rep_moment *);
+};
+
+/* A host pair, both directions together (derive.h's RT_HP_EITHER). */
+struct rt_rep_pair {
+	__u8 family;
+	__u8 a[16], b[16];		/* a < b */
+	struct rt_flow_val v;
+	__u32 flows;
+};
+
+/* A NIC counter over the whole file: deltas from rt_delta_compute (wraps and
+ * resets already handled), the last value, and its busiest interval. */
+struct rt_rep_port {
+	struct rt_port_ctr c;		/* first (rt_port_table_get): identity and the last value */
+	__u64 delta;
+	__u64 peak_d, peak_t;
+	double peak_secs;
+};
+
+struct rt_rep {
+	struct rt_htab tab;		/* struct rt_rep_flow by flow key */
+	struct rt_rep_if ifs[2 * RT_MAX_IFACES];
+	size_t nifs;
+	struct rt_rep_top ce_peaks, pfc_peaks;
+	struct rt_rep_moment first;	/* held until the interval's length is known */
+	int first_pending;
+	__u64 intervals;
+	__u64 first_ns, last_ns, step_ns, evicted;
+	__u64 est_pkts, est_samples;	/* sFlow estimates: left out of the exact figures */
+	struct rt_flow_val tot;
+	struct rt_if_val itot;
+	struct rt_rep_port *ports;	/* sorted like a snapshot's ports table */
+	size_t nports, pcap;
+	/* after rt_rep_finish() */
+	size_t n;			/* flows */
+	struct rt_rep_flow **flows;	/* the table's entries, in its slot order */
+	struct rt_rep_pair *pairs;	/* ranked by pair_cmp */
+	size_t npairs;
+};
+
+/* top: moments per table (0: all, up to RT_REP_MOMENTS_ALL). 0 or -ENOMEM. */
+int rt_rep_init(struct rt_rep *r, int top);
+void rt_rep_free(struct rt_rep *r);
+/*
+ * One interval: cur and d as a sink gets them. d->secs is the interval's
+ * length as the report counts it; 0 when not known (a recording's first
+ * interval), which then takes the second interval's. 0 or -ENOMEM.
+ */
+int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *cur, const struct rt_delta *d);
+/* End of the file: the first moment placed, flows listed, host pairs ranked.
+ * capture_secs > 0: a capture's interval, the step of a one-interval file. */
+int rt_rep_finish(struct rt_rep *r, double capture_secs);
+/* A top-K table's moments, best first (sorted in place). */
+const struct rt_rep_moment *rt_rep_top_sorted(struct rt_rep_top *t);
+
+/* Rankings of flows (arrays of struct rt_rep_flow *), ties by key. */
+int rt_rep_by_ce(const void *x, const void *y);
+int rt_rep_by_cnp(const void *x, const void *y);
+int rt_rep_by_nak(const void *x, const void *y);
+/* Host pairs by congestion (rt_congestion), then packets, then addresses. */
+int rt_rep_pair_cmp(const void *x, const void *y);
+/* Moments by CE rate, and by pause frames (less XON) then quanta; ties by time. */
+int rt_rep_moment_by_ce(const void *x, const void *y);
+int rt_rep_moment_by_pfc(const void *x, const void *y);
+
+/* RoCE packets of a flow other than CNPs and acknowledgements. */
+__u64 rt_rep_data_pkts(const struct rt_rep_flow *f);
+/* The name of an interface seen in the file, "?" when none. */
+const char *rt_rep_ifname(const struct rt_rep *r, __u32 ifindex);
+/* The flow with this key (after finish), or NULL. */
+const struct rt_rep_flow *rt_rep_flow_of(const struct rt_rep *r, const struct rt_flow_key *k);
+/* A data flow with the addresses and QP of k (a CNP flow's target seen from
+ * another host), the first in r->flows' current order; or NULL. */
+const struct rt_rep_flow *rt_rep_data_flow(const struct rt_rep *r, const struct rt_flow_key *k);
+/* An unattributed CNP flow: the data flows going the other way on its host
+ * pair (the same data seen on both sides of a link counted once). */
+__u32 rt_rep_cnp_candidates(const struct rt_rep *r, const struct rt_rep_flow *c);
+/* Host pairs of several files merged (each file's flows counted once),
+ * ranked; *out is the caller's to free. 0 or -ENOMEM. */
+int rt_rep_pairs_merge(const struct rt_rep *const *rs, int n, struct rt_rep_pair **out, size_t *nout);
+
+/* ---- the report as a sink of the one loop (report_sink.c) ---- */
+
+#include "findings.h"
+
+/* What one file's run leaves for the printer. */
+struct rt_rep_run {
+	struct rt_rep agg;
+	struct rt_flog flog;		/* every finding over the file, in time order */
+	char host[64];			/* the recording's host, else the file's name */
+	const char *kind;		/* "recording" or "capture" */
+	int started;			/* the source opened (the loop started the sink) */
+	int err;			/* 0, or what finishing the findings met (-ENOMEM) */
+};
+
+struct rt_rep_sink_cfg {
+	const char *path;
+	int top;			/* moments kept per table (rt_rep_init) */
+	struct rt_find_cfg find;	/* thresholds; find.speed_mbps as given */
+	double first_secs;		/* a recording's first interval, for the rules (0: unknown) */
+};
+
+/* A sink that fills *out (initialised here; rt_rep_run_free() frees it).
+ * Its close finishes the findings. NULL after saying why. */
+struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_sink_cfg *cfg);
+void rt_rep_run_free(struct rt_rep_run *run);
+
+#endif

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * rocetop report as a sink of the one loop (user/core/loop.c): the loop
+ * steps the file source and keeps the snapshot cycle (user/core/stream.c),
+ * this sink adds each interval to the aggregation (report_agg.c) and runs
+ * the findings' rules with the report's host, link speed and interval
+ * lengths. The loop leaves its own findings to it (rt_opts.sink_findings).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "log.h"
+#include "report_agg.h"
+#include "sink.h"
+#include "source.h"
+
+struct rsink {
+	struct rt_sink s;
+	struct rt_rep_run *out;
+	struct rt_findings F;
+	const char *path;
+	double first_secs;
+	int recording, have;
+};
+
+static void rsink_start(struct rt_sink *s, const struct rt_source *src)
+{
+	struct rsink *k = s->priv;
+	const char *path = k->path, *base = strrchr(path, '/');
+
+	k->recording = !strcmp(src->name, "recording");
+	k->out->kind = k->recording ? "recording" : "capture";
+	snprintf(k->out->host, sizeof(k->out->host), "%s",
+		 src->host && src->host[0] ? src->host : base ? base + 1 : path);
+	snprintf(k->F.host, sizeof(k->F.host), "%s", k->out->host);
+	k->out->started = 1;
+}
+
+static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct rsink *k = s->priv;
+	struct rt_delta dd = *d;
+	int err;
+
+	/* A recording's first interval has no known length (the aggregation
+	 * takes the second's); a capture's is the grid's (the loop's). */
+	if (!k->have && k->recording)
+		dd.secs = 0;
+	k->have = 1;
+	err = rt_rep_take(&k->out->agg, cur, &dd);
+	if (err)
+		return err;
+	/* The rules want a length: a recording's first interval takes the
+	 * second's (its snapshots are one interval apart). */
+	if (dd.secs == 0)
+		dd.secs = k->first_secs;
+	err = rt_findings_eval(&k->F, cur, &dd);
+	if (!err)
+		err = rt_flog_take(&k->out->flog, &k->F);
+	return err;
+}
+
+static void rsink_close(struct rt_sink *s)
+{
+	struct rsink *k = s->priv;
+
+	rt_findings_finish(&k->F);
+	k->out->err = rt_flog_take(&k->out->flog, &k->F);
+	rt_flog_sort(&k->out->flog);
+	rt_findings_free(&k->F);
+	free(k);
+}
+
+struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_sink_cfg *cfg)
+{
+	struct rsink *k = calloc(1, sizeof(*k));
+
+	memset(out, 0, sizeof(*out));
+	if (!k || rt_rep_init(&out->agg, cfg->top) || rt_findings_init(&k->F, &cfg->find)) {
+		pr_warn("out of memory.\n");
+		free(k);
+		return NULL;
+	}
+	k->out = out;
+	k->path = cfg->path;
+	k->first_secs = cfg->first_secs;
+	k->s.name = "report";
+	k->s.emit = rsink_emit;
+	k->s.close = rsink_close;
+	k->s.start = rsink_start;
+	k->s.input_fd = -1;
+	k->s.priv = k;
+	return &k->s;
+}
+
+void rt_rep_run_free(struct rt_rep_run *run)
+{
+	rt_rep_free(&run->agg);
+	rt_flog_free(&run->flog);
+}
