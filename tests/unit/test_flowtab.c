@@ -10,7 +10,8 @@
  *    back, over many intervals; the deltas summed per flow equal the tally
  *    exactly, the evictions equal the schedule's, and the incremental path
  *    (no NIC: dirty bits into the persistent table) gives the very same
- *    deltas, interval by interval, as the whole-table path (with a NIC);
+ *    deltas and changed flows, interval by interval, as the whole-table path
+ *    (with a NIC);
  *  - a full region: three times as many flows as a region's 16 slots from one
  *    CPU; exactly 16 get a slot, with their counts exact, the rest's frames
  *    are all in flow_full;
@@ -190,11 +191,14 @@ static void test_churn(void)
 	CHECK(inc.evicted[INTERVALS - 1] == evictions, "%llu evicted, the schedule has %llu",
 	      (unsigned long long)inc.evicted[INTERVALS - 1], (unsigned long long)evictions);
 	CHECK(!memcmp(tally_inc, tally_full, sizeof(tally_inc)), "both runs sent the same");
+	/* which read evicts a flow depends on the time each interval took (1 to
+	 * 3 intervals after its last frame); the deltas do not */
+	CHECK(full.evicted[INTERVALS - 1] == evictions, "%llu evicted, the schedule has %llu",
+	      (unsigned long long)full.evicted[INTERVALS - 1], (unsigned long long)evictions);
 	for (int t = 0; t < INTERVALS; t++) {
 		CHECK(!memcmp(inc.d[t], full.d[t], sizeof(inc.d[t])),
 		      "interval %d: the incremental and the whole-table paths differ", t);
 		CHECK_EQ(inc.nchanged[t], full.nchanged[t]);
-		CHECK_EQ(inc.evicted[t], full.evicted[t]);
 	}
 	TEST_END("flowtab_churn_evict_exact");
 }
