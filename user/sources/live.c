@@ -569,9 +569,9 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	src->collect = live_collect;
 	src->close = live_close;
 	src->priv = l;
-	/* Without the NIC's join (which works on whole snapshots) the table is
-	 * updated in place from the kernel table's dirty bits. */
-	src->incremental = o->no_nic;
+	/* Without the NIC's join and sFlow's rows (both work on whole snapshots)
+	 * the table is updated in place from the kernel table's dirty bits. */
+	src->incremental = o->no_nic && !o->sflow && !o->have_sflow_fd;
 	l->flow_timeout = o->flow_timeout;
 	l->xdp_mode = o->xdp_mode;
 	l->no_ingress = o->no_ingress;
