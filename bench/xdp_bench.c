@@ -3,7 +3,7 @@
  * Per-packet cost of rocetop's XDP program, through BPF_PROG_TEST_RUN with a
  * large repeat count (the kernel reports the mean ns per repetition), beside
  * bench_pass.bpf.o's program that only returns XDP_PASS, measured in the same
- * run, alternating, median of several runs. The target: at most 20 ns added
+ * run, alternating, median of several runs. The target: at most 35 ns added
  * for a RoCE packet of an existing flow. The same RoCE packet wrapped as a
  * switch's mirror copy (GRE + ERSPAN III, VXLAN) is measured beside it: the
  * decapsulation's target is at most 10 ns more than the unwrapped packet. A
@@ -31,7 +31,7 @@
 #include "rocetop.skel.h"
 #include "bench_pass.skel.h"
 
-#define TARGET_NS 20.0
+#define TARGET_NS 35.0	/* issue 10: a RoCE data frame of a known flow */
 #define TARGET_WRAP_NS 10.0
 #define MAX_RUNS 31
 
@@ -57,7 +57,7 @@ static long run(int fd, const struct frame *f, __u32 repeat)
 }
 
 /*
- * The first packet of a flow inserts it into the hash map. A test run repeats
+ * The first packet of a flow claims a slot in the kernel flow table. A test run repeats
  * one frame, so the insert is timed with single runs on new flows against
  * single runs on an existing one (both carry the same fixed overhead).
  */
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 	       added[5] - added[0] <= TARGET_WRAP_NS && added[6] - added[0] <= TARGET_WRAP_NS ?
 	       "met" : "NOT met");
 	if (new_flow_cost(rt_fd, 2001, &newf, &oldf) == 0)
-		printf("\nfirst packet of a flow (hash insert): %ld ns more than an existing flow's\n"
+		printf("\nfirst packet of a flow (slot claimed): %ld ns more than an existing flow's\n"
 		       "(median of 2001 single runs each: %ld vs %ld ns, syscall overhead included)\n",
 		       newf - oldf, newf, oldf);
 	printf("\ntarget: at most %.0f ns added for a RoCE packet: %s\n", TARGET_NS,
