@@ -432,8 +432,8 @@ K-NS, K-PASS: in-kernel ns per frame from bpf_stats (run_time_ns / run_cnt, stat
   on only for those blasts; median of $REPS each, alternating) of rocetop's program and
   of a pass-only program on the same hook (XDP: bench_pass.bpf.o in the same XDP mode;
   tc-only: bench_pass_tc.bpf.o on tcx egress); both include the kernel's two clock
-  reads per run. K-ADDED = K-NS - K-PASS:
-  what rocetop's program costs a frame in the kernel.
+  reads per run. K-ADDED = K-NS - K-PASS: what rocetop's program costs a frame in the
+  kernel.
 PATH: what 'ip link show' reports while rocetop is attached: xdp = native XDP, run in the
   veth's NAPI (its rx_queue_*_xdp_packets grew by every frame); xdpgeneric = generic XDP;
   '-' for tcx egress.
