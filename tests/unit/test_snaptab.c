@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The persistent flow table (user/core/snapshot.c) under churn: flows appear,
+ * count, and go (rt_snapshot_remove, as evictions and files' --flow-timeout
+ * do) at random over many intervals. The oracle is a model kept by the test
+ * alone: an array indexed by flow number holding whether the flow lives and
+ * its packet count, and the increments of the interval. Every interval:
+ *  - every live flow is found with its exact count, no dead one is;
+ *  - the changed-only delta (rt_delta_changes) names exactly the flows the
+ *    model touched, in key order, each with the model's increment;
+ *  - the kept key order (rt_snapshot_key_order) and rt_snapshot_copy_sorted
+ *    equal qsort of the model's live keys, with their counts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "snapshot.h"
+
+#define NF	3000	/* flow numbers */
+#define ROUNDS	150
+
+struct model {
+	int live;
+	__u64 pkts;	/* since it (last) appeared */
+	__u64 inc;	/* this interval */
+	int touched;
+};
+
+static void key_of(struct rt_flow_key *k, int i)
+{
+	memset(k, 0, sizeof(*k));
+	k->ifindex = 1 + (__u32)(i % 3);
+	k->dir = (__u8)(i & 1);
+	k->family = 4;
+	k->src[0] = 10;
+	k->src[3] = (__u8)(i % 50);
+	k->dst[0] = 10;
+	k->dst[3] = (__u8)(i % 7);	/* 350 host pairs, each shared by several flows */
+	k->dqpn = (__u32)i;		/* the flow's number, for the test */
+}
+
+static int key_qcmp(const void *a, const void *b)
+{
+	return rt_flow_key_cmp(a, b);
+}
+
+static void test_churn(void)
+{
+	static struct model m[NF];
+	static struct rt_flow_key want[NF];
+	struct rt_snapshot s, sorted;
+	struct rt_delta d = { 0 };
+	unsigned int seed = 7;
+	int bad_find = 0, bad_delta = 0, bad_order = 0, bad_copy = 0;
+	size_t removed = 0, added = 0;
+
+	rt_snapshot_init(&s);
+	rt_snapshot_init(&sorted);
+	CHECK(rt_snapshot_make_table(&s) == 0, "a table");
+	for (int round = 0; round < ROUNDS; round++) {
+		size_t nlive = 0, nw = 0, ntouched = 0;
+
+		rt_snapshot_next_interval(&s);
+		for (int i = 0; i < NF; i++) {
+			m[i].inc = 0;
+			m[i].touched = 0;
+		}
+		/* counts: a few hundred packets on random flows (new ones appear) */
+		for (int p = 0; p < 400; p++) {
+			int i = (int)(rand_r(&seed) % NF);
+			struct rt_flow_key k;
+			struct rt_flow *f;
+			int fresh;
+
+			key_of(&k, i);
+			f = rt_snapshot_flow(&s, &k, &fresh);
+			if (!f)
+				continue;
+			if (fresh != !m[i].live)
+				bad_find++;
+			if (!m[i].live) {
+				m[i].live = 1;
+				m[i].pkts = 0;
+				added++;
+			}
+			f->v.pkts++;
+			if (i % 4 == 0)
+				f->v.cnp++;
+			m[i].pkts++;
+			m[i].inc++;
+			m[i].touched = 1;
+			rt_snapshot_touch(&s, f);
+			if (i % 4 == 0)
+				rt_snapshot_note_cnp(&s, f);
+		}
+		/* goes: flows untouched this interval, at random (never one in the delta) */
+		for (int i = 0; i < NF; i++) {
+			struct rt_flow_key k;
+			int fresh;
+			struct rt_flow *f;
+
+			if (!m[i].live || m[i].touched || rand_r(&seed) % 8)
+				continue;
+			key_of(&k, i);
+			f = rt_snapshot_flow(&s, &k, &fresh);
+			if (!f || fresh) {
+				bad_find++;
+				continue;
+			}
+			rt_snapshot_remove(&s, (size_t)(f - s.flows));
+			m[i].live = 0;
+			removed++;
+		}
+		s.time_ns = s.mono_ns = (__u64)(round + 1) * 1000000000ULL;
+		CHECK(rt_delta_changes(&d, NULL, &s) == 0, "delta");
+
+		for (int i = 0; i < NF; i++) {
+			struct rt_flow_key k;
+			int fresh = 0;
+			const struct rt_flow *f = NULL;
+
+			if (m[i].touched)
+				ntouched++;
+			if (!m[i].live)
+				continue;
+			nlive++;
+			key_of(&k, i);
+			want[nw++] = k;
+			f = rt_snapshot_flow(&s, &k, &fresh);
+			if (!f || fresh || f->v.pkts != m[i].pkts)
+				bad_find++;
+		}
+		CHECK(s.nflows == nlive, "round %d: %zu rows, the model %zu live", round, s.nflows, nlive);
+		qsort(want, nw, sizeof(*want), key_qcmp);
+
+		/* the delta: the touched flows, in key order, with their increments */
+		if (d.nflows != ntouched)
+			bad_delta++;
+		for (size_t j = 0; j < d.nflows; j++) {
+			const struct rt_flow_key *k = &d.flows[j].f->k;
+			int i = (int)k->dqpn;
+
+			if (!m[i].touched || d.flows[j].d.pkts != m[i].inc ||
+			    (j && rt_flow_key_cmp(&d.flows[j - 1].f->k, k) >= 0))
+				bad_delta++;
+		}
+
+		/* the kept key order, every few rounds (so several rounds of adds
+		 * and removals merge in at once) and at the end */
+		if (round % 3 == 0 || round == ROUNDS - 1) {
+			const __u32 *o = rt_snapshot_key_order(&s);
+
+			for (size_t j = 0; o && j < nw; j++)
+				if (rt_flow_key_cmp(&s.flows[o[j]].k, &want[j]))
+					bad_order++;
+			CHECK(o != NULL, "key order");
+			CHECK(rt_snapshot_copy_sorted(&sorted, &s) == 0, "sorted copy");
+			CHECK(sorted.nflows == nw && !sorted.tab, "sorted copy: %zu rows", sorted.nflows);
+			for (size_t j = 0; j < sorted.nflows && j < nw; j++) {
+				const struct rt_flow *f = &sorted.flows[j];
+				int i = (int)f->k.dqpn;
+
+				if (rt_flow_key_cmp(&f->k, &want[j]) || f->v.pkts != m[i].pkts)
+					bad_copy++;
+			}
+		}
+	}
+	CHECK(added > 1000 && removed > 500, "churn: %zu appeared, %zu went", added, removed);
+	CHECK(!bad_find, "%d lookups disagree with the model", bad_find);
+	CHECK(!bad_delta, "%d delta entries disagree with the model", bad_delta);
+	CHECK(!bad_order, "%d places of the kept key order differ from qsort's", bad_order);
+	CHECK(!bad_copy, "%d rows of the sorted copy differ from the model", bad_copy);
+	rt_delta_free(&d);
+	rt_snapshot_free(&s);
+	rt_snapshot_free(&sorted);
+	TEST_END("flow table churn: lookups, changed-only delta, kept key order");
+}
+
+int main(void)
+{
+	test_churn();
+	return TEST_EXIT();
+}
