@@ -20,6 +20,18 @@
 # rx_packets / the generator's tally), so a program that silently did not run
 # cannot pass.
 #
+# Then the in-kernel cost per frame of each program, from the kernel's own
+# accounting (bpf_prog_info run_time_ns / run_cnt): one more blast per mode with
+# rocetop attached and one with the pass-only program (XDP through ip link;
+# tcx egress: BUILD/bench_pass_tc.bpf.o, attached by the helper), each under
+# BUILD/bench/bpf_stats, which turns the statistics on with BPF_ENABLE_STATS
+# only for that blast (the kernel turns them off when its descriptor closes,
+# even if the bench dies; kernel.bpf_stats_enabled is never written). These
+# blasts are apart from the ABBA runs: statistics cost two clock reads per
+# program run, which would lower the throughput the ratios compare. The
+# pass-only program's ns per frame is the price of those clock reads and of
+# calling a program at all; rocetop's minus it is what rocetop's program adds.
+#
 # Target: ratio >= 0.90 in every mode. Exit 0 when it ran (the table says
 # whether the target was met; BENCH_STRICT=1 makes a missed target exit 1),
 # 1 when it cannot run (not root, no veth, no binaries), with the reason, or
@@ -64,6 +76,10 @@ ROCETOP=$BUILD/rocetop
 GEN=$BUILD/rocetop-gen
 [ -x "$ROCETOP" ] || skip "$ROCETOP is missing: make BUILD=$BUILD first."
 [ -x "$GEN" ] || skip "$GEN is missing: make BUILD=$BUILD first."
+STATS=$BUILD/bench/bpf_stats
+PASS_TC_OBJ=$BUILD/bench_pass_tc.bpf.o
+[ -x "$STATS" ] || skip "$STATS is missing: make BUILD=$BUILD bench first."
+[ -f "$PASS_TC_OBJ" ] || skip "$PASS_TC_OBJ is missing: make BUILD=$BUILD first."
 command -v ip >/dev/null || skip "the ip command (iproute2) is missing."
 command -v awk >/dev/null || skip "awk is missing."
 
@@ -149,6 +165,28 @@ blast() {
 		'BEGIN { printf "%.0f %d %d %.0f\n", (b - a) / (t1 - t0), b - a, s, (c > 0) ? (b - a) / c : 0 }'
 }
 
+# One blast under bpf_stats: the program(s) at hook $3 (xdp, egress) of
+# interface $2 in namespace $1, further bpf_stats options after; prints the
+# in-kernel ns per frame and the frames the program ran on.
+kstats() {
+	kns=$1 kif=$2 khook=$3
+	shift 3
+	ip netns exec "$kns" "$STATS" "$kif" "$khook" "$@" -- \
+		"$GEN" --scenario fixed --rate "$RATE" --duration "$SECS" \
+		--tx-data "$NSA:$IFS_" -q --tally "$TMP/tally" >"$TMP/stats.out" 2>"$TMP/stats.err" || {
+		echo "lab.sh: bpf_stats on $kif ($khook) failed:" >&2
+		cat "$TMP/stats.err" >&2
+		return 1
+	}
+	# one line per program; more than one on a hook is not this bench's setup
+	awk '$1 == "prog" { n++; r = $5; v = $9 } END {
+		if (n != 1 || r == 0) exit 1; printf "%.1f %d\n", v, r }' "$TMP/stats.out" || {
+		echo "lab.sh: bpf_stats on $kif ($khook) did not see one program run:" >&2
+		cat "$TMP/stats.out" "$TMP/stats.err" >&2
+		return 1
+	}
+}
+
 # Frames rocetop counted in direction $1 (ingress/egress), from its stats.csv.
 counted() {
 	awk -F, -v d="$1" 'NR > 1 && $3 == d { n += $4 } END { print n + 0 }' "$TMP/csv/stats.csv" 2>/dev/null
@@ -177,6 +215,7 @@ FAIL=0
 BAD=0
 RESULTS=$TMP/results
 : >"$RESULTS"
+: >"$TMP/kadded"
 # An XDP program that only passes (bench/, built by make) in mode $1 (xdpdrv or
 # xdpgeneric): what the XDP path of the veth costs without rocetop's work.
 PASS_OBJ=$BUILD/bench_pass.bpf.o
@@ -269,6 +308,31 @@ bench_mode() {
 		fi
 		r=$((r + 1))
 	done
+	# The in-kernel cost per frame, rocetop's program then the pass-only one.
+	start_rocetop "$ns" "$ifn" "$@" || return 1
+	if [ "$dir" = ingress ]; then hook=xdp; else hook=egress; fi
+	ks=$(kstats "$ns" "$ifn" "$hook") || { stop_rocetop; return 1; }
+	stop_rocetop || { echo "lab.sh: rocetop exited with an error:" >&2;
+			  cat "$TMP/rocetop.err" >&2; return 1; }
+	set -- $ks "$@"
+	kns_on=$1 kruns_on=$2
+	shift 2
+	if [ "$pmode" != - ]; then
+		pass_on "$pmode" || return 1
+		ks=$(kstats "$NSB" "$IFR" xdp) || { pass_off "$pmode"; return 1; }
+		pass_off "$pmode"
+	elif [ "$dir" = egress ]; then
+		ks=$(kstats "$ns" "$ifn" egress --attach "$PASS_TC_OBJ") || return 1
+	else
+		ks="- 0"
+	fi
+	set -- $ks "$@"
+	kns_pass=$1 kruns_pass=$2
+	shift 2
+	kadd=$(awk -v a="$kns_on" -v b="$kns_pass" 'BEGIN {
+		if (b == "-") print "-"; else printf "%.1f", a - b }')
+	echo "$mode $kadd" >>"$TMP/kadded"
+
 	mw=$(echo "$without" | median)
 	mr=$(echo "$with" | median)
 	rt=$(echo "$ratios" | median)
@@ -282,14 +346,16 @@ bench_mode() {
 	met=$(awk -v r="$rt" -v t="$TARGET" 'BEGIN { print (r >= t) ? "yes" : "NO" }')
 	[ "$met" = yes ] || FAIL=1
 	[ "$cnt_ok" = yes ] || { met="$met, BAD COUNT"; BAD=1; }
-	printf '%-8s %-11s %10s %10s %10s %6.3f %6.3f %6s  %s\n' "$mode" "$path" "$mw" "$mr" "$mp" \
-		"$rt" "$crt" "$prt" "$met" >>"$RESULTS"
+	printf '%-8s %-11s %10s %10s %10s %6.3f %6.3f %6s %7s %7s %7s  %s\n' "$mode" "$path" \
+		"$mw" "$mr" "$mp" "$rt" "$crt" "$prt" "$kns_on" "$kns_pass" "$kadd" "$met" >>"$RESULTS"
 	{
 		echo "  $mode: pps without:$without  with:$with${pass:+  pass-only:$pass}"
 		echo "  $mode:   paired ratios with/without:$ratios${pratios:+  pass-only/without:$pratios}"
 		echo "  $mode: pps/cpu-s without:$cwithout  with:$cwith${cpass:+  pass-only:$cpass}"
 		echo "  $mode:   paired ratios with/without:$cratios${cpratios:+  pass-only/without:$cpratios}"
 		echo "  $mode: rocetop counted every frame: $cnt_ok${worst:+ ($worst)}"
+		echo "  $mode: bpf_stats: rocetop $kns_on ns/frame over $kruns_on runs," \
+			"pass-only $kns_pass ns/frame over $kruns_pass runs"
 	} >&2
 	return 0
 }
@@ -302,7 +368,8 @@ bench_mode tc-only "$NSA" "$IFS_" egress - --no-ingress || exit 1
 
 echo
 echo "Packets per second through a veth pair, rocetop attached vs not (median of $REPS each; target ratio >= $TARGET)"
-printf '%-8s %-11s %10s %10s %10s %6s %6s %6s  %s\n' MODE PATH "PPS OFF" "PPS ON" "PPS PASS" RATIO "R/CPU" "P/CPU" "TARGET MET"
+printf '%-8s %-11s %10s %10s %10s %6s %6s %6s %7s %7s %7s  %s\n' MODE PATH "PPS OFF" "PPS ON" \
+	"PPS PASS" RATIO "R/CPU" "P/CPU" "K-NS" "K-PASS" "K-ADDED" "TARGET MET"
 cat "$RESULTS"
 cat <<EOF
 PPS OFF / ON: median pps arrived with nothing attached / with rocetop attached.
@@ -311,10 +378,19 @@ PPS PASS: with an XDP program that only passes, in the same XDP mode: the cost o
 RATIO: median over the $REPS adjacent (off, on) pairs of pps on / pps off: the verdict.
 R/CPU, P/CPU: the same for on and for pass, with pps per second of the sender's CPU time,
   which other jobs on the machine disturb much less than wall-clock pps.
+K-NS, K-PASS: in-kernel ns per frame from bpf_stats (run_time_ns / run_cnt, statistics on
+  only for that blast) of rocetop's program and of a pass-only program on the same hook
+  (XDP: bench_pass.bpf.o in the same XDP mode; tc-only: bench_pass_tc.bpf.o on tcx
+  egress); both include the kernel's two clock reads per run. K-ADDED = K-NS - K-PASS:
+  what rocetop's program costs a frame in the kernel.
 PATH: what 'ip link show' reports while rocetop is attached: xdp = native XDP, run in the
   veth's NAPI (its rx_queue_*_xdp_packets grew by every frame); xdpgeneric = generic XDP;
   '-' for tcx egress.
 EOF
+awk '{ k[$1] = $2 } END {
+	if (k["native"] != "" && k["native"] != "-" && k["native"] > 0 && k["tc-only"] != "-")
+		printf "in-kernel added cost, tcx egress / native XDP: %.1f / %.1f ns = %.2f (target <= 1.2)\n",
+			k["tc-only"], k["native"], k["tc-only"] / k["native"] }' "$TMP/kadded"
 if [ "$BAD" = 1 ]; then
 	echo "lab.sh: rocetop's counts disagree with what crossed the veth: the measurement is not valid." >&2
 	exit 1

@@ -558,13 +558,12 @@ static void heap_down(const struct rt_flow *f, __u32 *h, size_t n, size_t i)
  */
 static size_t idle_fill(struct rt_prom_render *r, const struct rt_snapshot *cur, size_t want)
 {
-	const struct rt_flow_table *t = cur->tab;
 	size_t i, n = 0;
 
 	if (!want)
 		return 0;
 	for (i = 0; i < cur->nflows; i++) {
-		if (t->st[i].gen == t->gen || cur->flows[i].estimate)
+		if (rt_snapshot_changed(cur, i) || cur->flows[i].estimate)
 			continue;
 		if (n < want) {
 			r->heap[n++] = (__u32)i;

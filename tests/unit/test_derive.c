@@ -81,6 +81,53 @@ static void test_ranking(void)
 	TEST_END("derive_ranking");
 }
 
+/*
+ * rt_delta_top against the oracle: qsort of a copy of all n, first K. Random
+ * deltas with many ties (small ranges), so the key's tie-break is exercised.
+ */
+static void test_top(void)
+{
+	enum { N = 2000 };
+	static struct rt_flow rows[N];
+	static struct rt_flow_delta d[N];
+	static const struct rt_flow_delta *v[N], *all[N];
+	static const size_t ks[] = { 0, 1, 2, 7, 20, 100, 1999, 2000, 2500 };
+	unsigned int seed = 12345;
+
+	for (int round = 0; round < 20; round++) {
+		size_t n = round == 0 ? 0 : round == 1 ? 1 : (size_t)(rand_r(&seed) % N) + 1;
+
+		for (size_t i = 0; i < n; i++) {
+			memset(&rows[i], 0, sizeof(rows[i]));
+			rows[i].k.ifindex = 1 + (__u32)(rand_r(&seed) % 3);
+			rows[i].k.family = 4;
+			rows[i].k.dqpn = (__u32)(rand_r(&seed) % 64);
+			rows[i].k.src[3] = (__u8)i;
+			rows[i].k.src[2] = (__u8)(i >> 8);
+			rows[i].v.ecn[RT_ECN_CE] = (__u64)(rand_r(&seed) % 5);
+			memset(&d[i], 0, sizeof(d[i]));
+			d[i].f = &rows[i];
+			d[i].d.pkts = (__u64)(rand_r(&seed) % 10);
+			d[i].d.ecn[RT_ECN_CE] = (__u64)(rand_r(&seed) % 4);
+			d[i].d.cnp = (__u64)(rand_r(&seed) % 3);
+			d[i].d.nak_seq = (__u64)(rand_r(&seed) % 2);
+			v[i] = all[i] = &d[i];
+		}
+		qsort(all, n, sizeof(*all), rt_delta_qcmp_congestion);
+		for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+			size_t k = ks[j], want = k < n ? k : n, got, bad = 0;
+
+			for (size_t i = 0; i < n; i++)
+				v[i] = &d[(i * 7919) % n];	/* shuffled: 7919 is a prime above N */
+			got = rt_delta_top(v, n, k, rt_delta_cmp_congestion);
+			for (size_t i = 0; i < want; i++)
+				bad += v[i] != all[i];
+			CHECK(got == want && !bad, "top %zu of %zu: %zu returned, %zu differ from qsort's first %zu",
+			      k, n, got, bad, want);
+		}
+	}
+}
+
 static void test_hostpair(void)
 {
 	struct rt_flow_key ab = key("10.0.0.1", "10.0.0.2", 3, RT_DIR_INGRESS, 17);
@@ -241,6 +288,7 @@ int main(void)
 {
 	test_percent();
 	test_ranking();
+	test_top();
 	test_hostpair();
 	test_names();
 	test_table();

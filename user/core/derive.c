@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The derived views of derive.h: one definition of each. */
 #include <string.h>
+#include <stdlib.h>
 #include "derive.h"
 
 int rt_delta_cmp_congestion(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
@@ -18,6 +19,56 @@ int rt_delta_qcmp_congestion(const void *a, const void *b)
 {
 	return rt_delta_cmp_congestion(*(const struct rt_flow_delta *const *)a,
 				       *(const struct rt_flow_delta *const *)b);
+}
+
+typedef int (*delta_cmp_fn)(const struct rt_flow_delta *, const struct rt_flow_delta *);
+
+/* The heap's root is the kept entry that sorts last. */
+static void top_sift(const struct rt_flow_delta **h, size_t n, size_t i, delta_cmp_fn cmp)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct rt_flow_delta *t;
+
+		if (l < n && cmp(h[l], h[m]) > 0)
+			m = l;
+		if (r < n && cmp(h[r], h[m]) > 0)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static int top_qcmp(const void *a, const void *b, void *arg)
+{
+	return (*(delta_cmp_fn *)arg)(*(const struct rt_flow_delta *const *)a,
+				      *(const struct rt_flow_delta *const *)b);
+}
+
+size_t rt_delta_top(const struct rt_flow_delta **v, size_t n, size_t k, delta_cmp_fn cmp)
+{
+	size_t i;
+
+	if (k > n)
+		k = n;
+	if (!k)
+		return 0;
+	for (i = k / 2; i-- > 0;)
+		top_sift(v, k, i, cmp);
+	for (i = k; i < n; i++)
+		if (cmp(v[i], v[0]) < 0) {
+			const struct rt_flow_delta *t = v[0];
+
+			v[0] = v[i];
+			v[i] = t;
+			top_sift(v, k, 0, cmp);
+		}
+	qsort_r(v, k, sizeof(*v), top_qcmp, &cmp);
+	return k;
 }
 
 void rt_hostpair_of(struct rt_hostpair *hp, const struct rt_flow_key *k, enum rt_hp_scope scope)

@@ -35,6 +35,14 @@ static inline __u64 rt_nak(const struct rt_flow_val *v)
 int rt_delta_cmp_congestion(const struct rt_flow_delta *a, const struct rt_flow_delta *b);
 /* The same for qsort over an array of pointers to flow deltas. */
 int rt_delta_qcmp_congestion(const void *a, const void *b);
+/*
+ * Top K without sorting everything: rearrange v[0..n) so that v[0..min(n,k))
+ * are the first k of v in cmp's order, sorted; the rest follow in no order.
+ * O(n log k): views that show K rows of n (--batch --top, Prometheus) rank
+ * only those. Returns min(n, k).
+ */
+size_t rt_delta_top(const struct rt_flow_delta **v, size_t n, size_t k,
+		    int (*cmp)(const struct rt_flow_delta *, const struct rt_flow_delta *));
 
 /* ---- percentages ---- */
 

@@ -178,9 +178,9 @@ static int attribute(const struct rt_snapshot *s, const struct rt_flow *c,
 /* Queue the CNP rows of the pair src -> dst for the join. */
 static void queue_pair(struct rt_snapshot *s, __u8 fam, const __u8 *src, const __u8 *dst)
 {
-	for (long i = pair_next(s, -1, fam, src, dst); i >= 0; i = pair_next(s, i, fam, src, dst))
-		if (s->tab->st[i].cnp_pos)
-			rt_snapshot_join_queue(s, (size_t)i);
+	for (__u32 id = rt_snapshot_pair_head_cnp(s, fam, src, dst); id; id = s->tab->st[id - 1].pnext)
+		if (s->tab->st[id - 1].cnp_pos)
+			rt_snapshot_join_queue(s, id - 1);
 }
 
 /*
@@ -220,9 +220,13 @@ static void join_table(struct rt_snapshot *s, const struct rt_qp_table *qps)
 	} else if (t->ncnp) {
 		for (i = 0; i < t->nchanged; i++) {
 			const struct rt_flow_key *k = &s->flows[t->changed[i]].k;
+			__u32 near = t->st[t->changed[i]].cnp_near;
 
-			queue_pair(s, k->family, k->src, k->dst);
-			queue_pair(s, k->family, k->dst, k->src);
+			/* only pairs that ever carried a CNP have rows to queue */
+			if (near & RT_NEAR_PAIR)
+				queue_pair(s, k->family, k->src, k->dst);
+			if (near & RT_NEAR_REV)
+				queue_pair(s, k->family, k->dst, k->src);
 		}
 	}
 	for (i = 0; i < t->njq; i++) {

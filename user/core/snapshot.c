@@ -16,11 +16,13 @@ static void table_free(struct rt_flow_table *t)
 	if (!t)
 		return;
 	free(t->slot);
+	free(t->hot);
 	free(t->st);
 	free(t->changed);
 	free(t->cnp);
 	free(t->pslot);
 	free(t->jq);
+	free(t->sk);
 	free(t);
 }
 
@@ -354,29 +356,42 @@ void rt_snapshot_sort(struct rt_snapshot *s)
 
 /* ---- the persistent flow table ---- */
 
-static size_t slot_home(const struct rt_flow_table *t, const struct rt_flow_key *k)
+static inline int key_eq(const struct rt_flow_key *a, const struct rt_flow_key *b)
 {
-	return rt_flow_key_hash(k) & (t->nslot - 1);
+	__u64 x[6], y[6];
+
+	__builtin_memcpy(x, a, sizeof(x));
+	__builtin_memcpy(y, b, sizeof(y));
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4]) |
+		 (x[5] ^ y[5]));
+}
+
+static inline __u64 slot_make(__u32 h, size_t r)
+{
+	return (__u64)h << 32 | ((__u32)r + 1);
 }
 
 /* Rebuild the index at nslot slots (a power of two). */
 static int index_rebuild(struct rt_snapshot *s, size_t nslot)
 {
 	struct rt_flow_table *t = s->tab;
-	__u32 *ns = calloc(nslot, sizeof(*ns));
-	size_t r, j;
+	__u64 *ns = calloc(nslot, sizeof(*ns));
+	size_t i, j;
 
 	if (!ns)
 		return -ENOMEM;
+	for (i = 0; i < t->nslot; i++) {
+		__u64 x = t->slot[i];
+
+		if (!x)
+			continue;
+		for (j = RT_SLOT_TAG(x) & (nslot - 1); ns[j]; j = (j + 1) & (nslot - 1))
+			;
+		ns[j] = x;
+	}
 	free(t->slot);
 	t->slot = ns;
 	t->nslot = nslot;
-	for (r = 0; r < s->nflows; r++) {
-		j = slot_home(t, &s->flows[r].k);
-		while (t->slot[j])
-			j = (j + 1) & (nslot - 1);
-		t->slot[j] = (__u32)r + 1;
-	}
 	return 0;
 }
 
@@ -384,46 +399,48 @@ static int index_rebuild(struct rt_snapshot *s, size_t nslot)
 static size_t slot_of_row(const struct rt_snapshot *s, size_t r)
 {
 	const struct rt_flow_table *t = s->tab;
-	size_t j = slot_home(t, &s->flows[r].k);
+	__u64 want = slot_make(rt_flow_key_hash(&s->flows[r].k), r);
+	size_t j = RT_SLOT_TAG(want) & (t->nslot - 1);
 
-	while (t->slot[j] != r + 1)
+	while (t->slot[j] != want)
 		j = (j + 1) & (t->nslot - 1);
 	return j;
 }
 
-/* Empty slot i, shifting back the entries that probed past it. */
-static void slot_delete(struct rt_snapshot *s, size_t i)
+/* Empty slot i of an index of n slots, shifting back the entries that probed
+ * past it (their homes come from the hashes the slots keep). */
+static void index_delete(__u64 *slot, size_t n, size_t i)
 {
-	struct rt_flow_table *t = s->tab;
-	size_t mask = t->nslot - 1, j = i;
+	size_t mask = n - 1, j = i;
 
 	for (;;) {
 		size_t h;
 
 		j = (j + 1) & mask;
-		if (!t->slot[j])
+		if (!slot[j])
 			break;
-		h = slot_home(t, &s->flows[t->slot[j] - 1].k);
+		h = RT_SLOT_TAG(slot[j]) & mask;
 		/* the entry at j may move to i unless its home lies cyclically in (i, j] */
 		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
 			continue;
-		t->slot[i] = t->slot[j];
+		slot[i] = slot[j];
 		i = j;
 	}
-	t->slot[i] = 0;
+	slot[i] = 0;
 }
 
 /* Room for one more row in every per-row array. */
 static int table_room(struct rt_snapshot *s)
 {
 	struct rt_flow_table *t = s->tab;
-	size_t n = s->nflows + 1;
+	size_t n = s->nflows + 1, hc = t->st_cap;
 
 	if (n > s->flows_cap &&
 	    rt_grow_to((void **)&s->flows, &s->flows_cap, s->flows_cap ? s->flows_cap * 2 : 1024,
 		       sizeof(*s->flows)))
 		return -ENOMEM;
-	if (rt_grow_to((void **)&t->st, &t->st_cap, s->flows_cap, sizeof(*t->st)) ||
+	if (rt_grow_to((void **)&t->hot, &hc, s->flows_cap, sizeof(*t->hot)) ||
+	    rt_grow_to((void **)&t->st, &t->st_cap, hc, sizeof(*t->st)) ||
 	    rt_grow_to((void **)&t->changed, &t->changed_cap, s->flows_cap, sizeof(*t->changed)))
 		return -ENOMEM;
 	if (n * 2 > t->nslot)
@@ -452,15 +469,39 @@ static int same_pair(const struct rt_flow_key *k, __u8 family, const __u8 *src, 
 	return k->family == family && !memcmp(k->src, src, 16) && !memcmp(k->dst, dst, 16);
 }
 
-/* The slot of the pair (its head's), or the empty slot where it would go. */
-static size_t pair_slot(const struct rt_snapshot *s, __u8 family, const __u8 *src, const __u8 *dst)
+/* The slot of the pair (its head's), or the empty slot where it would go.
+ * cnp_only: stop at the empty slot unless the pair is marked RT_PSLOT_CNP
+ * (a slot whose hash matches without the mark cannot be a marked pair). */
+static size_t pair_slot_h(const struct rt_snapshot *s, __u32 h, __u8 family, const __u8 *src,
+			  const __u8 *dst, int cnp_only)
 {
 	const struct rt_flow_table *t = s->tab;
-	size_t j = pair_hash(family, src, dst) & (t->npslot - 1);
+	size_t j = h & (t->npslot - 1);
+	__u64 x;
 
-	while (t->pslot[j] && !same_pair(&s->flows[t->pslot[j] - 1].k, family, src, dst))
+	while ((x = t->pslot[j])) {
+		if (RT_SLOT_TAG(x) == h && (!cnp_only || ((__u32)x & RT_PSLOT_CNP)) &&
+		    same_pair(&s->flows[RT_SLOT_ROW(x) - 1].k, family, src, dst))
+			break;
 		j = (j + 1) & (t->npslot - 1);
+	}
 	return j;
+}
+
+static size_t pair_slot(const struct rt_snapshot *s, __u8 family, const __u8 *src, const __u8 *dst)
+{
+	return pair_slot_h(s, pair_hash(family, src, dst), family, src, dst, 0);
+}
+
+static size_t pair_slot_of(const struct rt_snapshot *s, const struct rt_flow_key *k)
+{
+	return pair_slot(s, k->family, k->src, k->dst);
+}
+
+/* Point pair slot j at row r (+ 1), keeping its hash and mark. */
+static void pslot_set_row(struct rt_flow_table *t, size_t j, __u32 id)
+{
+	t->pslot[j] = (t->pslot[j] & ~(__u64)0x7fffffffu) | id;
 }
 
 __u32 rt_snapshot_pair_head(const struct rt_snapshot *s, __u8 family, const __u8 *src,
@@ -468,14 +509,23 @@ __u32 rt_snapshot_pair_head(const struct rt_snapshot *s, __u8 family, const __u8
 {
 	if (!s->tab || !s->tab->npslot)
 		return 0;
-	return s->tab->pslot[pair_slot(s, family, src, dst)];
+	return RT_SLOT_ROW(s->tab->pslot[pair_slot(s, family, src, dst)]);
+}
+
+__u32 rt_snapshot_pair_head_cnp(const struct rt_snapshot *s, __u8 family, const __u8 *src,
+				const __u8 *dst)
+{
+	if (!s->tab || !s->tab->npslot)
+		return 0;
+	return RT_SLOT_ROW(s->tab->pslot[pair_slot_h(s, pair_hash(family, src, dst), family, src,
+						     dst, 1)]);
 }
 
 /* Index the pairs of rows [0, nrows) in n slots. */
 static int pair_rebuild(struct rt_snapshot *s, size_t n, size_t nrows)
 {
 	struct rt_flow_table *t = s->tab;
-	__u32 *ns = calloc(n, sizeof(*ns));
+	__u64 *ns = calloc(n, sizeof(*ns));
 
 	if (!ns)
 		return -ENOMEM;
@@ -485,8 +535,13 @@ static int pair_rebuild(struct rt_snapshot *s, size_t n, size_t nrows)
 	for (size_t r = 0; r < nrows; r++)
 		if (!t->st[r].pprev) {	/* a pair's head */
 			const struct rt_flow_key *k = &s->flows[r].k;
+			__u32 h = pair_hash(k->family, k->src, k->dst), mark = 0;
 
-			t->pslot[pair_slot(s, k->family, k->src, k->dst)] = (__u32)r + 1;
+			for (__u32 id = (__u32)r + 1; id; id = t->st[id - 1].pnext)
+				if (t->st[id - 1].cnp_pos)
+					mark = RT_PSLOT_CNP;
+			t->pslot[pair_slot_h(s, h, k->family, k->src, k->dst, 0)] =
+				slot_make(h, r) | mark;
 		}
 	return 0;
 }
@@ -496,44 +551,46 @@ static int pair_link(struct rt_snapshot *s, size_t r)
 {
 	struct rt_flow_table *t = s->tab;
 	const struct rt_flow_key *k = &s->flows[r].k;
+	__u32 h;
 	size_t j;
 
 	if ((t->npairs + 1) * 2 > t->npslot &&
 	    pair_rebuild(s, t->npslot ? t->npslot * 2 : 2048, r))
 		return -ENOMEM;
-	j = pair_slot(s, k->family, k->src, k->dst);
+	h = pair_hash(k->family, k->src, k->dst);
+	j = pair_slot_h(s, h, k->family, k->src, k->dst, 0);
 	t->st[r].pprev = 0;
-	t->st[r].pnext = t->pslot[j];
-	if (t->pslot[j])
-		t->st[t->pslot[j] - 1].pprev = (__u32)r + 1;
-	else
+	t->st[r].pnext = RT_SLOT_ROW(t->pslot[j]);
+	if (t->pslot[j]) {
+		t->st[RT_SLOT_ROW(t->pslot[j]) - 1].pprev = (__u32)r + 1;
+		pslot_set_row(t, j, (__u32)r + 1);
+		if ((__u32)t->pslot[j] & RT_PSLOT_CNP)
+			t->st[r].cnp_near |= RT_NEAR_PAIR;
+	} else {
 		t->npairs++;
-	t->pslot[j] = (__u32)r + 1;
+		t->pslot[j] = slot_make(h, r);
+	}
+	if (t->npairs && rt_snapshot_pair_head_cnp(s, k->family, k->dst, k->src))
+		t->st[r].cnp_near |= RT_NEAR_REV;
 	return 0;
 }
 
-/* Empty pair slot i, shifting back the heads that probed past it. */
-static void pair_slot_delete(struct rt_snapshot *s, size_t i)
+/* Mark the pair of row r as carrying CNPs, and tell its rows and the reverse
+ * pair's. */
+static void pair_mark_cnp(struct rt_snapshot *s, size_t r)
 {
 	struct rt_flow_table *t = s->tab;
-	size_t mask = t->npslot - 1, j = i;
+	const struct rt_flow_key *k = &s->flows[r].k;
+	size_t j = pair_slot_of(s, k);
+	__u32 id;
 
-	for (;;) {
-		const struct rt_flow_key *k;
-		size_t h;
-
-		j = (j + 1) & mask;
-		if (!t->pslot[j])
-			break;
-		k = &s->flows[t->pslot[j] - 1].k;
-		h = pair_hash(k->family, k->src, k->dst) & mask;
-		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
-			continue;
-		t->pslot[i] = t->pslot[j];
-		i = j;
-	}
-	t->pslot[i] = 0;
-	t->npairs--;
+	if ((__u32)t->pslot[j] & RT_PSLOT_CNP)
+		return;
+	t->pslot[j] |= RT_PSLOT_CNP;
+	for (id = RT_SLOT_ROW(t->pslot[j]); id; id = t->st[id - 1].pnext)
+		t->st[id - 1].cnp_near |= RT_NEAR_PAIR;
+	for (id = rt_snapshot_pair_head(s, k->family, k->dst, k->src); id; id = t->st[id - 1].pnext)
+		t->st[id - 1].cnp_near |= RT_NEAR_REV;
 }
 
 static void pair_unlink(struct rt_snapshot *s, size_t r)
@@ -544,13 +601,14 @@ static void pair_unlink(struct rt_snapshot *s, size_t r)
 	if (st->pprev) {
 		t->st[st->pprev - 1].pnext = st->pnext;
 	} else {
-		const struct rt_flow_key *k = &s->flows[r].k;
-		size_t j = pair_slot(s, k->family, k->src, k->dst);
+		size_t j = pair_slot_of(s, &s->flows[r].k);
 
-		if (st->pnext)
-			t->pslot[j] = st->pnext;
-		else
-			pair_slot_delete(s, j);
+		if (st->pnext) {
+			pslot_set_row(t, j, st->pnext);
+		} else {
+			index_delete(t->pslot, t->npslot, j);
+			t->npairs--;
+		}
 	}
 	if (st->pnext)
 		t->st[st->pnext - 1].pprev = st->pprev;
@@ -563,13 +621,10 @@ static void pair_move(struct rt_snapshot *s, size_t from, size_t to)
 	struct rt_flow_table *t = s->tab;
 	struct rt_flow_state *st = &t->st[from];
 
-	if (st->pprev) {
+	if (st->pprev)
 		t->st[st->pprev - 1].pnext = (__u32)to + 1;
-	} else {
-		const struct rt_flow_key *k = &s->flows[from].k;
-
-		t->pslot[pair_slot(s, k->family, k->src, k->dst)] = (__u32)to + 1;
-	}
+	else
+		pslot_set_row(t, pair_slot_of(s, &s->flows[from].k), (__u32)to + 1);
 	if (st->pnext)
 		t->st[st->pnext - 1].pprev = (__u32)to + 1;
 }
@@ -581,7 +636,8 @@ static void pair_cnp_fix(struct rt_snapshot *s, __u8 family, const __u8 *src, co
 {
 	struct rt_flow_table *t = s->tab;
 
-	for (__u32 id = rt_snapshot_pair_head(s, family, src, dst); id; id = t->st[id - 1].pnext) {
+	for (__u32 id = rt_snapshot_pair_head_cnp(s, family, src, dst); id;
+	     id = t->st[id - 1].pnext) {
 		struct rt_flow *c = &s->flows[id - 1];
 
 		if (!t->st[id - 1].cnp_pos)
@@ -606,38 +662,78 @@ int rt_snapshot_join_queue(struct rt_snapshot *s, size_t r)
 	return 0;
 }
 
+/* The slot of key k (hash h), or the empty slot where it would go. */
+static inline size_t table_probe(const struct rt_snapshot *s, const struct rt_flow_key *k, __u32 h)
+{
+	const struct rt_flow_table *t = s->tab;
+	size_t mask = t->nslot - 1, j = h & mask;
+	__u64 x;
+
+	while ((x = t->slot[j])) {
+		if (RT_SLOT_TAG(x) == h && key_eq(&s->flows[RT_SLOT_ROW(x) - 1].k, k))
+			break;
+		j = (j + 1) & mask;
+	}
+	return j;
+}
+
+void rt_snapshot_prefetch_row(const struct rt_snapshot *s, __u32 h)
+{
+	const struct rt_flow_table *t = s->tab;
+	size_t mask, j;
+	__u64 x;
+
+	if (!t || !t->nslot)
+		return;
+	mask = t->nslot - 1;
+	/* the first slot whose hash matches: the row to read (no key compared) */
+	for (j = h & mask; (x = t->slot[j]); j = (j + 1) & mask)
+		if (RT_SLOT_TAG(x) == h) {
+			const char *f = (const char *)&s->flows[RT_SLOT_ROW(x) - 1];
+
+			/* the key and the counters a packet adds to */
+			__builtin_prefetch(f, 1);
+			__builtin_prefetch(f + 64, 1);
+			__builtin_prefetch(f + 128, 1);
+			__builtin_prefetch(&t->hot[RT_SLOT_ROW(x) - 1], 1);
+			return;
+		}
+}
+
 struct rt_flow *rt_snapshot_flow(struct rt_snapshot *s, const struct rt_flow_key *k, int *fresh)
+{
+	return rt_snapshot_flow_h(s, k, rt_flow_key_hash(k), fresh);
+}
+
+struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_key *k, __u32 h,
+				   int *fresh)
 {
 	struct rt_flow_table *t = s->tab;
 	struct rt_flow *f;
-	size_t j;
-	__u32 id;
+	size_t j, r;
 
 	*fresh = 0;
 	if (t->nslot) {
-		j = slot_home(t, k);
-		while ((id = t->slot[j])) {
-			if (!memcmp(&s->flows[id - 1].k, k, sizeof(*k)))
-				return &s->flows[id - 1];
-			j = (j + 1) & (t->nslot - 1);
-		}
+		j = table_probe(s, k, h);
+		if (t->slot[j])
+			return &s->flows[RT_SLOT_ROW(t->slot[j]) - 1];
 	}
 	if (t->max_flows && s->nflows >= t->max_flows)
 		return NULL;
 	if (table_room(s))
 		return NULL;
-	j = slot_home(t, k);
-	while (t->slot[j])
-		j = (j + 1) & (t->nslot - 1);
-	t->slot[j] = (__u32)s->nflows + 1;
-	f = &s->flows[s->nflows];
+	j = table_probe(s, k, h);
+	r = s->nflows;
+	t->slot[j] = slot_make(h, r);
+	f = &s->flows[r];
 	memset(f, 0, sizeof(*f));
 	f->k = *k;
 	f->throttles = -1;
-	memset(&t->st[s->nflows], 0, sizeof(t->st[0]));
+	memset(&t->st[r], 0, sizeof(t->st[0]));
+	memset(&t->hot[r], 0, sizeof(t->hot[0]));
 	s->nflows++;
-	if (pair_link(s, s->nflows - 1)) {
-		slot_delete(s, slot_of_row(s, s->nflows - 1));
+	if (pair_link(s, r)) {
+		index_delete(t->slot, t->nslot, slot_of_row(s, r));
 		s->nflows--;
 		return NULL;
 	}
@@ -646,8 +742,10 @@ struct rt_flow *rt_snapshot_flow(struct rt_snapshot *s, const struct rt_flow_key
 	return f;
 }
 
-static int cnp_add(struct rt_flow_table *t, size_t r)
+static int cnp_add(struct rt_snapshot *s, size_t r)
 {
+	struct rt_flow_table *t = s->tab;
+
 	if (t->st[r].cnp_pos)
 		return 0;
 	if (t->ncnp == t->cnp_cap &&
@@ -655,28 +753,29 @@ static int cnp_add(struct rt_flow_table *t, size_t r)
 		return -ENOMEM;
 	t->cnp[t->ncnp++] = (__u32)r;
 	t->st[r].cnp_pos = (__u32)t->ncnp;
+	pair_mark_cnp(s, r);
 	return 0;
 }
 
 int rt_snapshot_note_cnp(struct rt_snapshot *s, const struct rt_flow *f)
 {
-	return s->tab ? cnp_add(s->tab, (size_t)(f - s->flows)) : 0;
+	return s->tab ? cnp_add(s, (size_t)(f - s->flows)) : 0;
 }
 
 /* Take row r off the recency list. */
 static void lru_unlink(struct rt_flow_table *t, size_t r)
 {
-	struct rt_flow_state *st = &t->st[r];
+	struct rt_flow_hot *h = &t->hot[r];
 
-	if (st->lru_prev)
-		t->st[st->lru_prev - 1].lru_next = st->lru_next;
+	if (h->lru_prev)
+		t->hot[h->lru_prev - 1].lru_next = h->lru_next;
 	else if (t->lru_head == r + 1)
-		t->lru_head = st->lru_next;
-	if (st->lru_next)
-		t->st[st->lru_next - 1].lru_prev = st->lru_prev;
+		t->lru_head = h->lru_next;
+	if (h->lru_next)
+		t->hot[h->lru_next - 1].lru_prev = h->lru_prev;
 	else if (t->lru_tail == r + 1)
-		t->lru_tail = st->lru_prev;
-	st->lru_prev = st->lru_next = 0;
+		t->lru_tail = h->lru_prev;
+	h->lru_prev = h->lru_next = 0;
 }
 
 void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
@@ -684,17 +783,18 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 	struct rt_flow_table *t = s->tab;
 	size_t last = s->nflows - 1;
 	struct rt_flow_state *st = &t->st[r];
+	struct rt_flow_hot *hr = &t->hot[r];
 	struct rt_flow_key k = s->flows[r].k;
 
-	slot_delete(s, slot_of_row(s, r));
+	index_delete(t->slot, t->nslot, slot_of_row(s, r));
 	pair_unlink(s, r);
 	lru_unlink(t, r);
-	if (st->gen == t->gen) {	/* off the changed list: the last entry takes its place */
+	if (hr->gen == t->gen) {	/* off the changed list: the last entry takes its place */
 		__u32 m = t->changed[--t->nchanged];
 
-		t->changed[st->cpos] = m;
-		t->st[m].cpos = st->cpos;
-		st->gen = t->gen - 1;
+		t->changed[hr->cpos] = m;
+		t->hot[m].cpos = hr->cpos;
+		hr->gen = t->gen - 1;
 	}
 	if (st->cnp_pos) {
 		__u32 m = t->cnp[--t->ncnp];
@@ -717,20 +817,22 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 	pair_cnp_fix(s, k.family, k.dst, k.src, (__s32)r, -1);
 	if (r != last) {
 		struct rt_flow_state *ls = &t->st[last];
+		struct rt_flow_hot *lh = &t->hot[last];
 		const struct rt_flow_key *lk = &s->flows[last].k;
+		size_t ls_slot = slot_of_row(s, last);
 
-		t->slot[slot_of_row(s, last)] = (__u32)r + 1;
+		t->slot[ls_slot] = slot_make(RT_SLOT_TAG(t->slot[ls_slot]), r);
 		pair_move(s, last, r);
-		if (ls->lru_prev)
-			t->st[ls->lru_prev - 1].lru_next = (__u32)r + 1;
+		if (lh->lru_prev)
+			t->hot[lh->lru_prev - 1].lru_next = (__u32)r + 1;
 		else if (t->lru_head == last + 1)
 			t->lru_head = (__u32)r + 1;
-		if (ls->lru_next)
-			t->st[ls->lru_next - 1].lru_prev = (__u32)r + 1;
+		if (lh->lru_next)
+			t->hot[lh->lru_next - 1].lru_prev = (__u32)r + 1;
 		else if (t->lru_tail == last + 1)
 			t->lru_tail = (__u32)r + 1;
-		if (ls->gen == t->gen)
-			t->changed[ls->cpos] = (__u32)r;
+		if (lh->gen == t->gen)
+			t->changed[lh->cpos] = (__u32)r;
 		if (ls->cnp_pos)
 			t->cnp[ls->cnp_pos - 1] = (__u32)r;
 		if (ls->jmark == t->jgen + 1)
@@ -738,12 +840,13 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 				if (t->jq[i] == last)
 					t->jq[i] = (__u32)r;
 		/* rows that throttle it are CNP rows of the reverse pair */
-		for (__u32 id = rt_snapshot_pair_head(s, lk->family, lk->dst, lk->src); id;
+		for (__u32 id = rt_snapshot_pair_head_cnp(s, lk->family, lk->dst, lk->src); id;
 		     id = t->st[id - 1].pnext)
 			if (s->flows[id - 1].throttles == (__s32)last)
 				s->flows[id - 1].throttles = (__s32)r;
 		s->flows[r] = s->flows[last];
 		*st = *ls;
+		*hr = *lh;
 	}
 	s->nflows--;
 }
@@ -759,10 +862,10 @@ size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 	 * row is too recent, only the rest of its interval may still be older. */
 	while (id) {
 		size_t r = id - 1;
-		struct rt_flow_state *st = &t->st[r];
-		__u32 next = st->lru_next;
+		struct rt_flow_hot *h = &t->hot[r];
+		__u32 next = h->lru_next;
 
-		if (st->gen == t->gen || (have_limit && st->gen != limit))
+		if (h->gen == t->gen || (have_limit && h->gen != limit))
 			break;
 		if (s->flows[r].v.last_ns < before) {
 			if (evicted)
@@ -773,7 +876,7 @@ size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 			n++;
 		} else if (!have_limit) {
 			have_limit = 1;
-			limit = st->gen;
+			limit = h->gen;
 		}
 		id = next;
 	}
@@ -789,18 +892,12 @@ static int join_differs(const struct rt_flow *a, const struct rt_flow *b)
 static struct rt_flow *table_find(const struct rt_snapshot *s, const struct rt_flow_key *k)
 {
 	const struct rt_flow_table *t = s->tab;
-	size_t j;
-	__u32 id;
+	__u64 x;
 
 	if (!t->nslot)
 		return NULL;
-	j = slot_home(t, k);
-	while ((id = t->slot[j])) {
-		if (!memcmp(&s->flows[id - 1].k, k, sizeof(*k)))
-			return &s->flows[id - 1];
-		j = (j + 1) & (t->nslot - 1);
-	}
-	return NULL;
+	x = t->slot[table_probe(s, k, rt_flow_key_hash(k))];
+	return x ? &s->flows[RT_SLOT_ROW(x) - 1] : NULL;
 }
 
 int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int joined)
@@ -835,7 +932,7 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int 
 			}
 			rt_snapshot_touch(s, f);
 		}
-		if (joined && (f->v.cnp || sf->throttles >= 0) && cnp_add(t, r))
+		if (joined && (f->v.cnp || sf->throttles >= 0) && cnp_add(s, r))
 			return -ENOMEM;
 	}
 	/* Rows missing from src go (downwards: the row moving in was looked at). */
@@ -1129,10 +1226,30 @@ int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 	return 0;
 }
 
-static int fdelta_cmp(const void *a, const void *b)
+void rt_sortkey_make(struct rt_sortkey *o, const struct rt_flow_key *k, size_t row)
 {
-	return rt_flow_key_cmp(&((const struct rt_flow_delta *)a)->f->k,
-			       &((const struct rt_flow_delta *)b)->f->k);
+	__u64 w[6];
+
+	__builtin_memcpy(w, k, sizeof(w));
+	for (int i = 0; i < 6; i++)
+		o->w[i] = __builtin_bswap64(w[i]);	/* memcmp order on a little-endian host */
+	o->row = row;
+}
+
+static int sortkey_cmp(const void *a, const void *b)
+{
+	const __u64 *x = ((const struct rt_sortkey *)a)->w, *y = ((const struct rt_sortkey *)b)->w;
+
+	for (int i = 0; i < 6; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+void rt_sortkeys_sort(struct rt_sortkey *k, size_t n)
+{
+	if (n > 1)
+		qsort(k, n, sizeof(*k), sortkey_cmp);
 }
 
 int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct rt_snapshot *cur)
@@ -1141,23 +1258,26 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 	size_t i, n = t->nchanged;
 
 	if (rt_grow_to((void **)&d->flows, &d->flows_cap, n, sizeof(*d->flows)) ||
+	    rt_grow_to((void **)&t->sk, &t->sk_cap, n, sizeof(*t->sk)) ||
 	    small_delta(d, prev, cur))
 		return -ENOMEM;
 	memset(&d->flow_tot, 0, sizeof(d->flow_tot));
-	for (i = 0; i < n; i++) {
-		__u32 r = t->changed[i];
-		struct rt_flow_state *st = &t->st[r];
-
-		d->flows[i].f = &cur->flows[r];
-		rt_flow_val_delta(&d->flows[i].d, &st->base, &cur->flows[r].v);
-		d->flows[i].samples = rt_ctr_delta(st->base_samples, cur->flows[r].samples, 64);
-		st->base = cur->flows[r].v;
-		st->base_samples = cur->flows[r].samples;
-	}
-	if (n > 1)
-		qsort(d->flows, n, sizeof(*d->flows), fdelta_cmp);
+	/* Key order from the keys copied out as words: no row read per comparison. */
 	for (i = 0; i < n; i++)
-		rt_flow_val_add(d->flows[i].f->estimate ? &d->est_tot : &d->flow_tot, &d->flows[i].d);
+		rt_sortkey_make(&t->sk[i], &cur->flows[t->changed[i]].k, t->changed[i]);
+	rt_sortkeys_sort(t->sk, n);
+	for (i = 0; i < n; i++) {
+		size_t r = (size_t)t->sk[i].row;
+		struct rt_flow_state *st = &t->st[r];
+		const struct rt_flow *f = &cur->flows[r];
+
+		d->flows[i].f = f;
+		rt_flow_val_delta(&d->flows[i].d, &st->base, &f->v);
+		d->flows[i].samples = rt_ctr_delta(st->base_samples, f->samples, 64);
+		st->base = f->v;
+		st->base_samples = f->samples;
+		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &d->flows[i].d);
+	}
 	d->nflows = n;
 	return 0;
 }

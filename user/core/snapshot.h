@@ -171,24 +171,45 @@ struct rt_port_ctr {
 
 /*
  * The index and per-row state of a persistent flow table. Rows are
- * flows[0..nflows); row r's state is st[r].
+ * flows[0..nflows); row r's state is hot[r] (what a packet touches: kept small
+ * so the rows' recency links stay in cache) and st[r] (the rest).
  */
+struct rt_flow_hot {
+	__u32 gen;			/* == tab->gen: changed in this interval */
+	__u32 cpos;			/* its place in tab->changed, while gen == tab->gen */
+	__u32 lru_prev, lru_next;	/* recency list (row + 1, 0 = none), for expiry */
+};
+
 struct rt_flow_state {
 	struct rt_flow_val base;	/* counters at the last delta */
 	__u64 base_samples;		/* samples (sFlow estimates) at the last delta */
-	__u32 gen;			/* == tab->gen: changed in this interval */
 	__u32 seen;			/* == tab->seen_gen: in the last rt_snapshot_apply() */
-	__u32 lru_prev, lru_next;	/* recency list (row + 1, 0 = none), for expiry */
-	__u32 cpos;			/* its place in tab->changed, while gen == tab->gen */
 	__u32 cnp_pos;			/* its place in tab->cnp + 1, 0 when not there */
 	__u32 aux;			/* rt_snapshot_apply: the row's index in its source */
 	__u32 jmark;			/* the join's mark: == tab->jgen when queued */
 	__u32 pnext, pprev;		/* rows of the same host pair (row + 1, 0 = none) */
+	__u32 cnp_near;			/* RT_NEAR_*: its pair / the reverse pair is marked
+					 * RT_PSLOT_CNP (set when they are, never cleared) */
 };
 
+#define RT_NEAR_PAIR	1u
+#define RT_NEAR_REV	2u
+
+/*
+ * Index slots: the key's 32-bit hash above, row + 1 below (0: empty), so a
+ * probe compares hashes in the index and reads a row only when they match.
+ * Host-pair slots keep RT_PSLOT_CNP beside the head's row + 1: set when a row
+ * of the pair carried a CNP (it may stay set after that row went; it is only
+ * a hint that lets the join skip pairs without CNP rows).
+ */
+#define RT_SLOT_ROW(x)	((__u32)(x) & 0x7fffffffu)
+#define RT_SLOT_TAG(x)	((__u32)((x) >> 32))
+#define RT_PSLOT_CNP	0x80000000u
+
 struct rt_flow_table {
-	__u32 *slot;			/* open addressing, linear probing: row + 1, 0 empty */
+	__u64 *slot;			/* open addressing, linear probing (RT_SLOT_*) */
 	size_t nslot;			/* a power of two, at least 2 * rows */
+	struct rt_flow_hot *hot;
 	struct rt_flow_state *st;
 	size_t st_cap;
 	__u32 *changed;			/* rows changed in this interval, each once */
@@ -198,13 +219,23 @@ struct rt_flow_table {
 	__u32 *cnp;			/* rows that carried a CNP (the join's candidates) */
 	size_t ncnp, cnp_cap;
 	__u64 max_flows;		/* 0: grows as flows appear */
+	int no_lru;			/* nobody expires rows: keep no recency list */
 	/* host pairs (family, src, dst): open addressing over each pair's first
-	 * row + 1, its rows chained through pnext/pprev; the join's index */
-	__u32 *pslot;
+	 * row + 1 (RT_SLOT_*, RT_PSLOT_CNP), its rows chained through pnext/pprev;
+	 * the join's index */
+	__u64 *pslot;
 	size_t npslot, npairs;
 	__u32 jgen;
 	__u32 *jq;			/* CNP rows the join must look at again */
 	size_t njq, jq_cap;
+	struct rt_sortkey *sk;		/* rt_delta_changes: the changed rows' keys, to sort */
+	size_t sk_cap;
+};
+
+/* A flow key as words that compare as rt_flow_key_cmp does (big-endian), and its row. */
+struct rt_sortkey {
+	__u64 w[6];
+	__u64 row;
 };
 
 struct rt_snapshot {
@@ -263,6 +294,20 @@ int rt_snapshot_copy_sorted(struct rt_snapshot *dst, const struct rt_snapshot *s
  * A new row counts as changed. O(1).
  */
 struct rt_flow *rt_snapshot_flow(struct rt_snapshot *s, const struct rt_flow_key *k, int *fresh);
+/* The same with the key's hash (rt_flow_key_hash) already known. */
+struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_key *k, __u32 h,
+				   int *fresh);
+/*
+ * Lookups in flight: a source that has several keys at hand asks for the index
+ * slot of each (hash h) first, then for the rows (which reads the slots), then
+ * looks them up, so the cache misses of many lookups overlap. Hints only.
+ */
+static inline void rt_snapshot_prefetch_slot(const struct rt_snapshot *s, __u32 h)
+{
+	if (s->tab && s->tab->nslot)
+		__builtin_prefetch(&s->tab->slot[h & (s->tab->nslot - 1)]);
+}
+void rt_snapshot_prefetch_row(const struct rt_snapshot *s, __u32 h);
 /* Say row f changed in this interval (its counters or join fields). O(1). */
 static inline void rt_snapshot_touch_row(struct rt_snapshot *s, size_t row);
 static inline void rt_snapshot_touch(struct rt_snapshot *s, const struct rt_flow *f)
@@ -273,6 +318,10 @@ static inline void rt_snapshot_touch(struct rt_snapshot *s, const struct rt_flow
  * is tab->st[row].pnext. */
 __u32 rt_snapshot_pair_head(const struct rt_snapshot *s, __u8 family, const __u8 *src,
 			    const __u8 *dst);
+/* The same for a pair marked as having carried a CNP (RT_PSLOT_CNP), else 0:
+ * one probe of the index, no row read, for the pairs that never had one. */
+__u32 rt_snapshot_pair_head_cnp(const struct rt_snapshot *s, __u8 family, const __u8 *src,
+				const __u8 *dst);
 /* Queue row r (a CNP row) for the join; 0 or -ENOMEM. */
 int rt_snapshot_join_queue(struct rt_snapshot *s, size_t r);
 /* Put row f on the join's list of candidates (rows that carried a CNP). */
@@ -441,6 +490,10 @@ int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
  * NULL; its flows are not looked at). Returns 0 or -ENOMEM.
  */
 int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct rt_snapshot *cur);
+/* Sorting flow keys without reading rows: fill o from key k of row `row`;
+ * sort n of them in rt_flow_key_cmp order. */
+void rt_sortkey_make(struct rt_sortkey *o, const struct rt_flow_key *k, size_t row);
+void rt_sortkeys_sort(struct rt_sortkey *k, size_t n);
 /*
  * One entry per row of the sorted copy `all` (rt_snapshot_copy_sorted of the
  * loop's snapshot) from the changed-only delta d: zero counters for the rows d
@@ -457,31 +510,38 @@ void rt_delta_free(struct rt_delta *d);
 static inline void rt_snapshot_touch_row(struct rt_snapshot *s, size_t row)
 {
 	struct rt_flow_table *t = s->tab;
-	struct rt_flow_state *st;
+	struct rt_flow_hot *h, *hot;
 	__u32 id = (__u32)row + 1;
 
-	if (!t || t->st[row].gen == t->gen)
+	if (!t || t->hot[row].gen == t->gen)
 		return;
-	st = &t->st[row];
-	st->gen = t->gen;
-	st->cpos = (__u32)t->nchanged;
+	hot = t->hot;
+	h = &hot[row];
+	h->gen = t->gen;
+	h->cpos = (__u32)t->nchanged;
 	t->changed[t->nchanged++] = (__u32)row;	/* sized to hold every row */
-	if (t->lru_tail == id)
+	if (t->no_lru || t->lru_tail == id)
 		return;
 	/* unlink (a fresh row is on no list: both links 0 and not the head) */
-	if (st->lru_prev)
-		t->st[st->lru_prev - 1].lru_next = st->lru_next;
+	if (h->lru_prev)
+		hot[h->lru_prev - 1].lru_next = h->lru_next;
 	else if (t->lru_head == id)
-		t->lru_head = st->lru_next;
-	if (st->lru_next)
-		t->st[st->lru_next - 1].lru_prev = st->lru_prev;
-	st->lru_prev = t->lru_tail;
-	st->lru_next = 0;
+		t->lru_head = h->lru_next;
+	if (h->lru_next)
+		hot[h->lru_next - 1].lru_prev = h->lru_prev;
+	h->lru_prev = t->lru_tail;
+	h->lru_next = 0;
 	if (t->lru_tail)
-		t->st[t->lru_tail - 1].lru_next = id;
+		hot[t->lru_tail - 1].lru_next = id;
 	else
 		t->lru_head = id;
 	t->lru_tail = id;
+}
+
+/* Whether row r changed in this interval (it is in the delta). */
+static inline int rt_snapshot_changed(const struct rt_snapshot *s, size_t row)
+{
+	return s->tab && s->tab->hot[row].gen == s->tab->gen;
 }
 
 #endif

@@ -60,57 +60,6 @@ static int cmp_order(const void *a, const void *b)
 	return order(*(const struct rt_flow_delta *const *)a, *(const struct rt_flow_delta *const *)b);
 }
 
-static int less_congested(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
-{
-	return order(a, b) > 0;
-}
-
-static void sift_down(struct rt_flow_delta **h, size_t n, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		/* The root is the least congested row kept. */
-		if (l < n && less_congested(h[l], h[m]))
-			m = l;
-		if (r < n && less_congested(h[r], h[m]))
-			m = r;
-		if (m == i)
-			return;
-		struct rt_flow_delta *t = h[i];
-
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-/* The k most congested active flows into out (unordered), in O(n log k):
- * only --top rows are printed, so sorting them all is wasted. */
-static size_t top_k(struct rt_flow_delta **out, const struct rt_delta *d, size_t k, size_t *active)
-{
-	size_t i, n = 0;
-
-	*active = 0;
-	for (i = 0; i < d->nflows; i++) {
-		struct rt_flow_delta *f = &d->flows[i];
-
-		if (!f->d.pkts)
-			continue;
-		(*active)++;
-		if (n < k) {
-			out[n++] = f;
-			if (n == k)
-				for (size_t j = k / 2; j-- > 0;)
-					sift_down(out, n, j);
-		} else if (less_congested(out[0], f)) {
-			out[0] = f;
-			sift_down(out, n, 0);
-		}
-	}
-	return n;
-}
-
 static size_t all_active(struct rt_flow_delta **out, const struct rt_delta *d)
 {
 	size_t i, n = 0;
@@ -439,10 +388,11 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 
 	if (rt_grow_to((void **)&b->order, &b->cap, d->nflows, sizeof(*b->order)))
 		return -ENOMEM;
-	n = b->top ? top_k(b->order, d, (size_t)b->top, &active) : all_active(b->order, d);
-	if (!b->top)
-		active = n;
-	if (n > 1)
+	/* Only --top rows are printed: those are selected, not everything sorted. */
+	active = all_active(b->order, d);
+	if (b->top)
+		n = rt_delta_top((const struct rt_flow_delta **)b->order, active, (size_t)b->top, order);
+	else if ((n = active) > 1)
 		qsort(b->order, n, sizeof(*b->order), cmp_order);
 	rt_pr_text(p, "\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
 		   "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",

@@ -62,7 +62,7 @@ struct csv {
 /* Row building without printf: flows.csv has a row per active flow and
  * interval, so at 10k flows this is most of an interval's CPU time. */
 struct row {
-	char buf[512];
+	char buf[1024];	/* a row at its longest: every number at 20 digits, names quoted */
 	size_t n;
 };
 
@@ -85,17 +85,46 @@ static void put_text(struct row *r, const char *s)
 	put_str(r, rt_fmt_csv(s, q, sizeof(q)));
 }
 
-static void put_u64(struct row *r, __u64 v)
+static const char digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* v in decimal at p, two digits per step; returns the length. */
+static size_t fmt_u64(char *p, __u64 v)
 {
 	char tmp[24];
-	int k = 0;
+	size_t k = sizeof(tmp), n;
 
-	do {
-		tmp[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (k)
-		r->buf[r->n++] = tmp[--k];
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--k] = digits2[d + 1];
+		tmp[--k] = digits2[d];
+	}
+	if (v >= 10) {
+		tmp[--k] = digits2[v * 2 + 1];
+		tmp[--k] = digits2[v * 2];
+	} else {
+		tmp[--k] = (char)('0' + v);
+	}
+	n = sizeof(tmp) - k;
+	memcpy(p, tmp + k, n);
+	return n;
+}
+
+static void put_u64(struct row *r, __u64 v)
+{
+	r->n += fmt_u64(r->buf + r->n, v);
+	r->buf[r->n++] = ',';
+}
+
+/* A field already safe for CSV, of known length. */
+static void put_mem(struct row *r, const char *s, size_t len)
+{
+	memcpy(r->buf + r->n, s, len);
+	r->n += len;
 	r->buf[r->n++] = ',';
 }
 
@@ -104,16 +133,29 @@ struct addr_cache {
 	__u8 family;
 	__u8 addr[16];
 	char text[RT_ADDR_STRLEN];
+	size_t len;
 };
 
-static const char *cached_addr(struct addr_cache *c, __u8 family, const __u8 *addr)
+static void put_addr(struct row *r, struct addr_cache *c, __u8 family, const __u8 *addr)
 {
-	if (!c->text[0] || c->family != family || memcmp(c->addr, addr, 16)) {
+	if (!c->len || c->family != family || memcmp(c->addr, addr, 16)) {
 		c->family = family;
 		memcpy(c->addr, addr, 16);
-		rt_fmt_addr(family, addr, c->text, sizeof(c->text));
+		if (family == 4) {	/* dotted quad by hand: what inet_ntop writes */
+			size_t n = 0;
+
+			for (int i = 0; i < 4; i++) {
+				n += fmt_u64(c->text + n, addr[i]);
+				c->text[n++] = '.';
+			}
+			c->text[--n] = '\0';
+			c->len = n;
+		} else {
+			rt_fmt_addr(family, addr, c->text, sizeof(c->text));
+			c->len = strlen(c->text);
+		}
 	}
-	return c->text;
+	put_mem(r, c->text, c->len);
 }
 
 /* A flow's first/last seen (the flows' clock, mono_ns) as wall-clock seconds. */
@@ -140,8 +182,9 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 {
 	struct addr_cache src = { 0 }, dst = { 0 };
 	__u32 ifindex = 0;
-	const char *ifname = NULL;
-	size_t i, nout = 0;
+	char ifq[2 * IF_NAMESIZE + 3 + 64 * 2];	/* the interface, quoted if need be */
+	size_t i, nout = 0, tslen = strlen(ts), iflen = 0;
+	int have_if = 0;
 	struct row r;
 
 	for (i = 0; i < d->nflows; i++) {
@@ -150,16 +193,18 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 
 		if (!v->pkts)
 			continue;
-		if (!ifname || f->k.ifindex != ifindex) {
+		if (!have_if || f->k.ifindex != ifindex) {
 			ifindex = f->k.ifindex;
-			ifname = rt_snapshot_ifname(cur, ifindex);
+			rt_fmt_csv(rt_snapshot_ifname(cur, ifindex), ifq, sizeof(ifq));
+			iflen = strlen(ifq);
+			have_if = 1;
 		}
 		r.n = 0;
-		put_str(&r, ts);
-		put_text(&r, ifname);
+		put_mem(&r, ts, tslen);
+		put_mem(&r, ifq, iflen);
 		put_str(&r, rt_dir_name(f->k.dir));
-		put_str(&r, cached_addr(&src, f->k.family, f->k.src));
-		put_str(&r, cached_addr(&dst, f->k.family, f->k.dst));
+		put_addr(&r, &src, f->k.family, f->k.src);
+		put_addr(&r, &dst, f->k.family, f->k.dst);
 		put_u64(&r, f->k.dqpn);
 		put_u64(&r, v->pkts);
 		put_u64(&r, v->bytes);
@@ -199,7 +244,10 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 			put_u64(&r, d->flows[i].samples);
 		else
 			r.buf[r.n++] = ',';	/* exact: no samples */
-		put_text(&r, f->k.origin == RT_ORIGIN_NIC ? "nic" : "wire");
+		if (f->k.origin == RT_ORIGIN_NIC)
+			put_mem(&r, "nic", 3);
+		else
+			put_mem(&r, "wire", 4);
 		if (f->k.mirror) {
 			char m[RT_MIRROR_STRLEN];
 

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The frames the BPF cost benchmarks measure (bench/xdp_bench.c, the XDP
+ * program; bench/tc_bench.c, the tcx program beside it) and
+ * tests/unit/test_bench_frames.c counts exactly: one builder each, byte by
+ * byte, so every bench and the test see the same bytes. Also the small
+ * helpers of a BPF_PROG_TEST_RUN bench: median, pinning to one CPU.
+ * Needs parse.h (the RT_K_* kinds) included before it.
+ */
+#ifndef ROCETOP_BENCH_FRAMES_H
+#define ROCETOP_BENCH_FRAMES_H
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+
+struct frame {
+	const char *name;
+	int kind;		/* what the parser must make of it */
+	__u8 b[256];
+	__u32 len;
+};
+
+static inline void put16(__u8 *p, unsigned int v)
+{
+	p[0] = (__u8)(v >> 8);
+	p[1] = (__u8)v;
+}
+
+static inline void put24(__u8 *p, unsigned int v)
+{
+	p[0] = (__u8)(v >> 16);
+	p[1] = (__u8)(v >> 8);
+	p[2] = (__u8)v;
+}
+
+static inline __u32 eth(__u8 *p, const __u8 dst[6], unsigned int type)
+{
+	static const __u8 src[6] = { 2, 0, 0, 0, 0, 1 };
+
+	memcpy(p, dst, 6);
+	memcpy(p + 6, src, 6);
+	put16(p + 12, type);
+	return 14;
+}
+
+/* Ethernet / IPv4 (tos) / UDP 4791 / BTH (opcode, dqpn) / payload / ICRC. */
+static inline void roce(struct frame *f, const char *name, __u8 tos, __u8 opcode, __u32 dqpn,
+		 __u32 payload)
+{
+	static const __u8 dst[6] = { 2, 0, 0, 0, 0, 2 };
+	__u8 *p = f->b;
+	__u32 o, ulen = 8 + 12 + payload + 4;
+
+	memset(f->b, 0, sizeof(f->b));
+	o = eth(p, dst, 0x0800);
+	f->name = name;
+	f->kind = RT_K_ROCE;
+	p[o] = 0x45;
+	p[o + 1] = tos;
+	put16(p + o + 2, 20 + ulen);
+	p[o + 6] = 0x40;	/* DF */
+	p[o + 8] = 64;
+	p[o + 9] = 17;
+	p[o + 12] = 10, p[o + 15] = 1;
+	p[o + 16] = 10, p[o + 19] = 2;
+	o += 20;
+	put16(p + o, 49152);
+	put16(p + o + 2, 4791);
+	put16(p + o + 4, ulen);
+	o += 8;
+	p[o] = opcode;
+	put16(p + o + 2, 0xffff);
+	if (opcode == 0x81)
+		p[o + 4] = 0x40;	/* BECN */
+	put24(p + o + 5, dqpn);
+	put24(p + o + 9, 0x000100);
+	o += 12 + payload + 4;
+	f->len = o;
+}
+
+static inline void pfc(struct frame *f)
+{
+	static const __u8 dst[6] = { 0x01, 0x80, 0xc2, 0, 0, 0x01 };
+	__u8 *p = f->b;
+	__u32 o;
+
+	memset(f->b, 0, sizeof(f->b));
+	f->name = "PFC (prio 3 pause, 4 XON)";
+	f->kind = RT_K_PFC;
+	o = eth(p, dst, 0x8808);
+	put16(p + o, 0x0101);
+	put16(p + o + 2, 0x0018);
+	put16(p + o + 4 + 2 * 3, 0xffff);
+	f->len = 60;
+}
+
+static inline void tcp(struct frame *f)
+{
+	static const __u8 dst[6] = { 2, 0, 0, 0, 0, 2 };
+	__u8 *p = f->b;
+	__u32 o;
+
+	memset(f->b, 0, sizeof(f->b));
+	o = eth(p, dst, 0x0800);
+	f->name = "TCP (not RoCE)";
+	f->kind = RT_K_OTHER;
+	p[o] = 0x45;
+	put16(p + o + 2, 20 + 20 + 64);
+	p[o + 8] = 64;
+	p[o + 9] = 6;
+	p[o + 12] = 10, p[o + 15] = 1;
+	p[o + 16] = 10, p[o + 19] = 3;
+	o += 20;
+	put16(p + o, 40000);
+	put16(p + o + 2, 22);
+	p[o + 12] = 0x50;
+	f->len = o + 20 + 64;
+}
+
+/*
+ * f as a switch's mirror copy of the frame in: Ethernet / IPv4 172.16.0.1 ->
+ * 172.16.0.2 / GRE (sequence number) / ERSPAN III (session 300, egress) when
+ * vxlan is 0, else UDP 4789 / VXLAN (VNI 4660).
+ */
+static inline void wrap(struct frame *f, const char *name, const struct frame *in, int vxlan)
+{
+	static const __u8 dst[6] = { 2, 0, 0, 0, 0, 3 };
+	__u8 *p = f->b;
+	__u32 o, hl = vxlan ? 16 : 20;
+
+	memset(f->b, 0, sizeof(f->b));
+	f->name = name;
+	f->kind = in->kind;
+	o = eth(p, dst, 0x0800);
+	p[o] = 0x45;
+	put16(p + o + 2, 20 + hl + in->len);
+	p[o + 8] = 64;
+	p[o + 9] = vxlan ? 17 : 47;
+	p[o + 12] = 172, p[o + 13] = 16, p[o + 15] = 1;
+	p[o + 16] = 172, p[o + 17] = 16, p[o + 19] = 2;
+	o += 20;
+	if (vxlan) {
+		put16(p + o, 50000);
+		put16(p + o + 2, 4789);
+		put16(p + o + 4, 16 + in->len);
+		p[o + 8] = 0x08;		/* I */
+		put24(p + o + 12, 4660);
+	} else {
+		put16(p + o, 0x1000);		/* S */
+		put16(p + o + 2, 0x22eb);
+		put16(p + o + 8, 0x2000);	/* ERSPAN version 2 (type III) */
+		put16(p + o + 10, 300);		/* session */
+		p[o + 19] = 0x08;		/* D: egress */
+	}
+	o += hl;
+	memcpy(p + o, in->b, in->len);
+	f->len = o + in->len;
+}
+
+static inline int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static inline long median(long *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_long);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static inline void pin_cpu(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+		if (CPU_ISSET(c, &set)) {
+			CPU_ZERO(&set);
+			CPU_SET(c, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+			return;
+		}
+}
+
+/* The frames, in the order the benches print them. */
+#define NFRAMES 7
+
+static inline void bench_frames(struct frame fr[NFRAMES])
+{
+	roce(&fr[0], "RoCE RDMA WRITE, ECT(0)", 0x6a, 0x0a, 0x000123, 64);
+	roce(&fr[1], "RoCE RDMA WRITE, CE", 0x6b, 0x0a, 0x000123, 64);
+	roce(&fr[2], "CNP", 0xc0, 0x81, 0x000456, 16);
+	pfc(&fr[3]);
+	tcp(&fr[4]);
+	wrap(&fr[5], "ERSPAN III + RDMA WRITE", &fr[0], 0);
+	wrap(&fr[6], "VXLAN + RDMA WRITE", &fr[0], 1);
+}
+
+#endif

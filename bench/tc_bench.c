@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Per-packet cost of rocetop's egress program (rt_tc, attached as tcx egress)
+ * beside its XDP program (rt_xdp), in the same run, on the same frames
+ * (bench/frames.h, the frames of bench/xdp_bench.c). Each program runs through
+ * BPF_PROG_TEST_RUN with a large repeat count (the kernel reports the mean ns
+ * per repetition) beside a pass-only program of its own type:
+ * bench_pass.bpf.o's XDP_PASS program for rt_xdp, bench_pass_tc.bpf.o's
+ * TC_ACT_UNSPEC program for rt_tc. A tc program is test-run as the kernel runs
+ * it for tcx: an skb built around the frame (its Ethernet header at data, the
+ * whole frame linear) and an __sk_buff context. The four programs alternate
+ * within each run; each figure is the median of the runs. "added" is the
+ * program's ns minus its pass-only baseline's.
+ *
+ * Target: the tc program's added cost at most 1.2 times the XDP program's, for
+ * a RoCE data frame of an existing flow (issue: the egress path measured and
+ * cut). A benchmark, not a test: a missed target does not fail; being unable
+ * to run does (exit 1).
+ *
+ * Usage: tc_bench [BUILD] [-n REPEAT] [-r RUNS]
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+/* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "../bpf/parse.h"
+#pragma GCC diagnostic pop
+#include "frames.h"
+#include "rocetop.skel.h"
+#include "bench_pass.skel.h"
+#include "bench_pass_tc.skel.h"
+
+#define TARGET_RATIO 1.2
+#define MAX_RUNS 31
+
+static int silent(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l, (void)f, (void)ap;
+	return 0;
+}
+
+/* Mean ns per repetition of one XDP test run, or -errno. */
+static long run_xdp(int fd, const struct frame *f, __u32 repeat)
+{
+	struct xdp_md ctx = { .data_end = f->len, .ingress_ifindex = 1 };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = f->b, .data_size_in = f->len,
+		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = repeat);
+
+	if (bpf_prog_test_run_opts(fd, &o))
+		return -errno;
+	if (o.retval != XDP_PASS)
+		return -EPROTO;
+	return (long)o.duration;
+}
+
+/* The same for a tc program: an skb on lo (ifindex 1), as egress sees it. */
+static long run_tc(int fd, const struct frame *f, __u32 repeat)
+{
+	struct __sk_buff ctx = { .ifindex = 1 };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = f->b, .data_size_in = f->len,
+		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = repeat);
+
+	if (bpf_prog_test_run_opts(fd, &o))
+		return -errno;
+	if ((int)o.retval != TC_ACT_UNSPEC)
+		return -EPROTO;
+	return (long)o.duration;
+}
+
+int main(int argc, char **argv)
+{
+	struct rocetop_bpf *rt = NULL;
+	struct bench_pass_bpf *bp = NULL;
+	struct bench_pass_tc_bpf *bt = NULL;
+	struct frame fr[NFRAMES];
+	__u32 repeat = 1000000;
+	int runs = 7, rc = 1, fd[4];
+	double ratio0 = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			repeat = (__u32)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+			runs = atoi(argv[++i]);
+	}
+	if (runs < 1 || runs > MAX_RUNS || repeat < 1) {
+		fprintf(stderr, "tc_bench: -r takes 1 to %d runs, -n a positive repeat count\n",
+			MAX_RUNS);
+		return 1;
+	}
+	libbpf_set_print(silent);
+	rt = rocetop_bpf__open_and_load();
+	if (!rt) {
+		fprintf(stderr, "tc_bench: cannot load rocetop.bpf.o (%s); run as root on a "
+			"kernel with BPF\n", strerror(errno));
+		goto out;
+	}
+	bp = bench_pass_bpf__open_and_load();
+	bt = bench_pass_tc_bpf__open_and_load();
+	if (!bp || !bt) {
+		fprintf(stderr, "tc_bench: cannot load the pass-only programs (%s)\n",
+			strerror(errno));
+		goto out;
+	}
+	/* xdp pass, xdp rocetop, tc pass, tc rocetop */
+	fd[0] = bpf_program__fd(bp->progs.rt_pass);
+	fd[1] = bpf_program__fd(rt->progs.rt_xdp);
+	fd[2] = bpf_program__fd(bt->progs.rt_pass_tc);
+	fd[3] = bpf_program__fd(rt->progs.rt_tc);
+	pin_cpu();
+	bench_frames(fr);
+
+	for (int p = 0; p < NFRAMES; p++) {
+		struct rt_pkt pk = { 0 };
+
+		if (rt_parse(fr[p].b, fr[p].b + fr[p].len, fr[p].len, &pk) != fr[p].kind) {
+			fprintf(stderr, "tc_bench: the %s frame parses as kind %d, not %d\n",
+				fr[p].name, pk.kind, fr[p].kind);
+			goto out;
+		}
+	}
+	printf("Egress (tc) program cost per packet beside the XDP program's (BPF_PROG_TEST_RUN,\n"
+	       "repeat %u, median of %d runs; each against a pass-only program of its type,\n"
+	       "the four alternating; flows already in the map)\n\n", repeat, runs);
+	printf("%-26s %8s %8s %8s %8s %8s %8s %7s\n", "packet", "xdp pass", "xdp", "xdp add",
+	       "tc pass", "tc", "tc add", "tc/xdp");
+	for (int p = 0; p < NFRAMES; p++) {
+		long v[4][MAX_RUNS], m[4];
+		double ratio;
+
+		/* warm up: inserts the flows (one per direction), faults the code in */
+		for (int k = 0; k < 4; k++)
+			if ((k < 2 ? run_xdp : run_tc)(fd[k], &fr[p], 1000) < 0) {
+				fprintf(stderr, "tc_bench: test run of %s failed\n", fr[p].name);
+				goto out;
+			}
+		for (int r = 0; r < runs; r++)
+			for (int k = 0; k < 4; k++) {
+				/* odd runs in the reverse order: ABBA */
+				int j = r % 2 ? 3 - k : k;
+
+				v[j][r] = (j < 2 ? run_xdp : run_tc)(fd[j], &fr[p], repeat);
+				if (v[j][r] < 0) {
+					fprintf(stderr, "tc_bench: test run of %s failed: %s\n",
+						fr[p].name, strerror((int)-v[j][r]));
+					goto out;
+				}
+			}
+		for (int k = 0; k < 4; k++)
+			m[k] = median(v[k], runs);
+		ratio = m[1] - m[0] > 0 ? (double)(m[3] - m[2]) / (double)(m[1] - m[0]) : 0;
+		if (p == 0)
+			ratio0 = ratio;
+		printf("%-26s %8ld %8ld %8ld %8ld %8ld %8ld %7.2f\n", fr[p].name, m[0], m[1],
+		       m[1] - m[0], m[2], m[3], m[3] - m[2], ratio);
+	}
+	printf("\ntarget: tc added / xdp added at most %.1f for a RoCE data frame (%s): %.2f, %s\n",
+	       TARGET_RATIO, fr[0].name, ratio0, ratio0 <= TARGET_RATIO ? "met" : "NOT met");
+	rc = 0;
+out:
+	bench_pass_tc_bpf__destroy(bt);
+	bench_pass_bpf__destroy(bp);
+	rocetop_bpf__destroy(rt);
+	return rc;
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The frames `make bench` times (bench/frames.h: RoCE WRITE ECT(0) and CE, a
+ * CNP, PFC, TCP, and the WRITE inside ERSPAN III and VXLAN) through both BPF
+ * programs, the way the benches run them: BPF_PROG_TEST_RUN with a repeat
+ * count, XDP with an xdp_md context (ingress), tc with an __sk_buff context
+ * (the skb a tcx egress program sees). Each run must return pass and leave the
+ * frame as it was; then ifstats and every flow, per direction, must hold
+ * exactly what the frames make, worked out by hand below from the bytes the
+ * builders write (lengths, ECN bits, opcodes, mirror sessions), times the
+ * repeat count. So a cheaper program that the benches would time is also one
+ * that counts what it must. Needs root and BPF: SKIP otherwise.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include "check.h"
+#include "rocetop.skel.h"
+/* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "parse.h"
+#pragma GCC diagnostic pop
+#include "../../bench/frames.h"
+
+#define LO_IFINDEX 1
+#define REPEAT 1000
+
+static int ncpus;
+
+static int silent(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l, (void)f, (void)ap;
+	return 0;
+}
+
+/* One test run of f, repeated REPEAT times; the return value in *ret. */
+static int run(int fd, int tc, const struct frame *f, __u32 *ret)
+{
+	static __u8 out[512];
+	struct xdp_md x = { .data_end = f->len, .ingress_ifindex = LO_IFINDEX };
+	struct __sk_buff s = { .ifindex = LO_IFINDEX };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = f->b, .data_size_in = f->len,
+		.data_out = out, .data_size_out = sizeof(out),
+		.ctx_in = tc ? (void *)&s : (void *)&x,
+		.ctx_size_in = tc ? sizeof(s) : sizeof(x), .repeat = REPEAT);
+
+	memset(out, 0xa5, sizeof(out));
+	if (bpf_prog_test_run_opts(fd, &o))
+		return -errno;
+	*ret = o.retval;
+	CHECK(o.data_size_out == f->len && !memcmp(out, f->b, f->len),
+	      "%s (%s): frame changed (%u bytes out of %u)", f->name, tc ? "tc" : "xdp",
+	      o.data_size_out, f->len);
+	return 0;
+}
+
+static void check_if(int fd, __u8 dir, const struct rt_if_val *exp, const char *what)
+{
+	struct rt_if_val *v = calloc((size_t)ncpus, sizeof(*v)), sum;
+	__u32 idx = 0 * 2 + dir;	/* lo is in slot 0 */
+
+	memset(&sum, 0, sizeof(sum));
+	if (!v || bpf_map_lookup_elem(fd, &idx, v)) {
+		CHECK(0, "%s: no ifstats row", what);
+		free(v);
+		return;
+	}
+	for (int c = 0; c < ncpus; c++)
+		for (size_t j = 0; j < sizeof(sum) / 8; j++)
+			((__u64 *)&sum)[j] += ((__u64 *)&v[c])[j];
+	free(v);
+	for (size_t j = 0; j < sizeof(sum) / 8; j++)
+		CHECK(((__u64 *)&sum)[j] == ((const __u64 *)exp)[j],
+		      "%s: ifstats word %zu = %llu, expected %llu", what, j,
+		      (unsigned long long)((__u64 *)&sum)[j],
+		      (unsigned long long)((const __u64 *)exp)[j]);
+}
+
+/* The flow of dqpn in mirror (session id) on lo in direction dir. */
+static void check_flow(int fd, __u8 dir, __u32 dqpn, __u8 mirror, __u32 mirror_id,
+		       const struct rt_flow_val *exp, const char *what)
+{
+	struct rt_flow_key k;
+	struct rt_flow_val *v = calloc((size_t)ncpus, sizeof(*v)), sum;
+
+	memset(&k, 0, sizeof(k));
+	k.ifindex = LO_IFINDEX;
+	k.dir = dir;
+	k.family = 4;
+	k.mirror = mirror;
+	k.mirror_id = mirror_id;
+	k.src[0] = 10, k.src[3] = 1;	/* 10.0.0.1 -> 10.0.0.2 */
+	k.dst[0] = 10, k.dst[3] = 2;
+	k.dqpn = dqpn;
+	memset(&sum, 0, sizeof(sum));
+	if (!v || bpf_map_lookup_elem(fd, &k, v)) {
+		CHECK(0, "%s: flow not in the map", what);
+		free(v);
+		return;
+	}
+	for (int c = 0; c < ncpus; c++) {
+		if (!v[c].pkts)
+			continue;
+		for (size_t j = 0; j < offsetof(struct rt_flow_val, first_ns) / 8; j++)
+			((__u64 *)&sum)[j] += ((__u64 *)&v[c])[j];
+		sum.sport = v[c].sport;
+		sum.dscp = v[c].dscp;
+		sum.pcp = v[c].pcp;
+		sum.opcode = v[c].opcode;
+	}
+	free(v);
+	CHECK(!memcmp(&sum, exp, offsetof(struct rt_flow_val, first_ns)),
+	      "%s: pkts %llu/%llu bytes %llu/%llu ecn %llu,%llu,%llu,%llu/%llu,%llu,%llu,%llu "
+	      "cnp %llu/%llu", what,
+	      (unsigned long long)sum.pkts, (unsigned long long)exp->pkts,
+	      (unsigned long long)sum.bytes, (unsigned long long)exp->bytes,
+	      (unsigned long long)sum.ecn[0], (unsigned long long)sum.ecn[1],
+	      (unsigned long long)sum.ecn[2], (unsigned long long)sum.ecn[3],
+	      (unsigned long long)exp->ecn[0], (unsigned long long)exp->ecn[1],
+	      (unsigned long long)exp->ecn[2], (unsigned long long)exp->ecn[3],
+	      (unsigned long long)sum.cnp, (unsigned long long)exp->cnp);
+	CHECK(sum.sport == exp->sport && sum.dscp == exp->dscp && sum.pcp == exp->pcp &&
+	      sum.opcode == exp->opcode, "%s: sport %u/%u dscp %u/%u pcp %u/%u opcode 0x%x/0x%x",
+	      what, sum.sport, exp->sport, sum.dscp, exp->dscp, sum.pcp, exp->pcp, sum.opcode,
+	      exp->opcode);
+}
+
+static size_t count_keys(int fd)
+{
+	struct rt_flow_key k, nk;
+	size_t n = 0;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &nk)) {
+		k = nk;
+		prev = &k;
+		n++;
+	}
+	return n;
+}
+
+int main(void)
+{
+	struct rocetop_bpf *skel;
+	struct frame fr[NFRAMES];
+	struct rt_if_val eif;
+	struct rt_flow_val write, cnp, inner;
+	int fds[2];
+	const __u64 R = REPEAT;
+
+	if (geteuid() != 0) {
+		printf("SKIP bpf_bench_frames: needs root for BPF_PROG_TEST_RUN\n");
+		return 0;
+	}
+	libbpf_set_print(silent);
+	skel = rocetop_bpf__open_and_load();
+	if (!skel) {
+		printf("SKIP bpf_bench_frames: cannot load rocetop.bpf.o: %s\n", strerror(errno));
+		return 0;
+	}
+	{
+		__u32 k = LO_IFINDEX, v = 0;	/* as the loader does: lo in slot 0 */
+
+		bpf_map_update_elem(bpf_map__fd(skel->maps.slots), &k, &v, BPF_ANY);
+	}
+	ncpus = libbpf_num_possible_cpus();
+	pin_cpu();
+	bench_frames(fr);
+	fds[0] = bpf_program__fd(skel->progs.rt_xdp);
+	fds[1] = bpf_program__fd(skel->progs.rt_tc);
+
+	/* The lengths, from the builders' layout: Ethernet 14, IPv4 20, UDP 8,
+	 * BTH 12, payload, ICRC 4; TCP 20 + 64 bytes; PFC padded to 60; ERSPAN
+	 * III wraps in Ethernet 14 + IPv4 20 + GRE with a sequence number 8 +
+	 * ERSPAN 12; VXLAN in Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8. */
+	CHECK_EQ(fr[0].len, 14 + 20 + 8 + 12 + 64 + 4);
+	CHECK_EQ(fr[1].len, 122);
+	CHECK_EQ(fr[2].len, 14 + 20 + 8 + 12 + 16 + 4);
+	CHECK_EQ(fr[3].len, 60);
+	CHECK_EQ(fr[4].len, 14 + 20 + 20 + 64);
+	CHECK_EQ(fr[5].len, 14 + 20 + 8 + 12 + 122);
+	CHECK_EQ(fr[6].len, 14 + 20 + 8 + 8 + 122);
+	TEST_END("bpf_bench_frames_built");
+
+	for (int t = 0; t < 2; t++)
+		for (int p = 0; p < NFRAMES; p++) {
+			__u32 ret = 0;
+			int err = run(fds[t], t, &fr[p], &ret);
+
+			CHECK(err == 0, "%s (%s): test run failed: %s", fr[p].name,
+			      t ? "tc" : "xdp", strerror(-err));
+			CHECK(ret == (t ? (__u32)TC_ACT_UNSPEC : (__u32)XDP_PASS),
+			      "%s (%s): returned %d", fr[p].name, t ? "tc" : "xdp", (int)ret);
+		}
+	TEST_END("bpf_bench_frames_pass_unchanged");
+
+	/* Per direction, each frame REPEAT times: 7 frames, 5 of them RoCE (the
+	 * two WRITEs, the CNP, both mirror copies), one PFC frame enabling
+	 * classes 3 (pause 0xffff) and 4 (time 0: XON), one TCP segment; the
+	 * two mirror copies count their outer length in bytes. */
+	memset(&eif, 0, sizeof(eif));
+	eif.pkts = 7 * R;
+	eif.bytes = (122 + 122 + 74 + 60 + 118 + 176 + 172) * R;
+	eif.roce = 5 * R;
+	eif.not_roce = R;
+	eif.mac_ctrl = R;
+	eif.mirrored = 2 * R;
+	eif.pfc_frames[3] = R;
+	eif.pfc_quanta[3] = 0xffff * R;
+	eif.pfc_frames[4] = R;
+	eif.pfc_xon[4] = R;
+	check_if(bpf_map__fd(skel->maps.ifstats), RT_DIR_INGRESS, &eif, "xdp ingress");
+	check_if(bpf_map__fd(skel->maps.ifstats), RT_DIR_EGRESS, &eif, "tc egress");
+	TEST_END("bpf_bench_frames_ifstats");
+
+	/* QP 0x123: the WRITE with TOS 0x6a (DSCP 26, ECT(0)) then 0x6b (CE),
+	 * UDP source port 49152, opcode 0x0a; QP 0x456: the CNP, TOS 0xc0
+	 * (DSCP 48, Not-ECT); the mirror copies: the ECT(0) WRITE, its own
+	 * 122 bytes, in ERSPAN III session 300 (egress) and VXLAN VNI 4660. */
+	memset(&write, 0, sizeof(write));
+	write.pkts = 2 * R;
+	write.bytes = 2 * 122 * R;
+	write.ecn[RT_ECN_ECT0] = R;
+	write.ecn[RT_ECN_CE] = R;
+	write.sport = 49152;
+	write.dscp = 26;
+	write.pcp = RT_PCP_NONE;
+	write.opcode = 0x0a;
+	memset(&cnp, 0, sizeof(cnp));
+	cnp.pkts = R;
+	cnp.bytes = 74 * R;
+	cnp.ecn[RT_ECN_NOT_ECT] = R;
+	cnp.cnp = R;
+	cnp.sport = 49152;
+	cnp.dscp = 48;
+	cnp.pcp = RT_PCP_NONE;
+	cnp.opcode = 0x81;
+	inner = write;
+	inner.pkts = R;
+	inner.bytes = 122 * R;
+	inner.ecn[RT_ECN_CE] = 0;
+	for (__u8 dir = 0; dir < 2; dir++) {
+		int fd = bpf_map__fd(skel->maps.flows);
+		const char *d = dir == RT_DIR_INGRESS ? "xdp" : "tc";
+		char w[64];
+
+		snprintf(w, sizeof(w), "%s: WRITE QP 0x123", d);
+		check_flow(fd, dir, 0x123, RT_MIRROR_NONE, 0, &write, w);
+		snprintf(w, sizeof(w), "%s: CNP QP 0x456", d);
+		check_flow(fd, dir, 0x456, RT_MIRROR_NONE, 0, &cnp, w);
+		snprintf(w, sizeof(w), "%s: ERSPAN III 300 egress", d);
+		check_flow(fd, dir, 0x123, RT_MIRROR_ERSPAN3, 300 | RT_MIRROR_EGRESS, &inner, w);
+		snprintf(w, sizeof(w), "%s: VXLAN 4660", d);
+		check_flow(fd, dir, 0x123, RT_MIRROR_VXLAN, 4660, &inner, w);
+	}
+	CHECK_EQ(count_keys(bpf_map__fd(skel->maps.flows)), 8);
+	TEST_END("bpf_bench_frames_flows");
+
+	rocetop_bpf__destroy(skel);
+	return TEST_EXIT();
+}
