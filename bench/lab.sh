@@ -21,9 +21,10 @@
 # cannot pass.
 #
 # Then the in-kernel cost per frame of each program, from the kernel's own
-# accounting (bpf_prog_info run_time_ns / run_cnt): one more blast per mode with
-# rocetop attached and one with the pass-only program (XDP through ip link;
-# tcx egress: BUILD/bench_pass_tc.bpf.o, attached by the helper), each under
+# accounting (bpf_prog_info run_time_ns / run_cnt): REPS more blasts per mode
+# with rocetop attached and REPS with the pass-only program, alternating,
+# medians (the pass-only XDP program through ip link; on tcx egress
+# BUILD/bench_pass_tc.bpf.o, attached by the helper), each blast under
 # BUILD/bench/bpf_stats, which turns the statistics on with BPF_ENABLE_STATS
 # only for that blast (the kernel turns them off when its descriptor closes,
 # even if the bench dies; kernel.bpf_stats_enabled is never written). These
@@ -308,27 +309,40 @@ bench_mode() {
 		fi
 		r=$((r + 1))
 	done
-	# The in-kernel cost per frame, rocetop's program then the pass-only one.
-	start_rocetop "$ns" "$ifn" "$@" || return 1
+	# The in-kernel cost per frame: REPS blasts with rocetop's program and REPS
+	# with the pass-only one, alternating (ABBA), medians.
 	if [ "$dir" = ingress ]; then hook=xdp; else hook=egress; fi
-	ks=$(kstats "$ns" "$ifn" "$hook") || { stop_rocetop; return 1; }
-	stop_rocetop || { echo "lab.sh: rocetop exited with an error:" >&2;
-			  cat "$TMP/rocetop.err" >&2; return 1; }
-	set -- $ks "$@"
-	kns_on=$1 kruns_on=$2
-	shift 2
-	if [ "$pmode" != - ]; then
-		pass_on "$pmode" || return 1
-		ks=$(kstats "$NSB" "$IFR" xdp) || { pass_off "$pmode"; return 1; }
-		pass_off "$pmode"
-	elif [ "$dir" = egress ]; then
-		ks=$(kstats "$ns" "$ifn" egress --attach "$PASS_TC_OBJ") || return 1
-	else
-		ks="- 0"
-	fi
-	set -- $ks "$@"
-	kns_pass=$1 kruns_pass=$2
-	shift 2
+	kon= kpass= kruns_on= kruns_pass=
+	r=1
+	while [ $r -le "$REPS" ]; do
+		if [ $((r % 2)) = 1 ]; then order="on pass"; else order="pass on"; fi
+		for which in $order; do
+			if [ $which = on ]; then
+				start_rocetop "$ns" "$ifn" "$@" || return 1
+				ks=$(kstats "$ns" "$ifn" "$hook") || { stop_rocetop; return 1; }
+				stop_rocetop || { echo "lab.sh: rocetop exited with an error:" >&2;
+						  cat "$TMP/rocetop.err" >&2; return 1; }
+				set -- $ks "$@"
+				kon="$kon $1" kruns_on="$kruns_on $2"
+				shift 2
+			elif [ "$pmode" != - ]; then
+				pass_on "$pmode" || return 1
+				ks=$(kstats "$NSB" "$IFR" xdp) || { pass_off "$pmode"; return 1; }
+				pass_off "$pmode"
+				set -- $ks "$@"
+				kpass="$kpass $1" kruns_pass="$kruns_pass $2"
+				shift 2
+			elif [ "$dir" = egress ]; then
+				ks=$(kstats "$ns" "$ifn" egress --attach "$PASS_TC_OBJ") || return 1
+				set -- $ks "$@"
+				kpass="$kpass $1" kruns_pass="$kruns_pass $2"
+				shift 2
+			fi
+		done
+		r=$((r + 1))
+	done
+	kns_on=$(printf '%.1f' "$(echo "$kon" | median)")
+	if [ -n "$kpass" ]; then kns_pass=$(printf '%.1f' "$(echo "$kpass" | median)"); else kns_pass=-; fi
 	kadd=$(awk -v a="$kns_on" -v b="$kns_pass" 'BEGIN {
 		if (b == "-") print "-"; else printf "%.1f", a - b }')
 	echo "$mode $kadd" >>"$TMP/kadded"
@@ -354,8 +368,8 @@ bench_mode() {
 		echo "  $mode: pps/cpu-s without:$cwithout  with:$cwith${cpass:+  pass-only:$cpass}"
 		echo "  $mode:   paired ratios with/without:$cratios${cpratios:+  pass-only/without:$cpratios}"
 		echo "  $mode: rocetop counted every frame: $cnt_ok${worst:+ ($worst)}"
-		echo "  $mode: bpf_stats: rocetop $kns_on ns/frame over $kruns_on runs," \
-			"pass-only $kns_pass ns/frame over $kruns_pass runs"
+		echo "  $mode: bpf_stats ns/frame rocetop:$kon  pass-only:${kpass:- -}"
+		echo "  $mode: bpf_stats runs    rocetop:$kruns_on  pass-only:${kruns_pass:- -}"
 	} >&2
 	return 0
 }
@@ -365,6 +379,42 @@ echo "lab.sh: veth $IFS_ ($NSA) -> $IFR ($NSB), rocetop-gen --scenario fixed --r
 bench_mode native "$NSB" "$IFR" ingress xdpdrv --xdp-mode native || exit 1
 bench_mode generic "$NSB" "$IFR" ingress xdpgeneric --xdp-mode generic || exit 1
 bench_mode tc-only "$NSA" "$IFS_" egress - --no-ingress || exit 1
+
+# TCP through the egress program: the stack's segments carry their headers in
+# the linear part and the payload in page fragments, and are clones (TCP keeps
+# the original for retransmission), so making their headers linear would copy
+# each skb's head. In-kernel ns per segment of rt_tc and of the pass-only tc
+# program, over one TCP stream of TCP_MB MiB from NSA to NSB.
+TCP_MB=${BENCH_TCP_MB:-300}
+tcp_stream() {
+	ip netns exec "$NSB" python3 -c '
+import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("192.168.237.2", 5001)); s.listen(1); s.settimeout(20)
+c, _ = s.accept(); c.settimeout(20)
+while c.recv(1 << 20): pass' &
+	srv=$!
+	sleep 0.3
+	ip netns exec "$1" "$STATS" "$IFS_" egress $2 -- python3 -c '
+import socket, sys
+s = socket.create_connection(("192.168.237.2", 5001), timeout=20); b = bytes(1 << 20)
+for _ in range(int(sys.argv[1])): s.sendall(b)
+s.close()' "$TCP_MB" >"$TMP/stats.out" 2>"$TMP/stats.err"
+	krc=$?
+	wait "$srv"
+	[ $krc = 0 ] && awk '$1 == "prog" { n++; v = $9; r = $5 } END {
+		if (n != 1 || r == 0) exit 1; printf "%.1f %d\n", v, r }' "$TMP/stats.out" || {
+		echo "lab.sh: bpf_stats over a TCP stream failed:" >&2
+		cat "$TMP/stats.out" "$TMP/stats.err" >&2
+		return 1
+	}
+}
+ip -n "$NSA" addr add 192.168.237.1/30 dev "$IFS_" && ip -n "$NSB" addr add 192.168.237.2/30 dev "$IFR" ||
+	skip "cannot address the veth pair for the TCP stream."
+start_rocetop "$NSA" "$IFS_" --no-ingress || exit 1
+tcp_on=$(tcp_stream "$NSA" "") || { stop_rocetop; exit 1; }
+stop_rocetop
+tcp_pass=$(tcp_stream "$NSA" "--attach $PASS_TC_OBJ") || exit 1
 
 echo
 echo "Packets per second through a veth pair, rocetop attached vs not (median of $REPS each; target ratio >= $TARGET)"
@@ -378,11 +428,12 @@ PPS PASS: with an XDP program that only passes, in the same XDP mode: the cost o
 RATIO: median over the $REPS adjacent (off, on) pairs of pps on / pps off: the verdict.
 R/CPU, P/CPU: the same for on and for pass, with pps per second of the sender's CPU time,
   which other jobs on the machine disturb much less than wall-clock pps.
-K-NS, K-PASS: in-kernel ns per frame from bpf_stats (run_time_ns / run_cnt, statistics on
-  only for that blast) of rocetop's program and of a pass-only program on the same hook
-  (XDP: bench_pass.bpf.o in the same XDP mode; tc-only: bench_pass_tc.bpf.o on tcx
-  egress); both include the kernel's two clock reads per run. K-ADDED = K-NS - K-PASS:
-  what rocetop's program costs a frame in the kernel.
+K-NS, K-PASS: in-kernel ns per frame from bpf_stats (run_time_ns / run_cnt, statistics
+  on only for those blasts; median of $REPS each, alternating) of rocetop's program and
+  of a pass-only program on the same hook (XDP: bench_pass.bpf.o in the same XDP mode;
+  tc-only: bench_pass_tc.bpf.o on tcx egress); both include the kernel's two clock
+  reads per run. K-ADDED = K-NS - K-PASS: what rocetop's program costs a frame in the
+  kernel.
 PATH: what 'ip link show' reports while rocetop is attached: xdp = native XDP, run in the
   veth's NAPI (its rx_queue_*_xdp_packets grew by every frame); xdpgeneric = generic XDP;
   '-' for tcx egress.
@@ -391,6 +442,10 @@ awk '{ k[$1] = $2 } END {
 	if (k["native"] != "" && k["native"] != "-" && k["native"] > 0 && k["tc-only"] != "-")
 		printf "in-kernel added cost, tcx egress / native XDP: %.1f / %.1f ns = %.2f (target <= 1.2)\n",
 			k["tc-only"], k["native"], k["tc-only"] / k["native"] }' "$TMP/kadded"
+set -- $tcp_on $tcp_pass
+echo "tcx egress on a TCP stream ($TCP_MB MiB; segments with their payload in page fragments):" \
+	"rocetop $1 ns/segment over $2, pass-only $3 ns over $4, added" \
+	"$(awk -v a="$1" -v b="$3" 'BEGIN { printf "%.1f", a - b }') ns"
 if [ "$BAD" = 1 ]; then
 	echo "lab.sh: rocetop's counts disagree with what crossed the veth: the measurement is not valid." >&2
 	exit 1

@@ -34,6 +34,7 @@
 #include "../bpf/parse.h"
 #pragma GCC diagnostic pop
 #include "frames.h"
+#include "live_maps.h"
 #include "rocetop.skel.h"
 #include "bench_pass.skel.h"
 #include "bench_pass_tc.skel.h"
@@ -99,7 +100,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	libbpf_set_print(silent);
-	rt = rocetop_bpf__open_and_load();
+	/* As the live source loads it: the flow table sized for 16384 flows a CPU. */
+	rt = rocetop_bpf__open();
+	if (rt && (rt_ftab_size(rt, 16384, libbpf_num_possible_cpus()) || rocetop_bpf__load(rt) ||
+		   rt_ifslot_set(rt, 0, 1, 0))) {
+		rocetop_bpf__destroy(rt);
+		rt = NULL;
+	}
 	if (!rt) {
 		fprintf(stderr, "tc_bench: cannot load rocetop.bpf.o (%s); run as root on a "
 			"kernel with BPF\n", strerror(errno));

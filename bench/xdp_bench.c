@@ -3,7 +3,7 @@
  * Per-packet cost of rocetop's XDP program, through BPF_PROG_TEST_RUN with a
  * large repeat count (the kernel reports the mean ns per repetition), beside
  * bench_pass.bpf.o's program that only returns XDP_PASS, measured in the same
- * run, alternating, median of several runs. The target: at most 20 ns added
+ * run, alternating, median of several runs. The target: at most 35 ns added
  * for a RoCE packet of an existing flow. The same RoCE packet wrapped as a
  * switch's mirror copy (GRE + ERSPAN III, VXLAN) is measured beside it: the
  * decapsulation's target is at most 10 ns more than the unwrapped packet. A
@@ -27,10 +27,11 @@
 #include "../bpf/parse.h"
 #pragma GCC diagnostic pop
 #include "frames.h"
+#include "live_maps.h"
 #include "rocetop.skel.h"
 #include "bench_pass.skel.h"
 
-#define TARGET_NS 20.0
+#define TARGET_NS 35.0	/* issue 10: a RoCE data frame of a known flow */
 #define TARGET_WRAP_NS 10.0
 #define MAX_RUNS 31
 
@@ -56,7 +57,7 @@ static long run(int fd, const struct frame *f, __u32 repeat)
 }
 
 /*
- * The first packet of a flow inserts it into the hash map. A test run repeats
+ * The first packet of a flow claims a slot in the kernel flow table. A test run repeats
  * one frame, so the insert is timed with single runs on new flows against
  * single runs on an existing one (both carry the same fixed overhead).
  */
@@ -112,7 +113,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	libbpf_set_print(silent);
-	rt = rocetop_bpf__open_and_load();
+	/* As the live source loads it: the flow table sized for 16384 flows a CPU. */
+	rt = rocetop_bpf__open();
+	if (rt && (rt_ftab_size(rt, 16384, libbpf_num_possible_cpus()) || rocetop_bpf__load(rt) ||
+		   rt_ifslot_set(rt, 0, 1, 0))) {
+		rocetop_bpf__destroy(rt);
+		rt = NULL;
+	}
 	if (!rt) {
 		fprintf(stderr, "xdp_bench: cannot load rocetop.bpf.o (%s); run as root on a "
 			"kernel with BPF\n", strerror(errno));
@@ -182,7 +189,7 @@ int main(int argc, char **argv)
 	       added[5] - added[0] <= TARGET_WRAP_NS && added[6] - added[0] <= TARGET_WRAP_NS ?
 	       "met" : "NOT met");
 	if (new_flow_cost(rt_fd, 2001, &newf, &oldf) == 0)
-		printf("\nfirst packet of a flow (hash insert): %ld ns more than an existing flow's\n"
+		printf("\nfirst packet of a flow (slot claimed): %ld ns more than an existing flow's\n"
 		       "(median of 2001 single runs each: %ld vs %ld ns, syscall overhead included)\n",
 		       newf - oldf, newf, oldf);
 	printf("\ntarget: at most %.0f ns added for a RoCE packet: %s\n", TARGET_NS,

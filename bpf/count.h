@@ -11,19 +11,14 @@
 static __always_inline void rt_flow_key_init(struct rt_flow_key *k, const struct rt_pkt *p,
 					     __u32 ifindex, __u8 dir)
 {
-	int i;
-
 	k->ifindex = ifindex;
 	k->dir = dir;
 	k->family = p->family;
 	k->origin = 0;
 	k->mirror = p->mirror;
 	k->mirror_id = p->mirror_id | (p->mirror_dir ? RT_MIRROR_EGRESS : 0);
-#pragma unroll
-	for (i = 0; i < 16; i++) {
-		k->src[i] = p->src[i];
-		k->dst[i] = p->dst[i];
-	}
+	__builtin_memcpy(k->src, p->src, sizeof(k->src));
+	__builtin_memcpy(k->dst, p->dst, sizeof(k->dst));
 	k->dqpn = p->dqpn;
 }
 

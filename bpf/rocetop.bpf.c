@@ -13,13 +13,31 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* Sizes are set by the loader (--max-flows) before load. */
+/*
+ * The flow table (bpf/rocetop.h, "The kernel flow table"): one region of
+ * rt_ft_mask + 1 slots per possible CPU, rt_ft_nregions of them, and a bit
+ * per slot in dirty. The loader sizes both maps and sets these before load
+ * (user/sources/flowtab.c).
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct rt_flow_key);
-	__type(value, struct rt_flow_val);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, RT_FT_MIN_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rt_flow_slot);
 } flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} dirty SEC(".maps");
+
+const volatile __u32 rt_ft_mask = RT_FT_MIN_SLOTS - 1;
+const volatile __u32 rt_ft_shift = 4;		/* log2 of a region's slots */
+const volatile __u32 rt_ft_nregions = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -28,10 +46,21 @@ struct {
 	__type(value, struct rt_if_val);
 } ifstats SEC(".maps");
 
-/* ifindex -> ifstats slot of each watched interface, filled by the loader and
- * changed while running when a watched interface is deleted and comes back
- * with a new ifindex (user/sources/live.c's link watcher). One lookup: the
- * verifier has no loop over slots to walk. */
+/*
+ * Which ifstats slot counts a frame of an ifindex: watched interfaces whose
+ * ifindex is below RT_IF_DIRECT have it in ifdirect[ifindex] (slot + 1, 0 for
+ * none), an array lookup the verifier inlines; the others in the slots hash.
+ * The loader fills both after load, and changes them while running when a
+ * watched interface is deleted and comes back with a new ifindex
+ * (user/sources/live.c's link watcher).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_IF_DIRECT);
+	__type(key, __u32);
+	__type(value, __u32);
+} ifdirect SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, RT_SLOT_OTHER);
@@ -42,13 +71,79 @@ struct {
 /* Set by the loader before load (--collector): XDP drops counted mirror copies. */
 const volatile __u8 rt_collector = 0;
 
-static const struct rt_flow_val zero_flow;
-
 static __always_inline __u32 if_slot(__u32 ifindex)
 {
-	__u32 *slot = bpf_map_lookup_elem(&slots, &ifindex);
+	__u32 *slot;
 
+	if (ifindex < RT_IF_DIRECT) {
+		slot = bpf_map_lookup_elem(&ifdirect, &ifindex);
+		return slot && *slot && *slot <= RT_SLOT_OTHER ? *slot - 1 : RT_SLOT_OTHER;
+	}
+	slot = bpf_map_lookup_elem(&slots, &ifindex);
 	return slot && *slot < RT_SLOT_OTHER ? *slot : RT_SLOT_OTHER;
+}
+
+static __always_inline int key_eq(const struct rt_flow_key *a, const struct rt_flow_key *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
+		 (x[4] ^ y[4]) | (x[5] ^ y[5]));
+}
+
+/*
+ * The slot of key k in this CPU's region, claimed (zeroed, k written) if k is
+ * new; NULL when the region has no free slot among k's probes. *idx: the
+ * slot's index in the whole table.
+ */
+static __always_inline struct rt_flow_slot *flow_slot(const struct rt_flow_key *k, __u32 *idx)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), base, i, at, free_at = 0;
+	struct rt_flow_slot *s, *free_s = NULL;
+	__u64 h = rt_ft_hash(k);
+
+	if (cpu >= rt_ft_nregions)
+		return NULL;
+	base = cpu << rt_ft_shift;
+	for (i = 0; i < RT_FT_PROBES; i++) {
+		at = base + rt_ft_probe(h, i, rt_ft_mask);
+		s = bpf_map_lookup_elem(&flows, &at);
+		if (!s)
+			return NULL;
+		if (s->v.slot == RT_FT_LIVE) {
+			if (key_eq(&s->k, k)) {
+				*idx = at;
+				return s;
+			}
+			continue;
+		}
+		if (!free_s) {
+			free_s = s;
+			free_at = at;
+		}
+		if (s->v.slot == RT_FT_EMPTY)	/* k is not further on */
+			break;
+	}
+	if (!free_s)
+		return NULL;
+	/* A dead slot may hold counts of a packet that raced its eviction:
+	 * they were the evicted flow's. Key first, then the state. */
+	__builtin_memcpy(&free_s->k, k, sizeof(*k));
+	__builtin_memset(&free_s->v, 0, sizeof(free_s->v));
+	free_s->v.slot = RT_FT_LIVE;
+	*idx = free_at;
+	return free_s;
+}
+
+/* Slot idx changed: its bit in dirty, after the counters (an atomic or, a
+ * full barrier), and only when user space has taken it since. */
+static __always_inline void mark_dirty(__u32 idx)
+{
+	__u32 w = idx >> 6;
+	__u64 bit = 1ULL << (idx & 63), *d = bpf_map_lookup_elem(&dirty, &w);
+
+	if (d && !(*d & bit))
+		__sync_fetch_and_or(d, bit);
 }
 
 /*
@@ -66,8 +161,9 @@ static __always_inline int handle(const void *data, const void *data_end, __u64 
 	struct rt_pkt p = {};
 	__u32 slot = if_slot(ifindex) * 2 + dir;
 	struct rt_if_val *iv;
-	struct rt_flow_key fk;
-	struct rt_flow_val *fv;
+	struct rt_flow_key fk __attribute__((aligned(8)));
+	struct rt_flow_slot *fs = NULL;
+	__u32 idx = 0;
 
 	rt_parse(data, data_end, len, &p);
 	if (vlan_tci & RT_VLAN_OFFLOADED) {
@@ -80,22 +176,18 @@ static __always_inline int handle(const void *data, const void *data_end, __u64 
 
 	if (p.kind == RT_K_ROCE) {
 		rt_flow_key_init(&fk, &p, ifindex, dir);
-		fv = bpf_map_lookup_elem(&flows, &fk);
-		if (!fv) {
-			bpf_map_update_elem(&flows, &fk, &zero_flow, BPF_NOEXIST);
-			fv = bpf_map_lookup_elem(&flows, &fk);
+		fs = flow_slot(&fk, &idx);
+		if (fs) {
+			rt_count_flow(&fs->v, &p, len, bpf_ktime_get_coarse_ns());
+			mark_dirty(idx);
 		}
-		if (fv)
-			rt_count_flow(fv, &p, len, bpf_ktime_get_coarse_ns());
-	} else {
-		fv = NULL;
 	}
 
 	iv = bpf_map_lookup_elem(&ifstats, &slot);
 	if (!iv)
 		return 0;
 	rt_count_if(iv, &p, len);
-	if (p.kind == RT_K_ROCE && !fv)
+	if (p.kind == RT_K_ROCE && !fs)
 		iv->flow_full++;
 	return p.mirror != RT_MIRROR_NONE;
 }

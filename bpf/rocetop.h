@@ -73,17 +73,73 @@ struct rt_flow_val {
 	__u8  dscp;		/* of the last packet */
 	__u8  pcp;		/* outer 802.1Q PCP of the last packet, RT_PCP_NONE untagged */
 	__u8  opcode;		/* BTH opcode of the last packet */
-	__u8  pad[3];
+	__u8  slot;		/* the kernel flow table's RT_FT_* state (below); 0 elsewhere */
+	__u8  pad[2];
 };
 
 /*
- * Interfaces are counted in slots of a per-CPU array (no hash lookup per
- * frame): the loader writes the ifindex of each watched interface into the
- * program's slots map (ifindex -> slot) after load; frames of any other
- * ifindex count in the last slot, RT_SLOT_OTHER. ifstats[slot * 2 + dir].
+ * The kernel flow table (ARCHITECTURE.md, "The kernel flow table"): one
+ * mmapable BPF array of slots, split into one region per possible CPU. Only
+ * the CPU owning a region counts into it (XDP runs in softirq, egress tc with
+ * bottom halves off), so the counters are plain stores; user space reads the
+ * regions through mmap and sums a flow's slots over the regions. A region is
+ * open-addressed with two probe runs of RT_FT_RUN slots each, at two places
+ * given by rt_ft_hash(): a key lives in one of those RT_FT_PROBES slots or
+ * nowhere (the frame then counts as flow_full).
+ *
+ * Beside it a bitmap (a second mmapable array of __u64 words, bit i for slot
+ * i; small regions share words) says which slots changed since user space last took the word: the
+ * program sets a slot's bit (an atomic or, only when it is clear) after its
+ * counters; user space takes whole words with an atomic exchange.
+ *
+ * v.slot: RT_FT_EMPTY, RT_FT_LIVE, or RT_FT_DEAD: evicted by user space,
+ * which writes nothing else; the owning CPU may claim a dead slot again for
+ * any key, counting from zero.
+ */
+#define RT_FT_EMPTY	0
+#define RT_FT_LIVE	1
+#define RT_FT_DEAD	2
+#define RT_FT_RUN	8
+#define RT_FT_PROBES	(2 * RT_FT_RUN)
+#define RT_FT_MIN_SLOTS	16		/* a region: a power of two, at least this */
+
+struct rt_flow_slot {
+	struct rt_flow_key k;
+	struct rt_flow_val v;
+};
+
+/* The hash of a key for the kernel flow table, the same on both sides: low
+ * half the first run's place, high half the second's. */
+static __inline __u64 rt_ft_hash(const struct rt_flow_key *k)
+{
+	__u64 w[6], h;
+
+	__builtin_memcpy(w, k, sizeof(w));
+	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
+	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL +
+	    w[4] * 0xff51afd7ed558ccdULL + (w[5] + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 29);
+}
+
+/* Probe i (0 .. RT_FT_PROBES - 1) of hash h in a region of mask + 1 slots;
+ * a region of RT_FT_PROBES slots or fewer is covered whole. */
+static __inline __u32 rt_ft_probe(__u64 h, __u32 i, __u32 mask)
+{
+	__u32 second = mask < RT_FT_PROBES ? (__u32)h + RT_FT_RUN : (__u32)(h >> 32);
+
+	return (i < RT_FT_RUN ? (__u32)h + i : second + (i - RT_FT_RUN)) & mask;
+}
+
+/*
+ * Interfaces are counted in slots of a per-CPU array: the loader writes the
+ * slot of each watched interface into the program's ifdirect array
+ * (ifindex -> slot + 1, for ifindexes below RT_IF_DIRECT: no hash lookup per
+ * frame) or else its slots hash (ifindex -> slot) after load; frames of any
+ * other ifindex count in the last slot, RT_SLOT_OTHER. ifstats[slot * 2 + dir].
  */
 #define RT_IF_SLOTS	17
 #define RT_SLOT_OTHER	(RT_IF_SLOTS - 1)
+#define RT_IF_DIRECT	4096	/* ifindexes below: ifdirect[ifindex] = slot + 1 */
 
 struct rt_if_key {
 	__u32 ifindex;
@@ -116,5 +172,6 @@ _Static_assert(sizeof(struct rt_flow_key) == RT_FLOW_KEY_SIZE, "rt_flow_key layo
 _Static_assert(sizeof(struct rt_flow_val) == RT_FLOW_VAL_SIZE, "rt_flow_val layout");
 _Static_assert(sizeof(struct rt_if_key) == 8, "rt_if_key layout");
 _Static_assert(sizeof(struct rt_if_val) == RT_IF_VAL_SIZE, "rt_if_val layout");
+_Static_assert(sizeof(struct rt_flow_slot) == RT_FLOW_KEY_SIZE + RT_FLOW_VAL_SIZE, "rt_flow_slot layout");
 
 #endif /* ROCETOP_H */

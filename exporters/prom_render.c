@@ -155,6 +155,20 @@ static void label(char *set, size_t len, const char *name, const char *value)
 	snprintf(set + n, len - n, "%s%s=\"%s\"", n ? "," : "", name, e);
 }
 
+/* The labels of a switch port (sFlow): agent and port, and its direction
+ * when dir is not NULL. */
+static void swport_labels(char *set, size_t len, const char *agent, unsigned int port, const char *dir)
+{
+	char pn[16];
+
+	set[0] = 0;
+	snprintf(pn, sizeof(pn), "%u", port);
+	label(set, len, "agent", agent);
+	label(set, len, "port", pn);
+	if (dir)
+		label(set, len, "direction", dir);
+}
+
 /* Host-pair accumulators: flow deltas summed per host pair in the
  * RT_HP_IFACE scope (derive.h): the series carry interface and direction. */
 struct hp {
@@ -741,7 +755,7 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 		{ "rocetop_sflow_port_drop_notifications", offsetof(struct rt_swport_ctr, drops),
 		  "sFlow dropped-packet notifications of the switch port." },
 	};
-	char set[LSET], pn[16];
+	char set[LSET];
 	size_t i, k;
 
 	if (!d->nsfagents)
@@ -751,11 +765,7 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 		for (i = 0; i < d->nswports; i++) {
 			const struct rt_swport *p = d->swports[i].p;
 
-			set[0] = 0;
-			snprintf(pn, sizeof(pn), "%u", p->port);
-			label(set, sizeof(set), "agent", p->agent);
-			label(set, sizeof(set), "port", pn);
-			label(set, sizeof(set), "direction", rt_dir_name(p->dir));
+			swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
 			sample_u(w, ctr[k].name, M_COUNTER, set, *(const __u64 *)((const char *)&p->c + ctr[k].off));
 		}
 	}
@@ -766,11 +776,7 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 
 		if (!d->swports[i].d.depth_n)
 			continue;
-		set[0] = 0;
-		snprintf(pn, sizeof(pn), "%u", p->port);
-		label(set, sizeof(set), "agent", p->agent);
-		label(set, sizeof(set), "port", pn);
-		label(set, sizeof(set), "direction", rt_dir_name(p->dir));
+		swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
 		sample_u(w, "rocetop_sflow_port_queue_max_bytes", M_GAUGE, set, p->max_depth);
 	}
 	family(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, "seconds",
@@ -780,11 +786,7 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 
 		if (!d->swports[i].d.transit_n)
 			continue;
-		set[0] = 0;
-		snprintf(pn, sizeof(pn), "%u", p->port);
-		label(set, sizeof(set), "agent", p->agent);
-		label(set, sizeof(set), "port", pn);
-		label(set, sizeof(set), "direction", rt_dir_name(p->dir));
+		swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
 		sample_d(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, set, p->max_transit / 1e9);
 	}
 	/* The switch's own interface counters (counter samples), once per port. */
@@ -808,10 +810,7 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 
 				if (!p->has_ifctr || (i && d->swports[i - 1].p->ifindex == p->ifindex))
 					continue;
-				set[0] = 0;
-				snprintf(pn, sizeof(pn), "%u", p->port);
-				label(set, sizeof(set), "agent", p->agent);
-				label(set, sizeof(set), "port", pn);
+				swport_labels(set, sizeof(set), p->agent, p->port, NULL);
 				if (k == 0) {
 					sample_u(w, ifc[k].name, M_GAUGE, set, p->speed_bps / 8);
 					continue;
@@ -835,11 +834,8 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 		const char *name = rt_sf_drop_reason(p->reason);
 		char code[16];
 
-		set[0] = 0;
-		snprintf(pn, sizeof(pn), "%u", p->port);
+		swport_labels(set, sizeof(set), p->agent, p->port, NULL);
 		snprintf(code, sizeof(code), "%u", p->reason);
-		label(set, sizeof(set), "agent", p->agent);
-		label(set, sizeof(set), "port", pn);
 		label(set, sizeof(set), "reason", name ? name : "unknown_code");
 		label(set, sizeof(set), "reason_code", code);
 		sample_u(w, "rocetop_sflow_drops", M_COUNTER, set, p->drops);

@@ -11,6 +11,7 @@
 #       file are near its end, not its start.
 #   report_memory.py check OUT.json REPORT.json
 #   report_memory.py rss OUT -- CMD...   run CMD (stdout to OUT), print its peak RSS in KB
+#   report_memory.py usage OUT -- CMD... the same, and its user + system CPU seconds
 import json, os, resource, struct, subprocess, sys
 
 T0_MS = 1_700_000_000_000
@@ -99,13 +100,16 @@ def check(want_json, report_json):
     print('; '.join(bad))
 
 
-def rss(cmd, out):
+def rss(cmd, out, cpu=False):
     with open(out, 'wb') as f:
         p = subprocess.Popen(cmd, stdout=f)
         _, status, ru = os.wait4(p.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit('%s exited with %d' % (cmd[0], os.waitstatus_to_exitcode(status)))
-    print(ru.ru_maxrss)
+    if cpu:
+        print(ru.ru_maxrss, '%.3f' % (ru.ru_utime + ru.ru_stime))
+    else:
+        print(ru.ru_maxrss)
 
 
 if __name__ == '__main__':
@@ -116,3 +120,5 @@ if __name__ == '__main__':
         check(a[2], a[3])
     elif a[1] == 'rss':
         rss(a[4:], a[2])
+    elif a[1] == 'usage':     # peak RSS in KB and user + system CPU seconds
+        rss(a[4:], a[2], True)

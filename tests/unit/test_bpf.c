@@ -6,7 +6,9 @@
  * (ingress, ingress_ifindex 1 = lo) and the tc program (egress, skb ifindex 1),
  * each must return pass and leave the frame byte-identical; then the flows and
  * ifstats maps, summed over the possible CPUs, must hold exactly the counts
- * worked out from scapy's fields. Needs root and BPF: SKIP otherwise.
+ * worked out from scapy's fields. The flow table is read as the live source
+ * reads it (user/sources/live_maps.c: mmapped regions, summed per key). Needs
+ * root and BPF: SKIP otherwise.
  *
  * Then the same corpus through a second load with rt_collector set (rocetop
  * --collector): XDP drops exactly the mirror copies (the lines scapy built as
@@ -24,6 +26,7 @@
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include "check.h"
+#include "live_maps.h"
 #include "rocetop.skel.h"
 /* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
 #pragma GCC diagnostic push
@@ -133,44 +136,49 @@ static __u64 frames_elsewhere(int fd)
 	return n;
 }
 
-/* Sum a per-CPU rt_flow_val: counters add up, the last-seen attributes come
- * from the CPU that saw the flow last. */
-static void sum_flow(const struct rt_flow_val *v, struct rt_flow_val *sum)
+/* Distinct keys in the kernel flow table: live slots of each region not
+ * already seen in an earlier one. */
+static size_t count_flows(const struct rt_ftab *t)
 {
-	const struct rt_flow_val *last = NULL;
+	size_t n = 0;
 
-	memset(sum, 0, sizeof(*sum));
-	for (int c = 0; c < ncpus; c++) {
-		for (size_t j = 0; j < offsetof(struct rt_flow_val, first_ns) / 8; j++)
-			((__u64 *)sum)[j] += ((const __u64 *)&v[c])[j];
-		if (!v[c].pkts)
-			continue;
-		if (!sum->first_ns || v[c].first_ns < sum->first_ns)
-			sum->first_ns = v[c].first_ns;
-		if (!last || v[c].last_ns > last->last_ns)
-			last = &v[c];
-	}
-	if (last) {
-		sum->last_ns = last->last_ns;
-		sum->sport = last->sport;
-		sum->dscp = last->dscp;
-		sum->pcp = last->pcp;
-		sum->opcode = last->opcode;
-	}
+	for (__u32 r = 0; r < t->nregions; r++)
+		for (__u32 i = 0; i <= t->mask; i++) {
+			const struct rt_flow_slot *sl = &t->slots[((size_t)r << t->shift) + i];
+			__u32 q;
+
+			if (sl->v.slot != RT_FT_LIVE)
+				continue;
+			for (q = 0; q < r && !rt_ftab_find(t, q, &sl->k, rt_ft_hash(&sl->k)); q++)
+				;
+			n += q == r;
+		}
+	return n;
 }
 
-static size_t count_keys(int fd, size_t ksz)
+/* Open, size the flow table as the loader does (16384 flows a region), load,
+ * map it, and put lo in ifstats slot 0. NULL on failure, errno set. */
+static struct rocetop_bpf *load(int collector, struct rt_ftab *ft)
 {
-	__u8 k[64], nk[64];
-	size_t n = 0;
-	void *prev = NULL;
+	struct rocetop_bpf *skel = rocetop_bpf__open();
+	int err;
 
-	while (ksz <= sizeof(k) && !bpf_map_get_next_key(fd, prev, nk)) {
-		memcpy(k, nk, ksz);
-		prev = k;
-		n++;
+	if (!skel)
+		return NULL;
+	skel->rodata->rt_collector = (__u8)collector;
+	err = rt_ftab_size(skel, 16384, libbpf_num_possible_cpus());
+	if (!err)
+		err = rocetop_bpf__load(skel) ? -errno : 0;
+	if (!err)
+		err = rt_ftab_map(ft, skel);
+	if (!err)
+		err = rt_ifslot_set(skel, 0, LO_IFINDEX, 0);
+	if (err) {
+		rocetop_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
 	}
-	return n;
+	return skel;
 }
 
 static void compare_if(const char *what, const struct rt_if_val *got, const struct rt_if_val *exp)
@@ -181,22 +189,18 @@ static void compare_if(const char *what, const struct rt_if_val *got, const stru
 		      (unsigned long long)((const __u64 *)exp)[j]);
 }
 
-static void compare_flows(int fd, const struct corpus_flows *exp, const char *what)
+static void compare_flows(const struct rt_ftab *ft, const struct corpus_flows *exp, const char *what)
 {
-	struct rt_flow_val *v = calloc((size_t)ncpus, sizeof(*v));
 	struct rt_flow_val got;
 
-	if (!v)
-		return;
 	for (size_t i = 0; i < exp->n; i++) {
 		const struct rt_flow_val *e = &exp->v[i];
 
-		if (bpf_map_lookup_elem(fd, &exp->k[i], v)) {
+		if (!rt_ftab_sum(ft, &exp->k[i], 0, &got)) {
 			CHECK(0, "%s: flow dqpn 0x%x family %u not in the map", what, exp->k[i].dqpn,
 			      exp->k[i].family);
 			continue;
 		}
-		sum_flow(v, &got);
 		CHECK(got.first_ns && got.last_ns >= got.first_ns, "%s: dqpn 0x%x first %llu last %llu",
 		      what, exp->k[i].dqpn, (unsigned long long)got.first_ns,
 		      (unsigned long long)got.last_ns);
@@ -219,7 +223,6 @@ static void compare_flows(int fd, const struct corpus_flows *exp, const char *wh
 		      (unsigned long long)got.rnr_nak, (unsigned long long)e->rnr_nak,
 		      got.sport, e->sport, got.dscp, e->dscp, got.pcp, e->pcp, got.opcode, e->opcode);
 	}
-	free(v);
 }
 
 /* The kernel's skb test run refuses (EINVAL) an IPv4 or IPv6 frame too short
@@ -327,23 +330,13 @@ static void test_collector(const struct corpus *co)
 {
 	static struct corpus_flows fl_in, fl_out;
 	struct rt_if_val exp_in = { 0 }, exp_out = { 0 }, got;
-	struct rocetop_bpf *skel = rocetop_bpf__open();
+	struct rt_ftab ft;
+	struct rocetop_bpf *skel = load(1, &ft);
 	size_t nmirror = 0;
 
 	if (!skel) {
-		CHECK(0, "cannot open rocetop.bpf.o");
-		return;
-	}
-	skel->rodata->rt_collector = 1;
-	if (rocetop_bpf__load(skel)) {
 		CHECK(0, "cannot load rocetop.bpf.o with rt_collector: %s", strerror(errno));
-		rocetop_bpf__destroy(skel);
 		return;
-	}
-	{
-		__u32 k = LO_IFINDEX, v = 0;
-
-		bpf_map_update_elem(bpf_map__fd(skel->maps.slots), &k, &v, BPF_ANY);
 	}
 	memset(&fl_in, 0, sizeof(fl_in));
 	memset(&fl_out, 0, sizeof(fl_out));
@@ -360,8 +353,9 @@ static void test_collector(const struct corpus *co)
 	compare_if("collector ingress", &got, &exp_in);
 	CHECK_EQ(got.mirrored, nmirror);
 	CHECK_EQ(got.mirrored, 5 * 56 + 3 + 2 * 62 + 34);
-	compare_flows(bpf_map__fd(skel->maps.flows), &fl_in, "collector ingress");
+	compare_flows(&ft, &fl_in, "collector ingress");
 	TEST_END("bpf_collector_counts");
+	rt_ftab_unmap(&ft);
 	rocetop_bpf__destroy(skel);
 }
 
@@ -370,10 +364,11 @@ int main(void)
 	static struct corpus_flows fl_in, fl_out;
 	struct rt_if_val exp_in = { 0 }, exp_out = { 0 }, got;
 	struct rocetop_bpf *skel;
+	struct rt_ftab ft;
 	struct corpus co;
 	char why[160];
 	size_t fed_xdp, fed_tc, nflows;
-	int flows_fd, ifs_fd, jumbo = 0;
+	int ifs_fd, jumbo = 0;
 
 	if (geteuid() != 0) {
 		printf("SKIP bpf_programs: needs root for BPF_PROG_TEST_RUN\n");
@@ -385,17 +380,7 @@ int main(void)
 	}
 	libbpf_set_print(silent);
 	/* As the loader does: the watched interface's ifindex in its slot. */
-	skel = rocetop_bpf__open();
-	if (skel) {
-		if (rocetop_bpf__load(skel)) {
-			rocetop_bpf__destroy(skel);
-			skel = NULL;
-		} else {
-			__u32 k = LO_IFINDEX, v = 0;
-
-			bpf_map_update_elem(bpf_map__fd(skel->maps.slots), &k, &v, BPF_ANY);
-		}
-	}
+	skel = load(0, &ft);
 	if (!skel) {
 		printf("SKIP bpf_programs: cannot load rocetop.bpf.o: %s\n", strerror(errno));
 		corpus_free(&co);
@@ -403,7 +388,6 @@ int main(void)
 	}
 	ncpus = libbpf_num_possible_cpus();
 	pin_cpu();
-	flows_fd = bpf_map__fd(skel->maps.flows);
 	ifs_fd = bpf_map__fd(skel->maps.ifstats);
 
 	for (size_t i = 0; i < co.n; i++)
@@ -444,15 +428,16 @@ int main(void)
 	CHECK_EQ(frames_elsewhere(ifs_fd), 0);
 	TEST_END("bpf_ifstats");
 
-	nflows = count_keys(flows_fd, sizeof(struct rt_flow_key));
+	nflows = count_flows(&ft);
 	CHECK_EQ(nflows, fl_in.n + fl_out.n);
 	/* the jumbo frame's flow, direct and in its 5 mirror sessions, is ingress only */
 	CHECK_EQ(fl_in.n, fl_out.n + 6);
-	compare_flows(flows_fd, &fl_in, "ingress");
-	compare_flows(flows_fd, &fl_out, "egress");
+	compare_flows(&ft, &fl_in, "ingress");
+	compare_flows(&ft, &fl_out, "egress");
 	TEST_END("bpf_flows");
 
 	test_xdp_split(bpf_program__fd(skel->progs.rt_xdp), ifs_fd, &co);
+	rt_ftab_unmap(&ft);
 	rocetop_bpf__destroy(skel);
 
 	test_collector(&co);

@@ -22,6 +22,7 @@
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include "check.h"
+#include "live_maps.h"
 #include "rocetop.skel.h"
 /* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
 #pragma GCC diagnostic push
@@ -86,11 +87,11 @@ static void check_if(int fd, __u8 dir, const struct rt_if_val *exp, const char *
 }
 
 /* The flow of dqpn in mirror (session id) on lo in direction dir. */
-static void check_flow(int fd, __u8 dir, __u32 dqpn, __u8 mirror, __u32 mirror_id,
+static void check_flow(const struct rt_ftab *ft, __u8 dir, __u32 dqpn, __u8 mirror, __u32 mirror_id,
 		       const struct rt_flow_val *exp, const char *what)
 {
 	struct rt_flow_key k;
-	struct rt_flow_val *v = calloc((size_t)ncpus, sizeof(*v)), sum;
+	struct rt_flow_val sum;
 
 	memset(&k, 0, sizeof(k));
 	k.ifindex = LO_IFINDEX;
@@ -101,23 +102,11 @@ static void check_flow(int fd, __u8 dir, __u32 dqpn, __u8 mirror, __u32 mirror_i
 	k.src[0] = 10, k.src[3] = 1;	/* 10.0.0.1 -> 10.0.0.2 */
 	k.dst[0] = 10, k.dst[3] = 2;
 	k.dqpn = dqpn;
-	memset(&sum, 0, sizeof(sum));
-	if (!v || bpf_map_lookup_elem(fd, &k, v)) {
+	/* summed over the table's regions, as the live source reads it */
+	if (!rt_ftab_sum(ft, &k, 0, &sum)) {
 		CHECK(0, "%s: flow not in the map", what);
-		free(v);
 		return;
 	}
-	for (int c = 0; c < ncpus; c++) {
-		if (!v[c].pkts)
-			continue;
-		for (size_t j = 0; j < offsetof(struct rt_flow_val, first_ns) / 8; j++)
-			((__u64 *)&sum)[j] += ((__u64 *)&v[c])[j];
-		sum.sport = v[c].sport;
-		sum.dscp = v[c].dscp;
-		sum.pcp = v[c].pcp;
-		sum.opcode = v[c].opcode;
-	}
-	free(v);
 	CHECK(!memcmp(&sum, exp, offsetof(struct rt_flow_val, first_ns)),
 	      "%s: pkts %llu/%llu bytes %llu/%llu ecn %llu,%llu,%llu,%llu/%llu,%llu,%llu,%llu "
 	      "cnp %llu/%llu", what,
@@ -134,23 +123,20 @@ static void check_flow(int fd, __u8 dir, __u32 dqpn, __u8 mirror, __u32 mirror_i
 	      exp->opcode);
 }
 
-static size_t count_keys(int fd)
+/* Live slots in the kernel flow table (the test runs on one CPU: one region). */
+static size_t count_keys(const struct rt_ftab *ft)
 {
-	struct rt_flow_key k, nk;
 	size_t n = 0;
-	void *prev = NULL;
 
-	while (!bpf_map_get_next_key(fd, prev, &nk)) {
-		k = nk;
-		prev = &k;
-		n++;
-	}
+	for (size_t i = 0; i < ft->nslots; i++)
+		n += ft->slots[i].v.slot == RT_FT_LIVE;
 	return n;
 }
 
 int main(void)
 {
 	struct rocetop_bpf *skel;
+	struct rt_ftab ft;
 	struct frame fr[NFRAMES];
 	struct rt_if_val eif;
 	struct rt_flow_val write, cnp, inner;
@@ -162,15 +148,17 @@ int main(void)
 		return 0;
 	}
 	libbpf_set_print(silent);
-	skel = rocetop_bpf__open_and_load();
+	/* as the loader does: the flow table sized, mapped, lo in slot 0 */
+	skel = rocetop_bpf__open();
+	if (skel && (rt_ftab_size(skel, 16384, libbpf_num_possible_cpus()) ||
+		     rocetop_bpf__load(skel) || rt_ftab_map(&ft, skel) ||
+		     rt_ifslot_set(skel, 0, LO_IFINDEX, 0))) {
+		rocetop_bpf__destroy(skel);
+		skel = NULL;
+	}
 	if (!skel) {
 		printf("SKIP bpf_bench_frames: cannot load rocetop.bpf.o: %s\n", strerror(errno));
 		return 0;
-	}
-	{
-		__u32 k = LO_IFINDEX, v = 0;	/* as the loader does: lo in slot 0 */
-
-		bpf_map_update_elem(bpf_map__fd(skel->maps.slots), &k, &v, BPF_ANY);
 	}
 	ncpus = libbpf_num_possible_cpus();
 	pin_cpu();
@@ -249,7 +237,7 @@ int main(void)
 	inner.bytes = 122 * R;
 	inner.ecn[RT_ECN_CE] = 0;
 	for (__u8 dir = 0; dir < 2; dir++) {
-		int fd = bpf_map__fd(skel->maps.flows);
+		const struct rt_ftab *fd = &ft;
 		const char *d = dir == RT_DIR_INGRESS ? "xdp" : "tc";
 		char w[64];
 
@@ -262,9 +250,10 @@ int main(void)
 		snprintf(w, sizeof(w), "%s: VXLAN 4660", d);
 		check_flow(fd, dir, 0x123, RT_MIRROR_VXLAN, 4660, &inner, w);
 	}
-	CHECK_EQ(count_keys(bpf_map__fd(skel->maps.flows)), 8);
+	CHECK_EQ(count_keys(&ft), 8);
 	TEST_END("bpf_bench_frames_flows");
 
+	rt_ftab_unmap(&ft);
 	rocetop_bpf__destroy(skel);
 	return TEST_EXIT();
 }

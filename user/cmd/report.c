@@ -589,7 +589,8 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 	}
 	rt_pr_open_arr(p, "files");
 	for (i = 0; i < n; i++) {
-		rt_pr_text(p, "\n==== [%s] %s ====\n", rs[i].run.host, rs[i].path);
+		rt_pr_str(p, RT_PR_TEXT, NULL, "\n==== [%s]", rs[i].run.host);
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %s ====\n", rs[i].path);
 		rt_pr_open_obj(p, NULL);
 		print_report(p, &rs[i]);
 		rt_pr_close_obj(p);

@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <net/if.h>
 #include "snapshot.h"
-#include "table.h"
 
 enum rt_sev { RT_SEV_INFO = 0, RT_SEV_WARNING, RT_SEV_CRITICAL };
 
@@ -129,9 +128,9 @@ struct rt_findings {
 	struct rt_pending *pend;
 	size_t npend, pendcap;
 	/* (rule, subject) -> open finding or pending candidate, rebuilt each
-	 * interval: a match costs O(1), not a walk of every finding. The one
-	 * open-addressed table (table.h) of entries keyed by rule and subject. */
-	struct rt_htab idx;
+	 * interval: a match costs O(1), not a walk of every finding */
+	struct { __u32 h; __u32 i; } *slots;	/* i: index + 1, RT_SLOT_PEND set for pend[] */
+	size_t nslots, nused;
 	struct rt_fev *ev;		/* this interval's events */
 	size_t nev, evcap;
 	__u32 next_id;

@@ -35,8 +35,12 @@ struct rt_source {
 };
 
 struct rt_source *rt_live_source_new(const struct rt_opts *o);		/* user/sources/live.c */
-/* The kernel flow table of a live source (benchmarks fill it). */
-int rt_live_flows_fd(struct rt_source *src);
+/* The kernel flow table of a live source, mapped (user/sources/live_maps.h;
+ * benchmarks fill it). */
+struct rt_ftab;
+const struct rt_ftab *rt_live_flowtab(struct rt_source *src);
+/* Its XDP program (tests run frames through it with BPF_PROG_TEST_RUN). */
+int rt_live_xdp_fd(struct rt_source *src);
 /* A file: a rocetop recording or a capture, told apart by its magic. */
 struct rt_source *rt_file_source_new(const struct rt_opts *o);		/* user/sources/file.c */
 

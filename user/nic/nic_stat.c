@@ -299,6 +299,15 @@ static size_t end(struct msg *m)
 	return m->len;
 }
 
+/* A request to one port of one device, acknowledged: the start of most. */
+static void begin_port(struct msg *m, void *buf, size_t cap, int cmd, __u32 seq, __u32 dev_index,
+		       __u32 port)
+{
+	begin(m, buf, cap, cmd, NLM_F_REQUEST | NLM_F_ACK, seq);
+	put_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+}
+
 size_t rt_stat_req_dump(void *buf, size_t cap, __u32 seq, __u32 dev_index)
 {
 	struct msg m;
@@ -313,9 +322,7 @@ size_t rt_stat_req_mode(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32
 {
 	struct msg m;
 
-	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST | NLM_F_ACK, seq);
-	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET, seq, dev_index, port);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
 	return end(&m);
 }
@@ -324,9 +331,7 @@ size_t rt_stat_req_status(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u
 {
 	struct msg m;
 
-	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET_STATUS, NLM_F_REQUEST | NLM_F_ACK, seq);
-	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET_STATUS, seq, dev_index, port);
 	return end(&m);
 }
 
@@ -335,9 +340,7 @@ size_t rt_stat_req_set_auto(void *buf, size_t cap, __u32 seq, __u32 dev_index, _
 {
 	struct msg m;
 
-	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_SET, NLM_F_REQUEST | NLM_F_ACK, seq);
-	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_SET, seq, dev_index, port);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_AUTO);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK, mask);
@@ -354,9 +357,7 @@ size_t rt_stat_req_unbind(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u
 {
 	struct msg m;
 
-	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_DEL, NLM_F_REQUEST | NLM_F_ACK, seq);
-	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_DEL, seq, dev_index, port);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, counter_id);
 	put_u32(&m, RDMA_NLDEV_ATTR_RES_LQPN, lqpn);
@@ -369,9 +370,7 @@ size_t rt_stat_req_set_optional(void *buf, size_t cap, __u32 seq, __u32 dev_inde
 	struct msg m;
 	size_t nest;
 
-	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_SET, NLM_F_REQUEST | NLM_F_ACK, seq);
-	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_SET, seq, dev_index, port);
 	nest = m.len;
 	put_attr(&m, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS | NLA_F_NESTED, NULL, 0);
 	for (size_t i = 0; i < n; i++)

@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "rocetop.skel.h"
+#include "live_maps.h"
 #include "log.h"
 #include "source.h"
 
@@ -46,10 +47,10 @@ struct live {
 	__u64 full_seen;	/* RoCE frames the kernel table had no room for, so far */
 	__u64 full_since;	/* when that first moved (time_ns), 0: never */
 	char source[128];
-	/* batch buffers */
-	void *keys, *vals;
-	__u32 batch_cap;
-	int batch_ok;
+	struct rt_ftab ft;	/* the kernel flow table, mmapped */
+	struct rt_flow_key *gone;	/* incremental: evicted, their rows go next interval */
+	size_t ngone, gone_cap;
+	struct rt_if_val *ifvals;	/* one ifstats entry, per CPU */
 	/* link watcher: rtnetlink link events say when to look again */
 	int nl_fd;
 	int xdp_mode, no_ingress, no_egress;
@@ -168,33 +169,12 @@ static void live_close(struct rt_source *s)
 	}
 	if (l->nl_fd >= 0)
 		close(l->nl_fd);
+	rt_ftab_unmap(&l->ft);
 	rocetop_bpf__destroy(l->skel);
-	free(l->keys);
-	free(l->vals);
+	free(l->ifvals);
+	free(l->gone);
 	free(l);
 	free(s);
-}
-
-/* Per-CPU values of one map entry summed into out. */
-static void sum_flow(const struct live *l, const void *vals, struct rt_flow_val *out)
-{
-	const struct rt_flow_val *v = vals;
-	int c;
-
-	memset(out, 0, sizeof(*out));
-	for (c = 0; c < l->ncpus; c++) {
-		const struct rt_flow_val *pc = &v[c];
-
-		if (!pc->pkts)
-			continue;
-		rt_flow_val_add(out, pc);
-		if (pc->last_ns >= out->last_ns) {
-			out->sport = pc->sport;
-			out->dscp = pc->dscp;
-			out->pcp = pc->pcp;
-			out->opcode = pc->opcode;
-		}
-	}
 }
 
 static void sum_if(const struct live *l, const void *vals, struct rt_if_val *out)
@@ -207,77 +187,94 @@ static void sum_if(const struct live *l, const void *vals, struct rt_if_val *out
 		rt_if_val_add(out, &v[c]);
 }
 
-static int ensure_batch(struct live *l, __u32 n)
-{
-	size_t vsz = sizeof(struct rt_flow_val) > sizeof(struct rt_if_val) ?
-		sizeof(struct rt_flow_val) : sizeof(struct rt_if_val);
-	size_t kcap = l->batch_cap, vcap = l->batch_cap;
-
-	/* Two arrays of n entries, growing together. */
-	if (rt_grow_to(&l->keys, &kcap, n, sizeof(struct rt_flow_key)) ||
-	    rt_grow_to(&l->vals, &vcap, n, vsz * l->ncpus))
-		return -ENOMEM;
-	l->batch_cap = n;
-	return 0;
-}
-
-static void flow_entry(struct live *l, struct rt_snapshot *s, const void *key, const void *vals)
-{
-	struct rt_flow *f = rt_snapshot_add_flow(s);
-
-	if (!f)
-		return;
-	memcpy(&f->k, key, sizeof(f->k));
-	sum_flow(l, vals, &f->v);
-}
-
 /*
- * Every flow of the kernel table into s: batch lookups where the kernel has
- * them, get_next_key otherwise.
+ * Every flow of the kernel table into a cleared snapshot (sources with a NIC,
+ * whose join works on whole snapshots): each live slot of each region, a key
+ * taken once, in the first region that holds it, summed over the regions.
+ * O(table size), no system call.
  */
 static int read_flows(struct live *l, struct rt_snapshot *s)
 {
-	const size_t vsz = sizeof(struct rt_flow_val) * l->ncpus;
-	int fd = bpf_map__fd(l->skel->maps.flows);
-	__u32 max = bpf_map__max_entries(l->skel->maps.flows);
-	__u32 chunk = max < 4096 ? max : 4096, count, i;
-	struct rt_flow_key key, next;
-	char in[64], out[64];
-	size_t start = s->nflows;
-	void *inp = NULL;
-	int err;
+	const struct rt_ftab *t = &l->ft;
 
-	if (ensure_batch(l, chunk))
-		return -ENOMEM;
-	if (l->batch_ok) {
-		for (;;) {
-			LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	for (__u32 r = 0; r < t->nregions; r++) {
+		const struct rt_flow_slot *base = t->slots + ((size_t)r << t->shift);
 
-			count = chunk;
-			err = bpf_map_lookup_batch(fd, inp, out, l->keys, l->vals, &count, &opts);
-			if (err && errno != ENOENT) {
-				if (errno == EINVAL || errno == 524 /* ENOTSUPP */ || errno == EOPNOTSUPP) {
-					l->batch_ok = 0;
+		for (__u32 i = 0; i <= t->mask; i++) {
+			struct rt_flow_key k;
+			struct rt_flow *f;
+			__u64 h;
+			__u32 q;
+
+			if (__atomic_load_n(&base[i].v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE ||
+			    !base[i].v.pkts)
+				continue;
+			k = base[i].k;
+			h = rt_ft_hash(&k);
+			for (q = 0; q < r; q++) {
+				const struct rt_flow_slot *o = rt_ftab_find(t, q, &k, h);
+
+				if (o && o->v.pkts)
 					break;
-				}
-				return -errno;
 			}
-			for (i = 0; i < count; i++)
-				flow_entry(l, s, (struct rt_flow_key *)l->keys + i, (char *)l->vals + i * vsz);
-			if (err)	/* ENOENT: that was the last batch */
-				return 0;
-			memcpy(in, out, sizeof(in));
-			inp = in;
+			if (q < r)	/* taken with an earlier region */
+				continue;
+			f = rt_snapshot_add_flow(s);
+			if (!f)
+				return -ENOMEM;
+			f->k = k;
+			if (!rt_ftab_sum(t, &k, r, &f->v))
+				s->nflows--;	/* evicted meanwhile */
 		}
-		/* fall through to the slow path from the start */
-		s->nflows = start;
 	}
-	err = bpf_map_get_next_key(fd, NULL, &next);
-	while (!err) {
-		key = next;
-		if (!bpf_map_lookup_elem(fd, &key, l->vals))
-			flow_entry(l, s, &key, l->vals);
-		err = bpf_map_get_next_key(fd, &key, &next);
+	return 0;
+}
+
+/*
+ * Incremental (no NIC): only the slots whose dirty bit is set, into the
+ * persistent table. A flow dirty in several regions is summed once; a row
+ * whose sum did not move (a bit set again by a racing packet already read)
+ * stays unchanged. O(changed + table size / 64).
+ */
+static int read_changed(struct live *l, struct rt_snapshot *s)
+{
+	const struct rt_ftab *t = &l->ft;
+	struct rt_flow_table *tab = s->tab;
+
+	for (size_t w = 0; w < t->nwords; w++) {
+		__u64 bits;
+
+		if (!__atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED))
+			continue;
+		bits = rt_ftab_take(t, w);
+		while (bits) {
+			const struct rt_flow_slot *sl = &t->slots[w * 64 + (size_t)__builtin_ctzll(bits)];
+			struct rt_flow_key k;
+			struct rt_flow_val v;
+			struct rt_flow *f;
+			int fresh;
+
+			bits &= bits - 1;
+			if (__atomic_load_n(&sl->v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE)
+				continue;
+			k = sl->k;
+			if (__atomic_load_n(&sl->v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE)
+				continue;	/* claimed again while read: its bit comes again */
+			f = rt_snapshot_flow(s, &k, &fresh);
+			if (!f)
+				return -ENOMEM;
+			if (!fresh && tab->hot[f - s->flows].gen == tab->gen)
+				continue;	/* summed already, from another region */
+			if (!rt_ftab_sum(t, &k, 0, &v)) {
+				if (fresh)
+					rt_snapshot_remove(s, (size_t)(f - s->flows));
+				continue;
+			}
+			if (fresh || memcmp(&f->v, &v, sizeof(v))) {
+				f->v = v;
+				rt_snapshot_touch(s, f);
+			}
+		}
 	}
 	return 0;
 }
@@ -288,8 +285,6 @@ static int read_ifstats(struct live *l, struct rt_snapshot *s)
 	int fd = bpf_map__fd(l->skel->maps.ifstats);
 	__u32 slot, dir;
 
-	if (ensure_batch(l, 1))
-		return -ENOMEM;
 	for (slot = 0; slot < RT_IF_SLOTS; slot++) {
 		if (slot < RT_SLOT_OTHER && slot >= (__u32)l->nifs)
 			continue;
@@ -298,9 +293,9 @@ static int read_ifstats(struct live *l, struct rt_snapshot *s)
 			struct rt_if_val sum;
 			struct rt_ifdir *d;
 
-			if (bpf_map_lookup_elem(fd, &idx, l->vals))
+			if (bpf_map_lookup_elem(fd, &idx, l->ifvals))
 				return -errno;
-			sum_if(l, l->vals, &sum);
+			sum_if(l, l->ifvals, &sum);
 			/* Frames of unwatched interfaces only appear in tests. */
 			if (slot == RT_SLOT_OTHER && !sum.pkts)
 				continue;
@@ -316,10 +311,21 @@ static int read_ifstats(struct live *l, struct rt_snapshot *s)
 }
 
 
-/* Remove flows idle for longer than the timeout; their last counts are in s. */
+static void count_evicted(struct live *l, const struct rt_flow_key *k)
+{
+	l->evicted++;
+	for (int i = 0; i < l->nifs; i++)
+		if (l->ifs[i].ifindex == k->ifindex)
+			l->evicted_by[i][k->dir & 1]++;
+}
+
+/*
+ * Flows idle for longer than the timeout: their slots marked dead in the
+ * kernel table (the owning CPU reuses them). Their last counts are in s; the
+ * rows go at the next snapshot (missing from it).
+ */
 static void evict(struct live *l, struct rt_snapshot *s)
 {
-	int fd = bpf_map__fd(l->skel->maps.flows);
 	__u64 limit = (__u64)(l->flow_timeout * 1e9);
 	size_t i;
 
@@ -328,13 +334,62 @@ static void evict(struct live *l, struct rt_snapshot *s)
 
 		/* A packet counted while the maps were read is newer than mono_ns. */
 		if (last < s->mono_ns && s->mono_ns - last > limit &&
-		    !bpf_map_delete_elem(fd, &s->flows[i].k)) {
-			l->evicted++;
-			for (int k = 0; k < l->nifs; k++)
-				if (l->ifs[k].ifindex == s->flows[i].k.ifindex)
-					l->evicted_by[k][s->flows[i].k.dir & 1]++;
+		    rt_ftab_kill(&l->ft, &s->flows[i].k))
+			count_evicted(l, &s->flows[i].k);
+	}
+}
+
+/*
+ * The same for the persistent table, without looking at every row: least
+ * recently changed rows first, up to the first interval of rows holding one
+ * too recent (rt_snapshot_expire's walk; rows change in time order). The
+ * rows are removed at the start of the next interval (forget_evicted), as
+ * they go from a whole snapshot.
+ */
+static int evict_rows(struct live *l, struct rt_snapshot *s)
+{
+	struct rt_flow_table *t = s->tab;
+	__u64 limit = (__u64)(l->flow_timeout * 1e9);
+	__u32 id = t->lru_head, stop = 0;
+	int have_stop = 0;
+
+	for (; id; id = t->hot[id - 1].lru_next) {
+		const struct rt_flow *f = &s->flows[id - 1];
+		__u64 last = f->v.last_ns;
+
+		if (t->hot[id - 1].gen == t->gen || (have_stop && t->hot[id - 1].gen != stop))
+			break;
+		if (last < s->mono_ns && s->mono_ns - last > limit) {
+			if (!rt_ftab_kill(&l->ft, &f->k))
+				continue;
+			count_evicted(l, &f->k);
+			{
+				struct rt_flow_key *g = rt_append((void **)&l->gone, &l->ngone,
+								  &l->gone_cap, sizeof(*g));
+
+				if (!g)
+					return -ENOMEM;
+				*g = f->k;
+			}
+		} else if (!have_stop) {
+			have_stop = 1;
+			stop = t->hot[id - 1].gen;
 		}
 	}
+	return 0;
+}
+
+/* The rows evicted in the last interval leave the table. */
+static void forget_evicted(struct live *l, struct rt_snapshot *s)
+{
+	for (size_t i = 0; i < l->ngone; i++) {
+		int fresh;
+		struct rt_flow *f = rt_snapshot_flow(s, &l->gone[i], &fresh);
+
+		if (f)
+			rt_snapshot_remove(s, (size_t)(f - s->flows));
+	}
+	l->ngone = 0;
 }
 
 /*
@@ -345,7 +400,7 @@ static void evict(struct live *l, struct rt_snapshot *s)
  */
 static void table_full(struct live *l, struct rt_snapshot *s)
 {
-	__u32 max = bpf_map__max_entries(l->skel->maps.flows);
+	__u32 max = rt_ftab_region_slots(&l->ft);
 	__u64 full = 0, want;
 	char when[16];
 
@@ -441,10 +496,7 @@ static void watch_links(struct live *l)
 			continue;
 		{
 			__u32 old = f->ifindex, slot = (__u32)i;
-			int mfd = bpf_map__fd(l->skel->maps.slots);
-
-			bpf_map_delete_elem(mfd, &old);
-			bpf_map_update_elem(mfd, &now, &slot, BPF_ANY);
+			rt_ifslot_set(l->skel, old, now, slot);
 		}
 		f->ifindex = now;
 		if ((!l->no_ingress && attach_xdp(l, f, l->xdp_mode)) ||
@@ -477,15 +529,21 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 					 l->ifs[i].name);
 	}
 
-	err = read_flows(l, s);
+	if (src->incremental) {
+		s->tab->no_lru = !(l->flow_timeout > 0);	/* only eviction walks it */
+		forget_evicted(l, s);
+	}
+	err = src->incremental ? read_changed(l, s) : read_flows(l, s);
 	if (!err)
 		err = read_ifstats(l, s);
 	if (err) {
 		pr_warn("reading the BPF maps failed: %s.\n", strerror(-err));
 		return err;
 	}
-	if (l->flow_timeout > 0)
+	if (l->flow_timeout > 0 && !src->incremental)
 		evict(l, s);
+	if (l->flow_timeout > 0 && src->incremental && evict_rows(l, s))
+		return -ENOMEM;
 	s->evicted = l->evicted;
 	for (size_t j = 0; j < s->nifs; j++)
 		for (int k = 0; k < l->nifs; k++)
@@ -511,7 +569,9 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	src->collect = live_collect;
 	src->close = live_close;
 	src->priv = l;
-	l->batch_ok = 1;
+	/* Without the NIC's join and sFlow's rows (both work on whole snapshots)
+	 * the table is updated in place from the kernel table's dirty bits. */
+	src->incremental = o->no_nic && !o->sflow && !o->have_sflow_fd;
 	l->flow_timeout = o->flow_timeout;
 	l->xdp_mode = o->xdp_mode;
 	l->no_ingress = o->no_ingress;
@@ -548,7 +608,17 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 		pr_warn("cannot open the BPF object: %s.\n", strerror(errno));
 		goto fail;
 	}
-	bpf_map__set_max_entries(l->skel->maps.flows, o->max_flows);
+	l->ifvals = calloc((size_t)l->ncpus, sizeof(*l->ifvals));
+	if (!l->ifvals) {
+		pr_warn("out of memory.\n");
+		goto fail;
+	}
+	err = rt_ftab_size(l->skel, o->max_flows, l->ncpus);
+	if (err) {
+		pr_warn("cannot size the kernel flow table for --max-flows %u on %d CPUs: %s.\n",
+			o->max_flows, l->ncpus, strerror(-err));
+		goto fail;
+	}
 	l->skel->rodata->rt_collector = o->collector ? 1 : 0;
 	err = rocetop_bpf__load(l->skel);
 	if (err) {
@@ -559,11 +629,15 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 			buf);
 		goto fail;
 	}
+	err = rt_ftab_map(&l->ft, l->skel);
+	if (err) {
+		pr_warn("cannot map the kernel flow table into memory: %s.\n", strerror(-err));
+		goto fail;
+	}
 	for (i = 0; i < l->nifs; i++) {
-		__u32 slot = (__u32)i;
-
-		if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.slots), &l->ifs[i].ifindex, &slot, BPF_ANY)) {
-			pr_warn("cannot fill the BPF slot map: %s.\n", strerror(errno));
+		err = rt_ifslot_set(l->skel, 0, l->ifs[i].ifindex, (__u32)i);
+		if (err) {
+			pr_warn("cannot fill the BPF slot map: %s.\n", strerror(-err));
 			goto fail;
 		}
 	}
@@ -603,9 +677,16 @@ fail:
 	return NULL;
 }
 
-int rt_live_flows_fd(struct rt_source *src)
+int rt_live_xdp_fd(struct rt_source *src)
 {
 	struct live *l = src->priv;
 
-	return bpf_map__fd(l->skel->maps.flows);
+	return bpf_program__fd(l->skel->progs.rt_xdp);
+}
+
+const struct rt_ftab *rt_live_flowtab(struct rt_source *src)
+{
+	struct live *l = src->priv;
+
+	return &l->ft;
 }

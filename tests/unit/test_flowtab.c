@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The kernel flow table (bpf/rocetop.h, "The kernel flow table") through the
+ * live source as the main loop drives it (rt_stream_step), in a network
+ * namespace of the test's own (lo is ifindex 1 there; nothing to tear down).
+ * Frames go through the source's own XDP program with BPF_PROG_TEST_RUN
+ * (repeat k: the program counts the frame k times), built here byte by byte;
+ * the oracle is the test's own tally of what it ran. Checked:
+ *  - churn: flows appear, go idle, are evicted by --flow-timeout and come
+ *    back, over many intervals; the deltas summed per flow equal the tally
+ *    exactly, the evictions equal the schedule's, and the incremental path
+ *    (no NIC: dirty bits into the persistent table) gives the very same
+ *    deltas and changed flows, interval by interval, as the whole-table path
+ *    (with a NIC);
+ *  - a full region: three times as many flows as a region's 16 slots from one
+ *    CPU; exactly 16 get a slot, with their counts exact, the rest's frames
+ *    are all in flow_full;
+ *  - a read while counting: a thread runs frames on another CPU while the
+ *    loop reads; counters only grow, never pass the tally, and end equal to it.
+ * Needs root and BPF: SKIP otherwise.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+#include "check.h"
+#include "live_maps.h"
+#include "log.h"
+#include "source.h"
+#include "stream.h"
+
+#define NFLOWS		48
+#define INTERVALS	24
+#define FRAME_LEN	(14 + 20 + 8 + 12 + 32 + 4)
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Ethernet / IPv4 10.0.0.1 -> 10.0.0.2, TOS ECT(0) / UDP 4791 / BTH RDMA
+ * WRITE ONLY to QP dqpn / 32 bytes / ICRC. */
+static void frame(unsigned char *b, __u32 dqpn)
+{
+	memset(b, 0, FRAME_LEN);
+	b[0] = 2, b[5] = 2, b[6] = 2, b[11] = 1;
+	b[12] = 0x08;
+	b[14] = 0x45, b[15] = 0x02;
+	b[16] = (FRAME_LEN - 14) >> 8, b[17] = (FRAME_LEN - 14) & 0xff;
+	b[22] = 64, b[23] = 17;
+	b[26] = 10, b[29] = 1, b[30] = 10, b[33] = 2;
+	b[34] = 0xc0, b[35] = 0x00;		/* sport 49152 */
+	b[36] = 4791 >> 8, b[37] = 4791 & 0xff;
+	b[38] = 0, b[39] = FRAME_LEN - 34;
+	b[42] = 0x0a;				/* RDMA WRITE ONLY */
+	b[44] = 0xff, b[45] = 0xff;
+	b[47] = (unsigned char)(dqpn >> 16), b[48] = (unsigned char)(dqpn >> 8), b[49] = (unsigned char)dqpn;
+}
+
+/* Run the frame of flow dqpn k times through the program; 0 or -errno. */
+static int run(int fd, __u32 dqpn, __u32 k)
+{
+	unsigned char b[FRAME_LEN];
+	struct xdp_md ctx = { .data_end = FRAME_LEN, .ingress_ifindex = 1 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = b, .data_size_in = FRAME_LEN,
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = k);
+
+	frame(b, dqpn);
+	if (bpf_prog_test_run_opts(fd, &o))
+		return -errno;
+	return o.retval == XDP_PASS ? 0 : -EPROTO;
+}
+
+static struct rt_source *open_lo(int no_nic, double timeout, __u32 max_flows)
+{
+	struct rt_opts o;
+
+	rt_opts_defaults(&o);
+	o.ifaces[0] = "lo";
+	o.nifaces = 1;
+	o.xdp_mode = 2;
+	o.no_nic = no_nic;
+	o.flow_timeout = timeout;
+	o.max_flows = max_flows;
+	return rt_live_source_new(&o);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* One interval's deltas of one path: pkts per flow (index dqpn - 0x100). */
+struct trace {
+	__u64 d[INTERVALS][NFLOWS];
+	__u64 evicted[INTERVALS];
+	size_t nchanged[INTERVALS];
+};
+
+/*
+ * Flow f is active in interval t when (t / 4 + f) % 3 != 0 ... a churn of
+ * flows going idle for 4 intervals (longer than the timeout: evicted) and
+ * coming back; it takes f % 7 + 1 frames per active interval.
+ */
+static int active(int f, int t)
+{
+	return (t / 4 + f) % 3 != 0;
+}
+
+static void churn(int no_nic, struct trace *tr, __u64 tally[NFLOWS])
+{
+	struct rt_source *src = open_lo(no_nic, 0.25, 4096);
+	struct rt_stream st;
+	int fd;
+
+	memset(tr, 0, sizeof(*tr));
+	if (!src) {
+		CHECK(0, "cannot open the live source on lo");
+		return;
+	}
+	if (rt_stream_init(&st, src, NULL)) {
+		CHECK(0, "out of memory");
+		src->close(src);
+		return;
+	}
+	fd = rt_live_xdp_fd(src);
+	CHECK_EQ(src->incremental, no_nic);
+	for (int t = 0; t < INTERVALS; t++) {
+		for (int f = 0; f < NFLOWS; f++)
+			if (active(f, t)) {
+				CHECK(!run(fd, 0x100 + (__u32)f, (__u32)(f % 7 + 1)), "test run");
+				tally[f] += (__u64)(f % 7 + 1);
+			}
+		CHECK(rt_stream_step(&st) == 1, "interval %d", t);
+		for (size_t i = 0; i < st.delta.nflows; i++) {
+			const struct rt_flow_delta *d = &st.delta.flows[i];
+			__u32 q = d->f->k.dqpn - 0x100;
+
+			if (q < NFLOWS) {
+				tr->d[t][q] += d->d.pkts;
+				CHECK_EQ(d->d.bytes, d->d.pkts * FRAME_LEN);
+				CHECK_EQ(d->d.ecn[RT_ECN_ECT0], d->d.pkts);
+			} else {
+				CHECK(0, "a flow nobody sent: dqpn 0x%x", d->f->k.dqpn);
+			}
+		}
+		tr->evicted[t] = st.cur.evicted;
+		tr->nchanged[t] = st.delta.nflows;
+		sleep_ms(100);
+	}
+	rt_stream_free(&st);
+	src->close(src);
+}
+
+static void test_churn(void)
+{
+	static struct trace inc, full;
+	__u64 tally_inc[NFLOWS] = { 0 }, tally_full[NFLOWS] = { 0 };
+	__u64 evictions = 0;
+
+	pin(0);
+	churn(1, &inc, tally_inc);
+	churn(0, &full, tally_full);
+	for (int f = 0; f < NFLOWS; f++) {
+		__u64 sum = 0;
+
+		for (int t = 0; t < INTERVALS; t++)
+			sum += inc.d[t][f];
+		CHECK(sum == tally_inc[f], "flow %d: %llu counted, %llu sent", f,
+		      (unsigned long long)sum, (unsigned long long)tally_inc[f]);
+	}
+	/* Each idle stretch of 4 intervals (400 ms) beyond the 250 ms timeout
+	 * evicts the flow once, when it began before the last intervals. */
+	for (int f = 0; f < NFLOWS; f++)
+		for (int t = 1; t < INTERVALS; t++)
+			if (!active(f, t) && active(f, t - 1) && t + 3 < INTERVALS)
+				evictions++;
+	CHECK(inc.evicted[INTERVALS - 1] == evictions, "%llu evicted, the schedule has %llu",
+	      (unsigned long long)inc.evicted[INTERVALS - 1], (unsigned long long)evictions);
+	CHECK(!memcmp(tally_inc, tally_full, sizeof(tally_inc)), "both runs sent the same");
+	/* which read evicts a flow depends on the time each interval took (1 to
+	 * 3 intervals after its last frame); the deltas do not */
+	CHECK(full.evicted[INTERVALS - 1] == evictions, "%llu evicted, the schedule has %llu",
+	      (unsigned long long)full.evicted[INTERVALS - 1], (unsigned long long)evictions);
+	for (int t = 0; t < INTERVALS; t++) {
+		CHECK(!memcmp(inc.d[t], full.d[t], sizeof(inc.d[t])),
+		      "interval %d: the incremental and the whole-table paths differ", t);
+		CHECK_EQ(inc.nchanged[t], full.nchanged[t]);
+	}
+	TEST_END("flowtab_churn_evict_exact");
+}
+
+static void test_full_region(void)
+{
+	struct rt_source *src = open_lo(1, 0, RT_FT_MIN_SLOTS);
+	const __u32 n = 3 * RT_FT_MIN_SLOTS;
+	struct rt_stream st;
+	__u64 in_flows = 0, full = 0;
+	size_t rows = 0;
+	int fd;
+
+	if (!src || rt_stream_init(&st, src, NULL)) {
+		CHECK(0, "cannot open the live source on lo");
+		if (src)
+			src->close(src);
+		return;
+	}
+	pin(0);
+	fd = rt_live_xdp_fd(src);
+	CHECK_EQ(rt_ftab_region_slots(rt_live_flowtab(src)), RT_FT_MIN_SLOTS);
+	for (__u32 f = 0; f < n; f++)
+		CHECK(!run(fd, 0x1000 + f, 3), "test run");
+	CHECK(rt_stream_step(&st) == 1, "interval");
+	for (size_t i = 0; i < st.cur.nflows; i++) {
+		const struct rt_flow *fl = &st.cur.flows[i];
+
+		CHECK(fl->v.pkts == 3, "flow 0x%x: %llu packets, 3 sent", fl->k.dqpn,
+		      (unsigned long long)fl->v.pkts);
+		in_flows += fl->v.pkts;
+		rows++;
+	}
+	for (size_t i = 0; i < st.cur.nifs; i++)
+		full += st.cur.ifs[i].v.flow_full;
+	/* a key's 16 probes cover a region of 16: every slot is taken */
+	CHECK(rows == RT_FT_MIN_SLOTS, "%zu flows in a region of %d slots", rows, RT_FT_MIN_SLOTS);
+	CHECK_EQ(in_flows + full, 3ULL * n);
+	CHECK_EQ(full, 3ULL * (n - rows));
+	TEST_END("flowtab_full_region");
+	rt_stream_free(&st);
+	src->close(src);
+}
+
+struct runner {
+	int fd, cpu, stop;
+	__u64 sent;	/* frames run so far (read by the reader after) */
+};
+
+static void *runner(void *arg)
+{
+	struct runner *r = arg;
+
+	pin(r->cpu);
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		if (run(r->fd, 0x777, 1000))
+			break;
+		__atomic_store_n(&r->sent, r->sent + 1000, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void test_concurrent(void)
+{
+	struct rt_source *src = open_lo(1, 0, 1024);
+	struct rt_stream st;
+	struct runner r = { 0 };
+	pthread_t th;
+	__u64 last = 0;
+	int ncpu = libbpf_num_possible_cpus(), reads = 0;
+
+	if (!src || rt_stream_init(&st, src, NULL)) {
+		CHECK(0, "cannot open the live source on lo");
+		if (src)
+			src->close(src);
+		return;
+	}
+	r.fd = rt_live_xdp_fd(src);
+	r.cpu = ncpu > 1 ? 1 : 0;
+	pin(0);
+	if (pthread_create(&th, NULL, runner, &r)) {
+		CHECK(0, "pthread_create");
+		goto out;
+	}
+	for (int i = 0; i < 200; i++, reads++) {
+		CHECK(rt_stream_step(&st) == 1, "interval");
+		for (size_t j = 0; j < st.cur.nflows; j++) {
+			__u64 p = st.cur.flows[j].v.pkts;
+			__u64 sent = __atomic_load_n(&r.sent, __ATOMIC_ACQUIRE);
+
+			CHECK(p >= last, "read %d: %llu packets after %llu", i, (unsigned long long)p,
+			      (unsigned long long)last);
+			/* sent counts whole runs; a run in progress adds at most 1000 */
+			CHECK(p <= sent + 1000, "read %d: %llu packets, %llu sent", i,
+			      (unsigned long long)p, (unsigned long long)sent);
+			last = p;
+		}
+		sleep_ms(2);
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	CHECK(rt_stream_step(&st) == 1, "last interval");
+	CHECK_EQ(st.cur.nflows, 1);
+	if (st.cur.nflows == 1)
+		CHECK_EQ(st.cur.flows[0].v.pkts, r.sent);
+	CHECK(r.sent >= 1000 * 10, "the runner ran only %llu frames", (unsigned long long)r.sent);
+	TEST_END("flowtab_read_while_counting");
+out:
+	rt_stream_free(&st);
+	src->close(src);
+}
+
+int main(void)
+{
+	if (geteuid() != 0) {
+		printf("SKIP flowtab: needs root for BPF and a network namespace\n");
+		return 0;
+	}
+	if (unshare(CLONE_NEWNET)) {
+		printf("SKIP flowtab: cannot create a network namespace: %s\n", strerror(errno));
+		return 0;
+	}
+	rt_verbosity = RT_LOG_WARN;
+	test_churn();
+	test_full_region();
+	test_concurrent();
+	return TEST_EXIT();
+}

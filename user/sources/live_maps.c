@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "rocetop.skel.h"
+#include "live_maps.h"
+#include "snapshot.h"
+
+int rt_ftab_size(struct rocetop_bpf *skel, __u32 max_flows, int ncpus)
+{
+	__u32 shift = 4;
+	__u64 nslots;
+
+	_Static_assert(RT_FT_MIN_SLOTS == 1 << 4, "the smallest region");
+	if (ncpus <= 0)
+		return -EINVAL;
+	while ((1U << shift) < max_flows && shift < 24)
+		shift++;
+	nslots = (__u64)ncpus << shift;
+	if ((1U << shift) < max_flows || nslots > 1U << 31)
+		return -E2BIG;
+	if (bpf_map__set_max_entries(skel->maps.flows, (__u32)nslots) ||
+	    bpf_map__set_max_entries(skel->maps.dirty, (__u32)((nslots + 63) / 64)))
+		return -EINVAL;
+	skel->rodata->rt_ft_mask = (1U << shift) - 1;
+	skel->rodata->rt_ft_shift = shift;
+	skel->rodata->rt_ft_nregions = (__u32)ncpus;
+	return 0;
+}
+
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n + pg - 1) / pg * pg;
+}
+
+int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
+{
+	void *p;
+
+	memset(t, 0, sizeof(*t));
+	t->shift = skel->rodata->rt_ft_shift;
+	t->mask = skel->rodata->rt_ft_mask;
+	t->nregions = skel->rodata->rt_ft_nregions;
+	t->nslots = (size_t)t->nregions << t->shift;
+	t->nwords = (t->nslots + 63) / 64;
+	if (bpf_map__max_entries(skel->maps.flows) != t->nslots ||
+	    bpf_map__value_size(skel->maps.flows) != sizeof(struct rt_flow_slot))
+		return -EINVAL;
+	t->slots_len = page_round(t->nslots * sizeof(struct rt_flow_slot));
+	t->dirty_len = page_round(t->nwords * sizeof(__u64));
+	p = mmap(NULL, t->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(skel->maps.flows), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	t->slots = p;
+	p = mmap(NULL, t->dirty_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(skel->maps.dirty), 0);
+	if (p == MAP_FAILED) {
+		int err = -errno;
+
+		rt_ftab_unmap(t);
+		return err;
+	}
+	t->dirty = p;
+	return 0;
+}
+
+void rt_ftab_unmap(struct rt_ftab *t)
+{
+	if (t->slots)
+		munmap(t->slots, t->slots_len);
+	if (t->dirty)
+		munmap(t->dirty, t->dirty_len);
+	t->slots = NULL;
+	t->dirty = NULL;
+}
+
+/* The program writes a slot's key before marking it live; read the state
+ * first (acquire), so a live slot's key is whole. */
+static __u8 slot_state(const struct rt_flow_slot *s)
+{
+	return __atomic_load_n(&s->v.slot, __ATOMIC_ACQUIRE);
+}
+
+struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct rt_flow_key *k,
+				  __u64 h)
+{
+	struct rt_flow_slot *base = t->slots + ((size_t)r << t->shift);
+
+	for (__u32 i = 0; i < RT_FT_PROBES; i++) {
+		struct rt_flow_slot *s = base + rt_ft_probe(h, i, t->mask);
+		__u8 st = slot_state(s);
+
+		if (st == RT_FT_EMPTY)
+			return NULL;
+		if (st == RT_FT_LIVE && !memcmp(&s->k, k, sizeof(*k)))
+			return s;
+	}
+	return NULL;
+}
+
+int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
+		struct rt_flow_val *out)
+{
+	__u64 h = rt_ft_hash(k);
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (__u32 r = first_region; r < t->nregions; r++) {
+		const struct rt_flow_slot *s = rt_ftab_find(t, r, k, h);
+		struct rt_flow_val v;
+
+		if (!s)
+			continue;
+		v = s->v;	/* one copy: each counter whole (aligned 8-byte loads) */
+		if (!v.pkts)
+			continue;
+		n++;
+		rt_flow_val_add(out, &v);
+		if (v.last_ns >= out->last_ns) {
+			out->sport = v.sport;
+			out->dscp = v.dscp;
+			out->pcp = v.pcp;
+			out->opcode = v.opcode;
+		}
+	}
+	out->slot = 0;
+	return n;
+}
+
+int rt_ftab_kill(const struct rt_ftab *t, const struct rt_flow_key *k)
+{
+	__u64 h = rt_ft_hash(k);
+	int n = 0;
+
+	for (__u32 r = 0; r < t->nregions; r++) {
+		struct rt_flow_slot *s = rt_ftab_find(t, r, k, h);
+
+		if (s) {
+			__atomic_store_n(&s->v.slot, RT_FT_DEAD, __ATOMIC_RELEASE);
+			n++;
+		}
+	}
+	return n;
+}
+
+int rt_ifslot_set(const struct rocetop_bpf *skel, __u32 old_ifindex, __u32 ifindex, __u32 slot)
+{
+	int dfd = bpf_map__fd(skel->maps.ifdirect), hfd = bpf_map__fd(skel->maps.slots);
+	__u32 none = 0, val = slot + 1;
+
+	if (old_ifindex && old_ifindex < RT_IF_DIRECT)
+		bpf_map_update_elem(dfd, &old_ifindex, &none, BPF_ANY);
+	else if (old_ifindex)
+		bpf_map_delete_elem(hfd, &old_ifindex);
+	if (ifindex < RT_IF_DIRECT ? bpf_map_update_elem(dfd, &ifindex, &val, BPF_ANY) :
+	    bpf_map_update_elem(hfd, &ifindex, &slot, BPF_ANY))
+		return -errno;
+	return 0;
+}

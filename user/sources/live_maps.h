@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The live source's BPF maps seen from user space: the kernel flow table
+ * (bpf/rocetop.h, "The kernel flow table") sized before load and read through
+ * mmap after, and the interface slots. The live source, the BPF unit tests
+ * and the benchmarks share it.
+ */
+#ifndef RT_LIVE_MAPS_H
+#define RT_LIVE_MAPS_H
+
+#include <stddef.h>
+#include "rocetop.h"
+
+struct rocetop_bpf;
+
+struct rt_ftab {
+	struct rt_flow_slot *slots;	/* nregions x (mask + 1), mmapped */
+	__u64 *dirty;			/* a bit per slot, mmapped */
+	__u32 nregions, mask, shift;
+	size_t nslots, nwords;
+	size_t slots_len, dirty_len;	/* the mappings' lengths */
+};
+
+/*
+ * Before load: regions for every possible CPU, each of the smallest power of
+ * two of slots that holds max_flows flows (at least RT_FT_MIN_SLOTS). 0 or a
+ * negative errno. A region of 16 is covered whole by a key's probes: it holds
+ * exactly 16 flows.
+ */
+int rt_ftab_size(struct rocetop_bpf *skel, __u32 max_flows, int ncpus);
+/* After load: map the table and its bitmap. 0 or a negative errno. */
+int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel);
+void rt_ftab_unmap(struct rt_ftab *t);
+/* Flows one region holds (its slots). */
+static inline __u32 rt_ftab_region_slots(const struct rt_ftab *t)
+{
+	return t->mask + 1;
+}
+
+/* The live slot of k in region r, or NULL. h: rt_ft_hash(k). */
+struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct rt_flow_key *k,
+				  __u64 h);
+/*
+ * The counters of k summed over every region (the last packet's sport, dscp,
+ * pcp and opcode from the region that saw the latest one; out->slot 0).
+ * Returns the number of regions holding k. first_region: regions below it
+ * are known not to hold k (0: look in all).
+ */
+int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
+		struct rt_flow_val *out);
+/* Mark k's slots dead in every region (eviction); returns how many. */
+int rt_ftab_kill(const struct rt_ftab *t, const struct rt_flow_key *k);
+/* Take the dirty bits of word w (an atomic exchange with 0). */
+static inline __u64 rt_ftab_take(const struct rt_ftab *t, size_t w)
+{
+	return __atomic_exchange_n(&t->dirty[w], 0, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * Count frames of ifindex in ifstats slot `slot` (and forget old_ifindex, 0
+ * for none): the ifdirect array or the slots hash, as the program looks them
+ * up. 0 or a negative errno.
+ */
+int rt_ifslot_set(const struct rocetop_bpf *skel, __u32 old_ifindex, __u32 ifindex, __u32 slot);
+
+#endif
