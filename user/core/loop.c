@@ -203,10 +203,19 @@ static int run(struct loop *L, const struct rt_opts *o)
 	 */
 	if (!L->src->live && !interactive && !o->listen) {
 		struct signalfd_siginfo si;
+		struct timespec ts;
+		long long next = 0, now;
 
 		while ((r = step(L, o, 1)) > 0) {
 			if (o->iterations && L->emitted >= o->iterations)
 				break;
+			/* The signalfd every 10 ms, not every interval: a file of
+			 * short intervals paid a system call for each. */
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+			if (now < next)
+				continue;
+			next = now + 10000000;
 			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 				if (si.ssi_signo == SIGUSR1) {
 					signal_sinks(L, SIGUSR1);

@@ -667,6 +667,8 @@ struct rt_sink *rt_record_sink_new(const struct rt_opts *o)
 #define RT_REC_MAX_STRUCT	65536		/* bytes of one stored struct */
 #define RT_REC_MAX_DECODED	(1ull << 31)	/* bytes one block may expand to in memory */
 #define RT_REC_MAX_SKIP_WARN	5
+/* deflate makes at most about 1032 bytes of one; a block claiming more is damaged */
+#define RT_REC_MAX_RATIO	1040u
 
 struct map {			/* one field the file and this build both know */
 	size_t foff, off, size;
@@ -1198,24 +1200,49 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 		} else if (get32(bh) != RT_REC_BLOCK_MAGIC || zlen > RT_REC_MAX_BLOCK ||
 			   rawlen > RT_REC_MAX_BLOCK) {
 			why = "is damaged (no valid block starts)";
+		} else if ((__u64)rawlen > (__u64)zlen * RT_REC_MAX_RATIO + 64) {
+			/* more than deflate can make of zlen bytes: a damaged header */
+			why = "is damaged (no valid block starts)";
 		} else {
-			if (rt_grow_to((void **)&r->z, &r->zcap, zlen ? zlen : 1, 1) ||
-			    rt_grow_to((void **)&r->raw, &r->rawcap, rawlen ? rawlen : 1, 1)) {
+			/*
+			 * The compressed bytes are read as they come, the buffer
+			 * growing with what was read: a damaged header claiming
+			 * 1 GiB costs what the file holds, not 1 GiB (make fuzz
+			 * found that each such header cost a gigabyte of address
+			 * space, "out of memory" where it is scarce). The block's
+			 * raw size is allocated once its CRC has checked.
+			 */
+			if (rt_grow_to((void **)&r->z, &r->zcap, 1, 1)) {
 				pr_warn("out of memory.\n");
 				return -ENOMEM;
 			}
-			n = rin(r, r->z, zlen);
-			if (n < 0) {
-				pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
-				return (int)n;
+			while (nz < zlen) {
+				size_t want = nz < 65536 ? 65536 : 2 * nz;
+
+				if (want > zlen)
+					want = zlen;
+				if (rt_grow_to((void **)&r->z, &r->zcap, want, 1)) {
+					pr_warn("out of memory.\n");
+					return -ENOMEM;
+				}
+				n = rin(r, r->z + nz, want - nz);
+				if (n < 0) {
+					pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
+					return (int)n;
+				}
+				nz += (size_t)n;
+				if (nz < want)
+					break;	/* the end of the file */
 			}
-			nz = (size_t)n;
 			out = rawlen;
 			if (nz < zlen)
 				why = "is cut in the middle of a block";
 			else if (get32(bh + 12) != (__u32)crc32(0, r->z, zlen))
 				why = "is damaged (a block fails its CRC check)";
-			else if (uncompress(r->raw, &out, r->z, zlen) != Z_OK || out != rawlen)
+			else if (rt_grow_to((void **)&r->raw, &r->rawcap, rawlen ? rawlen : 1, 1)) {
+				pr_warn("out of memory.\n");
+				return -ENOMEM;
+			} else if (uncompress(r->raw, &out, r->z, zlen) != Z_OK || out != rawlen)
 				why = "is damaged (a block does not decompress)";
 			else if ((err = decode(r, s, rawlen)) == -ENOMEM) {
 				pr_warn("out of memory.\n");
