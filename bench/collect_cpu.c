@@ -42,6 +42,7 @@
 #include <bpf/libbpf.h>
 #include "live_maps.h"
 #include "log.h"
+#include "cpu.h"
 #include "sink.h"
 #include "source.h"
 #include "stream.h"
@@ -56,14 +57,6 @@ static const char *part_name[NPARTS] = {
 static int ncpus;
 static int saved_stdout = -1;
 
-static double cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static __u64 mono_ns(void)
 {
 	struct timespec ts;
@@ -76,19 +69,6 @@ static void skip(const char *why)
 {
 	fprintf(stderr, "collect_cpu: SKIP: %s\n", why);
 	exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Flow i: IPv4 10.x.y.z -> 10.200.y.z, a QP of its own; both directions. */

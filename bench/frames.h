@@ -10,10 +10,15 @@
 #ifndef ROCETOP_BENCH_FRAMES_H
 #define ROCETOP_BENCH_FRAMES_H
 
+#include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
 #include <linux/types.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 struct frame {
 	const char *name;
@@ -157,6 +162,29 @@ static inline void wrap(struct frame *f, const char *name, const struct frame *i
 	o += hl;
 	memcpy(p + o, in->b, in->len);
 	f->len = o + in->len;
+}
+
+/* libbpf's print callback that says nothing (the benches report their own errors). */
+static inline int silent(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	(void)l, (void)f, (void)ap;
+	return 0;
+}
+
+/* Mean ns per repetition of one XDP test run of f on ifindex 1, or -errno
+ * (-EPROTO when the program did not pass the frame). */
+static inline long run_xdp(int fd, const struct frame *f, __u32 repeat)
+{
+	struct xdp_md ctx = { .data_end = f->len, .ingress_ifindex = 1 };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = f->b, .data_size_in = f->len,
+		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = repeat);
+
+	if (bpf_prog_test_run_opts(fd, &o))
+		return -errno;
+	if (o.retval != XDP_PASS)
+		return -EPROTO;
+	return (long)o.duration;
 }
 
 static inline int cmp_long(const void *a, const void *b)

@@ -28,33 +28,13 @@
 #include "derive.h"
 #include "join.h"
 #include "log.h"
+#include "cpu.h"
 #include "opts.h"
 #include "sink.h"
 #include "snapshot.h"
 #include "table.h"
 
 #define RUNS 5
-
-static double cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* ---- 1. insert and look up N keys ---- */
 

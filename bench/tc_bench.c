@@ -42,27 +42,6 @@
 #define TARGET_RATIO 1.2
 #define MAX_RUNS 31
 
-static int silent(enum libbpf_print_level l, const char *f, va_list ap)
-{
-	(void)l, (void)f, (void)ap;
-	return 0;
-}
-
-/* Mean ns per repetition of one XDP test run, or -errno. */
-static long run_xdp(int fd, const struct frame *f, __u32 repeat)
-{
-	struct xdp_md ctx = { .data_end = f->len, .ingress_ifindex = 1 };
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		.data_in = f->b, .data_size_in = f->len,
-		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = repeat);
-
-	if (bpf_prog_test_run_opts(fd, &o))
-		return -errno;
-	if (o.retval != XDP_PASS)
-		return -EPROTO;
-	return (long)o.duration;
-}
-
 /* The same for a tc program: an skb on lo (ifindex 1), as egress sees it. */
 static long run_tc(int fd, const struct frame *f, __u32 repeat)
 {

@@ -35,27 +35,6 @@
 #define TARGET_WRAP_NS 10.0
 #define MAX_RUNS 31
 
-static int silent(enum libbpf_print_level l, const char *f, va_list ap)
-{
-	(void)l, (void)f, (void)ap;
-	return 0;
-}
-
-/* Mean ns per repetition of one test run, or -errno. */
-static long run(int fd, const struct frame *f, __u32 repeat)
-{
-	struct xdp_md ctx = { .data_end = f->len, .ingress_ifindex = 1 };
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		.data_in = f->b, .data_size_in = f->len,
-		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = repeat);
-
-	if (bpf_prog_test_run_opts(fd, &o))
-		return -errno;
-	if (o.retval != XDP_PASS)
-		return -EPROTO;
-	return (long)o.duration;
-}
-
 /*
  * The first packet of a flow claims a slot in the kernel flow table. A test run repeats
  * one frame, so the insert is timed with single runs on new flows against
@@ -74,9 +53,9 @@ static int new_flow_cost(int fd, int nflows, long *newf, long *old)
 	}
 	for (i = 0; i < nflows; i++) {
 		roce(&f, "new", 0x6a, 0x0a, 0x200000 + (__u32)i, 64);
-		a[i] = run(fd, &f, 1);
+		a[i] = run_xdp(fd, &f, 1);
 		roce(&f, "old", 0x6a, 0x0a, 0x000123, 64);
-		b[i] = run(fd, &f, 1);
+		b[i] = run_xdp(fd, &f, 1);
 		if (a[i] < 0 || b[i] < 0)
 			break;
 	}
@@ -163,13 +142,13 @@ int main(int argc, char **argv)
 		long base[MAX_RUNS], cost[MAX_RUNS], b, c;
 
 		/* warm up: inserts the flow and the interface row, faults the code in */
-		if (run(rt_fd, &fr[p], 1000) < 0 || run(bp_fd, &fr[p], 1000) < 0) {
+		if (run_xdp(rt_fd, &fr[p], 1000) < 0 || run_xdp(bp_fd, &fr[p], 1000) < 0) {
 			fprintf(stderr, "xdp_bench: test run of %s failed\n", fr[p].name);
 			goto out;
 		}
 		for (int r = 0; r < runs; r++) {
-			base[r] = run(bp_fd, &fr[p], repeat);
-			cost[r] = run(rt_fd, &fr[p], repeat);
+			base[r] = run_xdp(bp_fd, &fr[p], repeat);
+			cost[r] = run_xdp(rt_fd, &fr[p], repeat);
 			if (base[r] < 0 || cost[r] < 0) {
 				fprintf(stderr, "xdp_bench: test run of %s failed: %s\n", fr[p].name,
 					strerror((int)-(base[r] < 0 ? base[r] : cost[r])));

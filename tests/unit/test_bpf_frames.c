@@ -36,12 +36,6 @@
 
 static int ncpus;
 
-static int silent(enum libbpf_print_level l, const char *f, va_list ap)
-{
-	(void)l, (void)f, (void)ap;
-	return 0;
-}
-
 /* One test run of f, repeated REPEAT times; the return value in *ret. */
 static int run(int fd, int tc, const struct frame *f, __u32 *ret)
 {

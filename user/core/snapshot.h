@@ -385,21 +385,15 @@ void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...) __attribute__
 void rt_snapshot_sort(struct rt_snapshot *s);
 int rt_flow_key_cmp(const struct rt_flow_key *a, const struct rt_flow_key *b);
 /*
- * A hash of a flow key for open-addressed tables (pcap sources, the report).
- * Inline: a capture calls it once per RoCE packet, and independent multiplies
- * pipeline well.
+ * A hash of a flow key for open-addressed tables (pcap sources, the report):
+ * the kernel flow table's hash (rt_ft_hash, bpf/rocetop.h), mixed once more so
+ * that its low 32 bits are as good as its whole. Inline: a capture calls it
+ * once per RoCE packet.
  */
-_Static_assert(sizeof(struct rt_flow_key) == 48, "rt_flow_key_hash reads 6 x 8 bytes");
-
 static inline __u32 rt_flow_key_hash(const struct rt_flow_key *k)
 {
-	__u64 w[6], h;
+	__u64 h = rt_ft_hash(k);
 
-	__builtin_memcpy(w, k, sizeof(w));
-	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
-	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL +
-	    w[4] * 0xff51afd7ed558ccdULL + (w[5] + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 31;
 	h *= 0x94d049bb133111ebULL;
 	return (__u32)(h ^ (h >> 29));
 }

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the user-space CPU benches (bench/collect_cpu.c, bench/table_bench.c)
+ * share: the process's CPU time in ms (user + system) and the median of a set
+ * of figures. One copy, so both benches measure and summarise alike.
+ */
+#ifndef ROCETOP_BENCH_CPU_H
+#define ROCETOP_BENCH_CPU_H
+
+#include <stdlib.h>
+#include <time.h>
+
+static inline double cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static inline int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v. */
+static inline double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#endif
