@@ -133,7 +133,7 @@ void rt_qp_table_clear(struct rt_qp_table *t);
  * RDMA_NLDEV_CMD_RES_QP_GET or RDMA_NLDEV_CMD_RES_CM_ID_GET dump into t. QP
  * entries add rows; CM ID entries give their addresses (and owner) to the QP
  * row of the same device and lqpn, adding one if needed. Pure: no I/O.
- * Returns 1 when NLMSG_DONE was seen, 0 when more messages are to come, or a
+ * Returns 1 when NLMSG_DONE (or an ACK) was seen, 0 when more messages are to come, or a
  * negative errno (a netlink error message or a malformed buffer).
  */
 int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t);

@@ -131,62 +131,41 @@ static int parse_table(const struct nlattr *tab, int cm, __u32 dev_index, const 
 	return 0;
 }
 
-int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t)
+/* One nldev message of a dump: a device (CMD_GET) or a QP / CM ID table. */
+static int nl_msg(const struct nlmsghdr *h, void *arg)
 {
-	const char *p = buf;
-	size_t left = len;
+	struct rt_qp_table *t = arg;
+	int op = (int)RDMA_NL_GET_OP(h->nlmsg_type), cm = 0;
+	const struct nlattr *tab = NULL;
+	__u32 dev_index = 0;
+	char dev[32] = "";
 
-	while (left >= NLMSG_HDRLEN) {
-		const struct nlmsghdr *h = (const struct nlmsghdr *)p;
-		__u32 dev_index = 0;
-		char dev[32] = "";
-		const struct nlattr *tab = NULL;
-		int cm = 0, op;
-
-		if (h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > left)
-			return -EBADMSG;
-		if (h->nlmsg_type == NLMSG_DONE)
-			return 1;
-		if (h->nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *e = NLMSG_DATA(h);
-
-			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-				return -EBADMSG;
-			return e->error < 0 ? e->error : -EPROTO;
+	FOR_ATTR(a, RT_NL_ATTRS(h), RT_NL_ALEN(h)) {
+		switch (ATTR_TYPE(a)) {
+		case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = rt_nla_u32(a); break;
+		case RDMA_NLDEV_ATTR_DEV_NAME: rt_nla_str(a, dev, sizeof(dev)); break;
+		case RDMA_NLDEV_ATTR_RES_QP: tab = a; cm = 0; break;
+		case RDMA_NLDEV_ATTR_RES_CM_ID: tab = a; cm = 1; break;
 		}
-		if (RDMA_NL_GET_CLIENT(h->nlmsg_type) != RDMA_NL_NLDEV)
-			goto next;
-		op = RDMA_NL_GET_OP(h->nlmsg_type);
-		FOR_ATTR(a, NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN) {
-			switch (ATTR_TYPE(a)) {
-			case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = rt_nla_u32(a); break;
-			case RDMA_NLDEV_ATTR_DEV_NAME: rt_nla_str(a, dev, sizeof(dev)); break;
-			case RDMA_NLDEV_ATTR_RES_QP: tab = a; cm = 0; break;
-			case RDMA_NLDEV_ATTR_RES_CM_ID: tab = a; cm = 1; break;
-			}
-		}
-		if (op == RDMA_NLDEV_CMD_GET && dev[0] && t->ndevs < RT_QP_MAX_DEVS) {
-			size_t i;
+	}
+	if (op == RDMA_NLDEV_CMD_GET && dev[0] && t->ndevs < RT_QP_MAX_DEVS) {
+		size_t i;
 
-			for (i = 0; i < t->ndevs && t->dev_index[i] != dev_index; i++)
-				;
-			if (i == t->ndevs) {
-				t->dev_index[t->ndevs] = dev_index;
-				snprintf(t->dev_name[t->ndevs++], sizeof(t->dev_name[0]), "%s", dev);
-			}
-		} else if ((op == RDMA_NLDEV_CMD_RES_QP_GET || op == RDMA_NLDEV_CMD_RES_CM_ID_GET) && tab) {
-			int r = parse_table(tab, cm, dev_index, dev, t);
-
-			if (r)
-				return r;
+		for (i = 0; i < t->ndevs && t->dev_index[i] != dev_index; i++)
+			;
+		if (i == t->ndevs) {
+			t->dev_index[t->ndevs] = dev_index;
+			snprintf(t->dev_name[t->ndevs++], sizeof(t->dev_name[0]), "%s", dev);
 		}
-next:
-		if (NLMSG_ALIGN(h->nlmsg_len) >= left)
-			break;
-		left -= NLMSG_ALIGN(h->nlmsg_len);
-		p += NLMSG_ALIGN(h->nlmsg_len);
+	} else if ((op == RDMA_NLDEV_CMD_RES_QP_GET || op == RDMA_NLDEV_CMD_RES_CM_ID_GET) && tab) {
+		return parse_table(tab, cm, dev_index, dev, t);
 	}
 	return 0;
+}
+
+int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t)
+{
+	return rt_nl_walk(buf, len, RT_NL_ANY, nl_msg, t);
 }
 
 /* One dump request; parse the answer until NLMSG_DONE. 0 or -errno. */

@@ -40,50 +40,6 @@
  * EVENT_TYPE, SYS_ATTR_MONITOR_MODE come between). */
 #define ATTR_OPCOUNTER_ENABLED	(RDMA_NLDEV_ATTR_RES_SUBTYPE + 6)
 
-/* ---- attribute walking (bounded) ---- */
-
-
-/*
- * Walk the messages of one buffer: cb gets the attributes of each nldev
- * message of command op (-1: none is wanted, only the end or the ACK).
- * Returns 1 at NLMSG_DONE or an ACK (NLMSG_ERROR 0), 0 when more is to come,
- * the kernel's negative errno, or -EBADMSG for a malformed buffer.
- */
-static int walk(const void *buf, size_t len, int op, int (*cb)(const void *attrs, size_t alen, void *arg),
-		void *arg)
-{
-	const char *p = buf;
-	size_t left = len;
-
-	while (left >= NLMSG_HDRLEN) {
-		const struct nlmsghdr *h = (const struct nlmsghdr *)p;
-
-		if (h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > left)
-			return -EBADMSG;
-		if (h->nlmsg_type == NLMSG_DONE)
-			return 1;
-		if (h->nlmsg_type == NLMSG_ERROR) {
-			const struct nlmsgerr *e = NLMSG_DATA(h);
-
-			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-				return -EBADMSG;
-			return e->error < 0 ? e->error : e->error ? -EPROTO : 1;
-		}
-		if (RDMA_NL_GET_CLIENT(h->nlmsg_type) == RDMA_NL_NLDEV && cb &&
-		    (int)RDMA_NL_GET_OP(h->nlmsg_type) == op) {
-			int r = cb(NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN, arg);
-
-			if (r)
-				return r;
-		}
-		if (NLMSG_ALIGN(h->nlmsg_len) >= left)
-			break;
-		left -= NLMSG_ALIGN(h->nlmsg_len);
-		p += NLMSG_ALIGN(h->nlmsg_len);
-	}
-	return left && left < NLMSG_HDRLEN ? -EBADMSG : 0;
-}
-
 /* ---- the per-QP counter table ---- */
 
 void rt_qpc_table_free(struct rt_qpc_table *t)
@@ -100,8 +56,10 @@ static struct rt_qpc_row *qpc_add(struct rt_qpc_table *t)
 
 #define MAX_HW 128
 
-static int stat_cb(const void *attrs, size_t alen, void *arg)
+static int stat_cb(const struct nlmsghdr *h, void *arg)
 {
+	const void *attrs = RT_NL_ATTRS(h);
+	size_t alen = RT_NL_ALEN(h);
 	struct rt_qpc_table *t = arg;
 	__u32 dev_index = 0, port = 0, id = 0, lqpn = 0, nqps = 0;
 	char dev[32] = "";
@@ -180,11 +138,13 @@ static int stat_cb(const void *attrs, size_t alen, void *arg)
 
 int rt_qpc_parse(const void *buf, size_t len, struct rt_qpc_table *t)
 {
-	return walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, stat_cb, t);
+	return rt_nl_walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, stat_cb, t);
 }
 
-static int status_cb(const void *attrs, size_t alen, void *arg)
+static int status_cb(const struct nlmsghdr *h, void *arg)
 {
+	const void *attrs = RT_NL_ATTRS(h);
+	size_t alen = RT_NL_ALEN(h);
 	struct rt_stat_status *st = arg;
 
 	FOR_ATTR(a, attrs, alen) {
@@ -219,11 +179,13 @@ static int status_cb(const void *attrs, size_t alen, void *arg)
 
 int rt_stat_status_parse(const void *buf, size_t len, struct rt_stat_status *st)
 {
-	return walk(buf, len, RDMA_NLDEV_CMD_STAT_GET_STATUS, status_cb, st);
+	return rt_nl_walk(buf, len, RDMA_NLDEV_CMD_STAT_GET_STATUS, status_cb, st);
 }
 
-static int mode_cb(const void *attrs, size_t alen, void *arg)
+static int mode_cb(const struct nlmsghdr *h, void *arg)
 {
+	const void *attrs = RT_NL_ATTRS(h);
+	size_t alen = RT_NL_ALEN(h);
 	struct rt_stat_mode *m = arg;
 
 	FOR_ATTR(a, attrs, alen) {
@@ -238,7 +200,7 @@ static int mode_cb(const void *attrs, size_t alen, void *arg)
 
 int rt_stat_mode_parse(const void *buf, size_t len, struct rt_stat_mode *m)
 {
-	return walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, mode_cb, m);
+	return rt_nl_walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, mode_cb, m);
 }
 
 /* ---- building requests ---- */
@@ -436,7 +398,7 @@ void rt_nl_io_close(struct rt_nl_io *io)
 static int p_qpc(const void *b, size_t l, void *a) { return rt_qpc_parse(b, l, a); }
 static int p_status(const void *b, size_t l, void *a) { return rt_stat_status_parse(b, l, a); }
 static int p_mode(const void *b, size_t l, void *a) { return rt_stat_mode_parse(b, l, a); }
-static int p_ack(const void *b, size_t l, void *a) { (void)a; return walk(b, l, -1, NULL, NULL); }
+static int p_ack(const void *b, size_t l, void *a) { (void)a; return rt_nl_walk(b, l, -1, NULL, NULL); }
 static int p_devs(const void *b, size_t l, void *a) { return rt_rdma_nl_parse(b, l, a); }
 
 int rt_qpc_read(struct rt_nl_io *io, __u32 dev_index, struct rt_qpc_table *t)

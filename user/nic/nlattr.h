@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Reading netlink attributes from untrusted bytes, bounded: the one walker
+ * Reading netlink messages and attributes from untrusted bytes, bounded: the one walker
  * that rdma netlink (nic_netlink.c, nic_stat.c), DCB (nic_dcb.c) and ethtool
  * netlink (nic_ethtool.c) share. A short or overlong attribute ends the walk;
  * a getter given too few bytes returns 0 (or "").
@@ -9,8 +9,10 @@
 #define RT_NLATTR_H
 
 #include <string.h>
+#include <errno.h>
 #include <linux/netlink.h>
 #include <linux/types.h>
+#include <rdma/rdma_netlink.h>
 
 #define FOR_ATTR(a, p, len) \
 	for (const struct nlattr *a = (const struct nlattr *)(p); \
@@ -56,6 +58,53 @@ static inline void rt_nla_str(const struct nlattr *a, char *out, size_t outlen)
 		n = outlen - 1;
 	memcpy(out, ATTR_DATA(a), n);
 	out[n] = '\0';
+}
+
+/*
+ * Walk the rdma netlink messages of one buffer: cb(h, arg) for each nldev
+ * message of command op (RT_NL_ANY: every command; -1: none is wanted, only the
+ * end or the ACK); a non-zero return of cb ends the walk with it. Returns 1 at
+ * NLMSG_DONE or an ACK (NLMSG_ERROR 0), 0 when more is to come, the kernel's
+ * negative errno, or -EBADMSG for a malformed buffer. The one walker of
+ * nic_netlink.c's dumps and nic_stat.c's statistics.
+ */
+#define RT_NL_ANY	(-2)
+#define RT_NL_ATTRS(h)	((const void *)NLMSG_DATA(h))
+#define RT_NL_ALEN(h)	((size_t)(h)->nlmsg_len - NLMSG_HDRLEN)
+
+static inline int rt_nl_walk(const void *buf, size_t len, int op,
+			     int (*cb)(const struct nlmsghdr *h, void *arg), void *arg)
+{
+	const char *p = buf;
+	size_t left = len;
+
+	while (left >= NLMSG_HDRLEN) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)p;
+
+		if (h->nlmsg_len < NLMSG_HDRLEN || h->nlmsg_len > left)
+			return -EBADMSG;
+		if (h->nlmsg_type == NLMSG_DONE)
+			return 1;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+				return -EBADMSG;
+			return e->error < 0 ? e->error : e->error ? -EPROTO : 1;
+		}
+		if (RDMA_NL_GET_CLIENT(h->nlmsg_type) == RDMA_NL_NLDEV && cb &&
+		    (op == RT_NL_ANY || (int)RDMA_NL_GET_OP(h->nlmsg_type) == op)) {
+			int r = cb(h, arg);
+
+			if (r)
+				return r;
+		}
+		if (NLMSG_ALIGN(h->nlmsg_len) >= left)
+			break;
+		left -= NLMSG_ALIGN(h->nlmsg_len);
+		p += NLMSG_ALIGN(h->nlmsg_len);
+	}
+	return left && left < NLMSG_HDRLEN ? -EBADMSG : 0;
 }
 
 #endif
