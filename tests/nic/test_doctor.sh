@@ -91,6 +91,26 @@ out=$("$ROCETOP" doctor --sysfs-root "$tmp/empty" 2>&1); rc=$?
 grep -q '^note: no RDMA netdev: .*/sys/class/infiniband: No such file or directory' <<< "$out" ||
 	{ echo "  no RDMA: $out"; fail=1; }
 
+# Untrusted text (issue 16, defect 11): configfs's default_roce_mode holding an
+# OSC title set, a BEL, 0xFF and a bare C1 CSI. Text: none of those bytes reach
+# the terminal, the escaped form does; --json: valid UTF-8 that decodes back to
+# the escape sequence (0xFF and 0x9B as U+FFFD).
+cp -a "$FIX/healthy" "$tmp/hostile"
+printf '\033]0;PWNED\007RoCE \377\233v2\n' \
+	> "$tmp/hostile/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode"
+"$ROCETOP" doctor --sysfs-root "$tmp/hostile" -d 0 > "$tmp/hostile.txt" 2>&1
+if LC_ALL=C grep -q $'[\x1b\x07\xff\x9b]' "$tmp/hostile.txt"; then
+	echo "  hostile: raw control bytes in the text output"; fail=1
+fi
+grep -q 'default mode ?]0;PWNED?RoCE ??v2, default ToS 106' "$tmp/hostile.txt" ||
+	{ echo "  hostile: no escaped rdma_cm line in: $(grep -a rdma_cm "$tmp/hostile.txt")"; fail=1; }
+"$ROCETOP" doctor --sysfs-root "$tmp/hostile" -d 0 --json > "$tmp/hostile.json" 2>&1
+"${PYTHON:-python3}" - "$tmp/hostile.json" <<'PY' || { echo "  hostile: --json"; fail=1; }
+import json, sys
+j = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+sys.exit(j["netdevs"][0]["roce_mode"] != "\x1b]0;PWNED\x07RoCE \ufffd\ufffdv2")
+PY
+
 # The live view's header says it too (a note of the snapshot), live on lo.
 if [ "$(id -u)" -eq 0 ]; then
 	ns=rt12d$$-$RANDOM

@@ -30,24 +30,15 @@
 #include "cli.h"
 #include "log.h"
 #include "num.h"
+#include "print.h"
 #include "nic.h"
 
 /* ---- the command ---- */
 
+/* A JSON string on stdout through the printer's one escaper (valid UTF-8, controls escaped). */
 static void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	rt_pr_json_string(stdout, s);
 }
 
 static const char *sev_name(int s)
@@ -69,79 +60,106 @@ static void en_list(const int *en, char *buf, size_t len)
 		rt_doc_prio_list(on, buf, len);
 }
 
-static void print_text(const struct rt_doc_host *h, const struct rt_doc_findings *o)
+static void print_text(FILE *out, const struct rt_doc_host *h, const struct rt_doc_findings *o)
 {
 	char a[32], b[32];
 
 	if (h->note[0])
-		printf("note: %s\n", h->note);
+		fprintf(out, "note: %s\n", h->note);
 	for (size_t i = 0; i < h->n; i++) {
 		const struct rt_doc_netdev *d = &h->nd[i];
 		unsigned int pauses = 0;
 
 		if (d->dev[0])
-			printf("%s: %s port %u, driver %s%s%s\n", d->netdev, d->dev, d->port, d->driver,
+			fprintf(out, "%s: %s port %u, driver %s%s%s\n", d->netdev, d->dev, d->port, d->driver,
 			       d->pci[0] ? ", " : "", d->pci);
 		else
-			printf("%s:\n", d->netdev);
+			fprintf(out, "%s:\n", d->netdev);
 		if (d->dcb.ok && d->dcb.has_pfc)
 			rt_doc_prio_list(d->dcb.pfc_en, a, sizeof(a));
 		for (int p = 0; p < 8; p++)
 			pauses |= d->rx_pause[p] || d->tx_pause[p] ? 1u << p : 0;
 		rt_doc_prio_list(pauses, b, sizeof(b));
 		if (d->dcb.ok && d->dcb.has_pfc)
-			printf("  PFC enabled on:        %s\n", a);
+			fprintf(out, "  PFC enabled on:        %s\n", a);
 		else
-			printf("  PFC enabled on:        unknown (DCB netlink: %s)\n",
+			fprintf(out, "  PFC enabled on:        unknown (DCB netlink: %s)\n",
 			       d->dcb_err ? strerror(-d->dcb_err) : "no PFC in the answer");
-		printf("  PFC frames counted on: %s\n", d->has_ethtool ? b : "unknown (no ethtool prio counters)");
+		fprintf(out, "  PFC frames counted on: %s\n", d->has_ethtool ? b : "unknown (no ethtool prio counters)");
 		if (d->dcb.ok && d->dcb.has_ets) {
-			printf("  ETS priority->TC:      ");
+			fprintf(out, "  ETS priority->TC:      ");
 			for (int p = 0; p < 8; p++)
-				printf("%d:%u%s", p, d->dcb.prio_tc[p], p < 7 ? " " : "\n");
+				fprintf(out, "%d:%u%s", p, d->dcb.prio_tc[p], p < 7 ? " " : "\n");
 		}
 		if (d->dcb.ok) {
-			printf("  trust:                 %s", rt_dcb_trust_dscp(&d->dcb) ? "dscp (APP table:" : "pcp\n");
+			fprintf(out, "  trust:                 %s", rt_dcb_trust_dscp(&d->dcb) ? "dscp (APP table:" : "pcp\n");
 			for (size_t k = 0; rt_dcb_trust_dscp(&d->dcb) && k < d->dcb.napp; k++)
 				if (d->dcb.app[k].selector == IEEE_8021QAZ_APP_SEL_DSCP)
-					printf(" %u->%u", d->dcb.app[k].protocol, d->dcb.app[k].priority);
+					fprintf(out, " %u->%u", d->dcb.app[k].protocol, d->dcb.app[k].priority);
 			if (rt_dcb_trust_dscp(&d->dcb))
-				printf(")\n");
+				fprintf(out, ")\n");
 		}
 		en_list(d->np_en, a, sizeof(a));
 		en_list(d->rp_en, b, sizeof(b));
-		printf("  ECN notification point on: %s; reaction point on: %s\n", a, b);
+		fprintf(out, "  ECN notification point on: %s; reaction point on: %s\n", a, b);
 		if (d->ncc) {
-			printf("  DCQCN (cc_params):     ");
+			fprintf(out, "  DCQCN (cc_params):     ");
 			for (size_t k = 0; k < d->ncc; k++)
-				printf("%s=%lld%s", d->cc[k].name, d->cc[k].v, k + 1 < d->ncc ? " " : "\n");
+				fprintf(out, "%s=%lld%s", d->cc[k].name, d->cc[k].v, k + 1 < d->ncc ? " " : "\n");
 		}
 		if (d->roce_tos >= 0)
-			printf("  rdma_cm:               default mode %s, default ToS %d (DSCP %d)%s\n",
+			fprintf(out, "  rdma_cm:               default mode %s, default ToS %d (DSCP %d)%s\n",
 			       d->roce_mode[0] ? d->roce_mode : "?", d->roce_tos, d->roce_tos >> 2,
 			       d->cm_default ? ", never set" : "");
 		else if (d->dev[0])
-			printf("  rdma_cm:               unknown (no configfs rdma_cm)\n");
-		printf("  MTU:                   netdev %d, RDMA port %s", d->mtu, d->active_mtu > 0 ? "" : "unknown\n");
+			fprintf(out, "  rdma_cm:               unknown (no configfs rdma_cm)\n");
+		fprintf(out, "  MTU:                   netdev %d, RDMA port %s", d->mtu, d->active_mtu > 0 ? "" : "unknown\n");
 		if (d->active_mtu > 0)
-			printf("%d\n", d->active_mtu);
+			fprintf(out, "%d\n", d->active_mtu);
 		if (d->dev[0] && d->opt_err)
-			printf("  optional counters:     unknown (rdma netlink: %s)\n", strerror(-d->opt_err));
+			fprintf(out, "  optional counters:     unknown (rdma netlink: %s)\n", strerror(-d->opt_err));
 		else if (d->dev[0]) {
-			printf("  optional counters:     %s", d->nopt ? "" : "none\n");
+			fprintf(out, "  optional counters:     %s", d->nopt ? "" : "none\n");
 			for (size_t k = 0; k < d->nopt; k++)
-				printf("%s %s%s", d->opt[k].name, d->opt[k].enabled ? "on" : "off",
+				fprintf(out, "%s %s%s", d->opt[k].name, d->opt[k].enabled ? "on" : "off",
 				       k + 1 < d->nopt ? ", " : "\n");
 		}
 		if (d->has_cnp)
-			printf("  CNPs:                  np_cnp_sent %llu, rp_cnp_handled %llu, rp_cnp_ignored %llu\n",
+			fprintf(out, "  CNPs:                  np_cnp_sent %llu, rp_cnp_handled %llu, rp_cnp_ignored %llu\n",
 			       (unsigned long long)d->np_cnp_sent, (unsigned long long)d->rp_cnp_handled,
 			       (unsigned long long)d->rp_cnp_ignored);
 	}
 	for (size_t i = 0; i < o->n; i++)
-		printf("%s %s: %s\n  evidence: %s\n", o->f[i].severity == RT_DOC_FAIL ? "FAIL" : "WARN",
+		fprintf(out, "%s %s: %s\n  evidence: %s\n", o->f[i].severity == RT_DOC_FAIL ? "FAIL" : "WARN",
 		       o->f[i].id, o->f[i].sentence, o->f[i].evidence);
-	printf("%zu finding%s, %d failed\n", o->n, o->n == 1 ? "" : "s", o->failed);
+	fprintf(out, "%zu finding%s, %d failed\n", o->n, o->n == 1 ? "" : "s", o->failed);
+}
+
+/*
+ * The text report on the terminal, printable only: names and values come from
+ * sysfs, configfs and netlink (or a --sysfs-root tree), which may hold escape
+ * sequences. Every byte but a newline outside 0x20..0x7e shows as '?', as in
+ * the other text outputs (ARCHITECTURE.md, escaping).
+ */
+static int print_text_safe(const struct rt_doc_host *h, const struct rt_doc_findings *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m) {
+		fprintf(stderr, "rocetop doctor: out of memory for the report\n");
+		return -1;
+	}
+	print_text(m, h, o);
+	fclose(m);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		putchar(c == '\n' || (c >= 0x20 && c < 0x7f) ? c : '?');
+	}
+	free(buf);
+	return 0;
 }
 
 static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings *o)
@@ -318,11 +336,11 @@ int rt_doctor_main(int argc, char **argv)
 		rt_doctor_check(NULL, h0, 0, o);
 		memcpy(h1, h0, sizeof(*h1));
 	}
+	rc = o->failed ? 1 : 0;
 	if (json)
 		print_json(h1, o);
-	else
-		print_text(h1, o);
-	rc = o->failed ? 1 : 0;
+	else if (print_text_safe(h1, o))
+		rc = 1;
 out:
 	free(h0);
 	free(h1);
