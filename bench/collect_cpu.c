@@ -221,18 +221,6 @@ static void restore_stdout(void)
 	}
 }
 
-static void rm_csv(const char *dir)
-{
-	static const char *files[] = { "flows.csv", "pfc.csv", "stats.csv", "ports.csv" };
-	char path[256];
-
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		unlink(path);
-	}
-	rmdir(dir);
-}
-
 /* Run INTERVALS timed intervals at n flows; medians into med[]. */
 static int bench(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *seen, size_t *changed)
 {

@@ -2,13 +2,17 @@
 /*
  * What the user-space CPU benches (bench/collect_cpu.c, bench/table_bench.c)
  * share: the process's CPU time in ms (user + system) and the median of a set
- * of figures. One copy, so both benches measure and summarise alike.
+ * of figures, and the removal of the CSV sink's temporary directory. One
+ * copy, so both benches measure, summarise and clean up alike.
  */
 #ifndef ROCETOP_BENCH_CPU_H
 #define ROCETOP_BENCH_CPU_H
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static inline double cpu_ms(void)
 {
@@ -30,6 +34,24 @@ static inline double median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Remove the files a bench's CSV sink wrote into dir (mkdtemp's), then dir. */
+static inline void rm_csv(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
 }
 
 #endif

@@ -264,16 +264,7 @@ out:
 	rt_delta_free(&d);
 	rt_snapshot_free(&prev);
 	rt_snapshot_free(&cur);
-	{
-		static const char *files[] = { "flows.csv", "pfc.csv", "stats.csv", "ports.csv" };
-		char path[256];
-
-		for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-			snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-			unlink(path);
-		}
-		rmdir(dir);
-	}
+	rm_csv(dir);
 	return err;
 }
 

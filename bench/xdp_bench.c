@@ -93,12 +93,7 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_print(silent);
 	/* As the live source loads it: the flow table sized for 16384 flows a CPU. */
-	rt = rocetop_bpf__open();
-	if (rt && (rt_ftab_size(rt, 16384, libbpf_num_possible_cpus()) || rocetop_bpf__load(rt) ||
-		   rt_ifslot_set(rt, 0, 1, 0))) {
-		rocetop_bpf__destroy(rt);
-		rt = NULL;
-	}
+	rt = rt_skel_load_test(0, 1, NULL);
 	if (!rt) {
 		fprintf(stderr, "xdp_bench: cannot load rocetop.bpf.o (%s); run as root on a "
 			"kernel with BPF\n", strerror(errno));

@@ -156,31 +156,6 @@ static size_t count_flows(const struct rt_ftab *t)
 	return n;
 }
 
-/* Open, size the flow table as the loader does (16384 flows a region), load,
- * map it, and put lo in ifstats slot 0. NULL on failure, errno set. */
-static struct rocetop_bpf *load(int collector, struct rt_ftab *ft)
-{
-	struct rocetop_bpf *skel = rocetop_bpf__open();
-	int err;
-
-	if (!skel)
-		return NULL;
-	skel->rodata->rt_collector = (__u8)collector;
-	err = rt_ftab_size(skel, 16384, libbpf_num_possible_cpus());
-	if (!err)
-		err = rocetop_bpf__load(skel) ? -errno : 0;
-	if (!err)
-		err = rt_ftab_map(ft, skel);
-	if (!err)
-		err = rt_ifslot_set(skel, 0, LO_IFINDEX, 0);
-	if (err) {
-		rocetop_bpf__destroy(skel);
-		errno = -err;
-		return NULL;
-	}
-	return skel;
-}
-
 static void compare_if(const char *what, const struct rt_if_val *got, const struct rt_if_val *exp)
 {
 	for (size_t j = 0; j < sizeof(*got) / 8; j++)
@@ -331,7 +306,7 @@ static void test_collector(const struct corpus *co)
 	static struct corpus_flows fl_in, fl_out;
 	struct rt_if_val exp_in = { 0 }, exp_out = { 0 }, got;
 	struct rt_ftab ft;
-	struct rocetop_bpf *skel = load(1, &ft);
+	struct rocetop_bpf *skel = rt_skel_load_test(1, LO_IFINDEX, &ft);
 	size_t nmirror = 0;
 
 	if (!skel) {
@@ -380,7 +355,7 @@ int main(void)
 	}
 	libbpf_set_print(silent);
 	/* As the loader does: the watched interface's ifindex in its slot. */
-	skel = load(0, &ft);
+	skel = rt_skel_load_test(0, LO_IFINDEX, &ft);
 	if (!skel) {
 		printf("SKIP bpf_programs: cannot load rocetop.bpf.o: %s\n", strerror(errno));
 		corpus_free(&co);

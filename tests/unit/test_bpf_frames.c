@@ -143,13 +143,7 @@ int main(void)
 	}
 	libbpf_set_print(silent);
 	/* as the loader does: the flow table sized, mapped, lo in slot 0 */
-	skel = rocetop_bpf__open();
-	if (skel && (rt_ftab_size(skel, 16384, libbpf_num_possible_cpus()) ||
-		     rocetop_bpf__load(skel) || rt_ftab_map(&ft, skel) ||
-		     rt_ifslot_set(skel, 0, LO_IFINDEX, 0))) {
-		rocetop_bpf__destroy(skel);
-		skel = NULL;
-	}
+	skel = rt_skel_load_test(0, LO_IFINDEX, &ft);
 	if (!skel) {
 		printf("SKIP bpf_bench_frames: cannot load rocetop.bpf.o: %s\n", strerror(errno));
 		return 0;

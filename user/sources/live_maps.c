@@ -163,3 +163,30 @@ int rt_ifslot_set(const struct rocetop_bpf *skel, __u32 old_ifindex, __u32 ifind
 		return -errno;
 	return 0;
 }
+
+struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft)
+{
+	struct rocetop_bpf *skel = rocetop_bpf__open();
+	int err, mapped = 0;
+
+	if (!skel)
+		return NULL;
+	skel->rodata->rt_collector = (__u8)collector;
+	err = rt_ftab_size(skel, 16384, libbpf_num_possible_cpus());
+	if (!err)
+		err = rocetop_bpf__load(skel) ? -errno : 0;
+	if (!err && ft) {
+		err = rt_ftab_map(ft, skel);
+		mapped = !err;
+	}
+	if (!err)
+		err = rt_ifslot_set(skel, 0, ifindex, 0);
+	if (err) {
+		if (mapped)
+			rt_ftab_unmap(ft);
+		rocetop_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	return skel;
+}

@@ -63,4 +63,12 @@ static inline __u64 rt_ftab_take(const struct rt_ftab *t, size_t w)
  */
 int rt_ifslot_set(const struct rocetop_bpf *skel, __u32 old_ifindex, __u32 ifindex, __u32 slot);
 
+/*
+ * For test runs (tests/unit, bench/): rocetop's programs opened with
+ * rt_collector set to collector, the flow table sized for 16384 flows a CPU
+ * (the live source's default), loaded, mapped into ft (unless NULL) and
+ * ifindex counted in ifstats slot 0. NULL with errno set when a step fails.
+ */
+struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft);
+
 #endif
