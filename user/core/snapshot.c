@@ -999,6 +999,13 @@ static int row_key_cmp(const struct rt_snapshot *s, __u32 a, __u32 b)
 	return rt_flow_key_cmp(&s->flows[a].k, &s->flows[b].k);
 }
 
+static int perm_cmp(const void *a, const void *b, void *arg)
+{
+	const struct rt_flow *f = arg;
+
+	return rt_flow_key_cmp(&f[*(const __u32 *)a].k, &f[*(const __u32 *)b].k);
+}
+
 const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 {
 	struct rt_flow_table *t = s->tab;
@@ -1006,16 +1013,16 @@ const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 
 	if (rt_grow_to((void **)&t->korder, &t->korder_cap, n, sizeof(*t->korder)) ||
 	    rt_grow_to((void **)&t->korder2, &t->korder2_cap, n, sizeof(*t->korder2)) ||
-	    rt_grow_to((void **)&t->sk, &t->sk_cap, t->ko_valid ? t->nknew : n, sizeof(*t->sk)))
+	    (t->ko_valid && rt_grow_to((void **)&t->sk, &t->sk_cap, t->nknew, sizeof(*t->sk))))
 		return NULL;
-	if (!t->ko_valid) {	/* the first time: sort them all */
+	if (!t->ko_valid) {	/* the first time: sort them all, as row numbers (4 bytes
+				 * a row to sort, not a sort key's 56 and a copy of them) */
 		for (i = 0; i < n; i++)
-			rt_sortkey_make(&t->sk[i], &s->flows[i].k, i);
-		rt_sortkeys_sort(t->sk, n);
-		for (i = 0; i < n; i++) {
-			t->korder[i] = (__u32)t->sk[i].row;
+			t->korder[i] = (__u32)i;
+		if (n > 1)
+			qsort_r(t->korder, n, sizeof(*t->korder), perm_cmp, (void *)s->flows);
+		for (i = 0; i < n; i++)
 			t->kpos[t->korder[i]] = (__u32)i;
-		}
 		t->nkorder = n;
 		t->nknew = t->ndead = 0;
 		t->ko_valid = 1;
@@ -1054,13 +1061,6 @@ const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 	t->nkorder = o;
 	t->nknew = t->ndead = 0;
 	return t->korder;
-}
-
-static int perm_cmp(const void *a, const void *b, void *arg)
-{
-	const struct rt_flow *f = arg;
-
-	return rt_flow_key_cmp(&f[*(const __u32 *)a].k, &f[*(const __u32 *)b].k);
 }
 
 int rt_snapshot_copy_sorted(struct rt_snapshot *dst, const struct rt_snapshot *src)
@@ -1361,32 +1361,53 @@ void rt_sortkeys_sort(struct rt_sortkey *k, size_t n)
 		qsort(k, n, sizeof(*k), sortkey_cmp);
 }
 
+/* Delta entry i: row r's counters since its base, which then moves on. */
+static inline void delta_row(struct rt_delta *d, size_t i, struct rt_snapshot *cur, size_t r)
+{
+	struct rt_flow_state *st = &cur->tab->st[r];
+	const struct rt_flow *f = &cur->flows[r];
+
+	d->flows[i].f = f;
+	rt_flow_val_delta(&d->flows[i].d, &st->base, &f->v);
+	d->flows[i].samples = rt_ctr_delta(st->base_samples, f->samples, 64);
+	st->base = f->v;
+	st->base_samples = f->samples;
+	rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &d->flows[i].d);
+}
+
+/* At least this many changed rows, and a quarter of the table or more: the
+ * table's kept key order, walked whole, is cheaper than sorting them. */
+#define RT_KEY_ORDER_WALK	1024
+
 int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct rt_snapshot *cur)
 {
 	struct rt_flow_table *t = cur->tab;
+	const __u32 *order = NULL;
 	size_t i, n = t->nchanged;
 
 	if (rt_grow_to((void **)&d->flows, &d->flows_cap, n, sizeof(*d->flows)) ||
-	    rt_grow_to((void **)&t->sk, &t->sk_cap, n, sizeof(*t->sk)) ||
 	    small_delta(d, prev, cur))
 		return -ENOMEM;
 	memset(&d->flow_tot, 0, sizeof(d->flow_tot));
+	if (n >= RT_KEY_ORDER_WALK && n * 4 >= cur->nflows)
+		order = rt_snapshot_key_order(cur);
+	if (order) {	/* the changed rows, met in key order */
+		size_t j = 0;
+
+		for (i = 0; i < cur->nflows && j < n; i++)
+			if (t->hot[order[i]].gen == t->gen)
+				delta_row(d, j++, cur, order[i]);
+		d->nflows = j;
+		return 0;
+	}
+	if (rt_grow_to((void **)&t->sk, &t->sk_cap, n, sizeof(*t->sk)))
+		return -ENOMEM;
 	/* Key order from the keys copied out as words: no row read per comparison. */
 	for (i = 0; i < n; i++)
 		rt_sortkey_make(&t->sk[i], &cur->flows[t->changed[i]].k, t->changed[i]);
 	rt_sortkeys_sort(t->sk, n);
-	for (i = 0; i < n; i++) {
-		size_t r = (size_t)t->sk[i].row;
-		struct rt_flow_state *st = &t->st[r];
-		const struct rt_flow *f = &cur->flows[r];
-
-		d->flows[i].f = f;
-		rt_flow_val_delta(&d->flows[i].d, &st->base, &f->v);
-		d->flows[i].samples = rt_ctr_delta(st->base_samples, f->samples, 64);
-		st->base = f->v;
-		st->base_samples = f->samples;
-		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &d->flows[i].d);
-	}
+	for (i = 0; i < n; i++)
+		delta_row(d, i, cur, (size_t)t->sk[i].row);
 	d->nflows = n;
 	return 0;
 }

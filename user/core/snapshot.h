@@ -190,6 +190,10 @@ struct rt_flow_state {
 	__u32 pnext, pprev;		/* rows of the same host pair (row + 1, 0 = none) */
 	__u32 cnp_near;			/* RT_NEAR_*: its pair / the reverse pair is marked
 					 * RT_PSLOT_CNP (set when they are, never cleared) */
+	__u32 regions;			/* the live source: the kernel table's regions the
+					 * key was seen dirty in (bit r), so a flow counted
+					 * by one CPU is read from its one slot, not looked
+					 * up in every region (user/sources/live.c) */
 };
 
 #define RT_NEAR_PAIR	1u

@@ -235,11 +235,20 @@ static int read_flows(struct live *l, struct rt_snapshot *s)
  * persistent table. A flow dirty in several regions is summed once; a row
  * whose sum did not move (a bit set again by a racing packet already read)
  * stays unchanged. O(changed + table size / 64).
+ *
+ * Each row remembers the regions its key was seen dirty in (st.regions):
+ * a slot is claimed with its dirty bit set, so every region holding the key
+ * shows up here. A flow of one region (a NIC's RSS keeps a flow on one
+ * queue, one CPU) is read from the dirty slot itself, with no lookup in the
+ * other regions; a flow of several is summed over those it was seen in, and
+ * a region seen for the first time adds itself and sums again. More regions
+ * than bits in the mask: every region is looked up, as before.
  */
 static int read_changed(struct live *l, struct rt_snapshot *s)
 {
 	const struct rt_ftab *t = &l->ft;
 	struct rt_flow_table *tab = s->tab;
+	int masked = t->nregions <= 32;
 
 	for (size_t w = 0; w < t->nwords; w++) {
 		__u64 bits;
@@ -248,11 +257,14 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 			continue;
 		bits = rt_ftab_take(t, w);
 		while (bits) {
-			const struct rt_flow_slot *sl = &t->slots[w * 64 + (size_t)__builtin_ctzll(bits)];
+			size_t at = w * 64 + (size_t)__builtin_ctzll(bits);
+			const struct rt_flow_slot *sl = &t->slots[at];
+			__u32 rbit = masked ? 1U << (at >> t->shift) : 0;
 			struct rt_flow_key k;
 			struct rt_flow_val v;
 			struct rt_flow *f;
-			int fresh;
+			__u32 *seen;
+			int fresh, n;
 
 			bits &= bits - 1;
 			if (__atomic_load_n(&sl->v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE)
@@ -263,9 +275,23 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 			f = rt_snapshot_flow(s, &k, &fresh);
 			if (!f)
 				return -ENOMEM;
-			if (!fresh && tab->hot[f - s->flows].gen == tab->gen)
+			seen = &tab->st[f - s->flows].regions;
+			if (fresh)
+				*seen = 0;
+			else if (tab->hot[f - s->flows].gen == tab->gen && (*seen & rbit) == rbit)
 				continue;	/* summed already, from another region */
-			if (!rt_ftab_sum(t, &k, 0, &v)) {
+			*seen |= rbit;
+			if (*seen == rbit && rbit) {	/* one region: this slot */
+				v = sl->v;	/* one copy: each counter whole */
+				n = v.pkts != 0;
+				v.slot = 0;	/* as rt_ftab_sum() leaves them */
+				v.pad[0] = v.pad[1] = 0;
+			} else if (rbit) {
+				n = rt_ftab_sum_regions(t, &k, *seen, &v);
+			} else {
+				n = rt_ftab_sum(t, &k, 0, &v);
+			}
+			if (!n) {
 				if (fresh)
 					rt_snapshot_remove(s, (size_t)(f - s->flows));
 				continue;

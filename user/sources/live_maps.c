@@ -104,17 +104,22 @@ struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct
 	return NULL;
 }
 
-int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
-		struct rt_flow_val *out)
+/* rt_ftab_sum() over the regions r >= first_region with bit r in mask
+ * (all of them when nregions > 32). */
+static int sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
+		       __u32 mask, struct rt_flow_val *out)
 {
 	__u64 h = rt_ft_hash(k);
 	int n = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (__u32 r = first_region; r < t->nregions; r++) {
-		const struct rt_flow_slot *s = rt_ftab_find(t, r, k, h);
+		const struct rt_flow_slot *s;
 		struct rt_flow_val v;
 
+		if (t->nregions <= 32 && !(mask >> r & 1))
+			continue;
+		s = rt_ftab_find(t, r, k, h);
 		if (!s)
 			continue;
 		v = s->v;	/* one copy: each counter whole (aligned 8-byte loads) */
@@ -131,6 +136,18 @@ int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 firs
 	}
 	out->slot = 0;
 	return n;
+}
+
+int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
+		struct rt_flow_val *out)
+{
+	return sum_regions(t, k, first_region, ~0U, out);
+}
+
+int rt_ftab_sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 mask,
+			struct rt_flow_val *out)
+{
+	return sum_regions(t, k, 0, mask, out);
 }
 
 int rt_ftab_kill(const struct rt_ftab *t, const struct rt_flow_key *k)

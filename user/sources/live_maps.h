@@ -48,6 +48,10 @@ struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct
  */
 int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
 		struct rt_flow_val *out);
+/* The same over the regions whose bit is set in mask (bit r: region r); with
+ * more than 32 regions, over every region. */
+int rt_ftab_sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 mask,
+			struct rt_flow_val *out);
 /* Mark k's slots dead in every region (eviction); returns how many. */
 int rt_ftab_kill(const struct rt_ftab *t, const struct rt_flow_key *k);
 /* Take the dirty bits of word w (an atomic exchange with 0). */
