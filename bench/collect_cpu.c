@@ -59,19 +59,10 @@
  */
 static int nintervals = INTERVALS;
 static int no_floor;
-enum { P_STEP, P_BATCH, P_CSV, P_CSVSYS, P_TOTAL, P_FLOOR, NPARTS };
+enum { P_STEP, P_BATCH, P_CSV, P_TOTAL, P_FLOOR, NPARTS };
 static const char *part_name[NPARTS] = {
-	"step", "batch emit", "csv emit", "(in write)", "interval", "floor",
+	"step", "batch emit", "csv emit", "interval", "floor",
 };
-
-/* System CPU time of the process in ms: csv emit's share spent in the kernel's write(). */
-static double sys_ms(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
-}
 
 static int ncpus;
 static int saved_stdout = -1;
@@ -209,7 +200,7 @@ static __u32 floor_read(int fd, void *keys, void *vals)
 /* One interval as the main loop takes it; the CPU time of each part into t[]. */
 static int interval(struct rt_stream *st, struct rt_sink *batch, struct rt_sink *csv, double t[NPARTS])
 {
-	double t0, t1, t2, t3, s2, s3;
+	double t0, t1, t2, t3;
 	int r;
 
 	t0 = cpu_ms();
@@ -221,16 +212,13 @@ static int interval(struct rt_stream *st, struct rt_sink *batch, struct rt_sink 
 	t1 = cpu_ms();
 	if (batch->emit(batch, &st->cur, &st->delta))
 		return -EIO;
-	s2 = sys_ms();
 	t2 = cpu_ms();
 	if (csv->emit(csv, &st->cur, &st->delta))
 		return -EIO;
 	t3 = cpu_ms();
-	s3 = sys_ms();
 	t[P_STEP] = t1 - t0;
 	t[P_BATCH] = t2 - t1;
 	t[P_CSV] = t3 - t2;
-	t[P_CSVSYS] = s3 - s2;
 	t[P_TOTAL] = t3 - t0;
 	return (int)st->cur.nflows;
 }

@@ -1394,9 +1394,19 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 	if (order) {	/* the changed rows, met in key order */
 		size_t j = 0;
 
-		for (i = 0; i < cur->nflows && j < n; i++)
+		for (i = 0; i < cur->nflows && j < n; i++) {
+			if (i + 8 < cur->nflows) {	/* key order is not the rows' order */
+				__u32 a = order[i + 8];
+
+				__builtin_prefetch(&t->hot[a]);
+				__builtin_prefetch(&t->st[a].base);
+				__builtin_prefetch((const char *)&t->st[a].base + 64);
+				__builtin_prefetch(&cur->flows[a].v);
+				__builtin_prefetch((const char *)&cur->flows[a].v + 64);
+			}
 			if (t->hot[order[i]].gen == t->gen)
 				delta_row(d, j++, cur, order[i]);
+		}
 		d->nflows = j;
 		return 0;
 	}

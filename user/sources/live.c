@@ -249,30 +249,47 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 	const struct rt_ftab *t = &l->ft;
 	struct rt_flow_table *tab = s->tab;
 	int masked = t->nregions <= 32;
+	struct {
+		const struct rt_flow_slot *sl;
+		struct rt_flow_key k;
+		__u32 h, rbit;
+	} q[64];
 
 	for (size_t w = 0; w < t->nwords; w++) {
 		__u64 bits;
+		size_t nq = 0;
 
 		if (!__atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED))
 			continue;
 		bits = rt_ftab_take(t, w);
+		/* The keys of the word's dirty slots first, their lookups in
+		 * flight together (rt_snapshot_prefetch_slot/row), then the rows. */
 		while (bits) {
 			size_t at = w * 64 + (size_t)__builtin_ctzll(bits);
 			const struct rt_flow_slot *sl = &t->slots[at];
-			__u32 rbit = masked ? 1U << (at >> t->shift) : 0;
-			struct rt_flow_key k;
-			struct rt_flow_val v;
-			struct rt_flow *f;
-			__u32 *seen;
-			int fresh, n;
 
 			bits &= bits - 1;
 			if (__atomic_load_n(&sl->v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE)
 				continue;
-			k = sl->k;
+			q[nq].k = sl->k;
 			if (__atomic_load_n(&sl->v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE)
 				continue;	/* claimed again while read: its bit comes again */
-			f = rt_snapshot_flow(s, &k, &fresh);
+			q[nq].sl = sl;
+			q[nq].rbit = masked ? 1U << (at >> t->shift) : 0;
+			q[nq].h = rt_flow_key_hash(&q[nq].k);
+			rt_snapshot_prefetch_slot(s, q[nq].h);
+			nq++;
+		}
+		for (size_t i = 0; i < nq; i++)
+			rt_snapshot_prefetch_row(s, q[i].h);
+		for (size_t i = 0; i < nq; i++) {
+			const struct rt_flow_slot *sl = q[i].sl;
+			__u32 rbit = q[i].rbit, *seen;
+			struct rt_flow_val v;
+			struct rt_flow *f;
+			int fresh, n;
+
+			f = rt_snapshot_flow_h(s, &q[i].k, q[i].h, &fresh);
 			if (!f)
 				return -ENOMEM;
 			seen = &tab->st[f - s->flows].regions;
@@ -287,9 +304,9 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 				v.slot = 0;	/* as rt_ftab_sum() leaves them */
 				v.pad[0] = v.pad[1] = 0;
 			} else if (rbit) {
-				n = rt_ftab_sum_regions(t, &k, *seen, &v);
+				n = rt_ftab_sum_regions(t, &q[i].k, *seen, &v);
 			} else {
-				n = rt_ftab_sum(t, &k, 0, &v);
+				n = rt_ftab_sum(t, &q[i].k, 0, &v);
 			}
 			if (!n) {
 				if (fresh)
