@@ -276,10 +276,10 @@ static void test_qp_index(void)
 					f = mode ? rt_snapshot_flow(&s, &k, &fresh) : rt_snapshot_add_flow(&s);
 					if (!f)
 						continue;
+					if (mode)	/* before the counters move */
+						rt_snapshot_touch(&s, f);
 					f->k = k;
 					f->v.pkts = 10;
-					if (mode)
-						rt_snapshot_touch(&s, f);
 				}
 		if (!mode)
 			rt_snapshot_sort(&s);

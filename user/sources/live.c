@@ -314,8 +314,8 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 				continue;
 			}
 			if (fresh || memcmp(&f->v, &v, sizeof(v))) {
+				rt_snapshot_touch(s, f);	/* first: it keeps the old counters */
 				f->v = v;
-				rt_snapshot_touch(s, f);
 			}
 		}
 	}

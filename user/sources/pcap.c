@@ -155,8 +155,8 @@ static void account(struct pcapsrc *s, struct rt_snapshot *snap, const struct ah
 
 		f = rt_snapshot_flow_h(snap, &a->k, a->h, &fresh);
 		if (f) {
+			rt_snapshot_touch(snap, f);	/* first: it keeps the old counters */
 			rt_count_flow(&f->v, &q->p, q->len, q->ts);
-			rt_snapshot_touch(snap, f);
 		} else {
 			iv->flow_full++;
 			s->lost++;
