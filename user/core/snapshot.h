@@ -18,6 +18,9 @@
  *    interval (counters moved, new, or its join fields changed), in key order
  *    (rt_flow_key_cmp); flows that did not change have no entry and a delta of
  *    zero. An interval where k of N flows changed costs O(k log k) there.
+ *    Its flows array is the table's (valid until the next interval's first
+ *    touch): a row's first rt_snapshot_touch() in an interval keeps its old
+ *    counters there, so a source touches a row BEFORE its counters move.
  *  - throttles indexes flows[] of the same snapshot (it follows moves).
  *  - Sources either fill a cleared snapshot from scratch, as before (live, a
  *    recording: rt_snapshot_apply() then folds it into the table in O(N)), or
