@@ -169,16 +169,30 @@ static char *put_addr(char *p, struct addr_cache *c, __u8 family, const __u8 *ad
 	return put_mem(p, c->text, c->len);
 }
 
+/* The seconds of a time as text, kept from one row to the next: neighbours'
+ * first and last packets mostly fall in the same second. */
+struct sec_cache {
+	__u64 sec;
+	char text[24];
+	size_t len;		/* 0: nothing kept yet */
+};
+
 /* A flow's first/last seen (the flows' clock, mono_ns) as wall-clock seconds. */
-static char *put_seen(char *p, const struct rt_snapshot *cur, __u64 seen)
+static char *put_seen(char *p, const struct rt_snapshot *cur, struct sec_cache *c, __u64 seen)
 {
 	__u64 ago = cur->mono_ns > seen ? cur->mono_ns - seen : 0;
 	__u64 t = cur->time_ns > ago ? cur->time_ns - ago : 0;
-	unsigned int us = (unsigned int)(t % 1000000000ULL / 1000);
+	__u64 sec = t / 1000000000ULL;
+	unsigned int us = (unsigned int)(t - sec * 1000000000ULL) / 1000;
 
 	/* seconds.microseconds, as "%llu.%06llu" would print it */
-	p = put_u64(p, t / 1000000000ULL);
-	p[-1] = '.';
+	if (!c->len || c->sec != sec) {
+		c->sec = sec;
+		c->len = (size_t)(put_u64(c->text, sec) - c->text);
+		c->text[c->len - 1] = '.';
+	}
+	memcpy(p, c->text, sizeof(c->text));	/* whole: a fixed-size copy */
+	p += c->len;
 	memcpy(p, digits2 + us / 10000 * 2, 2);
 	memcpy(p + 2, digits2 + us / 100 % 100 * 2, 2);
 	memcpy(p + 4, digits2 + us % 100 * 2, 2);
@@ -190,6 +204,7 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 			const char *ts)
 {
 	struct addr_cache src = { 0 }, dst = { 0 };
+	struct sec_cache first = { 0 }, last = { 0 };
 	__u32 ifindex = 0;
 	char ifq[2 * IF_NAMESIZE + 3 + 64 * 2];	/* the interface, quoted if need be */
 	size_t i, tslen = strlen(ts), iflen = 0;
@@ -251,8 +266,8 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 			p += 3;
 		}
 		if (f->k.origin == RT_ORIGIN_WIRE) {
-			p = put_seen(p, cur, v->first_ns);
-			p = put_seen(p, cur, v->last_ns);
+			p = put_seen(p, cur, &first, v->first_ns);
+			p = put_seen(p, cur, &last, v->last_ns);
 		} else {
 			memcpy(p, ",,", 2);	/* the NIC's counters have no first/last packet */
 			p += 2;
