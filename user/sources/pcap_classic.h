@@ -27,8 +27,9 @@ struct rt_pcapc {
 
 /*
  * One record as libpcap hands it over when opened with nanosecond precision:
- * sec and frac are the record's signed 32-bit fields (libpcap's types), frac
- * scaled to nanoseconds for a microsecond file.
+ * sec and frac are the record's 32-bit fields, signed as libpcap has them
+ * (signed in the machine's byte order, unsigned once swapped), frac scaled to
+ * nanoseconds for a microsecond file.
  */
 struct rt_pcapc_rec {
 	long long sec;
@@ -62,8 +63,11 @@ static inline int rt_pcapc_next(struct rt_pcapc *c, struct rt_pcapc_rec *r)
 	}
 	if (w[2] > c->snaplen || w[2] > left - RT_PCAPC_REC)
 		return 0;
-	r->sec = (__s32)w[0];
-	r->frac = c->nano ? (long long)(__s32)w[1] : (long long)(__s32)w[1] * 1000;
+	/* libpcap's fields are signed, but its byte swap makes them unsigned */
+	r->sec = c->swap ? (long long)w[0] : (long long)(__s32)w[0];
+	r->frac = c->swap ? (long long)w[1] : (long long)(__s32)w[1];
+	if (!c->nano)
+		r->frac *= 1000;
 	r->caplen = w[2];
 	r->len = w[3];
 	r->data = h + RT_PCAPC_REC;
