@@ -119,8 +119,11 @@ struct pcapsrc {
 	char note[160];
 };
 
-/* Packets read ahead and counted together, so their table lookups overlap. */
-#define RT_PCAP_BATCH	32
+/* Packets read ahead and counted together, so their table lookups overlap:
+ * their index slots asked for as they are read, their rows RT_PCAP_AHEAD
+ * packets before they are counted. */
+#define RT_PCAP_BATCH	64
+#define RT_PCAP_AHEAD	8
 
 struct ahead {
 	struct pending q;
@@ -147,7 +150,8 @@ static inline void key_init(struct rt_flow_key *k, const struct rt_pkt *p, __u8 
 	k->mirror_id = p->mirror_id | (p->mirror_dir ? RT_MIRROR_EGRESS : 0);
 }
 
-static void account(struct pcapsrc *s, struct rt_snapshot *snap, const struct ahead *a)
+/* Count one packet; 1 when it made a new row. */
+static int account(struct pcapsrc *s, struct rt_snapshot *snap, const struct ahead *a)
 {
 	const struct pending *q = &a->q;
 	struct rt_if_val *iv = &s->ifv[q->dir];
@@ -162,11 +166,12 @@ static void account(struct pcapsrc *s, struct rt_snapshot *snap, const struct ah
 		if (f) {
 			rt_count_flow(&f->v, &q->p, q->len, q->ts);
 			rt_snapshot_touch(snap, f);
-		} else {
-			iv->flow_full++;
-			s->lost++;
+			return fresh;
 		}
+		iv->flow_full++;
+		s->lost++;
 	}
+	return 0;
 }
 
 /* Put a 14-byte Ethernet header carrying proto before payload; NULL without memory. */
@@ -558,6 +563,7 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 	taken = 0;
 	while (s->pend.have && s->pend.ts < s->end) {
 		struct ahead b[RT_PCAP_BATCH];
+		size_t nnew;
 		int i, n = 0;
 
 		/* Read up to a batch of this interval's packets, asking for each
@@ -573,11 +579,20 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 			}
 			next_packet(s);
 		} while (n < RT_PCAP_BATCH && s->pend.have && s->pend.ts < s->end);
-		for (i = 0; i < n; i++)
+		/* a few packets ahead of the counting, what it will read: a
+		 * known flow's row, or for a new flow the pair slots and the
+		 * place of its row (the k-th new one in line lands k rows on) */
+		nnew = 0;
+		for (i = 0; i < n && i < RT_PCAP_AHEAD; i++)
 			if (b[i].q.p.kind == RT_K_ROCE)
-				rt_snapshot_prefetch_row(snap, b[i].h);
-		for (i = 0; i < n; i++)
-			account(s, snap, &b[i]);
+				nnew += rt_snapshot_prefetch_key(snap, &b[i].k, b[i].h, nnew);
+		for (i = 0; i < n; i++) {
+			if (i + RT_PCAP_AHEAD < n && b[i + RT_PCAP_AHEAD].q.p.kind == RT_K_ROCE)
+				nnew += rt_snapshot_prefetch_key(snap, &b[i + RT_PCAP_AHEAD].k,
+								 b[i + RT_PCAP_AHEAD].h, nnew);
+			if (account(s, snap, &b[i]) && nnew)
+				nnew--;
+		}
 		taken += (unsigned long long)n;
 	}
 	s->empty_run = taken ? 0 : s->empty_run + 1;
