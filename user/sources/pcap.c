@@ -312,6 +312,9 @@ static int unmap(struct pcapsrc *s)
 
 	if (f && fseeko(f, (off_t)s->mm.off, SEEK_SET))
 		r = -errno;
+	if (f && s->mm.off < s->mm.size)
+		pr_debug("%s: libpcap reads on from byte %zu (a record the in-place reader leaves to it)\n",
+			 s->path, s->mm.off);
 	if (s->map)
 		munmap(s->map, s->maplen);
 	s->map = NULL;
@@ -468,6 +471,7 @@ static void map_file(struct pcapsrc *s)
 		return;
 	}
 	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+	pr_debug("%s: read in place (%lld bytes mapped)\n", s->path, (long long)st.st_size);
 	s->map = m;
 	s->maplen = (size_t)st.st_size;
 	s->released = 0;
