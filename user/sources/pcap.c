@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * pcap and pcapng captures as a source: libpcap reads the packets, the one
- * parser of bpf/parse.h and the counting of bpf/count.h turn them into the same
- * counters the BPF programs keep, so a capture and a live run agree.
+ * pcap and pcapng captures as a source: the one parser of bpf/parse.h and the
+ * counting of bpf/count.h turn the packets into the same counters the BPF
+ * programs keep, so a capture and a live run agree.
+ *
+ * Reading: a classic pcap in a regular file is read in place (mapped, each
+ * record parsed where it lies: pcap_classic.h), its pages given back as they
+ * are passed; libpcap opens every capture (so its checks and messages on the
+ * file header stay), reads pcapng, pipes and FIFOs, and takes over at the
+ * first record the own reader leaves (cut, beyond the snapshot length,
+ * bytes appended since the mapping), seeking its FILE to that record: a
+ * damaged file gets libpcap's own message, as before.
  *
  * Link types: Ethernet; Linux cooked SLL and SLL2 (tcpdump -i any), whose
  * packet type gives the direction (outgoing: egress, else ingress); raw IPv4 /
