@@ -147,7 +147,8 @@ struct addr_cache {
 	size_t len;
 };
 
-static char *put_addr(char *p, struct addr_cache *c, __u8 family, const __u8 *addr)
+static inline __attribute__((always_inline)) char *put_addr(char *p, struct addr_cache *c, __u8 family,
+							   const __u8 *addr)
 {
 	if (!c->len || c->family != family || memcmp(c->addr, addr, 16)) {
 		c->family = family;
@@ -178,7 +179,8 @@ struct sec_cache {
 };
 
 /* A flow's first/last seen (the flows' clock, mono_ns) as wall-clock seconds. */
-static char *put_seen(char *p, const struct rt_snapshot *cur, struct sec_cache *c, __u64 seen)
+static inline __attribute__((always_inline)) char *put_seen(char *p, const struct rt_snapshot *cur,
+							   struct sec_cache *c, __u64 seen)
 {
 	__u64 ago = cur->mono_ns > seen ? cur->mono_ns - seen : 0;
 	__u64 t = cur->time_ns > ago ? cur->time_ns - ago : 0;
