@@ -553,7 +553,8 @@ static int addr_cmp(__u8 fa, const __u8 *a, __u8 fb, const __u8 *b)
 	return r ? r : memcmp(a, b, 16);
 }
 
-int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid c, int invert)
+/* tui_row_cmp without its last word (the flow key): 0 on a tie. */
+static int row_cmp_value(const struct tui_row *a, const struct tui_row *b, enum tui_colid c, int invert)
 {
 	int r;
 
@@ -585,6 +586,13 @@ int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid
 		r = -r;
 	if (invert)
 		r = -r;
+	return r;
+}
+
+int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid c, int invert)
+{
+	int r = row_cmp_value(a, b, c, invert);
+
 	if (!r)
 		r = rt_flow_key_cmp(&a->f->k, &b->f->k);
 	return r < 0 ? -1 : r > 0;
@@ -610,10 +618,19 @@ void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert)
 		qsort_r(rows, n, sizeof(*rows), row_qcmp, &ctx);
 }
 
-/* ord[a] before ord[b]? */
+/*
+ * tui_row_cmp for rows built by tui_flow_rows / tui_pair_rows: their idx (the
+ * flow's place in the view's copy, which is in key order; a pair's first
+ * flow) orders them as their keys do, so ties are broken without reading
+ * keys. In an interval where few flows moved, most rows tie on the value.
+ */
 static int ord_cmp(const struct tui_row *rows, __u32 a, __u32 b, const struct sort_ctx *cx)
 {
-	return tui_row_cmp(&rows[a], &rows[b], cx->c, cx->invert);
+	int r = row_cmp_value(&rows[a], &rows[b], cx->c, cx->invert);
+
+	if (!r)
+		r = tui_spaceship_u64((__u64)rows[a].idx, (__u64)rows[b].idx);
+	return r;
 }
 
 struct ord_ctx {
@@ -703,8 +720,10 @@ size_t tui_rows_rank(const struct tui_row *rows, size_t n, size_t i, enum tui_co
 {
 	size_t rank = 0;
 
+	struct sort_ctx cx = { c, invert };
+
 	for (size_t j = 0; j < n; j++)
-		if (j != i && tui_row_cmp(&rows[j], &rows[i], c, invert) < 0)
+		if (j != i && ord_cmp(rows, (__u32)j, (__u32)i, &cx) < 0)
 			rank++;
 	return rank;
 }

@@ -188,7 +188,8 @@ void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert)
  * permutation of 0..n-1 (rows' indexes); afterwards ord[lo..hi) name, in
  * order, the rows that tui_rows_sort would put at lo..hi, and the others lie
  * on their side of the page in no order. Expected O(n + m log m) comparisons
- * for a page of m rows, not O(n log n).
+ * for a page of m rows, not O(n log n). For rows of tui_flow_rows or
+ * tui_pair_rows: ties are broken by idx, which follows the key order there.
  */
 void tui_rows_order(__u32 *ord, const struct tui_row *rows, size_t n, size_t lo, size_t hi,
 		    enum tui_colid c, int invert);

@@ -28,6 +28,11 @@ static void key_of(struct rt_flow_key *k, unsigned int i)
 	k->dqpn = 0x100 + i;
 }
 
+static int flow_qcmp(const void *a, const void *b)
+{
+	return rt_flow_key_cmp(&((const struct rt_flow *)a)->k, &((const struct rt_flow *)b)->k);
+}
+
 static void test_order(void)
 {
 	enum { N = 1500 };
@@ -38,12 +43,16 @@ static void test_order(void)
 
 	srand(7);
 	for (int i = 0; i < N; i++) {
-		struct tui_row *r = &rows[i];
-
 		key_of(&flows[i].k, (unsigned int)i);
 		flows[i].k.dir = (__u8)(rand() % 2);
 		flows[i].v.dscp = (__u8)(rand() % 3);
 		flows[i].v.last_ns = (__u64)(rand() % 5);
+	}
+	/* rows of a view's copy: idx is the flow's place in key order */
+	qsort(flows, N, sizeof(flows[0]), flow_qcmp);
+	for (int i = 0; i < N; i++) {
+		struct tui_row *r = &rows[i];
+
 		memset(r, 0, sizeof(*r));
 		r->f = &flows[i];
 		r->idx = i;
