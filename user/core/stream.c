@@ -24,11 +24,11 @@ int rt_stream_step(struct rt_stream *st)
 	struct rt_snapshot *snap;
 	int r;
 
-	/* A live source with the NIC's counters is read into the table in place
-	 * too: the NIC updates its own flows there and joins only what changed
-	 * (nic.c, join.c). sFlow's merge still appends rows to a whole snapshot,
-	 * so with it the source stays whole. */
-	if (st->nic && st->src->live && !st->merge)
+	/* A live source with the NIC's counters or sFlow merged in is read into
+	 * the table in place too: the NIC updates its own flows there and joins
+	 * only what changed (nic.c, join.c), sFlow's merge updates its estimated
+	 * rows in place (sflow.c). */
+	if ((st->nic || st->merge) && st->src->live)
 		st->src->incremental = 1;
 	rt_snapshot_next_interval(&st->cur);
 	if (st->src->incremental) {
