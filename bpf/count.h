@@ -73,18 +73,17 @@ static __always_inline void rt_count_if(struct rt_if_val *v, const struct rt_pkt
 }
 
 /*
- * A RoCEv2 frame into its flow. now: the clock of first_ns/last_ns. len is the
- * frame's length; for a mirror copy the flow counts the inner frame's, as on
- * the mirrored wire.
+ * A RoCEv2 frame into its flow's counters and last-packet fields, without
+ * first_ns/last_ns: the kernel flow table keeps no time (user space stamps
+ * the slots that changed, user/sources/live_maps.c). len is the frame's
+ * length; for a mirror copy the flow counts the inner frame's, as on the
+ * mirrored wire.
  */
-static __always_inline void rt_count_flow(struct rt_flow_val *v, const struct rt_pkt *p,
-					  __u64 len, __u64 now)
+static __always_inline void rt_count_flow_counters(struct rt_flow_val *v, const struct rt_pkt *p,
+						   __u64 len)
 {
 	__u8 type;
 
-	if (!v->pkts)
-		v->first_ns = now;
-	v->last_ns = now;
 	v->pkts++;
 	v->bytes += p->mirror ? p->inner_len : len;
 	v->ecn[p->tos & 3]++;
@@ -109,6 +108,16 @@ static __always_inline void rt_count_flow(struct rt_flow_val *v, const struct rt
 		else
 			v->nak_other++;
 	}
+}
+
+/* The same with the frame's time (files: capture time) in first_ns/last_ns. */
+static __always_inline void rt_count_flow(struct rt_flow_val *v, const struct rt_pkt *p,
+					  __u64 len, __u64 now)
+{
+	if (!v->pkts)
+		v->first_ns = now;
+	v->last_ns = now;
+	rt_count_flow_counters(v, p, len);
 }
 
 #endif /* ROCETOP_COUNT_H */
