@@ -27,16 +27,23 @@
 #endif
 
 /*
- * rt_parse() is a BPF subprogram of its own (a static function, verified at
- * its call site, so packet pointers pass): its struct rt_pkt stays in memory
- * instead of being split into dozens of spilled scalars, which keeps the
- * programs well under the 512-byte BPF stack. In user space it is inline.
+ * rt_parse() is inlined everywhere. The BPF programs call it from one place
+ * each and keep its struct rt_pkt in memory (bpf/rocetop.bpf.c,
+ * RT_PKT_IN_MEMORY).
  */
-#ifdef __bpf__
-#define RT_PARSE_FN static __attribute__((noinline))
-#else
 #define RT_PARSE_FN static __always_inline
+
+/* Where c is in the frame that starts at data. For BPF the two pointers go
+ * through an empty asm each, so the compiler cannot fold the subtraction
+ * into one the verifier refuses (a scalar minus a packet pointer). */
+static __always_inline __u32 rt_off(const __u8 *c, const __u8 *data)
+{
+#ifdef __bpf__
+	asm volatile("" : "+r"(c));
+	asm volatile("" : "+r"(data));
 #endif
+	return (__u32)(c - data);
+}
 
 enum rt_kind {
 	RT_K_OTHER = 0,		/* well formed, not RoCEv2, not a pause frame */
@@ -183,7 +190,7 @@ static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const _
 			return RT_K_OTHER;
 		p->mirror = RT_MIRROR_VXLAN;
 		p->mirror_id = rt_be24(c + 12);
-		p->inner_off = (__u32)(c - data) + 8 + RT_VXLAN_LEN;
+		p->inner_off = rt_off(c, data) + 8 + RT_VXLAN_LEN;
 		p->inner_len = ulen - 8 - RT_VXLAN_LEN;
 		return RT_K_ENCAP_;
 	}
@@ -274,7 +281,7 @@ static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const _
 	p->mirror = mirror;
 	p->mirror_dir = mdir;
 	p->mirror_id = id;
-	p->inner_off = (__u32)(c - data) + hl;
+	p->inner_off = rt_off(c, data) + hl;
 	p->inner_len = l4len - hl;
 	return RT_K_ENCAP_;
 }

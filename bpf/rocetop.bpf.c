@@ -68,6 +68,16 @@ struct {
 	__type(value, __u32);
 } slots SEC(".maps");
 
+/*
+ * rt_parse() is inlined (bpf/parse.h): a BPF subprogram call and its return
+ * cost more than the parse of a short frame on CPUs whose return mitigations
+ * make every kernel return expensive. Its struct rt_pkt must stay one object
+ * in memory, written through the pointer as before, not be split into dozens
+ * of scalars spilled to the stack (which goes past the 512-byte BPF stack):
+ * an empty asm that takes its address keeps it there.
+ */
+#define RT_PKT_IN_MEMORY(ptr) asm volatile("" : : "r"(ptr) : "memory")
+
 /* Set by the loader before load (--collector): XDP drops counted mirror copies. */
 const volatile __u8 rt_collector = 0;
 
@@ -215,16 +225,21 @@ int rt_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u64 lin = (__u64)((long)data_end - (long)data), len = lin;
-	struct rt_pkt p = {};
+	__u64 lin = (__u64)((long)data_end - (long)data), len = lin, whole = 0;
+	struct rt_pkt p;
+	int pass;
 
-	rt_parse(data, data_end, lin, &p);
-	if (p.kind == RT_K_TRUNC || !p.family) {
+#pragma clang loop unroll(disable)
+	for (pass = 0; pass < 2; pass++) {
+		__builtin_memset(&p, 0, sizeof(p));
+		RT_PKT_IN_MEMORY(&p);
+		rt_parse(data, data_end, len, &p);
+		if (whole || (p.kind != RT_K_TRUNC && p.family))
+			break;
+		whole = 1;
 		len = bpf_xdp_get_buff_len(ctx);
-		if (p.kind == RT_K_TRUNC && len > lin) {
-			__builtin_memset(&p, 0, sizeof(p));
-			rt_parse(data, data_end, len, &p);
-		}
+		if (p.kind != RT_K_TRUNC || len <= lin)
+			break;
 	}
 	if (handle(&p, len, ctx->ingress_ifindex, RT_DIR_INGRESS, 0) && rt_collector)
 		return XDP_DROP;	/* a counted mirror copy on a collector port */
@@ -246,32 +261,32 @@ int rt_tc(struct __sk_buff *skb)
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
 	__u32 len = skb->len;
-	struct rt_pkt p = {};
-	int parsed = 0;
+	struct rt_pkt p;
+	int pass;
 
 	/*
 	 * The headers of an egress skb are nearly always in its linear part, and
 	 * the parser reads them there. When the linear part is shorter than the
 	 * frame and than any header chain, parse it first: only when the parser
 	 * runs out of bytes there (a frame whose headers continue in a fragment)
-	 * is the skb made linear, which moves no byte of the packet's content. A
-	 * TCP segment from the stack (headers linear, payload in page fragments,
-	 * the skb a clone) is never pulled: pulling would copy its head on every
-	 * segment (bench/lab.sh measures that case).
+	 * is the skb made linear, which moves no byte of the packet's content,
+	 * and parsed again. A TCP segment from the stack (headers linear, payload
+	 * in page fragments, the skb a clone) is never pulled: pulling would copy
+	 * its head on every segment (bench/lab.sh measures that case). One call
+	 * site of the parser (a loop), as in rt_xdp.
 	 */
-	if ((long)data_end - (long)data < (long)len &&
-	    (long)data_end - (long)data < RT_TC_PULL) {
-		if (rt_parse(data, data_end, len, &p) == RT_K_TRUNC) {
-			__builtin_memset(&p, 0, sizeof(p));
-			bpf_skb_pull_data(skb, len < RT_TC_PULL ? len : RT_TC_PULL);
-			data = (void *)(long)skb->data;
-			data_end = (void *)(long)skb->data_end;
-		} else {
-			parsed = 1;	/* the headers were all there */
-		}
-	}
-	if (!parsed)
+#pragma clang loop unroll(disable)
+	for (pass = 0; pass < 2; pass++) {
+		__builtin_memset(&p, 0, sizeof(p));
+		RT_PKT_IN_MEMORY(&p);
 		rt_parse(data, data_end, len, &p);
+		if (pass || p.kind != RT_K_TRUNC || (long)data_end - (long)data >= (long)len ||
+		    (long)data_end - (long)data >= RT_TC_PULL)
+			break;
+		bpf_skb_pull_data(skb, len < RT_TC_PULL ? len : RT_TC_PULL);
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+	}
 	handle(&p, len, skb->ifindex, RT_DIR_EGRESS,
 	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
 	return TC_ACT_UNSPEC;	/* tcx: go on to the next program, then the default */
