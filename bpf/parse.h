@@ -290,7 +290,7 @@ static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const 
 					 __u32 off, __u64 frame_len, struct rt_pkt *p, int inner)
 {
 	__u32 hl, tot;
-	int i;
+	int i, kind;
 
 	if (c + 20 > end)
 		return RT_K_TRUNC;
@@ -304,23 +304,24 @@ static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const 
 		return RT_K_TRUNC;
 	p->family = 4;
 	p->tos = c[1];
+	if (rt_be16(c + 6) & 0x3fff)	/* a fragment: no UDP header to trust */
+		kind = RT_K_OTHER;
+	else if (c[9] != 17 && (c[9] != RT_IPPROTO_GRE || inner))
+		kind = RT_K_OTHER;
+	else if (c + hl > end)
+		kind = RT_K_TRUNC;
+	else if (c[9] == 17)
+		kind = rt_parse_udp(data, c + hl, end, tot - hl, p, inner);
+	else
+		kind = rt_parse_gre(data, c + hl, end, tot - hl, p);
+	if (kind == RT_K_ENCAP_)
+		return kind;	/* a mirror copy's own addresses: never the flow's */
 #pragma unroll
 	for (i = 0; i < 4; i++) {
 		p->src[i] = c[12 + i];
 		p->dst[i] = c[16 + i];
 	}
-	if (rt_be16(c + 6) & 0x3fff)	/* a fragment: no UDP header to trust */
-		return RT_K_OTHER;
-	if (c[9] == RT_IPPROTO_GRE && !inner) {
-		if (c + hl > end)
-			return RT_K_TRUNC;
-		return rt_parse_gre(data, c + hl, end, tot - hl, p);
-	}
-	if (c[9] != 17)
-		return RT_K_OTHER;
-	if (c + hl > end)
-		return RT_K_TRUNC;
-	return rt_parse_udp(data, c + hl, end, tot - hl, p, inner);
+	return kind;
 }
 
 static __always_inline int rt_parse_ipv6(const __u8 *data, const __u8 *c, const __u8 *end,
@@ -428,7 +429,7 @@ RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len
 	const __u8 *d = (const __u8 *)data, *end = (const __u8 *)data_end;
 	__u64 flen = frame_len;
 	__u32 off = 0;
-	int i, depth, kind = RT_K_OTHER;
+	int depth, kind = RT_K_OTHER;
 
 	/* One pass per level: the frame, then the frame inside a mirror copy. A
 	 * loop rather than two inlined copies keeps the BPF stack small. */
@@ -446,11 +447,8 @@ RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len
 		p->family = 0;
 		p->tos = 0;
 		p->v6_unparsed = 0;
-#pragma unroll
-		for (i = 0; i < 16; i++) {
-			p->src[i] = 0;
-			p->dst[i] = 0;
-		}
+		__builtin_memset(p->src, 0, sizeof(p->src));	/* an outer IPv6 header's */
+		__builtin_memset(p->dst, 0, sizeof(p->dst));
 		if (off > RT_MAX_INNER_OFF) {
 			kind = RT_K_OTHER;
 			break;
