@@ -152,8 +152,7 @@ static int fill(const struct rt_ftab *t, int floor_fd, __u32 n, __u32 gen, __u32
 			break;
 		}
 		sl->k = k;
-		sl->v = vals[r];
-		sl->v.first_ns = sl->v.last_ns = 0;	/* the kernel writes no time */
+		rt_ft_val_from_flow(&sl->v, &vals[r]);	/* a slot holds no time */
 		sl->v.slot = RT_FT_LIVE;
 		at += r << t->shift;
 		__atomic_fetch_or(&t->dirty[at / 64], 1ULL << (at % 64), __ATOMIC_SEQ_CST);

@@ -192,7 +192,7 @@ static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __
 		rt_flow_key_init(&fk, p, ifindex, dir);
 		fs = flow_slot(&fk, &idx);
 		if (fs) {
-			rt_count_flow_counters(&fs->v, p, len);
+			rt_count_ft(&fs->v, p, len);
 			mark_dirty(idx);
 		}
 	}

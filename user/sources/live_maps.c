@@ -157,18 +157,19 @@ int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 firs
 	for (__u32 r = first_region; r < t->nregions; r++) {
 		const struct rt_flow_slot *s = rt_ftab_find(t, r, k, h);
 		const struct rt_ft_seen *sn;
+		struct rt_ft_val c;
 		struct rt_flow_val v;
 
 		if (!s)
 			continue;
-		v = s->v;	/* one copy: each counter whole (aligned 8-byte loads) */
-		if (!v.pkts)
+		c = s->v;	/* one copy: each counter whole (aligned 8-byte loads) */
+		if (!c.pkts)
 			continue;
 		n++;
 		/* counted since the last stamp (its bit comes next time): seen then */
 		sn = &t->seen[s - t->slots];
-		v.first_ns = sn->first ? sn->first : t->now;
-		v.last_ns = sn->first ? sn->last : t->now;
+		rt_ft_val_to_flow(&v, &c, sn->first ? sn->first : t->now,
+				  sn->first ? sn->last : t->now);
 		rt_flow_val_add(out, &v);
 		if (v.last_ns >= out->last_ns) {
 			out->sport = v.sport;
