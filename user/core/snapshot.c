@@ -888,36 +888,168 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 	s->nflows--;
 }
 
+/*
+ * Ask for what removing row r, and moving row m into a removed place, will
+ * read (rt_snapshot_remove): their rows, states and recency entries.
+ */
+static inline void expire_prefetch_rows(const struct rt_snapshot *s, size_t r, size_t m)
+{
+	const struct rt_flow_table *t = s->tab;
+	const char *fr = (const char *)&s->flows[r], *fm = (const char *)&s->flows[m];
+
+	__builtin_prefetch(fr, 1);
+	__builtin_prefetch(fr + 64, 1);
+	__builtin_prefetch(fr + 128, 1);
+	__builtin_prefetch(fr + sizeof(struct rt_flow) - 1, 1);
+	__builtin_prefetch(&t->st[r], 1);
+	__builtin_prefetch(&t->st[r].pnext, 1);	/* a state spans cache lines */
+	__builtin_prefetch(&t->hot[r], 1);
+	__builtin_prefetch(fm);
+	__builtin_prefetch(fm + 64);
+	__builtin_prefetch(fm + 128);
+	__builtin_prefetch(fm + sizeof(struct rt_flow) - 1);
+	__builtin_prefetch(&t->st[m], 1);
+	__builtin_prefetch(&t->st[m].pnext, 1);
+	__builtin_prefetch((const char *)&t->st[m] + sizeof(t->st[0]) - 1, 1);
+	__builtin_prefetch(&t->hot[m], 1);
+}
+
+/* Then, their keys and states in cache: the index and pair slots they sit in,
+ * and the rows they are chained to. */
+static inline void expire_prefetch_slots(const struct rt_snapshot *s, size_t r)
+{
+	const struct rt_flow_table *t = s->tab;
+	const struct rt_flow_key *k = &s->flows[r].k;
+	const struct rt_flow_state *st = &t->st[r];
+	const struct rt_flow_hot *h = &t->hot[r];
+
+	__builtin_prefetch(&t->slot[rt_flow_key_hash(k) & (t->nslot - 1)], 1);
+	if (t->npslot)
+		__builtin_prefetch(&t->pslot[pair_hash(k->family, k->src, k->dst) & (t->npslot - 1)], 1);
+	if (st->pprev)
+		__builtin_prefetch(&t->st[st->pprev - 1], 1);
+	if (st->pnext)
+		__builtin_prefetch(&t->st[st->pnext - 1], 1);
+	if (h->lru_prev)
+		__builtin_prefetch(&t->hot[h->lru_prev - 1], 1);
+	if (h->lru_next)
+		__builtin_prefetch(&t->hot[h->lru_next - 1], 1);
+}
+
+/* How far ahead of a removal its rows are asked for, and their slots. */
+#define RT_EXPIRE_AHEAD	16
+#define RT_EXPIRE_SLOTS	8
+
 size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 {
 	struct rt_flow_table *t = s->tab;
-	__u32 id = t ? t->lru_head : 0, limit = 0;
+	__u32 id = t ? t->lru_head : 0, limit = 0, *go = NULL;
+	size_t n = 0, cap = 0, i;
 	int have_limit = 0;
-	size_t n = 0;
 
-	/* The list runs by the interval of each row's last touch (gen): once a
-	 * row is too recent, only the rest of its interval may still be older. */
+	/*
+	 * First the rows that go, in the order of the list (the order they are
+	 * removed in, as one at a time would): the list runs by the interval of
+	 * each row's last touch (gen), so once a row is too recent, only the
+	 * rest of its interval may still be older. Each row's place in go[]
+	 * is kept in its cpos (unused: the row did not change in this interval)
+	 * so that go[] follows a row the removals move.
+	 */
 	while (id) {
 		size_t r = id - 1;
 		struct rt_flow_hot *h = &t->hot[r];
-		__u32 next = h->lru_next;
 
 		if (h->gen == t->gen || (have_limit && h->gen != limit))
 			break;
 		if (s->flows[r].v.last_ns < before) {
+			if (n == cap) {
+				__u32 *g = realloc(go, (cap = cap ? cap * 2 : 1024) * sizeof(*go));
+
+				if (!g)
+					break;	/* the rest goes at a later interval */
+				go = g;
+			}
+			h->cpos = (__u32)n;
+			go[n++] = (__u32)r;
 			if (evicted)
 				evicted[s->flows[r].k.dir & 1]++;
-			if (next == s->nflows)	/* the last row moves into r */
-				next = (__u32)r + 1;
-			rt_snapshot_remove(s, r);
-			n++;
 		} else if (!have_limit) {
 			have_limit = 1;
 			limit = h->gen;
 		}
-		id = next;
+		id = h->lru_next;
 	}
+	/*
+	 * Then remove them, asking ahead for what each removal reads: a row
+	 * of a table this size is seldom in cache, and one at a time the misses
+	 * came one after the other (about ten a row). The row moved into a
+	 * removed place is the last one then: k removals on, about nflows - 1 - k.
+	 */
+	for (i = 0; i < n && i < RT_EXPIRE_AHEAD; i++)
+		expire_prefetch_rows(s, go[i], s->nflows - 1 - i);
+	for (i = 0; i < n; i++) {
+		size_t r = go[i], last = s->nflows - 1;
+
+		if (i + RT_EXPIRE_AHEAD < n && s->nflows > RT_EXPIRE_AHEAD)
+			expire_prefetch_rows(s, go[i + RT_EXPIRE_AHEAD], last - RT_EXPIRE_AHEAD);
+		if (i + RT_EXPIRE_SLOTS < n && s->nflows > RT_EXPIRE_SLOTS) {
+			expire_prefetch_slots(s, go[i + RT_EXPIRE_SLOTS]);
+			expire_prefetch_slots(s, last - RT_EXPIRE_SLOTS);
+		}
+		/* the last row, if it goes too, is found in go[] at its new place */
+		if (r != last && t->hot[last].cpos < n && go[t->hot[last].cpos] == last)
+			go[t->hot[last].cpos] = (__u32)r;
+		rt_snapshot_remove(s, r);
+	}
+	free(go);
 	return n;
+}
+
+/*
+ * rt_snapshot_prefetch_row() for a source that also makes rows (files): when
+ * the index holds no row of hash h, the key is new, and what making its row
+ * reads is asked for instead: the host-pair slots (its pair's and, once any
+ * pair carried a CNP, the reverse pair's) and the row and state it will fill,
+ * nnew rows after the last (the new keys before it in line). 1: a new key.
+ */
+int rt_snapshot_prefetch_key(const struct rt_snapshot *s, const struct rt_flow_key *k, __u32 h,
+			     size_t nnew)
+{
+	const struct rt_flow_table *t = s->tab;
+	size_t mask, j, r = s->nflows + nnew;
+	__u64 x;
+
+	if (!t || !t->nslot)
+		return 0;
+	mask = t->nslot - 1;
+	for (j = h & mask; (x = t->slot[j]); j = (j + 1) & mask)
+		if (RT_SLOT_TAG(x) == h) {
+			const char *f = (const char *)&s->flows[RT_SLOT_ROW(x) - 1];
+
+			__builtin_prefetch(f, 1);
+			__builtin_prefetch(f + 64, 1);
+			__builtin_prefetch(f + 128, 1);
+			__builtin_prefetch(&t->hot[RT_SLOT_ROW(x) - 1], 1);
+			return 0;
+		}
+	if (t->npslot) {
+		__builtin_prefetch(&t->pslot[pair_hash(k->family, k->src, k->dst) & (t->npslot - 1)]);
+		if (t->marked)
+			__builtin_prefetch(&t->pslot[pair_hash(k->family, k->dst, k->src) &
+						     (t->npslot - 1)]);
+	}
+	if (r < s->flows_cap) {
+		const char *f = (const char *)&s->flows[r];
+
+		__builtin_prefetch(f, 1);
+		__builtin_prefetch(f + 64, 1);
+		__builtin_prefetch(f + 128, 1);
+		__builtin_prefetch(f + sizeof(struct rt_flow) - 1, 1);
+		__builtin_prefetch(&t->st[r], 1);
+		__builtin_prefetch(&t->st[r].pnext, 1);
+		__builtin_prefetch(&t->hot[r], 1);
+	}
+	return 1;
 }
 
 static int join_differs(const struct rt_flow *a, const struct rt_flow *b)

@@ -355,6 +355,11 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r);
  * many went; evicted[dir] counts them per direction (may be NULL).
  */
 size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2]);
+/* rt_snapshot_prefetch_row(), or, for a key not in the table, what making its
+ * row will read (the host-pair slots, the row and state it fills, nnew rows
+ * past the last: the new keys ahead of it); 1 for a new key, else 0. */
+int rt_snapshot_prefetch_key(const struct rt_snapshot *s, const struct rt_flow_key *k, __u32 h,
+			     size_t nnew);
 /*
  * Fold a whole snapshot (as a source filled it, in any order) into the table
  * s: rows whose values differ count as changed, rows missing from src go, and

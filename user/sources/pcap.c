@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * pcap and pcapng captures as a source: libpcap reads the packets, the one
- * parser of bpf/parse.h and the counting of bpf/count.h turn them into the same
- * counters the BPF programs keep, so a capture and a live run agree.
+ * pcap and pcapng captures as a source: the one parser of bpf/parse.h and the
+ * counting of bpf/count.h turn the packets into the same counters the BPF
+ * programs keep, so a capture and a live run agree.
+ *
+ * Reading: a classic pcap in a regular file is read in place (mapped, each
+ * record parsed where it lies: pcap_classic.h), its pages given back as they
+ * are passed; libpcap opens every capture (so its checks and messages on the
+ * file header stay), reads pcapng, pipes and FIFOs, and takes over at the
+ * first record the own reader leaves (cut, beyond the snapshot length,
+ * bytes appended since the mapping), seeking its FILE to that record: a
+ * damaged file gets libpcap's own message, as before.
  *
  * Link types: Ethernet; Linux cooked SLL and SLL2 (tcpdump -i any), whose
  * packet type gives the direction (outgoing: egress, else ingress); raw IPv4 /
@@ -48,6 +56,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 /* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
 #pragma GCC diagnostic push
@@ -56,6 +65,7 @@
 #pragma GCC diagnostic pop
 #include "join.h"
 #include "log.h"
+#include "pcap_classic.h"
 #include "record.h"
 
 #define RT_PCAP_MAX_EMPTY	100
@@ -106,6 +116,9 @@ struct pcapsrc {
 	__u64 evicted, evicted_dir[2];
 	struct rt_if_val ifv[2];
 	int ifseen[2];
+	struct rt_pcapc mm;	/* a classic pcap read in place; mm.p NULL: libpcap reads */
+	void *map;		/* the mapping mm reads */
+	size_t maplen, released;	/* its length; bytes already given back */
 	unsigned char *buf;	/* rebuilt Ethernet frames of SLL / raw captures */
 	size_t bufsz;
 	unsigned long long npkts;
@@ -114,8 +127,11 @@ struct pcapsrc {
 	char note[160];
 };
 
-/* Packets read ahead and counted together, so their table lookups overlap. */
-#define RT_PCAP_BATCH	32
+/* Packets read ahead and counted together, so their table lookups overlap:
+ * their index slots asked for as they are read, their rows RT_PCAP_AHEAD
+ * packets before they are counted. */
+#define RT_PCAP_BATCH	64
+#define RT_PCAP_AHEAD	8
 
 struct ahead {
 	struct pending q;
@@ -142,7 +158,8 @@ static inline void key_init(struct rt_flow_key *k, const struct rt_pkt *p, __u8 
 	k->mirror_id = p->mirror_id | (p->mirror_dir ? RT_MIRROR_EGRESS : 0);
 }
 
-static void account(struct pcapsrc *s, struct rt_snapshot *snap, const struct ahead *a)
+/* Count one packet; 1 when it made a new row. */
+static int account(struct pcapsrc *s, struct rt_snapshot *snap, const struct ahead *a)
 {
 	const struct pending *q = &a->q;
 	struct rt_if_val *iv = &s->ifv[q->dir];
@@ -157,11 +174,12 @@ static void account(struct pcapsrc *s, struct rt_snapshot *snap, const struct ah
 		if (f) {
 			rt_count_flow(&f->v, &q->p, q->len, q->ts);
 			rt_snapshot_touch(snap, f);
-		} else {
-			iv->flow_full++;
-			s->lost++;
+			return fresh;
 		}
+		iv->flow_full++;
+		s->lost++;
 	}
+	return 0;
 }
 
 /* Put a 14-byte Ethernet header carrying proto before payload; NULL without memory. */
@@ -280,8 +298,8 @@ static void progress(struct pcapsrc *s, int last)
 	if (!last && dt < (s->progress == 1 ? 0.25 : 1.0))
 		return;
 	s->last_progress = now;
-	f = pcap_file(s->pc);
-	pos = f ? ftell(f) : -1;
+	f = s->mm.p ? NULL : pcap_file(s->pc);
+	pos = s->mm.p ? (long)s->mm.off : f ? ftell(f) : -1;
 	if (pos < 0 || s->fsize <= 0)
 		return;
 	if (last)
@@ -294,10 +312,71 @@ static void progress(struct pcapsrc *s, int last)
 			 (int)(100.0 * (double)pos / (double)s->fsize), s->npkts);
 }
 
+/* Drop the mapping; libpcap reads on from where the own reader stopped. */
+static int unmap(struct pcapsrc *s)
+{
+	FILE *f = s->map && s->pc ? pcap_file(s->pc) : NULL;
+	int r = 0;
+
+	if (f && fseeko(f, (off_t)s->mm.off, SEEK_SET))
+		r = -errno;
+	if (f && s->mm.off < s->mm.size)
+		pr_debug("%s: libpcap reads on from byte %zu (a record the in-place reader leaves to it)\n",
+			 s->path, s->mm.off);
+	if (s->map)
+		munmap(s->map, s->maplen);
+	s->map = NULL;
+	s->mm.p = NULL;
+	s->maplen = s->released = 0;
+	return r;
+}
+
+/* Give back the pages read (they count in the process's resident memory). */
+#define RT_PCAP_RELEASE	(1u << 20)
+
+static void release_behind(struct pcapsrc *s)
+{
+	size_t upto = s->mm.off & ~(size_t)(RT_PCAP_RELEASE - 1);
+
+	if (upto > s->released) {
+		madvise((char *)s->map + s->released, upto - s->released, MADV_DONTNEED);
+		s->released = upto;
+	}
+}
+
+/* The next record: read in place from the mapping while it takes them, then
+ * from libpcap (pcap_next_ex's results). */
+static int next_record(struct pcapsrc *s, struct pcap_pkthdr *hb, struct pcap_pkthdr **h,
+		       const unsigned char **d)
+{
+	if (s->mm.p) {
+		struct rt_pcapc_rec rec;
+		int e;
+
+		if (rt_pcapc_next(&s->mm, &rec)) {
+			hb->ts.tv_sec = (time_t)rec.sec;
+			hb->ts.tv_usec = (suseconds_t)rec.frac;
+			hb->caplen = rec.caplen;
+			hb->len = rec.len;
+			*h = hb;
+			*d = rec.data;
+			if (s->mm.off - s->released >= 2 * RT_PCAP_RELEASE)
+				release_behind(s);
+			return 1;
+		}
+		e = unmap(s);
+		if (e) {
+			pr_warn("cannot read %s after %llu packets: %s.\n", s->path, s->npkts, strerror(-e));
+			return PCAP_ERROR_BREAK;
+		}
+	}
+	return pcap_next_ex(s->pc, h, d);
+}
+
 /* Read and parse the next packet into s->pend; at the end (or a cut) pend.have = 0. */
 static void next_packet(struct pcapsrc *s)
 {
-	struct pcap_pkthdr *h;
+	struct pcap_pkthdr hb, *h;
 	const unsigned char *d;
 	int r;
 
@@ -305,7 +384,7 @@ static void next_packet(struct pcapsrc *s)
 	if (s->eof)
 		return;
 again:
-	r = pcap_next_ex(s->pc, &h, &d);
+	r = next_record(s, &hb, &h, &d);
 	if (r == 1) {
 		parse_one(s, h, d, &s->pend);
 		if (s->pend.unplaced) {
@@ -379,6 +458,33 @@ static FILE *stream_file(struct pcapsrc *s)
 	return fopencookie(s, "r", io);
 }
 
+/* A classic pcap in a regular file is read in place: map it, and if the own
+ * reader takes its header, read through the mapping (libpcap, which opened
+ * it, checked the header and says the snapshot length). */
+static void map_file(struct pcapsrc *s)
+{
+	FILE *f = pcap_file(s->pc);
+	struct stat st;
+	void *m;
+
+	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size < RT_PCAPC_HDR ||
+	    (unsigned long long)st.st_size > (size_t)-1)
+		return;
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+	if (m == MAP_FAILED)
+		return;	/* libpcap reads it */
+	if (rt_pcapc_init(&s->mm, m, (size_t)st.st_size, (__u32)pcap_snapshot(s->pc))) {
+		munmap(m, (size_t)st.st_size);
+		s->mm.p = NULL;
+		return;
+	}
+	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+	pr_debug("%s: read in place (%lld bytes mapped)\n", s->path, (long long)st.st_size);
+	s->map = m;
+	s->maplen = (size_t)st.st_size;
+	s->released = 0;
+}
+
 static int open_capture(struct pcapsrc *s)
 {
 	char err[PCAP_ERRBUF_SIZE] = "";
@@ -408,6 +514,8 @@ static int open_capture(struct pcapsrc *s)
 		s->pc = NULL;
 		return -EINVAL;
 	}
+	if (!s->stream && s->classic)
+		map_file(s);
 	return 0;
 }
 
@@ -467,6 +575,7 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 	taken = 0;
 	while (s->pend.have && s->pend.ts < s->end) {
 		struct ahead b[RT_PCAP_BATCH];
+		size_t nnew;
 		int i, n = 0;
 
 		/* Read up to a batch of this interval's packets, asking for each
@@ -482,11 +591,20 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 			}
 			next_packet(s);
 		} while (n < RT_PCAP_BATCH && s->pend.have && s->pend.ts < s->end);
-		for (i = 0; i < n; i++)
+		/* a few packets ahead of the counting, what it will read: a
+		 * known flow's row, or for a new flow the pair slots and the
+		 * place of its row (the k-th new one in line lands k rows on) */
+		nnew = 0;
+		for (i = 0; i < n && i < RT_PCAP_AHEAD; i++)
 			if (b[i].q.p.kind == RT_K_ROCE)
-				rt_snapshot_prefetch_row(snap, b[i].h);
-		for (i = 0; i < n; i++)
-			account(s, snap, &b[i]);
+				nnew += rt_snapshot_prefetch_key(snap, &b[i].k, b[i].h, nnew);
+		for (i = 0; i < n; i++) {
+			if (i + RT_PCAP_AHEAD < n && b[i + RT_PCAP_AHEAD].q.p.kind == RT_K_ROCE)
+				nnew += rt_snapshot_prefetch_key(snap, &b[i + RT_PCAP_AHEAD].k,
+								 b[i + RT_PCAP_AHEAD].h, nnew);
+			if (account(s, snap, &b[i]) && nnew)
+				nnew--;
+		}
 		taken += (unsigned long long)n;
 	}
 	s->empty_run = taken ? 0 : s->empty_run + 1;
@@ -533,6 +651,7 @@ static int pcap_rewind(struct rt_source *src)
 
 	if (s->stream || !s->pc)
 		return -ESPIPE;	/* a pipe cannot be read again */
+	unmap(s);
 	pcap_close(s->pc);
 	s->pc = NULL;
 	reset(s);
@@ -544,6 +663,8 @@ static void pcap_src_close(struct rt_source *src)
 	struct pcapsrc *s = src->priv;
 
 	if (s) {
+		if (s->map)
+			munmap(s->map, s->maplen);
 		if (s->pc)
 			pcap_close(s->pc);
 		else if (s->stream_fd >= 0)

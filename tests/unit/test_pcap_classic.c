@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The classic pcap reader that reads files in place (user/sources/pcap_classic.h)
+ * against two oracles: values written into the bytes by hand here, and
+ * libpcap reading the same bytes (pcap_next_ex with nanosecond precision).
+ * For every cut of a file and every damaged field, the records the reader
+ * takes, followed by what libpcap reads from the offset where it stopped (as
+ * user/sources/pcap.c hands over), must be exactly what libpcap alone reads,
+ * down to the error text.
+ */
+#include <pcap/pcap.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include "check.h"
+#include "pcap_classic.h"
+
+struct buf {
+	unsigned char b[4096];
+	size_t n;
+};
+
+static void put32(struct buf *f, uint32_t v, int be)
+{
+	for (int i = 0; i < 4; i++)
+		f->b[f->n++] = (unsigned char)(be ? v >> (24 - 8 * i) : v >> (8 * i));
+}
+
+static void put16(struct buf *f, uint16_t v, int be)
+{
+	f->b[f->n++] = (unsigned char)(be ? v >> 8 : v);
+	f->b[f->n++] = (unsigned char)(be ? v : v >> 8);
+}
+
+static void header(struct buf *f, int be, int nano, uint16_t major, uint16_t minor, uint32_t snap)
+{
+	f->n = 0;
+	put32(f, nano ? 0xa1b23c4d : 0xa1b2c3d4, be);
+	put16(f, major, be);
+	put16(f, minor, be);
+	put32(f, 0, be);
+	put32(f, 0, be);
+	put32(f, snap, be);
+	put32(f, 1, be);	/* Ethernet */
+}
+
+/* A record of caplen bytes (byte i = seed + i) claiming len on the wire. */
+static void record(struct buf *f, int be, uint32_t sec, uint32_t frac, uint32_t caplen,
+		   uint32_t len, unsigned seed)
+{
+	put32(f, sec, be);
+	put32(f, frac, be);
+	put32(f, caplen, be);
+	put32(f, len, be);
+	for (uint32_t i = 0; i < caplen; i++)
+		f->b[f->n++] = (unsigned char)(seed + i);
+}
+
+struct rec {
+	long long sec, frac;
+	uint32_t caplen, len;
+	unsigned char data[256];
+};
+
+struct run {
+	struct rec r[64];
+	int n;
+	int status;	/* pcap_next_ex's last result */
+	char err[PCAP_ERRBUF_SIZE];
+	int inplace;	/* records the own reader took */
+};
+
+static int memfile(const unsigned char *b, size_t n)
+{
+	int fd = memfd_create("pcapc", 0);
+
+	if (fd >= 0 && write(fd, b, n) != (ssize_t)n) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static void keep(struct run *o, long long sec, long long frac, uint32_t caplen, uint32_t len,
+		 const unsigned char *d)
+{
+	struct rec *r = &o->r[o->n++];
+
+	r->sec = sec;
+	r->frac = frac;
+	r->caplen = caplen;
+	r->len = len;
+	memcpy(r->data, d, caplen < sizeof(r->data) ? caplen : sizeof(r->data));
+}
+
+/* Read the bytes with libpcap alone (inplace 0) or as pcap.c does (1). */
+static int read_all(const unsigned char *b, size_t n, int inplace, struct run *o)
+{
+	char path[64], err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const unsigned char *d;
+	struct rt_pcapc c;
+	pcap_t *p;
+	int fd = memfile(b, n);
+
+	memset(o, 0, sizeof(*o));
+	if (fd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
+	if (!p) {
+		close(fd);
+		snprintf(o->err, sizeof(o->err), "%s", err);
+		o->status = -100;
+		return 0;
+	}
+	if (inplace && !rt_pcapc_init(&c, b, n, (uint32_t)pcap_snapshot(p))) {
+		struct rt_pcapc_rec r;
+
+		while (o->n < 64 && rt_pcapc_next(&c, &r)) {
+			keep(o, r.sec, r.frac, r.caplen, r.len, r.data);
+			o->inplace++;
+		}
+		if (fseeko(pcap_file(p), (off_t)c.off, SEEK_SET))
+			return -1;
+	}
+	while (o->n < 64 && (o->status = pcap_next_ex(p, &h, &d)) == 1)
+		keep(o, h->ts.tv_sec, h->ts.tv_usec, h->caplen, h->len, d);
+	if (o->status == PCAP_ERROR)
+		snprintf(o->err, sizeof(o->err), "%s", pcap_geterr(p));
+	pcap_close(p);
+	close(fd);
+	return 0;
+}
+
+static int same(const struct run *a, const struct run *b)
+{
+	if (a->n != b->n || a->status != b->status || strcmp(a->err, b->err))
+		return 0;
+	for (int i = 0; i < a->n; i++) {
+		const struct rec *x = &a->r[i], *y = &b->r[i];
+		size_t k = x->caplen < sizeof(x->data) ? x->caplen : sizeof(x->data);
+
+		if (x->sec != y->sec || x->frac != y->frac || x->caplen != y->caplen ||
+		    x->len != y->len || memcmp(x->data, y->data, k))
+			return 0;
+	}
+	return 1;
+}
+
+/* Hand-written values: each byte order and precision. */
+static void test_values(void)
+{
+	for (int be = 0; be < 2; be++)
+		for (int nano = 0; nano < 2; nano++) {
+			struct buf f;
+			struct rt_pcapc c;
+			struct rt_pcapc_rec r = { 0 };
+
+			header(&f, be, nano, 2, 4, 65535);
+			record(&f, be, 1700000000, 123456, 60, 60, 1);
+			record(&f, be, 1700000001, 999999, 20, 1500, 7);	/* cut by the snaplen of the capture */
+			record(&f, be, 0xFFFFFFFF, 0, 0, 0, 0);			/* 2106, an empty record */
+			CHECK_EQ(rt_pcapc_init(&c, f.b, f.n, 65535), 0);
+			CHECK_EQ(c.swap, be);	/* this machine is little-endian */
+			CHECK_EQ(c.nano, nano);
+			CHECK_EQ(rt_pcapc_next(&c, &r), 1);
+			CHECK_EQ(r.sec, 1700000000);
+			CHECK_EQ(r.frac, nano ? 123456 : 123456000);
+			CHECK_EQ(r.caplen, 60);
+			CHECK_EQ(r.len, 60);
+			CHECK_EQ(r.data - f.b, 24 + 16);
+			CHECK_EQ(r.data[0], 1);
+			CHECK_EQ(r.data[59], 60);
+			CHECK_EQ(rt_pcapc_next(&c, &r), 1);
+			CHECK_EQ(r.sec, 1700000001);
+			CHECK_EQ(r.frac, nano ? 999999 : 999999000);
+			CHECK_EQ(r.caplen, 20);
+			CHECK_EQ(r.len, 1500);
+			CHECK_EQ(r.data[0], 7);
+			CHECK_EQ(rt_pcapc_next(&c, &r), 1);
+			/* libpcap's signed field (unsigned once swapped); pcap.c undoes it */
+			CHECK_EQ(r.sec, be ? 0xFFFFFFFFLL : -1);
+			CHECK_EQ(r.caplen, 0);
+			CHECK_EQ(rt_pcapc_next(&c, &r), 0);
+			CHECK_EQ(c.off, f.n);
+		}
+	TEST_END("pcapc_values");
+}
+
+/* Headers the reader leaves to libpcap. */
+static void test_headers(void)
+{
+	struct buf f;
+	struct rt_pcapc c;
+
+	header(&f, 0, 0, 2, 3, 65535);	/* 2.3: lengths may be swapped */
+	CHECK(rt_pcapc_init(&c, f.b, f.n, 65535), "version 2.3 taken");
+	header(&f, 0, 0, 1, 4, 65535);
+	CHECK(rt_pcapc_init(&c, f.b, f.n, 65535), "version 1.4 taken");
+	header(&f, 0, 0, 2, 4, 65535);
+	CHECK(rt_pcapc_init(&c, f.b, 23, 65535), "a cut header taken");
+	f.b[0] = 0x0a; f.b[1] = 0x0d; f.b[2] = 0x0d; f.b[3] = 0x0a;	/* pcapng */
+	CHECK(rt_pcapc_init(&c, f.b, f.n, 65535), "pcapng taken");
+	header(&f, 1, 1, 2, 4, 65535);
+	CHECK_EQ(rt_pcapc_init(&c, f.b, f.n, 65535), 0);
+	TEST_END("pcapc_headers");
+}
+
+/*
+ * Damaged files: every field of the middle record set to awkward values,
+ * every cut of each file; the reader then libpcap equals libpcap alone.
+ */
+static void test_against_libpcap(void)
+{
+	static const uint32_t caplens[] = { 0, 1, 40, 100, 101, 65535, 65536, 262144, 262145,
+					    0x7fffffff, 0xffffffff };
+	static const uint32_t lens[] = { 0, 39, 40, 262145, 0xffffffff };
+	static const uint32_t fracs[] = { 0, 999999, 1000000, 999999999, 1000000000, 0x80000000,
+					  0xffffffff };
+	static const uint32_t snaps[] = { 100, 65535, 300000 };	/* libpcap: >262144 is 262144 */
+	int files = 0, cuts = 0, bad = 0, taken = 0;
+
+	for (int be = 0; be < 2; be++)
+		for (int nano = 0; nano < 2; nano++)
+			for (size_t sn = 0; sn < sizeof(snaps) / sizeof(snaps[0]); sn++)
+				for (size_t ci = 0; ci < sizeof(caplens) / sizeof(caplens[0]); ci++)
+					for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+		struct buf f;
+		uint32_t cl = caplens[ci];
+		uint32_t fr = fracs[(ci + li) % (sizeof(fracs) / sizeof(fracs[0]))];
+		size_t whole, step;
+		int first;
+
+		header(&f, be, nano, 2, 4, snaps[sn]);
+		record(&f, be, 1700000000, 5, 40, 40, 3);
+		if (cl > 1000) {	/* the header only: the bytes run out (or not taken) */
+			put32(&f, 1700000001, be);
+			put32(&f, fr, be);
+			put32(&f, cl, be);
+			put32(&f, lens[li], be);
+		} else {
+			record(&f, be, 1700000001, fr, cl, lens[li], 9);
+		}
+		record(&f, be, 1700000002, 7, 30, 30, 5);
+		whole = f.n;
+		files++;
+		/* every cut near the records' edges, and the whole file */
+		/* every cut in the first record once per header; then every
+		 * cut in the last 50 bytes (the damaged record and after) */
+		first = ci == 0 && li == 0;
+		step = whole > 200 ? 29 : 3;
+		for (size_t n = first ? 0 : 60; n <= whole;
+		     n += ((first && n < 80) || n + 50 > whole) ? 1 : step) {
+			struct run a, b;
+
+			if (read_all(f.b, n, 0, &a) || read_all(f.b, n, 1, &b)) {
+				bad++;
+				continue;
+			}
+			cuts++;
+			taken += b.inplace;
+			if (!same(&a, &b)) {
+				bad++;
+				if (bad < 5)
+					printf("  differs: be %d nano %d snap %u caplen %u len %u frac %u cut %zu: %d/%d records, status %d/%d, '%s'/'%s'\n",
+					       be, nano, snaps[sn], cl, lens[li], fr, n, a.n, b.n, a.status,
+					       b.status, a.err, b.err);
+			}
+		}
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(taken > cuts / 2, "the reader took %d records over %d cuts", taken, cuts);
+	printf("  %d files, %d cuts, %d records taken in place\n", files, cuts, taken);
+	TEST_END("pcapc_same_as_libpcap");
+}
+
+int main(void)
+{
+	test_values();
+	test_headers();
+	test_against_libpcap();
+	return TEST_EXIT();
+}
