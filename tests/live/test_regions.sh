@@ -8,7 +8,7 @@
 # the sender sent (its own tally from scapy's bytes), and the kernel table
 # (bpftool's dump, regions of 16 slots with --max-flows 16) must hold the
 # flow in two regions, with the same total: else the test did not test it.
-# --no-nic: the incremental path (with the NIC's counters every slot is read).
+# --no-nic: the wire's flows alone (no NIC here to join).
 #   A [x] -- [y] B         rocetop -i y --no-egress --no-nic in B
 set -u
 cd "$(dirname "$0")/../.."

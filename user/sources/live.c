@@ -5,6 +5,7 @@
  * Links die with the process, so even `kill -9` leaves nothing attached.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 #include <stdio.h>
@@ -243,6 +244,7 @@ static int read_flows(struct live *l, struct rt_snapshot *s)
  * other regions; a flow of several is summed over those it was seen in, and
  * a region seen for the first time adds itself and sums again. More regions
  * than bits in the mask: every region is looked up, as before.
+ * (tests/live/test_regions.sh counts one flow on two CPUs.)
  */
 static int read_changed(struct live *l, struct rt_snapshot *s)
 {
@@ -256,12 +258,9 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 	} q[64];
 
 	for (size_t w = 0; w < t->nwords; w++) {
-		__u64 bits;
+		__u64 bits = t->taken[w];	/* taken and stamped by rt_ftab_stamp */
 		size_t nq = 0;
 
-		if (!__atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED))
-			continue;
-		bits = rt_ftab_take(t, w);
 		/* The keys of the word's dirty slots first, their lookups in
 		 * flight together (rt_snapshot_prefetch_slot/row), then the rows. */
 		while (bits) {
@@ -283,7 +282,6 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 		for (size_t i = 0; i < nq; i++)
 			rt_snapshot_prefetch_row(s, q[i].h);
 		for (size_t i = 0; i < nq; i++) {
-			const struct rt_flow_slot *sl = q[i].sl;
 			__u32 rbit = q[i].rbit, *seen;
 			struct rt_flow_val v;
 			struct rt_flow *f;
@@ -298,22 +296,20 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 			else if (tab->hot[f - s->flows].gen == tab->gen && (*seen & rbit) == rbit)
 				continue;	/* summed already, from another region */
 			*seen |= rbit;
-			if (*seen == rbit && rbit) {	/* one region: this slot */
-				v = sl->v;	/* one copy: each counter whole */
-				n = v.pkts != 0;
-				v.slot = 0;	/* as rt_ftab_sum() leaves them */
-				v.pad[0] = v.pad[1] = 0;
-			} else if (rbit) {
+			if (*seen == rbit && rbit)	/* one region: this slot */
+				n = rt_ftab_slot_val(t, q[i].sl, &v);
+			else if (rbit)
 				n = rt_ftab_sum_regions(t, &q[i].k, *seen, &v);
-			} else {
+			else
 				n = rt_ftab_sum(t, &q[i].k, 0, &v);
-			}
 			if (!n) {
 				if (fresh)
 					rt_snapshot_remove(s, (size_t)(f - s->flows));
 				continue;
 			}
-			if (fresh || memcmp(&f->v, &v, sizeof(v))) {
+			/* counts that moved; the stamps alone (a bit set by a packet
+			 * read already) change nothing */
+			if (fresh || memcmp(&f->v, &v, offsetof(struct rt_flow_val, first_ns))) {
 				rt_snapshot_touch(s, f);	/* first: it keeps the old counters */
 				f->v = v;
 			}
@@ -375,7 +371,7 @@ static void evict(struct live *l, struct rt_snapshot *s)
 	for (i = 0; i < s->nflows; i++) {
 		__u64 last = s->flows[i].v.last_ns;
 
-		/* A packet counted while the maps were read is newer than mono_ns. */
+		/* A flow seen changed at this read was stamped mono_ns. */
 		if (last < s->mono_ns && s->mono_ns - last > limit &&
 		    rt_ftab_kill(&l->ft, &s->flows[i].k))
 			count_evicted(l, &s->flows[i].k);
@@ -576,6 +572,7 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 		s->tab->no_lru = !(l->flow_timeout > 0);	/* only eviction walks it */
 		forget_evicted(l, s);
 	}
+	rt_ftab_stamp(&l->ft, s->mono_ns);	/* the slots that changed: seen now */
 	err = src->incremental ? read_changed(l, s) : read_flows(l, s);
 	if (!err)
 		err = read_ifstats(l, s);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -67,6 +68,12 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 		return err;
 	}
 	t->dirty = p;
+	t->seen = calloc(t->nslots, sizeof(*t->seen));
+	t->taken = calloc(t->nwords, sizeof(*t->taken));
+	if (!t->seen || !t->taken) {
+		rt_ftab_unmap(t);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -76,8 +83,12 @@ void rt_ftab_unmap(struct rt_ftab *t)
 		munmap(t->slots, t->slots_len);
 	if (t->dirty)
 		munmap(t->dirty, t->dirty_len);
+	free(t->seen);
+	free(t->taken);
 	t->slots = NULL;
 	t->dirty = NULL;
+	t->seen = NULL;
+	t->taken = NULL;
 }
 
 /* The program writes a slot's key before marking it live; read the state
@@ -104,6 +115,62 @@ struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct
 	return NULL;
 }
 
+size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
+{
+	size_t n = 0;
+
+	t->now = now;
+	for (size_t w = 0; w < t->nwords; w++) {
+		__u64 bits;
+
+		if (!__atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED)) {
+			t->taken[w] = 0;
+			continue;
+		}
+		bits = rt_ftab_take(t, w);
+		t->taken[w] = bits;
+		while (bits) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+			struct rt_ft_seen *sn = &t->seen[i];
+
+			bits &= bits - 1;
+			n++;
+			if (slot_state(&t->slots[i]) != RT_FT_LIVE) {
+				sn->first = sn->last = 0;
+				continue;
+			}
+			if (!sn->first)
+				sn->first = now;
+			sn->last = now;
+		}
+	}
+	return n;
+}
+
+/* Slot s's counters as a flow's value (s live, read once: each counter
+ * whole, aligned 8-byte loads), with the times it was stamped; 0 when it has
+ * counted nothing yet. */
+static int slot_val(const struct rt_ftab *t, const struct rt_flow_slot *s, struct rt_flow_val *v)
+{
+	const struct rt_ft_seen *sn = &t->seen[s - t->slots];
+	struct rt_ft_val c = s->v;
+
+	if (!c.pkts)
+		return 0;
+	/* counted since the last stamp (its bit comes next time): seen then */
+	rt_ft_val_to_flow(v, &c, sn->first ? sn->first : t->now, sn->first ? sn->last : t->now);
+	return 1;
+}
+
+int rt_ftab_slot_val(const struct rt_ftab *t, const struct rt_flow_slot *s, struct rt_flow_val *out)
+{
+	if (!slot_val(t, s, out))
+		return 0;
+	out->slot = 0;	/* as rt_ftab_sum() leaves them */
+	out->pad[0] = out->pad[1] = 0;
+	return 1;
+}
+
 /* rt_ftab_sum() over the regions r >= first_region with bit r in mask
  * (all of them when nregions > 32). */
 static int sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
@@ -120,10 +187,7 @@ static int sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __u
 		if (t->nregions <= 32 && !(mask >> r & 1))
 			continue;
 		s = rt_ftab_find(t, r, k, h);
-		if (!s)
-			continue;
-		v = s->v;	/* one copy: each counter whole (aligned 8-byte loads) */
-		if (!v.pkts)
+		if (!s || !slot_val(t, s, &v))
 			continue;
 		n++;
 		rt_flow_val_add(out, &v);
@@ -150,7 +214,7 @@ int rt_ftab_sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __
 	return sum_regions(t, k, 0, mask, out);
 }
 
-int rt_ftab_kill(const struct rt_ftab *t, const struct rt_flow_key *k)
+int rt_ftab_kill(struct rt_ftab *t, const struct rt_flow_key *k)
 {
 	__u64 h = rt_ft_hash(k);
 	int n = 0;
@@ -160,6 +224,7 @@ int rt_ftab_kill(const struct rt_ftab *t, const struct rt_flow_key *k)
 
 		if (s) {
 			__atomic_store_n(&s->v.slot, RT_FT_DEAD, __ATOMIC_RELEASE);
+			t->seen[s - t->slots] = (struct rt_ft_seen){ 0, 0 };
 			n++;
 		}
 	}
