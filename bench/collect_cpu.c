@@ -9,8 +9,8 @@
  * kernel table (rt_live_flowtab(), user/sources/live_maps.h) as the XDP
  * program would: N distinct flows, flow i counted by CPU i % CPUs (a NIC's
  * RSS puts each flow on one queue), its slot claimed in that CPU's region and
- * its dirty bit set (last_ns now, so the default 60 s --flow-timeout evicts
- * none). One interval is
+ * its dirty bit set (user space stamps it seen at that interval, so the
+ * default 60 s --flow-timeout evicts none). One interval is
  * what the main loop does: rt_stream_step() (collect into a snapshot, fold it
  * into the persistent flow table, the join, the changed-only delta), then the
  * batch sink's emit (stdout on /dev/null) and the CSV sink's emit (into a
@@ -152,7 +152,7 @@ static int fill(const struct rt_ftab *t, int floor_fd, __u32 n, __u32 gen, __u32
 			break;
 		}
 		sl->k = k;
-		sl->v = vals[r];
+		rt_ft_val_from_flow(&sl->v, &vals[r]);	/* a slot holds no time */
 		sl->v.slot = RT_FT_LIVE;
 		at += r << t->shift;
 		__atomic_fetch_or(&t->dirty[at / 64], 1ULL << (at % 64), __ATOMIC_SEQ_CST);

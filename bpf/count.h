@@ -73,42 +73,63 @@ static __always_inline void rt_count_if(struct rt_if_val *v, const struct rt_pkt
 }
 
 /*
- * A RoCEv2 frame into its flow. now: the clock of first_ns/last_ns. len is the
- * frame's length; for a mirror copy the flow counts the inner frame's, as on
- * the mirrored wire.
+ * A RoCEv2 frame into its flow's counters and last-packet fields, without
+ * first_ns/last_ns, for both value types: struct rt_ft_val (the kernel flow
+ * table, which keeps no time; user space stamps the slots that changed,
+ * user/sources/live_maps.c) and struct rt_flow_val. len is the frame's
+ * length; for a mirror copy the flow counts the inner frame's, as on the
+ * mirrored wire.
  */
+#define RT_COUNT_FLOW_BODY(v, p, len)						\
+	do {									\
+		__u8 type_;							\
+										\
+		(v)->pkts++;							\
+		(v)->bytes += (p)->mirror ? (p)->inner_len : (len);		\
+		(v)->ecn[(p)->tos & 3]++;					\
+		(v)->sport = (p)->sport;					\
+		(v)->dscp = (p)->tos >> 2;					\
+		(v)->pcp = (p)->pcp;						\
+		(v)->opcode = (p)->opcode;					\
+		if ((p)->opcode == RT_OP_CNP) {					\
+			(v)->cnp++;						\
+			break;							\
+		}								\
+		if (!(p)->has_aeth || ((p)->opcode != RT_OP_RC_ACK &&		\
+				       (p)->opcode != RT_OP_RC_ATOMIC_ACK))	\
+			break;							\
+		type_ = ((p)->syndrome >> 5) & 3;				\
+		if (type_ == 0)							\
+			(v)->ack++;						\
+		else if (type_ == 1)						\
+			(v)->rnr_nak++;						\
+		else if (type_ == 3) {						\
+			if (((p)->syndrome & 0x1f) == 0)			\
+				(v)->nak_seq++;					\
+			else							\
+				(v)->nak_other++;				\
+		}								\
+	} while (0)
+
+static __always_inline void rt_count_ft(struct rt_ft_val *v, const struct rt_pkt *p, __u64 len)
+{
+	RT_COUNT_FLOW_BODY(v, p, len);
+}
+
+static __always_inline void rt_count_flow_counters(struct rt_flow_val *v, const struct rt_pkt *p,
+						   __u64 len)
+{
+	RT_COUNT_FLOW_BODY(v, p, len);
+}
+
+/* The same with the frame's time (files: capture time) in first_ns/last_ns. */
 static __always_inline void rt_count_flow(struct rt_flow_val *v, const struct rt_pkt *p,
 					  __u64 len, __u64 now)
 {
-	__u8 type;
-
 	if (!v->pkts)
 		v->first_ns = now;
 	v->last_ns = now;
-	v->pkts++;
-	v->bytes += p->mirror ? p->inner_len : len;
-	v->ecn[p->tos & 3]++;
-	v->sport = p->sport;
-	v->dscp = p->tos >> 2;
-	v->pcp = p->pcp;
-	v->opcode = p->opcode;
-	if (p->opcode == RT_OP_CNP) {
-		v->cnp++;
-		return;
-	}
-	if (!p->has_aeth || (p->opcode != RT_OP_RC_ACK && p->opcode != RT_OP_RC_ATOMIC_ACK))
-		return;
-	type = (p->syndrome >> 5) & 3;
-	if (type == 0)
-		v->ack++;
-	else if (type == 1)
-		v->rnr_nak++;
-	else if (type == 3) {
-		if ((p->syndrome & 0x1f) == 0)
-			v->nak_seq++;
-		else
-			v->nak_other++;
-	}
+	rt_count_flow_counters(v, p, len);
 }
 
 #endif /* ROCETOP_COUNT_H */

@@ -27,16 +27,23 @@
 #endif
 
 /*
- * rt_parse() is a BPF subprogram of its own (a static function, verified at
- * its call site, so packet pointers pass): its struct rt_pkt stays in memory
- * instead of being split into dozens of spilled scalars, which keeps the
- * programs well under the 512-byte BPF stack. In user space it is inline.
+ * rt_parse() is inlined everywhere. The BPF programs call it from one place
+ * each and keep its struct rt_pkt in memory (bpf/rocetop.bpf.c,
+ * RT_PKT_IN_MEMORY).
  */
-#ifdef __bpf__
-#define RT_PARSE_FN static __attribute__((noinline))
-#else
 #define RT_PARSE_FN static __always_inline
+
+/* Where c is in the frame that starts at data. For BPF the two pointers go
+ * through an empty asm each, so the compiler cannot fold the subtraction
+ * into one the verifier refuses (a scalar minus a packet pointer). */
+static __always_inline __u32 rt_off(const __u8 *c, const __u8 *data)
+{
+#ifdef __bpf__
+	asm volatile("" : "+r"(c));
+	asm volatile("" : "+r"(data));
 #endif
+	return (__u32)(c - data);
+}
 
 enum rt_kind {
 	RT_K_OTHER = 0,		/* well formed, not RoCEv2, not a pause frame */
@@ -183,7 +190,7 @@ static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const _
 			return RT_K_OTHER;
 		p->mirror = RT_MIRROR_VXLAN;
 		p->mirror_id = rt_be24(c + 12);
-		p->inner_off = (__u32)(c - data) + 8 + RT_VXLAN_LEN;
+		p->inner_off = rt_off(c, data) + 8 + RT_VXLAN_LEN;
 		p->inner_len = ulen - 8 - RT_VXLAN_LEN;
 		return RT_K_ENCAP_;
 	}
@@ -274,7 +281,7 @@ static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const _
 	p->mirror = mirror;
 	p->mirror_dir = mdir;
 	p->mirror_id = id;
-	p->inner_off = (__u32)(c - data) + hl;
+	p->inner_off = rt_off(c, data) + hl;
 	p->inner_len = l4len - hl;
 	return RT_K_ENCAP_;
 }
@@ -283,7 +290,7 @@ static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const 
 					 __u32 off, __u64 frame_len, struct rt_pkt *p, int inner)
 {
 	__u32 hl, tot;
-	int i;
+	int i, kind;
 
 	if (c + 20 > end)
 		return RT_K_TRUNC;
@@ -297,23 +304,24 @@ static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const 
 		return RT_K_TRUNC;
 	p->family = 4;
 	p->tos = c[1];
+	if (rt_be16(c + 6) & 0x3fff)	/* a fragment: no UDP header to trust */
+		kind = RT_K_OTHER;
+	else if (c[9] != 17 && (c[9] != RT_IPPROTO_GRE || inner))
+		kind = RT_K_OTHER;
+	else if (c + hl > end)
+		kind = RT_K_TRUNC;
+	else if (c[9] == 17)
+		kind = rt_parse_udp(data, c + hl, end, tot - hl, p, inner);
+	else
+		kind = rt_parse_gre(data, c + hl, end, tot - hl, p);
+	if (kind == RT_K_ENCAP_)
+		return kind;	/* a mirror copy's own addresses: never the flow's */
 #pragma unroll
 	for (i = 0; i < 4; i++) {
 		p->src[i] = c[12 + i];
 		p->dst[i] = c[16 + i];
 	}
-	if (rt_be16(c + 6) & 0x3fff)	/* a fragment: no UDP header to trust */
-		return RT_K_OTHER;
-	if (c[9] == RT_IPPROTO_GRE && !inner) {
-		if (c + hl > end)
-			return RT_K_TRUNC;
-		return rt_parse_gre(data, c + hl, end, tot - hl, p);
-	}
-	if (c[9] != 17)
-		return RT_K_OTHER;
-	if (c + hl > end)
-		return RT_K_TRUNC;
-	return rt_parse_udp(data, c + hl, end, tot - hl, p, inner);
+	return kind;
 }
 
 static __always_inline int rt_parse_ipv6(const __u8 *data, const __u8 *c, const __u8 *end,
@@ -421,7 +429,7 @@ RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len
 	const __u8 *d = (const __u8 *)data, *end = (const __u8 *)data_end;
 	__u64 flen = frame_len;
 	__u32 off = 0;
-	int i, depth, kind = RT_K_OTHER;
+	int depth, kind = RT_K_OTHER;
 
 	/* One pass per level: the frame, then the frame inside a mirror copy. A
 	 * loop rather than two inlined copies keeps the BPF stack small. */
@@ -439,11 +447,8 @@ RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len
 		p->family = 0;
 		p->tos = 0;
 		p->v6_unparsed = 0;
-#pragma unroll
-		for (i = 0; i < 16; i++) {
-			p->src[i] = 0;
-			p->dst[i] = 0;
-		}
+		__builtin_memset(p->src, 0, sizeof(p->src));	/* an outer IPv6 header's */
+		__builtin_memset(p->dst, 0, sizeof(p->dst));
 		if (off > RT_MAX_INNER_OFF) {
 			kind = RT_K_OTHER;
 			break;

@@ -68,6 +68,16 @@ struct {
 	__type(value, __u32);
 } slots SEC(".maps");
 
+/*
+ * rt_parse() is inlined (bpf/parse.h): a BPF subprogram call and its return
+ * cost more than the parse of a short frame on CPUs whose return mitigations
+ * make every kernel return expensive. Its struct rt_pkt must stay one object
+ * in memory, written through the pointer as before, not be split into dozens
+ * of scalars spilled to the stack (which goes past the 512-byte BPF stack):
+ * an empty asm that takes its address keeps it there.
+ */
+#define RT_PKT_IN_MEMORY(ptr) asm volatile("" : : "r"(ptr) : "memory")
+
 /* Set by the loader before load (--collector): XDP drops counted mirror copies. */
 const volatile __u8 rt_collector = 0;
 
@@ -154,31 +164,35 @@ static __always_inline void mark_dirty(__u32 idx)
  */
 #define RT_VLAN_OFFLOADED 0x10000
 
-/* Returns 1 when the frame was a mirror copy (counted in mirrored), else 0. */
-static __always_inline int handle(const void *data, const void *data_end, __u64 len,
-				  __u32 ifindex, __u8 dir, __u32 vlan_tci)
+/*
+ * Count a parsed frame of len bytes. Returns 1 when it was a mirror copy
+ * (counted in mirrored), else 0. No clock: the kernel writes no time into a
+ * flow's slot; user space stamps the slots whose dirty bit it takes
+ * (user/sources/live_maps.c, rt_ftab_stamp), so a live flow's first and last
+ * seen times are to the interval.
+ */
+static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __u8 dir,
+				  __u32 vlan_tci)
 {
-	struct rt_pkt p = {};
 	__u32 slot = if_slot(ifindex) * 2 + dir;
 	struct rt_if_val *iv;
 	struct rt_flow_key fk __attribute__((aligned(8)));
 	struct rt_flow_slot *fs = NULL;
 	__u32 idx = 0;
 
-	rt_parse(data, data_end, len, &p);
 	if (vlan_tci & RT_VLAN_OFFLOADED) {
-		if (!p.mirror) {	/* a mirror copy's priority is its inner frame's */
-			p.pcp = (vlan_tci >> 13) & 7;
-			p.nvlan++;
+		if (!p->mirror) {	/* a mirror copy's priority is its inner frame's */
+			p->pcp = (vlan_tci >> 13) & 7;
+			p->nvlan++;
 		}
 		len += 4;
 	}
 
-	if (p.kind == RT_K_ROCE) {
-		rt_flow_key_init(&fk, &p, ifindex, dir);
+	if (p->kind == RT_K_ROCE) {
+		rt_flow_key_init(&fk, p, ifindex, dir);
 		fs = flow_slot(&fk, &idx);
 		if (fs) {
-			rt_count_flow(&fs->v, &p, len, bpf_ktime_get_coarse_ns());
+			rt_count_ft(&fs->v, p, len);
 			mark_dirty(idx);
 		}
 	}
@@ -186,20 +200,48 @@ static __always_inline int handle(const void *data, const void *data_end, __u64 
 	iv = bpf_map_lookup_elem(&ifstats, &slot);
 	if (!iv)
 		return 0;
-	rt_count_if(iv, &p, len);
-	if (p.kind == RT_K_ROCE && !fs)
+	rt_count_if(iv, p, len);
+	if (p->kind == RT_K_ROCE && !fs)
 		iv->flow_full++;
-	return p.mirror != RT_MIRROR_NONE;
+	return p->mirror != RT_MIRROR_NONE;
 }
 
+/*
+ * The length of an XDP frame is data_end - data unless it has fragments
+ * (xdp.frags: a frame longer than its first buffer), and only
+ * bpf_xdp_get_buff_len() knows; a helper call on every frame is a large part
+ * of the program's cost, so the frame is parsed against its linear length
+ * first. Every length check that passes then passes against the whole frame
+ * too, so the parse is the same unless it says truncated. The whole length is
+ * asked for when it can differ in a way that matters: a frame that seems
+ * truncated (its headers announce more than the linear part holds: parsed
+ * again with the whole length), and a frame that is not IP (no header gives
+ * its length, and its bytes are counted). An IP frame whose IP packet ends
+ * inside the linear part has nothing after it but the Ethernet padding of a
+ * short frame, which is never in a fragment.
+ */
 SEC("xdp.frags")
 int rt_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
+	__u64 lin = (__u64)((long)data_end - (long)data), len = lin, whole = 0;
+	struct rt_pkt p;
+	int pass;
 
-	if (handle(data, data_end, bpf_xdp_get_buff_len(ctx), ctx->ingress_ifindex,
-		   RT_DIR_INGRESS, 0) && rt_collector)
+#pragma clang loop unroll(disable)
+	for (pass = 0; pass < 2; pass++) {
+		__builtin_memset(&p, 0, sizeof(p));
+		RT_PKT_IN_MEMORY(&p);
+		rt_parse(data, data_end, len, &p);
+		if (whole || (p.kind != RT_K_TRUNC && p.family))
+			break;
+		whole = 1;
+		len = bpf_xdp_get_buff_len(ctx);
+		if (p.kind != RT_K_TRUNC || len <= lin)
+			break;
+	}
+	if (handle(&p, len, ctx->ingress_ifindex, RT_DIR_INGRESS, 0) && rt_collector)
 		return XDP_DROP;	/* a counted mirror copy on a collector port */
 	return XDP_PASS;
 }
@@ -219,28 +261,33 @@ int rt_tc(struct __sk_buff *skb)
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
 	__u32 len = skb->len;
+	struct rt_pkt p;
+	int pass;
 
 	/*
 	 * The headers of an egress skb are nearly always in its linear part, and
 	 * the parser reads them there. When the linear part is shorter than the
 	 * frame and than any header chain, parse it first: only when the parser
 	 * runs out of bytes there (a frame whose headers continue in a fragment)
-	 * is the skb made linear, which moves no byte of the packet's content. A
-	 * TCP segment from the stack (headers linear, payload in page fragments,
-	 * the skb a clone) is never pulled: pulling would copy its head on every
-	 * segment (bench/lab.sh measures that case).
+	 * is the skb made linear, which moves no byte of the packet's content,
+	 * and parsed again. A TCP segment from the stack (headers linear, payload
+	 * in page fragments, the skb a clone) is never pulled: pulling would copy
+	 * its head on every segment (bench/lab.sh measures that case). One call
+	 * site of the parser (a loop), as in rt_xdp.
 	 */
-	if ((long)data_end - (long)data < (long)len &&
-	    (long)data_end - (long)data < RT_TC_PULL) {
-		struct rt_pkt probe = {};
-
-		if (rt_parse(data, data_end, len, &probe) == RT_K_TRUNC) {
-			bpf_skb_pull_data(skb, len < RT_TC_PULL ? len : RT_TC_PULL);
-			data = (void *)(long)skb->data;
-			data_end = (void *)(long)skb->data_end;
-		}
+#pragma clang loop unroll(disable)
+	for (pass = 0; pass < 2; pass++) {
+		__builtin_memset(&p, 0, sizeof(p));
+		RT_PKT_IN_MEMORY(&p);
+		rt_parse(data, data_end, len, &p);
+		if (pass || p.kind != RT_K_TRUNC || (long)data_end - (long)data >= (long)len ||
+		    (long)data_end - (long)data >= RT_TC_PULL)
+			break;
+		bpf_skb_pull_data(skb, len < RT_TC_PULL ? len : RT_TC_PULL);
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
 	}
-	handle(data, data_end, len, skb->ifindex, RT_DIR_EGRESS,
+	handle(&p, len, skb->ifindex, RT_DIR_EGRESS,
 	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
 	return TC_ACT_UNSPEC;	/* tcx: go on to the next program, then the default */
 }

@@ -103,9 +103,31 @@ struct rt_flow_val {
 #define RT_FT_PROBES	(2 * RT_FT_RUN)
 #define RT_FT_MIN_SLOTS	16		/* a region: a power of two, at least this */
 
+/*
+ * A slot's counters: struct rt_flow_val without first_ns and last_ns. The
+ * kernel writes no time; user space keeps when it saw each slot change
+ * (user/sources/live_maps.c) and puts the times back when it sums a flow.
+ */
+struct rt_ft_val {
+	__u64 pkts;
+	__u64 bytes;
+	__u64 ecn[4];
+	__u64 cnp;
+	__u64 ack;
+	__u64 nak_seq;
+	__u64 nak_other;
+	__u64 rnr_nak;
+	__u16 sport;
+	__u8  dscp;
+	__u8  pcp;
+	__u8  opcode;
+	__u8  slot;		/* RT_FT_EMPTY, RT_FT_LIVE, RT_FT_DEAD */
+	__u8  pad[2];
+};
+
 struct rt_flow_slot {
 	struct rt_flow_key k;
-	struct rt_flow_val v;
+	struct rt_ft_val v;
 };
 
 /* The hash of a key for the kernel flow table, the same on both sides: low
@@ -166,12 +188,19 @@ struct rt_if_val {
 
 #define RT_FLOW_KEY_SIZE 48
 #define RT_FLOW_VAL_SIZE 112
+#define RT_FT_VAL_SIZE	 96
 #define RT_IF_VAL_SIZE	 (10 * 8 + 3 * 8 * RT_NPRIO)
 
 _Static_assert(sizeof(struct rt_flow_key) == RT_FLOW_KEY_SIZE, "rt_flow_key layout");
 _Static_assert(sizeof(struct rt_flow_val) == RT_FLOW_VAL_SIZE, "rt_flow_val layout");
 _Static_assert(sizeof(struct rt_if_key) == 8, "rt_if_key layout");
 _Static_assert(sizeof(struct rt_if_val) == RT_IF_VAL_SIZE, "rt_if_val layout");
-_Static_assert(sizeof(struct rt_flow_slot) == RT_FLOW_KEY_SIZE + RT_FLOW_VAL_SIZE, "rt_flow_slot layout");
+_Static_assert(sizeof(struct rt_ft_val) == RT_FT_VAL_SIZE, "rt_ft_val layout");
+_Static_assert(sizeof(struct rt_flow_slot) == RT_FLOW_KEY_SIZE + RT_FT_VAL_SIZE, "rt_flow_slot layout");
+/* rt_ft_val is rt_flow_val's counters, then its last-packet fields */
+_Static_assert(__builtin_offsetof(struct rt_ft_val, sport) == __builtin_offsetof(struct rt_flow_val, first_ns),
+	       "rt_ft_val counters");
+_Static_assert(sizeof(struct rt_flow_val) - __builtin_offsetof(struct rt_flow_val, sport) ==
+	       sizeof(struct rt_ft_val) - __builtin_offsetof(struct rt_ft_val, sport), "rt_ft_val tail");
 
 #endif /* ROCETOP_H */

@@ -164,10 +164,14 @@ static void compare_if(const char *what, const struct rt_if_val *got, const stru
 		      (unsigned long long)((const __u64 *)exp)[j]);
 }
 
-static void compare_flows(const struct rt_ftab *ft, const struct corpus_flows *exp, const char *what)
+/* When the slots are taken and stamped (rt_ftab_stamp): every flow seen then. */
+#define STAMP_NS 1234567890123ULL
+
+static void compare_flows(struct rt_ftab *ft, const struct corpus_flows *exp, const char *what)
 {
 	struct rt_flow_val got;
 
+	rt_ftab_stamp(ft, STAMP_NS);
 	for (size_t i = 0; i < exp->n; i++) {
 		const struct rt_flow_val *e = &exp->v[i];
 
@@ -176,7 +180,8 @@ static void compare_flows(const struct rt_ftab *ft, const struct corpus_flows *e
 			      exp->k[i].family);
 			continue;
 		}
-		CHECK(got.first_ns && got.last_ns >= got.first_ns, "%s: dqpn 0x%x first %llu last %llu",
+		CHECK(got.first_ns == STAMP_NS && got.last_ns == STAMP_NS,
+		      "%s: dqpn 0x%x first %llu last %llu",
 		      what, exp->k[i].dqpn, (unsigned long long)got.first_ns,
 		      (unsigned long long)got.last_ns);
 		got.first_ns = got.last_ns = 0;

@@ -117,6 +117,83 @@ static void check_flow(const struct rt_ftab *ft, __u8 dir, __u32 dqpn, __u8 mirr
 	      exp->opcode);
 }
 
+/* The WRITE flow of QP 0x123 on lo/ingress, summed; 0 when not in the table. */
+static int write_flow(const struct rt_ftab *ft, struct rt_flow_val *v)
+{
+	struct rt_flow_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.ifindex = LO_IFINDEX;
+	k.dir = RT_DIR_INGRESS;
+	k.family = 4;
+	k.src[0] = 10, k.src[3] = 1;
+	k.dst[0] = 10, k.dst[3] = 2;
+	k.dqpn = 0x123;
+	return rt_ftab_sum(ft, &k, 0, v);
+}
+
+/*
+ * First and last seen: the kernel writes no time into a slot; user space
+ * stamps the slots whose dirty bit it takes (rt_ftab_stamp), at times this
+ * test picks. A flow that does not change keeps its times; one that does gets
+ * the new last; an evicted flow that comes back starts again. f is the
+ * ECT(0) WRITE of QP 0x123, exp its flow's counts so far.
+ */
+static void test_stamps(struct rt_ftab *ft, int xdp_fd, const struct frame *f,
+			const struct rt_flow_val *exp)
+{
+	struct rt_flow_val v;
+	__u32 ret = 0;
+	size_t live = 0;
+
+	CHECK(rt_ftab_stamp(ft, 1000) == 8, "8 slots changed since load");
+	for (size_t i = 0; i < ft->nslots; i++)
+		live += ft->slots[i].v.slot == RT_FT_LIVE;
+	CHECK_EQ(live, 8);
+	CHECK(write_flow(ft, &v) == 1, "the WRITE flow is in one region");
+	CHECK(v.first_ns == 1000 && v.last_ns == 1000 && v.pkts == exp->pkts,
+	      "stamped at 1000: first %llu last %llu pkts %llu", (unsigned long long)v.first_ns,
+	      (unsigned long long)v.last_ns, (unsigned long long)v.pkts);
+
+	CHECK(rt_ftab_stamp(ft, 2000) == 0, "nothing changed");
+	write_flow(ft, &v);
+	CHECK(v.first_ns == 1000 && v.last_ns == 1000, "idle: first %llu last %llu",
+	      (unsigned long long)v.first_ns, (unsigned long long)v.last_ns);
+
+	CHECK(!run(xdp_fd, 0, f, &ret), "test run");
+	CHECK(rt_ftab_stamp(ft, 3000) == 1, "one slot changed");
+	write_flow(ft, &v);
+	CHECK(v.first_ns == 1000 && v.last_ns == 3000 && v.pkts == exp->pkts + REPEAT,
+	      "counted again: first %llu last %llu pkts %llu", (unsigned long long)v.first_ns,
+	      (unsigned long long)v.last_ns, (unsigned long long)v.pkts);
+
+	CHECK(rt_ftab_kill(ft, &(struct rt_flow_key){ 0 }) == 0, "no such flow");
+	{
+		struct rt_flow_key k;
+
+		memset(&k, 0, sizeof(k));
+		k.ifindex = LO_IFINDEX;
+		k.family = 4;
+		k.src[0] = 10, k.src[3] = 1;
+		k.dst[0] = 10, k.dst[3] = 2;
+		k.dqpn = 0x123;
+		CHECK(rt_ftab_kill(ft, &k) == 1, "evicted from one region");
+	}
+	CHECK(write_flow(ft, &v) == 0, "gone after eviction");
+	CHECK(!run(xdp_fd, 0, f, &ret), "test run");
+	/* counted since the last stamp: seen at it, until the next one */
+	CHECK(write_flow(ft, &v) == 1 && v.first_ns == 3000 && v.last_ns == 3000 &&
+	      v.pkts == REPEAT, "back, not yet stamped: first %llu last %llu pkts %llu",
+	      (unsigned long long)v.first_ns, (unsigned long long)v.last_ns,
+	      (unsigned long long)v.pkts);
+	CHECK(rt_ftab_stamp(ft, 4000) == 1, "one slot changed");
+	write_flow(ft, &v);
+	CHECK(v.first_ns == 4000 && v.last_ns == 4000 && v.pkts == REPEAT,
+	      "back: first %llu last %llu pkts %llu", (unsigned long long)v.first_ns,
+	      (unsigned long long)v.last_ns, (unsigned long long)v.pkts);
+	TEST_END("bpf_ftab_stamps_first_last_seen");
+}
+
 /* Live slots in the kernel flow table (the test runs on one CPU: one region). */
 static size_t count_keys(const struct rt_ftab *ft)
 {
@@ -240,6 +317,8 @@ int main(void)
 	}
 	CHECK_EQ(count_keys(&ft), 8);
 	TEST_END("bpf_bench_frames_flows");
+
+	test_stamps(&ft, fds[0], &fr[0], &write);
 
 	rt_ftab_unmap(&ft);
 	rocetop_bpf__destroy(skel);

@@ -5,6 +5,7 @@
  * Links die with the process, so even `kill -9` leaves nothing attached.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <linux/rtnetlink.h>
 #include <sys/socket.h>
 #include <stdio.h>
@@ -244,9 +245,7 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 	for (size_t w = 0; w < t->nwords; w++) {
 		__u64 bits;
 
-		if (!__atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED))
-			continue;
-		bits = rt_ftab_take(t, w);
+		bits = t->taken[w];	/* taken and stamped by rt_ftab_stamp */
 		while (bits) {
 			const struct rt_flow_slot *sl = &t->slots[w * 64 + (size_t)__builtin_ctzll(bits)];
 			struct rt_flow_key k;
@@ -270,7 +269,9 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 					rt_snapshot_remove(s, (size_t)(f - s->flows));
 				continue;
 			}
-			if (fresh || memcmp(&f->v, &v, sizeof(v))) {
+			/* counts that moved; the stamps alone (a bit set by a packet
+			 * read already) change nothing */
+			if (fresh || memcmp(&f->v, &v, offsetof(struct rt_flow_val, first_ns))) {
 				f->v = v;
 				rt_snapshot_touch(s, f);
 			}
@@ -332,7 +333,7 @@ static void evict(struct live *l, struct rt_snapshot *s)
 	for (i = 0; i < s->nflows; i++) {
 		__u64 last = s->flows[i].v.last_ns;
 
-		/* A packet counted while the maps were read is newer than mono_ns. */
+		/* A flow seen changed at this read was stamped mono_ns. */
 		if (last < s->mono_ns && s->mono_ns - last > limit &&
 		    rt_ftab_kill(&l->ft, &s->flows[i].k))
 			count_evicted(l, &s->flows[i].k);
@@ -533,6 +534,7 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 		s->tab->no_lru = !(l->flow_timeout > 0);	/* only eviction walks it */
 		forget_evicted(l, s);
 	}
+	rt_ftab_stamp(&l->ft, s->mono_ns);	/* the slots that changed: seen now */
 	err = src->incremental ? read_changed(l, s) : read_flows(l, s);
 	if (!err)
 		err = read_ifstats(l, s);

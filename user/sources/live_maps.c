@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -67,6 +68,12 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 		return err;
 	}
 	t->dirty = p;
+	t->seen = calloc(t->nslots, sizeof(*t->seen));
+	t->taken = calloc(t->nwords, sizeof(*t->taken));
+	if (!t->seen || !t->taken) {
+		rt_ftab_unmap(t);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -76,8 +83,12 @@ void rt_ftab_unmap(struct rt_ftab *t)
 		munmap(t->slots, t->slots_len);
 	if (t->dirty)
 		munmap(t->dirty, t->dirty_len);
+	free(t->seen);
+	free(t->taken);
 	t->slots = NULL;
 	t->dirty = NULL;
+	t->seen = NULL;
+	t->taken = NULL;
 }
 
 /* The program writes a slot's key before marking it live; read the state
@@ -104,6 +115,38 @@ struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct
 	return NULL;
 }
 
+size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
+{
+	size_t n = 0;
+
+	t->now = now;
+	for (size_t w = 0; w < t->nwords; w++) {
+		__u64 bits;
+
+		if (!__atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED)) {
+			t->taken[w] = 0;
+			continue;
+		}
+		bits = rt_ftab_take(t, w);
+		t->taken[w] = bits;
+		while (bits) {
+			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+			struct rt_ft_seen *sn = &t->seen[i];
+
+			bits &= bits - 1;
+			n++;
+			if (slot_state(&t->slots[i]) != RT_FT_LIVE) {
+				sn->first = sn->last = 0;
+				continue;
+			}
+			if (!sn->first)
+				sn->first = now;
+			sn->last = now;
+		}
+	}
+	return n;
+}
+
 int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
 		struct rt_flow_val *out)
 {
@@ -113,14 +156,20 @@ int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 firs
 	memset(out, 0, sizeof(*out));
 	for (__u32 r = first_region; r < t->nregions; r++) {
 		const struct rt_flow_slot *s = rt_ftab_find(t, r, k, h);
+		const struct rt_ft_seen *sn;
+		struct rt_ft_val c;
 		struct rt_flow_val v;
 
 		if (!s)
 			continue;
-		v = s->v;	/* one copy: each counter whole (aligned 8-byte loads) */
-		if (!v.pkts)
+		c = s->v;	/* one copy: each counter whole (aligned 8-byte loads) */
+		if (!c.pkts)
 			continue;
 		n++;
+		/* counted since the last stamp (its bit comes next time): seen then */
+		sn = &t->seen[s - t->slots];
+		rt_ft_val_to_flow(&v, &c, sn->first ? sn->first : t->now,
+				  sn->first ? sn->last : t->now);
 		rt_flow_val_add(out, &v);
 		if (v.last_ns >= out->last_ns) {
 			out->sport = v.sport;
@@ -133,7 +182,7 @@ int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 firs
 	return n;
 }
 
-int rt_ftab_kill(const struct rt_ftab *t, const struct rt_flow_key *k)
+int rt_ftab_kill(struct rt_ftab *t, const struct rt_flow_key *k)
 {
 	__u64 h = rt_ft_hash(k);
 	int n = 0;
@@ -143,6 +192,7 @@ int rt_ftab_kill(const struct rt_ftab *t, const struct rt_flow_key *k)
 
 		if (s) {
 			__atomic_store_n(&s->v.slot, RT_FT_DEAD, __ATOMIC_RELEASE);
+			t->seen[s - t->slots] = (struct rt_ft_seen){ 0, 0 };
 			n++;
 		}
 	}

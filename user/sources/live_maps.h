@@ -13,13 +13,42 @@
 
 struct rocetop_bpf;
 
+/*
+ * When user space saw a slot change (the kernel writes no time): stamped by
+ * rt_ftab_stamp from the dirty bits, on the snapshot's CLOCK_MONOTONIC, so a
+ * live flow's first_ns and last_ns are to the interval. 0: never stamped.
+ */
+struct rt_ft_seen {
+	__u64 first, last;
+};
+
 struct rt_ftab {
 	struct rt_flow_slot *slots;	/* nregions x (mask + 1), mmapped */
 	__u64 *dirty;			/* a bit per slot, mmapped */
+	struct rt_ft_seen *seen;	/* per slot, user space's own */
+	__u64 *taken;			/* the dirty words the last rt_ftab_stamp took */
+	__u64 now;			/* the last rt_ftab_stamp's time */
 	__u32 nregions, mask, shift;
 	size_t nslots, nwords;
 	size_t slots_len, dirty_len;	/* the mappings' lengths */
 };
+
+/* A slot's counters as a flow's value, with the times user space keeps. */
+static inline void rt_ft_val_to_flow(struct rt_flow_val *o, const struct rt_ft_val *v,
+				     __u64 first_ns, __u64 last_ns)
+{
+	__builtin_memcpy(o, v, offsetof(struct rt_ft_val, sport));
+	o->first_ns = first_ns;
+	o->last_ns = last_ns;
+	__builtin_memcpy(&o->sport, &v->sport, sizeof(*v) - offsetof(struct rt_ft_val, sport));
+}
+
+/* ... and back, the times dropped (bench/collect_cpu.c writes slots as XDP does). */
+static inline void rt_ft_val_from_flow(struct rt_ft_val *o, const struct rt_flow_val *v)
+{
+	__builtin_memcpy(o, v, offsetof(struct rt_ft_val, sport));
+	__builtin_memcpy(&o->sport, &v->sport, sizeof(*o) - offsetof(struct rt_ft_val, sport));
+}
 
 /*
  * Before load: regions for every possible CPU, each of the smallest power of
@@ -41,15 +70,25 @@ static inline __u32 rt_ftab_region_slots(const struct rt_ftab *t)
 struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct rt_flow_key *k,
 				  __u64 h);
 /*
- * The counters of k summed over every region (the last packet's sport, dscp,
- * pcp and opcode from the region that saw the latest one; out->slot 0).
+ * Take every dirty word (into t->taken) and stamp its live slots seen at now:
+ * first seen now if never before, last seen now. A slot no longer live
+ * forgets its times (the owning CPU may claim it for a new flow). Returns the
+ * number of slots taken.
+ */
+size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now);
+/*
+ * The counters of k summed over every region, first_ns and last_ns from the
+ * slots' stamps (a slot that changed since the last stamp counts as seen at
+ * it), the last packet's sport, dscp, pcp and opcode from the region seen
+ * latest; out->slot 0.
  * Returns the number of regions holding k. first_region: regions below it
  * are known not to hold k (0: look in all).
  */
 int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
 		struct rt_flow_val *out);
-/* Mark k's slots dead in every region (eviction); returns how many. */
-int rt_ftab_kill(const struct rt_ftab *t, const struct rt_flow_key *k);
+/* Mark k's slots dead in every region (eviction), forgetting their stamps;
+ * returns how many. */
+int rt_ftab_kill(struct rt_ftab *t, const struct rt_flow_key *k);
 /* Take the dirty bits of word w (an atomic exchange with 0). */
 static inline __u64 rt_ftab_take(const struct rt_ftab *t, size_t w)
 {
