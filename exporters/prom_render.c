@@ -651,9 +651,9 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 			r->order[n++] = &d->flows[i];
 	for (i = 0; i < nidle; i++)
 		r->order[n++] = &r->idle[i];
-	if (n > 1)
-		qsort(r->order, n, sizeof(*r->order), rt_delta_qcmp_congestion);	/* the top K: derive.h's congestion ordering */
-	n = n < (size_t)r->top_k ? n : (size_t)r->top_k;
+	/* the top K by derive.h's congestion ordering: selected in O(n log K),
+	 * not every changed flow sorted */
+	n = rt_delta_top(r->order, n, (size_t)r->top_k, rt_delta_cmp_congestion);
 	/* in key order, so a flow's series keep their place while the ranking moves */
 	if (n > 1)
 		qsort(r->order, n, sizeof(*r->order), cmp_top_key);

@@ -90,6 +90,7 @@ static void tui_close(struct rt_sink *s)
 		fprintf(stderr, "rocetop: %s\n", last);
 	tui_data_free(&t->data);
 	free(t->rows);
+	free(t->ord);
 	free(t);
 	free(s);
 }

@@ -122,39 +122,88 @@ static attr_t sev_attr(const struct tui *t, int sev)
 
 /* ------------------------------------------------------------------ rows */
 
+/* Every row in order: ord sorted whole. */
+static void tui_rows_sort_ord(struct tui *t)
+{
+	tui_rows_order(t->ord, t->rows, t->nrows, 0, t->nrows, t->sort, t->invert);
+	t->ofull = 1;
+}
+
+/* Order rows [lo, hi) of the table (tui_model.c's selection, not a sort of all). */
+static void order_page(struct tui *t, size_t lo, size_t hi)
+{
+	if (hi > t->nrows)
+		hi = t->nrows;
+	if (t->ofull || (lo >= t->olo && hi <= t->ohi))
+		return;
+	tui_rows_order(t->ord, t->rows, t->nrows, lo, hi, t->sort, t->invert);
+	t->olo = lo;
+	t->ohi = hi;
+}
+
+struct tui_row *tui_row_at(struct tui *t, size_t i)
+{
+	struct tui_row *r;
+
+	if (!t->ofull && (i < t->olo || i >= t->ohi))
+		order_page(t, i, i + (t->table_h > 0 ? (size_t)t->table_h : 1));
+	r = &t->rows[t->ord[i]];
+	tui_row_avgs(&t->data, r);
+	return r;
+}
+
+void tui_rows_order_all(struct tui *t)
+{
+	if (!t->ofull)
+		tui_rows_sort_ord(t);
+}
+
 void tui_remember_sel(struct tui *t)
 {
 	if (t->sel >= 0 && (size_t)t->sel < t->nrows) {
-		t->sel_key = t->rows[t->sel].f->k;
+		t->sel_key = tui_row_at(t, (size_t)t->sel)->f->k;
 		t->have_sel_key = 1;
 	}
 }
 
 void tui_rebuild_rows(struct tui *t)
 {
-	int n = 0;
+	int n = 0, avgs = (tui_cols[t->sort].flags & TUI_COL_AVG) != 0;
 
+	t->olo = t->ohi = 0;
+	t->ofull = 0;
 	if (!t->have_snap) {
 		t->nrows = 0;
 		return;
 	}
+	/* averages only for the rows shown (tui_row_at), unless they are the order */
 	if (t->view == V_PAIRS)
 		n = tui_pair_rows(&t->data, t->totals, t->filter, &t->rows, &t->rows_cap);
 	else
-		n = tui_flow_rows(&t->data, t->totals, t->filter, &t->rows, &t->rows_cap);
+		n = tui_flow_rows_ex(&t->data, t->totals, t->filter, avgs, &t->rows, &t->rows_cap);
 	t->nrows = n > 0 ? (size_t)n : 0;
-	tui_rows_sort(t->rows, t->nrows, t->sort, t->invert);
-	if (t->have_sel_key) {		/* the selection follows its flow */
+	if (rt_grow_to((void **)&t->ord, &t->ord_cap, t->nrows ? t->nrows : 1, sizeof(*t->ord))) {
+		t->nrows = 0;	/* nothing to show rather than rows out of order */
+		return;
+	}
+	for (size_t i = 0; i < t->nrows; i++)
+		t->ord[i] = (__u32)i;
+	if (t->have_sel_key) {		/* the selection follows its flow: its rank */
+		size_t best = t->nrows;
+
 		for (size_t i = 0; i < t->nrows; i++) {
 			const struct rt_flow_key *k = &t->rows[i].f->k;
 
 			if (t->view == V_PAIRS ?
 			    !memcmp(k->src, t->sel_key.src, 16) && !memcmp(k->dst, t->sel_key.dst, 16) :
 			    !rt_flow_key_cmp(k, &t->sel_key)) {
-				t->sel = (int)i;
-				break;
+				if (best == t->nrows ||
+				    tui_row_cmp(&t->rows[i], &t->rows[best], t->sort, t->invert) < 0)
+					best = i;
 			}
 		}
+		if (best < t->nrows)
+			t->sel = (int)tui_rows_rank(t->rows, t->nrows, best, t->sort, t->invert);
 	}
 	if (t->sel >= (int)t->nrows)
 		t->sel = (int)t->nrows - 1;
@@ -329,14 +378,7 @@ static void draw_flow_table(struct tui *t, int y, int h)
 		/* address columns grow to the longest address shown */
 		if (list[i] == C_SRC || list[i] == C_DST || list[i] == C_IFACE || list[i] == C_PROC ||
 		    list[i] == C_MIRROR) {
-			short m = c->width;
-
-			for (size_t r = 0; r < t->nrows; r++) {
-				tui_row_cell(&t->rows[r], list[i], cell, sizeof(cell));
-				if ((short)strlen(cell) > m)
-					m = (short)strlen(cell);
-			}
-			want[n] = m < c->maxw ? m : c->maxw;
+			want[n] = (short)tui_rows_want(t->rows, t->nrows, list[i], c->width, c->maxw);
 		}
 		n++;
 	}
@@ -387,8 +429,10 @@ static void draw_flow_table(struct tui *t, int y, int h)
 			  "no RoCEv2 flows seen yet");
 		return;
 	}
+	/* only this page of rows is put in order (top-K selection) */
+	order_page(t, (size_t)t->top, (size_t)t->top + (size_t)(h > 0 ? h : 0));
 	for (int r = 0; r < h && (size_t)(t->top + r) < t->nrows; r++) {
-		const struct tui_row *row = &t->rows[t->top + r];
+		const struct tui_row *row = tui_row_at(t, (size_t)(t->top + r));
 		attr_t a = sev_attr(t, severity(&row->d));
 		int off = 0;
 
@@ -645,7 +689,7 @@ static void draw_detail(struct tui *t, int y, int h)
 		put(y, 1, "the selected flow is gone (Esc: back to the flows)");
 		return;
 	}
-	hist = (size_t)idx < t->data.hists.n ? &t->data.hists.h[idx] : NULL;
+	hist = tui_hists_get(&t->data.hists, (size_t)idx);
 
 	snprintf(line, sizeof(line), "flow %s > %s  QP 0x%06x  %s on %s   (Esc/d: back)",
 		 rt_fmt_addr(f->k.family, f->k.src, s1, sizeof(s1)),

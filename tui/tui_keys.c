@@ -389,10 +389,11 @@ static int edit_key(struct tui *t, int key)
 			t->sel = 0;
 			t->have_sel_key = 0;
 		} else if (t->nrows && t->edit[0]) {
+			tui_rows_order_all(t);	/* the search walks the rows in order */
 			for (size_t i = 1; i <= t->nrows; i++) {
 				size_t j = ((size_t)t->sel + i) % t->nrows;
 
-				if (tui_flow_match(&t->data.snap, t->rows[j].f, t->edit)) {
+				if (tui_flow_match(&t->data.snap, t->rows[t->ord[j]].f, t->edit)) {
 					t->sel = (int)j;
 					tui_remember_sel(t);
 					break;

@@ -54,39 +54,144 @@ double tui_hist_sum(const struct tui_hist *h, double now, double window, __u64 s
 	return covered;
 }
 
+/* A zero sample for each interval after h->iv, up to H->niv (at most TUI_HIST:
+ * older ones would be pushed out anyway). */
+static void hist_catch_up(const struct tui_hists *H, struct tui_hist *h, __u64 upto)
+{
+	static const struct rt_flow_val zero;
+	__u64 v = h->iv + 1;
+
+	if (upto >= TUI_HIST && v + TUI_HIST <= upto)
+		v = upto - TUI_HIST + 1;
+	for (; v <= upto; v++)
+		tui_hist_push(h, H->ring_t[v % TUI_HIST], H->ring_s[v % TUI_HIST], &zero);
+	if (h->iv < upto)
+		h->iv = upto;
+}
+
+struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i)
+{
+	struct tui_hist *h;
+
+	if (i >= H->n)
+		return NULL;
+	h = &H->pool[H->of[i]];
+	hist_catch_up(H, h, H->niv);
+	return h;
+}
+
+static int hist_slot(struct tui_hists *H, __u32 *slot)
+{
+	if (H->nfreed) {
+		*slot = H->freed[--H->nfreed];
+		return 0;
+	}
+	if (!rt_append((void **)&H->pool, &H->npool, &H->pool_cap, sizeof(*H->pool)))
+		return -ENOMEM;
+	*slot = (__u32)(H->npool - 1);
+	return 0;
+}
+
+static int hist_free(struct tui_hists *H, __u32 slot)
+{
+	__u32 *p = rt_append((void **)&H->freed, &H->nfreed, &H->freed_cap, sizeof(*H->freed));
+
+	if (!p)
+		return -ENOMEM;
+	*p = slot;
+	return 0;
+}
+
 int tui_hists_update(struct tui_hists *H, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	double now = cur->time_ns / 1e9;
-	struct tui_hist *nh;
-	size_t i, j = 0;
+	int push = d && d->secs > 0;
+	size_t i, j = 0, cap;
+	__u32 *t32;
+	struct rt_flow_key *tk;
 
-	if (now < H->last_t)		/* seek back: histories start again */
+	if (now < H->last_t) {		/* seek back: histories start again */
 		H->n = 0;
+		H->npool = 0;
+		H->nfreed = 0;
+	}
 	H->last_t = now;
-	nh = calloc(cur->nflows ? cur->nflows : 1, sizeof(*nh));
-	if (!nh)
+	if (push) {
+		H->niv++;
+		H->ring_t[H->niv % TUI_HIST] = now;
+		H->ring_s[H->niv % TUI_HIST] = d->secs;
+	}
+	/* of2/keys2: the histories of cur's flows, in cur's order (merged by key) */
+	cap = H->cap;
+	if (rt_grow_to((void **)&H->of2, &cap, cur->nflows ? cur->nflows : 1, sizeof(*H->of2)))
 		return -ENOMEM;
+	cap = H->cap;
+	if (rt_grow_to((void **)&H->keys2, &cap, cur->nflows ? cur->nflows : 1, sizeof(*H->keys2)))
+		return -ENOMEM;
+	cap = H->cap;
+	if (rt_grow_to((void **)&H->of, &cap, cur->nflows ? cur->nflows : 1, sizeof(*H->of)))
+		return -ENOMEM;
+	cap = H->cap;
+	if (rt_grow_to((void **)&H->keys, &cap, cur->nflows ? cur->nflows : 1, sizeof(*H->keys)))
+		return -ENOMEM;
+	H->cap = cap;
 	for (i = 0; i < cur->nflows; i++) {
+		const struct rt_flow_key *k = &cur->flows[i].k;
 		int r = 1;
 
-		while (j < H->n && (r = rt_flow_key_cmp(&H->h[j].k, &cur->flows[i].k)) < 0)
-			j++;
-		if (j < H->n && r == 0)
-			nh[i] = H->h[j];
-		nh[i].k = cur->flows[i].k;
-		if (d && i < d->nflows && d->secs > 0)
-			tui_hist_push(&nh[i], now, d->secs, &d->flows[i].d);
+		while (j < H->n && (r = rt_flow_key_cmp(&H->keys[j], k)) < 0)
+			if (hist_free(H, H->of[j++]))
+				return -ENOMEM;
+		if (j < H->n && r == 0) {
+			H->of2[i] = H->of[j++];
+		} else {
+			struct tui_hist *h;
+
+			if (hist_slot(H, &H->of2[i]))
+				return -ENOMEM;
+			h = &H->pool[H->of2[i]];
+			memset(h, 0, sizeof(*h));
+			h->k = *k;
+			/* its first sample is this interval's */
+			h->iv = H->niv - (push ? 1 : 0);
+		}
+		H->keys2[i] = *k;
 	}
-	free(H->h);
-	H->h = nh;
+	for (; j < H->n; j++)
+		if (hist_free(H, H->of[j]))
+			return -ENOMEM;
+	t32 = H->of;
+	H->of = H->of2;
+	H->of2 = t32;
+	tk = H->keys;
+	H->keys = H->keys2;
+	H->keys2 = tk;
 	H->n = cur->nflows;
-	H->cap = cur->nflows;
+	if (!push)
+		return 0;
+	/* only the flows that moved: the others' zero samples come when read */
+	for (i = 0; i < cur->nflows && i < d->nflows; i++) {
+		const struct rt_flow_val *v = &d->flows[i].d;
+		struct tui_hist *h;
+
+		if (!v->pkts && !v->bytes && !v->ecn[RT_ECN_CE] && !v->cnp && !rt_nak(v) && !v->rnr_nak)
+			continue;
+		h = &H->pool[H->of[i]];
+		hist_catch_up(H, h, H->niv - 1);
+		tui_hist_push(h, now, d->secs, v);
+		h->iv = H->niv;
+	}
 	return 0;
 }
 
 void tui_hists_free(struct tui_hists *H)
 {
-	free(H->h);
+	free(H->pool);
+	free(H->freed);
+	free(H->of);
+	free(H->of2);
+	free(H->keys);
+	free(H->keys2);
 	memset(H, 0, sizeof(*H));
 }
 
@@ -293,11 +398,24 @@ static __u64 since(const struct rt_snapshot *s, __u64 then)
 	return then && s->mono_ns > then ? s->mono_ns - then : 0;
 }
 
-int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
-		  struct tui_row **rows, size_t *cap)
+void tui_row_avgs(const struct tui_data *t, struct tui_row *r)
+{
+	__u64 sum[TUI_NWIN][TM_N] = { { 0 } };
+	double secs[TUI_NWIN], now = t->snap.time_ns / 1e9;
+
+	if (!r->avg_todo)
+		return;
+	r->avg_todo = 0;
+	r->h = tui_hists_get(&t->hists, (size_t)r->idx);
+	for (int w = 0; w < TUI_NWIN; w++)
+		secs[w] = tui_hist_sum(r->h, now, tui_windows[w], sum[w]);
+	fill_avgs(r, (const __u64 (*)[TM_N])sum, secs);
+}
+
+int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, int avgs,
+		     struct tui_row **rows, size_t *cap)
 {
 	const struct rt_delta *D = totals ? &t->since : &t->iv;
-	double now = t->snap.time_ns / 1e9;
 	size_t i, n = 0;
 
 	if (grow_rows(rows, cap, D->nflows))
@@ -305,8 +423,6 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 	for (i = 0; i < D->nflows; i++) {
 		const struct rt_flow *f = D->flows[i].f;
 		struct tui_row *r;
-		__u64 sum[TUI_NWIN][TM_N] = { { 0 } };
-		double secs[TUI_NWIN];
 
 		if (!tui_flow_match(&t->snap, f, filter))
 			continue;
@@ -315,18 +431,23 @@ int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 		memset(r, 0, sizeof(*r));
 		r->f = f;
 		r->idx = (int)i;
-		r->h = i < t->hists.n ? &t->hists.h[i] : NULL;
 		r->d = D->flows[i].d;
 		r->secs = totals ? 0 : D->secs;
 		r->idle_ns = since(&t->snap, f->v.last_ns);
 		r->age_ns = since(&t->snap, f->v.first_ns);
 		r->nflows = 1;
 		r->ifname = rt_snapshot_ifname(&t->snap, f->k.ifindex);
-		for (int w = 0; w < TUI_NWIN; w++)
-			secs[w] = tui_hist_sum(r->h, now, tui_windows[w], sum[w]);
-		fill_avgs(r, (const __u64 (*)[TM_N])sum, secs);
+		r->avg_todo = 1;
+		if (avgs)
+			tui_row_avgs(t, r);
 	}
 	return (int)n;
+}
+
+int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
+		  struct tui_row **rows, size_t *cap)
+{
+	return tui_flow_rows_ex(t, totals, filter, 1, rows, cap);
 }
 
 /* Host pairs in the RT_HP_DIRECTED scope of derive.h: src -> dst over
@@ -353,7 +474,7 @@ int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 {
 	const struct rt_delta *D = totals ? &t->since : &t->iv;
 	double now = t->snap.time_ns / 1e9;
-	int n = tui_flow_rows(t, totals, filter, rows, cap);
+	int n = tui_flow_rows_ex(t, totals, filter, 0, rows, cap);
 	int i, out = 0;
 
 	if (n <= 0)
@@ -366,10 +487,13 @@ int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 		int j;
 
 		acc.h = NULL;
+		acc.avg_todo = 0;
 		acc.nflows = 0;
 		memset(&acc.d, 0, sizeof(acc.d));
 		for (j = i; j < n && !pair_key_cmp((*rows)[j].f, acc.f); j++) {
 			const struct tui_row *m = &(*rows)[j];
+
+			const struct tui_hist *mh = tui_hists_get(&t->hists, (size_t)m->idx);
 
 			rt_flow_val_add(&acc.d, &D->flows[m->idx].d);
 			acc.nflows++;
@@ -378,7 +502,7 @@ int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 			if (m->age_ns > acc.age_ns)	/* and as old as its oldest */
 				acc.age_ns = m->age_ns;
 			for (int w = 0; w < TUI_NWIN; w++) {
-				double s = tui_hist_sum(m->h, now, tui_windows[w], sum[w]);
+				double s = tui_hist_sum(mh, now, tui_windows[w], sum[w]);
 
 				if (s > secs[w])
 					secs[w] = s;
@@ -429,7 +553,8 @@ static int addr_cmp(__u8 fa, const __u8 *a, __u8 fb, const __u8 *b)
 	return r ? r : memcmp(a, b, 16);
 }
 
-int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid c, int invert)
+/* tui_row_cmp without its last word (the flow key): 0 on a tie. */
+static int row_cmp_value(const struct tui_row *a, const struct tui_row *b, enum tui_colid c, int invert)
 {
 	int r;
 
@@ -461,6 +586,13 @@ int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid
 		r = -r;
 	if (invert)
 		r = -r;
+	return r;
+}
+
+int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid c, int invert)
+{
+	int r = row_cmp_value(a, b, c, invert);
+
 	if (!r)
 		r = rt_flow_key_cmp(&a->f->k, &b->f->k);
 	return r < 0 ? -1 : r > 0;
@@ -484,6 +616,156 @@ void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert)
 
 	if (n > 1)
 		qsort_r(rows, n, sizeof(*rows), row_qcmp, &ctx);
+}
+
+/*
+ * tui_row_cmp for rows built by tui_flow_rows / tui_pair_rows: their idx (the
+ * flow's place in the view's copy, which is in key order; a pair's first
+ * flow) orders them as their keys do, so ties are broken without reading
+ * keys. In an interval where few flows moved, most rows tie on the value.
+ */
+static int ord_cmp(const struct tui_row *rows, __u32 a, __u32 b, const struct sort_ctx *cx)
+{
+	int r = row_cmp_value(&rows[a], &rows[b], cx->c, cx->invert);
+
+	if (!r)
+		r = tui_spaceship_u64((__u64)rows[a].idx, (__u64)rows[b].idx);
+	return r;
+}
+
+struct ord_ctx {
+	const struct tui_row *rows;
+	const struct sort_ctx *cx;
+};
+
+static int ord_qcmp(const void *a, const void *b, void *arg)
+{
+	const struct ord_ctx *o = arg;
+
+	return ord_cmp(o->rows, *(const __u32 *)a, *(const __u32 *)b, o->cx);
+}
+
+static void ord_swap(__u32 *o, size_t a, size_t b)
+{
+	__u32 t = o[a];
+
+	o[a] = o[b];
+	o[b] = t;
+}
+
+/* Quicksort of ord[l..r) that goes only into the parts overlapping [lo, hi);
+ * past a depth of about 2 log2 n it sorts the part whole (qsort_r). */
+static void order_part(__u32 *o, const struct tui_row *rows, size_t l, size_t r, size_t lo, size_t hi,
+		       const struct sort_ctx *cx, int depth)
+{
+	while (r - l > 12 && l < hi && r > lo) {
+		size_t m = l + (r - l) / 2, i, p;
+
+		if (depth-- <= 0) {
+			struct ord_ctx oc = { rows, cx };
+
+			qsort_r(o + l, r - l, sizeof(*o), ord_qcmp, &oc);
+			return;
+		}
+		/* median of three as the pivot, kept at r - 1 */
+		if (ord_cmp(rows, o[m], o[l], cx) < 0)
+			ord_swap(o, m, l);
+		if (ord_cmp(rows, o[r - 1], o[l], cx) < 0)
+			ord_swap(o, r - 1, l);
+		if (ord_cmp(rows, o[m], o[r - 1], cx) < 0)
+			ord_swap(o, m, r - 1);
+		for (i = p = l; i < r - 1; i++)
+			if (ord_cmp(rows, o[i], o[r - 1], cx) < 0)
+				ord_swap(o, i, p++);
+		ord_swap(o, p, r - 1);
+		/* [l, p) before the pivot at p, (p, r) after it: go on into the
+		 * sides that overlap the page, the smaller one by recursion */
+		if (p > lo && p + 1 < hi) {
+			if (p - l < r - p - 1) {
+				order_part(o, rows, l, p, lo, hi, cx, depth);
+				l = p + 1;
+			} else {
+				order_part(o, rows, p + 1, r, lo, hi, cx, depth);
+				r = p;
+			}
+		} else if (p > lo) {
+			r = p;
+		} else if (p + 1 < hi) {
+			l = p + 1;
+		} else {
+			return;		/* the page is the pivot alone */
+		}
+	}
+	if (l < hi && r > lo)	/* a few left: insertion sort */
+		for (size_t i = l + 1; i < r; i++)
+			for (size_t j = i; j > l && ord_cmp(rows, o[j], o[j - 1], cx) < 0; j--)
+				ord_swap(o, j, j - 1);
+}
+
+void tui_rows_order(__u32 *ord, const struct tui_row *rows, size_t n, size_t lo, size_t hi,
+		    enum tui_colid c, int invert)
+{
+	struct sort_ctx cx = { c, invert };
+	int depth = 8;
+
+	for (size_t m = n; m > 1; m >>= 1)
+		depth += 2;
+	if (hi > n)
+		hi = n;
+	if (lo < hi)
+		order_part(ord, rows, 0, n, lo, hi, &cx, depth);
+}
+
+size_t tui_rows_rank(const struct tui_row *rows, size_t n, size_t i, enum tui_colid c, int invert)
+{
+	size_t rank = 0;
+
+	struct sort_ctx cx = { c, invert };
+
+	for (size_t j = 0; j < n; j++)
+		if (j != i && ord_cmp(rows, (__u32)j, (__u32)i, &cx) < 0)
+			rank++;
+	return rank;
+}
+
+int tui_rows_want(const struct tui_row *rows, size_t n, enum tui_colid c, int minw, int maxw)
+{
+	const char *last_if = NULL;
+	int m = minw, last_origin = -1;
+	char cell[64];
+
+	for (size_t r = 0; r < n && m < maxw; r++) {
+		const struct tui_row *row = &rows[r];
+		const struct rt_flow *f = row->f;
+
+		switch (c) {
+		case C_SRC:
+		case C_DST:	/* a dotted quad is at most 15 characters */
+			if (f->k.family != 6 && minw >= 15)
+				continue;
+			break;
+		case C_IFACE:	/* rows of one interface in a run */
+			if (row->ifname == last_if && f->k.origin == last_origin)
+				continue;
+			last_if = row->ifname;
+			last_origin = f->k.origin;
+			break;
+		case C_PROC:	/* "-" or "nic" without an owner */
+			if (!f->comm[0] && minw >= 3)
+				continue;
+			break;
+		case C_MIRROR:	/* "-" when not mirrored */
+			if (!f->k.mirror && minw >= 1)
+				continue;
+			break;
+		default:
+			break;
+		}
+		tui_row_cell(row, c, cell, sizeof(cell));
+		if ((int)strlen(cell) > m)
+			m = (int)strlen(cell);
+	}
+	return m < maxw ? m : maxw;
 }
 
 /* ---------------------------------------------------------------- cells */
@@ -792,7 +1074,7 @@ void tui_detail_rates(const struct tui_data *t, size_t idx, struct tui_detail *o
 {
 	static const int tm[TUI_DM_N] = { TM_PKTS, TM_BYTES, TM_CE, TM_CNP, TM_NAK };
 	const struct rt_flow_val *tot = &t->since.flows[idx].d, *iv = &t->iv.flows[idx].d;
-	const struct tui_hist *h = idx < t->hists.n ? &t->hists.h[idx] : NULL;
+	const struct tui_hist *h = tui_hists_get(&t->hists, idx);
 	double now = t->snap.time_ns / 1e9, ws[TUI_NWIN];
 	__u64 sum[TUI_NWIN][TM_N];
 	const __u64 ivc[TUI_DM_N] = { iv->pkts, iv->bytes, iv->ecn[RT_ECN_CE], iv->cnp, rt_nak(iv) };

@@ -47,14 +47,30 @@ struct tui_hist {
 	struct rt_flow_key k;
 	unsigned int head;	/* next slot to write */
 	unsigned int n;		/* samples held, at most TUI_HIST */
+	__u64 iv;		/* the interval (tui_hists.niv) its samples reach: the
+				 * intervals after it were zero, pushed when it is read */
 	struct tui_sample s[TUI_HIST];
 };
 
-/* Histories aligned with the flows of the last snapshot: h[i] is flows[i]'s. */
+/*
+ * Histories of the flows of the last snapshot, kept from one refresh to the
+ * next: flows[i]'s is pool[of[i]] (keys[i] its key, for the merge with the
+ * next snapshot). Every flow has a sample for every interval (a zero one when
+ * it did not move), but only the flows that moved are written when an
+ * interval comes: the others catch up with zero samples when they are read
+ * (tui_hists_get), from the times kept in ring_t / ring_s.
+ */
 struct tui_hists {
-	struct tui_hist *h;
+	struct tui_hist *pool;
+	size_t npool, pool_cap;
+	__u32 *freed;		/* slots of pool free again */
+	size_t nfreed, freed_cap;
+	__u32 *of, *of2;
+	struct rt_flow_key *keys, *keys2;
 	size_t n, cap;
 	double last_t;
+	__u64 niv;		/* intervals pushed since the start */
+	double ring_t[TUI_HIST], ring_s[TUI_HIST];	/* interval v's end and length: [v % TUI_HIST] */
 };
 
 void tui_hist_push(struct tui_hist *h, double t_end, double secs, const struct rt_flow_val *d);
@@ -66,9 +82,12 @@ const struct tui_sample *tui_hist_at(const struct tui_hist *h, unsigned int i);
  * they cover (0 without samples).
  */
 double tui_hist_sum(const struct tui_hist *h, double now, double window, __u64 sum[TM_N]);
-/* Move the histories over to the flows of cur (sorted), then push d's deltas.
+/* Move the histories over to the flows of cur (sorted), then push d's deltas
+ * (d: one entry per flow of cur; entries with nothing counted cost nothing).
  * A snapshot older than the last one (a seek back) starts every history over. */
 int tui_hists_update(struct tui_hists *H, const struct rt_snapshot *cur, const struct rt_delta *d);
+/* flows[i]'s history, brought up to the last interval; NULL when there is none. */
+struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i);
 void tui_hists_free(struct tui_hists *H);
 
 /* ---- the view's copy of the data ---- */
@@ -98,6 +117,7 @@ struct tui_row {
 	__u64 age_ns;			/* since the first packet (AGE); pairs: the oldest flow's */
 	double avg[TUI_NWIN][4];	/* pkts/s, bits/s, CE %, CNPs/s over each window */
 	int avg_ok;
+	int avg_todo;			/* avg and h not filled yet (tui_row_avgs) */
 	unsigned int nflows;		/* pairs: flows aggregated */
 	const char *ifname;
 	int idx;			/* flows: index in snap.flows */
@@ -142,6 +162,12 @@ int tui_col_by_name(const char *name);
  * totals: counts since the start instead of rates over the interval. */
 int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 		  struct tui_row **rows, size_t *cap);
+/* The same; avgs 0: the averages (and h) are left for tui_row_avgs, which
+ * only the rows shown need, unless the order is by an average. */
+int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, int avgs,
+		     struct tui_row **rows, size_t *cap);
+/* Fill a row's averages if tui_flow_rows_ex left them. */
+void tui_row_avgs(const struct tui_data *t, struct tui_row *r);
 /* Rows per host pair (source, destination), over QPs, directions, interfaces. */
 int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 		  struct tui_row **rows, size_t *cap);
@@ -157,6 +183,25 @@ double tui_row_num(const struct tui_row *r, enum tui_colid c);
 /* Order of two rows by column c; invert flips it. Ties: the flow key. */
 int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid c, int invert);
 void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert);
+/*
+ * Ordering only what is shown (top-K selection for one page): ord holds a
+ * permutation of 0..n-1 (rows' indexes); afterwards ord[lo..hi) name, in
+ * order, the rows that tui_rows_sort would put at lo..hi, and the others lie
+ * on their side of the page in no order. Expected O(n + m log m) comparisons
+ * for a page of m rows, not O(n log n). For rows of tui_flow_rows or
+ * tui_pair_rows: ties are broken by idx, which follows the key order there.
+ */
+void tui_rows_order(__u32 *ord, const struct tui_row *rows, size_t n, size_t lo, size_t hi,
+		    enum tui_colid c, int invert);
+/* The place rows[i] has in that order: O(n) comparisons. */
+size_t tui_rows_rank(const struct tui_row *rows, size_t n, size_t i, enum tui_colid c, int invert);
+/*
+ * What column c of the flow or pair tables wants to grow to (at most maxw,
+ * at least minw): its longest cell over the n rows, in any order. Cells that
+ * cannot be longer than minw (IPv4 addresses, rows without an owner or a
+ * mirror session) are not formatted.
+ */
+int tui_rows_want(const struct tui_row *rows, size_t n, enum tui_colid c, int minw, int maxw);
 /* The text of a cell. */
 void tui_row_cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len);
 

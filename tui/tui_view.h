@@ -26,8 +26,14 @@ enum { CP_RED = 1, CP_YELLOW, CP_BAR, CP_SORT, CP_GREEN, CP_MAGENTA };
 
 struct tui {
 	struct tui_data data;
-	struct tui_row *rows;
+	struct tui_row *rows;		/* in the order they were built: see ord */
 	size_t nrows, rows_cap;
+	/* The rows' order by the sort key, only as far as it is shown (top-K
+	 * selection, tui_rows_order): rows[ord[i]] is row i of the table for
+	 * olo <= i < ohi, or for every i when ofull. tui_row_at() orders more. */
+	__u32 *ord;
+	size_t ord_cap, olo, ohi;
+	int ofull;
 	int view, mode;
 	enum tui_colid sort;
 	int invert, totals, avgs, utf8, color;
@@ -67,6 +73,11 @@ extern const struct tui_action tui_actions[];	/* tui_keys.c; ends with key 0 */
 int tui_view_is_table(int v);
 void tui_remember_sel(struct tui *t);
 void tui_rebuild_rows(struct tui *t);
+/* Row i of the table in the sort order (i < nrows), ordering a page about it
+ * if it is not yet in place; its averages filled. */
+struct tui_row *tui_row_at(struct tui *t, size_t i);
+/* Put every row in order (a search walks them all). */
+void tui_rows_order_all(struct tui *t);
 int tui_sort_candidates(const struct tui *t, enum tui_colid *out);
 void tui_draw(struct tui *t);
 /* The findings to list, as indexes into t->fnd->tab: open ones (most

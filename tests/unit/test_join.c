@@ -7,8 +7,10 @@
  * hand from the DCQCN roles (a CNP's dqpn is the data sender's QP).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "join.h"
 #include "nic.h"
 
 static void add(struct rt_snapshot *s, __u32 ifindex, __u8 dir, __u8 src, __u8 dst, __u32 dqpn,
@@ -300,6 +302,144 @@ static void test_qp_index(void)
 	TEST_END("join_qp_index");
 }
 
+/*
+ * The join over the loop's persistent table, incremental (rt_join_changed:
+ * only the changed rows' owners, only the CNP rows near them, while the QP
+ * table stays the same) against the whole-snapshot join (rt_join on a plain
+ * snapshot of the same flows, which the tests above check by hand), through
+ * 80 intervals of churn: flows moving, appearing, going; QPs appearing and
+ * going (the owners must go too); CNPs, ACKs and data on six hosts.
+ */
+#define CH_NF 160
+
+struct ch_flow {
+	int live;
+	struct rt_flow_key k;
+	struct rt_flow_val v;
+};
+
+static void ch_key(struct rt_flow_key *k, int i)
+{
+	memset(k, 0, sizeof(*k));
+	k->ifindex = 3 + (__u32)(i % 2);
+	k->dir = (i / 2) % 2 ? OUT : IN;
+	k->family = 4;
+	k->src[0] = 10, k->src[3] = (__u8)(1 + (i / 4) % 3);
+	k->dst[0] = 10, k->dst[3] = (__u8)(4 + (i / 12) % 3);
+	if ((i / 36) % 2) {	/* the other way round */
+		__u8 t = k->src[3];
+
+		k->src[3] = k->dst[3];
+		k->dst[3] = t;
+	}
+	k->dqpn = 256 + (__u32)(i % 5) * 256 + (__u32)(i / 72);
+}
+
+static void test_join_changed_churn(void)
+{
+	static struct ch_flow F[CH_NF];
+	static struct rt_qp qs[64];
+	struct rt_qp_table t = { .q = qs, .cap = 64 };
+	struct rt_snapshot s;
+	int bad_owner = 0, bad_attr = 0, rows = 0;
+
+	rt_snapshot_init(&s);
+	CHECK(rt_snapshot_make_table(&s) == 0, "a table");
+	srand(5);
+	for (int iv = 0; iv < 80; iv++) {
+		struct rt_snapshot p;
+		int qchanged = iv == 0;
+
+		rt_snapshot_next_interval(&s);
+		rt_snapshot_add_iface(&s, 3, "eth0", "native");
+		rt_snapshot_add_iface(&s, 4, "eth1", "native");
+		/* the QP table: now and then a QP comes or goes */
+		if (iv == 0 || rand() % 6 == 0) {
+			t.n = 0;
+			for (int q = 0; q < 12; q++) {
+				if (rand() % 3 == 0)
+					continue;
+				qp(&t, 256 + (__u32)(q % 5) * 256 + (__u32)(q / 5), 256 + (__u32)((q + 2) % 5) * 256,
+				   100 + (__u32)q, q % 2 ? "ib_write_bw" : "nccl");
+			}
+			qchanged = 1;
+		}
+		for (int i = 0; i < CH_NF; i++) {
+			struct ch_flow *c = &F[i];
+			struct rt_flow *f;
+			int r = rand() % 100, fresh;
+
+			if (c->live && r < 3) {		/* goes */
+				for (size_t row = 0; row < s.nflows; row++)
+					if (!rt_flow_key_cmp(&s.flows[row].k, &c->k)) {
+						rt_snapshot_remove(&s, row);
+						break;
+					}
+				memset(c, 0, sizeof(*c));
+				continue;
+			}
+			if (!c->live && r >= 40)
+				continue;
+			if (c->live && r >= 25)		/* most do not move */
+				continue;
+			ch_key(&c->k, i);
+			c->live = 1;
+			switch (rand() % 4) {
+			case 0: c->v.pkts += 10; break;				/* data */
+			case 1: c->v.pkts += 2; c->v.cnp += 2; break;		/* CNPs */
+			case 2: c->v.pkts += 3; c->v.ack += 3; break;		/* ACKs */
+			default: c->v.pkts += 5; c->v.cnp += 1; break;		/* some of each */
+			}
+			f = rt_snapshot_flow(&s, &c->k, &fresh);
+			if (!f)
+				continue;
+			f->v = c->v;
+			rt_snapshot_touch(&s, f);
+		}
+		rt_join_changed(&s, &t, qchanged);
+
+		/* the whole snapshot of the same flows, joined whole */
+		rt_snapshot_init(&p);
+		rt_snapshot_add_iface(&p, 3, "eth0", "native");
+		rt_snapshot_add_iface(&p, 4, "eth1", "native");
+		for (int i = 0; i < CH_NF; i++)
+			if (F[i].live) {
+				struct rt_flow *f = rt_snapshot_add_flow(&p);
+
+				f->k = F[i].k;
+				f->v = F[i].v;
+			}
+		rt_snapshot_sort(&p);
+		rt_join(&p, &t);
+		CHECK_EQ(s.nflows, p.nflows);
+		for (size_t row = 0; row < s.nflows; row++) {
+			const struct rt_flow *a = &s.flows[row], *b = NULL;
+
+			for (size_t j = 0; j < p.nflows && !b; j++)
+				if (!rt_flow_key_cmp(&p.flows[j].k, &a->k))
+					b = &p.flows[j];
+			rows++;
+			if (!b) {
+				bad_owner++;
+				continue;
+			}
+			if (a->lqpn != b->lqpn || a->rqpn != b->rqpn || a->pid != b->pid ||
+			    strcmp(a->comm, b->comm))
+				bad_owner++;
+			if (a->attr != b->attr || (a->throttles < 0) != (b->throttles < 0) ||
+			    (a->throttles >= 0 &&
+			     rt_flow_key_cmp(&s.flows[a->throttles].k, &p.flows[b->throttles].k)))
+				bad_attr++;
+		}
+		rt_snapshot_free(&p);
+	}
+	CHECK(rows > 80 * 30, "rows compared: %d", rows);
+	CHECK_EQ(bad_owner, 0);
+	CHECK_EQ(bad_attr, 0);
+	rt_snapshot_free(&s);
+	TEST_END("join_changed_against_whole_join_churn");
+}
+
 int main(void)
 {
 	struct rt_qp_table other = { 0 };
@@ -315,5 +455,6 @@ int main(void)
 	test_ack_and_hostpair(&other, "join_ack_and_hostpair_unknown_qps");
 	test_owner_by_address();
 	test_qp_index();
+	test_join_changed_churn();
 	return TEST_EXIT();
 }

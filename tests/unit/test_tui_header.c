@@ -171,12 +171,12 @@ static void test_detail(void)
 	CHECK_EQ(dt.total[TUI_DM_NAK], 2);
 
 	/* sparklines, oldest first: CE % 2/10 = 20 then 4/40 = 10; CNP/s 0 then 2 */
-	n = tui_detail_series(&t.hists.h[0], 0, TUI_HIST, v, &max);
+	n = tui_detail_series(tui_hists_get(&t.hists, 0), 0, TUI_HIST, v, &max);
 	CHECK(n == 2 && NEAR(v[0], 20) && NEAR(v[1], 10) && NEAR(max, 20), "CE series");
-	n = tui_detail_series(&t.hists.h[0], 1, TUI_HIST, v, &max);
+	n = tui_detail_series(tui_hists_get(&t.hists, 0), 1, TUI_HIST, v, &max);
 	CHECK(n == 2 && NEAR(v[0], 0) && NEAR(v[1], 2) && NEAR(max, 2), "CNP series");
 	/* fewer cells than samples: the newest */
-	n = tui_detail_series(&t.hists.h[0], 0, 1, v, &max);
+	n = tui_detail_series(tui_hists_get(&t.hists, 0), 0, 1, v, &max);
 	CHECK(n == 1 && NEAR(v[0], 10), "one cell: the newest");
 	/* no history, no time: no rates */
 	n = tui_detail_series(NULL, 0, TUI_HIST, v, &max);

@@ -256,7 +256,7 @@ static void test_rows(void)
 	CHECK_EQ(rt_delta_compute(&d, NULL, &c), 0);
 	d.secs = 0;
 	CHECK_EQ(tui_data_take(&t, &c, &d), 0);
-	CHECK_EQ(t.hists.h[0].n, 0);
+	CHECK_EQ(tui_hists_get(&t.hists, 0)->n, 0);
 	CHECK_EQ(t.first_time_ns, 50000000000ULL);
 
 	free(rows);

@@ -274,10 +274,35 @@ static void queue_pair(struct rt_snapshot *s, __u8 fam, const __u8 *src, const _
  * queued by rt_snapshot_remove) are looked at again; all of them with a QP
  * table, whose owners can change under any row.
  */
-static void join_table(struct rt_snapshot *s, const struct qpx *qps)
+/* A wire row's owner from the QP table (none: its fields cleared, as a row
+ * of a fresh snapshot has them); the row counts as changed if they moved. */
+static void set_owner(struct rt_snapshot *s, struct rt_flow *f, const struct qpx *qps)
+{
+	static const struct rt_qp none;
+	const struct rt_qp *q;
+
+	if (f->k.origin != RT_ORIGIN_WIRE)
+		return;		/* the NIC's own flows come with their QP */
+	q = owner(s, f, qps);
+	if (!q)
+		q = &none;
+	if (f->lqpn == q->lqpn && f->rqpn == q->rqpn && f->pid == q->pid &&
+	    !memcmp(f->comm, q->comm, sizeof(f->comm)))
+		return;
+	f->lqpn = q->lqpn;
+	f->rqpn = q->rqpn;
+	f->pid = q->pid;
+	memcpy(f->comm, q->comm, sizeof(f->comm));
+	rt_snapshot_touch(s, f);
+}
+
+/* all: the QP table may have changed, every row's owner and CNP is looked
+ * at again; 0: the same table as at the last join, only the changed rows'
+ * owners (an owner depends on the row's key and the table alone). */
+static void join_table(struct rt_snapshot *s, const struct qpx *qps, int all)
 {
 	struct rt_flow_table *t = s->tab;
-	size_t i;
+	size_t i, nch;
 
 	for (i = 0; i < t->nchanged; i++) {
 		const struct rt_flow *f = &s->flows[t->changed[i]];
@@ -285,24 +310,17 @@ static void join_table(struct rt_snapshot *s, const struct qpx *qps)
 		if (f->v.cnp && f->k.origin == RT_ORIGIN_WIRE)
 			rt_snapshot_note_cnp(s, f);
 	}
-	if (qps->t) {
-		for (i = 0; i < s->nflows; i++) {
-			struct rt_flow *f = &s->flows[i];
-			const struct rt_qp *q = f->k.origin == RT_ORIGIN_WIRE ? owner(s, f, qps) : NULL;
-
-			if (!q || (f->lqpn == q->lqpn && f->rqpn == q->rqpn && f->pid == q->pid &&
-				   !memcmp(f->comm, q->comm, sizeof(f->comm))))
-				continue;
-			f->lqpn = q->lqpn;
-			f->rqpn = q->rqpn;
-			f->pid = q->pid;
-			memcpy(f->comm, q->comm, sizeof(f->comm));
-			rt_snapshot_touch(s, f);
-		}
+	if (qps->t && all) {
+		for (i = 0; i < s->nflows; i++)
+			set_owner(s, &s->flows[i], qps);
 		for (i = 0; i < t->ncnp; i++)
 			rt_snapshot_join_queue(s, t->cnp[i]);
-	} else if (t->ncnp) {
-		for (i = 0; i < t->nchanged; i++) {
+	} else if (qps->t || t->ncnp) {
+		/* rows that set_owner touches join the changed list: not again */
+		nch = t->nchanged;
+		for (i = 0; qps->t && i < nch; i++)
+			set_owner(s, &s->flows[t->changed[i]], qps);
+		for (i = 0; t->ncnp && i < t->nchanged; i++) {
 			const struct rt_flow_key *k = &s->flows[t->changed[i]].k;
 			__u32 near = t->st[t->changed[i]].cnp_near;
 
@@ -338,7 +356,7 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qpt)
 
 	qpx_build(&qx, qpt);
 	if (s->tab) {
-		join_table(s, qps);
+		join_table(s, qps, 1);
 		qpx_free(&qx);
 		return;
 	}
@@ -365,5 +383,18 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qpt)
 		if (c->v.cnp && c->k.origin == RT_ORIGIN_WIRE)
 			c->throttles = attribute(s, c, qps, &c->attr);
 	}
+	qpx_free(&qx);
+}
+
+void rt_join_changed(struct rt_snapshot *s, const struct rt_qp_table *qpt, int qps_changed)
+{
+	struct qpx qx;
+
+	if (!s->tab || qps_changed) {
+		rt_join(s, qpt);
+		return;
+	}
+	qpx_build(&qx, qpt);
+	join_table(s, &qx, 0);
 	qpx_free(&qx);
 }

@@ -20,5 +20,12 @@ struct rt_qp_table;	/* user/nic.h: QPs from rdma netlink */
  * flows that carry no CNP get attr RT_ATTR_NONE and throttles -1.
  */
 void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qps);
+/*
+ * The same over a persistent table whose last join used a QP table equal to
+ * qps (qps_changed 0): only the rows that changed in this interval get their
+ * owner again, and only the CNP rows near them are attributed again, so the
+ * join touches what changed. qps_changed 1 (or a plain snapshot): rt_join.
+ */
+void rt_join_changed(struct rt_snapshot *s, const struct rt_qp_table *qps, int qps_changed);
 
 #endif

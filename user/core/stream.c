@@ -24,6 +24,12 @@ int rt_stream_step(struct rt_stream *st)
 	struct rt_snapshot *snap;
 	int r;
 
+	/* A live source with the NIC's counters or sFlow merged in is read into
+	 * the table in place too: the NIC updates its own flows there and joins
+	 * only what changed (nic.c, join.c), sFlow's merge updates its estimated
+	 * rows in place (sflow.c). */
+	if ((st->nic || st->merge) && st->src->live)
+		st->src->incremental = 1;
 	rt_snapshot_next_interval(&st->cur);
 	if (st->src->incremental) {
 		snap = &st->cur;
@@ -39,10 +45,11 @@ int rt_stream_step(struct rt_stream *st)
 			pr_warn("out of memory.\n");
 		return r;
 	}
-	/* The NIC's counters and flows, and its join with the QP table, on the
-	 * whole snapshot a source took; without a NIC, live CNPs are attributed
-	 * from ACKs and host pairs on the table, looking only at the pairs that
-	 * changed (join.c). An incremental source joins its table itself. */
+	/* The NIC's counters and flows, and its join with the QP table: on the
+	 * table for an incremental source (rows updated in place, the join on
+	 * the rows that changed), else on the whole snapshot a source took;
+	 * without a NIC, live CNPs are attributed from ACKs and host pairs on the
+	 * table, looking only at the pairs that changed (join.c). */
 	if (st->nic)
 		rt_nic_collect(st->nic, snap);
 	if (snap != &st->cur &&

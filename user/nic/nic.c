@@ -78,6 +78,15 @@ struct rt_nic {
 	struct rt_doc_findings *doc_out;
 	unsigned int doc_tick;
 	char doc_line[160];
+	/* Over the loop's persistent table (stream.c): the NIC flows' keys of
+	 * this interval and of the last (the rows of counters gone are removed),
+	 * and the QP table of the last join (the same one again: only the rows
+	 * that changed are joined, join.c). */
+	struct rt_flow_key *nk, *nk_prev;
+	size_t nnk, nk_cap, nnk_prev, nk_prev_cap;
+	struct rt_qp *qps_last;
+	size_t nqps_last, qps_last_cap;
+	int joined;
 };
 
 #define DOC_EVERY 10
@@ -138,6 +147,9 @@ void rt_nic_free(struct rt_nic *n)
 				"start tries again.\n", strerror(-r));
 	}
 	free(n->ctl);
+	free(n->nk);
+	free(n->nk_prev);
+	free(n->qps_last);
 	rt_htab_free(&n->acc);
 	free(n->qp_by);
 	free(n->nl);
@@ -501,6 +513,94 @@ static __u64 qpc_value(struct rt_nic *n, size_t from, size_t to, const char *drv
 }
 
 /* The flows of one bound counter (rows [from, to) of n->qpc). */
+/*
+ * A NIC flow into snap: appended to a whole snapshot; over a persistent
+ * table, its row updated in place and counted as changed only if something
+ * moved, its key kept for nic_flows_gone. 0 or -ENOMEM.
+ */
+static int nic_flow_put(struct rt_nic *n, struct rt_snapshot *snap, const struct rt_flow *nf)
+{
+	struct rt_flow_key *k;
+	struct rt_flow *f;
+	int fresh;
+
+	if (!snap->tab) {
+		if (!(f = rt_snapshot_add_flow(snap)))
+			return -ENOMEM;
+		*f = *nf;
+		return 0;
+	}
+	if (!(k = rt_append((void **)&n->nk, &n->nnk, &n->nk_cap, sizeof(*k))))
+		return -ENOMEM;
+	*k = nf->k;
+	if (!(f = rt_snapshot_flow(snap, &nf->k, &fresh)))
+		return -ENOMEM;
+	if (fresh || memcmp(&f->v, &nf->v, sizeof(f->v)) || f->lqpn != nf->lqpn || f->rqpn != nf->rqpn ||
+	    f->pid != nf->pid || memcmp(f->comm, nf->comm, sizeof(f->comm))) {
+		f->v = nf->v;
+		f->lqpn = nf->lqpn;
+		f->rqpn = nf->rqpn;
+		f->pid = nf->pid;
+		memcpy(f->comm, nf->comm, sizeof(f->comm));
+		rt_snapshot_touch(snap, f);
+	}
+	return 0;
+}
+
+static int key_qcmp(const void *a, const void *b)
+{
+	return rt_flow_key_cmp(a, b);
+}
+
+/* Over a persistent table: remove the NIC flows of the last interval that
+ * this one did not report (counters unbound, QPs destroyed), as a whole
+ * snapshot would not have them. */
+static void nic_flows_gone(struct rt_nic *n, struct rt_snapshot *snap)
+{
+	struct rt_flow_key *t;
+	size_t tc;
+
+	if (n->nnk > 1)
+		qsort(n->nk, n->nnk, sizeof(*n->nk), key_qcmp);
+	for (size_t i = 0; i < n->nnk_prev; i++) {
+		struct rt_flow *f;
+		int fresh;
+
+		if (n->nnk && bsearch(&n->nk_prev[i], n->nk, n->nnk, sizeof(*n->nk), key_qcmp))
+			continue;
+		f = rt_snapshot_flow(snap, &n->nk_prev[i], &fresh);
+		if (f)
+			rt_snapshot_remove(snap, (size_t)(f - snap->flows));
+	}
+	t = n->nk_prev;
+	n->nk_prev = n->nk;
+	n->nk = t;
+	tc = n->nk_prev_cap;
+	n->nk_prev_cap = n->nk_cap;
+	n->nk_cap = tc;
+	n->nnk_prev = n->nnk;
+	n->nnk = 0;
+}
+
+/* Whether the QP table differs from the one of the last join (and keep it). */
+static int qps_changed(struct rt_nic *n)
+{
+	size_t sz = n->qps.n * sizeof(*n->qps.q);
+
+	if (n->joined && n->qps.n == n->nqps_last && (!sz || !memcmp(n->qps.q, n->qps_last, sz)))
+		return 0;
+	if (rt_grow_to((void **)&n->qps_last, &n->qps_last_cap, n->qps.n ? n->qps.n : 1,
+		       sizeof(*n->qps_last))) {
+		n->joined = 0;		/* no copy: the next join looks at everything again */
+		return 1;
+	}
+	if (sz)
+		memcpy(n->qps_last, n->qps.q, sz);
+	n->nqps_last = n->qps.n;
+	n->joined = 1;
+	return 1;
+}
+
 static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, size_t to,
 		      const char *netdev, const char *drv)
 {
@@ -526,12 +626,12 @@ static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, s
 		rt_snapshot_add_iface(snap, ifindex, netdev[0] ? netdev : r0->dev, "nic");
 	for (int dir = 0; dir < 2; dir++) {
 		int in = dir == 0;
-		struct rt_flow *f;
+		struct rt_flow nf, *f = &nf;
 
 		if (in ? !(has_ce || has_rcnp || has_rp) : !(has_tcnp || has_tp))
 			continue;
-		if (!(f = rt_snapshot_add_flow(snap)))
-			return;
+		memset(&nf, 0, sizeof(nf));
+		nf.throttles = -1;
 		f->k.ifindex = ifindex;
 		f->k.dir = in ? RT_DIR_INGRESS : RT_DIR_EGRESS;
 		f->k.origin = RT_ORIGIN_NIC;
@@ -555,6 +655,8 @@ static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, s
 			f->pid = q->pid;
 			memcpy(f->comm, q->comm, sizeof(f->comm));
 		}
+		if (nic_flow_put(n, snap, &nf))
+			return;
 	}
 }
 
@@ -717,7 +819,13 @@ void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
 	if (n->qp_counters && !n->qpc_tried)
 		qpc_enable(n, snap);
 	collect_qpc(n, snap);
+	if (snap->tab)
+		nic_flows_gone(n, snap);
 	doctor_line(n, snap);
 	rt_snapshot_sort(snap);
-	rt_join(snap, &n->qps);
+	/* a whole snapshot is joined whole; the loop's table only where it changed */
+	if (snap->tab)
+		rt_join_changed(snap, &n->qps, qps_changed(n));
+	else
+		rt_join(snap, &n->qps);
 }

@@ -700,15 +700,25 @@ int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap)
 		*r = d->r;
 	}
 	TAB_FOR_EACH(&sf->flows, struct flow, fl) {
-		struct rt_flow *f = rt_snapshot_add_flow(snap);
+		struct rt_flow *f;
+		int fresh = 1;
 
+		/* Into the loop's persistent table (an incremental source, stream.c)
+		 * in place, a row counting as changed only when its counts moved;
+		 * appended to a whole snapshot otherwise. */
+		f = snap->tab ? rt_snapshot_flow(snap, &fl->k, &fresh) : rt_snapshot_add_flow(snap);
 		if (!f)
 			return -ENOMEM;
+		if (!fresh && !memcmp(&f->v, &fl->v, sizeof(f->v)) && f->samples == fl->samples &&
+		    f->sw_drops == fl->drops && f->estimate)
+			continue;
 		f->k = fl->k;
 		f->v = fl->v;
 		f->samples = fl->samples;
 		f->sw_drops = fl->drops;
 		f->estimate = 1;
+		if (snap->tab)
+			rt_snapshot_touch(snap, f);
 	}
 	if (snap->nswports > 1)
 		qsort(snap->swports, snap->nswports, sizeof(*snap->swports), swport_cmp);
@@ -716,7 +726,7 @@ int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap)
 		qsort(snap->swdrops, snap->nswdrops, sizeof(*snap->swdrops), swdrop_cmp);
 	if (snap->nsfagents > 1)
 		qsort(snap->sfagents, snap->nsfagents, sizeof(*snap->sfagents), sfagent_cmp);
-	if (snap->nflows != nflows0)
+	if (snap->nflows != nflows0 || snap->tab)
 		rt_snapshot_sort(snap);
 	if (sf->flow_full)
 		rt_snapshot_note(snap, "sFlow: %llu samples of flows beyond --max-flows were not kept per flow",

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The live view's incremental parts (tui/tui_model.c):
+ *  - ordering only the page shown (tui_rows_order, tui_rows_rank) against
+ *    glibc's qsort of every row (tui_rows_sort), on rows with many ties,
+ *    every sort column, both directions, pages anywhere;
+ *  - histories written only for the flows that moved (tui_hists_update,
+ *    tui_hists_get) against histories the test keeps itself, written the
+ *    old way (a sample for every flow in every interval), through 150
+ *    intervals of churn on the loop's persistent table: flows appear, go
+ *    idle for longer than the history, move again, are removed and come back.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "tui_model.h"
+
+static void key_of(struct rt_flow_key *k, unsigned int i)
+{
+	memset(k, 0, sizeof(*k));
+	k->ifindex = 1;
+	k->family = 4;
+	k->src[0] = 10;
+	k->src[2] = (__u8)(i >> 8);
+	k->src[3] = (__u8)i;
+	k->dst[0] = 10;
+	k->dst[1] = 9;
+	k->dqpn = 0x100 + i;
+}
+
+static int flow_qcmp(const void *a, const void *b)
+{
+	return rt_flow_key_cmp(&((const struct rt_flow *)a)->k, &((const struct rt_flow *)b)->k);
+}
+
+static void test_order(void)
+{
+	enum { N = 1500 };
+	static struct rt_flow flows[N];
+	static struct tui_row rows[N], sorted[N];
+	static __u32 ord[N];
+	const char *names[] = { "lan0", "lan1", "wan" };
+
+	srand(7);
+	for (int i = 0; i < N; i++) {
+		key_of(&flows[i].k, (unsigned int)i);
+		flows[i].k.dir = (__u8)(rand() % 2);
+		flows[i].v.dscp = (__u8)(rand() % 3);
+		flows[i].v.last_ns = (__u64)(rand() % 5);
+	}
+	/* rows of a view's copy: idx is the flow's place in key order */
+	qsort(flows, N, sizeof(flows[0]), flow_qcmp);
+	for (int i = 0; i < N; i++) {
+		struct tui_row *r = &rows[i];
+
+		memset(r, 0, sizeof(*r));
+		r->f = &flows[i];
+		r->idx = i;
+		r->secs = 1;
+		r->nflows = 1;
+		r->ifname = names[rand() % 3];
+		/* mostly zero, as in an interval where few flows moved: ties everywhere */
+		if (rand() % 4 == 0) {
+			r->d.pkts = (__u64)(rand() % 50);
+			r->d.bytes = r->d.pkts * 1000;
+			r->d.ecn[RT_ECN_CE] = (__u64)(rand() % 3);
+			r->d.cnp = (__u64)(rand() % 2);
+		}
+		r->idle_ns = (__u64)(rand() % 4) * 1000;
+		for (int w = 0; w < TUI_NWIN; w++)
+			r->avg[w][1] = (double)(rand() % 3);
+	}
+	for (int c = 0; c < C_NCOLS; c++)
+		for (int inv = 0; inv < 2; inv++) {
+			size_t pages[][2] = { { 0, 40 }, { 0, 1 }, { 700, 740 }, { N - 40, N }, { N - 1, N },
+					      { 33, 34 }, { 0, N }, { 1000, 1200 } };
+
+			memcpy(sorted, rows, sizeof(rows));
+			tui_rows_sort(sorted, N, (enum tui_colid)c, inv);
+			for (size_t p = 0; p < sizeof(pages) / sizeof(pages[0]); p++) {
+				size_t lo = pages[p][0], hi = pages[p][1], bad = 0;
+
+				for (int i = 0; i < N; i++)
+					ord[i] = (__u32)i;
+				tui_rows_order(ord, rows, N, lo, hi, (enum tui_colid)c, inv);
+				for (size_t i = lo; i < hi; i++)
+					bad += rows[ord[i]].f != sorted[i].f;
+				CHECK(!bad, "column %d invert %d page %zu..%zu: %zu rows out of place", c, inv, lo,
+				      hi, bad);
+			}
+			/* the rank of a row is its place in the full sort */
+			for (int i = 0; i < N; i += 97) {
+				size_t rk = tui_rows_rank(rows, N, (size_t)i, (enum tui_colid)c, inv);
+
+				CHECK(rk < N && sorted[rk].f == rows[i].f, "column %d invert %d rank of %d: %zu",
+				      c, inv, i, rk);
+			}
+		}
+	TEST_END("tui_rows_order_page_against_qsort");
+}
+
+/* The test's own history of a flow: a sample in every interval, as the view did before. */
+struct model {
+	int live;		/* in the table */
+	int n;			/* samples, at most TUI_HIST */
+	__u64 tot;		/* its packets so far */
+	struct tui_sample s[TUI_HIST];	/* [0] newest */
+};
+
+static void model_push(struct model *m, double t_end, double secs, __u64 pkts)
+{
+	memmove(&m->s[1], &m->s[0], (TUI_HIST - 1) * sizeof(m->s[0]));
+	memset(&m->s[0], 0, sizeof(m->s[0]));
+	m->s[0].t_end = t_end;
+	m->s[0].secs = secs;
+	m->s[0].c[TM_PKTS] = pkts;
+	m->s[0].c[TM_BYTES] = pkts * 100;
+	m->s[0].c[TM_CE] = pkts / 3;
+	if (m->n < TUI_HIST)
+		m->n++;
+}
+
+static void test_hists_churn(void)
+{
+	enum { NF = 300, NIV = 150 };
+	static struct model M[NF];
+	static __u64 add[NF];
+	struct rt_snapshot cur, prev;
+	struct rt_delta d = { 0 };
+	struct tui_data t;
+	int bad_n = 0, bad_s = 0, bad_sum = 0, checked = 0;
+
+	rt_snapshot_init(&cur);
+	rt_snapshot_init(&prev);
+	tui_data_init(&t);
+	CHECK_EQ(rt_snapshot_make_table(&cur), 0);
+	srand(11);
+	for (int iv = 0; iv < NIV; iv++) {
+		double now = 1000 + iv * 1.5, secs = iv ? 1.5 : 0;
+
+		rt_snapshot_next_interval(&cur);
+		memset(add, 0, sizeof(add));
+		for (int i = 0; i < NF; i++) {
+			struct rt_flow_key k;
+			struct rt_flow *f;
+			int fresh, r = rand() % 100;
+
+			key_of(&k, (unsigned int)i);
+			/* flows 0-49 stay idle from interval 20 to 100 (longer than a history) */
+			if (i < 50 && iv >= 20 && iv < 100)
+				continue;
+			if (M[i].live && r < 2) {	/* removed: its history starts over */
+				for (size_t row = 0; row < cur.nflows; row++)
+					if (!rt_flow_key_cmp(&cur.flows[row].k, &k)) {
+						rt_snapshot_remove(&cur, row);
+						break;
+					}
+				memset(&M[i], 0, sizeof(M[i]));
+				continue;
+			}
+			if (!M[i].live && r >= 30)	/* comes (back) now and then */
+				continue;
+			if (M[i].live && r >= 15)	/* most live flows do not move */
+				continue;
+			f = rt_snapshot_flow(&cur, &k, &fresh);
+			CHECK(f != NULL, "row");
+			if (!f)
+				continue;
+			add[i] = 1 + (__u64)(rand() % 20);
+			if (fresh)
+				M[i].live = 1;
+			M[i].tot += add[i];
+			f->v.pkts = M[i].tot;
+			f->v.bytes = M[i].tot * 100;
+			f->v.ecn[RT_ECN_CE] += add[i] / 3;
+			f->v.last_ns = (__u64)(now * 1e9);
+			rt_snapshot_touch(&cur, f);
+		}
+		cur.time_ns = cur.mono_ns = (__u64)(now * 1e9);
+		CHECK_EQ(rt_delta_changes(&d, iv ? &prev : NULL, &cur), 0);
+		d.secs = secs;
+		/* the CE of a flow's interval is the sum of its adds' thirds */
+		CHECK_EQ(tui_data_take(&t, &cur, &d), 0);
+		CHECK_EQ(rt_snapshot_copy_small(&prev, &cur), 0);
+		for (int i = 0; i < NF; i++)
+			if (M[i].live && secs > 0)
+				model_push(&M[i], now, secs, add[i]);
+		/* every flow of the view's copy against the model */
+		CHECK_EQ(t.snap.nflows, cur.nflows);
+		for (size_t row = 0; row < t.snap.nflows; row++) {
+			unsigned int i = t.snap.flows[row].k.dqpn - 0x100;
+			const struct tui_hist *h = tui_hists_get(&t.hists, row);
+			struct model *m = &M[i];
+
+			checked++;
+			if (!h || (int)h->n != m->n) {
+				bad_n++;
+				continue;
+			}
+			for (int j = 0; j < m->n; j++) {
+				const struct tui_sample *s = tui_hist_at(h, (unsigned int)j);
+
+				if (s->t_end != m->s[j].t_end || s->secs != m->s[j].secs ||
+				    s->c[TM_PKTS] != m->s[j].c[TM_PKTS] || s->c[TM_BYTES] != m->s[j].c[TM_BYTES])
+					bad_s++;
+			}
+			for (int w = 0; w < TUI_NWIN; w++) {
+				__u64 sum[TM_N] = { 0 }, msum = 0;
+				double cov = tui_hist_sum(h, now, tui_windows[w], sum), mcov = 0;
+
+				for (int j = 0; j < m->n; j++) {
+					if (j > 0 && m->s[j].t_end - m->s[j].secs < now - tui_windows[w] - 1e-3)
+						break;
+					msum += m->s[j].c[TM_PKTS];
+					mcov += m->s[j].secs;
+				}
+				if (sum[TM_PKTS] != msum || cov != mcov)
+					bad_sum++;
+			}
+		}
+	}
+	CHECK(checked > NIV * 50, "flows checked: %d", checked);
+	CHECK_EQ(bad_n, 0);
+	CHECK_EQ(bad_s, 0);
+	CHECK_EQ(bad_sum, 0);
+	tui_data_free(&t);
+	rt_delta_free(&d);
+	rt_snapshot_free(&cur);
+	rt_snapshot_free(&prev);
+	TEST_END("tui_hists_written_for_moved_flows_only");
+}
+
+int main(void)
+{
+	test_order();
+	test_hists_churn();
+	return TEST_EXIT();
+}
