@@ -21,7 +21,6 @@ trap 'rm -rf "$D"' EXIT
 for b in "$BUILD/bench/pcap_gen" "$BUILD/bench/pcap_loop" "$BUILD/rocetop"; do
 	[ -x "$b" ] || { echo "bench/pcap.sh: $b is missing; run make BUILD=$BUILD bench" >&2; exit 1; }
 done
-now() { date +%s.%N; }
 RUNS=${RT_BENCH_RUNS:-5}
 # cpu command...: "cpu_seconds peak_rss_kb" of the command, from wait4 (GNU
 # time prints only hundredths, too coarse for runs of 0.05 s).
@@ -43,39 +42,30 @@ print("%.4f %d" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss))' "$@"
 }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
-rate() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { d = b - a; if (d <= 0) d = 1e-9; printf "%.0f", n / d }'; }
-best() {	# runs a command 3 times, prints the best wall time in seconds
-	local i t0 t1 b=""
-	for i in 1 2 3; do
-		t0=$(now); "$@" >/dev/null 2>&1 || { echo fail; return; }; t1=$(now)
-		b=$(awk -v b="$b" -v d="$(awk -v a="$t0" -v c="$t1" 'BEGIN { print c - a }')" 'BEGIN { print (b == "" || d < b) ? d : b }')
-	done
-	echo "$b"
-}
 "$BUILD/bench/pcap_gen" "$D/big.pcap" "$N" 1000 || exit 1
 "$BUILD/bench/pcap_gen" "$D/small.pcap" "$NT" 1000 || exit 1
 cat "$D/big.pcap" >/dev/null	# page cache
 
-t_loop=$(best "$BUILD/bench/pcap_loop" "$D/big.pcap")
-t_rt=$(best "$BUILD/rocetop" -r "$D/big.pcap" -D -q --csv "$D/csv")
-[ "$t_loop" = fail ] || [ "$t_rt" = fail ] && { echo "bench/pcap.sh: a run failed" >&2; exit 1; }
-if command -v tshark >/dev/null; then
-	t0=$(now)
-	tshark -r "$D/small.pcap" -d udp.port==4791,infiniband -T fields -e ip.src -e ip.dst \
-		-e infiniband.bth.destqp -e infiniband.bth.opcode -e ip.dsfield.ecn 2>/dev/null |
-		sort | uniq -c >"$D/tshark.txt"
-	t1=$(now)
-	pps_ts=$(rate "$NT" "$t0" "$t1")
-else
-	pps_ts=0
-fi
+# 1000 flows: CPU seconds, median of RUNS alternating runs; tshark on the
+# first NT packets (a file of its own), its CPU time scaled per packet.
+: >"$D/b_loop"; : >"$D/b_rt"
+l0=$(load)
+for i in $(seq "$RUNS"); do
+	cpu "$BUILD/bench/pcap_loop" "$D/big.pcap" | cut -d' ' -f1 >>"$D/b_loop"
+	rm -rf "$D/csv"
+	cpu "$BUILD/rocetop" -r "$D/big.pcap" -D -q --csv "$D/csv" | cut -d' ' -f1 >>"$D/b_rt"
+done
+grep -q fail "$D/b_loop" "$D/b_rt" && { echo "bench/pcap.sh: a 1000-flow run failed" >&2; exit 1; }
+t_loop=$(median <"$D/b_loop") t_rt=$(median <"$D/b_rt")
 pps_loop=$(awk -v n="$N" -v t="$t_loop" 'BEGIN { printf "%.0f", n / t }')
 pps_rt=$(awk -v n="$N" -v t="$t_rt" 'BEGIN { printf "%.0f", n / t }')
-echo "pcap read, $N packets of 78-106 bytes, 1000 flows (wall time, best of 3; load $(load)):"
+echo "pcap read, $N packets of 78-106 bytes, 1000 flows (per CPU second, median of $RUNS alternating; load $l0 -> $(load)):"
 printf "  %-34s %12s pkts/s\n" "bare libpcap loop (pcap_next_ex)" "$pps_loop"
 printf "  %-34s %12s pkts/s\n" "rocetop -r --csv" "$pps_rt"
-if [ "$pps_ts" != 0 ]; then
-	printf "  %-34s %12s pkts/s  (measured on %s packets, rate scaled)\n" "tshark fields | sort | uniq -c" "$pps_ts" "$NT"
+if command -v tshark >/dev/null; then
+	read -r c_ts _ < <(cpu sh -c "tshark -r '$D/small.pcap' -d udp.port==4791,infiniband -T fields -e ip.src -e ip.dst -e infiniband.bth.destqp -e infiniband.bth.opcode -e ip.dsfield.ecn 2>/dev/null | sort | uniq -c")
+	pps_ts=$(awk -v n="$NT" -v t="$c_ts" 'BEGIN { printf "%.0f", n / t }')
+	printf "  %-34s %12s pkts/s  (measured on %s packets)\n" "tshark fields | sort | uniq -c" "$pps_ts" "$NT"
 	awk -v a="$pps_rt" -v b="$pps_ts" 'BEGIN { printf "  rocetop / tshark   = %.1fx  (target >= 50x)%s\n", a / b, (a / b >= 50) ? "" : "  BELOW TARGET" }'
 else
 	echo "  tshark: not installed"

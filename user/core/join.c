@@ -296,10 +296,11 @@ static void set_owner(struct rt_snapshot *s, struct rt_flow *f, const struct qpx
 	rt_snapshot_touch(s, f);
 }
 
-/* all: the QP table may have changed, every row's owner and CNP is looked
- * at again; 0: the same table as at the last join, only the changed rows'
- * owners (an owner depends on the row's key and the table alone). */
-static void join_table(struct rt_snapshot *s, const struct qpx *qps, int all)
+/* all: the QP table may have changed, every row's owner (have: there is a
+ * QP table, perhaps empty, whose owners the rows must show) and CNP is
+ * looked at again; 0: the same table as at the last join, only the changed
+ * rows' owners (an owner depends on the row's key and the table alone). */
+static void join_table(struct rt_snapshot *s, const struct qpx *qps, int all, int have)
 {
 	struct rt_flow_table *t = s->tab;
 	size_t i, nch;
@@ -310,7 +311,7 @@ static void join_table(struct rt_snapshot *s, const struct qpx *qps, int all)
 		if (f->v.cnp && f->k.origin == RT_ORIGIN_WIRE)
 			rt_snapshot_note_cnp(s, f);
 	}
-	if (qps->t && all) {
+	if (have && all) {
 		for (i = 0; i < s->nflows; i++)
 			set_owner(s, &s->flows[i], qps);
 		for (i = 0; i < t->ncnp; i++)
@@ -356,7 +357,7 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qpt)
 
 	qpx_build(&qx, qpt);
 	if (s->tab) {
-		join_table(s, qps, 1);
+		join_table(s, qps, 1, qpt != NULL);
 		qpx_free(&qx);
 		return;
 	}
@@ -395,6 +396,6 @@ void rt_join_changed(struct rt_snapshot *s, const struct rt_qp_table *qpt, int q
 		return;
 	}
 	qpx_build(&qx, qpt);
-	join_table(s, &qx, 0);
+	join_table(s, &qx, 0, qpt != NULL);
 	qpx_free(&qx);
 }

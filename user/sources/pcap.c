@@ -51,6 +51,8 @@
  */
 #include <errno.h>
 #include <pcap/pcap.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +121,7 @@ struct pcapsrc {
 	struct rt_pcapc mm;	/* a classic pcap read in place; mm.p NULL: libpcap reads */
 	void *map;		/* the mapping mm reads */
 	size_t maplen, released;	/* its length; bytes already given back */
+	size_t rec_off;		/* where the record being read starts */
 	unsigned char *buf;	/* rebuilt Ethernet frames of SLL / raw captures */
 	size_t bufsz;
 	unsigned long long npkts;
@@ -312,6 +315,60 @@ static void progress(struct pcapsrc *s, int last)
 			 (int)(100.0 * (double)pos / (double)s->fsize), s->npkts);
 }
 
+/*
+ * A file made shorter while it is mapped (a capture rotated under the same
+ * name, another program truncating it): reading a page past its new end
+ * raises SIGBUS. The handler maps zero pages over the rest of the mapping and
+ * says so in bus_hit; the record being read then is not trusted: libpcap
+ * reads on from its start, in the file as it is now. One mapping at a time is
+ * guarded (a second capture open at once is read by libpcap alone).
+ */
+static char *bus_lo, *bus_hi;
+static volatile sig_atomic_t bus_hit;
+static struct sigaction bus_old;
+static int bus_set;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	char *a = si->si_addr;
+	long pg = sysconf(_SC_PAGESIZE);
+
+	(void)sig;
+	(void)uc;
+	if (bus_lo && a >= bus_lo && a < bus_hi && pg > 0) {
+		char *p = (char *)((uintptr_t)a & ~(uintptr_t)(pg - 1));
+
+		if (mmap(p, (size_t)(bus_hi - p), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+			 -1, 0) != MAP_FAILED) {
+			bus_hit = 1;
+			return;
+		}
+	}
+	/* not a mapped capture's: what SIGBUS did before (returning faults again) */
+	sigaction(SIGBUS, &bus_old, NULL);
+}
+
+static int bus_guard(void *m, size_t len)
+{
+	struct sigaction sa;
+
+	if (bus_lo)
+		return -EBUSY;
+	if (!bus_set) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_sigbus;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, &bus_old))
+			return -errno;
+		bus_set = 1;
+	}
+	bus_hit = 0;
+	bus_lo = m;
+	bus_hi = (char *)m + len;
+	return 0;
+}
+
 /* Drop the mapping; libpcap reads on from where the own reader stopped. */
 static int unmap(struct pcapsrc *s)
 {
@@ -323,8 +380,11 @@ static int unmap(struct pcapsrc *s)
 	if (f && s->mm.off < s->mm.size)
 		pr_debug("%s: libpcap reads on from byte %zu (a record the in-place reader leaves to it)\n",
 			 s->path, s->mm.off);
-	if (s->map)
+	if (s->map) {
 		munmap(s->map, s->maplen);
+		if (bus_lo == s->map)
+			bus_lo = bus_hi = NULL;
+	}
 	s->map = NULL;
 	s->mm.p = NULL;
 	s->maplen = s->released = 0;
@@ -337,11 +397,17 @@ static int unmap(struct pcapsrc *s)
 static void release_behind(struct pcapsrc *s)
 {
 	size_t upto = s->mm.off & ~(size_t)(RT_PCAP_RELEASE - 1);
+	FILE *f = pcap_file(s->pc);
+	struct stat st;
 
 	if (upto > s->released) {
 		madvise((char *)s->map + s->released, upto - s->released, MADV_DONTNEED);
 		s->released = upto;
 	}
+	/* A file made shorter since: stop where it ends now, and libpcap says
+	 * what it finds there (on_sigbus covers a cut between two looks). */
+	if (f && !fstat(fileno(f), &st) && st.st_size >= 0 && (size_t)st.st_size < s->mm.size)
+		s->mm.size = (size_t)st.st_size < s->mm.off ? s->mm.off : (size_t)st.st_size;
 }
 
 /* The next record: read in place from the mapping while it takes them, then
@@ -353,7 +419,8 @@ static int next_record(struct pcapsrc *s, struct pcap_pkthdr *hb, struct pcap_pk
 		struct rt_pcapc_rec rec;
 		int e;
 
-		if (rt_pcapc_next(&s->mm, &rec)) {
+		s->rec_off = s->mm.off;
+		if (!bus_hit && rt_pcapc_next(&s->mm, &rec)) {
 			hb->ts.tv_sec = (time_t)rec.sec;
 			hb->ts.tv_usec = (suseconds_t)rec.frac;
 			hb->caplen = rec.caplen;
@@ -387,6 +454,19 @@ again:
 	r = next_record(s, &hb, &h, &d);
 	if (r == 1) {
 		parse_one(s, h, d, &s->pend);
+		if (bus_hit && s->map) {
+			/* the file got shorter under this record: libpcap reads
+			 * on from it, in the file as it is now */
+			pr_warn("%s became shorter while being read, after %llu packets; the rest is read as the file is now.\n",
+				s->path, s->npkts);
+			s->mm.off = s->rec_off;
+			bus_hit = 0;
+			if (unmap(s)) {
+				s->eof = 1;
+				return;
+			}
+			goto again;
+		}
 		if (s->pend.unplaced) {
 			if (!s->unplaced++)
 				pr_warn("%s: packet %llu has a time that cannot be placed (before 1970 or after 2242); such packets are skipped and counted in a note.\n",
@@ -473,7 +553,8 @@ static void map_file(struct pcapsrc *s)
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
 	if (m == MAP_FAILED)
 		return;	/* libpcap reads it */
-	if (rt_pcapc_init(&s->mm, m, (size_t)st.st_size, (__u32)pcap_snapshot(s->pc))) {
+	if (rt_pcapc_init(&s->mm, m, (size_t)st.st_size, (__u32)pcap_snapshot(s->pc)) ||
+	    bus_guard(m, (size_t)st.st_size)) {
 		munmap(m, (size_t)st.st_size);
 		s->mm.p = NULL;
 		return;
