@@ -327,9 +327,10 @@ static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const 
 static __always_inline int rt_parse_ipv6(const __u8 *data, const __u8 *c, const __u8 *end,
 					 __u32 off, __u64 frame_len, struct rt_pkt *p, int inner)
 {
+	const __u8 *ip = c;
 	__u32 l4len, hl;
 	__u8 nh;
-	int i;
+	int i, kind;
 
 	if (c + 40 > end)
 		return RT_K_TRUNC;
@@ -341,27 +342,32 @@ static __always_inline int rt_parse_ipv6(const __u8 *data, const __u8 *c, const 
 	p->family = 6;
 	p->tos = (__u8)(((c[0] & 0x0f) << 4) | (c[1] >> 4));
 	nh = c[6];
-#pragma unroll
-	for (i = 0; i < 16; i++) {
-		p->src[i] = c[8 + i];
-		p->dst[i] = c[24 + i];
-	}
 	c += 40;
 #pragma unroll
 	for (i = 0; i < RT_MAX_V6_EXT; i++) {
 		if (nh == 0 || nh == 43 || nh == 60) {	/* hop-by-hop, routing, destination */
-			if (c + 8 > end)
-				return RT_K_TRUNC;
+			if (c + 8 > end) {
+				kind = RT_K_TRUNC;
+				goto out;
+			}
 			hl = ((__u32)c[1] + 1) * 8;
-			if (hl > l4len)
-				return RT_K_MALFORMED;
+			if (hl > l4len) {
+				kind = RT_K_MALFORMED;
+				goto out;
+			}
 		} else if (nh == 44) {			/* fragment */
-			if (c + 8 > end)
-				return RT_K_TRUNC;
-			if (l4len < 8)
-				return RT_K_MALFORMED;
-			if ((rt_be16(c + 2) & 0xfff9) != 0)	/* offset or more-fragments */
-				return RT_K_OTHER;
+			if (c + 8 > end) {
+				kind = RT_K_TRUNC;
+				goto out;
+			}
+			if (l4len < 8) {
+				kind = RT_K_MALFORMED;
+				goto out;
+			}
+			if ((rt_be16(c + 2) & 0xfff9) != 0) {	/* offset or more-fragments */
+				kind = RT_K_OTHER;
+				goto out;
+			}
 			hl = 8;
 		} else {
 			break;
@@ -370,14 +376,25 @@ static __always_inline int rt_parse_ipv6(const __u8 *data, const __u8 *c, const 
 		l4len -= hl;
 		c += hl;
 	}
-	if (nh == 17)
-		return rt_parse_udp(data, c, end, l4len, p, inner);
-	if (nh == RT_IPPROTO_GRE && !inner)
-		return rt_parse_gre(data, c, end, l4len, p);
-	if (nh == 0 || nh == 43 || nh == 60 || nh == 44 || nh == 51 || nh == 50 ||
-	    nh == 135 || nh == 139 || nh == 140 || nh == 253 || nh == 254)
-		p->v6_unparsed = 1;
-	return RT_K_OTHER;
+	if (nh == 17) {
+		kind = rt_parse_udp(data, c, end, l4len, p, inner);
+	} else if (nh == RT_IPPROTO_GRE && !inner) {
+		kind = rt_parse_gre(data, c, end, l4len, p);
+	} else {
+		if (nh == 0 || nh == 43 || nh == 60 || nh == 44 || nh == 51 || nh == 50 ||
+		    nh == 135 || nh == 139 || nh == 140 || nh == 253 || nh == 254)
+			p->v6_unparsed = 1;
+		kind = RT_K_OTHER;
+	}
+out:
+	if (kind == RT_K_ENCAP_)
+		return kind;	/* a mirror copy's own addresses: never the flow's */
+#pragma unroll
+	for (i = 0; i < 16; i++) {
+		p->src[i] = ip[8 + i];
+		p->dst[i] = ip[24 + i];
+	}
+	return kind;
 }
 
 /*
@@ -443,12 +460,10 @@ RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len
 		/* forget the outer headers: the inner frame is the one counted */
 		off = p->inner_off;
 		flen = (__u64)p->inner_off + p->inner_len;
-		p->nvlan = 0;
+		p->nvlan = 0;		/* (the outer IP header wrote no address) */
 		p->family = 0;
 		p->tos = 0;
 		p->v6_unparsed = 0;
-		__builtin_memset(p->src, 0, sizeof(p->src));	/* an outer IPv6 header's */
-		__builtin_memset(p->dst, 0, sizeof(p->dst));
 		if (off > RT_MAX_INNER_OFF) {
 			kind = RT_K_OTHER;
 			break;
