@@ -4,8 +4,8 @@
  * 10k and 100k live flows, all of them or 1% changing per interval.
  *
  * In a network namespace of its own (unshare: nothing to tear down), rocetop's
- * live source is attached to lo (generic XDP, tcx egress) with a flow table of
- * 131072 flows a CPU, which this program then fills through the mapped
+ * live source is attached to lo (generic XDP, tcx egress) with a flow table
+ * sized as a user would (main()'s cases), which this program then fills through the mapped
  * kernel table (rt_live_flowtab(), user/sources/live_maps.h) as the XDP
  * program would: N distinct flows, flow i counted by CPU i % CPUs (a NIC's
  * RSS puts each flow on one queue), its slot claimed in that CPU's region and
@@ -21,8 +21,9 @@
  * included). The baseline measured in the same run, alternating with the
  * intervals, is what the kernel read cost before the mapped table: a per-CPU
  * hash of the same flows (one CPU's value each) copied out with batch lookups
- * of 4096 entries, and nothing else. Peak RSS (ru_maxrss) of the whole run is
- * printed after the table: it includes the mapped kernel table.
+ * of 4096 entries, and nothing else. After the table: each case's RSS, split
+ * into the mapped kernel table and user space (bytes a flow), and the peak
+ * RSS (ru_maxrss) of the whole run, which includes the mapped kernel table.
  *
  * Targets (issue 15): 100k flows, 1% changing: <= 15 ms per interval; 100k
  * flows all changing: <= 60 ms; 10k all changing: <= 5 ms. Exit 0 when it ran (BENCH_STRICT=1: 1 when the target is
@@ -38,6 +39,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "live_maps.h"
@@ -47,8 +49,18 @@
 #include "source.h"
 #include "stream.h"
 
-#define MAX_FLOWS	131072
+#define MAX_FLOWS	131072		/* the largest region the cases ask for */
 #define INTERVALS	7		/* timed, after one warm-up */
+#define MAX_INTERVALS	1000
+
+/*
+ * For profiling the timed part alone (perf record): COLLECT_CPU_CASE=N runs
+ * only case N of main()'s table (0, 1 or 2), COLLECT_CPU_INTERVALS=M runs M
+ * timed intervals instead of INTERVALS, and COLLECT_CPU_NOFLOOR=1 leaves the
+ * floor out (its per-CPU hash updates would fill the profile).
+ */
+static int nintervals = INTERVALS;
+static int no_floor;
 enum { P_STEP, P_BATCH, P_CSV, P_TOTAL, P_FLOOR, NPARTS };
 static const char *part_name[NPARTS] = {
 	"step", "batch emit", "csv emit", "interval", "floor",
@@ -63,6 +75,21 @@ static __u64 mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* VmRSS of this process in MB (/proc/self/status), 0 when unknown. */
+static double rss_mb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	double kb = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %lf kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb / 1024;
 }
 
 static void skip(const char *why)
@@ -222,14 +249,16 @@ static void restore_stdout(void)
 }
 
 /* Run INTERVALS timed intervals at n flows; medians into med[]. */
-static int bench(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *seen, size_t *changed)
+static int bench(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *seen, size_t *changed,
+		 double mem[2])
 {
 	char dir[] = "/tmp/rtb-collect.XXXXXX";
 	struct rt_opts o;
 	struct rt_source *src = NULL;
 	struct rt_sink *batch = NULL, *csv = NULL;
 	struct rt_stream st = { 0 };
-	double t[NPARTS], samples[NPARTS][INTERVALS];
+	double t[NPARTS];
+	static double samples[NPARTS][MAX_INTERVALS];
 	void *fkeys = NULL, *fvals = NULL;
 	const struct rt_ftab *ft;
 	__u32 ifindex;
@@ -252,7 +281,6 @@ static int bench(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *s
 
 	src = rt_live_source_new(&o);
 	if (!src) {
-		fprintf(stderr, "collect_cpu: SKIP: cannot attach rocetop's live source to lo (see above)\n");
 		err = 2;
 		goto out;
 	}
@@ -262,9 +290,10 @@ static int bench(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *s
 		goto out;
 	ft = rt_live_flowtab(src);
 	/* The floor's table: a per-CPU hash, as the kernel table was. */
-	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "rtb_floor", sizeof(struct rt_flow_key),
-			    sizeof(struct rt_flow_val), table, NULL);
-	if (fd < 0) {
+	fd = no_floor ? -1 : bpf_map_create(BPF_MAP_TYPE_PERCPU_HASH, "rtb_floor",
+					     sizeof(struct rt_flow_key), sizeof(struct rt_flow_val),
+					     n > table ? n : table, NULL);
+	if (fd < 0 && !no_floor) {
 		fprintf(stderr, "collect_cpu: cannot create the floor's per-CPU hash: %s\n", strerror(errno));
 		goto out;
 	}
@@ -280,7 +309,7 @@ static int bench(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *s
 	/* Warm-up: the first interval counts from the start and sizes the buffers. */
 	if ((r = interval(&st, batch, csv, t)) < 0)
 		goto out;
-	for (int k = 0; k < INTERVALS; k++) {
+	for (int k = 0; k < nintervals; k++) {
 		double f0;
 
 		if ((r = fill(ft, fd, n, (__u32)k + 1, ifindex, every))) {
@@ -288,7 +317,8 @@ static int bench(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *s
 			goto out;
 		}
 		/* Alternate the floor before and after the interval. */
-		if (k % 2 == 0) {
+		t[P_FLOOR] = 0;
+		if (k % 2 == 0 && fd >= 0) {
 			f0 = cpu_ms();
 			*seen = floor_read(fd, fkeys, fvals);
 			t[P_FLOOR] = cpu_ms() - f0;
@@ -296,7 +326,7 @@ static int bench(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *s
 		if ((r = interval(&st, batch, csv, t)) < 0)
 			goto out;
 		*changed = st.delta.nflows;
-		if (k % 2 == 1) {
+		if (k % 2 == 1 && fd >= 0) {
 			f0 = cpu_ms();
 			*seen = floor_read(fd, fkeys, fvals);
 			t[P_FLOOR] = cpu_ms() - f0;
@@ -310,7 +340,11 @@ static int bench(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *s
 			samples[p][k] = t[p];
 	}
 	for (int p = 0; p < NPARTS; p++)
-		med[p] = median(samples[p], INTERVALS);
+		med[p] = median(samples[p], nintervals);
+	/* The memory while it runs: all, and the mapped kernel table's share
+	 * (every page of it resident once the flows are spread over it). */
+	mem[0] = rss_mb();
+	mem[1] = (ft->slots_len + ft->dirty_len) / 1048576.0;
 	err = 0;
 out:
 	if (csv)
@@ -328,17 +362,81 @@ out:
 	return err;
 }
 
+/*
+ * One case in a child process of its own, so each case's memory is its own:
+ * its peak RSS (ru_maxrss, from wait4) is not the high-water mark of the
+ * cases before it, whose freed memory malloc may keep.
+ */
+static int run_case(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32 *seen,
+		    size_t *changed, double mem[2], double *peak)
+{
+	struct {
+		double med[NPARTS], mem[2];
+		__u32 seen;
+		size_t changed;
+		int err;
+	} res = { .err = -1 };
+	struct rusage ru;
+	int fds[2], status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		close(fds[0]);
+		res.err = bench(n, table, every, res.med, &res.seen, &res.changed, res.mem);
+		fflush(NULL);
+		_exit(write(fds[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
+	}
+	close(fds[1]);
+	if (read(fds[0], &res, sizeof(res)) != (ssize_t)sizeof(res))
+		res.err = -1;
+	close(fds[0]);
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		res.err = -1;
+	if (res.err == 2) {
+		restore_stdout();
+		skip("cannot attach rocetop's live source to lo (see above)");
+	}
+	if (res.err)
+		return -1;
+	memcpy(med, res.med, sizeof(res.med));
+	memcpy(mem, res.mem, sizeof(res.mem));
+	*seen = res.seen;
+	*changed = res.changed;
+	*peak = ru.ru_maxrss / 1024.0;
+	return 0;
+}
+
 int main(void)
 {
-	static const struct { __u32 flows, table, every; double target; } cases[] = {
-		{ 10000, MAX_FLOWS, 1, 5 }, { 100000, MAX_FLOWS, 1, 60 }, { 100000, MAX_FLOWS, 100, 15 },
+	/* The kernel table as a user would size it: --max-flows is flows a CPU,
+	 * a NIC's RSS puts each flow on one CPU, so N flows over C CPUs put N / C
+	 * in a region, and a region takes them up to about half full (a key has
+	 * RT_FT_PROBES places: 50,000 flows do not fit in 65536 slots): 16384,
+	 * the default, for 10k flows; 131072 for 100k on 2 CPUs. */
+	static const struct { __u32 flows, every; double target; } cases[] = {
+		{ 10000, 1, 5 }, { 100000, 1, 60 }, { 100000, 100, 15 },
 	};
 	enum { NCASES = sizeof(cases) / sizeof(cases[0]) };
 	double med[NCASES][NPARTS];
 	__u32 seen[NCASES] = { 0 };
 	size_t changed[NCASES] = { 0 };
-	int fail = 0;
+	__u32 table[NCASES];
+	double mem[NCASES][2] = { { 0 } }, peak[NCASES] = { 0 }, base_rss;
+	int fail = 0, only = -1;
 
+	if (getenv("COLLECT_CPU_CASE"))
+		only = atoi(getenv("COLLECT_CPU_CASE"));
+	if (getenv("COLLECT_CPU_INTERVALS"))
+		nintervals = atoi(getenv("COLLECT_CPU_INTERVALS"));
+	if (nintervals < 1 || nintervals > MAX_INTERVALS)
+		nintervals = INTERVALS;
+	no_floor = getenv("COLLECT_CPU_NOFLOOR") && !strcmp(getenv("COLLECT_CPU_NOFLOOR"), "1");
 	if (geteuid() != 0)
 		skip("needs root (a network namespace and BPF programs); run it with sudo.");
 	if (unshare(CLONE_NEWNET))
@@ -353,8 +451,17 @@ int main(void)
 	if (saved_stdout < 0 || !freopen("/dev/null", "w", stdout))
 		skip("cannot redirect standard output to /dev/null.");
 
+	base_rss = rss_mb();
 	for (int i = 0; i < NCASES; i++) {
-		if (bench(cases[i].flows, cases[i].table, cases[i].every, med[i], &seen[i], &changed[i])) {
+		__u32 per_cpu = (cases[i].flows + (__u32)ncpus - 1) / (__u32)ncpus;
+
+		table[i] = 16384;	/* the default --max-flows */
+		while (table[i] < 2 * per_cpu && table[i] < MAX_FLOWS)
+			table[i] *= 2;
+		if (only >= 0 && i != only)
+			continue;
+		if (run_case(cases[i].flows, table[i], cases[i].every, med[i], &seen[i], &changed[i],
+			     mem[i], &peak[i])) {
 			restore_stdout();
 			return 1;
 		}
@@ -365,30 +472,47 @@ int main(void)
 	       "join, changed-only delta; then batch and CSV emit), median of %d intervals;\n"
 	       "%d possible CPUs; floor = the old kernel read alone (batch lookups of a per-CPU hash\n"
 	       "of the same flows), same run\n",
-	       INTERVALS, ncpus);
+	       nintervals, ncpus);
 	printf("%-7s %-8s", "FLOWS", "CHANGED");
 	for (int p = 0; p < NPARTS; p++)
 		printf(" %10s", part_name[p]);
 	printf(" %7s  %s\n", "/FLOOR", "TARGET");
 	for (int i = 0; i < NCASES; i++) {
-		int met = med[i][P_TOTAL] <= cases[i].target;
+		int met;
 
+		if (only >= 0 && i != only)
+			continue;
+		met = med[i][P_TOTAL] <= cases[i].target;
 		printf("%-7u %-8zu", cases[i].flows, changed[i]);
 		for (int p = 0; p < NPARTS; p++)
 			printf(" %7.2f ms", med[i][p]);
 		printf(" %6.1fx  <= %g ms %s\n", med[i][P_FLOOR] > 0 ? med[i][P_TOTAL] / med[i][P_FLOOR] : 0,
 		       cases[i].target, met ? "met" : "NOT MET");
 		fail |= !met;
-		if (seen[i] != cases[i].flows)
+		if (!no_floor && seen[i] != cases[i].flows)
 			fprintf(stderr, "collect_cpu: the floor read %u entries of %u\n", seen[i], cases[i].flows);
 	}
-	{
-		struct rusage ru;
+	printf("\nMemory (RSS) while each case ran; the kernel table is mmapped, so its pages count\n"
+	       "too: %d regions (one a possible CPU) x --max-flows slots x %zu B, sized as a user would\n"
+	       "(--max-flows is flows a CPU: twice the flows / %d CPUs, a power of two; a region\n"
+	       "holds about half its slots' worth).\n"
+	       "Process before the first case (code, libraries, the BPF object): %.1f MB\n",
+	       ncpus, sizeof(struct rt_flow_slot), ncpus, base_rss);
+	printf("%-7s %-8s %10s %10s %13s %12s %14s\n", "FLOWS", "CHANGED", "--max-flows", "RSS",
+	       "kernel table", "user space", "user B/flow");
+	for (int i = 0; i < NCASES; i++) {
+		double user = mem[i][0] - mem[i][1] - base_rss;
 
-		getrusage(RUSAGE_SELF, &ru);
-		printf("peak RSS of the run (100k flows live, the mapped kernel table of %u flows a CPU\n"
-		       "included): %.1f MB (target <= 64 MB) %s\n", MAX_FLOWS, ru.ru_maxrss / 1024.0,
-		       ru.ru_maxrss / 1024.0 <= 64 ? "met" : "NOT MET");
+		if (only >= 0 && i != only)
+			continue;
+		printf("%-7u %-8zu %10u %7.1f MB %10.1f MB %9.1f MB %14.0f\n", cases[i].flows, changed[i],
+		       table[i], mem[i][0], mem[i][1], user, user * 1048576.0 / cases[i].flows);
+	}
+	for (int i = 0; i < NCASES; i++) {
+		if (only >= 0 && i != only)
+			continue;
+		printf("peak RSS, %u flows, %zu changing: %.1f MB (target <= 64 MB) %s\n", cases[i].flows,
+		       changed[i], peak[i], peak[i] <= 64 ? "met" : "NOT MET");
 	}
 	fflush(stdout);
 	if (fail && getenv("BENCH_STRICT") && !strcmp(getenv("BENCH_STRICT"), "1"))

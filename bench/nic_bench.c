@@ -73,8 +73,8 @@ static int wire_collect(struct rt_source *src, struct rt_snapshot *s)
 			key_of(&k, w->moved[j]);
 			if (!(f = rt_snapshot_flow(s, &k, &fresh)))
 				return -ENOMEM;
+			rt_snapshot_touch(s, f);	/* before the counters move */
 			f->v = w->v[w->moved[j]];
-			rt_snapshot_touch(s, f);
 		}
 	} else {
 		for (__u32 i = 0; i < w->n; i++) {

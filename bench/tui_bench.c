@@ -107,8 +107,8 @@ static int run_case(__u32 n, __u32 every, double med[T_N], size_t *changed)
 			f = rt_snapshot_flow(&cur, &key, &fresh);
 			if (!f)
 				goto out;
+			rt_snapshot_touch(&cur, f);	/* before the counters move */
 			count_one(&f->v, i, now);
-			rt_snapshot_touch(&cur, f);
 		}
 		cur.time_ns = cur.mono_ns = now;
 		rt_snapshot_add_iface(&cur, 1, "bench0", "native");

@@ -278,10 +278,10 @@ static void test_qp_index(void)
 					f = mode ? rt_snapshot_flow(&s, &k, &fresh) : rt_snapshot_add_flow(&s);
 					if (!f)
 						continue;
+					if (mode)	/* before the counters move */
+						rt_snapshot_touch(&s, f);
 					f->k = k;
 					f->v.pkts = 10;
-					if (mode)
-						rt_snapshot_touch(&s, f);
 				}
 		if (!mode)
 			rt_snapshot_sort(&s);
@@ -393,8 +393,8 @@ static void test_join_changed_churn(void)
 			f = rt_snapshot_flow(&s, &c->k, &fresh);
 			if (!f)
 				continue;
+			rt_snapshot_touch(&s, f);	/* before the counters move */
 			f->v = c->v;
-			rt_snapshot_touch(&s, f);
 		}
 		rt_join_changed(&s, &t, qchanged);
 

@@ -51,8 +51,8 @@ static int wire_collect(struct rt_source *src, struct rt_snapshot *s)
 			if (w->live[i] && w->moved[i]) {
 				if (!(f = rt_snapshot_flow(s, &w->k[i], &fresh)))
 					return -1;
+				rt_snapshot_touch(s, f);	/* before the counters move */
 				f->v = w->v[i];
-				rt_snapshot_touch(s, f);
 			} else if (!w->live[i]) {	/* gone from the kernel's table */
 				if ((f = rt_snapshot_flow(s, &w->k[i], &fresh)))
 					rt_snapshot_remove(s, (size_t)(f - s->flows));

@@ -84,13 +84,13 @@ static void test_churn(void)
 				m[i].pkts = 0;
 				added++;
 			}
+			rt_snapshot_touch(&s, f);	/* before the counters move */
 			f->v.pkts++;
 			if (i % 4 == 0)
 				f->v.cnp++;
 			m[i].pkts++;
 			m[i].inc++;
 			m[i].touched = 1;
-			rt_snapshot_touch(&s, f);
 			if (i % 4 == 0)
 				rt_snapshot_note_cnp(&s, f);
 		}

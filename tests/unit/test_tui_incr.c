@@ -170,11 +170,11 @@ static void test_hists_churn(void)
 			if (fresh)
 				M[i].live = 1;
 			M[i].tot += add[i];
+			rt_snapshot_touch(&cur, f);	/* before the counters move */
 			f->v.pkts = M[i].tot;
 			f->v.bytes = M[i].tot * 100;
 			f->v.ecn[RT_ECN_CE] += add[i] / 3;
 			f->v.last_ns = (__u64)(now * 1e9);
-			rt_snapshot_touch(&cur, f);
 		}
 		cur.time_ns = cur.mono_ns = (__u64)(now * 1e9);
 		CHECK_EQ(rt_delta_changes(&d, iv ? &prev : NULL, &cur), 0);

@@ -19,6 +19,8 @@ static void table_free(struct rt_flow_table *t)
 	free(t->hot);
 	free(t->st);
 	free(t->changed);
+	free(t->cd);
+	free(t->perm);
 	free(t->cnp);
 	free(t->pslot);
 	free(t->jq);
@@ -449,6 +451,7 @@ static int table_room(struct rt_snapshot *s)
 	if (rt_grow_to((void **)&t->hot, &hc, s->flows_cap, sizeof(*t->hot)) ||
 	    rt_grow_to((void **)&t->st, &t->st_cap, hc, sizeof(*t->st)) ||
 	    rt_grow_to((void **)&t->changed, &t->changed_cap, s->flows_cap, sizeof(*t->changed)) ||
+	    rt_grow_to((void **)&t->cd, &t->cd_cap, s->flows_cap, sizeof(*t->cd)) ||
 	    rt_grow_to((void **)&t->kpos, &t->kpos_cap, s->flows_cap, sizeof(*t->kpos)) ||
 	    (t->ko_valid && t->nknew == t->knew_cap &&
 	     rt_grow_to((void **)&t->knew, &t->knew_cap, t->knew_cap ? t->knew_cap * 2 : 1024,
@@ -827,6 +830,7 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 		__u32 m = t->changed[--t->nchanged];
 
 		t->changed[hr->cpos] = m;
+		t->cd[hr->cpos] = t->cd[t->nchanged];
 		t->hot[m].cpos = hr->cpos;
 		hr->gen = t->gen - 1;
 	}
@@ -1090,6 +1094,7 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int 
 		    f->samples != sf->samples || f->estimate != sf->estimate) {
 			struct rt_flow keep = *f;
 
+			rt_snapshot_touch(s, f);	/* before: it keeps the old counters */
 			*f = *sf;
 			f->throttles = keep.throttles;	/* set below, once rows stay put */
 			if (!joined) {	/* the table's own join keeps them */
@@ -1099,7 +1104,6 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int 
 				f->attr = keep.attr;
 				memcpy(f->comm, keep.comm, sizeof(f->comm));
 			}
-			rt_snapshot_touch(s, f);
 		}
 		if (joined && (f->v.cnp || sf->throttles >= 0) && cnp_add(s, r))
 			return -ENOMEM;
@@ -1131,6 +1135,13 @@ static int row_key_cmp(const struct rt_snapshot *s, __u32 a, __u32 b)
 	return rt_flow_key_cmp(&s->flows[a].k, &s->flows[b].k);
 }
 
+static int perm_cmp(const void *a, const void *b, void *arg)
+{
+	const struct rt_flow *f = arg;
+
+	return rt_flow_key_cmp(&f[*(const __u32 *)a].k, &f[*(const __u32 *)b].k);
+}
+
 const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 {
 	struct rt_flow_table *t = s->tab;
@@ -1138,16 +1149,16 @@ const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 
 	if (rt_grow_to((void **)&t->korder, &t->korder_cap, n, sizeof(*t->korder)) ||
 	    rt_grow_to((void **)&t->korder2, &t->korder2_cap, n, sizeof(*t->korder2)) ||
-	    rt_grow_to((void **)&t->sk, &t->sk_cap, t->ko_valid ? t->nknew : n, sizeof(*t->sk)))
+	    (t->ko_valid && rt_grow_to((void **)&t->sk, &t->sk_cap, t->nknew, sizeof(*t->sk))))
 		return NULL;
-	if (!t->ko_valid) {	/* the first time: sort them all */
+	if (!t->ko_valid) {	/* the first time: sort them all, as row numbers (4 bytes
+				 * a row to sort, not a sort key's 56 and a copy of them) */
 		for (i = 0; i < n; i++)
-			rt_sortkey_make(&t->sk[i], &s->flows[i].k, i);
-		rt_sortkeys_sort(t->sk, n);
-		for (i = 0; i < n; i++) {
-			t->korder[i] = (__u32)t->sk[i].row;
+			t->korder[i] = (__u32)i;
+		if (n > 1)
+			qsort_r(t->korder, n, sizeof(*t->korder), perm_cmp, (void *)s->flows);
+		for (i = 0; i < n; i++)
 			t->kpos[t->korder[i]] = (__u32)i;
-		}
 		t->nkorder = n;
 		t->nknew = t->ndead = 0;
 		t->ko_valid = 1;
@@ -1186,13 +1197,6 @@ const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 	t->nkorder = o;
 	t->nknew = t->ndead = 0;
 	return t->korder;
-}
-
-static int perm_cmp(const void *a, const void *b, void *arg)
-{
-	const struct rt_flow *f = arg;
-
-	return rt_flow_key_cmp(&f[*(const __u32 *)a].k, &f[*(const __u32 *)b].k);
 }
 
 int rt_snapshot_copy_sorted(struct rt_snapshot *dst, const struct rt_snapshot *src)
@@ -1439,6 +1443,8 @@ int rt_delta_compute(struct rt_delta *d, const struct rt_snapshot *prev,
 	static const struct rt_flow_val zf;
 	size_t i, j;
 
+	if (!d->flows_cap)	/* a table's (rt_delta_changes): not ours to grow */
+		d->flows = NULL;
 	if (rt_grow_to((void **)&d->flows, &d->flows_cap, cur->nflows, sizeof(*d->flows)) ||
 	    small_delta(d, prev, cur))
 		return -ENOMEM;
@@ -1493,32 +1499,88 @@ void rt_sortkeys_sort(struct rt_sortkey *k, size_t n)
 		qsort(k, n, sizeof(*k), sortkey_cmp);
 }
 
+/* At least this many changed rows, and a quarter of the table or more: the
+ * table's kept key order, walked whole, is cheaper than sorting them. */
+#define RT_KEY_ORDER_WALK	1024
+
+/*
+ * Put a[] in the order perm[] gives (a[j] becomes what a[perm[j]] was), in
+ * place, one cycle of the permutation at a time; perm is used up.
+ */
+static void permute(struct rt_flow_delta *a, __u32 *perm, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct rt_flow_delta tmp;
+		size_t j = i;
+
+		if (perm[i] == i)
+			continue;
+		tmp = a[i];
+		for (;;) {
+			size_t k = perm[j];
+
+			perm[j] = (__u32)j;
+			if (k == i) {
+				a[j] = tmp;
+				break;
+			}
+			a[j] = a[k];
+			j = k;
+		}
+	}
+}
+
 int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct rt_snapshot *cur)
 {
 	struct rt_flow_table *t = cur->tab;
+	const __u32 *order = NULL;
 	size_t i, n = t->nchanged;
 
-	if (rt_grow_to((void **)&d->flows, &d->flows_cap, n, sizeof(*d->flows)) ||
-	    rt_grow_to((void **)&t->sk, &t->sk_cap, n, sizeof(*t->sk)) ||
-	    small_delta(d, prev, cur))
+	if (small_delta(d, prev, cur) ||
+	    rt_grow_to((void **)&t->perm, &t->perm_cap, n, sizeof(*t->perm)))
 		return -ENOMEM;
 	memset(&d->flow_tot, 0, sizeof(d->flow_tot));
-	/* Key order from the keys copied out as words: no row read per comparison. */
-	for (i = 0; i < n; i++)
-		rt_sortkey_make(&t->sk[i], &cur->flows[t->changed[i]].k, t->changed[i]);
-	rt_sortkeys_sort(t->sk, n);
+	/* Each changed row's delta, where its first touch left the old counters. */
 	for (i = 0; i < n; i++) {
-		size_t r = (size_t)t->sk[i].row;
-		struct rt_flow_state *st = &t->st[r];
-		const struct rt_flow *f = &cur->flows[r];
+		struct rt_flow_delta *e = &t->cd[i];
+		const struct rt_flow *f = &cur->flows[t->changed[i]];
+		struct rt_flow_val old = e->d;
 
-		d->flows[i].f = f;
-		rt_flow_val_delta(&d->flows[i].d, &st->base, &f->v);
-		d->flows[i].samples = rt_ctr_delta(st->base_samples, f->samples, 64);
-		st->base = f->v;
-		st->base_samples = f->samples;
-		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &d->flows[i].d);
+		e->f = f;
+		rt_flow_val_delta(&e->d, &old, &f->v);
+		e->samples = rt_ctr_delta(e->samples, f->samples, 64);
+		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &e->d);
 	}
+	/* Their places in key order. */
+	if (n >= RT_KEY_ORDER_WALK && n * 4 >= cur->nflows)
+		order = rt_snapshot_key_order(cur);
+	if (order) {	/* the changed rows, met in key order */
+		size_t j = 0;
+
+		for (i = 0; i < cur->nflows && j < n; i++) {
+			if (i + 16 < cur->nflows)
+				__builtin_prefetch(&t->hot[order[i + 16]]);
+			if (t->hot[order[i]].gen == t->gen)
+				t->perm[j++] = t->hot[order[i]].cpos;
+		}
+		if (j != n)	/* cannot be: every changed row is in the order */
+			order = NULL;
+	}
+	if (!order) {
+		if (rt_grow_to((void **)&t->sk, &t->sk_cap, n, sizeof(*t->sk)))
+			return -ENOMEM;
+		/* Key order from the keys copied out as words: no row read per comparison. */
+		for (i = 0; i < n; i++)
+			rt_sortkey_make(&t->sk[i], &cur->flows[t->changed[i]].k, i);
+		rt_sortkeys_sort(t->sk, n);
+		for (i = 0; i < n; i++)
+			t->perm[i] = (__u32)t->sk[i].row;
+	}
+	permute(t->cd, t->perm, n);
+	if (d->flows_cap)
+		free(d->flows);
+	d->flows = t->cd;
+	d->flows_cap = 0;
 	d->nflows = n;
 	return 0;
 }
@@ -1552,7 +1614,8 @@ int rt_delta_expand(struct rt_delta *full, const struct rt_delta *d, const struc
 
 void rt_delta_free(struct rt_delta *d)
 {
-	free(d->flows);
+	if (d->flows_cap)
+		free(d->flows);
 	free(d->ifs);
 	free(d->ports);
 	free(d->swports);

@@ -18,6 +18,9 @@
  *    interval (counters moved, new, or its join fields changed), in key order
  *    (rt_flow_key_cmp); flows that did not change have no entry and a delta of
  *    zero. An interval where k of N flows changed costs O(k log k) there.
+ *    Its flows array is the table's (valid until the next interval's first
+ *    touch): a row's first rt_snapshot_touch() in an interval keeps its old
+ *    counters there, so a source touches a row BEFORE its counters move.
  *  - throttles indexes flows[] of the same snapshot (it follows moves).
  *  - Sources either fill a cleared snapshot from scratch, as before (live, a
  *    recording: rt_snapshot_apply() then folds it into the table in O(N)), or
@@ -181,8 +184,6 @@ struct rt_flow_hot {
 };
 
 struct rt_flow_state {
-	struct rt_flow_val base;	/* counters at the last delta */
-	__u64 base_samples;		/* samples (sFlow estimates) at the last delta */
 	__u32 seen;			/* == tab->seen_gen: in the last rt_snapshot_apply() */
 	__u32 cnp_pos;			/* its place in tab->cnp + 1, 0 when not there */
 	__u32 aux;			/* rt_snapshot_apply: the row's index in its source */
@@ -190,6 +191,10 @@ struct rt_flow_state {
 	__u32 pnext, pprev;		/* rows of the same host pair (row + 1, 0 = none) */
 	__u32 cnp_near;			/* RT_NEAR_*: its pair / the reverse pair is marked
 					 * RT_PSLOT_CNP (set when they are, never cleared) */
+	__u32 regions;			/* the live source: the kernel table's regions the
+					 * key was seen dirty in (bit r), so a flow counted
+					 * by one CPU is read from its one slot, not looked
+					 * up in every region (user/sources/live.c) */
 };
 
 #define RT_NEAR_PAIR	1u
@@ -214,6 +219,15 @@ struct rt_flow_table {
 	size_t st_cap;
 	__u32 *changed;			/* rows changed in this interval, each once */
 	size_t nchanged, changed_cap;
+	/* Beside changed[i]: the row's counters (d) and samples as they were
+	 * at its first touch in the interval (rt_snapshot_touch_row), which
+	 * rt_delta_changes() turns into the interval's delta in place, in key
+	 * order; the delta's flows are then this array (no second copy of
+	 * every row's counters). */
+	struct rt_flow_delta *cd;
+	size_t cd_cap;
+	__u32 *perm;			/* rt_delta_changes: changed[] places in key order */
+	size_t perm_cap;
 	__u32 gen, seen_gen;
 	__u32 lru_head, lru_tail;	/* least / most recently touched row + 1 */
 	__u32 *cnp;			/* rows that carried a CNP (the join's candidates) */
@@ -328,7 +342,9 @@ static inline void rt_snapshot_prefetch_slot(const struct rt_snapshot *s, __u32 
 		__builtin_prefetch(&s->tab->slot[h & (s->tab->nslot - 1)]);
 }
 void rt_snapshot_prefetch_row(const struct rt_snapshot *s, __u32 h);
-/* Say row f changed in this interval (its counters or join fields). O(1). */
+/* Say row f changed in this interval (its counters or join fields). O(1).
+ * Call it BEFORE changing the row's counters: the first touch in an interval
+ * keeps what they were, which the interval's delta is taken from. */
 static inline void rt_snapshot_touch_row(struct rt_snapshot *s, size_t row);
 static inline void rt_snapshot_touch(struct rt_snapshot *s, const struct rt_flow *f)
 {
@@ -455,7 +471,7 @@ struct rt_delta {
 	/* rt_delta_changes: one per flow that changed, in key order;
 	 * rt_delta_compute: one per flow of the current snapshot, in its order. */
 	struct rt_flow_delta *flows;
-	size_t nflows, flows_cap;
+	size_t nflows, flows_cap;	/* flows_cap 0: flows is the table's (rt_delta_changes) */
 	struct rt_ifdir_delta *ifs;
 	size_t nifs, ifs_cap;
 	struct rt_port_delta *ports;
@@ -538,7 +554,9 @@ static inline void rt_snapshot_touch_row(struct rt_snapshot *s, size_t row)
 	h = &hot[row];
 	h->gen = t->gen;
 	h->cpos = (__u32)t->nchanged;
-	t->changed[t->nchanged++] = (__u32)row;	/* sized to hold every row */
+	t->cd[t->nchanged].d = s->flows[row].v;	/* the counters before this interval's */
+	t->cd[t->nchanged].samples = s->flows[row].samples;
+	t->changed[t->nchanged++] = (__u32)row;	/* both sized to hold every row */
 	if (t->no_lru || t->lru_tail == id)
 		return;
 	/* unlink (a fresh row is on no list: both links 0 and not the head) */

@@ -537,12 +537,12 @@ static int nic_flow_put(struct rt_nic *n, struct rt_snapshot *snap, const struct
 		return -ENOMEM;
 	if (fresh || memcmp(&f->v, &nf->v, sizeof(f->v)) || f->lqpn != nf->lqpn || f->rqpn != nf->rqpn ||
 	    f->pid != nf->pid || memcmp(f->comm, nf->comm, sizeof(f->comm))) {
+		rt_snapshot_touch(snap, f);	/* first: it keeps the old counters */
 		f->v = nf->v;
 		f->lqpn = nf->lqpn;
 		f->rqpn = nf->rqpn;
 		f->pid = nf->pid;
 		memcpy(f->comm, nf->comm, sizeof(f->comm));
-		rt_snapshot_touch(snap, f);
 	}
 	return 0;
 }

@@ -236,35 +236,73 @@ static int read_flows(struct live *l, struct rt_snapshot *s)
  * persistent table. A flow dirty in several regions is summed once; a row
  * whose sum did not move (a bit set again by a racing packet already read)
  * stays unchanged. O(changed + table size / 64).
+ *
+ * Each row remembers the regions its key was seen dirty in (st.regions):
+ * a slot is claimed with its dirty bit set, so every region holding the key
+ * shows up here. A flow of one region (a NIC's RSS keeps a flow on one
+ * queue, one CPU) is read from the dirty slot itself, with no lookup in the
+ * other regions; a flow of several is summed over those it was seen in, and
+ * a region seen for the first time adds itself and sums again. More regions
+ * than bits in the mask: every region is looked up, as before.
+ * (tests/live/test_regions.sh counts one flow on two CPUs.)
  */
 static int read_changed(struct live *l, struct rt_snapshot *s)
 {
 	const struct rt_ftab *t = &l->ft;
 	struct rt_flow_table *tab = s->tab;
+	int masked = t->nregions <= 32;
+	struct {
+		const struct rt_flow_slot *sl;
+		struct rt_flow_key k;
+		__u32 h, rbit;
+	} q[64];
 
 	for (size_t w = 0; w < t->nwords; w++) {
-		__u64 bits;
+		__u64 bits = t->taken[w];	/* taken and stamped by rt_ftab_stamp */
+		size_t nq = 0;
 
-		bits = t->taken[w];	/* taken and stamped by rt_ftab_stamp */
+		/* The keys of the word's dirty slots first, their lookups in
+		 * flight together (rt_snapshot_prefetch_slot/row), then the rows. */
 		while (bits) {
-			const struct rt_flow_slot *sl = &t->slots[w * 64 + (size_t)__builtin_ctzll(bits)];
-			struct rt_flow_key k;
-			struct rt_flow_val v;
-			struct rt_flow *f;
-			int fresh;
+			size_t at = w * 64 + (size_t)__builtin_ctzll(bits);
+			const struct rt_flow_slot *sl = &t->slots[at];
 
 			bits &= bits - 1;
 			if (__atomic_load_n(&sl->v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE)
 				continue;
-			k = sl->k;
+			q[nq].k = sl->k;
 			if (__atomic_load_n(&sl->v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE)
 				continue;	/* claimed again while read: its bit comes again */
-			f = rt_snapshot_flow(s, &k, &fresh);
+			q[nq].sl = sl;
+			q[nq].rbit = masked ? 1U << (at >> t->shift) : 0;
+			q[nq].h = rt_flow_key_hash(&q[nq].k);
+			rt_snapshot_prefetch_slot(s, q[nq].h);
+			nq++;
+		}
+		for (size_t i = 0; i < nq; i++)
+			rt_snapshot_prefetch_row(s, q[i].h);
+		for (size_t i = 0; i < nq; i++) {
+			__u32 rbit = q[i].rbit, *seen;
+			struct rt_flow_val v;
+			struct rt_flow *f;
+			int fresh, n;
+
+			f = rt_snapshot_flow_h(s, &q[i].k, q[i].h, &fresh);
 			if (!f)
 				return -ENOMEM;
-			if (!fresh && tab->hot[f - s->flows].gen == tab->gen)
+			seen = &tab->st[f - s->flows].regions;
+			if (fresh)
+				*seen = 0;
+			else if (tab->hot[f - s->flows].gen == tab->gen && (*seen & rbit) == rbit)
 				continue;	/* summed already, from another region */
-			if (!rt_ftab_sum(t, &k, 0, &v)) {
+			*seen |= rbit;
+			if (*seen == rbit && rbit)	/* one region: this slot */
+				n = rt_ftab_slot_val(t, q[i].sl, &v);
+			else if (rbit)
+				n = rt_ftab_sum_regions(t, &q[i].k, *seen, &v);
+			else
+				n = rt_ftab_sum(t, &q[i].k, 0, &v);
+			if (!n) {
 				if (fresh)
 					rt_snapshot_remove(s, (size_t)(f - s->flows));
 				continue;
@@ -272,8 +310,8 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 			/* counts that moved; the stamps alone (a bit set by a packet
 			 * read already) change nothing */
 			if (fresh || memcmp(&f->v, &v, offsetof(struct rt_flow_val, first_ns))) {
+				rt_snapshot_touch(s, f);	/* first: it keeps the old counters */
 				f->v = v;
-				rt_snapshot_touch(s, f);
 			}
 		}
 	}

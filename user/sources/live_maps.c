@@ -147,29 +147,49 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 	return n;
 }
 
-int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
-		struct rt_flow_val *out)
+/* Slot s's counters as a flow's value (s live, read once: each counter
+ * whole, aligned 8-byte loads), with the times it was stamped; 0 when it has
+ * counted nothing yet. */
+static int slot_val(const struct rt_ftab *t, const struct rt_flow_slot *s, struct rt_flow_val *v)
+{
+	const struct rt_ft_seen *sn = &t->seen[s - t->slots];
+	struct rt_ft_val c = s->v;
+
+	if (!c.pkts)
+		return 0;
+	/* counted since the last stamp (its bit comes next time): seen then */
+	rt_ft_val_to_flow(v, &c, sn->first ? sn->first : t->now, sn->first ? sn->last : t->now);
+	return 1;
+}
+
+int rt_ftab_slot_val(const struct rt_ftab *t, const struct rt_flow_slot *s, struct rt_flow_val *out)
+{
+	if (!slot_val(t, s, out))
+		return 0;
+	out->slot = 0;	/* as rt_ftab_sum() leaves them */
+	out->pad[0] = out->pad[1] = 0;
+	return 1;
+}
+
+/* rt_ftab_sum() over the regions r >= first_region with bit r in mask
+ * (all of them when nregions > 32). */
+static int sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
+		       __u32 mask, struct rt_flow_val *out)
 {
 	__u64 h = rt_ft_hash(k);
 	int n = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (__u32 r = first_region; r < t->nregions; r++) {
-		const struct rt_flow_slot *s = rt_ftab_find(t, r, k, h);
-		const struct rt_ft_seen *sn;
-		struct rt_ft_val c;
+		const struct rt_flow_slot *s;
 		struct rt_flow_val v;
 
-		if (!s)
+		if (t->nregions <= 32 && !(mask >> r & 1))
 			continue;
-		c = s->v;	/* one copy: each counter whole (aligned 8-byte loads) */
-		if (!c.pkts)
+		s = rt_ftab_find(t, r, k, h);
+		if (!s || !slot_val(t, s, &v))
 			continue;
 		n++;
-		/* counted since the last stamp (its bit comes next time): seen then */
-		sn = &t->seen[s - t->slots];
-		rt_ft_val_to_flow(&v, &c, sn->first ? sn->first : t->now,
-				  sn->first ? sn->last : t->now);
 		rt_flow_val_add(out, &v);
 		if (v.last_ns >= out->last_ns) {
 			out->sport = v.sport;
@@ -180,6 +200,18 @@ int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 firs
 	}
 	out->slot = 0;
 	return n;
+}
+
+int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
+		struct rt_flow_val *out)
+{
+	return sum_regions(t, k, first_region, ~0U, out);
+}
+
+int rt_ftab_sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 mask,
+			struct rt_flow_val *out)
+{
+	return sum_regions(t, k, 0, mask, out);
 }
 
 int rt_ftab_kill(struct rt_ftab *t, const struct rt_flow_key *k)

@@ -86,6 +86,13 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now);
  */
 int rt_ftab_sum(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 first_region,
 		struct rt_flow_val *out);
+/* The same over the regions whose bit is set in mask (bit r: region r); with
+ * more than 32 regions, over every region. */
+int rt_ftab_sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __u32 mask,
+			struct rt_flow_val *out);
+/* The same for one live slot alone (a key of one region): 1, or 0 when it
+ * has counted nothing yet. */
+int rt_ftab_slot_val(const struct rt_ftab *t, const struct rt_flow_slot *s, struct rt_flow_val *out);
 /* Mark k's slots dead in every region (eviction), forgetting their stamps;
  * returns how many. */
 int rt_ftab_kill(struct rt_ftab *t, const struct rt_flow_key *k);

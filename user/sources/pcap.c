@@ -175,8 +175,8 @@ static int account(struct pcapsrc *s, struct rt_snapshot *snap, const struct ahe
 
 		f = rt_snapshot_flow_h(snap, &a->k, a->h, &fresh);
 		if (f) {
+			rt_snapshot_touch(snap, f);	/* first: it keeps the old counters */
 			rt_count_flow(&f->v, &q->p, q->len, q->ts);
-			rt_snapshot_touch(snap, f);
 			return fresh;
 		}
 		iv->flow_full++;

@@ -712,13 +712,13 @@ int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap)
 		if (!fresh && !memcmp(&f->v, &fl->v, sizeof(f->v)) && f->samples == fl->samples &&
 		    f->sw_drops == fl->drops && f->estimate)
 			continue;
+		if (snap->tab)	/* first: it keeps the old counters */
+			rt_snapshot_touch(snap, f);
 		f->k = fl->k;
 		f->v = fl->v;
 		f->samples = fl->samples;
 		f->sw_drops = fl->drops;
 		f->estimate = 1;
-		if (snap->tab)
-			rt_snapshot_touch(snap, f);
 	}
 	if (snap->nswports > 1)
 		qsort(snap->swports, snap->nswports, sizeof(*snap->swports), swport_cmp);
