@@ -225,8 +225,11 @@ static int find_data(const struct rt_snapshot *s, const struct rt_flow *c, long 
  * any other interface. */
 static int acked(const struct rt_snapshot *s, const struct rt_flow *c)
 {
-	for (long i = pair_next(s, -1, c->k.family, c->k.src, c->k.dst); i >= 0;
-	     i = pair_next(s, i, c->k.family, c->k.src, c->k.dst)) {
+	/* over a table, c's own pair is its chain: no probe of the index */
+	long i = s->tab ? (long)rt_snapshot_pair_first(s, (size_t)(c - s->flows)) - 1 :
+			  pair_next(s, -1, c->k.family, c->k.src, c->k.dst);
+
+	for (; i >= 0; i = pair_next(s, i, c->k.family, c->k.src, c->k.dst)) {
 		const struct rt_flow *f = &s->flows[i];
 
 		if (f->k.origin == RT_ORIGIN_WIRE && f->k.dqpn == c->k.dqpn && acks(&f->v))
@@ -259,12 +262,18 @@ static int attribute(const struct rt_snapshot *s, const struct rt_flow *c,
 	return -1;
 }
 
+/* Queue the CNP rows of the chain from row id - 1 (0: none) for the join. */
+static void queue_rows(struct rt_snapshot *s, __u32 id)
+{
+	for (; id; id = s->tab->st[id - 1].pnext)
+		if (s->tab->st[id - 1].cnp_pos)
+			rt_snapshot_join_queue(s, id - 1);
+}
+
 /* Queue the CNP rows of the pair src -> dst for the join. */
 static void queue_pair(struct rt_snapshot *s, __u8 fam, const __u8 *src, const __u8 *dst)
 {
-	for (__u32 id = rt_snapshot_pair_head_cnp(s, fam, src, dst); id; id = s->tab->st[id - 1].pnext)
-		if (s->tab->st[id - 1].cnp_pos)
-			rt_snapshot_join_queue(s, id - 1);
+	queue_rows(s, rt_snapshot_pair_head_cnp(s, fam, src, dst));
 }
 
 /*
@@ -296,6 +305,9 @@ static void set_owner(struct rt_snapshot *s, struct rt_flow *f, const struct qpx
 	rt_snapshot_touch(s, f);
 }
 
+/* How many CNP rows ahead the join asks for the reverse pair's slot. */
+#define RT_JOIN_AHEAD	8
+
 /* all: the QP table may have changed, every row's owner (have: there is a
  * QP table, perhaps empty, whose owners the rows must show) and CNP is
  * looked at again; 0: the same table as at the last join, only the changed
@@ -325,9 +337,12 @@ static void join_table(struct rt_snapshot *s, const struct qpx *qps, int all, in
 			const struct rt_flow_key *k = &s->flows[t->changed[i]].k;
 			__u32 near = t->st[t->changed[i]].cnp_near;
 
-			/* only pairs that ever carried a CNP have rows to queue */
+			/* only pairs that ever carried a CNP have rows to queue;
+			 * the row's own pair is its chain (a row with cnp_pos
+			 * always has its pair marked RT_PSLOT_CNP, so the chain
+			 * holds the same CNP rows as the marked pair's) */
 			if (near & RT_NEAR_PAIR)
-				queue_pair(s, k->family, k->src, k->dst);
+				queue_rows(s, rt_snapshot_pair_first(s, t->changed[i]));
 			if (near & RT_NEAR_REV)
 				queue_pair(s, k->family, k->dst, k->src);
 		}
@@ -336,6 +351,12 @@ static void join_table(struct rt_snapshot *s, const struct qpx *qps, int all, in
 		struct rt_flow *c = &s->flows[t->jq[i]];
 		__u8 attr = RT_ATTR_NONE;
 		int d = -1;
+
+		if (i + RT_JOIN_AHEAD < t->njq) {	/* find_data's probe, in cache by then */
+			const struct rt_flow_key *ak = &s->flows[t->jq[i + RT_JOIN_AHEAD]].k;
+
+			rt_snapshot_prefetch_pair(s, ak->family, ak->dst, ak->src);
+		}
 
 		if (c->v.cnp && c->k.origin == RT_ORIGIN_WIRE)
 			d = attribute(s, c, qps, &attr);

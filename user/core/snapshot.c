@@ -535,6 +535,14 @@ __u32 rt_snapshot_pair_head_cnp(const struct rt_snapshot *s, __u8 family, const 
 						     dst, 1)]);
 }
 
+void rt_snapshot_prefetch_pair(const struct rt_snapshot *s, __u8 family, const __u8 *src,
+			       const __u8 *dst)
+{
+	if (s->tab && s->tab->npslot)
+		__builtin_prefetch(&s->tab->pslot[pair_hash(family, src, dst) &
+						  (s->tab->npslot - 1)]);
+}
+
 /* Index the pairs of rows [0, nrows) in n slots. */
 static int pair_rebuild(struct rt_snapshot *s, size_t n, size_t nrows)
 {

@@ -358,6 +358,21 @@ __u32 rt_snapshot_pair_head(const struct rt_snapshot *s, __u8 family, const __u8
  * one probe of the index, no row read, for the pairs that never had one. */
 __u32 rt_snapshot_pair_head_cnp(const struct rt_snapshot *s, __u8 family, const __u8 *src,
 				const __u8 *dst);
+/* The first row (+ 1) of row r's own host pair: its chain walked back, no
+ * probe of the index. */
+static inline __u32 rt_snapshot_pair_first(const struct rt_snapshot *s, size_t r)
+{
+	const struct rt_flow_state *st = s->tab->st;
+	__u32 id = (__u32)r + 1;
+
+	while (st[id - 1].pprev)
+		id = st[id - 1].pprev;
+	return id;
+}
+/* Ask for the host-pair slot of src -> dst to be brought in cache (the join
+ * looks it up a few rows later). */
+void rt_snapshot_prefetch_pair(const struct rt_snapshot *s, __u8 family, const __u8 *src,
+			       const __u8 *dst);
 /* Queue row r (a CNP row) for the join; 0 or -ENOMEM. */
 int rt_snapshot_join_queue(struct rt_snapshot *s, size_t r);
 /* Put row f on the join's list of candidates (rows that carried a CNP). */
