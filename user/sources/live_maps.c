@@ -115,20 +115,30 @@ struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct
 	return NULL;
 }
 
+/* Take word w's dirty bits (0 when none is set) and ask for the states of
+ * their slots: a miss each, in flight together. */
+static __u64 take_prefetch(struct rt_ftab *t, size_t w)
+{
+	__u64 bits = __atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED) ? rt_ftab_take(t, w) : 0;
+
+	for (__u64 b = bits; b; b &= b - 1)
+		__builtin_prefetch(&t->slots[w * 64 + (size_t)__builtin_ctzll(b)].v.slot);
+	return bits;
+}
+
 size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 {
 	size_t n = 0;
+	__u64 next;
 
 	t->now = now;
+	next = t->nwords ? take_prefetch(t, 0) : 0;
 	for (size_t w = 0; w < t->nwords; w++) {
-		__u64 bits;
+		__u64 bits = next;
 
-		if (!__atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED)) {
-			t->taken[w] = 0;
-			continue;
-		}
-		bits = rt_ftab_take(t, w);
 		t->taken[w] = bits;
+		/* the next word taken now, its slots coming while these are stamped */
+		next = w + 1 < t->nwords ? take_prefetch(t, w + 1) : 0;
 		while (bits) {
 			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
 			struct rt_ft_seen *sn = &t->seen[i];
