@@ -246,6 +246,19 @@ static int read_flows(struct live *l, struct rt_snapshot *s)
  * than bits in the mask: every region is looked up, as before.
  * (tests/live/test_regions.sh counts one flow on two CPUs.)
  */
+/* Ask for the slots whose dirty bits rt_ftab_stamp took in word w: all
+ * their lines (key, counters, state), which read_changed reads. */
+static void prefetch_word(const struct rt_ftab *t, size_t w)
+{
+	for (__u64 b = t->taken[w]; b; b &= b - 1) {
+		const char *p = (const char *)&t->slots[w * 64 + (size_t)__builtin_ctzll(b)];
+
+		__builtin_prefetch(p);
+		__builtin_prefetch(p + 64);
+		__builtin_prefetch(p + sizeof(struct rt_flow_slot) - 1);
+	}
+}
+
 static int read_changed(struct live *l, struct rt_snapshot *s)
 {
 	const struct rt_ftab *t = &l->ft;
@@ -257,9 +270,14 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 		__u32 h, rbit;
 	} q[64];
 
+	if (t->nwords)
+		prefetch_word(t, 0);
 	for (size_t w = 0; w < t->nwords; w++) {
 		__u64 bits = t->taken[w];	/* taken and stamped by rt_ftab_stamp */
 		size_t nq = 0;
+
+		if (w + 1 < t->nwords)	/* the next word's slots come while these are read */
+			prefetch_word(t, w + 1);
 
 		/* The keys of the word's dirty slots first, their lookups in
 		 * flight together (rt_snapshot_prefetch_slot/row), then the rows. */
