@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cpu.h"
+#include "flows.h"
 #include "nic.h"
 #include "opts.h"
 #include "source.h"
@@ -41,21 +42,6 @@ struct wire {
 	__u64 now;
 };
 
-static void key_of(struct rt_flow_key *k, __u32 i)
-{
-	memset(k, 0, sizeof(*k));
-	k->ifindex = 1;
-	k->family = 4;
-	k->dir = i & 1;
-	k->src[0] = 10;
-	k->src[1] = (__u8)(i >> 16);
-	k->src[2] = (__u8)(i >> 8);
-	k->src[3] = (__u8)i;
-	k->dst[0] = 10;
-	k->dst[1] = 200;
-	k->dqpn = 0x100 + (i & 0xffff);
-}
-
 /* What the live source does: the changed slots into the table, or everything into a whole snapshot. */
 static int wire_collect(struct rt_source *src, struct rt_snapshot *s)
 {
@@ -70,7 +56,7 @@ static int wire_collect(struct rt_source *src, struct rt_snapshot *s)
 			struct rt_flow *f;
 			int fresh;
 
-			key_of(&k, w->moved[j]);
+			bench_flow_key(&k, w->moved[j]);
 			if (!(f = rt_snapshot_flow(s, &k, &fresh)))
 				return -ENOMEM;
 			rt_snapshot_touch(s, f);	/* before the counters move */
@@ -82,7 +68,7 @@ static int wire_collect(struct rt_source *src, struct rt_snapshot *s)
 
 			if (!f)
 				return -ENOMEM;
-			key_of(&f->k, i);
+			bench_flow_key(&f->k, i);
 			f->v = w->v[i];
 		}
 	}

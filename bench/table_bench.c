@@ -29,6 +29,7 @@
 #include "join.h"
 #include "log.h"
 #include "cpu.h"
+#include "flows.h"
 #include "opts.h"
 #include "sink.h"
 #include "snapshot.h"
@@ -42,20 +43,6 @@ struct ent {
 	struct rt_flow_key k;
 	__u64 pkts;
 };
-
-static void key_of(struct rt_flow_key *k, __u32 i)
-{
-	memset(k, 0, sizeof(*k));
-	k->ifindex = 1;
-	k->family = 4;
-	k->src[0] = 10;
-	k->src[1] = (__u8)(i >> 16);
-	k->src[2] = (__u8)(i >> 8);
-	k->src[3] = (__u8)i;
-	k->dst[0] = 10;
-	k->dst[1] = 200;
-	k->dqpn = 0x100 + (i & 0xffff);
-}
 
 static int ent_cmp(const void *a, const void *b)
 {
@@ -73,7 +60,7 @@ static int htab_case(__u32 n, double ins[3], double look[3])
 	if (!keys || !order)
 		return -ENOMEM;
 	for (__u32 i = 0; i < n; i++) {
-		key_of(&keys[i], i);
+		bench_flow_key(&keys[i], i);
 		order[i] = i;
 	}
 	srand(1);
@@ -223,8 +210,7 @@ static int interval_case(__u32 n, __u32 every, double med[NI], size_t *changed)
 
 			if (k && every > 1 && i % every != (__u32)k % every)
 				continue;
-			key_of(&key, i);
-			key.dir = i & 1;
+			bench_flow_key(&key, i);
 			f = rt_snapshot_flow(&cur, &key, &fresh);
 			if (!f)
 				goto out;
@@ -281,7 +267,7 @@ static int top_case(__u32 n, __u32 k, double *sel_ms, double *sort_ms)
 		return -ENOMEM;
 	srand(2);
 	for (__u32 i = 0; i < n; i++) {
-		key_of(&rows[i].k, i);
+		bench_flow_key(&rows[i].k, i);
 		a[i].f = &rows[i];
 		a[i].d.pkts = 1000 + (__u64)(rand() % 100000);
 		a[i].d.ecn[RT_ECN_CE] = (__u64)(rand() % 1000);

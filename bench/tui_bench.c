@@ -23,26 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
+#include "flows.h"
 #include "snapshot.h"
 #include "tui_model.h"
 
 #define RUNS 5
 #define PAGE 40
-
-static void key_of(struct rt_flow_key *k, __u32 i)
-{
-	memset(k, 0, sizeof(*k));
-	k->ifindex = 1;
-	k->family = 4;
-	k->dir = i & 1;
-	k->src[0] = 10;
-	k->src[1] = (__u8)(i >> 16);
-	k->src[2] = (__u8)(i >> 8);
-	k->src[3] = (__u8)i;
-	k->dst[0] = 10;
-	k->dst[1] = 200;
-	k->dqpn = 0x100 + (i & 0xffff);
-}
 
 static void count_one(struct rt_flow_val *v, __u32 i, __u64 now)
 {
@@ -103,7 +89,7 @@ static int run_case(__u32 n, __u32 every, double med[T_N], size_t *changed)
 
 			if (k && every > 1 && i % every != (__u32)k % every)
 				continue;
-			key_of(&key, i);
+			bench_flow_key(&key, i);
 			f = rt_snapshot_flow(&cur, &key, &fresh);
 			if (!f)
 				goto out;

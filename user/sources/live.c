@@ -627,8 +627,12 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	src->collect = live_collect;
 	src->close = live_close;
 	src->priv = l;
-	/* Without the NIC's join and sFlow's rows (both work on whole snapshots)
-	 * the table is updated in place from the kernel table's dirty bits. */
+	/* The table is updated in place from the kernel table's dirty bits. With
+	 * the NIC's counters or sFlow merged in, rt_stream_step (stream.c) sets
+	 * this too, as the NIC and sFlow update their own rows in place; the
+	 * whole-table read (read_flows) is left for a caller that collects on
+	 * its own (tests/unit/test_flowtab.c holds the two paths to the same
+	 * deltas). */
 	src->incremental = o->no_nic && !o->sflow && !o->have_sflow_fd;
 	l->flow_timeout = o->flow_timeout;
 	l->xdp_mode = o->xdp_mode;

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The synthetic flows of the user-space table benches (bench/table_bench.c,
+ * bench/tui_bench.c, bench/nic_bench.c): flow i is IPv4 10.x.y.z -> 10.200.0.0
+ * on ifindex 1 (a host pair of its own), a QP of its own, ingress or egress
+ * by i's low bit. One copy, so the benches build the same table.
+ */
+#ifndef ROCETOP_BENCH_FLOWS_H
+#define ROCETOP_BENCH_FLOWS_H
+
+#include <string.h>
+#include "rocetop.h"
+
+static inline void bench_flow_key(struct rt_flow_key *k, __u32 i)
+{
+	memset(k, 0, sizeof(*k));
+	k->ifindex = 1;
+	k->family = 4;
+	k->dir = i & 1;
+	k->src[0] = 10;
+	k->src[1] = (__u8)(i >> 16);
+	k->src[2] = (__u8)(i >> 8);
+	k->src[3] = (__u8)i;
+	k->dst[0] = 10;
+	k->dst[1] = 200;
+	k->dqpn = 0x100 + (i & 0xffff);
+}
+
+#endif
