@@ -700,27 +700,33 @@ static inline size_t table_probe(const struct rt_snapshot *s, const struct rt_fl
 	return j;
 }
 
-void rt_snapshot_prefetch_row(const struct rt_snapshot *s, __u32 h)
+/* Ask for the row of the first slot whose hash is h (no key compared): its
+ * key, the counters a packet adds to, its hot state. 0 when no slot has h. */
+static int prefetch_tagged_row(const struct rt_snapshot *s, __u32 h)
 {
 	const struct rt_flow_table *t = s->tab;
 	size_t mask, j;
 	__u64 x;
 
 	if (!t || !t->nslot)
-		return;
+		return 0;
 	mask = t->nslot - 1;
-	/* the first slot whose hash matches: the row to read (no key compared) */
 	for (j = h & mask; (x = t->slot[j]); j = (j + 1) & mask)
 		if (RT_SLOT_TAG(x) == h) {
 			const char *f = (const char *)&s->flows[RT_SLOT_ROW(x) - 1];
 
-			/* the key and the counters a packet adds to */
 			__builtin_prefetch(f, 1);
 			__builtin_prefetch(f + 64, 1);
 			__builtin_prefetch(f + 128, 1);
 			__builtin_prefetch(&t->hot[RT_SLOT_ROW(x) - 1], 1);
-			return;
+			return 1;
 		}
+	return 0;
+}
+
+void rt_snapshot_prefetch_row(const struct rt_snapshot *s, __u32 h)
+{
+	prefetch_tagged_row(s, h);
 }
 
 struct rt_flow *rt_snapshot_flow(struct rt_snapshot *s, const struct rt_flow_key *k, int *fresh)
@@ -1028,22 +1034,10 @@ int rt_snapshot_prefetch_key(const struct rt_snapshot *s, const struct rt_flow_k
 			     size_t nnew)
 {
 	const struct rt_flow_table *t = s->tab;
-	size_t mask, j, r = s->nflows + nnew;
-	__u64 x;
+	size_t r = s->nflows + nnew;
 
-	if (!t || !t->nslot)
+	if (!t || !t->nslot || prefetch_tagged_row(s, h))
 		return 0;
-	mask = t->nslot - 1;
-	for (j = h & mask; (x = t->slot[j]); j = (j + 1) & mask)
-		if (RT_SLOT_TAG(x) == h) {
-			const char *f = (const char *)&s->flows[RT_SLOT_ROW(x) - 1];
-
-			__builtin_prefetch(f, 1);
-			__builtin_prefetch(f + 64, 1);
-			__builtin_prefetch(f + 128, 1);
-			__builtin_prefetch(&t->hot[RT_SLOT_ROW(x) - 1], 1);
-			return 0;
-		}
 	if (t->npslot) {
 		__builtin_prefetch(&t->pslot[pair_hash(k->family, k->src, k->dst) & (t->npslot - 1)]);
 		if (t->marked)
