@@ -21,6 +21,7 @@
 #include "log.h"
 #include "opts.h"
 #include "pcap_classic.h"
+#include "../fuzz/pcapc_diff.h"
 #include "source.h"
 #include "stream.h"
 
@@ -65,20 +66,6 @@ static void record(struct buf *f, int be, uint32_t sec, uint32_t frac, uint32_t 
 		f->b[f->n++] = (unsigned char)(seed + i);
 }
 
-struct rec {
-	long long sec, frac;
-	uint32_t caplen, len;
-	unsigned char data[256];
-};
-
-struct run {
-	struct rec r[64];
-	int n;
-	int status;	/* pcap_next_ex's last result */
-	char err[PCAP_ERRBUF_SIZE];
-	int inplace;	/* records the own reader took */
-};
-
 static int memfile(const unsigned char *b, size_t n)
 {
 	int fd = memfd_create("pcapc", 0);
@@ -90,71 +77,16 @@ static int memfile(const unsigned char *b, size_t n)
 	return fd;
 }
 
-static void keep(struct run *o, long long sec, long long frac, uint32_t caplen, uint32_t len,
-		 const unsigned char *d)
+/* The n bytes b read by libpcap alone (inplace 0) or as pcap.c does (1), from a memfd holding them. */
+static int read_all(const unsigned char *b, size_t n, int inplace, struct pcapc_run *o)
 {
-	struct rec *r = &o->r[o->n++];
+	int fd = memfile(b, n), r;
 
-	r->sec = sec;
-	r->frac = frac;
-	r->caplen = caplen;
-	r->len = len;
-	memcpy(r->data, d, caplen < sizeof(r->data) ? caplen : sizeof(r->data));
-}
-
-/* Read the bytes with libpcap alone (inplace 0) or as pcap.c does (1). */
-static int read_all(const unsigned char *b, size_t n, int inplace, struct run *o)
-{
-	char path[64], err[PCAP_ERRBUF_SIZE];
-	struct pcap_pkthdr *h;
-	const unsigned char *d;
-	struct rt_pcapc c;
-	pcap_t *p;
-	int fd = memfile(b, n);
-
-	memset(o, 0, sizeof(*o));
 	if (fd < 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
-	if (!p) {
-		close(fd);
-		snprintf(o->err, sizeof(o->err), "%s", err);
-		o->status = -100;
-		return 0;
-	}
-	if (inplace && !rt_pcapc_init(&c, b, n, (uint32_t)pcap_snapshot(p))) {
-		struct rt_pcapc_rec r;
-
-		while (o->n < 64 && rt_pcapc_next(&c, &r)) {
-			keep(o, r.sec, r.frac, r.caplen, r.len, r.data);
-			o->inplace++;
-		}
-		if (fseeko(pcap_file(p), (off_t)c.off, SEEK_SET))
-			return -1;
-	}
-	while (o->n < 64 && (o->status = pcap_next_ex(p, &h, &d)) == 1)
-		keep(o, h->ts.tv_sec, h->ts.tv_usec, h->caplen, h->len, d);
-	if (o->status == PCAP_ERROR)
-		snprintf(o->err, sizeof(o->err), "%s", pcap_geterr(p));
-	pcap_close(p);
+	r = pcapc_read(fd, b, n, inplace, o);
 	close(fd);
-	return 0;
-}
-
-static int same(const struct run *a, const struct run *b)
-{
-	if (a->n != b->n || a->status != b->status || strcmp(a->err, b->err))
-		return 0;
-	for (int i = 0; i < a->n; i++) {
-		const struct rec *x = &a->r[i], *y = &b->r[i];
-		size_t k = x->caplen < sizeof(x->data) ? x->caplen : sizeof(x->data);
-
-		if (x->sec != y->sec || x->frac != y->frac || x->caplen != y->caplen ||
-		    x->len != y->len || memcmp(x->data, y->data, k))
-			return 0;
-	}
-	return 1;
+	return r;
 }
 
 /* Hand-written values: each byte order and precision. */
@@ -261,7 +193,7 @@ static void test_against_libpcap(void)
 		step = whole > 200 ? 29 : 3;
 		for (size_t n = first ? 0 : 60; n <= whole;
 		     n += ((first && n < 80) || n + 50 > whole) ? 1 : step) {
-			struct run a, b;
+			struct pcapc_run a, b;
 
 			if (read_all(f.b, n, 0, &a) || read_all(f.b, n, 1, &b)) {
 				bad++;
@@ -269,7 +201,7 @@ static void test_against_libpcap(void)
 			}
 			cuts++;
 			taken += b.inplace;
-			if (!same(&a, &b)) {
+			if (!pcapc_same(&a, &b)) {
 				bad++;
 				if (bad < 5)
 					printf("  differs: be %d nano %d snap %u caplen %u len %u frac %u cut %zu: %d/%d records, status %d/%d, '%s'/'%s'\n",
