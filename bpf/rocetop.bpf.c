@@ -78,6 +78,16 @@ struct {
  */
 #define RT_PKT_IN_MEMORY(ptr) asm volatile("" : : "r"(ptr) : "memory")
 
+/* One pass of the parser over a zeroed p kept in memory (above). Each program
+ * calls it from one place, a loop of at most two passes. */
+static __always_inline void parse_pass(const void *data, const void *data_end, __u64 len,
+				       struct rt_pkt *p)
+{
+	__builtin_memset(p, 0, sizeof(*p));
+	RT_PKT_IN_MEMORY(p);
+	rt_parse(data, data_end, len, p);
+}
+
 /* Set by the loader before load (--collector): XDP drops counted mirror copies. */
 const volatile __u8 rt_collector = 0;
 
@@ -231,9 +241,7 @@ int rt_xdp(struct xdp_md *ctx)
 
 #pragma clang loop unroll(disable)
 	for (pass = 0; pass < 2; pass++) {
-		__builtin_memset(&p, 0, sizeof(p));
-		RT_PKT_IN_MEMORY(&p);
-		rt_parse(data, data_end, len, &p);
+		parse_pass(data, data_end, len, &p);
 		if (whole || (p.kind != RT_K_TRUNC && p.family))
 			break;
 		whole = 1;
@@ -277,9 +285,7 @@ int rt_tc(struct __sk_buff *skb)
 	 */
 #pragma clang loop unroll(disable)
 	for (pass = 0; pass < 2; pass++) {
-		__builtin_memset(&p, 0, sizeof(p));
-		RT_PKT_IN_MEMORY(&p);
-		rt_parse(data, data_end, len, &p);
+		parse_pass(data, data_end, len, &p);
 		if (pass || p.kind != RT_K_TRUNC || (long)data_end - (long)data >= (long)len ||
 		    (long)data_end - (long)data >= RT_TC_PULL)
 			break;
