@@ -4,15 +4,22 @@
  *  - ordering only the page shown (tui_rows_order, tui_rows_rank) against
  *    glibc's qsort of every row (tui_rows_sort), on rows with many ties,
  *    every sort column, both directions, pages anywhere;
- *  - histories written only for the flows that moved (tui_hists_update,
- *    tui_hists_get) against histories the test keeps itself, written the
- *    old way (a sample for every flow in every interval), through 150
- *    intervals of churn on the loop's persistent table: flows appear, go
- *    idle for longer than the history, move again, are removed and come back.
+ *  - histories kept packed, only for the flows that moved (tui_hists_push,
+ *    tui_hists_get, tui_hists_sums) against histories the test keeps
+ *    itself, written the old way (a sample of every count for every flow in
+ *    every interval, as struct tui_sample), through 150 intervals of churn
+ *    on the loop's persistent table: flows appear, go idle for longer than
+ *    the history, move again, are removed and come back; counts above 2^32
+ *    and every count of the history (packets, bytes, CE, CNPs, NAKs, RNR
+ *    NAKs). The averages (tui_hists_sums) and the detail view's sparkline
+ *    values (tui_detail_series) are checked against sums and quotients the
+ *    test makes from its own samples; a flow idle for 2 x TUI_HIST
+ *    intervals must hold no sample bytes.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "derive.h"
 #include "tui_model.h"
 
 static void key_of(struct rt_flow_key *k, unsigned int i)
@@ -107,28 +114,44 @@ struct model {
 	struct tui_sample s[TUI_HIST];	/* [0] newest */
 };
 
-static void model_push(struct model *m, double t_end, double secs, __u64 pkts)
+static void model_push(struct model *m, double t_end, double secs, const __u64 c[TM_N])
 {
 	memmove(&m->s[1], &m->s[0], (TUI_HIST - 1) * sizeof(m->s[0]));
 	memset(&m->s[0], 0, sizeof(m->s[0]));
 	m->s[0].t_end = t_end;
 	m->s[0].secs = secs;
-	m->s[0].c[TM_PKTS] = pkts;
-	m->s[0].c[TM_BYTES] = pkts * 100;
-	m->s[0].c[TM_CE] = pkts / 3;
+	memcpy(m->s[0].c, c, sizeof(m->s[0].c));
 	if (m->n < TUI_HIST)
 		m->n++;
+}
+
+/* What one flow's interval adds (the test's own numbers): packets, and from
+ * them every other count; one flow in nine counts above 2^32 now and then. */
+static void make_counts(unsigned int i, __u64 c[TM_N])
+{
+	__u64 p = 1 + (__u64)(rand() % 20);
+
+	if (i % 9 == 4 && rand() % 3 == 0)
+		p += (1ULL << 33) + (__u64)rand();
+	c[TM_PKTS] = p;
+	c[TM_BYTES] = p * 100 + (__u64)(rand() % 64);
+	c[TM_CE] = p / 3;
+	c[TM_CNP] = i % 4 == 1 ? (__u64)(rand() % 3) : 0;
+	c[TM_NAK] = i % 5 == 2 ? (__u64)(rand() % 2) : 0;
+	c[TM_RNR] = i % 7 == 3 ? (__u64)(rand() % 2) : 0;
 }
 
 static void test_hists_churn(void)
 {
 	enum { NF = 300, NIV = 150 };
 	static struct model M[NF];
-	static __u64 add[NF];
+	static __u64 add[NF][TM_N];
+	static int idle_since[NF];
 	struct rt_snapshot cur, prev;
 	struct rt_delta d = { 0 };
 	struct tui_data t;
-	int bad_n = 0, bad_s = 0, bad_sum = 0, checked = 0;
+	int bad_n = 0, bad_s = 0, bad_sum = 0, bad_avg = 0, bad_spark = 0, bad_mem = 0, checked = 0;
+	int big = 0, idle_long = 0, back = 0;
 
 	rt_snapshot_init(&cur);
 	rt_snapshot_init(&prev);
@@ -146,10 +169,11 @@ static void test_hists_churn(void)
 			int fresh, r = rand() % 100;
 
 			key_of(&k, (unsigned int)i);
-			/* flows 0-49 stay idle from interval 20 to 100 (longer than a history) */
-			if (i < 50 && iv >= 20 && iv < 100)
+			/* flows 0-49 stay idle from interval 10 to 130 (longer than two histories) */
+			if (i < 50 && iv >= 10 && iv < 130)
 				continue;
 			if (M[i].live && r < 2) {	/* removed: its history starts over */
+				idle_since[i] = iv;
 				for (size_t row = 0; row < cur.nflows; row++)
 					if (!rt_flow_key_cmp(&cur.flows[row].k, &k)) {
 						rt_snapshot_remove(&cur, row);
@@ -166,14 +190,21 @@ static void test_hists_churn(void)
 			CHECK(f != NULL, "row");
 			if (!f)
 				continue;
-			add[i] = 1 + (__u64)(rand() % 20);
+			make_counts((unsigned int)i, add[i]);
+			big += add[i][TM_PKTS] > 0xffffffffULL;
 			if (fresh)
 				M[i].live = 1;
-			M[i].tot += add[i];
+			else if (iv - idle_since[i] > TUI_HIST)
+				back++;		/* moves again after more than a history of nothing */
+			idle_since[i] = iv;
+			M[i].tot += add[i][TM_PKTS];
 			rt_snapshot_touch(&cur, f);	/* before the counters move */
 			f->v.pkts = M[i].tot;
-			f->v.bytes = M[i].tot * 100;
-			f->v.ecn[RT_ECN_CE] += add[i] / 3;
+			f->v.bytes += add[i][TM_BYTES];
+			f->v.ecn[RT_ECN_CE] += add[i][TM_CE];
+			f->v.cnp += add[i][TM_CNP];
+			f->v.nak_seq += add[i][TM_NAK];
+			f->v.rnr_nak += add[i][TM_RNR];
 			f->v.last_ns = (__u64)(now * 1e9);
 		}
 		cur.time_ns = cur.mono_ns = (__u64)(now * 1e9);
@@ -201,24 +232,63 @@ static void test_hists_churn(void)
 				const struct tui_sample *s = tui_hist_at(h, (unsigned int)j);
 
 				if (s->t_end != m->s[j].t_end || s->secs != m->s[j].secs ||
-				    s->c[TM_PKTS] != m->s[j].c[TM_PKTS] || s->c[TM_BYTES] != m->s[j].c[TM_BYTES])
+				    memcmp(s->c, m->s[j].c, sizeof(s->c)))
 					bad_s++;
 			}
-			for (int w = 0; w < TUI_NWIN; w++) {
-				__u64 sum[TM_N] = { 0 }, msum = 0;
-				double cov = tui_hist_sum(h, now, tui_windows[w], sum), mcov = 0;
+			{	/* the packed sums, every window and count, against the test's */
+				__u64 psum[TUI_NWIN][TM_N] = { { 0 } };
+				double pcov[TUI_NWIN];
 
-				for (int j = 0; j < m->n; j++) {
-					if (j > 0 && m->s[j].t_end - m->s[j].secs < now - tui_windows[w] - 1e-3)
-						break;
-					msum += m->s[j].c[TM_PKTS];
-					mcov += m->s[j].secs;
+				tui_hists_sums(&t.hists, row, psum, pcov);
+				for (int w = 0; w < TUI_NWIN; w++) {
+					__u64 sum[TM_N] = { 0 }, msum[TM_N] = { 0 };
+					double cov = tui_hist_sum(h, now, tui_windows[w], sum), mcov = 0;
+
+					for (int j = 0; j < m->n; j++) {
+						if (j > 0 && m->s[j].t_end - m->s[j].secs < now - tui_windows[w] - 1e-3)
+							break;
+						for (int c = 0; c < TM_N; c++)
+							msum[c] += m->s[j].c[c];
+						mcov += m->s[j].secs;
+					}
+					if (memcmp(sum, msum, sizeof(sum)) || cov != mcov)
+						bad_sum++;
+					if (memcmp(psum[w], msum, sizeof(msum)) || pcov[w] != mcov)
+						bad_avg++;
 				}
-				if (sum[TM_PKTS] != msum || cov != mcov)
-					bad_sum++;
+			}
+			for (int metric = 0; metric < 2; metric++) {	/* the sparklines */
+				double v[TUI_HIST], max, mmax = 0;
+				int k = tui_detail_series(h, metric, TUI_HIST, v, &max);
+
+				if (k != m->n) {
+					bad_spark++;
+					continue;
+				}
+				for (int j = 0; j < k; j++) {	/* v oldest first */
+					const struct tui_sample *s = &m->s[m->n - 1 - j];
+					double e = metric == 0 ? rt_pct((double)s->c[TM_CE], (double)s->c[TM_PKTS])
+							       : (double)s->c[TM_CNP] / s->secs;
+
+					bad_spark += v[j] != e;
+					if (e > mmax)
+						mmax = e;
+				}
+				bad_spark += max != mmax;
+			}
+			/* idle for two histories: no samples kept */
+			if (iv - idle_since[i] >= 2 * TUI_HIST) {
+				idle_long++;
+				bad_mem += t.hists.rec[row].len != 0 || t.hists.rec[row].p != NULL;
 			}
 		}
 	}
+	CHECK(big > 20, "counts above 2^32: %d", big);
+	CHECK(idle_long > 500, "flows idle for two histories checked: %d", idle_long);
+	CHECK(back > 20, "flows back after more than a history: %d", back);
+	CHECK_EQ(bad_avg, 0);
+	CHECK_EQ(bad_spark, 0);
+	CHECK_EQ(bad_mem, 0);
 	CHECK(checked > NIV * 50, "flows checked: %d", checked);
 	CHECK_EQ(bad_n, 0);
 	CHECK_EQ(bad_s, 0);
