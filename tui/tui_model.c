@@ -376,9 +376,138 @@ void tui_data_free(struct tui_data *t)
 	rt_delta_free(&t->since);
 	tui_hists_free(&t->hists);
 	free(t->from);
+	free(t->ivset);
 }
 
-int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+/* Where key k is among fl[from..n) (in key order), or n: galloping from
+ * `from`, so a walk over keys in order costs O(log gap) a key. */
+static size_t find_from(const struct rt_flow *fl, size_t n, size_t from, const struct rt_flow_key *k)
+{
+	size_t lo = from, hi = from, step = 1;
+
+	while (hi < n && rt_flow_key_cmp(&fl[hi].k, k) < 0) {
+		lo = hi + 1;
+		hi = from + step;
+		step *= 2;
+	}
+	hi = hi < n ? hi + 1 : n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rt_flow_key_cmp(&fl[mid].k, k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !rt_flow_key_cmp(&fl[lo].k, k) ? lo : n;
+}
+
+/* The counters of v added to (sign 1) or taken from (sign -1) sum, modulo
+ * 2^64 as the sums themselves are. */
+static void val_count(struct rt_flow_val *sum, const struct rt_flow_val *v, int sign)
+{
+	const __u64 *a = (const __u64 *)v;
+	__u64 *o = (__u64 *)sum;
+
+	for (size_t i = 0; i < offsetof(struct rt_flow_val, first_ns) / 8; i++)
+		o[i] += sign > 0 ? a[i] : -a[i];
+}
+
+/* Totals over flows keep counters only: the view shows no first or last
+ * time of a total, and those could not follow the flows that changed. */
+static void tot_counters(struct rt_flow_val *v)
+{
+	struct rt_flow_val c = { 0 };
+
+	val_count(&c, v, 1);
+	*v = c;
+}
+
+/*
+ * The snapshot has the same flows as the view's copy, only d's changed:
+ * their places in the copy (key order) into t->from. 1: so; 0: not so (a
+ * flow came or went, or the last snapshot was not taken this way), nothing
+ * changed; -ENOMEM.
+ */
+static int take_plan(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	size_t n = t->snap.nflows, at = 0;
+
+	if (!cur->tab || !t->table_ok || cur->nflows != n || t->iv.nflows != n || t->since.nflows != n ||
+	    t->hists.n != n || cur->time_ns / 1e9 < t->hists.last_t)
+		return 0;
+	if (rt_grow_to((void **)&t->from, &t->from_cap, d->nflows ? d->nflows : 1, sizeof(*t->from)))
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		size_t r = find_from(t->snap.flows, n, at, &f->k);
+
+		if (r == n)	/* a new flow (and then one went) */
+			return 0;
+		t->from[i] = (__u32)r;
+		at = r + 1;
+		/* a CNP flow's data flow by its place in the copy */
+		if (f->throttles >= 0 && (size_t)f->throttles < n &&
+		    find_from(t->snap.flows, n, 0, &cur->flows[f->throttles].k) == n)
+			return 0;
+	}
+	return 1;
+}
+
+/* The fast way (take_plan said so): O(k log(N / k)) for k changed flows. */
+static int take_changed(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	static const struct rt_flow_val zero;
+	struct rt_delta *iv = &t->iv, *S = &t->since;
+	size_t n = t->snap.nflows, i;
+
+	if (rt_snapshot_copy_small(&t->snap, cur))
+		return -ENOMEM;
+	for (i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		struct rt_flow *o = &t->snap.flows[t->from[i]];
+
+		val_count(o->estimate ? &t->sest : &t->stot, &o->v, -1);
+		val_count(f->estimate ? &t->sest : &t->stot, &f->v, 1);
+		*o = *f;
+		if (o->throttles >= 0 && (size_t)o->throttles < n)
+			o->throttles = (__s32)find_from(t->snap.flows, n, 0, &cur->flows[o->throttles].k);
+		rt_flow_val_delta(&S->flows[t->from[i]].d, &zero, &o->v);
+		S->flows[t->from[i]].samples = o->samples;
+	}
+	/* the rows that changed in the last interval and not in this one: zero */
+	for (i = 0; i < t->nivset; i++) {
+		const struct rt_flow *f = &t->snap.flows[t->ivset[i]];
+
+		rt_flow_val_delta(&iv->flows[t->ivset[i]].d, &f->v, &f->v);
+		iv->flows[t->ivset[i]].samples = 0;
+	}
+	if (rt_grow_to((void **)&t->ivset, &t->ivset_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivset)))
+		return -ENOMEM;
+	for (i = 0; i < d->nflows; i++) {
+		iv->flows[t->from[i]].d = d->flows[i].d;
+		iv->flows[t->from[i]].samples = d->flows[i].samples;
+		t->ivset[i] = t->from[i];
+		if (tui_hists_push(&t->hists, t->from[i], &d->flows[i].d))
+			return -ENOMEM;
+	}
+	t->nivset = d->nflows;
+	iv->flow_tot = d->flow_tot;
+	iv->est_tot = d->est_tot;
+	{	/* since the start: the small tables from nothing, the flows' as kept */
+		struct rt_snapshot sm = t->snap;
+
+		sm.nflows = 0;
+		sm.tab = NULL;
+		if (rt_delta_compute(S, NULL, &sm))
+			return -ENOMEM;
+		S->nflows = n;
+	}
+	return 0;
+}
+
+/* The whole way: a sorted copy, every flow's deltas and totals, O(N). */
+static int take_all(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct rt_delta *iv = &t->iv;
 	const __u32 *ko = NULL;
@@ -386,7 +515,6 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 
 	/* The histories follow their flows from the last snapshot (in key
 	 * order) to cur's (in key order: the table's kept order). */
-	tui_hists_interval(&t->hists, cur->time_ns / 1e9, d->secs);
 	if (cur->tab && cur->nflows && !(ko = rt_snapshot_key_order(cur)))
 		return -ENOMEM;
 	if (rt_grow_to((void **)&t->from, &t->from_cap, cur->nflows ? cur->nflows : 1, sizeof(*t->from)))
@@ -404,9 +532,22 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 
 	/* The view shows every flow: a copy in key order, and a delta for each
 	 * row (the loop's names only the flows that changed, snapshot.h). */
+	t->table_ok = 0;
+	t->nivset = 0;
 	if (cur->tab) {
-		if (rt_snapshot_copy_sorted(&t->snap, cur) || rt_delta_expand(iv, d, &t->snap))
+		if (rt_snapshot_copy_sorted(&t->snap, cur) || rt_delta_expand(iv, d, &t->snap) ||
+		    rt_grow_to((void **)&t->ivset, &t->ivset_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivset)))
 			return -ENOMEM;
+		/* only the flows that moved get a sample (the others' are zero) */
+		for (i = 0; i < d->nflows; i++) {
+			size_t row = (size_t)(d->flows[i].f - cur->flows);
+
+			if (row >= cur->nflows)
+				return -EINVAL;
+			t->ivset[t->nivset++] = cur->tab->kpos[row];
+			if (tui_hists_push(&t->hists, cur->tab->kpos[row], &d->flows[i].d))
+				return -ENOMEM;
+		}
 	} else {
 		if (rt_snapshot_copy(&t->snap, cur) ||
 		    rt_grow_to((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)))
@@ -415,11 +556,43 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 			iv->flows[i].f = &t->snap.flows[i];
 			iv->flows[i].d = d->flows[i].d;
 			iv->flows[i].samples = d->flows[i].samples;
+			if (tui_hists_push(&t->hists, i, &iv->flows[i].d))
+				return -ENOMEM;
 		}
 		iv->nflows = i;
 		iv->flow_tot = d->flow_tot;
 		iv->est_tot = d->est_tot;
 	}
+	/* Totals since the start: the same one function, from nothing. */
+	if (rt_delta_compute(&t->since, NULL, &t->snap))
+		return -ENOMEM;
+	t->stot = t->since.flow_tot;
+	t->sest = t->since.est_tot;
+	tot_counters(&t->stot);
+	tot_counters(&t->sest);
+	t->table_ok = cur->tab != NULL;
+	return 0;
+}
+
+int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct rt_delta *iv = &t->iv;
+	size_t i;
+	int r = t->no_fast ? 0 : take_plan(t, cur, d);
+
+	if (r < 0)
+		return r;
+	tui_hists_interval(&t->hists, cur->time_ns / 1e9, d->secs);
+	t->nfast += r;
+	r = r ? take_changed(t, cur, d) : take_all(t, cur, d);
+	if (r) {
+		t->table_ok = 0;	/* the next one the whole way */
+		return r;
+	}
+	tot_counters(&iv->flow_tot);
+	tot_counters(&iv->est_tot);
+	t->since.flow_tot = t->stot;
+	t->since.est_tot = t->sest;
 	if (rt_grow_to((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
 	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)) ||
 	    rt_grow_to((void **)&iv->swports, &iv->swports_cap, d->nswports, sizeof(*iv->swports)) ||
@@ -455,24 +628,8 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 	iv->secs = d->secs;
 	iv->if_tot = d->if_tot;
 	iv->evicted = d->evicted;
-	/* Totals since the start: the same one function, from nothing. */
-	if (rt_delta_compute(&t->since, NULL, &t->snap))
-		return -ENOMEM;
 	if (!t->nsnaps++ || t->snap.time_ns < t->first_time_ns)
 		t->first_time_ns = t->snap.time_ns;
-	/* only the flows that moved get a sample (the others' are zero) */
-	if (cur->tab) {
-		for (i = 0; i < d->nflows; i++) {
-			size_t row = (size_t)(d->flows[i].f - cur->flows);
-
-			if (row < cur->nflows && tui_hists_push(&t->hists, cur->tab->kpos[row], &d->flows[i].d))
-				return -ENOMEM;
-		}
-	} else {
-		for (i = 0; i < iv->nflows; i++)
-			if (tui_hists_push(&t->hists, i, &iv->flows[i].d))
-				return -ENOMEM;
-	}
 	tui_hists_done(&t->hists);
 	return 0;
 }

@@ -123,17 +123,27 @@ void tui_hists_free(struct tui_hists *H);
 struct tui_data {
 	struct rt_snapshot snap;	/* copy of the last snapshot */
 	struct rt_delta iv;		/* its deltas over the interval, pointing into snap */
-	struct rt_delta since;		/* rt_delta_compute(NULL, snap): since the start */
+	struct rt_delta since;		/* rt_delta_compute(NULL, snap): since the start
+					 * (the totals' first_ns and last_ns 0, also iv's) */
 	struct tui_hists hists;
-	__u32 *from;			/* tui_data_take: flows' places in the last snapshot */
-	size_t from_cap;
+	/* tui_data_take's own: flows' places in the last snapshot (or the
+	 * changed flows' in the copy); the rows whose iv is not zero; the
+	 * counters since the start summed over flows (and estimates) */
+	__u32 *from, *ivset;
+	size_t from_cap, ivset_cap, nivset;
+	struct rt_flow_val stot, sest;
+	int table_ok;			/* the last snapshot was a table's, taken whole or fast */
+	int no_fast;			/* tests: always the whole way (the oracle) */
+	long nfast;			/* snapshots taken the fast way */
 	__u64 first_time_ns;		/* time of the first snapshot shown */
 	long nsnaps;
 };
 
 void tui_data_init(struct tui_data *t);
 void tui_data_free(struct tui_data *t);
-/* Copy cur and d (the loop reuses both), fill `since` and the histories. */
+/* Copy cur and d (the loop reuses both), fill `since` and the histories.
+ * When the flows are the same as the last snapshot's (none came or went),
+ * only the k that changed are copied: O(k log(N / k)), not O(N). */
 int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d);
 
 /* ---- rows of the flow and host-pair tables ---- */
