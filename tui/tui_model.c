@@ -462,8 +462,10 @@ void tui_flow_d(const struct tui_data *t, int totals, size_t i, struct rt_flow_v
 		*out = f->v;
 	else if (i < t->nivix && t->ivix[i])
 		*out = t->ivd[t->ivix[i] - 1].d;
-	else		/* as rt_delta_expand: the counters 0, the rest the flow's */
-		rt_flow_val_delta(out, &f->v, &f->v);
+	else {		/* as rt_delta_expand: the counters 0 (v - v), the rest the flow's */
+		*out = f->v;
+		memset(out, 0, offsetof(struct rt_flow_val, first_ns));
+	}
 }
 
 /* The interval's changed flows (d's, in key order) at places at[i] of the
@@ -557,8 +559,12 @@ static int take_all(struct tui_data *t, const struct rt_snapshot *cur, const str
 	memset(&t->stot, 0, sizeof(t->stot));
 	memset(&t->sest, 0, sizeof(t->sest));
 	t->nv6 = t->nowned = t->nmirror = 0;
+	t->one_if = 1;
 	for (i = 0; i < n; i++) {
 		const struct rt_flow *f = &t->snap.flows[i];
+
+		t->one_if &= f->k.ifindex == t->snap.flows[0].k.ifindex &&
+			     f->k.origin == t->snap.flows[0].k.origin;
 
 		val_count(f->estimate ? &t->sest : &t->stot, &f->v, 1);
 		t->nv6 += f->k.family == 6;
@@ -775,6 +781,9 @@ int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, i
 		     struct tui_row **rows, size_t *cap)
 {
 	size_t i, n = 0;
+	const char *last_name = NULL;
+	__u32 last_if = 0;
+	int n_if = 0;
 
 	if (grow_rows(rows, cap, t->snap.nflows))
 		return -ENOMEM;
@@ -794,7 +803,12 @@ int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, i
 		r->idle_ns = since(&t->snap, f->v.last_ns);
 		r->age_ns = since(&t->snap, f->v.first_ns);
 		r->nflows = 1;
-		r->ifname = rt_snapshot_ifname(&t->snap, f->k.ifindex);
+		if (!n_if || f->k.ifindex != last_if) {	/* rows of one interface come in runs */
+			last_name = rt_snapshot_ifname(&t->snap, f->k.ifindex);
+			last_if = f->k.ifindex;
+			n_if = 1;
+		}
+		r->ifname = last_name;
 		r->avg_todo = 1;
 		if (avgs)
 			tui_row_avgs(t, r);
@@ -954,9 +968,28 @@ int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid
 	return r < 0 ? -1 : r > 0;
 }
 
+/* A row's value by a numeric column: C_CONG's two counts, or the number. */
+struct row_key {
+	__u64 a, b;
+	double x;
+};
+
+static void row_key(const struct tui_row *r, enum tui_colid c, struct row_key *k)
+{
+	if (c == C_CONG) {
+		k->a = rt_congestion(&r->d);
+		k->b = r->d.pkts;
+		k->x = 0;
+	} else {
+		k->a = k->b = 0;
+		k->x = tui_row_num(r, c);
+	}
+}
+
 struct sort_ctx {
 	enum tui_colid c;
 	int invert;
+	struct row_key *keys;	/* NULL: compare the rows */
 };
 
 static int row_qcmp(const void *a, const void *b, void *arg)
@@ -968,7 +1001,7 @@ static int row_qcmp(const void *a, const void *b, void *arg)
 
 void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert)
 {
-	struct sort_ctx ctx = { c, invert };
+	struct sort_ctx ctx = { c, invert, NULL };
 
 	if (n > 1)
 		qsort_r(rows, n, sizeof(*rows), row_qcmp, &ctx);
@@ -982,7 +1015,24 @@ void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert)
  */
 static int ord_cmp(const struct tui_row *rows, __u32 a, __u32 b, const struct sort_ctx *cx)
 {
-	int r = row_cmp_value(&rows[a], &rows[b], cx->c, cx->invert);
+	int r;
+
+	if (cx->keys) {	/* row_cmp_value on the kept values */
+		const struct row_key *x = &cx->keys[a], *y = &cx->keys[b];
+
+		if (cx->c == C_CONG) {
+			r = tui_spaceship_u64(x->a, y->a);
+			if (!r)
+				r = tui_spaceship_u64(x->b, y->b);
+		} else {
+			r = tui_spaceship_dbl(x->x, y->x);
+		}
+		r = -r;		/* numbers: biggest first */
+		if (cx->invert)
+			r = -r;
+	} else {
+		r = row_cmp_value(&rows[a], &rows[b], cx->c, cx->invert);
+	}
 
 	if (!r)
 		r = tui_spaceship_u64((__u64)rows[a].idx, (__u64)rows[b].idx);
@@ -1061,22 +1111,30 @@ static void order_part(__u32 *o, const struct tui_row *rows, size_t l, size_t r,
 void tui_rows_order(__u32 *ord, const struct tui_row *rows, size_t n, size_t lo, size_t hi,
 		    enum tui_colid c, int invert)
 {
-	struct sort_ctx cx = { c, invert };
+	struct sort_ctx cx = { c, invert, NULL };
 	int depth = 8;
 
 	for (size_t m = n; m > 1; m >>= 1)
 		depth += 2;
 	if (hi > n)
 		hi = n;
-	if (lo < hi)
-		order_part(ord, rows, 0, n, lo, hi, &cx, depth);
+	if (lo >= hi)
+		return;
+	/* numbers: each row's value once, in an array that stays in cache,
+	 * compared as row_cmp_value compares the rows */
+	if (!(tui_cols[c].flags & TUI_COL_TEXT) && n > 64 && (cx.keys = malloc(n * sizeof(*cx.keys)))) {
+		for (size_t i = 0; i < n; i++)
+			row_key(&rows[i], c, &cx.keys[i]);
+	}
+	order_part(ord, rows, 0, n, lo, hi, &cx, depth);
+	free(cx.keys);
 }
 
 size_t tui_rows_rank(const struct tui_row *rows, size_t n, size_t i, enum tui_colid c, int invert)
 {
 	size_t rank = 0;
 
-	struct sort_ctx cx = { c, invert };
+	struct sort_ctx cx = { c, invert, NULL };
 
 	for (size_t j = 0; j < n; j++)
 		if (j != i && ord_cmp(rows, (__u32)j, (__u32)i, &cx) < 0)
@@ -1131,6 +1189,8 @@ int tui_rows_want_t(const struct tui_data *t, const struct tui_row *rows, size_t
 	if (((c == C_SRC || c == C_DST) && !t->nv6 && minw >= 15) || (c == C_PROC && !t->nowned && minw >= 3) ||
 	    (c == C_MIRROR && !t->nmirror && minw >= 1))
 		return minw < maxw ? minw : maxw;
+	if (c == C_IFACE && t->one_if && n)	/* every flow's interface is the first row's */
+		return tui_rows_want(rows, 1, c, minw, maxw);
 	return tui_rows_want(rows, n, c, minw, maxw);
 }
 

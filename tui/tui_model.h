@@ -141,6 +141,7 @@ struct tui_data {
 	__u32 *from;
 	size_t from_cap;
 	size_t nv6, nowned, nmirror;	/* flows of snap over IPv6, with an owner, mirrored */
+	int one_if;			/* all of them on one interface, of one origin */
 	struct rt_flow_val stot, sest;
 	int table_ok;			/* the last snapshot was a table's, taken whole or fast */
 	int no_fast;			/* tests: always the whole way (the oracle) */
@@ -173,8 +174,8 @@ struct tui_row {
 	int avg_ok;
 	int avg_todo;			/* avg not filled yet (tui_row_avgs) */
 	unsigned int nflows;		/* pairs: flows aggregated */
-	const char *ifname;
 	int idx;			/* flows: index in snap.flows */
+	const char *ifname;
 };
 
 enum tui_colid {

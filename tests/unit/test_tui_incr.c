@@ -137,7 +137,8 @@ static int same_data(const struct tui_data *a, const struct tui_data *b)
 	int bad = 0;
 
 	if (a->snap.nflows != b->snap.nflows || a->nivd != b->nivd || a->hists.n != b->hists.n ||
-	    a->snap.nifs != b->snap.nifs || a->nv6 != b->nv6 || a->nowned != b->nowned || a->nmirror != b->nmirror)
+	    a->snap.nifs != b->snap.nifs || a->nv6 != b->nv6 || a->nowned != b->nowned || a->nmirror != b->nmirror ||
+	    a->one_if != b->one_if)
 		return 1;
 	for (size_t i = 0; i < a->nivd; i++)	/* the interval's changed flows */
 		bad += a->ivd[i].f - a->snap.flows != b->ivd[i].f - b->snap.flows ||
