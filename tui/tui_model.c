@@ -116,7 +116,8 @@ static unsigned int hrec_n(const struct tui_hists *H, const struct tui_hrec *r)
 
 static void hrec_free(struct tui_hrec *r)
 {
-	free(r->p);
+	if (r->cap)
+		free(r->p);
 	r->p = NULL;
 	r->len = r->cap = 0;
 }
@@ -130,7 +131,7 @@ static void hrec_prune(const struct tui_hists *H, struct tui_hrec *r)
 	while (o < r->len) {
 		__u64 c[TM_N];
 		__u32 gap;
-		size_t l = get_sample(r->p + o, &gap, c);
+		size_t l = get_sample(tui_hrec_bytes(r) + o, &gap, c);
 
 		v -= gap;
 		if (H->niv - v >= TUI_HIST)
@@ -168,21 +169,31 @@ int tui_hists_push(struct tui_hists *H, size_t i, const struct rt_flow_val *d)
 	old = r->len ? r->len - 1u : 0;
 	if (r->len)
 		n += put_uleb(s + n, (__u64)(H->niv - r->last));
-	if (n + old > r->cap) {
-		size_t cap = r->cap ? r->cap : 8;
-		__u8 *p;
+	if (!r->cap && n + old <= sizeof(r->in)) {	/* it still fits in place of the pointer */
+		__u8 b[sizeof(r->in)];
+
+		memcpy(b, s, n);
+		memcpy(b + n, r->in + 1, old);
+		memcpy(r->in, b, n + old);
+	} else {
+		__u8 *p = r->cap ? r->p : NULL;
+		size_t cap = r->cap ? r->cap : 16;
 
 		while (cap < n + old)
 			cap *= 2;
-		p = realloc(r->p, cap);
-		if (!p)
-			return -ENOMEM;
-		r->p = p;
-		r->cap = (__u16)cap;
+		if (cap > r->cap) {
+			p = realloc(p, cap);
+			if (!p)
+				return -ENOMEM;
+			if (!r->cap && old)	/* the bytes held in place move out */
+				memcpy(p + 1, r->in + 1, old);
+			r->p = p;
+			r->cap = (__u16)cap;
+		}
+		if (old)
+			memmove(r->p + n, r->p + 1, old);
+		memcpy(r->p, s, n);
 	}
-	if (old)
-		memmove(r->p + n, r->p + 1, old);
-	memcpy(r->p, s, n);
 	r->len = (__u16)(n + old);
 	r->last = H->niv;
 	hrec_prune(H, r);
@@ -214,7 +225,7 @@ void tui_hists_sums(const struct tui_hists *H, size_t i, __u64 sum[TUI_NWIN][TM_
 		__u64 c[TM_N];
 		__u32 gap;
 
-		o += get_sample(r->p + o, &gap, c);
+		o += get_sample(tui_hrec_bytes(r) + o, &gap, c);
 		v -= gap;
 		if (H->niv - v >= mmax)
 			break;
@@ -252,7 +263,7 @@ const struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i)
 		__u32 gap;
 		unsigned int age;
 
-		o += get_sample(r->p + o, &gap, c);
+		o += get_sample(tui_hrec_bytes(r) + o, &gap, c);
 		v -= gap;
 		age = H->niv - v;
 		if (age >= n)
@@ -294,6 +305,7 @@ int tui_hists_remap(struct tui_hists *H, size_t n, const __u32 *from)
 		if (f && f - 1 < H->n) {	/* from[] names each old flow once at most */
 			*r = H->rec[f - 1];
 			H->rec[f - 1].p = NULL;
+			H->rec[f - 1].cap = H->rec[f - 1].len = 0;
 		} else {
 			memset(r, 0, sizeof(*r));
 			/* its first sample is this interval's */
@@ -301,7 +313,7 @@ int tui_hists_remap(struct tui_hists *H, size_t n, const __u32 *from)
 		}
 	}
 	for (i = 0; i < H->n; i++)	/* the flows that went */
-		free(H->rec[i].p);
+		hrec_free(&H->rec[i]);
 	/* the old array goes: a second one would cost as much again */
 	free(H->rec);
 	H->rec = H->rec2;
@@ -353,7 +365,7 @@ void tui_hists_done(struct tui_hists *H)
 void tui_hists_free(struct tui_hists *H)
 {
 	for (size_t i = 0; i < H->n; i++)
-		free(H->rec[i].p);
+		hrec_free(&H->rec[i]);
 	free(H->rec);
 	free(H->rec2);
 	free(H->dec);
@@ -376,6 +388,7 @@ void tui_data_free(struct tui_data *t)
 	tui_hists_free(&t->hists);
 	free(t->from);
 	free(t->ivd);
+	free(t->ivr);
 	free(t->ivix);
 }
 
@@ -460,6 +473,8 @@ void tui_flow_d(const struct tui_data *t, int totals, size_t i, struct rt_flow_v
 
 	if (totals)	/* as rt_delta_compute from nothing: the counters themselves */
 		*out = f->v;
+	else if (i < t->nivix && t->ivix[i] == TUI_IVIX_OWN)
+		*out = f->v;	/* counted from nothing in the interval (a new flow) */
 	else if (i < t->nivix && t->ivix[i])
 		*out = t->ivd[t->ivix[i] - 1].d;
 	else {		/* as rt_delta_expand: the counters 0 (v - v), the rest the flow's */
@@ -474,19 +489,32 @@ static int set_changed(struct tui_data *t, const struct rt_delta *d, const __u32
 {
 	size_t n = t->snap.nflows;
 
-	for (size_t i = 0; i < t->nivd; i++)	/* the last interval's: zero again */
-		t->ivix[t->ivd[i].f - t->snap.flows] = 0;
-	t->nivd = 0;
-	if (rt_grow_to((void **)&t->ivd, &t->ivd_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivd)))
+	size_t nd = 0;
+
+	for (size_t i = 0; i < t->nivr; i++)	/* the last interval's: zero again */
+		t->ivix[t->ivr[i]] = 0;
+	t->nivd = t->nivr = 0;
+	for (size_t i = 0; i < d->nflows; i++)	/* those counted from something */
+		nd += memcmp(&d->flows[i].d, &d->flows[i].f->v, offsetof(struct rt_flow_val, first_ns)) != 0;
+	if (rt_grow_to((void **)&t->ivd, &t->ivd_cap, nd ? nd : 1, sizeof(*t->ivd)) ||
+	    rt_grow_to((void **)&t->ivr, &t->ivr_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivr)))
 		return -ENOMEM;
 	for (size_t i = 0; i < d->nflows; i++) {
 		size_t r = at ? at[i] : i;
 
 		if (r >= n)
 			continue;
-		t->ivd[t->nivd] = d->flows[i];
-		t->ivd[t->nivd].f = &t->snap.flows[r];
-		t->ivix[r] = (__u32)++t->nivd;
+		t->ivr[t->nivr++] = (__u32)r;
+		/* a delta equal to the flow's own counters (its other fields are
+		 * the flow's too, rt_flow_val_delta) is not copied: the first
+		 * interval's flows, all new, cost no copy of their counts */
+		if (!memcmp(&d->flows[i].d, &d->flows[i].f->v, offsetof(struct rt_flow_val, first_ns))) {
+			t->ivix[r] = TUI_IVIX_OWN;
+		} else {
+			t->ivd[t->nivd] = d->flows[i];
+			t->ivd[t->nivd].f = &t->snap.flows[r];
+			t->ivix[r] = (__u32)++t->nivd;
+		}
 		if (tui_hists_push(&t->hists, r, &d->flows[i].d))
 			return -ENOMEM;
 	}
@@ -541,7 +569,7 @@ static int take_all(struct tui_data *t, const struct rt_snapshot *cur, const str
 
 	/* The view shows every flow: a copy in key order. */
 	t->table_ok = 0;
-	t->nivd = 0;
+	t->nivd = t->nivr = 0;
 	if ((cur->tab ? rt_snapshot_copy_sorted(&t->snap, cur) : rt_snapshot_copy(&t->snap, cur)) ||
 	    rt_grow_to((void **)&t->ivix, &t->ivix_cap, n ? n : 1, sizeof(*t->ivix)))
 		return -ENOMEM;
