@@ -2,7 +2,7 @@
 /*
  * The pure parts of the live view, kept apart from ncurses so that they can be
  * unit-tested: the copy of the last snapshot and its deltas, the per-flow
- * history ring behind the 2 s / 10 s / 40 s averages (iftop's), the rows of
+ * histories (packed) behind the 2 s / 10 s / 40 s averages (iftop's), the rows of
  * the flow and host-pair tables, column descriptors, comparators that cannot
  * overflow (htop's SPACESHIP_NUMBER), the filter, and the column layout.
  */
