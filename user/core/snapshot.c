@@ -910,7 +910,7 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
  * Ask for what removing row r, and moving row m into a removed place, will
  * read (rt_snapshot_remove): their rows, states and recency entries.
  */
-static inline void expire_prefetch_rows(const struct rt_snapshot *s, size_t r, size_t m)
+RT_PREFETCH_FN void expire_prefetch_rows(const struct rt_snapshot *s, size_t r, size_t m)
 {
 	const struct rt_flow_table *t = s->tab;
 	const char *fr = (const char *)&s->flows[r], *fm = (const char *)&s->flows[m];
@@ -934,7 +934,7 @@ static inline void expire_prefetch_rows(const struct rt_snapshot *s, size_t r, s
 
 /* Then, their keys and states in cache: the index and pair slots they sit in,
  * and the rows they are chained to. */
-static inline void expire_prefetch_slots(const struct rt_snapshot *s, size_t r)
+RT_PREFETCH_FN void expire_prefetch_slots(const struct rt_snapshot *s, size_t r)
 {
 	const struct rt_flow_table *t = s->tab;
 	const struct rt_flow_key *k = &s->flows[r].k;

@@ -336,7 +336,15 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
  * slot of each (hash h) first, then for the rows (which reads the slots), then
  * looks them up, so the cache misses of many lookups overlap. Hints only.
  */
-static inline void rt_snapshot_prefetch_slot(const struct rt_snapshot *s, __u32 h)
+/*
+ * Helpers that only prefetch are always_inline: GCC (12) counts a prefetch as
+ * no side effect, finds a helper that does nothing else pure, and deletes a
+ * call to it that it did not inline early (this one's prefetch was missing
+ * from the pcap and live read loops until it was marked so).
+ */
+#define RT_PREFETCH_FN	static inline __attribute__((always_inline))
+
+RT_PREFETCH_FN void rt_snapshot_prefetch_slot(const struct rt_snapshot *s, __u32 h)
 {
 	if (s->tab && s->tab->nslot)
 		__builtin_prefetch(&s->tab->slot[h & (s->tab->nslot - 1)]);
