@@ -29,6 +29,7 @@ static void table_free(struct rt_flow_table *t)
 	free(t->korder2);
 	free(t->knew);
 	free(t->kpos);
+	free(t->gend);
 	free(t);
 }
 
@@ -82,6 +83,22 @@ int rt_snapshot_make_table(struct rt_snapshot *s)
 	return 0;
 }
 
+/* The bounds of last_ns over the rows touched in this interval (all on the
+ * changed list), for rt_snapshot_expire (struct rt_gend). */
+static void gen_close(struct rt_snapshot *s)
+{
+	struct rt_flow_table *t = s->tab;
+	__u64 lo = ~0ULL, hi = 0;
+
+	for (size_t i = 0; i < t->nchanged; i++) {
+		__u64 x = s->flows[t->changed[i]].v.last_ns;
+
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+	}
+	t->gend[t->gen & (RT_GEND - 1)] = (struct rt_gend){ .tag = t->gen, .lo = lo, .hi = hi };
+}
+
 void rt_snapshot_next_interval(struct rt_snapshot *s)
 {
 	struct rt_flow_table *t = s->tab;
@@ -93,6 +110,8 @@ void rt_snapshot_next_interval(struct rt_snapshot *s)
 	s->tab = t;
 	s->nflows = n;
 	if (t) {
+		if (t->gend)
+			gen_close(s);
 		t->nchanged = 0;
 		if (!++t->gen)	/* 0 would match rows never touched */
 			t->gen = 1;
@@ -980,8 +999,12 @@ size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 {
 	struct rt_flow_table *t = s->tab;
 	__u32 id = t ? t->lru_head : 0, limit = 0, *go = NULL;
+	const struct rt_gend *ge;
 	size_t n = 0, cap = 0, i;
 	int have_limit = 0;
+
+	if (t && !t->gend)	/* from this interval on, bounds are kept (else rows are read) */
+		t->gend = calloc(RT_GEND, sizeof(*t->gend));
 
 	/*
 	 * First the rows that go, in the order of the list (the order they are
@@ -997,7 +1020,13 @@ size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 
 		if (h->gen == t->gen || (have_limit && h->gen != limit))
 			break;
-		if (s->flows[r].v.last_ns < before) {
+		/* an interval whose rows all go, or none: decided unread */
+		ge = t->gend ? &t->gend[h->gen & (RT_GEND - 1)] : NULL;
+		if (ge && ge->tag != h->gen)
+			ge = NULL;
+		if (ge && ge->lo >= before)
+			break;	/* none of its rows goes, nor any after them */
+		if ((ge && ge->hi < before) || s->flows[r].v.last_ns < before) {
 			if (n == cap) {
 				__u32 *g = realloc(go, (cap = cap ? cap * 2 : 1024) * sizeof(*go));
 
@@ -1007,8 +1036,6 @@ size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 			}
 			h->cpos = (__u32)n;
 			go[n++] = (__u32)r;
-			if (evicted)
-				evicted[s->flows[r].k.dir & 1]++;
 		} else if (!have_limit) {
 			have_limit = 1;
 			limit = h->gen;
@@ -1035,6 +1062,8 @@ size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 		/* the last row, if it goes too, is found in go[] at its new place */
 		if (r != last && t->hot[last].cpos < n && go[t->hot[last].cpos] == last)
 			go[t->hot[last].cpos] = (__u32)r;
+		if (evicted)
+			evicted[s->flows[r].k.dir & 1]++;
 		rt_snapshot_remove(s, r);
 	}
 	free(go);
