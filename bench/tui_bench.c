@@ -6,9 +6,12 @@
  * N flows live in the loop's persistent table; per interval k of them move
  * (all, or 1 %), then rt_delta_changes, then what the view does with a
  * snapshot (issue 15 item 1: follow what changed, order only what is shown):
- *   take   tui_data_take: the view's copy, its per-flow deltas, the totals
- *          since the start and the histories (written for the k flows that
- *          moved only);
+ *   take   tui_data_take: the view's copy, its deltas, the totals since
+ *          the start and the histories (written for the k flows that moved
+ *          only); when no flow came or went, only the k are copied;
+ *   whole  baseline, same run: a second view taking every snapshot the
+ *          whole way (tui_data.no_fast: a sorted copy, the histories
+ *          carried over by key, O(N)), in turns with the first;
  *   page   the rows (averages left for the rows shown), the selected flow's
  *          rank, one 40-row page put in order (tui_rows_order), its
  *          averages, whether rows have owners or mirror sessions
@@ -68,7 +71,7 @@ static int want_all(const struct tui_row *rows, size_t n, enum tui_colid c, int 
 
 static const enum tui_colid wcols[] = { C_SRC, C_DST, C_IFACE, C_PROC, C_MIRROR };
 
-enum { T_TAKE, T_PAGE, T_FULL, T_N };
+enum { T_TAKE, T_PAGE, T_FULL, T_TAKEW, T_N };
 enum { M_CPU, M_LOOP, M_VIEW };	/* both ways timed; the loop alone; the loop and the view */
 
 /* The process's peak RSS, kB (0 when unknown). */
@@ -90,7 +93,7 @@ static int run_case(__u32 n, __u32 every, int mode, double med[T_N], size_t *cha
 {
 	struct rt_snapshot prev, cur;
 	struct rt_delta d = { 0 };
-	struct tui_data td;
+	struct tui_data td, tw;	/* the view; the same taken the whole way every time */
 	struct tui_row *rows = NULL;
 	size_t cap = 0;
 	__u32 *ord = malloc((n ? n : 1) * sizeof(*ord));
@@ -100,6 +103,8 @@ static int run_case(__u32 n, __u32 every, int mode, double med[T_N], size_t *cha
 	rt_snapshot_init(&prev);
 	rt_snapshot_init(&cur);
 	tui_data_init(&td);
+	tui_data_init(&tw);
+	tw.no_fast = 1;
 	if (!ord || rt_snapshot_make_table(&cur))
 		goto out;
 	for (int k = 0; k <= RUNS; k++) {	/* k = 0: the first interval, all new */
@@ -134,10 +139,17 @@ static int run_case(__u32 n, __u32 every, int mode, double med[T_N], size_t *cha
 				goto out;
 			continue;
 		}
-		t0 = cpu_ms();
-		if (tui_data_take(&td, &cur, &d))
-			goto out;
-		s[T_TAKE][k] = cpu_ms() - t0;
+		/* the take both ways, in turns */
+		for (int pass = 0; pass < 2; pass++) {
+			int whole = (pass + k) % 2;
+
+			if (whole && mode != M_CPU)
+				continue;
+			t0 = cpu_ms();
+			if (tui_data_take(whole ? &tw : &td, &cur, &d))
+				goto out;
+			s[whole ? T_TAKEW : T_TAKE][k] = cpu_ms() - t0;
+		}
 
 		/* the two ways, in turns, on the same data */
 		for (int pass = 0; pass < 2; pass++) {
@@ -190,6 +202,7 @@ out:
 	free(rows);
 	free(ord);
 	tui_data_free(&td);
+	tui_data_free(&tw);
 	rt_delta_free(&d);
 	rt_snapshot_free(&prev);
 	rt_snapshot_free(&cur);
@@ -253,11 +266,12 @@ int main(int argc, char **argv)
 	}
 	printf("tui_bench: the live view's CPU per refresh (tui/tui_model.c), ms, median of %d intervals; "
 	       "load average %.2f\n", RUNS, la[0]);
-	printf("  take = tui_data_take; page = rows, selection's rank, a %d-row page ordered "
+	printf("  take = tui_data_take; whole = baseline, same run: the take the whole way (a sorted copy,\n"
+	       "  every flow's histories carried over), as every snapshot was taken before; page = rows, selection's rank, a %d-row page ordered "
 	       "(tui_rows_order), widths;\n  full = baseline, same run: every row's averages, "
 	       "every row sorted (qsort_r), every address formatted\n", PAGE);
-	printf("%-26s %8s %8s %8s %9s %10s %12s %9s %9s %8s\n", "case", "changed", "take", "page", "full",
-	       "refresh", "full/page", "loop MB", "+view MB", "B/flow");
+	printf("%-26s %8s %8s %8s %8s %9s %10s %12s %9s %9s %8s\n", "case", "changed", "take", "whole",
+	       "page", "full", "refresh", "full/page", "loop MB", "+view MB", "B/flow");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		double m[T_N + 2], loop[T_N + 2], view[T_N + 2];
 
@@ -267,8 +281,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "tui_bench: a case could not run (out of memory?)\n");
 			return 1;
 		}
-		printf("%-26s %8.0f %8.2f %8.2f %9.2f %10.2f %11.1fx %9.1f %9.1f %8.0f\n", cases[i].what, m[T_N],
-		       m[T_TAKE], m[T_PAGE], m[T_FULL], m[T_TAKE] + m[T_PAGE],
+		printf("%-26s %8.0f %8.2f %8.2f %8.2f %9.2f %10.2f %11.1fx %9.1f %9.1f %8.0f\n", cases[i].what,
+		       m[T_N], m[T_TAKE], m[T_TAKEW], m[T_PAGE], m[T_FULL], m[T_TAKE] + m[T_PAGE],
 		       m[T_PAGE] > 0 ? m[T_FULL] / m[T_PAGE] : 0, loop[T_N + 1] / 1024,
 		       (view[T_N + 1] - loop[T_N + 1]) / 1024,
 		       (view[T_N + 1] - loop[T_N + 1]) * 1024 / cases[i].flows);

@@ -55,8 +55,9 @@ double tui_hist_sum(const struct tui_hist *h, double now, double window, __u64 s
 }
 
 /*
- * The packed samples of a flow (struct tui_hrec's p), newest first. A sample
- * is: the intervals from the newer sample to it (0 for the newest), a byte
+ * The packed samples of a flow (struct tui_hrec's p), oldest first. A sample
+ * is: the intervals from the older sample to it (0 for the oldest, which is
+ * interval first), a byte
  * saying which of the TM_N counts are not zero, then those counts, each as
  * an unsigned LEB128 number (7 bits a byte, low first, the top bit set on
  * every byte but the last): exact to 64 bits, one byte for a count below 128.
@@ -122,34 +123,32 @@ static void hrec_free(struct tui_hrec *r)
 	r->len = r->cap = 0;
 }
 
-/* Drop the samples older than the last TUI_HIST intervals. */
-static void hrec_prune(const struct tui_hists *H, struct tui_hrec *r)
+/* Drop the oldest sample: the next one's gap becomes 0, its interval first.
+ * A memmove of what is left, no decoding of it. */
+static void hrec_drop_oldest(struct tui_hrec *r)
 {
-	size_t o = 0;
-	__u32 v = r->last;
+	__u8 *p = r->cap ? r->p : r->in;
+	__u64 c[TM_N], g;
+	__u32 gap;
+	size_t l0 = get_sample(p, &gap, c), gl;
 
-	while (o < r->len) {
-		__u64 c[TM_N];
-		__u32 gap;
-		size_t l = get_sample(tui_hrec_bytes(r) + o, &gap, c);
-
-		v -= gap;
-		if (H->niv - v >= TUI_HIST)
-			break;
-		o += l;
-	}
-	if (!o)
+	if (l0 >= r->len) {
 		hrec_free(r);
-	else
-		r->len = (__u16)o;
+		return;
+	}
+	gl = get_uleb(p + l0, &g);
+	r->first += (__u32)g;
+	memmove(p + 1, p + l0 + gl, r->len - l0 - gl);
+	p[0] = 0;
+	r->len = (__u16)(1 + r->len - l0 - gl);
 }
 
 int tui_hists_push(struct tui_hists *H, size_t i, const struct rt_flow_val *d)
 {
 	const __u64 c[TM_N] = { d->pkts, d->bytes, d->ecn[RT_ECN_CE], d->cnp, rt_nak(d), d->rnr_nak };
-	__u8 s[TUI_SAMPLE_MAX + 10];
+	__u8 s[TUI_SAMPLE_MAX];
 	struct tui_hrec *r;
-	size_t n = 1, old;
+	size_t n, old;
 	__u8 mask = 0;
 
 	if (i >= H->n || !H->pushed)
@@ -160,52 +159,46 @@ int tui_hists_push(struct tui_hists *H, size_t i, const struct rt_flow_val *d)
 	if (!mask)	/* nothing counted: a zero sample, which is not kept */
 		return 0;
 	r = &H->rec[i];
-	s[0] = 0;	/* the newest */
+	while (r->len && H->niv - r->first >= TUI_HIST)	/* out of the history */
+		hrec_drop_oldest(r);
+	if (!r->len)
+		r->first = H->niv;
+	n = put_uleb(s, (__u64)(r->len ? H->niv - r->last : 0));
 	s[n++] = mask;
 	for (int m = 0; m < TM_N; m++)
 		if (c[m])
 			n += put_uleb(s + n, c[m]);
-	/* the sample that was the newest: its gap from this one, in place of its 0 */
-	old = r->len ? r->len - 1u : 0;
-	if (r->len)
-		n += put_uleb(s + n, (__u64)(H->niv - r->last));
+	old = r->len;
 	if (!r->cap && n + old <= sizeof(r->in)) {	/* it still fits in place of the pointer */
-		__u8 b[sizeof(r->in)];
-
-		memcpy(b, s, n);
-		memcpy(b + n, r->in + 1, old);
-		memcpy(r->in, b, n + old);
+		memcpy(r->in + old, s, n);
 	} else {
-		__u8 *p = r->cap ? r->p : NULL;
 		size_t cap = r->cap ? r->cap : 16;
 
 		while (cap < n + old)
 			cap *= 2;
 		if (cap > r->cap) {
-			p = realloc(p, cap);
+			__u8 *p = realloc(r->cap ? r->p : NULL, cap);
+
 			if (!p)
 				return -ENOMEM;
-			if (!r->cap && old)	/* the bytes held in place move out */
-				memcpy(p + 1, r->in + 1, old);
+			if (!r->cap)	/* the bytes held in place move out */
+				memcpy(p, r->in, old);
 			r->p = p;
 			r->cap = (__u16)cap;
 		}
-		if (old)
-			memmove(r->p + n, r->p + 1, old);
-		memcpy(r->p, s, n);
+		memcpy(r->p + old, s, n);
 	}
 	r->len = (__u16)(n + old);
 	r->last = H->niv;
-	hrec_prune(H, r);
 	return 0;
 }
 
 void tui_hists_sums(const struct tui_hists *H, size_t i, __u64 sum[TUI_NWIN][TM_N], double secs[TUI_NWIN])
 {
 	const struct tui_hrec *r;
-	unsigned int n, m[TUI_NWIN], w, mmax = 0;
-	size_t o = 0;
-	__u32 v;
+	unsigned int n, m[TUI_NWIN], w;
+	__u32 v, age, gap;
+	__u64 c[TM_N];
 
 	for (w = 0; w < TUI_NWIN; w++)
 		secs[w] = 0;
@@ -217,20 +210,15 @@ void tui_hists_sums(const struct tui_hists *H, size_t i, __u64 sum[TUI_NWIN][TM_
 		m[w] = n < H->win_n[w] ? n : H->win_n[w];
 		secs[w] = H->cov[m[w]];
 	}
-	for (w = 0; w < TUI_NWIN; w++)
-		if (m[w] > mmax)
-			mmax = m[w];
-	/* the samples kept, newest first, while in the widest window */
-	for (v = r->last; o < r->len;) {
-		__u64 c[TM_N];
-		__u32 gap;
-
+	if (!r->len || H->niv - r->last >= m[TUI_NWIN - 1])	/* nothing in the windows */
+		return;
+	v = r->first;
+	for (size_t o = 0; o < r->len;) {	/* oldest first */
 		o += get_sample(tui_hrec_bytes(r) + o, &gap, c);
-		v -= gap;
-		if (H->niv - v >= mmax)
-			break;
+		v += gap;
+		age = H->niv - v;
 		for (w = 0; w < TUI_NWIN; w++)
-			if (H->niv - v < m[w])
+			if (age < m[w])
 				for (int k = 0; k < TM_N; k++)
 					sum[w][k] += c[k];
 	}
@@ -242,15 +230,14 @@ const struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i)
 	struct tui_hist *h = H->dec;
 	const struct tui_hrec *r;
 	unsigned int n;
-	size_t o = 0;
-	__u32 v, next;
+	__u32 v, age, gap;
+	__u64 c[TM_N];
 
 	if (i >= H->n || !h)
 		return NULL;
 	r = &H->rec[i];
 	n = hrec_n(H, r);
 	memset(h, 0, sizeof(*h));
-	next = r->len ? r->last : 0;
 	/* oldest first, so that the newest ends at the head */
 	for (unsigned int j = n; j-- > 0;) {
 		__u32 iv = H->niv - j;
@@ -258,17 +245,13 @@ const struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i)
 		tui_hist_push(h, H->ring_t[iv % TUI_HIST], H->ring_s[iv % TUI_HIST], &zero);
 	}
 	/* then the counts of the kept samples into their places */
-	for (v = next; o < r->len;) {
-		__u64 c[TM_N];
-		__u32 gap;
-		unsigned int age;
-
+	v = r->first;
+	for (size_t o = 0; o < r->len;) {	/* oldest first */
 		o += get_sample(tui_hrec_bytes(r) + o, &gap, c);
-		v -= gap;
+		v += gap;
 		age = H->niv - v;
-		if (age >= n)
-			break;
-		memcpy(h->s[(h->head + TUI_HIST - 1 - age) % TUI_HIST].c, c, sizeof(c));
+		if (age < n)
+			memcpy(h->s[(h->head + TUI_HIST - 1 - age) % TUI_HIST].c, c, sizeof(c));
 	}
 	return h;
 }
@@ -398,6 +381,8 @@ static size_t find_from(const struct rt_flow *fl, size_t n, size_t from, const s
 {
 	size_t lo = from, hi = from, step = 1;
 
+	if (from < n && !rt_flow_key_cmp(&fl[from].k, k))	/* the next one: every flow changed */
+		return from;
 	while (hi < n && rt_flow_key_cmp(&fl[hi].k, k) < 0) {
 		lo = hi + 1;
 		hi = from + step;

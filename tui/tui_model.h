@@ -54,18 +54,18 @@ struct tui_hist {
 /*
  * One flow's history as kept: a sample for every interval since the flow
  * came (at most TUI_HIST), of which only those that counted something are
- * stored, packed (tui_model.c, "history"), newest first; the intervals' times
+ * stored, packed (tui_model.c, "history"), oldest first; the intervals' times
  * are tui_hists' ring_t / ring_s, the same for every flow. A flow that has
  * not moved within the last TUI_HIST intervals keeps no bytes at all.
  * Interval numbers are counted modulo 2^32 (13 years of 0.1 s intervals).
  */
 struct tui_hrec {
-	union {			/* the samples kept, packed, newest first: */
-		__u8 *p;	/* cap bytes allocated, */
+	union {			/* the samples kept, packed (tui_model.c): */
+		__u8 *p;	/* cap bytes allocated, oldest first, */
 		__u8 in[8];	/* or, while cap is 0, len bytes here */
 	};
 	__u32 start;		/* its first sample is interval start + 1 */
-	__u32 last;		/* the interval of p's newest sample (when len) */
+	__u32 first, last;	/* the intervals of the oldest and newest sample kept (when len) */
 	__u16 len, cap;		/* bytes of p used, allocated */
 };
 

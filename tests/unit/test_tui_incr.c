@@ -160,7 +160,7 @@ static int same_data(const struct tui_data *a, const struct tui_data *b)
 			tui_flow_d(b, tot, i, &db);
 			bad += memcmp(&da, &db, sizeof(da)) != 0;
 		}
-		bad += p->start != q->start || p->len != q->len || (p->len && p->last != q->last) ||
+		bad += p->start != q->start || p->len != q->len || (p->len && (p->last != q->last || p->first != q->first)) ||
 		       (p->len && memcmp(tui_hrec_bytes(p), tui_hrec_bytes(q), p->len));
 	}
 	bad += memcmp(&a->iv.flow_tot, &b->iv.flow_tot, sizeof(a->iv.flow_tot)) ||
