@@ -49,7 +49,6 @@
 #include "source.h"
 #include "stream.h"
 
-#define MAX_FLOWS	131072		/* the largest region the cases ask for */
 #define INTERVALS	15		/* timed, after one warm-up: a median of 15 steadies it on a shared machine */
 #define MAX_INTERVALS	1000
 
@@ -167,21 +166,32 @@ static int fill(const struct rt_ftab *t, int floor_fd, __u32 n, __u32 gen, __u32
 		flow_key(&k, i, ifindex);
 		flow_vals(vals, i, gen, now);
 		h = rt_ft_hash(&k);
-		base = t->slots + ((size_t)r << t->shift);
-		for (__u32 p = 0; p < RT_FT_PROBES && !sl; p++) {
-			at = rt_ft_probe(h, p, t->mask);
-			if (base[at].v.slot != RT_FT_LIVE ||
-			    !memcmp(&base[at].k, &k, sizeof(k)))
-				sl = &base[at];
+		base = t->slots + (size_t)r * t->rslots;
+		sl = rt_ftab_find(t, r, &k, h);
+		if (!sl) {	/* new: the emptier of its two buckets' first free slot */
+			struct rt_flow_slot *fr[2] = { NULL, NULL };
+			__u32 live[2] = { 0, 0 }, bk[2] = { rt_ft_bucket(h, 0, t->nbuckets),
+							    rt_ft_bucket(h, 1, t->nbuckets) };
+
+			for (int b = 0; b < 2 && !(b && bk[1] == bk[0]); b++)
+				for (__u32 j = 0; j < RT_FT_BUCKET; j++) {
+					struct rt_flow_slot *c = base + (size_t)bk[b] * RT_FT_BUCKET + j;
+
+					if (c->v.slot == RT_FT_LIVE)
+						live[b]++;
+					else if (!fr[b])
+						fr[b] = c;
+				}
+			sl = fr[1] && (!fr[0] || live[1] < live[0]) ? fr[1] : fr[0];
 		}
 		if (!sl) {
 			err = -ENOSPC;
 			break;
 		}
+		at = (__u32)(sl - t->slots);
 		sl->k = k;
 		rt_ft_val_from_flow(&sl->v, &vals[r]);	/* a slot holds no time */
 		sl->v.slot = RT_FT_LIVE;
-		at += r << t->shift;
 		__atomic_fetch_or(&t->dirty[at / 64], 1ULL << (at % 64), __ATOMIC_SEQ_CST);
 		if (floor_fd >= 0 && bpf_map_update_elem(floor_fd, &k, vals, BPF_ANY))
 			err = -errno;
@@ -414,11 +424,11 @@ static int run_case(__u32 n, __u32 table, __u32 every, double med[NPARTS], __u32
 
 int main(void)
 {
-	/* The kernel table as a user would size it: --max-flows is flows a CPU,
-	 * a NIC's RSS puts each flow on one CPU, so N flows over C CPUs put N / C
-	 * in a region, and a region takes them up to about half full (a key has
-	 * RT_FT_PROBES places: 50,000 flows do not fit in 65536 slots): 16384,
-	 * the default, for 10k flows; 131072 for 100k on 2 CPUs. */
+	/* The kernel table as a user would size it: --max-flows is the flows a
+	 * CPU's region holds (sized with the placement's headroom,
+	 * user/sources/live_maps.h), a NIC's RSS puts each flow on one CPU, so N
+	 * flows over C CPUs put N / C in a region: 16384, the default, for 10k
+	 * flows; 50000 for 100k on 2 CPUs. */
 	static const struct { __u32 flows, every; double target; } cases[] = {
 		{ 10000, 1, 5 }, { 100000, 1, 60 }, { 100000, 100, 15 },
 	};
@@ -455,9 +465,8 @@ int main(void)
 	for (int i = 0; i < NCASES; i++) {
 		__u32 per_cpu = (cases[i].flows + (__u32)ncpus - 1) / (__u32)ncpus;
 
-		table[i] = 16384;	/* the default --max-flows */
-		while (table[i] < 2 * per_cpu && table[i] < MAX_FLOWS)
-			table[i] *= 2;
+		/* --max-flows: the flows a CPU's region holds, at least the default */
+		table[i] = per_cpu > 16384 ? per_cpu : 16384;
 		if (only >= 0 && i != only)
 			continue;
 		if (run_case(cases[i].flows, table[i], cases[i].every, med[i], &seen[i], &changed[i],
@@ -493,9 +502,9 @@ int main(void)
 			fprintf(stderr, "collect_cpu: the floor read %u entries of %u\n", seen[i], cases[i].flows);
 	}
 	printf("\nMemory (RSS) while each case ran; the kernel table is mmapped, so its pages count\n"
-	       "too: %d regions (one a possible CPU) x --max-flows slots x %zu B, sized as a user would\n"
-	       "(--max-flows is flows a CPU: twice the flows / %d CPUs, a power of two; a region\n"
-	       "holds about half its slots' worth).\n"
+	       "too: %d regions (one a possible CPU) x --max-flows x 5/4 slots x %zu B, sized as a\n"
+	       "user would (--max-flows is the flows a CPU's region holds: the flows / %d CPUs, at\n"
+	       "least the default 16384; the table's target at 100k flows: <= 20 MB).\n"
 	       "Process before the first case (code, libraries, the BPF object): %.1f MB\n",
 	       ncpus, sizeof(struct rt_flow_slot), ncpus, base_rss);
 	printf("%-7s %-8s %10s %10s %13s %12s %14s\n", "FLOWS", "CHANGED", "--max-flows", "RSS",

@@ -143,8 +143,8 @@ static size_t count_flows(const struct rt_ftab *t)
 	size_t n = 0;
 
 	for (__u32 r = 0; r < t->nregions; r++)
-		for (__u32 i = 0; i <= t->mask; i++) {
-			const struct rt_flow_slot *sl = &t->slots[((size_t)r << t->shift) + i];
+		for (__u32 i = 0; i < t->rslots; i++) {
+			const struct rt_flow_slot *sl = &t->slots[(size_t)r * t->rslots + i];
 			__u32 q;
 
 			if (sl->v.slot != RT_FT_LIVE)

@@ -199,9 +199,9 @@ static int read_flows(struct live *l, struct rt_snapshot *s)
 	const struct rt_ftab *t = &l->ft;
 
 	for (__u32 r = 0; r < t->nregions; r++) {
-		const struct rt_flow_slot *base = t->slots + ((size_t)r << t->shift);
+		const struct rt_flow_slot *base = t->slots + (size_t)r * t->rslots;
 
-		for (__u32 i = 0; i <= t->mask; i++) {
+		for (__u32 i = 0; i < t->rslots; i++) {
 			struct rt_flow_key k;
 			struct rt_flow *f;
 			__u64 h;
@@ -292,7 +292,7 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 			if (__atomic_load_n(&sl->v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE)
 				continue;	/* claimed again while read: its bit comes again */
 			q[nq].sl = sl;
-			q[nq].rbit = masked ? 1U << (at >> t->shift) : 0;
+			q[nq].rbit = masked ? 1U << (at / t->rslots) : 0;
 			q[nq].h = rt_flow_key_hash(&q[nq].k);
 			rt_snapshot_prefetch_slot(s, q[nq].h);
 			nq++;
@@ -457,7 +457,7 @@ static void forget_evicted(struct live *l, struct rt_snapshot *s)
  */
 static void table_full(struct live *l, struct rt_snapshot *s)
 {
-	__u32 max = rt_ftab_region_slots(&l->ft);
+	__u32 max = rt_ftab_region_flows(&l->ft);
 	__u64 full = 0, want;
 	char when[16];
 

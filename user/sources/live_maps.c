@@ -12,23 +12,24 @@
 
 int rt_ftab_size(struct rocetop_bpf *skel, __u32 max_flows, int ncpus)
 {
-	__u32 shift = 4;
-	__u64 nslots;
+	__u64 nbuckets, nslots;
 
-	_Static_assert(RT_FT_MIN_SLOTS == 1 << 4, "the smallest region");
 	if (ncpus <= 0)
 		return -EINVAL;
-	while ((1U << shift) < max_flows && shift < 24)
-		shift++;
-	nslots = (__u64)ncpus << shift;
-	if ((1U << shift) < max_flows || nslots > 1U << 31)
+	if (max_flows < RT_FT_MIN_SLOTS)
+		max_flows = RT_FT_MIN_SLOTS;
+	nbuckets = max_flows <= RT_FT_BUCKET ? 1 :
+		   ((__u64)max_flows * RT_FT_HEADROOM_NUM + RT_FT_HEADROOM_DEN * RT_FT_BUCKET - 1) /
+		   (RT_FT_HEADROOM_DEN * RT_FT_BUCKET);
+	nslots = (__u64)ncpus * nbuckets * RT_FT_BUCKET;
+	if (nslots > 1U << 31)
 		return -E2BIG;
 	if (bpf_map__set_max_entries(skel->maps.flows, (__u32)nslots) ||
 	    bpf_map__set_max_entries(skel->maps.dirty, (__u32)((nslots + 63) / 64)))
 		return -EINVAL;
-	skel->rodata->rt_ft_mask = (1U << shift) - 1;
-	skel->rodata->rt_ft_shift = shift;
+	skel->rodata->rt_ft_nbuckets = (__u32)nbuckets;
 	skel->rodata->rt_ft_nregions = (__u32)ncpus;
+	skel->rodata->rt_ft_flows = max_flows;
 	return 0;
 }
 
@@ -44,10 +45,11 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 	void *p;
 
 	memset(t, 0, sizeof(*t));
-	t->shift = skel->rodata->rt_ft_shift;
-	t->mask = skel->rodata->rt_ft_mask;
+	t->nbuckets = skel->rodata->rt_ft_nbuckets;
+	t->rslots = t->nbuckets * RT_FT_BUCKET;
+	t->flows = skel->rodata->rt_ft_flows;
 	t->nregions = skel->rodata->rt_ft_nregions;
-	t->nslots = (size_t)t->nregions << t->shift;
+	t->nslots = (size_t)t->nregions * t->rslots;
 	t->nwords = (t->nslots + 63) / 64;
 	if (bpf_map__max_entries(skel->maps.flows) != t->nslots ||
 	    bpf_map__value_size(skel->maps.flows) != sizeof(struct rt_flow_slot))
@@ -101,16 +103,24 @@ static __u8 slot_state(const struct rt_flow_slot *s)
 struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct rt_flow_key *k,
 				  __u64 h)
 {
-	struct rt_flow_slot *base = t->slots + ((size_t)r << t->shift);
+	struct rt_flow_slot *region = t->slots + (size_t)r * t->rslots;
+	__u32 b0 = rt_ft_bucket(h, 0, t->nbuckets), b1 = rt_ft_bucket(h, 1, t->nbuckets);
 
-	for (__u32 i = 0; i < RT_FT_PROBES; i++) {
-		struct rt_flow_slot *s = base + rt_ft_probe(h, i, t->mask);
-		__u8 st = slot_state(s);
+	/* as the program searches (bpf/rocetop.bpf.c, flow_slot): each of the
+	 * two buckets up to its first empty slot */
+	for (int b = 0; b < 2; b++) {
+		struct rt_flow_slot *s = region + (size_t)(b ? b1 : b0) * RT_FT_BUCKET;
 
-		if (st == RT_FT_EMPTY)
-			return NULL;
-		if (st == RT_FT_LIVE && !memcmp(&s->k, k, sizeof(*k)))
-			return s;
+		if (b && b1 == b0)
+			break;
+		for (__u32 i = 0; i < RT_FT_BUCKET; i++, s++) {
+			__u8 st = slot_state(s);
+
+			if (st == RT_FT_EMPTY)
+				break;
+			if (st == RT_FT_LIVE && !memcmp(&s->k, k, sizeof(*k)))
+				return s;
+		}
 	}
 	return NULL;
 }

@@ -23,12 +23,15 @@ struct rt_ft_seen {
 };
 
 struct rt_ftab {
-	struct rt_flow_slot *slots;	/* nregions x (mask + 1), mmapped */
+	struct rt_flow_slot *slots;	/* nregions x rslots, mmapped */
 	__u64 *dirty;			/* a bit per slot, mmapped */
 	struct rt_ft_seen *seen;	/* per slot, user space's own */
 	__u64 *taken;			/* the dirty words the last rt_ftab_stamp took */
 	__u64 now;			/* the last rt_ftab_stamp's time */
-	__u32 nregions, mask, shift;
+	__u32 nregions;
+	__u32 nbuckets;			/* a region's buckets of RT_FT_BUCKET slots */
+	__u32 rslots;			/* a region's slots: nbuckets * RT_FT_BUCKET */
+	__u32 flows;			/* the flows a region is sized for (--max-flows) */
 	size_t nslots, nwords;
 	size_t slots_len, dirty_len;	/* the mappings' lengths */
 };
@@ -51,19 +54,26 @@ static inline void rt_ft_val_from_flow(struct rt_ft_val *o, const struct rt_flow
 }
 
 /*
- * Before load: regions for every possible CPU, each of the smallest power of
- * two of slots that holds max_flows flows (at least RT_FT_MIN_SLOTS). 0 or a
- * negative errno. A region of 16 is covered whole by a key's probes: it holds
- * exactly 16 flows.
+ * Before load: regions for every possible CPU, each sized to hold max_flows
+ * flows (bpf/rocetop.h: max_flows * 5/4 slots rounded up to whole buckets of
+ * RT_FT_BUCKET, the headroom the two-bucket placement needs). 0 or a negative
+ * errno. max_flows <= 16: one bucket, every slot a candidate of every key: it
+ * holds exactly 16 flows.
  */
 int rt_ftab_size(struct rocetop_bpf *skel, __u32 max_flows, int ncpus);
 /* After load: map the table and its bitmap. 0 or a negative errno. */
 int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel);
 void rt_ftab_unmap(struct rt_ftab *t);
-/* Flows one region holds (its slots). */
+/* One region's slots. */
 static inline __u32 rt_ftab_region_slots(const struct rt_ftab *t)
 {
-	return t->mask + 1;
+	return t->rslots;
+}
+
+/* The flows one region is sized for: --max-flows as given (at least 16). */
+static inline __u32 rt_ftab_region_flows(const struct rt_ftab *t)
+{
+	return t->flows;
 }
 
 /* The live slot of k in region r, or NULL. h: rt_ft_hash(k). */
