@@ -15,6 +15,9 @@
  *  - a full region: three times as many flows as a region's 16 slots from one
  *    CPU; exactly 16 get a slot, with their counts exact, the rest's frames
  *    are all in flow_full;
+ *  - the two-bucket placement: a region filled to its --max-flows with every
+ *    key in the slot the test predicts, and a full pair of buckets whose next
+ *    key's frames are exactly flow_full;
  *  - a read while counting: a thread runs frames on another CPU while the
  *    loop reads; counters only grow, never pass the tally, and end equal to it.
  * Needs root and BPF: SKIP otherwise.
@@ -243,6 +246,134 @@ static void test_full_region(void)
 	src->close(src);
 }
 
+/* The key the program makes of frame(dqpn) on lo's ingress, by hand. */
+static void frame_key(struct rt_flow_key *k, __u32 dqpn)
+{
+	memset(k, 0, sizeof(*k));
+	k->ifindex = 1;
+	k->dir = RT_DIR_INGRESS;
+	k->family = 4;
+	k->src[0] = 10, k->src[3] = 1;
+	k->dst[0] = 10, k->dst[3] = 2;
+	k->dqpn = dqpn;
+}
+
+/* Candidate bucket `which` of k in a region of nb buckets, computed here as
+ * bpf/rocetop.h documents it: a 32-bit half of the key's hash (low for the
+ * first, high for the second) times nb, the high 32 bits. */
+static __u32 bucket_of(const struct rt_flow_key *k, int which, __u32 nb)
+{
+	__u64 h = rt_ft_hash(k), half = which ? h >> 32 : (__u32)h;
+
+	return (__u32)(half * nb / 0x100000000ULL);
+}
+
+/*
+ * The two-bucket placement (bpf/rocetop.h, "The kernel flow table"), with
+ * its slots predicted here: a new key goes to the bucket of its two with
+ * fewer live slots (the first on a tie), in that bucket's first free slot.
+ *  - --max-flows 100: a region of ceil(100 * 5/4 / 16) = 8 buckets, 128
+ *    slots. 100 flows, 2 frames each, from CPU 0: each in the slot this test
+ *    predicts, counts exact, flow_full 0.
+ *  - a full pair of buckets: in a fresh table of the same size, keys chosen
+ *    (by searching QPs) whose two buckets are 0 and 1 in either order: the
+ *    first 32 fill both buckets (16 each, whatever the order), the 33rd (3
+ *    frames) finds no slot: flow_full is exactly 3, and a key of buckets 2
+ *    and 3 after it still gets its slot.
+ */
+static void test_two_buckets(void)
+{
+	const __u32 nflows = 100, nb = 8;
+	struct rt_source *src = open_lo(1, 60, nflows);
+	const struct rt_ftab *t;
+	__u32 live[8] = { 0 }, qp[34], nqp = 0;
+	struct rt_stream st;
+	__u64 full = 0;
+	int fd;
+
+	if (!src || rt_stream_init(&st, src, NULL)) {
+		CHECK(0, "cannot open the live source on lo");
+		if (src)
+			src->close(src);
+		return;
+	}
+	pin(0);
+	fd = rt_live_xdp_fd(src);
+	t = rt_live_flowtab(src);
+	CHECK_EQ(rt_ftab_region_slots(t), nb * 16);
+	CHECK_EQ(rt_ftab_region_flows(t), nflows);
+	for (__u32 f = 0; f < nflows; f++) {
+		struct rt_flow_key k;
+		__u32 b0, b1, b, at;
+		const struct rt_flow_slot *sl;
+
+		CHECK(!run(fd, 0x2000 + f, 2), "test run");
+		frame_key(&k, 0x2000 + f);
+		b0 = bucket_of(&k, 0, nb);
+		b1 = bucket_of(&k, 1, nb);
+		b = live[b1] < live[b0] ? b1 : b0;
+		if (live[b] == 16)
+			b = b == b0 ? b1 : b0;
+		CHECK(live[b] < 16, "flow %u: the test's placement finds no slot", f);
+		if (live[b] >= 16)
+			break;
+		at = b * 16 + live[b]++;	/* nothing evicted: the first free is the next */
+		sl = &t->slots[at];		/* region 0: CPU 0's */
+		CHECK(sl->v.slot == RT_FT_LIVE && !memcmp(&sl->k, &k, sizeof(k)),
+		      "flow %u (buckets %u, %u) not in slot %u", f, b0, b1, at);
+		CHECK(sl->v.ecn[RT_ECN_ECT0] == 2, "flow %u: %llu ECT(0) frames, 2 run", f,
+		      (unsigned long long)sl->v.ecn[RT_ECN_ECT0]);
+	}
+	CHECK(rt_stream_step(&st) == 1, "interval");
+	CHECK_EQ(st.cur.nflows, nflows);
+	for (size_t i = 0; i < st.cur.nflows; i++)
+		CHECK(st.cur.flows[i].v.pkts == 2, "flow 0x%x: %llu packets, 2 run",
+		      st.cur.flows[i].k.dqpn, (unsigned long long)st.cur.flows[i].v.pkts);
+	for (size_t i = 0; i < st.cur.nifs; i++)
+		full += st.cur.ifs[i].v.flow_full;
+	CHECK_EQ(full, 0);
+	rt_stream_free(&st);
+	src->close(src);
+
+	/* the keys of buckets {0, 1}, then one of {2, 3} */
+	for (__u32 q = 0x10000; q < 0x40000 && nqp < 34; q++) {
+		struct rt_flow_key k;
+		__u32 b0, b1;
+
+		frame_key(&k, q);
+		b0 = bucket_of(&k, 0, nb);
+		b1 = bucket_of(&k, 1, nb);
+		if ((nqp < 33 && b0 + b1 == 1 && b0 != b1) ||
+		    (nqp == 33 && b0 + b1 == 5 && (b0 == 2 || b0 == 3)))
+			qp[nqp++] = q;
+	}
+	CHECK_EQ(nqp, 34);
+	src = open_lo(1, 60, nflows);
+	if (!src || rt_stream_init(&st, src, NULL) || nqp != 34) {
+		CHECK(0, "cannot open the live source on lo");
+		if (src)
+			src->close(src);
+		return;
+	}
+	fd = rt_live_xdp_fd(src);
+	for (__u32 i = 0; i < 34; i++)
+		CHECK(!run(fd, qp[i], 3), "test run");
+	CHECK(rt_stream_step(&st) == 1, "interval");
+	full = 0;
+	for (size_t i = 0; i < st.cur.nifs; i++)
+		full += st.cur.ifs[i].v.flow_full;
+	CHECK_EQ(full, 3);
+	CHECK_EQ(st.cur.nflows, 33);
+	for (size_t i = 0; i < st.cur.nflows; i++) {
+		CHECK(st.cur.flows[i].k.dqpn != qp[32], "the 33rd key of buckets 0 and 1 got a slot");
+		CHECK(st.cur.flows[i].v.pkts == 3, "flow 0x%x: %llu packets, 3 run",
+		      st.cur.flows[i].k.dqpn, (unsigned long long)st.cur.flows[i].v.pkts);
+	}
+	TEST_END("flowtab_two_buckets_placement_capacity");
+	rt_stream_free(&st);
+	src->close(src);
+}
+
 struct runner {
 	int fd, cpu, stop;
 	__u64 sent;	/* frames run so far (read by the reader after) */
@@ -324,6 +455,7 @@ int main(void)
 	rt_verbosity = RT_LOG_WARN;
 	test_churn();
 	test_full_region();
+	test_two_buckets();
 	test_concurrent();
 	return TEST_EXIT();
 }
