@@ -91,6 +91,16 @@ static __always_inline void parse_pass(const void *data, const void *data_end, _
 /* Set by the loader before load (--collector): XDP drops counted mirror copies. */
 const volatile __u8 rt_collector = 0;
 
+/*
+ * The ifindex of the one interface rt_xdp is attached to, 0 when it is
+ * attached to several (or none yet). Written by user space, after load too
+ * (user/sources/live.c: at attach, and when a watched interface comes back
+ * with a new ifindex), before the program runs on that interface: then a frame
+ * reads its ifindex here in one load instead of ctx->ingress_ifindex's three
+ * dependent ones (rxq, its device, the device's ifindex).
+ */
+volatile __u32 rt_xdp_ifindex = 0;
+
 static __always_inline __u32 if_slot(__u32 ifindex)
 {
 	__u32 *slot;
@@ -267,6 +277,7 @@ int rt_xdp(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	__u64 lin = (__u64)((long)data_end - (long)data), len = lin, whole = 0;
+	__u32 ifindex;
 	struct rt_pkt p;
 	int pass;
 
@@ -280,7 +291,10 @@ int rt_xdp(struct xdp_md *ctx)
 		if (p.kind != RT_K_TRUNC || len <= lin)
 			break;
 	}
-	if (handle(&p, len, ctx->ingress_ifindex, RT_DIR_INGRESS, 0) && rt_collector)
+	ifindex = rt_xdp_ifindex;
+	if (!ifindex)
+		ifindex = ctx->ingress_ifindex;
+	if (handle(&p, len, ifindex, RT_DIR_INGRESS, 0) && rt_collector)
 		return XDP_DROP;	/* a counted mirror copy on a collector port */
 	return XDP_PASS;
 }
