@@ -92,14 +92,15 @@ static __always_inline void parse_pass(const void *data, const void *data_end, _
 const volatile __u8 rt_collector = 0;
 
 /*
- * The ifindex of the one interface rt_xdp is attached to, 0 when it is
- * attached to several (or none yet). Written by user space, after load too
- * (user/sources/live.c: at attach, and when a watched interface comes back
- * with a new ifindex), before the program runs on that interface: then a frame
- * reads its ifindex here in one load instead of ctx->ingress_ifindex's three
- * dependent ones (rxq, its device, the device's ifindex).
+ * The ifindex of the one interface the programs are attached to, 0 when
+ * they are attached to several (or none yet). Written by user space, after
+ * load too (user/sources/live.c: at attach, and when a watched interface
+ * comes back with a new ifindex), before the programs run on that interface:
+ * then a frame reads its ifindex here in one load instead of XDP's
+ * ctx->ingress_ifindex, three dependent loads (rxq, its device, the device's
+ * ifindex), or tc's skb->ifindex, two.
  */
-volatile __u32 rt_xdp_ifindex = 0;
+volatile __u32 rt_one_ifindex = 0;
 
 static __always_inline __u32 if_slot(__u32 ifindex)
 {
@@ -291,7 +292,7 @@ int rt_xdp(struct xdp_md *ctx)
 		if (p.kind != RT_K_TRUNC || len <= lin)
 			break;
 	}
-	ifindex = rt_xdp_ifindex;
+	ifindex = rt_one_ifindex;
 	if (!ifindex)
 		ifindex = ctx->ingress_ifindex;
 	if (handle(&p, len, ifindex, RT_DIR_INGRESS, 0) && rt_collector)
@@ -313,7 +314,7 @@ int rt_tc(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
-	__u32 len = skb->len;
+	__u32 len = skb->len, ifindex;
 	struct rt_pkt p;
 	int pass;
 
@@ -338,7 +339,10 @@ int rt_tc(struct __sk_buff *skb)
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 	}
-	handle(&p, len, skb->ifindex, RT_DIR_EGRESS,
+	ifindex = rt_one_ifindex;
+	if (!ifindex)
+		ifindex = skb->ifindex;
+	handle(&p, len, ifindex, RT_DIR_EGRESS,
 	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
 	return TC_ACT_UNSPEC;	/* tcx: go on to the next program, then the default */
 }

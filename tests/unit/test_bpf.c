@@ -308,10 +308,11 @@ static void test_xdp_split(int fd, int ifs_fd, const struct corpus *co)
 /* --collector: the same corpus, mirror copies dropped by XDP, counts the same. */
 /*
  * Which interface a frame counts for: on one interface the program takes the
- * ifindex the loader set (rt_xdp_ifindex, as the live source does for one
+ * ifindex the loader set (rt_one_ifindex, as the live source does for one
  * -i), on several (0) the frame's own. A PFC frame (no flow) is run on lo
  * (the context's ifindex 1, slot 0); ifindex 7 is given ifstats slot 1 here
- * and set as the one interface: its frames count there, whatever the context.
+ * and set as the one interface: its frames count there, whatever the context;
+ * both programs.
  */
 static void test_xdp_ifindex(struct rocetop_bpf *skel, int ifs_fd, const struct corpus *co)
 {
@@ -331,7 +332,7 @@ static void test_xdp_ifindex(struct rocetop_bpf *skel, int ifs_fd, const struct 
 			    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 5);
 
 		/* one interface (7): the loader's ifindex; several: the frame's (lo) */
-		skel->bss->rt_xdp_ifindex = one ? 7 : 0;
+		skel->bss->rt_one_ifindex = one ? 7 : 0;
 		read_slot(ifs_fd, 0 * 2 + RT_DIR_INGRESS, &lo0);
 		read_slot(ifs_fd, 1 * 2 + RT_DIR_INGRESS, &o0);
 		CHECK(!bpf_prog_test_run_opts(fd, &o), "test run");
@@ -341,10 +342,29 @@ static void test_xdp_ifindex(struct rocetop_bpf *skel, int ifs_fd, const struct 
 		      one ? "one interface" : "several", (unsigned long long)(lo1.pkts - lo0.pkts));
 		CHECK(o1.pkts - o0.pkts == (one ? 5U : 0U), "%s: ifindex 7 counted %llu of 5",
 		      one ? "one interface" : "several", (unsigned long long)(o1.pkts - o0.pkts));
+
+		/* the same for the tc program (egress; the skb says lo) */
+		{
+			__u8 out[1600];
+			__u32 ret = 0, olen = 0;
+
+			read_slot(ifs_fd, 0 * 2 + RT_DIR_EGRESS, &lo0);
+			read_slot(ifs_fd, 1 * 2 + RT_DIR_EGRESS, &o0);
+			CHECK(!run_tc(bpf_program__fd(skel->progs.rt_tc), pc, out, sizeof(out), &ret,
+				      &olen), "tc test run");
+			read_slot(ifs_fd, 0 * 2 + RT_DIR_EGRESS, &lo1);
+			read_slot(ifs_fd, 1 * 2 + RT_DIR_EGRESS, &o1);
+			CHECK(lo1.pkts - lo0.pkts == (one ? 0U : 1U), "tc, %s: lo counted %llu of 1",
+			      one ? "one interface" : "several",
+			      (unsigned long long)(lo1.pkts - lo0.pkts));
+			CHECK(o1.pkts - o0.pkts == (one ? 1U : 0U), "tc, %s: ifindex 7 counted %llu of 1",
+			      one ? "one interface" : "several",
+			      (unsigned long long)(o1.pkts - o0.pkts));
+		}
 	}
-	skel->bss->rt_xdp_ifindex = LO_IFINDEX;
+	skel->bss->rt_one_ifindex = LO_IFINDEX;
 	rt_ifslot_set(skel, 7, 0, 0);	/* 7 forgotten (ifindex 0: nothing) */
-	TEST_END("bpf_xdp_ifindex_one_or_several");
+	TEST_END("bpf_ifindex_one_or_several");
 }
 
 static void test_collector(const struct corpus *co)

@@ -284,7 +284,7 @@ struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ft
 	if (!err)
 		err = rt_ifslot_set(skel, 0, ifindex, 0);
 	if (!err)	/* as the live source on one interface */
-		skel->bss->rt_xdp_ifindex = ifindex;
+		skel->bss->rt_one_ifindex = ifindex;
 	if (err) {
 		if (mapped)
 			rt_ftab_unmap(ft);

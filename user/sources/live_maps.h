@@ -124,7 +124,7 @@ int rt_ifslot_set(const struct rocetop_bpf *skel, __u32 old_ifindex, __u32 ifind
  * rt_collector set to collector, the flow table sized for 16384 flows a CPU
  * (the live source's default), loaded, mapped into ft (unless NULL) and
  * ifindex counted in ifstats slot 0, and XDP's frames taken as ifindex's (as
- * the live source on one interface: rt_xdp_ifindex). NULL with errno set when a step fails.
+ * the live source on one interface: rt_one_ifindex). NULL with errno set when a step fails.
  */
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft);
 
