@@ -137,7 +137,7 @@ static __always_inline int key_eq(const struct rt_flow_key *a, const struct rt_f
  */
 static __always_inline struct rt_flow_slot *flow_slot(const struct rt_flow_key *k, __u32 *idx)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), i, b, at, first0, first1;
+	__u32 cpu = bpf_get_smp_processor_id(), i, b, at, first0, base;
 	__u64 live0 = 0, live1 = 0, free0 = 0, free1 = 0, st, use1;
 	struct rt_flow_slot *s;
 	__u64 h = rt_ft_hash(k);
@@ -145,11 +145,15 @@ static __always_inline struct rt_flow_slot *flow_slot(const struct rt_flow_key *
 	if (cpu >= rt_ft_nregions)
 		return NULL;
 	cpu *= rt_ft_nbuckets;
-	first0 = (cpu + rt_ft_bucket(h, 0, rt_ft_nbuckets)) * RT_FT_BUCKET;
-	first1 = (cpu + rt_ft_bucket(h, 1, rt_ft_nbuckets)) * RT_FT_BUCKET;
+	first0 = base = (cpu + rt_ft_bucket(h, 0, rt_ft_nbuckets)) * RT_FT_BUCKET;
 	for (b = 0; b < 2; b++) {
+		if (b) {	/* the second bucket only when the first has not k */
+			base = (cpu + rt_ft_bucket(h, 1, rt_ft_nbuckets)) * RT_FT_BUCKET;
+			if (base == first0)
+				break;
+		}
 		for (i = 0; i < RT_FT_BUCKET; i++) {
-			at = (b ? first1 : first0) + i;
+			at = base + i;
 			s = bpf_map_lookup_elem(&flows, &at);
 			if (!s)
 				return NULL;
@@ -174,8 +178,6 @@ static __always_inline struct rt_flow_slot *flow_slot(const struct rt_flow_key *
 			if (st == RT_FT_EMPTY)	/* k is not further on */
 				break;
 		}
-		if (first1 == first0)
-			break;
 	}
 	/* bucket 1 when it has a free slot and bucket 0 has none or more live
 	 * ones: (x - 1) >> 63 is 1 for x == 0; live1 - live0 is negative
