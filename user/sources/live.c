@@ -325,6 +325,10 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 					rt_snapshot_remove(s, (size_t)(f - s->flows));
 				continue;
 			}
+			/* The times are the row's (no per-slot stamps here): the read
+			 * gave first = last = now; a known flow keeps its first. */
+			if (!fresh)
+				v.first_ns = f->v.first_ns;
 			/* counts that moved; the stamps alone (a bit set by a packet
 			 * read already) change nothing */
 			if (fresh || memcmp(&f->v, &v, offsetof(struct rt_flow_val, first_ns))) {
@@ -589,6 +593,15 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 	if (src->incremental) {
 		s->tab->no_lru = !(l->flow_timeout > 0);	/* only eviction walks it */
 		forget_evicted(l, s);
+	}
+	/* The incremental read keeps first and last seen in the table's rows
+	 * (read_changed): no stamps per kernel slot (16 bytes each); the
+	 * whole-table read keeps them per slot (live_maps.h). */
+	if (src->incremental && l->ft.seen)
+		rt_ftab_row_stamps(&l->ft);
+	if (!src->incremental && rt_ftab_slot_stamps(&l->ft)) {
+		pr_warn("reading the BPF maps failed: %s.\n", strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	rt_ftab_stamp(&l->ft, s->mono_ns);	/* the slots that changed: seen now */
 	err = src->incremental ? read_changed(l, s) : read_flows(l, s);
