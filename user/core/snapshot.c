@@ -18,6 +18,7 @@ static void table_free(struct rt_flow_table *t)
 	free(t->slot);
 	free(t->hot);
 	free(t->st);
+	free(t->ap);
 	free(t->changed);
 	free(t->cd);
 	free(t->perm);
@@ -26,7 +27,6 @@ static void table_free(struct rt_flow_table *t)
 	free(t->jq);
 	free(t->sk);
 	free(t->korder);
-	free(t->korder2);
 	free(t->knew);
 	free(t->kpos);
 	free(t);
@@ -902,6 +902,8 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 		s->flows[r] = s->flows[last];
 		*st = *ls;
 		*hr = *lh;
+		if (last < t->ap_cap)
+			t->ap[r] = t->ap[last];
 	}
 	s->nflows--;
 }
@@ -1090,8 +1092,15 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int 
 		if (!f)
 			return -ENOMEM;
 		r = (size_t)(f - s->flows);
-		t->st[r].seen = t->seen_gen;
-		t->st[r].aux = (__u32)i;
+		if (r >= t->ap_cap) {	/* new places start unseen (0) */
+			size_t was = t->ap_cap;
+
+			if (rt_grow_to((void **)&t->ap, &t->ap_cap, s->flows_cap, sizeof(*t->ap)))
+				return -ENOMEM;
+			memset(t->ap + was, 0, (t->ap_cap - was) * sizeof(*t->ap));
+		}
+		t->ap[r].seen = t->seen_gen;
+		t->ap[r].aux = (__u32)i;
 		if (fresh || memcmp(&f->v, &sf->v, sizeof(f->v)) || (joined && join_differs(f, sf)) ||
 		    f->samples != sf->samples || f->estimate != sf->estimate) {
 			struct rt_flow keep = *f;
@@ -1112,13 +1121,13 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int 
 	}
 	/* Rows missing from src go (downwards: the row moving in was looked at). */
 	for (r = s->nflows; r-- > 0;)
-		if (t->st[r].seen != t->seen_gen)
+		if (r >= t->ap_cap || t->ap[r].seen != t->seen_gen)
 			rt_snapshot_remove(s, r);
 	/* throttles: src's index, turned into the table's row (rows with a
 	 * throttles or a CNP are all on the cnp list). */
 	for (i = 0; joined && i < t->ncnp; i++) {
 		struct rt_flow *f = &s->flows[t->cnp[i]], *tg;
-		const struct rt_flow *sf = &src->flows[t->st[t->cnp[i]].aux];
+		const struct rt_flow *sf = &src->flows[t->ap[t->cnp[i]].aux];
 		__s32 want = -1;
 
 		if (sf->throttles >= 0 && (size_t)sf->throttles < src->nflows &&
@@ -1150,7 +1159,6 @@ const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 	size_t i, j, o, n = s->nflows, nn = 0;
 
 	if (rt_grow_to((void **)&t->korder, &t->korder_cap, n, sizeof(*t->korder)) ||
-	    rt_grow_to((void **)&t->korder2, &t->korder2_cap, n, sizeof(*t->korder2)) ||
 	    (t->ko_valid && rt_grow_to((void **)&t->sk, &t->sk_cap, t->nknew, sizeof(*t->sk))))
 		return NULL;
 	if (!t->ko_valid) {	/* the first time: sort them all, as row numbers (4 bytes
@@ -1173,29 +1181,23 @@ const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 		if (t->knew[i] != RT_KO_DEAD)
 			rt_sortkey_make(&t->sk[nn++], &s->flows[t->knew[i]].k, t->knew[i]);
 	rt_sortkeys_sort(t->sk, nn);
-	for (i = j = o = 0; i < t->nkorder || j < nn;) {
+	/* In place (no second order array, 4 bytes a row): the places of the
+	 * rows gone closed up front to back, then the new rows merged in from
+	 * the back (o + nn <= n: korder holds them). */
+	for (i = o = 0; i < t->nkorder; i++)
+		if (t->korder[i] != RT_KO_DEAD)
+			t->korder[o++] = t->korder[i];
+	for (i = o, j = nn, o += nn; j > 0;) {
 		__u32 r;
 
-		if (i < t->nkorder && t->korder[i] == RT_KO_DEAD) {
-			i++;
-			continue;
-		}
-		if (j >= nn || (i < t->nkorder && row_key_cmp(s, t->korder[i], (__u32)t->sk[j].row) < 0))
-			r = t->korder[i++];
+		if (i > 0 && row_key_cmp(s, t->korder[i - 1], (__u32)t->sk[j - 1].row) > 0)
+			r = t->korder[--i];
 		else
-			r = (__u32)t->sk[j++].row;
-		t->korder2[o] = r;
-		t->kpos[r] = (__u32)o++;
+			r = (__u32)t->sk[--j].row;
+		t->korder[i + j] = r;
 	}
-	{	/* swap the buffers */
-		__u32 *x = t->korder;
-		size_t c = t->korder_cap;
-
-		t->korder = t->korder2;
-		t->korder_cap = t->korder2_cap;
-		t->korder2 = x;
-		t->korder2_cap = c;
-	}
+	for (i = 0; i < o; i++)
+		t->kpos[t->korder[i]] = (__u32)i;
 	t->nkorder = o;
 	t->nknew = t->ndead = 0;
 	return t->korder;

@@ -184,9 +184,7 @@ struct rt_flow_hot {
 };
 
 struct rt_flow_state {
-	__u32 seen;			/* == tab->seen_gen: in the last rt_snapshot_apply() */
 	__u32 cnp_pos;			/* its place in tab->cnp + 1, 0 when not there */
-	__u32 aux;			/* rt_snapshot_apply: the row's index in its source */
 	__u32 jmark;			/* the join's mark: == tab->jgen when queued */
 	__u32 pnext, pprev;		/* rows of the same host pair (row + 1, 0 = none) */
 	__u32 cnp_near;			/* RT_NEAR_*: its pair / the reverse pair is marked
@@ -195,6 +193,13 @@ struct rt_flow_state {
 					 * key was seen dirty in (bit r), so a flow counted
 					 * by one CPU is read from its one slot, not looked
 					 * up in every region (user/sources/live.c) */
+};
+
+/* What rt_snapshot_apply() alone keeps per row (tab->ap, allocated by its
+ * first call: the sources that update the table in place never pay for it). */
+struct rt_flow_apply {
+	__u32 seen;			/* == tab->seen_gen: in the last rt_snapshot_apply() */
+	__u32 aux;			/* the row's index in the snapshot applied */
 };
 
 #define RT_NEAR_PAIR	1u
@@ -217,6 +222,8 @@ struct rt_flow_table {
 	struct rt_flow_hot *hot;
 	struct rt_flow_state *st;
 	size_t st_cap;
+	struct rt_flow_apply *ap;	/* rt_snapshot_apply's, NULL until it runs */
+	size_t ap_cap;
 	__u32 *changed;			/* rows changed in this interval, each once */
 	size_t nchanged, changed_cap;
 	/* Beside changed[i]: the row's counters (d) and samples as they were
@@ -249,8 +256,8 @@ struct rt_flow_table {
 	 * korder (rows in key order then; RT_KO_DEAD where a row went since),
 	 * the rows added since in knew, and each row's place in one of them
 	 * (kpos; RT_KPOS_NEW: in knew). Valid once asked for, until a clear. */
-	__u32 *korder, *korder2, *knew, *kpos;
-	size_t nkorder, korder_cap, korder2_cap, nknew, knew_cap, kpos_cap, ndead;
+	__u32 *korder, *knew, *kpos;
+	size_t nkorder, korder_cap, nknew, knew_cap, kpos_cap, ndead;
 	int ko_valid;
 };
 
