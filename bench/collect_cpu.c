@@ -77,7 +77,7 @@ static int saved_stdout = -1;
 enum { M_ROWS, M_DELTA, M_STATE, M_INDEX, M_PAIRS, M_ORDER, M_APPLY, M_STAMPS, NMEM };
 static const char *mem_name[NMEM] = {
 	"rows (struct rt_flow)", "old counters / delta (cd)", "per-row state (hot, st)",
-	"flow index (slots)", "host-pair index (slots)", "changed list, key order, perm",
+	"flow index (slots)", "host-pair index (slots)", "changed list, key order",
 	"rt_snapshot_apply's (ap)", "kernel slot stamps (seen)",
 };
 
@@ -87,11 +87,11 @@ static void mem_parts(const struct rt_snapshot *s, const struct rt_ftab *ft, dou
 	double n = s->nflows ? (double)s->nflows : 1;
 
 	out[M_ROWS] = (double)s->nflows * sizeof(struct rt_flow) / n;
-	out[M_DELTA] = (double)t->cd_cap * sizeof(*t->cd) / n;
+	out[M_DELTA] = (double)s->nflows * sizeof(*t->cd) / n;	/* all changed once */
 	out[M_STATE] = (double)s->nflows * (sizeof(*t->hot) + sizeof(*t->st)) / n;
 	out[M_INDEX] = (double)t->nslot * sizeof(*t->slot) / n;
 	out[M_PAIRS] = (double)t->npslot * sizeof(*t->pslot) / n;
-	out[M_ORDER] = (double)(t->changed_cap + t->perm_cap + t->korder_cap + t->kpos_cap + t->knew_cap) *
+	out[M_ORDER] = (double)(t->changed_cap + t->korder_cap + t->kpos_cap + t->knew_cap) *
 		       sizeof(__u32) / n;
 	out[M_APPLY] = (double)t->ap_cap * sizeof(*t->ap) / n;
 	out[M_STAMPS] = ft->seen ? (double)ft->nslots * sizeof(*ft->seen) / n : 0;

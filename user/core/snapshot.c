@@ -21,7 +21,6 @@ static void table_free(struct rt_flow_table *t)
 	free(t->ap);
 	free(t->changed);
 	free(t->cd);
-	free(t->perm);
 	free(t->cnp);
 	free(t->pslot);
 	free(t->jq);
@@ -1538,10 +1537,10 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 {
 	struct rt_flow_table *t = cur->tab;
 	const __u32 *order = NULL;
+	__u32 *perm;
 	size_t i, n = t->nchanged;
 
-	if (small_delta(d, prev, cur) ||
-	    rt_grow_to((void **)&t->perm, &t->perm_cap, n, sizeof(*t->perm)))
+	if (small_delta(d, prev, cur))
 		return -ENOMEM;
 	memset(&d->flow_tot, 0, sizeof(d->flow_tot));
 	/* Each changed row's delta, where its first touch left the old counters. */
@@ -1555,7 +1554,9 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 		e->samples = rt_ctr_delta(e->samples, f->samples, 64);
 		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &e->d);
 	}
-	/* Their places in key order. */
+	/* Their places in key order, kept where the changed rows were (each
+	 * is cd[i].f now: changed[] is not read again in this interval). */
+	perm = t->changed;
 	if (n >= RT_KEY_ORDER_WALK && n * 4 >= cur->nflows)
 		order = rt_snapshot_key_order(cur);
 	if (order) {	/* the changed rows, met in key order */
@@ -1565,7 +1566,7 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 			if (i + 16 < cur->nflows)
 				__builtin_prefetch(&t->hot[order[i + 16]]);
 			if (t->hot[order[i]].gen == t->gen)
-				t->perm[j++] = t->hot[order[i]].cpos;
+				perm[j++] = t->hot[order[i]].cpos;
 		}
 		if (j != n)	/* cannot be: every changed row is in the order */
 			order = NULL;
@@ -1575,12 +1576,12 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 			return -ENOMEM;
 		/* Key order from the keys copied out as words: no row read per comparison. */
 		for (i = 0; i < n; i++)
-			rt_sortkey_make(&t->sk[i], &cur->flows[t->changed[i]].k, i);
+			rt_sortkey_make(&t->sk[i], &t->cd[i].f->k, i);
 		rt_sortkeys_sort(t->sk, n);
 		for (i = 0; i < n; i++)
-			t->perm[i] = (__u32)t->sk[i].row;
+			perm[i] = (__u32)t->sk[i].row;
 	}
-	permute(t->cd, t->perm, n);
+	permute(t->cd, perm, n);
 	if (d->flows_cap)
 		free(d->flows);
 	d->flows = t->cd;

@@ -183,16 +183,19 @@ struct rt_flow_hot {
 	__u32 lru_prev, lru_next;	/* recency list (row + 1, 0 = none), for expiry */
 };
 
+#define RT_ROW_REGIONS	30	/* regions a row remembers (struct rt_flow_state) */
+
 struct rt_flow_state {
 	__u32 cnp_pos;			/* its place in tab->cnp + 1, 0 when not there */
 	__u32 jmark;			/* the join's mark: == tab->jgen when queued */
 	__u32 pnext, pprev;		/* rows of the same host pair (row + 1, 0 = none) */
-	__u32 cnp_near;			/* RT_NEAR_*: its pair / the reverse pair is marked
+	__u32 cnp_near : 2;		/* RT_NEAR_*: its pair / the reverse pair is marked
 					 * RT_PSLOT_CNP (set when they are, never cleared) */
-	__u32 regions;			/* the live source: the kernel table's regions the
+	__u32 regions : RT_ROW_REGIONS;	/* the live source: the kernel table's regions the
 					 * key was seen dirty in (bit r), so a flow counted
 					 * by one CPU is read from its one slot, not looked
-					 * up in every region (user/sources/live.c) */
+					 * up in every region (user/sources/live.c); with
+					 * more regions, every region is looked up */
 };
 
 /* What rt_snapshot_apply() alone keeps per row (tab->ap, allocated by its
@@ -224,7 +227,9 @@ struct rt_flow_table {
 	size_t st_cap;
 	struct rt_flow_apply *ap;	/* rt_snapshot_apply's, NULL until it runs */
 	size_t ap_cap;
-	__u32 *changed;			/* rows changed in this interval, each once */
+	__u32 *changed;			/* rows changed in this interval, each once, until
+					 * rt_delta_changes, which then keeps there the
+					 * order it puts cd[] in (the rows are cd[i].f) */
 	size_t nchanged, changed_cap;
 	/* Beside changed[i]: the row's counters (d) and samples as they were
 	 * at its first touch in the interval (rt_snapshot_touch_row), which
@@ -233,8 +238,6 @@ struct rt_flow_table {
 	 * every row's counters). */
 	struct rt_flow_delta *cd;
 	size_t cd_cap;
-	__u32 *perm;			/* rt_delta_changes: changed[] places in key order */
-	size_t perm_cap;
 	__u32 gen, seen_gen;
 	__u32 lru_head, lru_tail;	/* least / most recently touched row + 1 */
 	__u32 *cnp;			/* rows that carried a CNP (the join's candidates) */
