@@ -54,144 +54,310 @@ double tui_hist_sum(const struct tui_hist *h, double now, double window, __u64 s
 	return covered;
 }
 
-/* A zero sample for each interval after h->iv, up to H->niv (at most TUI_HIST:
- * older ones would be pushed out anyway). */
-static void hist_catch_up(const struct tui_hists *H, struct tui_hist *h, __u64 upto)
-{
-	static const struct rt_flow_val zero;
-	__u64 v = h->iv + 1;
+/*
+ * The packed samples of a flow (struct tui_hrec's p), newest first. A sample
+ * is: the intervals from the newer sample to it (0 for the newest), a byte
+ * saying which of the TM_N counts are not zero, then those counts, each as
+ * an unsigned LEB128 number (7 bits a byte, low first, the top bit set on
+ * every byte but the last): exact to 64 bits, one byte for a count below 128.
+ */
+#define TUI_SAMPLE_MAX	(10 + 1 + TM_N * 10)
 
-	if (upto >= TUI_HIST && v + TUI_HIST <= upto)
-		v = upto - TUI_HIST + 1;
-	for (; v <= upto; v++)
-		tui_hist_push(h, H->ring_t[v % TUI_HIST], H->ring_s[v % TUI_HIST], &zero);
-	if (h->iv < upto)
-		h->iv = upto;
+static size_t put_uleb(__u8 *p, __u64 v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (__u8)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (__u8)v;
+	return n;
 }
 
-struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i)
+static size_t get_uleb(const __u8 *p, __u64 *v)
 {
-	struct tui_hist *h;
+	size_t n = 0;
+	unsigned int sh = 0;
 
+	*v = 0;
+	do {
+		*v |= (__u64)(p[n] & 0x7f) << sh;
+		sh += 7;
+	} while (p[n++] & 0x80);
+	return n;
+}
+
+/* Decode the sample at p: *gap, c[] (zero where not counted); its length. */
+static size_t get_sample(const __u8 *p, __u32 *gap, __u64 c[TM_N])
+{
+	size_t o;
+	__u64 g;
+	__u8 mask;
+
+	o = get_uleb(p, &g);
+	*gap = (__u32)g;
+	mask = p[o++];
+	for (int m = 0; m < TM_N; m++) {
+		c[m] = 0;
+		if (mask & (1u << m))
+			o += get_uleb(p + o, &c[m]);
+	}
+	return o;
+}
+
+/* Samples held for a flow: one per interval since it came, at most TUI_HIST. */
+static unsigned int hrec_n(const struct tui_hists *H, const struct tui_hrec *r)
+{
+	__u32 n = H->niv - r->start;
+
+	return n < TUI_HIST ? n : TUI_HIST;
+}
+
+static void hrec_free(struct tui_hrec *r)
+{
+	free(r->p);
+	r->p = NULL;
+	r->len = r->cap = 0;
+}
+
+/* Drop the samples older than the last TUI_HIST intervals. */
+static void hrec_prune(const struct tui_hists *H, struct tui_hrec *r)
+{
+	size_t o = 0;
+	__u32 v = r->last;
+
+	while (o < r->len) {
+		__u64 c[TM_N];
+		__u32 gap;
+		size_t l = get_sample(r->p + o, &gap, c);
+
+		v -= gap;
+		if (H->niv - v >= TUI_HIST)
+			break;
+		o += l;
+	}
+	if (!o)
+		hrec_free(r);
+	else
+		r->len = (__u16)o;
+}
+
+int tui_hists_push(struct tui_hists *H, size_t i, const struct rt_flow_val *d)
+{
+	const __u64 c[TM_N] = { d->pkts, d->bytes, d->ecn[RT_ECN_CE], d->cnp, rt_nak(d), d->rnr_nak };
+	__u8 s[TUI_SAMPLE_MAX + 10];
+	struct tui_hrec *r;
+	size_t n = 1, old;
+	__u8 mask = 0;
+
+	if (i >= H->n || !H->pushed)
+		return 0;
+	for (int m = 0; m < TM_N; m++)
+		if (c[m])
+			mask |= (__u8)(1u << m);
+	if (!mask)	/* nothing counted: a zero sample, which is not kept */
+		return 0;
+	r = &H->rec[i];
+	s[0] = 0;	/* the newest */
+	s[n++] = mask;
+	for (int m = 0; m < TM_N; m++)
+		if (c[m])
+			n += put_uleb(s + n, c[m]);
+	/* the sample that was the newest: its gap from this one, in place of its 0 */
+	old = r->len ? r->len - 1u : 0;
+	if (r->len)
+		n += put_uleb(s + n, (__u64)(H->niv - r->last));
+	if (n + old > r->cap) {
+		size_t cap = r->cap ? r->cap : 8;
+		__u8 *p;
+
+		while (cap < n + old)
+			cap *= 2;
+		p = realloc(r->p, cap);
+		if (!p)
+			return -ENOMEM;
+		r->p = p;
+		r->cap = (__u16)cap;
+	}
+	if (old)
+		memmove(r->p + n, r->p + 1, old);
+	memcpy(r->p, s, n);
+	r->len = (__u16)(n + old);
+	r->last = H->niv;
+	hrec_prune(H, r);
+	return 0;
+}
+
+void tui_hists_sums(const struct tui_hists *H, size_t i, __u64 sum[TUI_NWIN][TM_N], double secs[TUI_NWIN])
+{
+	const struct tui_hrec *r;
+	unsigned int n, m[TUI_NWIN], w, mmax = 0;
+	size_t o = 0;
+	__u32 v;
+
+	for (w = 0; w < TUI_NWIN; w++)
+		secs[w] = 0;
 	if (i >= H->n)
+		return;
+	r = &H->rec[i];
+	n = hrec_n(H, r);
+	for (w = 0; w < TUI_NWIN; w++) {
+		m[w] = n < H->win_n[w] ? n : H->win_n[w];
+		secs[w] = H->cov[m[w]];
+	}
+	for (w = 0; w < TUI_NWIN; w++)
+		if (m[w] > mmax)
+			mmax = m[w];
+	/* the samples kept, newest first, while in the widest window */
+	for (v = r->last; o < r->len;) {
+		__u64 c[TM_N];
+		__u32 gap;
+
+		o += get_sample(r->p + o, &gap, c);
+		v -= gap;
+		if (H->niv - v >= mmax)
+			break;
+		for (w = 0; w < TUI_NWIN; w++)
+			if (H->niv - v < m[w])
+				for (int k = 0; k < TM_N; k++)
+					sum[w][k] += c[k];
+	}
+}
+
+const struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i)
+{
+	static const struct rt_flow_val zero;
+	struct tui_hist *h = H->dec;
+	const struct tui_hrec *r;
+	unsigned int n;
+	size_t o = 0;
+	__u32 v, next;
+
+	if (i >= H->n || !h)
 		return NULL;
-	h = &H->pool[H->of[i]];
-	hist_catch_up(H, h, H->niv);
+	r = &H->rec[i];
+	n = hrec_n(H, r);
+	memset(h, 0, sizeof(*h));
+	next = r->len ? r->last : 0;
+	/* oldest first, so that the newest ends at the head */
+	for (unsigned int j = n; j-- > 0;) {
+		__u32 iv = H->niv - j;
+
+		tui_hist_push(h, H->ring_t[iv % TUI_HIST], H->ring_s[iv % TUI_HIST], &zero);
+	}
+	/* then the counts of the kept samples into their places */
+	for (v = next; o < r->len;) {
+		__u64 c[TM_N];
+		__u32 gap;
+		unsigned int age;
+
+		o += get_sample(r->p + o, &gap, c);
+		v -= gap;
+		age = H->niv - v;
+		if (age >= n)
+			break;
+		memcpy(h->s[(h->head + TUI_HIST - 1 - age) % TUI_HIST].c, c, sizeof(c));
+	}
 	return h;
 }
 
-static int hist_slot(struct tui_hists *H, __u32 *slot)
+void tui_hists_interval(struct tui_hists *H, double now, double secs)
 {
-	if (H->nfreed) {
-		*slot = H->freed[--H->nfreed];
-		return 0;
-	}
-	if (!rt_append((void **)&H->pool, &H->npool, &H->pool_cap, sizeof(*H->pool)))
-		return -ENOMEM;
-	*slot = (__u32)(H->npool - 1);
-	return 0;
-}
-
-static int hist_free(struct tui_hists *H, __u32 slot)
-{
-	__u32 *p = rt_append((void **)&H->freed, &H->nfreed, &H->freed_cap, sizeof(*H->freed));
-
-	if (!p)
-		return -ENOMEM;
-	*p = slot;
-	return 0;
-}
-
-int tui_hists_update(struct tui_hists *H, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	double now = cur->time_ns / 1e9;
-	int push = d && d->secs > 0;
-	size_t i, j = 0, cap;
-	__u32 *t32;
-	struct rt_flow_key *tk;
-
 	if (now < H->last_t) {		/* seek back: histories start again */
+		for (size_t i = 0; i < H->n; i++)
+			hrec_free(&H->rec[i]);
 		H->n = 0;
-		H->npool = 0;
-		H->nfreed = 0;
 	}
 	H->last_t = now;
-	if (push) {
+	H->pushed = secs > 0;
+	if (H->pushed) {
 		H->niv++;
 		H->ring_t[H->niv % TUI_HIST] = now;
-		H->ring_s[H->niv % TUI_HIST] = d->secs;
+		H->ring_s[H->niv % TUI_HIST] = secs;
 	}
-	/* of2/keys2: the histories of cur's flows, in cur's order (merged by key) */
-	cap = H->cap;
-	if (rt_grow_to((void **)&H->of2, &cap, cur->nflows ? cur->nflows : 1, sizeof(*H->of2)))
-		return -ENOMEM;
-	cap = H->cap;
-	if (rt_grow_to((void **)&H->keys2, &cap, cur->nflows ? cur->nflows : 1, sizeof(*H->keys2)))
-		return -ENOMEM;
-	cap = H->cap;
-	if (rt_grow_to((void **)&H->of, &cap, cur->nflows ? cur->nflows : 1, sizeof(*H->of)))
-		return -ENOMEM;
-	cap = H->cap;
-	if (rt_grow_to((void **)&H->keys, &cap, cur->nflows ? cur->nflows : 1, sizeof(*H->keys)))
-		return -ENOMEM;
-	H->cap = cap;
-	for (i = 0; i < cur->nflows; i++) {
-		const struct rt_flow_key *k = &cur->flows[i].k;
-		int r = 1;
+}
 
-		while (j < H->n && (r = rt_flow_key_cmp(&H->keys[j], k)) < 0)
-			if (hist_free(H, H->of[j++]))
-				return -ENOMEM;
-		if (j < H->n && r == 0) {
-			H->of2[i] = H->of[j++];
+int tui_hists_remap(struct tui_hists *H, size_t n, const __u32 *from)
+{
+	size_t cap = H->cap2, i;
+	struct tui_hrec *t;
+
+	if (!H->dec && !(H->dec = malloc(sizeof(*H->dec))))
+		return -ENOMEM;
+	if (rt_grow_to((void **)&H->rec2, &cap, n ? n : 1, sizeof(*H->rec2)))
+		return -ENOMEM;
+	H->cap2 = cap;
+	for (i = 0; i < n; i++) {
+		struct tui_hrec *r = &H->rec2[i];
+		__u32 f = from ? from[i] : (__u32)i + 1;
+
+		if (f && f - 1 < H->n) {	/* from[] names each old flow once at most */
+			*r = H->rec[f - 1];
+			H->rec[f - 1].p = NULL;
 		} else {
-			struct tui_hist *h;
-
-			if (hist_slot(H, &H->of2[i]))
-				return -ENOMEM;
-			h = &H->pool[H->of2[i]];
-			memset(h, 0, sizeof(*h));
-			h->k = *k;
+			memset(r, 0, sizeof(*r));
 			/* its first sample is this interval's */
-			h->iv = H->niv - (push ? 1 : 0);
+			r->start = H->niv - (H->pushed ? 1 : 0);
 		}
-		H->keys2[i] = *k;
 	}
-	for (; j < H->n; j++)
-		if (hist_free(H, H->of[j]))
-			return -ENOMEM;
-	t32 = H->of;
-	H->of = H->of2;
-	H->of2 = t32;
-	tk = H->keys;
-	H->keys = H->keys2;
-	H->keys2 = tk;
-	H->n = cur->nflows;
-	if (!push)
-		return 0;
-	/* only the flows that moved: the others' zero samples come when read */
-	for (i = 0; i < cur->nflows && i < d->nflows; i++) {
-		const struct rt_flow_val *v = &d->flows[i].d;
-		struct tui_hist *h;
-
-		if (!v->pkts && !v->bytes && !v->ecn[RT_ECN_CE] && !v->cnp && !rt_nak(v) && !v->rnr_nak)
-			continue;
-		h = &H->pool[H->of[i]];
-		hist_catch_up(H, h, H->niv - 1);
-		tui_hist_push(h, now, d->secs, v);
-		h->iv = H->niv;
-	}
+	for (i = 0; i < H->n; i++)	/* the flows that went */
+		free(H->rec[i].p);
+	t = H->rec;
+	H->rec = H->rec2;
+	H->rec2 = t;
+	cap = H->cap;
+	H->cap = H->cap2;
+	H->cap2 = cap;
+	H->n = n;
 	return 0;
+}
+
+void tui_hists_done(struct tui_hists *H)
+{
+	double now = H->last_t;
+	size_t i, k;
+
+	/* the windows: how many of the newest intervals each takes (the same
+	 * for every flow, which has a sample for each interval since it came),
+	 * and the seconds they cover, summed newest first as tui_hist_sum does */
+	H->cov[0] = 0;
+	for (i = 0; i < TUI_HIST; i++) {
+		__u32 iv = H->niv - (__u32)i;
+
+		H->cov[i + 1] = H->cov[i] + (i < H->niv ? H->ring_s[iv % TUI_HIST] : 0);
+	}
+	for (int w = 0; w < TUI_NWIN; w++) {
+		H->win_n[w] = H->niv ? 1 : 0;
+		for (i = 1; i < TUI_HIST && i < H->niv; i++) {
+			__u32 iv = H->niv - (__u32)i;
+
+			if (H->ring_t[iv % TUI_HIST] - H->ring_s[iv % TUI_HIST] < now - tui_windows[w] - 1e-3)
+				break;
+			H->win_n[w]++;
+		}
+	}
+	/* A flow that did not move within the last TUI_HIST intervals keeps no
+	 * samples: a few of the flows are looked at each interval, all of them
+	 * within TUI_HIST intervals. */
+	for (k = H->n / (TUI_HIST / 2) + 1; k-- > 0 && H->n;) {
+		struct tui_hrec *r;
+
+		if (H->sweep >= H->n)
+			H->sweep = 0;
+		r = &H->rec[H->sweep++];
+		if (r->len && H->niv - r->last >= TUI_HIST)
+			hrec_free(r);
+	}
 }
 
 void tui_hists_free(struct tui_hists *H)
 {
-	free(H->pool);
-	free(H->freed);
-	free(H->of);
-	free(H->of2);
-	free(H->keys);
-	free(H->keys2);
+	for (size_t i = 0; i < H->n; i++)
+		free(H->rec[i].p);
+	free(H->rec);
+	free(H->rec2);
+	free(H->dec);
 	memset(H, 0, sizeof(*H));
 }
 
@@ -209,18 +375,179 @@ void tui_data_free(struct tui_data *t)
 	rt_delta_free(&t->iv);
 	rt_delta_free(&t->since);
 	tui_hists_free(&t->hists);
+	free(t->from);
+	free(t->ivset);
 }
 
-int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+/* Where key k is among fl[from..n) (in key order), or n: galloping from
+ * `from`, so a walk over keys in order costs O(log gap) a key. */
+static size_t find_from(const struct rt_flow *fl, size_t n, size_t from, const struct rt_flow_key *k)
+{
+	size_t lo = from, hi = from, step = 1;
+
+	while (hi < n && rt_flow_key_cmp(&fl[hi].k, k) < 0) {
+		lo = hi + 1;
+		hi = from + step;
+		step *= 2;
+	}
+	hi = hi < n ? hi + 1 : n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (rt_flow_key_cmp(&fl[mid].k, k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !rt_flow_key_cmp(&fl[lo].k, k) ? lo : n;
+}
+
+/* The counters of v added to (sign 1) or taken from (sign -1) sum, modulo
+ * 2^64 as the sums themselves are. */
+static void val_count(struct rt_flow_val *sum, const struct rt_flow_val *v, int sign)
+{
+	const __u64 *a = (const __u64 *)v;
+	__u64 *o = (__u64 *)sum;
+
+	for (size_t i = 0; i < offsetof(struct rt_flow_val, first_ns) / 8; i++)
+		o[i] += sign > 0 ? a[i] : -a[i];
+}
+
+/* Totals over flows keep counters only: the view shows no first or last
+ * time of a total, and those could not follow the flows that changed. */
+static void tot_counters(struct rt_flow_val *v)
+{
+	struct rt_flow_val c = { 0 };
+
+	val_count(&c, v, 1);
+	*v = c;
+}
+
+/*
+ * The snapshot has the same flows as the view's copy, only d's changed:
+ * their places in the copy (key order) into t->from. 1: so; 0: not so (a
+ * flow came or went, or the last snapshot was not taken this way), nothing
+ * changed; -ENOMEM.
+ */
+static int take_plan(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	size_t n = t->snap.nflows, at = 0;
+
+	if (!cur->tab || !t->table_ok || cur->nflows != n || t->iv.nflows != n || t->since.nflows != n ||
+	    t->hists.n != n || cur->time_ns / 1e9 < t->hists.last_t)
+		return 0;
+	if (rt_grow_to((void **)&t->from, &t->from_cap, d->nflows ? d->nflows : 1, sizeof(*t->from)))
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		size_t r = find_from(t->snap.flows, n, at, &f->k);
+
+		if (r == n)	/* a new flow (and then one went) */
+			return 0;
+		t->from[i] = (__u32)r;
+		at = r + 1;
+		/* a CNP flow's data flow by its place in the copy */
+		if (f->throttles >= 0 && (size_t)f->throttles < n &&
+		    find_from(t->snap.flows, n, 0, &cur->flows[f->throttles].k) == n)
+			return 0;
+	}
+	return 1;
+}
+
+/* The fast way (take_plan said so): O(k log(N / k)) for k changed flows. */
+static int take_changed(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	static const struct rt_flow_val zero;
+	struct rt_delta *iv = &t->iv, *S = &t->since;
+	size_t n = t->snap.nflows, i;
+
+	if (rt_snapshot_copy_small(&t->snap, cur))
+		return -ENOMEM;
+	for (i = 0; i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		struct rt_flow *o = &t->snap.flows[t->from[i]];
+
+		val_count(o->estimate ? &t->sest : &t->stot, &o->v, -1);
+		val_count(f->estimate ? &t->sest : &t->stot, &f->v, 1);
+		*o = *f;
+		if (o->throttles >= 0 && (size_t)o->throttles < n)
+			o->throttles = (__s32)find_from(t->snap.flows, n, 0, &cur->flows[o->throttles].k);
+		rt_flow_val_delta(&S->flows[t->from[i]].d, &zero, &o->v);
+		S->flows[t->from[i]].samples = o->samples;
+	}
+	/* the rows that changed in the last interval and not in this one: zero */
+	for (i = 0; i < t->nivset; i++) {
+		const struct rt_flow *f = &t->snap.flows[t->ivset[i]];
+
+		rt_flow_val_delta(&iv->flows[t->ivset[i]].d, &f->v, &f->v);
+		iv->flows[t->ivset[i]].samples = 0;
+	}
+	if (rt_grow_to((void **)&t->ivset, &t->ivset_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivset)))
+		return -ENOMEM;
+	for (i = 0; i < d->nflows; i++) {
+		iv->flows[t->from[i]].d = d->flows[i].d;
+		iv->flows[t->from[i]].samples = d->flows[i].samples;
+		t->ivset[i] = t->from[i];
+		if (tui_hists_push(&t->hists, t->from[i], &d->flows[i].d))
+			return -ENOMEM;
+	}
+	t->nivset = d->nflows;
+	iv->flow_tot = d->flow_tot;
+	iv->est_tot = d->est_tot;
+	{	/* since the start: the small tables from nothing, the flows' as kept */
+		struct rt_snapshot sm = t->snap;
+
+		sm.nflows = 0;
+		sm.tab = NULL;
+		if (rt_delta_compute(S, NULL, &sm))
+			return -ENOMEM;
+		S->nflows = n;
+	}
+	return 0;
+}
+
+/* The whole way: a sorted copy, every flow's deltas and totals, O(N). */
+static int take_all(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct rt_delta *iv = &t->iv;
-	size_t i;
+	const __u32 *ko = NULL;
+	size_t i, j;
+
+	/* The histories follow their flows from the last snapshot (in key
+	 * order) to cur's (in key order: the table's kept order). */
+	if (cur->tab && cur->nflows && !(ko = rt_snapshot_key_order(cur)))
+		return -ENOMEM;
+	if (rt_grow_to((void **)&t->from, &t->from_cap, cur->nflows ? cur->nflows : 1, sizeof(*t->from)))
+		return -ENOMEM;
+	for (i = j = 0; i < cur->nflows; i++) {
+		const struct rt_flow_key *k = &cur->flows[ko ? ko[i] : i].k;
+		int r = 1;
+
+		while (j < t->snap.nflows && (r = rt_flow_key_cmp(&t->snap.flows[j].k, k)) < 0)
+			j++;
+		t->from[i] = j < t->snap.nflows && r == 0 ? (__u32)++j : 0;
+	}
+	if (tui_hists_remap(&t->hists, cur->nflows, t->from))
+		return -ENOMEM;
 
 	/* The view shows every flow: a copy in key order, and a delta for each
 	 * row (the loop's names only the flows that changed, snapshot.h). */
+	t->table_ok = 0;
+	t->nivset = 0;
 	if (cur->tab) {
-		if (rt_snapshot_copy_sorted(&t->snap, cur) || rt_delta_expand(iv, d, &t->snap))
+		if (rt_snapshot_copy_sorted(&t->snap, cur) || rt_delta_expand(iv, d, &t->snap) ||
+		    rt_grow_to((void **)&t->ivset, &t->ivset_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivset)))
 			return -ENOMEM;
+		/* only the flows that moved get a sample (the others' are zero) */
+		for (i = 0; i < d->nflows; i++) {
+			size_t row = (size_t)(d->flows[i].f - cur->flows);
+
+			if (row >= cur->nflows)
+				return -EINVAL;
+			t->ivset[t->nivset++] = cur->tab->kpos[row];
+			if (tui_hists_push(&t->hists, cur->tab->kpos[row], &d->flows[i].d))
+				return -ENOMEM;
+		}
 	} else {
 		if (rt_snapshot_copy(&t->snap, cur) ||
 		    rt_grow_to((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)))
@@ -229,11 +556,43 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 			iv->flows[i].f = &t->snap.flows[i];
 			iv->flows[i].d = d->flows[i].d;
 			iv->flows[i].samples = d->flows[i].samples;
+			if (tui_hists_push(&t->hists, i, &iv->flows[i].d))
+				return -ENOMEM;
 		}
 		iv->nflows = i;
 		iv->flow_tot = d->flow_tot;
 		iv->est_tot = d->est_tot;
 	}
+	/* Totals since the start: the same one function, from nothing. */
+	if (rt_delta_compute(&t->since, NULL, &t->snap))
+		return -ENOMEM;
+	t->stot = t->since.flow_tot;
+	t->sest = t->since.est_tot;
+	tot_counters(&t->stot);
+	tot_counters(&t->sest);
+	t->table_ok = cur->tab != NULL;
+	return 0;
+}
+
+int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct rt_delta *iv = &t->iv;
+	size_t i;
+	int r = t->no_fast ? 0 : take_plan(t, cur, d);
+
+	if (r < 0)
+		return r;
+	tui_hists_interval(&t->hists, cur->time_ns / 1e9, d->secs);
+	t->nfast += r;
+	r = r ? take_changed(t, cur, d) : take_all(t, cur, d);
+	if (r) {
+		t->table_ok = 0;	/* the next one the whole way */
+		return r;
+	}
+	tot_counters(&iv->flow_tot);
+	tot_counters(&iv->est_tot);
+	t->since.flow_tot = t->stot;
+	t->since.est_tot = t->sest;
 	if (rt_grow_to((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
 	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)) ||
 	    rt_grow_to((void **)&iv->swports, &iv->swports_cap, d->nswports, sizeof(*iv->swports)) ||
@@ -269,12 +628,10 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 	iv->secs = d->secs;
 	iv->if_tot = d->if_tot;
 	iv->evicted = d->evicted;
-	/* Totals since the start: the same one function, from nothing. */
-	if (rt_delta_compute(&t->since, NULL, &t->snap))
-		return -ENOMEM;
 	if (!t->nsnaps++ || t->snap.time_ns < t->first_time_ns)
 		t->first_time_ns = t->snap.time_ns;
-	return tui_hists_update(&t->hists, &t->snap, iv);
+	tui_hists_done(&t->hists);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- columns */
@@ -401,14 +758,12 @@ static __u64 since(const struct rt_snapshot *s, __u64 then)
 void tui_row_avgs(const struct tui_data *t, struct tui_row *r)
 {
 	__u64 sum[TUI_NWIN][TM_N] = { { 0 } };
-	double secs[TUI_NWIN], now = t->snap.time_ns / 1e9;
+	double secs[TUI_NWIN];
 
 	if (!r->avg_todo)
 		return;
 	r->avg_todo = 0;
-	r->h = tui_hists_get(&t->hists, (size_t)r->idx);
-	for (int w = 0; w < TUI_NWIN; w++)
-		secs[w] = tui_hist_sum(r->h, now, tui_windows[w], sum[w]);
+	tui_hists_sums(&t->hists, (size_t)r->idx, sum, secs);
 	fill_avgs(r, (const __u64 (*)[TM_N])sum, secs);
 }
 
@@ -473,7 +828,6 @@ int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 		  struct tui_row **rows, size_t *cap)
 {
 	const struct rt_delta *D = totals ? &t->since : &t->iv;
-	double now = t->snap.time_ns / 1e9;
 	int n = tui_flow_rows_ex(t, totals, filter, 0, rows, cap);
 	int i, out = 0;
 
@@ -486,14 +840,13 @@ int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 		double secs[TUI_NWIN] = { 0 };
 		int j;
 
-		acc.h = NULL;
 		acc.avg_todo = 0;
 		acc.nflows = 0;
 		memset(&acc.d, 0, sizeof(acc.d));
 		for (j = i; j < n && !pair_key_cmp((*rows)[j].f, acc.f); j++) {
 			const struct tui_row *m = &(*rows)[j];
 
-			const struct tui_hist *mh = tui_hists_get(&t->hists, (size_t)m->idx);
+			double ms[TUI_NWIN];
 
 			rt_flow_val_add(&acc.d, &D->flows[m->idx].d);
 			acc.nflows++;
@@ -501,12 +854,10 @@ int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 				acc.idle_ns = m->idle_ns;
 			if (m->age_ns > acc.age_ns)	/* and as old as its oldest */
 				acc.age_ns = m->age_ns;
-			for (int w = 0; w < TUI_NWIN; w++) {
-				double s = tui_hist_sum(mh, now, tui_windows[w], sum[w]);
-
-				if (s > secs[w])
-					secs[w] = s;
-			}
+			tui_hists_sums(&t->hists, (size_t)m->idx, sum, ms);
+			for (int w = 0; w < TUI_NWIN; w++)
+				if (ms[w] > secs[w])
+					secs[w] = ms[w];
 		}
 		fill_avgs(&acc, (const __u64 (*)[TM_N])sum, secs);
 		(*rows)[out++] = acc;
@@ -1074,14 +1425,12 @@ void tui_detail_rates(const struct tui_data *t, size_t idx, struct tui_detail *o
 {
 	static const int tm[TUI_DM_N] = { TM_PKTS, TM_BYTES, TM_CE, TM_CNP, TM_NAK };
 	const struct rt_flow_val *tot = &t->since.flows[idx].d, *iv = &t->iv.flows[idx].d;
-	const struct tui_hist *h = tui_hists_get(&t->hists, idx);
-	double now = t->snap.time_ns / 1e9, ws[TUI_NWIN];
+	double ws[TUI_NWIN];
 	__u64 sum[TUI_NWIN][TM_N];
 	const __u64 ivc[TUI_DM_N] = { iv->pkts, iv->bytes, iv->ecn[RT_ECN_CE], iv->cnp, rt_nak(iv) };
 
 	memset(sum, 0, sizeof(sum));
-	for (int w = 0; w < TUI_NWIN; w++)
-		ws[w] = tui_hist_sum(h, now, tui_windows[w], sum[w]);
+	tui_hists_sums(&t->hists, idx, sum, ws);
 	out->total[TUI_DM_PKTS] = tot->pkts;
 	out->total[TUI_DM_GBPS] = tot->bytes;
 	out->total[TUI_DM_CE] = tot->ecn[RT_ECN_CE];

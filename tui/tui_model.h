@@ -37,40 +37,55 @@ extern const double tui_windows[TUI_NWIN];	/* 2, 10, 40 seconds */
 
 enum tui_metric { TM_PKTS, TM_BYTES, TM_CE, TM_CNP, TM_NAK, TM_RNR, TM_N };
 
+/* A sample as the detail view and tui_hist_sum read it. */
 struct tui_sample {
 	double t_end;		/* seconds (snapshot time) at the end of the interval */
 	double secs;		/* length of the interval */
 	__u64 c[TM_N];
 };
 
+/* One flow's history written out in full (tui_hists_get), newest at head - 1. */
 struct tui_hist {
-	struct rt_flow_key k;
 	unsigned int head;	/* next slot to write */
 	unsigned int n;		/* samples held, at most TUI_HIST */
-	__u64 iv;		/* the interval (tui_hists.niv) its samples reach: the
-				 * intervals after it were zero, pushed when it is read */
 	struct tui_sample s[TUI_HIST];
 };
 
 /*
- * Histories of the flows of the last snapshot, kept from one refresh to the
- * next: flows[i]'s is pool[of[i]] (keys[i] its key, for the merge with the
- * next snapshot). Every flow has a sample for every interval (a zero one when
- * it did not move), but only the flows that moved are written when an
- * interval comes: the others catch up with zero samples when they are read
- * (tui_hists_get), from the times kept in ring_t / ring_s.
+ * One flow's history as kept: a sample for every interval since the flow
+ * came (at most TUI_HIST), of which only those that counted something are
+ * stored, packed (tui_model.c, "history"), newest first; the intervals' times
+ * are tui_hists' ring_t / ring_s, the same for every flow. A flow that has
+ * not moved within the last TUI_HIST intervals keeps no bytes at all.
+ * Interval numbers are counted modulo 2^32 (13 years of 0.1 s intervals).
+ */
+struct tui_hrec {
+	__u8 *p;		/* the samples kept, packed, newest first */
+	__u32 start;		/* its first sample is interval start + 1 */
+	__u32 last;		/* the interval of p's newest sample (when len) */
+	__u16 len, cap;		/* bytes of p used, allocated */
+};
+
+/*
+ * Histories of the flows of the view's snapshot: flows[i]'s is rec[i]. Per
+ * snapshot: tui_hists_interval (a new interval, or a seek back), then
+ * tui_hists_remap (the histories carried over to the new snapshot's flows),
+ * tui_hists_push for each flow that moved, tui_hists_done.
  */
 struct tui_hists {
-	struct tui_hist *pool;
-	size_t npool, pool_cap;
-	__u32 *freed;		/* slots of pool free again */
-	size_t nfreed, freed_cap;
-	__u32 *of, *of2;
-	struct rt_flow_key *keys, *keys2;
-	size_t n, cap;
+	struct tui_hrec *rec, *rec2;
+	size_t n, cap, cap2;
+	size_t sweep;		/* tui_hists_done's place in its sweep of rec */
 	double last_t;
-	__u64 niv;		/* intervals pushed since the start */
+	__u32 niv;		/* intervals pushed since the start */
+	int pushed;		/* the last snapshot ended an interval */
 	double ring_t[TUI_HIST], ring_s[TUI_HIST];	/* interval v's end and length: [v % TUI_HIST] */
+	/* at the last snapshot, window w sums the win_n[w] newest samples of a
+	 * flow that has that many, which cover cov[win_n[w]] seconds (cov[m]:
+	 * the m newest intervals) */
+	unsigned int win_n[TUI_NWIN];
+	double cov[TUI_HIST + 1];
+	struct tui_hist *dec;	/* what tui_hists_get writes out */
 };
 
 void tui_hist_push(struct tui_hist *h, double t_end, double secs, const struct rt_flow_val *d);
@@ -82,12 +97,25 @@ const struct tui_sample *tui_hist_at(const struct tui_hist *h, unsigned int i);
  * they cover (0 without samples).
  */
 double tui_hist_sum(const struct tui_hist *h, double now, double window, __u64 sum[TM_N]);
-/* Move the histories over to the flows of cur (sorted), then push d's deltas
- * (d: one entry per flow of cur; entries with nothing counted cost nothing).
- * A snapshot older than the last one (a seek back) starts every history over. */
-int tui_hists_update(struct tui_hists *H, const struct rt_snapshot *cur, const struct rt_delta *d);
-/* flows[i]'s history, brought up to the last interval; NULL when there is none. */
-struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i);
+
+/* A snapshot at `now` ending an interval of secs (0: none, the first one). A
+ * snapshot older than the last one (a seek back) starts every history over. */
+void tui_hists_interval(struct tui_hists *H, double now, double secs);
+/* The next snapshot's n flows: flow i's history is the last snapshot's flow
+ * from[i] - 1 (from[i] 0: a new flow; from NULL: the same flows); the
+ * histories of the flows not named go. 0 or -ENOMEM. */
+int tui_hists_remap(struct tui_hists *H, size_t n, const __u32 *from);
+/* Flow i moved by d in the interval. 0 or -ENOMEM. */
+int tui_hists_push(struct tui_hists *H, size_t i, const struct rt_flow_val *d);
+/* After the pushes: the windows of the averages, and a part of the sweep that
+ * frees the samples of flows idle for TUI_HIST intervals. */
+void tui_hists_done(struct tui_hists *H);
+/* Flow i's sums over each window of tui_windows, added to sum[w] (as
+ * tui_hist_sum would over its history at the last snapshot), and the
+ * seconds they cover in secs[w]. */
+void tui_hists_sums(const struct tui_hists *H, size_t i, __u64 sum[TUI_NWIN][TM_N], double secs[TUI_NWIN]);
+/* Flow i's history written out in full, or NULL: valid until the next call. */
+const struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i);
 void tui_hists_free(struct tui_hists *H);
 
 /* ---- the view's copy of the data ---- */
@@ -95,29 +123,40 @@ void tui_hists_free(struct tui_hists *H);
 struct tui_data {
 	struct rt_snapshot snap;	/* copy of the last snapshot */
 	struct rt_delta iv;		/* its deltas over the interval, pointing into snap */
-	struct rt_delta since;		/* rt_delta_compute(NULL, snap): since the start */
+	struct rt_delta since;		/* rt_delta_compute(NULL, snap): since the start
+					 * (the totals' first_ns and last_ns 0, also iv's) */
 	struct tui_hists hists;
+	/* tui_data_take's own: flows' places in the last snapshot (or the
+	 * changed flows' in the copy); the rows whose iv is not zero; the
+	 * counters since the start summed over flows (and estimates) */
+	__u32 *from, *ivset;
+	size_t from_cap, ivset_cap, nivset;
+	struct rt_flow_val stot, sest;
+	int table_ok;			/* the last snapshot was a table's, taken whole or fast */
+	int no_fast;			/* tests: always the whole way (the oracle) */
+	long nfast;			/* snapshots taken the fast way */
 	__u64 first_time_ns;		/* time of the first snapshot shown */
 	long nsnaps;
 };
 
 void tui_data_init(struct tui_data *t);
 void tui_data_free(struct tui_data *t);
-/* Copy cur and d (the loop reuses both), fill `since` and the histories. */
+/* Copy cur and d (the loop reuses both), fill `since` and the histories.
+ * When the flows are the same as the last snapshot's (none came or went),
+ * only the k that changed are copied: O(k log(N / k)), not O(N). */
 int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d);
 
 /* ---- rows of the flow and host-pair tables ---- */
 
 struct tui_row {
 	const struct rt_flow *f;	/* flows: the flow; pairs: the first flow of the pair */
-	const struct tui_hist *h;	/* flows: its history, or NULL */
 	struct rt_flow_val d;		/* counts: over the interval, or since the start */
 	double secs;			/* rates over this many seconds; 0: show counts */
 	__u64 idle_ns;			/* since the last packet (IDLE) */
 	__u64 age_ns;			/* since the first packet (AGE); pairs: the oldest flow's */
 	double avg[TUI_NWIN][4];	/* pkts/s, bits/s, CE %, CNPs/s over each window */
 	int avg_ok;
-	int avg_todo;			/* avg and h not filled yet (tui_row_avgs) */
+	int avg_todo;			/* avg not filled yet (tui_row_avgs) */
 	unsigned int nflows;		/* pairs: flows aggregated */
 	const char *ifname;
 	int idx;			/* flows: index in snap.flows */

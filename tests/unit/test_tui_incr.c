@@ -4,15 +4,22 @@
  *  - ordering only the page shown (tui_rows_order, tui_rows_rank) against
  *    glibc's qsort of every row (tui_rows_sort), on rows with many ties,
  *    every sort column, both directions, pages anywhere;
- *  - histories written only for the flows that moved (tui_hists_update,
- *    tui_hists_get) against histories the test keeps itself, written the
- *    old way (a sample for every flow in every interval), through 150
- *    intervals of churn on the loop's persistent table: flows appear, go
- *    idle for longer than the history, move again, are removed and come back.
+ *  - histories kept packed, only for the flows that moved (tui_hists_push,
+ *    tui_hists_get, tui_hists_sums) against histories the test keeps
+ *    itself, written the old way (a sample of every count for every flow in
+ *    every interval, as struct tui_sample), through 150 intervals of churn
+ *    on the loop's persistent table: flows appear, go idle for longer than
+ *    the history, move again, are removed and come back; counts above 2^32
+ *    and every count of the history (packets, bytes, CE, CNPs, NAKs, RNR
+ *    NAKs). The averages (tui_hists_sums) and the detail view's sparkline
+ *    values (tui_detail_series) are checked against sums and quotients the
+ *    test makes from its own samples; a flow idle for 2 x TUI_HIST
+ *    intervals must hold no sample bytes.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "derive.h"
 #include "tui_model.h"
 
 static void key_of(struct rt_flow_key *k, unsigned int i)
@@ -99,6 +106,36 @@ static void test_order(void)
 	TEST_END("tui_rows_order_page_against_qsort");
 }
 
+/* The view's data taken the fast way (only the flows that changed) equals
+ * the same taken the whole way (a sorted copy, every flow's deltas). */
+static int same_data(const struct tui_data *a, const struct tui_data *b)
+{
+	int bad = 0;
+
+	if (a->snap.nflows != b->snap.nflows || a->iv.nflows != b->iv.nflows ||
+	    a->since.nflows != b->since.nflows || a->hists.n != b->hists.n || a->snap.nifs != b->snap.nifs)
+		return 1;
+	for (size_t i = 0; i < a->snap.nflows; i++) {
+		const struct rt_flow *x = &a->snap.flows[i], *y = &b->snap.flows[i];
+		const struct tui_hrec *p = &a->hists.rec[i], *q = &b->hists.rec[i];
+
+		bad += memcmp(&x->k, &y->k, sizeof(x->k)) || memcmp(&x->v, &y->v, sizeof(x->v)) ||
+		       x->lqpn != y->lqpn || x->rqpn != y->rqpn || x->pid != y->pid ||
+		       strcmp(x->comm, y->comm) || x->throttles != y->throttles || x->samples != y->samples;
+		bad += memcmp(&a->iv.flows[i].d, &b->iv.flows[i].d, sizeof(a->iv.flows[i].d)) ||
+		       a->iv.flows[i].samples != b->iv.flows[i].samples || a->iv.flows[i].f != x;
+		bad += memcmp(&a->since.flows[i].d, &b->since.flows[i].d, sizeof(a->since.flows[i].d)) ||
+		       a->since.flows[i].samples != b->since.flows[i].samples || a->since.flows[i].f != x;
+		bad += p->start != q->start || p->len != q->len || (p->len && p->last != q->last) ||
+		       (p->len && memcmp(p->p, q->p, p->len));
+	}
+	bad += memcmp(&a->iv.flow_tot, &b->iv.flow_tot, sizeof(a->iv.flow_tot)) ||
+	       memcmp(&a->since.flow_tot, &b->since.flow_tot, sizeof(a->since.flow_tot)) ||
+	       memcmp(&a->iv.est_tot, &b->iv.est_tot, sizeof(a->iv.est_tot)) ||
+	       memcmp(&a->since.est_tot, &b->since.est_tot, sizeof(a->since.est_tot));
+	return bad;
+}
+
 /* The test's own history of a flow: a sample in every interval, as the view did before. */
 struct model {
 	int live;		/* in the table */
@@ -107,36 +144,57 @@ struct model {
 	struct tui_sample s[TUI_HIST];	/* [0] newest */
 };
 
-static void model_push(struct model *m, double t_end, double secs, __u64 pkts)
+static void model_push(struct model *m, double t_end, double secs, const __u64 c[TM_N])
 {
 	memmove(&m->s[1], &m->s[0], (TUI_HIST - 1) * sizeof(m->s[0]));
 	memset(&m->s[0], 0, sizeof(m->s[0]));
 	m->s[0].t_end = t_end;
 	m->s[0].secs = secs;
-	m->s[0].c[TM_PKTS] = pkts;
-	m->s[0].c[TM_BYTES] = pkts * 100;
-	m->s[0].c[TM_CE] = pkts / 3;
+	memcpy(m->s[0].c, c, sizeof(m->s[0].c));
 	if (m->n < TUI_HIST)
 		m->n++;
+}
+
+/* What one flow's interval adds (the test's own numbers): packets, and from
+ * them every other count; one flow in nine counts above 2^32 now and then. */
+static void make_counts(unsigned int i, __u64 c[TM_N])
+{
+	__u64 p = 1 + (__u64)(rand() % 20);
+
+	if (i % 9 == 4 && rand() % 3 == 0)
+		p += (1ULL << 33) + (__u64)rand();
+	c[TM_PKTS] = p;
+	c[TM_BYTES] = p * 100 + (__u64)(rand() % 64);
+	c[TM_CE] = p / 3;
+	c[TM_CNP] = i % 4 == 1 ? (__u64)(rand() % 3) : 0;
+	c[TM_NAK] = i % 5 == 2 ? (__u64)(rand() % 2) : 0;
+	c[TM_RNR] = i % 7 == 3 ? (__u64)(rand() % 2) : 0;
 }
 
 static void test_hists_churn(void)
 {
 	enum { NF = 300, NIV = 150 };
 	static struct model M[NF];
-	static __u64 add[NF];
+	static __u64 add[NF][TM_N];
+	static int idle_since[NF];
 	struct rt_snapshot cur, prev;
 	struct rt_delta d = { 0 };
-	struct tui_data t;
-	int bad_n = 0, bad_s = 0, bad_sum = 0, checked = 0;
+	struct tui_data t, ref;
+	int bad_same = 0, bad_n = 0, bad_s = 0, bad_sum = 0, bad_avg = 0, bad_spark = 0, bad_mem = 0, checked = 0;
+	int big = 0, idle_long = 0, back = 0;
 
 	rt_snapshot_init(&cur);
 	rt_snapshot_init(&prev);
 	tui_data_init(&t);
+	tui_data_init(&ref);
+	ref.no_fast = 1;
 	CHECK_EQ(rt_snapshot_make_table(&cur), 0);
 	srand(11);
 	for (int iv = 0; iv < NIV; iv++) {
 		double now = 1000 + iv * 1.5, secs = iv ? 1.5 : 0;
+		/* the last intervals: no flow comes or goes, so the view takes
+		 * only the changed ones (the fast way) */
+		int calm = iv >= NIV - 20;
 
 		rt_snapshot_next_interval(&cur);
 		memset(add, 0, sizeof(add));
@@ -146,10 +204,13 @@ static void test_hists_churn(void)
 			int fresh, r = rand() % 100;
 
 			key_of(&k, (unsigned int)i);
-			/* flows 0-49 stay idle from interval 20 to 100 (longer than a history) */
-			if (i < 50 && iv >= 20 && iv < 100)
+			/* flows 0-49 stay idle from interval 10 to 130 (longer than two histories) */
+			if (i < 50 && iv >= 10 && iv < 130)
 				continue;
-			if (M[i].live && r < 2) {	/* removed: its history starts over */
+			if (calm && !M[i].live)
+				continue;
+			if (M[i].live && r < 2 && !calm) {	/* removed: its history starts over */
+				idle_since[i] = iv;
 				for (size_t row = 0; row < cur.nflows; row++)
 					if (!rt_flow_key_cmp(&cur.flows[row].k, &k)) {
 						rt_snapshot_remove(&cur, row);
@@ -166,14 +227,21 @@ static void test_hists_churn(void)
 			CHECK(f != NULL, "row");
 			if (!f)
 				continue;
-			add[i] = 1 + (__u64)(rand() % 20);
+			make_counts((unsigned int)i, add[i]);
+			big += add[i][TM_PKTS] > 0xffffffffULL;
 			if (fresh)
 				M[i].live = 1;
-			M[i].tot += add[i];
+			else if (iv - idle_since[i] > TUI_HIST)
+				back++;		/* moves again after more than a history of nothing */
+			idle_since[i] = iv;
+			M[i].tot += add[i][TM_PKTS];
 			rt_snapshot_touch(&cur, f);	/* before the counters move */
 			f->v.pkts = M[i].tot;
-			f->v.bytes = M[i].tot * 100;
-			f->v.ecn[RT_ECN_CE] += add[i] / 3;
+			f->v.bytes += add[i][TM_BYTES];
+			f->v.ecn[RT_ECN_CE] += add[i][TM_CE];
+			f->v.cnp += add[i][TM_CNP];
+			f->v.nak_seq += add[i][TM_NAK];
+			f->v.rnr_nak += add[i][TM_RNR];
 			f->v.last_ns = (__u64)(now * 1e9);
 		}
 		cur.time_ns = cur.mono_ns = (__u64)(now * 1e9);
@@ -181,6 +249,8 @@ static void test_hists_churn(void)
 		d.secs = secs;
 		/* the CE of a flow's interval is the sum of its adds' thirds */
 		CHECK_EQ(tui_data_take(&t, &cur, &d), 0);
+		CHECK_EQ(tui_data_take(&ref, &cur, &d), 0);
+		bad_same += same_data(&t, &ref) != 0;
 		CHECK_EQ(rt_snapshot_copy_small(&prev, &cur), 0);
 		for (int i = 0; i < NF; i++)
 			if (M[i].live && secs > 0)
@@ -201,29 +271,71 @@ static void test_hists_churn(void)
 				const struct tui_sample *s = tui_hist_at(h, (unsigned int)j);
 
 				if (s->t_end != m->s[j].t_end || s->secs != m->s[j].secs ||
-				    s->c[TM_PKTS] != m->s[j].c[TM_PKTS] || s->c[TM_BYTES] != m->s[j].c[TM_BYTES])
+				    memcmp(s->c, m->s[j].c, sizeof(s->c)))
 					bad_s++;
 			}
-			for (int w = 0; w < TUI_NWIN; w++) {
-				__u64 sum[TM_N] = { 0 }, msum = 0;
-				double cov = tui_hist_sum(h, now, tui_windows[w], sum), mcov = 0;
+			{	/* the packed sums, every window and count, against the test's */
+				__u64 psum[TUI_NWIN][TM_N] = { { 0 } };
+				double pcov[TUI_NWIN];
 
-				for (int j = 0; j < m->n; j++) {
-					if (j > 0 && m->s[j].t_end - m->s[j].secs < now - tui_windows[w] - 1e-3)
-						break;
-					msum += m->s[j].c[TM_PKTS];
-					mcov += m->s[j].secs;
+				tui_hists_sums(&t.hists, row, psum, pcov);
+				for (int w = 0; w < TUI_NWIN; w++) {
+					__u64 sum[TM_N] = { 0 }, msum[TM_N] = { 0 };
+					double cov = tui_hist_sum(h, now, tui_windows[w], sum), mcov = 0;
+
+					for (int j = 0; j < m->n; j++) {
+						if (j > 0 && m->s[j].t_end - m->s[j].secs < now - tui_windows[w] - 1e-3)
+							break;
+						for (int c = 0; c < TM_N; c++)
+							msum[c] += m->s[j].c[c];
+						mcov += m->s[j].secs;
+					}
+					if (memcmp(sum, msum, sizeof(sum)) || cov != mcov)
+						bad_sum++;
+					if (memcmp(psum[w], msum, sizeof(msum)) || pcov[w] != mcov)
+						bad_avg++;
 				}
-				if (sum[TM_PKTS] != msum || cov != mcov)
-					bad_sum++;
+			}
+			for (int metric = 0; metric < 2; metric++) {	/* the sparklines */
+				double v[TUI_HIST], max, mmax = 0;
+				int k = tui_detail_series(h, metric, TUI_HIST, v, &max);
+
+				if (k != m->n) {
+					bad_spark++;
+					continue;
+				}
+				for (int j = 0; j < k; j++) {	/* v oldest first */
+					const struct tui_sample *s = &m->s[m->n - 1 - j];
+					double e = metric == 0 ? rt_pct((double)s->c[TM_CE], (double)s->c[TM_PKTS])
+							       : (double)s->c[TM_CNP] / s->secs;
+
+					bad_spark += v[j] != e;
+					if (e > mmax)
+						mmax = e;
+				}
+				bad_spark += max != mmax;
+			}
+			/* idle for two histories: no samples kept */
+			if (iv - idle_since[i] >= 2 * TUI_HIST) {
+				idle_long++;
+				bad_mem += t.hists.rec[row].len != 0 || t.hists.rec[row].p != NULL;
 			}
 		}
 	}
+	CHECK(big > 20, "counts above 2^32: %d", big);
+	CHECK(idle_long > 500, "flows idle for two histories checked: %d", idle_long);
+	CHECK(back > 20, "flows back after more than a history: %d", back);
+	CHECK(t.nfast >= 18 && ref.nfast == 0, "taken the fast way: %ld (the oracle: %ld)", t.nfast, ref.nfast);
+	CHECK_EQ(bad_same, 0);
+	CHECK_EQ(bad_avg, 0);
+	CHECK_EQ(bad_spark, 0);
+	CHECK_EQ(bad_mem, 0);
 	CHECK(checked > NIV * 50, "flows checked: %d", checked);
 	CHECK_EQ(bad_n, 0);
 	CHECK_EQ(bad_s, 0);
 	CHECK_EQ(bad_sum, 0);
 	tui_data_free(&t);
+	tui_data_free(&ref);
 	rt_delta_free(&d);
 	rt_snapshot_free(&cur);
 	rt_snapshot_free(&prev);
