@@ -55,21 +55,33 @@ enum rt_origin {
 	RT_ORIGIN_NIC,		/* the NIC's per-QP counters (rdma netlink statistics) */
 };
 
+/*
+ * A row. Laid out so that what a sink writing every changed flow reads of the
+ * row itself (the key, estimate, lqpn and pid: the counters come from the
+ * delta) is its first 64 bytes, at most two cache lines (rows are 216 bytes
+ * apart), not the three or four of the key and the owner fields 160 bytes
+ * further; rows are met in key order, at random places, so each line is a
+ * miss. Recordings name fields, not offsets (user/core/record.c), so the
+ * order is free.
+ */
 struct rt_flow {
 	struct rt_flow_key k;
-	struct rt_flow_val v;
+	__u8  estimate;		/* counters are estimates (sFlow: each sample stands for its rate) */
+	__u8  attr;		/* enum rt_attr, for flows carrying CNPs */
+	__u8  pad[2];
 	/* Filled by the NIC join where known (0 / "" when not). */
 	__u32 lqpn;		/* the local QP this flow belongs to */
 	__u32 rqpn;
 	__u32 pid;
 	char  comm[16];
-	__u8  attr;		/* enum rt_attr, for flows carrying CNPs */
-	__u8  estimate;		/* counters are estimates (sFlow: each sample stands for its rate) */
-	__u8  pad[2];
 	__s32 throttles;	/* for a CNP flow: index in flows[] of the data flow it slows, or -1 */
+	__u32 pad2;
+	struct rt_flow_val v;
 	__u64 samples;		/* sFlow samples behind the counters (0 for exact sources) */
 	__u64 sw_drops;		/* sFlow dropped-packet notifications of this flow, since start */
 };
+_Static_assert(sizeof(struct rt_flow) == 216, "a row's size (bench/collect_cpu.c counts it)");
+_Static_assert(offsetof(struct rt_flow, pid) + 4 <= 64, "what csv.c reads of every row: one line");
 
 /*
  * sFlow (ARCHITECTURE.md, "sFlow"). A flow sampled by a switch is keyed like any

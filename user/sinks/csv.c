@@ -237,8 +237,9 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		if (i + 4 < d->nflows) {	/* rows come in key order, not in the table's */
 			const char *n = (const char *)d->flows[i + 4].f;
 
+			/* its first 64 bytes: key, estimate, lqpn, pid */
 			__builtin_prefetch(n);
-			__builtin_prefetch(n + offsetof(struct rt_flow, lqpn));
+			__builtin_prefetch(n + 63);
 		}
 		if (!v->pkts)
 			continue;
