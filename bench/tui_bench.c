@@ -11,15 +11,25 @@
  *          moved only);
  *   page   the rows (averages left for the rows shown), the selected flow's
  *          rank, one 40-row page put in order (tui_rows_order), its
- *          averages, the address and interface columns' widths
- *          (tui_rows_want): what tui_draw.c does per refresh;
+ *          averages, whether rows have owners or mirror sessions
+ *          (tui_rows_have), the address, interface, owner and mirror
+ *          columns' widths (tui_rows_want_t): what tui_draw.c does per
+ *          refresh;
  *   full   baseline, same run, same rows: what the view did before, every
  *          row's averages, every row sorted (tui_rows_sort, qsort_r) and
  *          every address cell formatted for the widths.
  * The refresh is take + page; the ratio full / page is the ordering's gain.
+ *
+ * Memory (issue 15: the view's own, beyond the collector's): each case runs
+ * three times, each in a child process of its own: the loop alone (the
+ * table, its delta and the previous snapshot, no view), the loop with the
+ * view (take + page, not the full baseline, whose qsort_r takes a buffer of
+ * its own), and the CPU run above. The view's bytes per flow are the peak
+ * RSS (VmHWM) with the view less the loop's alone, over the flows.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu.h"
@@ -56,11 +66,27 @@ static int want_all(const struct tui_row *rows, size_t n, enum tui_colid c, int 
 	return m < maxw ? m : maxw;
 }
 
-static const enum tui_colid wcols[] = { C_SRC, C_DST, C_IFACE };
+static const enum tui_colid wcols[] = { C_SRC, C_DST, C_IFACE, C_PROC, C_MIRROR };
 
 enum { T_TAKE, T_PAGE, T_FULL, T_N };
+enum { M_CPU, M_LOOP, M_VIEW };	/* both ways timed; the loop alone; the loop and the view */
 
-static int run_case(__u32 n, __u32 every, double med[T_N], size_t *changed)
+/* The process's peak RSS, kB (0 when unknown). */
+static double peak_kb(void)
+{
+	char line[256];
+	double kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %lf", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static int run_case(__u32 n, __u32 every, int mode, double med[T_N], size_t *changed)
 {
 	struct rt_snapshot prev, cur;
 	struct rt_delta d = { 0 };
@@ -103,6 +129,11 @@ static int run_case(__u32 n, __u32 every, double med[T_N], size_t *changed)
 		d.secs = 1;
 		*changed = d.nflows;
 
+		if (mode == M_LOOP) {
+			if (rt_snapshot_copy_small(&prev, &cur))
+				goto out;
+			continue;
+		}
 		t0 = cpu_ms();
 		if (tui_data_take(&td, &cur, &d))
 			goto out;
@@ -111,6 +142,9 @@ static int run_case(__u32 n, __u32 every, double med[T_N], size_t *changed)
 		/* the two ways, in turns, on the same data */
 		for (int pass = 0; pass < 2; pass++) {
 			int full = (pass + k) % 2;
+
+			if (full && mode == M_VIEW)
+				continue;
 
 			t1 = cpu_ms();
 			if (!full) {
@@ -125,16 +159,22 @@ static int run_case(__u32 n, __u32 every, double med[T_N], size_t *changed)
 				tui_rows_order(ord, rows, (size_t)nr, 0, PAGE, C_CONG, 0);
 				for (int i = 0; i < PAGE && i < nr; i++)
 					tui_row_avgs(&td, &rows[ord[i]]);
+				{
+					int owned, mirror;
+
+					tui_rows_have(&td, rows, (size_t)nr, &owned, &mirror);
+					sink += owned + mirror;
+				}
 				for (size_t c = 0; c < sizeof(wcols) / sizeof(wcols[0]); c++)
-					sink += tui_rows_want(rows, (size_t)nr, wcols[c], tui_cols[wcols[c]].width,
-							      tui_cols[wcols[c]].maxw);
+					sink += tui_rows_want_t(&td, rows, (size_t)nr, wcols[c], tui_cols[wcols[c]].width,
+								tui_cols[wcols[c]].maxw);
 				s[T_PAGE][k] = cpu_ms() - t1;
 			} else {
 				nr = tui_flow_rows(&td, 0, "", &rows, &cap);
 				if (nr < 0)
 					goto out;
 				tui_rows_sort(rows, (size_t)nr, C_CONG, 0);
-				for (size_t c = 0; c < sizeof(wcols) / sizeof(wcols[0]); c++)
+				for (size_t c = 0; c < 3; c++)	/* as before: addresses, interfaces */
 					sink += want_all(rows, (size_t)nr, wcols[c], tui_cols[wcols[c]].width,
 							 tui_cols[wcols[c]].maxw);
 				s[T_FULL][k] = cpu_ms() - t1;
@@ -144,7 +184,7 @@ static int run_case(__u32 n, __u32 every, double med[T_N], size_t *changed)
 			goto out;
 	}
 	for (int p = 0; p < T_N; p++)
-		med[p] = median(s[p] + 1, RUNS);	/* the first interval is the warm-up */
+		med[p] = mode == M_CPU ? median(s[p] + 1, RUNS) : 0;	/* the first interval is the warm-up */
 	err = sink < 0;
 out:
 	free(rows);
@@ -154,6 +194,43 @@ out:
 	rt_snapshot_free(&prev);
 	rt_snapshot_free(&cur);
 	return err;
+}
+
+/* run_case in a child of its own: its figures and its peak RSS (kB) into out. */
+static int run_child(__u32 n, __u32 every, int mode, double out[T_N + 2])
+{
+	int fd[2], st = 0;
+	pid_t pid;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		double r[T_N + 2] = { 0 };
+		size_t changed = 0;
+		int err;
+
+		close(fd[0]);
+		err = run_case(n, every, mode, r, &changed);
+		r[T_N] = (double)changed;
+		r[T_N + 1] = peak_kb();
+		if (write(fd[1], r, sizeof(r)) != (ssize_t)sizeof(r))
+			err = 1;
+		_exit(err ? 1 : 0);
+	}
+	close(fd[1]);
+	if (read(fd[0], out, sizeof(double) * (T_N + 2)) != (ssize_t)(sizeof(double) * (T_N + 2)))
+		st = -1;
+	close(fd[0]);
+	{
+		int ws;
+
+		if (waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws) || WEXITSTATUS(ws))
+			st = -1;
+	}
+	return st;
 }
 
 int main(int argc, char **argv)
@@ -179,21 +256,28 @@ int main(int argc, char **argv)
 	printf("  take = tui_data_take; page = rows, selection's rank, a %d-row page ordered "
 	       "(tui_rows_order), widths;\n  full = baseline, same run: every row's averages, "
 	       "every row sorted (qsort_r), every address formatted\n", PAGE);
-	printf("%-26s %8s %8s %8s %9s %10s %12s\n", "case", "changed", "take", "page", "full", "refresh",
-	       "full/page");
+	printf("%-26s %8s %8s %8s %9s %10s %12s %9s %9s %8s\n", "case", "changed", "take", "page", "full",
+	       "refresh", "full/page", "loop MB", "+view MB", "B/flow");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		double m[T_N];
-		size_t changed = 0;
+		double m[T_N + 2], loop[T_N + 2], view[T_N + 2];
 
-		if (run_case(cases[i].flows, cases[i].every, m, &changed)) {
-			fprintf(stderr, "tui_bench: out of memory\n");
+		if (run_child(cases[i].flows, cases[i].every, M_CPU, m) ||
+		    run_child(cases[i].flows, cases[i].every, M_LOOP, loop) ||
+		    run_child(cases[i].flows, cases[i].every, M_VIEW, view)) {
+			fprintf(stderr, "tui_bench: a case could not run (out of memory?)\n");
 			return 1;
 		}
-		printf("%-26s %8zu %8.2f %8.2f %9.2f %10.2f %11.1fx\n", cases[i].what, changed, m[T_TAKE],
-		       m[T_PAGE], m[T_FULL], m[T_TAKE] + m[T_PAGE], m[T_PAGE] > 0 ? m[T_FULL] / m[T_PAGE] : 0);
+		printf("%-26s %8.0f %8.2f %8.2f %9.2f %10.2f %11.1fx %9.1f %9.1f %8.0f\n", cases[i].what, m[T_N],
+		       m[T_TAKE], m[T_PAGE], m[T_FULL], m[T_TAKE] + m[T_PAGE],
+		       m[T_PAGE] > 0 ? m[T_FULL] / m[T_PAGE] : 0, loop[T_N + 1] / 1024,
+		       (view[T_N + 1] - loop[T_N + 1]) / 1024,
+		       (view[T_N + 1] - loop[T_N + 1]) * 1024 / cases[i].flows);
 	}
 	printf("refresh = take + page, what one snapshot costs the view (issue 15 item 1: per-interval work\n"
 	       "follows what changed; targets for the whole interval: 100k flows 1%% changing <= 15 ms,\n"
-	       "100k all changing <= 60 ms, 10k all changing <= 5 ms)\n");
+	       "100k all changing <= 60 ms, 10k all changing <= 5 ms)\n"
+	       "loop MB = peak RSS of the loop alone (table, delta, previous snapshot); +view MB = what the\n"
+	       "view adds to it (peak RSS with the view less the loop's); B/flow = +view over the flows\n"
+	       "(target: <= 300 B/flow at 100k flows 1%% changing, as low as exact data allows when all change)\n");
 	return 0;
 }

@@ -352,16 +352,11 @@ static void draw_flow_table(struct tui *t, int y, int h)
 	size_t nlist = t->view == V_PAIRS ? tui_npair_cols : tui_nflow_cols;
 	short minw[MAXCOLS], want[MAXCOLS];
 	unsigned char prio[MAXCOLS];
-	int has_proc = 0, has_mirror = 0, x[MAXCOLS], w[MAXCOLS], n = 0;
+	int has_proc, has_mirror, x[MAXCOLS], w[MAXCOLS], n = 0;
 	char cell[64], line[1024];
 	size_t i;
 
-	for (i = 0; i < t->nrows; i++) {
-		if (t->rows[i].f->comm[0])
-			has_proc = 1;
-		if (t->rows[i].f->k.mirror)
-			has_mirror = 1;
-	}
+	tui_rows_have(&t->data, t->rows, t->nrows, &has_proc, &has_mirror);
 	for (i = 0; i < nlist && n < MAXCOLS; i++) {
 		const struct tui_col *c = &tui_cols[list[i]];
 
@@ -378,7 +373,7 @@ static void draw_flow_table(struct tui *t, int y, int h)
 		/* address columns grow to the longest address shown */
 		if (list[i] == C_SRC || list[i] == C_DST || list[i] == C_IFACE || list[i] == C_PROC ||
 		    list[i] == C_MIRROR) {
-			want[n] = (short)tui_rows_want(t->rows, t->nrows, list[i], c->width, c->maxw);
+			want[n] = (short)tui_rows_want_t(&t->data, t->rows, t->nrows, list[i], c->width, c->maxw);
 		}
 		n++;
 	}
@@ -673,7 +668,6 @@ static void flow_line(const struct tui *t, const struct rt_flow *f, const struct
 
 static void draw_detail(struct tui *t, int y, int h)
 {
-	const struct rt_delta *D = cur_delta(t);
 	double secs = cur_secs(t);
 	const struct rt_flow *f;
 	const struct tui_hist *hist;
@@ -723,9 +717,11 @@ static void draw_detail(struct tui *t, int y, int h)
 	}
 	{	/* the counters now, averaged, and since the start (tui_model.c) */
 		static const char *const names[TUI_DM_N] = { "pkts/s", "Gb/s", "CE %", "CNPs/s", "NAKs/s" };
-		const struct rt_flow_val *tot = &t->data.since.flows[idx].d;
+		struct rt_flow_val totv;
+		const struct rt_flow_val *tot = &totv;
 		struct tui_detail dt;
 
+		tui_flow_d(&t->data, 1, (size_t)idx, &totv);
 		tui_detail_rates(&t->data, (size_t)idx, &dt);
 		snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", "", "now", "2s", "10s", "40s",
 			 "since start");
@@ -824,28 +820,32 @@ static void draw_detail(struct tui *t, int y, int h)
 
 		for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
 			const struct rt_flow *r = &t->data.snap.flows[i];
+			struct rt_flow_val rd;
 
 			if (r->k.ifindex != f->k.ifindex || r->k.family != f->k.family ||
 			    memcmp(r->k.src, f->k.dst, 16) || memcmp(r->k.dst, f->k.src, 16))
 				continue;
-			flow_line(t, r, &D->flows[i].d, secs, line, sizeof(line));
+			tui_flow_d(&t->data, t->totals, i, &rd);
+			flow_line(t, r, &rd, secs, line, sizeof(line));
 			if (r->throttles == idx) {
 				size_t off = strlen(line);
 
 				snprintf(line + off, sizeof(line) - off, "  throttles this flow (%s)",
 					 rt_attr_names(r->attr)->label);
 			}
-			put_attr(y++, 2, line, sev_attr(t, severity(&D->flows[i].d)));
+			put_attr(y++, 2, line, sev_attr(t, severity(&rd)));
 			shown++;
 		}
 		/* CNP flows the attribution tied to this one elsewhere */
 		for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
 			const struct rt_flow *r = &t->data.snap.flows[i];
+			struct rt_flow_val rd;
 
 			if (r->throttles != idx || (r->k.ifindex == f->k.ifindex &&
 						    !memcmp(r->k.src, f->k.dst, 16) && !memcmp(r->k.dst, f->k.src, 16)))
 				continue;
-			flow_line(t, r, &D->flows[i].d, secs, line, sizeof(line));
+			tui_flow_d(&t->data, t->totals, i, &rd);
+			flow_line(t, r, &rd, secs, line, sizeof(line));
 			snprintf(line + strlen(line), sizeof(line) - strlen(line), "  throttles this flow (%s)",
 				 rt_attr_names(r->attr)->label);
 			put(y++, 2, line);
@@ -856,7 +856,10 @@ static void draw_detail(struct tui *t, int y, int h)
 
 			put(y++, 0, "this CNP flow throttles:");
 			if (y < ymax) {
-				flow_line(t, r, &D->flows[f->throttles].d, secs, line, sizeof(line));
+				struct rt_flow_val rd;
+
+				tui_flow_d(&t->data, t->totals, (size_t)f->throttles, &rd);
+				flow_line(t, r, &rd, secs, line, sizeof(line));
 				put(y++, 2, line);
 			}
 			shown++;

@@ -281,7 +281,6 @@ void tui_hists_interval(struct tui_hists *H, double now, double secs)
 int tui_hists_remap(struct tui_hists *H, size_t n, const __u32 *from)
 {
 	size_t cap = H->cap2, i;
-	struct tui_hrec *t;
 
 	if (!H->dec && !(H->dec = malloc(sizeof(*H->dec))))
 		return -ENOMEM;
@@ -303,12 +302,12 @@ int tui_hists_remap(struct tui_hists *H, size_t n, const __u32 *from)
 	}
 	for (i = 0; i < H->n; i++)	/* the flows that went */
 		free(H->rec[i].p);
-	t = H->rec;
+	/* the old array goes: a second one would cost as much again */
+	free(H->rec);
 	H->rec = H->rec2;
-	H->rec2 = t;
-	cap = H->cap;
 	H->cap = H->cap2;
-	H->cap2 = cap;
+	H->rec2 = NULL;
+	H->cap2 = 0;
 	H->n = n;
 	return 0;
 }
@@ -376,7 +375,8 @@ void tui_data_free(struct tui_data *t)
 	rt_delta_free(&t->since);
 	tui_hists_free(&t->hists);
 	free(t->from);
-	free(t->ivset);
+	free(t->ivd);
+	free(t->ivix);
 }
 
 /* Where key k is among fl[from..n) (in key order), or n: galloping from
@@ -433,7 +433,7 @@ static int take_plan(struct tui_data *t, const struct rt_snapshot *cur, const st
 {
 	size_t n = t->snap.nflows, at = 0;
 
-	if (!cur->tab || !t->table_ok || cur->nflows != n || t->iv.nflows != n || t->since.nflows != n ||
+	if (!cur->tab || !t->table_ok || cur->nflows != n || t->nivix != n ||
 	    t->hists.n != n || cur->time_ns / 1e9 < t->hists.last_t)
 		return 0;
 	if (rt_grow_to((void **)&t->from, &t->from_cap, d->nflows ? d->nflows : 1, sizeof(*t->from)))
@@ -454,11 +454,48 @@ static int take_plan(struct tui_data *t, const struct rt_snapshot *cur, const st
 	return 1;
 }
 
+void tui_flow_d(const struct tui_data *t, int totals, size_t i, struct rt_flow_val *out)
+{
+	const struct rt_flow *f = &t->snap.flows[i];
+
+	if (totals)	/* as rt_delta_compute from nothing: the counters themselves */
+		*out = f->v;
+	else if (i < t->nivix && t->ivix[i])
+		*out = t->ivd[t->ivix[i] - 1].d;
+	else		/* as rt_delta_expand: the counters 0, the rest the flow's */
+		rt_flow_val_delta(out, &f->v, &f->v);
+}
+
+/* The interval's changed flows (d's, in key order) at places at[i] of the
+ * copy (at NULL: d's entries are the copy's flows in order). */
+static int set_changed(struct tui_data *t, const struct rt_delta *d, const __u32 *at)
+{
+	size_t n = t->snap.nflows;
+
+	for (size_t i = 0; i < t->nivd; i++)	/* the last interval's: zero again */
+		t->ivix[t->ivd[i].f - t->snap.flows] = 0;
+	t->nivd = 0;
+	if (rt_grow_to((void **)&t->ivd, &t->ivd_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivd)))
+		return -ENOMEM;
+	for (size_t i = 0; i < d->nflows; i++) {
+		size_t r = at ? at[i] : i;
+
+		if (r >= n)
+			continue;
+		t->ivd[t->nivd] = d->flows[i];
+		t->ivd[t->nivd].f = &t->snap.flows[r];
+		t->ivix[r] = (__u32)++t->nivd;
+		if (tui_hists_push(&t->hists, r, &d->flows[i].d))
+			return -ENOMEM;
+	}
+	t->iv.flow_tot = d->flow_tot;
+	t->iv.est_tot = d->est_tot;
+	return 0;
+}
+
 /* The fast way (take_plan said so): O(k log(N / k)) for k changed flows. */
 static int take_changed(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
-	static const struct rt_flow_val zero;
-	struct rt_delta *iv = &t->iv, *S = &t->since;
 	size_t n = t->snap.nflows, i;
 
 	if (rt_snapshot_copy_small(&t->snap, cur))
@@ -469,57 +506,27 @@ static int take_changed(struct tui_data *t, const struct rt_snapshot *cur, const
 
 		val_count(o->estimate ? &t->sest : &t->stot, &o->v, -1);
 		val_count(f->estimate ? &t->sest : &t->stot, &f->v, 1);
+		t->nowned += (f->comm[0] != 0) - (o->comm[0] != 0);	/* keys stay: v6, mirror too */
 		*o = *f;
 		if (o->throttles >= 0 && (size_t)o->throttles < n)
 			o->throttles = (__s32)find_from(t->snap.flows, n, 0, &cur->flows[o->throttles].k);
-		rt_flow_val_delta(&S->flows[t->from[i]].d, &zero, &o->v);
-		S->flows[t->from[i]].samples = o->samples;
 	}
-	/* the rows that changed in the last interval and not in this one: zero */
-	for (i = 0; i < t->nivset; i++) {
-		const struct rt_flow *f = &t->snap.flows[t->ivset[i]];
-
-		rt_flow_val_delta(&iv->flows[t->ivset[i]].d, &f->v, &f->v);
-		iv->flows[t->ivset[i]].samples = 0;
-	}
-	if (rt_grow_to((void **)&t->ivset, &t->ivset_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivset)))
-		return -ENOMEM;
-	for (i = 0; i < d->nflows; i++) {
-		iv->flows[t->from[i]].d = d->flows[i].d;
-		iv->flows[t->from[i]].samples = d->flows[i].samples;
-		t->ivset[i] = t->from[i];
-		if (tui_hists_push(&t->hists, t->from[i], &d->flows[i].d))
-			return -ENOMEM;
-	}
-	t->nivset = d->nflows;
-	iv->flow_tot = d->flow_tot;
-	iv->est_tot = d->est_tot;
-	{	/* since the start: the small tables from nothing, the flows' as kept */
-		struct rt_snapshot sm = t->snap;
-
-		sm.nflows = 0;
-		sm.tab = NULL;
-		if (rt_delta_compute(S, NULL, &sm))
-			return -ENOMEM;
-		S->nflows = n;
-	}
-	return 0;
+	return set_changed(t, d, t->from);
 }
 
-/* The whole way: a sorted copy, every flow's deltas and totals, O(N). */
+/* The whole way: a sorted copy, the histories carried over, O(N). */
 static int take_all(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
-	struct rt_delta *iv = &t->iv;
 	const __u32 *ko = NULL;
-	size_t i, j;
+	size_t i, j, n = cur->nflows;
 
 	/* The histories follow their flows from the last snapshot (in key
 	 * order) to cur's (in key order: the table's kept order). */
-	if (cur->tab && cur->nflows && !(ko = rt_snapshot_key_order(cur)))
+	if (cur->tab && n && !(ko = rt_snapshot_key_order(cur)))
 		return -ENOMEM;
-	if (rt_grow_to((void **)&t->from, &t->from_cap, cur->nflows ? cur->nflows : 1, sizeof(*t->from)))
+	if (rt_grow_to((void **)&t->from, &t->from_cap, n ? n : 1, sizeof(*t->from)))
 		return -ENOMEM;
-	for (i = j = 0; i < cur->nflows; i++) {
+	for (i = j = 0; i < n; i++) {
 		const struct rt_flow_key *k = &cur->flows[ko ? ko[i] : i].k;
 		int r = 1;
 
@@ -527,49 +534,37 @@ static int take_all(struct tui_data *t, const struct rt_snapshot *cur, const str
 			j++;
 		t->from[i] = j < t->snap.nflows && r == 0 ? (__u32)++j : 0;
 	}
-	if (tui_hists_remap(&t->hists, cur->nflows, t->from))
+	if (tui_hists_remap(&t->hists, n, t->from))
 		return -ENOMEM;
 
-	/* The view shows every flow: a copy in key order, and a delta for each
-	 * row (the loop's names only the flows that changed, snapshot.h). */
+	/* The view shows every flow: a copy in key order. */
 	t->table_ok = 0;
-	t->nivset = 0;
-	if (cur->tab) {
-		if (rt_snapshot_copy_sorted(&t->snap, cur) || rt_delta_expand(iv, d, &t->snap) ||
-		    rt_grow_to((void **)&t->ivset, &t->ivset_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivset)))
-			return -ENOMEM;
-		/* only the flows that moved get a sample (the others' are zero) */
+	t->nivd = 0;
+	if ((cur->tab ? rt_snapshot_copy_sorted(&t->snap, cur) : rt_snapshot_copy(&t->snap, cur)) ||
+	    rt_grow_to((void **)&t->ivix, &t->ivix_cap, n ? n : 1, sizeof(*t->ivix)))
+		return -ENOMEM;
+	memset(t->ivix, 0, (n ? n : 1) * sizeof(*t->ivix));
+	t->nivix = n;
+	if (cur->tab) {	/* d's flows are rows of cur: their places in key order */
 		for (i = 0; i < d->nflows; i++) {
 			size_t row = (size_t)(d->flows[i].f - cur->flows);
 
-			if (row >= cur->nflows)
-				return -EINVAL;
-			t->ivset[t->nivset++] = cur->tab->kpos[row];
-			if (tui_hists_push(&t->hists, cur->tab->kpos[row], &d->flows[i].d))
-				return -ENOMEM;
+			t->from[i] = row < n ? cur->tab->kpos[row] : (__u32)n;
 		}
-	} else {
-		if (rt_snapshot_copy(&t->snap, cur) ||
-		    rt_grow_to((void **)&iv->flows, &iv->flows_cap, d->nflows, sizeof(*iv->flows)))
-			return -ENOMEM;
-		for (i = 0; i < d->nflows && i < t->snap.nflows; i++) {
-			iv->flows[i].f = &t->snap.flows[i];
-			iv->flows[i].d = d->flows[i].d;
-			iv->flows[i].samples = d->flows[i].samples;
-			if (tui_hists_push(&t->hists, i, &iv->flows[i].d))
-				return -ENOMEM;
-		}
-		iv->nflows = i;
-		iv->flow_tot = d->flow_tot;
-		iv->est_tot = d->est_tot;
 	}
-	/* Totals since the start: the same one function, from nothing. */
-	if (rt_delta_compute(&t->since, NULL, &t->snap))
+	if (set_changed(t, d, cur->tab ? t->from : NULL))
 		return -ENOMEM;
-	t->stot = t->since.flow_tot;
-	t->sest = t->since.est_tot;
-	tot_counters(&t->stot);
-	tot_counters(&t->sest);
+	memset(&t->stot, 0, sizeof(t->stot));
+	memset(&t->sest, 0, sizeof(t->sest));
+	t->nv6 = t->nowned = t->nmirror = 0;
+	for (i = 0; i < n; i++) {
+		const struct rt_flow *f = &t->snap.flows[i];
+
+		val_count(f->estimate ? &t->sest : &t->stot, &f->v, 1);
+		t->nv6 += f->k.family == 6;
+		t->nowned += f->comm[0] != 0;
+		t->nmirror += f->k.mirror != 0;
+	}
 	t->table_ok = cur->tab != NULL;
 	return 0;
 }
@@ -591,8 +586,17 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 	}
 	tot_counters(&iv->flow_tot);
 	tot_counters(&iv->est_tot);
-	t->since.flow_tot = t->stot;
-	t->since.est_tot = t->sest;
+	{	/* since the start: the small tables from nothing; the flows'
+		 * counts are the flows' own (tui_flow_d), their sums kept */
+		struct rt_snapshot sm = t->snap;
+
+		sm.nflows = 0;
+		sm.tab = NULL;
+		if (rt_delta_compute(&t->since, NULL, &sm))
+			return -ENOMEM;
+		t->since.flow_tot = t->stot;
+		t->since.est_tot = t->sest;
+	}
 	if (rt_grow_to((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
 	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)) ||
 	    rt_grow_to((void **)&iv->swports, &iv->swports_cap, d->nswports, sizeof(*iv->swports)) ||
@@ -770,13 +774,12 @@ void tui_row_avgs(const struct tui_data *t, struct tui_row *r)
 int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, int avgs,
 		     struct tui_row **rows, size_t *cap)
 {
-	const struct rt_delta *D = totals ? &t->since : &t->iv;
 	size_t i, n = 0;
 
-	if (grow_rows(rows, cap, D->nflows))
+	if (grow_rows(rows, cap, t->snap.nflows))
 		return -ENOMEM;
-	for (i = 0; i < D->nflows; i++) {
-		const struct rt_flow *f = D->flows[i].f;
+	for (i = 0; i < t->snap.nflows; i++) {
+		const struct rt_flow *f = &t->snap.flows[i];
 		struct tui_row *r;
 
 		if (!tui_flow_match(&t->snap, f, filter))
@@ -786,8 +789,8 @@ int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, i
 		memset(r, 0, sizeof(*r));
 		r->f = f;
 		r->idx = (int)i;
-		r->d = D->flows[i].d;
-		r->secs = totals ? 0 : D->secs;
+		tui_flow_d(t, totals, i, &r->d);
+		r->secs = totals ? 0 : t->iv.secs;
 		r->idle_ns = since(&t->snap, f->v.last_ns);
 		r->age_ns = since(&t->snap, f->v.first_ns);
 		r->nflows = 1;
@@ -827,7 +830,6 @@ static int pair_qcmp(const void *a, const void *b)
 int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 		  struct tui_row **rows, size_t *cap)
 {
-	const struct rt_delta *D = totals ? &t->since : &t->iv;
 	int n = tui_flow_rows_ex(t, totals, filter, 0, rows, cap);
 	int i, out = 0;
 
@@ -848,7 +850,10 @@ int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 
 			double ms[TUI_NWIN];
 
-			rt_flow_val_add(&acc.d, &D->flows[m->idx].d);
+			struct rt_flow_val md;
+
+			tui_flow_d(t, totals, (size_t)m->idx, &md);
+			rt_flow_val_add(&acc.d, &md);
 			acc.nflows++;
 			if (m->idle_ns < acc.idle_ns)	/* the pair is as idle as its busiest flow */
 				acc.idle_ns = m->idle_ns;
@@ -1117,6 +1122,27 @@ int tui_rows_want(const struct tui_row *rows, size_t n, enum tui_colid c, int mi
 			m = (int)strlen(cell);
 	}
 	return m < maxw ? m : maxw;
+}
+
+int tui_rows_want_t(const struct tui_data *t, const struct tui_row *rows, size_t n, enum tui_colid c,
+		    int minw, int maxw)
+{
+	/* rows of t's flows: none can be longer than minw when no flow is */
+	if (((c == C_SRC || c == C_DST) && !t->nv6 && minw >= 15) || (c == C_PROC && !t->nowned && minw >= 3) ||
+	    (c == C_MIRROR && !t->nmirror && minw >= 1))
+		return minw < maxw ? minw : maxw;
+	return tui_rows_want(rows, n, c, minw, maxw);
+}
+
+void tui_rows_have(const struct tui_data *t, const struct tui_row *rows, size_t n, int *owned, int *mirror)
+{
+	*owned = *mirror = 0;
+	for (size_t i = 0; i < n && ((t->nowned && !*owned) || (t->nmirror && !*mirror)); i++) {
+		if (rows[i].f->comm[0])
+			*owned = 1;
+		if (rows[i].f->k.mirror)
+			*mirror = 1;
+	}
 }
 
 /* ---------------------------------------------------------------- cells */
@@ -1424,11 +1450,18 @@ size_t tui_nic_sums(const struct rt_delta *D, int totals, struct tui_nic_sum *ou
 void tui_detail_rates(const struct tui_data *t, size_t idx, struct tui_detail *out)
 {
 	static const int tm[TUI_DM_N] = { TM_PKTS, TM_BYTES, TM_CE, TM_CNP, TM_NAK };
-	const struct rt_flow_val *tot = &t->since.flows[idx].d, *iv = &t->iv.flows[idx].d;
+	struct rt_flow_val tv, ivv;
+	const struct rt_flow_val *tot = &tv, *iv = &ivv;
 	double ws[TUI_NWIN];
-	__u64 sum[TUI_NWIN][TM_N];
-	const __u64 ivc[TUI_DM_N] = { iv->pkts, iv->bytes, iv->ecn[RT_ECN_CE], iv->cnp, rt_nak(iv) };
+	__u64 sum[TUI_NWIN][TM_N], ivc[TUI_DM_N];
 
+	tui_flow_d(t, 1, idx, &tv);
+	tui_flow_d(t, 0, idx, &ivv);
+	ivc[TUI_DM_PKTS] = iv->pkts;
+	ivc[TUI_DM_GBPS] = iv->bytes;
+	ivc[TUI_DM_CE] = iv->ecn[RT_ECN_CE];
+	ivc[TUI_DM_CNP] = iv->cnp;
+	ivc[TUI_DM_NAK] = rt_nak(iv);
 	memset(sum, 0, sizeof(sum));
 	tui_hists_sums(&t->hists, idx, sum, ws);
 	out->total[TUI_DM_PKTS] = tot->pkts;

@@ -122,15 +122,25 @@ void tui_hists_free(struct tui_hists *H);
 
 struct tui_data {
 	struct rt_snapshot snap;	/* copy of the last snapshot */
-	struct rt_delta iv;		/* its deltas over the interval, pointing into snap */
-	struct rt_delta since;		/* rt_delta_compute(NULL, snap): since the start
-					 * (the totals' first_ns and last_ns 0, also iv's) */
+	/* Its deltas over the interval and since the start (rt_delta_compute
+	 * from nothing): the small tables (ifs, ports, sFlow's), pointing into
+	 * snap, and the flows' totals (counters only: first_ns, last_ns 0);
+	 * no flows (nflows 0): a flow's counts are tui_flow_d's. */
+	struct rt_delta iv;
+	struct rt_delta since;
 	struct tui_hists hists;
+	/* The flows that changed in the interval (the loop's delta, pointing
+	 * into snap), and for each flow of snap its entry there + 1 (0: none) */
+	struct rt_flow_delta *ivd;
+	size_t nivd, ivd_cap;
+	__u32 *ivix;
+	size_t nivix, ivix_cap;
 	/* tui_data_take's own: flows' places in the last snapshot (or the
-	 * changed flows' in the copy); the rows whose iv is not zero; the
-	 * counters since the start summed over flows (and estimates) */
-	__u32 *from, *ivset;
-	size_t from_cap, ivset_cap, nivset;
+	 * changed flows' in the copy); the counters since the start summed
+	 * over flows (and estimates) */
+	__u32 *from;
+	size_t from_cap;
+	size_t nv6, nowned, nmirror;	/* flows of snap over IPv6, with an owner, mirrored */
 	struct rt_flow_val stot, sest;
 	int table_ok;			/* the last snapshot was a table's, taken whole or fast */
 	int no_fast;			/* tests: always the whole way (the oracle) */
@@ -145,6 +155,11 @@ void tui_data_free(struct tui_data *t);
  * When the flows are the same as the last snapshot's (none came or went),
  * only the k that changed are copied: O(k log(N / k)), not O(N). */
 int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struct rt_delta *d);
+
+/* Flow i of t->snap: its counts over the interval (totals 0; zero counters
+ * for a flow that did not change, its other fields as the flow's), or since
+ * the start, as a delta of the whole table would have them. */
+void tui_flow_d(const struct tui_data *t, int totals, size_t i, struct rt_flow_val *out);
 
 /* ---- rows of the flow and host-pair tables ---- */
 
@@ -241,6 +256,13 @@ size_t tui_rows_rank(const struct tui_row *rows, size_t n, size_t i, enum tui_co
  * mirror session) are not formatted.
  */
 int tui_rows_want(const struct tui_row *rows, size_t n, enum tui_colid c, int minw, int maxw);
+/* tui_rows_want for rows of t's flows or pairs: without a walk where t's
+ * flows already say (no IPv6 address, no owner, no mirror session). */
+int tui_rows_want_t(const struct tui_data *t, const struct tui_row *rows, size_t n, enum tui_colid c,
+		    int minw, int maxw);
+/* Whether some row has an owner (PROCESS), some a mirror session (MIRROR):
+ * no walk when no flow of t has one. */
+void tui_rows_have(const struct tui_data *t, const struct tui_row *rows, size_t n, int *owned, int *mirror);
 /* The text of a cell. */
 void tui_row_cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t len);
 

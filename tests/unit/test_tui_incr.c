@@ -14,8 +14,19 @@
  *    NAKs). The averages (tui_hists_sums) and the detail view's sparkline
  *    values (tui_detail_series) are checked against sums and quotients the
  *    test makes from its own samples; a flow idle for 2 x TUI_HIST
- *    intervals must hold no sample bytes.
+ *    intervals must hold no sample bytes;
+ *  - the view's data taken the fast way (the same flows as the last
+ *    snapshot: only the changed ones copied) against a second view that
+ *    always takes the whole way, and every flow's counts (tui_flow_d)
+ *    against the loop's delta expanded to every row (rt_delta_expand) and a
+ *    delta of the whole copy from nothing (rt_delta_compute), as the view
+ *    kept them before;
+ *  - the column widths and the owner / mirror columns decided without a
+ *    walk (tui_rows_want_t, tui_rows_have) against the walk over every row,
+ *    with an IPv6 flow, a mirrored one and an owner that comes and goes.
  */
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -33,6 +44,19 @@ static void key_of(struct rt_flow_key *k, unsigned int i)
 	k->dst[0] = 10;
 	k->dst[1] = 9;
 	k->dqpn = 0x100 + i;
+}
+
+/* The churn's flows: one over IPv6, one inside mirror copies. */
+static void churn_key(struct rt_flow_key *k, unsigned int i)
+{
+	key_of(k, i);
+	if (i == 257) {		/* 39 characters written out */
+		k->family = 6;
+		for (int b = 0; b < 16; b++)
+			k->src[b] = (__u8)(0xf1 + b);
+	}
+	if (i == 263)
+		k->mirror = 1;
 }
 
 static int flow_qcmp(const void *a, const void *b)
@@ -112,9 +136,13 @@ static int same_data(const struct tui_data *a, const struct tui_data *b)
 {
 	int bad = 0;
 
-	if (a->snap.nflows != b->snap.nflows || a->iv.nflows != b->iv.nflows ||
-	    a->since.nflows != b->since.nflows || a->hists.n != b->hists.n || a->snap.nifs != b->snap.nifs)
+	if (a->snap.nflows != b->snap.nflows || a->nivd != b->nivd || a->hists.n != b->hists.n ||
+	    a->snap.nifs != b->snap.nifs || a->nv6 != b->nv6 || a->nowned != b->nowned || a->nmirror != b->nmirror)
 		return 1;
+	for (size_t i = 0; i < a->nivd; i++)	/* the interval's changed flows */
+		bad += a->ivd[i].f - a->snap.flows != b->ivd[i].f - b->snap.flows ||
+		       memcmp(&a->ivd[i].d, &b->ivd[i].d, sizeof(a->ivd[i].d)) ||
+		       a->ivd[i].samples != b->ivd[i].samples;
 	for (size_t i = 0; i < a->snap.nflows; i++) {
 		const struct rt_flow *x = &a->snap.flows[i], *y = &b->snap.flows[i];
 		const struct tui_hrec *p = &a->hists.rec[i], *q = &b->hists.rec[i];
@@ -122,10 +150,13 @@ static int same_data(const struct tui_data *a, const struct tui_data *b)
 		bad += memcmp(&x->k, &y->k, sizeof(x->k)) || memcmp(&x->v, &y->v, sizeof(x->v)) ||
 		       x->lqpn != y->lqpn || x->rqpn != y->rqpn || x->pid != y->pid ||
 		       strcmp(x->comm, y->comm) || x->throttles != y->throttles || x->samples != y->samples;
-		bad += memcmp(&a->iv.flows[i].d, &b->iv.flows[i].d, sizeof(a->iv.flows[i].d)) ||
-		       a->iv.flows[i].samples != b->iv.flows[i].samples || a->iv.flows[i].f != x;
-		bad += memcmp(&a->since.flows[i].d, &b->since.flows[i].d, sizeof(a->since.flows[i].d)) ||
-		       a->since.flows[i].samples != b->since.flows[i].samples || a->since.flows[i].f != x;
+		for (int tot = 0; tot < 2; tot++) {
+			struct rt_flow_val da, db;
+
+			tui_flow_d(a, tot, i, &da);
+			tui_flow_d(b, tot, i, &db);
+			bad += memcmp(&da, &db, sizeof(da)) != 0;
+		}
 		bad += p->start != q->start || p->len != q->len || (p->len && p->last != q->last) ||
 		       (p->len && memcmp(p->p, q->p, p->len));
 	}
@@ -178,8 +209,11 @@ static void test_hists_churn(void)
 	static __u64 add[NF][TM_N];
 	static int idle_since[NF];
 	struct rt_snapshot cur, prev;
-	struct rt_delta d = { 0 };
+	struct rt_delta d = { 0 }, ex = { 0 }, sc = { 0 };
 	struct tui_data t, ref;
+	struct tui_row *rows = NULL;
+	size_t rcap = 0;
+	int bad_old = 0, bad_want = 0, has_own = 0, has_v6 = 0;
 	int bad_same = 0, bad_n = 0, bad_s = 0, bad_sum = 0, bad_avg = 0, bad_spark = 0, bad_mem = 0, checked = 0;
 	int big = 0, idle_long = 0, back = 0;
 
@@ -203,13 +237,13 @@ static void test_hists_churn(void)
 			struct rt_flow *f;
 			int fresh, r = rand() % 100;
 
-			key_of(&k, (unsigned int)i);
+			churn_key(&k, (unsigned int)i);
 			/* flows 0-49 stay idle from interval 10 to 130 (longer than two histories) */
 			if (i < 50 && iv >= 10 && iv < 130)
 				continue;
 			if (calm && !M[i].live)
 				continue;
-			if (M[i].live && r < 2 && !calm) {	/* removed: its history starts over */
+			if (M[i].live && r < 2 && !calm && i != 271) {	/* removed: its history starts over */
 				idle_since[i] = iv;
 				for (size_t row = 0; row < cur.nflows; row++)
 					if (!rt_flow_key_cmp(&cur.flows[row].k, &k)) {
@@ -221,7 +255,7 @@ static void test_hists_churn(void)
 			}
 			if (!M[i].live && r >= 30)	/* comes (back) now and then */
 				continue;
-			if (M[i].live && r >= 15)	/* most live flows do not move */
+			if (M[i].live && r >= 15 && i != 271)	/* most live flows do not move */
 				continue;
 			f = rt_snapshot_flow(&cur, &k, &fresh);
 			CHECK(f != NULL, "row");
@@ -243,6 +277,8 @@ static void test_hists_churn(void)
 			f->v.nak_seq += add[i][TM_NAK];
 			f->v.rnr_nak += add[i][TM_RNR];
 			f->v.last_ns = (__u64)(now * 1e9);
+			if (i == 271)	/* an owner every other interval (the view's PROCESS) */
+				snprintf(f->comm, sizeof(f->comm), "%s", iv % 2 ? "" : "ib_write_bw");
 		}
 		cur.time_ns = cur.mono_ns = (__u64)(now * 1e9);
 		CHECK_EQ(rt_delta_changes(&d, iv ? &prev : NULL, &cur), 0);
@@ -251,6 +287,40 @@ static void test_hists_churn(void)
 		CHECK_EQ(tui_data_take(&t, &cur, &d), 0);
 		CHECK_EQ(tui_data_take(&ref, &cur, &d), 0);
 		bad_same += same_data(&t, &ref) != 0;
+		{	/* the widths and the owner / mirror columns without a walk
+			 * where the flows say, against the walk over every row */
+			static const enum tui_colid wc[] = { C_SRC, C_DST, C_IFACE, C_PROC, C_MIRROR };
+			int nr = tui_flow_rows(&t, 0, "", &rows, &rcap), owned, mir, eo = 0, em = 0;
+
+			CHECK(nr >= 0, "rows");
+			for (int r = 0; r < nr; r++) {
+				eo |= rows[r].f->comm[0] != 0;
+				em |= rows[r].f->k.mirror != 0;
+			}
+			tui_rows_have(&t, rows, (size_t)nr, &owned, &mir);
+			bad_want += owned != eo || mir != em;
+			has_own += eo;
+			has_v6 += t.nv6 > 0;
+			for (size_t c = 0; c < sizeof(wc) / sizeof(wc[0]); c++)
+				for (int minw = 1; minw <= 15; minw += 14)
+					bad_want += tui_rows_want_t(&t, rows, (size_t)nr, wc[c], minw, 39) !=
+						    tui_rows_want(rows, (size_t)nr, wc[c], minw, 39);
+		}
+		/* every flow's counts as the old view had them: the loop's delta
+		 * expanded to every row, and a delta of the whole copy from nothing */
+		CHECK_EQ(rt_delta_expand(&ex, &d, &ref.snap), 0);
+		CHECK_EQ(rt_delta_compute(&sc, NULL, &ref.snap), 0);
+		for (size_t row = 0; row < ref.snap.nflows; row++) {
+			struct rt_flow_val a, b;
+
+			tui_flow_d(&ref, 0, row, &a);
+			tui_flow_d(&ref, 1, row, &b);
+			bad_old += memcmp(&a, &ex.flows[row].d, sizeof(a)) || memcmp(&b, &sc.flows[row].d, sizeof(b));
+		}
+		for (int c = 0; c < (int)(offsetof(struct rt_flow_val, first_ns) / 8); c++) {
+			bad_old += ((const __u64 *)&ref.iv.flow_tot)[c] != ((const __u64 *)&ex.flow_tot)[c];
+			bad_old += ((const __u64 *)&ref.since.flow_tot)[c] != ((const __u64 *)&sc.flow_tot)[c];
+		}
 		CHECK_EQ(rt_snapshot_copy_small(&prev, &cur), 0);
 		for (int i = 0; i < NF; i++)
 			if (M[i].live && secs > 0)
@@ -327,6 +397,10 @@ static void test_hists_churn(void)
 	CHECK(back > 20, "flows back after more than a history: %d", back);
 	CHECK(t.nfast >= 18 && ref.nfast == 0, "taken the fast way: %ld (the oracle: %ld)", t.nfast, ref.nfast);
 	CHECK_EQ(bad_same, 0);
+	CHECK_EQ(bad_old, 0);
+	CHECK_EQ(bad_want, 0);
+	CHECK(has_own > 10 && has_own < NIV && has_v6 > 10 && has_v6 < NIV, "intervals with owners %d, with IPv6 %d", has_own,
+	      has_v6);
 	CHECK_EQ(bad_avg, 0);
 	CHECK_EQ(bad_spark, 0);
 	CHECK_EQ(bad_mem, 0);
@@ -336,7 +410,10 @@ static void test_hists_churn(void)
 	CHECK_EQ(bad_sum, 0);
 	tui_data_free(&t);
 	tui_data_free(&ref);
+	free(rows);
 	rt_delta_free(&d);
+	rt_delta_free(&ex);
+	rt_delta_free(&sc);
 	rt_snapshot_free(&cur);
 	rt_snapshot_free(&prev);
 	TEST_END("tui_hists_written_for_moved_flows_only");

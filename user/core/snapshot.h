@@ -256,6 +256,13 @@ struct rt_flow_table {
 	size_t ncnp, cnp_cap;
 	__u64 max_flows;		/* 0: grows as flows appear */
 	int no_lru;			/* nobody expires rows: keep no recency list */
+	/* Expiry's bounds: for each of the last RT_GEND intervals (by gen;
+	 * tag 0: none), the least and the greatest last_ns of the rows
+	 * touched in it, taken as it closes (rt_snapshot_next_interval) once
+	 * rt_snapshot_expire() has been called; rows still of that gen have
+	 * not changed since, so expiry decides a whole interval's rows
+	 * without reading them when the bounds allow. */
+	struct rt_gend { __u32 tag, pad; __u64 lo, hi; } *gend;
 	int marked;			/* some host pair has been marked RT_PSLOT_CNP */
 	/* host pairs (family, src, dst): open addressing over each pair's first
 	 * row + 1 (RT_SLOT_*, RT_PSLOT_CNP), its rows chained through pnext/pprev;
@@ -358,7 +365,15 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
  * slot of each (hash h) first, then for the rows (which reads the slots), then
  * looks them up, so the cache misses of many lookups overlap. Hints only.
  */
-static inline void rt_snapshot_prefetch_slot(const struct rt_snapshot *s, __u32 h)
+/*
+ * Helpers that only prefetch are always_inline: GCC (12) counts a prefetch as
+ * no side effect, finds a helper that does nothing else pure, and deletes a
+ * call to it that it did not inline early (this one's prefetch was missing
+ * from the pcap and live read loops until it was marked so).
+ */
+#define RT_PREFETCH_FN	static inline __attribute__((always_inline))
+
+RT_PREFETCH_FN void rt_snapshot_prefetch_slot(const struct rt_snapshot *s, __u32 h)
 {
 	if (s->tab && s->tab->nslot)
 		__builtin_prefetch(&s->tab->slot[h & (s->tab->nslot - 1)]);
@@ -408,6 +423,7 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r);
  * many went; evicted[dir] counts them per direction (may be NULL).
  */
 size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2]);
+#define RT_GEND	1024
 /* rt_snapshot_prefetch_row(), or, for a key not in the table, what making its
  * row will read (the host-pair slots, the row and state it fills, nnew rows
  * past the last: the new keys ahead of it); 1 for a new key, else 0. */
