@@ -53,6 +53,7 @@ static void table_empty(struct rt_flow_table *t)
 	t->npairs = 0;
 	t->njq = 0;
 	t->nchanged = t->ncnp = 0;
+	t->delta_taken = 0;
 	t->lru_head = t->lru_tail = 0;
 	t->gen++;
 	t->ko_valid = 0;
@@ -90,7 +91,9 @@ static void gen_close(struct rt_snapshot *s)
 	__u64 lo = ~0ULL, hi = 0;
 
 	for (size_t i = 0; i < t->nchanged; i++) {
-		__u64 x = s->flows[t->changed[i]].v.last_ns;
+		/* after rt_delta_changes the changed list holds its permutation:
+		 * the rows are then the delta's */
+		__u64 x = t->delta_taken ? t->cd[i].f->v.last_ns : s->flows[t->changed[i]].v.last_ns;
 
 		lo = x < lo ? x : lo;
 		hi = x > hi ? x : hi;
@@ -112,6 +115,7 @@ void rt_snapshot_next_interval(struct rt_snapshot *s)
 		if (t->gend)
 			gen_close(s);
 		t->nchanged = 0;
+		t->delta_taken = 0;
 		if (!++t->gen)	/* 0 would match rows never touched */
 			t->gen = 1;
 	}
@@ -1602,8 +1606,10 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &e->d);
 	}
 	/* Their places in key order, kept where the changed rows were (each
-	 * is cd[i].f now: changed[] is not read again in this interval). */
+	 * is cd[i].f now: delta_taken says so to whatever reads the list
+	 * before the next interval). */
 	perm = t->changed;
+	t->delta_taken = 1;
 	if (n >= RT_KEY_ORDER_WALK && n * 4 >= cur->nflows)
 		order = rt_snapshot_key_order(cur);
 	if (order) {	/* the changed rows, met in key order */

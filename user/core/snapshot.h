@@ -241,7 +241,9 @@ struct rt_flow_table {
 	size_t ap_cap;
 	__u32 *changed;			/* rows changed in this interval, each once, until
 					 * rt_delta_changes, which then keeps there the
-					 * order it puts cd[] in (the rows are cd[i].f) */
+					 * order it puts cd[] in (the rows are cd[i].f;
+					 * delta_taken set until the next interval) */
+	int delta_taken;
 	size_t nchanged, changed_cap;
 	/* Beside changed[i]: the row's counters (d) and samples as they were
 	 * at its first touch in the interval (rt_snapshot_touch_row), which
