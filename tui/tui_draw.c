@@ -191,7 +191,32 @@ void tui_rebuild_rows(struct tui *t)
 	if (t->have_sel_key) {		/* the selection follows its flow: its rank */
 		size_t best = t->nrows;
 
-		for (size_t i = 0; i < t->nrows; i++) {
+		/* flows: the rows follow the copy's key order (idx): two binary searches */
+		for (size_t lo = 0, hi = t->view == V_PAIRS ? 0 : t->data.snap.nflows; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = rt_flow_key_cmp(&t->data.snap.flows[mid].k, &t->sel_key);
+
+			if (c < 0) {
+				lo = mid + 1;
+			} else if (c > 0) {
+				hi = mid;
+			} else {
+				size_t a = 0, b = t->nrows;
+
+				while (a < b) {
+					size_t m = a + (b - a) / 2;
+
+					if ((size_t)t->rows[m].idx < mid)
+						a = m + 1;
+					else
+						b = m;
+				}
+				if (a < t->nrows && (size_t)t->rows[a].idx == mid)
+					best = a;
+				break;
+			}
+		}
+		for (size_t i = 0; t->view == V_PAIRS && i < t->nrows; i++) {
 			const struct rt_flow_key *k = &t->rows[i].f->k;
 
 			if (t->view == V_PAIRS ?

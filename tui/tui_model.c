@@ -116,7 +116,8 @@ static unsigned int hrec_n(const struct tui_hists *H, const struct tui_hrec *r)
 
 static void hrec_free(struct tui_hrec *r)
 {
-	free(r->p);
+	if (r->cap)
+		free(r->p);
 	r->p = NULL;
 	r->len = r->cap = 0;
 }
@@ -130,7 +131,7 @@ static void hrec_prune(const struct tui_hists *H, struct tui_hrec *r)
 	while (o < r->len) {
 		__u64 c[TM_N];
 		__u32 gap;
-		size_t l = get_sample(r->p + o, &gap, c);
+		size_t l = get_sample(tui_hrec_bytes(r) + o, &gap, c);
 
 		v -= gap;
 		if (H->niv - v >= TUI_HIST)
@@ -168,21 +169,31 @@ int tui_hists_push(struct tui_hists *H, size_t i, const struct rt_flow_val *d)
 	old = r->len ? r->len - 1u : 0;
 	if (r->len)
 		n += put_uleb(s + n, (__u64)(H->niv - r->last));
-	if (n + old > r->cap) {
-		size_t cap = r->cap ? r->cap : 8;
-		__u8 *p;
+	if (!r->cap && n + old <= sizeof(r->in)) {	/* it still fits in place of the pointer */
+		__u8 b[sizeof(r->in)];
+
+		memcpy(b, s, n);
+		memcpy(b + n, r->in + 1, old);
+		memcpy(r->in, b, n + old);
+	} else {
+		__u8 *p = r->cap ? r->p : NULL;
+		size_t cap = r->cap ? r->cap : 16;
 
 		while (cap < n + old)
 			cap *= 2;
-		p = realloc(r->p, cap);
-		if (!p)
-			return -ENOMEM;
-		r->p = p;
-		r->cap = (__u16)cap;
+		if (cap > r->cap) {
+			p = realloc(p, cap);
+			if (!p)
+				return -ENOMEM;
+			if (!r->cap && old)	/* the bytes held in place move out */
+				memcpy(p + 1, r->in + 1, old);
+			r->p = p;
+			r->cap = (__u16)cap;
+		}
+		if (old)
+			memmove(r->p + n, r->p + 1, old);
+		memcpy(r->p, s, n);
 	}
-	if (old)
-		memmove(r->p + n, r->p + 1, old);
-	memcpy(r->p, s, n);
 	r->len = (__u16)(n + old);
 	r->last = H->niv;
 	hrec_prune(H, r);
@@ -214,7 +225,7 @@ void tui_hists_sums(const struct tui_hists *H, size_t i, __u64 sum[TUI_NWIN][TM_
 		__u64 c[TM_N];
 		__u32 gap;
 
-		o += get_sample(r->p + o, &gap, c);
+		o += get_sample(tui_hrec_bytes(r) + o, &gap, c);
 		v -= gap;
 		if (H->niv - v >= mmax)
 			break;
@@ -252,7 +263,7 @@ const struct tui_hist *tui_hists_get(const struct tui_hists *H, size_t i)
 		__u32 gap;
 		unsigned int age;
 
-		o += get_sample(r->p + o, &gap, c);
+		o += get_sample(tui_hrec_bytes(r) + o, &gap, c);
 		v -= gap;
 		age = H->niv - v;
 		if (age >= n)
@@ -294,6 +305,7 @@ int tui_hists_remap(struct tui_hists *H, size_t n, const __u32 *from)
 		if (f && f - 1 < H->n) {	/* from[] names each old flow once at most */
 			*r = H->rec[f - 1];
 			H->rec[f - 1].p = NULL;
+			H->rec[f - 1].cap = H->rec[f - 1].len = 0;
 		} else {
 			memset(r, 0, sizeof(*r));
 			/* its first sample is this interval's */
@@ -301,7 +313,7 @@ int tui_hists_remap(struct tui_hists *H, size_t n, const __u32 *from)
 		}
 	}
 	for (i = 0; i < H->n; i++)	/* the flows that went */
-		free(H->rec[i].p);
+		hrec_free(&H->rec[i]);
 	/* the old array goes: a second one would cost as much again */
 	free(H->rec);
 	H->rec = H->rec2;
@@ -353,7 +365,7 @@ void tui_hists_done(struct tui_hists *H)
 void tui_hists_free(struct tui_hists *H)
 {
 	for (size_t i = 0; i < H->n; i++)
-		free(H->rec[i].p);
+		hrec_free(&H->rec[i]);
 	free(H->rec);
 	free(H->rec2);
 	free(H->dec);
@@ -376,6 +388,7 @@ void tui_data_free(struct tui_data *t)
 	tui_hists_free(&t->hists);
 	free(t->from);
 	free(t->ivd);
+	free(t->ivr);
 	free(t->ivix);
 }
 
@@ -460,10 +473,14 @@ void tui_flow_d(const struct tui_data *t, int totals, size_t i, struct rt_flow_v
 
 	if (totals)	/* as rt_delta_compute from nothing: the counters themselves */
 		*out = f->v;
+	else if (i < t->nivix && t->ivix[i] == TUI_IVIX_OWN)
+		*out = f->v;	/* counted from nothing in the interval (a new flow) */
 	else if (i < t->nivix && t->ivix[i])
 		*out = t->ivd[t->ivix[i] - 1].d;
-	else		/* as rt_delta_expand: the counters 0, the rest the flow's */
-		rt_flow_val_delta(out, &f->v, &f->v);
+	else {		/* as rt_delta_expand: the counters 0 (v - v), the rest the flow's */
+		*out = f->v;
+		memset(out, 0, offsetof(struct rt_flow_val, first_ns));
+	}
 }
 
 /* The interval's changed flows (d's, in key order) at places at[i] of the
@@ -472,19 +489,32 @@ static int set_changed(struct tui_data *t, const struct rt_delta *d, const __u32
 {
 	size_t n = t->snap.nflows;
 
-	for (size_t i = 0; i < t->nivd; i++)	/* the last interval's: zero again */
-		t->ivix[t->ivd[i].f - t->snap.flows] = 0;
-	t->nivd = 0;
-	if (rt_grow_to((void **)&t->ivd, &t->ivd_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivd)))
+	size_t nd = 0;
+
+	for (size_t i = 0; i < t->nivr; i++)	/* the last interval's: zero again */
+		t->ivix[t->ivr[i]] = 0;
+	t->nivd = t->nivr = 0;
+	for (size_t i = 0; i < d->nflows; i++)	/* those counted from something */
+		nd += memcmp(&d->flows[i].d, &d->flows[i].f->v, offsetof(struct rt_flow_val, first_ns)) != 0;
+	if (rt_grow_to((void **)&t->ivd, &t->ivd_cap, nd ? nd : 1, sizeof(*t->ivd)) ||
+	    rt_grow_to((void **)&t->ivr, &t->ivr_cap, d->nflows ? d->nflows : 1, sizeof(*t->ivr)))
 		return -ENOMEM;
 	for (size_t i = 0; i < d->nflows; i++) {
 		size_t r = at ? at[i] : i;
 
 		if (r >= n)
 			continue;
-		t->ivd[t->nivd] = d->flows[i];
-		t->ivd[t->nivd].f = &t->snap.flows[r];
-		t->ivix[r] = (__u32)++t->nivd;
+		t->ivr[t->nivr++] = (__u32)r;
+		/* a delta equal to the flow's own counters (its other fields are
+		 * the flow's too, rt_flow_val_delta) is not copied: the first
+		 * interval's flows, all new, cost no copy of their counts */
+		if (!memcmp(&d->flows[i].d, &d->flows[i].f->v, offsetof(struct rt_flow_val, first_ns))) {
+			t->ivix[r] = TUI_IVIX_OWN;
+		} else {
+			t->ivd[t->nivd] = d->flows[i];
+			t->ivd[t->nivd].f = &t->snap.flows[r];
+			t->ivix[r] = (__u32)++t->nivd;
+		}
 		if (tui_hists_push(&t->hists, r, &d->flows[i].d))
 			return -ENOMEM;
 	}
@@ -539,7 +569,7 @@ static int take_all(struct tui_data *t, const struct rt_snapshot *cur, const str
 
 	/* The view shows every flow: a copy in key order. */
 	t->table_ok = 0;
-	t->nivd = 0;
+	t->nivd = t->nivr = 0;
 	if ((cur->tab ? rt_snapshot_copy_sorted(&t->snap, cur) : rt_snapshot_copy(&t->snap, cur)) ||
 	    rt_grow_to((void **)&t->ivix, &t->ivix_cap, n ? n : 1, sizeof(*t->ivix)))
 		return -ENOMEM;
@@ -557,8 +587,12 @@ static int take_all(struct tui_data *t, const struct rt_snapshot *cur, const str
 	memset(&t->stot, 0, sizeof(t->stot));
 	memset(&t->sest, 0, sizeof(t->sest));
 	t->nv6 = t->nowned = t->nmirror = 0;
+	t->one_if = 1;
 	for (i = 0; i < n; i++) {
 		const struct rt_flow *f = &t->snap.flows[i];
+
+		t->one_if &= f->k.ifindex == t->snap.flows[0].k.ifindex &&
+			     f->k.origin == t->snap.flows[0].k.origin;
 
 		val_count(f->estimate ? &t->sest : &t->stot, &f->v, 1);
 		t->nv6 += f->k.family == 6;
@@ -775,6 +809,9 @@ int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, i
 		     struct tui_row **rows, size_t *cap)
 {
 	size_t i, n = 0;
+	const char *last_name = NULL;
+	__u32 last_if = 0;
+	int n_if = 0;
 
 	if (grow_rows(rows, cap, t->snap.nflows))
 		return -ENOMEM;
@@ -794,7 +831,12 @@ int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, i
 		r->idle_ns = since(&t->snap, f->v.last_ns);
 		r->age_ns = since(&t->snap, f->v.first_ns);
 		r->nflows = 1;
-		r->ifname = rt_snapshot_ifname(&t->snap, f->k.ifindex);
+		if (!n_if || f->k.ifindex != last_if) {	/* rows of one interface come in runs */
+			last_name = rt_snapshot_ifname(&t->snap, f->k.ifindex);
+			last_if = f->k.ifindex;
+			n_if = 1;
+		}
+		r->ifname = last_name;
 		r->avg_todo = 1;
 		if (avgs)
 			tui_row_avgs(t, r);
@@ -954,9 +996,28 @@ int tui_row_cmp(const struct tui_row *a, const struct tui_row *b, enum tui_colid
 	return r < 0 ? -1 : r > 0;
 }
 
+/* A row's value by a numeric column: C_CONG's two counts, or the number. */
+struct row_key {
+	__u64 a, b;
+	double x;
+};
+
+static void row_key(const struct tui_row *r, enum tui_colid c, struct row_key *k)
+{
+	if (c == C_CONG) {
+		k->a = rt_congestion(&r->d);
+		k->b = r->d.pkts;
+		k->x = 0;
+	} else {
+		k->a = k->b = 0;
+		k->x = tui_row_num(r, c);
+	}
+}
+
 struct sort_ctx {
 	enum tui_colid c;
 	int invert;
+	struct row_key *keys;	/* NULL: compare the rows */
 };
 
 static int row_qcmp(const void *a, const void *b, void *arg)
@@ -968,7 +1029,7 @@ static int row_qcmp(const void *a, const void *b, void *arg)
 
 void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert)
 {
-	struct sort_ctx ctx = { c, invert };
+	struct sort_ctx ctx = { c, invert, NULL };
 
 	if (n > 1)
 		qsort_r(rows, n, sizeof(*rows), row_qcmp, &ctx);
@@ -982,7 +1043,24 @@ void tui_rows_sort(struct tui_row *rows, size_t n, enum tui_colid c, int invert)
  */
 static int ord_cmp(const struct tui_row *rows, __u32 a, __u32 b, const struct sort_ctx *cx)
 {
-	int r = row_cmp_value(&rows[a], &rows[b], cx->c, cx->invert);
+	int r;
+
+	if (cx->keys) {	/* row_cmp_value on the kept values */
+		const struct row_key *x = &cx->keys[a], *y = &cx->keys[b];
+
+		if (cx->c == C_CONG) {
+			r = tui_spaceship_u64(x->a, y->a);
+			if (!r)
+				r = tui_spaceship_u64(x->b, y->b);
+		} else {
+			r = tui_spaceship_dbl(x->x, y->x);
+		}
+		r = -r;		/* numbers: biggest first */
+		if (cx->invert)
+			r = -r;
+	} else {
+		r = row_cmp_value(&rows[a], &rows[b], cx->c, cx->invert);
+	}
 
 	if (!r)
 		r = tui_spaceship_u64((__u64)rows[a].idx, (__u64)rows[b].idx);
@@ -1061,22 +1139,30 @@ static void order_part(__u32 *o, const struct tui_row *rows, size_t l, size_t r,
 void tui_rows_order(__u32 *ord, const struct tui_row *rows, size_t n, size_t lo, size_t hi,
 		    enum tui_colid c, int invert)
 {
-	struct sort_ctx cx = { c, invert };
+	struct sort_ctx cx = { c, invert, NULL };
 	int depth = 8;
 
 	for (size_t m = n; m > 1; m >>= 1)
 		depth += 2;
 	if (hi > n)
 		hi = n;
-	if (lo < hi)
-		order_part(ord, rows, 0, n, lo, hi, &cx, depth);
+	if (lo >= hi)
+		return;
+	/* numbers: each row's value once, in an array that stays in cache,
+	 * compared as row_cmp_value compares the rows */
+	if (!(tui_cols[c].flags & TUI_COL_TEXT) && n > 64 && (cx.keys = malloc(n * sizeof(*cx.keys)))) {
+		for (size_t i = 0; i < n; i++)
+			row_key(&rows[i], c, &cx.keys[i]);
+	}
+	order_part(ord, rows, 0, n, lo, hi, &cx, depth);
+	free(cx.keys);
 }
 
 size_t tui_rows_rank(const struct tui_row *rows, size_t n, size_t i, enum tui_colid c, int invert)
 {
 	size_t rank = 0;
 
-	struct sort_ctx cx = { c, invert };
+	struct sort_ctx cx = { c, invert, NULL };
 
 	for (size_t j = 0; j < n; j++)
 		if (j != i && ord_cmp(rows, (__u32)j, (__u32)i, &cx) < 0)
@@ -1131,6 +1217,8 @@ int tui_rows_want_t(const struct tui_data *t, const struct tui_row *rows, size_t
 	if (((c == C_SRC || c == C_DST) && !t->nv6 && minw >= 15) || (c == C_PROC && !t->nowned && minw >= 3) ||
 	    (c == C_MIRROR && !t->nmirror && minw >= 1))
 		return minw < maxw ? minw : maxw;
+	if (c == C_IFACE && t->one_if && n)	/* every flow's interface is the first row's */
+		return tui_rows_want(rows, 1, c, minw, maxw);
 	return tui_rows_want(rows, n, c, minw, maxw);
 }
 

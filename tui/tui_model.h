@@ -2,7 +2,7 @@
 /*
  * The pure parts of the live view, kept apart from ncurses so that they can be
  * unit-tested: the copy of the last snapshot and its deltas, the per-flow
- * history ring behind the 2 s / 10 s / 40 s averages (iftop's), the rows of
+ * histories (packed) behind the 2 s / 10 s / 40 s averages (iftop's), the rows of
  * the flow and host-pair tables, column descriptors, comparators that cannot
  * overflow (htop's SPACESHIP_NUMBER), the filter, and the column layout.
  */
@@ -60,11 +60,19 @@ struct tui_hist {
  * Interval numbers are counted modulo 2^32 (13 years of 0.1 s intervals).
  */
 struct tui_hrec {
-	__u8 *p;		/* the samples kept, packed, newest first */
+	union {			/* the samples kept, packed, newest first: */
+		__u8 *p;	/* cap bytes allocated, */
+		__u8 in[8];	/* or, while cap is 0, len bytes here */
+	};
 	__u32 start;		/* its first sample is interval start + 1 */
 	__u32 last;		/* the interval of p's newest sample (when len) */
 	__u16 len, cap;		/* bytes of p used, allocated */
 };
+
+static inline const __u8 *tui_hrec_bytes(const struct tui_hrec *r)
+{
+	return r->cap ? r->p : r->in;
+}
 
 /*
  * Histories of the flows of the view's snapshot: flows[i]'s is rec[i]. Per
@@ -120,6 +128,8 @@ void tui_hists_free(struct tui_hists *H);
 
 /* ---- the view's copy of the data ---- */
 
+#define TUI_IVIX_OWN	0xffffffffu
+
 struct tui_data {
 	struct rt_snapshot snap;	/* copy of the last snapshot */
 	/* Its deltas over the interval and since the start (rt_delta_compute
@@ -129,18 +139,21 @@ struct tui_data {
 	struct rt_delta iv;
 	struct rt_delta since;
 	struct tui_hists hists;
-	/* The flows that changed in the interval (the loop's delta, pointing
-	 * into snap), and for each flow of snap its entry there + 1 (0: none) */
+	/* The flows that changed in the interval: the loop's delta of those
+	 * whose delta is not their whole counters (pointing into snap); for
+	 * each flow of snap its entry there + 1, TUI_IVIX_OWN (its delta is its
+	 * counters: a new flow), or 0 (no change); the places set (ivr) */
 	struct rt_flow_delta *ivd;
 	size_t nivd, ivd_cap;
-	__u32 *ivix;
-	size_t nivix, ivix_cap;
+	__u32 *ivix, *ivr;
+	size_t nivix, ivix_cap, nivr, ivr_cap;
 	/* tui_data_take's own: flows' places in the last snapshot (or the
 	 * changed flows' in the copy); the counters since the start summed
 	 * over flows (and estimates) */
 	__u32 *from;
 	size_t from_cap;
 	size_t nv6, nowned, nmirror;	/* flows of snap over IPv6, with an owner, mirrored */
+	int one_if;			/* all of them on one interface, of one origin */
 	struct rt_flow_val stot, sest;
 	int table_ok;			/* the last snapshot was a table's, taken whole or fast */
 	int no_fast;			/* tests: always the whole way (the oracle) */
@@ -173,8 +186,8 @@ struct tui_row {
 	int avg_ok;
 	int avg_todo;			/* avg not filled yet (tui_row_avgs) */
 	unsigned int nflows;		/* pairs: flows aggregated */
-	const char *ifname;
 	int idx;			/* flows: index in snap.flows */
+	const char *ifname;
 };
 
 enum tui_colid {

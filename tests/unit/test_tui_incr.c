@@ -136,9 +136,12 @@ static int same_data(const struct tui_data *a, const struct tui_data *b)
 {
 	int bad = 0;
 
-	if (a->snap.nflows != b->snap.nflows || a->nivd != b->nivd || a->hists.n != b->hists.n ||
-	    a->snap.nifs != b->snap.nifs || a->nv6 != b->nv6 || a->nowned != b->nowned || a->nmirror != b->nmirror)
+	if (a->snap.nflows != b->snap.nflows || a->nivd != b->nivd || a->nivr != b->nivr || a->hists.n != b->hists.n ||
+	    a->snap.nifs != b->snap.nifs || a->nv6 != b->nv6 || a->nowned != b->nowned || a->nmirror != b->nmirror ||
+	    a->one_if != b->one_if)
 		return 1;
+	for (size_t i = 0; i < a->nivr; i++)
+		bad += a->ivr[i] != b->ivr[i] || a->ivix[a->ivr[i]] != b->ivix[b->ivr[i]];
 	for (size_t i = 0; i < a->nivd; i++)	/* the interval's changed flows */
 		bad += a->ivd[i].f - a->snap.flows != b->ivd[i].f - b->snap.flows ||
 		       memcmp(&a->ivd[i].d, &b->ivd[i].d, sizeof(a->ivd[i].d)) ||
@@ -158,7 +161,7 @@ static int same_data(const struct tui_data *a, const struct tui_data *b)
 			bad += memcmp(&da, &db, sizeof(da)) != 0;
 		}
 		bad += p->start != q->start || p->len != q->len || (p->len && p->last != q->last) ||
-		       (p->len && memcmp(p->p, q->p, p->len));
+		       (p->len && memcmp(tui_hrec_bytes(p), tui_hrec_bytes(q), p->len));
 	}
 	bad += memcmp(&a->iv.flow_tot, &b->iv.flow_tot, sizeof(a->iv.flow_tot)) ||
 	       memcmp(&a->since.flow_tot, &b->since.flow_tot, sizeof(a->since.flow_tot)) ||
@@ -388,7 +391,7 @@ static void test_hists_churn(void)
 			/* idle for two histories: no samples kept */
 			if (iv - idle_since[i] >= 2 * TUI_HIST) {
 				idle_long++;
-				bad_mem += t.hists.rec[row].len != 0 || t.hists.rec[row].p != NULL;
+				bad_mem += t.hists.rec[row].len != 0 || t.hists.rec[row].cap != 0;
 			}
 		}
 	}
