@@ -751,24 +751,6 @@ void rt_snapshot_prefetch_row(const struct rt_snapshot *s, __u32 h)
 	prefetch_tagged_row(s, h);
 }
 
-/* Zero a new row with 16-byte stores: gcc makes a memset of this size a
- * rep stos, whose start-up cost was a fifth of rt_snapshot_flow_h's time in
- * perf on the 100k-flow file (bench/pcap.sh). */
-typedef __u64 rt_zero16 __attribute__((vector_size(16), may_alias, aligned(8)));
-
-static inline void zero_row(struct rt_flow *f)
-{
-	_Static_assert(sizeof(*f) % 8 == 0, "rows are whole words");
-	rt_zero16 *p = (rt_zero16 *)f;
-	const rt_zero16 z = { 0, 0 };
-
-#pragma GCC unroll 16
-	for (size_t i = 0; i < sizeof(*f) / 16; i++)
-		p[i] = z;
-	if (sizeof(*f) % 16)
-		((__u64 *)f)[sizeof(*f) / 8 - 1] = 0;
-}
-
 struct rt_flow *rt_snapshot_flow(struct rt_snapshot *s, const struct rt_flow_key *k, int *fresh)
 {
 	return rt_snapshot_flow_h(s, k, rt_flow_key_hash(k), fresh);
@@ -795,7 +777,8 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
 	r = s->nflows;
 	t->slot[j] = slot_make(h, r);
 	f = &s->flows[r];
-	zero_row(f);
+	_Static_assert(sizeof(*f) % 8 == 0, "rows are whole words");
+	rt_zero_words(f, sizeof(*f));	/* not a memset: rt_zero_words() says why */
 	f->k = *k;
 	f->throttles = -1;
 	memset(&t->st[r], 0, sizeof(t->st[0]));
