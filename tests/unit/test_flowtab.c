@@ -11,7 +11,8 @@
  *    exactly, the evictions equal the schedule's, and the incremental path
  *    (no NIC: dirty bits into the persistent table) gives the very same
  *    deltas and changed flows, interval by interval, as the whole-table path
- *    (with a NIC);
+ *    (with a NIC); first and last seen, kept in the rows by the one and
+ *    in per-slot stamps by the other, are the schedule's intervals;
  *  - a full region: three times as many flows as a region's 16 slots from one
  *    CPU; exactly 16 get a slot, with their counts exact, the rest's frames
  *    are all in flow_full;
@@ -111,7 +112,19 @@ struct trace {
 	__u64 d[INTERVALS][NFLOWS];
 	__u64 evicted[INTERVALS];
 	size_t nchanged[INTERVALS];
+	/* After interval t, flow f's row's first and last seen as the interval
+	 * whose read had that time (-1: no row; -2: no read had it). */
+	int first[INTERVALS][NFLOWS], last[INTERVALS][NFLOWS];
 };
+
+/* The interval of this run whose read was at time ns (-2: none). */
+static int interval_at(const __u64 *mono, int n, __u64 ns)
+{
+	for (int t = 0; t < n; t++)
+		if (mono[t] == ns)
+			return t;
+	return -2;
+}
 
 /*
  * Flow f is active in interval t when (t / 4 + f) % 3 != 0 ... a churn of
@@ -127,6 +140,7 @@ static void churn(int no_nic, struct trace *tr, __u64 tally[NFLOWS])
 {
 	struct rt_source *src = open_lo(no_nic, 0.25, 4096);
 	struct rt_stream st;
+	__u64 mono[INTERVALS];
 	int fd;
 
 	memset(tr, 0, sizeof(*tr));
@@ -162,6 +176,18 @@ static void churn(int no_nic, struct trace *tr, __u64 tally[NFLOWS])
 		}
 		tr->evicted[t] = st.cur.evicted;
 		tr->nchanged[t] = st.delta.nflows;
+		mono[t] = st.cur.mono_ns;
+		for (int f = 0; f < NFLOWS; f++)
+			tr->first[t][f] = tr->last[t][f] = -1;
+		for (size_t i = 0; i < st.cur.nflows; i++) {
+			const struct rt_flow *r = &st.cur.flows[i];
+			__u32 q = r->k.dqpn - 0x100;
+
+			if (q < NFLOWS) {
+				tr->first[t][q] = interval_at(mono, t + 1, r->v.first_ns);
+				tr->last[t][q] = interval_at(mono, t + 1, r->v.last_ns);
+			}
+		}
 		sleep_ms(100);
 	}
 	rt_stream_free(&st);
@@ -204,6 +230,41 @@ static void test_churn(void)
 		CHECK_EQ(inc.nchanged[t], full.nchanged[t]);
 	}
 	TEST_END("flowtab_churn_evict_exact");
+
+	/*
+	 * First and last seen, as intervals: the incremental path keeps them in
+	 * its rows, the whole-table path in per-slot stamps; both must be the
+	 * schedule's: last seen the flow's latest active interval, first seen
+	 * the start of its current active stretch (each idle stretch evicts it,
+	 * above), for every flow that has a row.
+	 */
+	for (int t = 0; t < INTERVALS; t++)
+		for (int f = 0; f < NFLOWS; f++) {
+			int want_last = -1, want_first = -1;
+
+			for (int u = 0; u <= t; u++)
+				if (active(f, u)) {
+					want_last = u;
+					if (!u || !active(f, u - 1))
+						want_first = u;
+				}
+			/* evicted (no row) one read apart in the two runs: see above */
+			if (inc.last[t][f] != -1 && full.last[t][f] != -1)
+				CHECK(inc.first[t][f] == full.first[t][f] &&
+				      inc.last[t][f] == full.last[t][f],
+				      "interval %d flow %d: first/last seen %d/%d incremental, %d/%d whole",
+				      t, f, inc.first[t][f], inc.last[t][f], full.first[t][f],
+				      full.last[t][f]);
+			if (inc.last[t][f] != -1)
+				CHECK(inc.last[t][f] == want_last && inc.first[t][f] == want_first,
+				      "interval %d flow %d: first/last seen %d/%d, the schedule has %d/%d",
+				      t, f, inc.first[t][f], inc.last[t][f], want_first, want_last);
+			if (full.last[t][f] != -1)
+				CHECK(full.last[t][f] == want_last && full.first[t][f] == want_first,
+				      "interval %d flow %d: whole path: first/last seen %d/%d, the schedule has %d/%d",
+				      t, f, full.first[t][f], full.last[t][f], want_first, want_last);
+		}
+	TEST_END("flowtab_churn_first_last_seen");
 }
 
 static void test_full_region(void)

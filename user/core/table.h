@@ -13,6 +13,26 @@
 #include <string.h>
 #include <linux/types.h>
 
+/*
+ * Zero n bytes at p (n a multiple of 8, any alignment) with 16-byte stores:
+ * gcc makes a memset of a few hundred bytes a rep stos, whose start-up cost
+ * showed in the per-packet and per-row paths of bench/pcap.sh (a fifth of
+ * rt_snapshot_flow_h's samples, a seventh of the pcap reader's).
+ */
+typedef __u64 rt_zero16 __attribute__((vector_size(16), may_alias, aligned(1)));
+
+static inline __attribute__((always_inline)) void rt_zero_words(void *p, size_t n)
+{
+	rt_zero16 *v = (rt_zero16 *)p;
+	const rt_zero16 z = { 0, 0 };
+
+#pragma GCC unroll 16
+	for (size_t i = 0; i < n / 16; i++)
+		v[i] = z;
+	if (n % 16)
+		__builtin_memcpy((char *)p + n - 8, &(__u64){ 0 }, 8);
+}
+
 /* Grow *arr (of elements of size sz, *cap of them) to hold exactly n; 0 or -ENOMEM. */
 int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz);
 /* Append one zeroed element to *arr (*n used, *cap allocated), doubling the

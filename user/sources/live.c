@@ -263,7 +263,7 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 {
 	const struct rt_ftab *t = &l->ft;
 	struct rt_flow_table *tab = s->tab;
-	int masked = t->nregions <= 32;
+	int masked = t->nregions <= RT_ROW_REGIONS;
 	struct {
 		const struct rt_flow_slot *sl;
 		struct rt_flow_key k;
@@ -300,7 +300,8 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 		for (size_t i = 0; i < nq; i++)
 			rt_snapshot_prefetch_row(s, q[i].h);
 		for (size_t i = 0; i < nq; i++) {
-			__u32 rbit = q[i].rbit, *seen;
+			__u32 rbit = q[i].rbit, seen;
+			struct rt_flow_state *fs;
 			struct rt_flow_val v;
 			struct rt_flow *f;
 			int fresh, n;
@@ -308,16 +309,16 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 			f = rt_snapshot_flow_h(s, &q[i].k, q[i].h, &fresh);
 			if (!f)
 				return -ENOMEM;
-			seen = &tab->st[f - s->flows].regions;
-			if (fresh)
-				*seen = 0;
-			else if (tab->hot[f - s->flows].gen == tab->gen && (*seen & rbit) == rbit)
+			fs = &tab->st[f - s->flows];
+			seen = fresh ? 0 : fs->regions;
+			if (!fresh && tab->hot[f - s->flows].gen == tab->gen && (seen & rbit) == rbit)
 				continue;	/* summed already, from another region */
-			*seen |= rbit;
-			if (*seen == rbit && rbit)	/* one region: this slot */
+			seen |= rbit;
+			fs->regions = seen & ((1U << RT_ROW_REGIONS) - 1);
+			if (seen == rbit && rbit)	/* one region: this slot */
 				n = rt_ftab_slot_val(t, q[i].sl, &v);
 			else if (rbit)
-				n = rt_ftab_sum_regions(t, &q[i].k, *seen, &v);
+				n = rt_ftab_sum_regions(t, &q[i].k, seen, &v);
 			else
 				n = rt_ftab_sum(t, &q[i].k, 0, &v);
 			if (!n) {
@@ -325,6 +326,10 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 					rt_snapshot_remove(s, (size_t)(f - s->flows));
 				continue;
 			}
+			/* The times are the row's (no per-slot stamps here): the read
+			 * gave first = last = now; a known flow keeps its first. */
+			if (!fresh)
+				v.first_ns = f->v.first_ns;
 			/* counts that moved; the stamps alone (a bit set by a packet
 			 * read already) change nothing */
 			if (fresh || memcmp(&f->v, &v, offsetof(struct rt_flow_val, first_ns))) {
@@ -591,6 +596,15 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 	if (src->incremental) {
 		s->tab->no_lru = !(l->flow_timeout > 0);	/* only eviction walks it */
 		forget_evicted(l, s);
+	}
+	/* The incremental read keeps first and last seen in the table's rows
+	 * (read_changed): no stamps per kernel slot (16 bytes each); the
+	 * whole-table read keeps them per slot (live_maps.h). */
+	if (src->incremental && l->ft.seen)
+		rt_ftab_row_stamps(&l->ft);
+	if (!src->incremental && rt_ftab_slot_stamps(&l->ft)) {
+		pr_warn("reading the BPF maps failed: %s.\n", strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	rt_ftab_stamp(&l->ft, s->mono_ns);	/* the slots that changed: seen now */
 	err = src->incremental ? read_changed(l, s) : read_flows(l, s);

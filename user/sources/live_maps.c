@@ -70,13 +70,25 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 		return err;
 	}
 	t->dirty = p;
-	t->seen = calloc(t->nslots, sizeof(*t->seen));
 	t->taken = calloc(t->nwords, sizeof(*t->taken));
-	if (!t->seen || !t->taken) {
+	if (!t->taken) {
 		rt_ftab_unmap(t);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int rt_ftab_slot_stamps(struct rt_ftab *t)
+{
+	if (!t->seen)
+		t->seen = calloc(t->nslots, sizeof(*t->seen));
+	return t->seen ? 0 : -ENOMEM;
+}
+
+void rt_ftab_row_stamps(struct rt_ftab *t)
+{
+	free(t->seen);
+	t->seen = NULL;
 }
 
 void rt_ftab_unmap(struct rt_ftab *t)
@@ -142,6 +154,16 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 	__u64 next;
 
 	t->now = now;
+	if (!t->seen) {	/* the caller keeps the times per flow: the bits alone */
+		for (size_t w = 0; w < t->nwords; w++) {
+			__u64 bits = __atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED) ?
+				     rt_ftab_take(t, w) : 0;
+
+			t->taken[w] = bits;
+			n += (size_t)__builtin_popcountll(bits);
+		}
+		return n;
+	}
 	next = t->nwords ? take_prefetch(t, 0) : 0;
 	for (size_t w = 0; w < t->nwords; w++) {
 		__u64 bits = next;
@@ -172,7 +194,8 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
  * counted nothing yet. */
 static int slot_val(const struct rt_ftab *t, const struct rt_flow_slot *s, struct rt_flow_val *v)
 {
-	const struct rt_ft_seen *sn = &t->seen[s - t->slots];
+	static const struct rt_ft_seen none;
+	const struct rt_ft_seen *sn = t->seen ? &t->seen[s - t->slots] : &none;
 	struct rt_ft_val c = s->v;
 
 	if (!c.pkts)
@@ -244,7 +267,8 @@ int rt_ftab_kill(struct rt_ftab *t, const struct rt_flow_key *k)
 
 		if (s) {
 			__atomic_store_n(&s->v.slot, RT_FT_DEAD, __ATOMIC_RELEASE);
-			t->seen[s - t->slots] = (struct rt_ft_seen){ 0, 0 };
+			if (t->seen)
+				t->seen[s - t->slots] = (struct rt_ft_seen){ 0, 0 };
 			n++;
 		}
 	}
@@ -280,6 +304,8 @@ struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ft
 	if (!err && ft) {
 		err = rt_ftab_map(ft, skel);
 		mapped = !err;
+		if (!err)	/* the tests read whole tables: stamps per slot */
+			err = rt_ftab_slot_stamps(ft);
 	}
 	if (!err)
 		err = rt_ifslot_set(skel, 0, ifindex, 0);

@@ -209,7 +209,8 @@ static void parse_one(struct pcapsrc *s, const struct pcap_pkthdr *h, const unsi
 
 	/* rt_parse wants p zeroed; the rest is set below (zeroing all of q cost
 	 * more than the parse) */
-	memset(&q->p, 0, sizeof(q->p));
+	_Static_assert(sizeof(q->p) % 8 == 0, "the packet is whole words");
+	rt_zero_words(&q->p, sizeof(q->p));
 	q->have = q->unplaced = 0;
 	q->ts = q->len = 0;
 	q->dir = RT_DIR_INGRESS;
