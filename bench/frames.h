@@ -200,6 +200,15 @@ static inline long median(long *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The quartiles of v[0..n) (sorts v): the median and the interquartile
+ * range, q3 - q1, each the value at its rank (rounded down). */
+static inline long quartiles(long *v, int n, long *iqr)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_long);
+	*iqr = v[(3 * (n - 1)) / 4] - v[(n - 1) / 4];
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static inline void pin_cpu(void)
 {
 	cpu_set_t set;

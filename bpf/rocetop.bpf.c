@@ -15,9 +15,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
  * The flow table (bpf/rocetop.h, "The kernel flow table"): one region of
- * rt_ft_mask + 1 slots per possible CPU, rt_ft_nregions of them, and a bit
- * per slot in dirty. The loader sizes both maps and sets these before load
- * (user/sources/flowtab.c).
+ * rt_ft_nbuckets buckets of RT_FT_BUCKET slots per possible CPU,
+ * rt_ft_nregions of them, and a bit per slot in dirty. The loader sizes both
+ * maps and sets these before load (user/sources/live_maps.c, rt_ftab_size).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -35,9 +35,9 @@ struct {
 	__type(value, __u64);
 } dirty SEC(".maps");
 
-const volatile __u32 rt_ft_mask = RT_FT_MIN_SLOTS - 1;
-const volatile __u32 rt_ft_shift = 4;		/* log2 of a region's slots */
+const volatile __u32 rt_ft_nbuckets = 1;	/* a region's buckets */
 const volatile __u32 rt_ft_nregions = 1;
+const volatile __u32 rt_ft_flows = RT_FT_MIN_SLOTS;	/* --max-flows: for user space only */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -91,6 +91,17 @@ static __always_inline void parse_pass(const void *data, const void *data_end, _
 /* Set by the loader before load (--collector): XDP drops counted mirror copies. */
 const volatile __u8 rt_collector = 0;
 
+/*
+ * The ifindex of the one interface the programs are attached to, 0 when
+ * they are attached to several (or none yet). Written by user space, after
+ * load too (user/sources/live.c: at attach, and when a watched interface
+ * comes back with a new ifindex), before the programs run on that interface:
+ * then a frame reads its ifindex here in one load instead of XDP's
+ * ctx->ingress_ifindex, three dependent loads (rxq, its device, the device's
+ * ifindex), or tc's skb->ifindex, two.
+ */
+volatile __u32 rt_one_ifindex = 0;
+
 static __always_inline __u32 if_slot(__u32 ifindex)
 {
 	__u32 *slot;
@@ -111,48 +122,81 @@ static __always_inline int key_eq(const struct rt_flow_key *a, const struct rt_f
 		 (x[4] ^ y[4]) | (x[5] ^ y[5]));
 }
 
+/* A value the compiler must compute with the arithmetic written, not turn
+ * back into a branch: the verifier then walks one path through the choice
+ * of a new key's bucket instead of one for every count of live slots. */
+#define RT_OPAQUE(x) asm volatile("" : "+r"(x))
+
 /*
  * The slot of key k in this CPU's region, claimed (zeroed, k written) if k is
- * new; NULL when the region has no free slot among k's probes. *idx: the
- * slot's index in the whole table.
+ * new; NULL when neither of k's buckets has a slot that is not live. *idx:
+ * the slot's index in the whole table. A bucket is searched up to its first
+ * empty slot (bpf/rocetop.h: its keys are all before it), counting its live
+ * slots and noting its first slot that is not live; a new key goes to the
+ * bucket with fewer live slots, the first on a tie.
  */
 static __always_inline struct rt_flow_slot *flow_slot(const struct rt_flow_key *k, __u32 *idx)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), base, i, at, free_at = 0;
-	struct rt_flow_slot *s, *free_s = NULL;
+	__u32 cpu = bpf_get_smp_processor_id(), i, b, at, first0, base;
+	__u64 live0 = 0, live1 = 0, free0 = 0, free1 = 0, st, use1;
+	struct rt_flow_slot *s;
 	__u64 h = rt_ft_hash(k);
 
 	if (cpu >= rt_ft_nregions)
 		return NULL;
-	base = cpu << rt_ft_shift;
-	for (i = 0; i < RT_FT_PROBES; i++) {
-		at = base + rt_ft_probe(h, i, rt_ft_mask);
-		s = bpf_map_lookup_elem(&flows, &at);
-		if (!s)
-			return NULL;
-		if (s->v.slot == RT_FT_LIVE) {
-			if (key_eq(&s->k, k)) {
-				*idx = at;
-				return s;
+	cpu *= rt_ft_nbuckets;
+	first0 = base = (cpu + rt_ft_bucket(h, 0, rt_ft_nbuckets)) * RT_FT_BUCKET;
+	for (b = 0; b < 2; b++) {
+		if (b) {	/* the second bucket only when the first has not k */
+			base = (cpu + rt_ft_bucket(h, 1, rt_ft_nbuckets)) * RT_FT_BUCKET;
+			if (base == first0)
+				break;
+		}
+		for (i = 0; i < RT_FT_BUCKET; i++) {
+			at = base + i;
+			s = bpf_map_lookup_elem(&flows, &at);
+			if (!s)
+				return NULL;
+			st = s->v.slot;
+			if (st == RT_FT_LIVE) {
+				if (key_eq(&s->k, k)) {
+					*idx = at;
+					return s;
+				}
+				if (b)
+					live1++;
+				else
+					live0++;
+				RT_OPAQUE(live0);
+				RT_OPAQUE(live1);
+				continue;
 			}
-			continue;
+			if (b && !free1)
+				free1 = at + 1;
+			else if (!b && !free0)
+				free0 = at + 1;
+			if (st == RT_FT_EMPTY)	/* k is not further on */
+				break;
 		}
-		if (!free_s) {
-			free_s = s;
-			free_at = at;
-		}
-		if (s->v.slot == RT_FT_EMPTY)	/* k is not further on */
-			break;
 	}
-	if (!free_s)
+	/* bucket 1 when it has a free slot and bucket 0 has none or more live
+	 * ones: (x - 1) >> 63 is 1 for x == 0; live1 - live0 is negative
+	 * (its top bit set) when live1 < live0 */
+	use1 = (1 - ((free1 - 1) >> 63)) & (((free0 - 1) >> 63) | ((live1 - live0) >> 63));
+	RT_OPAQUE(use1);
+	at = (__u32)(free0 ^ ((free0 ^ free1) & -use1));
+	if (!at--)
+		return NULL;
+	s = bpf_map_lookup_elem(&flows, &at);
+	if (!s)
 		return NULL;
 	/* A dead slot may hold counts of a packet that raced its eviction:
 	 * they were the evicted flow's. Key first, then the state. */
-	__builtin_memcpy(&free_s->k, k, sizeof(*k));
-	__builtin_memset(&free_s->v, 0, sizeof(free_s->v));
-	free_s->v.slot = RT_FT_LIVE;
-	*idx = free_at;
-	return free_s;
+	__builtin_memcpy(&s->k, k, sizeof(*k));
+	__builtin_memset(&s->v, 0, sizeof(s->v));
+	s->v.slot = RT_FT_LIVE;
+	*idx = at;
+	return s;
 }
 
 /* Slot idx changed: its bit in dirty, after the counters (an atomic or, a
@@ -236,6 +280,7 @@ int rt_xdp(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	__u64 lin = (__u64)((long)data_end - (long)data), len = lin, whole = 0;
+	__u32 ifindex;
 	struct rt_pkt p;
 	int pass;
 
@@ -249,7 +294,10 @@ int rt_xdp(struct xdp_md *ctx)
 		if (p.kind != RT_K_TRUNC || len <= lin)
 			break;
 	}
-	if (handle(&p, len, ctx->ingress_ifindex, RT_DIR_INGRESS, 0) && rt_collector)
+	ifindex = rt_one_ifindex;
+	if (!ifindex)
+		ifindex = ctx->ingress_ifindex;
+	if (handle(&p, len, ifindex, RT_DIR_INGRESS, 0) && rt_collector)
 		return XDP_DROP;	/* a counted mirror copy on a collector port */
 	return XDP_PASS;
 }
@@ -268,7 +316,7 @@ int rt_tc(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
-	__u32 len = skb->len;
+	__u32 len = skb->len, ifindex;
 	struct rt_pkt p;
 	int pass;
 
@@ -293,7 +341,10 @@ int rt_tc(struct __sk_buff *skb)
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 	}
-	handle(&p, len, skb->ifindex, RT_DIR_EGRESS,
+	ifindex = rt_one_ifindex;
+	if (!ifindex)
+		ifindex = skb->ifindex;
+	handle(&p, len, ifindex, RT_DIR_EGRESS,
 	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
 	return TC_ACT_UNSPEC;	/* tcx: go on to the next program, then the default */
 }

@@ -143,8 +143,8 @@ static size_t count_flows(const struct rt_ftab *t)
 	size_t n = 0;
 
 	for (__u32 r = 0; r < t->nregions; r++)
-		for (__u32 i = 0; i <= t->mask; i++) {
-			const struct rt_flow_slot *sl = &t->slots[((size_t)r << t->shift) + i];
+		for (__u32 i = 0; i < t->rslots; i++) {
+			const struct rt_flow_slot *sl = &t->slots[(size_t)r * t->rslots + i];
 			__u32 q;
 
 			if (sl->v.slot != RT_FT_LIVE)
@@ -306,6 +306,67 @@ static void test_xdp_split(int fd, int ifs_fd, const struct corpus *co)
 }
 
 /* --collector: the same corpus, mirror copies dropped by XDP, counts the same. */
+/*
+ * Which interface a frame counts for: on one interface the program takes the
+ * ifindex the loader set (rt_one_ifindex, as the live source does for one
+ * -i), on several (0) the frame's own. A PFC frame (no flow) is run on lo
+ * (the context's ifindex 1, slot 0); ifindex 7 is given ifstats slot 1 here
+ * and set as the one interface: its frames count there, whatever the context;
+ * both programs.
+ */
+static void test_xdp_ifindex(struct rocetop_bpf *skel, int ifs_fd, const struct corpus *co)
+{
+	const struct pcase *pc = NULL;
+	struct rt_if_val lo0, lo1, o0, o1;
+	int fd = bpf_program__fd(skel->progs.rt_xdp);
+
+	for (size_t i = 0; i < co->n && !pc; i++)
+		if (co->c[i].len >= 60 && co->c[i].len <= 1500 && co->c[i].data[12] == 0x88 &&
+		    co->c[i].data[13] == 0x08)
+			pc = &co->c[i];
+	CHECK(pc != NULL, "no MAC control frame in the corpus");
+	CHECK(!rt_ifslot_set(skel, 0, 7, 1), "ifindex 7 into slot 1");
+	for (int one = 0; one < 2 && pc; one++) {
+		struct xdp_md ctx = { .data_end = (__u32)pc->len, .ingress_ifindex = LO_IFINDEX };
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pc->data, .data_size_in = (__u32)pc->len,
+			    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 5);
+
+		/* one interface (7): the loader's ifindex; several: the frame's (lo) */
+		skel->bss->rt_one_ifindex = one ? 7 : 0;
+		read_slot(ifs_fd, 0 * 2 + RT_DIR_INGRESS, &lo0);
+		read_slot(ifs_fd, 1 * 2 + RT_DIR_INGRESS, &o0);
+		CHECK(!bpf_prog_test_run_opts(fd, &o), "test run");
+		read_slot(ifs_fd, 0 * 2 + RT_DIR_INGRESS, &lo1);
+		read_slot(ifs_fd, 1 * 2 + RT_DIR_INGRESS, &o1);
+		CHECK(lo1.pkts - lo0.pkts == (one ? 0U : 5U), "%s: lo counted %llu of 5",
+		      one ? "one interface" : "several", (unsigned long long)(lo1.pkts - lo0.pkts));
+		CHECK(o1.pkts - o0.pkts == (one ? 5U : 0U), "%s: ifindex 7 counted %llu of 5",
+		      one ? "one interface" : "several", (unsigned long long)(o1.pkts - o0.pkts));
+
+		/* the same for the tc program (egress; the skb says lo) */
+		{
+			__u8 out[1600];
+			__u32 ret = 0, olen = 0;
+
+			read_slot(ifs_fd, 0 * 2 + RT_DIR_EGRESS, &lo0);
+			read_slot(ifs_fd, 1 * 2 + RT_DIR_EGRESS, &o0);
+			CHECK(!run_tc(bpf_program__fd(skel->progs.rt_tc), pc, out, sizeof(out), &ret,
+				      &olen), "tc test run");
+			read_slot(ifs_fd, 0 * 2 + RT_DIR_EGRESS, &lo1);
+			read_slot(ifs_fd, 1 * 2 + RT_DIR_EGRESS, &o1);
+			CHECK(lo1.pkts - lo0.pkts == (one ? 0U : 1U), "tc, %s: lo counted %llu of 1",
+			      one ? "one interface" : "several",
+			      (unsigned long long)(lo1.pkts - lo0.pkts));
+			CHECK(o1.pkts - o0.pkts == (one ? 1U : 0U), "tc, %s: ifindex 7 counted %llu of 1",
+			      one ? "one interface" : "several",
+			      (unsigned long long)(o1.pkts - o0.pkts));
+		}
+	}
+	skel->bss->rt_one_ifindex = LO_IFINDEX;
+	rt_ifslot_set(skel, 7, 0, 0);	/* 7 forgotten (ifindex 0: nothing) */
+	TEST_END("bpf_ifindex_one_or_several");
+}
+
 static void test_collector(const struct corpus *co)
 {
 	static struct corpus_flows fl_in, fl_out;
@@ -417,6 +478,7 @@ int main(void)
 	TEST_END("bpf_flows");
 
 	test_xdp_split(bpf_program__fd(skel->progs.rt_xdp), ifs_fd, &co);
+	test_xdp_ifindex(skel, ifs_fd, &co);
 	rt_ftab_unmap(&ft);
 	rocetop_bpf__destroy(skel);
 

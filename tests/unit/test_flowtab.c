@@ -11,10 +11,14 @@
  *    exactly, the evictions equal the schedule's, and the incremental path
  *    (no NIC: dirty bits into the persistent table) gives the very same
  *    deltas and changed flows, interval by interval, as the whole-table path
- *    (with a NIC);
+ *    (with a NIC); first and last seen, kept in the rows by the one and
+ *    in per-slot stamps by the other, are the schedule's intervals;
  *  - a full region: three times as many flows as a region's 16 slots from one
  *    CPU; exactly 16 get a slot, with their counts exact, the rest's frames
  *    are all in flow_full;
+ *  - the two-bucket placement: a region filled to its --max-flows with every
+ *    key in the slot the test predicts, and a full pair of buckets whose next
+ *    key's frames are exactly flow_full;
  *  - a read while counting: a thread runs frames on another CPU while the
  *    loop reads; counters only grow, never pass the tally, and end equal to it.
  * Needs root and BPF: SKIP otherwise.
@@ -108,7 +112,19 @@ struct trace {
 	__u64 d[INTERVALS][NFLOWS];
 	__u64 evicted[INTERVALS];
 	size_t nchanged[INTERVALS];
+	/* After interval t, flow f's row's first and last seen as the interval
+	 * whose read had that time (-1: no row; -2: no read had it). */
+	int first[INTERVALS][NFLOWS], last[INTERVALS][NFLOWS];
 };
+
+/* The interval of this run whose read was at time ns (-2: none). */
+static int interval_at(const __u64 *mono, int n, __u64 ns)
+{
+	for (int t = 0; t < n; t++)
+		if (mono[t] == ns)
+			return t;
+	return -2;
+}
 
 /*
  * Flow f is active in interval t when (t / 4 + f) % 3 != 0 ... a churn of
@@ -124,6 +140,7 @@ static void churn(int no_nic, struct trace *tr, __u64 tally[NFLOWS])
 {
 	struct rt_source *src = open_lo(no_nic, 0.25, 4096);
 	struct rt_stream st;
+	__u64 mono[INTERVALS];
 	int fd;
 
 	memset(tr, 0, sizeof(*tr));
@@ -159,6 +176,18 @@ static void churn(int no_nic, struct trace *tr, __u64 tally[NFLOWS])
 		}
 		tr->evicted[t] = st.cur.evicted;
 		tr->nchanged[t] = st.delta.nflows;
+		mono[t] = st.cur.mono_ns;
+		for (int f = 0; f < NFLOWS; f++)
+			tr->first[t][f] = tr->last[t][f] = -1;
+		for (size_t i = 0; i < st.cur.nflows; i++) {
+			const struct rt_flow *r = &st.cur.flows[i];
+			__u32 q = r->k.dqpn - 0x100;
+
+			if (q < NFLOWS) {
+				tr->first[t][q] = interval_at(mono, t + 1, r->v.first_ns);
+				tr->last[t][q] = interval_at(mono, t + 1, r->v.last_ns);
+			}
+		}
 		sleep_ms(100);
 	}
 	rt_stream_free(&st);
@@ -201,6 +230,41 @@ static void test_churn(void)
 		CHECK_EQ(inc.nchanged[t], full.nchanged[t]);
 	}
 	TEST_END("flowtab_churn_evict_exact");
+
+	/*
+	 * First and last seen, as intervals: the incremental path keeps them in
+	 * its rows, the whole-table path in per-slot stamps; both must be the
+	 * schedule's: last seen the flow's latest active interval, first seen
+	 * the start of its current active stretch (each idle stretch evicts it,
+	 * above), for every flow that has a row.
+	 */
+	for (int t = 0; t < INTERVALS; t++)
+		for (int f = 0; f < NFLOWS; f++) {
+			int want_last = -1, want_first = -1;
+
+			for (int u = 0; u <= t; u++)
+				if (active(f, u)) {
+					want_last = u;
+					if (!u || !active(f, u - 1))
+						want_first = u;
+				}
+			/* evicted (no row) one read apart in the two runs: see above */
+			if (inc.last[t][f] != -1 && full.last[t][f] != -1)
+				CHECK(inc.first[t][f] == full.first[t][f] &&
+				      inc.last[t][f] == full.last[t][f],
+				      "interval %d flow %d: first/last seen %d/%d incremental, %d/%d whole",
+				      t, f, inc.first[t][f], inc.last[t][f], full.first[t][f],
+				      full.last[t][f]);
+			if (inc.last[t][f] != -1)
+				CHECK(inc.last[t][f] == want_last && inc.first[t][f] == want_first,
+				      "interval %d flow %d: first/last seen %d/%d, the schedule has %d/%d",
+				      t, f, inc.first[t][f], inc.last[t][f], want_first, want_last);
+			if (full.last[t][f] != -1)
+				CHECK(full.last[t][f] == want_last && full.first[t][f] == want_first,
+				      "interval %d flow %d: whole path: first/last seen %d/%d, the schedule has %d/%d",
+				      t, f, full.first[t][f], full.last[t][f], want_first, want_last);
+		}
+	TEST_END("flowtab_churn_first_last_seen");
 }
 
 static void test_full_region(void)
@@ -239,6 +303,134 @@ static void test_full_region(void)
 	CHECK_EQ(in_flows + full, 3ULL * n);
 	CHECK_EQ(full, 3ULL * (n - rows));
 	TEST_END("flowtab_full_region");
+	rt_stream_free(&st);
+	src->close(src);
+}
+
+/* The key the program makes of frame(dqpn) on lo's ingress, by hand. */
+static void frame_key(struct rt_flow_key *k, __u32 dqpn)
+{
+	memset(k, 0, sizeof(*k));
+	k->ifindex = 1;
+	k->dir = RT_DIR_INGRESS;
+	k->family = 4;
+	k->src[0] = 10, k->src[3] = 1;
+	k->dst[0] = 10, k->dst[3] = 2;
+	k->dqpn = dqpn;
+}
+
+/* Candidate bucket `which` of k in a region of nb buckets, computed here as
+ * bpf/rocetop.h documents it: a 32-bit half of the key's hash (low for the
+ * first, high for the second) times nb, the high 32 bits. */
+static __u32 bucket_of(const struct rt_flow_key *k, int which, __u32 nb)
+{
+	__u64 h = rt_ft_hash(k), half = which ? h >> 32 : (__u32)h;
+
+	return (__u32)(half * nb / 0x100000000ULL);
+}
+
+/*
+ * The two-bucket placement (bpf/rocetop.h, "The kernel flow table"), with
+ * its slots predicted here: a new key goes to the bucket of its two with
+ * fewer live slots (the first on a tie), in that bucket's first free slot.
+ *  - --max-flows 100: a region of ceil(100 * 5/4 / 16) = 8 buckets, 128
+ *    slots. 100 flows, 2 frames each, from CPU 0: each in the slot this test
+ *    predicts, counts exact, flow_full 0.
+ *  - a full pair of buckets: in a fresh table of the same size, keys chosen
+ *    (by searching QPs) whose two buckets are 0 and 1 in either order: the
+ *    first 32 fill both buckets (16 each, whatever the order), the 33rd (3
+ *    frames) finds no slot: flow_full is exactly 3, and a key of buckets 2
+ *    and 3 after it still gets its slot.
+ */
+static void test_two_buckets(void)
+{
+	const __u32 nflows = 100, nb = 8;
+	struct rt_source *src = open_lo(1, 60, nflows);
+	const struct rt_ftab *t;
+	__u32 live[8] = { 0 }, qp[34], nqp = 0;
+	struct rt_stream st;
+	__u64 full = 0;
+	int fd;
+
+	if (!src || rt_stream_init(&st, src, NULL)) {
+		CHECK(0, "cannot open the live source on lo");
+		if (src)
+			src->close(src);
+		return;
+	}
+	pin(0);
+	fd = rt_live_xdp_fd(src);
+	t = rt_live_flowtab(src);
+	CHECK_EQ(rt_ftab_region_slots(t), nb * 16);
+	CHECK_EQ(rt_ftab_region_flows(t), nflows);
+	for (__u32 f = 0; f < nflows; f++) {
+		struct rt_flow_key k;
+		__u32 b0, b1, b, at;
+		const struct rt_flow_slot *sl;
+
+		CHECK(!run(fd, 0x2000 + f, 2), "test run");
+		frame_key(&k, 0x2000 + f);
+		b0 = bucket_of(&k, 0, nb);
+		b1 = bucket_of(&k, 1, nb);
+		b = live[b1] < live[b0] ? b1 : b0;
+		if (live[b] == 16)
+			b = b == b0 ? b1 : b0;
+		CHECK(live[b] < 16, "flow %u: the test's placement finds no slot", f);
+		if (live[b] >= 16)
+			break;
+		at = b * 16 + live[b]++;	/* nothing evicted: the first free is the next */
+		sl = &t->slots[at];		/* region 0: CPU 0's */
+		CHECK(sl->v.slot == RT_FT_LIVE && !memcmp(&sl->k, &k, sizeof(k)),
+		      "flow %u (buckets %u, %u) not in slot %u", f, b0, b1, at);
+		CHECK(sl->v.ecn[RT_ECN_ECT0] == 2, "flow %u: %llu ECT(0) frames, 2 run", f,
+		      (unsigned long long)sl->v.ecn[RT_ECN_ECT0]);
+	}
+	CHECK(rt_stream_step(&st) == 1, "interval");
+	CHECK_EQ(st.cur.nflows, nflows);
+	for (size_t i = 0; i < st.cur.nflows; i++)
+		CHECK(st.cur.flows[i].v.pkts == 2, "flow 0x%x: %llu packets, 2 run",
+		      st.cur.flows[i].k.dqpn, (unsigned long long)st.cur.flows[i].v.pkts);
+	for (size_t i = 0; i < st.cur.nifs; i++)
+		full += st.cur.ifs[i].v.flow_full;
+	CHECK_EQ(full, 0);
+	rt_stream_free(&st);
+	src->close(src);
+
+	/* the keys of buckets {0, 1}, then one of {2, 3} */
+	for (__u32 q = 0x10000; q < 0x40000 && nqp < 34; q++) {
+		struct rt_flow_key k;
+		__u32 b0, b1;
+
+		frame_key(&k, q);
+		b0 = bucket_of(&k, 0, nb);
+		b1 = bucket_of(&k, 1, nb);
+		if ((nqp < 33 && b0 + b1 == 1 && b0 != b1) ||
+		    (nqp == 33 && b0 + b1 == 5 && (b0 == 2 || b0 == 3)))
+			qp[nqp++] = q;
+	}
+	CHECK_EQ(nqp, 34);
+	src = open_lo(1, 60, nflows);
+	if (!src || rt_stream_init(&st, src, NULL) || nqp != 34) {
+		CHECK(0, "cannot open the live source on lo");
+		if (src)
+			src->close(src);
+		return;
+	}
+	fd = rt_live_xdp_fd(src);
+	for (__u32 i = 0; i < 34; i++)
+		CHECK(!run(fd, qp[i], 3), "test run");
+	CHECK(rt_stream_step(&st) == 1, "interval");
+	full = 0;
+	for (size_t i = 0; i < st.cur.nifs; i++)
+		full += st.cur.ifs[i].v.flow_full;
+	CHECK_EQ(full, 3);
+	CHECK_EQ(st.cur.nflows, 33);
+	for (size_t i = 0; i < st.cur.nflows; i++) {
+		CHECK(st.cur.flows[i].k.dqpn != qp[32], "the 33rd key of buckets 0 and 1 got a slot");
+		CHECK(st.cur.flows[i].v.pkts == 3, "flow 0x%x: %llu packets, 3 run",
+		      st.cur.flows[i].k.dqpn, (unsigned long long)st.cur.flows[i].v.pkts);
+	}
+	TEST_END("flowtab_two_buckets_placement_capacity");
 	rt_stream_free(&st);
 	src->close(src);
 }
@@ -324,6 +516,7 @@ int main(void)
 	rt_verbosity = RT_LOG_WARN;
 	test_churn();
 	test_full_region();
+	test_two_buckets();
 	test_concurrent();
 	return TEST_EXIT();
 }

@@ -177,8 +177,150 @@ static void test_churn(void)
 	TEST_END("flow table churn: lookups, changed-only delta, kept key order");
 }
 
+/*
+ * rt_snapshot_apply (whole snapshots folded into the table: recordings, the
+ * NIC's whole-snapshot path) under churn, its per-row marks in an array of
+ * their own (tab->ap) that rows carry when they move. The oracle is the
+ * snapshot the test builds each interval, in an order of its own: after each
+ * apply the table holds exactly its flows (no other), each with its counts,
+ * a CNP row's throttles naming the row of the key the test named, and the
+ * delta names exactly the flows whose counts the test moved or that are new.
+ * The table starts with rows put in place (rt_snapshot_flow), as a source
+ * switched to whole snapshots would leave them: those not applied go.
+ */
+static void test_apply(void)
+{
+	enum { NA = NF - 200 };	/* flow numbers applied; the 200 above: put in place */
+	static int in[NA + 1], moved[NA], target[NF], nrows[NF];
+	static size_t row[NF];
+	static __u64 pkts[NA], inc[NA];
+	struct rt_snapshot s, src;
+	struct rt_delta d = { 0 };
+	unsigned int seed = 11;
+	int bad = 0, bad_delta = 0, bad_thr = 0;
+
+	rt_snapshot_init(&s);
+	rt_snapshot_init(&src);
+	CHECK(rt_snapshot_make_table(&s) == 0, "a table");
+	for (int i = 0; i < 200; i++) {	/* rows put in place before any apply */
+		struct rt_flow_key k;
+		int fresh;
+
+		key_of(&k, NA + i);
+		CHECK(rt_snapshot_flow(&s, &k, &fresh) && fresh, "row %d", i);
+	}
+	for (int round = 0; round < 60; round++) {
+		size_t nin = 0;
+		int start = (int)(rand_r(&seed) % NA);
+
+		rt_snapshot_next_interval(&s);
+		rt_snapshot_clear(&src);
+		for (int i = 0; i < NA; i++) {
+			int was = in[i];
+
+			/* about half the flows in each snapshot, a tenth of them moving */
+			in[i] = !round ? (int)(rand_r(&seed) % 2) :
+			       was ? rand_r(&seed) % 6 != 0 : rand_r(&seed) % 6 == 0;
+			moved[i] = in[i] && (!was || rand_r(&seed) % 10 == 0);
+			inc[i] = 0;
+			if (!in[i])
+				pkts[i] = 0;	/* gone: its row goes, a return starts at 0 */
+			else if (moved[i])
+				pkts[i] += (inc[i] = 1 + (__u64)(i % 5));
+		}
+		/* the source's rows in an order of its own (a rotation of flow
+		 * numbers), CNP rows (every fourth) throttling the flow one above */
+		for (int j = 0; j < NA; j++) {
+			int i = (start + j) % NA;
+			struct rt_flow *f;
+
+			if (!in[i])
+				continue;
+			f = rt_snapshot_add_flow(&src);
+			if (!f) {
+				CHECK(0, "memory");
+				break;
+			}
+			key_of(&f->k, i);
+			f->v.pkts = pkts[i];
+			f->throttles = -1;
+			if (i % 4 == 0)
+				f->v.cnp = pkts[i];
+			target[i] = -1;
+		}
+		for (size_t r = 0; r < src.nflows; r++)	/* src's row of each flow */
+			target[src.flows[r].k.dqpn] = (int)r;
+		for (size_t r = 0; r < src.nflows; r++) {
+			int i = (int)src.flows[r].k.dqpn;
+
+			if (i % 4 == 0 && i + 1 < NA && in[i + 1])
+				src.flows[r].throttles = (__s32)target[i + 1];
+		}
+		CHECK(rt_snapshot_apply(&s, &src, 1) == 0, "apply");
+		CHECK(rt_delta_changes(&d, NULL, &s) == 0, "delta");
+		/* the rows of each flow number, read without a lookup */
+		memset(nrows, 0, sizeof(nrows));
+		for (size_t r = 0; r < s.nflows; r++)
+			if (s.flows[r].k.dqpn < NF) {
+				nrows[s.flows[r].k.dqpn]++;
+				row[s.flows[r].k.dqpn] = r;
+			}
+		for (int i = 0; i < NF; i++) {
+			const struct rt_flow *f;
+
+			if (i >= NA || !in[i]) {	/* not applied: no row */
+				bad += nrows[i] != 0;
+				continue;
+			}
+			nin++;
+			f = &s.flows[row[i]];
+			if (nrows[i] != 1 || f->v.pkts != pkts[i]) {
+				bad++;
+				continue;
+			}
+			if (i % 4 == 0 && i + 1 < NA && in[i + 1]) {
+				if (nrows[i + 1] != 1 || f->throttles != (__s32)row[i + 1])
+					bad_thr++;
+			} else if (f->throttles != -1) {
+				bad_thr++;
+			}
+		}
+		if (s.nflows != nin)
+			bad++;
+		/* the delta: every new or moved flow; besides them only CNP rows
+		 * (their throttles follow their target's row when rows move) */
+		{
+			static int named[NA];
+
+			memset(named, 0, sizeof(named));
+			for (size_t j = 0; j < d.nflows; j++) {
+				int i = (int)d.flows[j].f->k.dqpn;
+
+				if (i >= NA || !in[i] || (!moved[i] && i % 4)) {
+					bad_delta++;
+					continue;
+				}
+				named[i] = 1;
+				if (d.flows[j].d.pkts != inc[i])	/* 0: a CNP row's throttles moved */
+					bad_delta++;
+			}
+			for (int i = 0; i < NA; i++)
+				if (moved[i] && !named[i])
+					bad_delta++;
+		}
+	}
+	CHECK(bad == 0, "%d rows differ from the applied snapshots", bad);
+	CHECK(bad_thr == 0, "%d throttles differ", bad_thr);
+	CHECK(bad_delta == 0, "%d delta entries wrong or missing", bad_delta);
+	rt_delta_free(&d);
+	rt_snapshot_free(&s);
+	rt_snapshot_free(&src);
+	TEST_END("snaptab_apply_churn_side_marks");
+}
+
 int main(void)
 {
 	test_churn();
+	test_apply();
 	return TEST_EXIT();
 }

@@ -18,15 +18,14 @@ static void table_free(struct rt_flow_table *t)
 	free(t->slot);
 	free(t->hot);
 	free(t->st);
+	free(t->ap);
 	free(t->changed);
 	free(t->cd);
-	free(t->perm);
 	free(t->cnp);
 	free(t->pslot);
 	free(t->jq);
 	free(t->sk);
 	free(t->korder);
-	free(t->korder2);
 	free(t->knew);
 	free(t->kpos);
 	free(t->gend);
@@ -54,6 +53,7 @@ static void table_empty(struct rt_flow_table *t)
 	t->npairs = 0;
 	t->njq = 0;
 	t->nchanged = t->ncnp = 0;
+	t->delta_taken = 0;
 	t->lru_head = t->lru_tail = 0;
 	t->gen++;
 	t->ko_valid = 0;
@@ -91,7 +91,9 @@ static void gen_close(struct rt_snapshot *s)
 	__u64 lo = ~0ULL, hi = 0;
 
 	for (size_t i = 0; i < t->nchanged; i++) {
-		__u64 x = s->flows[t->changed[i]].v.last_ns;
+		/* after rt_delta_changes the changed list holds its permutation:
+		 * the rows are then the delta's */
+		__u64 x = t->delta_taken ? t->cd[i].f->v.last_ns : s->flows[t->changed[i]].v.last_ns;
 
 		lo = x < lo ? x : lo;
 		hi = x > hi ? x : hi;
@@ -113,6 +115,7 @@ void rt_snapshot_next_interval(struct rt_snapshot *s)
 		if (t->gend)
 			gen_close(s);
 		t->nchanged = 0;
+		t->delta_taken = 0;
 		if (!++t->gen)	/* 0 would match rows never touched */
 			t->gen = 1;
 	}
@@ -922,6 +925,8 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 		s->flows[r] = s->flows[last];
 		*st = *ls;
 		*hr = *lh;
+		if (last < t->ap_cap)
+			t->ap[r] = t->ap[last];
 	}
 	s->nflows--;
 }
@@ -1120,8 +1125,15 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int 
 		if (!f)
 			return -ENOMEM;
 		r = (size_t)(f - s->flows);
-		t->st[r].seen = t->seen_gen;
-		t->st[r].aux = (__u32)i;
+		if (r >= t->ap_cap) {	/* new places start unseen (0) */
+			size_t was = t->ap_cap;
+
+			if (rt_grow_to((void **)&t->ap, &t->ap_cap, s->flows_cap, sizeof(*t->ap)))
+				return -ENOMEM;
+			memset(t->ap + was, 0, (t->ap_cap - was) * sizeof(*t->ap));
+		}
+		t->ap[r].seen = t->seen_gen;
+		t->ap[r].aux = (__u32)i;
 		if (fresh || memcmp(&f->v, &sf->v, sizeof(f->v)) || (joined && join_differs(f, sf)) ||
 		    f->samples != sf->samples || f->estimate != sf->estimate) {
 			struct rt_flow keep = *f;
@@ -1142,13 +1154,13 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int 
 	}
 	/* Rows missing from src go (downwards: the row moving in was looked at). */
 	for (r = s->nflows; r-- > 0;)
-		if (t->st[r].seen != t->seen_gen)
+		if (r >= t->ap_cap || t->ap[r].seen != t->seen_gen)
 			rt_snapshot_remove(s, r);
 	/* throttles: src's index, turned into the table's row (rows with a
 	 * throttles or a CNP are all on the cnp list). */
 	for (i = 0; joined && i < t->ncnp; i++) {
 		struct rt_flow *f = &s->flows[t->cnp[i]], *tg;
-		const struct rt_flow *sf = &src->flows[t->st[t->cnp[i]].aux];
+		const struct rt_flow *sf = &src->flows[t->ap[t->cnp[i]].aux];
 		__s32 want = -1;
 
 		if (sf->throttles >= 0 && (size_t)sf->throttles < src->nflows &&
@@ -1180,7 +1192,6 @@ const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 	size_t i, j, o, n = s->nflows, nn = 0;
 
 	if (rt_grow_to((void **)&t->korder, &t->korder_cap, n, sizeof(*t->korder)) ||
-	    rt_grow_to((void **)&t->korder2, &t->korder2_cap, n, sizeof(*t->korder2)) ||
 	    (t->ko_valid && rt_grow_to((void **)&t->sk, &t->sk_cap, t->nknew, sizeof(*t->sk))))
 		return NULL;
 	if (!t->ko_valid) {	/* the first time: sort them all, as row numbers (4 bytes
@@ -1203,29 +1214,23 @@ const __u32 *rt_snapshot_key_order(const struct rt_snapshot *s)
 		if (t->knew[i] != RT_KO_DEAD)
 			rt_sortkey_make(&t->sk[nn++], &s->flows[t->knew[i]].k, t->knew[i]);
 	rt_sortkeys_sort(t->sk, nn);
-	for (i = j = o = 0; i < t->nkorder || j < nn;) {
+	/* In place (no second order array, 4 bytes a row): the places of the
+	 * rows gone closed up front to back, then the new rows merged in from
+	 * the back (o + nn <= n: korder holds them). */
+	for (i = o = 0; i < t->nkorder; i++)
+		if (t->korder[i] != RT_KO_DEAD)
+			t->korder[o++] = t->korder[i];
+	for (i = o, j = nn, o += nn; j > 0;) {
 		__u32 r;
 
-		if (i < t->nkorder && t->korder[i] == RT_KO_DEAD) {
-			i++;
-			continue;
-		}
-		if (j >= nn || (i < t->nkorder && row_key_cmp(s, t->korder[i], (__u32)t->sk[j].row) < 0))
-			r = t->korder[i++];
+		if (i > 0 && row_key_cmp(s, t->korder[i - 1], (__u32)t->sk[j - 1].row) > 0)
+			r = t->korder[--i];
 		else
-			r = (__u32)t->sk[j++].row;
-		t->korder2[o] = r;
-		t->kpos[r] = (__u32)o++;
+			r = (__u32)t->sk[--j].row;
+		t->korder[i + j] = r;
 	}
-	{	/* swap the buffers */
-		__u32 *x = t->korder;
-		size_t c = t->korder_cap;
-
-		t->korder = t->korder2;
-		t->korder_cap = t->korder2_cap;
-		t->korder2 = x;
-		t->korder2_cap = c;
-	}
+	for (i = 0; i < o; i++)
+		t->kpos[t->korder[i]] = (__u32)i;
 	t->nkorder = o;
 	t->nknew = t->ndead = 0;
 	return t->korder;
@@ -1566,10 +1571,10 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 {
 	struct rt_flow_table *t = cur->tab;
 	const __u32 *order = NULL;
+	__u32 *perm;
 	size_t i, n = t->nchanged;
 
-	if (small_delta(d, prev, cur) ||
-	    rt_grow_to((void **)&t->perm, &t->perm_cap, n, sizeof(*t->perm)))
+	if (small_delta(d, prev, cur))
 		return -ENOMEM;
 	memset(&d->flow_tot, 0, sizeof(d->flow_tot));
 	/* Each changed row's delta, where its first touch left the old counters. */
@@ -1583,7 +1588,11 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 		e->samples = rt_ctr_delta(e->samples, f->samples, 64);
 		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &e->d);
 	}
-	/* Their places in key order. */
+	/* Their places in key order, kept where the changed rows were (each
+	 * is cd[i].f now: delta_taken says so to whatever reads the list
+	 * before the next interval). */
+	perm = t->changed;
+	t->delta_taken = 1;
 	if (n >= RT_KEY_ORDER_WALK && n * 4 >= cur->nflows)
 		order = rt_snapshot_key_order(cur);
 	if (order) {	/* the changed rows, met in key order */
@@ -1593,7 +1602,7 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 			if (i + 16 < cur->nflows)
 				__builtin_prefetch(&t->hot[order[i + 16]]);
 			if (t->hot[order[i]].gen == t->gen)
-				t->perm[j++] = t->hot[order[i]].cpos;
+				perm[j++] = t->hot[order[i]].cpos;
 		}
 		if (j != n)	/* cannot be: every changed row is in the order */
 			order = NULL;
@@ -1603,12 +1612,12 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 			return -ENOMEM;
 		/* Key order from the keys copied out as words: no row read per comparison. */
 		for (i = 0; i < n; i++)
-			rt_sortkey_make(&t->sk[i], &cur->flows[t->changed[i]].k, i);
+			rt_sortkey_make(&t->sk[i], &t->cd[i].f->k, i);
 		rt_sortkeys_sort(t->sk, n);
 		for (i = 0; i < n; i++)
-			t->perm[i] = (__u32)t->sk[i].row;
+			perm[i] = (__u32)t->sk[i].row;
 	}
-	permute(t->cd, t->perm, n);
+	permute(t->cd, perm, n);
 	if (d->flows_cap)
 		free(d->flows);
 	d->flows = t->cd;

@@ -55,21 +55,33 @@ enum rt_origin {
 	RT_ORIGIN_NIC,		/* the NIC's per-QP counters (rdma netlink statistics) */
 };
 
+/*
+ * A row. Laid out so that what a sink writing every changed flow reads of the
+ * row itself (the key, estimate, lqpn and pid: the counters come from the
+ * delta) is its first 64 bytes, at most two cache lines (rows are 216 bytes
+ * apart), not the three or four of the key and the owner fields 160 bytes
+ * further; rows are met in key order, at random places, so each line is a
+ * miss. Recordings name fields, not offsets (user/core/record.c), so the
+ * order is free.
+ */
 struct rt_flow {
 	struct rt_flow_key k;
-	struct rt_flow_val v;
+	__u8  estimate;		/* counters are estimates (sFlow: each sample stands for its rate) */
+	__u8  attr;		/* enum rt_attr, for flows carrying CNPs */
+	__u8  pad[2];
 	/* Filled by the NIC join where known (0 / "" when not). */
 	__u32 lqpn;		/* the local QP this flow belongs to */
 	__u32 rqpn;
 	__u32 pid;
 	char  comm[16];
-	__u8  attr;		/* enum rt_attr, for flows carrying CNPs */
-	__u8  estimate;		/* counters are estimates (sFlow: each sample stands for its rate) */
-	__u8  pad[2];
 	__s32 throttles;	/* for a CNP flow: index in flows[] of the data flow it slows, or -1 */
+	__u32 pad2;
+	struct rt_flow_val v;
 	__u64 samples;		/* sFlow samples behind the counters (0 for exact sources) */
 	__u64 sw_drops;		/* sFlow dropped-packet notifications of this flow, since start */
 };
+_Static_assert(sizeof(struct rt_flow) == 216, "a row's size (bench/collect_cpu.c counts it)");
+_Static_assert(offsetof(struct rt_flow, pid) + 4 <= 64, "what csv.c reads of every row: one line");
 
 /*
  * sFlow (ARCHITECTURE.md, "sFlow"). A flow sampled by a switch is keyed like any
@@ -183,18 +195,26 @@ struct rt_flow_hot {
 	__u32 lru_prev, lru_next;	/* recency list (row + 1, 0 = none), for expiry */
 };
 
+#define RT_ROW_REGIONS	30	/* regions a row remembers (struct rt_flow_state) */
+
 struct rt_flow_state {
-	__u32 seen;			/* == tab->seen_gen: in the last rt_snapshot_apply() */
 	__u32 cnp_pos;			/* its place in tab->cnp + 1, 0 when not there */
-	__u32 aux;			/* rt_snapshot_apply: the row's index in its source */
 	__u32 jmark;			/* the join's mark: == tab->jgen when queued */
 	__u32 pnext, pprev;		/* rows of the same host pair (row + 1, 0 = none) */
-	__u32 cnp_near;			/* RT_NEAR_*: its pair / the reverse pair is marked
+	__u32 cnp_near : 2;		/* RT_NEAR_*: its pair / the reverse pair is marked
 					 * RT_PSLOT_CNP (set when they are, never cleared) */
-	__u32 regions;			/* the live source: the kernel table's regions the
+	__u32 regions : RT_ROW_REGIONS;	/* the live source: the kernel table's regions the
 					 * key was seen dirty in (bit r), so a flow counted
 					 * by one CPU is read from its one slot, not looked
-					 * up in every region (user/sources/live.c) */
+					 * up in every region (user/sources/live.c); with
+					 * more regions, every region is looked up */
+};
+
+/* What rt_snapshot_apply() alone keeps per row (tab->ap, allocated by its
+ * first call: the sources that update the table in place never pay for it). */
+struct rt_flow_apply {
+	__u32 seen;			/* == tab->seen_gen: in the last rt_snapshot_apply() */
+	__u32 aux;			/* the row's index in the snapshot applied */
 };
 
 #define RT_NEAR_PAIR	1u
@@ -217,7 +237,13 @@ struct rt_flow_table {
 	struct rt_flow_hot *hot;
 	struct rt_flow_state *st;
 	size_t st_cap;
-	__u32 *changed;			/* rows changed in this interval, each once */
+	struct rt_flow_apply *ap;	/* rt_snapshot_apply's, NULL until it runs */
+	size_t ap_cap;
+	__u32 *changed;			/* rows changed in this interval, each once, until
+					 * rt_delta_changes, which then keeps there the
+					 * order it puts cd[] in (the rows are cd[i].f;
+					 * delta_taken set until the next interval) */
+	int delta_taken;
 	size_t nchanged, changed_cap;
 	/* Beside changed[i]: the row's counters (d) and samples as they were
 	 * at its first touch in the interval (rt_snapshot_touch_row), which
@@ -226,8 +252,6 @@ struct rt_flow_table {
 	 * every row's counters). */
 	struct rt_flow_delta *cd;
 	size_t cd_cap;
-	__u32 *perm;			/* rt_delta_changes: changed[] places in key order */
-	size_t perm_cap;
 	__u32 gen, seen_gen;
 	__u32 lru_head, lru_tail;	/* least / most recently touched row + 1 */
 	__u32 *cnp;			/* rows that carried a CNP (the join's candidates) */
@@ -256,8 +280,8 @@ struct rt_flow_table {
 	 * korder (rows in key order then; RT_KO_DEAD where a row went since),
 	 * the rows added since in knew, and each row's place in one of them
 	 * (kpos; RT_KPOS_NEW: in knew). Valid once asked for, until a clear. */
-	__u32 *korder, *korder2, *knew, *kpos;
-	size_t nkorder, korder_cap, korder2_cap, nknew, knew_cap, kpos_cap, ndead;
+	__u32 *korder, *knew, *kpos;
+	size_t nkorder, korder_cap, nknew, knew_cap, kpos_cap, ndead;
 	int ko_valid;
 };
 

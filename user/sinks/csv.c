@@ -171,22 +171,35 @@ static inline __attribute__((always_inline)) char *put_addr(char *p, struct addr
 }
 
 /* The seconds of a time as text, kept from one row to the next: neighbours'
- * first and last packets mostly fall in the same second. */
+ * first and last packets mostly fall in the same second; and the whole field
+ * of the last time written, which the next row often repeats (a live flow
+ * that changed was last seen at the interval's read, and flows that came
+ * together were first seen at the same read). */
 struct sec_cache {
 	__u64 sec;
 	char text[24];
 	size_t len;		/* 0: nothing kept yet */
+	__u64 seen;		/* the time whose whole field is in field (flen > 0) */
+	char field[32];		/* "seconds.microseconds," */
+	size_t flen;
 };
 
 /* A flow's first/last seen (the flows' clock, mono_ns) as wall-clock seconds. */
 static inline __attribute__((always_inline)) char *put_seen(char *p, const struct rt_snapshot *cur,
 							   struct sec_cache *c, __u64 seen)
 {
-	__u64 ago = cur->mono_ns > seen ? cur->mono_ns - seen : 0;
-	__u64 t = cur->time_ns > ago ? cur->time_ns - ago : 0;
-	__u64 sec = t / 1000000000ULL;
-	unsigned int us = (unsigned int)(t - sec * 1000000000ULL) / 1000;
+	__u64 ago, t, sec;
+	unsigned int us;
+	char *start = p;
 
+	if (c->flen && c->seen == seen) {	/* the last row's time again */
+		memcpy(p, c->field, sizeof(c->field));	/* whole: a fixed-size copy */
+		return p + c->flen;
+	}
+	ago = cur->mono_ns > seen ? cur->mono_ns - seen : 0;
+	t = cur->time_ns > ago ? cur->time_ns - ago : 0;
+	sec = t / 1000000000ULL;
+	us = (unsigned int)(t - sec * 1000000000ULL) / 1000;
 	/* seconds.microseconds, as "%llu.%06llu" would print it */
 	if (!c->len || c->sec != sec) {
 		c->sec = sec;
@@ -199,7 +212,11 @@ static inline __attribute__((always_inline)) char *put_seen(char *p, const struc
 	memcpy(p + 2, digits2 + us / 100 % 100 * 2, 2);
 	memcpy(p + 4, digits2 + us % 100 * 2, 2);
 	p[6] = ',';
-	return p + 7;
+	p += 7;
+	c->seen = seen;
+	c->flen = (size_t)(p - start);	/* at most 20 digits, '.', 6 and ',' = 28 */
+	memcpy(c->field, start, c->flen);
+	return p;
 }
 
 static void write_flows(struct csv *c, const struct rt_snapshot *cur, const struct rt_delta *d,
@@ -220,8 +237,9 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		if (i + 4 < d->nflows) {	/* rows come in key order, not in the table's */
 			const char *n = (const char *)d->flows[i + 4].f;
 
+			/* its first 64 bytes: key, estimate, lqpn, pid */
 			__builtin_prefetch(n);
-			__builtin_prefetch(n + offsetof(struct rt_flow, lqpn));
+			__builtin_prefetch(n + 63);
 		}
 		if (!v->pkts)
 			continue;

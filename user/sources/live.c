@@ -199,9 +199,9 @@ static int read_flows(struct live *l, struct rt_snapshot *s)
 	const struct rt_ftab *t = &l->ft;
 
 	for (__u32 r = 0; r < t->nregions; r++) {
-		const struct rt_flow_slot *base = t->slots + ((size_t)r << t->shift);
+		const struct rt_flow_slot *base = t->slots + (size_t)r * t->rslots;
 
-		for (__u32 i = 0; i <= t->mask; i++) {
+		for (__u32 i = 0; i < t->rslots; i++) {
 			struct rt_flow_key k;
 			struct rt_flow *f;
 			__u64 h;
@@ -263,7 +263,7 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 {
 	const struct rt_ftab *t = &l->ft;
 	struct rt_flow_table *tab = s->tab;
-	int masked = t->nregions <= 32;
+	int masked = t->nregions <= RT_ROW_REGIONS;
 	struct {
 		const struct rt_flow_slot *sl;
 		struct rt_flow_key k;
@@ -292,7 +292,7 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 			if (__atomic_load_n(&sl->v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE)
 				continue;	/* claimed again while read: its bit comes again */
 			q[nq].sl = sl;
-			q[nq].rbit = masked ? 1U << (at >> t->shift) : 0;
+			q[nq].rbit = masked ? 1U << (at / t->rslots) : 0;
 			q[nq].h = rt_flow_key_hash(&q[nq].k);
 			rt_snapshot_prefetch_slot(s, q[nq].h);
 			nq++;
@@ -300,7 +300,8 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 		for (size_t i = 0; i < nq; i++)
 			rt_snapshot_prefetch_row(s, q[i].h);
 		for (size_t i = 0; i < nq; i++) {
-			__u32 rbit = q[i].rbit, *seen;
+			__u32 rbit = q[i].rbit, seen;
+			struct rt_flow_state *fs;
 			struct rt_flow_val v;
 			struct rt_flow *f;
 			int fresh, n;
@@ -308,16 +309,16 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 			f = rt_snapshot_flow_h(s, &q[i].k, q[i].h, &fresh);
 			if (!f)
 				return -ENOMEM;
-			seen = &tab->st[f - s->flows].regions;
-			if (fresh)
-				*seen = 0;
-			else if (tab->hot[f - s->flows].gen == tab->gen && (*seen & rbit) == rbit)
+			fs = &tab->st[f - s->flows];
+			seen = fresh ? 0 : fs->regions;
+			if (!fresh && tab->hot[f - s->flows].gen == tab->gen && (seen & rbit) == rbit)
 				continue;	/* summed already, from another region */
-			*seen |= rbit;
-			if (*seen == rbit && rbit)	/* one region: this slot */
+			seen |= rbit;
+			fs->regions = seen & ((1U << RT_ROW_REGIONS) - 1);
+			if (seen == rbit && rbit)	/* one region: this slot */
 				n = rt_ftab_slot_val(t, q[i].sl, &v);
 			else if (rbit)
-				n = rt_ftab_sum_regions(t, &q[i].k, *seen, &v);
+				n = rt_ftab_sum_regions(t, &q[i].k, seen, &v);
 			else
 				n = rt_ftab_sum(t, &q[i].k, 0, &v);
 			if (!n) {
@@ -325,6 +326,10 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 					rt_snapshot_remove(s, (size_t)(f - s->flows));
 				continue;
 			}
+			/* The times are the row's (no per-slot stamps here): the read
+			 * gave first = last = now; a known flow keeps its first. */
+			if (!fresh)
+				v.first_ns = f->v.first_ns;
 			/* counts that moved; the stamps alone (a bit set by a packet
 			 * read already) change nothing */
 			if (fresh || memcmp(&f->v, &v, offsetof(struct rt_flow_val, first_ns))) {
@@ -457,7 +462,7 @@ static void forget_evicted(struct live *l, struct rt_snapshot *s)
  */
 static void table_full(struct live *l, struct rt_snapshot *s)
 {
-	__u32 max = rt_ftab_region_slots(&l->ft);
+	__u32 max = rt_ftab_region_flows(&l->ft);
 	__u64 full = 0, want;
 	char when[16];
 
@@ -556,6 +561,8 @@ static void watch_links(struct live *l)
 			rt_ifslot_set(l->skel, old, now, slot);
 		}
 		f->ifindex = now;
+		if (l->nifs == 1)	/* before the program runs there */
+			l->skel->bss->rt_one_ifindex = now;
 		if ((!l->no_ingress && attach_xdp(l, f, l->xdp_mode)) ||
 		    (!l->no_egress && attach_tc(l, f) && l->no_ingress)) {
 			pr_warn("%s is back (ifindex %u) but cannot be attached again.\n", f->name, now);
@@ -589,6 +596,15 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 	if (src->incremental) {
 		s->tab->no_lru = !(l->flow_timeout > 0);	/* only eviction walks it */
 		forget_evicted(l, s);
+	}
+	/* The incremental read keeps first and last seen in the table's rows
+	 * (read_changed): no stamps per kernel slot (16 bytes each); the
+	 * whole-table read keeps them per slot (live_maps.h). */
+	if (src->incremental && l->ft.seen)
+		rt_ftab_row_stamps(&l->ft);
+	if (!src->incremental && rt_ftab_slot_stamps(&l->ft)) {
+		pr_warn("reading the BPF maps failed: %s.\n", strerror(ENOMEM));
+		return -ENOMEM;
 	}
 	rt_ftab_stamp(&l->ft, s->mono_ns);	/* the slots that changed: seen now */
 	err = src->incremental ? read_changed(l, s) : read_flows(l, s);
@@ -703,6 +719,9 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 			goto fail;
 		}
 	}
+	/* one interface: the program takes its ifindex from here, not the frame's
+	 * context (bpf/rocetop.bpf.c, rt_one_ifindex) */
+	l->skel->bss->rt_one_ifindex = l->nifs == 1 ? l->ifs[0].ifindex : 0;
 	for (i = 0; i < l->nifs; i++) {
 		if (!o->no_ingress && attach_xdp(l, &l->ifs[i], o->xdp_mode))
 			goto fail;

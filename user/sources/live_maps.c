@@ -12,23 +12,24 @@
 
 int rt_ftab_size(struct rocetop_bpf *skel, __u32 max_flows, int ncpus)
 {
-	__u32 shift = 4;
-	__u64 nslots;
+	__u64 nbuckets, nslots;
 
-	_Static_assert(RT_FT_MIN_SLOTS == 1 << 4, "the smallest region");
 	if (ncpus <= 0)
 		return -EINVAL;
-	while ((1U << shift) < max_flows && shift < 24)
-		shift++;
-	nslots = (__u64)ncpus << shift;
-	if ((1U << shift) < max_flows || nslots > 1U << 31)
+	if (max_flows < RT_FT_MIN_SLOTS)
+		max_flows = RT_FT_MIN_SLOTS;
+	nbuckets = max_flows <= RT_FT_BUCKET ? 1 :
+		   ((__u64)max_flows * RT_FT_HEADROOM_NUM + RT_FT_HEADROOM_DEN * RT_FT_BUCKET - 1) /
+		   (RT_FT_HEADROOM_DEN * RT_FT_BUCKET);
+	nslots = (__u64)ncpus * nbuckets * RT_FT_BUCKET;
+	if (nslots > 1U << 31)
 		return -E2BIG;
 	if (bpf_map__set_max_entries(skel->maps.flows, (__u32)nslots) ||
 	    bpf_map__set_max_entries(skel->maps.dirty, (__u32)((nslots + 63) / 64)))
 		return -EINVAL;
-	skel->rodata->rt_ft_mask = (1U << shift) - 1;
-	skel->rodata->rt_ft_shift = shift;
+	skel->rodata->rt_ft_nbuckets = (__u32)nbuckets;
 	skel->rodata->rt_ft_nregions = (__u32)ncpus;
+	skel->rodata->rt_ft_flows = max_flows;
 	return 0;
 }
 
@@ -44,10 +45,11 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 	void *p;
 
 	memset(t, 0, sizeof(*t));
-	t->shift = skel->rodata->rt_ft_shift;
-	t->mask = skel->rodata->rt_ft_mask;
+	t->nbuckets = skel->rodata->rt_ft_nbuckets;
+	t->rslots = t->nbuckets * RT_FT_BUCKET;
+	t->flows = skel->rodata->rt_ft_flows;
 	t->nregions = skel->rodata->rt_ft_nregions;
-	t->nslots = (size_t)t->nregions << t->shift;
+	t->nslots = (size_t)t->nregions * t->rslots;
 	t->nwords = (t->nslots + 63) / 64;
 	if (bpf_map__max_entries(skel->maps.flows) != t->nslots ||
 	    bpf_map__value_size(skel->maps.flows) != sizeof(struct rt_flow_slot))
@@ -68,13 +70,25 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 		return err;
 	}
 	t->dirty = p;
-	t->seen = calloc(t->nslots, sizeof(*t->seen));
 	t->taken = calloc(t->nwords, sizeof(*t->taken));
-	if (!t->seen || !t->taken) {
+	if (!t->taken) {
 		rt_ftab_unmap(t);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+int rt_ftab_slot_stamps(struct rt_ftab *t)
+{
+	if (!t->seen)
+		t->seen = calloc(t->nslots, sizeof(*t->seen));
+	return t->seen ? 0 : -ENOMEM;
+}
+
+void rt_ftab_row_stamps(struct rt_ftab *t)
+{
+	free(t->seen);
+	t->seen = NULL;
 }
 
 void rt_ftab_unmap(struct rt_ftab *t)
@@ -101,16 +115,24 @@ static __u8 slot_state(const struct rt_flow_slot *s)
 struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct rt_flow_key *k,
 				  __u64 h)
 {
-	struct rt_flow_slot *base = t->slots + ((size_t)r << t->shift);
+	struct rt_flow_slot *region = t->slots + (size_t)r * t->rslots;
+	__u32 b0 = rt_ft_bucket(h, 0, t->nbuckets), b1 = rt_ft_bucket(h, 1, t->nbuckets);
 
-	for (__u32 i = 0; i < RT_FT_PROBES; i++) {
-		struct rt_flow_slot *s = base + rt_ft_probe(h, i, t->mask);
-		__u8 st = slot_state(s);
+	/* as the program searches (bpf/rocetop.bpf.c, flow_slot): each of the
+	 * two buckets up to its first empty slot */
+	for (int b = 0; b < 2; b++) {
+		struct rt_flow_slot *s = region + (size_t)(b ? b1 : b0) * RT_FT_BUCKET;
 
-		if (st == RT_FT_EMPTY)
-			return NULL;
-		if (st == RT_FT_LIVE && !memcmp(&s->k, k, sizeof(*k)))
-			return s;
+		if (b && b1 == b0)
+			break;
+		for (__u32 i = 0; i < RT_FT_BUCKET; i++, s++) {
+			__u8 st = slot_state(s);
+
+			if (st == RT_FT_EMPTY)
+				break;
+			if (st == RT_FT_LIVE && !memcmp(&s->k, k, sizeof(*k)))
+				return s;
+		}
 	}
 	return NULL;
 }
@@ -132,6 +154,16 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 	__u64 next;
 
 	t->now = now;
+	if (!t->seen) {	/* the caller keeps the times per flow: the bits alone */
+		for (size_t w = 0; w < t->nwords; w++) {
+			__u64 bits = __atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED) ?
+				     rt_ftab_take(t, w) : 0;
+
+			t->taken[w] = bits;
+			n += (size_t)__builtin_popcountll(bits);
+		}
+		return n;
+	}
 	next = t->nwords ? take_prefetch(t, 0) : 0;
 	for (size_t w = 0; w < t->nwords; w++) {
 		__u64 bits = next;
@@ -162,7 +194,8 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
  * counted nothing yet. */
 static int slot_val(const struct rt_ftab *t, const struct rt_flow_slot *s, struct rt_flow_val *v)
 {
-	const struct rt_ft_seen *sn = &t->seen[s - t->slots];
+	static const struct rt_ft_seen none;
+	const struct rt_ft_seen *sn = t->seen ? &t->seen[s - t->slots] : &none;
 	struct rt_ft_val c = s->v;
 
 	if (!c.pkts)
@@ -234,7 +267,8 @@ int rt_ftab_kill(struct rt_ftab *t, const struct rt_flow_key *k)
 
 		if (s) {
 			__atomic_store_n(&s->v.slot, RT_FT_DEAD, __ATOMIC_RELEASE);
-			t->seen[s - t->slots] = (struct rt_ft_seen){ 0, 0 };
+			if (t->seen)
+				t->seen[s - t->slots] = (struct rt_ft_seen){ 0, 0 };
 			n++;
 		}
 	}
@@ -270,9 +304,13 @@ struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ft
 	if (!err && ft) {
 		err = rt_ftab_map(ft, skel);
 		mapped = !err;
+		if (!err)	/* the tests read whole tables: stamps per slot */
+			err = rt_ftab_slot_stamps(ft);
 	}
 	if (!err)
 		err = rt_ifslot_set(skel, 0, ifindex, 0);
+	if (!err)	/* as the live source on one interface */
+		skel->bss->rt_one_ifindex = ifindex;
 	if (err) {
 		if (mapped)
 			rt_ftab_unmap(ft);

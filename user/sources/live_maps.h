@@ -17,18 +17,26 @@ struct rocetop_bpf;
  * When user space saw a slot change (the kernel writes no time): stamped by
  * rt_ftab_stamp from the dirty bits, on the snapshot's CLOCK_MONOTONIC, so a
  * live flow's first_ns and last_ns are to the interval. 0: never stamped.
+ * Kept per slot for callers that read whole tables (16 bytes a slot); a
+ * caller that keeps a row per flow from one read to the next (the live
+ * source's incremental read) keeps the times in its rows instead and drops
+ * these (rt_ftab_row_stamps).
  */
 struct rt_ft_seen {
 	__u64 first, last;
 };
 
 struct rt_ftab {
-	struct rt_flow_slot *slots;	/* nregions x (mask + 1), mmapped */
+	struct rt_flow_slot *slots;	/* nregions x rslots, mmapped */
 	__u64 *dirty;			/* a bit per slot, mmapped */
-	struct rt_ft_seen *seen;	/* per slot, user space's own */
+	struct rt_ft_seen *seen;	/* per slot, user space's own; NULL: the
+					 * caller keeps the times per flow */
 	__u64 *taken;			/* the dirty words the last rt_ftab_stamp took */
 	__u64 now;			/* the last rt_ftab_stamp's time */
-	__u32 nregions, mask, shift;
+	__u32 nregions;
+	__u32 nbuckets;			/* a region's buckets of RT_FT_BUCKET slots */
+	__u32 rslots;			/* a region's slots: nbuckets * RT_FT_BUCKET */
+	__u32 flows;			/* the flows a region is sized for (--max-flows) */
 	size_t nslots, nwords;
 	size_t slots_len, dirty_len;	/* the mappings' lengths */
 };
@@ -51,19 +59,39 @@ static inline void rt_ft_val_from_flow(struct rt_ft_val *o, const struct rt_flow
 }
 
 /*
- * Before load: regions for every possible CPU, each of the smallest power of
- * two of slots that holds max_flows flows (at least RT_FT_MIN_SLOTS). 0 or a
- * negative errno. A region of 16 is covered whole by a key's probes: it holds
- * exactly 16 flows.
+ * Before load: regions for every possible CPU, each sized to hold max_flows
+ * flows (bpf/rocetop.h: max_flows * 5/4 slots rounded up to whole buckets of
+ * RT_FT_BUCKET, the headroom the two-bucket placement needs). 0 or a negative
+ * errno. max_flows <= 16: one bucket, every slot a candidate of every key: it
+ * holds exactly 16 flows.
  */
 int rt_ftab_size(struct rocetop_bpf *skel, __u32 max_flows, int ncpus);
 /* After load: map the table and its bitmap. 0 or a negative errno. */
 int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel);
 void rt_ftab_unmap(struct rt_ftab *t);
-/* Flows one region holds (its slots). */
+/*
+ * Who keeps first and last seen. rt_ftab_map leaves them to the caller's
+ * rows: no stamps per slot (16 bytes a slot), rt_ftab_stamp only takes the
+ * dirty bits, and a slot read gives first_ns = last_ns = the last
+ * rt_ftab_stamp's time (the caller keeps its row's first_ns; last_ns is now
+ * for a flow that changed). A caller that reads whole tables, with no rows
+ * kept from one read to the next, asks for stamps per slot first
+ * (rt_ftab_slot_stamps: 0 or -ENOMEM); rt_ftab_row_stamps drops them again.
+ * (Allocated only when asked for: a large block allocated and freed raises
+ * glibc's mmap threshold, and the table's arrays then grow on the heap.)
+ */
+int rt_ftab_slot_stamps(struct rt_ftab *t);
+void rt_ftab_row_stamps(struct rt_ftab *t);
+/* One region's slots. */
 static inline __u32 rt_ftab_region_slots(const struct rt_ftab *t)
 {
-	return t->mask + 1;
+	return t->rslots;
+}
+
+/* The flows one region is sized for: --max-flows as given (at least 16). */
+static inline __u32 rt_ftab_region_flows(const struct rt_ftab *t)
+{
+	return t->flows;
 }
 
 /* The live slot of k in region r, or NULL. h: rt_ft_hash(k). */
@@ -73,7 +101,7 @@ struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct
  * Take every dirty word (into t->taken) and stamp its live slots seen at now:
  * first seen now if never before, last seen now. A slot no longer live
  * forgets its times (the owning CPU may claim it for a new flow). Returns the
- * number of slots taken.
+ * number of slots taken. After rt_ftab_row_stamps: the taking alone.
  */
 size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now);
 /*
@@ -113,7 +141,8 @@ int rt_ifslot_set(const struct rocetop_bpf *skel, __u32 old_ifindex, __u32 ifind
  * For test runs (tests/unit, bench/): rocetop's programs opened with
  * rt_collector set to collector, the flow table sized for 16384 flows a CPU
  * (the live source's default), loaded, mapped into ft (unless NULL) and
- * ifindex counted in ifstats slot 0. NULL with errno set when a step fails.
+ * ifindex counted in ifstats slot 0, and XDP's frames taken as ifindex's (as
+ * the live source on one interface: rt_one_ifindex). NULL with errno set when a step fails.
  */
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft);
 
