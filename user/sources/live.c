@@ -248,7 +248,7 @@ static int read_flows(struct live *l, struct rt_snapshot *s)
  */
 /* Ask for the slots whose dirty bits rt_ftab_stamp took in word w: all
  * their lines (key, counters, state), which read_changed reads. */
-static void prefetch_word(const struct rt_ftab *t, size_t w)
+RT_PREFETCH_FN void prefetch_word(const struct rt_ftab *t, size_t w)
 {
 	for (__u64 b = t->taken[w]; b; b &= b - 1) {
 		const char *p = (const char *)&t->slots[w * 64 + (size_t)__builtin_ctzll(b)];
