@@ -100,6 +100,20 @@ static struct rt_source *open_lo(int no_nic, double timeout, __u32 max_flows)
 	return rt_live_source_new(&o);
 }
 
+/* open_lo() with a stream over it; NULL (and a failed check) when either fails. */
+static struct rt_source *open_stream(struct rt_stream *st, int no_nic, double timeout, __u32 max_flows)
+{
+	struct rt_source *src = open_lo(no_nic, timeout, max_flows);
+
+	if (!src || rt_stream_init(st, src, NULL)) {
+		CHECK(0, "cannot open the live source on lo");
+		if (src)
+			src->close(src);
+		return NULL;
+	}
+	return src;
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -269,19 +283,16 @@ static void test_churn(void)
 
 static void test_full_region(void)
 {
-	struct rt_source *src = open_lo(1, 0, RT_FT_MIN_SLOTS);
+	struct rt_source *src;
 	const __u32 n = 3 * RT_FT_MIN_SLOTS;
 	struct rt_stream st;
 	__u64 in_flows = 0, full = 0;
 	size_t rows = 0;
 	int fd;
 
-	if (!src || rt_stream_init(&st, src, NULL)) {
-		CHECK(0, "cannot open the live source on lo");
-		if (src)
-			src->close(src);
+	src = open_stream(&st, 1, 0, RT_FT_MIN_SLOTS);
+	if (!src)
 		return;
-	}
 	pin(0);
 	fd = rt_live_xdp_fd(src);
 	CHECK_EQ(rt_ftab_region_slots(rt_live_flowtab(src)), RT_FT_MIN_SLOTS);
@@ -345,19 +356,16 @@ static __u32 bucket_of(const struct rt_flow_key *k, int which, __u32 nb)
 static void test_two_buckets(void)
 {
 	const __u32 nflows = 100, nb = 8;
-	struct rt_source *src = open_lo(1, 60, nflows);
+	struct rt_source *src;
 	const struct rt_ftab *t;
 	__u32 live[8] = { 0 }, qp[34], nqp = 0;
 	struct rt_stream st;
 	__u64 full = 0;
 	int fd;
 
-	if (!src || rt_stream_init(&st, src, NULL)) {
-		CHECK(0, "cannot open the live source on lo");
-		if (src)
-			src->close(src);
+	src = open_stream(&st, 1, 60, nflows);
+	if (!src)
 		return;
-	}
 	pin(0);
 	fd = rt_live_xdp_fd(src);
 	t = rt_live_flowtab(src);
@@ -455,19 +463,16 @@ static void *runner(void *arg)
 
 static void test_concurrent(void)
 {
-	struct rt_source *src = open_lo(1, 0, 1024);
+	struct rt_source *src;
 	struct rt_stream st;
 	struct runner r = { 0 };
 	pthread_t th;
 	__u64 last = 0;
 	int ncpu = libbpf_num_possible_cpus(), reads = 0;
 
-	if (!src || rt_stream_init(&st, src, NULL)) {
-		CHECK(0, "cannot open the live source on lo");
-		if (src)
-			src->close(src);
+	src = open_stream(&st, 1, 0, 1024);
+	if (!src)
 		return;
-	}
 	r.fd = rt_live_xdp_fd(src);
 	r.cpu = ncpu > 1 ? 1 : 0;
 	pin(0);
