@@ -45,6 +45,7 @@
 #include "live_maps.h"
 #include "log.h"
 #include "cpu.h"
+#include "flows.h"
 #include "sink.h"
 #include "source.h"
 #include "stream.h"
@@ -125,22 +126,14 @@ static void skip(const char *why)
 	exit(1);
 }
 
-/* Flow i: IPv4 10.x.y.z -> 10.200.y.z, a QP of its own; both directions. */
+/* Flow i: bench_flow_key's (bench/flows.h) on ifindex, to a destination of
+ * its own (10.200.y.z). */
 static void flow_key(struct rt_flow_key *k, __u32 i, __u32 ifindex)
 {
-	memset(k, 0, sizeof(*k));
+	bench_flow_key(k, i);
 	k->ifindex = ifindex;
-	k->dir = i & 1 ? RT_DIR_EGRESS : RT_DIR_INGRESS;
-	k->family = 4;
-	k->src[0] = 10;
-	k->src[1] = (__u8)(i >> 16);
-	k->src[2] = (__u8)(i >> 8);
-	k->src[3] = (__u8)i;
-	k->dst[0] = 10;
-	k->dst[1] = 200;
 	k->dst[2] = (__u8)(i >> 12);
 	k->dst[3] = (__u8)(i >> 4);
-	k->dqpn = 0x100 + (i & 0xffff);
 }
 
 /* The values of flow i at interval `gen` (ncpus copies: the floor's per-CPU

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The synthetic flows of the user-space table benches (bench/table_bench.c,
- * bench/tui_bench.c, bench/nic_bench.c): flow i is IPv4 10.x.y.z -> 10.200.0.0
+ * bench/tui_bench.c, bench/nic_bench.c; bench/collect_cpu.c gives each a
+ * destination of its own): flow i is IPv4 10.x.y.z -> 10.200.0.0
  * on ifindex 1 (a host pair of its own), a QP of its own, ingress or egress
  * by i's low bit. One copy, so the benches build the same table.
  */
