@@ -137,11 +137,17 @@ struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct
 	return NULL;
 }
 
-/* Take word w's dirty bits (0 when none is set) and ask for the states of
- * their slots: a miss each, in flight together. */
+/* Word w's dirty bits, taken (0, and no atomic exchange, when none is set). */
+static __u64 take_word(struct rt_ftab *t, size_t w)
+{
+	return __atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED) ? rt_ftab_take(t, w) : 0;
+}
+
+/* take_word(), asking for the states of their slots: a miss each, in flight
+ * together. */
 static __u64 take_prefetch(struct rt_ftab *t, size_t w)
 {
-	__u64 bits = __atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED) ? rt_ftab_take(t, w) : 0;
+	__u64 bits = take_word(t, w);
 
 	for (__u64 b = bits; b; b &= b - 1)
 		__builtin_prefetch(&t->slots[w * 64 + (size_t)__builtin_ctzll(b)].v.slot);
@@ -156,8 +162,7 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 	t->now = now;
 	if (!t->seen) {	/* the caller keeps the times per flow: the bits alone */
 		for (size_t w = 0; w < t->nwords; w++) {
-			__u64 bits = __atomic_load_n(&t->dirty[w], __ATOMIC_RELAXED) ?
-				     rt_ftab_take(t, w) : 0;
+			__u64 bits = take_word(t, w);
 
 			t->taken[w] = bits;
 			n += (size_t)__builtin_popcountll(bits);
