@@ -97,8 +97,8 @@ struct rt_pkt {
 	__u8  opcode;
 	__u8  syndrome;		/* AETH syndrome when has_aeth */
 	__u8  has_aeth;
-	__u8  fecn;
-	__u8  becn;
+	__u8  fecn;		/* fecn, becn, ackreq, psn: user space only (the */
+	__u8  becn;		/* BPF programs never read them; 0 there) */
 	__u8  ackreq;
 	__u8  v6_unparsed;	/* IPv6 extension header not walked */
 	__u16 sport;
@@ -117,28 +117,52 @@ struct rt_pkt {
 	__u32 inner_len;	/* its length */
 } __attribute__((aligned(8)));	/* src, dst: whole 8-byte words (rt_copy_addr) */
 
+/*
+ * Big-endian fields of the frame. The BPF target cannot load a field it does
+ * not know to be aligned other than byte by byte (two loads, a shift, an or
+ * and a mask for 16 bits), so for BPF the load is written out (RT_LD_): one
+ * load and a byte swap. The verifier allows unaligned packet loads where the
+ * CPU does (x86, arm64). rt_be32_24: the 24-bit field in the last three of
+ * the four bytes at b.
+ */
+#ifdef __bpf__
+#define RT_LD_(w, v, b, o) asm volatile("%0 = *(" w " *)(%1 + " #o ")" : "=r"(v) : "r"(b))
+
+static __always_inline __u16 rt_be16(const __u8 *b)
+{
+	__u64 v;
+
+	RT_LD_("u16", v, b, 0);
+	return __builtin_bswap16((__u16)v);
+}
+
+static __always_inline __u32 rt_be32_24(const __u8 *b)
+{
+	__u64 v;
+
+	RT_LD_("u32", v, b, 0);
+	return __builtin_bswap32((__u32)v) & 0xffffff;
+}
+#else
 static __always_inline __u16 rt_be16(const __u8 *b)
 {
 	return (__u16)((b[0] << 8) | b[1]);
 }
 
-static __always_inline __u32 rt_be24(const __u8 *b)
+static __always_inline __u32 rt_be32_24(const __u8 *b)
 {
-	return ((__u32)b[0] << 16) | ((__u32)b[1] << 8) | b[2];
+	return ((__u32)b[1] << 16) | ((__u32)b[2] << 8) | b[3];
 }
+#endif
 
 /*
- * n bytes (4 or 16) of an address at b in the frame into dst, an 8-byte
- * aligned field of struct rt_pkt, as whole 8-byte words (an IPv4 address
- * zero-extended): the flow key reads the address back in 8-byte words, and a
+ * n bytes (4 or 16) of an address at b in the frame into dst, a 16-byte,
+ * 8-byte aligned field of struct rt_pkt, as two whole 8-byte words (an IPv4
+ * address zero-extended): the flow key reads the address back in 8-byte words, and a
  * word read back from narrower stores waits for them to reach the cache
  * instead of being forwarded from the store. The BPF target would copy an
- * unaligned source byte by byte, so its loads are written out; the verifier
- * allows unaligned packet loads where the CPU does (x86, arm64).
+ * unaligned source byte by byte, so its loads are written out (RT_LD_).
  */
-#ifdef __bpf__
-#define RT_LD_(w, v, b, o) asm volatile("%0 = *(" w " *)(%1 + " #o ")" : "=r"(v) : "r"(b))
-#endif
 static __always_inline void rt_copy_addr(__u8 *dst, const __u8 *b, int n)
 {
 	__u64 w[2] = { 0, 0 };
@@ -157,8 +181,7 @@ static __always_inline void rt_copy_addr(__u8 *dst, const __u8 *b, int n)
 	__builtin_memcpy(w, b, (unsigned int)n);
 #endif
 	__builtin_memcpy(dst, &w[0], 8);
-	if (n == 16)
-		__builtin_memcpy(dst + 8, &w[1], 8);
+	__builtin_memcpy(dst + 8, &w[1], 8);	/* all 16 bytes: see parse_pass() */
 }
 
 static __always_inline int rt_aeth_opcode(__u8 op)
@@ -223,7 +246,7 @@ static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const _
 		if (!(c[8] & 0x08))
 			return RT_K_OTHER;
 		p->mirror = RT_MIRROR_VXLAN;
-		p->mirror_id = rt_be24(c + 12);
+		p->mirror_id = rt_be32_24(c + 11);
 		p->inner_off = rt_off(c, data) + 8 + RT_VXLAN_LEN;
 		p->inner_len = ulen - 8 - RT_VXLAN_LEN;
 		return RT_K_ENCAP_;
@@ -240,11 +263,13 @@ static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const _
 	if (c[1] & 0x0f)	/* TVer must be 0 */
 		return RT_K_MALFORMED;
 	p->opcode = c[0];
+	p->dqpn = rt_be32_24(c + 4);
+#ifndef __bpf__	/* what the BPF programs never read, they need not be given */
 	p->fecn = c[4] >> 7;
 	p->becn = (c[4] >> 6) & 1;
-	p->dqpn = rt_be24(c + 5);
 	p->ackreq = c[8] >> 7;
-	p->psn = rt_be24(c + 9);
+	p->psn = rt_be32_24(c + 8);
+#endif
 	if (rt_aeth_opcode(p->opcode)) {
 		if (ulen < 8 + RT_BTH_LEN + RT_AETH_LEN + RT_ICRC_LEN)
 			return RT_K_MALFORMED;
@@ -466,7 +491,9 @@ static __always_inline int rt_parse_eth(const __u8 *data, __u32 off, const __u8 
 
 /*
  * Parse one frame. data..data_end is what can be read, frame_len the length of
- * the whole frame. p must be zeroed by the caller. Returns p->kind.
+ * the whole frame. p must be zeroed by the caller (the BPF programs zero only
+ * the fields the parser may leave unwritten: bpf/rocetop.bpf.c, parse_pass).
+ * Returns p->kind.
  */
 RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len,
 			 struct rt_pkt *p)

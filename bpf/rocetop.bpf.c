@@ -78,12 +78,25 @@ struct {
  */
 #define RT_PKT_IN_MEMORY(ptr) asm volatile("" : : "r"(ptr) : "memory")
 
-/* One pass of the parser over a zeroed p kept in memory (above). Each program
- * calls it from one place, a loop of at most two passes. */
+/*
+ * One pass of the parser over p kept in memory (above). Each program calls it
+ * from one place, a loop of at most two passes. Of p only the words the
+ * parser may leave unwritten and the programs read are zeroed (3 stores, not
+ * 11): the first 16 bytes (nvlan, family, has_aeth, v6_unparsed: kind and pcp
+ * are always written), and who mirrored it. The rest is written wherever it
+ * is read: tos, opcode, sport, dqpn, src and dst (all 16 bytes) on every
+ * path that ends in a RoCE frame, pause and pfc_cev for PFC and pause
+ * frames, syndrome with has_aeth, inner_off and inner_len with mirror.
+ */
 static __always_inline void parse_pass(const void *data, const void *data_end, __u64 len,
 				       struct rt_pkt *p)
 {
-	__builtin_memset(p, 0, sizeof(*p));
+	__builtin_memset(p, 0, 16);
+	__builtin_memset(&p->mirror, 0, 8);	/* mirror, mirror_dir, mirror_id */
+	_Static_assert(__builtin_offsetof(struct rt_pkt, v6_unparsed) < 16 &&
+		       __builtin_offsetof(struct rt_pkt, mirror) % 8 == 0 &&
+		       __builtin_offsetof(struct rt_pkt, mirror_id) + 4 ==
+		       __builtin_offsetof(struct rt_pkt, mirror) + 8, "parse_pass's zeroed words");
 	RT_PKT_IN_MEMORY(p);
 	rt_parse(data, data_end, len, p);
 }
@@ -98,9 +111,12 @@ const volatile __u8 rt_collector = 0;
  * comes back with a new ifindex), before the programs run on that interface:
  * then a frame reads its ifindex here in one load instead of XDP's
  * ctx->ingress_ifindex, three dependent loads (rxq, its device, the device's
- * ifindex), or tc's skb->ifindex, two.
+ * ifindex), or tc's skb->ifindex, two; and its ifstats slot in rt_one_slot,
+ * without if_slot()'s lookup. User space writes the slot first
+ * (user/sources/live_maps.c, rt_one_if_set).
  */
 volatile __u32 rt_one_ifindex = 0;
+volatile __u32 rt_one_slot = 0;
 
 static __always_inline __u32 if_slot(__u32 ifindex)
 {
@@ -223,12 +239,11 @@ static __always_inline void mark_dirty(__u32 idx)
  * (counted in mirrored), else 0. No clock: the kernel writes no time into a
  * flow's slot; user space stamps the slots whose dirty bit it takes
  * (user/sources/live_maps.c, rt_ftab_stamp), so a live flow's first and last
- * seen times are to the interval.
+ * seen times are to the interval. slot: the interface's ifstats slot.
  */
-static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __u8 dir,
-				  __u32 vlan_tci)
+static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __u32 slot,
+				  __u8 dir, __u32 vlan_tci)
 {
-	__u32 slot = if_slot(ifindex) * 2 + dir;
 	struct rt_if_val *iv;
 	struct rt_flow_key fk __attribute__((aligned(8)));
 	struct rt_flow_slot *fs = NULL;
@@ -251,6 +266,7 @@ static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __
 		}
 	}
 
+	slot = slot * 2 + dir;
 	iv = bpf_map_lookup_elem(&ifstats, &slot);
 	if (!iv)
 		return 0;
@@ -280,7 +296,7 @@ int rt_xdp(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	__u64 lin = (__u64)((long)data_end - (long)data), len = lin, whole = 0;
-	__u32 ifindex;
+	__u32 ifindex, slot;
 	struct rt_pkt p;
 	int pass;
 
@@ -295,9 +311,12 @@ int rt_xdp(struct xdp_md *ctx)
 			break;
 	}
 	ifindex = rt_one_ifindex;
-	if (!ifindex)
+	slot = rt_one_slot;
+	if (!ifindex) {
 		ifindex = ctx->ingress_ifindex;
-	if (handle(&p, len, ifindex, RT_DIR_INGRESS, 0) && rt_collector)
+		slot = if_slot(ifindex);
+	}
+	if (handle(&p, len, ifindex, slot, RT_DIR_INGRESS, 0) && rt_collector)
 		return XDP_DROP;	/* a counted mirror copy on a collector port */
 	return XDP_PASS;
 }
@@ -316,7 +335,7 @@ int rt_tc(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
-	__u32 len = skb->len, ifindex;
+	__u32 len = skb->len, ifindex, slot;
 	struct rt_pkt p;
 	int pass;
 
@@ -342,9 +361,12 @@ int rt_tc(struct __sk_buff *skb)
 		data_end = (void *)(long)skb->data_end;
 	}
 	ifindex = rt_one_ifindex;
-	if (!ifindex)
+	slot = rt_one_slot;
+	if (!ifindex) {
 		ifindex = skb->ifindex;
-	handle(&p, len, ifindex, RT_DIR_EGRESS,
+		slot = if_slot(ifindex);
+	}
+	handle(&p, len, ifindex, slot, RT_DIR_EGRESS,
 	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
 	return TC_ACT_UNSPEC;	/* tcx: go on to the next program, then the default */
 }

@@ -308,7 +308,7 @@ static void test_xdp_split(int fd, int ifs_fd, const struct corpus *co)
 /* --collector: the same corpus, mirror copies dropped by XDP, counts the same. */
 /*
  * Which interface a frame counts for: on one interface the program takes the
- * ifindex the loader set (rt_one_ifindex, as the live source does for one
+ * ifindex and slot the loader set (rt_one_if_set, as the live source does for one
  * -i), on several (0) the frame's own. A PFC frame (no flow) is run on lo
  * (the context's ifindex 1, slot 0); ifindex 7 is given ifstats slot 1 here
  * and set as the one interface: its frames count there, whatever the context;
@@ -332,7 +332,7 @@ static void test_xdp_ifindex(struct rocetop_bpf *skel, int ifs_fd, const struct 
 			    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 5);
 
 		/* one interface (7): the loader's ifindex; several: the frame's (lo) */
-		skel->bss->rt_one_ifindex = one ? 7 : 0;
+		rt_one_if_set(skel, one ? 7 : 0, one ? 1 : 0);
 		read_slot(ifs_fd, 0 * 2 + RT_DIR_INGRESS, &lo0);
 		read_slot(ifs_fd, 1 * 2 + RT_DIR_INGRESS, &o0);
 		CHECK(!bpf_prog_test_run_opts(fd, &o), "test run");
@@ -362,7 +362,7 @@ static void test_xdp_ifindex(struct rocetop_bpf *skel, int ifs_fd, const struct 
 			      (unsigned long long)(o1.pkts - o0.pkts));
 		}
 	}
-	skel->bss->rt_one_ifindex = LO_IFINDEX;
+	rt_one_if_set(skel, LO_IFINDEX, 0);
 	rt_ifslot_set(skel, 7, 0, 0);	/* 7 forgotten (ifindex 0: nothing) */
 	TEST_END("bpf_ifindex_one_or_several");
 }

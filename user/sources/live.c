@@ -562,7 +562,7 @@ static void watch_links(struct live *l)
 		}
 		f->ifindex = now;
 		if (l->nifs == 1)	/* before the program runs there */
-			l->skel->bss->rt_one_ifindex = now;
+			rt_one_if_set(l->skel, now, (__u32)i);
 		if ((!l->no_ingress && attach_xdp(l, f, l->xdp_mode)) ||
 		    (!l->no_egress && attach_tc(l, f) && l->no_ingress)) {
 			pr_warn("%s is back (ifindex %u) but cannot be attached again.\n", f->name, now);
@@ -720,8 +720,8 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 		}
 	}
 	/* one interface: the program takes its ifindex from here, not the frame's
-	 * context (bpf/rocetop.bpf.c, rt_one_ifindex) */
-	l->skel->bss->rt_one_ifindex = l->nifs == 1 ? l->ifs[0].ifindex : 0;
+	 * context (bpf/rocetop.bpf.c, rt_one_ifindex and rt_one_slot) */
+	rt_one_if_set(l->skel, l->nifs == 1 ? l->ifs[0].ifindex : 0, 0);
 	for (i = 0; i < l->nifs; i++) {
 		if (!o->no_ingress && attach_xdp(l, &l->ifs[i], o->xdp_mode))
 			goto fail;

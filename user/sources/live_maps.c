@@ -295,6 +295,13 @@ int rt_ifslot_set(const struct rocetop_bpf *skel, __u32 old_ifindex, __u32 ifind
 	return 0;
 }
 
+void rt_one_if_set(struct rocetop_bpf *skel, __u32 ifindex, __u32 slot)
+{
+	/* the slot before the ifindex that makes the programs read it */
+	__atomic_store_n(&skel->bss->rt_one_slot, slot, __ATOMIC_RELEASE);
+	__atomic_store_n(&skel->bss->rt_one_ifindex, ifindex, __ATOMIC_RELEASE);
+}
+
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft)
 {
 	struct rocetop_bpf *skel = rocetop_bpf__open();
@@ -315,7 +322,7 @@ struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ft
 	if (!err)
 		err = rt_ifslot_set(skel, 0, ifindex, 0);
 	if (!err)	/* as the live source on one interface */
-		skel->bss->rt_one_ifindex = ifindex;
+		rt_one_if_set(skel, ifindex, 0);
 	if (err) {
 		if (mapped)
 			rt_ftab_unmap(ft);

@@ -138,11 +138,19 @@ static inline __u64 rt_ftab_take(const struct rt_ftab *t, size_t w)
 int rt_ifslot_set(const struct rocetop_bpf *skel, __u32 old_ifindex, __u32 ifindex, __u32 slot);
 
 /*
+ * The programs run on one interface, ifindex, counted in ifstats slot `slot`
+ * (bpf/rocetop.bpf.c, rt_one_ifindex and rt_one_slot: no lookup per frame);
+ * ifindex 0: on several, each frame's ifindex looked up. Before the programs
+ * run on ifindex.
+ */
+void rt_one_if_set(struct rocetop_bpf *skel, __u32 ifindex, __u32 slot);
+
+/*
  * For test runs (tests/unit, bench/): rocetop's programs opened with
  * rt_collector set to collector, the flow table sized for 16384 flows a CPU
  * (the live source's default), loaded, mapped into ft (unless NULL) and
  * ifindex counted in ifstats slot 0, and XDP's frames taken as ifindex's (as
- * the live source on one interface: rt_one_ifindex). NULL with errno set when a step fails.
+ * the live source on one interface: rt_one_if_set). NULL with errno set when a step fails.
  */
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft);
 
