@@ -130,18 +130,49 @@ static __always_inline __u32 if_slot(__u32 ifindex)
 	return slot && *slot < RT_SLOT_OTHER ? *slot : RT_SLOT_OTHER;
 }
 
-static __always_inline int key_eq(const struct rt_flow_key *a, const struct rt_flow_key *b)
-{
-	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
-
-	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
-		 (x[4] ^ y[4]) | (x[5] ^ y[5]));
-}
-
 /* A value the compiler must compute with the arithmetic written, not turn
  * back into a branch: the verifier then walks one path through the choice
- * of a new key's bucket instead of one for every count of live slots. */
+ * of a new key's bucket instead of one for every count of live slots., or a
+ * pointer it must read through again. */
 #define RT_OPAQUE(x) asm volatile("" : "+r"(x))
+
+/* The 8-byte word at b + 8 * i (b 8-byte aligned). */
+static __always_inline __u64 word_at(const void *b, int i)
+{
+	__u64 w;
+
+	__builtin_memcpy(&w, (const __u8 *)__builtin_assume_aligned(b, 8) + 8 * i, 8);
+	return w;
+}
+
+/*
+ * A flow key as the XDP program holds it: its first and last words (ifindex
+ * to mirror; dqpn and mirror_id) in registers, and the four of the addresses
+ * where the parser left them, in p->src and p->dst (struct rt_pkt keeps them
+ * one after the other, 8-byte aligned, as struct rt_flow_key does). Hashing
+ * and comparing them there spares copying them into a key on the stack.
+ */
+struct key_words {
+	__u64 w0, w5;
+	const __u8 *addr;	/* p->src: 32 bytes, src then dst */
+};
+
+_Static_assert(__builtin_offsetof(struct rt_pkt, dst) == __builtin_offsetof(struct rt_pkt, src) + 16 &&
+	       __builtin_offsetof(struct rt_pkt, src) % 8 == 0 &&
+	       __builtin_offsetof(struct rt_flow_key, src) == 8 &&
+	       __builtin_offsetof(struct rt_flow_key, dst) == 24 &&
+	       __builtin_offsetof(struct rt_flow_key, dqpn) == 40, "key words");
+
+static __always_inline int key_eq(const struct rt_flow_key *a, const struct key_words *kw)
+{
+	const __u8 *ad = kw->addr;
+
+	RT_OPAQUE(ad);	/* read again where they are, not kept in registers */
+	return !((word_at(a, 0) ^ kw->w0) | (word_at(a, 1) ^ word_at(ad, 0)) |
+		 (word_at(a, 2) ^ word_at(ad, 1)) | (word_at(a, 3) ^ word_at(ad, 2)) |
+		 (word_at(a, 4) ^ word_at(ad, 3)) | (word_at(a, 5) ^ kw->w5));
+}
+
 
 /*
  * The slot of key k in this CPU's region, claimed (zeroed, k written) if k is
@@ -151,12 +182,13 @@ static __always_inline int key_eq(const struct rt_flow_key *a, const struct rt_f
  * slots and noting its first slot that is not live; a new key goes to the
  * bucket with fewer live slots, the first on a tie.
  */
-static __always_inline struct rt_flow_slot *flow_slot(const struct rt_flow_key *k, __u32 *idx)
+static __always_inline struct rt_flow_slot *flow_slot(const struct key_words *k, __u32 *idx)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), i, b, at, first0, base;
 	__u64 live0 = 0, live1 = 0, free0 = 0, free1 = 0, st, use1;
 	struct rt_flow_slot *s;
-	__u64 h = rt_ft_hash(k);
+	__u64 h = rt_ft_hash_words(k->w0, word_at(k->addr, 0), word_at(k->addr, 1),
+				   word_at(k->addr, 2), word_at(k->addr, 3), k->w5);
 
 	if (cpu >= rt_ft_nregions)
 		return NULL;
@@ -208,7 +240,16 @@ static __always_inline struct rt_flow_slot *flow_slot(const struct rt_flow_key *
 		return NULL;
 	/* A dead slot may hold counts of a packet that raced its eviction:
 	 * they were the evicted flow's. Key first, then the state. */
-	__builtin_memcpy(&s->k, k, sizeof(*k));
+	{
+		__u64 *kd = (__u64 *)&s->k;
+
+		kd[0] = k->w0;
+		kd[1] = word_at(k->addr, 0);
+		kd[2] = word_at(k->addr, 1);
+		kd[3] = word_at(k->addr, 2);
+		kd[4] = word_at(k->addr, 3);
+		kd[5] = k->w5;
+	}
 	__builtin_memset(&s->v, 0, sizeof(s->v));
 	s->v.slot = RT_FT_LIVE;
 	*idx = at;
@@ -246,6 +287,7 @@ static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __
 {
 	struct rt_if_val *iv;
 	struct rt_flow_key fk __attribute__((aligned(8)));
+	struct key_words kw;
 	struct rt_flow_slot *fs = NULL;
 	__u32 idx = 0;
 
@@ -258,8 +300,11 @@ static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __
 	}
 
 	if (p->kind == RT_K_ROCE) {
-		rt_flow_key_init(&fk, p, ifindex, dir);
-		fs = flow_slot(&fk, &idx);
+		rt_flow_key_init(&fk, p, ifindex, dir);	/* words 0 and 5 of it */
+		kw.w0 = word_at(&fk, 0);
+		kw.w5 = word_at(&fk, 5);
+		kw.addr = p->src;
+		fs = flow_slot(&kw, &idx);
 		if (fs) {
 			rt_count_ft(&fs->v, p, len);
 			mark_dirty(idx);

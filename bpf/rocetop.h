@@ -145,15 +145,24 @@ struct rt_flow_slot {
 
 /* The hash of a key for the kernel flow table, the same on both sides: low
  * half the first bucket's place, high half the second's. */
+static __inline __u64 rt_ft_hash_words(__u64 w0, __u64 w1, __u64 w2, __u64 w3, __u64 w4,
+					__u64 w5)
+{
+	__u64 h = w0 * 0x9e3779b97f4a7c15ULL + w1 * 0xc2b2ae3d27d4eb4fULL +
+		  w2 * 0x165667b19e3779f9ULL + w3 * 0xd6e8feb86659fd93ULL +
+		  w4 * 0xff51afd7ed558ccdULL + (w5 + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
+
+	return h ^ (h >> 29);
+}
+
+/* ... of the key's six 8-byte words, in memory order (the XDP program hashes
+ * the words where they are: bpf/rocetop.bpf.c, flow_slot). */
 static __inline __u64 rt_ft_hash(const struct rt_flow_key *k)
 {
-	__u64 w[6], h;
+	__u64 w[6];
 
 	__builtin_memcpy(w, k, sizeof(w));
-	h = w[0] * 0x9e3779b97f4a7c15ULL + w[1] * 0xc2b2ae3d27d4eb4fULL +
-	    w[2] * 0x165667b19e3779f9ULL + w[3] * 0xd6e8feb86659fd93ULL +
-	    w[4] * 0xff51afd7ed558ccdULL + (w[5] + 1ULL) * 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 29);
+	return rt_ft_hash_words(w[0], w[1], w[2], w[3], w[4], w[5]);
 }
 
 /* Candidate bucket `which` (0 or 1) of hash h in a region of nbuckets
