@@ -36,13 +36,13 @@
 /* Where c is in the frame that starts at data. For BPF the two pointers go
  * through an empty asm each, so the compiler cannot fold the subtraction
  * into one the verifier refuses (a scalar minus a packet pointer). */
-static __always_inline __u32 rt_off(const __u8 *c, const __u8 *data)
+static __always_inline __u64 rt_off(const __u8 *c, const __u8 *data)
 {
 #ifdef __bpf__
 	asm volatile("" : "+r"(c));
 	asm volatile("" : "+r"(data));
 #endif
-	return (__u32)(c - data);
+	return (__u64)(c - data);
 }
 
 enum rt_kind {
@@ -196,7 +196,7 @@ static __always_inline int rt_aeth_opcode(__u8 op)
 static __always_inline int rt_parse_macctrl(const __u8 *c, const __u8 *end, __u64 room,
 					    struct rt_pkt *p)
 {
-	__u16 op;
+	__u64 op;
 	int i;
 
 	if (c + 2 > end || room < 2)
@@ -225,9 +225,9 @@ static __always_inline int rt_parse_macctrl(const __u8 *c, const __u8 *end, __u6
  * IP header gives to what follows it.
  */
 static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const __u8 *end,
-					__u32 l4len, struct rt_pkt *p, int inner)
+					__u64 l4len, struct rt_pkt *p, int inner)
 {
-	__u16 ulen, dport;
+	__u64 ulen, dport;
 
 	if (c + 8 > end)
 		return RT_K_TRUNC;
@@ -291,11 +291,11 @@ static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const _
  * sub-header (O) bits in byte 11 and the frame type (0: Ethernet) in byte 10.
  */
 static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const __u8 *end,
-					__u32 l4len, struct rt_pkt *p)
+					__u64 l4len, struct rt_pkt *p)
 {
 	__u8 mirror = RT_MIRROR_GRE, mdir = 0;
-	__u32 hl = 4, id = 0;
-	__u16 fl, proto;
+	__u64 hl = 4, id = 0;
+	__u64 fl, proto;
 	const __u8 *e;
 
 	if (c + 4 > end || l4len < 4)
@@ -346,9 +346,9 @@ static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const _
 }
 
 static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const __u8 *end,
-					 __u32 off, __u64 frame_len, struct rt_pkt *p, int inner)
+					 __u64 off, __u64 frame_len, struct rt_pkt *p, int inner)
 {
-	__u32 hl, tot;
+	__u64 hl, tot;
 	int kind;
 
 	if (c + 20 > end)
@@ -381,10 +381,10 @@ static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const 
 }
 
 static __always_inline int rt_parse_ipv6(const __u8 *data, const __u8 *c, const __u8 *end,
-					 __u32 off, __u64 frame_len, struct rt_pkt *p, int inner)
+					 __u64 off, __u64 frame_len, struct rt_pkt *p, int inner)
 {
 	const __u8 *ip = c;
-	__u32 l4len, hl;
+	__u64 l4len, hl;
 	__u8 nh;
 	int i, kind;
 
@@ -406,7 +406,7 @@ static __always_inline int rt_parse_ipv6(const __u8 *data, const __u8 *c, const 
 				kind = RT_K_TRUNC;
 				goto out;
 			}
-			hl = ((__u32)c[1] + 1) * 8;
+			hl = ((__u64)c[1] + 1) * 8;
 			if (hl > l4len) {
 				kind = RT_K_MALFORMED;
 				goto out;
@@ -454,11 +454,11 @@ out:
  * One Ethernet frame: the frame on the wire (inner 0, off 0) or the frame inside
  * a mirror copy (inner 1), which starts at off and ends at frame_len.
  */
-static __always_inline int rt_parse_eth(const __u8 *data, __u32 off, const __u8 *end,
+static __always_inline int rt_parse_eth(const __u8 *data, __u64 off, const __u8 *end,
 					__u64 frame_len, struct rt_pkt *p, int inner)
 {
 	const __u8 *c = data + off;
-	__u16 proto;
+	__u64 proto;
 	int i;
 
 	p->pcp = RT_PCP_NONE;
@@ -500,7 +500,7 @@ RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len
 {
 	const __u8 *d = (const __u8 *)data, *end = (const __u8 *)data_end;
 	__u64 flen = frame_len;
-	__u32 off = 0;
+	__u64 off = 0;
 	int depth, kind = RT_K_OTHER;
 
 	/* One pass per level: the frame, then the frame inside a mirror copy. A
