@@ -1530,10 +1530,91 @@ static int sortkey_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* a < b, inline (no call per comparison as qsort makes). */
+static inline int sortkey_less(const struct rt_sortkey *a, const struct rt_sortkey *b)
+{
+	for (int i = 0; i < 5; i++)
+		if (a->w[i] != b->w[i])
+			return a->w[i] < b->w[i];
+	return a->w[5] < b->w[5];
+}
+
+static inline void sortkey_swap(struct rt_sortkey *a, struct rt_sortkey *b)
+{
+	struct rt_sortkey t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Quicksort (median of three, insertion sort below 16 keys) with the
+ * comparison inline: glibc's qsort sorts keys this large through pointers
+ * and a compare call each (msort and sortkey_cmp were 5-10% of bench/pcap.sh's
+ * 100k-flow profiles). A part that recurses deeper than 2 log2 n (a shape
+ * that defeats the median) is left to qsort, so the worst case stays
+ * O(n log n).
+ */
+static void sortkeys_qs(struct rt_sortkey *k, size_t n, int depth)
+{
+	while (n > 16) {
+		struct rt_sortkey *m = &k[n / 2], *e = &k[n - 1], piv;
+		size_t i, j;
+
+		if (!depth--) {
+			qsort(k, n, sizeof(*k), sortkey_cmp);
+			return;
+		}
+		if (sortkey_less(m, k))
+			sortkey_swap(m, k);
+		if (sortkey_less(e, m)) {
+			sortkey_swap(e, m);
+			if (sortkey_less(m, k))
+				sortkey_swap(m, k);
+		}
+		/* k[0] <= pivot <= k[n - 1]: both ends stop the scans below */
+		piv = *m;
+		i = 0;
+		j = n - 1;
+		for (;;) {
+			do
+				i++;
+			while (sortkey_less(&k[i], &piv));
+			do
+				j--;
+			while (sortkey_less(&piv, &k[j]));
+			if (i >= j)
+				break;
+			sortkey_swap(&k[i], &k[j]);
+		}
+		/* [0, j] <= pivot <= [j + 1, n): the smaller part recursed into */
+		if (j + 1 < n - j - 1) {
+			sortkeys_qs(k, j + 1, depth);
+			k += j + 1;
+			n -= j + 1;
+		} else {
+			sortkeys_qs(k + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct rt_sortkey x = k[i];
+		size_t j = i;
+
+		for (; j > 0 && sortkey_less(&x, &k[j - 1]); j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
+}
+
 void rt_sortkeys_sort(struct rt_sortkey *k, size_t n)
 {
+	int depth = 0;
+
+	for (size_t m = n; m > 1; m >>= 1)
+		depth += 2;
 	if (n > 1)
-		qsort(k, n, sizeof(*k), sortkey_cmp);
+		sortkeys_qs(k, n, depth);
 }
 
 /* At least this many changed rows, and a quarter of the table or more: the
