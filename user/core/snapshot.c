@@ -29,6 +29,7 @@ static void table_free(struct rt_flow_table *t)
 	free(t->knew);
 	free(t->kpos);
 	free(t->gend);
+	free(t->pos);
 	free(t);
 }
 
@@ -419,6 +420,8 @@ static int index_rebuild(struct rt_snapshot *s, size_t nslot)
 		for (j = RT_SLOT_TAG(x) & (nslot - 1); ns[j]; j = (j + 1) & (nslot - 1))
 			;
 		ns[j] = x;
+		if (t->pos)
+			t->pos[RT_SLOT_ROW(x) - 1].slot = (__u32)j;
 	}
 	free(t->slot);
 	t->slot = ns;
@@ -430,8 +433,13 @@ static int index_rebuild(struct rt_snapshot *s, size_t nslot)
 static size_t slot_of_row(const struct rt_snapshot *s, size_t r)
 {
 	const struct rt_flow_table *t = s->tab;
-	__u64 want = slot_make(rt_flow_key_hash(&s->flows[r].k), r);
-	size_t j = RT_SLOT_TAG(want) & (t->nslot - 1);
+	__u64 want;
+	size_t j;
+
+	if (t->pos)
+		return t->pos[r].slot;
+	want = slot_make(rt_flow_key_hash(&s->flows[r].k), r);
+	j = RT_SLOT_TAG(want) & (t->nslot - 1);
 
 	while (t->slot[j] != want)
 		j = (j + 1) & (t->nslot - 1);
@@ -439,8 +447,10 @@ static size_t slot_of_row(const struct rt_snapshot *s, size_t r)
 }
 
 /* Empty slot i of an index of n slots, shifting back the entries that probed
- * past it (their homes come from the hashes the slots keep). */
-static void index_delete(__u64 *slot, size_t n, size_t i)
+ * past it (their homes come from the hashes the slots keep). pos (NULL: not
+ * kept): the rows' places, told where a moved entry went (pair: the host-pair
+ * index's, else the flow index's). */
+static void index_delete(__u64 *slot, size_t n, size_t i, struct rt_flow_pos *pos, int pair)
 {
 	size_t mask = n - 1, j = i;
 
@@ -455,6 +465,10 @@ static void index_delete(__u64 *slot, size_t n, size_t i)
 		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
 			continue;
 		slot[i] = slot[j];
+		if (pos && pair)
+			pos[RT_SLOT_ROW(slot[i]) - 1].pslot = (__u32)i;
+		else if (pos)
+			pos[RT_SLOT_ROW(slot[i]) - 1].slot = (__u32)i;
 		i = j;
 	}
 	slot[i] = 0;
@@ -475,6 +489,7 @@ static int table_room(struct rt_snapshot *s)
 	    rt_grow_to((void **)&t->changed, &t->changed_cap, s->flows_cap, sizeof(*t->changed)) ||
 	    rt_grow_to((void **)&t->cd, &t->cd_cap, s->flows_cap, sizeof(*t->cd)) ||
 	    rt_grow_to((void **)&t->kpos, &t->kpos_cap, s->flows_cap, sizeof(*t->kpos)) ||
+	    (t->pos && rt_grow_to((void **)&t->pos, &t->pos_cap, s->flows_cap, sizeof(*t->pos))) ||
 	    (t->ko_valid && t->nknew == t->knew_cap &&
 	     rt_grow_to((void **)&t->knew, &t->knew_cap, t->knew_cap ? t->knew_cap * 2 : 1024,
 			sizeof(*t->knew))))
@@ -584,8 +599,11 @@ static int pair_rebuild(struct rt_snapshot *s, size_t n, size_t nrows)
 			for (__u32 id = (__u32)r + 1; id; id = t->st[id - 1].pnext)
 				if (t->st[id - 1].cnp_pos)
 					mark = RT_PSLOT_CNP;
-			t->pslot[pair_slot_h(s, h, k->family, k->src, k->dst, 0)] =
-				slot_make(h, r) | mark;
+			size_t j = pair_slot_h(s, h, k->family, k->src, k->dst, 0);
+
+			t->pslot[j] = slot_make(h, r) | mark;
+			if (t->pos)
+				t->pos[r].pslot = (__u32)j;
 		}
 	return 0;
 }
@@ -614,6 +632,8 @@ static int pair_link(struct rt_snapshot *s, size_t r)
 		t->npairs++;
 		t->pslot[j] = slot_make(h, r);
 	}
+	if (t->pos)	/* the new row is the pair's head */
+		t->pos[r].pslot = (__u32)j;
 	if (t->marked && rt_snapshot_pair_head_cnp(s, k->family, k->dst, k->src))
 		t->st[r].cnp_near |= RT_NEAR_REV;
 	return 0;
@@ -646,12 +666,14 @@ static void pair_unlink(struct rt_snapshot *s, size_t r)
 	if (st->pprev) {
 		t->st[st->pprev - 1].pnext = st->pnext;
 	} else {
-		size_t j = pair_slot_of(s, &s->flows[r].k);
+		size_t j = t->pos ? t->pos[r].pslot : pair_slot_of(s, &s->flows[r].k);
 
 		if (st->pnext) {
 			pslot_set_row(t, j, st->pnext);
+			if (t->pos)
+				t->pos[st->pnext - 1].pslot = (__u32)j;
 		} else {
-			index_delete(t->pslot, t->npslot, j);
+			index_delete(t->pslot, t->npslot, j, t->pos, 1);
 			t->npairs--;
 		}
 	}
@@ -669,7 +691,8 @@ static void pair_move(struct rt_snapshot *s, size_t from, size_t to)
 	if (st->pprev)
 		t->st[st->pprev - 1].pnext = (__u32)to + 1;
 	else
-		pslot_set_row(t, pair_slot_of(s, &s->flows[from].k), (__u32)to + 1);
+		pslot_set_row(t, t->pos ? t->pos[from].pslot : pair_slot_of(s, &s->flows[from].k),
+			      (__u32)to + 1);
 	if (st->pnext)
 		t->st[st->pnext - 1].pprev = (__u32)to + 1;
 }
@@ -776,6 +799,8 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
 	j = table_probe(s, k, h);
 	r = s->nflows;
 	t->slot[j] = slot_make(h, r);
+	if (t->pos)
+		t->pos[r].slot = (__u32)j;
 	f = &s->flows[r];
 	_Static_assert(sizeof(*f) % 8 == 0, "rows are whole words");
 	rt_zero_words(f, sizeof(*f));	/* not a memset: rt_zero_words() says why */
@@ -785,7 +810,7 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
 	memset(&t->hot[r], 0, sizeof(t->hot[0]));
 	s->nflows++;
 	if (pair_link(s, r)) {
-		index_delete(t->slot, t->nslot, slot_of_row(s, r));
+		index_delete(t->slot, t->nslot, slot_of_row(s, r), t->pos, 0);
 		s->nflows--;
 		return NULL;
 	}
@@ -842,7 +867,7 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 	struct rt_flow_hot *hr = &t->hot[r];
 	struct rt_flow_key k = s->flows[r].k;
 
-	index_delete(t->slot, t->nslot, slot_of_row(s, r));
+	index_delete(t->slot, t->nslot, slot_of_row(s, r), t->pos, 0);
 	pair_unlink(s, r);
 	lru_unlink(t, r);
 	if (t->ko_valid) {	/* its place in the key order is empty now */
@@ -927,6 +952,8 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 		*hr = *lh;
 		if (last < t->ap_cap)
 			t->ap[r] = t->ap[last];
+		if (t->pos)
+			t->pos[r] = t->pos[last];
 	}
 	s->nflows--;
 }
@@ -955,6 +982,10 @@ RT_PREFETCH_FN void expire_prefetch_rows(const struct rt_snapshot *s, size_t r, 
 	__builtin_prefetch(&t->st[m].pnext, 1);
 	__builtin_prefetch((const char *)&t->st[m] + sizeof(t->st[0]) - 1, 1);
 	__builtin_prefetch(&t->hot[m], 1);
+	if (t->pos) {
+		__builtin_prefetch(&t->pos[r], 1);
+		__builtin_prefetch(&t->pos[m], 1);
+	}
 }
 
 /* Then, their keys and states in cache: the index and pair slots they sit in,
@@ -966,9 +997,16 @@ RT_PREFETCH_FN void expire_prefetch_slots(const struct rt_snapshot *s, size_t r)
 	const struct rt_flow_state *st = &t->st[r];
 	const struct rt_flow_hot *h = &t->hot[r];
 
-	__builtin_prefetch(&t->slot[rt_flow_key_hash(k) & (t->nslot - 1)], 1);
-	if (t->npslot)
-		__builtin_prefetch(&t->pslot[pair_hash(k->family, k->src, k->dst) & (t->npslot - 1)], 1);
+	if (t->pos) {	/* where they are, not where a probe starts */
+		__builtin_prefetch(&t->slot[t->pos[r].slot], 1);
+		if (!st->pprev)
+			__builtin_prefetch(&t->pslot[t->pos[r].pslot], 1);
+	} else {
+		__builtin_prefetch(&t->slot[rt_flow_key_hash(k) & (t->nslot - 1)], 1);
+		if (t->npslot)
+			__builtin_prefetch(&t->pslot[pair_hash(k->family, k->src, k->dst) &
+						     (t->npslot - 1)], 1);
+	}
 	if (st->pprev)
 		__builtin_prefetch(&t->st[st->pprev - 1], 1);
 	if (st->pnext)
@@ -977,6 +1015,24 @@ RT_PREFETCH_FN void expire_prefetch_slots(const struct rt_snapshot *s, size_t r)
 		__builtin_prefetch(&t->hot[h->lru_prev - 1], 1);
 	if (h->lru_next)
 		__builtin_prefetch(&t->hot[h->lru_next - 1], 1);
+}
+
+/* From now on, keep where each row sits in the indexes (tab->pos): found
+ * once from the slots; without memory, it is not kept (removals probe). */
+static void track_pos(struct rt_snapshot *s)
+{
+	struct rt_flow_table *t = s->tab;
+	size_t j, cap = 0;
+
+	if (rt_grow_to((void **)&t->pos, &cap, s->flows_cap ? s->flows_cap : 1024, sizeof(*t->pos)))
+		return;
+	t->pos_cap = cap;
+	for (j = 0; j < t->nslot; j++)
+		if (t->slot[j])
+			t->pos[RT_SLOT_ROW(t->slot[j]) - 1].slot = (__u32)j;
+	for (j = 0; j < t->npslot; j++)
+		if (t->pslot[j])
+			t->pos[RT_SLOT_ROW(t->pslot[j]) - 1].pslot = (__u32)j;
 }
 
 /* How far ahead of a removal its rows are asked for, and their slots. */
@@ -993,6 +1049,8 @@ size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 
 	if (t && !t->gend)	/* from this interval on, bounds are kept (else rows are read) */
 		t->gend = calloc(RT_GEND, sizeof(*t->gend));
+	if (t && !t->pos)
+		track_pos(s);
 
 	/*
 	 * First the rows that go, in the order of the list (the order they are
