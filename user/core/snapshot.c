@@ -480,6 +480,11 @@ static int table_room(struct rt_snapshot *s)
 	struct rt_flow_table *t = s->tab;
 	size_t n = s->nflows + 1, hc = t->st_cap;
 
+	/* the common case: room in every array since the last growth (flows_cap
+	 * unchanged since they all followed it), the index not too full */
+	if (n <= s->flows_cap && t->room == s->flows_cap && n * 2 <= t->nslot &&
+	    (!t->ko_valid || t->nknew < t->knew_cap))
+		return 0;
 	if (n > s->flows_cap &&
 	    rt_grow_to((void **)&s->flows, &s->flows_cap, s->flows_cap ? s->flows_cap * 2 : 1024,
 		       sizeof(*s->flows)))
@@ -494,6 +499,7 @@ static int table_room(struct rt_snapshot *s)
 	     rt_grow_to((void **)&t->knew, &t->knew_cap, t->knew_cap ? t->knew_cap * 2 : 1024,
 			sizeof(*t->knew))))
 		return -ENOMEM;
+	t->room = s->flows_cap;
 	if (n * 2 > t->nslot)
 		return index_rebuild(s, t->nslot ? t->nslot * 2 : 2048);
 	return 0;
@@ -1027,6 +1033,7 @@ static void track_pos(struct rt_snapshot *s)
 	if (rt_grow_to((void **)&t->pos, &cap, s->flows_cap ? s->flows_cap : 1024, sizeof(*t->pos)))
 		return;
 	t->pos_cap = cap;
+	t->room = 0;	/* table_room() grows it from now on */
 	for (j = 0; j < t->nslot; j++)
 		if (t->slot[j])
 			t->pos[RT_SLOT_ROW(t->slot[j]) - 1].slot = (__u32)j;
@@ -1356,8 +1363,15 @@ __u64 rt_ctr_delta(__u64 prev, __u64 cur, unsigned int bits)
 
 #define FOR_EACH_U64(type, n) for (size_t n = 0; n < sizeof(type) / 8; n++)
 
-void rt_flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
-		       const struct rt_flow_val *cur)
+/* rt_ctr_delta(prev, cur, RT_BITS_64), inline: going down is a reset. */
+static inline __u64 ctr_delta64(__u64 prev, __u64 cur)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
+/* rt_flow_val_delta, inline for the per-row loops of rt_delta_changes. */
+static inline void flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
+				  const struct rt_flow_val *cur)
 {
 	/* Counters first, then the last-seen attributes copied from cur. */
 	const __u64 *p = (const __u64 *)prev, *c = (const __u64 *)cur;
@@ -1366,7 +1380,13 @@ void rt_flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
 
 	*d = *cur;
 	for (size_t i = 0; i < ncnt; i++)
-		o[i] = rt_ctr_delta(p[i], c[i], 64);
+		o[i] = ctr_delta64(p[i], c[i]);
+}
+
+void rt_flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
+		       const struct rt_flow_val *cur)
+{
+	flow_val_delta(d, prev, cur);
 }
 
 void rt_if_val_delta(struct rt_if_val *d, const struct rt_if_val *prev, const struct rt_if_val *cur)
@@ -1378,7 +1398,7 @@ void rt_if_val_delta(struct rt_if_val *d, const struct rt_if_val *prev, const st
 		o[i] = rt_ctr_delta(p[i], c[i], 64);
 }
 
-void rt_flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v)
+static inline void flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v)
 {
 	const __u64 *a = (const __u64 *)v;
 	__u64 *o = (__u64 *)sum;
@@ -1390,6 +1410,11 @@ void rt_flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v)
 		sum->first_ns = v->first_ns;
 	if (v->last_ns > sum->last_ns)
 		sum->last_ns = v->last_ns;
+}
+
+void rt_flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v)
+{
+	flow_val_add(sum, v);
 }
 
 void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v)
@@ -1723,9 +1748,9 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 		struct rt_flow_val old = e->d;
 
 		e->f = f;
-		rt_flow_val_delta(&e->d, &old, &f->v);
-		e->samples = rt_ctr_delta(e->samples, f->samples, 64);
-		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &e->d);
+		flow_val_delta(&e->d, &old, &f->v);
+		e->samples = ctr_delta64(e->samples, f->samples);
+		flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &e->d);
 	}
 	/* Their places in key order, kept where the changed rows were (each
 	 * is cd[i].f now: delta_taken says so to whatever reads the list

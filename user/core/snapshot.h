@@ -272,6 +272,8 @@ struct rt_flow_table {
 	 * find their slots without hashing the key and probing. */
 	struct rt_flow_pos { __u32 slot, pslot; } *pos;
 	size_t pos_cap;
+	size_t room;			/* table_room(): flows_cap when every per-row
+					 * array was last grown to it */
 	int marked;			/* some host pair has been marked RT_PSLOT_CNP */
 	/* host pairs (family, src, dst): open addressing over each pair's first
 	 * row + 1 (RT_SLOT_*, RT_PSLOT_CNP), its rows chained through pnext/pprev;
