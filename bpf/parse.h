@@ -115,7 +115,7 @@ struct rt_pkt {
 	__u32 mirror_id;	/* ERSPAN session ID or VXLAN VNI */
 	__u32 inner_off;	/* where the inner Ethernet frame starts */
 	__u32 inner_len;	/* its length */
-};
+} __attribute__((aligned(8)));	/* src, dst: whole 8-byte words (rt_copy_addr) */
 
 static __always_inline __u16 rt_be16(const __u8 *b)
 {
@@ -125,6 +125,40 @@ static __always_inline __u16 rt_be16(const __u8 *b)
 static __always_inline __u32 rt_be24(const __u8 *b)
 {
 	return ((__u32)b[0] << 16) | ((__u32)b[1] << 8) | b[2];
+}
+
+/*
+ * n bytes (4 or 16) of an address at b in the frame into dst, an 8-byte
+ * aligned field of struct rt_pkt, as whole 8-byte words (an IPv4 address
+ * zero-extended): the flow key reads the address back in 8-byte words, and a
+ * word read back from narrower stores waits for them to reach the cache
+ * instead of being forwarded from the store. The BPF target would copy an
+ * unaligned source byte by byte, so its loads are written out; the verifier
+ * allows unaligned packet loads where the CPU does (x86, arm64).
+ */
+#ifdef __bpf__
+#define RT_LD_(w, v, b, o) asm volatile("%0 = *(" w " *)(%1 + " #o ")" : "=r"(v) : "r"(b))
+#endif
+static __always_inline void rt_copy_addr(__u8 *dst, const __u8 *b, int n)
+{
+	__u64 w[2] = { 0, 0 };
+
+#ifdef __bpf__
+	if (n == 4) {
+		__u64 v;
+
+		RT_LD_("u32", v, b, 0);
+		w[0] = v;
+	} else {
+		RT_LD_("u64", w[0], b, 0);
+		RT_LD_("u64", w[1], b, 8);
+	}
+#else
+	__builtin_memcpy(w, b, (unsigned int)n);
+#endif
+	__builtin_memcpy(dst, &w[0], 8);
+	if (n == 16)
+		__builtin_memcpy(dst + 8, &w[1], 8);
 }
 
 static __always_inline int rt_aeth_opcode(__u8 op)
@@ -290,7 +324,7 @@ static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const 
 					 __u32 off, __u64 frame_len, struct rt_pkt *p, int inner)
 {
 	__u32 hl, tot;
-	int i, kind;
+	int kind;
 
 	if (c + 20 > end)
 		return RT_K_TRUNC;
@@ -316,11 +350,8 @@ static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const 
 		kind = rt_parse_gre(data, c + hl, end, tot - hl, p);
 	if (kind == RT_K_ENCAP_)
 		return kind;	/* a mirror copy's own addresses: never the flow's */
-#pragma unroll
-	for (i = 0; i < 4; i++) {
-		p->src[i] = c[12 + i];
-		p->dst[i] = c[16 + i];
-	}
+	rt_copy_addr(p->src, c + 12, 4);
+	rt_copy_addr(p->dst, c + 16, 4);
 	return kind;
 }
 
@@ -389,11 +420,8 @@ static __always_inline int rt_parse_ipv6(const __u8 *data, const __u8 *c, const 
 out:
 	if (kind == RT_K_ENCAP_)
 		return kind;	/* a mirror copy's own addresses: never the flow's */
-#pragma unroll
-	for (i = 0; i < 16; i++) {
-		p->src[i] = ip[8 + i];
-		p->dst[i] = ip[24 + i];
-	}
+	rt_copy_addr(p->src, ip + 8, 16);
+	rt_copy_addr(p->dst, ip + 24, 16);
 	return kind;
 }
 
