@@ -790,10 +790,10 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
 {
 	struct rt_flow_table *t = s->tab;
 	struct rt_flow *f;
-	size_t j, r;
+	size_t j = 0, r, nslot = t->nslot;
 
 	*fresh = 0;
-	if (t->nslot) {
+	if (nslot) {
 		j = table_probe(s, k, h);
 		if (t->slot[j])
 			return &s->flows[RT_SLOT_ROW(t->slot[j]) - 1];
@@ -802,7 +802,8 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
 		return NULL;
 	if (table_room(s))
 		return NULL;
-	j = table_probe(s, k, h);
+	if (t->nslot != nslot)	/* the index was rebuilt: the empty slot moved */
+		j = table_probe(s, k, h);
 	r = s->nflows;
 	t->slot[j] = slot_make(h, r);
 	if (t->pos)
