@@ -10,6 +10,8 @@
  *    model touched, in key order, each with the model's increment;
  *  - the kept key order (rt_snapshot_key_order) and rt_snapshot_copy_sorted
  *    equal qsort of the model's live keys, with their counts.
+ * And rt_sortkeys_sort (the delta's own sort) against qsort of the keys
+ * themselves with memcmp, on shapes that trouble a quicksort.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +47,9 @@ static int key_qcmp(const void *a, const void *b)
 	return rt_flow_key_cmp(a, b);
 }
 
-static void test_churn(void)
+/* track: with the rows' index places kept (tab->pos, which the first
+ * rt_snapshot_expire turns on), so removals go by them, not by probes. */
+static void test_churn(int track)
 {
 	static struct model m[NF];
 	static struct rt_flow_key want[NF];
@@ -55,11 +59,19 @@ static void test_churn(void)
 	int bad_find = 0, bad_delta = 0, bad_order = 0, bad_copy = 0;
 	size_t removed = 0, added = 0;
 
+	memset(m, 0, sizeof(m));	/* static: each run starts from no flow */
 	rt_snapshot_init(&s);
 	rt_snapshot_init(&sorted);
 	CHECK(rt_snapshot_make_table(&s) == 0, "a table");
 	for (int round = 0; round < ROUNDS; round++) {
 		size_t nlive = 0, nw = 0, ntouched = 0;
+
+		if (track && round == 5) {	/* an expiry that removes nothing (no
+						 * row is older than 0): from now on,
+						 * the places of the rows there are kept */
+			CHECK(rt_snapshot_expire(&s, 0, NULL) == 0, "nothing expires");
+			CHECK(s.tab->pos != NULL && s.nflows > 0, "places kept, %zu rows", s.nflows);
+		}
 
 		rt_snapshot_next_interval(&s);
 		for (int i = 0; i < NF; i++) {
@@ -174,7 +186,8 @@ static void test_churn(void)
 	rt_delta_free(&d);
 	rt_snapshot_free(&s);
 	rt_snapshot_free(&sorted);
-	TEST_END("flow table churn: lookups, changed-only delta, kept key order");
+	TEST_END(track ? "flow table churn, rows' index places kept: lookups, changed-only delta, kept key order" :
+		 "flow table churn: lookups, changed-only delta, kept key order");
 }
 
 /*
@@ -318,9 +331,78 @@ static void test_apply(void)
 	TEST_END("snaptab_apply_churn_side_marks");
 }
 
+/* Key number i of shape `shape` among n (duplicates allowed in some shapes). */
+static void shaped_key(struct rt_flow_key *k, int shape, size_t i, size_t n, unsigned *seed)
+{
+	size_t v;
+
+	switch (shape) {
+	case 0: v = i; break;				/* ascending */
+	case 1: v = n - i; break;			/* descending */
+	case 2: v = i < n / 2 ? i : n - i; break;	/* organ pipe */
+	case 3: v = (size_t)rand_r(seed) % 4; break;	/* few distinct keys */
+	case 4: v = i % 2 ? i : n; break;		/* sawtooth */
+	default: v = (size_t)rand_r(seed); break;	/* random */
+	}
+	memset(k, 0, sizeof(*k));
+	k->ifindex = 1 + (__u32)(shape == 5 ? v % 3 : 0);
+	k->family = 4;
+	k->src[0] = 10;
+	k->src[15] = (__u8)(v >> 24);	/* words differing in their last byte */
+	k->dst[7] = (__u8)(v >> 16);
+	k->dst[8] = (__u8)(v >> 8);
+	k->dqpn = (__u32)v;
+	k->mirror_id = (__u32)(v & 1);
+}
+
+static void test_sortkeys(void)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 15, 16, 17, 31, 100, 1000, 4099, 20000 };
+	struct rt_flow_key *keys = malloc(20000 * sizeof(*keys)), *want = malloc(20000 * sizeof(*keys));
+	struct rt_sortkey *sk = malloc(20000 * sizeof(*sk));
+	unsigned char *seen = malloc(20000);
+	unsigned seed = 7;
+	int bad = 0, runs = 0;
+
+	CHECK(keys && want && sk && seen, "memory");
+	for (int shape = 0; keys && want && sk && seen && shape < 6; shape++)
+		for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+			size_t n = sizes[z];
+
+			for (size_t i = 0; i < n; i++) {
+				shaped_key(&keys[i], shape, i, n, &seed);
+				rt_sortkey_make(&sk[i], &keys[i], i);
+			}
+			memcpy(want, keys, n * sizeof(*keys));
+			qsort(want, n, sizeof(*want), key_qcmp);
+			rt_sortkeys_sort(sk, n);
+			memset(seen, 0, n);
+			for (size_t i = 0; i < n; i++) {
+				size_t r = (size_t)sk[i].row;
+
+				if (r >= n || seen[r] || memcmp(&keys[r], &want[i], sizeof(*want))) {
+					if (bad++ < 5)
+						printf("  shape %d, %zu keys: place %zu holds row %zu\n", shape, n, i, r);
+					break;
+				}
+				seen[r] = 1;
+			}
+			runs++;
+		}
+	CHECK(!bad, "%d of %d sorts differ from qsort's order", bad, runs);
+	CHECK_EQ(runs, 72);
+	free(keys);
+	free(want);
+	free(sk);
+	free(seen);
+	TEST_END("snaptab_sortkeys_as_qsort");
+}
+
 int main(void)
 {
-	test_churn();
+	test_churn(0);
+	test_churn(1);
 	test_apply();
+	test_sortkeys();
 	return TEST_EXIT();
 }

@@ -29,6 +29,7 @@ static void table_free(struct rt_flow_table *t)
 	free(t->knew);
 	free(t->kpos);
 	free(t->gend);
+	free(t->pos);
 	free(t);
 }
 
@@ -419,6 +420,8 @@ static int index_rebuild(struct rt_snapshot *s, size_t nslot)
 		for (j = RT_SLOT_TAG(x) & (nslot - 1); ns[j]; j = (j + 1) & (nslot - 1))
 			;
 		ns[j] = x;
+		if (t->pos)
+			t->pos[RT_SLOT_ROW(x) - 1].slot = (__u32)j;
 	}
 	free(t->slot);
 	t->slot = ns;
@@ -430,8 +433,13 @@ static int index_rebuild(struct rt_snapshot *s, size_t nslot)
 static size_t slot_of_row(const struct rt_snapshot *s, size_t r)
 {
 	const struct rt_flow_table *t = s->tab;
-	__u64 want = slot_make(rt_flow_key_hash(&s->flows[r].k), r);
-	size_t j = RT_SLOT_TAG(want) & (t->nslot - 1);
+	__u64 want;
+	size_t j;
+
+	if (t->pos)
+		return t->pos[r].slot;
+	want = slot_make(rt_flow_key_hash(&s->flows[r].k), r);
+	j = RT_SLOT_TAG(want) & (t->nslot - 1);
 
 	while (t->slot[j] != want)
 		j = (j + 1) & (t->nslot - 1);
@@ -439,8 +447,10 @@ static size_t slot_of_row(const struct rt_snapshot *s, size_t r)
 }
 
 /* Empty slot i of an index of n slots, shifting back the entries that probed
- * past it (their homes come from the hashes the slots keep). */
-static void index_delete(__u64 *slot, size_t n, size_t i)
+ * past it (their homes come from the hashes the slots keep). pos (NULL: not
+ * kept): the rows' places, told where a moved entry went (pair: the host-pair
+ * index's, else the flow index's). */
+static void index_delete(__u64 *slot, size_t n, size_t i, struct rt_flow_pos *pos, int pair)
 {
 	size_t mask = n - 1, j = i;
 
@@ -455,6 +465,10 @@ static void index_delete(__u64 *slot, size_t n, size_t i)
 		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
 			continue;
 		slot[i] = slot[j];
+		if (pos && pair)
+			pos[RT_SLOT_ROW(slot[i]) - 1].pslot = (__u32)i;
+		else if (pos)
+			pos[RT_SLOT_ROW(slot[i]) - 1].slot = (__u32)i;
 		i = j;
 	}
 	slot[i] = 0;
@@ -466,6 +480,11 @@ static int table_room(struct rt_snapshot *s)
 	struct rt_flow_table *t = s->tab;
 	size_t n = s->nflows + 1, hc = t->st_cap;
 
+	/* the common case: room in every array since the last growth (flows_cap
+	 * unchanged since they all followed it), the index not too full */
+	if (n <= s->flows_cap && t->room == s->flows_cap && n * 2 <= t->nslot &&
+	    (!t->ko_valid || t->nknew < t->knew_cap))
+		return 0;
 	if (n > s->flows_cap &&
 	    rt_grow_to((void **)&s->flows, &s->flows_cap, s->flows_cap ? s->flows_cap * 2 : 1024,
 		       sizeof(*s->flows)))
@@ -475,10 +494,12 @@ static int table_room(struct rt_snapshot *s)
 	    rt_grow_to((void **)&t->changed, &t->changed_cap, s->flows_cap, sizeof(*t->changed)) ||
 	    rt_grow_to((void **)&t->cd, &t->cd_cap, s->flows_cap, sizeof(*t->cd)) ||
 	    rt_grow_to((void **)&t->kpos, &t->kpos_cap, s->flows_cap, sizeof(*t->kpos)) ||
+	    (t->pos && rt_grow_to((void **)&t->pos, &t->pos_cap, s->flows_cap, sizeof(*t->pos))) ||
 	    (t->ko_valid && t->nknew == t->knew_cap &&
 	     rt_grow_to((void **)&t->knew, &t->knew_cap, t->knew_cap ? t->knew_cap * 2 : 1024,
 			sizeof(*t->knew))))
 		return -ENOMEM;
+	t->room = s->flows_cap;
 	if (n * 2 > t->nslot)
 		return index_rebuild(s, t->nslot ? t->nslot * 2 : 2048);
 	return 0;
@@ -584,8 +605,11 @@ static int pair_rebuild(struct rt_snapshot *s, size_t n, size_t nrows)
 			for (__u32 id = (__u32)r + 1; id; id = t->st[id - 1].pnext)
 				if (t->st[id - 1].cnp_pos)
 					mark = RT_PSLOT_CNP;
-			t->pslot[pair_slot_h(s, h, k->family, k->src, k->dst, 0)] =
-				slot_make(h, r) | mark;
+			size_t j = pair_slot_h(s, h, k->family, k->src, k->dst, 0);
+
+			t->pslot[j] = slot_make(h, r) | mark;
+			if (t->pos)
+				t->pos[r].pslot = (__u32)j;
 		}
 	return 0;
 }
@@ -614,6 +638,8 @@ static int pair_link(struct rt_snapshot *s, size_t r)
 		t->npairs++;
 		t->pslot[j] = slot_make(h, r);
 	}
+	if (t->pos)	/* the new row is the pair's head */
+		t->pos[r].pslot = (__u32)j;
 	if (t->marked && rt_snapshot_pair_head_cnp(s, k->family, k->dst, k->src))
 		t->st[r].cnp_near |= RT_NEAR_REV;
 	return 0;
@@ -646,12 +672,14 @@ static void pair_unlink(struct rt_snapshot *s, size_t r)
 	if (st->pprev) {
 		t->st[st->pprev - 1].pnext = st->pnext;
 	} else {
-		size_t j = pair_slot_of(s, &s->flows[r].k);
+		size_t j = t->pos ? t->pos[r].pslot : pair_slot_of(s, &s->flows[r].k);
 
 		if (st->pnext) {
 			pslot_set_row(t, j, st->pnext);
+			if (t->pos)
+				t->pos[st->pnext - 1].pslot = (__u32)j;
 		} else {
-			index_delete(t->pslot, t->npslot, j);
+			index_delete(t->pslot, t->npslot, j, t->pos, 1);
 			t->npairs--;
 		}
 	}
@@ -669,7 +697,8 @@ static void pair_move(struct rt_snapshot *s, size_t from, size_t to)
 	if (st->pprev)
 		t->st[st->pprev - 1].pnext = (__u32)to + 1;
 	else
-		pslot_set_row(t, pair_slot_of(s, &s->flows[from].k), (__u32)to + 1);
+		pslot_set_row(t, t->pos ? t->pos[from].pslot : pair_slot_of(s, &s->flows[from].k),
+			      (__u32)to + 1);
 	if (st->pnext)
 		t->st[st->pnext - 1].pprev = (__u32)to + 1;
 }
@@ -761,10 +790,10 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
 {
 	struct rt_flow_table *t = s->tab;
 	struct rt_flow *f;
-	size_t j, r;
+	size_t j = 0, r, nslot = t->nslot;
 
 	*fresh = 0;
-	if (t->nslot) {
+	if (nslot) {
 		j = table_probe(s, k, h);
 		if (t->slot[j])
 			return &s->flows[RT_SLOT_ROW(t->slot[j]) - 1];
@@ -773,9 +802,12 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
 		return NULL;
 	if (table_room(s))
 		return NULL;
-	j = table_probe(s, k, h);
+	if (t->nslot != nslot)	/* the index was rebuilt: the empty slot moved */
+		j = table_probe(s, k, h);
 	r = s->nflows;
 	t->slot[j] = slot_make(h, r);
+	if (t->pos)
+		t->pos[r].slot = (__u32)j;
 	f = &s->flows[r];
 	_Static_assert(sizeof(*f) % 8 == 0, "rows are whole words");
 	rt_zero_words(f, sizeof(*f));	/* not a memset: rt_zero_words() says why */
@@ -785,7 +817,7 @@ struct rt_flow *rt_snapshot_flow_h(struct rt_snapshot *s, const struct rt_flow_k
 	memset(&t->hot[r], 0, sizeof(t->hot[0]));
 	s->nflows++;
 	if (pair_link(s, r)) {
-		index_delete(t->slot, t->nslot, slot_of_row(s, r));
+		index_delete(t->slot, t->nslot, slot_of_row(s, r), t->pos, 0);
 		s->nflows--;
 		return NULL;
 	}
@@ -842,7 +874,7 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 	struct rt_flow_hot *hr = &t->hot[r];
 	struct rt_flow_key k = s->flows[r].k;
 
-	index_delete(t->slot, t->nslot, slot_of_row(s, r));
+	index_delete(t->slot, t->nslot, slot_of_row(s, r), t->pos, 0);
 	pair_unlink(s, r);
 	lru_unlink(t, r);
 	if (t->ko_valid) {	/* its place in the key order is empty now */
@@ -927,6 +959,8 @@ void rt_snapshot_remove(struct rt_snapshot *s, size_t r)
 		*hr = *lh;
 		if (last < t->ap_cap)
 			t->ap[r] = t->ap[last];
+		if (t->pos)
+			t->pos[r] = t->pos[last];
 	}
 	s->nflows--;
 }
@@ -955,6 +989,10 @@ RT_PREFETCH_FN void expire_prefetch_rows(const struct rt_snapshot *s, size_t r, 
 	__builtin_prefetch(&t->st[m].pnext, 1);
 	__builtin_prefetch((const char *)&t->st[m] + sizeof(t->st[0]) - 1, 1);
 	__builtin_prefetch(&t->hot[m], 1);
+	if (t->pos) {
+		__builtin_prefetch(&t->pos[r], 1);
+		__builtin_prefetch(&t->pos[m], 1);
+	}
 }
 
 /* Then, their keys and states in cache: the index and pair slots they sit in,
@@ -966,9 +1004,16 @@ RT_PREFETCH_FN void expire_prefetch_slots(const struct rt_snapshot *s, size_t r)
 	const struct rt_flow_state *st = &t->st[r];
 	const struct rt_flow_hot *h = &t->hot[r];
 
-	__builtin_prefetch(&t->slot[rt_flow_key_hash(k) & (t->nslot - 1)], 1);
-	if (t->npslot)
-		__builtin_prefetch(&t->pslot[pair_hash(k->family, k->src, k->dst) & (t->npslot - 1)], 1);
+	if (t->pos) {	/* where they are, not where a probe starts */
+		__builtin_prefetch(&t->slot[t->pos[r].slot], 1);
+		if (!st->pprev)
+			__builtin_prefetch(&t->pslot[t->pos[r].pslot], 1);
+	} else {
+		__builtin_prefetch(&t->slot[rt_flow_key_hash(k) & (t->nslot - 1)], 1);
+		if (t->npslot)
+			__builtin_prefetch(&t->pslot[pair_hash(k->family, k->src, k->dst) &
+						     (t->npslot - 1)], 1);
+	}
 	if (st->pprev)
 		__builtin_prefetch(&t->st[st->pprev - 1], 1);
 	if (st->pnext)
@@ -977,6 +1022,25 @@ RT_PREFETCH_FN void expire_prefetch_slots(const struct rt_snapshot *s, size_t r)
 		__builtin_prefetch(&t->hot[h->lru_prev - 1], 1);
 	if (h->lru_next)
 		__builtin_prefetch(&t->hot[h->lru_next - 1], 1);
+}
+
+/* From now on, keep where each row sits in the indexes (tab->pos): found
+ * once from the slots; without memory, it is not kept (removals probe). */
+static void track_pos(struct rt_snapshot *s)
+{
+	struct rt_flow_table *t = s->tab;
+	size_t j, cap = 0;
+
+	if (rt_grow_to((void **)&t->pos, &cap, s->flows_cap ? s->flows_cap : 1024, sizeof(*t->pos)))
+		return;
+	t->pos_cap = cap;
+	t->room = 0;	/* table_room() grows it from now on */
+	for (j = 0; j < t->nslot; j++)
+		if (t->slot[j])
+			t->pos[RT_SLOT_ROW(t->slot[j]) - 1].slot = (__u32)j;
+	for (j = 0; j < t->npslot; j++)
+		if (t->pslot[j])
+			t->pos[RT_SLOT_ROW(t->pslot[j]) - 1].pslot = (__u32)j;
 }
 
 /* How far ahead of a removal its rows are asked for, and their slots. */
@@ -993,6 +1057,8 @@ size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 
 	if (t && !t->gend)	/* from this interval on, bounds are kept (else rows are read) */
 		t->gend = calloc(RT_GEND, sizeof(*t->gend));
+	if (t && !t->pos)
+		track_pos(s);
 
 	/*
 	 * First the rows that go, in the order of the list (the order they are
@@ -1298,8 +1364,15 @@ __u64 rt_ctr_delta(__u64 prev, __u64 cur, unsigned int bits)
 
 #define FOR_EACH_U64(type, n) for (size_t n = 0; n < sizeof(type) / 8; n++)
 
-void rt_flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
-		       const struct rt_flow_val *cur)
+/* rt_ctr_delta(prev, cur, RT_BITS_64), inline: going down is a reset. */
+static inline __u64 ctr_delta64(__u64 prev, __u64 cur)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
+/* rt_flow_val_delta, inline for the per-row loops of rt_delta_changes. */
+static inline void flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
+				  const struct rt_flow_val *cur)
 {
 	/* Counters first, then the last-seen attributes copied from cur. */
 	const __u64 *p = (const __u64 *)prev, *c = (const __u64 *)cur;
@@ -1308,7 +1381,13 @@ void rt_flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
 
 	*d = *cur;
 	for (size_t i = 0; i < ncnt; i++)
-		o[i] = rt_ctr_delta(p[i], c[i], 64);
+		o[i] = ctr_delta64(p[i], c[i]);
+}
+
+void rt_flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
+		       const struct rt_flow_val *cur)
+{
+	flow_val_delta(d, prev, cur);
 }
 
 void rt_if_val_delta(struct rt_if_val *d, const struct rt_if_val *prev, const struct rt_if_val *cur)
@@ -1320,7 +1399,7 @@ void rt_if_val_delta(struct rt_if_val *d, const struct rt_if_val *prev, const st
 		o[i] = rt_ctr_delta(p[i], c[i], 64);
 }
 
-void rt_flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v)
+static inline void flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v)
 {
 	const __u64 *a = (const __u64 *)v;
 	__u64 *o = (__u64 *)sum;
@@ -1332,6 +1411,11 @@ void rt_flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v)
 		sum->first_ns = v->first_ns;
 	if (v->last_ns > sum->last_ns)
 		sum->last_ns = v->last_ns;
+}
+
+void rt_flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v)
+{
+	flow_val_add(sum, v);
 }
 
 void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v)
@@ -1530,10 +1614,91 @@ static int sortkey_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* a < b, inline (no call per comparison as qsort makes). */
+static inline int sortkey_less(const struct rt_sortkey *a, const struct rt_sortkey *b)
+{
+	for (int i = 0; i < 5; i++)
+		if (a->w[i] != b->w[i])
+			return a->w[i] < b->w[i];
+	return a->w[5] < b->w[5];
+}
+
+static inline void sortkey_swap(struct rt_sortkey *a, struct rt_sortkey *b)
+{
+	struct rt_sortkey t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Quicksort (median of three, insertion sort below 16 keys) with the
+ * comparison inline: glibc's qsort sorts keys this large through pointers
+ * and a compare call each (msort and sortkey_cmp were 5-10% of bench/pcap.sh's
+ * 100k-flow profiles). A part that recurses deeper than 2 log2 n (a shape
+ * that defeats the median) is left to qsort, so the worst case stays
+ * O(n log n).
+ */
+static void sortkeys_qs(struct rt_sortkey *k, size_t n, int depth)
+{
+	while (n > 16) {
+		struct rt_sortkey *m = &k[n / 2], *e = &k[n - 1], piv;
+		size_t i, j;
+
+		if (!depth--) {
+			qsort(k, n, sizeof(*k), sortkey_cmp);
+			return;
+		}
+		if (sortkey_less(m, k))
+			sortkey_swap(m, k);
+		if (sortkey_less(e, m)) {
+			sortkey_swap(e, m);
+			if (sortkey_less(m, k))
+				sortkey_swap(m, k);
+		}
+		/* k[0] <= pivot <= k[n - 1]: both ends stop the scans below */
+		piv = *m;
+		i = 0;
+		j = n - 1;
+		for (;;) {
+			do
+				i++;
+			while (sortkey_less(&k[i], &piv));
+			do
+				j--;
+			while (sortkey_less(&piv, &k[j]));
+			if (i >= j)
+				break;
+			sortkey_swap(&k[i], &k[j]);
+		}
+		/* [0, j] <= pivot <= [j + 1, n): the smaller part recursed into */
+		if (j + 1 < n - j - 1) {
+			sortkeys_qs(k, j + 1, depth);
+			k += j + 1;
+			n -= j + 1;
+		} else {
+			sortkeys_qs(k + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct rt_sortkey x = k[i];
+		size_t j = i;
+
+		for (; j > 0 && sortkey_less(&x, &k[j - 1]); j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
+}
+
 void rt_sortkeys_sort(struct rt_sortkey *k, size_t n)
 {
+	int depth = 0;
+
+	for (size_t m = n; m > 1; m >>= 1)
+		depth += 2;
 	if (n > 1)
-		qsort(k, n, sizeof(*k), sortkey_cmp);
+		sortkeys_qs(k, n, depth);
 }
 
 /* At least this many changed rows, and a quarter of the table or more: the
@@ -1584,9 +1749,9 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 		struct rt_flow_val old = e->d;
 
 		e->f = f;
-		rt_flow_val_delta(&e->d, &old, &f->v);
-		e->samples = rt_ctr_delta(e->samples, f->samples, 64);
-		rt_flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &e->d);
+		flow_val_delta(&e->d, &old, &f->v);
+		e->samples = ctr_delta64(e->samples, f->samples);
+		flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &e->d);
 	}
 	/* Their places in key order, kept where the changed rows were (each
 	 * is cd[i].f now: delta_taken says so to whatever reads the list

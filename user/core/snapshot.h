@@ -265,6 +265,15 @@ struct rt_flow_table {
 	 * not changed since, so expiry decides a whole interval's rows
 	 * without reading them when the bounds allow. */
 	struct rt_gend { __u32 tag, pad; __u64 lo, hi; } *gend;
+	/* Where each row sits in the indexes (index slot; pair slot, for a
+	 * pair's head), kept from the first rt_snapshot_expire() on (NULL
+	 * before: the tables that never expire, the live one among them, pay
+	 * nothing), so a removal and the move of the last row into its place
+	 * find their slots without hashing the key and probing. */
+	struct rt_flow_pos { __u32 slot, pslot; } *pos;
+	size_t pos_cap;
+	size_t room;			/* table_room(): flows_cap when every per-row
+					 * array was last grown to it */
 	int marked;			/* some host pair has been marked RT_PSLOT_CNP */
 	/* host pairs (family, src, dst): open addressing over each pair's first
 	 * row + 1 (RT_SLOT_*, RT_PSLOT_CNP), its rows chained through pnext/pprev;
