@@ -318,7 +318,7 @@ static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const _
 			return RT_K_OTHER;	/* not ERSPAN version 1 (type II) */
 		mirror = RT_MIRROR_ERSPAN2;
 		id = rt_be16(e + 2) & 0x3ff;
-		hl += RT_ERSPAN2_LEN;
+		hl += RT_ERSPAN2_LEN;	/* within l4len and the frame (above) */
 	} else if (proto == ETH_P_ERSPAN3_) {
 		if (e + RT_ERSPAN3_LEN > end || hl + RT_ERSPAN3_LEN > l4len)
 			return RT_K_TRUNC;
@@ -330,13 +330,16 @@ static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const _
 		id = rt_be16(e + 2) & 0x3ff;
 		mdir = (e[11] >> 3) & 1;
 		hl += RT_ERSPAN3_LEN;
-		if (e[11] & 1)
+		if (e[11] & 1) {
 			hl += RT_ERSPAN3_PLAT;
+			if (hl > l4len || c + hl > end)
+				return RT_K_TRUNC;
+		}
 	} else if (proto != ETH_P_TEB_) {
 		return RT_K_OTHER;
-	}
-	if (hl > l4len || c + hl > end)
+	} else if (hl > l4len || c + hl > end) {
 		return RT_K_TRUNC;
+	}
 	p->mirror = mirror;
 	p->mirror_dir = mdir;
 	p->mirror_id = id;
@@ -512,13 +515,12 @@ RT_PARSE_FN int rt_parse(const void *data, const void *data_end, __u64 frame_len
 			break;
 		if (depth)		/* unreachable: the inner pass finds none */
 			kind = RT_K_OTHER;
-		/* forget the outer headers: the inner frame is the one counted */
+		/* forget the outer headers: the inner frame is the one counted.
+		 * They wrote nvlan, pcp, family, tos and v6_unparsed, all in the
+		 * first 16 bytes, and nothing else there (no address either) */
 		off = p->inner_off;
 		flen = (__u64)p->inner_off + p->inner_len;
-		p->nvlan = 0;		/* (the outer IP header wrote no address) */
-		p->family = 0;
-		p->tos = 0;
-		p->v6_unparsed = 0;
+		__builtin_memset(p, 0, 16);
 		if (off > RT_MAX_INNER_OFF) {
 			kind = RT_K_OTHER;
 			break;
