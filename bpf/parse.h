@@ -122,7 +122,8 @@ struct rt_pkt {
  * not know to be aligned other than byte by byte (two loads, a shift, an or
  * and a mask for 16 bits), so for BPF the load is written out (RT_LD_): one
  * load and a byte swap. The verifier allows unaligned packet loads where the
- * CPU does (x86, arm64). rt_be32_24: the 24-bit field in the last three of
+ * kernel has CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS (x86, arm64, ppc64, s390,
+ * ...; ARCHITECTURE.md, "Cost per frame"). rt_be32_24: the 24-bit field in the last three of
  * the four bytes at b.
  */
 #ifdef __bpf__
