@@ -74,7 +74,7 @@ static __always_inline void rt_count_if(struct rt_if_val *v, const struct rt_pkt
 
 /*
  * A RoCEv2 frame into its flow's counters and last-packet fields, without
- * first_ns/last_ns, for both value types: struct rt_ft_val (the kernel flow
+ * pkts (a slot has none: rt_ft_pkts) and first_ns/last_ns, for both value types: struct rt_ft_val (the kernel flow
  * table, which keeps no time; user space stamps the slots that changed,
  * user/sources/live_maps.c) and struct rt_flow_val. len is the frame's
  * length; for a mirror copy the flow counts the inner frame's, as on the
@@ -84,7 +84,6 @@ static __always_inline void rt_count_if(struct rt_if_val *v, const struct rt_pkt
 	do {									\
 		__u8 type_;							\
 										\
-		(v)->pkts++;							\
 		(v)->bytes += (p)->mirror ? (p)->inner_len : (len);		\
 		(v)->ecn[(p)->tos & 3]++;					\
 		(v)->sport = (p)->sport;					\
@@ -119,6 +118,7 @@ static __always_inline void rt_count_ft(struct rt_ft_val *v, const struct rt_pkt
 static __always_inline void rt_count_flow_counters(struct rt_flow_val *v, const struct rt_pkt *p,
 						   __u64 len)
 {
+	v->pkts++;	/* a slot has no pkts: rt_ft_pkts() */
 	RT_COUNT_FLOW_BODY(v, p, len);
 }
 

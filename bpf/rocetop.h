@@ -117,12 +117,14 @@ struct rt_flow_val {
 #define RT_FT_HEADROOM_DEN 4
 
 /*
- * A slot's counters: struct rt_flow_val without first_ns and last_ns. The
- * kernel writes no time; user space keeps when it saw each slot change
- * (user/sources/live_maps.c) and puts the times back when it sums a flow.
+ * A slot's counters: struct rt_flow_val without pkts, first_ns and last_ns.
+ * Every RoCE frame adds one to exactly one ECN counter, so the frames are
+ * their sum (rt_ft_pkts): one read-modify-write a frame and 8 bytes a slot
+ * less. The kernel writes no time; user space keeps when it saw each slot
+ * change (user/sources/live_maps.c) and puts the times back when it sums a
+ * flow.
  */
 struct rt_ft_val {
-	__u64 pkts;
 	__u64 bytes;
 	__u64 ecn[4];
 	__u64 cnp;
@@ -142,6 +144,12 @@ struct rt_flow_slot {
 	struct rt_flow_key k;
 	struct rt_ft_val v;
 };
+
+/* The frames a slot counted: one ECN codepoint each. */
+static __inline __u64 rt_ft_pkts(const struct rt_ft_val *v)
+{
+	return v->ecn[0] + v->ecn[1] + v->ecn[2] + v->ecn[3];
+}
 
 /* The hash of a key for the kernel flow table, the same on both sides: low
  * half the first bucket's place, high half the second's. */
@@ -209,7 +217,7 @@ struct rt_if_val {
 
 #define RT_FLOW_KEY_SIZE 48
 #define RT_FLOW_VAL_SIZE 112
-#define RT_FT_VAL_SIZE	 96
+#define RT_FT_VAL_SIZE	 88
 #define RT_IF_VAL_SIZE	 (10 * 8 + 3 * 8 * RT_NPRIO)
 
 _Static_assert(sizeof(struct rt_flow_key) == RT_FLOW_KEY_SIZE, "rt_flow_key layout");
@@ -218,9 +226,10 @@ _Static_assert(sizeof(struct rt_if_key) == 8, "rt_if_key layout");
 _Static_assert(sizeof(struct rt_if_val) == RT_IF_VAL_SIZE, "rt_if_val layout");
 _Static_assert(sizeof(struct rt_ft_val) == RT_FT_VAL_SIZE, "rt_ft_val layout");
 _Static_assert(sizeof(struct rt_flow_slot) == RT_FLOW_KEY_SIZE + RT_FT_VAL_SIZE, "rt_flow_slot layout");
-/* rt_ft_val is rt_flow_val's counters, then its last-packet fields */
-_Static_assert(__builtin_offsetof(struct rt_ft_val, sport) == __builtin_offsetof(struct rt_flow_val, first_ns),
-	       "rt_ft_val counters");
+/* rt_ft_val is rt_flow_val's counters after pkts, then its last-packet fields */
+_Static_assert(__builtin_offsetof(struct rt_flow_val, bytes) == 8 &&
+	       __builtin_offsetof(struct rt_ft_val, sport) + 8 ==
+	       __builtin_offsetof(struct rt_flow_val, first_ns), "rt_ft_val counters");
 _Static_assert(sizeof(struct rt_flow_val) - __builtin_offsetof(struct rt_flow_val, sport) ==
 	       sizeof(struct rt_ft_val) - __builtin_offsetof(struct rt_ft_val, sport), "rt_ft_val tail");
 

@@ -54,9 +54,10 @@ per = {}
 for e in json.load(open(sys.argv[2])):
     e = e.get("formatted", e)
     v = e["value"]
-    if v["k"]["dqpn"] == want and v["v"]["pkts"]:
+    n = sum(v["v"]["ecn"])  # a slot keeps no pkts: one ECN codepoint a frame
+    if v["k"]["dqpn"] == want and n:
         r = int(e["key"]) // 16
-        per[r] = per.get(r, 0) + v["v"]["pkts"]
+        per[r] = per.get(r, 0) + n
 print(len(per), sum(per.values()), " ".join(f"cpu{r}:{n}" for r, n in sorted(per.items())))' \
 	"$DQPN" "$tmp/dump.json" 2>&1)
 kill -INT $rt; wait $rt; rc=$?

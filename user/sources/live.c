@@ -208,14 +208,14 @@ static int read_flows(struct live *l, struct rt_snapshot *s)
 			__u32 q;
 
 			if (__atomic_load_n(&base[i].v.slot, __ATOMIC_ACQUIRE) != RT_FT_LIVE ||
-			    !base[i].v.pkts)
+			    !rt_ft_pkts(&base[i].v))
 				continue;
 			k = base[i].k;
 			h = rt_ft_hash(&k);
 			for (q = 0; q < r; q++) {
 				const struct rt_flow_slot *o = rt_ftab_find(t, q, &k, h);
 
-				if (o && o->v.pkts)
+				if (o && rt_ft_pkts(&o->v))
 					break;
 			}
 			if (q < r)	/* taken with an earlier region */

@@ -203,7 +203,7 @@ static int slot_val(const struct rt_ftab *t, const struct rt_flow_slot *s, struc
 	const struct rt_ft_seen *sn = t->seen ? &t->seen[s - t->slots] : &none;
 	struct rt_ft_val c = s->v;
 
-	if (!c.pkts)
+	if (!rt_ft_pkts(&c))
 		return 0;
 	/* counted since the last stamp (its bit comes next time): seen then */
 	rt_ft_val_to_flow(v, &c, sn->first ? sn->first : t->now, sn->first ? sn->last : t->now);

@@ -41,20 +41,23 @@ struct rt_ftab {
 	size_t slots_len, dirty_len;	/* the mappings' lengths */
 };
 
-/* A slot's counters as a flow's value, with the times user space keeps. */
+/* A slot's counters as a flow's value, with its frames (the sum of its
+ * ECN counters, rt_ft_pkts) and the times user space keeps. */
 static inline void rt_ft_val_to_flow(struct rt_flow_val *o, const struct rt_ft_val *v,
 				     __u64 first_ns, __u64 last_ns)
 {
-	__builtin_memcpy(o, v, offsetof(struct rt_ft_val, sport));
+	o->pkts = rt_ft_pkts(v);
+	__builtin_memcpy(&o->bytes, v, offsetof(struct rt_ft_val, sport));
 	o->first_ns = first_ns;
 	o->last_ns = last_ns;
 	__builtin_memcpy(&o->sport, &v->sport, sizeof(*v) - offsetof(struct rt_ft_val, sport));
 }
 
-/* ... and back, the times dropped (bench/collect_cpu.c writes slots as XDP does). */
+/* ... and back, pkts and the times dropped (bench/collect_cpu.c writes slots
+ * as XDP does; its pkts must be the sum of its ECN counters). */
 static inline void rt_ft_val_from_flow(struct rt_ft_val *o, const struct rt_flow_val *v)
 {
-	__builtin_memcpy(o, v, offsetof(struct rt_ft_val, sport));
+	__builtin_memcpy(o, &v->bytes, offsetof(struct rt_ft_val, sport));
 	__builtin_memcpy(&o->sport, &v->sport, sizeof(*o) - offsetof(struct rt_ft_val, sport));
 }
 
