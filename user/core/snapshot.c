@@ -555,6 +555,13 @@ static size_t pair_slot_of(const struct rt_snapshot *s, const struct rt_flow_key
 	return pair_slot(s, k->family, k->src, k->dst);
 }
 
+/* The pair slot of row r, the head of its pair's chain: kept (tab->pos),
+ * else found from its key. */
+static size_t head_pslot(const struct rt_snapshot *s, size_t r)
+{
+	return s->tab->pos ? s->tab->pos[r].pslot : pair_slot_of(s, &s->flows[r].k);
+}
+
 /* Point pair slot j at row r (+ 1), keeping its hash and mark. */
 static void pslot_set_row(struct rt_flow_table *t, size_t j, __u32 id)
 {
@@ -672,7 +679,7 @@ static void pair_unlink(struct rt_snapshot *s, size_t r)
 	if (st->pprev) {
 		t->st[st->pprev - 1].pnext = st->pnext;
 	} else {
-		size_t j = t->pos ? t->pos[r].pslot : pair_slot_of(s, &s->flows[r].k);
+		size_t j = head_pslot(s, r);
 
 		if (st->pnext) {
 			pslot_set_row(t, j, st->pnext);
@@ -697,8 +704,7 @@ static void pair_move(struct rt_snapshot *s, size_t from, size_t to)
 	if (st->pprev)
 		t->st[st->pprev - 1].pnext = (__u32)to + 1;
 	else
-		pslot_set_row(t, t->pos ? t->pos[from].pslot : pair_slot_of(s, &s->flows[from].k),
-			      (__u32)to + 1);
+		pslot_set_row(t, head_pslot(s, from), (__u32)to + 1);
 	if (st->pnext)
 		t->st[st->pnext - 1].pprev = (__u32)to + 1;
 }
