@@ -74,9 +74,10 @@ static __always_inline void rt_count_if(struct rt_if_val *v, const struct rt_pkt
 
 /*
  * A RoCEv2 frame into its flow's counters and last-packet fields, without
- * pkts (a slot has none: rt_ft_pkts) and first_ns/last_ns, for both value types: struct rt_ft_val (the kernel flow
- * table, which keeps no time; user space stamps the slots that changed,
- * user/sources/live_maps.c) and struct rt_flow_val. len is the frame's
+ * pkts (a slot has none: rt_ft_pkts) and first_ns/last_ns, for both value
+ * types: struct rt_ft_val (the kernel flow table, which keeps no time; user
+ * space stamps the slots that changed, user/sources/live_maps.c) and struct
+ * rt_flow_val (rt_count_flow_counters adds its pkts). len is the frame's
  * length; for a mirror copy the flow counts the inner frame's, as on the
  * mirrored wire.
  */

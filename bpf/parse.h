@@ -123,8 +123,8 @@ struct rt_pkt {
  * and a mask for 16 bits), so for BPF the load is written out (RT_LD_): one
  * load and a byte swap. The verifier allows unaligned packet loads where the
  * kernel has CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS (x86, arm64, ppc64, s390,
- * ...; ARCHITECTURE.md, "Cost per frame"). rt_be32_24: the 24-bit field in the last three of
- * the four bytes at b.
+ * ...; ARCHITECTURE.md, "Cost per frame"). rt_be32_24: the 24-bit field in
+ * the last three of the four bytes at b.
  */
 #ifdef __bpf__
 #define RT_LD_(w, v, b, o) asm volatile("%0 = *(" w " *)(%1 + " #o ")" : "=r"(v) : "r"(b))
@@ -159,9 +159,9 @@ static __always_inline __u32 rt_be32_24(const __u8 *b)
 /*
  * n bytes (4 or 16) of an address at b in the frame into dst, a 16-byte,
  * 8-byte aligned field of struct rt_pkt, as two whole 8-byte words (an IPv4
- * address zero-extended): the flow key reads the address back in 8-byte words, and a
- * word read back from narrower stores waits for them to reach the cache
- * instead of being forwarded from the store. The BPF target would copy an
+ * address zero-extended): the flow key reads the address back in 8-byte
+ * words, and a word read back from narrower stores waits for them to reach
+ * the cache instead of being forwarded from the store. The BPF target would copy an
  * unaligned source byte by byte, so its loads are written out (RT_LD_).
  */
 static __always_inline void rt_copy_addr(__u8 *dst, const __u8 *b, int n)

@@ -131,8 +131,8 @@ static __always_inline __u32 if_slot(__u32 ifindex)
 }
 
 /* A value the compiler must compute with the arithmetic written, not turn
- * back into a branch: the verifier then walks one path through the choice
- * of a new key's bucket instead of one for every count of live slots., or a
+ * back into a branch (the verifier then walks one path through the choice
+ * of a new key's bucket instead of one for every count of live slots), or a
  * pointer it must read through again. */
 #define RT_OPAQUE(x) asm volatile("" : "+r"(x))
 
@@ -172,7 +172,6 @@ static __always_inline int key_eq(const struct rt_flow_key *a, const struct key_
 		 (word_at(a, 2) ^ word_at(ad, 1)) | (word_at(a, 3) ^ word_at(ad, 2)) |
 		 (word_at(a, 4) ^ word_at(ad, 3)) | (word_at(a, 5) ^ kw->w5));
 }
-
 
 /*
  * The slot of key k in this CPU's region, claimed (zeroed, k written) if k is

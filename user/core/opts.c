@@ -51,7 +51,7 @@ const struct rt_opt rt_main_opts[] = {
 	{ OPT_SPEED, "speed", "X", "replay files at X times capture speed (default 1) in the\n"
 				 "view and with --listen; other sinks read files at once" },
 	RT_OPT_SECTION("Capture:"),
-	{ OPT_MAX_FLOWS, "max-flows", "N", "flows the kernel table holds per CPU, the busiest queue's (default 16384; 180 bytes a flow and CPU); with -r, a bound on the flows a file keeps (default: as many as it has)" },
+	{ OPT_MAX_FLOWS, "max-flows", "N", "flows the kernel table holds per CPU, the busiest queue's (default 16384; 170 bytes a flow and CPU); with -r, a bound on the flows a file keeps (default: as many as it has)" },
 	{ OPT_FLOW_TIMEOUT, "flow-timeout", "S", "forget flows idle for S seconds (default 60, 0: never); with -r in capture time" },
 	{ OPT_XDP_MODE, "xdp-mode", "MODE", "auto (native, else generic), native or generic" },
 	{ OPT_NO_EGRESS, "no-egress", NULL, "XDP on ingress only" },

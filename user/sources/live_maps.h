@@ -153,7 +153,8 @@ void rt_one_if_set(struct rocetop_bpf *skel, __u32 ifindex, __u32 slot);
  * rt_collector set to collector, the flow table sized for 16384 flows a CPU
  * (the live source's default), loaded, mapped into ft (unless NULL) and
  * ifindex counted in ifstats slot 0, and XDP's frames taken as ifindex's (as
- * the live source on one interface: rt_one_if_set). NULL with errno set when a step fails.
+ * the live source on one interface: rt_one_if_set). NULL with errno set when
+ * a step fails.
  */
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft);
 
