@@ -305,7 +305,6 @@ static void test_xdp_split(int fd, int ifs_fd, const struct corpus *co)
 	TEST_END("bpf_xdp_frags_split_headers");
 }
 
-/* --collector: the same corpus, mirror copies dropped by XDP, counts the same. */
 /*
  * Which interface a frame counts for: on one interface the program takes the
  * ifindex and slot the loader set (rt_one_if_set, as the live source does for one
@@ -367,6 +366,7 @@ static void test_xdp_ifindex(struct rocetop_bpf *skel, int ifs_fd, const struct 
 	TEST_END("bpf_ifindex_one_or_several");
 }
 
+/* --collector: the same corpus, mirror copies dropped by XDP, counts the same. */
 static void test_collector(const struct corpus *co)
 {
 	static struct corpus_flows fl_in, fl_out;

@@ -10,8 +10,9 @@
  *    model touched, in key order, each with the model's increment;
  *  - the kept key order (rt_snapshot_key_order) and rt_snapshot_copy_sorted
  *    equal qsort of the model's live keys, with their counts.
- * And rt_sortkeys_sort (the delta's own sort) against qsort of the keys
- * themselves with memcmp, on shapes that trouble a quicksort.
+ * And rt_sortkeys_sort (the delta's own sort, on keys turned into words)
+ * against qsort of the keys themselves by rt_flow_key_cmp, the order the
+ * delta promises, on shapes that trouble a quicksort.
  */
 #include <stdio.h>
 #include <stdlib.h>
