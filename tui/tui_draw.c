@@ -216,12 +216,11 @@ void tui_rebuild_rows(struct tui *t)
 				break;
 			}
 		}
+		/* pairs: the selected pair's row, by a walk */
 		for (size_t i = 0; t->view == V_PAIRS && i < t->nrows; i++) {
 			const struct rt_flow_key *k = &t->rows[i].f->k;
 
-			if (t->view == V_PAIRS ?
-			    !memcmp(k->src, t->sel_key.src, 16) && !memcmp(k->dst, t->sel_key.dst, 16) :
-			    !rt_flow_key_cmp(k, &t->sel_key)) {
+			if (!memcmp(k->src, t->sel_key.src, 16) && !memcmp(k->dst, t->sel_key.dst, 16)) {
 				if (best == t->nrows ||
 				    tui_row_cmp(&t->rows[i], &t->rows[best], t->sort, t->invert) < 0)
 					best = i;
