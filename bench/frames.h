@@ -204,9 +204,10 @@ static inline long median(long *v, int n)
  * range, q3 - q1, each the value at its rank (rounded down). */
 static inline long quartiles(long *v, int n, long *iqr)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_long);
+	long m = median(v, n);	/* v sorted now */
+
 	*iqr = v[(3 * (n - 1)) / 4] - v[(n - 1) / 4];
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return m;
 }
 
 static inline void pin_cpu(void)
