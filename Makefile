@@ -50,7 +50,9 @@ ifeq ($(SANITIZE),1)
 ALL_CFLAGS += $(SAN_FLAGS)
 LDFLAGS   += $(SAN_FLAGS)
 endif
-BPF_CFLAGS := -g -O2 -target bpf -Wall -Wextra -Werror $(ARCH_INC) -Ibpf
+# -mcpu=v3 (kernels from 5.1): 32-bit ALU and jumps, so the JIT emits no pair
+# of shifts to zero-extend each 32-bit value (bench/xdp_bench: a few ns a frame).
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Wextra -Werror $(ARCH_INC) -Ibpf
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))

@@ -33,16 +33,21 @@
  */
 #define RT_PARSE_FN static __always_inline
 
-/* Where c is in the frame that starts at data. For BPF the two pointers go
- * through an empty asm each, so the compiler cannot fold the subtraction
- * into one the verifier refuses (a scalar minus a packet pointer). */
+/* Where c is in the frame that starts at data. For BPF the subtraction is
+ * written out as 64-bit instructions, so the compiler can neither fold it
+ * into one the verifier refuses (a scalar minus a packet pointer) nor, with
+ * -mcpu=v3, make it 32-bit pointer arithmetic, which the verifier refuses
+ * too. */
 static __always_inline __u64 rt_off(const __u8 *c, const __u8 *data)
 {
 #ifdef __bpf__
-	asm volatile("" : "+r"(c));
-	asm volatile("" : "+r"(data));
-#endif
+	__u64 r;
+
+	asm volatile("%0 = %1; %0 -= %2" : "=&r"(r) : "r"(c), "r"(data));
+	return r;
+#else
 	return (__u64)(c - data);
+#endif
 }
 
 enum rt_kind {
