@@ -233,7 +233,7 @@ static __always_inline int rt_parse_macctrl(const __u8 *c, const __u8 *end, __u6
 static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const __u8 *end,
 					__u64 l4len, struct rt_pkt *p, int inner)
 {
-	__u64 ulen, dport;
+	__u64 ulen, dport, op;
 
 	if (c + 8 > end)
 		return RT_K_TRUNC;
@@ -268,7 +268,8 @@ static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const _
 		return RT_K_TRUNC;
 	if (c[1] & 0x0f)	/* TVer must be 0 */
 		return RT_K_MALFORMED;
-	p->opcode = c[0];
+	op = c[0];
+	p->opcode = (__u8)op;
 	p->dqpn = rt_be32_24(c + 4);
 #ifndef __bpf__	/* what the BPF programs never read, they need not be given */
 	p->fecn = c[4] >> 7;
@@ -276,7 +277,7 @@ static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const _
 	p->ackreq = c[8] >> 7;
 	p->psn = rt_be32_24(c + 8);
 #endif
-	if (rt_aeth_opcode(p->opcode)) {
+	if (rt_aeth_opcode((__u8)op)) {	/* op: not p->opcode read back */
 		if (ulen < 8 + RT_BTH_LEN + RT_AETH_LEN + RT_ICRC_LEN)
 			return RT_K_MALFORMED;
 		c += RT_BTH_LEN;
@@ -300,7 +301,7 @@ static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const _
 					__u64 l4len, struct rt_pkt *p)
 {
 	__u8 mirror = RT_MIRROR_GRE, mdir = 0;
-	__u64 hl = 4, id = 0;
+	__u64 hl, id = 0;
 	__u64 fl, proto;
 	const __u8 *e;
 
@@ -310,12 +311,10 @@ static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const _
 	proto = rt_be16(c + 2);
 	if ((fl & 0x4000) || (fl & 7))	/* routing present, or not version 0 */
 		return RT_K_OTHER;
-	if (fl & 0x8000)		/* checksum and reserved */
-		hl += 4;
-	if (fl & 0x2000)		/* key */
-		hl += 4;
-	if (fl & 0x1000)		/* sequence number */
-		hl += 4;
+	/* 4 bytes, and 4 more for each of checksum and reserved (C, bit 15),
+	 * key (K, bit 13) and sequence number (S, bit 12): each bit shifted to
+	 * bit 2, no branch */
+	hl = 4 + ((fl >> 13) & 4) + ((fl >> 11) & 4) + ((fl >> 10) & 4);
 	e = c + hl;
 	if (proto == ETH_P_ERSPAN2_) {
 		if (e + RT_ERSPAN2_LEN > end || hl + RT_ERSPAN2_LEN > l4len)
@@ -354,17 +353,25 @@ static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const _
 	return RT_K_ENCAP_;
 }
 
+/*
+ * IPv4 at c (off into the frame). short_hdr: the caller has seen that the
+ * 20-byte header is in the frame, version 4 and no options (rt_parse_eth's
+ * usual frame), so those checks are not made again.
+ */
 static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const __u8 *end,
-					 __u64 off, __u64 frame_len, struct rt_pkt *p, int inner)
+					 __u64 off, __u64 frame_len, struct rt_pkt *p, int inner,
+					 int short_hdr)
 {
-	__u64 hl, tot;
+	__u64 hl = 20, tot;
 	int kind;
 
-	if (c + 20 > end)
-		return RT_K_TRUNC;
-	if ((c[0] >> 4) != 4 || (c[0] & 0x0f) < 5)
-		return RT_K_MALFORMED;
-	hl = (c[0] & 0x0f) * 4;
+	if (!short_hdr) {
+		if (c + 20 > end)
+			return RT_K_TRUNC;
+		if ((c[0] >> 4) != 4 || (c[0] & 0x0f) < 5)
+			return RT_K_MALFORMED;
+		hl = (c[0] & 0x0f) * 4;
+	}
 	tot = rt_be16(c + 2);
 	if (tot < hl)
 		return RT_K_MALFORMED;
@@ -376,7 +383,7 @@ static __always_inline int rt_parse_ipv4(const __u8 *data, const __u8 *c, const 
 		kind = RT_K_OTHER;
 	else if (c[9] != 17 && (c[9] != RT_IPPROTO_GRE || inner))
 		kind = RT_K_OTHER;
-	else if (c + hl > end)
+	else if (!short_hdr && c + hl > end)
 		kind = RT_K_TRUNC;
 	else if (c[9] == 17)
 		kind = rt_parse_udp(data, c + hl, end, tot - hl, p, inner);
@@ -471,6 +478,13 @@ static __always_inline int rt_parse_eth(const __u8 *data, __u64 off, const __u8 
 	int i;
 
 	p->pcp = RT_PCP_NONE;
+	/* The usual frame first: untagged IPv4 without options, both headers
+	 * in what can be read and in the frame. One check of the bounds for
+	 * both, and the IPv4 header's own three checks known to pass; then
+	 * what the path below does with such a frame. */
+	if (c + 34 <= end && off + 34 <= frame_len && rt_be16(c + 12) == ETH_P_IP_ &&
+	    c[14] == 0x45)
+		return rt_parse_ipv4(data, c + 14, end, off + 14, frame_len, p, inner, 1);
 	if (c + 14 > end || off + 14 > frame_len)
 		return RT_K_TRUNC;
 	proto = rt_be16(c + 12);
@@ -490,7 +504,7 @@ static __always_inline int rt_parse_eth(const __u8 *data, __u64 off, const __u8 
 		off += 4;
 	}
 	if (proto == ETH_P_IP_)
-		return rt_parse_ipv4(data, c, end, off, frame_len, p, inner);
+		return rt_parse_ipv4(data, c, end, off, frame_len, p, inner, 0);
 	if (proto == ETH_P_IPV6_)
 		return rt_parse_ipv6(data, c, end, off, frame_len, p, inner);
 	if (proto == ETH_P_MACCTRL_)
