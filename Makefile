@@ -77,7 +77,7 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	debhelper dpkg-dev lintian bash-completion systemd util-linux
 
 .PHONY: all deps test bench fuzz install uninstall clean tests deb
-all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests
+all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests $(BENCH_BINS)
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
 	$(call msg,BPF,$@)
@@ -156,7 +156,7 @@ deps:
 test: all
 	@tests/run $(BUILD)
 
-bench: all $(BENCH_BINS)
+bench: all
 	@bench/run $(BUILD)
 
 # bash completion goes where bash-completion looks for it under PREFIX
