@@ -255,13 +255,28 @@ static __always_inline struct rt_flow_slot *flow_slot(const struct key_words *k,
 	return s;
 }
 
-/* Slot idx changed: its bit in dirty, after the counters (an atomic or, a
- * full barrier), and only when user space has taken it since. */
-static __always_inline void mark_dirty(__u32 idx)
-{
-	__u32 w = idx >> 6;
-	__u64 bit = 1ULL << (idx & 63), *d = bpf_map_lookup_elem(&dirty, &w);
+/*
+ * The epoch of the dirty bits (bpf/rocetop.h, "The kernel flow table"):
+ * user space advances it before it takes the bits (user/sources/live_maps.c,
+ * rt_ftab_stamp), skipping values whose low 16 bits are 0. Starts at 1.
+ */
+volatile __u32 rt_ft_epoch = 1;
 
+/* Slot s (index idx) changed: its bit in dirty, after the counters (an
+ * atomic or, a full barrier), once an epoch (the slot's mark: a load from
+ * the slot, not a lookup in dirty, for every frame but the epoch's first of
+ * the slot) and only when user space has taken it since. */
+static __always_inline void mark_dirty(struct rt_flow_slot *s, __u32 idx)
+{
+	__u16 e = (__u16)rt_ft_epoch;
+	__u32 w = idx >> 6;
+	__u64 bit, *d;
+
+	if (s->v.mark == e)
+		return;
+	s->v.mark = e;
+	bit = 1ULL << (idx & 63);
+	d = bpf_map_lookup_elem(&dirty, &w);
 	if (d && !(*d & bit))
 		__sync_fetch_and_or(d, bit);
 }
@@ -306,7 +321,7 @@ static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __
 		fs = flow_slot(&kw, &idx);
 		if (fs) {
 			rt_count_ft(&fs->v, p, len);
-			mark_dirty(idx);
+			mark_dirty(fs, idx);
 		}
 	}
 

@@ -101,7 +101,12 @@ struct rt_flow_val {
  * Beside it a bitmap (a second mmapable array of __u64 words, bit i for slot
  * i; small regions share words) says which slots changed since user space last took the word: the
  * program sets a slot's bit (an atomic or, only when it is clear) after its
- * counters; user space takes whole words with an atomic exchange.
+ * counters; user space takes whole words with an atomic exchange. So that a
+ * frame need not read the bitmap, user space first advances an epoch
+ * (rt_ft_epoch, a program global: user/sources/live_maps.c, rt_ftab_stamp),
+ * and the program sets a slot's bit only when the slot's mark is not the
+ * epoch's low 16 bits, then writes them there: once a slot and epoch. The
+ * epoch's low 16 bits are never 0, the mark of a slot just claimed.
  *
  * v.slot: RT_FT_EMPTY, RT_FT_LIVE, or RT_FT_DEAD: evicted by user space,
  * which writes nothing else; the owning CPU may claim a dead slot again for
@@ -137,7 +142,8 @@ struct rt_ft_val {
 	__u8  pcp;
 	__u8  opcode;
 	__u8  slot;		/* RT_FT_EMPTY, RT_FT_LIVE, RT_FT_DEAD */
-	__u8  pad[2];
+	__u16 mark;		/* the program's: rt_ft_epoch's low 16 bits when it last
+				 * set the slot's dirty bit (never 0 then) */
 };
 
 struct rt_flow_slot {

@@ -51,6 +51,7 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 	t->nregions = skel->rodata->rt_ft_nregions;
 	t->nslots = (size_t)t->nregions * t->rslots;
 	t->nwords = (t->nslots + 63) / 64;
+	t->epoch = (__u32 *)&skel->data->rt_ft_epoch;
 	if (bpf_map__max_entries(skel->maps.flows) != t->nslots ||
 	    bpf_map__value_size(skel->maps.flows) != sizeof(struct rt_flow_slot))
 		return -EINVAL;
@@ -154,12 +155,29 @@ static __u64 take_prefetch(struct rt_ftab *t, size_t w)
 	return bits;
 }
 
+/*
+ * A new epoch of the dirty bits (bpf/rocetop.h): a slot the program marked
+ * in the last one is marked again at its next frame. Before the words are
+ * taken (their exchange, a release, keeps it first): a frame counted after
+ * its word was taken sets its bit again. The low 16 bits, a slot's mark,
+ * are never 0, a claimed slot's mark.
+ */
+static void next_epoch(struct rt_ftab *t)
+{
+	__u32 e = __atomic_load_n(t->epoch, __ATOMIC_RELAXED) + 1;
+
+	if (!(e & 0xffff))
+		e++;
+	__atomic_store_n(t->epoch, e, __ATOMIC_SEQ_CST);
+}
+
 size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 {
 	size_t n = 0;
 	__u64 next;
 
 	t->now = now;
+	next_epoch(t);
 	if (!t->seen) {	/* the caller keeps the times per flow: the bits alone */
 		for (size_t w = 0; w < t->nwords; w++) {
 			__u64 bits = take_word(t, w);
