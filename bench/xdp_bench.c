@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	static long base[NFRAMES][MAX_RUNS], add[NFRAMES][MAX_RUNS], more[2][MAX_RUNS];
 	long added[NFRAMES] = { 0 };
 	__u32 repeat = 100000;
-	int runs = 61, rc = 1, rt_fd, bp_fd, met = 1, dump = 0;
+	int runs = 121, rc = 1, rt_fd, bp_fd, met = 1, dump = 0;
 	long newf = 0, oldf = 0;
 
 	for (int i = 1; i < argc; i++) {
