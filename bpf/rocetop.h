@@ -102,11 +102,12 @@ struct rt_flow_val {
  * i; small regions share words) says which slots changed since user space last took the word: the
  * program sets a slot's bit (an atomic or, only when it is clear) after its
  * counters; user space takes whole words with an atomic exchange. So that a
- * frame need not read the bitmap, user space first advances an epoch
+ * frame need not read the bitmap, user space then advances an epoch
  * (rt_ft_epoch, a program global: user/sources/live_maps.c, rt_ftab_stamp),
- * and the program sets a slot's bit only when the slot's mark is not the
- * epoch's low 16 bits, then writes them there: once a slot and epoch. The
- * epoch's low 16 bits are never 0, the mark of a slot just claimed.
+ * before it reads the slots, and the program sets a slot's bit only when the
+ * slot's mark is not the epoch's low 16 bits, then writes them there: once a
+ * slot and epoch. The epoch's low 16 bits are never 0, the mark of a slot
+ * just claimed.
  *
  * v.slot: RT_FT_EMPTY, RT_FT_LIVE, or RT_FT_DEAD: evicted by user space,
  * which writes nothing else; the owning CPU may claim a dead slot again for

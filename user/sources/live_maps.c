@@ -157,10 +157,15 @@ static __u64 take_prefetch(struct rt_ftab *t, size_t w)
 
 /*
  * A new epoch of the dirty bits (bpf/rocetop.h): a slot the program marked
- * in the last one is marked again at its next frame. Before the words are
- * taken (their exchange, a release, keeps it first): a frame counted after
- * its word was taken sets its bit again. The low 16 bits, a slot's mark,
- * are never 0, a claimed slot's mark.
+ * in the last one is marked again at its next frame. After the words are
+ * taken and before the slots are read (a sequentially consistent store):
+ * a frame counted between the two is read now, its slot's bit not set again
+ * when its mark is the old epoch; a frame counted after it sets the bit
+ * again. Advanced before the words were taken, a frame in between would
+ * mark its slot in the new epoch with the bit the exchange then took, and
+ * the slot's later frames in that epoch would be seen by no read
+ * (flowtab_read_while_counting in tests/unit/test_flowtab.c caught it).
+ * The low 16 bits, a slot's mark, are never 0, a claimed slot's mark.
  */
 static void next_epoch(struct rt_ftab *t)
 {
@@ -177,7 +182,6 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 	__u64 next;
 
 	t->now = now;
-	next_epoch(t);
 	if (!t->seen) {	/* the caller keeps the times per flow: the bits alone */
 		for (size_t w = 0; w < t->nwords; w++) {
 			__u64 bits = take_word(t, w);
@@ -185,6 +189,7 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 			t->taken[w] = bits;
 			n += (size_t)__builtin_popcountll(bits);
 		}
+		next_epoch(t);
 		return n;
 	}
 	next = t->nwords ? take_prefetch(t, 0) : 0;
@@ -209,6 +214,7 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 			sn->last = now;
 		}
 	}
+	next_epoch(t);
 	return n;
 }
 
