@@ -194,6 +194,36 @@ static void test_stamps(struct rt_ftab *ft, int xdp_fd, const struct frame *f,
 	TEST_END("bpf_ftab_stamps_first_last_seen");
 }
 
+/*
+ * The dirty bits' epoch comes round: a slot's mark is the epoch's low 16
+ * bits, which repeat after 65535 stamps (0 is skipped). The WRITE flow
+ * (REPEAT frames so far, test_stamps), counted, stamped, then idle for
+ * exactly that many epochs, is counted again in the epoch whose low bits are
+ * its mark: the next stamp must still see it. user/sources/live_maps.c
+ * clears old marks as it stamps; without that the frames set no bit, and
+ * the flow would keep its last seen of 5000.
+ */
+static void test_epoch_wrap(struct rt_ftab *ft, int xdp_fd, const struct frame *f)
+{
+	struct rt_flow_val v;
+	__u32 ret = 0, mark;
+	unsigned int k;
+
+	CHECK(!run(xdp_fd, 0, f, &ret), "test run");
+	mark = *ft->epoch & 0xffff;	/* what the frames wrote into the slot's mark */
+	CHECK(rt_ftab_stamp(ft, 5000) == 1, "one slot changed");
+	for (k = 0; (*ft->epoch & 0xffff) != mark && k < 70000; k++)
+		CHECK(rt_ftab_stamp(ft, 5000) == 0, "idle: nothing changed");
+	CHECK(k == 65534, "the epoch's low bits came back to the mark after %u more stamps", k);
+	CHECK(!run(xdp_fd, 0, f, &ret), "test run");
+	CHECK(rt_ftab_stamp(ft, 6000) == 1, "counted in the epoch of its mark: one slot changed");
+	CHECK(write_flow(ft, &v) == 1 && v.pkts == 3 * REPEAT && v.first_ns == 4000 &&
+	      v.last_ns == 6000, "after the wrap: first %llu last %llu pkts %llu",
+	      (unsigned long long)v.first_ns, (unsigned long long)v.last_ns,
+	      (unsigned long long)v.pkts);
+	TEST_END("bpf_ftab_epoch_wraps");
+}
+
 /* lo/ingress's ifstats row summed over the CPUs (zeros when unreadable). */
 static struct rt_if_val if_sum(int fd)
 {
@@ -381,6 +411,7 @@ int main(void)
 	TEST_END("bpf_bench_frames_flows");
 
 	test_stamps(&ft, fds[0], &fr[0], &write);
+	test_epoch_wrap(&ft, fds[0], &fr[0]);
 	test_jumbo_len(fds[0], bpf_map__fd(skel->maps.ifstats));
 
 	rt_ftab_unmap(&ft);

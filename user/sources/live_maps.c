@@ -176,6 +176,34 @@ static void next_epoch(struct rt_ftab *t)
 	__atomic_store_n(t->epoch, e, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * A slot's mark is the epoch's low 16 bits, and they come round again after
+ * 65535 epochs (0 skipped): a slot idle that long whose next frame fell in
+ * the epoch that repeats its mark would set no bit, and no read would see
+ * that frame. So each stamp clears the old marks of a few slots, every slot
+ * once in RT_FT_SWEEP stamps (fewer than 65535): a mark that is not the new
+ * epoch's goes back to 0, a claimed slot's, and the slot's next frame sets
+ * its bit again. Racing a frame that marks the slot costs at most a bit set
+ * twice. tests/unit/test_bpf_frames.c, bpf_ftab_epoch_wraps, counts a frame
+ * in the epoch of its slot's mark.
+ */
+#define RT_FT_SWEEP	16384
+
+static void sweep_marks(struct rt_ftab *t)
+{
+	__u16 e = (__u16)__atomic_load_n(t->epoch, __ATOMIC_RELAXED);
+
+	for (size_t n = (t->nslots + RT_FT_SWEEP - 1) / RT_FT_SWEEP; n; n--) {
+		__u16 *m = &t->slots[t->sweep].v.mark;
+		__u16 v = __atomic_load_n(m, __ATOMIC_RELAXED);
+
+		if (v && v != e)
+			__atomic_store_n(m, 0, __ATOMIC_RELAXED);
+		if (++t->sweep >= t->nslots)
+			t->sweep = 0;
+	}
+}
+
 size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 {
 	size_t n = 0;
@@ -190,6 +218,7 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 			n += (size_t)__builtin_popcountll(bits);
 		}
 		next_epoch(t);
+		sweep_marks(t);
 		return n;
 	}
 	next = t->nwords ? take_prefetch(t, 0) : 0;
@@ -215,6 +244,7 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 		}
 	}
 	next_epoch(t);
+	sweep_marks(t);
 	return n;
 }
 

@@ -34,6 +34,7 @@ struct rt_ftab {
 	__u64 *taken;			/* the dirty words the last rt_ftab_stamp took */
 	__u64 now;			/* the last rt_ftab_stamp's time */
 	__u32 *epoch;			/* the program's rt_ft_epoch (mmapped .data) */
+	size_t sweep;			/* the next slot whose old mark is cleared */
 	__u32 nregions;
 	__u32 nbuckets;			/* a region's buckets of RT_FT_BUCKET slots */
 	__u32 rslots;			/* a region's slots: nbuckets * RT_FT_BUCKET */
