@@ -257,8 +257,9 @@ static __always_inline struct rt_flow_slot *flow_slot(const struct key_words *k,
 
 /*
  * The epoch of the dirty bits (bpf/rocetop.h, "The kernel flow table"):
- * user space advances it before it takes the bits (user/sources/live_maps.c,
- * rt_ftab_stamp), skipping values whose low 16 bits are 0. Starts at 1.
+ * user space advances it after it takes the bits and before it reads the
+ * slots (user/sources/live_maps.c, rt_ftab_stamp), skipping values whose low
+ * 16 bits are 0, and clears old marks as it goes. Starts at 1.
  */
 volatile __u32 rt_ft_epoch = 1;
 

@@ -107,7 +107,7 @@ struct rt_flow_val {
  * before it reads the slots, and the program sets a slot's bit only when the
  * slot's mark is not the epoch's low 16 bits, then writes them there: once a
  * slot and epoch. The epoch's low 16 bits are never 0, the mark of a slot
- * just claimed.
+ * just claimed, and user space clears old marks before they come round.
  *
  * v.slot: RT_FT_EMPTY, RT_FT_LIVE, or RT_FT_DEAD: evicted by user space,
  * which writes nothing else; the owning CPU may claim a dead slot again for
