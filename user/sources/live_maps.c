@@ -156,6 +156,19 @@ static __u64 take_prefetch(struct rt_ftab *t, size_t w)
 }
 
 /*
+ * A slot's mark is the epoch's low 16 bits, and they come round again after
+ * 65535 epochs (0 skipped): a slot idle that long whose next frame fell in
+ * the epoch that repeats its mark would set no bit, and no read would see
+ * that frame. So each new epoch clears the old marks of a few slots, every
+ * slot once in RT_FT_SWEEP epochs (fewer than 65535): a mark that is not the
+ * new epoch's goes back to 0, a claimed slot's, and the slot's next frame
+ * sets its bit again. Racing a frame that marks the slot costs at most a bit
+ * set twice. tests/unit/test_bpf_frames.c, bpf_ftab_epoch_wraps, counts a
+ * frame in the epoch of its slot's mark.
+ */
+#define RT_FT_SWEEP	16384
+
+/*
  * A new epoch of the dirty bits (bpf/rocetop.h): a slot the program marked
  * in the last one is marked again at its next frame. After the words are
  * taken and before the slots are read (a sequentially consistent store):
@@ -165,7 +178,8 @@ static __u64 take_prefetch(struct rt_ftab *t, size_t w)
  * mark its slot in the new epoch with the bit the exchange then took, and
  * the slot's later frames in that epoch would be seen by no read
  * (flowtab_read_while_counting in tests/unit/test_flowtab.c caught it).
- * The low 16 bits, a slot's mark, are never 0, a claimed slot's mark.
+ * The low 16 bits, a slot's mark, are never 0, a claimed slot's mark. Then
+ * the sweep of old marks (above).
  */
 static void next_epoch(struct rt_ftab *t)
 {
@@ -174,30 +188,11 @@ static void next_epoch(struct rt_ftab *t)
 	if (!(e & 0xffff))
 		e++;
 	__atomic_store_n(t->epoch, e, __ATOMIC_SEQ_CST);
-}
-
-/*
- * A slot's mark is the epoch's low 16 bits, and they come round again after
- * 65535 epochs (0 skipped): a slot idle that long whose next frame fell in
- * the epoch that repeats its mark would set no bit, and no read would see
- * that frame. So each stamp clears the old marks of a few slots, every slot
- * once in RT_FT_SWEEP stamps (fewer than 65535): a mark that is not the new
- * epoch's goes back to 0, a claimed slot's, and the slot's next frame sets
- * its bit again. Racing a frame that marks the slot costs at most a bit set
- * twice. tests/unit/test_bpf_frames.c, bpf_ftab_epoch_wraps, counts a frame
- * in the epoch of its slot's mark.
- */
-#define RT_FT_SWEEP	16384
-
-static void sweep_marks(struct rt_ftab *t)
-{
-	__u16 e = (__u16)__atomic_load_n(t->epoch, __ATOMIC_RELAXED);
-
 	for (size_t n = (t->nslots + RT_FT_SWEEP - 1) / RT_FT_SWEEP; n; n--) {
 		__u16 *m = &t->slots[t->sweep].v.mark;
 		__u16 v = __atomic_load_n(m, __ATOMIC_RELAXED);
 
-		if (v && v != e)
+		if (v && v != (__u16)e)
 			__atomic_store_n(m, 0, __ATOMIC_RELAXED);
 		if (++t->sweep >= t->nslots)
 			t->sweep = 0;
@@ -218,7 +213,6 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 			n += (size_t)__builtin_popcountll(bits);
 		}
 		next_epoch(t);
-		sweep_marks(t);
 		return n;
 	}
 	next = t->nwords ? take_prefetch(t, 0) : 0;
@@ -244,7 +238,6 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 		}
 	}
 	next_epoch(t);
-	sweep_marks(t);
 	return n;
 }
 
