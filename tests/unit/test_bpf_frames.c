@@ -286,6 +286,45 @@ static void test_jumbo_len(int xdp_fd, int ifs_fd)
 	TEST_END("bpf_xdp_frags_length_not_ip_and_ip");
 }
 
+/*
+ * rt_skel_load_test_elf(), which bench/xdp_ab uses to load another build's
+ * object: a copy of this build's ELF bytes loads into maps of its own (the
+ * WRITE frame REPEAT times there: its ifstats row holds those frames, the
+ * first skeleton's not one more), and bytes that are not an object fail.
+ */
+static void test_load_elf(const struct rocetop_bpf *first, const struct frame *write)
+{
+	struct rt_if_val before = if_sum(bpf_map__fd(first->maps.ifstats)), mine;
+	struct rocetop_bpf *other;
+	size_t sz = 0;
+	const void *bytes = rocetop_bpf__elf_bytes(&sz);
+	void *copy = malloc(sz);
+	__u32 ret = 0;
+
+	CHECK(copy != NULL, "no memory for %zu bytes", sz);
+	if (!copy)
+		return;
+	memcpy(copy, bytes, sz);
+	other = rt_skel_load_test_elf(copy, sz, 0, LO_IFINDEX, NULL);
+	CHECK(other != NULL, "a copy of the object did not load: %s", strerror(errno));
+	if (other) {
+		CHECK(run(bpf_program__fd(other->progs.rt_xdp), 0, write, &ret) == 0 &&
+		      ret == XDP_PASS, "test run in the copy failed");
+		mine = if_sum(bpf_map__fd(other->maps.ifstats));
+		CHECK(mine.pkts == REPEAT && mine.roce == REPEAT && mine.bytes == 122 * REPEAT,
+		      "the copy's ifstats: pkts %llu roce %llu bytes %llu", (unsigned long long)mine.pkts,
+		      (unsigned long long)mine.roce, (unsigned long long)mine.bytes);
+		CHECK_EQ(if_sum(bpf_map__fd(first->maps.ifstats)).pkts, before.pkts);
+		rocetop_bpf__destroy(other);
+	}
+	memset(copy, 0x5a, sz);
+	other = rt_skel_load_test_elf(copy, sz, 0, LO_IFINDEX, NULL);
+	CHECK(other == NULL, "bytes that are not an ELF object loaded");
+	rocetop_bpf__destroy(other);
+	free(copy);
+	TEST_END("bpf_load_elf_bytes");
+}
+
 /* Live slots in the kernel flow table (the test runs on one CPU: one region). */
 static size_t count_keys(const struct rt_ftab *ft)
 {
@@ -413,6 +452,7 @@ int main(void)
 	test_stamps(&ft, fds[0], &fr[0], &write);
 	test_epoch_wrap(&ft, fds[0], &fr[0]);
 	test_jumbo_len(fds[0], bpf_map__fd(skel->maps.ifstats));
+	test_load_elf(skel, &fr[0]);
 
 	rt_ftab_unmap(&ft);
 	rocetop_bpf__destroy(skel);

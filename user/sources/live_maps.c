@@ -351,11 +351,29 @@ void rt_one_if_set(struct rocetop_bpf *skel, __u32 ifindex, __u32 slot)
 
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft)
 {
-	struct rocetop_bpf *skel = rocetop_bpf__open();
+	return rt_skel_load_test_elf(NULL, 0, collector, ifindex, ft);
+}
+
+struct rocetop_bpf *rt_skel_load_test_elf(const void *elf, size_t size, int collector,
+					  __u32 ifindex, struct rt_ftab *ft)
+{
+	struct rocetop_bpf *skel = calloc(1, sizeof(*skel));
 	int err, mapped = 0;
 
 	if (!skel)
 		return NULL;
+	err = rocetop_bpf__create_skeleton(skel);
+	if (!err && elf) {	/* another build's object in place of the one built in */
+		skel->skeleton->data = (void *)elf;
+		skel->skeleton->data_sz = size;
+	}
+	if (!err)
+		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	if (err) {
+		rocetop_bpf__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
 	skel->rodata->rt_collector = (__u8)collector;
 	err = rt_ftab_size(skel, 16384, libbpf_num_possible_cpus());
 	if (!err)
