@@ -354,6 +354,21 @@ struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ft
 	return rt_skel_load_test_elf(NULL, 0, collector, ifindex, ft);
 }
 
+/* Whether the globals of skel, opened from another build's object, take the
+ * room they take in the object built in: the skeleton writes them through
+ * its own structs (no write may land past the end of the other's). */
+static int same_globals(const struct rocetop_bpf *skel)
+{
+	struct rocetop_bpf *own = rocetop_bpf__open();
+	int same = own &&
+		   bpf_map__value_size(own->maps.rodata) == bpf_map__value_size(skel->maps.rodata) &&
+		   bpf_map__value_size(own->maps.data) == bpf_map__value_size(skel->maps.data) &&
+		   bpf_map__value_size(own->maps.bss) == bpf_map__value_size(skel->maps.bss);
+
+	rocetop_bpf__destroy(own);
+	return same;
+}
+
 struct rocetop_bpf *rt_skel_load_test_elf(const void *elf, size_t size, int collector,
 					  __u32 ifindex, struct rt_ftab *ft)
 {
@@ -369,6 +384,8 @@ struct rocetop_bpf *rt_skel_load_test_elf(const void *elf, size_t size, int coll
 	}
 	if (!err)
 		err = bpf_object__open_skeleton(skel->skeleton, NULL);
+	if (!err && elf && !same_globals(skel))
+		err = -EINVAL;
 	if (err) {
 		rocetop_bpf__destroy(skel);
 		errno = -err;

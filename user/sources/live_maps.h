@@ -164,8 +164,9 @@ struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ft
  * The same with the object's ELF bytes (size of them) in place of the one
  * built into the skeleton (NULL: that one): another build of
  * bpf/rocetop.bpf.c, whose maps, programs and globals have the same names,
- * types and layout (bench/xdp_ab compares two builds). elf must stay valid
- * until the skeleton is destroyed.
+ * types and layout (bench/xdp_ab compares two builds): NULL with errno
+ * EINVAL when its globals take other room than this build's. elf must stay
+ * valid until the skeleton is destroyed.
  */
 struct rocetop_bpf *rt_skel_load_test_elf(const void *elf, size_t size, int collector,
 					  __u32 ifindex, struct rt_ftab *ft);
