@@ -14,9 +14,11 @@
  * `git worktree add /tmp/old REV && make -C /tmp/old`, then
  * `-b /tmp/old/build/rocetop.bpf.o`). Without -b, B is A loaded a second
  * time: an A/A run, whose B - A is how small a difference this machine
- * resolves (make bench runs that).
+ * resolves (make bench runs that). With -p PROG, B runs the XDP program PROG
+ * of its object instead of rt_xdp: `-p rt_xdp_split` weighs the split
+ * program that older kernels load (bpf/rocetop.bpf.c) against rt_xdp.
  *
- * Usage: xdp_ab [BUILD] [-b OTHER.bpf.o] [-r ROUNDS] [-n REPEAT]
+ * Usage: xdp_ab [BUILD] [-b OTHER.bpf.o] [-p PROG] [-r ROUNDS] [-n REPEAT]
  * Exit 0 when it ran, 1 when it cannot (not root, no BPF, OTHER unreadable or
  * not a build of the same program).
  */
@@ -66,7 +68,8 @@ int main(int argc, char **argv)
 	static long add[2][NFRAMES][MAX_ROUNDS], diff[NFRAMES][MAX_ROUNDS];
 	struct rocetop_bpf *ra = NULL, *rb = NULL;
 	struct bench_pass_bpf *bp = NULL;
-	const char *other = NULL;
+	const char *other = NULL, *prog_b = "rt_xdp";
+	struct bpf_program *pb;
 	struct frame fr[NFRAMES];
 	__u32 repeat = 100000;
 	int rounds = 121, rc = 1, fd[2], pass_fd;
@@ -76,6 +79,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-b") && i + 1 < argc)
 			other = argv[++i];
+		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
+			prog_b = argv[++i];
 		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
 			rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
@@ -106,7 +111,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fd[0] = bpf_program__fd(ra->progs.rt_xdp);
-	fd[1] = bpf_program__fd(rb->progs.rt_xdp);
+	pb = bpf_object__find_program_by_name(rb->obj, prog_b);
+	if (!pb || bpf_program__type(pb) != BPF_PROG_TYPE_XDP || bpf_program__fd(pb) < 0) {
+		fprintf(stderr, "xdp_ab: %s is not a loaded XDP program of B's object\n", prog_b);
+		goto out;
+	}
+	fd[1] = bpf_program__fd(pb);
 	pass_fd = bpf_program__fd(bp->progs.rt_pass);
 	pin_cpu();
 	bench_frames(fr);
@@ -137,7 +147,9 @@ int main(int argc, char **argv)
 	       "rounds; medians over the rounds; one CPU)\n"
 	       "A: this build's rocetop.bpf.o\n", repeat, rounds);
 	if (other)
-		printf("B: %s\n\n", other);
+		printf("B: %s, program %s\n\n", other, prog_b);
+	else if (strcmp(prog_b, "rt_xdp"))
+		printf("B: A's program %s, loaded again\n\n", prog_b);
 	else
 		printf("B: A loaded again (an A/A run: B - A is the noise floor of a comparison)\n\n");
 	printf("%-28s %9s %9s %7s %7s\n", "packet", "A added", "B added", "B - A", "IQR");

@@ -430,3 +430,119 @@ int rt_tc(struct __sk_buff *skb)
 	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
 	return TC_ACT_UNSPEC;	/* tcx: go on to the next program, then the default */
 }
+
+/*
+ * The split programs: the same parse and count as rt_xdp and rt_tc, for the
+ * kernels whose verifier refuses those (Linux 6.1 stops at its limit of a
+ * million instructions walked, 5.10 sooner) and for those without XDP
+ * fragments (before 5.18). Inlined into one program, the parser leaves a
+ * struct rt_pkt on the stack whose bytes the verifier knows path by path, so
+ * it walks the counting code again for nearly every path through the parser
+ * (about 500,000 instructions on 6.18 for rt_xdp, 12 s). Here the parser is a
+ * global function, which the verifier checks once, on its own, and which
+ * leaves the frame in a per-CPU map value, whose bytes the verifier does not
+ * track: the counting code is walked for a handful of states (about 96,000
+ * instructions for both together). A frame costs the call and the map
+ * lookups more (bench/xdp_ab -p rt_xdp_split measures it). The loader
+ * (user/sources/live.c) chooses: these where the others cannot load.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rt_pkt);
+} parsed SEC(".maps");
+
+/* Set by the loader before load: the kernel has XDP fragments (5.18+), so
+ * rt_xdp_split is loaded with BPF_F_XDP_HAS_FRAGS and may ask a frame's whole
+ * length; before that a frame is only ever its linear part. */
+const volatile __u8 rt_frags = 0;
+
+/* Parse the frame into parsed; returns its length, 0 when nothing was parsed. */
+__attribute__((noinline)) int rt_parse_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u64 lin = (__u64)((long)data_end - (long)data), len = lin, whole = 0;
+	__u32 zero = 0;
+	struct rt_pkt *p = bpf_map_lookup_elem(&parsed, &zero);
+	int pass;
+
+	if (!p)
+		return 0;
+#pragma clang loop unroll(disable)
+	for (pass = 0; pass < 2; pass++) {	/* as in rt_xdp */
+		parse_pass(data, data_end, len, p);
+		if (whole || !rt_frags || (p->kind != RT_K_TRUNC && p->family))
+			break;
+		whole = 1;
+		len = bpf_xdp_get_buff_len(ctx);
+		if (p->kind != RT_K_TRUNC || len <= lin)
+			break;
+	}
+	return (int)len;
+}
+
+SEC("xdp")
+int rt_xdp_split(struct xdp_md *ctx)
+{
+	__u32 zero = 0, ifindex, slot;
+	int len = rt_parse_xdp(ctx);
+	struct rt_pkt *p = bpf_map_lookup_elem(&parsed, &zero);
+
+	if (!p || len <= 0)
+		return XDP_PASS;
+	ifindex = rt_one_ifindex;
+	slot = rt_one_slot;
+	if (!ifindex) {
+		ifindex = ctx->ingress_ifindex;
+		slot = if_slot(ifindex);
+	}
+	if (handle(p, (__u32)len, ifindex, slot, RT_DIR_INGRESS, 0) && rt_collector)
+		return XDP_DROP;
+	return XDP_PASS;
+}
+
+/* Parse the skb into parsed (as rt_tc does); returns 1, 0 when nothing was parsed. */
+__attribute__((noinline)) int rt_parse_tc(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	__u32 len = skb->len, zero = 0;
+	struct rt_pkt *p = bpf_map_lookup_elem(&parsed, &zero);
+	int pass;
+
+	if (!p)
+		return 0;
+#pragma clang loop unroll(disable)
+	for (pass = 0; pass < 2; pass++) {
+		parse_pass(data, data_end, len, p);
+		if (pass || p->kind != RT_K_TRUNC || (long)data_end - (long)data >= (long)len ||
+		    (long)data_end - (long)data >= RT_TC_PULL)
+			break;
+		bpf_skb_pull_data(skb, len < RT_TC_PULL ? len : RT_TC_PULL);
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+	}
+	return 1;
+}
+
+SEC("tc")
+int rt_tc_split(struct __sk_buff *skb)
+{
+	__u32 zero = 0, ifindex, slot, len = skb->len;
+	int ok = rt_parse_tc(skb);
+	struct rt_pkt *p = bpf_map_lookup_elem(&parsed, &zero);
+
+	if (!p || !ok)
+		return TC_ACT_UNSPEC;
+	ifindex = rt_one_ifindex;
+	slot = rt_one_slot;
+	if (!ifindex) {
+		ifindex = skb->ifindex;
+		slot = if_slot(ifindex);
+	}
+	handle(p, len, ifindex, slot, RT_DIR_EGRESS,
+	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
+	return TC_ACT_UNSPEC;
+}

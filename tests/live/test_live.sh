@@ -34,12 +34,14 @@ wait_attached() {
 	return 1
 }
 
+# run_mode NAME ROCETOP-OPTIONS...
 run_mode() {
 	local mode=$1 dir=$tmp/$1
+	shift
 	mkdir -p "$dir"
 	ip netns exec "$A" tcpdump -q -i "$IFA" -w "$dir/cap.pcap" -U 2>/dev/null &
 	local tcpd=$!; pids+=("$tcpd")
-	ip netns exec "$B" "$ROCETOP" -i "$IFB" --xdp-mode "$mode" --csv "$dir/csv" -D -d 0.2 \
+	ip netns exec "$B" "$ROCETOP" -i "$IFB" "$@" --csv "$dir/csv" -D -d 0.2 \
 		--flow-timeout 0 2>"$dir/err" &
 	local rt=$!; pids+=("$rt")
 	if ! wait_attached "$dir/csv" "$rt"; then
@@ -66,8 +68,12 @@ run_mode() {
 }
 
 fails=0
-run_mode native || fails=$((fails + 1))
-run_mode generic || fails=$((fails + 1))
+run_mode native --xdp-mode native || fails=$((fails + 1))
+run_mode generic --xdp-mode generic || fails=$((fails + 1))
+# What kernels before 6.6 run: the split programs (bpf/rocetop.bpf.c), egress
+# through a TC filter instead of tcx (user/sources/live.c).
+run_mode split --bpf-split || fails=$((fails + 1))
+run_mode tc-filter --tc-filter || fails=$((fails + 1))
 
 # kill -9 leaves nothing attached: the links die with the process.
 ip netns exec "$B" "$ROCETOP" -i "$IFB" --csv "$tmp/k9" -D 2>"$tmp/k9.err" &

@@ -21,7 +21,7 @@ enum {
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
 	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
 	OPT_COLLECTOR, OPT_THRESHOLD, OPT_LINK_SPEED, OPT_FLIGHT, OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
-	OPT_JSON,
+	OPT_JSON, OPT_BPF_SPLIT, OPT_TC_FILTER,
 };
 
 /* The main command line: --help and parsing both come from this table. */
@@ -56,6 +56,12 @@ const struct rt_opt rt_main_opts[] = {
 	{ OPT_XDP_MODE, "xdp-mode", "MODE", "auto (native, else generic), native or generic" },
 	{ OPT_NO_EGRESS, "no-egress", NULL, "XDP on ingress only" },
 	{ OPT_NO_INGRESS, "no-ingress", NULL, "TC on egress only" },
+	{ OPT_BPF_SPLIT, "bpf-split", NULL, "load the split BPF programs, which every kernel from 5.10\n"
+		"verifies, not the inlined ones, which cost a frame less\n"
+		"(chosen by itself where the kernel refuses those)" },
+	{ OPT_TC_FILTER, "tc-filter", NULL, "attach the egress program as a TC filter on a clsact qdisc,\n"
+		"as kernels before 6.6 (no tcx) need, even where tcx exists;\n"
+		"removed at exit, and after kill -9 at the next start" },
 	{ OPT_COLLECTOR, "collector", NULL, "the -i interfaces are dedicated mirror ports: count the RoCE\n"
 		"inside ERSPAN, GRE and VXLAN mirror copies, then drop those\n"
 		"copies in XDP so the host's stack does not process them\n"
@@ -278,6 +284,8 @@ static int on_opt(void *ctx, int c, const char *arg)
 			return bad("--xdp-mode", arg, "use auto, native or generic");
 		break;
 	case OPT_NO_EGRESS: o->no_egress = 1; break;
+	case OPT_BPF_SPLIT: o->bpf_split = 1; break;
+	case OPT_TC_FILTER: o->tc_filter = 1; break;
 	case OPT_NO_INGRESS: o->no_ingress = 1; break;
 	case OPT_SYSFS_ROOT: o->sysfs_root = arg; break;
 	case OPT_NO_NIC: o->no_nic = 1; break;

@@ -38,6 +38,8 @@ struct rt_opts {
 	int xdp_mode;			/* 0 auto (native, then generic), 1 native, 2 generic */
 	int no_egress;			/* --no-egress: XDP only */
 	int no_ingress;			/* --no-ingress: TC only */
+	int bpf_split;			/* --bpf-split: the split BPF programs */
+	int tc_filter;			/* --tc-filter: egress through a TC filter, not tcx */
 	int collector;			/* --collector: XDP drops the mirror copies it counted */
 	__u32 max_flows;		/* --max-flows */
 	int max_flows_set;		/* --max-flows given: files keep to it too */

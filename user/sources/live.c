@@ -3,7 +3,12 @@
  * The live source: load the BPF programs, attach them to interfaces through
  * links (XDP on ingress, tcx on egress) and read their maps into snapshots.
  * Links die with the process, so even `kill -9` leaves nothing attached.
+ * Before Linux 6.6 there is no tcx: egress goes through a TC filter on a
+ * clsact qdisc, which is not a link and outlives a killed process; rocetop
+ * marks its filter (its handle, priority and program name), removes it at
+ * exit, and removes one a dead rocetop left at the next start.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <linux/rtnetlink.h>
@@ -33,6 +38,7 @@ struct live_if {
 	char name[IF_NAMESIZE];
 	int xdp_link;
 	int tc_link;
+	int tc_filter;		/* egress through rocetop's TC filter (no tcx) */
 	const char *mode;
 	int gone;		/* deleted (or renamed, or moved away): waiting for its name */
 };
@@ -55,6 +61,9 @@ struct live {
 	/* link watcher: rtnetlink link events say when to look again */
 	int nl_fd;
 	int xdp_mode, no_ingress, no_egress;
+	int split;		/* the split programs are loaded (bpf/rocetop.bpf.c) */
+	int no_tcx;		/* tcx refused once: TC filters from then on */
+	struct bpf_program *xdp_prog, *tc_prog;
 };
 
 static __u64 now_ns(clockid_t c)
@@ -98,7 +107,7 @@ static int privileged(void)
 static int attach_xdp(struct live *l, struct live_if *i, int want_mode)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, opts);
-	int prog = bpf_program__fd(l->skel->progs.rt_xdp);
+	int prog = bpf_program__fd(l->xdp_prog);
 	int fd, err;
 
 	if (want_mode != 2) {
@@ -130,8 +139,12 @@ static int attach_xdp(struct live *l, struct live_if *i, int want_mode)
 	err = -errno;
 	if (err == -EBUSY || err == -EEXIST)
 		goto busy;
-	pr_warn("cannot attach XDP to %s: %s; this interface or kernel has no XDP support.\n",
-		i->name, strerror(-err));
+	if (err == -EINVAL)	/* BPF_LINK_CREATE knows no XDP before 5.9 */
+		pr_warn("cannot attach XDP to %s through a BPF link (%s): Linux 5.9 or later has XDP links; --no-ingress counts egress alone.\n",
+			i->name, strerror(-err));
+	else
+		pr_warn("cannot attach XDP to %s: %s; this interface or kernel has no XDP support (--no-ingress counts egress alone).\n",
+			i->name, strerror(-err));
 	return err;
 busy:
 	/* A program attached through a BPF link (another rocetop, an XDP tool)
@@ -141,18 +154,149 @@ busy:
 	return -EBUSY;
 }
 
+/*
+ * rocetop's TC filter, where there is no tcx: on the clsact qdisc's egress
+ * hook, at this handle and priority, running a program named rt_tc or
+ * rt_tc_split. All three together are the mark by which a later rocetop
+ * knows a filter as its own.
+ */
+#define RT_TC_HANDLE	0x7274
+#define RT_TC_PRIO	0x7274
+
+/* Whether a process holds BPF program id open (its fdinfo names it). */
+static pid_t prog_holder(__u32 id)
+{
+	char path[2 * 256 + 32], line[128];
+	struct dirent *p, *f;
+	DIR *proc = opendir("/proc"), *fds;
+	pid_t found = 0;
+
+	while (proc && !found && (p = readdir(proc))) {
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fdinfo", p->d_name);
+		fds = opendir(path);
+		while (fds && !found && (f = readdir(fds))) {
+			FILE *in;
+			unsigned int got;
+
+			if (f->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", p->d_name, f->d_name);
+			in = fopen(path, "r");
+			while (in && fgets(line, sizeof(line), in))
+				if (sscanf(line, "prog_id: %u", &got) == 1 && got == id) {
+					found = (pid_t)atoi(p->d_name);
+					break;
+				}
+			if (in)
+				fclose(in);
+		}
+		if (fds)
+			closedir(fds);
+	}
+	if (proc)
+		closedir(proc);
+	return found;
+}
+
+/*
+ * A filter at rocetop's handle and priority on i's egress hook: removed when
+ * it runs rocetop's program and no process holds that program (a rocetop
+ * killed before it could remove it). Returns 0 when the place is free now,
+ * -EBUSY when a running rocetop has it, -EEXIST when another program does.
+ */
+static int clear_stale_filter(struct live_if *i, struct bpf_tc_hook *hook)
+{
+	LIBBPF_OPTS(bpf_tc_opts, q, .handle = RT_TC_HANDLE, .priority = RT_TC_PRIO);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	pid_t holder;
+	int fd;
+
+	if (bpf_tc_query(hook, &q))
+		return 0;	/* nothing there */
+	memset(&info, 0, sizeof(info));
+	fd = bpf_prog_get_fd_by_id(q.prog_id);
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    (strcmp(info.name, "rt_tc") && strcmp(info.name, "rt_tc_split"))) {
+		if (fd >= 0)
+			close(fd);
+		pr_warn("%s: another program (id %u, '%s') holds the TC filter place rocetop uses on egress (handle 0x%x, priority 0x%x): 'tc filter show dev %s egress' lists it; remove it, or use --no-egress.\n",
+			i->name, q.prog_id, info.name, RT_TC_HANDLE, RT_TC_PRIO, i->name);
+		return -EEXIST;
+	}
+	close(fd);
+	holder = prog_holder(q.prog_id);
+	if (holder) {
+		pr_warn("%s: another rocetop (pid %d) counts egress here through its TC filter: stop it, or use --no-egress.\n",
+			i->name, (int)holder);
+		return -EBUSY;
+	}
+	q.flags = q.prog_fd = q.prog_id = 0;
+	if (bpf_tc_detach(hook, &q) == 0)
+		pr_info("%s: removed the TC filter a stopped rocetop left on egress.\n", i->name);
+	return 0;
+}
+
+static int attach_tc_filter(struct live *l, struct live_if *i)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)i->ifindex, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RT_TC_HANDLE, .priority = RT_TC_PRIO,
+		    .prog_fd = bpf_program__fd(l->tc_prog));
+	int err = bpf_tc_hook_create(&hook);
+
+	if (err && err != -EEXIST) {
+		pr_warn("%s: cannot add a clsact qdisc for the egress program (%s): egress is not counted.\n",
+			i->name, strerror(-err));
+		return err;
+	}
+	err = clear_stale_filter(i, &hook);
+	if (err)
+		return err;
+	err = bpf_tc_attach(&hook, &opts);
+	if (err) {
+		pr_warn("%s: cannot attach the egress program as a TC filter (%s): egress is not counted.\n",
+			i->name, strerror(-err));
+		return err;
+	}
+	i->tc_filter = 1;
+	return 0;
+}
+
+/* rocetop's own filter off i's egress hook (the clsact qdisc stays: other
+ * filters may be on it). */
+static void detach_tc_filter(struct live_if *i)
+{
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)i->ifindex, .attach_point = BPF_TC_EGRESS);
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RT_TC_HANDLE, .priority = RT_TC_PRIO);
+
+	if (i->tc_filter)
+		bpf_tc_detach(&hook, &opts);
+	i->tc_filter = 0;
+}
+
+/* Egress: a tcx link where the kernel has tcx (6.6+), else a TC filter. */
 static int attach_tc(struct live *l, struct live_if *i)
 {
-	int prog = bpf_program__fd(l->skel->progs.rt_tc);
-	int fd = bpf_link_create(prog, i->ifindex, RT_BPF_TCX_EGRESS, NULL);
+	int prog = bpf_program__fd(l->tc_prog), fd = -1;
 
-	if (fd < 0) {
-		pr_warn("%s: cannot attach the egress program through tcx (%s; it needs Linux 6.6 or later): egress is not counted.\n",
-			i->name, strerror(errno));
-		return -errno;
+	if (!l->no_tcx) {
+		fd = bpf_link_create(prog, i->ifindex, RT_BPF_TCX_EGRESS, NULL);
+		if (fd >= 0) {
+			i->tc_link = fd;
+			return 0;
+		}
+		if (errno != EINVAL) {
+			pr_warn("%s: cannot attach the egress program through tcx (%s): egress is not counted (--no-egress avoids it).\n",
+				i->name, strerror(errno));
+			return -errno;
+		}
+		/* EINVAL: the kernel knows no tcx attach type */
+		pr_info("no tcx in this kernel (Linux 6.6 has it): egress goes through a TC filter on a clsact qdisc, removed at exit.\n");
+		l->no_tcx = 1;
 	}
-	i->tc_link = fd;
-	return 0;
+	return attach_tc_filter(l, i);
 }
 
 static void live_close(struct rt_source *s)
@@ -165,6 +309,8 @@ static void live_close(struct rt_source *s)
 	for (i = l->nifs - 1; i >= 0; i--) {
 		if (l->ifs[i].tc_link >= 0)
 			close(l->ifs[i].tc_link);
+		if (!l->ifs[i].gone)
+			detach_tc_filter(&l->ifs[i]);
 		if (l->ifs[i].xdp_link >= 0)
 			close(l->ifs[i].xdp_link);
 	}
@@ -528,6 +674,7 @@ static int link_events(struct live *l)
 
 static void detach(struct live_if *f)
 {
+	f->tc_filter = 0;	/* went with the interface */
 	if (f->tc_link >= 0)
 		close(f->tc_link);
 	if (f->xdp_link >= 0)
@@ -627,6 +774,87 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 	return 1;
 }
 
+/* Whether the kernel takes XDP programs that see frames in fragments (Linux
+ * 5.18 and later): a program of two instructions, loaded with the flag. */
+static int kernel_has_xdp_frags(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_XDP_HAS_FRAGS);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "rt_probe", "GPL", insns, 2, &opts);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* Open and load the object with the inlined programs (rt_xdp, rt_tc) or the
+ * split ones (rt_xdp_split, rt_tc_split), only those asked for. */
+static int open_load(struct live *l, const struct rt_opts *o, int split, int frags)
+{
+	struct bpf_program *all[4];
+	int err, k;
+
+	l->skel = rocetop_bpf__open();
+	if (!l->skel) {
+		pr_warn("cannot open the BPF object: %s.\n", strerror(errno));
+		return -errno;
+	}
+	err = rt_ftab_size(l->skel, o->max_flows, l->ncpus);
+	if (err) {
+		pr_warn("cannot size the kernel flow table for --max-flows %u on %d CPUs: %s.\n",
+			o->max_flows, l->ncpus, strerror(-err));
+		return err;
+	}
+	l->skel->rodata->rt_collector = o->collector ? 1 : 0;
+	l->skel->rodata->rt_frags = split && frags;
+	all[0] = l->skel->progs.rt_xdp;
+	all[1] = l->skel->progs.rt_tc;
+	all[2] = l->skel->progs.rt_xdp_split;
+	all[3] = l->skel->progs.rt_tc_split;
+	l->xdp_prog = all[split ? 2 : 0];
+	l->tc_prog = all[split ? 3 : 1];
+	for (k = 0; k < 4; k++)
+		bpf_program__set_autoload(all[k], (all[k] == l->xdp_prog && !o->no_ingress) ||
+						  (all[k] == l->tc_prog && !o->no_egress));
+	if (split && frags)
+		bpf_program__set_flags(l->xdp_prog,
+				       bpf_program__flags(l->xdp_prog) | BPF_F_XDP_HAS_FRAGS);
+	l->split = split;
+	return rocetop_bpf__load(l->skel);
+}
+
+/*
+ * The inlined programs where the kernel verifies them (they cost a frame the
+ * least), else the split ones (bpf/rocetop.bpf.c tells why there are two):
+ * directly before 5.18, whose XDP has no fragments, and with --bpf-split.
+ */
+static int load_programs(struct live *l, const struct rt_opts *o)
+{
+	int frags = kernel_has_xdp_frags(), split = o->bpf_split || !frags, err;
+	char buf[128];
+
+	if (!frags)
+		pr_debug("no XDP fragments in this kernel (Linux 5.18 has them): loading the split programs.\n");
+	err = open_load(l, o, split, frags);
+	if (err && !split && l->skel) {
+		libbpf_strerror(err, buf, sizeof(buf));
+		pr_info("this kernel's verifier refused rocetop's inlined BPF programs (%s): loading the split ones, which cost a frame a little more.\n",
+			buf);
+		rocetop_bpf__destroy(l->skel);
+		err = open_load(l, o, 1, frags);
+	}
+	if (err && l->skel) {
+		libbpf_strerror(err, buf, sizeof(buf));
+		pr_warn("the kernel refused rocetop's BPF programs (%s); run with -v for the verifier's log.\n",
+			buf);
+	}
+	return err;
+}
+
 struct rt_source *rt_live_source_new(const struct rt_opts *o)
 {
 	struct rt_source *src = calloc(1, sizeof(*src));
@@ -654,6 +882,7 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	l->xdp_mode = o->xdp_mode;
 	l->no_ingress = o->no_ingress;
 	l->no_egress = o->no_egress;
+	l->no_tcx = o->tc_filter;
 	l->nl_fd = -1;
 	for (i = 0; i < o->nifaces; i++) {
 		struct live_if *f = &l->ifs[l->nifs];
@@ -681,32 +910,13 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 		pr_warn("cannot count the possible CPUs: %s.\n", strerror(-l->ncpus));
 		goto fail;
 	}
-	l->skel = rocetop_bpf__open();
-	if (!l->skel) {
-		pr_warn("cannot open the BPF object: %s.\n", strerror(errno));
-		goto fail;
-	}
 	l->ifvals = calloc((size_t)l->ncpus, sizeof(*l->ifvals));
 	if (!l->ifvals) {
 		pr_warn("out of memory.\n");
 		goto fail;
 	}
-	err = rt_ftab_size(l->skel, o->max_flows, l->ncpus);
-	if (err) {
-		pr_warn("cannot size the kernel flow table for --max-flows %u on %d CPUs: %s.\n",
-			o->max_flows, l->ncpus, strerror(-err));
+	if (load_programs(l, o))
 		goto fail;
-	}
-	l->skel->rodata->rt_collector = o->collector ? 1 : 0;
-	err = rocetop_bpf__load(l->skel);
-	if (err) {
-		char buf[128];
-
-		libbpf_strerror(err, buf, sizeof(buf));
-		pr_warn("the kernel refused rocetop's BPF programs (%s); run with -v for the verifier's log.\n",
-			buf);
-		goto fail;
-	}
 	err = rt_ftab_map(&l->ft, l->skel);
 	if (err) {
 		pr_warn("cannot map the kernel flow table into memory: %s.\n", strerror(-err));
@@ -762,7 +972,7 @@ int rt_live_xdp_fd(struct rt_source *src)
 {
 	struct live *l = src->priv;
 
-	return bpf_program__fd(l->skel->progs.rt_xdp);
+	return bpf_program__fd(l->xdp_prog);
 }
 
 const struct rt_ftab *rt_live_flowtab(struct rt_source *src)
