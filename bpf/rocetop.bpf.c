@@ -266,8 +266,13 @@ volatile __u32 rt_ft_epoch = 1;
 /* Slot s (index idx) changed: its bit in dirty, after the counters (an
  * atomic or, a full barrier), once an epoch (the slot's mark: a load from
  * the slot, not a lookup in dirty, for every frame but the epoch's first of
- * the slot) and only when user space has taken it since. */
-static __always_inline void mark_dirty(struct rt_flow_slot *s, __u32 idx)
+ * the slot) and only when user space has taken it since. xadd: an atomic add
+ * instead of the or, for the split programs: Linux before 5.12 has no atomic
+ * or in BPF, only add. Adding a bit found clear is setting it: only the
+ * slot's own CPU sets that bit and user space only clears bits (it takes
+ * whole words), so the bit is still clear when the add lands and nothing
+ * carries into the next. */
+static __always_inline void mark_dirty(struct rt_flow_slot *s, __u32 idx, int xadd)
 {
 	__u16 e = (__u16)rt_ft_epoch;
 	__u32 w = idx >> 6;
@@ -278,8 +283,12 @@ static __always_inline void mark_dirty(struct rt_flow_slot *s, __u32 idx)
 	s->v.mark = e;
 	bit = 1ULL << (idx & 63);
 	d = bpf_map_lookup_elem(&dirty, &w);
-	if (d && !(*d & bit))
-		__sync_fetch_and_or(d, bit);
+	if (d && !(*d & bit)) {
+		if (xadd)
+			__sync_fetch_and_add(d, bit);
+		else
+			__sync_fetch_and_or(d, bit);
+	}
 }
 
 /*
@@ -298,7 +307,7 @@ static __always_inline void mark_dirty(struct rt_flow_slot *s, __u32 idx)
  * seen times are to the interval. slot: the interface's ifstats slot.
  */
 static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __u32 slot,
-				  __u8 dir, __u32 vlan_tci)
+				  __u8 dir, __u32 vlan_tci, int xadd)
 {
 	struct rt_if_val *iv;
 	struct rt_flow_key fk __attribute__((aligned(8)));
@@ -322,7 +331,7 @@ static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __
 		fs = flow_slot(&kw, &idx);
 		if (fs) {
 			rt_count_ft(&fs->v, p, len);
-			mark_dirty(fs, idx);
+			mark_dirty(fs, idx, xadd);
 		}
 	}
 
@@ -376,7 +385,7 @@ int rt_xdp(struct xdp_md *ctx)
 		ifindex = ctx->ingress_ifindex;
 		slot = if_slot(ifindex);
 	}
-	if (handle(&p, len, ifindex, slot, RT_DIR_INGRESS, 0) && rt_collector)
+	if (handle(&p, len, ifindex, slot, RT_DIR_INGRESS, 0, 0) && rt_collector)
 		return XDP_DROP;	/* a counted mirror copy on a collector port */
 	return XDP_PASS;
 }
@@ -427,7 +436,7 @@ int rt_tc(struct __sk_buff *skb)
 		slot = if_slot(ifindex);
 	}
 	handle(&p, len, ifindex, slot, RT_DIR_EGRESS,
-	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
+	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0, 0);
 	return TC_ACT_UNSPEC;	/* tcx: go on to the next program, then the default */
 }
 
@@ -498,7 +507,7 @@ int rt_xdp_split(struct xdp_md *ctx)
 		ifindex = ctx->ingress_ifindex;
 		slot = if_slot(ifindex);
 	}
-	if (handle(p, (__u32)len, ifindex, slot, RT_DIR_INGRESS, 0) && rt_collector)
+	if (handle(p, (__u32)len, ifindex, slot, RT_DIR_INGRESS, 0, 1) && rt_collector)
 		return XDP_DROP;
 	return XDP_PASS;
 }
@@ -543,6 +552,6 @@ int rt_tc_split(struct __sk_buff *skb)
 		slot = if_slot(ifindex);
 	}
 	handle(p, len, ifindex, slot, RT_DIR_EGRESS,
-	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0);
+	       skb->vlan_present ? RT_VLAN_OFFLOADED | skb->vlan_tci : 0, 1);
 	return TC_ACT_UNSPEC;
 }

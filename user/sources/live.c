@@ -774,23 +774,6 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 	return 1;
 }
 
-/* Whether the kernel takes XDP programs that see frames in fragments (Linux
- * 5.18 and later): a program of two instructions, loaded with the flag. */
-static int kernel_has_xdp_frags(void)
-{
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_XDP_HAS_FRAGS);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "rt_probe", "GPL", insns, 2, &opts);
-
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
 /* Open and load the object with the inlined programs (rt_xdp, rt_tc) or the
  * split ones (rt_xdp_split, rt_tc_split), only those asked for. */
 static int open_load(struct live *l, const struct rt_opts *o, int split, int frags)
@@ -834,7 +817,7 @@ static int open_load(struct live *l, const struct rt_opts *o, int split, int fra
  */
 static int load_programs(struct live *l, const struct rt_opts *o)
 {
-	int frags = kernel_has_xdp_frags(), split = o->bpf_split || !frags, err;
+	int frags = rt_kernel_xdp_frags(), split = o->bpf_split || !frags, err;
 	char buf[128];
 
 	if (!frags)

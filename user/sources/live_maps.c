@@ -349,6 +349,21 @@ void rt_one_if_set(struct rocetop_bpf *skel, __u32 ifindex, __u32 slot)
 	__atomic_store_n(&skel->bss->rt_one_ifindex, ifindex, __ATOMIC_RELEASE);
 }
 
+int rt_kernel_xdp_frags(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_XDP_HAS_FRAGS);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "rt_probe", "GPL", insns, 2, &opts);
+
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft)
 {
 	return rt_skel_load_test_elf(NULL, 0, collector, ifindex, ft);
@@ -373,7 +388,7 @@ struct rocetop_bpf *rt_skel_load_test_elf(const void *elf, size_t size, int coll
 					  __u32 ifindex, struct rt_ftab *ft)
 {
 	struct rocetop_bpf *skel = calloc(1, sizeof(*skel));
-	int err, mapped = 0;
+	int err, mapped = 0, frags;
 
 	if (!skel)
 		return NULL;
@@ -392,6 +407,16 @@ struct rocetop_bpf *rt_skel_load_test_elf(const void *elf, size_t size, int coll
 		return NULL;
 	}
 	skel->rodata->rt_collector = (__u8)collector;
+	frags = rt_kernel_xdp_frags();
+	skel->rodata->rt_frags = (__u8)frags;
+	if (frags)
+		bpf_program__set_flags(skel->progs.rt_xdp_split,
+				       bpf_program__flags(skel->progs.rt_xdp_split) |
+				       BPF_F_XDP_HAS_FRAGS);
+	if (!frags || getenv("ROCETOP_BPF_SPLIT")) {
+		bpf_program__set_autoload(skel->progs.rt_xdp, false);
+		bpf_program__set_autoload(skel->progs.rt_tc, false);
+	}
 	err = rt_ftab_size(skel, 16384, libbpf_num_possible_cpus());
 	if (!err)
 		err = rocetop_bpf__load(skel) ? -errno : 0;

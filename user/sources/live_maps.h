@@ -150,13 +150,21 @@ int rt_ifslot_set(const struct rocetop_bpf *skel, __u32 old_ifindex, __u32 ifind
  */
 void rt_one_if_set(struct rocetop_bpf *skel, __u32 ifindex, __u32 slot);
 
+/* Whether the kernel takes XDP programs that see frames in fragments (Linux
+ * 5.18 and later): a program of two instructions loaded with the flag. */
+int rt_kernel_xdp_frags(void);
+
 /*
  * For test runs (tests/unit, bench/): rocetop's programs opened with
  * rt_collector set to collector, the flow table sized for 16384 flows a CPU
  * (the live source's default), loaded, mapped into ft (unless NULL) and
  * ifindex counted in ifstats slot 0, and XDP's frames taken as ifindex's (as
  * the live source on one interface: rt_one_if_set). NULL with errno set when
- * a step fails.
+ * a step fails. Both the inlined programs (rt_xdp, rt_tc) and the split ones
+ * (rt_xdp_split, rt_tc_split, with XDP fragments where the kernel has them);
+ * the split ones alone where the kernel has no XDP fragments or when the
+ * environment sets ROCETOP_BPF_SPLIT (a kernel that refuses the inlined
+ * ones: tests/vm). A program not loaded has fd -1.
  */
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft);
 
