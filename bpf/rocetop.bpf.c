@@ -467,84 +467,90 @@ struct {
  * length; before that a frame is only ever its linear part. */
 const volatile __u8 rt_frags = 0;
 
-/* Parse the frame into parsed; returns its length, 0 when nothing was parsed. */
-__attribute__((noinline)) int rt_parse_xdp(struct xdp_md *ctx)
+/* Parse the frame, as len bytes long, into parsed: 0, -1 when there is no
+ * room for it. A global function: the verifier checks it once, and both
+ * calls of rt_xdp_split. */
+__attribute__((noinline)) int rt_parse_xdp(struct xdp_md *ctx, __u32 len)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u64 lin = (__u64)((long)data_end - (long)data), len = lin, whole = 0;
 	__u32 zero = 0;
 	struct rt_pkt *p = bpf_map_lookup_elem(&parsed, &zero);
-	int pass;
 
 	if (!p)
-		return 0;
-#pragma clang loop unroll(disable)
-	for (pass = 0; pass < 2; pass++) {	/* as in rt_xdp */
-		parse_pass(data, data_end, len, p);
-		if (whole || !rt_frags || (p->kind != RT_K_TRUNC && p->family))
-			break;
-		whole = 1;
-		len = bpf_xdp_get_buff_len(ctx);
-		if (p->kind != RT_K_TRUNC || len <= lin)
-			break;
-	}
-	return (int)len;
+		return -1;
+	parse_pass(data, data_end, len, p);
+	return 0;
 }
 
+/*
+ * As rt_xdp, with the second pass (the whole length of a frame in fragments)
+ * decided here rather than in a loop around the parser: Linux before 6.3
+ * refuses a loop whose way back is the instruction after a call.
+ */
 SEC("xdp")
 int rt_xdp_split(struct xdp_md *ctx)
 {
 	__u32 zero = 0, ifindex, slot;
-	int len = rt_parse_xdp(ctx);
-	struct rt_pkt *p = bpf_map_lookup_elem(&parsed, &zero);
+	__u32 lin = ctx->data_end - ctx->data, len = lin, whole;
+	struct rt_pkt *p;
 
-	if (!p || len <= 0)
+	if (rt_parse_xdp(ctx, len))
 		return XDP_PASS;
+	p = bpf_map_lookup_elem(&parsed, &zero);
+	if (!p)
+		return XDP_PASS;
+	if (rt_frags && (p->kind == RT_K_TRUNC || !p->family)) {
+		whole = (__u32)bpf_xdp_get_buff_len(ctx);
+		if (whole > lin) {
+			len = whole;
+			if (p->kind == RT_K_TRUNC && rt_parse_xdp(ctx, len))
+				return XDP_PASS;
+		}
+	}
 	ifindex = rt_one_ifindex;
 	slot = rt_one_slot;
 	if (!ifindex) {
 		ifindex = ctx->ingress_ifindex;
 		slot = if_slot(ifindex);
 	}
-	if (handle(p, (__u32)len, ifindex, slot, RT_DIR_INGRESS, 0, 1) && rt_collector)
+	if (handle(p, len, ifindex, slot, RT_DIR_INGRESS, 0, 1) && rt_collector)
 		return XDP_DROP;
 	return XDP_PASS;
 }
 
-/* Parse the skb into parsed (as rt_tc does); returns 1, 0 when nothing was parsed. */
+/* Parse the skb into parsed: 0, -1 when there is no room for it. */
 __attribute__((noinline)) int rt_parse_tc(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data;
 	void *data_end = (void *)(long)skb->data_end;
-	__u32 len = skb->len, zero = 0;
+	__u32 zero = 0;
 	struct rt_pkt *p = bpf_map_lookup_elem(&parsed, &zero);
-	int pass;
 
 	if (!p)
-		return 0;
-#pragma clang loop unroll(disable)
-	for (pass = 0; pass < 2; pass++) {
-		parse_pass(data, data_end, len, p);
-		if (pass || p->kind != RT_K_TRUNC || (long)data_end - (long)data >= (long)len ||
-		    (long)data_end - (long)data >= RT_TC_PULL)
-			break;
-		bpf_skb_pull_data(skb, len < RT_TC_PULL ? len : RT_TC_PULL);
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
-	}
-	return 1;
+		return -1;
+	parse_pass(data, data_end, skb->len, p);
+	return 0;
 }
 
+/* As rt_tc, the pull and the second parse written out (as in rt_xdp_split). */
 SEC("tc")
 int rt_tc_split(struct __sk_buff *skb)
 {
 	__u32 zero = 0, ifindex, slot, len = skb->len;
-	int ok = rt_parse_tc(skb);
-	struct rt_pkt *p = bpf_map_lookup_elem(&parsed, &zero);
+	long lin = (long)skb->data_end - (long)skb->data;
+	struct rt_pkt *p;
 
-	if (!p || !ok)
+	if (rt_parse_tc(skb))
 		return TC_ACT_UNSPEC;
+	p = bpf_map_lookup_elem(&parsed, &zero);
+	if (!p)
+		return TC_ACT_UNSPEC;
+	if (p->kind == RT_K_TRUNC && lin < (long)len && lin < RT_TC_PULL) {
+		bpf_skb_pull_data(skb, len < RT_TC_PULL ? len : RT_TC_PULL);
+		if (rt_parse_tc(skb))
+			return TC_ACT_UNSPEC;
+	}
 	ifindex = rt_one_ifindex;
 	slot = rt_one_slot;
 	if (!ifindex) {
