@@ -1047,6 +1047,94 @@ static int add_product(unsigned long long *sum, unsigned long long count, unsign
 	return 0;
 }
 
+/*
+ * The size a record whose snap struct is h must have under the file's layout:
+ * 0 and *raw, -EINVAL (counts that cannot be) or -E2BIG (more memory than a
+ * block may take, RT_REC_MAX_DECODED).
+ */
+static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, unsigned long long *raw)
+{
+	unsigned long long need = r->fsize[R_SNAP], mem = 0;
+
+	if (h->nifaces > RT_MAX_IFACES || h->nnotes > RT_MAX_NOTES)
+		return -EINVAL;
+	/* A struct the file leaves out (size 0) has no records. */
+	if ((!r->fsize[R_SWPORT] && h->nswports) || (!r->fsize[R_SWDROP] && h->nswdrops) ||
+	    (!r->fsize[R_SFAGENT] && h->nsfagents))
+		return -EINVAL;
+	if (add_product(&need, h->nflows, r->fsize[R_FLOW]) ||
+	    add_product(&need, h->nifs, r->fsize[R_IFDIR]) ||
+	    add_product(&need, h->nports, r->fsize[R_PORT]) ||
+	    add_product(&need, h->nifaces, r->fsize[R_IFACE]) ||
+	    add_product(&need, h->nnotes, r->fsize[R_NOTE]) ||
+	    add_product(&need, h->nswports, r->fsize[R_SWPORT]) ||
+	    add_product(&need, h->nswdrops, r->fsize[R_SWDROP]) ||
+	    add_product(&need, h->nsfagents, r->fsize[R_SFAGENT]))
+		return -EINVAL;
+	/* A small stored struct may stand for a large one in memory: cap that. */
+	if (add_product(&mem, h->nflows, sizeof(struct rt_flow)) ||
+	    add_product(&mem, h->nifs, sizeof(struct rt_ifdir)) ||
+	    add_product(&mem, h->nports, sizeof(struct rt_port_ctr)) ||
+	    add_product(&mem, h->nswports, sizeof(struct rt_swport)) ||
+	    add_product(&mem, h->nswdrops, sizeof(struct rt_swdrop)) ||
+	    add_product(&mem, h->nsfagents, sizeof(struct rt_sfagent)) || mem > RT_REC_MAX_DECODED)
+		return -E2BIG;
+	*raw = need;
+	return 0;
+}
+
+/*
+ * Inflate a block's zlen bytes (r->z) into r->raw, rawlen bytes. The snap
+ * struct comes out first and says, with the layout, how long the record must
+ * be: a block whose rawlen is not that is refused before anything more is
+ * allocated or inflated (a damaged block claiming 1 GiB of zeros cost 1 GB
+ * and 15 s before, issue 33). 0, -EINVAL, -E2BIG, -EIO (not zlib data) or -ENOMEM.
+ */
+static int inflate_block(struct rt_rec_reader *r, __u32 zlen, __u32 rawlen)
+{
+	size_t head = r->fsize[R_SNAP];
+	unsigned long long want;
+	struct rec_snap h = { 0 };
+	z_stream zs = { 0 };
+	int err = 0, zr;
+
+	if (rawlen < head)
+		return -EINVAL;
+	if (rt_grow_to((void **)&r->raw, &r->rawcap, head, 1))
+		return -ENOMEM;
+	if (inflateInit(&zs) != Z_OK)
+		return -ENOMEM;
+	zs.next_in = r->z;
+	zs.avail_in = zlen;
+	zs.next_out = r->raw;
+	zs.avail_out = (uInt)head;
+	while (zs.avail_out && (zr = inflate(&zs, Z_SYNC_FLUSH)) == Z_OK)
+		;
+	if (zs.avail_out) {
+		err = -EIO;
+		goto out;
+	}
+	unpack(r, R_SNAP, &h, r->raw);
+	if ((err = record_size(r, &h, &want)))
+		goto out;
+	if (want != rawlen) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (rt_grow_to((void **)&r->raw, &r->rawcap, rawlen, 1)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	zs.next_out = r->raw + head;
+	zs.avail_out = (uInt)(rawlen - head);
+	zr = inflate(&zs, Z_FINISH);
+	if (zr != Z_STREAM_END || zs.avail_out || zs.total_out != rawlen)
+		err = -EIO;
+out:
+	inflateEnd(&zs);
+	return err;
+}
+
 /* 0, -EINVAL (the block does not match the layout), -E2BIG or -ENOMEM. */
 static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 {
@@ -1268,7 +1356,6 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 	__u32 zlen, rawlen;
 	const char *why;
 	long long start;
-	uLongf out;
 	ssize_t n;
 	int err;
 
@@ -1327,16 +1414,19 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 				if (nz < want)
 					break;	/* the end of the file */
 			}
-			out = rawlen;
 			if (nz < zlen)
 				why = "is cut in the middle of a block";
 			else if (get32(bh + 12) != (__u32)crc32(0, r->z, zlen))
 				why = "is damaged (a block fails its CRC check)";
-			else if (rt_grow_to((void **)&r->raw, &r->rawcap, rawlen ? rawlen : 1, 1)) {
+			else if ((err = inflate_block(r, zlen, rawlen)) == -ENOMEM) {
 				pr_warn("out of memory.\n");
 				return -ENOMEM;
-			} else if (uncompress(r->raw, &out, r->z, zlen) != Z_OK || out != rawlen)
+			} else if (err == -EIO)
 				why = "is damaged (a block does not decompress)";
+			else if (err == -E2BIG)
+				why = "is damaged (a block would take more than 2 GiB of memory)";
+			else if (err)
+				why = "is damaged (a block's size does not match its layout)";
 			else if ((err = decode(r, s, rawlen)) == -ENOMEM) {
 				pr_warn("out of memory.\n");
 				return err;
