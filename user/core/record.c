@@ -1138,39 +1138,21 @@ out:
 /* 0, -EINVAL (the block does not match the layout), -E2BIG or -ENOMEM. */
 static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 {
-	const unsigned char *p = r->raw, *end = r->raw + len;
+	const unsigned char *p = r->raw;
 	struct rec_snap h = { 0 };
-	unsigned long long need = 0, mem = 0;
+	unsigned long long need;
 	size_t i;
+	int err;
 
 	if (len < r->fsize[R_SNAP])
 		return -EINVAL;
 	unpack(r, R_SNAP, &h, p);
 	p += r->fsize[R_SNAP];
-	if (h.nifaces > RT_MAX_IFACES || h.nnotes > RT_MAX_NOTES)
-		return -EINVAL;
-	/* A struct the file leaves out (size 0) has no records. */
-	if ((!r->fsize[R_SWPORT] && h.nswports) || (!r->fsize[R_SWDROP] && h.nswdrops) ||
-	    (!r->fsize[R_SFAGENT] && h.nsfagents))
-		return -EINVAL;
 	/* Every count is bounded by the bytes the block holds (sizes are >= 1). */
-	if (add_product(&need, h.nflows, r->fsize[R_FLOW]) ||
-	    add_product(&need, h.nifs, r->fsize[R_IFDIR]) ||
-	    add_product(&need, h.nports, r->fsize[R_PORT]) ||
-	    add_product(&need, h.nifaces, r->fsize[R_IFACE]) ||
-	    add_product(&need, h.nnotes, r->fsize[R_NOTE]) ||
-	    add_product(&need, h.nswports, r->fsize[R_SWPORT]) ||
-	    add_product(&need, h.nswdrops, r->fsize[R_SWDROP]) ||
-	    add_product(&need, h.nsfagents, r->fsize[R_SFAGENT]) || need != (unsigned long long)(end - p))
+	if ((err = record_size(r, &h, &need)))
+		return err;
+	if (need != len)
 		return -EINVAL;
-	/* A small stored struct may stand for a large one in memory: cap that. */
-	if (add_product(&mem, h.nflows, sizeof(struct rt_flow)) ||
-	    add_product(&mem, h.nifs, sizeof(struct rt_ifdir)) ||
-	    add_product(&mem, h.nports, sizeof(struct rt_port_ctr)) ||
-	    add_product(&mem, h.nswports, sizeof(struct rt_swport)) ||
-	    add_product(&mem, h.nswdrops, sizeof(struct rt_swdrop)) ||
-	    add_product(&mem, h.nsfagents, sizeof(struct rt_sfagent)) || mem > RT_REC_MAX_DECODED)
-		return -E2BIG;
 	s->time_ns = h.time_ns;
 	s->mono_ns = h.mono_ns;
 	s->evicted = h.evicted;
