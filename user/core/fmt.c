@@ -37,6 +37,20 @@ const char *rt_fmt_si(double v, char *buf, size_t len)
 	return buf;
 }
 
+const char *rt_fmt_gbps(double gbps, int width, char *buf, size_t len)
+{
+	int dec, n;
+
+	/* Three decimals while they fit, fewer when not, then SI (issue 33:
+	 * 147607544.496 broke the columns). */
+	for (dec = 3; dec >= 0; dec--) {
+		n = snprintf(buf, len, "%.*f", dec, gbps);
+		if (n >= 0 && n <= width)
+			return buf;
+	}
+	return rt_fmt_si(gbps, buf, len);
+}
+
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps)
 {
 	if (!speed_mbps)
