@@ -30,7 +30,8 @@ const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len);
 /* Untrusted text made printable for a terminal ('?' for controls and 8-bit bytes);
  * buf may be s itself. */
 const char *rt_fmt_safe(const char *s, char *buf, size_t len);
-/* Untrusted text as one CSV field (RFC 4180 quoting). buf holds 2 * strlen + 3. */
+/* Untrusted text as one CSV field (RFC 4180 quoting; a leading =, +, -, @, tab or
+ * CR gets a leading quote, OWASP). buf holds 2 * strlen + 4. */
 const char *rt_fmt_csv(const char *s, char *buf, size_t len);
 
 #endif
