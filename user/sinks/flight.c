@@ -163,7 +163,8 @@ static void prune_files(struct flight *F)
 	}
 	/* The file just started is one of the max_files kept. */
 	keep = F->fd >= 0 ? (size_t)F->max_files - 1 : (size_t)F->max_files;
-	qsort(own, n, sizeof(*own), owned_cmp);
+	if (n > 1)
+		qsort(own, n, sizeof(*own), owned_cmp);
 	for (i = 0; i + keep < n; i++) {
 		if (unlink(own[i].path))
 			pr_warn("cannot remove the old flight recording %s: %s.\n", own[i].path, strerror(errno));
