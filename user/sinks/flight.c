@@ -192,14 +192,26 @@ static int write_snap(struct flight *F, const struct rt_snapshot *s)
 	return 0;
 }
 
-static void finish_file(struct flight *F, const char *why)
+/* Close the file being written; 0, or -errno when its data did not reach the
+ * disk (a full disk seen only now), after saying so. */
+static int finish_file(struct flight *F, const char *why)
 {
+	int err = 0;
+
 	if (F->fd < 0)
-		return;
-	fdatasync(F->fd);
-	close(F->fd);
+		return 0;
+	if (fdatasync(F->fd) && errno != EINVAL)
+		err = -errno;
+	if (close(F->fd) && !err && errno != EINTR)
+		err = -errno;
 	F->fd = -1;
+	if (err) {
+		pr_warn("flight recorder: %s did not reach the disk whole (%s): it may end before its %ld snapshots; the run stops.\n",
+			F->path, strerror(-err), F->blocks);
+		return err;
+	}
 	pr_info("flight recorder: %s written (%ld snapshots)%s.\n", F->path, F->blocks, why);
+	return 0;
 }
 
 /*
@@ -343,7 +355,7 @@ static int flight_emit(struct rt_sink *s, const struct rt_snapshot *cur, const s
 			return err;
 	}
 	if (F->fd >= 0 && cur->time_ns >= F->until_ns)
-		finish_file(F, "");
+		return finish_file(F, "");
 	return 0;
 }
 
