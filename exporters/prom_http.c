@@ -283,17 +283,34 @@ static enum MHD_Result serve_metrics(struct prom *p, struct MHD_Connection *c)
 	return reply(c, MHD_HTTP_OK, om ? OM_TYPE : TEXT_TYPE, buf, body + (size_t)k, MHD_RESPMEM_MUST_FREE, 0);
 }
 
+/* Counts the Host header lines (MHD_get_connection_values' iterator). */
+static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	(void)kind;
+	(void)value;
+	if (key && !strcasecmp(key, MHD_HTTP_HEADER_HOST))
+		(*(int *)cls)++;
+	return MHD_YES;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload_data, size_t *upload_data_size,
 			      void **con_cls)
 {
 	struct prom *p = cls;
+	static const char no_host[] = "an HTTP/1.1 request takes one Host header\n";
+	int nhost = 0;
 
 	rt_http_guard_headers(p->guard, c);	/* a handler call: the headers are in */
-	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)con_cls;
+	/* RFC 9112 section 3.2: 400 for an HTTP/1.1 request without a Host
+	 * header or with more than one (HTTP/1.0 need not send one). */
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &nhost);
+	if (nhost > 1 || (!nhost && version && strcmp(version, MHD_HTTP_VERSION_1_0)))
+		return reply(c, MHD_HTTP_BAD_REQUEST, "text/plain", (void *)no_host, sizeof(no_host) - 1,
+			     MHD_RESPMEM_PERSISTENT, 0);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 			     "only GET and HEAD are served here\n", 34, MHD_RESPMEM_PERSISTENT, 1);

@@ -1228,7 +1228,7 @@ static void fmt_rate(double v, char *buf, size_t len)
 static void fmt_gb(double bytes_per, double secs, char *buf, size_t len)
 {
 	if (secs > 0)
-		snprintf(buf, len, "%.3f", bytes_per * 8 / 1e9);
+		rt_fmt_gbps(bytes_per * 8 / 1e9, tui_cols[C_GBPS].maxw, buf, len);
 	else	/* counts: bytes */
 		rt_fmt_si(bytes_per, buf, len);
 }

@@ -16,6 +16,18 @@ T=$(mktemp -d /tmp/rti.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 fails=0
 [ -x "$ROCETOP" ] || { echo "FAIL incremental: no $ROCETOP"; exit 1; }
+# A recording less what differs from run to run by design: its header's
+# recording-id, created-ns and writer lines (issue 33; record.h), which the
+# expected files, older, do not have. The layout text and every block compare.
+rec_same() { ${PYTHON:-python3} - "$1" "$2" <<'PY'
+import struct, sys
+def body(p):
+    d = open(p, "rb").read(); n, = struct.unpack_from("<I", d, 12)
+    text = [l for l in d[16:16 + n].split(b"\n") if not l.startswith((b"recording-id ", b"created-ns ", b"writer "))]
+    return d[:12], text, d[16 + n + 4:]
+sys.exit(0 if body(sys.argv[1]) == body(sys.argv[2]) else 1)
+PY
+}
 . "$FX/cases"
 for c in "${cases[@]}"; do
 	set -- $c
@@ -32,7 +44,7 @@ for c in "${cases[@]}"; do
 		cmp -s "$T/out/$f" "$FX/expect/$name/$f" || bad="$bad $f"
 		cmp -s "$T/replay/$f" "$FX/expect/$name/replay-$f" || bad="$bad replay:$f"
 	done
-	cmp -s "$T/rec.rtr" "$FX/expect/$name/rec.rtr" || bad="$bad rec.rtr"
+	rec_same "$T/rec.rtr" "$FX/expect/$name/rec.rtr" || bad="$bad rec.rtr"
 	rows=$(($(wc -l <"$T/out/flows.csv") - 1))
 	if [ -z "$bad" ]; then
 		echo "PASS incremental_$name: CSV ($rows flow rows), recording and its replay byte-identical to full snapshots' (82b647a)"

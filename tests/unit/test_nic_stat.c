@@ -461,6 +461,68 @@ static void test_kill9_recovery(const char *dir)
 	TEST_END("nic_stat_kill9_recovery");
 }
 
+/* A state file naming a pid that another process now has (issue 33): the
+ * pid runs, but not the rocetop that wrote the file, so the file is acted on. */
+static void test_pid_reused(const char *dir)
+{
+	char path[512], msg[256], st[1024];
+	unsigned long long start = 0;
+	pid_t pid;
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/qp-counters.state", dir);
+	pid = fork();
+	if (pid == 0) {
+		for (;;)
+			pause();	/* until SIGKILL */
+	}
+	/* its start time, read here from /proc: field 22, after the name's ')' */
+	snprintf(st, sizeof(st), "/proc/%d/stat", (int)pid);
+	fp = fopen(st, "r");
+	n = fp ? fread(st, 1, sizeof(st) - 1, fp) : 0;
+	if (fp)
+		fclose(fp);
+	st[n] = '\0';
+	CHECK(strrchr(st, ')') && sscanf(strrchr(st, ')') + 2, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s "
+					  "%*s %*s %*s %*s %*s %*s %llu", &start) == 1, "start time of %d", (int)pid);
+	for (int k = 0; k < 3; k++) {
+		/* 0: another start time; 1: no start time, the process not named
+		 * rocetop; 2: its own start time (the rocetop that wrote it runs) */
+		struct fake *f = calloc(1, sizeof(*f));
+		struct rt_nl_io io;
+		static const unsigned char want[] = { HDR(16, 0x1401, 0x301, 1), RESTORE_OPT(2) };
+
+		fp = fopen(path, "w");
+		CHECK(fp != NULL, "write %s", path);
+		if (!fp)
+			break;
+		if (k == 1)
+			fprintf(fp, "rocetop-qp-counters 1 pid %d\n", (int)pid);
+		else
+			fprintf(fp, "rocetop-qp-counters 1 pid %d start %llu\n", (int)pid, k ? start : start + 1);
+		fprintf(fp, "port mlx5_0 1 1 0 0 -1 41\n");
+		fclose(fp);
+		fake_io(&io, f);
+		answer(f, devs_msg, sizeof(devs_msg));
+		answer(f, acks[0], 36);
+		answer(f, mode_none, sizeof(mode_none));
+		if (k < 2) {
+			CHECK_EQ(rt_qpc_recover(&io, msg, sizeof(msg)), 1);
+			check_bytes("recover, pid reused", f->sent, f->nsent, want, sizeof(want));
+			CHECK(!exists(path), "state file of a reused pid acted on and removed (case %d)", k);
+		} else {
+			CHECK_EQ(rt_qpc_recover(&io, msg, sizeof(msg)), -EBUSY);
+			CHECK_EQ(f->nsent, 0);
+			unlink(path);
+		}
+		free(f);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	TEST_END("nic_stat_pid_reused");
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/rt-qpc-XXXXXX";
@@ -473,6 +535,7 @@ int main(void)
 	test_parse();
 	test_enable_restore(dir);
 	test_kill9_recovery(dir);
+	test_pid_reused(dir);
 	rmdir(dir);
 	return TEST_EXIT();
 }

@@ -184,6 +184,14 @@ static void test_rows(void)
 	CHECK(!strcmp(buf, "0x000010"), "QP cell '%s'", buf);
 	tui_row_cell(&rows[i], C_SRC, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "10.0.0.1"), "SRC cell '%s'", buf);
+	/* 2^62 bytes in 2 s (1.8e10 Gb/s) still fits the Gb/s column (issue 33) */
+	rows[i].d.bytes = 1ULL << 62;
+	tui_row_cell(&rows[i], C_GBPS, buf, sizeof(buf));
+	CHECK(strlen(buf) <= (size_t)tui_cols[C_GBPS].maxw, "Gb/s cell '%s' wider than %d", buf,
+	      tui_cols[C_GBPS].maxw);
+	rows[i].d.bytes = 40 * 1000;	/* 0.00016 Gb/s: three decimals as before */
+	tui_row_cell(&rows[i], C_GBPS, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "0.000"), "Gb/s cell '%s'", buf);
 	/* 2 s: the last interval only, 40 pkts in 2 s; 10 s: both intervals,
 	 * 5 CE of 50 pkts = 10 % */
 	CHECK_EQ(rows[i].avg_ok, 1);

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "endpoint.h"
@@ -163,6 +164,57 @@ static int ns_exists(const char *ns)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * The generators a killed lab left running in namespace ns (a lab from before
+ * PR_SET_PDEATHSIG, or one whose generator outlived it otherwise): processes
+ * named rocetop-gen whose network namespace is ns's. Killed, each by its pid.
+ */
+static void kill_leftover_gens(const char *ns)
+{
+	char path[PATH_MAX], link[64], want[64], comm[32];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	if (stat(path, &st))
+		return;
+	snprintf(want, sizeof(want), "net:[%llu]", (unsigned long long)st.st_ino);
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		ssize_t n;
+		FILE *f;
+
+		if (*end || pid <= 1 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		if (strcmp(link, want))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+		comm[strcspn(comm, "\n")] = '\0';
+		if (strcmp(comm, "rocetop-gen"))
+			continue;
+		if (kill((pid_t)pid, SIGKILL) == 0)
+			pr_info("stopped the traffic generator an earlier lab left running (pid %ld in %s).\n", pid,
+				ns);
+	}
+	closedir(d);
+}
+
 static void teardown(struct lab *l, int leftovers)
 {
 	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv, l->ns_col };
@@ -174,6 +226,8 @@ static void teardown(struct lab *l, int leftovers)
 		if (leftovers && !found++)
 			pr_info("removing the leftovers of an earlier lab run (namespaces %s-*).\n",
 				l->prefix);
+		if (leftovers)
+			kill_leftover_gens(ns[i]);
 		cmd(1, "ip netns del %s", ns[i]);
 	}
 }
@@ -257,7 +311,7 @@ static int start_gen(struct lab *l)
 	const char *argv[40];
 	sigset_t all;
 	int n = 0;
-	pid_t pid;
+	pid_t pid, parent;
 
 	snprintf(dur, sizeof(dur), "%g", l->duration > 0 ? l->duration : 86400.0);
 	snprintf(rate, sizeof(rate), "%ld", l->rate);
@@ -304,14 +358,21 @@ static int start_gen(struct lab *l)
 	}
 	argv[n] = NULL;
 
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		pr_warn("cannot start the traffic generator: %s.\n", strerror(errno));
 		return -errno;
 	}
 	if (pid == 0) {
-		int fd = open("/dev/null", O_RDONLY);
+		int fd;
 
+		/* The generator dies with the lab, kill -9 included: else it runs
+		 * on for ever in the namespaces left behind (issue 33). The lab may
+		 * have died before the prctl: then the parent is another. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(1);
+		fd = open("/dev/null", O_RDONLY);
 		/* The loop blocks the stop signals into its signalfd; the child
 		 * must get them. It must not read the view's keys either. */
 		sigemptyset(&all);

@@ -20,6 +20,13 @@
  * them: netlink QP table, then ACKs on the same host pair; CNPs it could not
  * tie stay unattributed, with the number of data flows going the other way
  * on their host pair.
+ *
+ * Several files (issue 33): a file given twice (the same device and inode)
+ * is read once; recordings of one host with one recording id (a -w FILE and
+ * the files rotated from it, record.h) are one host, read in the order they
+ * were created through one aggregation, and a copy of one of them (same
+ * creation time) is read once; CNPs are matched only to data flows of
+ * another host; every host's label is distinct.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,12 +46,16 @@
 #include "num.h"
 #include "opts.h"
 #include "print.h"
+#include "record.h"
 #include "report_agg.h"
 #include "sink.h"
 #include "source.h"
 
 struct report {
-	const char *path;
+	const char *path;	/* what the report names: the file, or a rotated set's files */
+	const char **files;	/* what is read, in time order */
+	int nfiles;
+	char host0[64];		/* the host its header names ("" for captures): CNP matches skip it */
 	int top;
 	__u64 speed_mbps;
 	const char *speed_from;
@@ -524,7 +535,9 @@ static void cnp_matches(struct rt_printer *p, struct report *rs, int n, int top)
 			for (j = 0; j < n; j++) {
 				const struct rt_rep_flow *dfl;
 
-				if (j == i || !(dfl = rt_rep_data_flow(rs[j].a, &c->target)))
+				/* another host only: one host's own files never match each other */
+				if (j == i || (rs[i].host0[0] && !strcmp(rs[i].host0, rs[j].host0)) ||
+				    !(dfl = rt_rep_data_flow(rs[j].a, &c->target)))
 					continue;
 				if (top && shown >= top)
 					break;
@@ -722,33 +735,95 @@ static double recording_first_secs(struct rt_opts *o, const char *path)
 	return secs;
 }
 
-/* Read one file into R through the one loop; 0, or 1 after saying why. */
+/*
+ * The sink the loop gets for each file of a rotated set: it hands every
+ * interval to the report's sink, which stays open from the first file to the
+ * last (its findings go on across the files), and gives the first interval
+ * of each later file its length: since the previous file's last snapshot,
+ * from which its counters count (record.c).
+ */
+struct chain {
+	struct rt_sink s;
+	struct rt_sink *inner;
+	__u64 last_ns;
+	int fresh;
+};
+
+static int chain_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct chain *ch = s->priv;
+	struct rt_delta dd = *d;
+
+	if (ch->fresh && ch->last_ns && cur->time_ns > ch->last_ns)
+		dd.secs = (double)(cur->time_ns - ch->last_ns) / 1e9;
+	ch->fresh = 0;
+	ch->last_ns = cur->time_ns;
+	return ch->inner->emit(ch->inner, cur, &dd);
+}
+
+static void chain_start(struct rt_sink *s, const struct rt_source *src)
+{
+	struct chain *ch = s->priv;
+
+	ch->inner->start(ch->inner, src);
+}
+
+static void chain_close(struct rt_sink *s)
+{
+	(void)s;	/* the report's sink is closed after the last file */
+}
+
+/* Run R's files through the one loop into R->run; 0, or 1 after saying why. */
+static int run_files(struct report *R, struct rt_opts *o, struct rt_sink *sink)
+{
+	struct chain ch = { .s = { .name = "report", .emit = chain_emit, .close = chain_close,
+				   .start = chain_start, .input_fd = -1 }, .inner = sink };
+	int k, err = 0;
+
+	ch.s.priv = &ch;
+	for (k = 0; k < R->nfiles; k++) {
+		o->read_file = R->files[k];
+		o->sink = R->nfiles > 1 ? &ch.s : sink;
+		o->sink_findings = 1;
+		ch.fresh = 1;
+		R->run.started = 0;
+		err = rt_run(o);
+		o->sink = NULL;
+		if (!R->run.started)
+			break;	/* the source said why */
+		if (err < 0) {
+			pr_warn("cannot finish the report of %s: %s.\n", R->files[k], strerror(-err));
+			break;
+		}
+	}
+	if (R->nfiles > 1)
+		sink->close(sink);	/* finishes the findings */
+	if (k < R->nfiles)
+		return 1;
+	if (R->run.err < 0) {
+		pr_warn("cannot finish the report of %s: %s.\n", R->path, strerror(-R->run.err));
+		return 1;
+	}
+	return 0;
+}
+
+/* Read R's files into R through the one loop; 0, or 1 after saying why. */
 static int load_file(struct report *R, struct rt_opts *o, const struct rt_find_cfg *cfg)
 {
-	struct rt_rep_sink_cfg sc = { .path = R->path, .top = R->top, .find = *cfg };
+	struct rt_rep_sink_cfg sc = { .path = R->files[0], .top = R->top, .find = *cfg };
+	struct rt_sink *sink;
 	struct rt_rep *r;
 	size_t i;
-	int err;
 
 	if (R->speed_mbps)
 		sc.find.speed_mbps = R->speed_mbps;
-	sc.first_secs = recording_first_secs(o, R->path);
-	o->read_file = R->path;
-	o->sink = rt_report_sink_new(&R->run, &sc);
+	sc.first_secs = recording_first_secs(o, R->files[0]);
+	sink = rt_report_sink_new(&R->run, &sc);
 	R->a = r = &R->run.agg;
-	if (!o->sink)
+	if (!sink)
 		return 1;
-	o->sink_findings = 1;
-	err = rt_run(o);
-	o->sink = NULL;
-	if (!R->run.started)
-		return 1;	/* the source said why */
-	if (!err)
-		err = R->run.err;
-	if (err < 0) {
-		pr_warn("cannot finish the report of %s: %s.\n", R->path, strerror(-err));
+	if (run_files(R, o, sink))
 		return 1;
-	}
 	if (!r->intervals) {
 		pr_warn("%s holds no interval to report on.\n", R->path);
 		return 1;
@@ -767,6 +842,148 @@ static int load_file(struct report *R, struct rt_opts *o, const struct rt_find_c
 	return 0;
 }
 
+/* What report knows of a file given before reading it. */
+struct given {
+	const char *path;
+	struct stat st;
+	int regular;
+	char host[64], id[RT_REC_ID_LEN + 1], writer[16];
+	__u64 created_ns;
+	int entry;		/* the report it goes to */
+};
+
+static int by_created(const void *a, const void *b)
+{
+	const struct given *x = *(const struct given *const *)a, *y = *(const struct given *const *)b;
+
+	return x->created_ns < y->created_ns ? -1 : x->created_ns > y->created_ns;
+}
+
+/*
+ * The files given, as reports: a file given twice once, a rotated set (one
+ * host, one recording id) as one report with its files in creation order, a
+ * copy of one of its files once. Fills rs[0..*n) (files and path malloc'ed);
+ * 0 or -ENOMEM.
+ */
+static int plan(char **paths, int npaths, struct report *rs, int *n)
+{
+	struct given *g = calloc((size_t)npaths, sizeof(*g));
+	const struct given **members = calloc((size_t)npaths, sizeof(*members));
+	int i, j, k, nr = 0, err = -ENOMEM;
+
+	if (!g || !members)
+		goto out;
+	for (i = 0; i < npaths; i++) {
+		g[i].path = paths[i];
+		g[i].entry = -1;
+		g[i].regular = strcmp(paths[i], "-") && !stat(paths[i], &g[i].st) && S_ISREG(g[i].st.st_mode);
+		for (j = 0; g[i].regular && j < i; j++)
+			if (g[j].entry >= 0 && g[j].regular && g[j].st.st_dev == g[i].st.st_dev &&
+			    g[j].st.st_ino == g[i].st.st_ino)
+				break;
+		if (g[i].regular && j < i) {
+			pr_info("%s is %s again (the same file): it is read once.\n", paths[i], paths[j]);
+			continue;
+		}
+		if (!g[i].regular || rt_rec_peek(paths[i], g[i].host, sizeof(g[i].host), g[i].id, &g[i].created_ns,
+						 g[i].writer, sizeof(g[i].writer)))
+			g[i].host[0] = g[i].id[0] = '\0';
+		/* one host's recording, by its id: the report of its set */
+		for (j = 0; g[i].id[0] && j < i; j++)
+			if (g[j].entry >= 0 && !strcmp(g[j].id, g[i].id) && !strcmp(g[j].host, g[i].host))
+				break;
+		if (g[i].id[0] && j < i) {
+			for (k = 0; k < i; k++)
+				if (g[k].entry == g[j].entry && g[k].created_ns == g[i].created_ns)
+					break;
+			if (k < i) {
+				pr_info("%s is a copy of %s (one host, recording id and creation time): it is read once.\n",
+					paths[i], paths[k]);
+				continue;
+			}
+			g[i].entry = g[j].entry;
+		} else {
+			g[i].entry = nr++;
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		int m = 0;
+		size_t len = 1;
+
+		for (j = 0; j < npaths; j++)
+			if (g[j].entry == i)
+				members[m++] = &g[j];
+		if (m > 1)
+			qsort(members, (size_t)m, sizeof(*members), by_created);
+		rs[i].files = calloc((size_t)m, sizeof(*rs[i].files));
+		if (!rs[i].files)
+			goto out;
+		for (j = 0; j < m; j++) {
+			rs[i].files[j] = members[j]->path;
+			len += strlen(members[j]->path) + 2;
+		}
+		rs[i].nfiles = m;
+		snprintf(rs[i].host0, sizeof(rs[i].host0), "%s", members[0]->host);
+		if (m == 1) {
+			rs[i].path = rs[i].files[0];
+			continue;
+		}
+		{
+			char *shown = malloc(len);
+
+			if (!shown)
+				goto out;
+			shown[0] = '\0';
+			for (j = 0; j < m; j++)
+				strcat(strcat(shown, j ? ", " : ""), rs[i].files[j]);
+			rs[i].path = shown;
+		}
+	}
+	*n = nr;
+	err = 0;
+out:
+	free(g);
+	free(members);
+	return err;
+}
+
+/* Labels that tell the reports apart: the host, else the file's name, else
+ * the path, else with #K added. */
+static void distinct_labels(struct report *rs, int n)
+{
+	int i, j, k;
+
+	for (i = 1; i < n; i++) {
+		for (int step = 0; step < 3; step++) {
+			for (j = 0; j < i; j++)
+				if (!strcmp(rs[i].run.host, rs[j].run.host))
+					break;
+			if (j == i)
+				break;
+			if (step == 0) {
+				const char *b = strrchr(rs[i].files[0], '/');
+
+				snprintf(rs[i].run.host, sizeof(rs[i].run.host), "%s", b ? b + 1 : rs[i].files[0]);
+			} else if (step == 1) {
+				snprintf(rs[i].run.host, sizeof(rs[i].run.host), "%s", rs[i].path);
+			} else {
+				char h[sizeof(rs[i].run.host)];
+
+				for (k = 2;; k++) {
+					snprintf(h, sizeof(h), "%.50s #%d", rs[i].host0[0] ? rs[i].host0 : rs[i].run.host, k);
+					for (j = 0; j < i && strcmp(h, rs[j].run.host); j++)
+						;
+					if (j == i)
+						break;
+				}
+				snprintf(rs[i].run.host, sizeof(rs[i].run.host), "%s", h);
+			}
+		}
+		for (size_t f = 0; f < rs[i].run.flog.n; f++)
+			snprintf(rs[i].run.flog.f[f].host, sizeof(rs[i].run.flog.f[f].host), "%s", rs[i].run.host);
+	}
+}
+
 int rt_report_main(int argc, char **argv)
 {
 	struct report *rs = NULL;
@@ -774,7 +991,7 @@ int rt_report_main(int argc, char **argv)
 	struct rt_printer pr;
 	struct rt_opts o;
 	struct report_args ra = { .o = &o, .cfg = &cfg, .top = 10 };
-	int nfiles, i, rc = 1, first, err;
+	int nfiles, nrep = 0, i, rc = 1, first, err;
 
 	rt_opts_defaults(&o);
 	rt_find_cfg_defaults(&cfg);
@@ -788,38 +1005,25 @@ int rt_report_main(int argc, char **argv)
 		return 2;
 	}
 	rs = calloc((size_t)nfiles, sizeof(*rs));
-	if (!rs) {
+	if (!rs || plan(argv + first, nfiles, rs, &nrep)) {
 		pr_warn("out of memory.\n");
-		return 1;
+		goto out;
 	}
-	for (i = 0; i < nfiles; i++) {
-		rs[i].path = argv[first + i];
+	for (i = 0; i < nrep; i++) {
 		rs[i].top = ra.top;
 		rs[i].speed_mbps = ra.speed;
 		rs[i].speed_from = ra.speed_from;
-		rs[i].multi = nfiles > 1;
+		rs[i].multi = nrep > 1;
 		if (load_file(&rs[i], &o, &cfg))
 			goto out;
 	}
-	/* Two files from one host keep apart by their file names. */
-	for (i = 1; i < nfiles; i++)
-		for (int j = 0; j < i; j++)
-			if (!strcmp(rs[i].run.host, rs[j].run.host)) {
-				const char *b = strrchr(rs[i].path, '/');
-				struct rt_flog *L = &rs[i].run.flog;
-				size_t k;
-
-				snprintf(rs[i].run.host, sizeof(rs[i].run.host), "%s", b ? b + 1 : rs[i].path);
-				for (k = 0; k < L->n; k++)
-					snprintf(L->f[k].host, sizeof(L->f[k].host), "%s", rs[i].run.host);
-				break;
-			}
+	distinct_labels(rs, nrep);
 	rt_pr_init(&pr, stdout, ra.json);
-	if (nfiles == 1) {
+	if (nrep == 1) {
 		rt_pr_start(&pr);
 		print_report(&pr, &rs[0]);
 		rt_pr_end(&pr);
-	} else if (print_merged(&pr, rs, nfiles, ra.top)) {
+	} else if (print_merged(&pr, rs, nrep, ra.top)) {
 		pr_warn("out of memory.\n");
 		goto out;
 	}
@@ -831,8 +1035,12 @@ int rt_report_main(int argc, char **argv)
 		rc = 0;
 	}
 out:
-	for (i = 0; i < nfiles; i++)
+	for (i = 0; rs && i < nfiles; i++) {
 		rt_rep_run_free(&rs[i].run);
+		if (rs[i].nfiles > 1)
+			free((char *)rs[i].path);
+		free(rs[i].files);
+	}
 	free(rs);
 	return rc;
 }

@@ -37,6 +37,20 @@ const char *rt_fmt_si(double v, char *buf, size_t len)
 	return buf;
 }
 
+const char *rt_fmt_gbps(double gbps, int width, char *buf, size_t len)
+{
+	int dec, n;
+
+	/* Three decimals while they fit, fewer when not, then SI (issue 33:
+	 * 147607544.496 broke the columns). */
+	for (dec = 3; dec >= 0; dec--) {
+		n = snprintf(buf, len, "%.*f", dec, gbps);
+		if (n >= 0 && n <= width)
+			return buf;
+	}
+	return rt_fmt_si(gbps, buf, len);
+}
+
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps)
 {
 	if (!speed_mbps)
@@ -98,17 +112,27 @@ const char *rt_fmt_safe(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-/* One CSV field as RFC 4180 quotes it: in double quotes, with quotes doubled,
- * when it holds a comma, a quote or a line break; control bytes become '?'. */
+/*
+ * One CSV field as RFC 4180 quotes it: in double quotes, with quotes doubled,
+ * when it holds a comma, a quote or a line break; control bytes become '?'.
+ * A field that starts with '=', '+', '-', '@', a tab or a carriage return
+ * would be read as a formula by a spreadsheet (CSV injection): as OWASP's CSV
+ * injection guidance says, it is quoted and gets a leading single quote
+ * ("'=1+2"). Only text goes through here (names from interfaces, files,
+ * hosts, processes); numbers are written as numbers by the callers.
+ */
 const char *rt_fmt_csv(const char *s, char *buf, size_t len)
 {
-	int quote = strpbrk(s, ",\"\r\n") != NULL;
+	int lead = s[0] && strchr("=+-@\t\r", s[0]) != NULL;
+	int quote = lead || strpbrk(s, ",\"\r\n") != NULL;
 	size_t i = 0;
 
-	if (len < 3)
+	if (len < 4)
 		return "";
 	if (quote)
 		buf[i++] = '"';
+	if (lead)
+		buf[i++] = '\'';
 	for (; *s && i + 3 < len; s++) {
 		unsigned char c = (unsigned char)*s;
 

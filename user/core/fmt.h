@@ -19,6 +19,9 @@ const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len);
 const char *rt_prio_name(unsigned int prio, char *buf, size_t len);	/* "0".."7", "all" */
 /* 12.3k, 4.56M: a count or rate in at most 6 characters. */
 const char *rt_fmt_si(double v, char *buf, size_t len);
+/* Gb/s in at most width characters (width >= 5): "%.3f" while it fits, then
+ * fewer decimals, then rt_fmt_si's form ("148M"), so a column stays a column. */
+const char *rt_fmt_gbps(double gbps, int width, char *buf, size_t len);
 /* Seconds a link at speed_mbps was paused by that many quanta (512 bit times each). */
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps);
 /* Time as "HH:MM:SS" (local) and as seconds with milliseconds. */
@@ -27,7 +30,8 @@ const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len);
 /* Untrusted text made printable for a terminal ('?' for controls and 8-bit bytes);
  * buf may be s itself. */
 const char *rt_fmt_safe(const char *s, char *buf, size_t len);
-/* Untrusted text as one CSV field (RFC 4180 quoting). buf holds 2 * strlen + 3. */
+/* Untrusted text as one CSV field (RFC 4180 quoting; a leading =, +, -, @, tab or
+ * CR gets a leading quote, OWASP). buf holds 2 * strlen + 4. */
 const char *rt_fmt_csv(const char *s, char *buf, size_t len);
 
 #endif

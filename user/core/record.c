@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <zlib.h>
 #include "log.h"
@@ -198,7 +199,7 @@ static void layout_init(void)
 }
 
 /* The text of the file header that describes the layout; malloc'ed. */
-static char *layout_text(size_t *len, const char *host)
+static char *layout_text(size_t *len, const struct rt_rec_meta *m)
 {
 	size_t cap = 8192, n = 0, j;
 	char *t = malloc(cap);
@@ -213,8 +214,14 @@ static char *layout_text(size_t *len, const char *host)
 	OUT("record snap, flow[snap.nflows], ifdir[snap.nifs], port[snap.nports], iface[snap.nifaces], note[snap.nnotes], "
 	    "swport[snap.nswports], swdrop[snap.nswdrops], sfagent[snap.nsfagents]\n");
 	OUT("counters are totals since the source started (or since the previous rotated file ended)\n");
-	if (host && host[0])
-		OUT("host %s\n", host);
+	if (m && m->host && m->host[0])
+		OUT("host %s\n", m->host);
+	if (m && m->id[0])
+		OUT("recording-id %s\n", m->id);
+	if (m && m->created_ns)
+		OUT("created-ns %llu\n", (unsigned long long)m->created_ns);
+	if (m && m->writer && m->writer[0])
+		OUT("writer %s\n", m->writer);
 	for (i = 0; i < R__N; i++) {
 		OUT("struct %s %zu\n", layout[i].name, layout[i].fsize);
 		for (j = 0; j < layout[i].nf; j++)
@@ -325,6 +332,7 @@ struct rec {
 	struct rt_snapshot last, base, tmp;
 	struct rt_snapshot sorted;	/* the loop's table in key order, as stored */
 	char host[64];
+	char id[RT_REC_ID_LEN + 1];	/* one id for FILE and every file rotated from it */
 	int have_base;
 	struct timespec synced;
 	long long header_len;
@@ -366,13 +374,35 @@ const char *rt_rec_hostname(const char *given, char *buf, size_t len)
 	return buf;
 }
 
-int rt_rec_header(unsigned char **out, size_t *outlen, const char *host)
+/* A new recording id: 16 hex digits from getrandom() (time and pid if it fails). */
+void rt_rec_new_id(char id[RT_REC_ID_LEN + 1])
+{
+	unsigned long long v = 0;
+	struct timespec ts;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = ((unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec) ^
+		    ((unsigned long long)getpid() << 40);
+	}
+	snprintf(id, RT_REC_ID_LEN + 1, "%016llx", v);
+}
+
+__u64 rt_rec_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+int rt_rec_header(unsigned char **out, size_t *outlen, const struct rt_rec_meta *m)
 {
 	unsigned char *h;
 	size_t dlen, n;
 	char *desc;
 
-	desc = layout_text(&dlen, host);
+	desc = layout_text(&dlen, m);
 	if (!desc)
 		return -ENOMEM;
 	n = HDR_FIXED + dlen + 4;
@@ -443,7 +473,10 @@ static int rec_open_file(struct rec *r)
 	r->fd = rt_out_open(r->path, "the recording", RT_OUT_LOCK);
 	if (r->fd < 0)
 		return r->fd;
-	if (rt_rec_header(&h, &n, r->host))
+	struct rt_rec_meta m = { .host = r->host, .created_ns = rt_rec_now_ns(), .writer = "record" };
+
+	memcpy(m.id, r->id, sizeof(m.id));
+	if (rt_rec_header(&h, &n, &m))
 		return -ENOMEM;
 	err = write_all(r->fd, h, n);
 	free(h);
@@ -644,6 +677,7 @@ struct rt_sink *rt_record_sink_new(const struct rt_opts *o)
 	r->max_size = o->max_size;
 	r->max_files = o->max_files;
 	rt_rec_hostname(o->hostname, r->host, sizeof(r->host));
+	rt_rec_new_id(r->id);
 	clock_gettime(CLOCK_MONOTONIC, &r->synced);
 	if (rec_open_file(r)) {
 		rec_close(s);
@@ -695,6 +729,9 @@ struct rt_rec_reader {
 	long nskipped;		/* damaged stretches skipped */
 	long long skipped_bytes;
 	char host[64];
+	char id[RT_REC_ID_LEN + 1];	/* "recording-id": "" in files from before it */
+	char writer[16];		/* "writer": "record", "flight" or "" */
+	__u64 created_ns;		/* "created-ns": 0 in files from before it */
 };
 
 static ssize_t read_full(int fd, void *buf, size_t n)
@@ -779,6 +816,26 @@ static const char *parse_layout(struct rt_rec_reader *r, char *text)
 
 		if (!strncmp(line, "host ", 5)) {
 			snprintf(r->host, sizeof(r->host), "%s", line + 5);
+			continue;
+		}
+		if (!strncmp(line, "recording-id ", 13)) {
+			if (strlen(line + 13) == RT_REC_ID_LEN &&
+			    strspn(line + 13, "0123456789abcdef") == RT_REC_ID_LEN)
+				memcpy(r->id, line + 13, sizeof(r->id));
+			continue;
+		}
+		if (!strncmp(line, "created-ns ", 11)) {
+			unsigned long long v;
+			char *e;
+
+			errno = 0;
+			v = strtoull(line + 11, &e, 10);
+			if (!errno && e != line + 11 && !*e)
+				r->created_ns = v;
+			continue;
+		}
+		if (!strncmp(line, "writer ", 7)) {
+			snprintf(r->writer, sizeof(r->writer), "%s", line + 7);
 			continue;
 		}
 		if (sscanf(line, "struct %95s %zu", name, &a) == 2) {
@@ -990,42 +1047,112 @@ static int add_product(unsigned long long *sum, unsigned long long count, unsign
 	return 0;
 }
 
+/*
+ * The size a record whose snap struct is h must have under the file's layout:
+ * 0 and *raw, -EINVAL (counts that cannot be) or -E2BIG (more memory than a
+ * block may take, RT_REC_MAX_DECODED).
+ */
+static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, unsigned long long *raw)
+{
+	unsigned long long need = r->fsize[R_SNAP], mem = 0;
+
+	if (h->nifaces > RT_MAX_IFACES || h->nnotes > RT_MAX_NOTES)
+		return -EINVAL;
+	/* A struct the file leaves out (size 0) has no records. */
+	if ((!r->fsize[R_SWPORT] && h->nswports) || (!r->fsize[R_SWDROP] && h->nswdrops) ||
+	    (!r->fsize[R_SFAGENT] && h->nsfagents))
+		return -EINVAL;
+	if (add_product(&need, h->nflows, r->fsize[R_FLOW]) ||
+	    add_product(&need, h->nifs, r->fsize[R_IFDIR]) ||
+	    add_product(&need, h->nports, r->fsize[R_PORT]) ||
+	    add_product(&need, h->nifaces, r->fsize[R_IFACE]) ||
+	    add_product(&need, h->nnotes, r->fsize[R_NOTE]) ||
+	    add_product(&need, h->nswports, r->fsize[R_SWPORT]) ||
+	    add_product(&need, h->nswdrops, r->fsize[R_SWDROP]) ||
+	    add_product(&need, h->nsfagents, r->fsize[R_SFAGENT]))
+		return -EINVAL;
+	/* A small stored struct may stand for a large one in memory: cap that. */
+	if (add_product(&mem, h->nflows, sizeof(struct rt_flow)) ||
+	    add_product(&mem, h->nifs, sizeof(struct rt_ifdir)) ||
+	    add_product(&mem, h->nports, sizeof(struct rt_port_ctr)) ||
+	    add_product(&mem, h->nswports, sizeof(struct rt_swport)) ||
+	    add_product(&mem, h->nswdrops, sizeof(struct rt_swdrop)) ||
+	    add_product(&mem, h->nsfagents, sizeof(struct rt_sfagent)) || mem > RT_REC_MAX_DECODED)
+		return -E2BIG;
+	*raw = need;
+	return 0;
+}
+
+/*
+ * Inflate a block's zlen bytes (r->z) into r->raw, rawlen bytes. The snap
+ * struct comes out first and says, with the layout, how long the record must
+ * be: a block whose rawlen is not that is refused before anything more is
+ * allocated or inflated (a damaged block claiming 1 GiB of zeros cost 1 GB
+ * and 15 s before, issue 33). 0, -EINVAL, -E2BIG, -EIO (not zlib data) or -ENOMEM.
+ */
+static int inflate_block(struct rt_rec_reader *r, __u32 zlen, __u32 rawlen)
+{
+	size_t head = r->fsize[R_SNAP];
+	unsigned long long want;
+	struct rec_snap h = { 0 };
+	z_stream zs = { 0 };
+	int err = 0, zr;
+
+	if (rawlen < head)
+		return -EINVAL;
+	if (rt_grow_to((void **)&r->raw, &r->rawcap, head, 1))
+		return -ENOMEM;
+	if (inflateInit(&zs) != Z_OK)
+		return -ENOMEM;
+	zs.next_in = r->z;
+	zs.avail_in = zlen;
+	zs.next_out = r->raw;
+	zs.avail_out = (uInt)head;
+	while (zs.avail_out && (zr = inflate(&zs, Z_SYNC_FLUSH)) == Z_OK)
+		;
+	if (zs.avail_out) {
+		err = -EIO;
+		goto out;
+	}
+	unpack(r, R_SNAP, &h, r->raw);
+	if ((err = record_size(r, &h, &want)))
+		goto out;
+	if (want != rawlen) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (rt_grow_to((void **)&r->raw, &r->rawcap, rawlen, 1)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	zs.next_out = r->raw + head;
+	zs.avail_out = (uInt)(rawlen - head);
+	zr = inflate(&zs, Z_FINISH);
+	if (zr != Z_STREAM_END || zs.avail_out || zs.total_out != rawlen)
+		err = -EIO;
+out:
+	inflateEnd(&zs);
+	return err;
+}
+
 /* 0, -EINVAL (the block does not match the layout), -E2BIG or -ENOMEM. */
 static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 {
-	const unsigned char *p = r->raw, *end = r->raw + len;
+	const unsigned char *p = r->raw;
 	struct rec_snap h = { 0 };
-	unsigned long long need = 0, mem = 0;
+	unsigned long long need;
 	size_t i;
+	int err;
 
 	if (len < r->fsize[R_SNAP])
 		return -EINVAL;
 	unpack(r, R_SNAP, &h, p);
 	p += r->fsize[R_SNAP];
-	if (h.nifaces > RT_MAX_IFACES || h.nnotes > RT_MAX_NOTES)
-		return -EINVAL;
-	/* A struct the file leaves out (size 0) has no records. */
-	if ((!r->fsize[R_SWPORT] && h.nswports) || (!r->fsize[R_SWDROP] && h.nswdrops) ||
-	    (!r->fsize[R_SFAGENT] && h.nsfagents))
-		return -EINVAL;
 	/* Every count is bounded by the bytes the block holds (sizes are >= 1). */
-	if (add_product(&need, h.nflows, r->fsize[R_FLOW]) ||
-	    add_product(&need, h.nifs, r->fsize[R_IFDIR]) ||
-	    add_product(&need, h.nports, r->fsize[R_PORT]) ||
-	    add_product(&need, h.nifaces, r->fsize[R_IFACE]) ||
-	    add_product(&need, h.nnotes, r->fsize[R_NOTE]) ||
-	    add_product(&need, h.nswports, r->fsize[R_SWPORT]) ||
-	    add_product(&need, h.nswdrops, r->fsize[R_SWDROP]) ||
-	    add_product(&need, h.nsfagents, r->fsize[R_SFAGENT]) || need != (unsigned long long)(end - p))
+	if ((err = record_size(r, &h, &need)))
+		return err;
+	if (need != len)
 		return -EINVAL;
-	/* A small stored struct may stand for a large one in memory: cap that. */
-	if (add_product(&mem, h.nflows, sizeof(struct rt_flow)) ||
-	    add_product(&mem, h.nifs, sizeof(struct rt_ifdir)) ||
-	    add_product(&mem, h.nports, sizeof(struct rt_port_ctr)) ||
-	    add_product(&mem, h.nswports, sizeof(struct rt_swport)) ||
-	    add_product(&mem, h.nswdrops, sizeof(struct rt_swdrop)) ||
-	    add_product(&mem, h.nsfagents, sizeof(struct rt_sfagent)) || mem > RT_REC_MAX_DECODED)
-		return -E2BIG;
 	s->time_ns = h.time_ns;
 	s->mono_ns = h.mono_ns;
 	s->evicted = h.evicted;
@@ -1147,6 +1274,42 @@ const char *rt_rec_host(const struct rt_rec_reader *r)
 	return r->host;
 }
 
+const char *rt_rec_id(const struct rt_rec_reader *r)
+{
+	return r->id;
+}
+
+const char *rt_rec_writer(const struct rt_rec_reader *r)
+{
+	return r->writer;
+}
+
+__u64 rt_rec_created_ns(const struct rt_rec_reader *r)
+{
+	return r->created_ns;
+}
+
+int rt_rec_peek(const char *path, char *host, size_t hostlen, char id[RT_REC_ID_LEN + 1], __u64 *created_ns,
+		char *writer, size_t writerlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), v = rt_verbosity;
+	struct rt_rec_reader *r;
+
+	if (fd < 0)
+		return -errno;
+	rt_verbosity = -1;	/* quiet: whatever the file is, the caller decides */
+	r = rt_rec_open_fd(fd, path, NULL, 0);
+	rt_verbosity = v;
+	if (!r)
+		return -EINVAL;
+	snprintf(host, hostlen, "%s", r->host);
+	memcpy(id, r->id, RT_REC_ID_LEN + 1);
+	*created_ns = r->created_ns;
+	snprintf(writer, writerlen, "%s", r->writer);
+	reader_free(r);
+	return 0;
+}
+
 int rt_rec_decode_own(const unsigned char *raw, size_t len, struct rt_snapshot *s)
 {
 	static struct rt_rec_reader *own;
@@ -1175,7 +1338,6 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 	__u32 zlen, rawlen;
 	const char *why;
 	long long start;
-	uLongf out;
 	ssize_t n;
 	int err;
 
@@ -1234,16 +1396,19 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 				if (nz < want)
 					break;	/* the end of the file */
 			}
-			out = rawlen;
 			if (nz < zlen)
 				why = "is cut in the middle of a block";
 			else if (get32(bh + 12) != (__u32)crc32(0, r->z, zlen))
 				why = "is damaged (a block fails its CRC check)";
-			else if (rt_grow_to((void **)&r->raw, &r->rawcap, rawlen ? rawlen : 1, 1)) {
+			else if ((err = inflate_block(r, zlen, rawlen)) == -ENOMEM) {
 				pr_warn("out of memory.\n");
 				return -ENOMEM;
-			} else if (uncompress(r->raw, &out, r->z, zlen) != Z_OK || out != rawlen)
+			} else if (err == -EIO)
 				why = "is damaged (a block does not decompress)";
+			else if (err == -E2BIG)
+				why = "is damaged (a block would take more than 2 GiB of memory)";
+			else if (err)
+				why = "is damaged (a block's size does not match its layout)";
 			else if ((err = decode(r, s, rawlen)) == -ENOMEM) {
 				pr_warn("out of memory.\n");
 				return err;

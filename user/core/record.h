@@ -22,7 +22,13 @@
  *   field NAME OFFSET SIZE TYPE        (TYPE: u8 u16 u32 s32 u64 char bytes, [N] arrays)
  *
  * The header's text may also hold "host NAME": the machine that recorded it
- * (--hostname, else gethostname()), for the multi-host report.
+ * (--hostname, else gethostname()), for the multi-host report;
+ * "recording-id HEX": 16 hex digits drawn when the recording started, the
+ * same in FILE and every file rotated from it (the report merges such a set
+ * as one host); "created-ns N": when this file was created (wall clock, ns
+ * since the epoch); "writer record|flight": the -w recorder or the flight
+ * recorder (which removes, under --max-files, only files it wrote). A reader
+ * skips lines it does not know, so older readers read these files.
  *
  * A reader maps the fields it knows by name and size and leaves the others
  * zero, so a later version may append fields without breaking old readers.
@@ -74,6 +80,15 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 int rt_rec_decode_own(const unsigned char *raw, size_t len, struct rt_snapshot *s);
 /* The "host NAME" line of a recording's header ("" when it has none). */
 const char *rt_rec_host(const struct rt_rec_reader *r);
+/* Its "recording-id", "writer" ("" when absent) and "created-ns" (0 when absent). */
+#define RT_REC_ID_LEN 16
+const char *rt_rec_id(const struct rt_rec_reader *r);
+const char *rt_rec_writer(const struct rt_rec_reader *r);
+__u64 rt_rec_created_ns(const struct rt_rec_reader *r);
+/* The same read quietly from a file's header (no symbolic link followed):
+ * 0, or a negative errno (-EINVAL: not a recording this rocetop reads). */
+int rt_rec_peek(const char *path, char *host, size_t hostlen, char id[RT_REC_ID_LEN + 1],
+		__u64 *created_ns, char *writer, size_t writerlen);
 /* The name recorded: the given one, else gethostname(), as one word. */
 const char *rt_rec_hostname(const char *given, char *buf, size_t len);
 
@@ -83,8 +98,17 @@ struct rt_rec_buf {
 	size_t rawlen, zcap;
 	size_t zlen;		/* the block in z: header and zlib data */
 };
-/* The file header (malloc'ed in *out), naming host when given. */
-int rt_rec_header(unsigned char **out, size_t *len, const char *host);
+/* What a file's header says of it besides the layout (each part optional). */
+struct rt_rec_meta {
+	const char *host;
+	char id[RT_REC_ID_LEN + 1];
+	__u64 created_ns;
+	const char *writer;
+};
+/* The file header (malloc'ed in *out), with m's lines when m is given. */
+int rt_rec_header(unsigned char **out, size_t *len, const struct rt_rec_meta *m);
+void rt_rec_new_id(char id[RT_REC_ID_LEN + 1]);
+__u64 rt_rec_now_ns(void);
 /* A snapshot as one complete block in b->z (b->zlen bytes). */
 int rt_rec_block(const struct rt_snapshot *s, struct rt_rec_buf *b);
 void rt_rec_buf_free(struct rt_rec_buf *b);

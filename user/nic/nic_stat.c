@@ -462,6 +462,60 @@ void rt_qpc_state_path(char *buf, size_t len)
 	snprintf(buf, len, "%s/qp-counters.state", dir && *dir ? dir : "/run/rocetop");
 }
 
+/* A process's start time (/proc/PID/stat field 22, clock ticks after boot): 0 or -errno. */
+static int proc_start(int pid, unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the name may hold spaces and parentheses */
+	if (!p || sscanf(p + 1, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+			 start) != 1)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Does the rocetop that wrote a state file still run? Its pid alone does not
+ * say (issue 33: a pid reused by another process was believed for ever):
+ * the process must have the start time the file recorded, or, in a file from
+ * before start times were recorded, be named rocetop.
+ */
+static int holder_runs(int pid, int have_start, unsigned long long start)
+{
+	unsigned long long now;
+	char path[64], comm[32] = "";
+	int e;
+	FILE *f;
+
+	if (pid <= 0 || pid == getpid())
+		return 0;
+	e = proc_start(pid, &now);
+	if (e == -ENOENT || e == -ESRCH)
+		return 0;
+	if (e)	/* /proc hidden (hidepid): only whether the pid exists is known */
+		return kill(pid, 0) == 0 || errno == EPERM;
+	if (have_start)
+		return now == start;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, "rocetop");
+}
+
 /* One line per port changed:
  *   port DEV DEV_INDEX PORT MODE MASK OPCNT OPTIONAL
  * MODE MASK OPCNT as found (OPCNT -1: the kernel has none), OPTIONAL the
@@ -470,6 +524,7 @@ void rt_qpc_state_path(char *buf, size_t len)
 static int state_write(const struct rt_qpc_ctl *c)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8], dir[PATH_MAX];
+	unsigned long long start;
 	FILE *f;
 	int fd;
 
@@ -487,7 +542,10 @@ static int state_write(const struct rt_qpc_ctl *c)
 		close(fd);
 		return -ENOMEM;
 	}
-	fprintf(f, "rocetop-qp-counters 1 pid %d\n", (int)getpid());
+	if (proc_start(getpid(), &start))
+		fprintf(f, "rocetop-qp-counters 1 pid %d\n", (int)getpid());
+	else	/* the start time tells this process from a later one with its pid */
+		fprintf(f, "rocetop-qp-counters 1 pid %d start %llu\n", (int)getpid(), start);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct rt_qpc_port *p = &c->p[i];
 
@@ -702,7 +760,8 @@ int rt_qpc_recover(struct rt_nl_io *io, char *msg, size_t msglen)
 	struct rt_qp_table devs = { 0 };
 	struct rt_qpc_port p;
 	unsigned char req[64];
-	int pid = 0, r = 0, nports = 0, have_devs = 0;
+	int pid = 0, r = 0, nports = 0, have_devs = 0, have_start;
+	unsigned long long start = 0;
 	FILE *f;
 
 	msg[0] = '\0';
@@ -715,7 +774,8 @@ int rt_qpc_recover(struct rt_nl_io *io, char *msg, size_t msglen)
 		snprintf(msg, msglen, "%s is not a rocetop state file: left alone", path);
 		return -EINVAL;
 	}
-	if (pid > 0 && pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM)) {
+	have_start = sscanf(line, "rocetop-qp-counters 1 pid %*d start %llu", &start) == 1;
+	if (holder_runs(pid, have_start, start)) {
 		fclose(f);
 		snprintf(msg, msglen, "rocetop pid %d holds the NIC's counter mode (%s)", pid, path);
 		return -EBUSY;

@@ -172,7 +172,8 @@ static void print_sflow(struct rt_printer *p, const struct rt_snapshot *cur, con
 		rt_pr_u64(p, RT_PR_ANY, "samples", " %7llu", (unsigned long long)v->samples);
 		rt_pr_str(p, RT_PR_TEXT, NULL, " %9s", rt_fmt_si(rate(v->est_pkts, secs), c1, sizeof(c1)));
 		rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(v->est_pkts, secs));
-		rt_pr_dbl(p, RT_PR_ANY, "gbps", " %8.3f", rate(v->est_bytes, secs) * 8 / 1e9);
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_gbps(rate(v->est_bytes, secs) * 8 / 1e9, 8, c1, sizeof(c1)));
+		rt_pr_dbl(p, RT_PR_JSON, "gbps", NULL, rate(v->est_bytes, secs) * 8 / 1e9);
 		rt_pr_dbl(p, RT_PR_ANY, "ce_pct", " %6.2f", rt_pct((double)v->est_ce, (double)v->est_pkts));
 		if (v->depth_n) {
 			rt_pr_u64(p, RT_PR_ANY, "max_queue_bytes", " %9llu", x->p->max_depth);
@@ -244,7 +245,8 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(v->pkts, secs), c1, sizeof(c1)));
 	rt_pr_str(p, RT_PR_TEXT, NULL, " %9s", pk);
 	rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(v->pkts, secs));
-	rt_pr_dbl(p, RT_PR_ANY, "gbps", " %8.3f", rate(v->bytes, secs) * 8 / 1e9);
+	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_gbps(rate(v->bytes, secs) * 8 / 1e9, 8, c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "gbps", NULL, rate(v->bytes, secs) * 8 / 1e9);
 	rt_pr_dbl(p, RT_PR_ANY, "ce_pct", " %6.2f", rt_ce_pct(v));
 	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(v->cnp, secs), c1, sizeof(c1)));
 	rt_pr_dbl(p, RT_PR_JSON, "cnp_per_s", NULL, rate(v->cnp, secs));

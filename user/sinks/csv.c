@@ -134,7 +134,7 @@ static inline char *put_str(char *p, const char *s)
 /* A text field from outside (interface, process name): quoted if need be. */
 static char *put_text(char *p, const char *s)
 {
-	char q[2 * 64 + 3];
+	char q[2 * 64 + 4];
 
 	return put_str(p, rt_fmt_csv(s, q, sizeof(q)));
 }
@@ -225,7 +225,7 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 	struct addr_cache src = { 0 }, dst = { 0 };
 	struct sec_cache first = { 0 }, last = { 0 };
 	__u32 ifindex = 0;
-	char ifq[2 * IF_NAMESIZE + 3 + 64 * 2];	/* the interface, quoted if need be */
+	char ifq[2 * IF_NAMESIZE + 4 + 64 * 2];	/* the interface, quoted if need be */
 	size_t i, tslen = strlen(ts), iflen = 0;
 	int have_if = 0;
 	char *p = c->out, *end = c->out + sizeof(c->out) - ROW_MAX;
@@ -365,8 +365,8 @@ static void write_qpctr(struct csv *c, const struct rt_port_delta *pd, double t)
 {
 	const struct rt_port_ctr *p = pd->c;
 	const struct rt_flow *f = qp_flow(c, p);
-	char dv[2 * sizeof(p->dev) + 3], nd[2 * sizeof(p->netdev) + 3], nm[2 * sizeof(p->name) + 3];
-	char cm[2 * sizeof(f->comm) + 3];
+	char dv[2 * sizeof(p->dev) + 4], nd[2 * sizeof(p->netdev) + 4], nm[2 * sizeof(p->name) + 4];
+	char cm[2 * sizeof(f->comm) + 4];
 
 	fprintf(c->qpctr, "%.6f,%s,%u,%s,%u,%u,", t, rt_fmt_csv(p->dev, dv, sizeof(dv)), p->port,
 		rt_fmt_csv(p->netdev, nd, sizeof(nd)), p->qpn, p->nqps);
@@ -498,7 +498,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
-		char qifn[2 * IF_NAMESIZE + 3];
+		char qifn[2 * IF_NAMESIZE + 4];
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
 		__u64 speed = rt_link_speed_mbps(ifn);
 
@@ -528,7 +528,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	index_qp_flows(c, cur, d);
 	for (i = 0; i < d->nports; i++) {
 		const struct rt_port_ctr *p = d->ports[i].c;
-		char dv[2 * sizeof(p->dev) + 3], nd[2 * sizeof(p->netdev) + 3], nm[2 * sizeof(p->name) + 3];
+		char dv[2 * sizeof(p->dev) + 4], nd[2 * sizeof(p->netdev) + 4], nm[2 * sizeof(p->name) + 4];
 
 		if (p->scope == RT_SCOPE_QP) {
 			/* the first interval's values, then what changed */

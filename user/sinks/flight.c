@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
 #include "findings.h"
 #include "log.h"
@@ -40,6 +41,7 @@ struct flight {
 	int max_files;
 	char dir[4096];
 	char host[64];
+	char id[RT_REC_ID_LEN + 1];	/* a new one for each file */
 	struct fblock *ring;
 	size_t n, cap;
 	size_t bytes, peak_bytes;
@@ -87,24 +89,90 @@ static int block_decode(const struct fblock *f, struct rt_snapshot *s)
 	return err;
 }
 
-/* Keep at most max_files of DIR/rocetop-*.rtr: the names sort by time. */
+/*
+ * A name this recorder gives its files: rocetop-YYYYmmddTHHMMSS.rtr, or with
+ * -K (1 to 99) before .rtr when that second was taken.
+ */
+static int flight_name(const char *base)
+{
+	size_t i, n = strlen(base);
+
+	if (n < 27 || strncmp(base, "rocetop-", 8) || strcmp(base + n - 4, ".rtr"))
+		return 0;
+	for (i = 8; i < 23; i++)
+		if (i == 16 ? base[i] != 'T' : base[i] < '0' || base[i] > '9')
+			return 0;
+	if (n == 27)
+		return 1;
+	if (base[23] != '-' || n > 30 || n < 29)
+		return 0;
+	for (i = 24; i < n - 4; i++)
+		if (base[i] < '0' || base[i] > '9')
+			return 0;
+	return base[24] != '0';
+}
+
+struct owned {
+	const char *path;
+	__u64 created_ns;
+};
+
+static int owned_cmp(const void *a, const void *b)
+{
+	const struct owned *x = a, *y = b;
+
+	if (x->created_ns != y->created_ns)
+		return x->created_ns < y->created_ns ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/*
+ * Keep at most max_files flight recordings in DIR. Only files this recorder
+ * wrote count and may go: a regular file with one of its names whose header
+ * says the flight recorder of this host wrote it ("writer flight", "host");
+ * a user's rocetop-baseline.rtr, a -w recording or another host's file are
+ * never touched. The oldest go first by the creation time in their headers,
+ * never the file being written (F->path).
+ */
 static void prune_files(struct flight *F)
 {
-	char pat[4200];
+	char pat[4200], host[64], id[RT_REC_ID_LEN + 1], writer[16];
+	struct owned *own = NULL;
+	size_t i, n = 0, cap = 0, keep;
 	glob_t g;
-	size_t i;
 
 	if (!F->max_files)
 		return;
 	snprintf(pat, sizeof(pat), "%s/rocetop-*.rtr", F->dir);
 	if (glob(pat, 0, NULL, &g))
 		return;
-	for (i = 0; i + (size_t)F->max_files < g.gl_pathc; i++) {
-		if (unlink(g.gl_pathv[i]))
-			pr_warn("cannot remove the old flight recording %s: %s.\n", g.gl_pathv[i], strerror(errno));
-		else
-			pr_info("flight recorder: removed %s (--max-files %d).\n", g.gl_pathv[i], F->max_files);
+	for (i = 0; i < g.gl_pathc; i++) {
+		const char *p = g.gl_pathv[i], *b = strrchr(p, '/');
+		struct stat st;
+		__u64 created;
+
+		if (!strcmp(p, F->path) || !flight_name(b ? b + 1 : p) || lstat(p, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (rt_rec_peek(p, host, sizeof(host), id, &created, writer, sizeof(writer)) ||
+		    strcmp(writer, "flight") || strcmp(host, F->host))
+			continue;
+		if (rt_grow_to((void **)&own, &cap, n + 1, sizeof(*own)))
+			break;
+		own[n].path = p;
+		own[n++].created_ns = created;
 	}
+	/* The file just started is one of the max_files kept. */
+	keep = F->fd >= 0 ? (size_t)F->max_files - 1 : (size_t)F->max_files;
+	if (n > 1)
+		qsort(own, n, sizeof(*own), owned_cmp);
+	for (i = 0; i + keep < n; i++) {
+		if (unlink(own[i].path))
+			pr_warn("cannot remove the old flight recording %s: %s.\n", own[i].path, strerror(errno));
+		else
+			pr_info("flight recorder: removed %s, its oldest (--max-files %d).\n", own[i].path,
+				F->max_files);
+	}
+	free(own);
 	globfree(&g);
 }
 
@@ -124,19 +192,51 @@ static int write_snap(struct flight *F, const struct rt_snapshot *s)
 	return 0;
 }
 
-static void finish_file(struct flight *F, const char *why)
+/* Close the file being written; 0, or -errno when its data did not reach the
+ * disk (a full disk seen only now), after saying so. */
+static int finish_file(struct flight *F, const char *why)
 {
+	int err = 0;
+
 	if (F->fd < 0)
-		return;
-	fdatasync(F->fd);
+		return 0;
+	if (fdatasync(F->fd) && errno != EINVAL)
+		err = -errno;
+	if (close(F->fd) && !err && errno != EINTR)
+		err = -errno;
+	F->fd = -1;
+	if (err) {
+		pr_warn("flight recorder: %s did not reach the disk whole (%s): it may end before its %ld snapshots; the run stops.\n",
+			F->path, strerror(-err), F->blocks);
+		return err;
+	}
+	pr_info("flight recorder: %s written (%ld snapshots)%s.\n", F->path, F->blocks, why);
+	return 0;
+}
+
+/*
+ * Writing F->path failed (a full disk): the run ends with this sentence and a
+ * non-zero exit. A file that holds no complete snapshot is removed (it would
+ * only count against --max-files and be refused by report); one that does is
+ * kept, readable up to its last complete snapshot. Files already finished stay.
+ */
+static int fail_file(struct flight *F, int err)
+{
 	close(F->fd);
 	F->fd = -1;
-	pr_info("flight recorder: %s written (%ld snapshots)%s.\n", F->path, F->blocks, why);
+	if (F->blocks || unlink(F->path))
+		pr_warn("flight recorder: writing %s failed (%s): it keeps its first %ld snapshots; the run stops.\n",
+			F->path, strerror(-err), F->blocks);
+	else
+		pr_warn("flight recorder: writing %s failed (%s): it held no complete snapshot and was removed; the run stops.\n",
+			F->path, strerror(-err));
+	return err;
 }
 
 static int start_file(struct flight *F, const struct rt_snapshot *cur, const char *why)
 {
 	time_t t = (time_t)(cur->time_ns / 1000000000ULL);
+	struct rt_rec_meta m = { .host = F->host, .writer = "flight" };
 	unsigned char *h;
 	char stamp[32];
 	struct tm tm;
@@ -153,7 +253,10 @@ static int start_file(struct flight *F, const struct rt_snapshot *cur, const cha
 		pr_warn("flight recorder: cannot write %s: %s; it keeps waiting.\n", F->path, strerror(errno));
 		return 0;	/* the other sinks go on */
 	}
-	if (rt_rec_header(&h, &hl, F->host))
+	rt_rec_new_id(F->id);
+	memcpy(m.id, F->id, sizeof(m.id));
+	m.created_ns = rt_rec_now_ns();
+	if (rt_rec_header(&h, &hl, &m))
 		return -ENOMEM;
 	err = rt_rec_write_all(F->fd, h, hl);
 	free(h);
@@ -172,14 +275,10 @@ static int start_file(struct flight *F, const struct rt_snapshot *cur, const cha
 			break;
 		err = write_snap(F, &F->dec);
 	}
-	if (err) {
-		pr_warn("flight recorder: writing %s failed: %s.\n", F->path, strerror(-err));
-		close(F->fd);
-		F->fd = -1;
-		return 0;
-	}
+	if (err)
+		return fail_file(F, err);
 	F->until_ns = cur->time_ns + (__u64)(F->secs * 1e9);
-	pr_info("flight recorder: %s: writing %s with the last %zu snapshots (%zu KB held in memory) and the next %.0f s.\n",
+	pr_info("flight recorder: %s: writing %s with the last %zu snapshots (%zu KB held in memory) and the next %g s.\n",
 		why, F->path, F->n, (F->bytes + 1023) / 1024, F->secs);
 	F->files++;
 	prune_files(F);
@@ -245,22 +344,18 @@ static int flight_emit(struct rt_sink *s, const struct rt_snapshot *cur, const s
 			snprintf(why, sizeof(why), "SIGUSR1");
 	}
 	if (F->fd >= 0) {
-		if ((err = write_snap(F, cur))) {
-			pr_warn("flight recorder: writing %s failed: %s.\n", F->path, strerror(-err));
-			close(F->fd);
-			F->fd = -1;
-			return 0;
-		}
+		if ((err = write_snap(F, cur)))
+			return fail_file(F, err);
 		if (why[0]) {
 			F->until_ns = cur->time_ns + (__u64)(F->secs * 1e9);
-			pr_info("flight recorder: %s: %s now goes on to %.0f s from here.\n", why, F->path, F->secs);
+			pr_info("flight recorder: %s: %s now goes on to %g s from here.\n", why, F->path, F->secs);
 		}
 	} else if (why[0]) {
 		if ((err = start_file(F, cur, why)))
 			return err;
 	}
 	if (F->fd >= 0 && cur->time_ns >= F->until_ns)
-		finish_file(F, "");
+		return finish_file(F, "");
 	return 0;
 }
 
@@ -326,7 +421,7 @@ struct rt_sink *rt_flight_sink_new(const struct rt_opts *o)
 	rt_snapshot_init(&F->dec);
 	rt_snapshot_init(&F->basesnap);
 	rt_snapshot_init(&F->tmp);
-	pr_info("flight recorder: keeping the last %.0f s; a %s finding or SIGUSR1 (kill -USR1 %d) writes them to %s.\n",
+	pr_info("flight recorder: keeping the last %g s; a %s finding or SIGUSR1 (kill -USR1 %d) writes them to %s.\n",
 		F->secs, rt_sev_name(F->trigger), (int)getpid(), F->dir);
 	return s;
 }
