@@ -1094,14 +1094,18 @@ static int write_seeds(const char *dir)
 	char path[4200];
 	struct b b;
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		FILE *fp;
 
 		snprintf(path, sizeof(path), "%s/dgram%d", dir, k);
 		fp = fopen(path, "wb");
 		if (!fp)
 			return 1;
-		if (k)
+		if (k == 3)	/* the bounds' lies */
+			dgram_sample(&b, "192.0.2.1", 7, 0xffffffffu, 70000, 0xffffffffu);
+		else if (k == 2)	/* a header alone */
+			dgram_hdr(&b, "192.0.2.3", 2415919104u, 3000000000u);
+		else if (k)
 			dgram_b(&b, 1);
 		else
 			dgram_a(&b, 1);
