@@ -127,7 +127,7 @@ FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION
 # Each harness runs FUZZ_RUNS executions; FUZZ_SECONDS caps its time (a
 # harness that stops short of FUZZ_RUNS fails).
 FUZZ_RUNS ?= 1000000
-FUZZ_SECONDS ?= 900
+FUZZ_SECONDS ?= 1800
 
 $(BUILD)/fuzz/obj/%.o: %.c $(SKELS) | $(BUILD)
 	$(call msg,FUZZ-CC,$@)
