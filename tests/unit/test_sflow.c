@@ -26,6 +26,8 @@
 #include "prom.h"
 #include "sflow.h"
 #include "sflow_decode.h"
+#include "source.h"
+#include "stream.h"
 
 /* ---- a datagram builder: 32-bit XDR words, nested lengths ---- */
 
@@ -878,6 +880,51 @@ static void test_timeout(void)
 	TEST_END("sflow_flow_timeout");
 }
 
+static int merge(void *arg, struct rt_snapshot *snap)
+{
+	return rt_sflow_collect(arg, snap) ? -1 : 1;
+}
+
+/* The same through the loop's stream (--sflow alone: the clock source, the
+ * collector merged into the persistent table): a forgotten flow's row leaves
+ * the table too, so the view and the files show only what is alive. */
+static void test_timeout_stream(void)
+{
+	struct rt_opts o;
+	struct rt_sflow *sf = collector(4, 60, NULL);
+	struct rt_stream st = { 0 };
+	struct rt_source *src;
+	struct b b;
+	int ok = 0;
+
+	rt_opts_defaults(&o);
+	o.sflow = "6343";
+	src = rt_sflow_clock_source_new(&o);
+	CHECK(sf && src && !rt_stream_init(&st, src, NULL), "stream");
+	if (!sf || !src)
+		return;
+	st.merge = merge;
+	st.merge_arg = sf;
+	frame_qp = 0x500;
+	dgram_a(&b, 1);
+	send_at(sf, &b, "192.0.2.1", 1);
+	CHECK_EQ(rt_stream_step(&st), 1);
+	CHECK_EQ(st.cur.nflows, 2);
+	frame_qp = 0x501;
+	dgram_a(&b, 2);
+	send_at(sf, &b, "192.0.2.1", 100);
+	CHECK_EQ(rt_stream_step(&st), 1);
+	for (size_t i = 0; i < st.cur.nflows; i++)
+		ok += st.cur.flows[i].k.dqpn == 0x501;
+	CHECK_EQ(st.cur.nflows, 2);
+	CHECK_EQ(ok, 2);
+	frame_qp = 0x123;
+	src->close(src);
+	rt_stream_free(&st);
+	rt_sflow_free(sf);
+	TEST_END("sflow_flow_timeout_stream");
+}
+
 /* Refused and non-sFlow senders are counted, never given an agent slot: 9,000
  * of them, from as many addresses, leave the real agent its own row. */
 static void test_rejected(void)
@@ -1126,6 +1173,7 @@ int main(int argc, char **argv)
 	test_collector();
 	test_collector_many();
 	test_timeout();
+	test_timeout_stream();
 	test_rejected();
 	test_loss();
 	test_bounds();

@@ -107,6 +107,8 @@ struct rt_sflow {
 	__u64 rejected;		/* datagrams refused, not sFlow, or damaged from unknown agents */
 	__u64 timeout_ns;	/* --flow-timeout; 0: never forget */
 	__u64 swept;		/* sf->now of the last sweep */
+	struct rt_flow_key *gone;	/* flows forgotten since the last collect */
+	size_t ngone, gone_cap;
 	/* the datagram being decoded */
 	struct agent *cur;
 	__u64 now;
@@ -378,6 +380,7 @@ void rt_sflow_free(struct rt_sflow *sf)
 	rt_htab_free(&sf->ports);
 	rt_htab_free(&sf->flows);
 	rt_htab_free(&sf->drops);
+	free(sf->gone);
 	free(sf->buf);
 	free(sf);
 }
@@ -478,7 +481,7 @@ static int idle(const struct rt_sflow *sf, __u64 seen, __u64 now)
 /* Rebuild t with the entries whose seen_ns (at seen_off) is recent; entries
  * keep their slot's hash. On a failed allocation t stays as it was. */
 static void tab_sweep(struct rt_sflow *sf, struct rt_htab *t, size_t seen_off, __u64 now,
-		      int (*gone)(const struct rt_sflow *sf, const void *e))
+		      int (*gone)(const struct rt_sflow *sf, const void *e), int keep_keys)
 {
 	struct rt_htab n;
 	size_t i, drop = 0;
@@ -502,8 +505,15 @@ static void tab_sweep(struct rt_sflow *sf, struct rt_htab *t, size_t seen_off, _
 		if (!t->used[i])
 			continue;
 		memcpy(&seen, (const char *)e + seen_off, sizeof(seen));
-		if (idle(sf, seen, now) || (gone && gone(sf, e)))
+		if (idle(sf, seen, now) || (gone && gone(sf, e))) {
+			struct rt_flow_key *k;
+
+			/* (without memory, the row stays in the loop's table) */
+			if (keep_keys && (k = rt_append((void **)&sf->gone, &sf->ngone, &sf->gone_cap,
+							 sizeof(*k))))
+				memcpy(k, e, sizeof(*k));
 			continue;
+		}
 		to = rt_htab_get(&n, e, t->hash[i], NULL);
 		if (!to) {
 			rt_htab_free(&n);
@@ -546,9 +556,9 @@ static void sweep(struct rt_sflow *sf, __u64 now)
 	}
 	while (sf->nagents && !sf->agents[sf->nagents - 1].used)
 		sf->nagents--;
-	tab_sweep(sf, &sf->ports, offsetof(struct port, seen_ns), now, port_orphan);
-	tab_sweep(sf, &sf->drops, offsetof(struct drop, seen_ns), now, NULL);
-	tab_sweep(sf, &sf->flows, offsetof(struct flow, seen_ns), now, NULL);
+	tab_sweep(sf, &sf->ports, offsetof(struct port, seen_ns), now, port_orphan, 0);
+	tab_sweep(sf, &sf->drops, offsetof(struct drop, seen_ns), now, NULL, 0);
+	tab_sweep(sf, &sf->flows, offsetof(struct flow, seen_ns), now, NULL, 1);
 }
 
 /* The flow of k, new if need be; a full table is swept first (at most once a
@@ -935,6 +945,16 @@ int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap)
 	/* A collector on a socket forgets by the clock (no datagram may come
 	 * at all); one fed datagrams (tests, the fuzzer) by their times. */
 	sweep(sf, sf->fd >= 0 ? mono_now() : sf->now);
+	/* The loop's persistent table (stream.c) forgets them too; a whole
+	 * snapshot is made anew and never had them. */
+	for (size_t k = 0; snap->tab && k < sf->ngone; k++) {
+		int fresh;
+		struct rt_flow *f = rt_snapshot_flow(snap, &sf->gone[k], &fresh);
+
+		if (f)
+			rt_snapshot_remove(snap, (size_t)(f - snap->flows));
+	}
+	sf->ngone = 0;
 	for (i = 0; i < RT_SF_MAX_AGENTS; i++) {
 		if (!sf->agents[i].used)
 			continue;
