@@ -156,7 +156,6 @@ static struct field sfagent_fields[] = {
 	F(struct rt_sfagent, lost, "u64"), F(struct rt_sfagent, errors, "u64"),
 	F(struct rt_sfagent, rejected, "u64"), F(struct rt_sfagent, samples, "u64"),
 	F(struct rt_sfagent, drop_samples, "u64"), F(struct rt_sfagent, ctr_samples, "u64"),
-	F(struct rt_sfagent, bad_samples, "u64"),
 };
 
 /* From R_SWPORT on, structs a file may leave out (recordings before sFlow). */
