@@ -846,6 +846,11 @@ static void test_timeout(void)
 	CHECK_EQ(s.nflows, 4);
 	CHECK_EQ(s.nsfagents, 2);
 	rt_snapshot_clear(&s);
+	/* t = 50 s: agent 192.0.2.4 (a datagram without samples), the third slot */
+	memset(&b, 0, sizeof(b));
+	header_v4(&b, "192.0.2.4", 0, 1, 0);
+	send_at(sf, &b, "192.0.2.4", 50);
+	rt_snapshot_clear(&s);
 	/* t = 100 s: the first four are idle for 99 s, 192.0.2.2 too. */
 	frame_qp = 0x503;
 	dgram_a(&b, 4);
@@ -863,6 +868,20 @@ static void test_timeout(void)
 	CHECK(find_agent(&s, "192.0.2.2") == NULL, "the idle agent is forgotten");
 	CHECK(find_port(&s, "192.0.2.2", 5, RT_DIR_EGRESS) == NULL, "the idle agent's ports are forgotten");
 	CHECK(find_port(&s, "192.0.2.1", 5, RT_DIR_EGRESS) != NULL, "the active agent's port is kept");
+	CHECK(find_agent(&s, "192.0.2.4") != NULL, "the agent idle for 50 s is kept");
+	rt_snapshot_clear(&s);
+	/* t = 101 s: 192.0.2.3 takes 192.0.2.2's slot, and none of its ports */
+	frame_qp = 0x504;
+	dgram_a(&b, 1);
+	b.d[11] = 3;
+	send_at(sf, &b, "192.0.2.3", 101);
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	CHECK_EQ(s.nsfagents, 3);
+	{
+		const struct rt_swport *p3 = find_port(&s, "192.0.2.3", 5, RT_DIR_EGRESS);
+
+		CHECK(p3 && p3->c.samples == 1 && p3->c.est_pkts == 1000, "a new agent in a forgotten slot starts from 0");
+	}
 	rt_snapshot_free(&s);
 	rt_sflow_free(sf);
 	/* --flow-timeout 0: never forget. */

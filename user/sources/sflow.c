@@ -101,6 +101,7 @@ struct rt_sflow {
 	int nallow;
 	struct agent *agents;
 	__u32 nagents;
+	__u32 nfree;		/* forgotten slots below nagents */
 	struct rt_htab ports, flows, drops;	/* struct port, flow, drop: key first */
 	__u32 next_ifindex;
 	__u64 flow_full, port_full, agent_full;
@@ -410,9 +411,11 @@ static struct agent *agent_new(struct rt_sflow *sf, int family, const __u8 *addr
 	struct agent *a = NULL;
 	__u32 i;
 
-	for (i = 0; i < sf->nagents && !a; i++)
-		if (!sf->agents[i].used)
+	for (i = 0; sf->nfree && i < sf->nagents && !a; i++)
+		if (!sf->agents[i].used) {
 			a = &sf->agents[i];
+			sf->nfree--;
+		}
 	if (!a && sf->nagents == RT_SF_MAX_AGENTS - 1) {
 		a = &sf->agents[RT_SF_MAX_AGENTS - 1];
 		if (!a->used) {
@@ -556,6 +559,8 @@ static void sweep(struct rt_sflow *sf, __u64 now)
 	}
 	while (sf->nagents && !sf->agents[sf->nagents - 1].used)
 		sf->nagents--;
+	for (sf->nfree = 0, i = 0; i < sf->nagents; i++)
+		sf->nfree += !sf->agents[i].used;
 	tab_sweep(sf, &sf->ports, offsetof(struct port, seen_ns), now, port_orphan, 0);
 	tab_sweep(sf, &sf->drops, offsetof(struct drop, seen_ns), now, NULL, 0);
 	tab_sweep(sf, &sf->flows, offsetof(struct flow, seen_ns), now, NULL, 1);
