@@ -989,6 +989,22 @@ static void test_rejected(void)
 	a = find_agent(&s, "(rejected)");
 	CHECK(a && a->rejected == 9000 && a->datagrams == 0, "9000 rejected, counted in one row");
 	CHECK_EQ(s.nsfagents, 2);
+	rt_snapshot_clear(&s);
+	/* 4,094 more agents fill the table; two beyond it share "other", whose
+	 * mixed sequence numbers (10, 500, 11, 501) are no loss. */
+	for (__u32 i = 0; i < 4094; i++) {
+		dgram_hdr(&cut, "192.0.2.1", 1, 1000);
+		cut.d[8] = 10, cut.d[9] = (__u8)(i >> 16), cut.d[10] = (__u8)(i >> 8), cut.d[11] = (__u8)i;
+		send_at(sf, &cut, "192.0.2.1", 3);
+	}
+	for (int k = 0; k < 4; k++) {
+		dgram_hdr(&cut, k % 2 ? "192.0.2.200" : "192.0.2.201", (k % 2 ? 500 : 10) + (__u32)k / 2, 1000);
+		send_at(sf, &cut, "192.0.2.1", 3);
+	}
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	a = find_agent(&s, "other");
+	CHECK(a && a->datagrams == 4 && a->lost == 0, "\"other\": 4 datagrams, none lost");
+	CHECK_EQ(s.nsfagents, 4096 + 1);
 	rt_snapshot_free(&s);
 	rt_sflow_free(sf);
 	TEST_END("sflow_rejected_senders");

@@ -878,7 +878,9 @@ void rt_sflow_datagram(struct rt_sflow *sf, const void *buf, size_t len, const s
 	a->s.datagrams++;
 	if (err)
 		a->s.errors++;
-	if (err != RT_SF_E_SHORT)	/* the sequence number was read */
+	/* The sequence number was read; "other" mixes many agents' sequences,
+	 * whose gaps would be no loss. */
+	if (err != RT_SF_E_SHORT && a != &sf->agents[RT_SF_MAX_AGENTS - 1])
 		seq_account(a, d.seq, d.uptime_ms, now_ns);
 }
 
