@@ -123,8 +123,11 @@ FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_OBJS  := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS))
 FUZZ_CFLAGS = -g -O1 -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VERSION)"' \
-	      $(INCLUDES) $(PKG_CFLAGS) $(SAN_FLAGS)
-FUZZ_SECONDS ?= 60
+	      $(INCLUDES) $(PKG_CFLAGS) $(SAN_FLAGS) -fno-sanitize-recover=all
+# Each harness runs FUZZ_RUNS executions; FUZZ_SECONDS caps its time (a
+# harness that stops short of FUZZ_RUNS fails).
+FUZZ_RUNS ?= 1000000
+FUZZ_SECONDS ?= 1800
 
 $(BUILD)/fuzz/obj/%.o: %.c $(SKELS) | $(BUILD)
 	$(call msg,FUZZ-CC,$@)
@@ -133,11 +136,11 @@ $(BUILD)/fuzz/obj/%.o: %.c $(SKELS) | $(BUILD)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
 	$(call msg,FUZZER,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(DEPFLAGS) -MF $@.d -Itests/fuzz -fsanitize=fuzzer $< $(FUZZ_OBJS) $(LDLIBS) -o $@
 
-# Run each harness for FUZZ_SECONDS on seeds made from generated traffic.
-fuzz: $(FUZZ_BINS) $(BUILD)/rocetop $(BUILD)/rocetop-gen
-	@tests/fuzz/run $(BUILD) $(FUZZ_SECONDS)
+# Run each harness FUZZ_RUNS times on seeds made from generated traffic.
+fuzz: $(FUZZ_BINS) $(BUILD)/rocetop $(BUILD)/rocetop-gen $(BUILD)/tests/test_sflow
+	@tests/fuzz/run $(BUILD) $(FUZZ_SECONDS) $(FUZZ_RUNS)
 
 $(BUILD):
 	$(Q)mkdir -p $@

@@ -854,6 +854,15 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 			sample_u(w, "rocetop_sflow_datagrams", M_COUNTER, set, v[k]);
 		}
 	}
+	family(w, "rocetop_sflow_bad_samples", M_COUNTER, NULL,
+	       "sFlow flow samples whose frame length (over 64 KiB) or sampling rate (above the sample pool) cannot be true, by agent: bounded before use.");
+	for (i = 0; i < d->nsfagents; i++) {
+		const struct rt_sfagent *a = d->sfagents[i].a;
+
+		set[0] = 0;
+		label(set, sizeof(set), "agent", a->agent);
+		sample_u(w, "rocetop_sflow_bad_samples", M_COUNTER, set, a->bad_samples);
+	}
 }
 
 static double mono_secs(void)

@@ -375,8 +375,11 @@ void gen_sflow_frame(struct gen_sflow *s, const struct gen_frame *f, const uint8
 	p->src = f->sip;
 	p->dst = f->dip;
 	p->dqpn = f->dqpn & 0xffffff;
-	p->rate = s->rate;
-	p->bytes = (uint64_t)s->rate * len;
+	/* A sample stands for at most the packets its pool counted (sFlow's
+	 * sample_pool): this fresh data source can sample before its pool
+	 * reaches the rate, and a collector must not believe more (rocetop.8). */
+	p->rate = s->rate < s->pool ? s->rate : s->pool;
+	p->bytes = (uint64_t)p->rate * len;
 	p->ce = (f->ecn & 3) == 3;
 	p->cnp = f->kind == K_CNP;
 	if (egress) {

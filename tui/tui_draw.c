@@ -660,10 +660,12 @@ static void draw_swports(struct tui *t, int y, int h)
 	for (size_t i = 0; i < D->nsfagents && r < h; i++) {
 		const struct rt_sfagent *ag = &D->sfagents[i].d;
 
-		snprintf(line, sizeof(line), "agent %s: %llu datagrams, %llu lost, %llu with errors, %llu rejected",
+		snprintf(line, sizeof(line),
+			 "agent %s: %llu datagrams, %llu lost, %llu with errors, %llu rejected, %llu samples bounded",
 			 D->sfagents[i].a->agent, (unsigned long long)ag->datagrams, (unsigned long long)ag->lost,
-			 (unsigned long long)ag->errors, (unsigned long long)ag->rejected);
-		put_attr(y + r++, 0, line, ag->lost || ag->errors ? sev_attr(t, 1) : 0);
+			 (unsigned long long)ag->errors, (unsigned long long)ag->rejected,
+			 (unsigned long long)ag->bad_samples);
+		put_attr(y + r++, 0, line, ag->lost || ag->errors || ag->bad_samples ? sev_attr(t, 1) : 0);
 	}
 }
 

@@ -29,15 +29,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct rt_stream st = { 0 };
 	struct rt_source *src;
 	struct rt_opts o;
+	static int fd = -1;
 	char path[64];
-	int fd, r, n = 0;
+	int r, n = 0;
 
-	fd = memfd_create("rtfuzz", 0);
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
+	/* One memory file for every execution, its bytes replaced each time
+	 * (the source opens its own descriptor of it by path). */
+	if (fd < 0 && (fd = memfd_create("rtfuzz", 0)) < 0)
+		abort();
+	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	rt_opts_defaults(&o);
 	o.read_file = path;
@@ -63,6 +64,5 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (src)
 		src->close(src);
 	rt_stream_free(&st);
-	close(fd);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "opts.h"
 #include "sflow.h"
 #include "sflow_decode.h"
+#include "snapshot.h"
 
 static const __u8 *lo, *hi;
 
@@ -24,6 +25,7 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 }
 
 static struct rt_sflow *sf;
+static __u64 now = 1, n;
 
 int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {
@@ -53,7 +55,23 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 		if (!sf)
 			abort();
 	}
-	rt_sflow_datagram(sf, buf, size, (const struct sockaddr *)&from, 1);
+	/* Time moves on by the first byte's seconds, so that the loss rule
+	 * (uptime against the time passed) and forgetting (--flow-timeout 60)
+	 * meet every case; every 256th datagram the tables are collected (and
+	 * swept) and their bounds checked. */
+	now += (size ? data[0] : 0) * 1000000000ULL;
+	rt_sflow_datagram(sf, buf, size, (const struct sockaddr *)&from, now);
+	if (!(++n % 256)) {
+		struct rt_snapshot s;
+
+		rt_snapshot_init(&s);
+		if (rt_sflow_collect(sf, &s) || s.nsfagents > 4096 + 1 || s.nflows > 4096)
+			abort();
+		for (size_t i = 0; i < s.nsfagents; i++)
+			if (s.sfagents[i].lost > (__u64)n * 0xffffffffULL)
+				abort();
+		rt_snapshot_free(&s);
+	}
 	free(buf);
 	return 0;
 }

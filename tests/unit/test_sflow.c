@@ -26,6 +26,8 @@
 #include "prom.h"
 #include "sflow.h"
 #include "sflow_decode.h"
+#include "source.h"
+#include "stream.h"
 
 /* ---- a datagram builder: 32-bit XDR words, nested lengths ---- */
 
@@ -562,13 +564,15 @@ static void test_collector(void)
 		CHECK_EQ(a->datagrams, 4);
 		CHECK_EQ(a->lost, 3);
 		CHECK_EQ(a->errors, 1);
-		CHECK_EQ(a->rejected, 1);	/* "hello" came from its address */
+		CHECK_EQ(a->rejected, 0);	/* "hello" came from its address: not its datagram */
 		/* 3 whole datagrams of 2 flow samples; the cut one keeps its first sample */
 		CHECK_EQ(a->samples, 7);
 		CHECK_EQ(a->ctr_samples, 4);
 	}
-	a = find_agent(&s, "198.51.100.7");
-	CHECK(a && a->rejected == 1 && a->datagrams == 0, "the sender outside --sflow-allow");
+	/* The sender outside --sflow-allow and "hello": counted, not stored. */
+	CHECK(find_agent(&s, "198.51.100.7") == NULL, "no row for a refused sender");
+	a = find_agent(&s, "(rejected)");
+	CHECK(a && a->rejected == 2 && a->datagrams == 0, "2 rejected");
 	a = find_agent(&s, "2001:db8::9/2");
 	CHECK(a && a->drop_samples == 1 && a->ctr_samples == 1, "IPv6 agent, sub-agent 2");
 
@@ -658,7 +662,8 @@ static void test_collector(void)
 				"rocetop_sflow_port_transit_delay_max_seconds{agent=\"192.0.2.1\",port=\"5\",direction=\"egress\"} 4.2e-05\n",
 				"rocetop_sflow_drops_total{agent=\"2001:db8::9/2\",port=\"5\",reason=\"no_buffer_space\",reason_code=\"259\"} 1\n",
 				"rocetop_sflow_datagrams_total{agent=\"192.0.2.1\",outcome=\"lost\"} 3\n",
-				"rocetop_sflow_datagrams_total{agent=\"198.51.100.7\",outcome=\"rejected\"} 1\n",
+				"rocetop_sflow_datagrams_total{agent=\"(rejected)\",outcome=\"rejected\"} 2\n",
+				"rocetop_sflow_bad_samples_total{agent=\"192.0.2.1\"} 0\n",
 				"rocetop_sflow_port_speed_bytes_per_second{agent=\"192.0.2.1\",port=\"5\"} 12500000000\n",
 				"rocetop_sflow_port_interface_discards_total{agent=\"192.0.2.1\",port=\"5\",side=\"in\"} 14\n",
 				"rocetop_sflow_port_interface_discards_total{agent=\"192.0.2.1\",port=\"5\",side=\"out\"} 24\n",
@@ -743,6 +748,375 @@ static void test_collector_many(void)
 	TEST_END("sflow_collector_many_flows");
 }
 
+/* ---- issue 33: forgetting, rejected senders, loss, bounds ---- */
+
+static struct rt_sflow *collector(__u32 max_flows, double timeout, const char *allow)
+{
+	struct rt_opts o;
+
+	rt_opts_defaults(&o);
+	o.have_sflow_fd = 1;
+	o.sflow_fd = -1;
+	o.max_flows = max_flows;
+	o.flow_timeout = timeout;
+	if (allow)
+		o.sflow_allow[o.nsflow_allow++] = allow;
+	return rt_sflow_new(&o);
+}
+
+static void send_at(struct rt_sflow *sf, const struct b *b, const char *src, double t)
+{
+	struct sockaddr_in s = from4(src);
+
+	rt_sflow_datagram(sf, b->d, b->n, (struct sockaddr *)&s, (__u64)(t * 1e9));
+}
+
+/* A datagram of header only (no sample) from agent, with its sequence number and uptime. */
+static void dgram_hdr(struct b *b, const char *agent, __u32 seq, __u32 uptime_ms)
+{
+	struct in_addr a;
+
+	memset(b, 0, sizeof(*b));
+	inet_pton(AF_INET, agent, &a);
+	w32(b, 5), w32(b, 1);
+	memcpy(b->d + b->n, &a, 4);
+	b->n += 4;
+	w32(b, 0), w32(b, seq), w32(b, uptime_ms), w32(b, 0);
+}
+
+/* One compact flow sample of frame_qp's RDMA WRITE, on port 5 egress, with
+ * the rate, pool and frame length given (the FCS, 4 bytes, stripped). */
+static void dgram_sample(struct b *b, const char *agent, __u32 seq, __u32 rate, __u32 pool, __u32 frame_len)
+{
+	__u8 f[FRAME_LEN];
+
+	memset(b, 0, sizeof(*b));
+	header_v4(b, agent, 0, seq, 1);
+	begin(b, 1);
+	w32(b, seq), w32(b, 5), w32(b, rate), w32(b, pool), w32(b, 0), w32(b, 3), w32(b, 5);
+	wcount(b, 1);
+	begin(b, 1);
+	roce_frame(f, 0x0a, 2);
+	w32(b, 1), w32(b, frame_len), w32(b, 4);
+	wcount(b, HDR_LEN);
+	wbytes(b, f, HDR_LEN);
+	end(b);
+	end(b);
+}
+
+static __u64 agent_lost(struct rt_sflow *sf, const char *agent)
+{
+	struct rt_snapshot s;
+	const struct rt_sfagent *a;
+	__u64 lost = ~0ULL;
+
+	rt_snapshot_init(&s);
+	if (!rt_sflow_collect(sf, &s) && (a = find_agent(&s, agent)))
+		lost = a->lost;
+	rt_snapshot_free(&s);
+	return lost;
+}
+
+/* --flow-timeout forgets sFlow flows, ports and agents: a collector that has
+ * seen --max-flows flows keeps taking new ones once the old ones are idle. */
+static void test_timeout(void)
+{
+	struct rt_sflow *sf = collector(4, 60, NULL);
+	struct rt_snapshot s;
+	struct b b;
+	int old = 0, fresh = 0;
+
+	rt_snapshot_init(&s);
+	/* t = 1 s: QPs 0x500 and 0x501 from agent 192.0.2.1, 2 flows each (port 5
+	 * egress, port 7 ingress): the 4 flows --max-flows allows. Agent
+	 * 192.0.2.2 sends once too. */
+	for (__u32 q = 0; q < 2; q++) {
+		frame_qp = 0x500 + q;
+		dgram_a(&b, 1 + q);
+		send_at(sf, &b, "192.0.2.1", 1);
+	}
+	dgram_a(&b, 1);
+	b.d[11] = 2;		/* the agent address's last byte: 192.0.2.2 */
+	send_at(sf, &b, "192.0.2.2", 1);
+	/* t = 30 s: a third QP does not fit (4 flows, none idle for 60 s). */
+	frame_qp = 0x502;
+	dgram_a(&b, 3);
+	send_at(sf, &b, "192.0.2.1", 30);
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	CHECK_EQ(s.nflows, 4);
+	CHECK_EQ(s.nsfagents, 2);
+	rt_snapshot_clear(&s);
+	/* t = 50 s: agent 192.0.2.4 (a datagram without samples), the third slot */
+	memset(&b, 0, sizeof(b));
+	header_v4(&b, "192.0.2.4", 0, 1, 0);
+	send_at(sf, &b, "192.0.2.4", 50);
+	rt_snapshot_clear(&s);
+	/* t = 100 s: the first four are idle for 99 s, 192.0.2.2 too. */
+	frame_qp = 0x503;
+	dgram_a(&b, 4);
+	send_at(sf, &b, "192.0.2.1", 100);
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	for (size_t i = 0; i < s.nflows; i++) {
+		if (s.flows[i].k.dqpn == 0x503 && s.flows[i].samples == 1)
+			fresh++;
+		else
+			old++;
+	}
+	CHECK_EQ(fresh, 2);
+	CHECK_EQ(old, 0);
+	CHECK(find_agent(&s, "192.0.2.1") != NULL, "the active agent is kept");
+	CHECK(find_agent(&s, "192.0.2.2") == NULL, "the idle agent is forgotten");
+	CHECK(find_port(&s, "192.0.2.2", 5, RT_DIR_EGRESS) == NULL, "the idle agent's ports are forgotten");
+	CHECK(find_port(&s, "192.0.2.1", 5, RT_DIR_EGRESS) != NULL, "the active agent's port is kept");
+	CHECK(find_agent(&s, "192.0.2.4") != NULL, "the agent idle for 50 s is kept");
+	rt_snapshot_clear(&s);
+	/* t = 101 s: 192.0.2.3 takes 192.0.2.2's slot, and none of its ports */
+	frame_qp = 0x504;
+	dgram_a(&b, 1);
+	b.d[11] = 3;
+	send_at(sf, &b, "192.0.2.3", 101);
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	CHECK_EQ(s.nsfagents, 3);
+	{
+		const struct rt_swport *p3 = find_port(&s, "192.0.2.3", 5, RT_DIR_EGRESS);
+
+		CHECK(p3 && p3->c.samples == 1 && p3->c.est_pkts == 1000, "a new agent in a forgotten slot starts from 0");
+	}
+	rt_snapshot_free(&s);
+	rt_sflow_free(sf);
+	/* --flow-timeout 0: never forget. */
+	sf = collector(4, 0, NULL);
+	rt_snapshot_init(&s);
+	frame_qp = 0x500;
+	dgram_a(&b, 1);
+	send_at(sf, &b, "192.0.2.1", 1);
+	send_at(sf, &b, "192.0.2.1", 1e6);
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	CHECK_EQ(s.nflows, 2);
+	rt_snapshot_free(&s);
+	rt_sflow_free(sf);
+	frame_qp = 0x123;
+	TEST_END("sflow_flow_timeout");
+}
+
+static int merge(void *arg, struct rt_snapshot *snap)
+{
+	return rt_sflow_collect(arg, snap) ? -1 : 1;
+}
+
+/* The same through the loop's stream (--sflow alone: the clock source, the
+ * collector merged into the persistent table): a forgotten flow's row leaves
+ * the table too, so the view and the files show only what is alive. */
+static void test_timeout_stream(void)
+{
+	struct rt_opts o;
+	struct rt_sflow *sf = collector(4, 60, NULL);
+	struct rt_stream st = { 0 };
+	struct rt_source *src;
+	struct b b;
+	int ok = 0;
+
+	rt_opts_defaults(&o);
+	o.sflow = "6343";
+	src = rt_sflow_clock_source_new(&o);
+	CHECK(sf && src && !rt_stream_init(&st, src, NULL), "stream");
+	if (!sf || !src)
+		return;
+	st.merge = merge;
+	st.merge_arg = sf;
+	frame_qp = 0x500;
+	dgram_a(&b, 1);
+	send_at(sf, &b, "192.0.2.1", 1);
+	CHECK_EQ(rt_stream_step(&st), 1);
+	CHECK_EQ(st.cur.nflows, 2);
+	frame_qp = 0x501;
+	dgram_a(&b, 2);
+	send_at(sf, &b, "192.0.2.1", 100);
+	CHECK_EQ(rt_stream_step(&st), 1);
+	for (size_t i = 0; i < st.cur.nflows; i++)
+		ok += st.cur.flows[i].k.dqpn == 0x501;
+	CHECK_EQ(st.cur.nflows, 2);
+	CHECK_EQ(ok, 2);
+	frame_qp = 0x123;
+	src->close(src);
+	rt_stream_free(&st);
+	rt_sflow_free(sf);
+	TEST_END("sflow_flow_timeout_stream");
+}
+
+/* Refused and non-sFlow senders are counted, never given an agent slot: 9,000
+ * of them, from as many addresses, leave the real agent its own row. */
+static void test_rejected(void)
+{
+	struct rt_sflow *sf = collector(16384, 60, "192.0.2.0/24");
+	struct rt_snapshot s;
+	const struct rt_sfagent *a;
+	char src[32];
+	struct b b, cut;
+
+	rt_snapshot_init(&s);
+	dgram_a(&b, 10);
+	for (int i = 0; i < 3000; i++) {
+		/* refused by --sflow-allow */
+		snprintf(src, sizeof(src), "198.51.%d.%d", i / 250, i % 250 + 1);
+		send_at(sf, &b, src, 1);
+		/* not sFlow, from allowed addresses */
+		snprintf(src, sizeof(src), "192.0.2.%d", i % 250 + 1);
+		rt_sflow_datagram(sf, "hello", 5, (struct sockaddr *)&(struct sockaddr_in){
+			.sin_family = AF_INET, .sin_addr.s_addr = htonl(0xc0000200u | (__u32)(i % 250 + 1)) }, 1e9);
+		/* sFlow v5 headers of 3,000 unknown agents, cut short */
+		cut = b;
+		cut.d[10] = (__u8)(i >> 8), cut.d[11] = (__u8)i;
+		cut.d[8] = 10;
+		cut.n = 60;
+		send_at(sf, &cut, "192.0.2.9", 1);
+	}
+	dgram_a(&b, 10);
+	send_at(sf, &b, "192.0.2.1", 2);
+	dgram_a(&b, 11);
+	send_at(sf, &b, "192.0.2.1", 2);
+	dgram_a(&b, 12);
+	send_at(sf, &b, "192.0.2.1", 2);
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	a = find_agent(&s, "192.0.2.1");
+	CHECK(a != NULL, "the real agent has its own row");
+	if (a) {
+		CHECK_EQ(a->datagrams, 3);
+		CHECK_EQ(a->lost, 0);
+		CHECK_EQ(a->samples, 6);
+	}
+	CHECK(find_agent(&s, "other") == NULL, "no agent pushed into \"other\"");
+	a = find_agent(&s, "(rejected)");
+	CHECK(a && a->rejected == 9000 && a->datagrams == 0, "9000 rejected, counted in one row");
+	CHECK_EQ(s.nsfagents, 2);
+	rt_snapshot_clear(&s);
+	/* 4,094 more agents fill the table; two beyond it share "other", whose
+	 * mixed sequence numbers (10, 500, 11, 501) are no loss. */
+	for (__u32 i = 0; i < 4094; i++) {
+		dgram_hdr(&cut, "192.0.2.1", 1, 1000);
+		cut.d[8] = 10, cut.d[9] = (__u8)(i >> 16), cut.d[10] = (__u8)(i >> 8), cut.d[11] = (__u8)i;
+		send_at(sf, &cut, "192.0.2.1", 3);
+	}
+	for (int k = 0; k < 4; k++) {
+		dgram_hdr(&cut, k % 2 ? "192.0.2.200" : "192.0.2.201", (k % 2 ? 500 : 10) + (__u32)k / 2, 1000);
+		send_at(sf, &cut, "192.0.2.1", 3);
+	}
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	a = find_agent(&s, "other");
+	CHECK(a && a->datagrams == 4 && a->lost == 0, "\"other\": 4 datagrams, none lost");
+	CHECK_EQ(s.nsfagents, 4096 + 1);
+	rt_snapshot_free(&s);
+	rt_sflow_free(sf);
+	TEST_END("sflow_rejected_senders");
+}
+
+/* Datagram loss: 32-bit serial arithmetic, late datagrams are not loss, a
+ * restart (the uptime reset, or a lower number sent later) starts again. */
+static void test_loss(void)
+{
+	struct rt_sflow *sf = collector(16384, 0, NULL);
+	struct b b;
+	double t = 1;
+	static const struct { const char *agent; __u32 seq, up; __u64 lost; } steps[] = {
+		/* reordered: 10, 11, 9, 12 (9 sent before 10): none lost */
+		{ "192.0.2.1", 10, 10000, 0 }, { "192.0.2.1", 11, 11000, 0 },
+		{ "192.0.2.1", 9, 9000, 0 }, { "192.0.2.1", 12, 12000, 0 },
+		/* 10, 12 (11 counted lost), then 11 comes late: none lost; 11 again: a copy */
+		{ "192.0.2.2", 10, 10000, 0 }, { "192.0.2.2", 12, 12000, 1 },
+		{ "192.0.2.2", 11, 11000, 0 }, { "192.0.2.2", 11, 11000, 0 }, { "192.0.2.2", 15, 15000, 2 },
+		/* a restart: up 34 days (past 2^31 ms), then the uptime back to 1.5 s
+		 * and the sequence to 1 (the audit's "1,879,048,191 lost") */
+		{ "192.0.2.3", 2415919104u, 3000000000u, 0 },
+		{ "192.0.2.3", 2415919105u, 3000001000u, 0 },
+		{ "192.0.2.3", 1, 1500, 0 }, { "192.0.2.3", 2, 2500, 0 }, { "192.0.2.3", 4, 4500, 1 },
+		/* the sequence wraps: 0xfffffffe, 0xffffffff, 0, 1 none lost; then 4: 2 lost */
+		{ "192.0.2.4", 0xfffffffeu, 1000, 0 }, { "192.0.2.4", 0xffffffffu, 2000, 0 },
+		{ "192.0.2.4", 0, 3000, 0 }, { "192.0.2.4", 1, 4000, 0 }, { "192.0.2.4", 4, 5000, 2 },
+		/* the sub-agent restarts, the device's uptime goes on: 500, 501, then 1, 2 */
+		{ "192.0.2.5", 500, 100000, 0 }, { "192.0.2.5", 501, 101000, 0 },
+		{ "192.0.2.5", 1, 102000, 0 }, { "192.0.2.5", 2, 103000, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++, t += 1) {
+		__u64 lost;
+
+		dgram_hdr(&b, steps[i].agent, steps[i].seq, steps[i].up);
+		send_at(sf, &b, steps[i].agent, t);
+		lost = agent_lost(sf, steps[i].agent);
+		CHECK(lost == steps[i].lost, "step %zu: %s seq %u uptime %u: %llu lost, expected %llu", i,
+		      steps[i].agent, steps[i].seq, steps[i].up, (unsigned long long)lost,
+		      (unsigned long long)steps[i].lost);
+	}
+	rt_sflow_free(sf);
+	TEST_END("sflow_datagram_loss");
+}
+
+/* A frame over 64 KiB and a sampling rate above the sample pool are lies:
+ * bounded (64 KiB, the pool) and counted (a rate once the port had an honest
+ * sample: a fresh source may sample before its pool reaches the rate); sums
+ * saturate, never wrap. */
+static void test_bounds(void)
+{
+	struct rt_sflow *sf = collector(16384, 0, NULL);
+	struct rt_snapshot s;
+	const struct rt_swport *p;
+	struct b b;
+	__u64 pkts = 0;
+
+	rt_snapshot_init(&s);
+	/* rate and frame length 2^32-1, pool 70,000: the sample stands for 70,000
+	 * frames of 65,536 - 4 bytes. */
+	dgram_sample(&b, "192.0.2.1", 1, 0xffffffffu, 70000, 0xffffffffu);
+	send_at(sf, &b, "192.0.2.1", 1);
+	/* honest: rate 1000, pool 70,000, 1106 bytes (1102 without the FCS) */
+	dgram_sample(&b, "192.0.2.1", 2, 1000, 70000, FRAME_LEN + 4);
+	send_at(sf, &b, "192.0.2.1", 1);
+	/* then a rate of 1,000,000 with a pool of 70,100: stands for 70,100 */
+	dgram_sample(&b, "192.0.2.1", 3, 1000000, 70100, FRAME_LEN + 4);
+	send_at(sf, &b, "192.0.2.1", 1);
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	p = find_port(&s, "192.0.2.1", 5, RT_DIR_EGRESS);
+	CHECK(p != NULL, "port 5 egress");
+	if (p) {
+		CHECK_EQ(p->c.samples, 3);
+		CHECK_EQ(p->c.est_pkts, 70000 + 1000 + 70100);
+		CHECK_EQ(p->c.est_bytes, 70000ULL * 65532 + 71100ULL * FRAME_LEN);
+	}
+	for (size_t i = 0; i < s.nflows; i++)
+		if (s.flows[i].k.dqpn == frame_qp) {
+			pkts = s.flows[i].v.pkts;
+			CHECK_EQ(s.flows[i].v.bytes, 70000ULL * 65532 + 71100ULL * FRAME_LEN);
+		}
+	CHECK_EQ(pkts, 141100);
+	/* the frame of the first, the rate of the third */
+	CHECK(find_agent(&s, "192.0.2.1") && find_agent(&s, "192.0.2.1")->bad_samples == 2,
+	      "two lies counted");
+	rt_snapshot_free(&s);
+	rt_sflow_free(sf);
+
+	/* A consistent lie (rate = pool = 2^32-1, 64 KiB frames) 70,000 times:
+	 * 2^48 bytes each would wrap 64 bits; the sums stop at 2^64-1 instead. */
+	sf = collector(16384, 0, NULL);
+	rt_snapshot_init(&s);
+	for (__u32 i = 0; i < 70000; i++) {
+		dgram_sample(&b, "192.0.2.1", 1 + i, 0xffffffffu, 0xffffffffu, 65536);
+		send_at(sf, &b, "192.0.2.1", 1);
+	}
+	CHECK_EQ(rt_sflow_collect(sf, &s), 0);
+	p = find_port(&s, "192.0.2.1", 5, RT_DIR_EGRESS);
+	CHECK(p && p->c.est_bytes == ~0ULL, "est_bytes saturates: %llu",
+	      p ? (unsigned long long)p->c.est_bytes : 0ULL);
+	CHECK(p && p->c.est_pkts == 70000ULL * 0xffffffffu, "est_pkts %llu",
+	      p ? (unsigned long long)p->c.est_pkts : 0ULL);
+	for (size_t i = 0; i < s.nflows; i++)
+		CHECK(s.flows[i].v.bytes == ~0ULL, "flow bytes saturate: %llu", (unsigned long long)s.flows[i].v.bytes);
+	CHECK(find_agent(&s, "192.0.2.1") && find_agent(&s, "192.0.2.1")->bad_samples == 0,
+	      "a consistent lie is not seen");
+	rt_snapshot_free(&s);
+	rt_sflow_free(sf);
+	TEST_END("sflow_sample_bounds");
+}
+
 /* For tests/sflow/test_sflow_tshark.sh: the datagrams as UDP to port 6343 in
  * a pcap, and what the decoder read of them. */
 static int write_pcap(const char *pcap, const char *dump)
@@ -802,14 +1176,18 @@ static int write_seeds(const char *dir)
 	char path[4200];
 	struct b b;
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		FILE *fp;
 
 		snprintf(path, sizeof(path), "%s/dgram%d", dir, k);
 		fp = fopen(path, "wb");
 		if (!fp)
 			return 1;
-		if (k)
+		if (k == 3)	/* the bounds' lies */
+			dgram_sample(&b, "192.0.2.1", 7, 0xffffffffu, 70000, 0xffffffffu);
+		else if (k == 2)	/* a header alone */
+			dgram_hdr(&b, "192.0.2.3", 2415919104u, 3000000000u);
+		else if (k)
 			dgram_b(&b, 1);
 		else
 			dgram_a(&b, 1);
@@ -829,5 +1207,10 @@ int main(int argc, char **argv)
 	test_bad();
 	test_collector();
 	test_collector_many();
+	test_timeout();
+	test_timeout_stream();
+	test_rejected();
+	test_loss();
+	test_bounds();
 	return TEST_EXIT();
 }

@@ -1508,6 +1508,7 @@ static void sf_delta(struct rt_delta *d, const struct rt_snapshot *prev, const s
 		o->samples = rt_ctr_delta(p->samples, c->samples, 64);
 		o->drop_samples = rt_ctr_delta(p->drop_samples, c->drop_samples, 64);
 		o->ctr_samples = rt_ctr_delta(p->ctr_samples, c->ctr_samples, 64);
+		o->bad_samples = rt_ctr_delta(p->bad_samples, c->bad_samples, 64);
 	}
 	d->nsfagents = cur->nsfagents;
 }

@@ -147,6 +147,7 @@ struct rt_sfagent {
 	__u64 samples;		/* flow samples */
 	__u64 drop_samples;	/* dropped-packet notifications */
 	__u64 ctr_samples;	/* counter samples */
+	__u64 bad_samples;	/* flow samples bounded: a frame over 64 KiB, a rate above the pool */
 };
 
 /* One interface and direction: parser outcomes and PFC. */

@@ -151,8 +151,10 @@ static void print_sflow(struct rt_printer *p, const struct rt_snapshot *cur, con
 		rt_pr_u64(p, RT_PR_ANY, "flow_samples", ", %llu flow samples", (unsigned long long)a->samples);
 		rt_pr_u64(p, RT_PR_ANY, "drop_notifications", ", %llu drop notifications",
 			  (unsigned long long)a->drop_samples);
-		rt_pr_u64(p, RT_PR_ANY, "counter_samples", ", %llu counter samples\n",
+		rt_pr_u64(p, RT_PR_ANY, "counter_samples", ", %llu counter samples",
 			  (unsigned long long)a->ctr_samples);
+		rt_pr_u64(p, RT_PR_ANY, "bad_samples", ", %llu bounded (impossible frame length or rate)\n",
+			  (unsigned long long)a->bad_samples);
 		rt_pr_close_obj(p);
 	}
 	rt_pr_close_arr(p);

@@ -4,7 +4,14 @@
  * packets: the parser's counts for its header are added rate times, and the
  * flow is marked an estimate. Tables are open-addressed and bounded: agents by
  * RT_SF_MAX_AGENTS, switch ports by RT_SF_MAX_PORTS, flows by --max-flows;
- * what does not fit is counted, never grown without bound.
+ * what does not fit is counted, never grown without bound. Agents, ports,
+ * drops and flows idle for --flow-timeout are forgotten (sweep()), so a
+ * collector that runs for months keeps room for what is new.
+ *
+ * Only an agent that sent a whole, clean datagram gets a slot: senders
+ * --sflow-allow refuses, datagrams that are not sFlow v5, and damaged ones
+ * from agents not seen before are counted in one "(rejected)" row, so spoofed
+ * junk can never crowd real agents into the shared "other" slot.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +37,11 @@
 #define RT_SF_BATCH		64	/* datagrams per recvmmsg */
 #define RT_SF_BUDGET		32	/* recvmmsg calls per wakeup of the loop */
 #define RT_SF_DGRAM_MAX		65536
+#define RT_SF_HDR_MAX		40	/* a datagram header with an IPv6 agent */
+#define RT_SF_FRAME_MAX		65536	/* no frame is longer than 64 KiB */
+#define RT_SF_REORDER_MS	30000	/* uptime slack of a late datagram; see seq_account() */
+#define RT_SF_WINDOW		64	/* late datagrams are recognised this far back */
+#define RT_SF_REJECTED		"(rejected)"
 
 struct cidr {
 	int family;
@@ -38,11 +50,16 @@ struct cidr {
 };
 
 struct agent {
+	__u8 used;		/* 0: a free slot (never used, or forgotten) */
 	__u8 family;
 	__u8 addr[16];
 	__u32 sub_agent;
-	__u32 last_seq;
+	/* the datagram sequence (seq_account()) */
+	__u32 last_seq, last_uptime;
+	__u64 last_mono;	/* when the datagram numbered last_seq came */
+	__u64 window;		/* bit i: last_seq - i came, or was never counted lost */
 	int seen;
+	__u64 seen_ns;		/* the last datagram, for --flow-timeout */
 	struct rt_sfagent s;	/* s.agent is the text */
 };
 
@@ -51,6 +68,10 @@ struct port {
 	__u32 port;
 	__u8 dir;
 	struct rt_swport r;
+	__u64 seen_ns;		/* the last sample of the port, for --flow-timeout */
+	__u32 last_pool;	/* the sample pool of its last flow sample */
+	__u8 has_pool;
+	__u8 pool_ok;		/* that sample's rate was within its pool */
 };
 
 /* The key of a port: the first bytes of struct port. */
@@ -65,11 +86,13 @@ struct flow {
 	struct rt_flow_val v;
 	__u64 samples;
 	__u64 drops;		/* drop notifications whose header is this flow's */
+	__u64 seen_ns;		/* the last sample or notification, for --flow-timeout */
 };
 
 struct drop {
 	__u32 ifindex, reason;
 	struct rt_swdrop r;
+	__u64 seen_ns;
 };
 
 struct rt_sflow {
@@ -78,9 +101,15 @@ struct rt_sflow {
 	int nallow;
 	struct agent *agents;
 	__u32 nagents;
+	__u32 nfree;		/* forgotten slots below nagents */
 	struct rt_htab ports, flows, drops;	/* struct port, flow, drop: key first */
 	__u32 next_ifindex;
 	__u64 flow_full, port_full, agent_full;
+	__u64 rejected;		/* datagrams refused, not sFlow, or damaged from unknown agents */
+	__u64 timeout_ns;	/* --flow-timeout; 0: never forget */
+	__u64 swept;		/* sf->now of the last sweep */
+	struct rt_flow_key *gone;	/* flows forgotten since the last collect */
+	size_t ngone, gone_cap;
 	/* the datagram being decoded */
 	struct agent *cur;
 	__u64 now;
@@ -301,6 +330,7 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 		return NULL;
 	}
 	sf->fd = -1;
+	sf->timeout_ns = o->flow_timeout > 0 ? (__u64)(o->flow_timeout * 1e9) : 0;
 	for (i = 0; i < o->nsflow_allow; i++) {
 		if (parse_cidr(o->sflow_allow[i], &sf->allow[i])) {
 			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
@@ -351,33 +381,55 @@ void rt_sflow_free(struct rt_sflow *sf)
 	rt_htab_free(&sf->ports);
 	rt_htab_free(&sf->flows);
 	rt_htab_free(&sf->drops);
+	free(sf->gone);
 	free(sf->buf);
 	free(sf);
 }
 
-/* The agent of (family, addr, sub_agent); the last slot takes all beyond the bound. */
-static struct agent *agent_get(struct rt_sflow *sf, int family, const __u8 *addr, __u32 sub)
+/* The agent of (family, addr, sub_agent), or NULL when it has no slot. */
+static struct agent *agent_find(struct rt_sflow *sf, int family, const __u8 *addr, __u32 sub)
 {
 	struct agent *a;
 	__u32 i;
 
 	/* Datagrams of one agent come in runs: try the last one first. */
-	if (sf->cur && sf->cur->family == family && sf->cur->sub_agent == sub &&
+	if (sf->cur && sf->cur->used && sf->cur->family == family && sf->cur->sub_agent == sub &&
 	    !memcmp(sf->cur->addr, addr, 16))
 		return sf->cur;
 	for (i = 0; i < sf->nagents; i++) {
 		a = &sf->agents[i];
-		if (a->family == family && a->sub_agent == sub && !memcmp(a->addr, addr, 16))
+		if (a->used && a->family == family && a->sub_agent == sub && !memcmp(a->addr, addr, 16))
 			return a;
 	}
-	if (sf->nagents == RT_SF_MAX_AGENTS - 1) {
+	return NULL;
+}
+
+/* A slot for a new agent: a forgotten one, a new one, or beyond the bound
+ * the last slot, "other", shared by all that do not fit. */
+static struct agent *agent_new(struct rt_sflow *sf, int family, const __u8 *addr, __u32 sub)
+{
+	struct agent *a = NULL;
+	__u32 i;
+
+	for (i = 0; sf->nfree && i < sf->nagents && !a; i++)
+		if (!sf->agents[i].used) {
+			a = &sf->agents[i];
+			sf->nfree--;
+		}
+	if (!a && sf->nagents == RT_SF_MAX_AGENTS - 1) {
 		a = &sf->agents[RT_SF_MAX_AGENTS - 1];
-		if (!a->s.agent[0])
+		if (!a->used) {
+			memset(a, 0, sizeof(*a));
+			a->used = 1;
 			snprintf(a->s.agent, sizeof(a->s.agent), "other");
+		}
 		sf->agent_full++;
 		return a;
 	}
-	a = &sf->agents[sf->nagents++];
+	if (!a)
+		a = &sf->agents[sf->nagents++];
+	memset(a, 0, sizeof(*a));
+	a->used = 1;
 	a->family = (__u8)family;
 	memcpy(a->addr, addr, 16);
 	a->sub_agent = sub;
@@ -390,7 +442,6 @@ static struct agent *agent_get(struct rt_sflow *sf, int family, const __u8 *addr
 	return a;
 }
 
-
 static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno, __u8 dir)
 {
 	struct port_key key = { (__u32)(a - sf->agents), portno, dir, { 0 } }, other;
@@ -400,6 +451,7 @@ static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno,
 		sf->port_full++;
 		return NULL;
 	}
+	p->seen_ns = sf->now;
 	if (p->r.ifindex)
 		return p;
 	/* New: both directions of a port share its ifindex and name. */
@@ -422,64 +474,231 @@ static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno,
 	return p;
 }
 
+/* ---- forgetting (--flow-timeout) ---- */
+
+static int idle(const struct rt_sflow *sf, __u64 seen, __u64 now)
+{
+	return sf->timeout_ns && now > seen && now - seen > sf->timeout_ns;
+}
+
+/* Rebuild t with the entries whose seen_ns (at seen_off) is recent; entries
+ * keep their slot's hash. On a failed allocation t stays as it was. */
+static void tab_sweep(struct rt_sflow *sf, struct rt_htab *t, size_t seen_off, __u64 now,
+		      int (*gone)(const struct rt_sflow *sf, const void *e), int keep_keys)
+{
+	struct rt_htab n;
+	size_t i, drop = 0;
+
+	for (i = 0; i < t->cap; i++)
+		if (t->used[i]) {
+			const void *e = rt_htab_at(t, i);
+			__u64 seen;
+
+			memcpy(&seen, (const char *)e + seen_off, sizeof(seen));
+			drop += idle(sf, seen, now) || (gone && gone(sf, e));
+		}
+	if (!drop)
+		return;
+	rt_htab_init(&n, t->esz, t->ksz, t->max);
+	for (i = 0; i < t->cap; i++) {
+		const void *e = rt_htab_at(t, i);
+		void *to;
+		__u64 seen;
+
+		if (!t->used[i])
+			continue;
+		memcpy(&seen, (const char *)e + seen_off, sizeof(seen));
+		if (idle(sf, seen, now) || (gone && gone(sf, e))) {
+			struct rt_flow_key *k;
+
+			/* (without memory, the row stays in the loop's table) */
+			if (keep_keys && (k = rt_append((void **)&sf->gone, &sf->ngone, &sf->gone_cap,
+							 sizeof(*k))))
+				memcpy(k, e, sizeof(*k));
+			continue;
+		}
+		to = rt_htab_get(&n, e, t->hash[i], NULL);
+		if (!to) {
+			rt_htab_free(&n);
+			return;
+		}
+		memcpy(to, e, t->esz);
+	}
+	rt_htab_free(t);
+	*t = n;
+}
+
+/* A port whose agent was forgotten (its slot may serve another agent now). */
+static int port_orphan(const struct rt_sflow *sf, const void *e)
+{
+	return !sf->agents[((const struct port *)e)->agent].used;
+}
+
+/*
+ * Forget what was idle for --flow-timeout at now: agents, then their ports
+ * (a port's last sample came in one of its agent's datagrams, so it is never
+ * younger than the agent), drops and flows. Each flow, port and drop row goes
+ * with its counts: one that comes back starts again from zero, under a new
+ * ifindex for a port, as a new interface would.
+ */
+static void sweep(struct rt_sflow *sf, __u64 now)
+{
+	__u32 i;
+
+	sf->swept = now;
+	if (!sf->timeout_ns)
+		return;
+	for (i = 0; i < RT_SF_MAX_AGENTS; i++) {
+		struct agent *a = &sf->agents[i];
+
+		if (a->used && idle(sf, a->seen_ns, now)) {
+			memset(a, 0, sizeof(*a));
+			if (sf->cur == a)
+				sf->cur = NULL;
+		}
+	}
+	while (sf->nagents && !sf->agents[sf->nagents - 1].used)
+		sf->nagents--;
+	for (sf->nfree = 0, i = 0; i < sf->nagents; i++)
+		sf->nfree += !sf->agents[i].used;
+	tab_sweep(sf, &sf->ports, offsetof(struct port, seen_ns), now, port_orphan, 0);
+	tab_sweep(sf, &sf->drops, offsetof(struct drop, seen_ns), now, NULL, 0);
+	tab_sweep(sf, &sf->flows, offsetof(struct flow, seen_ns), now, NULL, 1);
+}
+
+/* The flow of k, new if need be; a full table is swept first (at most once a
+ * second of datagram time), so idle flows make room. NULL when still full. */
+static struct flow *flow_get(struct rt_sflow *sf, const struct rt_flow_key *k)
+{
+	__u32 h = rt_flow_key_hash(k);
+	struct flow *fl = rt_htab_get(&sf->flows, k, h, NULL);
+
+	if (!fl && sf->timeout_ns && sf->now - sf->swept >= 1000000000ULL) {
+		sweep(sf, sf->now);
+		fl = rt_htab_get(&sf->flows, k, h, NULL);
+	}
+	return fl;
+}
+
+/* a + b, stopping at 2^64 - 1: an estimate may be absurd, never wrapped. */
+static inline __u64 sat_add(__u64 a, __u64 b)
+{
+	return a + b < a ? ~0ULL : a + b;
+}
+
+static inline __u64 sat_mul(__u64 a, __u64 b)
+{
+	return b && a > ~0ULL / b ? ~0ULL : a * b;
+}
+
+/*
+ * A flow sample's rate and frame length, bounded. No frame is longer than
+ * 64 KiB: a longer one is a lie, counted, and taken as 64 KiB. The sample
+ * pool counts the packets the data source could have sampled, so one sample
+ * cannot stand for more: a rate above the pool stands for the pool (at least
+ * 1) instead, unless the pool went down since the port's last sample (the
+ * 32-bit counter wrapped, or the source restarted) and says nothing. Such a
+ * rate is counted as a lie once the port had a sample within its pool: a
+ * source that has just started may sample before its pool reaches the rate.
+ * Returns 1 when the sample lied, 0 otherwise.
+ */
+static int bound_sample(struct port *p, const struct rt_sf_flow *f, __u64 *rate, __u64 *len)
+{
+	__u32 frame = f->frame_len;
+	int lie = 0, wrapped = p->has_pool && f->pool < p->last_pool;
+
+	*rate = f->rate ? f->rate : 1;
+	if (frame > RT_SF_FRAME_MAX) {
+		frame = RT_SF_FRAME_MAX;
+		lie = 1;
+	}
+	if (*rate > f->pool && !wrapped) {
+		*rate = f->pool ? f->pool : 1;
+		lie |= p->has_pool && p->pool_ok;
+		p->pool_ok = 0;
+	} else {
+		p->pool_ok = 1;
+	}
+	p->last_pool = f->pool;
+	p->has_pool = 1;
+	*len = f->stripped <= frame ? frame - f->stripped : frame;
+	return lie;
+}
+
+/* A dropped-packet notification (sample format 5). */
+static void on_drop(struct rt_sflow *sf, struct agent *a, const struct rt_sf_flow *f)
+{
+	__u8 dir = f->output == f->ds_index ? RT_DIR_EGRESS : RT_DIR_INGRESS;
+	__u32 len = f->frame_len > RT_SF_FRAME_MAX ? RT_SF_FRAME_MAX : f->frame_len;
+	struct port *p = port_get(sf, a, f->ds_index, dir);
+	struct { __u32 ifindex, reason; } key;
+	struct drop *dr;
+	struct rt_pkt pk;
+
+	a->s.drop_samples++;
+	if (!p)
+		return;
+	p->r.c.drops++;
+	key.ifindex = p->r.ifindex;
+	key.reason = f->reason;
+	dr = tab_get(&sf->drops, &key);
+	if (!dr)
+		return;
+	if (!dr->r.ifindex) {
+		dr->r.ifindex = p->r.ifindex;
+		dr->r.port = p->r.port;
+		dr->r.reason = f->reason;
+		snprintf(dr->r.agent, sizeof(dr->r.agent), "%s", a->s.agent);
+	}
+	dr->seen_ns = sf->now;
+	dr->r.drops++;
+	/* The dropped frame's flow, when its header is RoCEv2. */
+	if (f->stripped <= len)
+		len -= f->stripped;
+	memset(&pk, 0, sizeof(pk));
+	if (f->has_hdr && f->hdr_proto == 1 &&
+	    rt_parse(f->hdr, f->hdr + f->hdr_len, len, &pk) == RT_K_ROCE) {
+		struct rt_flow_key k;
+		struct flow *fl;
+
+		memset(&k, 0, sizeof(k));
+		rt_flow_key_init(&k, &pk, p->r.ifindex, dir);
+		fl = flow_get(sf, &k);
+		if (fl) {
+			fl->drops++;
+			fl->seen_ns = sf->now;
+		} else {
+			sf->flow_full++;
+		}
+	}
+}
+
 static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_flow *f)
 {
 	struct rt_sflow *sf = arg;
-	struct agent *a = agent_get(sf, d->agent_family, d->agent, d->sub_agent);
+	struct agent *a = sf->cur;
 	__u8 dir = f->input == f->ds_index ? RT_DIR_INGRESS :
 		   f->output == f->ds_index ? RT_DIR_EGRESS : RT_DIR_INGRESS;
-	__u64 rate = f->rate ? f->rate : 1;
-	__u64 len = f->stripped <= f->frame_len ? f->frame_len - f->stripped : f->frame_len;
+	__u64 rate, len;
 	struct rt_pkt pk;
 	struct port *p;
 
-	sf->cur = a;
+	(void)d;
+	if (!a)
+		return;
 	if (f->format == 5) {
-		struct drop *dr;
-		struct { __u32 ifindex, reason; } key;
-
-		a->s.drop_samples++;
-		dir = f->output == f->ds_index ? RT_DIR_EGRESS : RT_DIR_INGRESS;
-		p = port_get(sf, a, f->ds_index, dir);
-		if (!p)
-			return;
-		p->r.c.drops++;
-		key.ifindex = p->r.ifindex;
-		key.reason = f->reason;
-		dr = tab_get(&sf->drops, &key);
-		if (!dr)
-			return;
-		if (!dr->r.ifindex) {
-			dr->r.ifindex = p->r.ifindex;
-			dr->r.port = p->r.port;
-			dr->r.reason = f->reason;
-			snprintf(dr->r.agent, sizeof(dr->r.agent), "%s", a->s.agent);
-		}
-		dr->r.drops++;
-		/* The dropped frame's flow, when its header is RoCEv2. */
-		memset(&pk, 0, sizeof(pk));
-		if (f->has_hdr && f->hdr_proto == 1 &&
-		    rt_parse(f->hdr, f->hdr + f->hdr_len, len, &pk) == RT_K_ROCE) {
-			struct flow *fl;
-			struct rt_flow_key k;
-
-			memset(&k, 0, sizeof(k));
-			rt_flow_key_init(&k, &pk, p->r.ifindex, dir);
-			fl = rt_htab_get(&sf->flows, &k, rt_flow_key_hash(&k), NULL);
-			if (fl)
-				fl->drops++;
-			else
-				sf->flow_full++;
-		}
+		on_drop(sf, a, f);
 		return;
 	}
 	a->s.samples++;
 	p = port_get(sf, a, f->ds_index, dir);
 	if (!p)
 		return;
+	if (bound_sample(p, f, &rate, &len))
+		a->s.bad_samples++;
 	p->r.c.samples++;
-	p->r.c.est_pkts += rate;
-	p->r.c.est_bytes += rate * len;
+	p->r.c.est_pkts = sat_add(p->r.c.est_pkts, rate);
+	p->r.c.est_bytes = sat_add(p->r.c.est_bytes, rate * len);	/* < 2^48 */
 	if (f->has_queue) {
 		p->r.has_queue = 1;
 		p->r.queue = f->queue;
@@ -503,17 +722,18 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 		return;
 	p->r.c.roce_samples++;
 	if ((pk.tos & 3) == RT_ECN_CE)
-		p->r.c.est_ce += rate;
+		p->r.c.est_ce = sat_add(p->r.c.est_ce, rate);
 	if (pk.opcode == RT_OP_CNP)
-		p->r.c.est_cnp += rate;
+		p->r.c.est_cnp = sat_add(p->r.c.est_cnp, rate);
 	{
-		struct flow key, *fl;
+		struct rt_flow_key k;
 		struct rt_flow_val one;
+		struct flow *fl;
 		__u64 *dst, *src;
 
-		memset(&key, 0, sizeof(key));
-		rt_flow_key_init(&key.k, &pk, p->r.ifindex, dir);
-		fl = rt_htab_get(&sf->flows, &key.k, rt_flow_key_hash(&key.k), NULL);
+		memset(&k, 0, sizeof(k));
+		rt_flow_key_init(&k, &pk, p->r.ifindex, dir);
+		fl = flow_get(sf, &k);
 		if (!fl) {
 			sf->flow_full++;
 			return;
@@ -524,10 +744,11 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 		dst = (__u64 *)&fl->v;
 		src = (__u64 *)&one;
 		for (size_t i = 0; i < offsetof(struct rt_flow_val, first_ns) / 8; i++)
-			dst[i] += src[i] * rate;
+			dst[i] = sat_add(dst[i], sat_mul(src[i], rate));
 		if (!fl->samples)
 			fl->v.first_ns = sf->now;
 		fl->v.last_ns = sf->now;
+		fl->seen_ns = sf->now;
 		fl->v.sport = one.sport;
 		fl->v.dscp = one.dscp;
 		fl->v.pcp = one.pcp;
@@ -539,10 +760,12 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 static void on_ctr(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_ctr *c)
 {
 	struct rt_sflow *sf = arg;
-	struct agent *a = agent_get(sf, d->agent_family, d->agent, d->sub_agent);
+	struct agent *a = sf->cur;
 	int dir;
 
-	sf->cur = a;
+	(void)d;
+	if (!a)
+		return;
 	a->s.ctr_samples++;
 	if (!c->has_if)
 		return;
@@ -562,6 +785,56 @@ static void on_ctr(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_ct
 	}
 }
 
+/*
+ * Datagram loss, from the sequence numbers of one agent and sub-agent, as
+ * sFlow's authors advise collectors (Neil McKee, sflow.org discussion list,
+ * "sequence_number/sample_pool question", 2005; sflowtool and sFlow-RT come
+ * from the same hands): numbers are compared by unsigned 32-bit subtraction,
+ * so a wrap is not loss, and a reset starts the count again rather than
+ * being read as a jump. Here:
+ *  - a datagram n ahead of the last counts n - 1 lost;
+ *  - a datagram behind the last that was sent no later (its uptime is not
+ *    greater, and at most RT_SF_REORDER_MS less) is late: not loss, and when
+ *    it fills a gap counted lost among the last RT_SF_WINDOW numbers, that
+ *    loss is taken back; a copy of one already seen changes nothing;
+ *  - the agent restarted when its uptime does not follow from the last
+ *    datagram's (more than RT_SF_REORDER_MS before it, or further ahead than
+ *    the time that passed here plus that slack: uptime is reset by a reboot),
+ *    or when a lower number was sent later (a sub-agent's own restart): the
+ *    sequence starts again at this datagram and nothing is counted lost.
+ * Uptime is compared against the collector's own clock, not by serial
+ * arithmetic alone, so a device up more than 24.8 days (2^31 ms) that
+ * reboots is still seen to.
+ */
+static void seq_account(struct agent *a, __u32 seq, __u32 uptime, __u64 now)
+{
+	__u32 ahead = seq - a->last_seq, behind = a->last_seq - seq;
+	__u32 up_fwd = uptime - a->last_uptime, up_back = a->last_uptime - uptime;
+	__u64 elapsed_ms = now > a->last_mono ? (now - a->last_mono) / 1000000 : 0;
+	__u64 slack = RT_SF_REORDER_MS + elapsed_ms / 1000;	/* and clock drift, 0.1 % */
+	int follows = up_back <= slack || up_fwd <= elapsed_ms + slack;
+
+	if (!a->seen || !follows || (behind && behind < 0x80000000u && up_fwd && up_fwd < 0x80000000u)) {
+		/* the first datagram, or a restart */
+		a->seen = 1;
+		a->window = ~0ULL;
+	} else if (ahead && ahead < 0x80000000u) {
+		a->s.lost += ahead - 1;
+		a->window = ahead < RT_SF_WINDOW ? a->window << ahead | 1 : 1;
+	} else {
+		/* late, or a copy: the last datagram stays the reference */
+		if (behind && behind < RT_SF_WINDOW && !(a->window >> behind & 1)) {
+			a->window |= 1ULL << behind;
+			if (a->s.lost)
+				a->s.lost--;
+		}
+		return;
+	}
+	a->last_seq = seq;
+	a->last_uptime = uptime;
+	a->last_mono = now;
+}
+
 void rt_sflow_datagram(struct rt_sflow *sf, const void *buf, size_t len, const struct sockaddr *from,
 		       __u64 now_ns)
 {
@@ -577,31 +850,38 @@ void rt_sflow_datagram(struct rt_sflow *sf, const void *buf, size_t len, const s
 			if (cidr_match(&sf->allow[i], fam, src))
 				break;
 		if (i == sf->nallow) {
-			agent_get(sf, fam, src, 0)->s.rejected++;
+			sf->rejected++;
 			return;
 		}
 	}
-	err = rt_sf_decode(buf, len, &d, &cb, NULL);
+	/* Whose datagram: its header alone. */
+	rt_sf_decode(buf, len < RT_SF_HDR_MAX ? len : RT_SF_HDR_MAX, &d, NULL, NULL);
 	if (!d.agent_family) {
-		/* Not sFlow v5, or too short to say whose: the sender's address. */
-		agent_get(sf, fam, src, 0)->s.rejected++;
+		sf->rejected++;		/* not sFlow v5, or too short to say whose */
 		return;
 	}
-	a = agent_get(sf, d.agent_family, d.agent, d.sub_agent);
+	a = agent_find(sf, d.agent_family, d.agent, d.sub_agent);
+	if (!a) {
+		/* A new agent only from a whole, clean datagram. */
+		if (rt_sf_decode(buf, len, &d, NULL, NULL) != RT_SF_OK) {
+			sf->rejected++;
+			return;
+		}
+		a = agent_new(sf, d.agent_family, d.agent, d.sub_agent);
+	}
 	sf->cur = a;
+	a->seen_ns = now_ns;
+	err = rt_sf_decode(buf, len, &d, &cb, NULL);
+	a = sf->cur;	/* a sweep for room (flow_get) keeps it: it is not idle */
+	if (!a)
+		return;
 	a->s.datagrams++;
 	if (err)
 		a->s.errors++;
-	if (err != RT_SF_E_SHORT) {	/* the sequence number was read */
-		__u32 gap = d.seq - a->last_seq;
-
-		/* Forward by less than half the sequence space: the ones between
-		 * were lost. Backward or equal: the agent restarted, or reordering. */
-		if (a->seen && gap > 1 && gap < 0x80000000u)
-			a->s.lost += gap - 1;
-		a->last_seq = d.seq;
-		a->seen = 1;
-	}
+	/* The sequence number was read; "other" mixes many agents' sequences,
+	 * whose gaps would be no loss. */
+	if (err != RT_SF_E_SHORT && a != &sf->agents[RT_SF_MAX_AGENTS - 1])
+		seq_account(a, d.seq, d.uptime_ms, now_ns);
 }
 
 static __u64 mono_now(void)
@@ -666,17 +946,37 @@ static int sfagent_cmp(const void *x, const void *y)
 int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap)
 {
 	size_t nflows0 = snap->nflows;
+	struct rt_sfagent *r;
 	__u32 i;
 
-	for (i = 0; i < RT_SF_MAX_AGENTS; i++) {
-		struct rt_sfagent *r;
+	/* A collector on a socket forgets by the clock (no datagram may come
+	 * at all); one fed datagrams (tests, the fuzzer) by their times. */
+	sweep(sf, sf->fd >= 0 ? mono_now() : sf->now);
+	/* The loop's persistent table (stream.c) forgets them too; a whole
+	 * snapshot is made anew and never had them. */
+	for (size_t k = 0; snap->tab && k < sf->ngone; k++) {
+		int fresh;
+		struct rt_flow *f = rt_snapshot_flow(snap, &sf->gone[k], &fresh);
 
-		if (i >= sf->nagents && !(i == RT_SF_MAX_AGENTS - 1 && sf->agent_full))
+		if (f)
+			rt_snapshot_remove(snap, (size_t)(f - snap->flows));
+	}
+	sf->ngone = 0;
+	for (i = 0; i < RT_SF_MAX_AGENTS; i++) {
+		if (!sf->agents[i].used)
 			continue;
 		r = rt_snapshot_add_sfagent(snap);
 		if (!r)
 			return -ENOMEM;
 		*r = sf->agents[i].s;
+	}
+	if (sf->rejected) {
+		r = rt_snapshot_add_sfagent(snap);
+		if (!r)
+			return -ENOMEM;
+		memset(r, 0, sizeof(*r));
+		snprintf(r->agent, sizeof(r->agent), RT_SF_REJECTED);
+		r->rejected = sf->rejected;
 	}
 	TAB_FOR_EACH(&sf->ports, struct port, p) {
 		struct rt_swport *r;
