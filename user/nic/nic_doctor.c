@@ -271,6 +271,9 @@ int rt_doctor_read(const char *root, const char *only, struct rt_doc_host *h)
 	int r;
 
 	memset(h, 0, sizeof(*h));
+	/* The port's netdev as RDMA netlink names it, else from the GID table. */
+	if (!root || !*root)
+		rt_rdma_nl_port_netdevs(&ps);
 	r = rt_sysfs_discover(root, &ps);
 	for (size_t i = 0; i < ps.n && h->n < RT_DOC_MAX_NETDEVS; i++) {
 		const struct rt_rdma_port *p = &ps.p[i];
