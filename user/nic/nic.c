@@ -95,6 +95,10 @@ struct rt_nic {
 	size_t nnk, nk_cap, nnk_prev, nk_prev_cap;
 	struct rt_qp *qps_last;
 	size_t nqps_last, qps_last_cap;
+	/* The last dump as the kernel gave it: its QPs gone from the next
+	 * dump are kept for that interval (rt_qp_table_keep_gone). */
+	struct rt_qp *qps_dump;
+	size_t nqps_dump;
 	int joined;
 };
 
@@ -157,6 +161,7 @@ void rt_nic_free(struct rt_nic *n)
 	}
 	free(n->ctl);
 	free(n->qpc_old);
+	free(n->qps_dump);
 	free(n->nk);
 	free(n->nk_prev);
 	free(n->qps_last);
@@ -322,6 +327,27 @@ static int fixture_qps(struct rt_nic *n)
 	return 0;
 }
 
+/*
+ * A process that exits takes its QPs out of the next dump, though its flows
+ * moved in the interval it exited in: the QPs of the last dump that this one
+ * lacks stay for this interval, so those flows keep their owner (join.c
+ * looks owners up in the table as it is now).
+ */
+static void keep_gone(struct rt_nic *n)
+{
+	size_t nraw = n->qps.n;
+	struct rt_qp *raw = malloc((nraw ? nraw : 1) * sizeof(*raw));
+
+	if (!raw)
+		return;
+	if (nraw)
+		memcpy(raw, n->qps.q, nraw * sizeof(*raw));
+	rt_qp_table_keep_gone(&n->qps, n->qps_dump, n->nqps_dump);
+	free(n->qps_dump);
+	n->qps_dump = raw;
+	n->nqps_dump = nraw;
+}
+
 static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 {
 	int r;
@@ -353,6 +379,7 @@ static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 		if (p)
 			snprintf(q->netdev, sizeof(q->netdev), "%s", p->netdev);
 	}
+	keep_gone(n);
 }
 
 static void qpc_remember_old(struct rt_nic *n);

@@ -111,6 +111,7 @@ struct rt_qp {
 	__u8  dst[16];		/* remote address */
 	__u32 pid;		/* 0 for a kernel QP */
 	char  comm[16];		/* process name, or the kernel owner's name */
+	__u8  gone;		/* not in the latest dump: kept for the interval it went in */
 };
 
 #define RT_QP_MAX_DEVS 64
@@ -138,6 +139,16 @@ void rt_qp_table_clear(struct rt_qp_table *t);
  * negative errno (a netlink error message or a malformed buffer).
  */
 int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t);
+
+/*
+ * A QP of the previous dump (prev) that this one (t) lacks went during the
+ * interval between them, with its process: the flows it carried in that
+ * interval are still its. Such QPs are appended to t, marked gone, for this
+ * one interval (the caller passes the dump before, not a table holding the
+ * kept ones). Matched by device index and lqpn. Returns how many were kept,
+ * or -ENOMEM.
+ */
+int rt_qp_table_keep_gone(struct rt_qp_table *t, const struct rt_qp *prev, size_t nprev);
 
 /* Dump the QPs (and CM IDs for their addresses) of every device through
  * NETLINK_RDMA into t (cleared first). 0 or -errno. */

@@ -40,6 +40,42 @@ static struct rt_qp *qp_add(struct rt_qp_table *t)
 }
 
 
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int rt_qp_table_keep_gone(struct rt_qp_table *t, const struct rt_qp *prev, size_t nprev)
+{
+	__u64 *now = malloc((t->n ? t->n : 1) * sizeof(*now));
+	size_t n = t->n;
+	int kept = 0;
+
+	if (!now)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		now[i] = (__u64)t->q[i].dev_index << 32 | t->q[i].lqpn;
+	qsort(now, n, sizeof(*now), cmp_u64);
+	for (size_t i = 0; i < nprev; i++) {
+		__u64 key = (__u64)prev[i].dev_index << 32 | prev[i].lqpn;
+		struct rt_qp *q;
+
+		if (prev[i].gone || bsearch(&key, now, n, sizeof(key), cmp_u64))
+			continue;
+		if (!(q = qp_add(t))) {
+			free(now);
+			return -ENOMEM;
+		}
+		*q = prev[i];
+		q->gone = 1;
+		kept++;
+	}
+	free(now);
+	return kept;
+}
+
 /* A __kernel_sockaddr_storage: family (host order u16), then sin / sin6. */
 static int get_addr(const struct nlattr *a, __u8 *family, __u8 out[16])
 {
