@@ -471,8 +471,9 @@ static void qpc_check_bound(struct rt_nic *n, struct rt_snapshot *snap)
 	for (size_t i = 0; i < n->qps.n; i++) {
 		__u64 key = (__u64)n->qps.q[i].dev_index << 32 | n->qps.q[i].lqpn;
 
-		if (!n->qps.q[i].pid)
-			continue;	/* kernel QPs (QP1) are not bound */
+		if (!n->qps.q[i].pid || !n->qps.q[i].state || !n->qps.q[i].port)
+			continue;	/* kernel QPs (QP1) are not bound; a QP is bound on
+					 * its way to INIT, with its port: not in RESET */
 		if (n->qpc_old && bsearch(&key, n->qpc_old, n->nqpc_old, sizeof(key), cmp_u64))
 			continue;
 		made++;
