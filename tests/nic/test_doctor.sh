@@ -84,12 +84,12 @@ for args in "-d x" "--bogus" "-i no/such" "-i nope0 --sysfs-root $FIX/healthy" "
 	[ $rc = 2 ] || { echo "  doctor $args: exit $rc, want 2"; fail=1; }
 	[ -s "$tmp/e" ] || { echo "  doctor $args: said nothing"; fail=1; }
 done
-# no RDMA below the root: a note, exit 0
+# no RDMA below the root: one sentence, exit 1 (nothing judged is no pass)
 mkdir -p "$tmp/empty"
 out=$("$ROCETOP" doctor --sysfs-root "$tmp/empty" 2>&1); rc=$?
-[ $rc = 0 ] || { echo "  no RDMA: exit $rc"; fail=1; }
-grep -q '^note: no RDMA netdev: .*/sys/class/infiniband: No such file or directory' <<< "$out" ||
-	{ echo "  no RDMA: $out"; fail=1; }
+[ $rc = 1 ] || { echo "  no RDMA: exit $rc"; fail=1; }
+grep -q '^no RDMA device on this host (.*/sys/class/infiniband: No such file or directory): nothing to judge' <<< "$out" &&
+	[ "$(grep -c . <<< "$out")" = 1 ] || { echo "  no RDMA: $out"; fail=1; }
 
 # Untrusted text (issue 16, defect 11): configfs's default_roce_mode holding an
 # OSC title set, a BEL, 0xFF and a bare C1 CSI. Text: none of those bytes reach

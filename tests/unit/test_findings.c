@@ -425,6 +425,117 @@ static void test_loss_rnr_cnp(void)
 	TEST_END("findings: loss, receiver-not-ready and cnp-ignored at one count, wire and NIC");
 }
 
+/* An egress flow 10.0.0.9 -> 10.0.0.D, QP q (the host's ACKs and CNPs back). */
+static struct rt_flow_val *iv_back(struct iv *v, int dst, __u32 q, __u64 ack, __u64 cnp)
+{
+	struct rt_flow_val *d = iv_flow(v, 9, q, 0, 0);
+	struct rt_flow *f = &v->s.flows[v->s.nflows - 1];
+
+	f->k.dir = RT_DIR_EGRESS;
+	f->k.dst[3] = (__u8)dst;
+	d->ack = f->v.ack = ack;
+	d->cnp = f->v.cnp = cnp;
+	d->pkts = f->v.pkts = ack + cnp;
+	return d;
+}
+
+/*
+ * rxe answers a receive-not-ready with a PSN sequence NAK as well: on the
+ * pair 10.0.0.1 -> .9, QP 0x201 carries 3 RNR NAKs and 3 sequence NAKs, QP
+ * 0x202 2 sequence NAKs; the pair 10.0.0.2 -> .9 has 1 sequence NAK alone.
+ * Loss is the second pair only; receiver-not-ready the first, counting its
+ * 3 + 2 sequence NAKs as part of the episode.
+ */
+static void test_rnr_not_loss(void)
+{
+	struct rt_find_cfg c = cfg100g();
+	struct rt_findings F;
+	struct iv v;
+	const struct rt_fev *e;
+	char buf[512];
+
+	rt_findings_init(&F, &c);
+	iv_init(&v, 1);
+	iv_flow(&v, 1, 0x201, 0, 0)->rnr_nak = 3;
+	v.fd[0].d.nak_seq = 3;
+	iv_flow(&v, 1, 0x202, 0, 0)->nak_seq = 2;
+	iv_flow(&v, 2, 0x203, 0, 0)->nak_seq = 1;
+	for (size_t i = 0; i < v.d.nflows; i++)
+		v.fd[i].d.pkts = v.fd[i].d.nak_seq + v.fd[i].d.rnr_nak;
+	eval(&F, &v);
+	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "loss"), 1);
+	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "receiver-not-ready"), 1);
+	CHECK_EQ(F.nev, 2);
+	e = find_ev(&F, RT_FEV_OPEN, "loss");
+	if (e) {
+		rt_subject_json(&e->f.subj, buf, sizeof(buf));
+		CHECK(!strcmp(buf, "{\"ifname\":\"eth3\",\"dir\":\"ingress\",\"src\":\"10.0.0.2\",\"dst\":\"10.0.0.9\",\"dqpn\":515}"),
+		      "%s", buf);
+	}
+	e = find_ev(&F, RT_FEV_OPEN, "receiver-not-ready");
+	CHECK(e && strstr(e->f.evidence, "3 RNR NAKs") &&
+	      strstr(e->f.evidence, "with them 5 sequence NAKs on the host pair, counted as part of the RNR episode"),
+	      "evidence: %s", e ? e->f.evidence : "none");
+	iv_free(&v);
+	rt_findings_free(&F);
+	TEST_END("findings: sequence NAKs on a host pair with RNR NAKs are the RNR episode, not loss");
+}
+
+/*
+ * CE-marked data in, no CNP back: 10.0.0.1 -> .9 QP 0x301 with 50 CE of 140
+ * while the host sends 40 ACKs and no CNP back to .1: the finding. .2 -> .9
+ * gets 5 CNPs back: none. .3 -> .9 has nothing seen going back (egress not
+ * watched): none. The NIC: np_ecn_marked_roce_packets +100 and np_cnp_sent
+ * +0 on mlx5_0 port 1: the finding too.
+ */
+static void test_ecn_without_cnp(void)
+{
+	struct rt_find_cfg c = cfg100g();
+	struct rt_findings F;
+	struct iv v;
+	const struct rt_fev *e = NULL;
+	char buf[512];
+	int nflow = 0, nctr = 0;
+
+	rt_findings_init(&F, &c);
+	iv_init(&v, 1);
+	iv_flow(&v, 1, 0x301, 90, 50);
+	iv_back(&v, 1, 0x401, 40, 0);
+	iv_flow(&v, 2, 0x302, 90, 50);
+	iv_back(&v, 2, 0x402, 35, 5);
+	iv_flow(&v, 3, 0x303, 90, 50);
+	iv_ctr(&v, "np_ecn_marked_roce_packets", 100);
+	iv_ctr(&v, "np_cnp_sent", 0);
+	eval(&F, &v);
+	for (size_t i = 0; i < F.nev; i++) {
+		if (F.ev[i].event != RT_FEV_OPEN || strcmp(F.ev[i].f.rule, "ecn-without-cnp"))
+			continue;
+		if (F.ev[i].f.subj.has & RT_SUBJ_DQPN) {
+			nflow++;
+			e = &F.ev[i];
+		} else {
+			nctr++;
+			CHECK(strstr(F.ev[i].f.evidence, "np_ecn_marked_roce_packets +100, np_cnp_sent +0"),
+			      "evidence: %s", F.ev[i].f.evidence);
+		}
+	}
+	CHECK_EQ(nflow, 1);
+	CHECK_EQ(nctr, 1);
+	if (e) {
+		rt_subject_json(&e->f.subj, buf, sizeof(buf));
+		CHECK(!strcmp(buf, "{\"ifname\":\"eth3\",\"dir\":\"ingress\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.9\",\"dqpn\":769}"),
+		      "%s", buf);
+		CHECK(strstr(e->f.evidence, "ECN marks arrive for this flow but no CNPs go back: the notification point is off or not supported") &&
+		      strstr(e->f.evidence, "(CE in: 50, CNPs out: 0, other packets out: 40, in 1.0 s)"),
+		      "evidence: %s", e->f.evidence);
+		CHECK(strstr(e->f.next, "/sys/class/net/IF/ecn/roce_np/enable/PRIO") && strstr(e->f.next, "rxe"),
+		      "next: %s", e->f.next);
+	}
+	iv_free(&v);
+	rt_findings_free(&F);
+	TEST_END("findings: ecn-without-cnp when CE comes in and ACKs but no CNP go back, wire and NIC");
+}
+
 static void test_switch(void)
 {
 	struct rt_find_cfg c = cfg100g();
@@ -553,6 +664,8 @@ int main(void)
 	test_pause_without_ecn_and_victim();
 	test_congestion_incast();
 	test_loss_rnr_cnp();
+	test_rnr_not_loss();
+	test_ecn_without_cnp();
 	test_switch();
 	test_doctor();
 	test_cfg();

@@ -227,6 +227,119 @@ static void test_owner_by_address(void)
 }
 
 /*
+ * rdma_cm's handshake: MADs to QP1 (the kernel's GSI QP, owned by ib_core).
+ * Host 10.0.0.1: rping's QP 300 to 10.0.0.2 (pid 777), ib_send_bw's QPs 310
+ * and 311 to 10.0.0.3 (pid 888), CM IDs giving their addresses. Flows to QP1:
+ * from and to .2: connection management of QP 300, pid 777; from .3: of
+ * ib_send_bw (two QPs: QP1 named, pid 888); from .4 (no CM ID): QP1, no
+ * process. Each "rdma_cm", none pid 0 / ib_core as the GSI QP's own row says.
+ */
+static void test_cm_flows(void)
+{
+	struct rt_qp_table t = { 0 };
+	struct rt_qp qs[4];
+	struct rt_snapshot s;
+	static const struct { __u8 dir, src, dst; __u32 lqpn, pid; } want[] = {
+		{ IN, 2, 1, 300, 777 }, { OUT, 1, 2, 300, 777 }, { IN, 3, 1, 1, 888 }, { IN, 4, 1, 1, 0 },
+	};
+
+	t.q = qs;
+	t.cap = 4;
+	qp(&t, 1, 0, 0, "ib_core");	/* the GSI QP: UD, no peer */
+	qs[0].has_rqpn = 0;
+	qs[0].type = 1;
+	qp(&t, 300, 400, 777, "rping");
+	qp(&t, 310, 410, 888, "ib_send_bw");
+	qp(&t, 311, 411, 888, "ib_send_bw");
+	for (int i = 1; i < 4; i++) {
+		qs[i].family = 4;
+		qs[i].src[0] = 10, qs[i].src[3] = 1;
+		qs[i].dst[0] = 10, qs[i].dst[3] = i == 1 ? 2 : 3;
+	}
+	rt_snapshot_init(&s);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		add(&s, 1, want[i].dir, want[i].src, want[i].dst, 1, 4, 0, 0);
+	rt_snapshot_sort(&s);
+	rt_join(&s, &t);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int f = idx(&s, 1, want[i].dir, want[i].src, want[i].dst, 1);
+
+		CHECK(f >= 0, "flow %zu", i);
+		if (f < 0)
+			continue;
+		CHECK(s.flows[f].lqpn == want[i].lqpn && s.flows[f].pid == want[i].pid &&
+		      !strcmp(s.flows[f].comm, "rdma_cm"),
+		      "CM flow from .%u to .%u: lqpn %u pid %u comm %s, want %u %u rdma_cm", want[i].src,
+		      want[i].dst, s.flows[f].lqpn, s.flows[f].pid, s.flows[f].comm, want[i].lqpn, want[i].pid);
+	}
+	rt_snapshot_free(&s);
+	TEST_END("join_rdma_cm_flows_labelled");
+}
+
+/*
+ * A process exits during an interval: the QP dump at its end no longer has
+ * its QP 256 (pid 4242, ib_write_bw), though its flow 10.0.0.2 -> .1 to QP
+ * 256 moved in that interval. Over the loop's table: interval 1 (QP there)
+ * and interval 2 (QP gone from the dump, the flow moved) show pid 4242;
+ * interval 3 (still gone, the flow idle) shows no owner.
+ */
+static void test_owner_of_exited_process(void)
+{
+	struct rt_qp q1[1], q2[2], q3[1];
+	struct rt_qp_table t1 = { .q = q1, .cap = 1 };
+	struct rt_qp_table t2 = { .q = q2, .cap = 2 };
+	struct rt_qp_table t3 = { .q = q3, .cap = 1 };
+	struct rt_qp dump1[1];
+	struct rt_flow_key k;
+	struct rt_snapshot s;
+	struct rt_flow *f;
+	int fresh;
+	__u32 pid[3];
+
+	memset(&k, 0, sizeof(k));
+	k.ifindex = 1;
+	k.dir = IN;
+	k.family = 4;
+	k.src[0] = 10, k.src[3] = 2;
+	k.dst[0] = 10, k.dst[3] = 1;
+	k.dqpn = 256;
+	rt_snapshot_init(&s);
+	CHECK(rt_snapshot_make_table(&s) == 0, "a table");
+	for (int iv = 0; iv < 3; iv++) {
+		struct rt_qp_table *t = iv == 0 ? &t1 : iv == 1 ? &t2 : &t3;
+
+		rt_snapshot_next_interval(&s);
+		rt_snapshot_add_iface(&s, 1, "eth0", "native");
+		if (iv < 2) {	/* the flow moves in intervals 1 and 2 */
+			f = rt_snapshot_flow(&s, &k, &fresh);
+			CHECK(f != NULL, "row");
+			if (!f)
+				break;
+			rt_snapshot_touch(&s, f);
+			f->v.pkts += 100;
+		}
+		t->n = 0;
+		if (iv == 0) {
+			qp(t, 256, 512, 4242, "ib_write_bw");
+			memcpy(dump1, t->q, sizeof(dump1));
+			CHECK_EQ(rt_qp_table_keep_gone(t, NULL, 0), 0);
+		} else if (iv == 1) {
+			CHECK_EQ(rt_qp_table_keep_gone(t, dump1, 1), 1);	/* the dump is empty */
+		} else {
+			CHECK_EQ(rt_qp_table_keep_gone(t, NULL, 0), 0);		/* the dump before: empty */
+		}
+		rt_join_changed(&s, t, 1);
+		pid[iv] = s.flows[0].pid;
+	}
+	CHECK_EQ(pid[0], 4242);
+	CHECK_EQ(pid[1], 4242);
+	CHECK(s.nflows && !strcmp(s.flows[0].comm, "") && s.flows[0].lqpn == 0, "interval 3: owner gone");
+	CHECK_EQ(pid[2], 0);
+	rt_snapshot_free(&s);
+	TEST_END("join_owner_kept_in_the_interval_its_process_exits");
+}
+
+/*
  * The QP table's index (join.c looks QPs up by number): 400 QPs on two
  * devices whose QP numbers repeat (mlx5_0 on eth0, mlx5_1 on eth1, the same
  * lqpn/rqpn on both), and on each interface an egress data flow to each QP's
@@ -454,6 +567,8 @@ int main(void)
 	qp(&other, 9999, 8888, 1, "x");
 	test_ack_and_hostpair(&other, "join_ack_and_hostpair_unknown_qps");
 	test_owner_by_address();
+	test_cm_flows();
+	test_owner_of_exited_process();
 	test_qp_index();
 	test_join_changed_churn();
 	return TEST_EXIT();

@@ -4,11 +4,15 @@
  * the kernel's nldev.c writes them, and --qp-counters through a netlink layer
  * that records every request: the exact bytes sent are checked against
  * messages written out here by hand (macros below, not the code's builders).
+ * Bytes written by hand once agreed with the code and not with the kernel
+ * (the mode query lacked STAT_MODE, the dump's counters sit in a
+ * STAT_COUNTER table): the layouts below are those tests/nic/
+ * test_qp_counters_iproute2.sh shows iproute2's `rdma` sending and reading.
  * Numbers from <rdma/rdma_netlink.h>: RDMA_NL_NLDEV = 5, type = (5 << 10) + op:
  *   CMD_GET 0x1401, STAT_SET 0x1410, STAT_GET 0x1411, STAT_GET_STATUS 0x1418;
  *   attributes DEV_INDEX 1, DEV_NAME 2, PORT_INDEX 3, RES_QP 19,
  *   RES_QP_ENTRY 20, RES_LQPN 21, STAT_MODE 74, STAT_RES 75,
- *   STAT_AUTO_MODE_MASK 76, STAT_COUNTER_ID 79, STAT_HWCOUNTERS 80,
+ *   STAT_AUTO_MODE_MASK 76, STAT_COUNTER 77, STAT_COUNTER_ENTRY 78, STAT_COUNTER_ID 79, STAT_HWCOUNTERS 80,
  *   HWCOUNTER_ENTRY 81, ENTRY_NAME 82, ENTRY_VALUE 83, HWCOUNTER_INDEX 94,
  *   HWCOUNTER_DYNAMIC 95, STAT_OPCOUNTER_ENABLED 104 (kernel 6.13 on).
  *   Modes: 0 none, 1 auto, 2 manual; mask 1 QP type. Flags: REQUEST 1,
@@ -59,21 +63,22 @@
  *              cc_rx_ce_pkts 40 (4 + 20 + 12 = 36), cc_rx_cnp_pkts 7 (36),
  *              cc_tx_cnp_pkts 3 (36): HWCOUNTERS 4 + 144 = 148
  *              RES_QP 4 + ENTRY (4 + 8) = 16
- *   message: 16 + DEV_INDEX 8 + PORT 8 + COUNTER_ID 8 + 148 + 16 = 204
+ *   STAT_COUNTER_ENTRY: 4 + PORT 8 + COUNTER_ID 8 + 148 + 16 = 184,
+ *   STAT_COUNTER 4 + 184 = 188; message: 16 + DEV_INDEX 8 + 188 = 212
  *   counter 6: cc_rx_ce_pkts 1000 (36): HWCOUNTERS 40; RES_QP 4 + 12 + 12 = 28
- *   message: 16 + 24 + 40 + 28 = 108
+ *   STAT_COUNTER_ENTRY 4 + 16 + 40 + 28 = 88, STAT_COUNTER 92; message 16 + 8 + 92 = 116
  */
 static const unsigned char stat_dump[] = {
-	HDR(204, 0x1411, 2, 7),
-	U32(1, 1), U32(3, 1), U32(79, 5),
+	HDR(212, 0x1411, 2, 7),
+	U32(1, 1), NEST(77, 188), NEST(78, 184), U32(3, 1), U32(79, 5),
 	NEST(80, 148),
 	NEST(81, 36), N_OOS, U64(83, 0xfffffff0ULL),
 	NEST(81, 36), N_CE, U64(83, 40),
 	NEST(81, 36), N_RCNP, U64(83, 7),
 	NEST(81, 36), N_TCNP, U64(83, 3),
 	NEST(19, 16), NEST(20, 12), U32(21, 282),
-	HDR(108, 0x1411, 2, 7),
-	U32(1, 1), U32(3, 1), U32(79, 6),
+	HDR(116, 0x1411, 2, 7),
+	U32(1, 1), NEST(77, 92), NEST(78, 88), U32(3, 1), U32(79, 6),
 	NEST(80, 40),
 	NEST(81, 36), N_CE, U64(83, 1000),
 	NEST(19, 28), NEST(20, 12), U32(21, 301), NEST(20, 12), U32(21, 300),
@@ -130,7 +135,7 @@ static void test_parse(void)
 	struct rt_stat_mode m = { 0 };
 	const struct rt_qpc_row *r;
 
-	CHECK_EQ(sizeof(stat_dump), 204 + 108 + 20);
+	CHECK_EQ(sizeof(stat_dump), 212 + 116 + 20);
 	CHECK_EQ(rt_qpc_parse(stat_dump, sizeof(stat_dump), &t), 1);
 	CHECK_EQ(t.ncounters, 2);
 	CHECK_EQ(t.n, 5);
@@ -148,10 +153,10 @@ static void test_parse(void)
 
 	/* A dump cut short: the second message claims 108 bytes, 50 are there. */
 	rt_qpc_table_free(&t);
-	CHECK_EQ(rt_qpc_parse(stat_dump, 204 + 50, &t), -EBADMSG);
+	CHECK_EQ(rt_qpc_parse(stat_dump, 212 + 50, &t), -EBADMSG);
 	/* cut at a message boundary: more is to come */
 	rt_qpc_table_free(&t);
-	CHECK_EQ(rt_qpc_parse(stat_dump, 204, &t), 0);
+	CHECK_EQ(rt_qpc_parse(stat_dump, 212, &t), 0);
 	CHECK_EQ(t.ncounters, 1);
 	/* a device without statistics */
 	rt_qpc_table_free(&t);
@@ -218,8 +223,9 @@ static void answer(struct fake *f, const unsigned char *a, size_t n)
 /* What --qp-counters=cc must send to mlx5_0/1 as found above (mode none,
  * cc_rx_cnp_pkts already on), in order, seq counting from 1: */
 static const unsigned char want_enable[] = {
-	/* 1. read the mode: STAT_GET, REQUEST|ACK, DEV_INDEX 1, PORT 1, STAT_RES 19 */
-	HDR(40, 0x1411, 5, 1), U32(1, 1), U32(3, 1), U32(75, 19),
+	/* 1. read the mode: STAT_GET, REQUEST|ACK, DEV_INDEX 1, PORT 1, STAT_MODE 2
+	 *    (its presence asks for the mode), STAT_RES 19 */
+	HDR(48, 0x1411, 5, 1), U32(1, 1), U32(3, 1), U32(74, 2), U32(75, 19),
 	/* 2. read the counters: STAT_GET_STATUS, REQUEST|ACK, DEV_INDEX 1, PORT 1 */
 	HDR(32, 0x1418, 5, 2), U32(1, 1), U32(3, 1),
 	/* 3. optional counters 41 (on before), 40, 42: STAT_SET, HWCOUNTERS nested
@@ -234,20 +240,20 @@ static const unsigned char want_enable[] = {
 /* ... and to put it back, from seq S: optional counters as found (41 only);
  * the mode read again (it is auto now: ours); auto off (auto mode with an
  * empty mask; no OPCOUNTER attribute, as none was in the mode found); then,
- * as no QP was bound before, the counters' dump (STAT_GET, REQUEST|DUMP
- * 0x301, DEV_INDEX 1, STAT_RES 19) and each QP unbound (STAT_DEL 0x1412:
- * DEV_INDEX, PORT, STAT_RES 19, COUNTER_ID 79, LQPN 21) in the dump's
- * order: 5/282, 6/301, 6/300. */
+ * as no QP was bound before, the port's counters' dump (STAT_GET,
+ * REQUEST|ACK|DUMP 0x305, DEV_INDEX 1, PORT 1, STAT_RES 19) and each QP
+ * unbound (STAT_DEL 0x1412: STAT_MODE 2, STAT_RES 19, DEV_INDEX, PORT,
+ * COUNTER_ID 79, LQPN 21) in the dump's order: 5/282, 6/301, 6/300. */
 #define RESTORE_OPT(S) \
 	HDR(44, 0x1410, 5, (S)), U32(1, 1), U32(3, 1), NEST(0x8050, 12), U32(94, 41), \
-	HDR(40, 0x1411, 5, (S) + 1), U32(1, 1), U32(3, 1), U32(75, 19)
+	HDR(48, 0x1411, 5, (S) + 1), U32(1, 1), U32(3, 1), U32(74, 2), U32(75, 19)
 #define RESTORE(S) \
 	RESTORE_OPT(S), \
 	HDR(56, 0x1410, 5, (S) + 2), U32(1, 1), U32(3, 1), U32(75, 19), U32(74, 1), U32(76, 0), \
-	HDR(32, 0x1411, 0x301, (S) + 3), U32(1, 1), U32(75, 19), \
-	HDR(56, 0x1412, 5, (S) + 4), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 5), U32(21, 282), \
-	HDR(56, 0x1412, 5, (S) + 5), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 6), U32(21, 301), \
-	HDR(56, 0x1412, 5, (S) + 6), U32(1, 1), U32(3, 1), U32(75, 19), U32(79, 6), U32(21, 300)
+	HDR(40, 0x1411, 0x305, (S) + 3), U32(1, 1), U32(3, 1), U32(75, 19), \
+	HDR(64, 0x1412, 5, (S) + 4), U32(74, 2), U32(75, 19), U32(1, 1), U32(3, 1), U32(79, 5), U32(21, 282), \
+	HDR(64, 0x1412, 5, (S) + 5), U32(74, 2), U32(75, 19), U32(1, 1), U32(3, 1), U32(79, 6), U32(21, 301), \
+	HDR(64, 0x1412, 5, (S) + 6), U32(74, 2), U32(75, 19), U32(1, 1), U32(3, 1), U32(79, 6), U32(21, 300)
 
 /* STAT_GET (mode) of mlx5_0/1: auto by QP type (mask 1), 16 + 8 * 5 = 56 */
 static const unsigned char mode_auto[] = {
@@ -341,13 +347,13 @@ static void test_enable_restore(const char *dir)
 	CHECK(!exists(path), "state file removed once restored");
 
 	/* Already in auto mode by type, without cc: nothing sent but the read,
-	 * nothing to restore, no state file. */
+	 * nothing to restore, no state file; the port binds (1). */
 	{
 		memset(f, 0, sizeof(*f));
 		fake_io(&io, f);
 		answer(f, mode_auto, sizeof(mode_auto));
-		CHECK_EQ(rt_qpc_enable(c, &io, &ps, &devs, 0, why, sizeof(why)), 0);
-		CHECK_EQ(f->nsent, 40);
+		CHECK_EQ(rt_qpc_enable(c, &io, &ps, &devs, 0, why, sizeof(why)), 1);
+		CHECK_EQ(f->nsent, 48);
 		CHECK(!exists(path), "no state file when nothing changed");
 	}
 	/* A device without statistics: a sentence, nothing changed. */

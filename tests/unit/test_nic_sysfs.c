@@ -253,8 +253,30 @@ static void test_no_rdma(void)
 	TEST_END("nic_sysfs_no_rdma_device");
 }
 
+/*
+ * Soft-RoCE's GID table (make-fixtures.sh, rxe-host): 1024 entries, used
+ * only at 370 (RoCE v1) and 928 (RoCE v2), both naming enp0s4. The netdev is
+ * found however far into the table the used entries sit.
+ */
+static void test_rxe_gid_table(void)
+{
+	struct rt_rdma_ports ps = { 0 };
+	int r = rt_sysfs_discover(FIX "rxe-host/t0", &ps);
+
+	CHECK_EQ(r, 1);
+	CHECK_EQ(ps.n, 1);
+	if (ps.n == 1) {
+		CHECK(!strcmp(ps.p[0].dev, "rxe0"), "dev %s", ps.p[0].dev);
+		CHECK_EQ(ps.p[0].port, 1);
+		CHECK(!strcmp(ps.p[0].netdev, "enp0s4"), "netdev '%s', expected enp0s4", ps.p[0].netdev);
+	}
+	rt_rdma_ports_free(&ps);
+	TEST_END("nic_sysfs_rxe_gid_table_1024");
+}
+
 int main(void)
 {
+	test_rxe_gid_table();
 	test_mlx5_host();
 	test_mixed_host();
 	test_no_rdma();

@@ -15,8 +15,10 @@
  * Under --sysfs-root DIR every file is read below DIR, the DCB answer from
  * DIR/dcbnl/IF (its bytes), ethtool's from DIR/ethtool/IF (as `ethtool -S`
  * prints it), the active MTU from DIR/verbs/DEV/PORT/active_mtu (what
- * ibv_query_port says). Exit 0 when no check fails, 1 when one does, 2 for a
- * bad command line.
+ * ibv_query_port says). Without --sysfs-root it also reports the running
+ * kernel's BPF features, each probed (user/core/bpf_features.c), and which
+ * egress attach rocetop uses. Exit 0 when no check fails, 1 when one does or
+ * when there is no RDMA device to judge, 2 for a bad command line.
  */
 #include <errno.h>
 #include <limits.h>
@@ -27,6 +29,7 @@
 #include <unistd.h>
 #include <linux/dcbnl.h>
 #include "doctor.h"
+#include "bpf_features.h"
 #include "cli.h"
 #include "log.h"
 #include "num.h"
@@ -60,10 +63,40 @@ static void en_list(const int *en, char *buf, size_t len)
 		rt_doc_prio_list(on, buf, len);
 }
 
-static void print_text(FILE *out, const struct rt_doc_host *h, const struct rt_doc_findings *o)
+static const char *feat_state(int st, char *buf, size_t len, const char *since)
+{
+	if (st == 1)
+		return "yes";
+	if (!st)
+		snprintf(buf, len, "no (Linux %s has it)", since);
+	else
+		snprintf(buf, len, "unknown (%s)", strerror(-st));
+	return buf;
+}
+
+static void print_bpf(FILE *out, const struct rt_bpf_features *bf)
+{
+	char buf[96], why[160];
+	const char *eg = rt_bpf_egress_attach(bf, why, sizeof(why));
+
+	fprintf(out, "BPF features of this kernel (probed):\n");
+	for (int i = 0; i < RT_BF_N; i++)
+		fprintf(out, "  %-29s %s\n", bf->f[i].name, feat_state(bf->f[i].state, buf, sizeof(buf),
+								 bf->f[i].since));
+	fprintf(out, "  egress attach:                %s (%s)\n", eg, why);
+}
+
+static void print_text(FILE *out, const struct rt_doc_host *h, const struct rt_doc_findings *o,
+		       const struct rt_bpf_features *bf)
 {
 	char a[32], b[32];
 
+	if (bf)
+		print_bpf(out, bf);
+	if (!h->n) {
+		fprintf(out, "%s\n", h->note);	/* nothing to judge: the one sentence */
+		return;
+	}
 	if (h->note[0])
 		fprintf(out, "note: %s\n", h->note);
 	for (size_t i = 0; i < h->n; i++) {
@@ -141,7 +174,8 @@ static void print_text(FILE *out, const struct rt_doc_host *h, const struct rt_d
  * sequences. Every byte but a newline outside 0x20..0x7e shows as '?', as in
  * the other text outputs (ARCHITECTURE.md, escaping).
  */
-static int print_text_safe(const struct rt_doc_host *h, const struct rt_doc_findings *o)
+static int print_text_safe(const struct rt_doc_host *h, const struct rt_doc_findings *o,
+			   const struct rt_bpf_features *bf)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -151,7 +185,7 @@ static int print_text_safe(const struct rt_doc_host *h, const struct rt_doc_find
 		fprintf(stderr, "rocetop doctor: out of memory for the report\n");
 		return -1;
 	}
-	print_text(m, h, o);
+	print_text(m, h, o, bf);
 	fclose(m);
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)buf[i];
@@ -162,10 +196,25 @@ static int print_text_safe(const struct rt_doc_host *h, const struct rt_doc_find
 	return 0;
 }
 
-static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings *o)
+static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings *o,
+		       const struct rt_bpf_features *bf)
 {
 	printf("{\"note\":");
 	json_str(h->note);
+	if (bf) {
+		char why[160];
+		const char *eg = rt_bpf_egress_attach(bf, why, sizeof(why));
+
+		printf(",\"bpf\":{");
+		for (int i = 0; i < RT_BF_N; i++) {
+			printf("%s", i ? "," : "");
+			json_str(bf->f[i].id);
+			printf(":%s", bf->f[i].state == 1 ? "true" : bf->f[i].state ? "null" : "false");
+		}
+		printf(",\"egress_attach\":");
+		json_str(eg);
+		printf("}");
+	}
 	printf(",\"netdevs\":[");
 	for (size_t i = 0; i < h->n; i++) {
 		const struct rt_doc_netdev *d = &h->nd[i];
@@ -287,6 +336,7 @@ int rt_doctor_main(int argc, char **argv)
 	const char *only, *root;
 	struct rt_doc_host *h0 = NULL, *h1 = NULL;
 	struct rt_doc_findings *o = NULL;
+	struct rt_bpf_features bf;
 	double interval;
 	int json, first, err, rc = 1;
 
@@ -336,10 +386,12 @@ int rt_doctor_main(int argc, char **argv)
 		rt_doctor_check(NULL, h0, 0, o);
 		memcpy(h1, h0, sizeof(*h1));
 	}
-	rc = o->failed ? 1 : 0;
+	rc = o->failed || !h1->n ? 1 : 0;	/* no RDMA device: nothing judged is no pass */
+	if (!root)
+		rt_bpf_features_probe(&bf);
 	if (json)
-		print_json(h1, o);
-	else if (print_text_safe(h1, o))
+		print_json(h1, o, root ? NULL : &bf);
+	else if (print_text_safe(h1, o, root ? NULL : &bf))
 		rc = 1;
 out:
 	free(h0);

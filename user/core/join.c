@@ -19,6 +19,7 @@
  * owners are looked up for every row only with a QP table, and a row whose
  * join fields change counts as changed in the interval.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "join.h"
@@ -126,10 +127,53 @@ static size_t qpx_lower(const struct rt_qp *q, const __u32 *idx, size_t n, __u32
 	return lo;
 }
 
+/*
+ * Connection management: MADs to QP1 (the GSI QP, UD), the rdma_cm handshake
+ * that sets up a connection, sent and answered by the kernel's QP1 on behalf
+ * of the process that called rdma_cm. Such a flow is labelled "rdma_cm", with
+ * the QP the handshake sets up and its process where a CM ID of the QP table
+ * has the flow's addresses (one QP, or several of one process: QP1 and the
+ * process), else QP1 and no process; never the kernel's ib_core that sends it.
+ */
+#define RT_QP_GSI	1
+
+static const struct rt_qp *cm_owner(const struct rt_qp_table *qps, const struct rt_flow *f,
+				    struct rt_qp *out)
+{
+	const __u8 *local = f->k.dir == RT_DIR_INGRESS ? f->k.dst : f->k.src;
+	const __u8 *remote = f->k.dir == RT_DIR_INGRESS ? f->k.src : f->k.dst;
+	const struct rt_qp *one = NULL;
+	int n = 0, one_pid = 1;
+
+	for (size_t i = 0; i < qps->n; i++) {
+		const struct rt_qp *q = &qps->q[i];
+
+		if (q->lqpn == RT_QP_GSI || q->family != f->k.family || memcmp(q->src, local, 16) ||
+		    memcmp(q->dst, remote, 16))
+			continue;
+		if (one && q->pid != one->pid)
+			one_pid = 0;
+		if (!one)
+			one = q;
+		n++;
+	}
+	memset(out, 0, sizeof(*out));
+	out->lqpn = RT_QP_GSI;
+	snprintf(out->comm, sizeof(out->comm), "rdma_cm");
+	if (n == 1) {
+		out->lqpn = one->lqpn;
+		out->rqpn = one->rqpn;
+	}
+	if (n && one_pid)
+		out->pid = one->pid;
+	return out;
+}
+
 /* The one local QP a flow belongs to, or NULL (none, or more than one that
- * the addresses cannot tell apart). */
+ * the addresses cannot tell apart); for a connection management flow, its
+ * label written into *cm. */
 static const struct rt_qp *owner(const struct rt_snapshot *s, const struct rt_flow *f,
-				 const struct qpx *x)
+				 const struct qpx *x, struct rt_qp *cm)
 {
 	const struct rt_qp *any = NULL, *addr = NULL;
 	const struct rt_qp_table *qps = x ? x->t : NULL;
@@ -139,6 +183,8 @@ static const struct rt_qp *owner(const struct rt_snapshot *s, const struct rt_fl
 
 	if (!qps)
 		return NULL;
+	if (f->k.dqpn == RT_QP_GSI)
+		return cm_owner(qps, f, cm);
 	/* Ingress: our QP is the flow's dqpn; egress: its peer is (qp_matches). */
 	if (x->by_l) {
 		idx = rq ? x->by_r : x->by_l;
@@ -242,7 +288,8 @@ static int acked(const struct rt_snapshot *s, const struct rt_flow *c)
 static int attribute(const struct rt_snapshot *s, const struct rt_flow *c,
 		     const struct qpx *qps, __u8 *attr)
 {
-	const struct rt_qp *q = owner(s, c, qps);
+	struct rt_qp cm;
+	const struct rt_qp *q = owner(s, c, qps, &cm);
 	int d;
 
 	if (q && (c->k.dir == RT_DIR_EGRESS || q->has_rqpn)) {
@@ -289,10 +336,11 @@ static void set_owner(struct rt_snapshot *s, struct rt_flow *f, const struct qpx
 {
 	static const struct rt_qp none;
 	const struct rt_qp *q;
+	struct rt_qp cm;
 
 	if (f->k.origin != RT_ORIGIN_WIRE)
 		return;		/* the NIC's own flows come with their QP */
-	q = owner(s, f, qps);
+	q = owner(s, f, qps, &cm);
 	if (!q)
 		q = &none;
 	if (f->lqpn == q->lqpn && f->rqpn == q->rqpn && f->pid == q->pid &&
@@ -386,12 +434,13 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qpt)
 	for (i = 0; i < s->nflows; i++) {
 		struct rt_flow *f = &s->flows[i];
 		const struct rt_qp *q;
+		struct rt_qp cm;
 
 		f->attr = RT_ATTR_NONE;
 		f->throttles = -1;
 		if (f->k.origin != RT_ORIGIN_WIRE)
 			continue;	/* the NIC's own flows come with their QP */
-		if (!(q = owner(s, f, qps)))
+		if (!(q = owner(s, f, qps, &cm)))
 			continue;
 		f->lqpn = q->lqpn;
 		f->rqpn = q->rqpn;

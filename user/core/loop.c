@@ -105,6 +105,8 @@ static int step(struct loop *L, const struct rt_opts *o, int emit)
 	r = rt_stream_step(&L->st);
 	if (r <= 0)
 		return r;
+	if ((r = rt_nic_failed(L->nic)) < 0)
+		return r;	/* --qp-counters bound nothing: said, the run ends */
 	if (!L->file_start_ns)
 		L->file_start_ns = L->st.cur.time_ns;
 	/* The first snapshot counts from the start: rate it over one interval. */
@@ -402,6 +404,8 @@ int rt_run(const struct rt_opts *o)
 		if (L.sinks[i]->start)
 			L.sinks[i]->start(L.sinks[i], L.src);
 	err = run(&L, o);
+	if (!err && L.nic)
+		err = rt_nic_end(L.nic);
 out:
 	for (i = L.nsinks - 1; i >= 0; i--)
 		L.sinks[i]->close(L.sinks[i]);

@@ -569,32 +569,91 @@ struct flow_ctr_rule {
 	const char *next;
 	const char *count_what, *why;	/* the flow's evidence */
 	const char *ctr_what;		/* the NIC counter's evidence */
+	int rnr_episode;		/* loss: skip a pair with RNR NAKs; rnr: count its sequence NAKs */
 };
+
+/*
+ * The flows of this interval that carry sequence or RNR NAKs (few: a
+ * responder's ACK flows), for telling an RNR episode from loss: rxe answers
+ * a receive-not-ready with a PSN sequence NAK as well as the RNR NAK, on the
+ * same ACK flow or another QP of the same host pair.
+ */
+struct naks {
+	const struct rt_flow_delta **e;
+	size_t n;
+};
+
+static int naks_collect(const struct ctx *c, struct naks *k)
+{
+	const struct rt_delta *d = c->d;
+
+	k->n = 0;
+	k->e = NULL;
+	for (size_t i = 0; i < d->nflows; i++) {
+		const struct rt_flow_val *v = &d->flows[i].d;
+
+		if (!v->nak_seq && !v->rnr_nak)
+			continue;
+		if (!k->e && !(k->e = malloc(d->nflows * sizeof(*k->e))))
+			return -ENOMEM;
+		k->e[k->n++] = &d->flows[i];
+	}
+	return 0;
+}
+
+static int same_pair(const struct rt_flow_key *a, const struct rt_flow_key *b)
+{
+	return a->ifindex == b->ifindex && a->dir == b->dir && a->family == b->family &&
+	       a->origin == b->origin && !memcmp(a->src, b->src, 16) && !memcmp(a->dst, b->dst, 16);
+}
+
+/* This interval's sequence and RNR NAKs on f's host pair (interface, direction). */
+static void pair_naks(const struct naks *k, const struct rt_flow *f, __u64 *seq, __u64 *rnr)
+{
+	*seq = *rnr = 0;
+	for (size_t i = 0; i < k->n; i++)
+		if (same_pair(&k->e[i]->f->k, &f->k)) {
+			*seq += k->e[i]->d.nak_seq;
+			*rnr += k->e[i]->d.rnr_nak;
+		}
+}
 
 static int rule_flow_ctr(struct ctx *c, const struct flow_ctr_rule *r, __u64 min)
 {
 	const struct rt_delta *d = c->d;
+	struct naks k = { 0 };
 	size_t i;
 	int err = 0;
 
+	if (r->rnr_episode && naks_collect(c, &k))
+		return -ENOMEM;
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
-		__u64 n;
+		__u64 n, seq = 0, rnr = 0;
 		struct rt_subject s;
-		char fn[160];
+		char fn[160], with[160] = "";
 
 		memcpy(&n, (const char *)&d->flows[i].d + r->off, sizeof(n));
 		if (n < min)
 			continue;
+		if (r->rnr_episode)
+			pair_naks(&k, f, &seq, &rnr);
+		if (r->rnr_episode && r->off == offsetof(struct rt_flow_val, nak_seq) && rnr)
+			continue;	/* part of an RNR episode: receiver-not-ready says it */
+		if (r->rnr_episode && r->off == offsetof(struct rt_flow_val, rnr_nak) && seq)
+			snprintf(with, sizeof(with), "; with them %llu sequence NAKs on the host pair, "
+				 "counted as part of the RNR episode, not as loss", (unsigned long long)seq);
 		flow_subject(&s, c, f);
 		err |= rt_findings_match(c->F, r->rule, RT_SEV_WARNING, &s, 1, (double)n, r->next,
-			"%s: %llu %s in %.1f s (%s)", flow_name(f, fn, sizeof(fn)), (unsigned long long)n,
-			r->count_what, d->secs, r->why);
+			"%s: %llu %s in %.1f s (%s%s)", flow_name(f, fn, sizeof(fn)), (unsigned long long)n,
+			r->count_what, d->secs, r->why, with);
 	}
+	free(k.e);
 	return err | rule_counters(c, r->rule, RT_SEV_WARNING, r->names, min, r->next, r->ctr_what);
 }
 
-/* ---- loss: sequence NAKs on the wire, or the NIC's loss counters ---- */
+/* ---- loss: sequence NAKs on the wire (not those of an RNR episode on the
+ * same host pair), or the NIC's loss counters ---- */
 static int rule_loss(struct ctx *c)
 {
 	static const char *const names[] = { "out_of_sequence", "packet_seq_err", "implied_nak_seq_err",
@@ -607,6 +666,7 @@ static int rule_loss(struct ctx *c)
 		.count_what = "NAKs for PSN sequence errors",
 		.why = "the responder saw gaps; the requester retransmits",
 		.ctr_what = "packets lost or timed out",
+		.rnr_episode = 1,
 	};
 
 	return rule_flow_ctr(c, &r, c->F->cfg.nak_min);
@@ -624,9 +684,125 @@ static int rule_rnr(struct ctx *c)
 		.count_what = "RNR NAKs",
 		.why = "the responder had no receive buffer posted",
 		.ctr_what = "no receive buffer posted",
+		.rnr_episode = 1,
 	};
 
 	return rule_flow_ctr(c, &r, c->F->cfg.rnr_min);
+}
+
+/*
+ * ---- ecn-without-cnp: CE-marked data comes in, and the host sends no CNP
+ * back to its sender in the same interval, while other packets (ACKs) do go
+ * back on that pair, so the way out is seen. The notification point (the
+ * receiving NIC) is off for the priority (mlx5: ecn/roce_np/enable/PRIO) or
+ * does not exist (rxe). Also the NIC's own np_ecn_marked_roce_packets moving
+ * with np_cnp_sent still. ----
+ */
+static int rev_cmp(const void *a, const void *b)
+{
+	const struct rt_flow_key *x = &(*(const struct rt_flow_delta *const *)a)->f->k;
+	const struct rt_flow_key *y = &(*(const struct rt_flow_delta *const *)b)->f->k;
+
+	/* ifindex, family, origin, src, dst: as in struct rt_flow_key, without dir */
+	if (x->ifindex != y->ifindex)
+		return x->ifindex < y->ifindex ? -1 : 1;
+	if (x->family != y->family)
+		return (int)x->family - (int)y->family;
+	if (x->origin != y->origin)
+		return (int)x->origin - (int)y->origin;
+	if (memcmp(x->src, y->src, 16))
+		return memcmp(x->src, y->src, 16);
+	return memcmp(x->dst, y->dst, 16);
+}
+
+static const char ecn_no_cnp_next[] =
+	"Enable the notification point for the flow's priority: on mlx5 echo 1 > /sys/class/net/IF/ecn/roce_np/enable/PRIO; rxe (Soft-RoCE) has none, so ECN never slows its senders.";
+
+static int rule_ecn_without_cnp_ctrs(struct ctx *c)
+{
+	const struct rt_delta *d = c->d;
+	int err = 0;
+
+	for (size_t i = 0; i < d->nports; i++) {
+		const struct rt_port_ctr *pc = d->ports[i].c;
+		struct rt_subject s;
+		int sent = -1;
+
+		if (strcmp(pc->name, "np_ecn_marked_roce_packets") || d->ports[i].d < c->F->cfg.ce_min)
+			continue;
+		for (size_t j = 0; j < d->nports; j++) {
+			const struct rt_port_ctr *q = d->ports[j].c;
+
+			if (!strcmp(q->name, "np_cnp_sent") && q->port == pc->port && !strcmp(q->dev, pc->dev))
+				sent = d->ports[j].d ? 1 : 0;
+		}
+		if (sent)
+			continue;	/* CNPs go out, or np_cnp_sent is not there to say */
+		counter_subject(&s, pc);
+		err |= rt_findings_match(c->F, "ecn-without-cnp", RT_SEV_WARNING, &s, 1, (double)d->ports[i].d,
+			ecn_no_cnp_next,
+			"ECN marks arrive but no CNPs go back: the notification point is off or not supported "
+			"(%s port %u: np_ecn_marked_roce_packets +%llu, np_cnp_sent +0, in %.1f s)",
+			pc->dev, pc->port, (unsigned long long)d->ports[i].d, d->secs);
+	}
+	return err;
+}
+
+static int rule_ecn_without_cnp(struct ctx *c)
+{
+	const struct rt_delta *d = c->d;
+	const struct rt_flow_delta **out = NULL;
+	size_t nout = 0, i;
+	int err = 0, any = 0;
+
+	for (i = 0; i < d->nflows && !any; i++)
+		any = d->flows[i].f->k.dir == RT_DIR_INGRESS && d->flows[i].d.ecn[RT_ECN_CE] >= c->F->cfg.ce_min;
+	if (any) {
+		/* the packets going out, by interface and addresses */
+		if (!(out = malloc(d->nflows * sizeof(*out))))
+			return -ENOMEM;
+		for (i = 0; i < d->nflows; i++)
+			if (d->flows[i].f->k.dir == RT_DIR_EGRESS && d->flows[i].d.pkts)
+				out[nout++] = &d->flows[i];
+		qsort(out, nout, sizeof(*out), rev_cmp);
+	}
+	for (i = 0; any && i < d->nflows; i++) {
+		const struct rt_flow *f = d->flows[i].f;
+		const struct rt_flow_val *v = &d->flows[i].d;
+		struct rt_flow_delta rk;
+		struct rt_flow rf;
+		const struct rt_flow_delta *key = &rk, **at;
+		__u64 cnp = 0, back = 0;
+		struct rt_subject s;
+
+		if (f->k.dir != RT_DIR_INGRESS || v->ecn[RT_ECN_CE] < c->F->cfg.ce_min || !data_pkts(v))
+			continue;
+		/* the reverse pair: from the flow's destination back to its source */
+		memset(&rf, 0, sizeof(rf));
+		rf.k = f->k;
+		memcpy(rf.k.src, f->k.dst, 16);
+		memcpy(rf.k.dst, f->k.src, 16);
+		rk.f = &rf;
+		at = bsearch(&key, out, nout, sizeof(*out), rev_cmp);
+		if (!at)
+			continue;	/* nothing seen going back: the way out is not watched */
+		while (at > out && !rev_cmp(at - 1, &key))
+			at--;
+		for (; at < out + nout && !rev_cmp(at, &key); at++) {
+			cnp += (*at)->d.cnp;
+			back += (*at)->d.pkts;
+		}
+		if (cnp)
+			continue;
+		flow_subject(&s, c, f);
+		err |= rt_findings_match(c->F, "ecn-without-cnp", RT_SEV_WARNING, &s, 1, (double)v->ecn[RT_ECN_CE],
+			ecn_no_cnp_next,
+			"ECN marks arrive for this flow but no CNPs go back: the notification point is off or "
+			"not supported (CE in: %llu, CNPs out: 0, other packets out: %llu, in %.1f s)",
+			(unsigned long long)v->ecn[RT_ECN_CE], (unsigned long long)back, d->secs);
+	}
+	free(out);
+	return err | rule_ecn_without_cnp_ctrs(c);
 }
 
 /* ---- cnp-ignored: rp_cnp_ignored moving ---- */
@@ -720,7 +896,7 @@ static int rule_doctor(struct ctx *c)
 
 const char *const rt_rule_names[] = {
 	"pfc-storm", "pause-without-ecn", "victim", "congestion", "incast", "loss",
-	"receiver-not-ready", "cnp-ignored", "switch-drops", "deep-queue", "doctor", NULL,
+	"receiver-not-ready", "cnp-ignored", "ecn-without-cnp", "switch-drops", "deep-queue", "doctor", NULL,
 };
 
 int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -760,6 +936,7 @@ int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const str
 	err |= rule_loss(c);
 	err |= rule_rnr(c);
 	err |= rule_cnp_ignored(c);
+	err |= rule_ecn_without_cnp(c);
 	err |= rule_switch(c);
 	err |= rule_doctor(c);
 	free(c->dv);

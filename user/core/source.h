@@ -49,6 +49,11 @@ struct rt_nic;
 struct rt_nic *rt_nic_new(const struct rt_opts *o);
 void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap);
 void rt_nic_free(struct rt_nic *n);
+/* --qp-counters could bind nothing (said in one sentence): -errno, else 0. */
+int rt_nic_failed(const struct rt_nic *n);
+/* At the end of a run: -errno (said in one sentence) when --qp-counters read
+ * no per-QP counter at all, else 0. */
+int rt_nic_end(struct rt_nic *n);
 /* The doctor's last checks of this host (NULL before the first, or without
  * RDMA ports), kept until its next run: the findings' doctor rule reads them. */
 struct rt_doc_findings;

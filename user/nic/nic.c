@@ -58,6 +58,15 @@ struct rt_nic {
 	int qpc_tried;			/* binding asked for once */
 	char qpc_why[200];		/* what --qp-counters could not do */
 	struct rt_qpc_ctl *ctl;
+	/* --qp-counters' outcome: qpc_fail < 0 when no port binds QPs by type
+	 * (the run ends, non-zero); once binding is on, the QPs there were then
+	 * (the kernel binds only QPs made after), whether a bound counter was
+	 * ever read, and QPs made since that got none (rxe binds none at all). */
+	int qpc_fail, qpc_read;
+	__u64 *qpc_old;			/* dev_index << 32 | lqpn, sorted */
+	size_t nqpc_old;
+	size_t qpc_new;			/* user QPs made since, none bound */
+	char qpc_ports[96];		/* "rxe0/1" ..., the ports binding by type */
 	/* Per bound counter and name: the NIC flows count from rocetop's start,
 	 * as wire flows do, so each keeps the raw value last seen and a total. */
 	/* What each bound counter counted since first seen, keyed by device,
@@ -86,6 +95,10 @@ struct rt_nic {
 	size_t nnk, nk_cap, nnk_prev, nk_prev_cap;
 	struct rt_qp *qps_last;
 	size_t nqps_last, qps_last_cap;
+	/* The last dump as the kernel gave it: its QPs gone from the next
+	 * dump are kept for that interval (rt_qp_table_keep_gone). */
+	struct rt_qp *qps_dump;
+	size_t nqps_dump;
 	int joined;
 };
 
@@ -147,6 +160,8 @@ void rt_nic_free(struct rt_nic *n)
 				"start tries again.\n", strerror(-r));
 	}
 	free(n->ctl);
+	free(n->qpc_old);
+	free(n->qps_dump);
 	free(n->nk);
 	free(n->nk_prev);
 	free(n->qps_last);
@@ -312,6 +327,27 @@ static int fixture_qps(struct rt_nic *n)
 	return 0;
 }
 
+/*
+ * A process that exits takes its QPs out of the next dump, though its flows
+ * moved in the interval it exited in: the QPs of the last dump that this one
+ * lacks stay for this interval, so those flows keep their owner (join.c
+ * looks owners up in the table as it is now).
+ */
+static void keep_gone(struct rt_nic *n)
+{
+	size_t nraw = n->qps.n;
+	struct rt_qp *raw = malloc((nraw ? nraw : 1) * sizeof(*raw));
+
+	if (!raw)
+		return;
+	if (nraw)
+		memcpy(raw, n->qps.q, nraw * sizeof(*raw));
+	rt_qp_table_keep_gone(&n->qps, n->qps_dump, n->nqps_dump);
+	free(n->qps_dump);
+	n->qps_dump = raw;
+	n->nqps_dump = nraw;
+}
+
 static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 {
 	int r;
@@ -343,7 +379,10 @@ static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 		if (p)
 			snprintf(q->netdev, sizeof(q->netdev), "%s", p->netdev);
 	}
+	keep_gone(n);
 }
+
+static void qpc_remember_old(struct rt_nic *n);
 
 /* --qp-counters: once, when the ports and devices are known. */
 static void qpc_enable(struct rt_nic *n, struct rt_snapshot *snap)
@@ -367,11 +406,101 @@ static void qpc_enable(struct rt_nic *n, struct rt_snapshot *snap)
 	}
 	r = rt_qpc_enable(n->ctl, &n->io, &n->ports, &n->qps, n->qp_counters == 2, n->qpc_why,
 			  sizeof(n->qpc_why));
-	if (r > 0)
-		pr_info("per-QP counters bound automatically on %d port%s until rocetop exits.\n", r,
-			r == 1 ? "" : "s");
+	if (r <= 0) {
+		/* One sentence and a non-zero exit (the loop asks rt_nic_failed). */
+		n->qpc_fail = r < 0 ? r : -EOPNOTSUPP;
+		if (!n->qpc_why[0])
+			snprintf(n->qpc_why, sizeof(n->qpc_why), "no RDMA port takes automatic per-QP binding");
+		pr_warn("--qp-counters: %s: no per-QP counter can be read.\n", n->qpc_why);
+		return;
+	}
+	qpc_remember_old(n);
+	pr_info("per-QP counters: automatic binding by QP type on %s until rocetop exits (QPs "
+		"created from now on are bound).\n", n->qpc_ports);
 	if (n->qpc_why[0])
 		pr_warn("%s.\n", n->qpc_why);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The QPs there are as binding starts (the kernel binds only those made
+ * after), and the names of the ports that bind. */
+static void qpc_remember_old(struct rt_nic *n)
+{
+	size_t k = 0;
+
+	free(n->qpc_old);
+	n->nqpc_old = 0;
+	n->qpc_old = malloc((n->qps.n ? n->qps.n : 1) * sizeof(*n->qpc_old));
+	for (size_t i = 0; n->qpc_old && i < n->qps.n; i++)
+		n->qpc_old[n->nqpc_old++] = (__u64)n->qps.q[i].dev_index << 32 | n->qps.q[i].lqpn;
+	if (n->nqpc_old)
+		qsort(n->qpc_old, n->nqpc_old, sizeof(*n->qpc_old), cmp_u64);
+	n->qpc_ports[0] = '\0';
+	for (size_t i = 0; i < n->ctl->n; i++) {
+		const struct rt_qpc_port *p = &n->ctl->p[i];
+		int w = snprintf(n->qpc_ports + k, sizeof(n->qpc_ports) - k, "%s%s/%u", k ? ", " : "",
+				 p->dev, p->port);
+
+		if (w < 0 || (size_t)w >= sizeof(n->qpc_ports) - k)
+			break;
+		k += (size_t)w;
+	}
+}
+
+/* After a read of the bound counters: with binding on and none bound, the
+ * user QPs made since binding began (a driver such as rxe takes auto mode
+ * but binds no counter). Said once. */
+static void qpc_check_bound(struct rt_nic *n, struct rt_snapshot *snap)
+{
+	size_t made = 0;
+
+	if (!n->qp_counters || n->qpc_fail || !n->qpc_tried || !n->ctl)
+		return;
+	if (n->qpc.ncounters) {
+		n->qpc_read = 1;
+		return;
+	}
+	if (n->qpc_read)
+		return;
+	for (size_t i = 0; i < n->qps.n; i++) {
+		__u64 key = (__u64)n->qps.q[i].dev_index << 32 | n->qps.q[i].lqpn;
+
+		if (!n->qps.q[i].pid || !n->qps.q[i].state || !n->qps.q[i].port)
+			continue;	/* kernel QPs (QP1) are not bound; a QP is bound on
+					 * its way to INIT, with its port: not in RESET */
+		if (n->qpc_old && bsearch(&key, n->qpc_old, n->nqpc_old, sizeof(key), cmp_u64))
+			continue;
+		made++;
+	}
+	if (made && !n->qpc_new)
+		pr_warn("--qp-counters: auto mode set on %s, but the driver bound no counter to any QP "
+			"(%zu QP%s created since).\n", n->qpc_ports, made, made == 1 ? "" : "s");
+	if (made > n->qpc_new)
+		n->qpc_new = made;
+	if (n->qpc_new)
+		rt_snapshot_note(snap, "--qp-counters: auto mode set on %s, but the driver bound no "
+				 "counter to any QP", n->qpc_ports);
+}
+
+int rt_nic_failed(const struct rt_nic *n)
+{
+	return n ? n->qpc_fail : 0;
+}
+
+int rt_nic_end(struct rt_nic *n)
+{
+	if (!n || !n->qp_counters || n->qpc_fail || n->qpc_read || !n->ctl)
+		return n ? n->qpc_fail : 0;
+	if (!n->qpc_new)	/* else said when seen (qpc_check_bound) */
+		pr_warn("--qp-counters: auto mode set on %s, but no QP was created while rocetop ran "
+			"(those made before are not bound): no per-QP counter was read.\n", n->qpc_ports);
+	return -ENODATA;
 }
 
 static int qp_cmp(const void *a, const void *b)
@@ -685,9 +814,17 @@ static void collect_qpc(struct rt_nic *n, struct rt_snapshot *snap)
 			r = -EBADMSG;	/* a recorded dump ends with NLMSG_DONE */
 		nerr = r < 0;
 	} else {
-		for (size_t d = 0; d < n->qps.ndevs; d++) {
-			int e = rt_qpc_read(&n->io, n->qps.dev_index[d], &n->qpc);
+		/* per port, as `rdma statistic qp show link DEV/PORT` asks */
+		for (size_t i = 0; i < n->ports.n; i++) {
+			const struct rt_rdma_port *p = &n->ports.p[i];
+			size_t d;
+			int e;
 
+			for (d = 0; d < n->qps.ndevs && strcmp(n->qps.dev_name[d], p->dev); d++)
+				;
+			if (d == n->qps.ndevs)
+				continue;
+			e = rt_qpc_read(&n->io, n->qps.dev_index[d], p->port, &n->qpc);
 			if (e && !nerr++)
 				r = e;
 		}
@@ -795,7 +932,8 @@ void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
 
 	if (!n)
 		return;
-	/* Ports: verbs' (found once), then sysfs for the rest, every interval. */
+	/* Ports: verbs' (found once), the netdevs RDMA netlink names, then
+	 * sysfs for the rest, every interval. */
 	n->ports.n = 0;
 	for (size_t i = 0; i < n->verbs.n; i++) {
 		struct rt_rdma_port *p = rt_rdma_ports_add(&n->ports);
@@ -803,6 +941,8 @@ void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
 		if (p)
 			*p = n->verbs.p[i];
 	}
+	if (!n->root[0])
+		rt_rdma_nl_port_netdevs(&n->ports);
 	r = rt_sysfs_discover(n->root, &n->ports);
 	rt_sysfs_ib_dir(n->root, ib, sizeof(ib));
 	if (!n->ports.n)
@@ -819,6 +959,8 @@ void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
 	if (n->qp_counters && !n->qpc_tried)
 		qpc_enable(n, snap);
 	collect_qpc(n, snap);
+	if (!n->root[0])
+		qpc_check_bound(n, snap);
 	if (snap->tab)
 		nic_flows_gone(n, snap);
 	doctor_line(n, snap);

@@ -111,6 +111,7 @@ struct rt_qp {
 	__u8  dst[16];		/* remote address */
 	__u32 pid;		/* 0 for a kernel QP */
 	char  comm[16];		/* process name, or the kernel owner's name */
+	__u8  gone;		/* not in the latest dump: kept for the interval it went in */
 };
 
 #define RT_QP_MAX_DEVS 64
@@ -120,6 +121,7 @@ struct rt_qp_table {
 	size_t n, cap;
 	/* Devices from an RDMA_NLDEV_CMD_GET dump: the resource dumps are per device. */
 	__u32 dev_index[RT_QP_MAX_DEVS];
+	__u32 dev_nports[RT_QP_MAX_DEVS];	/* its PORT_INDEX: the number of ports */
 	char  dev_name[RT_QP_MAX_DEVS][32];
 	size_t ndevs;
 };
@@ -138,9 +140,29 @@ void rt_qp_table_clear(struct rt_qp_table *t);
  */
 int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t);
 
+/*
+ * A QP of the previous dump (prev) that this one (t) lacks went during the
+ * interval between them, with its process: the flows it carried in that
+ * interval are still its. Such QPs are appended to t, marked gone, for this
+ * one interval (the caller passes the dump before, not a table holding the
+ * kept ones). Matched by device index and lqpn. Returns how many were kept,
+ * or -ENOMEM.
+ */
+int rt_qp_table_keep_gone(struct rt_qp_table *t, const struct rt_qp *prev, size_t nprev);
+
 /* Dump the QPs (and CM IDs for their addresses) of every device through
  * NETLINK_RDMA into t (cleared first). 0 or -errno. */
 int rt_rdma_nl_dump(struct rt_qp_table *t);
+
+/*
+ * Parse an RDMA_NLDEV_CMD_PORT_GET dump (one recv buffer or several): each
+ * port named is added to ps if missing, and given the netdev the kernel
+ * names (RDMA_NLDEV_ATTR_NDEV_NAME). Pure. Same returns as rt_rdma_nl_parse.
+ */
+int rt_rdma_nl_ports_parse(const void *buf, size_t len, struct rt_rdma_ports *ps);
+/* Ask the kernel for every device's ports and their netdevs (as `rdma link
+ * show` does: a device dump, then one query per port) into ps. 0 or -errno (-EPROTONOSUPPORT: no RDMA netlink). */
+int rt_rdma_nl_port_netdevs(struct rt_rdma_ports *ps);
 
 /* ---- per-QP statistics (user/nic/nic_stat.c) ---- */
 
@@ -203,7 +225,7 @@ int rt_stat_mode_parse(const void *buf, size_t len, struct rt_stat_mode *m);
 
 /* Requests, built into buf (cap bytes); their length, 0 if it did not fit. */
 size_t rt_stat_req_devs(void *buf, size_t cap, __u32 seq);
-size_t rt_stat_req_dump(void *buf, size_t cap, __u32 seq, __u32 dev_index);
+size_t rt_stat_req_dump(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port);
 size_t rt_stat_req_mode(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port);
 size_t rt_stat_req_status(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port);
 /* Auto binding with mask (0: auto off); opcnt < 0 leaves the attribute out. */
@@ -231,7 +253,7 @@ struct rt_nl_io {
 void rt_nl_io_socket(struct rt_nl_io *io);	/* NETLINK_RDMA, opened on first use */
 void rt_nl_io_close(struct rt_nl_io *io);
 
-int rt_qpc_read(struct rt_nl_io *io, __u32 dev_index, struct rt_qpc_table *t);
+int rt_qpc_read(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_qpc_table *t);
 int rt_stat_read_mode(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_stat_mode *m);
 int rt_stat_read_status(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_stat_status *st);
 /* The same by device name (a device dump first). 0 or -errno (-ENODEV). */
@@ -266,8 +288,9 @@ void rt_qpc_state_path(char *buf, size_t len);
  * Turn on automatic per-QP binding (by QP type) on every port of ports whose
  * device is in devs (an RDMA_NLDEV_CMD_GET dump), and with cc the optional
  * congestion counters the device supports; the mode found is written to the
- * state file first. Returns the number of ports changed (0: nothing to do)
- * or -errno; why[] says what could not be done, if anything.
+ * state file first. Returns the number of ports that bind QPs by type now
+ * (set here, or found so), 0 when none does, or -errno; why[] says what
+ * could not be done, if anything.
  */
 int rt_qpc_enable(struct rt_qpc_ctl *c, struct rt_nl_io *io, const struct rt_rdma_ports *ports,
 		  const struct rt_qp_table *devs, int cc, char *why, size_t whylen);

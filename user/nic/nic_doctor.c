@@ -271,6 +271,9 @@ int rt_doctor_read(const char *root, const char *only, struct rt_doc_host *h)
 	int r;
 
 	memset(h, 0, sizeof(*h));
+	/* The port's netdev as RDMA netlink names it, else from the GID table. */
+	if (!root || !*root)
+		rt_rdma_nl_port_netdevs(&ps);
 	r = rt_sysfs_discover(root, &ps);
 	for (size_t i = 0; i < ps.n && h->n < RT_DOC_MAX_NETDEVS; i++) {
 		const struct rt_rdma_port *p = &ps.p[i];
@@ -302,8 +305,13 @@ int rt_doctor_read(const char *root, const char *only, struct rt_doc_host *h)
 	}
 	if (!h->n) {
 		rt_sysfs_ib_dir(root, ib, sizeof(ib));
-		sfmt(h->note, sizeof(h->note), "no RDMA netdev: %s: %s", ib,
-			 r < 0 ? strerror(-r) : ps.n ? "no port with a netdev" : "empty");
+		if (ps.n)
+			sfmt(h->note, sizeof(h->note), "no RDMA port with a netdev (%s, RDMA netlink): "
+			     "nothing to judge", ib);
+		else
+			sfmt(h->note, sizeof(h->note), "no RDMA device on this host (%s: %s): nothing to "
+			     "judge; load the NIC's RDMA driver (Soft-RoCE: rdma link add rxe0 type rxe "
+			     "netdev IF)", ib, r < 0 ? strerror(-r) : "empty");
 	}
 	rt_rdma_ports_free(&ps);
 	return 0;

@@ -40,6 +40,42 @@ static struct rt_qp *qp_add(struct rt_qp_table *t)
 }
 
 
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int rt_qp_table_keep_gone(struct rt_qp_table *t, const struct rt_qp *prev, size_t nprev)
+{
+	__u64 *now = malloc((t->n ? t->n : 1) * sizeof(*now));
+	size_t n = t->n;
+	int kept = 0;
+
+	if (!now)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		now[i] = (__u64)t->q[i].dev_index << 32 | t->q[i].lqpn;
+	qsort(now, n, sizeof(*now), cmp_u64);
+	for (size_t i = 0; i < nprev; i++) {
+		__u64 key = (__u64)prev[i].dev_index << 32 | prev[i].lqpn;
+		struct rt_qp *q;
+
+		if (prev[i].gone || bsearch(&key, now, n, sizeof(key), cmp_u64))
+			continue;
+		if (!(q = qp_add(t))) {
+			free(now);
+			return -ENOMEM;
+		}
+		*q = prev[i];
+		q->gone = 1;
+		kept++;
+	}
+	free(now);
+	return kept;
+}
+
 /* A __kernel_sockaddr_storage: family (host order u16), then sin / sin6. */
 static int get_addr(const struct nlattr *a, __u8 *family, __u8 out[16])
 {
@@ -137,13 +173,14 @@ static int nl_msg(const struct nlmsghdr *h, void *arg)
 	struct rt_qp_table *t = arg;
 	int op = (int)RDMA_NL_GET_OP(h->nlmsg_type), cm = 0;
 	const struct nlattr *tab = NULL;
-	__u32 dev_index = 0;
+	__u32 dev_index = 0, nports = 0;
 	char dev[32] = "";
 
 	FOR_ATTR(a, RT_NL_ATTRS(h), RT_NL_ALEN(h)) {
 		switch (ATTR_TYPE(a)) {
 		case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = rt_nla_u32(a); break;
 		case RDMA_NLDEV_ATTR_DEV_NAME: rt_nla_str(a, dev, sizeof(dev)); break;
+		case RDMA_NLDEV_ATTR_PORT_INDEX: nports = rt_nla_u32(a); break;
 		case RDMA_NLDEV_ATTR_RES_QP: tab = a; cm = 0; break;
 		case RDMA_NLDEV_ATTR_RES_CM_ID: tab = a; cm = 1; break;
 		}
@@ -154,6 +191,7 @@ static int nl_msg(const struct nlmsghdr *h, void *arg)
 		for (i = 0; i < t->ndevs && t->dev_index[i] != dev_index; i++)
 			;
 		if (i == t->ndevs) {
+			t->dev_nports[t->ndevs] = nports;
 			t->dev_index[t->ndevs] = dev_index;
 			snprintf(t->dev_name[t->ndevs++], sizeof(t->dev_name[0]), "%s", dev);
 		}
@@ -169,7 +207,8 @@ int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t)
 }
 
 /* One dump request; parse the answer until NLMSG_DONE. 0 or -errno. */
-static int dump(int fd, __u32 seq, int op, int with_dev, __u32 dev_index, struct rt_qp_table *t)
+static int dump_with(int fd, __u32 seq, int op, int with_dev, __u32 dev_index,
+		     int (*parse)(const void *buf, size_t len, void *arg), void *arg)
 {
 	struct {
 		struct nlmsghdr h;
@@ -196,9 +235,19 @@ static int dump(int fd, __u32 seq, int op, int with_dev, __u32 dev_index, struct
 			return -errno;
 		if (!n)
 			return -ECONNRESET;
-		r = rt_rdma_nl_parse(buf, (size_t)n, t);
+		r = parse(buf, (size_t)n, arg);
 	} while (!r);
 	return r < 0 ? r : 0;
+}
+
+static int parse_qps(const void *buf, size_t len, void *t)
+{
+	return rt_rdma_nl_parse(buf, len, t);
+}
+
+static int dump(int fd, __u32 seq, int op, int with_dev, __u32 dev_index, struct rt_qp_table *t)
+{
+	return dump_with(fd, seq, op, with_dev, dev_index, parse_qps, t);
 }
 
 static void pid_comm(__u32 pid, char *out, size_t len)
@@ -248,6 +297,108 @@ int rt_rdma_nl_dump(struct rt_qp_table *t)
 		if (t->q[i].pid && !t->q[i].comm[0])
 			pid_comm(t->q[i].pid, t->q[i].comm, sizeof(t->q[i].comm));
 out:
+	close(fd);
+	return r;
+}
+
+/*
+ * The port query (RDMA_NLDEV_CMD_PORT_GET, as `rdma link show` asks it): each
+ * answer names DEV_NAME and PORT_INDEX and, for a port with a netdev,
+ * NDEV_INDEX and NDEV_NAME (the kernel's fill_port_info).
+ */
+static int port_cb(const struct nlmsghdr *h, void *arg)
+{
+	struct rt_rdma_ports *ps = arg;
+	char dev[32] = "", nd[IF_NAMESIZE] = "";
+	struct rt_rdma_port *p;
+	__u32 port = 0;
+
+	FOR_ATTR(a, RT_NL_ATTRS(h), RT_NL_ALEN(h)) {
+		switch (ATTR_TYPE(a)) {
+		case RDMA_NLDEV_ATTR_DEV_NAME: rt_nla_str(a, dev, sizeof(dev)); break;
+		case RDMA_NLDEV_ATTR_PORT_INDEX: port = rt_nla_u32(a); break;
+		case RDMA_NLDEV_ATTR_NDEV_NAME: rt_nla_str(a, nd, sizeof(nd)); break;
+		}
+	}
+	if (!dev[0] || !port)
+		return 0;
+	p = rt_rdma_ports_find(ps, dev, port);
+	if (!p) {
+		if (!(p = rt_rdma_ports_add(ps)))
+			return -ENOMEM;
+		snprintf(p->dev, sizeof(p->dev), "%s", dev);
+		p->port = port;
+	}
+	if (nd[0])
+		snprintf(p->netdev, sizeof(p->netdev), "%s", nd);
+	return 0;
+}
+
+int rt_rdma_nl_ports_parse(const void *buf, size_t len, struct rt_rdma_ports *ps)
+{
+	return rt_nl_walk(buf, len, RDMA_NLDEV_CMD_PORT_GET, port_cb, ps);
+}
+
+/* One port (DEV_INDEX, PORT_INDEX, acknowledged): the answer, then the ACK. */
+static int port_query(int fd, __u32 seq, __u32 dev_index, __u32 port, struct rt_rdma_ports *ps)
+{
+	struct {
+		struct nlmsghdr h;
+		struct nlattr a;
+		__u32 idx;
+		struct nlattr b;
+		__u32 port;
+	} req;
+	static char buf[8192];
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET);
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	req.h.nlmsg_seq = seq;
+	req.a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
+	req.a.nla_len = NLA_HDRLEN + 4;
+	req.idx = dev_index;
+	req.b.nla_type = RDMA_NLDEV_ATTR_PORT_INDEX;
+	req.b.nla_len = NLA_HDRLEN + 4;
+	req.port = port;
+	if (send(fd, &req, sizeof(req), 0) < 0)
+		return -errno;
+	do {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ECONNRESET;
+		r = rt_rdma_nl_ports_parse(buf, (size_t)n, ps);
+	} while (!r);
+	return r < 0 ? r : 0;
+}
+
+int rt_rdma_nl_port_netdevs(struct rt_rdma_ports *ps)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct timeval tv = { .tv_sec = 1 };
+	struct rt_qp_table devs = { 0 };
+	__u32 seq = 1;
+	int fd, r;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		r = -errno;
+		goto out;
+	}
+	r = dump(fd, seq++, RDMA_NLDEV_CMD_GET, 0, 0, &devs);
+	for (size_t i = 0; !r && i < devs.ndevs; i++)
+		for (__u32 port = 1; !r && port <= devs.dev_nports[i] && port <= 255; port++)
+			r = port_query(fd, seq++, devs.dev_index[i], port, ps);
+out:
+	rt_qp_table_free(&devs);
 	close(fd);
 	return r;
 }

@@ -2,11 +2,13 @@
 /*
  * Per-QP NIC counters from rdma netlink statistics (NETLINK_RDMA, nldev), as
  * iproute2's `rdma statistic qp ...` reads and sets them:
- *   RDMA_NLDEV_CMD_STAT_GET dump, STAT_RES = RES_QP, per device
- *       -> one message per bound counter: PORT_INDEX, STAT_COUNTER_ID,
- *          STAT_HWCOUNTERS { HWCOUNTER_ENTRY { NAME, VALUE } ... },
- *          RES_QP { RES_QP_ENTRY { RES_LQPN } ... }
- *   RDMA_NLDEV_CMD_STAT_GET doit, STAT_RES = RES_QP, per port
+ *   RDMA_NLDEV_CMD_STAT_GET dump, STAT_RES = RES_QP, per port
+ *       -> DEV_INDEX, DEV_NAME, STAT_COUNTER { STAT_COUNTER_ENTRY { PORT_INDEX,
+ *          STAT_COUNTER_ID, STAT_HWCOUNTERS { HWCOUNTER_ENTRY { NAME, VALUE } ... },
+ *          RES_QP { RES_QP_ENTRY { RES_LQPN } ... } } ... } (a message may
+ *          hold several counters; a port with none answers only NLMSG_DONE)
+ *   RDMA_NLDEV_CMD_STAT_GET doit, STAT_RES = RES_QP and STAT_MODE (any value:
+ *          without it the kernel answers EINVAL), per port
  *       -> STAT_MODE, STAT_AUTO_MODE_MASK (auto mode), STAT_OPCOUNTER_ENABLED
  *   RDMA_NLDEV_CMD_STAT_GET_STATUS doit, per port
  *       -> STAT_HWCOUNTERS { HWCOUNTER_ENTRY { NAME, HWCOUNTER_INDEX,
@@ -15,6 +17,11 @@
  *          of optional counters enabled (STAT_HWCOUNTERS { HWCOUNTER_INDEX ... })
  * Parsing and building are pure functions over bytes; the socket is behind
  * struct rt_nl_io so the tests see every message sent (tests/unit/test_nic_stat.c).
+ * Each request carries the attributes, in the order, of the iproute2 command
+ * that does the same (`rdma statistic qp mode`, `... qp show link D/P`,
+ * `... qp set link D/P auto type on|off`, `... qp unbind link D/P cntn C lqpn Q`,
+ * `... mode supported link D/P`): tests/nic/test_qp_counters_iproute2.sh
+ * compares the bytes of both.
  *
  * --qp-counters keeps what it must put back in a state file (rt_qpc_state_dir(),
  * /run/rocetop by default) before it changes anything, and removes it once
@@ -56,13 +63,11 @@ static struct rt_qpc_row *qpc_add(struct rt_qpc_table *t)
 
 #define MAX_HW 128
 
-static int stat_cb(const struct nlmsghdr *h, void *arg)
+/* One bound counter: the attributes of a STAT_COUNTER_ENTRY. */
+static int counter_entry(struct rt_qpc_table *t, __u32 dev_index, const char *dev, const void *attrs,
+			 size_t alen)
 {
-	const void *attrs = RT_NL_ATTRS(h);
-	size_t alen = RT_NL_ALEN(h);
-	struct rt_qpc_table *t = arg;
-	__u32 dev_index = 0, port = 0, id = 0, lqpn = 0, nqps = 0;
-	char dev[32] = "";
+	__u32 port = 0, id = 0, lqpn = 0, nqps = 0;
 	struct { char name[64]; __u64 v; } hw[MAX_HW];
 	size_t nhw = 0, nb = 0;
 	__u32 qps[MAX_HW];
@@ -70,8 +75,6 @@ static int stat_cb(const struct nlmsghdr *h, void *arg)
 
 	FOR_ATTR(a, attrs, alen) {
 		switch (ATTR_TYPE(a)) {
-		case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = rt_nla_u32(a); break;
-		case RDMA_NLDEV_ATTR_DEV_NAME: rt_nla_str(a, dev, sizeof(dev)); break;
 		case RDMA_NLDEV_ATTR_PORT_INDEX: port = rt_nla_u32(a); break;
 		case RDMA_NLDEV_ATTR_STAT_COUNTER_ID: id = rt_nla_u32(a); has_id = 1; break;
 		case RDMA_NLDEV_ATTR_STAT_HWCOUNTERS:
@@ -110,7 +113,7 @@ static int stat_cb(const struct nlmsghdr *h, void *arg)
 		}
 	}
 	if (!has_id)
-		return 0;	/* not a bound counter (a port's default counters) */
+		return 0;
 	t->ncounters++;
 	for (size_t i = 0; i < nb; i++) {
 		struct rt_qpc_bind *b = rt_append((void **)&t->b, &t->nb, &t->bcap, sizeof(*t->b));
@@ -132,6 +135,35 @@ static int stat_cb(const struct nlmsghdr *h, void *arg)
 		r->nqps = nqps;
 		memcpy(r->name, hw[i].name, sizeof(r->name));
 		r->value = hw[i].v;
+	}
+	return 0;
+}
+
+/* One message of the dump: the device, then its table of bound counters. */
+static int stat_cb(const struct nlmsghdr *h, void *arg)
+{
+	const void *attrs = RT_NL_ATTRS(h);
+	size_t alen = RT_NL_ALEN(h);
+	struct rt_qpc_table *t = arg;
+	const struct nlattr *tab = NULL;
+	__u32 dev_index = 0;
+	char dev[32] = "";
+	int r;
+
+	FOR_ATTR(a, attrs, alen) {
+		switch (ATTR_TYPE(a)) {
+		case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = rt_nla_u32(a); break;
+		case RDMA_NLDEV_ATTR_DEV_NAME: rt_nla_str(a, dev, sizeof(dev)); break;
+		case RDMA_NLDEV_ATTR_STAT_COUNTER: tab = a; break;
+		}
+	}
+	if (!tab)
+		return 0;	/* no counter table: nothing bound */
+	FOR_ATTR(e, ATTR_DATA(tab), ATTR_LEN(tab)) {
+		if (ATTR_TYPE(e) != RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY)
+			continue;
+		if ((r = counter_entry(t, dev_index, dev, ATTR_DATA(e), ATTR_LEN(e))))
+			return r;
 	}
 	return 0;
 }
@@ -270,21 +302,25 @@ static void begin_port(struct msg *m, void *buf, size_t cap, int cmd, __u32 seq,
 	put_u32(m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
 }
 
-size_t rt_stat_req_dump(void *buf, size_t cap, __u32 seq, __u32 dev_index)
+size_t rt_stat_req_dump(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port)
 {
 	struct msg m;
 
-	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST | NLM_F_DUMP, seq);
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP, seq);
 	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
 	return end(&m);
 }
 
+/* STAT_MODE present tells the kernel to answer with the mode (its value is
+ * not read); without it a STAT_GET for QPs is refused with EINVAL. */
 size_t rt_stat_req_mode(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port)
 {
 	struct msg m;
 
 	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET, seq, dev_index, port);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
 	return end(&m);
 }
@@ -319,8 +355,11 @@ size_t rt_stat_req_unbind(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u
 {
 	struct msg m;
 
-	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_DEL, seq, dev_index, port);
+	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_DEL, NLM_F_REQUEST | NLM_F_ACK, seq);
+	put_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
 	put_u32(&m, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, counter_id);
 	put_u32(&m, RDMA_NLDEV_ATTR_RES_LQPN, lqpn);
 	return end(&m);
@@ -401,10 +440,10 @@ static int p_mode(const void *b, size_t l, void *a) { return rt_stat_mode_parse(
 static int p_ack(const void *b, size_t l, void *a) { (void)a; return rt_nl_walk(b, l, -1, NULL, NULL); }
 static int p_devs(const void *b, size_t l, void *a) { return rt_rdma_nl_parse(b, l, a); }
 
-int rt_qpc_read(struct rt_nl_io *io, __u32 dev_index, struct rt_qpc_table *t)
+int rt_qpc_read(struct rt_nl_io *io, __u32 dev_index, __u32 port, struct rt_qpc_table *t)
 {
 	unsigned char req[64];
-	size_t n = rt_stat_req_dump(req, sizeof(req), ++io->seq, dev_index);
+	size_t n = rt_stat_req_dump(req, sizeof(req), ++io->seq, dev_index, port);
 
 	return io->xfer(io, req, n, p_qpc, t);
 }
@@ -579,7 +618,7 @@ static int unbind_all(struct rt_nl_io *io, const struct rt_qpc_port *p)
 {
 	struct rt_qpc_table t = { 0 };
 	unsigned char req[96];
-	int r = rt_qpc_read(io, p->dev_index, &t);
+	int r = rt_qpc_read(io, p->dev_index, p->port, &t);
 
 	for (size_t i = 0; !r && i < t.nb; i++) {
 		if (t.b[i].port != p->port)
@@ -627,7 +666,7 @@ static int restore_port(struct rt_nl_io *io, const struct rt_qpc_port *p)
 int rt_qpc_enable(struct rt_qpc_ctl *c, struct rt_nl_io *io, const struct rt_rdma_ports *ports,
 		  const struct rt_qp_table *devs, int cc, char *why, size_t whylen)
 {
-	int r, changed = 0;
+	int r, changed = 0, on = 0;
 
 	c->n = 0;
 	c->io = io;
@@ -695,10 +734,12 @@ int rt_qpc_enable(struct rt_qpc_ctl *c, struct rt_nl_io *io, const struct rt_rdm
 			p->want_mask |= p->was.mask;
 		if (p->changed_mode || p->changed_optional)
 			changed++;
+		if (!p->changed_mode)
+			on++;	/* already binding by QP type */
 		c->n++;
 	}
 	if (!changed)
-		return 0;
+		return on;
 	/* What must be put back is on disk before the first change. */
 	r = state_write(c);
 	if (r) {
@@ -728,10 +769,12 @@ int rt_qpc_enable(struct rt_qpc_ctl *c, struct rt_nl_io *io, const struct rt_rdm
 				snprintf(why, whylen, "%s/%u refused automatic per-QP binding (%s)", p->dev,
 					 p->port, strerror(-r));
 				p->changed_mode = 0;
+			} else {
+				on++;
 			}
 		}
 	}
-	return changed;
+	return on;
 }
 
 int rt_qpc_restore(struct rt_qpc_ctl *c)

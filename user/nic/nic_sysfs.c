@@ -120,22 +120,27 @@ static int is_number(const char *s)
 	return 1;
 }
 
-static int cmp_uint_names(const void *a, const void *b)
+static int cmp_ulong(const void *a, const void *b)
 {
-	unsigned long x = strtoul(*(char *const *)a, NULL, 10), y = strtoul(*(char *const *)b, NULL, 10);
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
 
 	return x < y ? -1 : x > y;
 }
 
 /*
- * The netdev behind a port: the ndev of its first RoCE v2 GID, else of its
- * first GID with any. Reading an unused GID entry fails (EINVAL) on real hosts.
+ * The netdev behind a port from sysfs: the ndev of its first RoCE v2 GID,
+ * else of its first GID with any. Every entry of the GID table is looked at:
+ * rxe's has 1024, almost all unused, and the used ones may sit anywhere in it
+ * (tests/fixtures/sysfs/rxe-host: at 370 and 928). Reading an unused entry
+ * fails (EINVAL) on real hosts. RDMA netlink's port query names the netdev
+ * directly (rt_rdma_nl_port_netdevs); this is the way without it.
  */
 static void port_netdev(const char *pdir, char *out, size_t outlen)
 {
-	char path[PATH_MAX], nd[64], ty[64], *names[256];
+	char path[PATH_MAX], nd[64], ty[64];
+	unsigned long *idx = NULL;
+	size_t n = 0, cap = 0, i;
 	struct dirent *de;
-	size_t n = 0, i;
 	int pass;
 	DIR *d;
 
@@ -143,27 +148,35 @@ static void port_netdev(const char *pdir, char *out, size_t outlen)
 	d = opendir(path);
 	if (!d)
 		return;
-	while ((de = readdir(d)) && n < 256)
-		if (is_number(de->d_name))
-			names[n++] = strdup(de->d_name);
+	while ((de = readdir(d))) {
+		if (!is_number(de->d_name) || strlen(de->d_name) > 9)
+			continue;
+		if (n == cap) {
+			unsigned long *x = realloc(idx, (cap ? cap * 2 : 64) * sizeof(*idx));
+
+			if (!x)
+				break;	/* what was read so far is looked at */
+			idx = x;
+			cap = cap ? cap * 2 : 64;
+		}
+		idx[n++] = strtoul(de->d_name, NULL, 10);
+	}
 	closedir(d);
-	qsort(names, n, sizeof(names[0]), cmp_uint_names);
+	if (n)
+		qsort(idx, n, sizeof(idx[0]), cmp_ulong);
 	for (pass = 0; pass < 2 && !*out; pass++)
 		for (i = 0; i < n && !*out; i++) {
-			if (!names[i])
-				continue;
-			fmt_to(path, sizeof(path), "%s/gid_attrs/ndevs/%s", pdir, names[i]);
+			fmt_to(path, sizeof(path), "%s/gid_attrs/ndevs/%lu", pdir, idx[i]);
 			if (read_small(path, nd, sizeof(nd)) <= 0)
 				continue;
 			if (!pass) {
-				fmt_to(path, sizeof(path), "%s/gid_attrs/types/%s", pdir, names[i]);
+				fmt_to(path, sizeof(path), "%s/gid_attrs/types/%lu", pdir, idx[i]);
 				if (read_small(path, ty, sizeof(ty)) <= 0 || strcasecmp(ty, "RoCE v2"))
 					continue;
 			}
 			fmt_to(out, outlen, "%s", nd);
 		}
-	for (i = 0; i < n; i++)
-		free(names[i]);
+	free(idx);
 }
 
 static int is_dir(const char *path)
