@@ -58,7 +58,7 @@ const struct rt_opt rt_main_opts[] = {
 	{ OPT_NO_INGRESS, "no-ingress", NULL, "TC on egress only" },
 	{ OPT_BPF_SPLIT, "bpf-split", NULL, "load the split BPF programs, which every kernel from 5.10\n"
 		"verifies, not the inlined ones, which cost a frame less\n"
-		"(chosen by itself where the kernel refuses those)" },
+		"(the split ones are the default before Linux 6.12)" },
 	{ OPT_TC_FILTER, "tc-filter", NULL, "attach the egress program as a TC filter on a clsact qdisc,\n"
 		"as kernels before 6.6 (no tcx) need, even where tcx exists;\n"
 		"removed at exit, and after kill -9 at the next start" },

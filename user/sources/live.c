@@ -813,15 +813,16 @@ static int open_load(struct live *l, const struct rt_opts *o, int split, int fra
 /*
  * The inlined programs where the kernel verifies them (they cost a frame the
  * least), else the split ones (bpf/rocetop.bpf.c tells why there are two):
- * directly before 5.18, whose XDP has no fragments, and with --bpf-split.
+ * directly before Linux 6.12 (rt_kernel_inlined) and with --bpf-split, and
+ * when the verifier refuses the inlined ones.
  */
 static int load_programs(struct live *l, const struct rt_opts *o)
 {
-	int frags = rt_kernel_xdp_frags(), split = o->bpf_split || !frags, err;
+	int frags = rt_kernel_xdp_frags(), split = o->bpf_split || !rt_kernel_inlined(), err;
 	char buf[128];
 
-	if (!frags)
-		pr_debug("no XDP fragments in this kernel (Linux 5.18 has them): loading the split programs.\n");
+	if (split && !o->bpf_split)
+		pr_debug("Linux before 6.12: loading the split BPF programs.\n");
 	err = open_load(l, o, split, frags);
 	if (err && !split && l->skel) {
 		libbpf_strerror(err, buf, sizeof(buf));

@@ -155,6 +155,15 @@ void rt_one_if_set(struct rocetop_bpf *skel, __u32 ifindex, __u32 slot);
 int rt_kernel_xdp_frags(void);
 
 /*
+ * Whether to try the inlined programs (bpf/rocetop.bpf.c) on this kernel:
+ * Linux 6.12 and later verify them (tests/vm boots Debian's 6.12); 6.1 stops
+ * them at its limit of a million instructions walked, after seconds of work
+ * at every start, so kernels before 6.12 get the split programs directly.
+ * They also need XDP fragments.
+ */
+int rt_kernel_inlined(void);
+
+/*
  * For test runs (tests/unit, bench/): rocetop's programs opened with
  * rt_collector set to collector, the flow table sized for 16384 flows a CPU
  * (the live source's default), loaded, mapped into ft (unless NULL) and
@@ -162,9 +171,8 @@ int rt_kernel_xdp_frags(void);
  * the live source on one interface: rt_one_if_set). NULL with errno set when
  * a step fails. Both the inlined programs (rt_xdp, rt_tc) and the split ones
  * (rt_xdp_split, rt_tc_split, with XDP fragments where the kernel has them);
- * the split ones alone where the kernel has no XDP fragments or when the
- * environment sets ROCETOP_BPF_SPLIT (a kernel that refuses the inlined
- * ones: tests/vm). A program not loaded has fd -1.
+ * the split ones alone where rt_kernel_inlined() says no or the environment
+ * sets ROCETOP_BPF_SPLIT. A program not loaded has fd -1.
  */
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft);
 
