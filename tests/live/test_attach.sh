@@ -66,9 +66,13 @@ check_progs() {
 	fi
 	kill -INT "$rt"; wait "$rt" 2>/dev/null
 }
-check_progs "rt_tc rt_xdp "
-check_progs "rt_xdp " --no-egress
-check_progs "rt_tc " --no-ingress
+# The inlined programs by default from Linux 6.12 on, the split ones before
+# (user/sources/live_maps.c, rt_kernel_inlined).
+IFS=. read -r kmaj kmin _ <<<"$(uname -r)"
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "${kmin%%[!0-9]*}" -ge 12 ]; }; then sfx= ; else sfx=_split; fi
+check_progs "rt_tc$sfx rt_xdp$sfx "
+check_progs "rt_xdp$sfx " --no-egress
+check_progs "rt_tc$sfx " --no-ingress
 check_progs "rt_tc_split rt_xdp_split " --bpf-split
 check_progs "rt_xdp_split " --bpf-split --no-egress
 

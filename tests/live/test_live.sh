@@ -93,7 +93,15 @@ if wait_attached "$tmp/k9" "$rt"; then
 	xdp_after=$(ip -n "$B" link show "$IFB" | grep -c 'prog/xdp')
 	left=""
 	for p in $progs; do bpftool prog show id "$p" >/dev/null 2>&1 && left="$left $p"; done
-	if [ "$xdp_before" = 1 ] && [ "$xdp_after" = 0 ] && [ "$(echo $progs | wc -w)" = 2 ] && [ "$tcx" = 1 ] && [ -z "$left" ]; then
+	# A kernel without tcx (before 6.6) has rocetop's egress program in a TC
+	# filter, which outlives the process until the next start removes it
+	# (tests/live/test_attach.sh): there, that one program is left, in the
+	# filter tc lists.
+	filt=$(ip -n "$B" tc filter show dev "$IFB" egress 2>/dev/null | grep -o 'handle 0x7274 .* id [0-9]*' | awk '{print $NF}')
+	if grep -q 'no tcx in this kernel' "$tmp/k9.err" && [ "$tcx" = 0 ] && [ -n "$filt" ] &&
+		[ "$(echo $left)" = "$filt" ] && [ "$xdp_before" = 1 ] && [ "$xdp_after" = 0 ]; then
+		echo "PASS live: after kill -9 no XDP program is attached and only the egress program of rocetop's TC filter ($filt; no tcx in this kernel) is left"
+	elif [ "$xdp_before" = 1 ] && [ "$xdp_after" = 0 ] && [ "$(echo $progs | wc -w)" = 2 ] && [ "$tcx" = 1 ] && [ -z "$left" ]; then
 		echo "PASS live: after kill -9 no XDP program is attached and rocetop's XDP and tcx programs ($(echo $progs)) are gone"
 	else
 		echo "FAIL live: after kill -9: xdp before=$xdp_before after=$xdp_after, programs '$progs', tcx links before $tcx, still loaded '$left'"
