@@ -21,6 +21,17 @@ ulimit -l unlimited
 # shellcheck disable=SC1091
 set -a; . /vm/env; set +a
 hostname "rt-${ROLE:-vm}"
+# vm.sh pair: the share both VMs see, and the link between them (no udev here:
+# the driver is loaded by name; IPv6 off so that only the test's packets cross).
+if [ -n "${SYNC:-}" ]; then
+	mkdir -p "$SYNC" && mount -t 9p -o trans=virtio,version=9p2000.L sync "$SYNC"
+fi
+if [ -n "${MY_IP:-}" ]; then
+	modprobe virtio_net
+	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	ip addr add "$MY_IP/24" dev eth0
+	ip link set eth0 up
+fi
 cut -d' ' -f1 /proc/uptime >/vm/booted
 bash /vm/job </dev/null >/vm/stdout 2>/vm/stderr
 echo $? >/vm/rc.tmp

@@ -373,6 +373,61 @@ cmd_run() {
 	exit 125
 }
 
+# free_port: a TCP port on 127.0.0.1 nothing listens on now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+cmd_pair() {
+	local ver=$1 script port t_start t_end rc_a rc_b r rc=0
+	shift
+	[ $# -gt 0 ] || die "usage: vm.sh pair VER SCRIPT [ARG...]"
+	script=$(realpath "$1") || die "no script $1"
+	shift
+	suite_of "$ver" >/dev/null || die "kernel $ver is not one of 5.10, 6.1, 6.12"
+	fetch "$ver" || exit 2
+	setup_run "$ver"
+	mkdir -p "$RUN/a" "$RUN/b" "$RUN/sync"
+	chmod 777 "$RUN/sync"
+	for r in a b; do
+		{
+			echo "ROLE=$r"
+			if [ "$r" = a ]; then echo "MY_IP=10.77.0.1 PEER_IP=10.77.0.2 PEER=b"; else echo "MY_IP=10.77.0.2 PEER_IP=10.77.0.1 PEER=a"; fi
+			echo "SYNC=/sync VM_VER=$ver"
+		} >"$RUN/$r/env"
+		write_job "$RUN/$r" "$PWD" bash "$script" "$@"
+	done
+	port=$(free_port)
+	local sync_args=(-fsdev "local,id=sync,path=$RUN/sync,security_model=none" -device "virtio-9p-pci,fsdev=sync,mount_tag=sync")
+	t_start=$(date +%s.%N)
+	# a listens, b connects: a point-to-point link on 127.0.0.1, no bridge.
+	boot_one a "$ver" "$RUN/a" "${sync_args[@]}" \
+		-netdev "socket,id=n0,listen=127.0.0.1:$port" -device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:01"
+	local pid_a=$VM_PID t0_a=$VM_T0 n=50
+	while [ $n -gt 0 ] && ! ss -Hltn "sport = :$port" | grep -q .; do sleep 0.1; n=$((n - 1)); done
+	boot_one b "$ver" "$RUN/b" "${sync_args[@]}" \
+		-netdev "socket,id=n0,connect=127.0.0.1:$port" -device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:02"
+	local pid_b=$VM_PID t0_b=$VM_T0
+	wait "$pid_a" 2>/dev/null
+	rc_a=$?
+	wait "$pid_b" 2>/dev/null
+	rc_b=$?
+	t_end=$(date +%s.%N)
+	report_boot a "$ver" "$RUN/a" "$t0_a"
+	report_boot b "$ver" "$RUN/b" "$t0_b"
+	say "$ver: pair run $(python3 -c "print('%.1f' % ($t_end - $t_start))")s"
+	for r in a b; do
+		[ -f "$RUN/$r/stdout" ] && sed "s/^/$r: /" "$RUN/$r/stdout"
+		[ -f "$RUN/$r/stderr" ] && sed "s/^/$r: /" "$RUN/$r/stderr" >&2
+	done
+	[ -f "$RUN/a/rc" ] || { vm_failed a "$RUN/a" "$rc_a"; rc=125; }
+	[ -f "$RUN/b/rc" ] || { vm_failed b "$RUN/b" "$rc_b"; rc=125; }
+	[ "$rc" -eq 0 ] || exit $rc
+	[ "$(cat "$RUN/a/rc")" -eq 0 ] && [ "$(cat "$RUN/b/rc")" -eq 0 ] || exit 1
+	# The results stay for the caller when it named a directory.
+	if [ -n "${VM_RESULTS:-}" ]; then cp -a "$RUN/sync/." "$VM_RESULTS/"; fi
+}
+
 case "${1:-}" in
 fetch)
 	shift
@@ -383,6 +438,11 @@ run)
 	shift
 	[ $# -gt 0 ] || die "usage: vm.sh run VER [--] CMD [ARG...]"
 	cmd_run "$@"
+	;;
+pair)
+	shift
+	[ $# -gt 1 ] || die "usage: vm.sh pair VER SCRIPT [ARG...]"
+	cmd_pair "$@"
 	;;
 *)
 	sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
