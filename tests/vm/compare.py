@@ -133,6 +133,25 @@ def qp_table(role):
     return seen
 
 
+def table_qpns(role, ph):
+    """Fill lqpn and rqpn from the QP table when the tool printed none (rping)."""
+    byq = {}
+    for line in read(role, "qp.log").splitlines():
+        if line.startswith("["):
+            try:
+                for q in json.loads(line):
+                    if q.get("type") == "RC":
+                        byq[q["lqpn"]] = (q.get("pid"), q.get("rqpn"))
+            except ValueError:
+                pass
+    for d in ph.values():
+        mine = [(lq, rq) for lq, (pid, rq) in byq.items() if pid == d["pid"]]
+        if d["lqpn"] is None and len(mine) == 1:
+            d["lqpn"], d["rqpn"] = mine[0]
+        elif d["rqpn"] is None and d["lqpn"] in byq:
+            d["rqpn"] = byq[d["lqpn"]][1]
+
+
 def hw(role, which):
     return {k: int(v) for k, v in (l.split() for l in read(role, f"hw.{which}").splitlines())}
 
@@ -140,6 +159,8 @@ def hw(role, which):
 def main():
     caps = {r: tshark_flows(r) for r in "ab"}
     ph = {r: phases(r) for r in "ab"}
+    for r in "ab":
+        table_qpns(r, ph[r])
     # The traffic itself: every tool exited 0 on both ends.
     for r in "ab":
         bad = {n: d["rc"] for n, d in ph[r].items() if d["rc"] != 0}
@@ -150,7 +171,11 @@ def main():
         rnr = sum(f["rnr_nak"] for f in caps["b"].values() if f)
         out(rnr > 0, "RNR phase: the capture holds RNR NAKs", "no RNR NAK on the wire")
         ce = sum(f["ce"] for k, f in caps["b"].items() if k[0] == "ingress")
-        out(ce > 0, "CE phase: CE-marked packets arrive at b", "no CE mark on the wire")
+        m = re.search(r"ecn_mark (\d+) ce_mark (\d+)", read("a", "qdisc.ce"))
+        marks = (int(m.group(1)), int(m.group(2))) if m else None
+        out(ce > 0 and marks and marks[0] == 0 and marks[1] == ce,
+            "CE phase: b's capture holds as many CE packets as fq_codel marked on a",
+            f"tshark CE {ce}, fq_codel ecn_mark/ce_mark {marks}")
         # The link adds nothing and loses nothing: what a's capture saw leave, b's saw arrive.
         sent = {k[1:]: v for k, v in caps["a"].items() if k[0] == "egress"}
         got = {k[1:]: v for k, v in caps["b"].items() if k[0] == "ingress"}
@@ -160,7 +185,7 @@ def main():
     ce_q = ph["a"].get("ce", {}).get("rqpn")
     for r in "ab":
         status = read(r, "rocetop/status").strip()
-        ran = status.startswith("running")
+        ran = status.startswith("running") and "exited" not in status
         err = read(r, "rocetop/stderr").strip().splitlines()
         out(ran, f"{r}: rocetop -i eth0 loads and runs", f"{status}: {' / '.join(err[:3])[:300]}")
         rows = rocetop_rows(r)
@@ -191,9 +216,12 @@ def main():
             # The loss flow: rocetop counts what rxe sent, netem dropped some after.
             k = ("egress", IPS["a"], IPS["b"], loss_q)
             g, w = rt.get(k), cap.get(k)
-            ok = g and w and g["pkts"] > w["pkts"]
-            out(ok, "a: loss flow before netem: more packets than the capture after it",
-                f"rocetop {g and g['pkts']} tshark {w and w['pkts']}")
+            m = re.search(r"qdisc netem 40:.*?dropped (\d+)", read("a", "qdisc.loss"), re.S)
+            drops = int(m.group(1)) if m else None
+            ok = g and w and drops and g["pkts"] - w["pkts"] == drops and \
+                all(g[c] == w[c] for c in ("ack", "nak", "rnr_nak", "cnp", "ce"))
+            out(ok, "a: loss flow before netem: rocetop's packets = the capture's after it + netem's drops",
+                f"rocetop {g and g['pkts']} tshark {w and w['pkts']} netem dropped {drops}")
         # All RoCE packets rocetop saw against the rxe device's own counters.
         h0, h1 = hw(r, "before"), hw(r, "after")
         for d, ctr in (("egress", "sent_pkts"), ("ingress", "rcvd_pkts")):
@@ -230,6 +258,31 @@ def main():
             out(mine and not bad, f"{r}: flows.csv names {name}'s owner on every row (lqpn, pid, comm)",
                 f"{len(bad)} of {len(mine)} rows ({lost} of {tot} pkts) say "
                 f"{sorted({(x['lqpn'], x['pid'], x['comm']) for x in bad})[:3]}")
+        # Findings on the phases' flows (the requester's QP is the dqpn of what
+        # the responder sends back).
+        fnd = rocetop_rows(r, name="findings.csv") or []
+
+        def findings(rule, dqpn):
+            return [x for x in fnd if x["rule"] == rule and f"dqpn={dqpn}" in x["subject"].split()]
+        rq = ph["a"].get("rnr", {}).get("lqpn")
+        if rq is not None:
+            out(findings("receiver-not-ready", rq), f"{r}: RNR phase: a receiver-not-ready finding on QP {rq}",
+                "none in findings.csv")
+            bad = findings("loss", rq)
+            out(not bad, f"{r}: RNR phase: no loss finding on QP {rq} (rxe's sequence NAKs after an RNR are not loss)",
+                f"{len(bad)} loss rows, e.g. '{bad[0]['evidence'] if bad else ''}'")
+        lq = ph["a"].get("loss", {}).get("lqpn")
+        if lq is not None:
+            out(findings("loss", lq), f"{r}: loss phase: a loss finding on QP {lq}", "none in findings.csv")
+        cq = ph["a"].get("ce", {}).get("rqpn")
+        if r == "b" and cq is not None:
+            nocnp = [x for x in fnd if f"dqpn={cq}" in x["subject"].split() and re.search(r"no CNP", x["evidence"], re.I)]
+            out(nocnp, f"b: CE phase: a finding says CE arrives on QP {cq} and no CNP goes back",
+                f"findings.csv names no such thing (rules seen: {sorted({x['rule'] for x in fnd})})")
+        # rdma_cm's connection management (QP 1) is not a kernel flow of pid 0.
+        cm = [x for x in rows if x["dqpn"] == "1" and (x["comm"] == "ib_core" or x["pid"] == "0")]
+        out(not cm, f"{r}: rdma_cm traffic (QP 1) is not labelled pid 0 / ib_core",
+            f"{len(cm)} flows.csv rows of QP 1 say pid {cm[0]['pid'] if cm else ''} comm {cm[0]['comm'] if cm else ''}")
         # ports.csv's last value of each counter against sysfs after the traffic.
         prow = rocetop_rows(r, name="ports.csv") or []
         last = {}
@@ -253,7 +306,7 @@ def main():
         qerr = read(r, "qpc/stderr").strip().splitlines()
         qrows = rocetop_rows(r, "qpc", "qpctr.csv") or []
         qp = ph[r].get("qpc", {}).get("lqpn")
-        reads = any(x["lqpn"] == str(qp) for x in qrows) and st[:1] == ["running"]
+        reads = any(x["lqpn"] == str(qp) for x in qrows) and st[:1] == ["running"] and "exited" not in st
         refuses = st[:1] == ["exited"] and st[1:2] != ["0"] and len(qerr) == 1
         out(reads or refuses, f"{r}: --qp-counters reads per-QP counters or refuses with a non-zero exit",
             f"{' '.join(st)}; {len(qrows)} qpctr.csv rows; said: {' / '.join(qerr[:2])[:200]}")

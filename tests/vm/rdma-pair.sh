@@ -49,17 +49,27 @@ rocetop_start() { # rocetop_start NAME ARGS...: a live run of rocetop on eth0
 	mkdir -p "$R/$name"
 	"$ROCETOP" -i eth0 --batch --top 0 --csv "$R/$name" -d 1 "$@" >"$R/$name/batch.out" 2>"$R/$name/stderr" &
 	ROCETOP_PID=$!
-	sleep 4
+	# Running once its first interval is written (loading the BPF programs
+	# under TCG takes seconds, a refusal by the verifier too); bounded.
+	local n=1800
+	while [ $n -gt 0 ] && kill -0 $ROCETOP_PID 2>/dev/null && [ "$(wc -l <"$R/$name/stats.csv" 2>/dev/null || echo 0)" -lt 2 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
 	if kill -0 $ROCETOP_PID 2>/dev/null; then echo running >"$R/$name/status"; else
 		wait $ROCETOP_PID
 		echo "exited $?" >"$R/$name/status"
 	fi
+	sleep 1
 }
 rocetop_stop() { # rocetop_stop NAME
 	if kill -0 "$ROCETOP_PID" 2>/dev/null; then
 		kill -INT "$ROCETOP_PID"
 		wait "$ROCETOP_PID"
 		echo "stopped $?" >>"$R/$1/status"
+	elif grep -q running "$R/$1/status"; then
+		wait "$ROCETOP_PID"
+		echo "exited $? before the end" >>"$R/$1/status"
 	fi
 }
 rocetop_start rocetop
@@ -86,7 +96,7 @@ phase() {
 	cargs=("$@")
 	log "phase $name"
 	if [ "$ROLE" = b ]; then
-		timeout 120 "$tool" "${sargs[@]}" >"$R/$name.out" 2>&1 &
+		timeout 60 stdbuf -oL "$tool" "${sargs[@]}" >"$R/$name.out" 2>&1 &
 		pid=$!
 		# Listening: on TCP 18515 (perftest, ibv_rc_pingpong) or an rdma_cm id.
 		local n=300
@@ -99,7 +109,7 @@ phase() {
 		barrier "$name.srv"
 	else
 		barrier "$name.srv"
-		timeout 120 "$tool" "${cargs[@]}" >"$R/$name.out" 2>&1 &
+		timeout 60 stdbuf -oL "$tool" "${cargs[@]}" >"$R/$name.out" 2>&1 &
 		pid=$!
 	fi
 	# timeout execs nothing: the tool is timeout's child.
@@ -121,15 +131,20 @@ phase pingpong ibv_rc_pingpong -g "$GID" -n 200 -s 1024 -- -g "$GID" -n 200 -s 1
 phase rping rping -s -a "$MY_IP" -C 50 -S 64 -v -- -c -a "$PEER_IP" -C 50 -S 64 -v
 # RNR: the server posts one receive at a time; the client sends 128 deep.
 phase rnr ib_send_bw "${G[@]}" -n 500 -s 64 -r 1 -- "${G[@]}" -n 500 -s 64 -t 128 "$PEER_IP"
-# Loss: netem drops 5% of what a sends.
-[ "$ROLE" = a ] && tc qdisc add dev eth0 root netem loss 5%
+# Loss: netem drops 5% of the RoCE packets a sends (a prio qdisc sends RoCE to
+# its band 4, netem's; everything else to band 1), so netem's drop count is
+# RoCE's alone.
+[ "$ROLE" = a ] && tc qdisc add dev eth0 root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+	tc qdisc add dev eth0 parent 1:4 handle 40: netem loss 5% &&
+	tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4
 phase loss ib_write_bw "${G[@]}" -n 300 -s 4096 -- "${G[@]}" -n 300 -s 4096 "$PEER_IP"
 [ "$ROLE" = a ] && { tc -s qdisc show dev eth0 >"$R/qdisc.loss"; tc qdisc del dev eth0 root; }
 # CE: a's egress is a 20 Mbit/s bucket feeding fq_codel, which marks CE on
-# ECN-capable packets that waited over 1 ms; rdma_cm's ToS 106 is DSCP 26 + ECT(0),
+# ECN-capable packets that waited over 1 ms (ce_mark); its CoDel target is out of
+# reach (1 s), so it marks nothing else. rdma_cm's ToS 106 is DSCP 26 + ECT(0),
 # which rxe writes into the IP header.
-[ "$ROLE" = a ] && tc qdisc add dev eth0 root handle 1: tbf rate 20mbit burst 16k latency 500ms &&
-	tc qdisc add dev eth0 parent 1:1 handle 10: fq_codel ce_threshold 1ms
+[ "$ROLE" = a ] && tc qdisc add dev eth0 root handle 1: tbf rate 20mbit burst 16k latency 2s &&
+	tc qdisc add dev eth0 parent 1:1 handle 10: fq_codel ce_threshold 1ms target 1s interval 2s
 phase ce ib_write_bw -R -T 106 -n 500 -s 4096 -- -R -T 106 -n 500 -s 4096 "$PEER_IP"
 [ "$ROLE" = a ] && { tc -s qdisc show dev eth0 >"$R/qdisc.ce"; tc qdisc del dev eth0 root; }
 
