@@ -156,6 +156,29 @@ def hw(role, which):
     return {k: int(v) for k, v in (l.split() for l in read(role, f"hw.{which}").splitlines())}
 
 
+def doctor_and_qpc(r, ph):
+    # doctor names the device and its netdev.
+    doc = read(r, "doctor.out")
+    named = any("rxe0" in l and "eth0" in l for l in doc.splitlines())
+    out(named and read(r, "doctor.rc").strip() == "0", f"{r}: rocetop doctor names rxe0 and its netdev eth0",
+        f"exit {read(r, 'doctor.rc').strip()}, said: {' / '.join(doc.strip().splitlines()[:2])[:200]}")
+    # --qp-counters: per-QP counters read, or a one-sentence refusal with a
+    # non-zero exit; the mode found is put back.
+    st = read(r, "qpc/status").split()
+    qerr = read(r, "qpc/stderr").strip().splitlines()
+    qrows = rocetop_rows(r, "qpc", "qpctr.csv") or []
+    qp = ph[r].get("qpc", {}).get("lqpn")
+    reads = any(x["lqpn"] == str(qp) for x in qrows) and st[:1] == ["running"] and "exited" not in st
+    # A refusal of the per-QP counters, not of anything else (the BPF programs).
+    refuses = st[:1] == ["exited"] and st[1:2] != ["0"] and len(qerr) == 1 and \
+        re.search(r"\bQP|counter", qerr[0], re.I) and not re.search(r"BPF", qerr[0])
+    out(reads or refuses, f"{r}: --qp-counters reads per-QP counters or refuses with a non-zero exit",
+        f"{' '.join(st)}; {len(qrows)} qpctr.csv rows; said: {' / '.join(qerr[:2])[:200]}")
+    before, after = read(r, "qpmode.before").strip(), read(r, "qpmode.after").strip()
+    out(before and before == after, f"{r}: --qp-counters puts back the QP counter mode it found",
+        f"before '{before}' after '{after}'")
+
+
 def main():
     caps = {r: tshark_flows(r) for r in "ab"}
     ph = {r: phases(r) for r in "ab"}
@@ -188,6 +211,7 @@ def main():
         ran = status.startswith("running") and "exited" not in status
         err = read(r, "rocetop/stderr").strip().splitlines()
         out(ran, f"{r}: rocetop -i eth0 loads and runs", f"{status}: {' / '.join(err[:3])[:300]}")
+        doctor_and_qpc(r, ph)
         rows = rocetop_rows(r)
         if not ran or rows is None or caps[r] is None:
             for n in ("ingress flows equal tshark's", "egress flows equal tshark's",
@@ -295,24 +319,6 @@ def main():
         out(last and not bad, f"{r}: ports.csv's last rxe0 values equal sysfs hw_counters",
             f"ports.csv/sysfs differ: {dict(list(bad.items())[:5])}")
 
-        # doctor names the device and its netdev.
-        doc = read(r, "doctor.out")
-        named = any("rxe0" in l and "eth0" in l for l in doc.splitlines())
-        out(named and read(r, "doctor.rc").strip() == "0", f"{r}: rocetop doctor names rxe0 and its netdev eth0",
-            f"exit {read(r, 'doctor.rc').strip()}, said: {' / '.join(doc.strip().splitlines()[:2])[:200]}")
-        # --qp-counters: per-QP counters read, or a one-sentence refusal with a
-        # non-zero exit; the mode found is put back.
-        st = read(r, "qpc/status").split()
-        qerr = read(r, "qpc/stderr").strip().splitlines()
-        qrows = rocetop_rows(r, "qpc", "qpctr.csv") or []
-        qp = ph[r].get("qpc", {}).get("lqpn")
-        reads = any(x["lqpn"] == str(qp) for x in qrows) and st[:1] == ["running"] and "exited" not in st
-        refuses = st[:1] == ["exited"] and st[1:2] != ["0"] and len(qerr) == 1
-        out(reads or refuses, f"{r}: --qp-counters reads per-QP counters or refuses with a non-zero exit",
-            f"{' '.join(st)}; {len(qrows)} qpctr.csv rows; said: {' / '.join(qerr[:2])[:200]}")
-        before, after = read(r, "qpmode.before").strip(), read(r, "qpmode.after").strip()
-        out(before and before == after, f"{r}: --qp-counters puts back the QP counter mode it found",
-            f"before '{before}' after '{after}'")
     return 1 if failed else 0
 
 

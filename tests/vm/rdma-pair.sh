@@ -52,7 +52,7 @@ rocetop_start() { # rocetop_start NAME ARGS...: a live run of rocetop on eth0
 	# Running once its first interval is written (loading the BPF programs
 	# under TCG takes seconds, a refusal by the verifier too); bounded.
 	local n=1800
-	while [ $n -gt 0 ] && kill -0 $ROCETOP_PID 2>/dev/null && [ "$(wc -l <"$R/$name/stats.csv" 2>/dev/null || echo 0)" -lt 2 ]; do
+	while [ $n -gt 0 ] && kill -0 $ROCETOP_PID 2>/dev/null && [ "$(cat "$R/$name/stats.csv" 2>/dev/null | wc -l)" -lt 2 ]; do
 		sleep 0.1
 		n=$((n - 1))
 	done
