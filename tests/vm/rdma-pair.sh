@@ -49,10 +49,11 @@ rocetop_start() { # rocetop_start NAME ARGS...: a live run of rocetop on eth0
 	mkdir -p "$R/$name"
 	"$ROCETOP" -i eth0 --batch --top 0 --csv "$R/$name" -d 1 "$@" >"$R/$name/batch.out" 2>"$R/$name/stderr" &
 	ROCETOP_PID=$!
-	# Running once its first interval is written (loading the BPF programs
-	# under TCG takes seconds, a refusal by the verifier too); bounded.
+	# Running once its XDP program is on eth0 (loading the BPF programs under
+	# TCG takes seconds, a refusal by the verifier too; the CSV files are
+	# written in blocks, so they tell nothing yet); bounded.
 	local n=1800
-	while [ $n -gt 0 ] && kill -0 $ROCETOP_PID 2>/dev/null && [ "$(cat "$R/$name/stats.csv" 2>/dev/null | wc -l)" -lt 2 ]; do
+	while [ $n -gt 0 ] && kill -0 $ROCETOP_PID 2>/dev/null && ! ip link show dev eth0 | grep -q xdp; do
 		sleep 0.1
 		n=$((n - 1))
 	done
@@ -60,7 +61,7 @@ rocetop_start() { # rocetop_start NAME ARGS...: a live run of rocetop on eth0
 		wait $ROCETOP_PID
 		echo "exited $?" >"$R/$name/status"
 	fi
-	sleep 1
+	sleep 2 # the TC program follows the XDP one
 }
 rocetop_stop() { # rocetop_stop NAME
 	if kill -0 "$ROCETOP_PID" 2>/dev/null; then
