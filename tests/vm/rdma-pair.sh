@@ -15,10 +15,9 @@ log() { echo "[$ROLE $(cut -d' ' -f1 /proc/uptime)] $*"; }
 # barrier NAME: both VMs reach NAME (bounded: 180 s).
 barrier() {
 	touch "$SYNC/$ROLE.$1"
-	local n=1800
+	local end=$((SECONDS + 180))
 	while [ ! -e "$SYNC/$PEER.$1" ]; do
-		n=$((n - 1))
-		[ $n -gt 0 ] || { log "barrier $1: the peer never came"; echo "barrier $1" >>"$R/errors"; return 1; }
+		[ $SECONDS -lt $end ] || { log "barrier $1: the peer never came"; echo "barrier $1" >>"$R/errors"; return 1; }
 		sleep 0.1
 	done
 }
@@ -52,10 +51,9 @@ rocetop_start() { # rocetop_start NAME ARGS...: a live run of rocetop on eth0
 	# Running once its XDP program is on eth0 (loading the BPF programs under
 	# TCG takes seconds, a refusal by the verifier too; the CSV files are
 	# written in blocks, so they tell nothing yet); bounded.
-	local n=1800
-	while [ $n -gt 0 ] && kill -0 $ROCETOP_PID 2>/dev/null && ! ip link show dev eth0 | grep -q xdp; do
-		sleep 0.1
-		n=$((n - 1))
+	local end=$((SECONDS + 180))
+	while [ $SECONDS -lt $end ] && kill -0 $ROCETOP_PID 2>/dev/null && ! ip link show dev eth0 | grep -q xdp; do
+		sleep 0.2
 	done
 	if kill -0 $ROCETOP_PID 2>/dev/null; then echo running >"$R/$name/status"; else
 		wait $ROCETOP_PID
@@ -84,7 +82,8 @@ QPLOG=$!
 hw_snap before
 rdma statistic qp mode >"$R/qpmode.before" 2>&1
 # dumpcap writes its first packets' file header at once; wait for it.
-for _ in $(seq 50); do [ -s /tmp/cap.pcapng ] && break; sleep 0.1; done
+end=$((SECONDS + 30))
+while [ ! -s /tmp/cap.pcapng ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
 barrier ready
 
 # phase NAME TOOL SERVER_ARGS -- CLIENT_ARGS: b runs TOOL SERVER_ARGS, a runs TOOL
@@ -100,11 +99,10 @@ phase() {
 		timeout 60 stdbuf -oL "$tool" "${sargs[@]}" >"$R/$name.out" 2>&1 &
 		pid=$!
 		# Listening: on TCP 18515 (perftest, ibv_rc_pingpong) or an rdma_cm id.
-		local n=300
-		while [ $n -gt 0 ] && ! ss -Hltn 'sport = :18515' | grep -q . &&
+		local end=$((SECONDS + 60))
+		while [ $SECONDS -lt $end ] && ! ss -Hltn 'sport = :18515' | grep -q . &&
 			! rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
 			sleep 0.1
-			n=$((n - 1))
 		done
 		sleep 0.5
 		barrier "$name.srv"
