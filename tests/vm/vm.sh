@@ -70,11 +70,13 @@ apt_opts() {
 		-o "APT::Sandbox::User=root" -o "Debug::NoLocking=1"
 }
 
+# apt_update SUITE...: the lists of these suites only (one suite that fails
+# does not stop the others' kernels).
 apt_update() {
 	mkdir -p "$APT_DIR"/{lists/partial,cache/archives/partial,sources.list.d,preferences.d} || return 1
 	local s
 	: >"$APT_DIR/sources.list"
-	for s in bullseye bookworm trixie; do
+	for s in "$@"; do
 		echo "deb [signed-by=$KEYRING] $MIRROR $s main" >>"$APT_DIR/sources.list"
 	done
 	# shellcheck disable=SC2046
@@ -91,10 +93,7 @@ fetch_one() {
 	if [ -f "$kd/ready" ] && [ "${VM_REFRESH:-0}" != 1 ] && [ "${_FETCH_FORCE:-0}" != 1 ]; then
 		return 0
 	fi
-	if [ -z "${_APT_UPDATED:-}" ]; then
-		apt_update || { echo "vm: apt-get update of $suite from $MIRROR failed: $(grep -E '^(E|W):' "$APT_DIR/update.log" | head -1)" >&2; return 1; }
-		_APT_UPDATED=1
-	fi
+	apt_update "$suite" || { echo "vm: apt-get update of $suite from $MIRROR failed: $(grep -E '^(E|W):' "$APT_DIR/update.log" | head -1)" >&2; return 1; }
 	# shellcheck disable=SC2046
 	dep=$(apt-cache $(apt_opts) show "linux-image-amd64/$suite" 2>/dev/null | sed -n 's/^Depends: *//p' | head -1)
 	pkg=$(echo "$dep" | sed -n 's/^\(linux-image-[^ ,]*\) (= \([^)]*\)).*/\1/p')
