@@ -109,8 +109,13 @@ def phases(role):
     ph = {}
     for line in read(role, "procs").splitlines():
         name, pid, comm, rc = line.split()
-        d = {"pid": int(pid) if pid.isdigit() else None, "comm": comm[:15], "rc": int(rc)}
         text = read(role, f"{name}.out")
+        # perftest measures the CPU's clock after the test to print its report;
+        # under TCG that fails ("Can't produce a report") with the traffic done.
+        if rc == "1" and "Can't produce a report" in text and "#bytes" in text:
+            print(f"INFO {ver} {role}: {name}: {comm} could not calibrate its clock for the report (TCG)")
+            rc = "0"
+        d = {"pid": int(pid) if pid.isdigit() else None, "comm": comm[:15], "rc": rc if rc == "hung" else int(rc)}
         m = re.search(r"local address:.*?QPN (0x[0-9a-fA-F]+)", text)
         n = re.search(r"remote address:.*?QPN (0x[0-9a-fA-F]+)", text)
         d["lqpn"] = int(m.group(1), 16) if m else None
@@ -186,6 +191,12 @@ def main():
         table_qpns(r, ph[r])
     # The traffic itself: every tool exited 0 on both ends.
     for r in "ab":
+        if read(r, "errors"):
+            out(False, f"{r}: the guest script ran to its end", read(r, "errors").strip().replace("\n", "; "))
+        m = re.search(r"(BUG|Oops|Kernel panic)[^\n]*", read(r, "console"))
+        if m:
+            trace = re.findall(r"\] +(\w+)\+0x", read(r, "console"))
+            out(False, f"{r}: the guest kernel did not crash", f"{m.group(0).strip()} in {' <- '.join(trace[:4])}")
         bad = {n: d["rc"] for n, d in ph[r].items() if d["rc"] != 0}
         out(not bad and ph[r], f"{r}: traffic tools exit 0 (perftest, ibv_rc_pingpong, rping)",
             f"exit codes {bad}" if ph[r] else "no phase ran")

@@ -407,6 +407,13 @@ cmd_pair() {
 	boot_one b "$ver" "$RUN/b" "${sync_args[@]}" \
 		-netdev "socket,id=n0,connect=127.0.0.1:$port" -device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:02"
 	local pid_b=$VM_PID t0_b=$VM_T0
+	# Once one VM has stopped, the other has 30 s to finish (its peer may
+	# have crashed), then it is stopped too.
+	while kill -0 "$pid_a" 2>/dev/null && kill -0 "$pid_b" 2>/dev/null; do sleep 1; done
+	n=30
+	while [ $n -gt 0 ] && { kill -0 "$pid_a" 2>/dev/null || kill -0 "$pid_b" 2>/dev/null; }; do sleep 1; n=$((n - 1)); done
+	kill -0 "$pid_a" 2>/dev/null && { say "a: still running 30 s after b stopped; stopped"; vm_kill "$pid_a" "$RUN/a"; }
+	kill -0 "$pid_b" 2>/dev/null && { say "b: still running 30 s after a stopped; stopped"; vm_kill "$pid_b" "$RUN/b"; }
 	wait "$pid_a" 2>/dev/null
 	rc_a=$?
 	wait "$pid_b" 2>/dev/null
@@ -421,10 +428,14 @@ cmd_pair() {
 	done
 	[ -f "$RUN/a/rc" ] || { vm_failed a "$RUN/a" "$rc_a"; rc=125; }
 	[ -f "$RUN/b/rc" ] || { vm_failed b "$RUN/b" "$rc_b"; rc=125; }
+	# The results stay for the caller when it named a directory (also after a
+	# failure: what a VM left is evidence), with the serial consoles.
+	if [ -n "${VM_RESULTS:-}" ]; then
+		cp -a "$RUN/sync/." "$VM_RESULTS/"
+		for r in a b; do [ -d "$VM_RESULTS/$r" ] && cp "$RUN/$r.console" "$VM_RESULTS/$r/console"; done
+	fi
 	[ "$rc" -eq 0 ] || exit $rc
 	[ "$(cat "$RUN/a/rc")" -eq 0 ] && [ "$(cat "$RUN/b/rc")" -eq 0 ] || exit 1
-	# The results stay for the caller when it named a directory.
-	if [ -n "${VM_RESULTS:-}" ]; then cp -a "$RUN/sync/." "$VM_RESULTS/"; fi
 }
 
 case "${1:-}" in
