@@ -17,12 +17,19 @@
 # lines on stderr. If the VM produced no exit code (boot failure, timeout), vm.sh says
 # why, shows the end of the serial console and exits 125 (124 on a timeout).
 #   e.g. tests/vm/vm.sh run 6.1 -- /work/main/build/tests/test_bpf
+# The guest's /tmp and /run are its own (empty); its writes anywhere else land in
+# the overlay and vanish with the VM: what must come back goes to stdout.
+# No udev, no systemd: modules load by name (modprobe). KVM refuses these stock
+# kernels on some hosts ("failed to set MSR"): vm.sh then says so and uses TCG
+# (a boot takes 5-15 s, a whole run of one command a few seconds more).
 #
 # pair: two VMs, "a" (10.77.0.1) and "b" (10.77.0.2), joined by a QEMU socket netdev on
 # 127.0.0.1 (eth0 in both; no bridge). SCRIPT runs in both with ROLE=a|b, MY_IP,
-# PEER_IP, VM_KVER and SYNC (a directory both VMs and the host share, for barriers and
-# results: each VM's own files go under $SYNC/$ROLE). vm.sh prints each VM's output
-# prefixed with its role and exits non-zero if either exits non-zero.
+# PEER_IP, PEER (the other role), VM_VER and SYNC (a directory both VMs and the host
+# share, for barriers and results: each VM's own files go under $SYNC/$ROLE; with
+# VM_RESULTS=DIR set, vm.sh copies it there at the end, with each VM's serial
+# console). vm.sh prints each VM's output prefixed with its role and exits non-zero
+# if either exits non-zero; once one VM has stopped, the other has 30 s.
 #
 # Environment:
 #   ROCETOP_VM_CACHE   kernels, apt lists and debs (default /var/cache/rocetop-vm)
