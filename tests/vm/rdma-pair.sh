@@ -116,7 +116,11 @@ phase() {
 	fi
 	# stdbuf execs the tool: its pid is $pid.
 	local end=$((SECONDS + 60))
-	while kill -0 $pid 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
+	# The QP table while the tool runs (the poller alone may miss a short QP).
+	while kill -0 $pid 2>/dev/null && [ $SECONDS -lt $end ]; do
+		rdma -j -d resource show qp >>"$R/qp.log" 2>/dev/null && echo >>"$R/qp.log"
+		sleep 0.2
+	done
 	if kill -0 $pid 2>/dev/null; then
 		rc=hung
 		log "phase $name: $tool still runs after 60 s; left alone"
