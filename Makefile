@@ -74,9 +74,11 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	libibverbs-dev libncurses-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libmicrohttpd-dev linux-libc-dev iproute2 ethtool python3 python3-scapy \
 	tshark tcpdump tmux prometheus curl python3-prometheus-client procps \
-	debhelper dpkg-dev lintian bash-completion systemd util-linux
+	debhelper dpkg-dev lintian bash-completion systemd util-linux \
+	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 
-.PHONY: all deps test bench fuzz install uninstall clean tests deb
+.PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests $(BENCH_BINS)
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
@@ -158,6 +160,12 @@ deps:
 
 test: all
 	@tests/run $(BUILD)
+
+# A real RDMA stack (rdma_rxe) in QEMU VMs on Debian's kernels (tests/vm/vm.sh);
+# KERNELS="5.10 6.1" chooses the kernels.
+KERNELS ?= 5.10 6.1 6.12
+test-vm: all
+	@KERNELS="$(KERNELS)" tests/vm/run $(BUILD)
 
 bench: all
 	@bench/run $(BUILD)

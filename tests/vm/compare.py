@@ -1,0 +1,342 @@
+#!/usr/bin/python3
+"""Judge one kernel's run of tests/vm/rdma-pair.sh against independent sources.
+
+usage: compare.py RESULTS VER
+RESULTS holds a/ and b/ (what each VM left: the capture, rocetop's CSV, the QP
+table it polled, hw_counters before and after, the tools' outputs and pids,
+doctor's and --qp-counters' outputs). Prints "PASS name" / "FAIL name: why";
+exits 1 on a failure.
+
+The sources: tshark's dissection of each VM's capture of eth0 (packets, bytes,
+ECN, CNPs, ACKs, NAKs, RNR NAKs per direction, flow and destination QP); the
+processes the test started (pid, comm) and the QPNs they printed; rdma netlink's
+QP table; the rxe device's sysfs hw_counters. rocetop's egress hook runs before
+the qdisc and the capture after it: on a, the loss phase's netem drops and the
+CE phase's marks happen between them, so those two flows are judged apart.
+"""
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+
+res, ver = sys.argv[1:3]
+COLS = "pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak".split(",")
+IPS = {"a": "10.77.0.1", "b": "10.77.0.2"}
+failed = 0
+
+
+def out(ok, name, why=""):
+    global failed
+    if ok:
+        print(f"PASS {ver} {name}")
+    else:
+        failed += 1
+        print(f"FAIL {ver} {name}: {why}")
+
+
+def read(role, name, default=""):
+    try:
+        with open(os.path.join(res, role, name)) as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def tshark_flows(role):
+    """(dir, src, dst, dqpn) -> counts, from tshark's RoCEv2 dissector."""
+    cap = os.path.join(res, role, "cap.pcapng")
+    cmd = ["tshark", "-r", cap, "-d", "udp.port==4791,infiniband", "-Y",
+           "udp.dstport==4791 && !icmp && infiniband.bth", "-T", "fields", "-E", "separator=,",
+           "-e", "ip.src", "-e", "ip.dst", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.opcode",
+           "-e", "ip.dsfield.ecn", "-e", "frame.len", "-e", "infiniband.aeth.syndrome"]
+    flows = defaultdict(lambda: {c: 0 for c in COLS})
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return None
+    for line in p.stdout.splitlines():
+        src, dst, qp, op, ecn, flen, syn = line.split(",")
+        d = "egress" if src == IPS[role] else "ingress"
+        f = flows[(d, src, dst, int(qp, 0))]
+        f["pkts"] += 1
+        f["bytes"] += int(flen)
+        f[["not_ect", "ect1", "ect0", "ce"][int(ecn, 0)]] += 1
+        op = int(op, 0)
+        if op == 0x81:
+            f["cnp"] += 1
+        if syn and op in (0x0D, 0x0F, 0x10, 0x11, 0x12):
+            t = (int(syn, 0) >> 5) & 3
+            if op == 0x11 or t != 0:
+                f[{0: "ack", 1: "rnr_nak", 3: "nak"}.get(t, "ack")] += t != 2
+    return {k: dict(v) for k, v in flows.items()}
+
+
+def rocetop_rows(role, run="rocetop", name="flows.csv"):
+    try:
+        with open(os.path.join(res, role, run, name)) as f:
+            return list(csv.DictReader(f))
+    except OSError:
+        return None
+
+
+def rocetop_flows(rows):
+    flows = defaultdict(lambda: {c: 0 for c in COLS})
+    for r in rows:
+        if r.get("origin", "wire") != "wire":
+            continue
+        f = flows[(r["dir"], r["src"], r["dst"], int(r["dqpn"]))]
+        for c in COLS:
+            f[c] += int(r[c])
+    return {k: dict(v) for k, v in flows.items()}
+
+
+def diff(got, want, limit=4):
+    lines = []
+    for k in sorted(set(got) | set(want), key=str):
+        g, w = got.get(k), want.get(k)
+        if g != w:
+            if g and w:
+                g = {c: v for c, v in g.items() if w.get(c) != v}
+                w = {c: w[c] for c in g}
+            lines.append(f"{k}: rocetop {g} tshark {w}")
+    return f"{len(lines)} flows differ; " + "; ".join(lines[:limit])
+
+
+def phases(role):
+    """phase -> dict(pid, comm, rc, lqpn, rqpn) from procs and the tools' outputs."""
+    ph = {}
+    for line in read(role, "procs").splitlines():
+        name, pid, comm, rc = line.split()
+        text = read(role, f"{name}.out")
+        # perftest measures the CPU's clock after the test to print its report;
+        # under TCG that fails ("Can't produce a report") with the traffic done.
+        if rc == "1" and "Can't produce a report" in text and "#bytes" in text:
+            print(f"INFO {ver} {role}: {name}: {comm} could not calibrate its clock for the report (TCG)")
+            rc = "0"
+        d = {"pid": int(pid) if pid.isdigit() else None, "comm": comm[:15], "rc": rc if rc == "hung" else int(rc)}
+        m = re.search(r"local address:.*?QPN (0x[0-9a-fA-F]+)", text)
+        n = re.search(r"remote address:.*?QPN (0x[0-9a-fA-F]+)", text)
+        d["lqpn"] = int(m.group(1), 16) if m else None
+        d["rqpn"] = int(n.group(1), 16) if n else None
+        ph[name] = d
+    return ph
+
+
+def qp_table(role):
+    """Every (lqpn, pid, comm) rdma netlink's QP table showed during the run."""
+    seen = set()
+    for line in read(role, "qp.log").splitlines():
+        if not line.startswith("["):
+            continue
+        try:
+            for q in json.loads(line):
+                seen.add((q.get("lqpn"), q.get("pid"), q.get("comm")))
+        except ValueError:
+            pass
+    return seen
+
+
+def table_qpns(role, ph):
+    """Fill lqpn and rqpn from the QP table when the tool printed none (rping)."""
+    byq = {}
+    for line in read(role, "qp.log").splitlines():
+        if line.startswith("["):
+            try:
+                for q in json.loads(line):
+                    if q.get("type") == "RC":
+                        byq[q["lqpn"]] = (q.get("pid"), q.get("rqpn"))
+            except ValueError:
+                pass
+    for d in ph.values():
+        mine = [(lq, rq) for lq, (pid, rq) in byq.items() if pid == d["pid"]]
+        if d["lqpn"] is None and len(mine) == 1:
+            d["lqpn"], d["rqpn"] = mine[0]
+        elif d["rqpn"] is None and d["lqpn"] in byq:
+            d["rqpn"] = byq[d["lqpn"]][1]
+
+
+def hw(role, which):
+    return {k: int(v) for k, v in (l.split() for l in read(role, f"hw.{which}").splitlines())}
+
+
+def doctor_and_qpc(r, ph):
+    # doctor names the device and its netdev.
+    doc = read(r, "doctor.out")
+    named = any("rxe0" in l and "eth0" in l for l in doc.splitlines())
+    out(named and read(r, "doctor.rc").strip() == "0", f"{r}: rocetop doctor names rxe0 and its netdev eth0",
+        f"exit {read(r, 'doctor.rc').strip()}, said: {' / '.join(doc.strip().splitlines()[:2])[:200]}")
+    # --qp-counters: per-QP counters read, or a one-sentence refusal with a
+    # non-zero exit; the mode found is put back.
+    st = read(r, "qpc/status").split()
+    qerr = read(r, "qpc/stderr").strip().splitlines()
+    qrows = rocetop_rows(r, "qpc", "qpctr.csv") or []
+    qp = ph[r].get("qpc", {}).get("lqpn")
+    reads = any(x["lqpn"] == str(qp) for x in qrows) and st[:1] == ["running"] and "exited" not in st
+    # A refusal of the per-QP counters, not of anything else (the BPF programs).
+    refuses = st[:1] == ["exited"] and st[1:2] != ["0"] and len(qerr) == 1 and \
+        re.search(r"\bQP|counter", qerr[0], re.I) and not re.search(r"BPF", qerr[0])
+    out(reads or refuses, f"{r}: --qp-counters reads per-QP counters or refuses with a non-zero exit",
+        f"{' '.join(st)}; {len(qrows)} qpctr.csv rows; said: {' / '.join(qerr[:2])[:200]}")
+    before, after = read(r, "qpmode.before").strip(), read(r, "qpmode.after").strip()
+    out(before and before == after, f"{r}: --qp-counters puts back the QP counter mode it found",
+        f"before '{before}' after '{after}'")
+
+
+def main():
+    caps = {r: tshark_flows(r) for r in "ab"}
+    ph = {r: phases(r) for r in "ab"}
+    for r in "ab":
+        table_qpns(r, ph[r])
+    # The traffic itself: every tool exited 0 on both ends.
+    for r in "ab":
+        if read(r, "errors"):
+            out(False, f"{r}: the guest script ran to its end", read(r, "errors").strip().replace("\n", "; "))
+        m = re.search(r"(BUG|Oops|Kernel panic)[^\n]*", read(r, "console"))
+        if m:
+            trace = re.findall(r"\] +(\w+)\+0x", read(r, "console"))
+            out(False, f"{r}: the guest kernel did not crash", f"{m.group(0).strip()} in {' <- '.join(trace[:4])}")
+        bad = {n: d["rc"] for n, d in ph[r].items() if d["rc"] != 0}
+        out(not bad and ph[r], f"{r}: traffic tools exit 0 (perftest, ibv_rc_pingpong, rping)",
+            f"exit codes {bad}" if ph[r] else "no phase ran")
+        out(caps[r] is not None, f"{r}: tshark reads the capture", "tshark failed on cap.pcapng")
+    if caps["a"] and caps["b"]:
+        rnr = sum(f["rnr_nak"] for f in caps["b"].values() if f)
+        out(rnr > 0, "RNR phase: the capture holds RNR NAKs", "no RNR NAK on the wire")
+        ce = sum(f["ce"] for k, f in caps["b"].items() if k[0] == "ingress")
+        m = re.search(r"ecn_mark (\d+) ce_mark (\d+)", read("a", "qdisc.ce"))
+        marks = (int(m.group(1)), int(m.group(2))) if m else None
+        out(ce > 0 and marks and marks[0] == 0 and marks[1] == ce,
+            "CE phase: b's capture holds as many CE packets as fq_codel marked on a",
+            f"tshark CE {ce}, fq_codel ecn_mark/ce_mark {marks}")
+        # The link adds nothing and loses nothing: what a's capture saw leave, b's saw arrive.
+        sent = {k[1:]: v for k, v in caps["a"].items() if k[0] == "egress"}
+        got = {k[1:]: v for k, v in caps["b"].items() if k[0] == "ingress"}
+        out(sent == got, "the link: b's capture received exactly what a's sent", diff(got, sent))
+
+    loss_q = ph["a"].get("loss", {}).get("rqpn")
+    ce_q = ph["a"].get("ce", {}).get("rqpn")
+    for r in "ab":
+        status = read(r, "rocetop/status").strip()
+        ran = status.startswith("running") and "exited" not in status
+        err = read(r, "rocetop/stderr").strip().splitlines()
+        out(ran, f"{r}: rocetop -i eth0 loads and runs", f"{status}: {' / '.join(err[:3])[:300]}")
+        doctor_and_qpc(r, ph)
+        rows = rocetop_rows(r)
+        if not ran or rows is None or caps[r] is None:
+            for n in ("ingress flows equal tshark's", "egress flows equal tshark's",
+                      "QP owners (lqpn, pid, comm) in flows.csv", "ports.csv equals sysfs hw_counters"):
+                out(False, f"{r}: {n}", "rocetop did not run" if not ran else "no data")
+            continue
+        rt = rocetop_flows(rows)
+        cap = caps[r]
+        for d in ("ingress", "egress"):
+            skip = set()
+            w = {k: v for k, v in cap.items() if k[0] == d}
+            if r == "a" and d == "egress":
+                # a's qdisc is the only marking point: before it, what the
+                # capture saw as CE was ECT(0) (the CE phase's data and its
+                # rdma_cm packets alike).
+                skip = {k for k in set(rt) | set(cap) if k[0] == d and k[3] == loss_q}
+                w = {k: dict(v, ect0=v["ect0"] + v["ce"], ce=0) for k, v in w.items()}
+            g = {k: v for k, v in rt.items() if k[0] == d and k not in skip}
+            w = {k: v for k, v in w.items() if k not in skip}
+            out(g == w, f"{r}: {d} flows equal tshark's (pkts, bytes, ECN, CNP, ACK, NAK, RNR NAK per dqpn)"
+                + (" (before the qdisc: CE counted as the ECT(0) it was; the loss flow apart)" if skip else ""),
+                diff(g, w))
+        if r == "a":
+            # Before the qdisc: every CE-phase packet is ECT(0) and none CE;
+            # the capture (after it) splits them between ECT(0) and CE.
+            k = ("egress", IPS["a"], IPS["b"], ce_q)
+            g, w = rt.get(k), cap.get(k)
+            ok = g and w and g["ce"] == 0 and g["ect0"] == w["ect0"] + w["ce"] and g["pkts"] == w["pkts"] \
+                and g["bytes"] == w["bytes"]
+            out(ok, "a: CE flow before the qdisc: ECT(0) = tshark's ECT(0) + CE, no CE, same pkts and bytes",
+                f"rocetop {g} tshark {w}")
+            # The loss flow: rocetop counts what rxe sent, netem dropped some after.
+            k = ("egress", IPS["a"], IPS["b"], loss_q)
+            g, w = rt.get(k), cap.get(k)
+            m = re.search(r"qdisc netem 40:.*?dropped (\d+)", read("a", "qdisc.loss"), re.S)
+            drops = int(m.group(1)) if m else None
+            ok = g and w and drops and g["pkts"] - w["pkts"] == drops and \
+                all(g[c] == w[c] for c in ("ack", "nak", "rnr_nak", "cnp", "ce"))
+            out(ok, "a: loss flow before netem: rocetop's packets = the capture's after it + netem's drops",
+                f"rocetop {g and g['pkts']} tshark {w and w['pkts']} netem dropped {drops}")
+        # All RoCE packets rocetop saw against the rxe device's own counters.
+        h0, h1 = hw(r, "before"), hw(r, "after")
+        for d, ctr in (("egress", "sent_pkts"), ("ingress", "rcvd_pkts")):
+            n = sum(v["pkts"] for k, v in rt.items() if k[0] == d)
+            if ctr not in h0 or ctr not in h1:
+                continue
+            # rxe counts what it sent before the qdisc, as rocetop's egress
+            # hook does; what it received, only once it accepted the packet.
+            if ctr == "sent_pkts":
+                out(n == h1[ctr] - h0[ctr], f"{r}: rocetop's {d} packets equal hw_counters {ctr} (delta)",
+                    f"rocetop {n}, {ctr} {h1[ctr] - h0[ctr]}")
+            else:
+                print(f"INFO {ver} {r}: rocetop's {d} packets {n}, hw_counters {ctr} delta {h1[ctr] - h0[ctr]}")
+        # QP owners: the table rdma netlink showed, and rocetop's columns.
+        table = qp_table(r)
+        for name, p in ph[r].items():
+            if name == "qpc":
+                continue
+            owners = {(q, pid, c) for q, pid, c in table if pid == p["pid"]}
+            want_q = p["lqpn"]
+            ok = owners and all(c == p["comm"] for _, _, c in owners) and \
+                (want_q is None or any(q == want_q for q, _, _ in owners))
+            out(ok, f"{r}: QP table shows {name}'s QP (lqpn {want_q}, pid {p['pid']}, comm {p['comm']})",
+                f"rdma resource show qp had {sorted(owners, key=str)[:4] or 'no QP of that pid'}")
+            if want_q is None or p["rqpn"] is None:
+                continue
+            peer = IPS["b" if r == "a" else "a"]
+            mine = [x for x in rows if x.get("origin", "wire") == "wire" and
+                    ((x["dir"] == "egress" and x["dst"] == peer and int(x["dqpn"]) == p["rqpn"]) or
+                     (x["dir"] == "ingress" and x["src"] == peer and int(x["dqpn"]) == want_q))]
+            bad = [x for x in mine if (x["lqpn"], x["pid"], x["comm"]) != (str(want_q), str(p["pid"]), p["comm"])]
+            lost = sum(int(x["pkts"]) for x in bad)
+            tot = sum(int(x["pkts"]) for x in mine)
+            out(mine and not bad, f"{r}: flows.csv names {name}'s owner on every row (lqpn, pid, comm)",
+                f"{len(bad)} of {len(mine)} rows ({lost} of {tot} pkts) say "
+                f"{sorted({(x['lqpn'], x['pid'], x['comm']) for x in bad})[:3]}")
+        # Findings on the phases' flows (the requester's QP is the dqpn of what
+        # the responder sends back).
+        fnd = rocetop_rows(r, name="findings.csv") or []
+
+        def findings(rule, dqpn):
+            return [x for x in fnd if x["rule"] == rule and f"dqpn={dqpn}" in x["subject"].split()]
+        rq = ph["a"].get("rnr", {}).get("lqpn")
+        if rq is not None:
+            out(findings("receiver-not-ready", rq), f"{r}: RNR phase: a receiver-not-ready finding on QP {rq}",
+                "none in findings.csv")
+            bad = findings("loss", rq)
+            out(not bad, f"{r}: RNR phase: no loss finding on QP {rq} (rxe's sequence NAKs after an RNR are not loss)",
+                f"{len(bad)} loss rows, e.g. '{bad[0]['evidence'] if bad else ''}'")
+        lq = ph["a"].get("loss", {}).get("lqpn")
+        if lq is not None:
+            out(findings("loss", lq), f"{r}: loss phase: a loss finding on QP {lq}", "none in findings.csv")
+        cq = ph["a"].get("ce", {}).get("rqpn")
+        if r == "b" and cq is not None:
+            nocnp = [x for x in fnd if f"dqpn={cq}" in x["subject"].split() and re.search(r"no CNP", x["evidence"], re.I)]
+            out(nocnp, f"b: CE phase: a finding says CE arrives on QP {cq} and no CNP goes back",
+                f"findings.csv names no such thing (rules seen: {sorted({x['rule'] for x in fnd})})")
+        # rdma_cm's connection management (QP 1) is not a kernel flow of pid 0.
+        cm = [x for x in rows if x["dqpn"] == "1" and (x["comm"] == "ib_core" or x["pid"] == "0")]
+        out(not cm, f"{r}: rdma_cm traffic (QP 1) is not labelled pid 0 / ib_core",
+            f"{len(cm)} flows.csv rows of QP 1 say pid {cm[0]['pid'] if cm else ''} comm {cm[0]['comm'] if cm else ''}")
+        # ports.csv's last value of each counter against sysfs after the traffic.
+        prow = rocetop_rows(r, name="ports.csv") or []
+        last = {}
+        for x in prow:
+            if x["device"] == "rxe0" and x.get("scope", "hw_counters") == "hw_counters":
+                last[x["counter"]] = int(x["value"])
+        want = {k: v for k, v in h1.items() if k in last or k not in ("lifespan",)}
+        got = {k: last.get(k) for k in want}
+        bad = {k: (got[k], want[k]) for k in want if got[k] != want[k]}
+        out(last and not bad, f"{r}: ports.csv's last rxe0 values equal sysfs hw_counters",
+            f"ports.csv/sysfs differ: {dict(list(bad.items())[:5])}")
+
+    return 1 if failed else 0
+
+
+sys.exit(main())

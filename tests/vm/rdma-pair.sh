@@ -1,0 +1,191 @@
+#!/bin/bash
+# The guest side of tests/vm/run: runs in both VMs of "vm.sh pair" (ROLE a: the
+# client, requester and sender; ROLE b: the server), with rdma_rxe on eth0 and
+# real RDMA traffic between them, phase by phase, while dumpcap and rocetop watch
+# eth0 on each end. Everything lands under $SYNC/$ROLE for tests/vm/compare.py.
+# usage: rdma-pair.sh BUILD_DIR (absolute: the rocetop build to test)
+set -u
+BUILD=$1
+ROCETOP=$BUILD/rocetop
+R=$SYNC/$ROLE
+mkdir -p "$R"
+exec 2>&1
+log() { echo "[$ROLE $(cut -d' ' -f1 /proc/uptime)] $*"; }
+
+# barrier NAME: both VMs reach NAME (bounded: 180 s).
+barrier() {
+	touch "$SYNC/$ROLE.$1"
+	local end=$((SECONDS + 180))
+	while [ ! -e "$SYNC/$PEER.$1" ]; do
+		# The peer is gone (its kernel crashed, say): stop here, the host judges.
+		[ $SECONDS -lt $end ] || { log "barrier $1: the peer never came"; echo "barrier $1" >>"$R/errors"; exit 1; }
+		sleep 0.1
+	done
+}
+
+uname -r >"$R/kver"
+echo "$MY_IP" >"$R/ip"
+modprobe rdma_rxe || echo "modprobe rdma_rxe failed" >>"$R/errors"
+rdma link add rxe0 type rxe netdev eth0 || echo "rdma link add failed" >>"$R/errors"
+rdma link show >"$R/rdma-link"
+# The GID of this host's IPv4 address (RoCE v2), for the tools that take an index.
+GID=
+for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+	i=${g##*/}
+	case "$(cat "$g")" in 0000:0000:0000:0000:0000:ffff:*)
+		[ "$(cat /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ] && { GID=$i; break; } ;;
+	esac
+done
+echo "${GID:-none}" >"$R/gid"
+HW=/sys/class/infiniband/rxe0/ports/1/hw_counters
+hw_snap() { for f in "$HW"/*; do echo "${f##*/} $(cat "$f")"; done >"$R/hw.$1"; }
+
+# ---- the watchers: dumpcap (the independent source), rocetop, the QP table ----
+dumpcap -q -i eth0 -w /tmp/cap.pcapng >/tmp/dumpcap.log 2>&1 &
+DUMPCAP=$!
+rocetop_start() { # rocetop_start NAME ARGS...: a live run of rocetop on eth0
+	local name=$1
+	shift
+	mkdir -p "$R/$name"
+	"$ROCETOP" -i eth0 --batch --top 0 --csv "$R/$name" -d 1 "$@" >"$R/$name/batch.out" 2>"$R/$name/stderr" &
+	ROCETOP_PID=$!
+	# Running once its XDP program is on eth0 (loading the BPF programs under
+	# TCG takes seconds, a refusal by the verifier too; the CSV files are
+	# written in blocks, so they tell nothing yet); bounded.
+	local end=$((SECONDS + 180))
+	while [ $SECONDS -lt $end ] && kill -0 $ROCETOP_PID 2>/dev/null && ! ip link show dev eth0 | grep -q xdp; do
+		sleep 0.2
+	done
+	if kill -0 $ROCETOP_PID 2>/dev/null; then echo running >"$R/$name/status"; else
+		wait $ROCETOP_PID
+		echo "exited $?" >"$R/$name/status"
+	fi
+	sleep 2 # the TC program follows the XDP one
+}
+rocetop_stop() { # rocetop_stop NAME
+	if kill -0 "$ROCETOP_PID" 2>/dev/null; then
+		kill -INT "$ROCETOP_PID"
+		wait "$ROCETOP_PID"
+		echo "stopped $?" >>"$R/$1/status"
+	elif grep -q running "$R/$1/status"; then
+		wait "$ROCETOP_PID"
+		echo "exited $? before the end" >>"$R/$1/status"
+	fi
+}
+rocetop_start rocetop
+( while [ ! -e "$R/qp.stop" ]; do
+	echo "@ $(cut -d' ' -f1 /proc/uptime)"
+	rdma -j -d resource show qp
+	echo
+	sleep 0.3
+done >"$R/qp.log" 2>&1 ) &
+QPLOG=$!
+hw_snap before
+rdma statistic qp mode >"$R/qpmode.before" 2>&1
+# dumpcap writes its first packets' file header at once; wait for it.
+end=$((SECONDS + 30))
+while [ ! -s /tmp/cap.pcapng ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
+barrier ready
+
+# phase NAME TOOL SERVER_ARGS -- CLIENT_ARGS: b runs TOOL SERVER_ARGS, a runs TOOL
+# CLIENT_ARGS PEER_IP once b listens; each records "phase pid comm rc". A tool
+# still running after 60 s is left alone and recorded as rc "hung": killing it
+# destroys its QP, and 5.10's rxe can crash doing that (rxe_qp_do_cleanup).
+phase() {
+	local name=$1 tool=$2 sargs=() cargs=() pid rc
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do sargs+=("$1"); shift; done
+	shift
+	cargs=("$@")
+	log "phase $name"
+	if [ "$ROLE" = b ]; then
+		stdbuf -oL "$tool" "${sargs[@]}" >"$R/$name.out" 2>&1 &
+		pid=$!
+		# Listening: on TCP 18515 (perftest, ibv_rc_pingpong) or an rdma_cm id.
+		local end=$((SECONDS + 60))
+		while [ $SECONDS -lt $end ] && ! ss -Hltn 'sport = :18515' | grep -q . &&
+			! rdma resource show cm_id 2>/dev/null | grep -q LISTEN; do
+			sleep 0.1
+		done
+		sleep 0.5
+		barrier "$name.srv"
+	else
+		barrier "$name.srv"
+		stdbuf -oL "$tool" "${cargs[@]}" >"$R/$name.out" 2>&1 &
+		pid=$!
+	fi
+	# stdbuf execs the tool: its pid is $pid.
+	local end=$((SECONDS + 60))
+	# The QP table while the tool runs (the poller alone may miss a short QP).
+	while kill -0 $pid 2>/dev/null && [ $SECONDS -lt $end ]; do
+		rdma -j -d resource show qp >>"$R/qp.log" 2>/dev/null && echo >>"$R/qp.log"
+		sleep 0.2
+	done
+	if kill -0 $pid 2>/dev/null; then
+		rc=hung
+		log "phase $name: $tool still runs after 60 s; left alone"
+	else
+		wait $pid
+		rc=$?
+	fi
+	echo "$name $pid $tool $rc" >>"$R/procs"
+	barrier "$name.done"
+	sleep 1
+}
+
+G=(-x "$GID")
+phase write ib_write_bw "${G[@]}" -n 1000 -s 4096 -- "${G[@]}" -n 1000 -s 4096 "$PEER_IP"
+phase send ib_send_bw "${G[@]}" -n 1000 -s 4096 -- "${G[@]}" -n 1000 -s 4096 "$PEER_IP"
+phase read ib_read_bw "${G[@]}" -n 1000 -s 4096 -- "${G[@]}" -n 1000 -s 4096 "$PEER_IP"
+phase pingpong ibv_rc_pingpong -g "$GID" -n 200 -s 1024 -- -g "$GID" -n 200 -s 1024 "$PEER_IP"
+phase rping rping -s -a "$MY_IP" -C 50 -S 64 -v -- -c -a "$PEER_IP" -C 50 -S 64 -v
+# Loss: netem drops 5% of the RoCE packets a sends (a prio qdisc sends RoCE to
+# its band 4, netem's; everything else to band 1), so netem's drop count is
+# RoCE's alone.
+[ "$ROLE" = a ] && tc qdisc add dev eth0 root handle 1: prio bands 4 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+	tc qdisc add dev eth0 parent 1:4 handle 40: netem loss 5% &&
+	tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:4
+phase loss ib_write_bw "${G[@]}" -n 300 -s 4096 -- "${G[@]}" -n 300 -s 4096 "$PEER_IP"
+[ "$ROLE" = a ] && { tc -s qdisc show dev eth0 >"$R/qdisc.loss"; tc qdisc del dev eth0 root; }
+# CE: a's egress is a 20 Mbit/s bucket feeding fq_codel, which marks CE on
+# ECN-capable packets that waited over 1 ms (ce_mark); its CoDel target is out of
+# reach (1 s), so it marks nothing else. rdma_cm's ToS 106 is DSCP 26 + ECT(0),
+# which rxe writes into the IP header.
+[ "$ROLE" = a ] && tc qdisc add dev eth0 root handle 1: tbf rate 20mbit burst 16k latency 2s &&
+	tc qdisc add dev eth0 parent 1:1 handle 10: fq_codel ce_threshold 1ms target 1s interval 2s
+phase ce ib_write_bw -R -T 106 -n 500 -s 4096 -- -R -T 106 -n 500 -s 4096 "$PEER_IP"
+[ "$ROLE" = a ] && { tc -s qdisc show dev eth0 >"$R/qdisc.ce"; tc qdisc del dev eth0 root; }
+# RNR (last: on 5.10 its client may never finish): the server posts one receive
+# at a time; the client sends 128 deep.
+phase rnr ib_send_bw "${G[@]}" -n 500 -s 64 -r 1 -- "${G[@]}" -n 500 -s 64 -t 128 "$PEER_IP"
+
+# Two intervals with no traffic, then the NIC's counters and rocetop's end.
+sleep 3
+hw_snap after
+rocetop_stop rocetop
+touch "$R/qp.stop"
+wait $QPLOG
+# The capture covers what rocetop watched, no more.
+kill -INT $DUMPCAP
+wait $DUMPCAP
+cp /tmp/cap.pcapng "$R/cap.pcapng"
+barrier watched
+
+# doctor names the device and its netdev.
+"$ROCETOP" doctor -d 0 >"$R/doctor.out" 2>&1
+echo $? >"$R/doctor.rc"
+"$ROCETOP" doctor -d 0 --json >"$R/doctor.json" 2>"$R/doctor.json.err"
+
+# --qp-counters during one more exchange: per-QP counters, or a refusal; and the
+# mode found is put back.
+rocetop_start qpc --qp-counters
+barrier qpc
+phase qpc ib_send_bw "${G[@]}" -n 300 -s 1024 -- "${G[@]}" -n 300 -s 1024 "$PEER_IP"
+sleep 2
+rocetop_stop qpc
+rdma statistic qp mode >"$R/qpmode.after" 2>&1
+rdma statistic qp show >"$R/qpstat.after" 2>&1
+
+tc -s qdisc show dev eth0 >"$R/qdisc.end"
+barrier end
+log "done"
