@@ -12,7 +12,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
-export BUILD ROCETOP="$PWD/$BUILD/rocetop" PYTHON=/usr/bin/python3
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+export BUILD ROCETOP="$BUILD/rocetop" PYTHON=/usr/bin/python3
 v=$(uname -r)
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
