@@ -121,6 +121,10 @@ static struct field port_fields[] = {
 static struct field iface_fields[] = {
 	F(struct rt_iface, ifindex, "u32"), F(struct rt_iface, name, "char[16]"),
 	F(struct rt_iface, mode, "char[12]"),
+	/* absent (0, "") in recordings before them: the speed is then unknown */
+	F(struct rt_iface, speed_mbps, "u64"), F(struct rt_iface, speed_from, "char[12]"),
+	F(struct rt_iface, mtu, "u32"), F(struct rt_iface, pfc_known, "u8"),
+	F(struct rt_iface, pfc_en, "u8"),
 };
 
 static struct field note_fields[] = {

@@ -124,7 +124,7 @@ static void collect_pauses(struct ctx *c)
 			q->frames += v->pfc_frames[p];
 			q->xoff += v->pfc_frames[p] - (v->pfc_xon[p] < v->pfc_frames[p] ? v->pfc_xon[p] : v->pfc_frames[p]);
 			q->quanta += v->pfc_quanta[p];
-			q->secs += rt_pause_seconds(v->pfc_quanta[p], rt_findings_speed(c->F, ifn));
+			q->secs += rt_pause_seconds(v->pfc_quanta[p], rt_findings_speed(c->F, c->cur, ifn));
 		}
 	}
 	for (i = 0; i < d->nports; i++) {

@@ -24,6 +24,7 @@
 #include <net/if.h>
 #include "findings.h"
 #include "fmt.h"
+#include "linkspeed.h"
 #include "log.h"
 #include "nic.h"
 #include "outfile.h"
@@ -55,6 +56,7 @@ struct csv {
 	size_t nqpf, qpf_cap;
 	off_t good[C__N];	/* each file's length after its last whole row */
 	int failed;
+	__u64 speed_given;	/* --link-speed */
 	char dir[4096];
 	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
@@ -500,7 +502,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		const struct rt_if_val *v = &d->ifs[i].d;
 		char qifn[2 * IF_NAMESIZE + 3];
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
-		__u64 speed = rt_link_speed_mbps(ifn);
+		__u64 speed = rt_link_speed(cur, ifn, c->speed_given, NULL);
 
 		ifn = rt_fmt_csv(ifn, qifn, sizeof(qifn));
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
@@ -509,10 +511,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 			fprintf(c->pfc, "%.6f,%s,%s,%s,%llu,%llu,%llu,", t, ifn, rt_dir_name(r->k.dir),
 				rt_prio_name(p, pn, sizeof(pn)), (unsigned long long)v->pfc_frames[p],
 				(unsigned long long)v->pfc_xon[p], (unsigned long long)v->pfc_quanta[p]);
-			if (speed)
-				fprintf(c->pfc, "%.9f\n", rt_pause_seconds(v->pfc_quanta[p], speed));
-			else
-				fprintf(c->pfc, "\n");
+			fprintf(c->pfc, "%.9f\n", rt_pause_seconds(v->pfc_quanta[p], speed));
 		}
 		/* Evictions come after a flow went idle: such a row may have no frames. */
 		if (v->pkts || d->ifs[i].evicted)
@@ -637,6 +636,7 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 		goto fail;
 	}
 	snprintf(c->dir, sizeof(c->dir), "%s", o->csv_dir);
+	c->speed_given = o->find.speed_mbps;
 	if (mkdir(c->dir, 0755) && errno != EEXIST) {
 		pr_warn("cannot create the CSV directory %s: %s.\n", c->dir, strerror(errno));
 		goto fail;

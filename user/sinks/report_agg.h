@@ -36,6 +36,9 @@ struct rt_rep_if {
 	struct rt_if_key k;
 	struct rt_if_val v;
 	char name[IF_NAMESIZE];		/* printable (rt_fmt_safe) */
+	double paused[RT_NPRIO];	/* seconds, each interval's quanta at its rt_link_speed */
+	__u64 speed_mbps;		/* the last interval's rt_link_speed, and where from */
+	char speed_from[16];
 };
 
 /* One interval's sums, at its end. */
@@ -75,6 +78,7 @@ struct rt_rep {
 	struct rt_htab tab;		/* struct rt_rep_flow by flow key */
 	struct rt_rep_if ifs[2 * RT_MAX_IFACES];
 	size_t nifs;
+	__u64 speed_given;		/* --link-speed, 0: rt_link_speed decides */
 	struct rt_rep_top ce_peaks, pfc_peaks;
 	struct rt_rep_moment first;	/* held until the interval's length is known */
 	int first_pending;

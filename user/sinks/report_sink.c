@@ -82,6 +82,7 @@ struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_s
 		return NULL;
 	}
 	k->out = out;
+	out->agg.speed_given = cfg->find.speed_mbps;
 	k->path = cfg->path;
 	k->first_secs = cfg->first_secs;
 	k->s.name = "report";
