@@ -52,8 +52,8 @@ wait_attached() {
 }
 
 # mirror_speed NAME DIR: a collector's paused time is not at its own port's
-# speed (the veth's 10G) but unknown, 100G assumed and said once on stderr:
-# pfc.csv's seconds are the tally's quanta * 512 / 1e11.
+# speed (the veth's 10G) but unknown, 100G assumed and said once on stderr,
+# as meta.csv says: pfc.csv's seconds are the tally's quanta * 512 / 1e11.
 mirror_speed() {
 	local name=$1 dir=$2 n
 	n=$(grep -c "$IFB is a mirror collector.*--link-speed" "$dir/err")
@@ -61,9 +61,13 @@ mirror_speed() {
 	"$PY" - "$dir/csv" "$IFB" "$dir/tally.pfc.csv" <<'PYEOF' | sed "s/^\(PASS\|FAIL\) /\1 $name: /"
 import csv, sys
 d, ifb, tally = sys.argv[1:4]
+meta = [r for r in csv.DictReader(open(d + "/meta.csv")) if r["ifname"] == ifb]
 q = sum(int(r["quanta"]) for r in csv.DictReader(open(tally)))
 got = sum(float(r["paused_seconds"]) for r in csv.DictReader(open(d + "/pfc.csv")) if r["ifname"] == ifb)
 want = q * 512 / 1e11
+if not meta or (meta[0]["link_speed_mbps"], meta[0]["link_speed_from"]) != ("100000", "assumed"):
+    print(f"FAIL mirror speed: meta.csv {meta}, want 100000 assumed")
+    sys.exit(1)
 if abs(got - want) > 1e-9 * 100:  # pfc.csv rounds each row to 1 ns
     print(f"FAIL mirror speed: paused {got} s, want {want} ({q} quanta at 100G assumed)")
     sys.exit(1)

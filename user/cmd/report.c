@@ -216,6 +216,51 @@ static void moments(struct rt_printer *p, struct report *R, struct rt_rep_top *t
 	}
 }
 
+/* What the recording says made it, and of each interface (user/core/record.h). */
+static void recorded(struct rt_printer *p, const struct report *R)
+{
+	const struct rt_rep *r = R->a;
+	char safe[1100], pfc[32];
+	size_t i, n;
+	int b;
+
+	if (strcmp(R->run.kind, "recording"))
+		return;
+	rt_pr_open_obj(p, "recorded");
+	rt_pr_str(p, RT_PR_ANY, "rocetop", "recorded  by rocetop %s",
+		  R->run.version[0] ? rt_fmt_safe(R->run.version, safe, sizeof(safe)) : "(not said)");
+	rt_pr_str(p, RT_PR_ANY, "kernel", ", kernel %s",
+		  R->run.kernel[0] ? rt_fmt_safe(R->run.kernel, safe, sizeof(safe)) : "(not said)");
+	rt_pr_str(p, RT_PR_ANY, "options", ", options: %s\n",
+		  R->run.options[0] ? rt_fmt_safe(R->run.options, safe, sizeof(safe)) : "(not said)");
+	rt_pr_open_arr(p, "interfaces");
+	for (i = 0; i < r->nifaces; i++) {
+		const struct rt_iface *f = &r->ifaces[i];
+
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_ANY, "ifname", "interface %s:", rt_fmt_safe(f->name, safe, sizeof(safe)));
+		rt_pr_u64(p, RT_PR_JSON, "link_speed_mbps", NULL, f->speed_mbps);
+		rt_pr_str(p, RT_PR_JSON, "link_speed_from", NULL, f->speed_from);
+		if (f->speed_mbps)
+			rt_pr_text(p, " %llu Mb/s (%s)", (unsigned long long)f->speed_mbps, f->speed_from);
+		else
+			rt_pr_text(p, " link speed not recorded%s (give it with --link-speed SPEED)",
+				   strcmp(f->speed_from, "mirror") ? "" : ": a mirror collector");
+		rt_pr_u64(p, RT_PR_JSON, "mtu", NULL, f->mtu);
+		if (f->mtu)
+			rt_pr_text(p, ", MTU %u", f->mtu);
+		for (b = 0, n = 0, pfc[0] = 0; b < 8 && f->pfc_known; b++)
+			if (f->pfc_en & (1u << b))
+				n += (size_t)snprintf(pfc + n, sizeof(pfc) - n, "%s%d", n ? "," : "", b);
+		if (f->pfc_known)
+			rt_pr_str(p, RT_PR_ANY, "pfc_enabled", ", PFC on %s", n ? pfc : "none");
+		rt_pr_text(p, "\n");
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
+	rt_pr_close_obj(p);
+}
+
 static void pauses(struct rt_printer *p, struct report *R)
 {
 	const struct rt_rep *r = R->a;
@@ -460,6 +505,7 @@ static void print_report(struct rt_printer *p, struct report *R)
 	rt_pr_str(p, RT_PR_ANY, "kind", " (%s", R->run.kind);
 	rt_pr_str(p, RT_PR_TEXT, NULL, ", host %s)\n", rt_fmt_safe(R->run.host, sh, sizeof(sh)));
 	rt_pr_str(p, RT_PR_JSON, "host", NULL, R->run.host);
+	recorded(p, R);
 	fmt_time(start, t1, sizeof(t1));
 	fmt_time(r->last_ns, t2, sizeof(t2));
 	rt_pr_u64(p, RT_PR_JSON, "intervals", NULL, r->intervals);

@@ -22,7 +22,11 @@
  *   field NAME OFFSET SIZE TYPE        (TYPE: u8 u16 u32 s32 u64 char bytes, [N] arrays)
  *
  * The header's text may also hold "host NAME": the machine that recorded it
- * (--hostname, else gethostname()), for the multi-host report.
+ * (--hostname, else gethostname()), for the multi-host report; and, after the
+ * layout, the run's facts: "rocetop VERSION", "kernel SYSNAME RELEASE MACHINE"
+ * and "options ARGS" (the command line after the program's name). What a
+ * reader needs of each interface (link speed and where it came from, MTU,
+ * PFC-enabled priorities where known) is in every record's iface structs.
  *
  * A reader maps the fields it knows by name and size and leaves the others
  * zero, so a later version may append fields without breaking old readers.
@@ -76,6 +80,12 @@ int rt_rec_decode_own(const unsigned char *raw, size_t len, struct rt_snapshot *
 const char *rt_rec_host(const struct rt_rec_reader *r);
 /* The name recorded: the given one, else gethostname(), as one word. */
 const char *rt_rec_hostname(const char *given, char *buf, size_t len);
+
+/* The command line recordings name in their header (main() sets it). */
+void rt_rec_set_options(int argc, char *const argv[]);
+const char *rt_rec_options(void);
+/* This host's kernel as a recording names it: sysname, release and machine. */
+const char *rt_rec_kernel(char *buf, size_t len);
 
 /* Writing blocks (the recorder and the flight recorder). */
 struct rt_rec_buf {

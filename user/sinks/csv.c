@@ -28,6 +28,7 @@
 #include "log.h"
 #include "nic.h"
 #include "outfile.h"
+#include "record.h"
 #include "sink.h"
 #include "sflow_decode.h"
 
@@ -36,6 +37,7 @@
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted,mirrored\n"
+#define META_HDR  "ifname,link_speed_mbps,link_speed_from,mtu,pfc_enabled,host,kernel,rocetop,options\n"
 #define FINDINGS_HDR "time,event,rule,severity,start,end,subject,evidence,id,next\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
 #define QPCTR_HDR "time,device,port,netdev,lqpn,nqps,rqpn,pid,comm,counter,value,delta\n"
@@ -57,6 +59,8 @@ struct csv {
 	off_t good[C__N];	/* each file's length after its last whole row */
 	int failed;
 	__u64 speed_given;	/* --link-speed */
+	int meta_done;		/* meta.csv written (at the first interval) */
+	char host[64], kernel[200], version[200], options[1024];	/* for meta.csv */
 	char dir[4096];
 	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
@@ -484,6 +488,57 @@ static void write_findings(struct csv *c, const struct rt_delta *d, const char *
 
 static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr);
 
+/* What made the data, for meta.csv: this host for a live run, what a
+ * recording says of its own, nothing for a capture. */
+static void csv_start(struct rt_sink *s, const struct rt_source *src)
+{
+	struct csv *c = s->priv;
+
+	if (src->live)
+		return;		/* as rt_csv_sink_new set them */
+	snprintf(c->host, sizeof(c->host), "%s", src->host ? src->host : "");
+	snprintf(c->kernel, sizeof(c->kernel), "%s", src->kernel ? src->kernel : "");
+	snprintf(c->version, sizeof(c->version), "%s", src->version ? src->version : "");
+	snprintf(c->options, sizeof(c->options), "%s", src->options ? src->options : "");
+}
+
+/*
+ * meta.csv: one row per interface of the first interval, with what paused
+ * time needs (link speed and where it came from, MTU, PFC-enabled priorities
+ * where known) and what made the data (host, kernel, rocetop, options).
+ */
+static void write_meta(struct csv *c, const struct rt_snapshot *cur)
+{
+	char path[4200], q[5][2200], pfc[32];
+	size_t i, n;
+	FILE *f;
+	int b;
+
+	c->meta_done = 1;
+	snprintf(path, sizeof(path), "%s/meta.csv", c->dir);
+	f = fopen(path, "we");
+	if (!f) {
+		pr_warn("cannot write %s: %s.\n", path, strerror(errno));
+		return;
+	}
+	fputs(META_HDR, f);
+	for (i = 0; i < cur->nifaces; i++) {
+		const struct rt_iface *x = &cur->ifaces[i];
+		const char *from;
+		__u64 mbps = rt_link_speed(cur, x->name, c->speed_given, &from);
+
+		for (b = 0, n = 0, pfc[0] = 0; b < 8 && x->pfc_known; b++)
+			if (x->pfc_en & (1u << b))
+				n += (size_t)snprintf(pfc + n, sizeof(pfc) - n, "%s%d", n ? ";" : "", b);
+		fprintf(f, "%s,%llu,%s,%u,%s,%s,%s,%s,%s\n", rt_fmt_csv(x->name, q[0], sizeof(q[0])),
+			(unsigned long long)mbps, from, x->mtu, x->pfc_known ? (n ? pfc : "none") : "",
+			rt_fmt_csv(c->host, q[1], sizeof(q[1])), rt_fmt_csv(c->kernel, q[2], sizeof(q[2])),
+			rt_fmt_csv(c->version, q[3], sizeof(q[3])), rt_fmt_csv(c->options, q[4], sizeof(q[4])));
+	}
+	if (fclose(f))
+		pr_warn("cannot write %s: %s.\n", path, strerror(errno));
+}
+
 static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct csv *c = s->priv;
@@ -495,6 +550,8 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	if (c->failed)
 		return -EIO;
 	snprintf(ts, sizeof(ts), "%.6f", t);
+	if (!c->meta_done)
+		write_meta(c, cur);
 	write_flows(c, cur, d, ts);
 	write_findings(c, d, ts);
 	for (i = 0; i < d->nifs; i++) {
@@ -637,6 +694,10 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	}
 	snprintf(c->dir, sizeof(c->dir), "%s", o->csv_dir);
 	c->speed_given = o->find.speed_mbps;
+	rt_rec_hostname(o->hostname, c->host, sizeof(c->host));
+	rt_rec_kernel(c->kernel, sizeof(c->kernel));
+	snprintf(c->version, sizeof(c->version), "%s", RT_VERSION);
+	snprintf(c->options, sizeof(c->options), "%s", rt_rec_options());
 	if (mkdir(c->dir, 0755) && errno != EEXIST) {
 		pr_warn("cannot create the CSV directory %s: %s.\n", c->dir, strerror(errno));
 		goto fail;
@@ -649,6 +710,7 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 		goto fail;
 	s->priv = c;
 	s->close = csv_close;
+	s->start = csv_start;
 	if (!(c->flows = open_csv(c, C_FLOWS, "flows.csv", FLOWS_HDR)) ||
 	    !(c->pfc = open_csv(c, C_PFC, "pfc.csv", PFC_HDR)) ||
 	    !(c->stats = open_csv(c, C_STATS, "stats.csv", STATS_HDR)) ||

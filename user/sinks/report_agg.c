@@ -213,6 +213,10 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 		r->step_ns = s->time_ns > r->first_ns ? s->time_ns - r->first_ns : 0;
 	r->last_ns = s->time_ns;
 	r->evicted += d->evicted;
+	if (s->nifaces) {
+		memcpy(r->ifaces, s->ifaces, s->nifaces * sizeof(s->ifaces[0]));
+		r->nifaces = s->nifaces;
+	}
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
 		const struct rt_flow_val *v = &d->flows[i].d;

@@ -33,6 +33,9 @@ static void rsink_start(struct rt_sink *s, const struct rt_source *src)
 	snprintf(k->out->host, sizeof(k->out->host), "%s",
 		 src->host && src->host[0] ? src->host : base ? base + 1 : path);
 	snprintf(k->F.host, sizeof(k->F.host), "%s", k->out->host);
+	snprintf(k->out->version, sizeof(k->out->version), "%s", src->version ? src->version : "");
+	snprintf(k->out->kernel, sizeof(k->out->kernel), "%s", src->kernel ? src->kernel : "");
+	snprintf(k->out->options, sizeof(k->out->options), "%s", src->options ? src->options : "");
 	k->out->started = 1;
 }
 
