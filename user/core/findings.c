@@ -335,7 +335,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	f->opened_ns = F->t_end;
 	f->subj = *subj;
 	f->score = f->peak = score;
-	snprintf(f->next, sizeof(f->next), "%s", next);
+	f->next = next ? next : "";
 	snprintf(f->host, sizeof(f->host), "%s", F->host);
 	va_start(ap, fmt);
 	vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);

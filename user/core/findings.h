@@ -61,7 +61,7 @@ struct rt_finding {
 	double score;		/* the rule's main figure (a share, a count): for updates */
 	double peak;
 	char  evidence[256];
-	char  next[192];
+	const char *next;	/* the next step, whole: a string of static storage (the rules' text) */
 	char  host[64];		/* the report's multi-host timeline; "" live */
 };
 

@@ -292,6 +292,7 @@ static void print_findings(struct rt_printer *p, const struct rt_findings *F)
 			rt_pr_dbl(p, RT_PR_JSON, "since", NULL, f->start_ns / 1e9);
 			rt_pr_str(p, RT_PR_ANY, "subject", "  %s", rt_subject_text(&f->subj, subj, sizeof(subj)));
 			rt_pr_str(p, RT_PR_ANY, "evidence", ": %s\n", f->evidence);
+			rt_pr_str(p, RT_PR_ANY, "next", "           next: %s\n", f->next);
 			rt_pr_close_obj(p);
 		}
 	rt_pr_close_arr(p);

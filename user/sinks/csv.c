@@ -470,7 +470,7 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 static void write_findings(struct csv *c, const struct rt_delta *d, const char *ts)
 {
 	const struct rt_findings *F = d->findings;
-	char subj[512], q1[1100], q2[600], q3[450];
+	char subj[512], q1[1100], q2[600], q3[1024];
 	size_t i;
 
 	for (i = 0; F && i < F->nev; i++) {
