@@ -353,7 +353,8 @@ static int rule_pause_without_ecn(struct ctx *c)
 		if (dup)
 			continue;
 		prio_flows(c, q->ifname, q->prio, &pf);
-		if (!pf.flows || pf.ce)
+		/* no evidence without data packets in the interval that carried no CE */
+		if (!pf.flows || !pf.pkts || pf.ce)
 			continue;
 		prio_subject(&s, q, 0);
 		rt_prio_name(q->prio, pn, sizeof(pn));
