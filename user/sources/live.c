@@ -47,6 +47,7 @@ struct live_if {
 	__u64 speed_mbps;	/* the facts each snapshot carries (struct rt_iface) */
 	const char *speed_from;
 	__u32 mtu;
+	__u8 pfc_known, pfc_en;
 };
 
 struct live {
@@ -734,11 +735,13 @@ static void watch_links(struct live *l)
  * What paused time needs to know of an interface, read once at the start:
  * --link-speed when given (so a recording keeps it), else the interface's own
  * speed through ethtool. A --collector port's speed is not the mirrored
- * hosts': there the speed is said unknown unless given.
+ * hosts': there the speed is said unknown unless given. MTU through the
+ * ioctl, PFC-enabled priorities through DCB netlink where the driver has DCB.
  */
 static void iface_facts(struct live_if *f, const struct rt_opts *o)
 {
 	struct ifreq ifr = { 0 };
+	struct rt_dcb dcb;
 	int fd;
 
 	if (o->find.speed_mbps) {
@@ -757,6 +760,11 @@ static void iface_facts(struct live_if *f, const struct rt_opts *o)
 		f->mtu = (__u32)ifr.ifr_mtu;
 	if (fd >= 0)
 		close(fd);
+	memset(&dcb, 0, sizeof(dcb));
+	if (!rt_dcb_query(f->name, &dcb) && dcb.ok && dcb.has_pfc) {
+		f->pfc_known = 1;
+		f->pfc_en = dcb.pfc_en;
+	}
 }
 
 static void add_iface(struct rt_snapshot *s, const struct live_if *f)
@@ -769,6 +777,8 @@ static void add_iface(struct rt_snapshot *s, const struct live_if *f)
 	i->speed_mbps = f->speed_mbps;
 	snprintf(i->speed_from, sizeof(i->speed_from), "%s", f->speed_from ? f->speed_from : "");
 	i->mtu = f->mtu;
+	i->pfc_known = f->pfc_known;
+	i->pfc_en = f->pfc_en;
 }
 
 static int live_collect(struct rt_source *src, struct rt_snapshot *s)
