@@ -463,7 +463,14 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	if (n > RT_MAX_IFACES * 2)
 		n = RT_MAX_IFACES * 2;
 	for (i = 0; i < n; i++) {
-		speed[i] = rt_link_speed(cur, rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex), r->speed_given, &from);
+		const char *ifn = rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex);
+		int frames = 0;
+
+		for (p = 0; p < RT_NPRIO; p++)
+			frames |= cur->ifs[i].v.pfc_frames[p] != 0;
+		/* said (if assumed) only where pause frames make it matter */
+		speed[i] = frames ? rt_link_speed(cur, ifn, r->speed_given, &from) :
+				    rt_link_speed_quiet(cur, ifn, r->speed_given, &from);
 		known[i] = strcmp(from, "assumed") != 0;
 	}
 

@@ -3,6 +3,7 @@
 # bytes, mid-word): a scapy capture with PSN sequence NAKs raises `loss`,
 # whose advice is the longest of the rules (203 bytes); -r --batch (text and
 # JSON), report --json and findings.csv must each carry the whole sentence.
+# Without a pause frame in it, nothing says the capture's speed is unknown.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -61,4 +62,11 @@ else:
 PYEOF
 "$ROCETOP" -r "$T/nak.pcap" --csv "$T/csv" -D -d 0.5 2>>"$T/err" || { echo "FAIL next_whole: --csv exited $?"; exit 1; }
 check "findings.csv" "$T/csv/findings.csv"
+# The capture has no pause frame: no output needs its link speed, so none
+# says it is unknown (rocetop(8), --link-speed).
+if grep -q "link speed" "$T/err"; then
+	echo "FAIL next_whole no pause, no speed said: $(grep "link speed" "$T/err" | head -1)"; fails=$((fails + 1))
+else
+	echo "PASS next_whole no pause, no speed said"
+fi
 exit $fails

@@ -32,7 +32,8 @@ static void say_assumed(const char *ifname, const struct rt_iface *i)
 	pthread_mutex_unlock(&said_lock);
 }
 
-__u64 rt_link_speed(const struct rt_snapshot *s, const char *ifname, __u64 given, const char **from)
+static __u64 decide(const struct rt_snapshot *s, const char *ifname, __u64 given, const char **from,
+		    int say)
 {
 	const struct rt_iface *i = NULL;
 	size_t k;
@@ -53,8 +54,19 @@ __u64 rt_link_speed(const struct rt_snapshot *s, const char *ifname, __u64 given
 			*from = i->speed_from[0] ? i->speed_from : "recorded";
 		return i->speed_mbps;
 	}
-	say_assumed(ifname ? ifname : "?", i);
+	if (say)
+		say_assumed(ifname ? ifname : "?", i);
 	if (from)
 		*from = "assumed";
 	return RT_SPEED_ASSUMED_MBPS;
+}
+
+__u64 rt_link_speed(const struct rt_snapshot *s, const char *ifname, __u64 given, const char **from)
+{
+	return decide(s, ifname, given, from, 1);
+}
+
+__u64 rt_link_speed_quiet(const struct rt_snapshot *s, const char *ifname, __u64 given, const char **from)
+{
+	return decide(s, ifname, given, from, 0);
 }

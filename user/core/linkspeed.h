@@ -29,5 +29,9 @@
  * the recorded rt_iface.speed_from, or "assumed".
  */
 __u64 rt_link_speed(const struct rt_snapshot *s, const char *ifname, __u64 given, const char **from);
+/* The same decision, without saying anything: for what states the speed
+ * (meta.csv, the link speed gauge) rather than turns quanta into time. Paused
+ * time itself goes through rt_link_speed, only where there are pause frames. */
+__u64 rt_link_speed_quiet(const struct rt_snapshot *s, const char *ifname, __u64 given, const char **from);
 
 #endif

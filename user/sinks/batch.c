@@ -355,8 +355,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
-		const char *from;
-		__u64 speed = rt_link_speed(cur, ifn, b->speed_given, &from);
+		const char *from = NULL, *rawn = ifn;
+		__u64 speed = 0;	/* decided at the first pause frame */
 
 		ifn = rt_fmt_safe(ifn, ifs, sizeof(ifs));
 		for (unsigned int q = 0; q < RT_NPRIO; q++) {
@@ -365,6 +365,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 
 			if (!v->pfc_frames[q])
 				continue;
+			if (!speed)
+				speed = rt_link_speed(cur, rawn, b->speed_given, &from);
 			paused = rt_pause_seconds(v->pfc_quanta[q], speed);
 			rt_pr_open_obj(p, NULL);
 			rt_pr_str(p, RT_PR_ANY, "ifname", "PFC %s", ifn);

@@ -525,7 +525,7 @@ static void write_meta(struct csv *c, const struct rt_snapshot *cur)
 	for (i = 0; i < cur->nifaces; i++) {
 		const struct rt_iface *x = &cur->ifaces[i];
 		const char *from;
-		__u64 mbps = rt_link_speed(cur, x->name, c->speed_given, &from);
+		__u64 mbps = rt_link_speed_quiet(cur, x->name, c->speed_given, &from);
 
 		for (b = 0, n = 0, pfc[0] = 0; b < 8 && x->pfc_known; b++)
 			if (x->pfc_en & (1u << b))
@@ -559,12 +559,14 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		const struct rt_if_val *v = &d->ifs[i].d;
 		char qifn[2 * IF_NAMESIZE + 3];
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
-		__u64 speed = rt_link_speed(cur, ifn, c->speed_given, NULL);
+		__u64 speed = 0;	/* decided at the first pause frame */
 
 		ifn = rt_fmt_csv(ifn, qifn, sizeof(qifn));
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			if (!v->pfc_frames[p])
 				continue;
+			if (!speed)
+				speed = rt_link_speed(cur, rt_snapshot_ifname(cur, r->k.ifindex), c->speed_given, NULL);
 			fprintf(c->pfc, "%.6f,%s,%s,%s,%llu,%llu,%llu,", t, ifn, rt_dir_name(r->k.dir),
 				rt_prio_name(p, pn, sizeof(pn)), (unsigned long long)v->pfc_frames[p],
 				(unsigned long long)v->pfc_xon[p], (unsigned long long)v->pfc_quanta[p]);

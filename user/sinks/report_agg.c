@@ -242,16 +242,20 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 		const struct rt_ifdir *x = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
 		struct rt_rep_if *ai = if_get(r, &x->k);
-		const char *from;
+		const char *from = NULL;
 
 		if (!ai)
 			continue;
 		rt_fmt_safe(rt_snapshot_ifname(s, x->k.ifindex), ai->name, sizeof(ai->name));
 		rt_if_val_add(&ai->v, v);
-		ai->speed_mbps = rt_link_speed(s, rt_snapshot_ifname(s, x->k.ifindex), r->speed_given, &from);
-		snprintf(ai->speed_from, sizeof(ai->speed_from), "%s", from);
 		for (p = 0; p < RT_NPRIO; p++) {
-			ai->paused[p] += rt_pause_seconds(v->pfc_quanta[p], ai->speed_mbps);
+			if (v->pfc_frames[p] && !from) {	/* the speed where there are pauses */
+				ai->speed_mbps = rt_link_speed(s, rt_snapshot_ifname(s, x->k.ifindex), r->speed_given,
+							       &from);
+				snprintf(ai->speed_from, sizeof(ai->speed_from), "%s", from);
+			}
+			if (v->pfc_frames[p])
+				ai->paused[p] += rt_pause_seconds(v->pfc_quanta[p], ai->speed_mbps);
 			m.pfc += v->pfc_frames[p];
 			m.xon += v->pfc_xon[p];
 			m.quanta += v->pfc_quanta[p];
