@@ -20,12 +20,11 @@ int rt_prom_parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_
 /* 1 when an Accept header prefers application/openmetrics-text over text/plain. */
 int rt_prom_wants_openmetrics(const char *accept);
 
-typedef __u64 (*rt_prom_speed_fn)(const char *ifname);	/* Mb/s, 0 unknown */
 
 struct rt_prom_render;
 
-/* top_k: flows exported per interval; speed: link speed lookup (rt_link_speed_mbps). */
-struct rt_prom_render *rt_prom_render_new(int top_k, rt_prom_speed_fn speed);
+/* top_k: flows exported per interval; speed_given: --link-speed, 0 for rt_link_speed's own choice. */
+struct rt_prom_render *rt_prom_render_new(int top_k, __u64 speed_given);
 void rt_prom_render_free(struct rt_prom_render *r);
 
 /*

@@ -421,7 +421,7 @@ struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 	    (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)))
 		pr_warn("--listen %s binds every address: the metrics (addresses, QPs, process names) are reachable from the network; give 127.0.0.1:PORT or one interface's address to keep them local.\n",
 			o->listen);
-	p->r = rt_prom_render_new(o->prom_flows, rt_link_speed_mbps);
+	p->r = rt_prom_render_new(o->prom_flows, o->find.speed_mbps);
 	if (!p->r || publish(p, NULL, NULL)) {
 		pr_warn("out of memory.\n");
 		goto fail;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include "findings.h"
 #include "fmt.h"
+#include "linkspeed.h"
 #include "log.h"
 #include "prom.h"
 #include "sflow_decode.h"
@@ -178,7 +179,7 @@ struct hp {
 
 struct rt_prom_render {
 	int top_k;
-	rt_prom_speed_fn speed;
+	__u64 speed_given;	/* --link-speed (rt_link_speed decides) */
 	__u64 intervals;
 	double last_render_secs;
 	struct rt_htab hp;		/* struct hp, at most MAX_HOSTPAIRS */
@@ -212,14 +213,14 @@ static struct nic_acc *nic_get(struct rt_prom_render *r, const struct rt_port_ct
 	return rt_port_table_get((void **)&r->nic, &r->nic_n, &r->nic_cap, sizeof(*r->nic), c, fresh);
 }
 
-struct rt_prom_render *rt_prom_render_new(int top_k, rt_prom_speed_fn speed)
+struct rt_prom_render *rt_prom_render_new(int top_k, __u64 speed_given)
 {
 	struct rt_prom_render *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
 	r->top_k = top_k < 0 ? 0 : top_k;
-	r->speed = speed;
+	r->speed_given = speed_given;
 	rt_htab_init(&r->hp, sizeof(struct hp), sizeof(struct rt_hostpair), MAX_HOSTPAIRS);
 	return r;
 }
@@ -454,13 +455,24 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	};
 	char set[LSET], more[LSET + 64], pn[8];
 	__u64 speed[RT_MAX_IFACES * 2 + 1];
+	int known[RT_MAX_IFACES * 2 + 1];	/* not assumed */
+	const char *from;
 	size_t i, f, n = cur->nifs;
 	unsigned int p, o;
 
 	if (n > RT_MAX_IFACES * 2)
 		n = RT_MAX_IFACES * 2;
-	for (i = 0; i < n; i++)
-		speed[i] = r->speed ? r->speed(rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex)) : 0;
+	for (i = 0; i < n; i++) {
+		const char *ifn = rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex);
+		int frames = 0;
+
+		for (p = 0; p < RT_NPRIO; p++)
+			frames |= cur->ifs[i].v.pfc_frames[p] != 0;
+		/* said (if assumed) only where pause frames make it matter */
+		speed[i] = frames ? rt_link_speed(cur, ifn, r->speed_given, &from) :
+				    rt_link_speed_quiet(cur, ifn, r->speed_given, &from);
+		known[i] = strcmp(from, "assumed") != 0;
+	}
 
 #define IFSET(i) do { set[0] = 0; \
 		label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex)); \
@@ -511,10 +523,8 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 		}
 	}
 	family(w, "rocetop_pfc_paused_seconds", M_COUNTER, "seconds",
-	       "Paused time asked by PFC frames, from the quanta at the link's current speed (only where the speed is known).");
+	       "Paused time asked by PFC frames, from the quanta at the link speed (--link-speed, else the interface's, else 100G assumed).");
 	for (i = 0; i < n; i++) {
-		if (!speed[i])
-			continue;
 		IFSET(i);
 		for (p = 0; p < RT_NPRIO; p++) {
 			PRSET(p);
@@ -525,7 +535,7 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	family(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, "bytes_per_second",
 	       "Link speed of the interface where it is known.");
 	for (i = 0; i < n; i++) {
-		if (!speed[i] || (i && cur->ifs[i - 1].k.ifindex == cur->ifs[i].k.ifindex && speed[i - 1]))
+		if (!known[i] || (i && cur->ifs[i - 1].k.ifindex == cur->ifs[i].k.ifindex && known[i - 1]))
 			continue;
 		set[0] = 0;
 		label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));

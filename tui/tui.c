@@ -122,6 +122,7 @@ struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
 		snprintf(t->filter, sizeof(t->filter), "%s", o->filter);
 	t->seen.interval = o->interval;
 	t->seen.speed = o->speed;
+	t->speed_given = o->find.speed_mbps;
 	t->file_interval = o->interval;
 
 	setlocale(LC_ALL, "");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
+#include "linkspeed.h"
 #include "log.h"
 #include "nic.h"
 #include "tui_view.h"
@@ -324,7 +325,7 @@ static void draw_header(struct tui *t, int *yp)
 		struct tui_pfc_prio pf[RT_NPRIO];
 		int any = 0;
 
-		tui_pfc_prios(s, D, secs, rt_link_speed_mbps, pf);
+		tui_pfc_prios(s, D, secs, t->speed_given, pf);
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			if (!pf[p].frames)
 				continue;
@@ -494,7 +495,7 @@ static void draw_pfc(struct tui *t, int y, int h)
 		const struct rt_if_val *v = &D->ifs[i].d;
 		const struct rt_if_val *tot = i < S->nifs ? &S->ifs[i].d : v;
 		const char *ifn = rt_snapshot_ifname(&t->data.snap, D->ifs[i].s->k.ifindex);
-		__u64 sp = rt_link_speed_mbps(ifn);
+		__u64 sp = 0;	/* decided at the first pause frame */
 
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			double ps;
@@ -503,6 +504,8 @@ static void draw_pfc(struct tui *t, int y, int h)
 				continue;
 			if (shown++ < t->top || r >= h)
 				continue;
+			if (!sp)
+				sp = rt_link_speed(&t->data.snap, ifn, t->speed_given, NULL);
 			ps = rt_pause_seconds(v->pfc_quanta[p], sp);
 			if (!sp)
 				snprintf(e, sizeof(e), "?");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
+#include "linkspeed.h"
 #include "tui_model.h"
 
 const double tui_windows[TUI_NWIN] = { 2, 10, 40 };
@@ -1448,7 +1449,7 @@ double tui_interval_step(double cur, int up)
 /* ------------------------------------------------- header and detail arithmetic */
 
 void tui_pfc_prios(const struct rt_snapshot *s, const struct rt_delta *D, double secs,
-		   tui_speed_fn speed, struct tui_pfc_prio out[RT_NPRIO])
+		   __u64 speed_given, struct tui_pfc_prio out[RT_NPRIO])
 {
 	for (unsigned int p = 0; p < RT_NPRIO; p++) {
 		struct tui_pfc_prio *o = &out[p];
@@ -1464,9 +1465,7 @@ void tui_pfc_prios(const struct rt_snapshot *s, const struct rt_delta *D, double
 				continue;
 			o->frames += v->pfc_frames[p];
 			o->xon += v->pfc_xon[p];
-			sp = speed(rt_snapshot_ifname(s, D->ifs[i].s->k.ifindex));
-			if (!sp)
-				continue;
+			sp = rt_link_speed(s, rt_snapshot_ifname(s, D->ifs[i].s->k.ifindex), speed_given, NULL);
 			ps = rt_pause_seconds(v->pfc_quanta[p], sp);
 			o->paused += ps;
 			if (rt_share_pct(ps, secs) > o->share)

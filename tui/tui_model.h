@@ -296,19 +296,18 @@ double tui_interval_step(double cur, int up);
 
 /* ---- the arithmetic of the header and the detail view ---- */
 
-typedef __u64 (*tui_speed_fn)(const char *ifname);	/* Mb/s, 0 when unknown */
-
 /* One priority's PFC over every interface and direction of a delta. */
 struct tui_pfc_prio {
 	__u64 frames, xon;
-	double paused;	/* seconds paused, summed over interfaces of known speed */
+	double paused;	/* seconds paused, summed over interfaces (rt_link_speed) */
 	double share;	/* the largest paused share of the interval on one of them, %;
-			 * -1 when no speed is known; 0 over totals (secs 0) */
+			 * -1 without frames; 0 over totals (secs 0) */
 };
 
-/* PFC per priority of D (secs: the interval, 0 for totals since the start). */
+/* PFC per priority of D (secs: the interval, 0 for totals since the start);
+ * speed_given: --link-speed, else each interface's speed in s (rt_link_speed). */
 void tui_pfc_prios(const struct rt_snapshot *s, const struct rt_delta *D, double secs,
-		   tui_speed_fn speed, struct tui_pfc_prio out[RT_NPRIO]);
+		   __u64 speed_given, struct tui_pfc_prio out[RT_NPRIO]);
 
 /* A NIC congestion counter for the header, summed over ports and devices. */
 struct tui_nic_sum {

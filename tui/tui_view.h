@@ -26,6 +26,7 @@ enum { CP_RED = 1, CP_YELLOW, CP_BAR, CP_SORT, CP_GREEN, CP_MAGENTA };
 
 struct tui {
 	struct tui_data data;
+	__u64 speed_given;		/* --link-speed (rt_link_speed decides) */
 	struct tui_row *rows;		/* in the order they were built: see ord */
 	size_t nrows, rows_cap;
 	/* The rows' order by the sort key, only as far as it is shown (top-K

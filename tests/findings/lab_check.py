@@ -37,9 +37,13 @@ def check_csv(path, tdir, sc):
         if len(storm) != 1 or subj(storm[0]["subject"]) != {"ifname": "rcv0", "dir": "egress", "prio": "3"} \
                 or storm[0]["severity"] != "critical":
             errs.append("pfc-storm: %s" % storm)
+        # The generator's victims stop while paused (gen/gen_model.c pause_until):
+        # the storm's intervals carry no data packet on priority 3, so
+        # pause-without-ecn has no evidence ("carried N data packets ... and not
+        # one CE mark") and must not open (issue 28, item 4).
         pwe = [subj(r["subject"]) for r in opened if r["rule"] == "pause-without-ecn"]
-        if pwe != [{"ifname": "rcv0", "prio": "3"}]:
-            errs.append("pause-without-ecn: %s" % pwe)
+        if pwe:
+            errs.append("pause-without-ecn without data packets: %s" % pwe)
         # The victims: the data flows the generator sent on DSCP 26 (priority 3);
         # the tally has no DSCP column, but the flows on priority 1 are the
         # steady ones (10.77.0.31..), the victims 10.77.0.51..

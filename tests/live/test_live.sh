@@ -97,7 +97,7 @@ if wait_attached "$tmp/k9" "$rt"; then
 	# filter, which outlives the process until the next start removes it
 	# (tests/live/test_attach.sh): there, that one program is left, in the
 	# filter tc lists.
-	filt=$(ip -n "$B" tc filter show dev "$IFB" egress 2>/dev/null | grep -o 'handle 0x7274 .* id [0-9]*' | awk '{print $NF}')
+	filt=$(ip netns exec "$B" tc filter show dev "$IFB" egress 2>/dev/null | grep -o 'handle 0x7274 .* id [0-9]*' | awk '{print $NF}')
 	if grep -q 'no tcx in this kernel' "$tmp/k9.err" && [ "$tcx" = 0 ] && [ -n "$filt" ] &&
 		[ "$(echo $left)" = "$filt" ] && [ "$xdp_before" = 1 ] && [ "$xdp_after" = 0 ]; then
 		echo "PASS live: after kill -9 no XDP program is attached and only the egress program of rocetop's TC filter ($filt; no tcx in this kernel) is left"

@@ -51,6 +51,31 @@ wait_attached() {
 	return 1
 }
 
+# mirror_speed NAME DIR: a collector's paused time is not at its own port's
+# speed (the veth's 10G) but unknown, 100G assumed and said once on stderr,
+# as meta.csv says: pfc.csv's seconds are the tally's quanta * 512 / 1e11.
+mirror_speed() {
+	local name=$1 dir=$2 n
+	n=$(grep -c "$IFB is a mirror collector.*--link-speed" "$dir/err")
+	[ "$n" = 1 ] || { echo "FAIL $name mirror speed: said $n times that the mirrored hosts' speed is unknown"; return 1; }
+	"$PY" - "$dir/csv" "$IFB" "$dir/tally.pfc.csv" <<'PYEOF' | sed "s/^\(PASS\|FAIL\) /\1 $name: /"
+import csv, sys
+d, ifb, tally = sys.argv[1:4]
+meta = [r for r in csv.DictReader(open(d + "/meta.csv")) if r["ifname"] == ifb]
+q = sum(int(r["quanta"]) for r in csv.DictReader(open(tally)))
+got = sum(float(r["paused_seconds"]) for r in csv.DictReader(open(d + "/pfc.csv")) if r["ifname"] == ifb)
+want = q * 512 / 1e11
+if not meta or (meta[0]["link_speed_mbps"], meta[0]["link_speed_from"]) != ("100000", "assumed"):
+    print(f"FAIL mirror speed: meta.csv {meta}, want 100000 assumed")
+    sys.exit(1)
+if abs(got - want) > 1e-9 * 100:  # pfc.csv rounds each row to 1 ns
+    print(f"FAIL mirror speed: paused {got} s, want {want} ({q} quanta at 100G assumed)")
+    sys.exit(1)
+print(f"PASS mirror speed: the collector port's speed unused, paused {got:.9f} s at 100G assumed, said so")
+PYEOF
+	return "${PIPESTATUS[0]}"
+}
+
 # run NAME XDP_MODE COLLECTOR(0|1)
 run() {
 	local name=$1 mode=$2 coll=$3 dir=$tmp/$1 n
@@ -83,6 +108,7 @@ run() {
 	"$PY" $here/compare_mirror.py "$dir/csv" "$IFB" "$dir/sent.pcap" "$dir/tally" "$dir/seen.pcap" "$coll" |
 		sed "s/^\(PASS\|FAIL\) /\1 $name: /"
 	[ "${PIPESTATUS[0]}" = 0 ] || return 1
+	[ "$coll" = 1 ] && { mirror_speed "$name" "$dir" || return 1; }
 	[ "$name" = collector-native ] || return 0
 	# the same parser in user space: -r of the capture at the sending end
 	"$ROCETOP" -r "$dir/sent.pcap" --csv "$dir/off" -D 2>"$dir/off.err" ||

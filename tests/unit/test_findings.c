@@ -335,7 +335,25 @@ static void test_pause_without_ecn_and_victim(void)
 	CHECK_EQ(F.n, 0);
 	iv_free(&v);
 	rt_findings_free(&F);
-	TEST_END("findings: pause-without-ecn after 2 intervals, victim at 10 data packets with no CE");
+	/* A priority paused for 3 intervals whose only flow, recent (it moved
+	 * when the pauses began), carried 0 data packets in them: its sentence
+	 * ("carried N data packets ... and not one CE mark") has no evidence, so
+	 * no pause-without-ecn (it fired before). */
+	rt_findings_init(&F, &c);
+	for (int k = 10; k <= 12; k++) {
+		iv_init(&v, k);
+		iv_pfc(&v, RT_DIR_INGRESS, 3, 5, 0, 1000);
+		iv_flow(&v, 1, 0x201, 100, 0);
+		v.s.flows[0].v.last_ns = T0 + 9 * NS;
+		v.d.nflows = 0;			/* no delta row: 0 packets this interval */
+		eval(&F, &v);
+		iv_free(&v);
+		CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "pause-without-ecn"), 0);
+	}
+	for (size_t z = 0; z < F.n; z++)
+		CHECK(strcmp(F.tab[z].rule, "pause-without-ecn") != 0, "%s", F.tab[z].evidence);
+	rt_findings_free(&F);
+	TEST_END("findings: pause-without-ecn after 2 intervals, not without data packets; victim at 10 data packets with no CE");
 }
 
 static void test_congestion_incast(void)

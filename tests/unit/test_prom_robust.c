@@ -38,15 +38,9 @@ void qsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void 
 		}
 }
 
-static __u64 no_speed(const char *ifname)
-{
-	(void)ifname;
-	return 0;
-}
-
 int main(void)
 {
-	struct rt_prom_render *r = rt_prom_render_new(10, no_speed);
+	struct rt_prom_render *r = rt_prom_render_new(10, 0);
 	struct rt_snapshot s;
 	struct rt_delta d = { 0 };
 	char *t = NULL, *o = NULL;

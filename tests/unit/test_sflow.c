@@ -645,7 +645,7 @@ static void test_collector(void)
 	/* Prometheus: the switch-port table, the drops by reason, the agents;
 	 * estimated flows stay out of the exact flow families. */
 	{
-		struct rt_prom_render *pr = rt_prom_render_new(10, NULL);
+		struct rt_prom_render *pr = rt_prom_render_new(10, 0);
 		struct rt_delta dl = { 0 };
 		char *t = NULL, *om = NULL;
 		size_t tl, ol;

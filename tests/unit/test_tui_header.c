@@ -11,11 +11,6 @@
 #include "check.h"
 #include "../../tui/tui_model.h"
 
-static __u64 speed(const char *ifname)
-{
-	return !strcmp(ifname, "a") ? 100000 : 0;	/* "a" 100 Gb/s, "b" unknown */
-}
-
 static int NEAR(double x, double want)
 {
 	return fabs(x - want) < 1e-9 * (fabs(want) + 1);
@@ -32,6 +27,7 @@ static void test_pfc(void)
 	rt_snapshot_init(&s);
 	rt_snapshot_add_iface(&s, 1, "a", "native");
 	rt_snapshot_add_iface(&s, 2, "b", "native");
+	s.ifaces[0].speed_mbps = 10000;	/* a: 10 Gb/s as recorded; b: not known, 100G assumed */
 	memset(rows, 0, sizeof(rows));
 	memset(dd, 0, sizeof(dd));
 	memset(&D, 0, sizeof(D));
@@ -50,17 +46,21 @@ static void test_pfc(void)
 	D.ifs = dd;
 	D.nifs = 2;
 
-	tui_pfc_prios(&s, &D, 1.0, speed, pf);
+	tui_pfc_prios(&s, &D, 1.0, 0, pf);
 	CHECK_EQ(pf[3].frames, 6);
 	CHECK_EQ(pf[3].xon, 1);
-	/* a: 100000 * 512 bits at 100 Gb/s = 0.000512 s, 0.0512 % of 1 s; b has no speed */
-	CHECK(NEAR(pf[3].paused, 0.000512), "paused %g", pf[3].paused);
-	CHECK(NEAR(pf[3].share, 0.0512), "share %g", pf[3].share);
-	CHECK(pf[5].frames == 7 && pf[5].share == -1, "prio 5: speed unknown, share %g", pf[5].share);
+	/* a: 100000 * 512 bits at 10 Gb/s = 0.00512 s, 0.512 % of 1 s; b: 50000 * 512 bits
+	 * at 100 Gb/s (assumed) = 0.000256 s */
+	CHECK(NEAR(pf[3].paused, 0.005376), "paused %g", pf[3].paused);
+	CHECK(NEAR(pf[3].share, 0.512), "share %g", pf[3].share);
+	CHECK(pf[5].frames == 7 && pf[5].share == 0, "prio 5: no quanta, share %g", pf[5].share);
 	CHECK(pf[0].frames == 0 && pf[0].share == -1, "prio 0: nothing");
 	/* totals (secs 0): seconds, and a share of 0 */
-	tui_pfc_prios(&s, &D, 0, speed, pf);
-	CHECK(NEAR(pf[3].paused, 0.000512) && pf[3].share == 0, "totals: share %g", pf[3].share);
+	tui_pfc_prios(&s, &D, 0, 0, pf);
+	CHECK(NEAR(pf[3].paused, 0.005376) && pf[3].share == 0, "totals: share %g", pf[3].share);
+	/* --link-speed 25G for every interface */
+	tui_pfc_prios(&s, &D, 1.0, 25000, pf);
+	CHECK(NEAR(pf[3].paused, 150000 * 512 / 25e9), "given: paused %g", pf[3].paused);
 	rt_snapshot_free(&s);
 	TEST_END("tui_header_pfc");
 }

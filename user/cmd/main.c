@@ -8,6 +8,7 @@
 #include "doctor.h"
 #include "log.h"
 #include "opts.h"
+#include "record.h"
 #include "source.h"
 
 int main(int argc, char **argv)
@@ -15,6 +16,7 @@ int main(int argc, char **argv)
 	struct rt_opts o;
 	int err;
 
+	rt_rec_set_options(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return rt_report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "doctor"))

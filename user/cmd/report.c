@@ -11,9 +11,11 @@
  *
  * Totals are summed from the per-interval deltas (so flows evicted in a live
  * recording still count). Paused time per priority is quanta * 512 bit times
- * at the link speed: --link-speed when given, else the interface's speed in
- * sysfs when this host has an interface of that name, else 100 Gb/s, and the
- * report says which ("given", "sysfs", "assumed").
+ * at the link speed rt_link_speed (user/core/linkspeed.h) decides for each
+ * interval: --link-speed when given, else the speed the recording keeps for
+ * the interface, else 100 Gb/s (said once); never the reading host's
+ * interface of that name. The report says which ("--link-speed", "ethtool",
+ * "given" at record time, "assumed").
  *
  * CNPs name the sender's QP, so they sit in the reverse direction of the data
  * flow they slow, as the join (user/core/join.c, run on every source) tied
@@ -41,6 +43,7 @@
 #include "derive.h"
 #include "findings.h"
 #include "fmt.h"
+#include "linkspeed.h"
 #include "log.h"
 #include "nic.h"
 #include "num.h"
@@ -224,6 +227,51 @@ static void moments(struct rt_printer *p, struct report *R, struct rt_rep_top *t
 	}
 }
 
+/* What the recording says made it, and of each interface (user/core/record.h). */
+static void recorded(struct rt_printer *p, const struct report *R)
+{
+	const struct rt_rep *r = R->a;
+	char safe[1100], pfc[32];
+	size_t i, n;
+	int b;
+
+	if (strcmp(R->run.kind, "recording"))
+		return;
+	rt_pr_open_obj(p, "recorded");
+	rt_pr_str(p, RT_PR_ANY, "rocetop", "recorded  by rocetop %s",
+		  R->run.version[0] ? rt_fmt_safe(R->run.version, safe, sizeof(safe)) : "(not said)");
+	rt_pr_str(p, RT_PR_ANY, "kernel", ", kernel %s",
+		  R->run.kernel[0] ? rt_fmt_safe(R->run.kernel, safe, sizeof(safe)) : "(not said)");
+	rt_pr_str(p, RT_PR_ANY, "options", ", options: %s\n",
+		  R->run.options[0] ? rt_fmt_safe(R->run.options, safe, sizeof(safe)) : "(not said)");
+	rt_pr_open_arr(p, "interfaces");
+	for (i = 0; i < r->nifaces; i++) {
+		const struct rt_iface *f = &r->ifaces[i];
+
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_ANY, "ifname", "interface %s:", rt_fmt_safe(f->name, safe, sizeof(safe)));
+		rt_pr_u64(p, RT_PR_JSON, "link_speed_mbps", NULL, f->speed_mbps);
+		rt_pr_str(p, RT_PR_JSON, "link_speed_from", NULL, f->speed_from);
+		if (f->speed_mbps)
+			rt_pr_text(p, " %llu Mb/s (%s)", (unsigned long long)f->speed_mbps, f->speed_from);
+		else
+			rt_pr_text(p, " link speed not recorded%s (give it with --link-speed SPEED)",
+				   strcmp(f->speed_from, "mirror") ? "" : ": a mirror collector");
+		rt_pr_u64(p, RT_PR_JSON, "mtu", NULL, f->mtu);
+		if (f->mtu)
+			rt_pr_text(p, ", MTU %u", f->mtu);
+		for (b = 0, n = 0, pfc[0] = 0; b < 8 && f->pfc_known; b++)
+			if (f->pfc_en & (1u << b))
+				n += (size_t)snprintf(pfc + n, sizeof(pfc) - n, "%s%d", n ? "," : "", b);
+		if (f->pfc_known)
+			rt_pr_str(p, RT_PR_ANY, "pfc_enabled", ", PFC on %s", n ? pfc : "none");
+		rt_pr_text(p, "\n");
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
+	rt_pr_close_obj(p);
+}
+
 static void pauses(struct rt_printer *p, struct report *R)
 {
 	const struct rt_rep *r = R->a;
@@ -231,12 +279,21 @@ static void pauses(struct rt_printer *p, struct report *R)
 	size_t i;
 	int prio, any = 0;
 
+	/* Each interval's quanta at its link speed (rt_link_speed): --link-speed,
+	 * else what the recording says of the interface, else 100G assumed. */
+	for (i = 0; i < r->nifs && !R->speed_mbps; i++)
+		if (r->ifs[i].speed_mbps) {
+			R->speed_mbps = r->ifs[i].speed_mbps;
+			R->speed_from = r->ifs[i].speed_from;
+		}
+	if (!R->speed_mbps)
+		R->speed_mbps = RT_SPEED_ASSUMED_MBPS;
 	rt_pr_open_obj(p, "pfc");
 	rt_pr_u64(p, RT_PR_ANY, "link_speed_mbps",
 		  "\nPaused time per priority (quanta of 512 bit times at %llu Mb/s", R->speed_mbps);
-	rt_pr_str(p, RT_PR_ANY, "link_speed_from", ", %s)\n", R->speed_from);
-	rt_pr_text(p, "  %-16s %-8s %-4s %10s %10s %14s %12s\n", "IFACE", "DIR", "PRIO", "FRAMES",
-		   "XON", "QUANTA", "SECONDS");
+	rt_pr_str(p, RT_PR_ANY, "link_speed_from", ", %s)\n", R->speed_from ? R->speed_from : "assumed");
+	rt_pr_text(p, "  %-16s %-8s %-4s %10s %10s %14s %12s %s\n", "IFACE", "DIR", "PRIO", "FRAMES",
+		   "XON", "QUANTA", "SECONDS", "SPEED");
 	rt_pr_open_arr(p, "priorities");
 	for (i = 0; i < r->nifs; i++) {
 		const struct rt_rep_if *a = &r->ifs[i];
@@ -253,8 +310,9 @@ static void pauses(struct rt_printer *p, struct report *R)
 			rt_pr_u64(p, RT_PR_ANY, "frames", " %10llu", a->v.pfc_frames[prio]);
 			rt_pr_u64(p, RT_PR_ANY, "xon", " %10llu", a->v.pfc_xon[prio]);
 			rt_pr_u64(p, RT_PR_ANY, "quanta", " %14llu", a->v.pfc_quanta[prio]);
-			rt_pr_dbl(p, RT_PR_ANY, "seconds", " %12.6f\n",
-				  rt_pause_seconds(a->v.pfc_quanta[prio], R->speed_mbps));
+			rt_pr_dbl(p, RT_PR_ANY, "seconds", " %12.6f", a->paused[prio]);
+			rt_pr_u64(p, RT_PR_ANY, "link_speed_mbps", " %llu Mb/s", a->speed_mbps);
+			rt_pr_str(p, RT_PR_ANY, "link_speed_from", " (%s)\n", a->speed_from);
 			rt_pr_close_obj(p);
 		}
 	}
@@ -458,6 +516,7 @@ static void print_report(struct rt_printer *p, struct report *R)
 	rt_pr_str(p, RT_PR_ANY, "kind", " (%s", R->run.kind);
 	rt_pr_str(p, RT_PR_TEXT, NULL, ", host %s)\n", rt_fmt_safe(R->run.host, sh, sizeof(sh)));
 	rt_pr_str(p, RT_PR_JSON, "host", NULL, R->run.host);
+	recorded(p, R);
 	fmt_time(start, t1, sizeof(t1));
 	fmt_time(r->last_ns, t2, sizeof(t2));
 	rt_pr_u64(p, RT_PR_JSON, "intervals", NULL, r->intervals);
@@ -623,7 +682,7 @@ static const struct rt_opt report_opts[] = {
 	{ 'd', "interval", "S", "captures: length of the intervals in seconds (default 1)" },
 	{ R_TOP, "top", "N", "rows per table (default 10, 0: all)" },
 	{ R_LINK_SPEED, "link-speed", "S", "link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
-					  "(default: the interface's speed in sysfs, else 100G)" },
+					  "(default: the speed recorded for the interface, else 100G)" },
 	{ R_MAX_FLOWS, "max-flows", "N", "keep at most N flows of a capture (default: all)" },
 	{ R_THRESHOLD, "threshold", "NAME=VALUE", "a rule's threshold (the names: rocetop -h)" },
 	{ 'h', "help", NULL, "this text" },
@@ -813,7 +872,6 @@ static int load_file(struct report *R, struct rt_opts *o, const struct rt_find_c
 	struct rt_rep_sink_cfg sc = { .path = R->files[0], .top = R->top, .find = *cfg };
 	struct rt_sink *sink;
 	struct rt_rep *r;
-	size_t i;
 
 	if (R->speed_mbps)
 		sc.find.speed_mbps = R->speed_mbps;
@@ -827,13 +885,6 @@ static int load_file(struct report *R, struct rt_opts *o, const struct rt_find_c
 	if (!r->intervals) {
 		pr_warn("%s holds no interval to report on.\n", R->path);
 		return 1;
-	}
-	if (!R->speed_mbps) {
-		for (i = 0; i < r->nifs && !R->speed_mbps; i++)
-			R->speed_mbps = rt_link_speed_mbps(r->ifs[i].name);
-		R->speed_from = R->speed_mbps ? "sysfs" : "assumed";
-		if (!R->speed_mbps)
-			R->speed_mbps = 100000;
 	}
 	if (rt_rep_finish(r, strcmp(R->run.kind, "capture") ? 0 : o->interval)) {
 		pr_warn("out of memory.\n");

@@ -17,7 +17,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
-#include "nic.h"
+#include "linkspeed.h"
 #include "print.h"
 
 void rt_find_cfg_defaults(struct rt_find_cfg *c)
@@ -126,24 +126,9 @@ void rt_findings_free(struct rt_findings *F)
 	memset(F, 0, sizeof(*F));
 }
 
-__u64 rt_findings_speed(struct rt_findings *F, const char *ifname)
+__u64 rt_findings_speed(struct rt_findings *F, const struct rt_snapshot *s, const char *ifname)
 {
-	size_t i;
-	__u64 s;
-
-	if (F->cfg.speed_mbps)
-		return F->cfg.speed_mbps;
-	for (i = 0; i < F->nspeeds; i++)
-		if (!strcmp(F->speeds[i].name, ifname))
-			return F->speeds[i].mbps;
-	s = F->no_sysfs ? 0 : rt_link_speed_mbps(ifname);
-	if (!s)
-		s = 100000;
-	if (F->nspeeds < RT_MAX_IFACES) {
-		snprintf(F->speeds[F->nspeeds].name, IF_NAMESIZE, "%s", ifname);
-		F->speeds[F->nspeeds++].mbps = s;
-	}
-	return s;
+	return rt_link_speed(s, ifname, F->cfg.speed_mbps, NULL);
 }
 
 static int push_event(struct rt_findings *F, int event, const struct rt_finding *f)
@@ -350,7 +335,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	f->opened_ns = F->t_end;
 	f->subj = *subj;
 	f->score = f->peak = score;
-	snprintf(f->next, sizeof(f->next), "%s", next);
+	f->next = next ? next : "";
 	snprintf(f->host, sizeof(f->host), "%s", F->host);
 	va_start(ap, fmt);
 	vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);

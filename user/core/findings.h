@@ -61,7 +61,7 @@ struct rt_finding {
 	double score;		/* the rule's main figure (a share, a count): for updates */
 	double peak;
 	char  evidence[256];
-	char  next[192];
+	const char *next;	/* the next step, whole: a string of static storage (the rules' text) */
 	char  host[64];		/* the report's multi-host timeline; "" live */
 };
 
@@ -87,7 +87,7 @@ struct rt_find_cfg {
 	double queue_bytes;	/* deep-queue: bytes of queue at a switch port */
 	__u64  drops_min;	/* switch-drops: drop notifications per interval */
 	int    close_after;	/* intervals without a match before a finding closes */
-	__u64  speed_mbps;	/* link speed for paused time; 0: sysfs, else 100 Gb/s */
+	__u64  speed_mbps;	/* --link-speed for paused time; 0: rt_link_speed decides */
 };
 
 void rt_find_cfg_defaults(struct rt_find_cfg *c);
@@ -142,10 +142,6 @@ struct rt_findings {
 	__u64 t_start, t_end;
 	double secs;
 	const struct rt_snapshot *cur;
-	/* link speeds looked up in sysfs, per interface name */
-	struct { char name[IF_NAMESIZE]; __u64 mbps; } speeds[RT_MAX_IFACES];
-	size_t nspeeds;
-	int no_sysfs;			/* files: do not look at this host's interfaces */
 	char host[64];
 };
 
@@ -168,8 +164,8 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 		      const struct rt_subject *subj, int need, double score,
 		      const char *next, const char *evidence_fmt, ...)
 	__attribute__((format(printf, 8, 9)));
-/* The link speed used for paused time on an interface, Mb/s. */
-__u64 rt_findings_speed(struct rt_findings *F, const char *ifname);
+/* The link speed used for paused time on an interface of s, Mb/s (rt_link_speed). */
+__u64 rt_findings_speed(struct rt_findings *F, const struct rt_snapshot *s, const char *ifname);
 
 /* The rules' stable ids, NULL-terminated (rules.c). */
 extern const char *const rt_rule_names[];

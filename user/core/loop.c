@@ -141,7 +141,6 @@ static int seek(struct loop *L, const struct rt_opts *o, double to)
 	rt_stream_restart(&L->st);
 	rt_findings_free(&L->findings);
 	rt_findings_init(&L->findings, &o->find);
-	L->findings.no_sysfs = !L->src->live;
 	/* Within the first interval: the caller's next step shows the first snapshot. */
 	if (to < o->interval - 1e-9)
 		return 1;
@@ -369,7 +368,6 @@ int rt_run(const struct rt_opts *o)
 		L.sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
 	if (!L.src)
 		goto out;
-	L.findings.no_sysfs = !L.src->live;
 	if (L.src->live && !o->no_nic)
 		L.nic = rt_nic_new(o);
 	if (rt_stream_init(&L.st, L.src, L.nic)) {

@@ -88,7 +88,7 @@ const struct rt_opt rt_main_opts[] = {
 	{ OPT_THRESHOLD, "threshold", "NAME=VALUE", "change a rule's threshold (repeat); NAME is one of" },
 	RT_OPT_SECTION(rt_find_cfg_help),
 	{ OPT_LINK_SPEED, "link-speed", "SPEED", "link speed for paused time, e.g. 25G, 100G (default:\n"
-						"the interface's speed in sysfs, else 100G)" },
+						"the interface's own speed (ethtool; a recording keeps it), else 100G)" },
 	RT_OPT_SECTION("Flight recorder (keep the minutes before an incident):"),
 	{ OPT_FLIGHT, "flight-recorder", "DURATION", "keep the last DURATION (e.g. 5m) of snapshots in\n"
 		"memory; when a finding opens or on SIGUSR1, write them\n"

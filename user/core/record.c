@@ -28,6 +28,7 @@
 #include <unistd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <zlib.h>
 #include "log.h"
 #include "outfile.h"
@@ -122,6 +123,10 @@ static struct field port_fields[] = {
 static struct field iface_fields[] = {
 	F(struct rt_iface, ifindex, "u32"), F(struct rt_iface, name, "char[16]"),
 	F(struct rt_iface, mode, "char[12]"),
+	/* absent (0, "") in recordings before them: the speed is then unknown */
+	F(struct rt_iface, speed_mbps, "u64"), F(struct rt_iface, speed_from, "char[12]"),
+	F(struct rt_iface, mtu, "u32"), F(struct rt_iface, pfc_known, "u8"),
+	F(struct rt_iface, pfc_en, "u8"),
 };
 
 static struct field note_fields[] = {
@@ -199,8 +204,41 @@ static void layout_init(void)
 }
 
 /* The text of the file header that describes the layout; malloc'ed. */
+static char run_options[1024];
+
+void rt_rec_set_options(int argc, char *const argv[])
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 1; i < argc && n < sizeof(run_options); i++)
+		n += (size_t)snprintf(run_options + n, sizeof(run_options) - n, "%s%s", i > 1 ? " " : "",
+				      argv[i]);
+	/* one line of printable text */
+	for (n = 0; run_options[n]; n++)
+		if ((unsigned char)run_options[n] < 0x20 || run_options[n] == 0x7f)
+			run_options[n] = '?';
+}
+
+const char *rt_rec_options(void)
+{
+	return run_options;
+}
+
+const char *rt_rec_kernel(char *buf, size_t len)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		snprintf(buf, len, "unknown");
+	else
+		snprintf(buf, len, "%s %s %s", u.sysname, u.release, u.machine);
+	return buf;
+}
+
 static char *layout_text(size_t *len, const struct rt_rec_meta *m)
 {
+	char kern[3 * 65 + 3];
 	size_t cap = 8192, n = 0, j;
 	char *t = malloc(cap);
 	int i;
@@ -228,6 +266,11 @@ static char *layout_text(size_t *len, const struct rt_rec_meta *m)
 			OUT("field %s %zu %zu %s\n", layout[i].f[j].name, layout[i].f[j].foff,
 			    layout[i].f[j].size, layout[i].f[j].type);
 	}
+	/* The run's facts (after the layout: readers before them skip the lines). */
+	OUT("rocetop %s\n", RT_VERSION);
+	OUT("kernel %s\n", rt_rec_kernel(kern, sizeof(kern)));
+	if (run_options[0])
+		OUT("options %s\n", run_options);
 	OUT("end\n");
 #undef OUT
 	if (n >= cap) {
@@ -728,6 +771,9 @@ struct rt_rec_reader {
 	long long damage_at;
 	long nskipped;		/* damaged stretches skipped */
 	long long skipped_bytes;
+	char version[200];	/* "rocetop", "kernel", "options": "" in files before them */
+	char kernel[200];
+	char options[1024];
 	char host[64];
 	char id[RT_REC_ID_LEN + 1];	/* "recording-id": "" in files from before it */
 	char writer[16];		/* "writer": "record", "flight" or "" */
@@ -836,6 +882,14 @@ static const char *parse_layout(struct rt_rec_reader *r, char *text)
 		}
 		if (!strncmp(line, "writer ", 7)) {
 			snprintf(r->writer, sizeof(r->writer), "%s", line + 7);
+			continue;
+		}
+		if ((!strncmp(line, "rocetop ", 8) && strcmp(line, "rocetop recording")) ||
+		    !strncmp(line, "kernel ", 7) || !strncmp(line, "options ", 8)) {
+			char *v = strchr(line, ' ') + 1;
+
+			snprintf(line[0] == 'r' ? r->version : line[0] == 'k' ? r->kernel : r->options,
+				 line[0] == 'o' ? sizeof(r->options) : sizeof(r->version), "%s", v);
 			continue;
 		}
 		if (sscanf(line, "struct %95s %zu", name, &a) == 2) {
@@ -1505,6 +1559,9 @@ struct rt_source *rt_rec_source_new(const struct rt_opts *o, int fd, const void 
 	}
 	src->name = "recording";
 	src->host = rt_rec_host(src->priv);
+	src->version = ((struct rt_rec_reader *)src->priv)->version;
+	src->kernel = ((struct rt_rec_reader *)src->priv)->kernel;
+	src->options = ((struct rt_rec_reader *)src->priv)->options;
 	src->collect = recsrc_collect;
 	src->rewind = recsrc_rewind;
 	src->close = recsrc_close;

@@ -27,8 +27,13 @@
  * same in FILE and every file rotated from it (the report merges such a set
  * as one host); "created-ns N": when this file was created (wall clock, ns
  * since the epoch); "writer record|flight": the -w recorder or the flight
- * recorder (which removes, under --max-files, only files it wrote). A reader
- * skips lines it does not know, so older readers read these files.
+ * recorder (which removes, under --max-files, only files it wrote); and,
+ * after the layout, the run's facts: "rocetop VERSION", "kernel SYSNAME
+ * RELEASE MACHINE" and "options ARGS" (the command line after the program's
+ * name). A reader skips lines it does not know, so older readers read these
+ * files. What a reader needs of each interface (link speed and where it came
+ * from, MTU, PFC-enabled priorities where known) is in every record's iface
+ * structs.
  *
  * A reader maps the fields it knows by name and size and leaves the others
  * zero, so a later version may append fields without breaking old readers.
@@ -91,6 +96,12 @@ int rt_rec_peek(const char *path, char *host, size_t hostlen, char id[RT_REC_ID_
 		__u64 *created_ns, char *writer, size_t writerlen);
 /* The name recorded: the given one, else gethostname(), as one word. */
 const char *rt_rec_hostname(const char *given, char *buf, size_t len);
+
+/* The command line recordings name in their header (main() sets it). */
+void rt_rec_set_options(int argc, char *const argv[]);
+const char *rt_rec_options(void);
+/* This host's kernel as a recording names it: sysname, release and machine. */
+const char *rt_rec_kernel(char *buf, size_t len);
 
 /* Writing blocks (the recorder and the flight recorder). */
 struct rt_rec_buf {

@@ -124,7 +124,7 @@ static void collect_pauses(struct ctx *c)
 			q->frames += v->pfc_frames[p];
 			q->xoff += v->pfc_frames[p] - (v->pfc_xon[p] < v->pfc_frames[p] ? v->pfc_xon[p] : v->pfc_frames[p]);
 			q->quanta += v->pfc_quanta[p];
-			q->secs += rt_pause_seconds(v->pfc_quanta[p], rt_findings_speed(c->F, ifn));
+			q->secs += rt_pause_seconds(v->pfc_quanta[p], rt_findings_speed(c->F, c->cur, ifn));
 		}
 	}
 	for (i = 0; i < d->nports; i++) {
@@ -353,7 +353,8 @@ static int rule_pause_without_ecn(struct ctx *c)
 		if (dup)
 			continue;
 		prio_flows(c, q->ifname, q->prio, &pf);
-		if (!pf.flows || pf.ce)
+		/* no evidence without data packets in the interval that carried no CE */
+		if (!pf.flows || !pf.pkts || pf.ce)
 			continue;
 		prio_subject(&s, q, 0);
 		rt_prio_name(q->prio, pn, sizeof(pn));

@@ -219,6 +219,7 @@ int rt_snapshot_add_iface(struct rt_snapshot *s, __u32 ifindex, const char *name
 	if (s->nifaces == RT_MAX_IFACES)
 		return -ENOSPC;
 	i = &s->ifaces[s->nifaces++];
+	memset(i, 0, sizeof(*i));
 	i->ifindex = ifindex;
 	copy_str(i->name, sizeof(i->name), name);
 	copy_str(i->mode, sizeof(i->mode), mode);

@@ -161,6 +161,13 @@ struct rt_iface {
 	__u32 ifindex;
 	char  name[IF_NAMESIZE];
 	char  mode[12];		/* "native", "generic", "file", ... */
+	/* What paused time needs, decided by the source and kept in recordings
+	 * (user/core/linkspeed.h); 0 / "" where not known. */
+	__u64 speed_mbps;	/* link speed */
+	char  speed_from[12];	/* RT_SPEED_FROM_* */
+	__u32 mtu;
+	__u8  pfc_known;	/* pfc_en was read */
+	__u8  pfc_en;		/* PFC-enabled priorities, one bit each */
 };
 
 /* Where a NIC counter came from. */

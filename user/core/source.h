@@ -32,6 +32,9 @@ struct rt_source {
 	void (*close)(struct rt_source *s);
 	void *priv;
 	const char *host;	/* recordings: the host that recorded it, or "" / NULL */
+	/* recordings: the rocetop version, kernel and options that made it ("" in
+	 * older ones); NULL for other sources */
+	const char *version, *kernel, *options;
 };
 
 struct rt_source *rt_live_source_new(const struct rt_opts *o);		/* user/sources/live.c */

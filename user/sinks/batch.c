@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include "findings.h"
 #include "fmt.h"
+#include "linkspeed.h"
 #include "log.h"
 #include "nic.h"
 #include "print.h"
@@ -25,6 +26,7 @@ static int sort_by = S_CONGESTION;	/* qsort has no context argument */
 struct batch {
 	struct rt_printer pr;	/* text, or one JSON object per line (--json) */
 	int top;
+	__u64 speed_given;	/* --link-speed */
 	struct rt_flow_delta **order;
 	size_t cap;
 };
@@ -294,6 +296,7 @@ static void print_findings(struct rt_printer *p, const struct rt_findings *F)
 			rt_pr_dbl(p, RT_PR_JSON, "since", NULL, f->start_ns / 1e9);
 			rt_pr_str(p, RT_PR_ANY, "subject", "  %s", rt_subject_text(&f->subj, subj, sizeof(subj)));
 			rt_pr_str(p, RT_PR_ANY, "evidence", ": %s\n", f->evidence);
+			rt_pr_str(p, RT_PR_ANY, "next", "           next: %s\n", f->next);
 			rt_pr_close_obj(p);
 		}
 	rt_pr_close_arr(p);
@@ -356,7 +359,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
-		__u64 speed = rt_link_speed_mbps(ifn);
+		const char *from = NULL, *rawn = ifn;
+		__u64 speed = 0;	/* decided at the first pause frame */
 
 		ifn = rt_fmt_safe(ifn, ifs, sizeof(ifs));
 		for (unsigned int q = 0; q < RT_NPRIO; q++) {
@@ -365,6 +369,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 
 			if (!v->pfc_frames[q])
 				continue;
+			if (!speed)
+				speed = rt_link_speed(cur, rawn, b->speed_given, &from);
 			paused = rt_pause_seconds(v->pfc_quanta[q], speed);
 			rt_pr_open_obj(p, NULL);
 			rt_pr_str(p, RT_PR_ANY, "ifname", "PFC %s", ifn);
@@ -373,10 +379,11 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 			rt_pr_u64(p, RT_PR_ANY, "frames", " %llu frames", (unsigned long long)v->pfc_frames[q]);
 			rt_pr_u64(p, RT_PR_ANY, "xon", ", %llu xon", (unsigned long long)v->pfc_xon[q]);
 			rt_pr_u64(p, RT_PR_ANY, "quanta", ", %llu quanta", (unsigned long long)v->pfc_quanta[q]);
-			if (speed && secs > 0) {
-				rt_pr_dbl(p, RT_PR_ANY, "paused_pct", ", paused ~%.1f%%", rt_share_pct(paused, secs));
-				rt_pr_u64(p, RT_PR_ANY, "link_mbps", " at %llu Mb/s", (unsigned long long)speed);
-			}
+			rt_pr_dbl(p, RT_PR_ANY, "paused_s", ", paused %.6f s", paused);
+			if (secs > 0)
+				rt_pr_dbl(p, RT_PR_ANY, "paused_pct", " (~%.1f%%)", rt_share_pct(paused, secs));
+			rt_pr_u64(p, RT_PR_ANY, "link_mbps", " at %llu Mb/s", (unsigned long long)speed);
+			rt_pr_str(p, RT_PR_ANY, "link_speed_from", " (%s)", from);
 			rt_pr_text(p, "\n");
 			rt_pr_close_obj(p);
 		}
@@ -443,6 +450,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 		return NULL;
 	}
 	b->top = o->top;
+	b->speed_given = o->find.speed_mbps;
 	rt_pr_init(&b->pr, stdout, o->json);
 	if (o->sort) {
 		static const char *const names[] = { "congestion", "pkts", "bytes", "ce", "cnp", "nak", "rnr" };

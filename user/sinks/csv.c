@@ -24,9 +24,11 @@
 #include <net/if.h>
 #include "findings.h"
 #include "fmt.h"
+#include "linkspeed.h"
 #include "log.h"
 #include "nic.h"
 #include "outfile.h"
+#include "record.h"
 #include "sink.h"
 #include "sflow_decode.h"
 
@@ -35,6 +37,7 @@
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted,mirrored\n"
+#define META_HDR  "ifname,link_speed_mbps,link_speed_from,mtu,pfc_enabled,host,kernel,rocetop,options\n"
 #define FINDINGS_HDR "time,event,rule,severity,start,end,subject,evidence,id,next\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
 #define QPCTR_HDR "time,device,port,netdev,lqpn,nqps,rqpn,pid,comm,counter,value,delta\n"
@@ -55,6 +58,9 @@ struct csv {
 	size_t nqpf, qpf_cap;
 	off_t good[C__N];	/* each file's length after its last whole row */
 	int failed;
+	__u64 speed_given;	/* --link-speed */
+	int meta_done;		/* meta.csv written (at the first interval) */
+	char host[64], kernel[200], version[200], options[1024];	/* for meta.csv */
 	char dir[4096];
 	char out[65536];	/* flows.csv rows go out in large writes, not one each */
 };
@@ -464,7 +470,7 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 static void write_findings(struct csv *c, const struct rt_delta *d, const char *ts)
 {
 	const struct rt_findings *F = d->findings;
-	char subj[512], q1[1100], q2[600], q3[450];
+	char subj[512], q1[1100], q2[600], q3[1024];
 	size_t i;
 
 	for (i = 0; F && i < F->nev; i++) {
@@ -482,6 +488,57 @@ static void write_findings(struct csv *c, const struct rt_delta *d, const char *
 
 static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr);
 
+/* What made the data, for meta.csv: this host for a live run, what a
+ * recording says of its own, nothing for a capture. */
+static void csv_start(struct rt_sink *s, const struct rt_source *src)
+{
+	struct csv *c = s->priv;
+
+	if (src->live)
+		return;		/* as rt_csv_sink_new set them */
+	snprintf(c->host, sizeof(c->host), "%s", src->host ? src->host : "");
+	snprintf(c->kernel, sizeof(c->kernel), "%s", src->kernel ? src->kernel : "");
+	snprintf(c->version, sizeof(c->version), "%s", src->version ? src->version : "");
+	snprintf(c->options, sizeof(c->options), "%s", src->options ? src->options : "");
+}
+
+/*
+ * meta.csv: one row per interface of the first interval, with what paused
+ * time needs (link speed and where it came from, MTU, PFC-enabled priorities
+ * where known) and what made the data (host, kernel, rocetop, options).
+ */
+static void write_meta(struct csv *c, const struct rt_snapshot *cur)
+{
+	char path[4200], q[5][2200], pfc[32];
+	size_t i, n;
+	FILE *f;
+	int b;
+
+	c->meta_done = 1;
+	snprintf(path, sizeof(path), "%s/meta.csv", c->dir);
+	f = fopen(path, "we");
+	if (!f) {
+		pr_warn("cannot write %s: %s.\n", path, strerror(errno));
+		return;
+	}
+	fputs(META_HDR, f);
+	for (i = 0; i < cur->nifaces; i++) {
+		const struct rt_iface *x = &cur->ifaces[i];
+		const char *from;
+		__u64 mbps = rt_link_speed_quiet(cur, x->name, c->speed_given, &from);
+
+		for (b = 0, n = 0, pfc[0] = 0; b < 8 && x->pfc_known; b++)
+			if (x->pfc_en & (1u << b))
+				n += (size_t)snprintf(pfc + n, sizeof(pfc) - n, "%s%d", n ? ";" : "", b);
+		fprintf(f, "%s,%llu,%s,%u,%s,%s,%s,%s,%s\n", rt_fmt_csv(x->name, q[0], sizeof(q[0])),
+			(unsigned long long)mbps, from, x->mtu, x->pfc_known ? (n ? pfc : "none") : "",
+			rt_fmt_csv(c->host, q[1], sizeof(q[1])), rt_fmt_csv(c->kernel, q[2], sizeof(q[2])),
+			rt_fmt_csv(c->version, q[3], sizeof(q[3])), rt_fmt_csv(c->options, q[4], sizeof(q[4])));
+	}
+	if (fclose(f))
+		pr_warn("cannot write %s: %s.\n", path, strerror(errno));
+}
+
 static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct csv *c = s->priv;
@@ -493,6 +550,8 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	if (c->failed)
 		return -EIO;
 	snprintf(ts, sizeof(ts), "%.6f", t);
+	if (!c->meta_done)
+		write_meta(c, cur);
 	write_flows(c, cur, d, ts);
 	write_findings(c, d, ts);
 	for (i = 0; i < d->nifs; i++) {
@@ -500,19 +559,18 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		const struct rt_if_val *v = &d->ifs[i].d;
 		char qifn[2 * IF_NAMESIZE + 4];
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
-		__u64 speed = rt_link_speed_mbps(ifn);
+		__u64 speed = 0;	/* decided at the first pause frame */
 
 		ifn = rt_fmt_csv(ifn, qifn, sizeof(qifn));
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			if (!v->pfc_frames[p])
 				continue;
+			if (!speed)
+				speed = rt_link_speed(cur, rt_snapshot_ifname(cur, r->k.ifindex), c->speed_given, NULL);
 			fprintf(c->pfc, "%.6f,%s,%s,%s,%llu,%llu,%llu,", t, ifn, rt_dir_name(r->k.dir),
 				rt_prio_name(p, pn, sizeof(pn)), (unsigned long long)v->pfc_frames[p],
 				(unsigned long long)v->pfc_xon[p], (unsigned long long)v->pfc_quanta[p]);
-			if (speed)
-				fprintf(c->pfc, "%.9f\n", rt_pause_seconds(v->pfc_quanta[p], speed));
-			else
-				fprintf(c->pfc, "\n");
+			fprintf(c->pfc, "%.9f\n", rt_pause_seconds(v->pfc_quanta[p], speed));
 		}
 		/* Evictions come after a flow went idle: such a row may have no frames. */
 		if (v->pkts || d->ifs[i].evicted)
@@ -637,6 +695,11 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 		goto fail;
 	}
 	snprintf(c->dir, sizeof(c->dir), "%s", o->csv_dir);
+	c->speed_given = o->find.speed_mbps;
+	rt_rec_hostname(o->hostname, c->host, sizeof(c->host));
+	rt_rec_kernel(c->kernel, sizeof(c->kernel));
+	snprintf(c->version, sizeof(c->version), "%s", RT_VERSION);
+	snprintf(c->options, sizeof(c->options), "%s", rt_rec_options());
 	if (mkdir(c->dir, 0755) && errno != EEXIST) {
 		pr_warn("cannot create the CSV directory %s: %s.\n", c->dir, strerror(errno));
 		goto fail;
@@ -649,6 +712,7 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 		goto fail;
 	s->priv = c;
 	s->close = csv_close;
+	s->start = csv_start;
 	if (!(c->flows = open_csv(c, C_FLOWS, "flows.csv", FLOWS_HDR)) ||
 	    !(c->pfc = open_csv(c, C_PFC, "pfc.csv", PFC_HDR)) ||
 	    !(c->stats = open_csv(c, C_STATS, "stats.csv", STATS_HDR)) ||

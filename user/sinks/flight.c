@@ -48,6 +48,7 @@ struct flight {
 	struct fblock base;		/* the last block dropped from the ring */
 	struct rt_rec_buf b;
 	struct rt_snapshot dec, basesnap, tmp;
+	struct rt_snapshot sorted;	/* the loop's flow table in key order */
 	int have_basesnap;
 	int fd;
 	char path[4200];
@@ -293,6 +294,13 @@ static int push(struct flight *F, const struct rt_snapshot *cur)
 	size_t drop = 0, i;
 	int err;
 
+	/* Blocks hold flows in key order, as a recording does (record.h): the
+	 * rebase on the block before the window walks both in that order. */
+	if (cur->tab) {
+		if (rt_snapshot_copy_sorted(&F->sorted, cur))
+			return -ENOMEM;
+		cur = &F->sorted;
+	}
 	if ((err = rt_rec_block(cur, &F->b)))
 		return err;
 	if (rt_grow_to((void **)&F->ring, &F->cap, F->n + 1, sizeof(*F->ring)))
@@ -344,7 +352,7 @@ static int flight_emit(struct rt_sink *s, const struct rt_snapshot *cur, const s
 			snprintf(why, sizeof(why), "SIGUSR1");
 	}
 	if (F->fd >= 0) {
-		if ((err = write_snap(F, cur)))
+		if ((err = write_snap(F, cur->tab ? &F->sorted : cur)))	/* push() sorted it */
 			return fail_file(F, err);
 		if (why[0]) {
 			F->until_ns = cur->time_ns + (__u64)(F->secs * 1e9);
@@ -384,6 +392,7 @@ static void flight_close(struct rt_sink *s)
 		rt_rec_buf_free(&F->b);
 		rt_snapshot_free(&F->dec);
 		rt_snapshot_free(&F->basesnap);
+		rt_snapshot_free(&F->sorted);
 		rt_snapshot_free(&F->tmp);
 		free(F);
 	}
@@ -420,6 +429,7 @@ struct rt_sink *rt_flight_sink_new(const struct rt_opts *o)
 	}
 	rt_snapshot_init(&F->dec);
 	rt_snapshot_init(&F->basesnap);
+	rt_snapshot_init(&F->sorted);
 	rt_snapshot_init(&F->tmp);
 	pr_info("flight recorder: keeping the last %g s; a %s finding or SIGUSR1 (kill -USR1 %d) writes them to %s.\n",
 		F->secs, rt_sev_name(F->trigger), (int)getpid(), F->dir);

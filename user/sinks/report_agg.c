@@ -8,8 +8,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include "derive.h"
 #include "fmt.h"
+#include "linkspeed.h"
 #include "report_agg.h"
 
 #define SPACESHIP(a, b) ((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
@@ -211,6 +213,10 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 		r->step_ns = s->time_ns > r->first_ns ? s->time_ns - r->first_ns : 0;
 	r->last_ns = s->time_ns;
 	r->evicted += d->evicted;
+	if (s->nifaces) {
+		memcpy(r->ifaces, s->ifaces, s->nifaces * sizeof(s->ifaces[0]));
+		r->nifaces = s->nifaces;
+	}
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_flow *f = d->flows[i].f;
 		const struct rt_flow_val *v = &d->flows[i].d;
@@ -236,12 +242,20 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 		const struct rt_ifdir *x = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
 		struct rt_rep_if *ai = if_get(r, &x->k);
+		const char *from = NULL;
 
 		if (!ai)
 			continue;
 		rt_fmt_safe(rt_snapshot_ifname(s, x->k.ifindex), ai->name, sizeof(ai->name));
 		rt_if_val_add(&ai->v, v);
 		for (p = 0; p < RT_NPRIO; p++) {
+			if (v->pfc_frames[p] && !from) {	/* the speed where there are pauses */
+				ai->speed_mbps = rt_link_speed(s, rt_snapshot_ifname(s, x->k.ifindex), r->speed_given,
+							       &from);
+				snprintf(ai->speed_from, sizeof(ai->speed_from), "%s", from);
+			}
+			if (v->pfc_frames[p])
+				ai->paused[p] += rt_pause_seconds(v->pfc_quanta[p], ai->speed_mbps);
 			m.pfc += v->pfc_frames[p];
 			m.xon += v->pfc_xon[p];
 			m.quanta += v->pfc_quanta[p];

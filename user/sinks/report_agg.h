@@ -36,6 +36,9 @@ struct rt_rep_if {
 	struct rt_if_key k;
 	struct rt_if_val v;
 	char name[IF_NAMESIZE];		/* printable (rt_fmt_safe) */
+	double paused[RT_NPRIO];	/* seconds, each interval's quanta at its rt_link_speed */
+	__u64 speed_mbps;		/* the last interval's rt_link_speed, and where from */
+	char speed_from[16];
 };
 
 /* One interval's sums, at its end. */
@@ -75,6 +78,9 @@ struct rt_rep {
 	struct rt_htab tab;		/* struct rt_rep_flow by flow key */
 	struct rt_rep_if ifs[2 * RT_MAX_IFACES];
 	size_t nifs;
+	__u64 speed_given;		/* --link-speed, 0: rt_link_speed decides */
+	struct rt_iface ifaces[RT_MAX_IFACES];	/* the last snapshot's: what the source said of them */
+	size_t nifaces;
 	struct rt_rep_top ce_peaks, pfc_peaks;
 	struct rt_rep_moment first;	/* held until the interval's length is known */
 	int first_pending;
@@ -142,6 +148,8 @@ struct rt_rep_run {
 	struct rt_rep agg;
 	struct rt_flog flog;		/* every finding over the file, in time order */
 	char host[64];			/* the recording's host, else the file's name */
+	char version[200], kernel[200];	/* what the recording says made it ("": not said) */
+	char options[1024];
 	const char *kind;		/* "recording" or "capture" */
 	int started;			/* the source opened (the loop started the sink) */
 	int err;			/* 0, or what finishing the findings met (-ENOMEM) */

@@ -33,6 +33,9 @@ static void rsink_start(struct rt_sink *s, const struct rt_source *src)
 	snprintf(k->out->host, sizeof(k->out->host), "%s",
 		 src->host && src->host[0] ? src->host : base ? base + 1 : path);
 	snprintf(k->F.host, sizeof(k->F.host), "%s", k->out->host);
+	snprintf(k->out->version, sizeof(k->out->version), "%s", src->version ? src->version : "");
+	snprintf(k->out->kernel, sizeof(k->out->kernel), "%s", src->kernel ? src->kernel : "");
+	snprintf(k->out->options, sizeof(k->out->options), "%s", src->options ? src->options : "");
 	k->out->started = 1;
 }
 
@@ -82,6 +85,7 @@ struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_s
 		return NULL;
 	}
 	k->out = out;
+	out->agg.speed_given = cfg->find.speed_mbps;
 	k->path = cfg->path;
 	k->first_secs = cfg->first_secs;
 	k->s.name = "report";

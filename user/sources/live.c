@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <linux/rtnetlink.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "rocetop.skel.h"
+#include "linkspeed.h"
 #include "live_maps.h"
 #include "log.h"
+#include "nic.h"
 #include "source.h"
 
 /* Older uapi headers lack the tcx attach types; the kernel (6.6+) knows them. */
@@ -41,6 +44,10 @@ struct live_if {
 	int tc_filter;		/* egress through rocetop's TC filter (no tcx) */
 	const char *mode;
 	int gone;		/* deleted (or renamed, or moved away): waiting for its name */
+	__u64 speed_mbps;	/* the facts each snapshot carries (struct rt_iface) */
+	const char *speed_from;
+	__u32 mtu;
+	__u8 pfc_known, pfc_en;
 };
 
 struct live {
@@ -724,6 +731,56 @@ static void watch_links(struct live *l)
 	}
 }
 
+/*
+ * What paused time needs to know of an interface, read once at the start:
+ * --link-speed when given (so a recording keeps it), else the interface's own
+ * speed through ethtool. A --collector port's speed is not the mirrored
+ * hosts': there the speed is said unknown unless given. MTU through the
+ * ioctl, PFC-enabled priorities through DCB netlink where the driver has DCB.
+ */
+static void iface_facts(struct live_if *f, const struct rt_opts *o)
+{
+	struct ifreq ifr = { 0 };
+	struct rt_dcb dcb;
+	int fd;
+
+	if (o->find.speed_mbps) {
+		f->speed_mbps = o->find.speed_mbps;
+		f->speed_from = RT_SPEED_FROM_GIVEN;
+	} else if (o->collector) {
+		f->speed_mbps = 0;
+		f->speed_from = RT_SPEED_FROM_MIRROR;
+	} else {
+		f->speed_mbps = rt_link_speed_mbps(f->name);
+		f->speed_from = f->speed_mbps ? RT_SPEED_FROM_ETHTOOL : "";
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", f->name);
+	if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
+		f->mtu = (__u32)ifr.ifr_mtu;
+	if (fd >= 0)
+		close(fd);
+	memset(&dcb, 0, sizeof(dcb));
+	if (!rt_dcb_query(f->name, &dcb) && dcb.ok && dcb.has_pfc) {
+		f->pfc_known = 1;
+		f->pfc_en = dcb.pfc_en;
+	}
+}
+
+static void add_iface(struct rt_snapshot *s, const struct live_if *f)
+{
+	struct rt_iface *i;
+
+	if (rt_snapshot_add_iface(s, f->ifindex, f->name, f->mode))
+		return;
+	i = &s->ifaces[s->nifaces - 1];
+	i->speed_mbps = f->speed_mbps;
+	snprintf(i->speed_from, sizeof(i->speed_from), "%s", f->speed_from ? f->speed_from : "");
+	i->mtu = f->mtu;
+	i->pfc_known = f->pfc_known;
+	i->pfc_en = f->pfc_en;
+}
+
 static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 {
 	struct live *l = src->priv;
@@ -734,7 +791,7 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 	s->mono_ns = now_ns(CLOCK_MONOTONIC);
 	snprintf(s->source, sizeof(s->source), "%s", l->source);
 	for (i = 0; i < l->nifs; i++) {
-		rt_snapshot_add_iface(s, l->ifs[i].ifindex, l->ifs[i].name, l->ifs[i].mode);
+		add_iface(s, &l->ifs[i]);
 		if (l->ifs[i].gone)
 			rt_snapshot_note(s, "%s is gone (deleted): not counted until it returns",
 					 l->ifs[i].name);
@@ -877,6 +934,7 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 			pr_warn("no such interface: %s (ip link lists the interfaces).\n", o->ifaces[i]);
 			goto fail;
 		}
+		iface_facts(f, o);
 		l->nifs++;
 		off += snprintf(l->source + off, off < sizeof(l->source) ? sizeof(l->source) - off : 0,
 				"%s%s", i ? "," : "", o->ifaces[i]);
