@@ -177,6 +177,12 @@ def doctor_and_qpc(r, ph):
     # A refusal of the per-QP counters, not of anything else (the BPF programs).
     refuses = st[:1] == ["exited"] and st[1:2] != ["0"] and len(qerr) == 1 and \
         re.search(r"\bQP|counter", qerr[0], re.I) and not re.search(r"BPF", qerr[0])
+    # rxe takes auto mode and binds nothing: that is only known once QPs are
+    # made, so rocetop says so then, in one sentence, goes on counting flows
+    # and exits non-zero when stopped.
+    late = [l for l in qerr if "bound no counter" in l]
+    refuses = refuses or (st[:2] == ["running", "stopped"] and st[2:3] not in ([], ["0"]) and
+                          len(late) == 1 and not any("BPF" in l for l in qerr))
     out(reads or refuses, f"{r}: --qp-counters reads per-QP counters or refuses with a non-zero exit",
         f"{' '.join(st)}; {len(qrows)} qpctr.csv rows; said: {' / '.join(qerr[:2])[:200]}")
     before, after = read(r, "qpmode.before").strip(), read(r, "qpmode.after").strip()
