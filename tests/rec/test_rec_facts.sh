@@ -98,8 +98,11 @@ if len(rows) != 1:
     bad(f"meta.csv: {len(rows)} rows for {ifb}")
 else:
     m = rows[0]
+    # a text cell that starts with -, =, + or @ is written behind a ' (csv.c:
+    # a spreadsheet must not take it for a formula): the options start with -i
     want = {"link_speed_mbps": str(mbps), "link_speed_from": "ethtool", "mtu": str(mtu), "pfc_enabled": "",
-            "host": host, "kernel": kernel, "rocetop": version, "options": opts}
+            "host": host, "kernel": kernel, "rocetop": version,
+            "options": "'" + opts if opts[:1] in "-=+@" else opts}
     for k, v in want.items():
         if m[k] != v:
             bad(f"meta.csv {k} = {m[k]!r}, want {v!r}")

@@ -206,6 +206,27 @@ int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t)
 	return rt_nl_walk(buf, len, RT_NL_ANY, nl_msg, t);
 }
 
+/* Send the request of len bytes, then read answers into buf and parse them
+ * until parse says done (> 0) or fails (< 0). 0 or -errno. */
+static int ask(int fd, const void *req, size_t len, char *buf, size_t size,
+	       int (*parse)(const void *buf, size_t len, void *arg), void *arg)
+{
+	int r;
+
+	if (send(fd, req, len, 0) < 0)
+		return -errno;
+	do {
+		ssize_t n = recv(fd, buf, size, 0);
+
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ECONNRESET;
+		r = parse(buf, (size_t)n, arg);
+	} while (!r);
+	return r < 0 ? r : 0;
+}
+
 /* One dump request; parse the answer until NLMSG_DONE. 0 or -errno. */
 static int dump_with(int fd, __u32 seq, int op, int with_dev, __u32 dev_index,
 		     int (*parse)(const void *buf, size_t len, void *arg), void *arg)
@@ -216,7 +237,6 @@ static int dump_with(int fd, __u32 seq, int op, int with_dev, __u32 dev_index,
 		__u32 idx;
 	} req;
 	static char buf[32768];
-	int r;
 
 	memset(&req, 0, sizeof(req));
 	req.h.nlmsg_len = NLMSG_HDRLEN + (with_dev ? NLA_HDRLEN + 4 : 0);
@@ -226,18 +246,7 @@ static int dump_with(int fd, __u32 seq, int op, int with_dev, __u32 dev_index,
 	req.a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
 	req.a.nla_len = NLA_HDRLEN + 4;
 	req.idx = dev_index;
-	if (send(fd, &req, req.h.nlmsg_len, 0) < 0)
-		return -errno;
-	do {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -ECONNRESET;
-		r = parse(buf, (size_t)n, arg);
-	} while (!r);
-	return r < 0 ? r : 0;
+	return ask(fd, &req, req.h.nlmsg_len, buf, sizeof(buf), parse, arg);
 }
 
 static int parse_qps(const void *buf, size_t len, void *t)
@@ -339,6 +348,11 @@ int rt_rdma_nl_ports_parse(const void *buf, size_t len, struct rt_rdma_ports *ps
 	return rt_nl_walk(buf, len, RDMA_NLDEV_CMD_PORT_GET, port_cb, ps);
 }
 
+static int parse_ports(const void *buf, size_t len, void *ps)
+{
+	return rt_rdma_nl_ports_parse(buf, len, ps);
+}
+
 /* One port (DEV_INDEX, PORT_INDEX, acknowledged): the answer, then the ACK. */
 static int port_query(int fd, __u32 seq, __u32 dev_index, __u32 port, struct rt_rdma_ports *ps)
 {
@@ -350,7 +364,6 @@ static int port_query(int fd, __u32 seq, __u32 dev_index, __u32 port, struct rt_
 		__u32 port;
 	} req;
 	static char buf[8192];
-	int r;
 
 	memset(&req, 0, sizeof(req));
 	req.h.nlmsg_len = sizeof(req);
@@ -363,18 +376,7 @@ static int port_query(int fd, __u32 seq, __u32 dev_index, __u32 port, struct rt_
 	req.b.nla_type = RDMA_NLDEV_ATTR_PORT_INDEX;
 	req.b.nla_len = NLA_HDRLEN + 4;
 	req.port = port;
-	if (send(fd, &req, sizeof(req), 0) < 0)
-		return -errno;
-	do {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -ECONNRESET;
-		r = rt_rdma_nl_ports_parse(buf, (size_t)n, ps);
-	} while (!r);
-	return r < 0 ? r : 0;
+	return ask(fd, &req, sizeof(req), buf, sizeof(buf), parse_ports, ps);
 }
 
 int rt_rdma_nl_port_netdevs(struct rt_rdma_ports *ps)
