@@ -485,8 +485,9 @@ __attribute__((noinline)) int rt_parse_xdp(struct xdp_md *ctx, __u32 len)
 
 /*
  * As rt_xdp, with the second pass (the whole length of a frame in fragments)
- * decided here rather than in a loop around the parser: Linux before 6.3
- * refuses a loop whose way back is the instruction after a call.
+ * decided here rather than in a loop around the parser: the verifier of
+ * Linux 6.1 and before refuses a loop whose way back is the instruction
+ * after a call ("back-edge"; 6.12 takes it).
  */
 SEC("xdp")
 int rt_xdp_split(struct xdp_md *ctx)
