@@ -156,7 +156,7 @@ static int attach_xdp(struct live *l, struct live_if *i, int want_mode)
 busy:
 	/* A program attached through a BPF link (another rocetop, an XDP tool)
 	 * cannot be removed with `ip link set dev X xdp off`: name its owner. */
-	pr_warn("another XDP program is already attached to %s, possibly another rocetop holding it through a BPF link; 'bpftool net show dev %s' names it (and 'bpftool link' its owner): stop that program, or detach it ('ip link set dev %s xdp off' works only without a link), and run rocetop again.\n",
+	pr_warn("another XDP program is already attached to %s, possibly another rocetop holding it through a BPF link; 'bpftool net show dev %s' names it (and 'bpftool link' its owner): stop that program, or detach it ('ip link set dev %s xdp off' works only without a link), and run rocetop again, or count egress alone with --no-ingress.\n",
 		i->name, i->name, i->name);
 	return -EBUSY;
 }
