@@ -49,6 +49,7 @@ static int act_filter(struct tui *t, struct rt_ctl *ctl, int key)
 	t->mode = key == KEY_F(3) ? M_SEARCH : M_FILTER;
 	snprintf(t->edit, sizeof(t->edit), "%s", t->mode == M_FILTER ? t->filter : "");
 	t->editlen = strlen(t->edit);
+	t->edit_fresh = 1;	/* typing replaces it, Backspace edits it */
 	return RD_DRAW;
 }
 
@@ -404,12 +405,18 @@ static int edit_key(struct tui *t, int key)
 		return RD_ROWS;
 	}
 	if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+		t->edit_fresh = 0;
 		if (t->editlen)
 			t->edit[--t->editlen] = '\0';
 		return RD_DRAW;
 	}
 	if (key == KEY_RESIZE)
 		return RD_DRAW;
+	if (key >= 32 && key < 127 && t->edit_fresh) {
+		t->edit_fresh = 0;
+		t->editlen = 0;
+		t->edit[0] = '\0';
+	}
 	if (key >= 32 && key < 127 && t->editlen < sizeof(t->edit) - 1) {
 		t->edit[t->editlen++] = (char)key;
 		t->edit[t->editlen] = '\0';

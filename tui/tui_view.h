@@ -40,6 +40,7 @@ struct tui {
 	int invert, totals, avgs, utf8, color;
 	char filter[64], edit[64];
 	size_t editlen;
+	int edit_fresh;		/* the old filter shown: the first key typed replaces it */
 	int sel, top;
 	struct rt_flow_key sel_key;
 	int have_sel_key;

@@ -130,6 +130,11 @@ keys / 0 x 4 5 6 Enter
 expect_qps tui_filter_hexqp '0x000456'
 keys / BSpace BSpace BSpace BSpace BSpace '1' '0' '.' '7' '7' '.' '0' '.' '2' Enter
 expect_line tui_filter_addr 'rows 4( |$)'
+# / shows the filter in force; what is typed first replaces it (not appended:
+# "10.77.0.20x000222" would match nothing)
+keys / 0 x 2 2 2 Enter
+expect_qps tui_filter_replaced '0x000222'
+expect_line tui_filter_replaced_status '^\[filter: 0x222\]'
 keys / Escape
 
 # Host pairs: over QPs and directions.
