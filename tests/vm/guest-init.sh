@@ -7,7 +7,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 mount -t proc proc /proc
 mount -t sysfs sys /sys
-mount -t tmpfs -o mode=1777 tmp /tmp
+# /tmp stays the overlay's (the host's, writes kept in the guest): a tmpfs
+# there would hide a work tree under /tmp, where a CI clone may be.
 mount -t tmpfs -o mode=0755 run /run
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts

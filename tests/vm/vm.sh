@@ -11,14 +11,16 @@
 # run: CMD runs as root in the VM, in the directory vm.sh was called from, with the
 # host's root file system read-only underneath a tmpfs overlay (so the host's packages
 # and the fresh build are there), the kernel's own modules at /lib/modules/$(uname -r),
-# and proc, sys, devtmpfs, bpffs (/sys/fs/bpf), debugfs, tracefs, cgroup2, /tmp and /run
+# and proc, sys, devtmpfs, bpffs (/sys/fs/bpf), debugfs, tracefs, cgroup2 and /run
 # mounted. Its stdout and stderr come back on vm.sh's stdout and stderr (after the VM
 # has stopped) and vm.sh exits with its exit code; vm.sh's own messages are "vm: ..."
 # lines on stderr. If the VM produced no exit code (boot failure, timeout), vm.sh says
 # why, shows the end of the serial console and exits 125 (124 on a timeout).
 #   e.g. tests/vm/vm.sh run 6.1 -- /work/main/build/tests/test_bpf
-# The guest's /tmp and /run are its own (empty); its writes anywhere else land in
-# the overlay and vanish with the VM: what must come back goes to stdout.
+# The guest's /run is its own (empty); /tmp is the host's, seen through the
+# overlay like the rest (a work tree cloned under /tmp, as CI may, is there):
+# the guest's writes land in the overlay and vanish with the VM: what must come
+# back goes to stdout.
 # No udev, no systemd: modules load by name (modprobe). KVM refuses these stock
 # kernels on some hosts ("failed to set MSR"): vm.sh then says so and uses TCG
 # (a boot takes 5-15 s, a whole run of one command a few seconds more).
