@@ -178,9 +178,11 @@ def doctor_and_qpc(r, ph):
     refuses = st[:1] == ["exited"] and st[1:2] != ["0"] and len(qerr) == 1 and \
         re.search(r"\bQP|counter", qerr[0], re.I) and not re.search(r"BPF", qerr[0])
     # rxe takes auto mode and binds nothing: that is only known once QPs are
-    # made, so rocetop says so then, in one sentence, goes on counting flows
-    # and exits non-zero when stopped.
-    late = [l for l in qerr if "bound no counter" in l]
+    # made, so rocetop says so then (or at exit, when it saw no QP made while
+    # it ran: a short one between two of its reads), in one sentence, goes on
+    # counting flows and exits non-zero when stopped.
+    late = [l for l in qerr if "--qp-counters: auto mode set on" in l and
+            ("bound no counter" in l or "no QP was created" in l)]
     refuses = refuses or (st[:2] == ["running", "stopped"] and st[2:3] not in ([], ["0"]) and
                           len(late) == 1 and not any("BPF" in l for l in qerr))
     out(reads or refuses, f"{r}: --qp-counters reads per-QP counters or refuses with a non-zero exit",
