@@ -565,7 +565,7 @@ int main(void)
 		ran += run_programs(&co);
 	/* both kinds, unless this kernel (or ROCETOP_BPF_SPLIT) takes the split
 	 * ones alone: rt_skel_load_test says when */
-	CHECK(ran == (rt_kernel_inlined() && !getenv("ROCETOP_BPF_SPLIT") ? 2 : 1),
+	CHECK(ran == (rt_kernel_inlined(xdp_jumbo) && !getenv("ROCETOP_BPF_SPLIT") ? 2 : 1),
 	      "%d kinds of programs ran", ran);
 	TEST_END("bpf_programs_ran");
 	corpus_free(&co);

@@ -875,7 +875,7 @@ static int open_load(struct live *l, const struct rt_opts *o, int split, int fra
  */
 static int load_programs(struct live *l, const struct rt_opts *o)
 {
-	int frags = rt_kernel_xdp_frags(), split = o->bpf_split || !rt_kernel_inlined(), err;
+	int frags = rt_kernel_xdp_frags(), split = o->bpf_split || !rt_kernel_inlined(frags), err;
 	char buf[128];
 
 	if (split && !o->bpf_split)

@@ -366,14 +366,14 @@ int rt_kernel_xdp_frags(void)
 	return 1;
 }
 
-int rt_kernel_inlined(void)
+int rt_kernel_inlined(int frags)
 {
 	unsigned int major = 0, minor = 0;
 	struct utsname u;
 
 	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
 		return 0;
-	return (major > 6 || (major == 6 && minor >= 12)) && rt_kernel_xdp_frags();
+	return (major > 6 || (major == 6 && minor >= 12)) && frags;
 }
 
 struct rocetop_bpf *rt_skel_load_test(int collector, __u32 ifindex, struct rt_ftab *ft)
@@ -425,7 +425,7 @@ struct rocetop_bpf *rt_skel_load_test_elf(const void *elf, size_t size, int coll
 		bpf_program__set_flags(skel->progs.rt_xdp_split,
 				       bpf_program__flags(skel->progs.rt_xdp_split) |
 				       BPF_F_XDP_HAS_FRAGS);
-	if (!rt_kernel_inlined() || getenv("ROCETOP_BPF_SPLIT")) {
+	if (!rt_kernel_inlined(frags) || getenv("ROCETOP_BPF_SPLIT")) {
 		bpf_program__set_autoload(skel->progs.rt_xdp, false);
 		bpf_program__set_autoload(skel->progs.rt_tc, false);
 	}

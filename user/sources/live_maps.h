@@ -159,9 +159,9 @@ int rt_kernel_xdp_frags(void);
  * Linux 6.12 and later verify them (tests/vm boots Debian's 6.12); 6.1 stops
  * them at its limit of a million instructions walked, after seconds of work
  * at every start, so kernels before 6.12 get the split programs directly.
- * They also need XDP fragments.
+ * They also need XDP fragments: frags, rt_kernel_xdp_frags()'s answer.
  */
-int rt_kernel_inlined(void);
+int rt_kernel_inlined(int frags);
 
 /*
  * For test runs (tests/unit, bench/): rocetop's programs opened with
