@@ -45,21 +45,22 @@ def read(role, name, default=""):
         return default
 
 
-def tshark_flows(role):
-    """(dir, src, dst, dqpn) -> counts, from tshark's RoCEv2 dissector."""
+def tshark_flows(role, tl):
+    """(dir, src, dst, dqpn, try) -> counts, from tshark's RoCEv2 dissector;
+    try: the phase's try the packet's time falls in (Timeline)."""
     cap = os.path.join(res, role, "cap.pcapng")
     cmd = ["tshark", "-r", cap, "-d", "udp.port==4791,infiniband", "-Y",
            "udp.dstport==4791 && !icmp && infiniband.bth", "-T", "fields", "-E", "separator=,",
            "-e", "ip.src", "-e", "ip.dst", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.opcode",
-           "-e", "ip.dsfield.ecn", "-e", "frame.len", "-e", "infiniband.aeth.syndrome"]
+           "-e", "ip.dsfield.ecn", "-e", "frame.len", "-e", "infiniband.aeth.syndrome", "-e", "frame.time_epoch"]
     flows = defaultdict(lambda: {c: 0 for c in COLS})
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return None
     for line in p.stdout.splitlines():
-        src, dst, qp, op, ecn, flen, syn = line.split(",")
+        src, dst, qp, op, ecn, flen, syn, t = line.split(",")
         d = "egress" if src == IPS[role] else "ingress"
-        f = flows[(d, src, dst, int(qp, 0))]
+        f = flows[(d, src, dst, int(qp, 0), tl.at(float(t)))]
         f["pkts"] += 1
         f["bytes"] += int(flen)
         f[["not_ect", "ect1", "ect0", "ce"][int(ecn, 0)]] += 1
@@ -81,15 +82,26 @@ def rocetop_rows(role, run="rocetop", name="flows.csv"):
         return None
 
 
-def rocetop_flows(rows):
+def rocetop_flows(rows, tl):
+    """(dir, src, dst, dqpn, try) -> counts, from flows.csv."""
     flows = defaultdict(lambda: {c: 0 for c in COLS})
     for r in rows:
         if r.get("origin", "wire") != "wire":
             continue
-        f = flows[(r["dir"], r["src"], r["dst"], int(r["dqpn"]))]
+        f = flows[(r["dir"], r["src"], r["dst"], int(r["dqpn"]), tl.row(r))]
         for c in COLS:
             f[c] += int(r[c])
     return {k: dict(v) for k, v in flows.items()}
+
+
+def flat(flows, tries=None):
+    """The flows by (dir, src, dst, dqpn): summed over the tries named (all by default)."""
+    out = defaultdict(lambda: {c: 0 for c in COLS})
+    for k, v in flows.items():
+        if tries is None or k[4] in tries:
+            for c in COLS:
+                out[k[:4]][c] += v[c]
+    return {k: dict(v) for k, v in out.items()}
 
 
 def diff(got, want, limit=4):
@@ -105,23 +117,67 @@ def diff(got, want, limit=4):
 
 
 def phases(role):
-    """phase -> dict(pid, comm, rc, lqpn, rqpn) from procs and the tools' outputs."""
+    """phase -> dict(pid, comm, rc, lqpn, rqpn, t0, t1, tries) of its last try,
+    from procs and the tools' outputs; tries: [(label, t0, t1)] of every try."""
     ph = {}
     for line in read(role, "procs").splitlines():
-        name, pid, comm, rc = line.split()
-        text = read(role, f"{name}.out")
+        f = line.split()
+        name, pid, comm, rc = f[:4]
+        t0, t1, tr = (float(f[4]), float(f[5]), int(f[6])) if len(f) >= 7 else (None, None, 1)
+        text = read(role, f"{name}.out" if tr == 1 else f"{name}.try{tr}.out")
         # perftest measures the CPU's clock after the test to print its report;
         # under TCG that fails ("Can't produce a report") with the traffic done.
         if rc == "1" and "Can't produce a report" in text and "#bytes" in text:
             print(f"INFO {ver} {role}: {name}: {comm} could not calibrate its clock for the report (TCG)")
             rc = "0"
-        d = {"pid": int(pid) if pid.isdigit() else None, "comm": comm[:15], "rc": rc if rc == "hung" else int(rc)}
+        d = {"pid": int(pid) if pid.isdigit() else None, "comm": comm[:15], "rc": rc if rc == "hung" else int(rc),
+             "t0": t0, "t1": t1, "try": tr}
         m = re.search(r"local address:.*?QPN (0x[0-9a-fA-F]+)", text)
         n = re.search(r"remote address:.*?QPN (0x[0-9a-fA-F]+)", text)
         d["lqpn"] = int(m.group(1), 16) if m else None
         d["rqpn"] = int(n.group(1), 16) if n else None
+        d["tries"] = ph.get(name, {}).get("tries", []) + [(f"{name}#{tr}", t0, t1)]
+        if tr > 1:
+            prev = ph[name]
+            print(f"INFO {ver} {role}: {name}: try {tr - 1} failed on one end (here: {comm} exit {prev['rc']}); "
+                  f"judged by try {tr}")
         ph[name] = d
     return ph
+
+
+class Timeline:
+    """Tells which try of which phase a moment belongs to: each try's window
+    [t0, t1] reaches halfway into the quiet seconds around it. Where the kernel
+    reuses QP numbers (5.10's rxe gives every QP number 17), a flow's key alone
+    does not say which phase it was; its time does. rocetop's rows are placed by
+    the middle of their 1-s interval (the row's time is its end), the captured
+    packets by their own time: with two quiet seconds between phases both fall
+    in the same window."""
+
+    def __init__(self, ph):
+        w = sorted((t for d in ph.values() for t in d["tries"] if t[1] is not None), key=lambda t: t[1])
+        self.edges = [(lab, (w[i - 1][2] + t0) / 2 if i else float("-inf"))
+                      for i, (lab, t0, _t1) in enumerate(w)]
+
+    def at(self, t):
+        lab = None
+        for name, start in self.edges:
+            if t >= start:
+                lab = name
+        return lab
+
+    def row(self, r):
+        return self.at(float(r["time"]) - 0.5)
+
+
+def reused(ph):
+    """The QP numbers that more than one phase used (both ends' numbers)."""
+    seen = defaultdict(set)
+    for d in ph.values():
+        for q in (d["lqpn"], d["rqpn"]):
+            if q is not None:
+                seen[q].add(d["tries"][0][0].split("#")[0])
+    return {q for q, names in seen.items() if len(names) > 1}
 
 
 def qp_table(role):
@@ -193,10 +249,12 @@ def doctor_and_qpc(r, ph):
 
 
 def main():
-    caps = {r: tshark_flows(r) for r in "ab"}
     ph = {r: phases(r) for r in "ab"}
     for r in "ab":
         table_qpns(r, ph[r])
+    tl = {r: Timeline(ph[r]) for r in "ab"}
+    capt = {r: tshark_flows(r, tl[r]) for r in "ab"}
+    caps = {r: capt[r] and flat(capt[r]) for r in "ab"}
     # The traffic itself: every tool exited 0 on both ends.
     for r in "ab":
         if read(r, "errors"):
@@ -225,6 +283,18 @@ def main():
 
     loss_q = ph["a"].get("loss", {}).get("rqpn")
     ce_q = ph["a"].get("ce", {}).get("rqpn")
+    again = reused(ph["a"]) | reused(ph["b"])
+    if again:
+        print(f"INFO {ver}: QP numbers {sorted(again)} served several phases: "
+              "where a check needs one phase, it takes that phase's time")
+
+    def tries(r, name):
+        """The labels of a phase's tries on r (Timeline)."""
+        return {t[0] for t in ph[r].get(name, {}).get("tries", [])}
+
+    def of(flows, q, r, name):
+        """flows by key; those of QP q only from the tries of phase name when q served several phases."""
+        return flat(flows, tries(r, name)) if q in again else flat(flows)
     for r in "ab":
         status = read(r, "rocetop/status").strip()
         ran = status.startswith("running") and "exited" not in status
@@ -237,19 +307,24 @@ def main():
                       "QP owners (lqpn, pid, comm) in flows.csv", "ports.csv equals sysfs hw_counters"):
                 out(False, f"{r}: {n}", "rocetop did not run" if not ran else "no data")
             continue
-        rt = rocetop_flows(rows)
+        rtt = rocetop_flows(rows, tl[r])
+        rt = flat(rtt)
         cap = caps[r]
+        lt = tries("a", "loss")
         for d in ("ingress", "egress"):
             skip = set()
-            w = {k: v for k, v in cap.items() if k[0] == d}
+
+            def keep(k):
+                # a's egress: the loss phase's flow apart (netem drops after rocetop's hook)
+                return not (r == "a" and d == "egress" and k[3] == loss_q and (loss_q not in again or k[4] in lt))
+            g = flat({k: v for k, v in rtt.items() if k[0] == d and keep(k)})
+            w = flat({k: v for k, v in capt[r].items() if k[0] == d and keep(k)})
             if r == "a" and d == "egress":
                 # a's qdisc is the only marking point: before it, what the
                 # capture saw as CE was ECT(0) (the CE phase's data and its
                 # rdma_cm packets alike).
-                skip = {k for k in set(rt) | set(cap) if k[0] == d and k[3] == loss_q}
+                skip = {k for k in set(rtt) | set(capt[r]) if k[0] == d and not keep(k)}
                 w = {k: dict(v, ect0=v["ect0"] + v["ce"], ce=0) for k, v in w.items()}
-            g = {k: v for k, v in rt.items() if k[0] == d and k not in skip}
-            w = {k: v for k, v in w.items() if k not in skip}
             out(g == w, f"{r}: {d} flows equal tshark's (pkts, bytes, ECN, CNP, ACK, NAK, RNR NAK per dqpn)"
                 + (" (before the qdisc: CE counted as the ECT(0) it was; the loss flow apart)" if skip else ""),
                 diff(g, w))
@@ -257,14 +332,14 @@ def main():
             # Before the qdisc: every CE-phase packet is ECT(0) and none CE;
             # the capture (after it) splits them between ECT(0) and CE.
             k = ("egress", IPS["a"], IPS["b"], ce_q)
-            g, w = rt.get(k), cap.get(k)
+            g, w = of(rtt, ce_q, "a", "ce").get(k), of(capt["a"], ce_q, "a", "ce").get(k)
             ok = g and w and g["ce"] == 0 and g["ect0"] == w["ect0"] + w["ce"] and g["pkts"] == w["pkts"] \
                 and g["bytes"] == w["bytes"]
             out(ok, "a: CE flow before the qdisc: ECT(0) = tshark's ECT(0) + CE, no CE, same pkts and bytes",
                 f"rocetop {g} tshark {w}")
             # The loss flow: rocetop counts what rxe sent, netem dropped some after.
             k = ("egress", IPS["a"], IPS["b"], loss_q)
-            g, w = rt.get(k), cap.get(k)
+            g, w = of(rtt, loss_q, "a", "loss").get(k), of(capt["a"], loss_q, "a", "loss").get(k)
             m = re.search(r"qdisc netem 40:.*?dropped (\d+)", read("a", "qdisc.loss"), re.S)
             drops = int(m.group(1)) if m else None
             ok = g and w and drops and g["pkts"] - w["pkts"] == drops and \
@@ -301,6 +376,9 @@ def main():
             mine = [x for x in rows if x.get("origin", "wire") == "wire" and
                     ((x["dir"] == "egress" and x["dst"] == peer and int(x["dqpn"]) == p["rqpn"]) or
                      (x["dir"] == "ingress" and x["src"] == peer and int(x["dqpn"]) == want_q))]
+            if want_q in again or p["rqpn"] in again:
+                # the QPN served other phases too: this phase's rows are those of its last try's time
+                mine = [x for x in mine if tl[r].row(x) == p["tries"][-1][0]]
             bad = [x for x in mine if (x["lqpn"], x["pid"], x["comm"]) != (str(want_q), str(p["pid"]), p["comm"])]
             lost = sum(int(x["pkts"]) for x in bad)
             tot = sum(int(x["pkts"]) for x in mine)
@@ -311,27 +389,44 @@ def main():
         # the responder sends back).
         fnd = rocetop_rows(r, name="findings.csv") or []
 
-        def findings(rule, dqpn):
-            return [x for x in fnd if x["rule"] == rule and f"dqpn={dqpn}" in x["subject"].split()]
+        def findings(rule, dqpn, name):
+            """rows of rule on QP dqpn; only from phase name's time if dqpn served several phases"""
+            return [x for x in fnd if x["rule"] == rule and f"dqpn={dqpn}" in x["subject"].split()
+                    and (dqpn not in again or tl[r].row(x) in tries(r, name))]
         rq = ph["a"].get("rnr", {}).get("lqpn")
         if rq is not None:
-            out(findings("receiver-not-ready", rq), f"{r}: RNR phase: a receiver-not-ready finding on QP {rq}",
+            out(findings("receiver-not-ready", rq, "rnr"), f"{r}: RNR phase: a receiver-not-ready finding on QP {rq}",
                 "none in findings.csv")
-            bad = findings("loss", rq)
+            bad = findings("loss", rq, "rnr")
             out(not bad, f"{r}: RNR phase: no loss finding on QP {rq} (rxe's sequence NAKs after an RNR are not loss)",
                 f"{len(bad)} loss rows, e.g. '{bad[0]['evidence'] if bad else ''}'")
         lq = ph["a"].get("loss", {}).get("lqpn")
         if lq is not None:
-            out(findings("loss", lq), f"{r}: loss phase: a loss finding on QP {lq}", "none in findings.csv")
+            out(findings("loss", lq, "loss"), f"{r}: loss phase: a loss finding on QP {lq}", "none in findings.csv")
         cq = ph["a"].get("ce", {}).get("rqpn")
         if r == "b" and cq is not None:
-            nocnp = [x for x in fnd if f"dqpn={cq}" in x["subject"].split() and re.search(r"no CNP", x["evidence"], re.I)]
+            nocnp = [x for x in fnd if f"dqpn={cq}" in x["subject"].split() and re.search(r"no CNP", x["evidence"], re.I)
+                     and (cq not in again or tl[r].row(x) in tries(r, "ce"))]
             out(nocnp, f"b: CE phase: a finding says CE arrives on QP {cq} and no CNP goes back",
                 f"findings.csv names no such thing (rules seen: {sorted({x['rule'] for x in fnd})})")
-        # rdma_cm's connection management (QP 1) is not a kernel flow of pid 0.
-        cm = [x for x in rows if x["dqpn"] == "1" and (x["comm"] == "ib_core" or x["pid"] == "0")]
-        out(not cm, f"{r}: rdma_cm traffic (QP 1) is not labelled pid 0 / ib_core",
-            f"{len(cm)} flows.csv rows of QP 1 say pid {cm[0]['pid'] if cm else ''} comm {cm[0]['comm'] if cm else ''}")
+        # rdma_cm's connection management (QP 1) is not a kernel flow: labelled
+        # rdma_cm, never ib_core; while a phase's process that called rdma_cm
+        # runs (rping, the CE phase's perftest -R), its rows name that process.
+        # Its CM retransmits and time-wait packets can come intervals after it
+        # exited: those rows name no process (pid 0).
+        cm = [x for x in rows if x["dqpn"] == "1"]
+        odd = [x for x in cm if x["comm"] != "rdma_cm"]
+        out(cm and not odd, f"{r}: rdma_cm traffic (QP 1) is labelled rdma_cm, not ib_core",
+            f"{len(odd)} of {len(cm)} flows.csv rows of QP 1 say pid {odd[0]['pid'] if odd else ''} "
+            f"comm {odd[0]['comm'] if odd else ''}")
+        for name in ("rping", "ce"):
+            p = ph[r].get(name)
+            if not p or p["t1"] is None:
+                continue
+            live = [x for x in cm if tl[r].row(x) == p["tries"][-1][0] and float(x["time"]) <= p["t1"]]
+            bad = [x for x in live if x["pid"] != str(p["pid"])]
+            out(live and not bad, f"{r}: {name}'s rdma_cm rows (QP 1) name its process while it runs (pid {p['pid']})",
+                f"{len(bad)} of {len(live)} rows say pid {sorted({x['pid'] for x in bad})}")
         # ports.csv's last value of each counter against sysfs after the traffic.
         prow = rocetop_rows(r, name="ports.csv") or []
         last = {}
