@@ -410,11 +410,11 @@ cmd_pair() {
 	t_start=$(date +%s.%N)
 	# a listens, b connects: a point-to-point link on 127.0.0.1, no bridge.
 	boot_one a "$ver" "$RUN/a" "${sync_args[@]}" \
-		-netdev "socket,id=n0,listen=127.0.0.1:$port" -device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:01"
+		-netdev "stream,id=n0,server=on,addr.type=inet,addr.host=127.0.0.1,addr.port=$port" -device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:01"
 	local pid_a=$VM_PID t0_a=$VM_T0 n=50
 	while [ $n -gt 0 ] && ! ss -Hltn "sport = :$port" | grep -q .; do sleep 0.1; n=$((n - 1)); done
 	boot_one b "$ver" "$RUN/b" "${sync_args[@]}" \
-		-netdev "socket,id=n0,connect=127.0.0.1:$port" -device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:02"
+		-netdev "stream,id=n0,server=off,addr.type=inet,addr.host=127.0.0.1,addr.port=$port" -device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:02"
 	local pid_b=$VM_PID t0_b=$VM_T0
 	# Once one VM has stopped, the other has 30 s to finish (its peer may
 	# have crashed), then it is stopped too.
