@@ -63,7 +63,8 @@ MAIN_SRC  := user/cmd/main.c
 LIB_SRCS  := $(filter-out $(MAIN_SRC),$(wildcard $(addsuffix /*.c,$(USER_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 
-GEN_SRCS  := $(wildcard gen/*.c)
+# rocetop-gen parses its command line with rocetop's option tables (user/core/cli.h).
+GEN_SRCS  := $(wildcard gen/*.c) user/core/cli.c user/core/cli_doc.c user/core/num.c user/core/log.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/*.c)
@@ -104,9 +105,9 @@ $(BUILD)/rocetop: $(BUILD)/obj/user/cmd/main.o $(BUILD)/librocetop.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/rocetop-gen: $(GEN_SRCS) $(wildcard gen/*.h) | $(BUILD)
+$(BUILD)/rocetop-gen: $(GEN_SRCS) $(wildcard gen/*.h) user/core/cli.h user/core/num.h user/core/log.h | $(BUILD)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror $(filter -fsanitize%,$(ALL_CFLAGS)) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -Iuser/core $(filter -fsanitize%,$(ALL_CFLAGS)) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librocetop.a
 	$(call msg,TEST-CC,$@)
