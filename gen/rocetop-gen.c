@@ -341,7 +341,7 @@ static const struct rt_opt gen_opts[] = {
 		"--sflow also DIR/sflow_flows.csv, sflow_drops.csv, sflow.txt)",
 	  RT_SET_STR(A, tally_dir) },
 	{ 'q', "quiet", NULL, "no summary line on stderr", RT_SET_FLAG(A, quiet) },
-	{ 'h', "help", NULL, "this text", RT_CALL(on_help) },
+	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
 	RT_OPT_END,
 };
 

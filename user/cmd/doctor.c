@@ -286,7 +286,7 @@ static const struct rt_opt doctor_opts[] = {
 	{ 'd', "interval", "S", "seconds between the two counter readings (default 1;\n"
 		"0: one reading, counters judged by their values)",
 	  RT_SET_REAL(A, interval, RT_NUM_SECONDS, 0, 3600, "give seconds from 0 to 3600") },
-	{ 'h', "help", NULL, "this text", RT_CALL(on_help) },
+	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
 	RT_OPT_END,
 };
 

@@ -118,7 +118,7 @@ static const struct rt_opt lab_opts[] = {
 		"collector (rocetop -i col0 --collector) instead of the\n"
 		"receiver: the same flows, inside mirror session 10",
 	  RT_CALL(on_mirror), .values = "erspan2 erspan3 vxlan" },
-	{ 'h', "help", NULL, "this text", RT_CALL(on_help) },
+	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
 	RT_OPT_END,
 };
 

@@ -128,7 +128,7 @@ const struct rt_opt rt_main_opts[] = {
 	{ 279, "prom-flows", "K", "top K flows exported to Prometheus (default 10)",
 	  RT_SET_INT(O, prom_flows, 0, 10000, "give a number between 0 and 10000") },
 	RT_OPT_GROUP_NOTE("Findings", "rules applied every interval; see FINDINGS in rocetop(8)"),
-	{ 280, "threshold", "NAME=VALUE", "change a rule's threshold (repeat); NAME is one of",
+	{ 280, "threshold", "NAME=VALUE", "change a rule's threshold (repeat); NAME is one of:",
 	  RT_CALL(on_threshold), .values = THRESHOLDS },
 	RT_OPT_LINES(rt_find_cfg_help),
 	{ 281, "link-speed", "SPEED", "link speed for paused time, e.g. 25G, 100G (default:\n"
@@ -148,7 +148,7 @@ const struct rt_opt rt_main_opts[] = {
 	{ 'v', "verbose", NULL, "more messages (libbpf's and the verifier's too)", RT_CALL(on_verbosity) },
 	{ 'q', "quiet", NULL, "only warnings", RT_CALL(on_verbosity) },
 	{ 'V', "version", NULL, "print the version", RT_CALL(on_version) },
-	{ 'h', "help", NULL, "this text", RT_CALL(on_help) },
+	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
 	RT_OPT_END,
 };
 

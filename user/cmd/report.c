@@ -701,7 +701,7 @@ static const struct rt_opt report_opts[] = {
 	  RT_CALL(on_link_speed), .values = "10G 25G 40G 50G 100G 200G 400G 800G" },
 	{ 259, "max-flows", "N", "keep at most N flows of a capture (default: all)", RT_CALL(on_max_flows) },
 	{ 260, "threshold", "NAME=VALUE", "a rule's threshold (the names: rocetop -h)", RT_CALL(on_threshold) },
-	{ 'h', "help", NULL, "this text", RT_CALL(on_help) },
+	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
 	RT_OPT_END,
 };
 

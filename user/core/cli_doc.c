@@ -36,21 +36,31 @@ static void roff_str(FILE *f, const char *s)
 }
 
 /*
- * Help text as a paragraph: its lines joined; from the first indented line
- * on (a list, as in --scenario's), the lines as --help shows them.
+ * Help text as a sentence: its lines joined, a capital first and a full stop
+ * last; from the first indented line on (a list, as in --scenario's), the
+ * lines as --help shows them.
  */
 static void man_text(FILE *f, const char *h)
 {
-	const char *nl;
+	const char *nl, *end;
 	int literal = 0;
 
-	for (; *h; h = nl ? nl + 1 : h + strlen(h)) {
+	for (const char *start = h; *h; h = nl + 1) {
 		nl = strchr(h, '\n');
+		end = nl ? nl : h + strlen(h);
 		if (*h == ' ' && !literal) {
 			fputs(".nf\n", f);
 			literal = 1;
 		}
-		roff(f, h, nl ? (size_t)(nl - h) : strlen(h));
+		if (h == start && *h >= 'a' && *h <= 'z') {
+			fputc(*h - 'a' + 'A', f);
+			roff(f, h + 1, (size_t)(end - h - 1));
+		} else {
+			roff(f, h, (size_t)(end - h));
+		}
+		/* the last line of the sentence: the text's, or the one before a list */
+		if (!literal && end > h && !strchr(".:", end[-1]) && (!nl || nl[1] == ' '))
+			fputc('.', f);
 		fputc('\n', f);
 		if (!nl)
 			break;
@@ -103,9 +113,8 @@ static void dump_man(const struct rt_cli *c, FILE *f)
 			if (o->note)
 				man_note(f, o->note);
 		} else if (o->kind == RT_OPT_TEXT) {
-			fputs(".IP\n.nf\n", f);
+			fputs(".IP\n", f);
 			man_text(f, o->help);
-			fputs(".fi\n", f);
 		} else if (rt_opt_is_opt(o)) {
 			man_opt(f, o);
 		}
