@@ -79,7 +79,7 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 
-.PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb
+.PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb options
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests $(BENCH_BINS)
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
@@ -170,6 +170,12 @@ test-vm: all
 
 bench: all
 	@bench/run $(BUILD)
+
+# The man pages' option lists and the bash completion's are made from the
+# commands' option tables: run after changing one (tests/cli/test_options.sh
+# fails until they agree).
+options: $(BUILD)/rocetop $(BUILD)/rocetop-gen
+	@tools/gen-options --build $(BUILD)
 
 # bash completion goes where bash-completion looks for it under PREFIX
 # (/usr/share/... for the package, /usr/local/share/... for make install).
