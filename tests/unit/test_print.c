@@ -9,6 +9,7 @@
 #include <string.h>
 #include "check.h"
 #include "cli.h"
+#include "log.h"
 #include "print.h"
 
 static char *render(int json)
@@ -159,6 +160,23 @@ static void test_cli(void)
 		CHECK(err == 0 && s.n == 4, "--num 4: %d, n %d", err, s.n);
 		err = rt_cli_parse(&cli, 2, no, on, &s, &first);
 		CHECK(err == -EINVAL && s.n == 4, "--num=6: %d, n %d", err, s.n);
+	}
+	/* two rows under one id: the table is refused, nothing parsed */
+	{
+		static const struct rt_opt dup[] = {
+			{ 'a', "alpha", NULL, "one", .kind = RT_OPT_CALL },
+			{ 'a', "again", NULL, "two", .kind = RT_OPT_CALL },
+			RT_OPT_END,
+		};
+		struct rt_cli dc = cli;
+		char *argv2[] = { "prog", NULL };
+
+		dc.opts = dup;
+		s.a = 0;
+		rt_log_hold(1);
+		err = rt_cli_parse(&dc, 1, argv2, on, &s, &first);
+		rt_log_hold(0);
+		CHECK(err == -E2BIG && s.a == 0, "a duplicate id: %d", err);
 	}
 	buf = NULL;
 	f = open_memstream(&buf, &len);

@@ -107,12 +107,24 @@ static int apply(const struct rt_cli *c, const struct rt_opt *o, const char *arg
 	return -EINVAL;
 }
 
-static int add_opts(const struct rt_opt *t, struct option *lo, size_t *n, char *so, size_t *s)
+/* An id or a name twice in one table is a bug of the table: said, and no parse. */
+static int twice(const struct rt_opt *table, const struct rt_opt *t)
 {
-	for (; t && t->help; t++) {
+	for (const struct rt_opt *p = table; p < t; p++) {
+		if (rt_opt_is_opt(p) && (p->id == t->id || !strcmp(p->name, t->name))) {
+			pr_warn("the option table has --%s and --%s under one id or name.\n", p->name, t->name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int add_opts(const struct rt_opt *table, struct option *lo, size_t *n, char *so, size_t *s)
+{
+	for (const struct rt_opt *t = table; t && t->help; t++) {
 		if (!rt_opt_is_opt(t))
 			continue;
-		if (*n == MAX_OPTS)
+		if (*n == MAX_OPTS || twice(table, t))
 			return -E2BIG;
 		lo[*n].name = t->name;
 		lo[*n].has_arg = !t->arg ? no_argument : optional(t) ? optional_argument : required_argument;
