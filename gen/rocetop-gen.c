@@ -251,7 +251,7 @@ typedef uint8_t mac_t[6];
 
 static const struct rt_opt gen_opts[] = {
 	RT_OPT_SECTION("What to send"),
-	{ 256, "scenario", "NAME", "incast | pfc-storm | steady | mixed | fixed\n"
+	{ 256, "scenario", "NAME", "one of incast | pfc-storm | steady | mixed | fixed\n"
 		"(default: fixed when --frames is given, else incast)\n"
 		"  incast:    N senders -> one receiver through a congested\n"
 		"             port: CE marks, CNPs, DCQCN, tail drops, NAKs,\n"

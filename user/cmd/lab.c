@@ -84,7 +84,7 @@ static int on_help(void *ctx, const struct rt_opt *opt, const char *arg);
 /* The lab's own options; rocetop's (user/cmd/main_opts.c) go on to its view. */
 static const struct rt_opt lab_opts[] = {
 	RT_OPT_SECTION("Lab options"),
-	{ 512, "scenario", "NAME", "incast, pfc-storm, steady or mixed (default mixed)\n"
+	{ 512, "scenario", "NAME", "one of incast, pfc-storm, steady or mixed (default mixed)\n"
 		"  incast:    senders into one receiver through a congested\n"
 		"             port: CE marks, CNPs, DCQCN, drops and NAKs\n"
 		"  pfc-storm: priority 3 paused by a PFC storm, priority 1 flows on\n"
