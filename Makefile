@@ -63,7 +63,8 @@ MAIN_SRC  := user/cmd/main.c
 LIB_SRCS  := $(filter-out $(MAIN_SRC),$(wildcard $(addsuffix /*.c,$(USER_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 
-GEN_SRCS  := $(wildcard gen/*.c)
+# rocetop-gen parses its command line with rocetop's option tables (user/core/cli.h).
+GEN_SRCS  := $(wildcard gen/*.c) user/core/cli.c user/core/cli_doc.c user/core/num.c user/core/log.c
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/*.c)
@@ -78,7 +79,7 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
 
-.PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb
+.PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb options
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests $(BENCH_BINS)
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
@@ -104,9 +105,9 @@ $(BUILD)/rocetop: $(BUILD)/obj/user/cmd/main.o $(BUILD)/librocetop.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/rocetop-gen: $(GEN_SRCS) $(wildcard gen/*.h) | $(BUILD)
+$(BUILD)/rocetop-gen: $(GEN_SRCS) $(wildcard gen/*.h) user/core/cli.h user/core/num.h user/core/log.h | $(BUILD)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror $(filter -fsanitize%,$(ALL_CFLAGS)) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -Iuser/core $(filter -fsanitize%,$(ALL_CFLAGS)) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librocetop.a
 	$(call msg,TEST-CC,$@)
@@ -169,6 +170,12 @@ test-vm: all
 
 bench: all
 	@bench/run $(BUILD)
+
+# The man pages' option lists and the bash completion's are made from the
+# commands' option tables: run after changing one (tests/cli/test_options.sh
+# fails until they agree).
+options: $(BUILD)/rocetop $(BUILD)/rocetop-gen
+	@tools/gen-options --build $(BUILD)
 
 # bash completion goes where bash-completion looks for it under PREFIX
 # (/usr/share/... for the package, /usr/local/share/... for make install).

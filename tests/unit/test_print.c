@@ -9,6 +9,7 @@
 #include <string.h>
 #include "check.h"
 #include "cli.h"
+#include "log.h"
 #include "print.h"
 
 static char *render(int json)
@@ -94,20 +95,22 @@ static void test_mute(void)
 
 enum { O_LONG = 300 };
 
+struct seen {
+	int a, flag, lng, n;
+	const char *aval;
+};
+
 static const struct rt_opt opts[] = {
-	RT_OPT_SECTION("Things:"),
-	{ 'a', "alpha", "N", "the alpha\ncontinued" },
-	{ O_LONG, "a-very-long-option-name", "VALUE", "past the column" },
-	{ 'f', "flag", NULL, "a flag" },
+	RT_OPT_SECTION("Things"),
+	{ 'a', "alpha", "N", "the alpha\ncontinued", .kind = RT_OPT_CALL },
+	{ O_LONG, "a-very-long-option-name", "VALUE", "past the column", .kind = RT_OPT_CALL },
+	{ 'f', "flag", NULL, "a flag", RT_SET_FLAG(struct seen, flag) },
+	{ 'n', "num", "N", "a number", RT_SET_INT(struct seen, n, 1, 5, "give 1 to 5"), .values = "1 5" },
 	RT_OPT_END,
 };
 
-static const struct rt_cli cli = { "prog", "Usage: prog [options]\n", opts, "Bye.\n", 20, 0 };
-
-struct seen {
-	int a, flag, lng;
-	const char *aval;
-};
+static const struct rt_cli cli = { .prog = "prog", .usage = "Usage: prog [options]\n", .opts = opts,
+				   .epilog = "Bye.\n", .width = 20 };
 
 static int on(void *ctx, int id, const char *arg)
 {
@@ -116,8 +119,6 @@ static int on(void *ctx, int id, const char *arg)
 	if (id == 'a') {
 		s->a++;
 		s->aval = arg;
-	} else if (id == 'f') {
-		s->flag++;
 	} else if (id == O_LONG) {
 		s->lng++;
 	}
@@ -141,6 +142,7 @@ static void test_cli(void)
 			   "                    continued\n"
 			   "      --a-very-long-option-name VALUE  past the column\n"
 			   "  -f, --flag        a flag\n"
+			   "  -n, --num N       a number\n"
 			   "Bye.\n"), "help: [%s]", buf);
 	free(buf);
 	err = rt_cli_parse(&cli, 8, argv, on, &s, &first);
@@ -150,6 +152,39 @@ static void test_cli(void)
 	CHECK(first == 6 && !strcmp(argv[6], "file1") && !strcmp(argv[7], "file2"), "arguments at %d", first);
 	CHECK(rt_cli_find(opts, O_LONG) == &opts[2], "find");
 	CHECK(rt_cli_find(opts, 'z') == NULL, "find none");
+	/* a field set from the table, and a value out of its range */
+	{
+		char *ok[] = { "prog", "-n", "4", NULL }, *no[] = { "prog", "--num=6", NULL };
+
+		err = rt_cli_parse(&cli, 3, ok, on, &s, &first);
+		CHECK(err == 0 && s.n == 4, "--num 4: %d, n %d", err, s.n);
+		err = rt_cli_parse(&cli, 2, no, on, &s, &first);
+		CHECK(err == -EINVAL && s.n == 4, "--num=6: %d, n %d", err, s.n);
+	}
+	/* two rows under one id: the table is refused, nothing parsed */
+	{
+		static const struct rt_opt dup[] = {
+			{ 'a', "alpha", NULL, "one", .kind = RT_OPT_CALL },
+			{ 'a', "again", NULL, "two", .kind = RT_OPT_CALL },
+			RT_OPT_END,
+		};
+		struct rt_cli dc = cli;
+		char *argv2[] = { "prog", NULL };
+
+		dc.opts = dup;
+		s.a = 0;
+		rt_log_hold(1);
+		err = rt_cli_parse(&dc, 1, argv2, on, &s, &first);
+		rt_log_hold(0);
+		CHECK(err == -E2BIG && s.a == 0, "a duplicate id: %d", err);
+	}
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	rt_cli_dump(&cli, "list", f);
+	fclose(f);
+	CHECK(!strcmp(buf, "-a\t--alpha\tN\t\n-\t--a-very-long-option-name\tVALUE\t\n"
+			   "-f\t--flag\t-\t\n-n\t--num\tN\t1 5\n"), "list: [%s]", buf);
+	free(buf);
 	TEST_END("cli_table");
 }
 

@@ -267,22 +267,33 @@ static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings
 	printf("],\"failed\":%d}\n", o->failed);
 }
 
-enum { D_SYSFS_ROOT = 256, D_JSON };
+struct doctor_args {
+	const char *only, *root;
+	double interval;
+	int json;
+};
+
+static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_help(void *ctx, const struct rt_opt *opt, const char *arg);
+
+#define A struct doctor_args
 
 static const struct rt_opt doctor_opts[] = {
-	{ 'i', "interface", "IF", "judge IF only (also a netdev without RDMA)" },
-	{ D_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs, debugfs and configfs below DIR (fixtures)" },
-	{ D_JSON, "json", NULL, "one JSON object, for scripts" },
+	{ 'i', "interface", "IFACE", "judge IFACE only (also a netdev without RDMA)", RT_CALL(on_iface) },
+	{ 256, "sysfs-root", "DIR", "read sysfs, debugfs and configfs below DIR (fixtures)",
+	  RT_SET_STR(A, root) },
+	{ 257, "json", NULL, "one JSON object, for scripts", RT_SET_FLAG(A, json) },
 	{ 'd', "interval", "S", "seconds between the two counter readings (default 1;\n"
-				"0: one reading, counters judged by their values)" },
-	{ 'h', "help", NULL, "this text" },
+		"0: one reading, counters judged by their values)",
+	  RT_SET_REAL(A, interval, RT_NUM_SECONDS, 0, 3600, "give seconds from 0 to 3600") },
+	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
 	RT_OPT_END,
 };
 
 static const struct rt_cli doctor_cli = {
 	.prog = "rocetop doctor",
 	.usage =
-"Usage: rocetop doctor [-i IF] [--sysfs-root DIR] [--json] [--interval S]\n"
+"Usage: rocetop doctor [-i IFACE] [--sysfs-root DIR] [--json] [--interval S]\n"
 "Read this host's RoCE congestion configuration and say what is wrong: for each\n"
 "RDMA netdev, PFC (DCB netlink), the DSCP-to-priority map and trust, ECN per\n"
 "priority (ecn/roce_np, ecn/roce_rp), DCQCN parameters (mlx5 debugfs cc_params),\n"
@@ -291,43 +302,29 @@ static const struct rt_cli doctor_cli = {
 	.opts = doctor_opts,
 	.epilog = "Exit status: 0 when no check fails, 1 when one does, 2 for a bad command line.\n",
 	.width = 24,
+	.who = "doctor: ",
 };
 
-struct doctor_args {
-	const char *only, *root;
-	double interval;
-	int json;
-};
-
-static int doctor_opt(void *ctx, int id, const char *arg)
+static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct doctor_args *a = ctx;
 
-	switch (id) {
-	case 'i':
-		if (!*arg || strlen(arg) >= IF_NAMESIZE || strchr(arg, '/')) {
-			pr_warn("doctor: '%s' is no interface name.\n", arg);
-			return -EINVAL;
-		}
-		a->only = arg;
-		return 0;
-	case D_SYSFS_ROOT:
-		a->root = arg;
-		return 0;
-	case D_JSON:
-		a->json = 1;
-		return 0;
-	case 'd':
-		if (rt_parse_num(arg, RT_NUM_SECONDS, 0, 3600, &a->interval)) {
-			pr_warn("doctor: --interval '%s' is not valid: give seconds from 0 to 3600.\n", arg);
-			return -EINVAL;
-		}
-		return 0;
-	case 'h':
-		rt_cli_help(&doctor_cli, stdout);
-		return 1;
+	(void)opt;
+	if (!*arg || strlen(arg) >= IF_NAMESIZE || strchr(arg, '/')) {
+		pr_warn("doctor: '%s' is no interface name.\n", arg);
+		return -EINVAL;
 	}
-	return -EINVAL;
+	a->only = arg;
+	return 0;
+}
+
+static int on_help(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	(void)ctx;
+	(void)opt;
+	(void)arg;
+	rt_cli_help(&doctor_cli, stdout);
+	return 1;
 }
 
 int rt_doctor_main(int argc, char **argv)
@@ -340,7 +337,7 @@ int rt_doctor_main(int argc, char **argv)
 	double interval;
 	int json, first, err, rc = 1;
 
-	err = rt_cli_parse(&doctor_cli, argc, argv, doctor_opt, &a, &first);
+	err = rt_cli_parse(&doctor_cli, argc, argv, NULL, &a, &first);
 	if (err)
 		return err > 0 ? 0 : 2;
 	if (first < argc) {

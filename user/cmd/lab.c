@@ -38,6 +38,7 @@
 #include "endpoint.h"
 #include "cli.h"
 #include "log.h"
+#include "main_opts.h"
 #include "num.h"
 #include "source.h"
 #include "sflow.h"
@@ -47,66 +48,6 @@ extern char **environ;
 /* The lab's sFlow stream: the switch's agent sends to rocetop on the
  * receiver namespace's loopback. */
 #define LAB_SFLOW_TO "127.0.0.1:6343"
-
-enum {
-	LAB_SCENARIO = 512, LAB_DURATION, LAB_RATE, LAB_SENDERS, LAB_SEED, LAB_TALLY, LAB_NAME, LAB_GEN,
-	LAB_SFLOW, LAB_SFLOW_RATE, LAB_MIRROR,
-};
-
-static const struct rt_opt lab_opts[] = {
-	RT_OPT_SECTION("Lab options:"),
-	{ LAB_SCENARIO, "scenario", "NAME", "incast, pfc-storm, steady or mixed (default mixed)\n"
-		"  incast:    senders into one receiver through a congested\n"
-		"             port: CE marks, CNPs, DCQCN, drops and NAKs\n"
-		"  pfc-storm: priority 3 paused by a PFC storm, priority 1 flows on\n"
-		"  steady:    uncongested flows, the baseline\n"
-		"  mixed:     all of the above on different priorities" },
-	{ LAB_DURATION, "duration", "S", "stop the traffic after S seconds, then exit (default: run\n"
-		"until you quit)" },
-	{ LAB_RATE, "rate", "PPS", "frames per second on the wire, all kinds (default 20000)" },
-	{ LAB_SENDERS, "senders", "N", "senders (default 4)" },
-	{ LAB_SEED, "seed", "N", "seed of the traffic model (default 1)" },
-	{ LAB_TALLY, "tally", "DIR", "write the generator's exact tally of what it sent to DIR" },
-	{ LAB_SFLOW, "sflow", NULL, "the switch also exports sFlow (1 in --sflow-rate frames\n"
-		"sampled, with its queue depth and delay, drop notifications,\n"
-		"counters) and rocetop collects it beside rcv0: the switch\n"
-		"port 10.77.0.254:1, estimates marked ~ next to the exact counts" },
-	{ LAB_SFLOW_RATE, "sflow-rate", "N", "the switch's sampling rate with --sflow (default 64)" },
-	{ LAB_NAME, "name", "PREFIX", "namespace prefix (default rtlab), to run labs side by side" },
-	{ LAB_GEN, "gen", "PATH", "the rocetop-gen binary (default: beside rocetop, else PATH)" },
-	{ LAB_MIRROR, "mirror", "TYPE", "erspan2, erspan3 or vxlan: the switch mirrors its congested\n"
-		"port to a collector namespace, and rocetop watches the\n"
-		"collector (rocetop -i col0 --collector) instead of the\n"
-		"receiver: the same flows, inside mirror session 10" },
-	{ 'h', "help", NULL, "this text" },
-	RT_OPT_END,
-};
-
-static const struct rt_cli lab_cli = {
-	.prog = "rocetop lab",
-	.usage =
-"Usage: rocetop lab [--scenario NAME] [--duration S] [--rate PPS] [options]\n"
-"\n"
-"Build a RoCEv2 test bed in network namespaces (senders, a switch, a receiver),\n"
-"send modelled traffic with congestion through it, and watch the receiver's\n"
-"interface with rocetop. Everything the lab creates is removed when it ends;\n"
-"the leftovers of a crashed run are removed at the next start.\n"
-"\n",
-	.opts = lab_opts,
-	.epilog =
-"\n"
-"Any rocetop option applies to the view of the lab: --batch, --csv DIR,\n"
-"-w FILE, --listen PORT, -D, -d/--interval, -n/--iterations, --xdp-mode...\n"
-"\n"
-"Examples:\n"
-"  rocetop lab                                    the view on mixed congestion\n"
-"  rocetop lab --scenario incast --batch -n 5     five text tables of an incast\n"
-"  rocetop lab --scenario pfc-storm --duration 10 --csv out -D\n"
-"  rocetop lab --scenario incast --sflow          the congested port, seen by sFlow\n"
-"  rocetop lab --mirror erspan3                   the same seen by a mirror collector\n",
-	.width = 20,
-	.long_indent = 2,
-};
 
 struct lab {
 	char prefix[32];
@@ -123,6 +64,89 @@ struct lab {
 	int gen_status;
 	int gen_done;
 	int made;
+};
+
+struct lab_parse {
+	struct lab l;
+	char **rest;		/* the view's command line */
+	int *nrest, max;
+	char names[64][40];	/* "--name" of each option handed on */
+	int nnames;
+};
+
+static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_mirror(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_name(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_help(void *ctx, const struct rt_opt *opt, const char *arg);
+
+#define P struct lab_parse
+
+/* The lab's own options; rocetop's (user/cmd/main_opts.c) go on to its view. */
+static const struct rt_opt lab_opts[] = {
+	RT_OPT_SECTION("Lab options"),
+	{ 512, "scenario", "NAME", "one of incast, pfc-storm, steady or mixed (default mixed)\n"
+		"  incast:    senders into one receiver through a congested\n"
+		"             port: CE marks, CNPs, DCQCN, drops and NAKs\n"
+		"  pfc-storm: priority 3 paused by a PFC storm, priority 1 flows on\n"
+		"  steady:    uncongested flows, the baseline\n"
+		"  mixed:     all of the above on different priorities",
+	  RT_CALL(on_scenario), .values = "incast pfc-storm steady mixed" },
+	{ 513, "duration", "S", "stop the traffic after S seconds, then exit (default: run\n"
+		"until you quit)",
+	  RT_SET_REAL(P, l.duration, RT_NUM_REAL, 0.1, 86400, "give a number between 0.1 and 86400") },
+	{ 514, "rate", "PPS", "frames per second on the wire, all kinds (default 20000)",
+	  RT_SET_LONG_AS(P, l.rate, RT_NUM_REAL, 1, 10000000, "give a number between 1 and 10000000") },
+	{ 515, "senders", "N", "senders (default 4)",
+	  RT_SET_LONG_AS(P, l.senders, RT_NUM_REAL, 1, 64, "give a number between 1 and 64") },
+	{ 516, "seed", "N", "seed of the traffic model (default 1)",
+	  RT_SET_LONG_AS(P, l.seed, RT_NUM_REAL, 0, 4294967295.0, "give a number between 0 and 4294967295") },
+	{ 517, "tally", "DIR", "write the generator's exact tally of what it sent to DIR",
+	  RT_SET_STR(P, l.tally) },
+	{ 518, "sflow", NULL, "the switch also exports sFlow (1 in --sflow-rate frames\n"
+		"sampled, with its queue depth and delay, drop notifications,\n"
+		"counters) and rocetop collects it beside rcv0: the switch\n"
+		"port 10.77.0.254:1, estimates marked ~ next to the exact counts",
+	  RT_SET_FLAG(P, l.sflow) },
+	{ 519, "sflow-rate", "N", "the switch's sampling rate with --sflow (default 64)",
+	  RT_SET_LONG_AS(P, l.sflow_rate, RT_NUM_REAL, 1, 1 << 30, "give a number between 1 and 1073741824") },
+	{ 520, "name", "PREFIX", "namespace prefix (default rtlab), to run labs side by side",
+	  RT_CALL(on_name) },
+	{ 521, "gen", "PATH", "the rocetop-gen binary (default: beside rocetop, else PATH)",
+	  RT_SET_STR(P, l.gen) },
+	{ 522, "mirror", "TYPE", "erspan2, erspan3 or vxlan: the switch mirrors its congested\n"
+		"port to a collector namespace, and rocetop watches the\n"
+		"collector (rocetop -i col0 --collector) instead of the\n"
+		"receiver: the same flows, inside mirror session 10",
+	  RT_CALL(on_mirror), .values = "erspan2 erspan3 vxlan" },
+	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
+	RT_OPT_END,
+};
+
+static const struct rt_cli lab_cli = {
+	.prog = "rocetop lab",
+	.usage =
+"Usage: rocetop lab [--scenario NAME] [--duration S] [--rate PPS] [options]\n"
+"\n"
+"Build a RoCEv2 test bed in network namespaces (senders, a switch, a receiver),\n"
+"send modelled traffic with congestion through it, and watch the receiver's\n"
+"interface with rocetop. Everything the lab creates is removed when it ends;\n"
+"the leftovers of a crashed run are removed at the next start.\n"
+"\n",
+	.opts = lab_opts,
+	.more = rt_main_opts,
+	.epilog =
+"\n"
+"Any rocetop option applies to the view of the lab: --batch, --csv DIR,\n"
+"-w FILE, --listen PORT, -D, -d/--interval, -n/--iterations, --xdp-mode...\n"
+"\n"
+"Examples:\n"
+"  rocetop lab                                    the view on mixed congestion\n"
+"  rocetop lab --scenario incast --batch -n 5     five text tables of an incast\n"
+"  rocetop lab --scenario pfc-storm --duration 10 --csv out -D\n"
+"  rocetop lab --scenario incast --sflow          the congested port, seen by sFlow\n"
+"  rocetop lab --mirror erspan3                   the same seen by a mirror collector\n",
+	.width = 20,
+	.long_indent = 2,
 };
 
 /* Run a command built from fixed words and our own names; no user text reaches
@@ -433,95 +457,66 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-static int num(const char *opt, const char *v, double lo, double hi, double *out)
+static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg)
 {
-	if (rt_parse_num(v, RT_NUM_REAL, lo, hi, out)) {
-		pr_warn("%s '%s' is not valid: give a number between %g and %g.\n", opt, v ? v : "", lo, hi);
-		return -1;
+	struct lab_parse *pc = ctx;
+
+	(void)opt;
+	if (strcmp(arg, "incast") && strcmp(arg, "pfc-storm") && strcmp(arg, "steady") &&
+	    strcmp(arg, "mixed")) {
+		pr_warn("--scenario '%s' is not known: use incast, pfc-storm, steady or mixed.\n", arg);
+		return -EINVAL;
 	}
+	pc->l.scenario = arg;
 	return 0;
 }
 
-struct lab_parse {
-	struct lab *l;
-	char **rest;		/* the view's command line */
-	int *nrest, max;
-	char names[64][40];	/* "--name" of each option handed on */
-	int nnames;
-};
-
-/* One option of the lab's command line: its own, or rocetop's for the view. */
-static int lab_opt(void *ctx, int id, const char *arg)
+static int on_mirror(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct lab_parse *pc = ctx;
-	struct lab *l = pc->l;
-	const struct rt_opt *o;
-	double v;
 
-	switch (id) {
-	case 'h':
-		rt_cli_help(&lab_cli, stdout);
-		return 1;
-	case LAB_SCENARIO:
-		if (strcmp(arg, "incast") && strcmp(arg, "pfc-storm") && strcmp(arg, "steady") &&
-		    strcmp(arg, "mixed")) {
-			pr_warn("--scenario '%s' is not known: use incast, pfc-storm, steady or mixed.\n", arg);
-			return -EINVAL;
-		}
-		l->scenario = arg;
-		return 0;
-	case LAB_DURATION:
-		return num("--duration", arg, 0.1, 86400, &l->duration) ? -EINVAL : 0;
-	case LAB_RATE:
-		if (num("--rate", arg, 1, 10000000, &v))
-			return -EINVAL;
-		l->rate = (long)v;
-		return 0;
-	case LAB_SENDERS:
-		if (num("--senders", arg, 1, 64, &v))
-			return -EINVAL;
-		l->senders = (long)v;
-		return 0;
-	case LAB_SEED:
-		if (num("--seed", arg, 0, 4294967295.0, &v))
-			return -EINVAL;
-		l->seed = (long)v;
-		return 0;
-	case LAB_TALLY:
-		l->tally = arg;
-		return 0;
-	case LAB_SFLOW:
-		l->sflow = 1;
-		return 0;
-	case LAB_SFLOW_RATE:
-		if (num("--sflow-rate", arg, 1, 1 << 30, &v))
-			return -EINVAL;
-		l->sflow_rate = (long)v;
-		return 0;
-	case LAB_GEN:
-		l->gen = arg;
-		return 0;
-	case LAB_MIRROR:
-		if (strcmp(arg, "erspan2") && strcmp(arg, "erspan3") && strcmp(arg, "vxlan")) {
-			pr_warn("--mirror '%s' is not known: use erspan2, erspan3 or vxlan.\n", arg);
-			return -EINVAL;
-		}
-		l->mirror = arg;
-		return 0;
-	case LAB_NAME:
-		if (!valid_name(arg)) {
-			pr_warn("--name '%s' is not valid: use up to 16 of a-z, 0-9, - and _.\n", arg);
-			return -EINVAL;
-		}
-		snprintf(l->prefix, sizeof(l->prefix), "%s", arg);
-		return 0;
-	case 'i':
-	case 'r':
+	(void)opt;
+	if (strcmp(arg, "erspan2") && strcmp(arg, "erspan3") && strcmp(arg, "vxlan")) {
+		pr_warn("--mirror '%s' is not known: use erspan2, erspan3 or vxlan.\n", arg);
+		return -EINVAL;
+	}
+	pc->l.mirror = arg;
+	return 0;
+}
+
+static int on_name(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	struct lab_parse *pc = ctx;
+
+	(void)opt;
+	if (!valid_name(arg)) {
+		pr_warn("--name '%s' is not valid: use up to 16 of a-z, 0-9, - and _.\n", arg);
+		return -EINVAL;
+	}
+	snprintf(pc->l.prefix, sizeof(pc->l.prefix), "%s", arg);
+	return 0;
+}
+
+static int on_help(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	(void)ctx;
+	(void)opt;
+	(void)arg;
+	rt_cli_help(&lab_cli, stdout);
+	return 1;
+}
+
+/* One of rocetop's own options: handed on to the view as --name [arg]. */
+static int hand_on(void *ctx, int id, const char *arg)
+{
+	struct lab_parse *pc = ctx;
+	const struct rt_opt *o;
+
+	if (id == 'i' || id == 'r') {
 		pr_warn("the lab watches its own interface; %s does not apply to it.\n",
 			id == 'i' ? "-i/--interface" : "-r/--read");
 		return -EINVAL;
 	}
-	/* rocetop's own option: handed on as --name [arg] */
 	o = rt_cli_find(rt_main_opts, id);
 	if (!o || *pc->nrest + 2 > pc->max || pc->nnames == 64) {
 		pr_warn("too many options for the lab's view.\n");
@@ -534,124 +529,140 @@ static int lab_opt(void *ctx, int id, const char *arg)
 	return 0;
 }
 
-int rt_lab_main(int argc, char **argv)
+/*
+ * The lab's command line: its own options into pc->l, rocetop's into the
+ * view's struct rt_opts (watching rcv0, or col0 as a collector). 0, 1 (help
+ * shown) or -EINVAL.
+ */
+static int lab_parse_args(int argc, char **argv, struct lab_parse *pc, struct rt_opts *o)
 {
-	struct lab l = { .scenario = "mixed", .rate = 20000, .senders = 4, .seed = 1, .sflow_rate = 64 };
-	struct rt_opts o;
-	char *rest[256];
-	int nrest = 0, i, err, saved_ns = -1, fail = 0, first, nall = 0;
-	struct rt_opt all[128] = { { 0 } };
-	struct rt_cli cli = lab_cli;
-	struct lab_parse pc;
+	static char *rest[256];
+	int nrest = 0, i, err, first;
 
-	snprintf(l.prefix, sizeof(l.prefix), "rtlab");
+	pc->l = (struct lab){ .scenario = "mixed", .rate = 20000, .senders = 4, .seed = 1, .sflow_rate = 64 };
+	snprintf(pc->l.prefix, sizeof(pc->l.prefix), "rtlab");
 	rest[nrest++] = "rocetop";
-	/* The lab's options, then rocetop's, which go on to the view. */
-	for (i = 0; lab_opts[i].help; i++)
-		all[nall++] = lab_opts[i];
-	for (i = 0; rt_main_opts[i].help && nall < (int)(sizeof(all) / sizeof(all[0])) - 1; i++)
-		all[nall++] = rt_main_opts[i];
-	cli.opts = all;
-	memset(&pc, 0, sizeof(pc));
-	pc.l = &l;
-	pc.rest = rest;
-	pc.nrest = &nrest;
-	pc.max = (int)(sizeof(rest) / sizeof(rest[0])) - 4;
-	err = rt_cli_parse(&cli, argc, argv, lab_opt, &pc, &first);
+	pc->rest = rest;
+	pc->nrest = &nrest;
+	pc->max = (int)(sizeof(rest) / sizeof(rest[0])) - 4;
+	err = rt_cli_parse(&lab_cli, argc, argv, hand_on, pc, &first);
 	if (err)
-		return err > 0 ? 0 : 2;
-	for (i = first; i < argc && nrest < pc.max; i++)
+		return err;
+	for (i = first; i < argc && nrest < pc->max; i++)
 		rest[nrest++] = argv[i];
 	rest[nrest++] = "-i";
-	rest[nrest++] = l.mirror ? "col0" : "rcv0";
-	if (l.mirror)
+	rest[nrest++] = pc->l.mirror ? "col0" : "rcv0";
+	if (pc->l.mirror)
 		rest[nrest++] = "--collector";
 	rest[nrest] = NULL;
-	err = rt_parse_args(nrest, rest, &o);
-	if (err)
-		return err > 0 ? 0 : 2;
-	if (geteuid() != 0) {
-		pr_warn("the lab creates network namespaces and attaches BPF programs: run it as root (sudo rocetop lab).\n");
-		return 1;
-	}
-	snprintf(l.ns_snd, sizeof(l.ns_snd), "%s-snd", l.prefix);
-	snprintf(l.ns_sw, sizeof(l.ns_sw), "%s-sw", l.prefix);
-	snprintf(l.ns_rcv, sizeof(l.ns_rcv), "%s-rcv", l.prefix);
-	snprintf(l.ns_col, sizeof(l.ns_col), "%s-col", l.prefix);
-	if (l.tally && mkdir(l.tally, 0755) && errno != EEXIST) {
-		pr_warn("cannot create the tally directory %s: %s.\n", l.tally, strerror(errno));
-		return 1;
-	}
-	/*
-	 * From here a stop signal must reach the loop's signalfd rather than end
-	 * the process with the namespaces up: blocked now, it waits while the
-	 * namespaces are built and the BPF programs load (seconds on a loaded
-	 * machine), and the loop ends the run as soon as it starts. The
-	 * generator's child unblocks them again.
-	 */
-	{
-		static const int stop[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-		sigset_t set;
+	return rt_parse_args(nrest, rest, o);
+}
 
-		sigemptyset(&set);
-		for (size_t i = 0; i < sizeof(stop) / sizeof(stop[0]); i++)
-			sigaddset(&set, stop[i]);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-	}
-	if (setup(&l)) {
-		pr_warn("cannot build the lab's namespaces and veth pairs (is iproute2 installed?).\n");
-		teardown(&l, 0);
-		return 1;
-	}
-	if (l.mirror)
+/*
+ * From here a stop signal must reach the loop's signalfd rather than end
+ * the process with the namespaces up: blocked now, it waits while the
+ * namespaces are built and the BPF programs load (seconds on a loaded
+ * machine), and the loop ends the run as soon as it starts. The
+ * generator's child unblocks them again.
+ */
+static void block_stop_signals(void)
+{
+	static const int stop[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(stop) / sizeof(stop[0]); i++)
+		sigaddset(&set, stop[i]);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+static void say_what_runs(const struct lab *l)
+{
+	if (l->mirror)
 		pr_info("lab: %s, %ld senders, %ld frames/s%s; the switch mirrors its port to the "
 			"receiver (%s, session 10), rocetop watches the collector col0 in %s.\n",
-			l.scenario, l.senders, l.rate, l.duration > 0 ? "" : ", until you quit", l.mirror,
-			l.ns_col);
+			l->scenario, l->senders, l->rate, l->duration > 0 ? "" : ", until you quit", l->mirror,
+			l->ns_col);
 	else
 		pr_info("lab: %s, %ld senders, %ld frames/s%s; rocetop watches rcv0 in %s.\n",
-			l.scenario, l.senders, l.rate, l.duration > 0 ? "" : ", until you quit", l.ns_rcv);
+			l->scenario, l->senders, l->rate, l->duration > 0 ? "" : ", until you quit", l->ns_rcv);
+}
+
+/* rocetop in the namespace it watches, the generator started once it is up:
+ * 0 or -1. *saved_ns: this process's own namespace, to go back to. */
+static int watch(struct lab *l, struct rt_opts *o, int *saved_ns)
+{
 	/* What the user asked to reach (--listen) stays on the host: its sockets
 	 * are made in this namespace, whichever one rocetop then watches. */
 	if (rt_endpoint_home_set()) {
 		pr_warn("cannot open this process's network namespace: %s.\n", strerror(errno));
-		fail = 1;
-		goto out;
+		return -1;
 	}
-	if (enter_netns(l.mirror ? l.ns_col : l.ns_rcv, &saved_ns)) {
-		fail = 1;
-		goto out;
-	}
-	if (l.sflow) {
+	if (enter_netns(l->mirror ? l->ns_col : l->ns_rcv, saved_ns))
+		return -1;
+	if (l->sflow) {
 		/* In the namespace rocetop watches, where the generator sends it. */
-		o.sflow_fd = rt_sflow_socket(LAB_SFLOW_TO, 1);
-		if (o.sflow_fd < 0) {
-			fail = 1;
-			goto out;
-		}
-		o.have_sflow_fd = 1;
-		o.sflow = LAB_SFLOW_TO;
+		o->sflow_fd = rt_sflow_socket(LAB_SFLOW_TO, 1);
+		if (o->sflow_fd < 0)
+			return -1;
+		o->have_sflow_fd = 1;
+		o->sflow = LAB_SFLOW_TO;
 	}
-	o.hook = lab_hook;
-	o.hook_arg = &l;
-	o.no_nic = 1;	/* the lab has no RDMA devices; the host's would not match it */
-	err = rt_run(&o);
-	if (err)
-		fail = 1;
-out:
-	if (l.gen_pid && !l.gen_done) {
-		kill(l.gen_pid, SIGTERM);
-		waitpid(l.gen_pid, &l.gen_status, 0);
+	o->hook = lab_hook;
+	o->hook_arg = l;
+	o->no_nic = 1;	/* the lab has no RDMA devices; the host's would not match it */
+	return rt_run(o) ? -1 : 0;
+}
+
+/* Stop the generator, leave the namespace, remove the lab: 1 if anything failed. */
+static int finish(struct lab *l, int saved_ns, int fail)
+{
+	if (l->gen_pid && !l->gen_done) {
+		kill(l->gen_pid, SIGTERM);
+		waitpid(l->gen_pid, &l->gen_status, 0);
 	}
 	if (saved_ns >= 0) {
 		setns(saved_ns, CLONE_NEWNET);
 		close(saved_ns);
 	}
 	rt_endpoint_home_clear();
-	teardown(&l, 0);
-	if (l.gen_done && (!WIFEXITED(l.gen_status) || WEXITSTATUS(l.gen_status)))
+	teardown(l, 0);
+	if (l->gen_done && (!WIFEXITED(l->gen_status) || WEXITSTATUS(l->gen_status)))
 		fail = 1;
-	if (l.tally && !fail)
-		pr_info("lab: the generator's tally is in %s.\n", l.tally);
-	return fail ? 1 : 0;
+	if (l->tally && !fail)
+		pr_info("lab: the generator's tally is in %s.\n", l->tally);
+	return fail;
+}
+
+int rt_lab_main(int argc, char **argv)
+{
+	static struct lab_parse pc;
+	struct lab *l = &pc.l;
+	struct rt_opts o;
+	int err, saved_ns = -1;
+
+	err = lab_parse_args(argc, argv, &pc, &o);
+	if (err)
+		return err > 0 ? 0 : 2;
+	if (geteuid() != 0) {
+		pr_warn("the lab creates network namespaces and attaches BPF programs: run it as root (sudo rocetop lab).\n");
+		return 1;
+	}
+	snprintf(l->ns_snd, sizeof(l->ns_snd), "%s-snd", l->prefix);
+	snprintf(l->ns_sw, sizeof(l->ns_sw), "%s-sw", l->prefix);
+	snprintf(l->ns_rcv, sizeof(l->ns_rcv), "%s-rcv", l->prefix);
+	snprintf(l->ns_col, sizeof(l->ns_col), "%s-col", l->prefix);
+	if (l->tally && mkdir(l->tally, 0755) && errno != EEXIST) {
+		pr_warn("cannot create the tally directory %s: %s.\n", l->tally, strerror(errno));
+		return 1;
+	}
+	block_stop_signals();
+	if (setup(l)) {
+		pr_warn("cannot build the lab's namespaces and veth pairs (is iproute2 installed?).\n");
+		teardown(l, 0);
+		return 1;
+	}
+	say_what_runs(l);
+	err = watch(l, &o, &saved_ns);
+	return finish(l, saved_ns, err ? 1 : 0) ? 1 : 0;
 }

@@ -47,7 +47,7 @@
 #include "log.h"
 #include "nic.h"
 #include "num.h"
-#include "opts.h"
+#include "main_opts.h"
 #include "print.h"
 #include "record.h"
 #include "report_agg.h"
@@ -675,17 +675,33 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 	return 0;
 }
 
-enum { R_JSON = 256, R_TOP, R_LINK_SPEED, R_MAX_FLOWS, R_THRESHOLD };
+struct report_args {
+	struct rt_opts o;
+	struct rt_find_cfg cfg;
+	int json, top;
+	__u64 speed;
+	const char *speed_from;
+};
+
+static int on_link_speed(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_max_flows(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_threshold(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_help(void *ctx, const struct rt_opt *opt, const char *arg);
+
+#define A struct report_args
 
 static const struct rt_opt report_opts[] = {
-	{ R_JSON, "json", NULL, "machine-readable output" },
-	{ 'd', "interval", "S", "captures: length of the intervals in seconds (default 1)" },
-	{ R_TOP, "top", "N", "rows per table (default 10, 0: all)" },
-	{ R_LINK_SPEED, "link-speed", "S", "link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
-					  "(default: the speed recorded for the interface, else 100G)" },
-	{ R_MAX_FLOWS, "max-flows", "N", "keep at most N flows of a capture (default: all)" },
-	{ R_THRESHOLD, "threshold", "NAME=VALUE", "a rule's threshold (the names: rocetop -h)" },
-	{ 'h', "help", NULL, "this text" },
+	{ 256, "json", NULL, "machine-readable output", RT_SET_FLAG(A, json) },
+	{ 'd', "interval", "S", "captures: length of the intervals in seconds (default 1)",
+	  RT_SET_REAL(A, o.interval, RT_NUM_SECONDS, 0.001, 86400, "give seconds between 0.001 and 86400") },
+	{ 257, "top", "N", "rows per table (default 10, 0: all)",
+	  RT_SET_INT(A, top, 0, INT_MAX, "give a number of rows, 0 for all") },
+	{ 258, "link-speed", "SPEED", "link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
+		"(default: the speed recorded for the interface, else 100G)",
+	  RT_CALL(on_link_speed), .values = "10G 25G 40G 50G 100G 200G 400G 800G" },
+	{ 259, "max-flows", "N", "keep at most N flows of a capture (default: all)", RT_CALL(on_max_flows) },
+	{ 260, "threshold", "NAME=VALUE", "a rule's threshold (the names: rocetop -h)", RT_CALL(on_threshold) },
+	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
 	RT_OPT_END,
 };
 
@@ -704,59 +720,49 @@ static const struct rt_cli report_cli = {
 	.long_indent = 2,
 };
 
-struct report_args {
-	struct rt_opts *o;
-	struct rt_find_cfg *cfg;
-	int json, top;
-	__u64 speed;
-	const char *speed_from;
-};
+static int on_link_speed(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	struct report_args *a = ctx;
 
-/* One option of report's command line: 0, 1 (help shown) or -EINVAL. */
-static int report_opt(void *ctx, int id, const char *arg)
+	(void)opt;
+	if (rt_parse_speed(arg, &a->speed)) {
+		pr_warn("--link-speed '%s' is not valid: give a speed such as 25G, 100G or 40000M.\n", arg);
+		return -EINVAL;
+	}
+	a->speed_from = "given";
+	return 0;
+}
+
+static int on_max_flows(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct report_args *a = ctx;
 	double v;
 
-	switch (id) {
-	case R_JSON:
-		a->json = 1;
-		return 0;
-	case 'd':
-		if (rt_parse_num(arg, RT_NUM_SECONDS, 0.001, 86400, &a->o->interval)) {
-			pr_warn("--interval '%s' is not valid: give seconds between 0.001 and 86400.\n", arg);
-			return -EINVAL;
-		}
-		return 0;
-	case R_TOP:
-		if (rt_parse_num(arg, RT_NUM_INT, 0, INT_MAX, &v)) {
-			pr_warn("--top '%s' is not valid: give a number of rows, 0 for all.\n", arg);
-			return -EINVAL;
-		}
-		a->top = (int)v;
-		return 0;
-	case R_LINK_SPEED:
-		if (rt_parse_speed(arg, &a->speed)) {
-			pr_warn("--link-speed '%s' is not valid: give a speed such as 25G, 100G or 40000M.\n", arg);
-			return -EINVAL;
-		}
-		a->speed_from = "given";
-		return 0;
-	case R_MAX_FLOWS:
-		if (rt_parse_num(arg, RT_NUM_INT, 16, 1 << 24, &v)) {
-			pr_warn("--max-flows '%s' is not valid: give a number between 16 and 16777216.\n", arg);
-			return -EINVAL;
-		}
-		a->o->max_flows = (__u32)v;
-		a->o->max_flows_set = 1;
-		return 0;
-	case R_THRESHOLD:
-		return rt_find_cfg_set(a->cfg, arg) ? -EINVAL : 0;
-	case 'h':
-		rt_cli_help(&report_cli, stdout);
-		return 1;
+	(void)opt;
+	if (rt_parse_num(arg, RT_NUM_INT, 16, 1 << 24, &v)) {
+		pr_warn("--max-flows '%s' is not valid: give a number between 16 and 16777216.\n", arg);
+		return -EINVAL;
 	}
-	return -EINVAL;
+	a->o.max_flows = (__u32)v;
+	a->o.max_flows_set = 1;
+	return 0;
+}
+
+static int on_threshold(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	struct report_args *a = ctx;
+
+	(void)opt;
+	return rt_find_cfg_set(&a->cfg, arg) ? -EINVAL : 0;
+}
+
+static int on_help(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	(void)ctx;
+	(void)opt;
+	(void)arg;
+	rt_cli_help(&report_cli, stdout);
+	return 1;
 }
 
 /*
@@ -1038,16 +1044,14 @@ static void distinct_labels(struct report *rs, int n)
 int rt_report_main(int argc, char **argv)
 {
 	struct report *rs = NULL;
-	struct rt_find_cfg cfg;
 	struct rt_printer pr;
-	struct rt_opts o;
-	struct report_args ra = { .o = &o, .cfg = &cfg, .top = 10 };
+	struct report_args ra = { .top = 10 };
 	int nfiles, nrep = 0, i, rc = 1, first, err;
 
-	rt_opts_defaults(&o);
-	rt_find_cfg_defaults(&cfg);
-	o.daemon = 1;	/* no view: keeps the capture reader's progress meter honest */
-	err = rt_cli_parse(&report_cli, argc, argv, report_opt, &ra, &first);
+	rt_opts_defaults(&ra.o);
+	rt_find_cfg_defaults(&ra.cfg);
+	ra.o.daemon = 1;	/* no view: keeps the capture reader's progress meter honest */
+	err = rt_cli_parse(&report_cli, argc, argv, NULL, &ra, &first);
 	if (err)
 		return err > 0 ? 0 : 2;
 	nfiles = argc - first;
@@ -1065,7 +1069,7 @@ int rt_report_main(int argc, char **argv)
 		rs[i].speed_mbps = ra.speed;
 		rs[i].speed_from = ra.speed_from;
 		rs[i].multi = nrep > 1;
-		if (load_file(&rs[i], &o, &cfg))
+		if (load_file(&rs[i], &ra.o, &ra.cfg))
 			goto out;
 	}
 	distinct_labels(rs, nrep);

@@ -1,25 +1,74 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Command lines as data: each command (rocetop, rocetop report, rocetop lab)
- * declares its options in one table, and both its --help text and its
- * parsing come from that table, so the two cannot disagree.
+ * Command lines as data: each command (rocetop, rocetop report, rocetop lab,
+ * rocetop doctor, rocetop-gen) declares its options in one table, which says
+ * for each option its name, letter, argument, help and group, and what it
+ * does: the field it sets, or a small handler. Parsing (getopt_long), --help,
+ * the man page's option lists and the bash completion all come from that
+ * table (rocetop --dump-options=FORMAT, user/core/cli_doc.c), so none of them
+ * can disagree with another.
  */
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
+#include "num.h"
+
+struct rt_opt;
+
+/* What an option does with its argument. */
+enum rt_opt_kind {
+	RT_OPT_CALL,	/* .fn(ctx, opt, arg), or the parse's on() when .fn is NULL */
+	RT_OPT_FLAG,	/* int at .off = 1 */
+	RT_OPT_STR,	/* const char * at .off = the argument */
+	RT_OPT_REAL,	/* double at .off, rt_parse_num(.num) within [.lo, .hi] */
+	RT_OPT_INT,	/* int at .off, rt_parse_num(.num) within [.lo, .hi] */
+	RT_OPT_LONG,	/* long at .off, rt_parse_num(.num) within [.lo, .hi] */
+	RT_OPT_GROUP,	/* not an option: a heading (.help) and its note (.note) */
+	RT_OPT_TEXT,	/* not an option: lines of text (.help) under the option above */
+};
 
 struct rt_opt {
 	int id;			/* the short letter, or a number >= 256 for long-only options */
 	const char *name;	/* the long name, without "--" */
-	const char *arg;	/* the argument's name in --help; NULL: a flag;
+	const char *arg;	/* the argument's name; NULL: a flag;
 				 * "[=VALUE]": an optional argument, given as --name=VALUE */
-	const char *help;	/* its --help text; "\n" starts an indented continuation line */
+	const char *help;	/* its help text; "\n" starts an indented continuation line */
+	enum rt_opt_kind kind;
+	size_t off;		/* the field it sets, in the parse's ctx */
+	int num;		/* how a number is read: enum rt_num_kind (user/core/num.h) */
+	double lo, hi;		/* the range of a number */
+	const char *want;	/* a bad value's message ends with it: "give ... " */
+	int (*fn)(void *ctx, const struct rt_opt *o, const char *arg);
+	const char *values;	/* the values it takes, space separated (completion,
+				 * checked by tests/cli/test_options.sh); NULL: free */
+	const char *note;	/* RT_OPT_GROUP: said under the heading */
 };
 
+/*
+ * The setters. The field's type is checked at compile time: a pointer to the
+ * field is compared with a pointer of the kind's type, which the compiler
+ * refuses (-Werror) when they differ.
+ */
+#define RT_OFF(T, f, type)	(offsetof(T, f) + 0 * sizeof((type *)0 == &((T *)0)->f))
+#define RT_SET_FLAG(T, f)	.kind = RT_OPT_FLAG, .off = RT_OFF(T, f, int)
+#define RT_SET_STR(T, f)	.kind = RT_OPT_STR, .off = RT_OFF(T, f, const char *)
+#define RT_SET_REAL(T, f, nk, l, h, w) \
+	.kind = RT_OPT_REAL, .off = RT_OFF(T, f, double), .num = (nk), .lo = (l), .hi = (h), .want = (w)
+#define RT_SET_INT(T, f, l, h, w) \
+	.kind = RT_OPT_INT, .off = RT_OFF(T, f, int), .num = RT_NUM_INT, .lo = (l), .hi = (h), .want = (w)
+#define RT_SET_LONG(T, f, l, h, w)	RT_SET_LONG_AS(T, f, RT_NUM_INT, l, h, w)
+/* A long from a number of another kind (a real, cut to its whole part) */
+#define RT_SET_LONG_AS(T, f, nk, l, h, w) \
+	.kind = RT_OPT_LONG, .off = RT_OFF(T, f, long), .num = (nk), .lo = (l), .hi = (h), .want = (w)
+#define RT_CALL(f)		.kind = RT_OPT_CALL, .fn = (f)
+
 /* A heading in --help between groups of options (not an option). */
-#define RT_OPT_SECTION(title)	{ 0, NULL, NULL, title }
-#define RT_OPT_END		{ 0, NULL, NULL, NULL }
+#define RT_OPT_SECTION(title)		{ .kind = RT_OPT_GROUP, .help = (title) }
+#define RT_OPT_GROUP_NOTE(title, n)	{ .kind = RT_OPT_GROUP, .help = (title), .note = (n) }
+#define RT_OPT_LINES(text)		{ .kind = RT_OPT_TEXT, .help = (text) }
+#define RT_OPT_END			{ .help = NULL }
 
 struct rt_cli {
 	const char *prog;	/* "rocetop", "rocetop report", ...: for error hints */
@@ -28,6 +77,13 @@ struct rt_cli {
 	const char *epilog;	/* examples and notes after the options; may be NULL */
 	int width;		/* column where option help starts */
 	int long_indent;	/* column of a long-only option (0: 6, under the short ones' "--") */
+	const char *who;	/* put before a bad value's message ("doctor: "); may be NULL */
+	/* Says that arg is no value for o, in one sentence on stderr; NULL: rocetop's
+	 * "--name 'arg' is not valid: <want>." through user/core/log.h. */
+	void (*bad)(const struct rt_cli *c, const struct rt_opt *o, const char *arg);
+	const struct rt_opt *more;	/* a second table whose options all go to on(), by
+					 * id (rocetop lab hands rocetop's own on to its
+					 * view); opts wins a name both have; may be NULL */
 };
 
 /* Write the --help text: usage, the options table, the epilog. */
@@ -35,17 +91,33 @@ void rt_cli_help(const struct rt_cli *c, FILE *f);
 
 /*
  * Parse argv by the table (getopt_long underneath: options and arguments may
- * mix, "--" ends the options). on() is called for each option with its id
- * and argument (NULL for flags); it returns 0 to go on, a positive number to
- * stop and have rt_cli_parse return it (--help, --version), or a negative
- * errno after saying what was wrong. An option not in the table gets
- * getopt's message and a hint at --help, and -EINVAL. On success *first is
- * the index of the first non-option argument.
+ * mix, "--" ends the options). Each option does what its table entry says;
+ * an RT_OPT_CALL without .fn goes to on(ctx, id, arg) (arg NULL for flags).
+ * A handler returns 0 to go on, a positive number to stop and have
+ * rt_cli_parse return it (--help, --version), or a negative errno after
+ * saying what was wrong. An option not in the table gets getopt's message
+ * and a hint at --help, and -EINVAL. --dump-options=FORMAT (not in any
+ * table) writes the table as FORMAT (rt_cli_dump) and returns 1. On success
+ * *first is the index of the first non-option argument.
  */
 int rt_cli_parse(const struct rt_cli *c, int argc, char **argv,
 		 int (*on)(void *ctx, int id, const char *arg), void *ctx, int *first);
 
 /* The table entry of an option id, or NULL. */
 const struct rt_opt *rt_cli_find(const struct rt_opt *opts, int id);
+
+/* Is this entry an option (not a heading or text)? */
+static inline int rt_opt_is_opt(const struct rt_opt *o)
+{
+	return o->name && o->kind != RT_OPT_GROUP && o->kind != RT_OPT_TEXT;
+}
+
+/*
+ * The table in another form, for the files made from it: "help" (--help),
+ * "man" (roff for the man page's option list), "bash" (the bash completion's
+ * option list) or "list" (one line per option: letter or "-", long name,
+ * argument or "-", values). 0, or -EINVAL for an unknown format.
+ */
+int rt_cli_dump(const struct rt_cli *c, const char *format, FILE *f);
 
 #endif

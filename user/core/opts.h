@@ -3,7 +3,6 @@
 #ifndef RT_OPTS_H
 #define RT_OPTS_H
 
-#include "cli.h"
 #include "findings.h"
 #include "snapshot.h"
 
@@ -74,16 +73,9 @@ struct rt_opts {
 #define RT_HOOK_READY	1
 #define RT_HOOK_TICK	2
 
-/* The main command line's option table (user/core/cli.h): its --help and
- * parsing; rocetop lab passes these options on to the view. */
-extern const struct rt_opt rt_main_opts[];
+/* Defaults of every field (user/core/opts_defaults.c); the command lines
+ * that fill the rest are user/cmd/main_opts.c's and the subcommands'. */
 void rt_opts_defaults(struct rt_opts *o);
-/* "30s", "5m", "1h", "90": seconds; 0 or -EINVAL. */
-int rt_parse_duration(const char *s, double *out);
-/* "25G", "100G", "40000M", "100": Mb/s; 0 or -EINVAL. */
-int rt_parse_speed(const char *s, __u64 *mbps);
-/* Parse the main command line: 0, 1 (help or version shown) or -EINVAL. */
-int rt_parse_args(int argc, char **argv, struct rt_opts *o);
 /* Run sources into sinks until the end, a signal or -n; 0 or a negative errno. */
 int rt_run(const struct rt_opts *o);
 

@@ -19,7 +19,7 @@
 #include "sink.h"
 #include "sflow_decode.h"
 
-/* --sort for --batch: the columns it prints (opts.c checks the name). */
+/* --sort for --batch: the columns it prints (user/cmd/main_opts.c checks the name). */
 enum { S_CONGESTION, S_PKTS, S_BYTES, S_CE, S_CNP, S_NAK, S_RNR };
 static int sort_by = S_CONGESTION;	/* qsort has no context argument */
 

@@ -7,6 +7,7 @@
  * lengths. The loop leaves its own findings to it (rt_opts.sink_findings).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "log.h"

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The defaults of struct rt_opts, before any command line fills it. */
+#include <string.h>
+#include "opts.h"
+
+void rt_opts_defaults(struct rt_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval = 1.0;
+	o->max_flows = 16384;
+	o->flow_timeout = 60;
+	o->prom_flows = 10;
+	o->speed = 1.0;
+	o->top = 20;
+	o->max_files = 0;
+	rt_find_cfg_defaults(&o->find);
+	o->trigger = RT_SEV_CRITICAL;
+}
