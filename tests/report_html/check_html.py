@@ -15,9 +15,10 @@
 #     buckets when there are more than POINTS;
 #   - clicking an episode moves every chart's time axis onto it; clicking a
 #     flow draws its chart;
-#   - optionally a screenshot.
+#   - optionally: the greatest CE rate a chart holds is SPIKE (a one-second
+#     spike kept by the buckets), and a screenshot.
 #
-#   check_html.py NAME PAGE.html REPORT.json [--shot OUT.png] [--points N]
+#   check_html.py NAME PAGE.html REPORT.json [--shot OUT.png] [--points N] [--spike CE]
 import argparse, datetime, json, math, os, sys, time
 
 from selenium import webdriver
@@ -164,6 +165,7 @@ def main():
     ap.add_argument("report")
     ap.add_argument("--shot")
     ap.add_argument("--points", type=int, default=2000)
+    ap.add_argument("--spike", type=int)
     a = ap.parse_args()
     rep = json.load(open(a.report))
     d = browser()
@@ -181,6 +183,12 @@ def main():
         numbers(a.name, d, rep)
         episodes(a.name, d, rep)
         charts(a.name, d, rep, a.points)
+        if a.spike is not None:
+            top = d.execute_script("""var g = window.rocetop.charts[0], i = g.getLabels().indexOf('CE marks/s'), m = 0;
+                for (var r = 0; r < g.numRows(); r++) { var v = g.rawData_[r][i]; m = Math.max(m, Array.isArray(v) ? v[2] : v); }
+                return m;""")
+            ok(a.name, top == float("%.4g" % a.spike), "the one-second spike of %d CE/s is the chart's greatest value" % a.spike,
+               "the chart's greatest CE rate is %s" % top)
         if a.shot:
             h = d.execute_script("return document.body.scrollHeight;")
             d.set_window_size(1400, min(max(h + 50, 1000), 16000))

@@ -1176,12 +1176,6 @@ int rt_report_main(int argc, char **argv)
 		pr_warn("--html and --perfetto cannot both write to standard output: give one a file.\n");
 		return 2;
 	}
-	if ((ra.html && !(fh = viz_open(ra.html, "the HTML report", argv + first, nfiles))) ||
-	    (ra.perfetto && !(ft = viz_open(ra.perfetto, "the Perfetto trace", argv + first, nfiles)))) {
-		if (fh && fh != stdout)
-			fclose(fh);
-		return 1;
-	}
 	rs = calloc((size_t)nfiles, sizeof(*rs));
 	if (!rs || plan(argv + first, nfiles, rs, &nrep)) {
 		pr_warn("out of memory.\n");
@@ -1196,6 +1190,10 @@ int rt_report_main(int argc, char **argv)
 			goto out;
 	}
 	distinct_labels(rs, nrep);
+	/* opened once the files read well: a bad input leaves no output behind */
+	if ((ra.html && !(fh = viz_open(ra.html, "the HTML report", argv + first, nfiles))) ||
+	    (ra.perfetto && !(ft = viz_open(ra.perfetto, "the Perfetto trace", argv + first, nfiles))))
+		goto out;
 	if (fh || ft) {
 		rc = viz_out(rs, nrep, &o, &ra, fh, ft);
 		fh = ft = NULL;	/* closed */

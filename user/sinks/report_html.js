@@ -97,8 +97,11 @@
 	}
 
 	/* ---- charts ---- */
+	/* A point of several intervals: its greatest value drawn, so that a
+	 * one-interval spike shows, over the band from its least to its greatest
+	 * (the mean is in the data, window.rocetop.data). */
 	function seriesAt(h, s, i) {
-		return h.k === 1 ? s.v[i] : [s.min[i], s.mean[i], s.max[i]];
+		return h.k === 1 ? s.v[i] : [s.min[i], s.max[i], s.max[i]];
 	}
 	function chart(parent, title, hi, list, ylabel) {
 		var h = D.hosts[hi], rows = [], div = el('div', { 'class': 'chart' });
@@ -140,7 +143,7 @@
 			return el('tr', {}, [td(h.label), td(f.file), td(h.kind), td(f.start_utc), td(f.end_utc),
 					     td(num(filePath(i, 'duration'), f.duration)),
 					     td(num(filePath(i, 'intervals'), f.intervals)),
-					     td(h.k === 1 ? 'one interval' : h.k + ' intervals (least, mean, greatest)')]);
+					     td(h.k === 1 ? 'one interval' : h.k + ' intervals (drawn: the greatest, over a band down to the least)')]);
 		});
 		app.appendChild(table(['host', 'file', 'kind', 'start', 'end', 'seconds', 'intervals', 'a point is'],
 				      rows, 'hosts'));

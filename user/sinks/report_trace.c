@@ -9,10 +9,11 @@
  * on the track of what they are about; flow events ("s" to "f") from a CNP
  * flow's slice to the slice of the data flow its CNPs throttle.
  *
- * Timestamps are microseconds since the epoch (on the shared axis: each
- * host's clock offset added). A counter holds its value until its next
- * event, so each point is written at its start, a run of equal values once,
- * and 0 where the series ends or has a gap: the area under a counter of
+ * Timestamps are microseconds since the epoch, written exactly from the
+ * nanoseconds (on the shared axis: each host's clock offset added). A
+ * counter holds its value until its next event, so each point is written at
+ * its start, a run of equal values once, and 0 at the end of the last
+ * interval: the area under a counter of
  * rates is the count (CE marks, CNPs, ...), under the paused fraction the
  * seconds paused, as the report adds them up.
  */
@@ -37,9 +38,10 @@ static void ev_start(struct tw *w)
 	w->first = 0;
 }
 
-static double us(const struct rt_viz_host *h, __u64 ns)
+/* ns as microseconds, exactly: "1700000000123456.789" */
+static void us(FILE *f, const char *key, __u64 ns)
 {
-	return rt_viz_time(h, ns) / 1e3;
+	fprintf(f, ",\"%s\":%llu.%03llu", key, (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
 }
 
 static void meta(struct tw *w, int pid, int tid, const char *what, const char *name)
@@ -50,17 +52,20 @@ static void meta(struct tw *w, int pid, int tid, const char *what, const char *n
 	fputs("}}", w->f);
 }
 
-static void counter_at(struct tw *w, int pid, const char *name, double ts, double v)
+static void counter_at(struct tw *w, int pid, const char *name, __u64 ts, double v)
 {
 	ev_start(w);
-	fprintf(w->f, "{\"ph\":\"C\",\"pid\":%d,\"ts\":%.3f,\"name\":", pid, ts);
+	fprintf(w->f, "{\"ph\":\"C\",\"pid\":%d", pid);
+	us(w->f, "ts", ts);
+	fputs(",\"name\":", w->f);
 	rt_viz_json_str(w->f, name);
 	fputs(",\"args\":{\"value\":", w->f);
 	rt_viz_json_exact(w->f, v);
 	fputs("}}", w->f);
 }
 
-/* One counter track: each point's mean at its start, 0 after gaps and at the end. */
+/* One counter track: each point's mean from its start, a run of equal
+ * values once, 0 at the end. */
 static void counter(struct tw *w, int pid, const struct rt_viz_host *h, const char *name,
 		    const struct rt_viz_pt *s)
 {
@@ -69,19 +74,14 @@ static void counter(struct tw *w, int pid, const struct rt_viz_host *h, const ch
 
 	for (i = 0; i < h->nb; i++) {
 		double v = rt_viz_mean(h, s, i);
-		__u64 end_prev = i ? h->t0[i - 1] + (__u64)(h->secs[i - 1] * 1e9 + 0.5) : 0;
 
-		if (i && end_prev < h->t0[i] && prev != 0) {
-			counter_at(w, pid, name, us(h, end_prev), 0);
-			prev = 0;
-		}
-		if (i && v == prev && end_prev >= h->t0[i])
+		if (i && v == prev)
 			continue;
-		counter_at(w, pid, name, us(h, h->t0[i]), v);
+		counter_at(w, pid, name, rt_viz_time(h, h->t0[i]), v);
 		prev = v;
 	}
 	if (h->nb)
-		counter_at(w, pid, name, us(h, h->t0[h->nb - 1] + (__u64)(h->secs[h->nb - 1] * 1e9 + 0.5)), 0);
+		counter_at(w, pid, name, rt_viz_time(h, h->last_ns), 0);
 }
 
 static void counters(struct tw *w, int pid, const struct rt_viz_host *h)
@@ -145,8 +145,10 @@ static void findings(struct tw *w, const struct rt_viz_host *hs, int n)
 		const struct rt_viz_host *h = &hs[ep[i].host];
 
 		ev_start(w);
-		fprintf(w->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"cat\":\"finding\",\"name\":",
-			ep[i].host + 1, finding_tid(h, f), us(h, f->start_ns), (f->end_ns - f->start_ns) / 1e3);
+		fprintf(w->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d", ep[i].host + 1, finding_tid(h, f));
+		us(w->f, "ts", rt_viz_time(h, f->start_ns));
+		us(w->f, "dur", f->end_ns - f->start_ns);
+		fputs(",\"cat\":\"finding\",\"name\":", w->f);
 		rt_viz_json_str(w->f, f->rule);
 		fputs(",\"args\":{\"severity\":", w->f);
 		rt_viz_json_str(w->f, rt_sev_name(f->sev));
@@ -163,22 +165,33 @@ static void findings(struct tw *w, const struct rt_viz_host *hs, int n)
 	free(ep);
 }
 
-static void slice(struct tw *w, int pid, int tid, double ts, double dur, const char *name, const char *args)
+static void slice(struct tw *w, int pid, int tid, __u64 ts, __u64 dur, const char *name, const char *args)
 {
 	ev_start(w);
-	fprintf(w->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"cat\":\"cnp\",\"name\":\"%s\","
-		"\"args\":{%s}}", pid, tid, ts, dur, name, args);
+	fprintf(w->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d", pid, tid);
+	us(w->f, "ts", ts);
+	us(w->f, "dur", dur);
+	fprintf(w->f, ",\"cat\":\"cnp\",\"name\":\"%s\",\"args\":{%s}}", name, args);
+}
+
+static void flow_ev(struct tw *w, const char *ph, unsigned id, int pid, int tid, __u64 ts)
+{
+	ev_start(w);
+	fprintf(w->f, "{\"ph\":\"%s\",%s\"id\":%u,\"pid\":%d,\"tid\":%d", ph, *ph == 'f' ? "\"bp\":\"e\"," : "",
+		id, pid, tid);
+	us(w->f, "ts", ts);
+	fputs(",\"cat\":\"cnp\",\"name\":\"CNP throttles\"}", w->f);
 }
 
 /* A CNP flow's CNPs and the data flow they throttle: a slice on each over
- * the points with CNPs, bound by a flow event at the busiest point. */
+ * the points with CNPs, bound by a flow event in the busiest point. */
 static void cnp_flow(struct tw *w, const struct rt_viz_host *hs, int hi, size_t fi, unsigned id)
 {
 	const struct rt_viz_host *h = &hs[hi];
 	const struct rt_viz_flow *c = &h->flows[fi];
 	const struct rt_viz_pt *s = c->s[RT_VIZ_CNP];
 	size_t i, lo = h->nb, hi_i = 0, pk = 0;
-	double t0, t1, at;
+	__u64 t0, t1, at;
 	char args[128];
 
 	for (i = 0; i < h->nb; i++)
@@ -189,18 +202,14 @@ static void cnp_flow(struct tw *w, const struct rt_viz_host *hs, int hi, size_t 
 		}
 	if (lo == h->nb)
 		return;
-	t0 = us(h, h->t0[lo]);
-	t1 = us(h, h->t0[hi_i] + (__u64)(h->secs[hi_i] * 1e9 + 0.5));
-	at = us(h, h->t0[pk] + (__u64)(h->secs[pk] * 5e8));
+	t0 = rt_viz_time(h, h->t0[lo]);
+	t1 = rt_viz_time(h, rt_viz_end(h, hi_i));
+	at = rt_viz_time(h, h->t0[pk] + (rt_viz_end(h, pk) - h->t0[pk]) / 2);
 	snprintf(args, sizeof(args), "\"cnps\":%llu", (unsigned long long)c->v.cnp);
 	slice(w, hi + 1, TID_FLOW + (int)fi, t0, t1 - t0, "CNPs", args);
 	slice(w, c->cnp_host + 1, TID_FLOW + c->cnp_flow, t0, t1 - t0, "throttled by CNPs", args);
-	ev_start(w);
-	fprintf(w->f, "{\"ph\":\"s\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"cat\":\"cnp\",\"name\":\"CNP throttles\"}",
-		id, hi + 1, TID_FLOW + (int)fi, at);
-	ev_start(w);
-	fprintf(w->f, "{\"ph\":\"f\",\"bp\":\"e\",\"id\":%u,\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"cat\":\"cnp\",\"name\":\"CNP throttles\"}",
-		id, c->cnp_host + 1, TID_FLOW + c->cnp_flow, at);
+	flow_ev(w, "s", id, hi + 1, TID_FLOW + (int)fi, at);
+	flow_ev(w, "f", id, c->cnp_host + 1, TID_FLOW + c->cnp_flow, at);
 }
 
 static void tracks(struct tw *w, int pid, const struct rt_viz_host *h)

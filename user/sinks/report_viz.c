@@ -351,8 +351,9 @@ static int take(struct rt_viz_host *h, const struct rt_snapshot *s, const struct
 		return 0;	/* more intervals than the first run counted: none */
 	if (fresh) {
 		h->nb = b + 1;
-		h->t0[b] = s->time_ns - (__u64)(secs * 1e9 + 0.5);
+		h->t0[b] = h->seen ? h->last_ns : s->time_ns - (__u64)(secs * 1e9 + 0.5);
 	}
+	h->last_ns = s->time_ns;
 	h->secs[b] += secs;
 	memset(h->acc, 0, (h->nflows * RT_VIZ_NRATES + h->npauses) * sizeof(*h->acc));
 	for (i = 0; i < d->nflows; i++) {

@@ -25,7 +25,7 @@
 
 #define RT_VIZ_HTML_POINTS	2000	/* points per series in the HTML */
 #define RT_VIZ_TRACE_POINTS	20000	/* counter events per track in the trace */
-#define RT_VIZ_FLOWS_MAX	50	/* top flows drawn per host (--top 0: up to this) */
+#define RT_VIZ_FLOWS_MAX	20	/* top flows drawn per host (--top 0: up to this) */
 
 enum { RT_VIZ_CE, RT_VIZ_CNP, RT_VIZ_NAK, RT_VIZ_RNR, RT_VIZ_NRATES };
 
@@ -71,7 +71,8 @@ struct rt_viz_host {
 	int offset_known;		/* 0: not estimated (offset 0) */
 	__u64 k;			/* intervals per point */
 	size_t np, nb;			/* points allocated, points filled */
-	__u64 *t0;			/* a point's start, ns */
+	__u64 *t0;			/* a point's start (the end of the interval before), ns */
+	__u64 last_ns;			/* the end of the last interval */
 	double *secs;			/* its length */
 	struct rt_viz_pt *tot[RT_VIZ_NRATES];
 	struct rt_viz_flow *flows;
@@ -100,6 +101,11 @@ struct rt_sink *rt_viz_sink_new(struct rt_viz_host **hs, int n, int *started);
 
 /* A point's value: the amount over its seconds. */
 double rt_viz_mean(const struct rt_viz_host *h, const struct rt_viz_pt *s, size_t i);
+/* A point's end: the next one's start, the last interval's end for the last. */
+static inline __u64 rt_viz_end(const struct rt_viz_host *h, size_t i)
+{
+	return i + 1 < h->nb ? h->t0[i + 1] : h->last_ns;
+}
 
 struct rt_viz_ep {
 	const struct rt_finding *f;
