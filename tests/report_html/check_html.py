@@ -12,7 +12,8 @@
 #     severity, start and length those of a finding (as multisets), its UTC
 #     text the start's;
 #   - every chart holds as many points as the host's intervals, or its
-#     buckets when there are more than POINTS;
+#     buckets when there are more than POINTS; switch ports are drawn when
+#     the file has sFlow's;
 #   - clicking an episode moves every chart's time axis onto it; clicking a
 #     flow draws its chart;
 #   - optionally: the greatest CE rate a chart holds is SPIKE (a one-second
@@ -107,8 +108,10 @@ def episodes(name, d, rep):
     rows = d.execute_script("""return Array.from(document.querySelectorAll('tr.ep')).map(r => [
         r.querySelector('a.ep-link').textContent, r.querySelector('.sev').textContent,
         r.querySelector('.ep-start').title, r.querySelector('.ep-start').textContent,
-        r.querySelector('.ep-dur').textContent]);""")
+        r.querySelector('.ep-dur').title, r.querySelector('.ep-dur').textContent]);""")
     page = sorted((r[0], r[1], float(r[2]), float(r[4])) for r in rows)
+    bad = [r for r in rows if abs(float(r[5]) - float(r[4])) > 0.0005 + 1e-12]
+    ok(name, not bad, "each episode's seconds shown to the millisecond", str(bad[:2]))
     rep_ = sorted((f["rule"], f["severity"], f["start"], f["end"] - f["start"]) for f in finds)
     ok(name, page == rep_, "each episode's rule, severity, start and seconds are a finding's of the report",
        "page %s report %s" % (page[:3], rep_[:3]))
@@ -125,13 +128,16 @@ def charts(name, d, rep, pmax):
     bad = [(h, n, t) for h, n, t in got if n != want_points(fs[h]["intervals"], pmax)]
     ok(name, got and not bad, "%d charts each hold the points of their host's %s intervals" %
        (len(got), "/".join(str(f["intervals"]) for f in fs)), str(bad[:3]))
+    ports = d.execute_script("return window.rocetop.data.hosts.map(h => h.ports.length);")
+    sw = sum(1 for _, _, t in got if "switch ports" in t)
+    ok(name, sw == 2 * sum(1 for p in ports if p), "%d switch port charts for the %d ports sFlow saw" % (sw, sum(ports)))
 
 
 def click_episode(name, d, rep):
     full = d.execute_script("return window.rocetop.charts[0].xAxisRange();")
     eps = d.execute_script("return window.rocetop.data.episodes;")
     span = (full[1] - full[0]) / 1000
-    pick = next((i for i, e in enumerate(eps[:10]) if e["end"] - e["start"] < span / 3), None)
+    pick = next((i for i, e in enumerate(eps[:10]) if e["end"] - e["start"] < span / 2), None)
     if pick is None:
         ok(name, not eps, "no episode shorter than the recording to click")
         return

@@ -69,7 +69,8 @@ def main():
     for i, f in enumerate(files):
         pid = pid_of[hosts[i]]
         t = f["totals"]
-        want = {"CE marks/s": t["ce"], "CNPs/s": t["cnp"], "NAKs/s": t["nak"], "RNR NAKs/s": t["rnr_nak"]}
+        want = {"CE marks/s": t["ce"], "CNPs/s": t["cnp"], "NAKs/s": t["nak"], "RNR NAKs/s": t["rnr_nak"],
+                "packets/s": t["pkts"]}
         got = {k: integral(tracks[(pid, k)]) for k in want}
         good = all(round(got[k]) == want[k] and abs(got[k] - want[k]) < 1e-6 * max(1, want[k]) for k in want)
         ok(name, good, "[%s] the counters' areas are the report's counts %s" % (hosts[i], want),

@@ -12,6 +12,7 @@
 #   - the day: at most 5 MB of HTML, its one-second spike kept; size and
 #     time printed;
 #   - '-' writes to standard output (the same bytes as the file), not both;
+#     standard input as a file is refused (it cannot be read twice);
 #     a bad input: one sentence, non-zero exit, no output left; an output
 #     that exists is replaced, a symbolic link or a file being read is not.
 set -u
@@ -93,9 +94,10 @@ editcap -F pcapng "$T/mixed.pcap" "$T/mixedng.pcapng"
 both pcapng -- "$T/mixedng.pcapng"
 tally_eq pcapng "$T/pcapng.json" "$T/mt"
 
-# ---- the lab's pfc-storm and incast, recorded ----
+# ---- the lab's pfc-storm and incast (with sFlow from its switch), recorded ----
 for sc in pfc-storm incast; do
-	if ! "$ROCETOP" lab --name "$name" --scenario "$sc" --duration 4 --rate 4000 --seed 7 \
+	sf=(); [ "$sc" = incast ] && sf=(--sflow)	# the switch's ports drawn too
+	if ! "$ROCETOP" lab --name "$name" --scenario "$sc" "${sf[@]}" --duration 4 --rate 4000 --seed 7 \
 		--tally "$T/$sc.tally" -w "$T/$sc.rtr" -D -d 0.5 >"$T/$sc.out" 2>"$T/$sc.lab.err"; then
 		fail "lab $sc" "rocetop lab failed: $(tail -3 "$T/$sc.lab.err")"
 		continue
@@ -138,6 +140,9 @@ f=$T/mixed.pcap
 "$ROCETOP" report "$f" --html - --perfetto - >/dev/null 2>"$T/e"; rc=$?
 [ $rc -ne 0 ] && [ "$(wc -l <"$T/e")" = 1 ] && pass "--html - --perfetto -: refused in one sentence ($(cat "$T/e"))" ||
 	fail both-stdout "rc $rc: $(cat "$T/e")"
+"$ROCETOP" report - --html "$T/in.html" <"$f" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$T/e")" = 1 ] && [ ! -e "$T/in.html" ] &&
+	pass "standard input, which cannot be read twice: refused in one sentence" || fail stdin "rc $rc: $(cat "$T/e")"
 head -c 3000 /dev/urandom >"$T/junk.bin"
 for bad in "$T/junk.bin" "$T/missing.rtr"; do
 	"$ROCETOP" report "$bad" --html "$T/bad.html" --perfetto "$T/bad.json" >/dev/null 2>"$T/e"; rc=$?

@@ -1090,6 +1090,26 @@ static int viz_close(FILE *f, const char *what, const char *path, int err)
 	return err ? 1 : 0;
 }
 
+/* --html and --perfetto: not both on standard output, and every input a
+ * file that can be read twice. 0, or 1 after saying why. */
+static int viz_args_bad(const struct report_args *ra, char **in, int nin)
+{
+	struct stat st;
+	int i;
+
+	if (ra->html && ra->perfetto && !strcmp(ra->html, "-") && !strcmp(ra->perfetto, "-")) {
+		pr_warn("--html and --perfetto cannot both write to standard output: give one a file.\n");
+		return 1;
+	}
+	for (i = 0; (ra->html || ra->perfetto) && i < nin; i++)
+		if (!strcmp(in[i], "-") || (!stat(in[i], &st) && !S_ISREG(st.st_mode))) {
+			pr_warn("--html and --perfetto read each file twice, and %s cannot be read twice: save it to a file first.\n",
+				strcmp(in[i], "-") ? in[i] : "standard input");
+			return 1;
+		}
+	return 0;
+}
+
 /* --html and --perfetto: a second run over each host's files fills the
  * series of the flows the report found (report_viz.h); 0, or 1 after saying why. */
 static int viz_out(struct report *rs, int n, struct rt_opts *o, const struct report_args *ra, FILE *fh, FILE *ft)
@@ -1172,10 +1192,8 @@ int rt_report_main(int argc, char **argv)
 		pr_warn("report takes one file or more: rocetop report FILE [FILE ...] [--json].\n");
 		return 2;
 	}
-	if (ra.html && ra.perfetto && !strcmp(ra.html, "-") && !strcmp(ra.perfetto, "-")) {
-		pr_warn("--html and --perfetto cannot both write to standard output: give one a file.\n");
+	if (viz_args_bad(&ra, argv + first, nfiles))
 		return 2;
-	}
 	rs = calloc((size_t)nfiles, sizeof(*rs));
 	if (!rs || plan(argv + first, nfiles, rs, &nrep)) {
 		pr_warn("out of memory.\n");

@@ -167,7 +167,7 @@
 				td(a), td(el('span', { 'class': 'sev', text: e.severity })), td(D.hosts[e.host].label),
 				td(e.subject),
 				td(el('span', { 'class': 'ep-start', title: String(e.start), text: utc(e.start) })),
-				td(el('span', { 'class': 'ep-dur', text: String(e.end - e.start) })),
+				td(el('span', { 'class': 'ep-dur', title: String(e.end - e.start), text: (e.end - e.start).toFixed(3) })),
 				td(el('span', { 'class': 'ep-peak', text: String(Number(e.peak.toPrecision(4))) })),
 				td(el('div', {}, [el('div', { 'class': 'ev', text: e.evidence }),
 						  el('div', { 'class': 'next', text: 'next: ' + e.next })]))]);
@@ -225,7 +225,10 @@
 		D.hosts.forEach(function (h, hi) {
 			var box = el('div', { 'class': 'host-charts' }, [el('h3', { text: h.label })]);
 			s.appendChild(box);
-			chart(box, h.label + ': per second', hi, rates(h.tot), 'per second');
+			chart(box, h.label + ': congestion per second', hi,
+			      rates(h.tot).filter(function (x) { return x.name !== 'packets/s'; }), 'per second');
+			chart(box, h.label + ': RoCE packets per second', hi,
+			      rates(h.tot).filter(function (x) { return x.name === 'packets/s'; }), 'packets/s');
 			if (h.pauses.length)
 				chart(box, h.label + ': fraction of time paused', hi,
 				      h.pauses.map(function (p) { return { name: p.name, s: p.s }; }), 'fraction');

@@ -19,7 +19,7 @@
 #define SPACESHIP(a, b) ((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
 
 const char *const rt_viz_rate_names[RT_VIZ_NRATES] = {
-	"CE marks/s", "CNPs/s", "NAKs/s", "RNR NAKs/s",
+	"CE marks/s", "CNPs/s", "NAKs/s", "RNR NAKs/s", "packets/s",
 };
 
 static struct rt_viz_pt *pts_new(const struct rt_viz_host *h)
@@ -37,10 +37,15 @@ const char *rt_viz_flow_name(const struct rt_rep *r, const struct rt_flow_key *k
 	return buf;
 }
 
+/* The flows drawn: by congestion (CE, CNP, NAK, RNR NAK), then packets
+ * (the victims of a pause storm carry no congestion counts). */
 static int by_congestion(const void *x, const void *y)
 {
 	const struct rt_rep_flow *a = *(struct rt_rep_flow *const *)x, *b = *(struct rt_rep_flow *const *)y;
 	int c = SPACESHIP(rt_congestion(&b->v), rt_congestion(&a->v));
+
+	if (!c)
+		c = SPACESHIP(b->v.pkts, a->v.pkts);
 
 	return c ? c : rt_flow_key_cmp(&a->k, &b->k);
 }
@@ -123,7 +128,7 @@ int rt_viz_host_init(struct rt_viz_host *h, const struct rt_rep_run *run, const 
 		return -ENOMEM;
 	memcpy(fl, r->flows, r->n * sizeof(*fl));
 	qsort(fl, r->n, sizeof(*fl), by_congestion);
-	for (i = 0; i < r->n && h->nflows < want && rt_congestion(&fl[i]->v); i++)
+	for (i = 0; i < r->n && h->nflows < want && (rt_congestion(&fl[i]->v) || fl[i]->v.pkts); i++)
 		if (flow_add(h, fl[i]) < 0) {
 			free(fl);
 			return -ENOMEM;
@@ -366,12 +371,14 @@ static int take(struct rt_viz_host *h, const struct rt_snapshot *s, const struct
 		h->acc[x * RT_VIZ_NRATES + RT_VIZ_CNP] += (double)v->cnp;
 		h->acc[x * RT_VIZ_NRATES + RT_VIZ_NAK] += (double)rt_nak(v);
 		h->acc[x * RT_VIZ_NRATES + RT_VIZ_RNR] += (double)v->rnr_nak;
+		h->acc[x * RT_VIZ_NRATES + RT_VIZ_PKTS] += (double)v->pkts;
 	}
 	take_pauses(h, s, d);
 	pt_add(h->tot[RT_VIZ_CE], b, fresh, (double)t->ecn[RT_ECN_CE], secs);
 	pt_add(h->tot[RT_VIZ_CNP], b, fresh, (double)t->cnp, secs);
 	pt_add(h->tot[RT_VIZ_NAK], b, fresh, (double)rt_nak(t), secs);
 	pt_add(h->tot[RT_VIZ_RNR], b, fresh, (double)t->rnr_nak, secs);
+	pt_add(h->tot[RT_VIZ_PKTS], b, fresh, (double)t->pkts, secs);
 	for (i = 0; i < h->nflows; i++)
 		for (j = 0; j < RT_VIZ_NRATES; j++)
 			pt_add(h->flows[i].s[j], b, fresh, h->acc[i * RT_VIZ_NRATES + j], secs);

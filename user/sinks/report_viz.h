@@ -9,7 +9,8 @@
  * puts k consecutive intervals in a point, k = ceil(intervals / points), and
  * a point keeps the least and the greatest value of its intervals beside
  * their amount, so a one-interval spike survives in a day of seconds. The
- * amount of a point is exact: a count (CE marks, CNPs, NAKs, RNR NAKs), or
+ * amount of a point is exact: a count (CE marks, CNPs, NAKs, RNR NAKs,
+ * packets), or
  * the seconds paused at the report's link speed, so the points of a series
  * add up to the report's totals. Memory: the points, not the intervals.
  *
@@ -27,7 +28,7 @@
 #define RT_VIZ_TRACE_POINTS	20000	/* counter events per track in the trace */
 #define RT_VIZ_FLOWS_MAX	20	/* top flows drawn per host (--top 0: up to this) */
 
-enum { RT_VIZ_CE, RT_VIZ_CNP, RT_VIZ_NAK, RT_VIZ_RNR, RT_VIZ_NRATES };
+enum { RT_VIZ_CE, RT_VIZ_CNP, RT_VIZ_NAK, RT_VIZ_RNR, RT_VIZ_PKTS, RT_VIZ_NRATES };
 
 extern const char *const rt_viz_rate_names[RT_VIZ_NRATES];	/* "CE marks/s", ... */
 
