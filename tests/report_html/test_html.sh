@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rocetop report --html and --perfetto on a generator capture, its pcapng
 # copy, the lab's pfc-storm and incast recordings (one host each, and the two
-# as two hosts) and a day of 1-s intervals:
+# as two hosts; incast with sFlow from the lab's switch), the flight
+# recorder's file of the storm, and a day of 1-s intervals:
 #   - the report's totals equal the generator's tally (the independent
 #     source); headless Chromium, in a network namespace with only lo (no
 #     network), opens each page from disk: check_html.py (no console error,
@@ -96,7 +97,9 @@ tally_eq pcapng "$T/pcapng.json" "$T/mt"
 
 # ---- the lab's pfc-storm and incast (with sFlow from its switch), recorded ----
 for sc in pfc-storm incast; do
-	sf=(); [ "$sc" = incast ] && sf=(--sflow)	# the switch's ports drawn too
+	# incast: the switch's ports drawn too; pfc-storm: its critical finding
+	# makes the flight recorder write a file
+	sf=(--sflow); [ "$sc" = pfc-storm ] && sf=(--flight-recorder 10s --flight-dir "$T/fl") && mkdir -p "$T/fl"
 	if ! "$ROCETOP" lab --name "$name" --scenario "$sc" "${sf[@]}" --duration 4 --rate 4000 --seed 7 \
 		--tally "$T/$sc.tally" -w "$T/$sc.rtr" -D -d 0.5 >"$T/$sc.out" 2>"$T/$sc.lab.err"; then
 		fail "lab $sc" "rocetop lab failed: $(tail -3 "$T/$sc.lab.err")"
@@ -106,6 +109,8 @@ for sc in pfc-storm incast; do
 	tally_eq "$sc" "$T/$sc.json" "$T/$sc.tally"
 	cp "$T/$sc.html" "$T/$sc.trace" "$ART/"
 done
+fl=$(ls "$T"/fl/rocetop-*.rtr 2>/dev/null | head -1)
+[ -n "$fl" ] && both flight -- "$fl" || fail flight "the flight recorder wrote no file: $(grep -i flight "$T/pfc-storm.lab.err")"
 # the two recordings as two hosts on one timeline
 [ -f "$T/pfc-storm.rtr" ] && [ -f "$T/incast.rtr" ] && both two-hosts -- "$T/pfc-storm.rtr" "$T/incast.rtr"
 
