@@ -225,11 +225,11 @@ static void pt_add(struct rt_viz_pt *s, size_t b, int fresh, double amt, double 
 	s[b].amt += amt;
 }
 
-static struct rt_viz_host *sort_host;
-
-static int ord_cmp(const void *x, const void *y)
+static int ord_cmp(const void *x, const void *y, void *arg)
 {
-	return rt_flow_key_cmp(&sort_host->flows[*(const __u32 *)x].k, &sort_host->flows[*(const __u32 *)y].k);
+	const struct rt_viz_host *h = arg;
+
+	return rt_flow_key_cmp(&h->flows[*(const __u32 *)x].k, &h->flows[*(const __u32 *)y].k);
 }
 
 static int collect_init(struct rt_viz_host *h)
@@ -242,8 +242,7 @@ static int collect_init(struct rt_viz_host *h)
 		return -ENOMEM;
 	for (i = 0; i < h->nflows; i++)
 		h->ord[i] = i;
-	sort_host = h;
-	qsort(h->ord, h->nflows, sizeof(*h->ord), ord_cmp);
+	qsort_r(h->ord, h->nflows, sizeof(*h->ord), ord_cmp, h);
 	return 0;
 }
 
@@ -319,8 +318,11 @@ static void take_pauses(struct rt_viz_host *h, const struct rt_snapshot *s, cons
 static int take_ports(struct rt_viz_host *h, size_t b, int fresh, const struct rt_delta *d, double secs)
 {
 	size_t i;
-	int *seen = calloc(h->nports + d->nswports + 1, sizeof(*seen));
+	int *seen;
 
+	if (!h->nports && !d->nswports)
+		return 0;
+	seen = calloc(h->nports + d->nswports + 1, sizeof(*seen));
 	if (!seen)
 		return -ENOMEM;
 	for (i = 0; i < d->nswports; i++) {
