@@ -687,8 +687,10 @@ static const struct rt_opt report_opts[] = {
 					  "(default: the speed recorded for the interface, else 100G)" },
 	{ R_MAX_FLOWS, "max-flows", "N", "keep at most N flows of a capture (default: all)" },
 	{ R_THRESHOLD, "threshold", "NAME=VALUE", "a rule's threshold (the names: rocetop -h)" },
-	{ R_HTML, "html", "FILE", "also write a self-contained HTML page of the timeline to FILE ('-': stdout)" },
-	{ R_PERFETTO, "perfetto", "FILE", "also write a Chrome Trace Event JSON for ui.perfetto.dev to FILE ('-': stdout)" },
+	{ R_HTML, "html", "FILE", "also write a self-contained HTML page of the timeline\n"
+				  "to FILE (open it in a browser; '-': standard output)" },
+	{ R_PERFETTO, "perfetto", "FILE", "also write a Chrome Trace Event JSON to FILE\n"
+					  "(open it in ui.perfetto.dev; '-': standard output)" },
 	{ 'h', "help", NULL, "this text" },
 	RT_OPT_END,
 };
