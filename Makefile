@@ -77,7 +77,8 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	tshark tcpdump tmux prometheus curl python3-prometheus-client procps \
 	debhelper dpkg-dev lintian bash-completion systemd util-linux \
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
-	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest \
+	libjs-dygraphs chromium chromium-driver python3-selenium
 
 .PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb options
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests $(BENCH_BINS)
@@ -96,6 +97,23 @@ $(BUILD)/obj/%.o: %.c $(SKELS) | $(BUILD)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+# report --html inlines the chart library (Debian's libjs-dygraphs) and the
+# page's script and style: each file becomes the bytes of a C array.
+DYGRAPHS ?= /usr/share/javascript/dygraphs
+HTML_INCS := $(addprefix $(BUILD)/gen/,dygraph.min.js.inc dygraph.min.css.inc report_html.js.inc report_html.css.inc)
+
+$(BUILD)/gen/dygraph.%.inc: $(DYGRAPHS)/dygraph.% | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/report_html.%.inc: user/sinks/report_html.% | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/user/sinks/report_html.o $(BUILD)/fuzz/obj/user/sinks/report_html.o: $(HTML_INCS)
 
 $(BUILD)/librocetop.a: $(LIB_OBJS)
 	$(call msg,AR,$@)

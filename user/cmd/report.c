@@ -44,6 +44,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "linkspeed.h"
+#include "outfile.h"
 #include "log.h"
 #include "nic.h"
 #include "num.h"
@@ -51,6 +52,7 @@
 #include "print.h"
 #include "record.h"
 #include "report_agg.h"
+#include "report_viz.h"
 #include "sink.h"
 #include "source.h"
 
@@ -681,6 +683,7 @@ struct report_args {
 	int json, top;
 	__u64 speed;
 	const char *speed_from;
+	const char *html, *perfetto;	/* --html, --perfetto: the paths */
 };
 
 static int on_link_speed(void *ctx, const struct rt_opt *opt, const char *arg);
@@ -701,6 +704,10 @@ static const struct rt_opt report_opts[] = {
 	  RT_CALL(on_link_speed), .values = "10G 25G 40G 50G 100G 200G 400G 800G" },
 	{ 259, "max-flows", "N", "keep at most N flows of a capture (default: all)", RT_CALL(on_max_flows) },
 	{ 260, "threshold", "NAME=VALUE", "a rule's threshold (the names: rocetop -h)", RT_CALL(on_threshold) },
+	{ 261, "html", "FILE", "also write a self-contained HTML page of the timeline\n"
+		"to FILE (open it in a browser; '-': standard output)", RT_SET_STR(A, html) },
+	{ 262, "perfetto", "FILE", "also write a Chrome Trace Event JSON to FILE\n"
+		"(open it in ui.perfetto.dev; '-': standard output)", RT_SET_STR(A, perfetto) },
 	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
 	RT_OPT_END,
 };
@@ -709,6 +716,7 @@ static const struct rt_cli report_cli = {
 	.prog = "rocetop report",
 	.usage =
 "Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--link-speed SPEED]\n"
+"                      [--html FILE] [--perfetto FILE]\n"
 "Summarise rocetop recordings or pcap/pcapng captures: the findings as a\n"
 "timeline first, then duration and totals, the top flows by CE, CNP and NAK,\n"
 "the moments of peak CE rate and PFC pauses, paused time per priority, host\n"
@@ -1041,11 +1049,136 @@ static void distinct_labels(struct report *rs, int n)
 	}
 }
 
+/* The report of rs on f, text or JSON; 0 or -ENOMEM. */
+static int print_all(FILE *f, struct report *rs, int nrep, int json, int top)
+{
+	struct rt_printer pr;
+
+	rt_pr_init(&pr, f, json);
+	if (nrep > 1)
+		return print_merged(&pr, rs, nrep, top);
+	rt_pr_start(&pr);
+	print_report(&pr, &rs[0]);
+	rt_pr_end(&pr);
+	return 0;
+}
+
+/* An output of --html or --perfetto: standard output for "-", else opened as
+ * --csv files are (outfile.h), never one of the files read. NULL after saying why. */
+static FILE *viz_open(const char *path, const char *what, char **in, int nin)
+{
+	struct stat a, b;
+	int i, fd;
+
+	if (!strcmp(path, "-"))
+		return stdout;
+	for (i = 0; i < nin && !stat(path, &a); i++)
+		if (!stat(in[i], &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+			pr_warn("%s %s is one of the files being read; writing it would destroy it: choose another name.\n",
+				what, path);
+			return NULL;
+		}
+	fd = rt_out_open(path, what, 0);
+	return fd < 0 ? NULL : fdopen(fd, "w");
+}
+
+/* Close an output; 0, or 1 after saying why. */
+static int viz_close(FILE *f, const char *what, const char *path, int err)
+{
+	if (f != stdout && fclose(f) && !err)
+		err = -errno;
+	if (err)
+		pr_warn("writing %s %s failed: %s.\n", what, path, strerror(-err));
+	return err ? 1 : 0;
+}
+
+/* --html and --perfetto: not both on standard output, and every input a
+ * file that can be read twice. 0, or 1 after saying why. */
+static int viz_args_bad(const struct report_args *ra, char **in, int nin)
+{
+	struct stat st;
+	int i;
+
+	if (ra->html && ra->perfetto && !strcmp(ra->html, "-") && !strcmp(ra->perfetto, "-")) {
+		pr_warn("--html and --perfetto cannot both write to standard output: give one a file.\n");
+		return 1;
+	}
+	for (i = 0; (ra->html || ra->perfetto) && i < nin; i++)
+		if (!strcmp(in[i], "-") || (!stat(in[i], &st) && !S_ISREG(st.st_mode))) {
+			pr_warn("--html and --perfetto read each file twice, and %s cannot be read twice: save it to a file first.\n",
+				strcmp(in[i], "-") ? in[i] : "standard input");
+			return 1;
+		}
+	return 0;
+}
+
+/* --html and --perfetto: a second run over each host's files fills the
+ * series of the flows the report found (report_viz.h); 0, or 1 after saying why. */
+static int viz_out(struct report *rs, int n, struct rt_opts *o, const struct report_args *ra, FILE *fh, FILE *ft)
+{
+	struct rt_viz_host *hs = calloc(2 * (size_t)n, sizeof(*hs));
+	char *json = NULL;
+	size_t len = 0;
+	int i, rc = 1;
+
+	for (i = 0; hs && i < n; i++)
+		if ((fh && rt_viz_host_init(&hs[i], &rs[i].run, rs[i].run.host, ra->top, RT_VIZ_HTML_POINTS)) ||
+		    (ft && rt_viz_host_init(&hs[n + i], &rs[i].run, rs[i].run.host, ra->top, RT_VIZ_TRACE_POINTS)))
+			break;
+	if (!hs || i < n || rt_viz_link(hs, n) || rt_viz_link(hs + n, n))
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		struct rt_viz_host *ph[2];
+		int np = 0;
+		struct rt_sink *sink;
+
+		if (fh)
+			ph[np++] = &hs[i];
+		if (ft)
+			ph[np++] = &hs[n + i];
+		sink = rt_viz_sink_new(ph, np, &rs[i].run.started);
+		if (!sink)
+			goto nomem;
+		if (run_files(&rs[i], o, sink))
+			goto out;
+	}
+	if (fh) {
+		FILE *m = open_memstream(&json, &len);
+
+		if (!m || print_all(m, rs, n, 1, ra->top) || fclose(m))
+			goto nomem;
+		i = viz_close(fh, "the HTML report", ra->html, rt_report_html_write(fh, hs, n, json));
+		fh = NULL;
+		if (i)
+			goto out;
+	}
+	if (ft) {
+		i = viz_close(ft, "the Perfetto trace", ra->perfetto, rt_report_trace_write(ft, hs + n, n));
+		ft = NULL;
+		if (i)
+			goto out;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	pr_warn("out of memory.\n");
+out:
+	if (fh && fh != stdout)
+		fclose(fh);
+	if (ft && ft != stdout)
+		fclose(ft);
+	for (i = 0; hs && i < 2 * n; i++)
+		rt_viz_host_free(&hs[i]);
+	free(hs);
+	free(json);
+	return rc;
+}
+
 int rt_report_main(int argc, char **argv)
 {
 	struct report *rs = NULL;
-	struct rt_printer pr;
 	struct report_args ra = { .top = 10 };
+	FILE *fh = NULL, *ft = NULL;
 	int nfiles, nrep = 0, i, rc = 1, first, err;
 
 	rt_opts_defaults(&ra.o);
@@ -1059,6 +1192,8 @@ int rt_report_main(int argc, char **argv)
 		pr_warn("report takes one file or more: rocetop report FILE [FILE ...] [--json].\n");
 		return 2;
 	}
+	if (viz_args_bad(&ra, argv + first, nfiles))
+		return 2;
 	rs = calloc((size_t)nfiles, sizeof(*rs));
 	if (!rs || plan(argv + first, nfiles, rs, &nrep)) {
 		pr_warn("out of memory.\n");
@@ -1073,12 +1208,18 @@ int rt_report_main(int argc, char **argv)
 			goto out;
 	}
 	distinct_labels(rs, nrep);
-	rt_pr_init(&pr, stdout, ra.json);
-	if (nrep == 1) {
-		rt_pr_start(&pr);
-		print_report(&pr, &rs[0]);
-		rt_pr_end(&pr);
-	} else if (print_merged(&pr, rs, nrep, ra.top)) {
+	/* opened once the files read well: a bad input leaves no output behind */
+	if ((ra.html && !(fh = viz_open(ra.html, "the HTML report", argv + first, nfiles))) ||
+	    (ra.perfetto && !(ft = viz_open(ra.perfetto, "the Perfetto trace", argv + first, nfiles))))
+		goto out;
+	if (fh || ft) {
+		rc = viz_out(rs, nrep, &ra.o, &ra, fh, ft);
+		fh = ft = NULL;	/* closed */
+		if (rc || (ra.html && !strcmp(ra.html, "-")) || (ra.perfetto && !strcmp(ra.perfetto, "-")))
+			goto out;
+		rc = 1;
+	}
+	if (print_all(stdout, rs, nrep, ra.json, ra.top)) {
 		pr_warn("out of memory.\n");
 		goto out;
 	}
@@ -1090,6 +1231,10 @@ int rt_report_main(int argc, char **argv)
 		rc = 0;
 	}
 out:
+	if (fh && fh != stdout)
+		fclose(fh);
+	if (ft && ft != stdout)
+		fclose(ft);
 	for (i = 0; rs && i < nfiles; i++) {
 		rt_rep_run_free(&rs[i].run);
 		if (rs[i].nfiles > 1)

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+# rocetop report --html in a real browser: headless Chromium (Selenium and
+# chromedriver) opens the page from disk. Run it with the network off (an
+# empty network namespace: test_html.sh). Checks, each printed as PASS/FAIL:
+#   - no console message of level SEVERE, and no request but the file itself
+#     (the Resource Timing entries, the navigation entry);
+#   - every number the page shows from the report (an element with
+#     data-path) equals the value at that path of `rocetop report --json`
+#     run on its own, and the totals, intervals, duration and the paused
+#     seconds of every priority are among them;
+#   - the episodes: as many as the report's findings, each row's rule,
+#     severity, start and length those of a finding (as multisets), its UTC
+#     text the start's;
+#   - every chart holds as many points as the host's intervals, or its
+#     buckets when there are more than POINTS; switch ports are drawn when
+#     the file has sFlow's;
+#   - clicking an episode moves every chart's time axis onto it; clicking a
+#     flow draws its chart;
+#   - optionally: the greatest CE rate a chart holds is SPIKE (a one-second
+#     spike kept by the buckets), and a screenshot.
+#
+#   check_html.py NAME PAGE.html REPORT.json [--shot OUT.png] [--points N] [--spike CE]
+import argparse, datetime, json, math, os, sys, time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+fails = 0
+
+
+def ok(name, cond, what, why=""):
+    global fails
+    if cond:
+        print("PASS %s: %s" % (name, what))
+    else:
+        fails += 1
+        print("FAIL %s: %s%s" % (name, what, (": " + why) if why else ""))
+
+
+def at(doc, path):
+    v = doc
+    for p in path.split('.'):
+        v = v[int(p)] if isinstance(v, list) else v[p]
+    return v
+
+
+def same(text, v):
+    if isinstance(v, bool) or v is None:
+        return False
+    if isinstance(v, int):
+        return text == str(v)
+    if isinstance(v, float):
+        try:
+            return float(text) == v
+        except ValueError:
+            return False
+    return text == str(v)
+
+
+def browser():
+    o = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--window-size=1400,1000", "--no-first-run", "--disable-extensions"):
+        o.add_argument(a)
+    o.binary_location = "/usr/bin/chromium"
+    o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=o)
+
+
+def files_of(rep):
+    return rep["files"] if "files" in rep else [rep]
+
+
+def want_points(n, pmax):
+    k = -(-n // pmax) if n > pmax else 1
+    return -(-n // k)
+
+
+def numbers(name, d, rep):
+    cells = d.execute_script(
+        "return Array.from(document.querySelectorAll('[data-path]')).map(e => [e.dataset.path, e.textContent]);")
+    bad = [(p, t, at(rep, p)) for p, t in cells if not same(t, at(rep, p))]
+    ok(name, not bad, "%d numbers on the page equal report --json" % len(cells), str(bad[:5]))
+    paths = set(p for p, _ in cells)
+    need = []
+    multi = "files" in rep
+    for i, f in enumerate(files_of(rep)):
+        pre = "files.%d." % i if multi else ""
+        need += [pre + "totals." + k for k in ("pkts", "ce", "cnp", "nak", "rnr_nak", "flows")]
+        need += [pre + "intervals", pre + "duration"]
+        need += [pre + "pfc.priorities.%d.seconds" % j for j in range(len(f["pfc"]["priorities"]))]
+    missing = [p for p in need if p not in paths]
+    ok(name, not missing, "the page shows the totals, intervals, duration and %d paused priorities" %
+       sum(len(f["pfc"]["priorities"]) for f in files_of(rep)), "missing " + str(missing[:5]))
+
+
+def utc_ms(s):
+    ms = math.floor(s * 1000)
+    t = datetime.datetime.fromtimestamp(ms // 1000, datetime.timezone.utc)
+    return t.strftime("%Y-%m-%d %H:%M:%S") + ".%03d UTC" % (ms % 1000)
+
+
+def episodes(name, d, rep):
+    finds = rep["findings"]
+    n = d.find_element(By.ID, "episode-count").text
+    ok(name, n == str(len(finds)), "the verdict counts %s episodes, the report %d findings" % (n, len(finds)))
+    rows = d.execute_script("""return Array.from(document.querySelectorAll('tr.ep')).map(r => [
+        r.querySelector('a.ep-link').textContent, r.querySelector('.sev').textContent,
+        r.querySelector('.ep-start').title, r.querySelector('.ep-start').textContent,
+        r.querySelector('.ep-dur').title, r.querySelector('.ep-dur').textContent]);""")
+    page = sorted((r[0], r[1], float(r[2]), float(r[4])) for r in rows)
+    bad = [r for r in rows if abs(float(r[5]) - float(r[4])) > 0.0005 + 1e-12]
+    ok(name, not bad, "each episode's seconds shown to the millisecond", str(bad[:2]))
+    rep_ = sorted((f["rule"], f["severity"], f["start"], f["end"] - f["start"]) for f in finds)
+    ok(name, page == rep_, "each episode's rule, severity, start and seconds are a finding's of the report",
+       "page %s report %s" % (page[:3], rep_[:3]))
+    bad = [r for r in rows if r[3] != utc_ms(float(r[2]))]
+    ok(name, not bad, "each episode's UTC start is its start", str(bad[:2]))
+    shown = d.execute_script("return Array.from(document.querySelectorAll('tr.ep')).filter(r => r.offsetParent).length")
+    ok(name, shown == min(10, len(finds)), "the verdict shows the top %d" % shown)
+    return rows
+
+
+def charts(name, d, rep, pmax):
+    got = d.execute_script("return window.rocetop.charts.map(g => [g.rtHost, g.numRows(), g.rtTitle]);")
+    fs = files_of(rep)
+    bad = [(h, n, t) for h, n, t in got if n != want_points(fs[h]["intervals"], pmax)]
+    ok(name, got and not bad, "%d charts each hold the points of their host's %s intervals" %
+       (len(got), "/".join(str(f["intervals"]) for f in fs)), str(bad[:3]))
+    ports = d.execute_script("return window.rocetop.data.hosts.map(h => h.ports.length);")
+    sw = sum(1 for _, _, t in got if "switch ports" in t)
+    ok(name, sw == 2 * sum(1 for p in ports if p), "%d switch port charts for the %d ports sFlow saw" % (sw, sum(ports)))
+
+
+def click_episode(name, d, rep):
+    full = d.execute_script("return window.rocetop.charts[0].xAxisRange();")
+    eps = d.execute_script("return window.rocetop.data.episodes;")
+    span = (full[1] - full[0]) / 1000
+    pick = next((i for i, e in enumerate(eps[:10]) if e["end"] - e["start"] < span / 2), None)
+    if pick is None:
+        ok(name, not eps, "no episode shorter than the recording to click")
+        return
+    e = eps[pick]
+    d.find_element(By.CSS_SELECTOR, "a.ep-link[data-ep='%d']" % pick).click()
+    time.sleep(0.3)
+    rs = d.execute_script("return window.rocetop.charts.map(g => g.xAxisRange());")
+    a, b = e["start"] * 1000, e["end"] * 1000
+    good = all(r[0] <= a and r[1] >= b and r[1] - r[0] < full[1] - full[0] for r in rs)
+    ok(name, good, "clicking episode %d (%s, %.3f s) moves all %d time axes onto it" %
+       (pick, e["rule"], e["end"] - e["start"], len(rs)), "axes %s, episode [%s, %s]" % (rs[:2], a, b))
+
+
+def click_flow(name, d, rep, pmax):
+    rows = d.find_elements(By.CSS_SELECTOR, "tr.flow")
+    if not rows:
+        ok(name, True, "no flow to click (none congested)")
+        return
+    rows[0].click()
+    time.sleep(0.3)
+    got = d.execute_script("""return window.rocetop.charts.filter(g => g.rtFlow).map(g => [g.rtHost, g.numRows()]);""")
+    fs = files_of(rep)
+    ok(name, len(got) == 1 and got[0][1] == want_points(fs[got[0][0]]["intervals"], pmax),
+       "clicking a flow draws its chart", str(got))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("name")
+    ap.add_argument("page")
+    ap.add_argument("report")
+    ap.add_argument("--shot")
+    ap.add_argument("--points", type=int, default=2000)
+    ap.add_argument("--spike", type=int)
+    a = ap.parse_args()
+    rep = json.load(open(a.report))
+    d = browser()
+    try:
+        url = "file://" + os.path.abspath(a.page)
+        d.get(url)
+        for _ in range(100):
+            if d.execute_script("return !!window.rocetop;"):
+                break
+            time.sleep(0.1)
+        ok(a.name, d.execute_script("return !!window.rocetop;"), "the page drew itself")
+        res = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
+        nav = d.execute_script("return performance.getEntriesByType('navigation').map(e => e.name);")
+        ok(a.name, res == [] and nav == [url], "no request but the file itself", "resources %s, navigation %s" % (res, nav))
+        numbers(a.name, d, rep)
+        episodes(a.name, d, rep)
+        charts(a.name, d, rep, a.points)
+        if a.spike is not None:
+            top = d.execute_script("""var g = window.rocetop.charts[0], i = g.getLabels().indexOf('CE marks/s'), m = 0;
+                for (var r = 0; r < g.numRows(); r++) { var v = g.rawData_[r][i]; m = Math.max(m, Array.isArray(v) ? v[2] : v); }
+                return m;""")
+            ok(a.name, top == float("%.4g" % a.spike), "the one-second spike of %d CE/s is the chart's greatest value" % a.spike,
+               "the chart's greatest CE rate is %s" % top)
+        if a.shot:
+            h = d.execute_script("return document.body.scrollHeight;")
+            d.set_window_size(1400, min(max(h + 50, 1000), 16000))
+            time.sleep(0.3)
+            d.save_screenshot(a.shot)
+            d.set_window_size(1400, 1000)
+        click_episode(a.name, d, rep)
+        click_flow(a.name, d, rep, a.points)
+        errs = [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
+        ok(a.name, not errs, "no console error", str(errs[:3]))
+    finally:
+        d.quit()
+    sys.exit(1 if fails else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# rocetop report --html and --perfetto on a generator capture, its pcapng
+# copy, the lab's pfc-storm and incast recordings (one host each, and the two
+# as two hosts; incast with sFlow from the lab's switch), the flight
+# recorder's file of the storm, and a day of 1-s intervals:
+#   - the report's totals equal the generator's tally (the independent
+#     source); headless Chromium, in a network namespace with only lo (no
+#     network), opens each page from disk: check_html.py (no console error,
+#     no request, the numbers on the page equal report --json, episodes,
+#     points, clicks), with screenshots of the lab's pages kept in
+#     BUILD/artifacts/report_html; check_trace.py on each trace (the format,
+#     counters whose areas are the report's counts and paused seconds);
+#   - the day: at most 5 MB of HTML, its one-second spike kept; size and
+#     time printed;
+#   - '-' writes to standard output (the same bytes as the file), not both;
+#     standard input as a file is refused (it cannot be read twice);
+#     a bad input: one sentence, non-zero exit, no output left; an output
+#     that exists is replaced, a symbolic link or a file being read is not.
+set -u
+cd "$(dirname "$0")/../.."
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
+PY=${PYTHON:-/usr/bin/python3}
+ART=${ARTIFACTS:-$(dirname "$ROCETOP")/artifacts/report_html}
+H=tests/report_html
+. tests/lib.sh
+rt_need_root report_html
+rt_need_cmd report_html chromium chromedriver editcap unshare
+$PY -c 'import selenium' 2>/dev/null || rt_skip report_html "python3-selenium is not installed"
+rt_tmpdir T
+name=rth$RT_ID
+rt_on_exit 'for ns in snd sw rcv; do ip netns del "$name-$ns" 2>/dev/null; done'
+mkdir -p "$ART"
+fails=0
+pass() { echo "PASS report_html $1"; }
+fail() { echo "FAIL report_html $1: $2"; fails=$((fails + 1)); }
+# Run a checker; its lines kept for the end, its FAILs counted (a crash is one).
+count() {
+	local o rc n
+	o=$("$@" 2>&1); rc=$?
+	printf '%s\n' "$o" >>"$T/checks.out"
+	n=$(printf '%s\n' "$o" | grep -c '^FAIL')
+	if [ $rc -ne 0 ] && [ "$n" = 0 ]; then
+		printf 'FAIL report_html %s: the checker ended with %d: %s\n' "$2" $rc "$(printf '%s' "$o" | tail -2)" >>"$T/checks.out"
+		n=1
+	fi
+	echo "$n"
+}
+
+# The browser with no network: a namespace of its own, lo up, nothing else.
+browse() { unshare -n sh -c 'ip link set lo up && exec "$@"' sh "$PY" $H/check_html.py "$@"; }
+
+# report --json's totals against the tally: label JSON TALLY_DIR
+tally_eq() {
+	local out
+	out=$($PY - "$2" "$3/summary.txt" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = dict(l.split() for l in open(sys.argv[2]) if len(l.split()) == 2)
+got = r["totals"]
+want = {"ce": t["frames_data_ce"], "cnp": t["frames_cnp"], "nak_seq": t["frames_nak_seq"],
+        "nak_other": t["frames_nak_other"], "rnr_nak": t["frames_rnr_nak"], "pause_frames": t["frames_pfc"],
+        "ack": t["frames_ack"], "frames": t["frames_total"]}
+bad = {k: (got[k], int(v)) for k, v in want.items() if got[k] != int(v)}
+print(bad or "")
+PY
+)
+	[ -z "$out" ] && pass "$1: the report's CE, CNP, NAK, RNR NAK, ACK, pause and frame totals equal the generator's tally" ||
+		fail "$1" "report against tally (got, want): $out"
+}
+
+# Both outputs and the checks of one set of files: label [--shot PNG] -- FILE...
+both() {
+	local label=$1 shot=() n
+	shift
+	[ "$1" = --shot ] && { shot=(--shot "$2"); shift 2; }
+	shift
+	if ! "$ROCETOP" report "$@" --json >"$T/$label.json" 2>"$T/$label.err" ||
+	   ! "$ROCETOP" report "$@" --html "$T/$label.html" --perfetto "$T/$label.trace" >/dev/null 2>"$T/$label.err"; then
+		fail "$label" "report failed: $(tail -2 "$T/$label.err")"
+		return
+	fi
+	n=$(count browse "$label" "$T/$label.html" "$T/$label.json" "${shot[@]}")
+	fails=$((fails + n))
+	n=$(count $PY $H/check_trace.py "$label" "$T/$label.trace" "$T/$label.json")
+	fails=$((fails + n))
+}
+
+# ---- a capture of the generator's mixed scenario, and its pcapng copy ----
+"$GEN" --scenario mixed --duration 4 --rate 3000 --pcap "$T/mixed.pcap" --tally "$T/mt" -q 2>"$T/gen.err" ||
+	{ fail gen "$(cat "$T/gen.err")"; exit 1; }
+both mixed -- "$T/mixed.pcap"
+tally_eq mixed "$T/mixed.json" "$T/mt"
+editcap -F pcapng "$T/mixed.pcap" "$T/mixedng.pcapng"
+both pcapng -- "$T/mixedng.pcapng"
+tally_eq pcapng "$T/pcapng.json" "$T/mt"
+
+# ---- the lab's pfc-storm and incast (with sFlow from its switch), recorded ----
+for sc in pfc-storm incast; do
+	# incast: the switch's ports drawn too; pfc-storm: its critical finding
+	# makes the flight recorder write a file
+	sf=(--sflow); [ "$sc" = pfc-storm ] && sf=(--flight-recorder 10s --flight-dir "$T/fl") && mkdir -p "$T/fl"
+	if ! "$ROCETOP" lab --name "$name" --scenario "$sc" "${sf[@]}" --duration 4 --rate 4000 --seed 7 \
+		--tally "$T/$sc.tally" -w "$T/$sc.rtr" -D -d 0.5 >"$T/$sc.out" 2>"$T/$sc.lab.err"; then
+		fail "lab $sc" "rocetop lab failed: $(tail -3 "$T/$sc.lab.err")"
+		continue
+	fi
+	both "$sc" --shot "$ART/$sc.png" -- "$T/$sc.rtr"
+	tally_eq "$sc" "$T/$sc.json" "$T/$sc.tally"
+	cp "$T/$sc.html" "$T/$sc.trace" "$ART/"
+done
+fl=$(ls "$T"/fl/rocetop-*.rtr 2>/dev/null | head -1)
+[ -n "$fl" ] && both flight -- "$fl" || fail flight "the flight recorder wrote no file: $(grep -i flight "$T/pfc-storm.lab.err")"
+# the two recordings as two hosts on one timeline
+[ -f "$T/pfc-storm.rtr" ] && [ -f "$T/incast.rtr" ] && both two-hosts -- "$T/pfc-storm.rtr" "$T/incast.rtr"
+
+# ---- a day of 1-s intervals ----
+"$GEN" --scenario mixed --duration 20 --rate 3000 --senders 8 --pcap "$T/m20.pcap" --tally "$T/m20t" -q
+read -r _ day_ce day_cnp spike < <($PY $H/day.py "$T/m20.pcap" "$T/m20t" "$T/day.pcap" 86400 12 43210 500)
+if "$ROCETOP" -r "$T/day.pcap" -d 1 -w "$T/day.rtr" -D 2>"$T/day.err" &&
+   "$ROCETOP" report "$T/day.rtr" --json >"$T/day.json" 2>>"$T/day.err"; then
+	TIMEFORMAT='%R %U %S'
+	{ time "$ROCETOP" report "$T/day.rtr" --html "$T/day.html" >/dev/null 2>>"$T/day.err"; } 2>"$T/day.time"
+	read -r wall user sys <"$T/day.time"
+	size=$(stat -c %s "$T/day.html")
+	echo "MEASURE report_html: a 24-hour recording of 1-s intervals ($(stat -c %s "$T/day.rtr") bytes):" \
+	     "HTML $size bytes in $wall s ($user s user, $sys s system)"
+	[ "$size" -le 5000000 ] && pass "day: $size bytes of HTML (at most 5 MB)" || fail day "$size bytes of HTML"
+	got=$($PY -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(t["ce"], t["cnp"], json.load(open(sys.argv[1]))["intervals"])' "$T/day.json")
+	[ "$got" = "$day_ce $day_cnp 86400" ] && pass "day: 86400 intervals, $day_ce CE and $day_cnp CNPs as laid out" ||
+		fail day "report says '$got', the file holds '$day_ce $day_cnp 86400'"
+	n=$(count browse day "$T/day.html" "$T/day.json" --spike "$spike")
+	fails=$((fails + n))
+else
+	fail day "$(tail -2 "$T/day.err")"
+fi
+
+# ---- standard output, bad input, outputs that exist ----
+f=$T/mixed.pcap
+"$ROCETOP" report "$f" --html - >"$T/stdout.html" 2>/dev/null && cmp -s "$T/stdout.html" "$T/mixed.html" &&
+	pass "--html - writes the page to standard output (the same bytes as the file)" ||
+	fail stdout "--html - differs from --html FILE"
+"$ROCETOP" report "$f" --perfetto - 2>/dev/null | $PY -c 'import json,sys; json.load(sys.stdin)' &&
+	pass "--perfetto - writes the trace to standard output" || fail stdout "--perfetto - is not JSON"
+"$ROCETOP" report "$f" --html - --perfetto - >/dev/null 2>"$T/e"; rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$T/e")" = 1 ] && pass "--html - --perfetto -: refused in one sentence ($(cat "$T/e"))" ||
+	fail both-stdout "rc $rc: $(cat "$T/e")"
+"$ROCETOP" report - --html "$T/in.html" <"$f" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -ne 0 ] && [ "$(wc -l <"$T/e")" = 1 ] && [ ! -e "$T/in.html" ] &&
+	pass "standard input, which cannot be read twice: refused in one sentence" || fail stdin "rc $rc: $(cat "$T/e")"
+head -c 3000 /dev/urandom >"$T/junk.bin"
+for bad in "$T/junk.bin" "$T/missing.rtr"; do
+	"$ROCETOP" report "$bad" --html "$T/bad.html" --perfetto "$T/bad.json" >/dev/null 2>"$T/e"; rc=$?
+	[ $rc -ne 0 ] && [ "$(wc -l <"$T/e")" = 1 ] && [ ! -e "$T/bad.html" ] && [ ! -e "$T/bad.json" ] &&
+		pass "bad input $(basename "$bad"): one sentence, exit $rc, no output left ($(cat "$T/e"))" ||
+		fail "bad input $(basename "$bad")" "rc $rc, $(wc -l <"$T/e") lines: $(cat "$T/e"); outputs: $(ls "$T"/bad.* 2>/dev/null)"
+done
+echo old >"$T/old.html"
+"$ROCETOP" report "$f" --html "$T/old.html" >/dev/null 2>"$T/e" && cmp -s "$T/old.html" "$T/mixed.html" &&
+	grep -q replaced "$T/e" && pass "an existing output is replaced, and said so" || fail replace "$(cat "$T/e")"
+echo keep >"$T/target"
+ln -s "$T/target" "$T/link.html"
+"$ROCETOP" report "$f" --html "$T/link.html" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -ne 0 ] && [ "$(cat "$T/target")" = keep ] && grep -q 'symbolic link' "$T/e" &&
+	pass "a symbolic link as output: refused, its target untouched" || fail symlink "rc $rc: $(cat "$T/e")"
+cp "$f" "$T/copy.pcap"
+"$ROCETOP" report "$T/copy.pcap" --perfetto "$T/copy.pcap" >/dev/null 2>"$T/e"; rc=$?
+[ $rc -ne 0 ] && cmp -s "$f" "$T/copy.pcap" && pass "the file being read as output: refused ($(cat "$T/e"))" ||
+	fail input-output "rc $rc: $(cat "$T/e")"
+
+grep '^PASS\|^FAIL' "$T/checks.out"
+echo "report_html: screenshots and pages in $ART"
+exit $((fails > 0))
