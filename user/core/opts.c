@@ -15,13 +15,14 @@
 #include "prom.h"
 #include "tui_model.h"
 #include "sflow.h"
+#include "ipfix.h"
 
 enum {
 	OPT_CSV = 256, OPT_LISTEN, OPT_MAX_FLOWS, OPT_FLOW_TIMEOUT, OPT_XDP_MODE, OPT_NO_EGRESS,
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
 	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
 	OPT_COLLECTOR, OPT_THRESHOLD, OPT_LINK_SPEED, OPT_FLIGHT, OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
-	OPT_JSON, OPT_BPF_SPLIT, OPT_TC_FILTER,
+	OPT_JSON, OPT_BPF_SPLIT, OPT_TC_FILTER, OPT_IPFIX,
 };
 
 /* The main command line: --help and parsing both come from this table. */
@@ -43,7 +44,9 @@ const struct rt_opt rt_main_opts[] = {
 				 "(with --sflow also switchports.csv and drops.csv)" },
 	{ 'w', "write", "FILE", "record every snapshot to FILE (replay with -r FILE)" },
 	{ OPT_LISTEN, "listen", "[ADDR:]PORT", "serve Prometheus metrics on /metrics (a bare port: loopback)" },
-	{ 'D', "daemon", NULL, "no view: only the sinks named (--csv, -w, --listen)" },
+	{ OPT_IPFIX, "ipfix", "[tcp:]HOST:PORT", "export a record per flow and interval to an IPFIX collector\n"
+		"(UDP; tcp: for TCP; 4739 is IPFIX's port); see rocetop(8)" },
+	{ 'D', "daemon", NULL, "no view: only the sinks named (--csv, -w, --listen, --ipfix)" },
 	RT_OPT_SECTION("Timing:"),
 	{ 'd', "interval", "SECONDS", "time between snapshots (default 1; files: capture time;\n"
 				     "250ms, 2m and 1h work too)" },
@@ -249,6 +252,14 @@ static int on_opt(void *ctx, int c, const char *arg)
 		if (rt_prom_parse_listen(arg, &ss, &len))
 			return bad("--listen", arg, "give PORT, ADDR:PORT or [IPv6]:PORT, e.g. 9100 or 0.0.0.0:9100");
 		o->listen = arg;
+		break;
+	}
+	case OPT_IPFIX: {
+		struct rt_ipfix_dest d;
+
+		if (rt_ipfix_parse(arg, &d))
+			return bad("--ipfix", arg, "give [udp:|tcp:]HOST:PORT, e.g. 192.0.2.1:4739 or tcp:[2001:db8::1]:4739");
+		o->ipfix = arg;
 		break;
 	}
 	case 'd':
