@@ -101,6 +101,7 @@ for ((i = 0; i < N; i++)); do
 	done
 done
 echo "${expids[*]}" >"$D/expids"
+each=$(curl -s "http://127.0.0.1:${ports[0]}/metrics" | grep -vc '^#')
 cpu() {	# the exporters' CPU seconds so far, their summed RSS in MB, how many run
 	$PY - "$D/expids" <<'EOF'
 import os, sys
@@ -156,7 +157,7 @@ api "up{job=\"rocetop\"}" >"$D/up.json"
 api "prometheus_target_interval_length_seconds{interval=\"15s\",quantile=\"0.99\"}" >"$D/ivl.json"
 prss=$(awk '/VmRSS/ { print int($2 / 1024) }' "/proc/$ppid/status" 2>/dev/null)
 [ "$alive3" = "$N" ] || echo "bench/fleet.sh: only $alive3 of $N exporters still ran at the end: the CPU figures below are wrong" >&2
-$PY - "$D" "$N" "$alive" "$c0 $c1 $t0 $t1" "$c2 $c3 $t2 $t3" "$rss" "${prss:-?}" "$FLOWS" <<'EOF'
+$PY - "$D" "$N" "$alive" "$c0 $c1 $t0 $t1" "$c2 $c3 $t2 $t3" "$rss" "${prss:-?}" "$FLOWS" "$each" <<'EOF'
 import json, sys
 d, n, alive = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 c0, c1, t0, t1 = map(float, sys.argv[4].split())
@@ -171,14 +172,14 @@ base = (c1 - c0) / (t1 - t0)
 busy = c3 - c2
 print("Prometheus 2 scraping %d exporters (%d alive at the start; each -r of a recording of %s flows, "
       "--listen, paced at capture speed) every 15 s:" % (n, alive, sys.argv[8]))
-print("  targets up %d of %d; %d scrapes in %.0f s" % (up, n, len(v), t3 - t2))
+print("  targets up %d of %d, %s series each; %d scrapes in %.0f s" % (up, n, sys.argv[9], len(v), t3 - t2))
 print("  scrape duration (scrape_duration_seconds): p50 %.1f ms, p99 %.1f ms, max %.1f ms"
       % (q(0.5), q(0.99), v[-1] * 1000 if v else float("nan")))
 if ivl:
     print("  Prometheus's own interval p99: %.2f s (15 s asked)" % float(ivl[0]["value"][1]))
 if v:
     print("  exporters' CPU: %.3f s/s replaying unscraped, %.3f s/s while scraped; per scrape %.2f ms "
-          "(all of it: %.2f ms)" % (base, busy / (t3 - t2), (busy - base * (t3 - t2)) / len(v) * 1000,
+          "(all of it: %.2f ms; /proc counts in 10 ms ticks a process)" % (base, busy / (t3 - t2), (busy - base * (t3 - t2)) / len(v) * 1000,
                                     busy / len(v) * 1000))
 print("  memory: exporters' RSS %s MB together (%.1f MB each), Prometheus %s MB"
       % (sys.argv[6], float(sys.argv[6]) / max(alive, 1), sys.argv[7]))
