@@ -20,7 +20,7 @@ Q := @
 msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
-PKGS      := libbpf libpcap ncursesw libmicrohttpd libnl-3.0 libibverbs zlib
+PKGS      := libbpf libpcap ncursesw libmicrohttpd libnl-3.0 libibverbs zlib libfixbuf
 # pkg-config failing is an error worth seeing: it names the missing package.
 # Expanded when a recipe runs, so that 'make deps test' sees what deps installed.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -78,7 +78,7 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	debhelper dpkg-dev lintian bash-completion systemd util-linux \
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest \
-	libjs-dygraphs chromium chromium-driver python3-selenium
+	libjs-dygraphs chromium chromium-driver python3-selenium libfixbuf-dev pmacct
 
 .PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb options
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests $(BENCH_BINS)

@@ -19,6 +19,7 @@
 #include "prom.h"
 #include "tui_model.h"
 #include "sflow.h"
+#include "ipfix.h"
 
 #define O struct rt_opts
 
@@ -26,6 +27,7 @@ static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_sflow_allow(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_json(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_listen(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_ipfix(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_max_flows(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_xdp_mode(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_qp_counters(void *ctx, const struct rt_opt *opt, const char *arg);
@@ -72,7 +74,9 @@ const struct rt_opt rt_main_opts[] = {
 	  RT_SET_STR(O, write_file) },
 	{ 260, "listen", "[ADDR:]PORT", "serve Prometheus metrics on /metrics (a bare port: loopback)",
 	  RT_CALL(on_listen) },
-	{ 'D', "daemon", NULL, "no view: only the sinks named (--csv, -w, --listen)", RT_SET_FLAG(O, daemon) },
+	{ 285, "ipfix", "[tcp:]HOST:PORT", "export a record per flow and interval to an IPFIX collector\n"
+		"(UDP; tcp: for TCP; 4739 is IPFIX's port); see rocetop(8)", RT_CALL(on_ipfix) },
+	{ 'D', "daemon", NULL, "no view: only the sinks named (--csv, -w, --listen, --ipfix)", RT_SET_FLAG(O, daemon) },
 	RT_OPT_SECTION("Timing"),
 	{ 'd', "interval", "SECONDS", "time between snapshots (default 1; files: capture time;\n"
 		"250ms, 2m and 1h work too)",
@@ -264,6 +268,17 @@ static int on_listen(void *ctx, const struct rt_opt *opt, const char *arg)
 	if (rt_prom_parse_listen(arg, &ss, &len))
 		return bad(opt, arg, "give PORT, ADDR:PORT or [IPv6]:PORT, e.g. 9100 or 0.0.0.0:9100");
 	o->listen = arg;
+	return 0;
+}
+
+static int on_ipfix(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	struct rt_opts *o = ctx;
+	struct rt_ipfix_dest d;
+
+	if (rt_ipfix_parse(arg, &d))
+		return bad(opt, arg, "give [udp:|tcp:]HOST:PORT, e.g. 192.0.2.1:4739 or tcp:[2001:db8::1]:4739");
+	o->ipfix = arg;
 	return 0;
 }
 

@@ -392,6 +392,8 @@ int rt_run(const struct rt_opts *o)
 		goto out;
 	if (o->flight_secs && add_sink(&L, rt_flight_sink_new(o)))
 		goto out;
+	if (o->ipfix && add_sink(&L, rt_ipfix_sink_new(o)))
+		goto out;
 	if (tui && add_sink(&L, rt_tui_sink_new(o)))
 		goto out;
 	if (o->sink && add_sink(&L, o->sink))

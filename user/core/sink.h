@@ -50,5 +50,6 @@ struct rt_sink *rt_tui_sink_new(const struct rt_opts *o);		/* tui/ */
 struct rt_sink *rt_prom_sink_new(const struct rt_opts *o);		/* exporters/ */
 struct rt_sink *rt_record_sink_new(const struct rt_opts *o);		/* user/core/record.c */
 struct rt_sink *rt_flight_sink_new(const struct rt_opts *o);		/* user/sinks/flight.c */
+struct rt_sink *rt_ipfix_sink_new(const struct rt_opts *o);		/* user/sinks/ipfix.c */
 
 #endif
