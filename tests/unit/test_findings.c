@@ -153,7 +153,7 @@ static void test_pfc_storm(void)
 	int k = 1;
 
 	/* Just below the share, for many intervals: nothing. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	for (; k <= 4; k++) {
 		iv_init(&v, k);
 		iv_pfc(&v, RT_DIR_INGRESS, 3, 600, 0, Q20 - 1);
@@ -221,7 +221,7 @@ static void test_pfc_storm(void)
 	rt_findings_free(&F);
 
 	/* The NIC's pause duration (mlx5: microseconds) counts as paused time. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	for (k = 1; k <= 2; k++) {
 		struct rt_port_ctr *pc;
 
@@ -248,7 +248,7 @@ static void test_pause_without_ecn_and_victim(void)
 	struct iv v;
 	const struct rt_fev *e;
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	/* Pauses on priority 3 (sent by this host), a flow on 3 with no CE and
 	 * 10 data packets (the victim minimum), a flow on priority 1 too. */
 	for (int k = 1; k <= 2; k++) {
@@ -285,7 +285,7 @@ static void test_pause_without_ecn_and_victim(void)
 	/* A flow paused all interval long moves no packet (no delta row): still
 	 * a victim when seen within 3 intervals before the pauses began (at 9 s,
 	 * the start of the interval); not one idle for longer. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 10);
 	iv_pfc(&v, RT_DIR_EGRESS, 3, 5, 0, 1000);
 	iv_flow(&v, 1, 0x201, 100, 0);
@@ -315,7 +315,7 @@ static void test_pause_without_ecn_and_victim(void)
 
 	/* Below the victim minimum (9 packets), and with a CE mark on the
 	 * priority: neither rule. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	for (int k = 1; k <= 3; k++) {
 		iv_init(&v, k);
 		iv_pfc(&v, RT_DIR_INGRESS, 3, 5, 0, 1000);
@@ -327,7 +327,7 @@ static void test_pause_without_ecn_and_victim(void)
 	CHECK_EQ(F.n, 0);
 	rt_findings_free(&F);
 	/* XON only is no pause. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	iv_pfc(&v, RT_DIR_INGRESS, 3, 5, 5, 0);
 	iv_flow(&v, 1, 0x201, 100, 0);
@@ -339,7 +339,7 @@ static void test_pause_without_ecn_and_victim(void)
 	 * when the pauses began), carried 0 data packets in them: its sentence
 	 * ("carried N data packets ... and not one CE mark") has no evidence, so
 	 * no pause-without-ecn (it fired before). */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	for (int k = 10; k <= 12; k++) {
 		iv_init(&v, k);
 		iv_pfc(&v, RT_DIR_INGRESS, 3, 5, 0, 1000);
@@ -363,7 +363,7 @@ static void test_congestion_incast(void)
 	struct iv v;
 	const struct rt_fev *e;
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	iv_flow(&v, 1, 0x201, 190, 10);	/* 10 of 200: 5%, the edge */
 	iv_flow(&v, 2, 0x202, 191, 10);	/* 10 of 201: below */
@@ -410,7 +410,7 @@ static void test_loss_rnr_cnp(void)
 	const struct rt_fev *e;
 	char buf[512];
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	iv_flow(&v, 1, 0x201, 0, 0)->nak_seq = 1;
 	iv_flow(&v, 2, 0x202, 0, 0)->nak_other = 5;	/* not a sequence error */
@@ -472,7 +472,7 @@ static void test_rnr_not_loss(void)
 	const struct rt_fev *e;
 	char buf[512];
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	iv_flow(&v, 1, 0x201, 0, 0)->rnr_nak = 3;
 	v.fd[0].d.nak_seq = 3;
@@ -515,7 +515,7 @@ static void test_ecn_without_cnp(void)
 	char buf[512];
 	int nflow = 0, nctr = 0;
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	iv_flow(&v, 1, 0x301, 90, 50);
 	iv_back(&v, 1, 0x401, 40, 0);
@@ -566,7 +566,7 @@ static void test_switch(void)
 	const struct rt_fev *e;
 	char buf[512];
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	p = rt_snapshot_add_swport(&v.s);
 	snprintf(p->agent, sizeof(p->agent), "10.0.9.1");
@@ -630,7 +630,7 @@ static void test_doctor(void)
 	doc.f[1].severity = RT_DOC_WARN;
 	snprintf(doc.f[2].id, sizeof(doc.f[2].id), "all-good");
 	doc.f[2].severity = RT_DOC_OK;
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	F.doc = &doc;
 	iv_init(&v, 1);
 	eval(&F, &v);

@@ -84,7 +84,5 @@ int rt_parse_duration(const char *s, double *out);
 int rt_parse_speed(const char *s, __u64 *mbps);
 /* Parse the main command line: 0, 1 (help or version shown) or -EINVAL. */
 int rt_parse_args(int argc, char **argv, struct rt_opts *o);
-/* Run sources into sinks until the end, a signal or -n; 0 or a negative errno. */
-int rt_run(const struct rt_opts *o);
 
 #endif

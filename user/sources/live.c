@@ -29,6 +29,7 @@
 #include "log.h"
 #include "nic.h"
 #include "source.h"
+#include "sources.h"
 
 /* Older uapi headers lack the tcx attach types; the kernel (6.6+) knows them. */
 #define RT_BPF_TCX_INGRESS 46
