@@ -8,6 +8,7 @@
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 CHECK=tests/structure/layers.py
+PYTHON=${PYTHON:-python3}
 OBJ=$BUILD/obj
 
 rt_need_cmd layers nm cc
