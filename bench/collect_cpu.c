@@ -47,7 +47,9 @@
 #include "cpu.h"
 #include "flows.h"
 #include "sink.h"
+#include "sinks.h"
 #include "source.h"
+#include "sources.h"
 #include "stream.h"
 
 #define INTERVALS	15		/* timed, after one warm-up: a median of 15 steadies it on a shared machine */

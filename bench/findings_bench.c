@@ -76,7 +76,7 @@ int main(void)
 
 		rt_snapshot_init(&s[0]);
 		rt_snapshot_init(&s[1]);
-		rt_findings_init(&F, &cfg);
+		rt_findings_init(&F, &cfg, &rt_rules);
 		fill(&s[0], n, 1);
 		for (k = 2; k < 2 + iters; k++) {
 			struct rt_snapshot *prev = &s[k % 2], *cur = &s[(k + 1) % 2];

@@ -116,12 +116,17 @@ static int run_case(__u32 n, __u32 every, double med[W_N], size_t *changed, size
 	rt_opts_defaults(&o);
 	o.sysfs_root = FIXTURE;
 	for (int p = 0; p < W_N; p++) {
+		struct rt_nic_view view;
+
 		memset(&src[p], 0, sizeof(src[p]));
 		src[p].name = "bench-live";
 		src[p].live = 1;
 		src[p].collect = wire_collect;
 		src[p].priv = &w;
-		if (!(nic[p] = rt_nic_new(&o)) || rt_stream_init(&st[p], &src[p], nic[p]))
+		if (!(nic[p] = rt_nic_new(&o)))
+			goto out;
+		view = rt_nic_view(nic[p]);
+		if (rt_stream_init(&st[p], &src[p], &view))
 			goto out;
 	}
 	/* The whole-snapshot path: stream.c reads a live source with a NIC into

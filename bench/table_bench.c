@@ -32,6 +32,7 @@
 #include "flows.h"
 #include "opts.h"
 #include "sink.h"
+#include "sinks.h"
 #include "snapshot.h"
 #include "table.h"
 

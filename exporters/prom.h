@@ -3,7 +3,7 @@
  * The Prometheus exporter's parts that tests reach: the --listen parser, the
  * Accept-header negotiation and the renderer of one snapshot into the text
  * exposition format 0.0.4 and OpenMetrics 1.0. The HTTP side (libmicrohttpd)
- * (exporters/prom_http.c) is behind rt_prom_sink_new() in user/core/sink.h;
+ * (exporters/prom_http.c) is behind rt_prom_sink_new() below;
  * the renderer is exporters/prom_render.c. Metric names: exporters/README.md.
  */
 #ifndef RT_PROM_H
@@ -12,6 +12,10 @@
 #include <stddef.h>
 #include <sys/socket.h>
 #include "snapshot.h"
+
+/* --listen: the sink that serves the scrapes (user/core/sink.h); NULL after saying why. */
+struct rt_opts;
+struct rt_sink *rt_prom_sink_new(const struct rt_opts *o);
 
 /* --listen [ADDR:]PORT: a bare port is 127.0.0.1; IPv6 as [ADDR]:PORT.
  * Fills ss/len; returns 0 or -EINVAL. */

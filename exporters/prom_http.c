@@ -28,7 +28,6 @@
 #include "fmt.h"
 #include "http_guard.h"
 #include "log.h"
-#include "nic.h"
 #include "sink.h"
 #include "prom.h"
 

@@ -21,7 +21,7 @@
 #include "linkspeed.h"
 #include "log.h"
 #include "prom.h"
-#include "sflow_decode.h"
+#include "sf_drop.h"
 
 #define MAX_HOSTPAIRS	65536	/* host-pair accumulators kept */
 
@@ -710,32 +710,33 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 /* Findings: open ones by rule and severity, and opened since the start by rule. */
 static void render_findings(struct out *w, const struct rt_findings *F)
 {
+	const struct rt_ruleset *R = F->rules;	/* the rules the engine ran */
 	char set[LSET];
 	size_t i, j;
 	int sev;
 
 	family(w, "rocetop_findings_open", M_GAUGE, NULL,
 	       "Findings open now, by rule and severity (see rocetop(8), FINDINGS).");
-	for (i = 0; rt_rule_names[i]; i++)
+	for (i = 0; R && i < R->n; i++)
 		for (sev = RT_SEV_INFO; sev <= RT_SEV_CRITICAL; sev++) {
 			__u64 n = 0;
 
 			for (j = 0; j < F->n; j++)
-				n += F->tab[j].open && F->tab[j].sev == sev && !strcmp(F->tab[j].rule, rt_rule_names[i]);
+				n += F->tab[j].open && F->tab[j].sev == sev && !strcmp(F->tab[j].rule, R->rules[i].name);
 			set[0] = 0;
-			label(set, sizeof(set), "rule", rt_rule_names[i]);
+			label(set, sizeof(set), "rule", R->rules[i].name);
 			label(set, sizeof(set), "severity", rt_sev_name(sev));
 			sample_u(w, "rocetop_findings_open", M_GAUGE, set, n);
 		}
 	family(w, "rocetop_findings_opened", M_COUNTER, NULL, "Findings opened since the start, by rule.");
-	for (i = 0; rt_rule_names[i]; i++) {
+	for (i = 0; R && i < R->n; i++) {
 		__u64 n = 0;
 
 		for (j = 0; j < F->nrules; j++)
-			if (!strcmp(F->per_rule[j].rule, rt_rule_names[i]))
+			if (!strcmp(F->per_rule[j].rule, R->rules[i].name))
 				n = F->per_rule[j].opened;
 		set[0] = 0;
-		label(set, sizeof(set), "rule", rt_rule_names[i]);
+		label(set, sizeof(set), "rule", R->rules[i].name);
 		sample_u(w, "rocetop_findings_opened", M_COUNTER, set, n);
 	}
 }

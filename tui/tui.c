@@ -23,8 +23,8 @@
 #include <curses.h>
 #include "fmt.h"
 #include "log.h"
-#include "nic.h"
 #include "sink.h"
+#include "tui.h"
 #include "tui_view.h"
 
 static int tui_active;

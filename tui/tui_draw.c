@@ -13,7 +13,6 @@
 #include "fmt.h"
 #include "linkspeed.h"
 #include "log.h"
-#include "nic.h"
 #include "tui_view.h"
 
 const char *const tui_view_names[V_NVIEWS] = { "flows", "host pairs", "PFC", "NIC ports", "switch ports",

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "opts.h"
 #include "source.h"
+#include "sources.h"
 #include "stream.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -153,7 +153,7 @@ static void test_pfc_storm(void)
 	int k = 1;
 
 	/* Just below the share, for many intervals: nothing. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	for (; k <= 4; k++) {
 		iv_init(&v, k);
 		iv_pfc(&v, RT_DIR_INGRESS, 3, 600, 0, Q20 - 1);
@@ -221,7 +221,7 @@ static void test_pfc_storm(void)
 	rt_findings_free(&F);
 
 	/* The NIC's pause duration (mlx5: microseconds) counts as paused time. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	for (k = 1; k <= 2; k++) {
 		struct rt_port_ctr *pc;
 
@@ -241,14 +241,14 @@ static void test_pfc_storm(void)
 	TEST_END("findings: pfc-storm at 20% of the time for 2 intervals, opens and closes with the right times");
 }
 
-static void test_pause_without_ecn_and_victim(void)
+/* Pauses on priority 3 for 2 intervals: a victim at once, pause-without-ecn after 2. */
+static void pwe_and_victim(const struct rt_find_cfg *c)
 {
-	struct rt_find_cfg c = cfg100g();
 	struct rt_findings F;
 	struct iv v;
 	const struct rt_fev *e;
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, c, &rt_rules);
 	/* Pauses on priority 3 (sent by this host), a flow on 3 with no CE and
 	 * 10 data packets (the victim minimum), a flow on priority 1 too. */
 	for (int k = 1; k <= 2; k++) {
@@ -282,10 +282,19 @@ static void test_pause_without_ecn_and_victim(void)
 	}
 	rt_findings_free(&F);
 
+}
+
+/* A paused flow with no delta row: a victim when it moved lately before the pauses began. */
+static void victim_paused_silent(const struct rt_find_cfg *c)
+{
+	struct rt_findings F;
+	struct iv v;
+	const struct rt_fev *e;
+
 	/* A flow paused all interval long moves no packet (no delta row): still
 	 * a victim when seen within 3 intervals before the pauses began (at 9 s,
 	 * the start of the interval); not one idle for longer. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, c, &rt_rules);
 	iv_init(&v, 10);
 	iv_pfc(&v, RT_DIR_EGRESS, 3, 5, 0, 1000);
 	iv_flow(&v, 1, 0x201, 100, 0);
@@ -313,9 +322,17 @@ static void test_pause_without_ecn_and_victim(void)
 	iv_free(&v);
 	rt_findings_free(&F);
 
+}
+
+/* Neither rule: below the victim minimum with a CE mark, XON only, no data packets. */
+static void pwe_victim_not(const struct rt_find_cfg *c)
+{
+	struct rt_findings F;
+	struct iv v;
+
 	/* Below the victim minimum (9 packets), and with a CE mark on the
 	 * priority: neither rule. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, c, &rt_rules);
 	for (int k = 1; k <= 3; k++) {
 		iv_init(&v, k);
 		iv_pfc(&v, RT_DIR_INGRESS, 3, 5, 0, 1000);
@@ -327,7 +344,7 @@ static void test_pause_without_ecn_and_victim(void)
 	CHECK_EQ(F.n, 0);
 	rt_findings_free(&F);
 	/* XON only is no pause. */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, c, &rt_rules);
 	iv_init(&v, 1);
 	iv_pfc(&v, RT_DIR_INGRESS, 3, 5, 5, 0);
 	iv_flow(&v, 1, 0x201, 100, 0);
@@ -339,7 +356,7 @@ static void test_pause_without_ecn_and_victim(void)
 	 * when the pauses began), carried 0 data packets in them: its sentence
 	 * ("carried N data packets ... and not one CE mark") has no evidence, so
 	 * no pause-without-ecn (it fired before). */
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, c, &rt_rules);
 	for (int k = 10; k <= 12; k++) {
 		iv_init(&v, k);
 		iv_pfc(&v, RT_DIR_INGRESS, 3, 5, 0, 1000);
@@ -353,6 +370,15 @@ static void test_pause_without_ecn_and_victim(void)
 	for (size_t z = 0; z < F.n; z++)
 		CHECK(strcmp(F.tab[z].rule, "pause-without-ecn") != 0, "%s", F.tab[z].evidence);
 	rt_findings_free(&F);
+}
+
+static void test_pause_without_ecn_and_victim(void)
+{
+	struct rt_find_cfg c = cfg100g();
+
+	pwe_and_victim(&c);
+	victim_paused_silent(&c);
+	pwe_victim_not(&c);
 	TEST_END("findings: pause-without-ecn after 2 intervals, not without data packets; victim at 10 data packets with no CE");
 }
 
@@ -363,7 +389,7 @@ static void test_congestion_incast(void)
 	struct iv v;
 	const struct rt_fev *e;
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	iv_flow(&v, 1, 0x201, 190, 10);	/* 10 of 200: 5%, the edge */
 	iv_flow(&v, 2, 0x202, 191, 10);	/* 10 of 201: below */
@@ -410,7 +436,7 @@ static void test_loss_rnr_cnp(void)
 	const struct rt_fev *e;
 	char buf[512];
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	iv_flow(&v, 1, 0x201, 0, 0)->nak_seq = 1;
 	iv_flow(&v, 2, 0x202, 0, 0)->nak_other = 5;	/* not a sequence error */
@@ -472,7 +498,7 @@ static void test_rnr_not_loss(void)
 	const struct rt_fev *e;
 	char buf[512];
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	iv_flow(&v, 1, 0x201, 0, 0)->rnr_nak = 3;
 	v.fd[0].d.nak_seq = 3;
@@ -515,7 +541,7 @@ static void test_ecn_without_cnp(void)
 	char buf[512];
 	int nflow = 0, nctr = 0;
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	iv_flow(&v, 1, 0x301, 90, 50);
 	iv_back(&v, 1, 0x401, 40, 0);
@@ -566,7 +592,7 @@ static void test_switch(void)
 	const struct rt_fev *e;
 	char buf[512];
 
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	iv_init(&v, 1);
 	p = rt_snapshot_add_swport(&v.s);
 	snprintf(p->agent, sizeof(p->agent), "10.0.9.1");
@@ -630,7 +656,7 @@ static void test_doctor(void)
 	doc.f[1].severity = RT_DOC_WARN;
 	snprintf(doc.f[2].id, sizeof(doc.f[2].id), "all-good");
 	doc.f[2].severity = RT_DOC_OK;
-	rt_findings_init(&F, &c);
+	rt_findings_init(&F, &c, &rt_rules);
 	F.doc = &doc;
 	iv_init(&v, 1);
 	eval(&F, &v);

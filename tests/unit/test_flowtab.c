@@ -38,6 +38,7 @@
 #include "live_maps.h"
 #include "log.h"
 #include "source.h"
+#include "sources.h"
 #include "stream.h"
 
 #define NFLOWS		48

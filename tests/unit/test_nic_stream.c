@@ -169,6 +169,8 @@ int main(void)
 	rt_snapshot_init(&sa);
 	rt_snapshot_init(&sb);
 	for (int p = 0; p < 2; p++) {
+		struct rt_nic_view view;
+
 		memset(&src[p], 0, sizeof(src[p]));
 		src[p].name = "test-live";
 		src[p].collect = wire_collect;
@@ -176,7 +178,8 @@ int main(void)
 		/* 0: live, stepped in place (stream.c); 1: the whole-snapshot path */
 		src[p].live = p == 0;
 		nic[p] = rt_nic_new(&o);
-		CHECK(nic[p] && !rt_stream_init(&st[p], &src[p], nic[p]), "stream %d", p);
+		view = rt_nic_view(nic[p]);
+		CHECK(nic[p] && !rt_stream_init(&st[p], &src[p], &view), "stream %d", p);
 	}
 	srand(3);
 	for (int iv = 0; iv < 60 && nic[0] && nic[1]; iv++) {

@@ -23,6 +23,7 @@
 #include "pcap_classic.h"
 #include "../fuzz/pcapc_diff.h"
 #include "source.h"
+#include "sources.h"
 #include "stream.h"
 
 struct buf {

@@ -25,6 +25,7 @@
 #include "opts.h"
 #include "prom.h"
 #include "sflow.h"
+#include "sf_drop.h"
 #include "sflow_decode.h"
 #include "source.h"
 #include "stream.h"

@@ -16,7 +16,7 @@
  * DIR/dcbnl/IF (its bytes), ethtool's from DIR/ethtool/IF (as `ethtool -S`
  * prints it), the active MTU from DIR/verbs/DEV/PORT/active_mtu (what
  * ibv_query_port says). Without --sysfs-root it also reports the running
- * kernel's BPF features, each probed (user/core/bpf_features.c), and which
+ * kernel's BPF features, each probed (user/sources/bpf_features.c), and which
  * egress attach rocetop uses. Exit 0 when no check fails, 1 when one does or
  * when there is no RDMA device to judge, 2 for a bad command line.
  */
@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/dcbnl.h>
+#include "cmd.h"
 #include "doctor.h"
 #include "bpf_features.h"
 #include "cli.h"

@@ -35,6 +35,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "cmd.h"
 #include "endpoint.h"
 #include "cli.h"
 #include "log.h"

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * rocetop: where is my RoCEv2 fabric congested, per flow, live.
- * Subcommands, then the command line (user/cmd/main_opts.c) into the loop (user/core/loop.c).
+ * Subcommands, then the command line (user/cmd/main_opts.c) into the run (user/cmd/run.c).
  */
 #include <stdio.h>
 #include <string.h>
-#include "doctor.h"
+#include "cmd.h"
 #include "log.h"
 #include "main_opts.h"
 #include "record.h"
-#include "source.h"
 
 int main(int argc, char **argv)
 {

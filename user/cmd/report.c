@@ -4,7 +4,7 @@
  * tuning runs and post-mortems. Text for people, --json for machines: one
  * printer (user/core/print.h) writes both from the same calls.
  *
- * Each file runs through the one loop (user/core/loop.c, rt_run) with the
+ * Each file runs through the one loop (rt_run: user/cmd/run.c) with the
  * report's sink (user/sinks/report_sink.c), which adds every interval to the
  * aggregation (user/sinks/report_agg.c) and runs the findings' rules. This
  * file holds the command line and the printing.
@@ -40,13 +40,13 @@
 #include <time.h>
 #include <sys/stat.h>
 #include "cli.h"
+#include "cmd.h"
 #include "derive.h"
 #include "findings.h"
 #include "fmt.h"
 #include "linkspeed.h"
 #include "outfile.h"
 #include "log.h"
-#include "nic.h"
 #include "num.h"
 #include "main_opts.h"
 #include "print.h"
@@ -55,6 +55,7 @@
 #include "report_viz.h"
 #include "sink.h"
 #include "source.h"
+#include "sources.h"
 
 struct report {
 	const char *path;	/* what the report names: the file, or a rotated set's files */

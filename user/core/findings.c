@@ -104,9 +104,10 @@ int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg)
 	return -EINVAL;
 }
 
-int rt_findings_init(struct rt_findings *F, const struct rt_find_cfg *cfg)
+int rt_findings_init(struct rt_findings *F, const struct rt_find_cfg *cfg, const struct rt_ruleset *rules)
 {
 	memset(F, 0, sizeof(*F));
+	F->rules = rules;
 	if (cfg)
 		F->cfg = *cfg;
 	else
@@ -373,6 +374,25 @@ static void prune(struct rt_findings *F)
 	F->n -= closed - F->keep_closed;
 }
 
+/* The table's rules on one interval: 0 or -ENOMEM. */
+static int run_rules(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	const struct rt_ruleset *R = F->rules;
+	struct rt_rule_ctx *c;
+	size_t i;
+	int err = 0;
+
+	if (!R)
+		return 0;
+	c = R->begin(F, cur, d);
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; i < R->n; i++)
+		err |= R->rules[i].run(c);
+	err |= R->end(c);
+	return err ? -ENOMEM : 0;
+}
+
 int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	size_t i;
@@ -389,7 +409,7 @@ int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const
 		F->pend[i].seen = 0;
 	if (index_rebuild(F, F->n + F->npend))
 		return -ENOMEM;
-	err = rt_rules_run(F, cur, d);
+	err = run_rules(F, cur, d);
 	/* Candidates that missed an interval start again; those that opened go. */
 	for (i = 0; i < F->npend;) {
 		if (!F->pend[i].seen || F->pend[i].hits < 0)

@@ -2,8 +2,9 @@
 /*
  * Findings: the conclusions an operator draws from the numbers, kept with
  * their evidence and times. The engine (findings.c) is fed the same snapshots
- * and deltas as every sink; each interval it runs the rules (rules.c), plain
- * functions of (the engine's previous state, the delta), and keeps findings
+ * and deltas as every sink; each interval it runs the rules of the table it
+ * was given (rules.c: rt_rules), plain functions of (the engine's previous
+ * state, the delta), and keeps findings
  * that open, update and close over time. Sinks read the findings and this
  * interval's events through rt_delta.findings.
  */
@@ -114,10 +115,13 @@ struct rt_pause_ep {
 	__u64 since_mono;	/* start of its first interval, on the flows' clock */
 };
 
-struct rt_doc_findings;		/* user/nic/doctor.h */
+struct rt_doc_findings;		/* doc_findings.h */
+
+struct rt_ruleset;
 
 struct rt_findings {
 	struct rt_find_cfg cfg;
+	const struct rt_ruleset *rules;	/* what each interval runs (NULL: nothing) */
 	/* the doctor's last judgement of this host's configuration, or NULL */
 	const struct rt_doc_findings *doc;
 	struct rt_pause_ep *eps;	/* pause episodes under way */
@@ -145,7 +149,8 @@ struct rt_findings {
 	char host[64];
 };
 
-int rt_findings_init(struct rt_findings *F, const struct rt_find_cfg *cfg);
+/* rules: the table the engine runs (&rt_rules for rocetop's). */
+int rt_findings_init(struct rt_findings *F, const struct rt_find_cfg *cfg, const struct rt_ruleset *rules);
 void rt_findings_free(struct rt_findings *F);
 /*
  * Evaluate the rules on one interval (cur and d as a sink gets them; prev
@@ -167,11 +172,26 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 /* The link speed used for paused time on an interface of s, Mb/s (rt_link_speed). */
 __u64 rt_findings_speed(struct rt_findings *F, const struct rt_snapshot *s, const char *ifname);
 
-/* The rules' stable ids, NULL-terminated (rules.c). */
-extern const char *const rt_rule_names[];
-
-/* The rules (rules.c), run in this order by rt_findings_eval. */
-int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d);
+/*
+ * The rules, registered with the engine through a table (rules.c gives
+ * rt_rules): each interval begin makes the state they share (NULL: out of
+ * memory), each rule's run calls rt_findings_match for what it finds, in the
+ * table's order, and end frees the state (0, or -ENOMEM when begin ran short).
+ */
+struct rt_rule_ctx;
+struct rt_rule {
+	const char *name;	/* its stable id: "pfc-storm", ... */
+	int (*run)(struct rt_rule_ctx *c);
+};
+struct rt_ruleset {
+	struct rt_rule_ctx *(*begin)(struct rt_findings *F, const struct rt_snapshot *cur,
+				     const struct rt_delta *d);
+	int (*end)(struct rt_rule_ctx *c);
+	const struct rt_rule *rules;
+	size_t n;
+};
+/* rocetop's rules (rules.c). */
+extern const struct rt_ruleset rt_rules;
 
 /* Every finding of a run, as it last stood (the report's timeline). */
 struct rt_flog {

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "join.h"
-#include "nic.h"
+#include "qp.h"
 
 static int is_data(const struct rt_flow_val *v)
 {

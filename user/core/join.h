@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The join of flows with the local QP table (user/core/join.c), for any source:
- * live snapshots get it from rt_nic_collect(); file sources call
+ * live snapshots get it from the NIC code (user/nic/nic.c); file sources call
  * rt_join(s, NULL) to get CNP attribution from ACKs and host pairs.
  */
 #ifndef RT_JOIN_H
@@ -9,7 +9,7 @@
 
 #include "snapshot.h"
 
-struct rt_qp_table;	/* user/nic.h: QPs from rdma netlink */
+struct rt_qp_table;	/* qp.h: QPs from rdma netlink */
 
 /*
  * Give each flow of s its local QP, pid and comm from qps (may be NULL), and

@@ -77,7 +77,5 @@ struct rt_opts {
 /* Defaults of every field (user/core/opts_defaults.c); the command lines
  * that fill the rest are user/cmd/main_opts.c's and the subcommands'. */
 void rt_opts_defaults(struct rt_opts *o);
-/* Run sources into sinks until the end, a signal or -n; 0 or a negative errno. */
-int rt_run(const struct rt_opts *o);
 
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The rules: how an operator reads RoCE congestion numbers, as plain
- * functions of (the engine's previous state, this interval's delta). Each
- * calls rt_findings_match() for the subjects that match this interval; the
- * engine (findings.c) opens, updates and closes findings. Thresholds are in
+ * functions of (the engine's previous state, this interval's delta), given
+ * to the engine (findings.c) as a table (rt_rules, at the end). Each calls
+ * rt_findings_match() for the subjects that match this interval; the engine
+ * opens, updates and closes findings. Thresholds are in
  * struct rt_find_cfg (--threshold NAME=VALUE).
  *
  * A flow's priority is its outer 802.1Q PCP when tagged, else DSCP / 8 (the
@@ -22,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "doctor.h"
+#include "doc_findings.h"
 #include "findings.h"
 #include "fmt.h"
 
@@ -41,13 +42,15 @@ struct pause {
 
 #define RECENT_INTERVALS 3
 
-struct ctx {
+/* The interval's state the rules share (findings.h: the rule table's begin). */
+struct rt_rule_ctx {
 	struct rt_findings *F;
 	const struct rt_snapshot *cur;
 	const struct rt_delta *d;
 	const struct rt_flow_val **dv;	/* per flow of cur: its delta, or NULL (only while c->np) */
 	struct pause p[MAX_PAUSE];
 	size_t np;
+	int err;		/* -ENOMEM from begin's own steps, returned by end */
 };
 
 static __u64 data_pkts(const struct rt_flow_val *v)
@@ -62,7 +65,7 @@ static __u8 flow_prio(const struct rt_flow *f)
 	return f->v.pcp != RT_PCP_NONE ? (__u8)(f->v.pcp & 7) : (__u8)(f->v.dscp >> 3);
 }
 
-static struct pause *pause_get(struct ctx *c, const char *ifname, __u8 dir, __u8 prio)
+static struct pause *pause_get(struct rt_rule_ctx *c, const char *ifname, __u8 dir, __u8 prio)
 {
 	size_t i;
 
@@ -102,7 +105,7 @@ static int ethtool_pause(const char *name, __u8 *dir, __u8 *prio, int *kind)
 	return 1;
 }
 
-static void collect_pauses(struct ctx *c)
+static void collect_pauses(struct rt_rule_ctx *c)
 {
 	const struct rt_delta *d = c->d;
 	size_t i;
@@ -150,7 +153,7 @@ static void collect_pauses(struct ctx *c)
 }
 
 /* When the pauses of a priority on an interface began (flows' clock). */
-static __u64 paused_since(const struct ctx *c, const char *ifname, __u8 prio)
+static __u64 paused_since(const struct rt_rule_ctx *c, const char *ifname, __u8 prio)
 {
 	size_t i;
 
@@ -162,7 +165,7 @@ static __u64 paused_since(const struct ctx *c, const char *ifname, __u8 prio)
 
 /* Keep the runs of paused intervals: a priority paused now continues or
  * starts one; one not paused now ends. 0 or -ENOMEM. */
-static int track_episodes(struct ctx *c)
+static int track_episodes(struct rt_rule_ctx *c)
 {
 	struct rt_findings *F = c->F;
 	__u64 start = c->cur->mono_ns - (__u64)(c->d->secs * 1e9 < (double)c->cur->mono_ns ? c->d->secs * 1e9 : 0);
@@ -197,7 +200,7 @@ static int track_episodes(struct ctx *c)
 }
 
 /* A data flow of the snapshot seen since a few intervals before `since`. */
-static int recent_data_flow(const struct ctx *c, const struct rt_flow *f, __u64 since)
+static int recent_data_flow(const struct rt_rule_ctx *c, const struct rt_flow *f, __u64 since)
 {
 	__u64 recent = (__u64)(RECENT_INTERVALS * c->d->secs * 1e9);
 
@@ -212,7 +215,7 @@ struct prio_flows {
 	__u64 flows, pkts, ect, ce, ce_flows, total_ect;
 };
 
-static void prio_flows(const struct ctx *c, const char *ifname, __u8 prio, struct prio_flows *out)
+static void prio_flows(const struct rt_rule_ctx *c, const char *ifname, __u8 prio, struct prio_flows *out)
 {
 	const struct rt_snapshot *cur = c->cur;
 	__u64 since = paused_since(c, ifname, prio);
@@ -246,7 +249,7 @@ static void prio_subject(struct rt_subject *s, const struct pause *q, int with_d
 	s->dir = with_dir ? q->dir : 0;
 }
 
-static void flow_subject(struct rt_subject *s, const struct ctx *c, const struct rt_flow *f)
+static void flow_subject(struct rt_subject *s, const struct rt_rule_ctx *c, const struct rt_flow *f)
 {
 	memset(s, 0, sizeof(*s));
 	s->has = RT_SUBJ_IFNAME | RT_SUBJ_DIR | RT_SUBJ_SRC | RT_SUBJ_DST | RT_SUBJ_DQPN;
@@ -286,7 +289,7 @@ static const char *flow_name(const struct rt_flow *f, char *buf, size_t len)
 
 /* ---- pfc-storm: a priority paused more than a share of the time, for
  * several intervals; or the NIC's pause-storm counters moving ---- */
-static int rule_pfc_storm(struct ctx *c)
+static int rule_pfc_storm(struct rt_rule_ctx *c)
 {
 	struct rt_findings *F = c->F;
 	size_t i;
@@ -331,7 +334,7 @@ static int rule_pfc_storm(struct ctx *c)
 
 /* ---- pause-without-ecn and victim: pauses on a priority whose flows carry
  * no CE; each such flow is a head-of-line victim ---- */
-static int rule_pause_without_ecn(struct ctx *c)
+static int rule_pause_without_ecn(struct rt_rule_ctx *c)
 {
 	struct rt_findings *F = c->F;
 	size_t i, j;
@@ -369,7 +372,7 @@ static int rule_pause_without_ecn(struct ctx *c)
 	return err;
 }
 
-static int rule_victim(struct ctx *c)
+static int rule_victim(struct rt_rule_ctx *c)
 {
 	struct rt_findings *F = c->F;
 	const struct rt_snapshot *cur = c->cur;
@@ -426,7 +429,7 @@ static int congested(const struct rt_find_cfg *cfg, const struct rt_flow_val *v,
 	return *share >= cfg->ce_share;
 }
 
-static int rule_congestion(struct ctx *c)
+static int rule_congestion(struct rt_rule_ctx *c)
 {
 	struct rt_findings *F = c->F;
 	const struct rt_delta *d = c->d;
@@ -461,7 +464,7 @@ struct dst_group {
 	__u32 nsrc;
 };
 
-static int rule_incast(struct ctx *c)
+static int rule_incast(struct rt_rule_ctx *c)
 {
 	struct rt_findings *F = c->F;
 	const struct rt_delta *d = c->d;
@@ -536,7 +539,7 @@ static int counter_is(const char *name, const char *const *list)
 	return 0;
 }
 
-static int rule_counters(struct ctx *c, const char *rule, enum rt_sev sev, const char *const *names,
+static int rule_counters(struct rt_rule_ctx *c, const char *rule, enum rt_sev sev, const char *const *names,
 			 __u64 min, const char *next, const char *what)
 {
 	const struct rt_delta *d = c->d;
@@ -584,7 +587,7 @@ struct naks {
 	size_t n;
 };
 
-static int naks_collect(const struct ctx *c, struct naks *k)
+static int naks_collect(const struct rt_rule_ctx *c, struct naks *k)
 {
 	const struct rt_delta *d = c->d;
 
@@ -619,7 +622,7 @@ static void pair_naks(const struct naks *k, const struct rt_flow *f, __u64 *seq,
 		}
 }
 
-static int rule_flow_ctr(struct ctx *c, const struct flow_ctr_rule *r, __u64 min)
+static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, __u64 min)
 {
 	const struct rt_delta *d = c->d;
 	struct naks k = { 0 };
@@ -655,7 +658,7 @@ static int rule_flow_ctr(struct ctx *c, const struct flow_ctr_rule *r, __u64 min
 
 /* ---- loss: sequence NAKs on the wire (not those of an RNR episode on the
  * same host pair), or the NIC's loss counters ---- */
-static int rule_loss(struct ctx *c)
+static int rule_loss(struct rt_rule_ctx *c)
 {
 	static const char *const names[] = { "out_of_sequence", "packet_seq_err", "implied_nak_seq_err",
 					     "local_ack_timeout_err", NULL };
@@ -674,7 +677,7 @@ static int rule_loss(struct ctx *c)
 }
 
 /* ---- receiver-not-ready: RNR NAKs, or rnr_nak_retry_err/out_of_buffer ---- */
-static int rule_rnr(struct ctx *c)
+static int rule_rnr(struct rt_rule_ctx *c)
 {
 	static const char *const names[] = { "rnr_nak_retry_err", "out_of_buffer", NULL };
 	static const struct flow_ctr_rule r = {
@@ -719,7 +722,7 @@ static int rev_cmp(const void *a, const void *b)
 static const char ecn_no_cnp_next[] =
 	"Enable the notification point for the flow's priority: on mlx5 echo 1 > /sys/class/net/IF/ecn/roce_np/enable/PRIO; rxe (Soft-RoCE) has none, so ECN never slows its senders.";
 
-static int rule_ecn_without_cnp_ctrs(struct ctx *c)
+static int rule_ecn_without_cnp_ctrs(struct rt_rule_ctx *c)
 {
 	const struct rt_delta *d = c->d;
 	int err = 0;
@@ -749,7 +752,7 @@ static int rule_ecn_without_cnp_ctrs(struct ctx *c)
 	return err;
 }
 
-static int rule_ecn_without_cnp(struct ctx *c)
+static int rule_ecn_without_cnp(struct rt_rule_ctx *c)
 {
 	const struct rt_delta *d = c->d;
 	const struct rt_flow_delta **out = NULL;
@@ -807,7 +810,7 @@ static int rule_ecn_without_cnp(struct ctx *c)
 }
 
 /* ---- cnp-ignored: rp_cnp_ignored moving ---- */
-static int rule_cnp_ignored(struct ctx *c)
+static int rule_cnp_ignored(struct rt_rule_ctx *c)
 {
 	static const char *const names[] = { "rp_cnp_ignored", NULL };
 
@@ -825,7 +828,7 @@ static void swport_subject(struct rt_subject *s, const char *agent, __u32 port)
 	s->port = port;
 }
 
-static int rule_switch(struct ctx *c)
+static int rule_switch_drops(struct rt_rule_ctx *c)
 {
 	struct rt_findings *F = c->F;
 	const struct rt_delta *d = c->d;
@@ -846,6 +849,16 @@ static int rule_switch(struct ctx *c)
 			"switch %s port %u: %llu dropped-packet notifications (sFlow reason %u) in %.1f s",
 			p->agent, p->port, (unsigned long long)d->swdrops[i].drops, p->reason, d->secs);
 	}
+	return err;
+}
+
+static int rule_deep_queue(struct rt_rule_ctx *c)
+{
+	struct rt_findings *F = c->F;
+	const struct rt_delta *d = c->d;
+	size_t i;
+	int err = 0;
+
 	for (i = 0; i < d->nswports; i++) {
 		const struct rt_swport *p = d->swports[i].p;
 		const struct rt_swport_ctr *v = &d->swports[i].d;
@@ -868,7 +881,7 @@ static int rule_switch(struct ctx *c)
 /* ---- doctor: what `rocetop doctor` judges wrong in the host's configuration
  * (user/nic/nic_doctor.c), as long as its last run says so: a failed check
  * is a warning, a doubtful one information ---- */
-static int rule_doctor(struct ctx *c)
+static int rule_doctor(struct rt_rule_ctx *c)
 {
 	const struct rt_doc_findings *doc = c->F->doc;
 	size_t i;
@@ -895,31 +908,30 @@ static int rule_doctor(struct ctx *c)
 	return err;
 }
 
-const char *const rt_rule_names[] = {
-	"pfc-storm", "pause-without-ecn", "victim", "congestion", "incast", "loss",
-	"receiver-not-ready", "cnp-ignored", "ecn-without-cnp", "switch-drops", "deep-queue", "doctor", NULL,
-};
-
-int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+/*
+ * The interval's shared state: the pauses of every interface, direction and
+ * priority, and each flow's delta by row for the rules that walk every flow
+ * of a paused priority (prio_flows, rule_victim): only when something is
+ * paused, so an interval without pauses costs what changed in it, not an
+ * array of every row (100k flows: 800 KB zeroed per interval). Then the
+ * pause episodes under way. NULL: out of memory.
+ */
+static struct rt_rule_ctx *rules_begin(struct rt_findings *F, const struct rt_snapshot *cur,
+				       const struct rt_delta *d)
 {
-	struct ctx *c = calloc(1, sizeof(*c));
-	int err = 0;
+	struct rt_rule_ctx *c = calloc(1, sizeof(*c));
 
 	if (!c)
-		return -ENOMEM;
+		return NULL;
 	c->F = F;
 	c->cur = cur;
 	c->d = d;
 	collect_pauses(c);
-	/* Each flow's delta by row, for the rules that walk every flow of a
-	 * paused priority (prio_flows, rule_victim): only when something is
-	 * paused, so an interval without pauses costs what changed in it, not
-	 * an array of every row (100k flows: 800 KB zeroed per interval). */
 	if (c->np) {
 		c->dv = calloc(cur->nflows ? cur->nflows : 1, sizeof(*c->dv));
 		if (!c->dv) {
 			free(c);
-			return -ENOMEM;
+			return NULL;
 		}
 		for (size_t i = 0; i < d->nflows; i++) {
 			const struct rt_flow *f = d->flows[i].f;
@@ -928,19 +940,38 @@ int rt_rules_run(struct rt_findings *F, const struct rt_snapshot *cur, const str
 				c->dv[f - cur->flows] = &d->flows[i].d;
 		}
 	}
-	err |= track_episodes(c);
-	err |= rule_pfc_storm(c);
-	err |= rule_pause_without_ecn(c);
-	err |= rule_victim(c);
-	err |= rule_congestion(c);
-	err |= rule_incast(c);
-	err |= rule_loss(c);
-	err |= rule_rnr(c);
-	err |= rule_cnp_ignored(c);
-	err |= rule_ecn_without_cnp(c);
-	err |= rule_switch(c);
-	err |= rule_doctor(c);
+	c->err = track_episodes(c) ? -ENOMEM : 0;
+	return c;
+}
+
+static int rules_end(struct rt_rule_ctx *c)
+{
+	int err = c->err;
+
 	free(c->dv);
 	free(c);
-	return err ? -ENOMEM : 0;
+	return err;
 }
+
+/* In the order they run. */
+static const struct rt_rule rules[] = {
+	{ "pfc-storm",		rule_pfc_storm },
+	{ "pause-without-ecn",	rule_pause_without_ecn },
+	{ "victim",		rule_victim },
+	{ "congestion",		rule_congestion },
+	{ "incast",		rule_incast },
+	{ "loss",		rule_loss },
+	{ "receiver-not-ready",	rule_rnr },
+	{ "cnp-ignored",	rule_cnp_ignored },
+	{ "ecn-without-cnp",	rule_ecn_without_cnp },
+	{ "switch-drops",	rule_switch_drops },
+	{ "deep-queue",		rule_deep_queue },
+	{ "doctor",		rule_doctor },
+};
+
+const struct rt_ruleset rt_rules = {
+	.begin = rules_begin,
+	.end = rules_end,
+	.rules = rules,
+	.n = sizeof(rules) / sizeof(rules[0]),
+};

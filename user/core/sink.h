@@ -43,13 +43,9 @@ struct rt_sink {
 	void *priv;
 };
 
-/* Constructors; each returns NULL after saying why (through the log). */
-struct rt_sink *rt_batch_sink_new(const struct rt_opts *o);
-struct rt_sink *rt_csv_sink_new(const struct rt_opts *o);
-struct rt_sink *rt_tui_sink_new(const struct rt_opts *o);		/* tui/ */
-struct rt_sink *rt_prom_sink_new(const struct rt_opts *o);		/* exporters/ */
-struct rt_sink *rt_record_sink_new(const struct rt_opts *o);		/* user/core/record.c */
-struct rt_sink *rt_flight_sink_new(const struct rt_opts *o);		/* user/sinks/flight.c */
-struct rt_sink *rt_ipfix_sink_new(const struct rt_opts *o);		/* user/sinks/ipfix.c */
+/* The recorder (user/core/record.c); NULL after saying why. The other
+ * sinks' constructors are above the core: user/sinks/sinks.h, tui/tui.h,
+ * exporters/prom.h; user/cmd/run.c chooses them. */
+struct rt_sink *rt_record_sink_new(const struct rt_opts *o);
 
 #endif

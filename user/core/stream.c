@@ -5,11 +5,12 @@
 #include "log.h"
 #include "stream.h"
 
-int rt_stream_init(struct rt_stream *st, struct rt_source *src, struct rt_nic *nic)
+int rt_stream_init(struct rt_stream *st, struct rt_source *src, const struct rt_nic_view *nic)
 {
 	memset(st, 0, sizeof(*st));
 	st->src = src;
-	st->nic = nic;
+	if (nic)
+		st->nic = *nic;
 	rt_snapshot_init(&st->cur);
 	rt_snapshot_init(&st->prev);
 	rt_snapshot_init(&st->scratch);
@@ -21,6 +22,7 @@ int rt_stream_init(struct rt_stream *st, struct rt_source *src, struct rt_nic *n
 
 int rt_stream_step(struct rt_stream *st)
 {
+	int have_nic = st->nic.nic != NULL;
 	struct rt_snapshot *snap;
 	int r;
 
@@ -28,7 +30,7 @@ int rt_stream_step(struct rt_stream *st)
 	 * the table in place too: the NIC updates its own flows there and joins
 	 * only what changed (nic.c, join.c), sFlow's merge updates its estimated
 	 * rows in place (sflow.c). */
-	if ((st->nic || st->merge) && st->src->live)
+	if ((have_nic || st->merge) && st->src->live)
 		st->src->incremental = 1;
 	rt_snapshot_next_interval(&st->cur);
 	if (st->src->incremental) {
@@ -50,14 +52,14 @@ int rt_stream_step(struct rt_stream *st)
 	 * the rows that changed), else on the whole snapshot a source took;
 	 * without a NIC, live CNPs are attributed from ACKs and host pairs on the
 	 * table, looking only at the pairs that changed (join.c). */
-	if (st->nic)
-		rt_nic_collect(st->nic, snap);
+	if (have_nic)
+		st->nic.collect(st->nic.nic, snap);
 	if (snap != &st->cur &&
-	    rt_snapshot_apply(&st->cur, snap, st->nic || !st->src->live)) {
+	    rt_snapshot_apply(&st->cur, snap, have_nic || !st->src->live)) {
 		pr_warn("out of memory.\n");
 		return -ENOMEM;
 	}
-	if (!st->nic && st->src->live)
+	if (!have_nic && st->src->live)
 		rt_join(&st->cur, NULL);
 	if (rt_delta_changes(&st->delta, st->have_prev ? &st->prev : NULL, &st->cur) ||
 	    rt_snapshot_copy_small(&st->prev, &st->cur)) {

@@ -11,9 +11,25 @@
 #include "snapshot.h"
 #include "source.h"
 
+struct rt_doc_findings;
+
+/*
+ * The NIC's view of a live source's host, built above the core (user/nic/nic.h:
+ * rt_nic_view()): collect adds the NIC's counters and flows to each snapshot
+ * after the source's collect and merge, and joins them with its QP table.
+ * For the loop: failed says --qp-counters bound nothing (-errno: the run
+ * ends), doctor gives the doctor's last checks of the host (NULL: none yet).
+ */
+struct rt_nic_view {
+	void *nic;			/* NULL: no NIC */
+	void (*collect)(void *nic, struct rt_snapshot *snap);
+	int (*failed)(const void *nic);
+	const struct rt_doc_findings *(*doctor)(const void *nic);
+};
+
 struct rt_stream {
 	struct rt_source *src;
-	struct rt_nic *nic;		/* NULL: no NIC counters */
+	struct rt_nic_view nic;		/* .nic NULL: no NIC counters */
 	struct rt_snapshot cur;		/* the table the sinks see */
 	struct rt_snapshot prev;	/* the previous interval's ifdirs, ports, times */
 	struct rt_snapshot scratch;	/* whole snapshots of non-incremental sources */
@@ -29,8 +45,8 @@ struct rt_stream {
 	void *merge_arg;
 };
 
-/* 0 or -ENOMEM. src and nic stay the caller's. */
-int rt_stream_init(struct rt_stream *st, struct rt_source *src, struct rt_nic *nic);
+/* 0 or -ENOMEM. src and the NIC (nic may be NULL: none) stay the caller's. */
+int rt_stream_init(struct rt_stream *st, struct rt_source *src, const struct rt_nic_view *nic);
 /* The next interval into st->cur and st->delta: 1, 0 at the end, or a negative errno. */
 int rt_stream_step(struct rt_stream *st);
 /* Forget everything (after the source was rewound). */

@@ -2,9 +2,9 @@
 /*
  * A RoCE host's congestion configuration (user/nic/nic_doctor.c), read (DCB
  * netlink, sysfs ECN switches, mlx5 debugfs cc_params, rdma_cm configfs,
- * MTUs, PFC and CNP counters) and judged: for `rocetop doctor`
- * (user/cmd/doctor.c), the live view's header (user/nic/nic.c) and anyone
- * who wants the list of findings.
+ * MTUs, PFC and CNP counters) and judged into findings (their type is
+ * user/core/doc_findings.h): for `rocetop doctor` (user/cmd/doctor.c), the
+ * live view's header (user/nic/nic.c) and the findings' doctor rule.
  */
 #ifndef RT_DOCTOR_H
 #define RT_DOCTOR_H
@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <net/if.h>
 #include <linux/types.h>
+#include "doc_findings.h"
 #include "nic.h"
 
 #define RT_DOC_MAX_NETDEVS	16
@@ -54,24 +55,6 @@ struct rt_doc_host {
  * given (then also when it is no RDMA netdev). 0 or -ENOMEM. */
 int rt_doctor_read(const char *root, const char *only, struct rt_doc_host *h);
 
-enum rt_doc_severity { RT_DOC_OK = 0, RT_DOC_WARN = 1, RT_DOC_FAIL = 2 };
-
-struct rt_doc_finding {
-	char id[32];		/* stable: "roce-prio-no-pfc", "pfc-ecn-off", ... */
-	int  severity;		/* enum rt_doc_severity */
-	char netdev[IF_NAMESIZE];
-	char sentence[256];	/* what is wrong and what to do */
-	char evidence[256];	/* the numbers and files it comes from */
-};
-
-#define RT_DOC_MAX_FINDINGS 64
-
-struct rt_doc_findings {
-	struct rt_doc_finding f[RT_DOC_MAX_FINDINGS];
-	size_t n;
-	int failed;		/* findings of severity RT_DOC_FAIL */
-};
-
 /*
  * Judge the host: now as read, before as read some time earlier (NULL: no
  * growth to judge, counters then judged by their values), seen_prios a bit
@@ -86,7 +69,5 @@ int rt_roce_mtu_for(int netdev_mtu);
 
 /* A bit mask of priorities as "3,4" ("none" for 0). */
 void rt_doc_prio_list(unsigned int mask, char *buf, size_t len);
-
-int rt_doctor_main(int argc, char **argv);
 
 #endif

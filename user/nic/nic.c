@@ -31,8 +31,8 @@
 #include <unistd.h>
 #include "doctor.h"
 #include "log.h"
+#include "opts.h"
 #include "nic.h"
-#include "source.h"
 
 struct qpc_acc {
 	__u32 dev_index, counter_id;
@@ -491,6 +491,28 @@ static void qpc_check_bound(struct rt_nic *n, struct rt_snapshot *snap)
 int rt_nic_failed(const struct rt_nic *n)
 {
 	return n ? n->qpc_fail : 0;
+}
+
+static void view_collect(void *nic, struct rt_snapshot *snap)
+{
+	rt_nic_collect(nic, snap);
+}
+
+static int view_failed(const void *nic)
+{
+	return rt_nic_failed(nic);
+}
+
+static const struct rt_doc_findings *view_doctor(const void *nic)
+{
+	return rt_nic_doctor(nic);
+}
+
+struct rt_nic_view rt_nic_view(struct rt_nic *n)
+{
+	return (struct rt_nic_view){
+		.nic = n, .collect = view_collect, .failed = view_failed, .doctor = view_doctor,
+	};
 }
 
 int rt_nic_end(struct rt_nic *n)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The NIC's own view, private to the files of user/nic/ and user/core/join.c (and their tests):
+ * The NIC's own view, private to the files of user/nic/ (and their tests and
+ * benchmarks; the QP table's type is user/core/qp.h):
  * RDMA devices and ports (verbs, else sysfs), their counters (sysfs), the
  * ethtool statistics of the netdevs behind them, the QPs and their owners
  * (rdma netlink), and the join of all that into a snapshot.
@@ -12,6 +13,8 @@
 #include <linux/ethtool.h>
 #include "snapshot.h"
 #include "join.h"
+#include "qp.h"
+#include "stream.h"
 
 /* ---- RDMA ports (user/nic_verbs.c, user/nic_sysfs.c) ---- */
 
@@ -95,36 +98,6 @@ int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st);
 int rt_ethtool_keep(const char *name);
 
 /* ---- QPs and their owners (user/nic_netlink.c) ---- */
-
-struct rt_qp {
-	char  dev[32];
-	__u32 dev_index;
-	__u32 port;		/* 0: not bound to a port yet */
-	char  netdev[IF_NAMESIZE];	/* of dev/port where known, else "" */
-	__u32 lqpn;
-	__u32 rqpn;		/* RC/UC only, else 0 */
-	__u8  type;		/* enum ib_qp_type: 2 RC, 3 UC, 4 UD, ... */
-	__u8  state;		/* enum ib_qp_state: 3 RTS, ... */
-	__u8  has_rqpn;
-	__u8  family;		/* 4 or 6 when the addresses are known (from a CM ID), else 0 */
-	__u8  src[16];		/* local address */
-	__u8  dst[16];		/* remote address */
-	__u32 pid;		/* 0 for a kernel QP */
-	char  comm[16];		/* process name, or the kernel owner's name */
-	__u8  gone;		/* not in the latest dump: kept for the interval it went in */
-};
-
-#define RT_QP_MAX_DEVS 64
-
-struct rt_qp_table {
-	struct rt_qp *q;
-	size_t n, cap;
-	/* Devices from an RDMA_NLDEV_CMD_GET dump: the resource dumps are per device. */
-	__u32 dev_index[RT_QP_MAX_DEVS];
-	__u32 dev_nports[RT_QP_MAX_DEVS];	/* its PORT_INDEX: the number of ports */
-	char  dev_name[RT_QP_MAX_DEVS][32];
-	size_t ndevs;
-};
 
 void rt_qp_table_free(struct rt_qp_table *t);
 void rt_qp_table_clear(struct rt_qp_table *t);
@@ -336,7 +309,23 @@ int rt_dcb_query(const char *ifname, struct rt_dcb *d);
 
 /* ---- the whole NIC source (user/nic/nic.c) ---- */
 
+/* The NIC's own counters, joined into a snapshot after collect. */
 struct rt_nic;
+struct rt_opts;
+struct rt_nic *rt_nic_new(const struct rt_opts *o);
+void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap);
+void rt_nic_free(struct rt_nic *n);
+/* --qp-counters could bind nothing (said in one sentence): -errno, else 0. */
+int rt_nic_failed(const struct rt_nic *n);
+/* At the end of a run: -errno (said in one sentence) when --qp-counters read
+ * no per-QP counter at all, else 0. */
+int rt_nic_end(struct rt_nic *n);
+/* The doctor's last checks of this host (NULL before the first, or without
+ * RDMA ports), kept until its next run: the findings' doctor rule reads them. */
+struct rt_doc_findings;
+const struct rt_doc_findings *rt_nic_doctor(const struct rt_nic *n);
+/* n as the stream and the loop take it (user/core/stream.h); n may be NULL. */
+struct rt_nic_view rt_nic_view(struct rt_nic *n);
 /* Point a NIC source at another root (tests step through fixture times). */
 void rt_nic_set_root(struct rt_nic *n, const char *root);
 

@@ -391,134 +391,195 @@ static int roce_prio(const struct rt_doc_netdev *d, char *why, size_t len)
 	return dscp >> 3;
 }
 
+/* The DCB answer's PFC: *pfc 1 when there is one, and the priorities it is on. */
+static unsigned int pfc_on(const struct rt_doc_netdev *d, int *pfc)
+{
+	*pfc = d->dcb.ok && d->dcb.has_pfc;
+	return *pfc ? d->dcb.pfc_en : 0;
+}
+
+/* PFC against the priority RoCE takes: off everywhere, off on RoCE's
+ * priority, PCP trusted with no PFC on 0, off where RoCE was seen. */
+static void check_pfc(struct rt_doc_findings *o, const struct rt_doc_netdev *d, unsigned int seen_prios)
+{
+	const char *nd = d->netdev;
+	struct rt_doc_finding *f;
+	char l1[32], l2[32], why[160];
+	int pfc, p;
+	unsigned int en = pfc_on(d, &pfc);
+
+	if (pfc && !en) {
+		f = add(o, "pfc-off", RT_DOC_WARN, nd);
+		SAY(f, sentence, "%s: PFC is off on every priority: RoCE runs lossy, which needs ECN "
+		    "marking and the NIC's lossy-RoCE support; enable PFC on RoCE's priority otherwise.", nd);
+		SAY(f, evidence, "DCB IEEE PFC pfc_en 0x00 (pfc_cap %u)", d->dcb.pfc_cap);
+	}
+	p = roce_prio(d, why, sizeof(why));
+	if (pfc && en && p >= 0 && !(en & (1u << p))) {
+		rt_doc_prio_list(en, l1, sizeof(l1));
+		f = add(o, "roce-prio-no-pfc", RT_DOC_FAIL, nd);
+		SAY(f, sentence, "%s: RoCE traffic goes on priority %d, which has no PFC (PFC is on %s): "
+		    "set rdma_cm's default_roce_tos or the DSCP map to a PFC priority, or enable PFC on %d.",
+		    nd, p, l1, p);
+		SAY(f, evidence, "%s; DCB IEEE PFC pfc_en 0x%02x", why, en);
+	}
+	if (pfc && en && !rt_dcb_trust_dscp(&d->dcb) && d->dcb.has_app && !(en & 1u)) {
+		rt_doc_prio_list(en, l1, sizeof(l1));
+		f = add(o, "trust-pcp", RT_DOC_WARN, nd);
+		SAY(f, sentence, "%s trusts PCP, not DSCP (no DSCP entry in the APP table): untagged RoCE "
+		    "traffic goes on priority 0, which has no PFC; map DSCPs (dcb app) or tag the traffic.", nd);
+		SAY(f, evidence, "DCB APP table: %zu entries, none with selector DSCP (5); PFC on %s",
+		    d->dcb.napp, l1);
+	}
+	if (pfc && en && (seen_prios & ~en & 0xff)) {
+		rt_doc_prio_list(seen_prios & ~en, l1, sizeof(l1));
+		rt_doc_prio_list(en, l2, sizeof(l2));
+		f = add(o, "seen-prio-no-pfc", RT_DOC_FAIL, nd);
+		SAY(f, sentence, "%s: RoCE packets were seen on priority %s, which has no PFC.", nd, l1);
+		SAY(f, evidence, "wire PCP/DSCP of the flows; PFC on %s", l2);
+	}
+}
+
+/* Pause frames (ethtool's per-priority counters, their growth since before
+ * when there is a before) on priorities where this host has PFC off. */
+static void check_pauses(struct rt_doc_findings *o, const struct rt_doc_netdev *d,
+			 const struct rt_doc_netdev *b)
+{
+	const char *nd = d->netdev;
+	struct rt_doc_finding *f;
+	char l1[32], l2[32];
+	int pfc, q;
+	unsigned int en = pfc_on(d, &pfc), pauses = 0;
+
+	for (q = 0; q < 8 && d->has_ethtool; q++) {
+		__u64 rx = d->rx_pause[q], tx = d->tx_pause[q];
+
+		if (b && b->has_ethtool) {
+			rx = rx >= b->rx_pause[q] ? rx - b->rx_pause[q] : rx;
+			tx = tx >= b->tx_pause[q] ? tx - b->tx_pause[q] : tx;
+		}
+		if (rx || tx)
+			pauses |= 1u << q;
+	}
+	if (!pfc || !(pauses & ~en))
+		return;
+	q = __builtin_ctz(pauses & ~en);
+	rt_doc_prio_list(pauses & ~en, l1, sizeof(l1));
+	rt_doc_prio_list(en, l2, sizeof(l2));
+	f = add(o, "pause-prio-no-pfc", RT_DOC_FAIL, nd);
+	SAY(f, sentence, "%s: PFC pause frames %s on priority %s, where this host has PFC off "
+	    "(on: %s): the switch and the host disagree on the lossless priority.", nd,
+	    b ? "are moving" : "were counted", l1, l2);
+	SAY(f, evidence, "ethtool rx_prio%d_pause %llu, tx_prio%d_pause %llu%s", q,
+	    (unsigned long long)d->rx_pause[q], q, (unsigned long long)d->tx_pause[q],
+	    b ? " (growing)" : "");
+}
+
+/* ECN's notification and reaction points on every priority with PFC. */
+static void check_ecn(struct rt_doc_findings *o, const struct rt_doc_netdev *d)
+{
+	const char *nd = d->netdev;
+	struct rt_doc_finding *f;
+	int pfc;
+	unsigned int en = pfc_on(d, &pfc);
+
+	for (int q = 0; q < 8; q++) {
+		if (!(en & (1u << q)) || (d->np_en[q] != 0 && d->rp_en[q] != 0))
+			continue;
+		f = add(o, "pfc-ecn-off", RT_DOC_FAIL, nd);
+		SAY(f, sentence, "%s: priority %d has PFC but ECN is off for the %s: congestion will "
+		    "pause the fabric instead of slowing the sender; echo 1 > the enable file(s).", nd, q,
+		    d->np_en[q] == 0 && d->rp_en[q] == 0 ? "notification and reaction points" :
+		    d->np_en[q] == 0 ? "notification point (no CNPs sent)" :
+		    "reaction point (CNPs ignored: DCQCN off)");
+		SAY(f, evidence, "ecn/roce_np/enable/%d = %d, ecn/roce_rp/enable/%d = %d", q, d->np_en[q], q,
+		    d->rp_en[q]);
+	}
+}
+
+/* The host's CNPs over its ports, for cnp-unhandled. */
+struct cnp_tally {
+	__u64 sent, handled;
+	int all;		/* every RDMA port's hw_counters were read */
+};
+
+/* CNPs received and ignored (DCQCN off at this sender); the port's CNPs
+ * sent and handled added to t. */
+static void check_cnp(struct rt_doc_findings *o, const struct rt_doc_netdev *d,
+		      const struct rt_doc_netdev *b, struct cnp_tally *t)
+{
+	const char *nd = d->netdev;
+	struct rt_doc_finding *f;
+	__u64 ign = d->rp_cnp_ignored, grew = 0;
+
+	if (!d->has_cnp) {
+		if (d->dev[0])
+			t->all = 0;
+		return;
+	}
+	if (b && b->has_cnp)
+		grew = ign >= b->rp_cnp_ignored ? ign - b->rp_cnp_ignored : ign;
+	if (grew || (!b && ign)) {
+		f = add(o, "cnp-ignored", b ? RT_DOC_FAIL : RT_DOC_WARN, nd);
+		SAY(f, sentence, "%s (%s/%u) %s CNPs it received: congestion control is off at this "
+		    "sender (ecn/roce_rp/enable, or DCQCN disabled in the firmware).", nd, d->dev,
+		    d->port, b ? "keeps ignoring" : "has ignored");
+		SAY(f, evidence, "hw_counters rp_cnp_ignored %llu%s", (unsigned long long)ign,
+		    b ? "" : " (one reading)");
+		if (b && f)
+			snprintf(f->evidence + strlen(f->evidence), sizeof(f->evidence) - strlen(f->evidence),
+				 " (+%llu since the first reading)", (unsigned long long)grew);
+	}
+	t->sent += b && b->has_cnp ? d->np_cnp_sent - (d->np_cnp_sent >= b->np_cnp_sent ?
+						       b->np_cnp_sent : 0) : d->np_cnp_sent;
+	t->handled += d->rp_cnp_handled;
+}
+
+/* rdma_cm's RoCE mode, and the RDMA MTU against the netdev's. */
+static void check_roce(struct rt_doc_findings *o, const struct rt_doc_netdev *d)
+{
+	const char *nd = d->netdev;
+	struct rt_doc_finding *f;
+
+	if (d->roce_mode[0] && strstr(d->roce_mode, "v1") && !strstr(d->roce_mode, "v2")) {
+		f = add(o, "roce-v1", RT_DOC_FAIL, nd);
+		SAY(f, sentence, "%s (%s/%u): rdma_cm's default RoCE mode is v1, which is not routable "
+		    "and carries no ECN: write \"RoCE v2\" to default_roce_mode.", nd, d->dev, d->port);
+		SAY(f, evidence, "configfs rdma_cm/%s/ports/%u/default_roce_mode = \"%s\"", d->dev, d->port,
+		    d->roce_mode);
+	}
+	if (d->active_mtu > 0 && d->mtu > 0 && d->active_mtu < rt_roce_mtu_for(d->mtu)) {
+		f = add(o, "rdma-mtu", RT_DOC_FAIL, nd);
+		SAY(f, sentence, "%s (%s/%u): the RDMA MTU is %d while the netdev's MTU %d allows %d: "
+		    "messages take more packets than they need (check the peers' MTU too).", nd, d->dev,
+		    d->port, d->active_mtu, d->mtu, rt_roce_mtu_for(d->mtu));
+		SAY(f, evidence, "active_mtu %d, /sys/class/net/%s/mtu %d", d->active_mtu, nd, d->mtu);
+	}
+}
+
 void rt_doctor_check(const struct rt_doc_host *before, const struct rt_doc_host *now,
 		     unsigned int seen_prios, struct rt_doc_findings *o)
 {
-	__u64 sent = 0, handled = 0;
-	int all_cnp = now->n > 0, any = 0;
-	char l1[32], l2[32], why[160];
+	struct cnp_tally t = { .all = now->n > 0 };
 
 	memset(o, 0, sizeof(*o));
 	for (size_t i = 0; i < now->n; i++) {
 		const struct rt_doc_netdev *d = &now->nd[i];
 		const struct rt_doc_netdev *b = find_nd(before, d->netdev);
-		const char *nd = d->netdev;
-		struct rt_doc_finding *f;
-		int pfc = d->dcb.ok && d->dcb.has_pfc;
-		unsigned int en = pfc ? d->dcb.pfc_en : 0, pauses = 0;
-		int p;
 
-		if (pfc && !en) {
-			f = add(o, "pfc-off", RT_DOC_WARN, nd);
-			SAY(f, sentence, "%s: PFC is off on every priority: RoCE runs lossy, which needs ECN "
-			    "marking and the NIC's lossy-RoCE support; enable PFC on RoCE's priority otherwise.", nd);
-			SAY(f, evidence, "DCB IEEE PFC pfc_en 0x00 (pfc_cap %u)", d->dcb.pfc_cap);
-		}
-		p = roce_prio(d, why, sizeof(why));
-		if (pfc && en && p >= 0 && !(en & (1u << p))) {
-			rt_doc_prio_list(en, l1, sizeof(l1));
-			f = add(o, "roce-prio-no-pfc", RT_DOC_FAIL, nd);
-			SAY(f, sentence, "%s: RoCE traffic goes on priority %d, which has no PFC (PFC is on %s): "
-			    "set rdma_cm's default_roce_tos or the DSCP map to a PFC priority, or enable PFC on %d.",
-			    nd, p, l1, p);
-			SAY(f, evidence, "%s; DCB IEEE PFC pfc_en 0x%02x", why, en);
-		}
-		if (pfc && en && !rt_dcb_trust_dscp(&d->dcb) && d->dcb.has_app && !(en & 1u)) {
-			rt_doc_prio_list(en, l1, sizeof(l1));
-			f = add(o, "trust-pcp", RT_DOC_WARN, nd);
-			SAY(f, sentence, "%s trusts PCP, not DSCP (no DSCP entry in the APP table): untagged RoCE "
-			    "traffic goes on priority 0, which has no PFC; map DSCPs (dcb app) or tag the traffic.", nd);
-			SAY(f, evidence, "DCB APP table: %zu entries, none with selector DSCP (5); PFC on %s",
-			    d->dcb.napp, l1);
-		}
-		if (pfc && en && (seen_prios & ~en & 0xff)) {
-			rt_doc_prio_list(seen_prios & ~en, l1, sizeof(l1));
-			rt_doc_prio_list(en, l2, sizeof(l2));
-			f = add(o, "seen-prio-no-pfc", RT_DOC_FAIL, nd);
-			SAY(f, sentence, "%s: RoCE packets were seen on priority %s, which has no PFC.", nd, l1);
-			SAY(f, evidence, "wire PCP/DSCP of the flows; PFC on %s", l2);
-		}
-		for (int q = 0; q < 8 && d->has_ethtool; q++) {
-			__u64 rx = d->rx_pause[q], tx = d->tx_pause[q];
-
-			if (b && b->has_ethtool) {
-				rx = rx >= b->rx_pause[q] ? rx - b->rx_pause[q] : rx;
-				tx = tx >= b->tx_pause[q] ? tx - b->tx_pause[q] : tx;
-			}
-			if (rx || tx)
-				pauses |= 1u << q;
-		}
-		if (pfc && (pauses & ~en)) {
-			int q = __builtin_ctz(pauses & ~en);
-
-			rt_doc_prio_list(pauses & ~en, l1, sizeof(l1));
-			rt_doc_prio_list(en, l2, sizeof(l2));
-			f = add(o, "pause-prio-no-pfc", RT_DOC_FAIL, nd);
-			SAY(f, sentence, "%s: PFC pause frames %s on priority %s, where this host has PFC off "
-			    "(on: %s): the switch and the host disagree on the lossless priority.", nd,
-			    b ? "are moving" : "were counted", l1, l2);
-			SAY(f, evidence, "ethtool rx_prio%d_pause %llu, tx_prio%d_pause %llu%s", q,
-			    (unsigned long long)d->rx_pause[q], q, (unsigned long long)d->tx_pause[q],
-			    b ? " (growing)" : "");
-		}
-		for (int q = 0; q < 8; q++) {
-			if (!(en & (1u << q)) || (d->np_en[q] != 0 && d->rp_en[q] != 0))
-				continue;
-			f = add(o, "pfc-ecn-off", RT_DOC_FAIL, nd);
-			SAY(f, sentence, "%s: priority %d has PFC but ECN is off for the %s: congestion will "
-			    "pause the fabric instead of slowing the sender; echo 1 > the enable file(s).", nd, q,
-			    d->np_en[q] == 0 && d->rp_en[q] == 0 ? "notification and reaction points" :
-			    d->np_en[q] == 0 ? "notification point (no CNPs sent)" :
-			    "reaction point (CNPs ignored: DCQCN off)");
-			SAY(f, evidence, "ecn/roce_np/enable/%d = %d, ecn/roce_rp/enable/%d = %d", q, d->np_en[q], q,
-			    d->rp_en[q]);
-		}
-		if (d->has_cnp) {
-			__u64 ign = d->rp_cnp_ignored, grew = 0;
-
-			if (b && b->has_cnp)
-				grew = ign >= b->rp_cnp_ignored ? ign - b->rp_cnp_ignored : ign;
-			if (grew || (!b && ign)) {
-				f = add(o, "cnp-ignored", b ? RT_DOC_FAIL : RT_DOC_WARN, nd);
-				SAY(f, sentence, "%s (%s/%u) %s CNPs it received: congestion control is off at this "
-				    "sender (ecn/roce_rp/enable, or DCQCN disabled in the firmware).", nd, d->dev,
-				    d->port, b ? "keeps ignoring" : "has ignored");
-				SAY(f, evidence, "hw_counters rp_cnp_ignored %llu%s", (unsigned long long)ign,
-				    b ? "" : " (one reading)");
-				if (b && f)
-					snprintf(f->evidence + strlen(f->evidence), sizeof(f->evidence) - strlen(f->evidence),
-						 " (+%llu since the first reading)", (unsigned long long)grew);
-			}
-			sent += b && b->has_cnp ? d->np_cnp_sent - (d->np_cnp_sent >= b->np_cnp_sent ?
-								   b->np_cnp_sent : 0) : d->np_cnp_sent;
-			handled += d->rp_cnp_handled;
-		} else if (d->dev[0]) {
-			all_cnp = 0;
-		}
-		if (d->roce_mode[0] && strstr(d->roce_mode, "v1") && !strstr(d->roce_mode, "v2")) {
-			f = add(o, "roce-v1", RT_DOC_FAIL, nd);
-			SAY(f, sentence, "%s (%s/%u): rdma_cm's default RoCE mode is v1, which is not routable "
-			    "and carries no ECN: write \"RoCE v2\" to default_roce_mode.", nd, d->dev, d->port);
-			SAY(f, evidence, "configfs rdma_cm/%s/ports/%u/default_roce_mode = \"%s\"", d->dev, d->port,
-			    d->roce_mode);
-		}
-		if (d->active_mtu > 0 && d->mtu > 0 && d->active_mtu < rt_roce_mtu_for(d->mtu)) {
-			f = add(o, "rdma-mtu", RT_DOC_FAIL, nd);
-			SAY(f, sentence, "%s (%s/%u): the RDMA MTU is %d while the netdev's MTU %d allows %d: "
-			    "messages take more packets than they need (check the peers' MTU too).", nd, d->dev,
-			    d->port, d->active_mtu, d->mtu, rt_roce_mtu_for(d->mtu));
-			SAY(f, evidence, "active_mtu %d, /sys/class/net/%s/mtu %d", d->active_mtu, nd, d->mtu);
-		}
-		any++;
+		check_pfc(o, d, seen_prios);
+		check_pauses(o, d, b);
+		check_ecn(o, d);
+		check_cnp(o, d, b, &t);
+		check_roce(o, d);
 	}
-	if (any && all_cnp && sent && !handled) {
+	if (now->n && t.all && t.sent && !t.handled) {
 		struct rt_doc_finding *f = add(o, "cnp-unhandled", RT_DOC_WARN, "");
 
 		SAY(f, sentence, "this host sent %llu CNPs and no port of it handled one: if the senders "
 		    "are hosts of this fabric, check that their reaction point (DCQCN) is on.",
-		    (unsigned long long)sent);
+		    (unsigned long long)t.sent);
 		SAY(f, evidence, "hw_counters np_cnp_sent %llu%s, rp_cnp_handled 0 on every port",
-		    (unsigned long long)sent, before ? " (since the first reading)" : "");
+		    (unsigned long long)t.sent, before ? " (since the first reading)" : "");
 	}
 }
-

@@ -14,10 +14,10 @@
 #include "fmt.h"
 #include "linkspeed.h"
 #include "log.h"
-#include "nic.h"
 #include "print.h"
+#include "sf_drop.h"
 #include "sink.h"
-#include "sflow_decode.h"
+#include "sinks.h"
 
 /* --sort for --batch: the columns it prints (user/cmd/main_opts.c checks the name). */
 enum { S_CONGESTION, S_PKTS, S_BYTES, S_CE, S_CNP, S_NAK, S_RNR };

@@ -26,11 +26,11 @@
 #include "fmt.h"
 #include "linkspeed.h"
 #include "log.h"
-#include "nic.h"
 #include "outfile.h"
 #include "record.h"
+#include "sf_drop.h"
 #include "sink.h"
-#include "sflow_decode.h"
+#include "sinks.h"
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
 		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples,origin,mirror\n"

@@ -26,6 +26,7 @@
 #include "log.h"
 #include "record.h"
 #include "sink.h"
+#include "sinks.h"
 
 #define FLIGHT_MAX_BYTES (512ULL << 20)
 

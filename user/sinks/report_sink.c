@@ -80,7 +80,7 @@ struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_s
 	struct rsink *k = calloc(1, sizeof(*k));
 
 	memset(out, 0, sizeof(*out));
-	if (!k || rt_rep_init(&out->agg, cfg->top) || rt_findings_init(&k->F, &cfg->find)) {
+	if (!k || rt_rep_init(&out->agg, cfg->top) || rt_findings_init(&k->F, &cfg->find, &rt_rules)) {
 		pr_warn("out of memory.\n");
 		free(k);
 		return NULL;

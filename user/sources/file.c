@@ -13,6 +13,7 @@
 #include "log.h"
 #include "outfile.h"
 #include "record.h"
+#include "sources.h"
 
 /* pcap (both byte orders, micro- and nanosecond) and pcapng section headers. */
 static int is_capture(const unsigned char *m, ssize_t n)

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "nic.h"
 #include "source.h"
+#include "sources.h"
 
 /* Older uapi headers lack the tcx attach types; the kernel (6.6+) knows them. */
 #define RT_BPF_TCX_INGRESS 46
@@ -896,12 +897,113 @@ static int load_programs(struct live *l, const struct rt_opts *o)
 	return err;
 }
 
+/* The interfaces named (-i): their ifindex and facts, and the source's name
+ * ("eth0,eth1"). 0, or -ENODEV after saying which one is missing. */
+static int find_ifaces(struct live *l, const struct rt_opts *o)
+{
+	size_t off = 0;
+	int i;
+
+	for (i = 0; i < o->nifaces; i++) {
+		struct live_if *f = &l->ifs[l->nifs];
+
+		f->xdp_link = f->tc_link = -1;
+		snprintf(f->name, sizeof(f->name), "%s", o->ifaces[i]);
+		if (strlen(o->ifaces[i]) >= IF_NAMESIZE || !(f->ifindex = if_nametoindex(o->ifaces[i]))) {
+			pr_warn("no such interface: %s (ip link lists the interfaces).\n", o->ifaces[i]);
+			return -ENODEV;
+		}
+		iface_facts(f, o);
+		l->nifs++;
+		off += snprintf(l->source + off, off < sizeof(l->source) ? sizeof(l->source) - off : 0,
+				"%s%s", i ? "," : "", o->ifaces[i]);
+		if (off >= sizeof(l->source))
+			off = sizeof(l->source) - 1;
+	}
+	return 0;
+}
+
+/* The BPF side, loaded and mapped: the programs, the kernel flow table in
+ * memory, each interface's slot. 0 or -errno after saying why. */
+static int load_bpf(struct live *l, const struct rt_opts *o)
+{
+	int i, err;
+
+	libbpf_set_print(libbpf_print);
+	l->ncpus = libbpf_num_possible_cpus();
+	if (l->ncpus <= 0) {
+		pr_warn("cannot count the possible CPUs: %s.\n", strerror(-l->ncpus));
+		return l->ncpus ? l->ncpus : -EINVAL;
+	}
+	l->ifvals = calloc((size_t)l->ncpus, sizeof(*l->ifvals));
+	if (!l->ifvals) {
+		pr_warn("out of memory.\n");
+		return -ENOMEM;
+	}
+	err = load_programs(l, o);
+	if (err)
+		return err;
+	err = rt_ftab_map(&l->ft, l->skel);
+	if (err) {
+		pr_warn("cannot map the kernel flow table into memory: %s.\n", strerror(-err));
+		return err;
+	}
+	for (i = 0; i < l->nifs; i++) {
+		err = rt_ifslot_set(l->skel, 0, l->ifs[i].ifindex, (__u32)i);
+		if (err) {
+			pr_warn("cannot fill the BPF slot map: %s.\n", strerror(-err));
+			return err;
+		}
+	}
+	/* one interface: the program takes its ifindex from here, not the frame's
+	 * context (bpf/rocetop.bpf.c, rt_one_ifindex and rt_one_slot) */
+	rt_one_if_set(l->skel, l->nifs == 1 ? l->ifs[0].ifindex : 0, 0);
+	return 0;
+}
+
+/* XDP on ingress and TC on egress of every interface, as asked. 0 or -1
+ * (said by attach_xdp / attach_tc). */
+static int attach_all(struct live *l, const struct rt_opts *o)
+{
+	int i;
+
+	for (i = 0; i < l->nifs; i++) {
+		if (!o->no_ingress && attach_xdp(l, &l->ifs[i], o->xdp_mode))
+			return -1;
+		if (o->no_ingress)
+			l->ifs[i].mode = "tc-only";
+		if (!o->no_egress && attach_tc(l, &l->ifs[i]) && o->no_ingress)
+			return -1;
+		pr_debug("attached to %s (ifindex %u, XDP %s)\n", l->ifs[i].name, l->ifs[i].ifindex,
+			 l->ifs[i].mode);
+	}
+	if (o->collector)
+		pr_info("collector: XDP counts and drops ERSPAN, GRE and VXLAN mirror copies on %s; "
+			"every other frame passes.\n", l->source);
+	return 0;
+}
+
+/* Link events (RTMGRP_LINK), for watch_links: an interface deleted and back. */
+static void watch_link_events(struct live *l)
+{
+	l->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	if (l->nl_fd >= 0) {
+		struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+
+		if (bind(l->nl_fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			close(l->nl_fd);
+			l->nl_fd = -1;
+		}
+	}
+	if (l->nl_fd < 0)
+		pr_warn("cannot watch link events (%s): a deleted interface will go unnoticed.\n",
+			strerror(errno));
+}
+
 struct rt_source *rt_live_source_new(const struct rt_opts *o)
 {
 	struct rt_source *src = calloc(1, sizeof(*src));
 	struct live *l = calloc(1, sizeof(*l));
-	size_t off = 0;
-	int i, err;
 
 	if (!src || !l) {
 		pr_warn("out of memory.\n");
@@ -925,80 +1027,15 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	l->no_egress = o->no_egress;
 	l->no_tcx = o->tc_filter;
 	l->nl_fd = -1;
-	for (i = 0; i < o->nifaces; i++) {
-		struct live_if *f = &l->ifs[l->nifs];
-
-		f->xdp_link = f->tc_link = -1;
-		snprintf(f->name, sizeof(f->name), "%s", o->ifaces[i]);
-		if (strlen(o->ifaces[i]) >= IF_NAMESIZE || !(f->ifindex = if_nametoindex(o->ifaces[i]))) {
-			pr_warn("no such interface: %s (ip link lists the interfaces).\n", o->ifaces[i]);
-			goto fail;
-		}
-		iface_facts(f, o);
-		l->nifs++;
-		off += snprintf(l->source + off, off < sizeof(l->source) ? sizeof(l->source) - off : 0,
-				"%s%s", i ? "," : "", o->ifaces[i]);
-		if (off >= sizeof(l->source))
-			off = sizeof(l->source) - 1;
-	}
+	if (find_ifaces(l, o))
+		goto fail;
 	if (!privileged()) {
 		pr_warn("attaching BPF programs needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN): run rocetop with sudo.\n");
 		goto fail;
 	}
-
-	libbpf_set_print(libbpf_print);
-	l->ncpus = libbpf_num_possible_cpus();
-	if (l->ncpus <= 0) {
-		pr_warn("cannot count the possible CPUs: %s.\n", strerror(-l->ncpus));
+	if (load_bpf(l, o) || attach_all(l, o))
 		goto fail;
-	}
-	l->ifvals = calloc((size_t)l->ncpus, sizeof(*l->ifvals));
-	if (!l->ifvals) {
-		pr_warn("out of memory.\n");
-		goto fail;
-	}
-	if (load_programs(l, o))
-		goto fail;
-	err = rt_ftab_map(&l->ft, l->skel);
-	if (err) {
-		pr_warn("cannot map the kernel flow table into memory: %s.\n", strerror(-err));
-		goto fail;
-	}
-	for (i = 0; i < l->nifs; i++) {
-		err = rt_ifslot_set(l->skel, 0, l->ifs[i].ifindex, (__u32)i);
-		if (err) {
-			pr_warn("cannot fill the BPF slot map: %s.\n", strerror(-err));
-			goto fail;
-		}
-	}
-	/* one interface: the program takes its ifindex from here, not the frame's
-	 * context (bpf/rocetop.bpf.c, rt_one_ifindex and rt_one_slot) */
-	rt_one_if_set(l->skel, l->nifs == 1 ? l->ifs[0].ifindex : 0, 0);
-	for (i = 0; i < l->nifs; i++) {
-		if (!o->no_ingress && attach_xdp(l, &l->ifs[i], o->xdp_mode))
-			goto fail;
-		if (o->no_ingress)
-			l->ifs[i].mode = "tc-only";
-		if (!o->no_egress && attach_tc(l, &l->ifs[i]) && o->no_ingress)
-			goto fail;
-		pr_debug("attached to %s (ifindex %u, XDP %s)\n", l->ifs[i].name, l->ifs[i].ifindex,
-			 l->ifs[i].mode);
-	}
-	if (o->collector)
-		pr_info("collector: XDP counts and drops ERSPAN, GRE and VXLAN mirror copies on %s; "
-			"every other frame passes.\n", l->source);
-	l->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-	if (l->nl_fd >= 0) {
-		struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
-
-		if (bind(l->nl_fd, (struct sockaddr *)&sa, sizeof(sa))) {
-			close(l->nl_fd);
-			l->nl_fd = -1;
-		}
-	}
-	if (l->nl_fd < 0)
-		pr_warn("cannot watch link events (%s): a deleted interface will go unnoticed.\n",
-			strerror(errno));
+	watch_link_events(l);
 	return src;
 fail:
 	if (l && l->skel)

@@ -108,7 +108,6 @@ struct rt_sf_cb {
 int rt_sf_decode(const __u8 *buf, size_t len, struct rt_sf_dgram *d, const struct rt_sf_cb *cb,
 		 struct rt_sf_stats *st);
 
-/* The name sFlow gives a drop reason code ("no_buffer_space"), or NULL. */
-const char *rt_sf_drop_reason(__u32 code);
+/* The name of a drop reason code: user/core/sf_drop.h. */
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * What the running kernel's BPF can do, probed (user/core/bpf_features.c):
+ * What the running kernel's BPF can do, probed (user/sources/bpf_features.c):
  * each feature is tried (a map or program loaded, a link asked for on no
  * device, a type looked up in the kernel's own BTF), never guessed from the
  * version number. For `rocetop doctor` and whoever chooses how to attach.

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The floors of user space, checked on the sources and on the built objects.
+
+user/core/ is the ground floor: its files include only headers of user/core/
+and bpf/ (the BPF programs' shared structs) and its objects call only
+functions of core objects or of system libraries. Above it: user/nic/ does
+not reach into user/cmd/ (the commands), user/sinks/ and exporters/ do not
+reach into user/sources/. The core's objects call each other in no circle.
+
+Usage: layers.py ROOT OBJDIR   (OBJDIR: BUILD/obj, objects laid out as ROOT)
+Prints one line per breach and exits 1 when there is any, else 0.
+"""
+import os
+import re
+import subprocess
+import sys
+
+FLOORS = ["user/core", "user/sources", "user/sinks", "user/nic", "user/cmd", "tui", "exporters"]
+# folder -> folders whose headers and functions it must not use
+FORBIDDEN = {
+    "user/core": ["user/sources", "user/sinks", "user/nic", "user/cmd", "tui", "exporters"],
+    "user/nic": ["user/cmd"],
+    "user/sinks": ["user/sources"],
+    "exporters": ["user/sources"],
+}
+# Headers the core may include besides its own (bpf/: the kernel side's
+# structs, below every floor of user space).
+CORE_HEADER_DIRS = ["user/core", "bpf"]
+# Breaches known and allowed for now, each as printed: none.
+ALLOWED = set()
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def files(root, d, exts):
+    p = os.path.join(root, d)
+    return sorted(f for f in os.listdir(p) if f.endswith(exts)) if os.path.isdir(p) else []
+
+
+def header_home(root):
+    """Each header's name -> the floors (or bpf/) that hold one of that name."""
+    home = {}
+    for d in FLOORS + ["bpf"]:
+        for h in files(root, d, (".h",)):
+            home.setdefault(h, []).append(d)
+    return home
+
+
+def check_includes(root, out):
+    home = header_home(root)
+    for d in FLOORS:
+        for f in files(root, d, (".c", ".h")):
+            text = open(os.path.join(root, d, f), encoding="utf-8", errors="replace").read()
+            for inc in INCLUDE.findall(text):
+                name = os.path.basename(inc)
+                where = home.get(name, [])
+                if d == "user/core":
+                    if not any(w in CORE_HEADER_DIRS for w in where):
+                        out.append(f"{d}/{f}: includes \"{inc}\", not a header of {' or '.join(CORE_HEADER_DIRS)}"
+                                   + (f" (it is {', '.join(where)}'s)" if where else ""))
+                    continue
+                bad = [w for w in where if w in FORBIDDEN.get(d, [])]
+                if bad and not any(w == d for w in where):
+                    out.append(f"{d}/{f}: includes \"{inc}\" of {bad[0]}/, which {d}/ must not use")
+
+
+def nm(path, defined):
+    args = ["nm", "-g", "--defined-only" if defined else "-u", path]
+    res = subprocess.run(args, capture_output=True, text=True, check=True)
+    syms = set()
+    for line in res.stdout.splitlines():
+        parts = line.split()
+        if parts:
+            syms.add(parts[-1])
+    return syms
+
+
+def objects(root, objdir, d):
+    """The objects of the sources of folder d (stale objects of removed sources left out)."""
+    objs = {}
+    for f in files(root, d, (".c",)):
+        o = os.path.join(objdir, d, f[:-2] + ".o")
+        if not os.path.exists(o):
+            sys.exit(f"layers.py: {o} is missing: build first (make)")
+        objs[f"{d}/{f}"] = o
+    return objs
+
+
+def check_symbols(root, objdir, out):
+    objs = {d: objects(root, objdir, d) for d in FLOORS}
+    defs = {d: {} for d in FLOORS}		# floor -> symbol -> source file
+    for d in FLOORS:
+        for src, o in objs[d].items():
+            for s in nm(o, True):
+                defs[d][s] = src
+    for d, bad in FORBIDDEN.items():
+        for src, o in objs[d].items():
+            for s in sorted(nm(o, False)):
+                if s in defs[d]:
+                    continue
+                for b in bad:
+                    if s in defs[b]:
+                        out.append(f"{src}: calls {s} of {defs[b][s]}, which {d}/ must not use")
+    # No circle among the core's objects.
+    core = objs["user/core"]
+    uses = {src: {defs["user/core"][s] for s in nm(o, False) if s in defs["user/core"]} - {src}
+            for src, o in core.items()}
+    state = {}
+
+    def visit(n, path):
+        state[n] = 1
+        for m in sorted(uses[n]):
+            if state.get(m) == 1:
+                cyc = path[path.index(m):] + [m]
+                out.append("user/core: " + " -> ".join(cyc) + " call each other in a circle")
+            elif m not in state:
+                visit(m, path + [m])
+        state[n] = 2
+
+    for n in sorted(uses):
+        if n not in state:
+            visit(n, [n])
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: layers.py ROOT OBJDIR")
+    root, objdir = sys.argv[1], sys.argv[2]
+    out = []
+    check_includes(root, out)
+    check_symbols(root, objdir, out)
+    for a in sorted(ALLOWED - set(out)):
+        print(f"note: no longer seen, remove it from ALLOWED: {a}", file=sys.stderr)
+    out = [o for o in out if o not in ALLOWED]
+    for o in out:
+        print(o)
+    return 1 if out else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The composition of a run: which source, which sinks and what joins the
+ * source (sFlow's collector, the NIC's counters) a command line asks for,
+ * built here at the top and handed to the one loop (user/core/loop.h),
+ * which knows them only through source.h, sink.h and stream.h.
+ */
+#include <errno.h>
+#include <unistd.h>
+#include "cmd.h"
+#include "log.h"
+#include "loop.h"
+#include "nic.h"
+#include "prom.h"
+#include "sflow.h"
+#include "sinks.h"
+#include "sources.h"
+#include "tui.h"
+
+/* What the run built besides the loop's source and sinks, closed at its end. */
+struct parts {
+	struct rt_sflow *sf;
+	struct rt_nic *nic;
+};
+
+/* sFlow's rows, added to each snapshot the source took (rt_stream.merge). */
+static int merge_sflow(void *arg, struct rt_snapshot *snap)
+{
+	struct rt_sflow *sf = arg;
+
+	rt_sflow_read(sf);	/* what arrived since the last wakeup */
+	if (rt_sflow_collect(sf, snap)) {
+		pr_warn("out of memory collecting sFlow.\n");
+		return -ENOMEM;
+	}
+	return 1;
+}
+
+static void read_sflow(void *arg)
+{
+	rt_sflow_read(arg);
+}
+
+/*
+ * The source: a file (-r), sFlow's clock for --sflow alone, else the live
+ * interfaces; sFlow's collector merged into it, the NIC's counters joined to
+ * a live one. 0 or a negative errno (said).
+ */
+static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts *o)
+{
+	if (o->sflow || o->have_sflow_fd) {
+		P->sf = rt_sflow_new(o);
+		if (!P->sf)
+			return -EINVAL;
+		L->merge = (struct rt_merge){
+			.fd = rt_sflow_fd(P->sf), .read = read_sflow, .merge = merge_sflow, .arg = P->sf,
+		};
+	}
+	L->src = o->read_file ? rt_file_source_new(o) :
+		P->sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
+	if (!L->src)
+		return -EINVAL;
+	if (L->src->live && !o->no_nic) {
+		P->nic = rt_nic_new(o);
+		L->nic = rt_nic_view(P->nic);
+	}
+	return rt_loop_open(L);
+}
+
+/* A sink the run made: one the loop could not take is closed here. */
+static int add_sink(struct rt_loop *L, struct rt_sink *s)
+{
+	int r = rt_loop_add_sink(L, s);
+
+	if (r && s)
+		s->close(s);
+	return r;
+}
+
+/* The sinks, in the order each snapshot reaches them. 0 or -errno (said). */
+static int build_sinks(struct rt_loop *L, const struct rt_opts *o)
+{
+	int tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO), r;
+
+	if ((o->batch || (!o->daemon && !tui)) && (r = add_sink(L, rt_batch_sink_new(o))))
+		return r;
+	if (o->csv_dir && (r = add_sink(L, rt_csv_sink_new(o))))
+		return r;
+	if (o->write_file && (r = add_sink(L, rt_record_sink_new(o))))
+		return r;
+	if (o->listen && (r = add_sink(L, rt_prom_sink_new(o))))
+		return r;
+	if (o->flight_secs && (r = add_sink(L, rt_flight_sink_new(o))))
+		return r;
+	if (o->ipfix && (r = add_sink(L, rt_ipfix_sink_new(o))))
+		return r;
+	if (tui && (r = add_sink(L, rt_tui_sink_new(o))))
+		return r;
+	/* The caller's (the report's): closed by rt_run whether taken or not. */
+	if (o->sink)
+		return rt_loop_add_sink(L, o->sink);
+	return 0;
+}
+
+int rt_run(const struct rt_opts *o)
+{
+	struct parts P = { 0 };
+	struct rt_loop L;
+	int err, i;
+
+	rt_loop_init(&L, o);
+	err = build_source(&L, &P, o);
+	if (!err)
+		err = build_sinks(&L, o);
+	if (!err)
+		err = rt_loop_run(&L, o);
+	if (!err && P.nic)
+		err = rt_nic_end(P.nic);
+	for (i = L.nsinks - 1; i >= 0; i--)
+		L.sinks[i]->close(L.sinks[i]);
+	/* The caller's sink is closed here too when the run ended before it was taken. */
+	if (o->sink && !(L.nsinks && L.sinks[L.nsinks - 1] == o->sink))
+		o->sink->close(o->sink);
+	if (P.nic)
+		rt_nic_free(P.nic);
+	if (L.src)
+		L.src->close(L.src);
+	rt_sflow_free(P.sf);
+	rt_loop_free(&L);
+	return err;
+}
