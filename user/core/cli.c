@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Option tables into --help text, into getopt_long's arrays, and into the fields they set. */
+/* Option tables into getopt_long's arrays and into the fields they set
+ * (their text: --help and the files made from them, cli_doc.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -17,50 +18,6 @@ const struct rt_opt *rt_cli_find(const struct rt_opt *opts, int id)
 		if (rt_opt_is_opt(opts) && opts->id == id)
 			return opts;
 	return NULL;
-}
-
-static int optional(const struct rt_opt *o)
-{
-	return o->arg && o->arg[0] == '[' && o->arg[1] == '=';
-}
-
-/* One option's lines: "  -x, --name ARG" then its help at the column. */
-static void help_opt(const struct rt_cli *c, const struct rt_opt *o, FILE *f)
-{
-	const char *h, *nl, *sep = o->arg && !optional(o) ? " " : "";
-	char left[96];
-	int n;
-
-	if (o->id > 0 && o->id < 256)
-		n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, sep,
-			     o->arg ? o->arg : "");
-	else
-		n = snprintf(left, sizeof(left), "%*s--%s%s%s", c->long_indent ? c->long_indent : 6, "",
-			     o->name, sep, o->arg ? o->arg : "");
-	/* The text starts at the column, or two spaces after a long left part. */
-	fprintf(f, "%s%*s", left, n <= c->width - 2 ? c->width - n : 2, "");
-	for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
-		fprintf(f, "%.*s\n%*s", (int)(nl - h), h, c->width, "");
-	fprintf(f, "%s\n", h);
-}
-
-void rt_cli_help(const struct rt_cli *c, FILE *f)
-{
-	const struct rt_opt *o;
-
-	fputs(c->usage, f);
-	for (o = c->opts; o->help; o++) {
-		if (o->kind == RT_OPT_GROUP && o->note)
-			fprintf(f, "%s (%s):\n", o->help, o->note);
-		else if (o->kind == RT_OPT_GROUP)
-			fprintf(f, "%s:\n", o->help);
-		else if (o->kind == RT_OPT_TEXT)
-			fputs(o->help, f);
-		else
-			help_opt(c, o, f);
-	}
-	if (c->epilog)
-		fputs(c->epilog, f);
 }
 
 static void bad_value(const struct rt_cli *c, const struct rt_opt *o, const char *arg)
@@ -127,7 +84,7 @@ static int add_opts(const struct rt_opt *table, struct option *lo, size_t *n, ch
 		if (*n == MAX_OPTS || twice(table, t))
 			return -E2BIG;
 		lo[*n].name = t->name;
-		lo[*n].has_arg = !t->arg ? no_argument : optional(t) ? optional_argument : required_argument;
+		lo[*n].has_arg = !t->arg ? no_argument : rt_opt_optional(t) ? optional_argument : required_argument;
 		lo[*n].flag = NULL;
 		lo[*n].val = t->id;
 		(*n)++;
@@ -135,7 +92,7 @@ static int add_opts(const struct rt_opt *table, struct option *lo, size_t *n, ch
 			so[(*s)++] = (char)t->id;
 			if (t->arg)
 				so[(*s)++] = ':';
-			if (optional(t))
+			if (rt_opt_optional(t))
 				so[(*s)++] = ':';
 			so[*s] = '\0';
 		}

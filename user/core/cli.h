@@ -112,6 +112,12 @@ static inline int rt_opt_is_opt(const struct rt_opt *o)
 	return o->name && o->kind != RT_OPT_GROUP && o->kind != RT_OPT_TEXT;
 }
 
+/* An optional argument: written "[=ARG]". */
+static inline int rt_opt_optional(const struct rt_opt *o)
+{
+	return o->arg && o->arg[0] == '[' && o->arg[1] == '=';
+}
+
 /*
  * The table in another form, for the files made from it: "help" (--help),
  * "man" (roff for the man page's option list), "bash" (the bash completion's

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * An option table written out for the files made from it: the man pages'
+ * An option table written out: its --help, and for the files made from it the man pages'
  * option lists (roff) and the bash completion's (dist/rocetop.bash-completion),
  * and a plain list for tests. tools/gen-options writes them into those files
  * between their "generated" markers; tests/cli/test_options.sh checks that
@@ -9,6 +9,46 @@
 #include <errno.h>
 #include <string.h>
 #include "cli.h"
+
+/* One option's lines: "  -x, --name ARG" then its help at the column. */
+static void help_opt(const struct rt_cli *c, const struct rt_opt *o, FILE *f)
+{
+	const char *h, *nl, *sep = o->arg && !rt_opt_optional(o) ? " " : "";
+	char left[96];
+	int n;
+
+	if (o->id > 0 && o->id < 256)
+		n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->id, o->name, sep,
+			     o->arg ? o->arg : "");
+	else
+		n = snprintf(left, sizeof(left), "%*s--%s%s%s", c->long_indent ? c->long_indent : 6, "",
+			     o->name, sep, o->arg ? o->arg : "");
+	/* The text starts at the column, or two spaces after a long left part. */
+	fprintf(f, "%s%*s", left, n <= c->width - 2 ? c->width - n : 2, "");
+	for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
+		fprintf(f, "%.*s\n%*s", (int)(nl - h), h, c->width, "");
+	fprintf(f, "%s\n", h);
+}
+
+void rt_cli_help(const struct rt_cli *c, FILE *f)
+{
+	const struct rt_opt *o;
+
+	fputs(c->usage, f);
+	for (o = c->opts; o->help; o++) {
+		if (o->kind == RT_OPT_GROUP && o->note)
+			fprintf(f, "%s (%s):\n", o->help, o->note);
+		else if (o->kind == RT_OPT_GROUP)
+			fprintf(f, "%s:\n", o->help);
+		else if (o->kind == RT_OPT_TEXT)
+			fputs(o->help, f);
+		else
+			help_opt(c, o, f);
+	}
+	if (c->epilog)
+		fputs(c->epilog, f);
+}
+
 
 static int short_opt(const struct rt_opt *o)
 {
