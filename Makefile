@@ -76,7 +76,7 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	tshark tcpdump tmux prometheus curl python3-prometheus-client procps \
 	debhelper dpkg-dev lintian bash-completion systemd util-linux \
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
-	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
+	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest universal-ctags
 
 .PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests $(BENCH_BINS)
