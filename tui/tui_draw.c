@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The live view's drawing: the header, the tables, the detail, the overlays.
- * Numbers come from the model (tui_model.c); this file only lays them out,
+ * Numbers come from the model (tui_model.h); this file only lays them out,
  * in one erase + draw + refresh per change so that ncurses sends only the
  * differences (never clear() per frame).
  */
@@ -130,7 +130,7 @@ static void tui_rows_sort_ord(struct tui *t)
 	t->ofull = 1;
 }
 
-/* Order rows [lo, hi) of the table (tui_model.c's selection, not a sort of all). */
+/* Order rows [lo, hi) of the table (tui_sort.c's selection, not a sort of all). */
 static void order_page(struct tui *t, size_t lo, size_t hi)
 {
 	if (hi > t->nrows)
