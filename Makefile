@@ -78,7 +78,8 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	debhelper dpkg-dev lintian bash-completion systemd util-linux \
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest \
-	libjs-dygraphs chromium chromium-driver python3-selenium libfixbuf-dev pmacct
+	libjs-dygraphs chromium chromium-driver python3-selenium libfixbuf-dev pmacct \
+	universal-ctags
 
 .PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb options
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests $(BENCH_BINS)

@@ -671,35 +671,56 @@ static void run_fixed(const struct gen_cfg *c, struct gen_out *o)
 
 /* ---- the model ---- */
 
-void gen_run(const struct gen_cfg *c, struct gen_out *o, char *extra, size_t extra_len)
+/* The model's constants, from the link's speed and the switch's settings. */
+static void model_init(struct model *m, const struct gen_cfg *c, struct gen_out *o)
 {
-	struct model m;
+	memset(m, 0, sizeof(*m));
+	m->c = c;
+	m->o = o;
+	m->C = c->link_gbps / 8;                 /* bytes per ns */
+	m->kmin = c->kmin_kb * 1024;
+	m->kmax = c->kmax_kb * 1024;
+	m->buf = c->buffer_kb * 1024;
+	m->prop = 1000;                          /* 1 us each way */
+	m->cnp_gap = c->cnp_interval_us * 1000;
+	m->rnr_delay = 20000;                    /* 20 us */
+	m->rto = 2 * m->buf / m->C + 20000;      /* twice the worst queueing delay + 20 us */
+	m->alpha_period = 55000;                 /* 55 us */
+	m->rinc_period = 50000;                  /* 50 us */
+	m->g = 1.0 / 16;
+	m->rai = m->C / 50;
+	m->rmin = m->C / 100;
+	m->quantum = 512.0 / c->link_gbps;       /* ns per pause quantum */
+}
+
+/* PFC storms, planned in wall time: in each cycle of min(duration, 10 s),
+ * pause from 15% to 60% of it, refreshed every half pause time (or every
+ * 5 ms of wall time if that is sooner, so that the pauses also cover most
+ * of the wall time at the lab's link speed, as a real storm's do), then XON */
+static void plan_storms(struct model *m)
+{
+	const struct gen_cfg *c = m->c;
+	double cyc_wall = c->duration < 10 ? c->duration : 10;
+	double to_model = 1.0 / m->o->wall_per_model_ns;
+
+	m->storm_prio = c->scenario == SC_MIXED ? 4 : 3;
+	m->cycle = cyc_wall * to_model;
+	m->storm_start = 0.15 * m->cycle;
+	m->storm_end = 0.6 * m->cycle;
+	m->storm_refresh = 0xffff * m->quantum / 2;
+	if (0.005 * to_model < m->storm_refresh)
+		m->storm_refresh = 0.005 * to_model;
+	schedule(m, m->storm_start, EV_PFC, -1);
+}
+
+/* The scenario's senders (incast, steady, victims of PFC storms), the model
+ * time's pace in wall time, and the storms. 0, or -1 out of memory. */
+static int add_senders(struct model *m)
+{
+	const struct gen_cfg *c = m->c;
+	struct gen_out *o = m->o;
 	int nsend, nsteady = 0, nvict = 0, ninc = 0;
 	double steady_frac = 0, vict_frac = 0, nominal_pps;
-
-	rng_state = c->seed;
-	if (c->scenario == SC_FIXED) {
-		run_fixed(c, o);
-		snprintf(extra, extra_len, "model none\n");
-		return;
-	}
-	memset(&m, 0, sizeof(m));
-	m.c = c;
-	m.o = o;
-	m.C = c->link_gbps / 8;                 /* bytes per ns */
-	m.kmin = c->kmin_kb * 1024;
-	m.kmax = c->kmax_kb * 1024;
-	m.buf = c->buffer_kb * 1024;
-	m.prop = 1000;                          /* 1 us each way */
-	m.cnp_gap = c->cnp_interval_us * 1000;
-	m.rnr_delay = 20000;                    /* 20 us */
-	m.rto = 2 * m.buf / m.C + 20000;        /* twice the worst queueing delay + 20 us */
-	m.alpha_period = 55000;                 /* 55 us */
-	m.rinc_period = 50000;                  /* 50 us */
-	m.g = 1.0 / 16;
-	m.rai = m.C / 50;
-	m.rmin = m.C / 100;
-	m.quantum = 512.0 / c->link_gbps;       /* ns per pause quantum */
 
 	switch (c->scenario) {
 	case SC_INCAST: ninc = c->senders; break;
@@ -719,40 +740,114 @@ void gen_run(const struct gen_cfg *c, struct gen_out *o, char *extra, size_t ext
 		break;
 	}
 	nsend = ninc + nsteady + nvict;
-	m.s = calloc((size_t)nsend, sizeof(*m.s));
-	if (!m.s) {
-		fprintf(stderr, "rocetop-gen: out of memory.\n");
-		o->fatal = 1;
-		return;
-	}
+	m->s = calloc((size_t)nsend, sizeof(*m->s));
+	if (!m->s)
+		return -1;
 	for (int k = 0; k < ninc; k++)
-		add_sender(&m, G_INCAST, k, 1.0);
+		add_sender(m, G_INCAST, k, 1.0);
 	for (int k = 0; k < nsteady; k++)
-		add_sender(&m, G_STEADY, k, steady_frac);
+		add_sender(m, G_STEADY, k, steady_frac);
 	for (int k = 0; k < nvict; k++)
-		add_sender(&m, G_VICTIM, k, vict_frac);
+		add_sender(m, G_VICTIM, k, vict_frac);
 
 	/* map model time to wall time so that the nominal load matches --rate */
-	nominal_pps = ((ninc ? m.C : 0) + m.C * (steady_frac * nsteady + vict_frac * nvict)) * 1e9 /
+	nominal_pps = ((ninc ? m->C : 0) + m->C * (steady_frac * nsteady + vict_frac * nvict)) * 1e9 /
 		      frame_bytes(c);
 	nominal_pps *= 1.0 + 1.0 / c->ack_every + 1.0 / c->msg_pkts;
 	o->wall_per_model_ns = 0.9 * 1e-9 * nominal_pps / c->rate; /* a little ahead; --rate caps */
+	if (nvict)
+		plan_storms(m);
+	return 0;
+}
 
-	/* PFC storms, planned in wall time: in each cycle of min(duration, 10 s),
-	 * pause from 15% to 60% of it, refreshed every half pause time (or every
-	 * 5 ms of wall time if that is sooner, so that the pauses also cover most
-	 * of the wall time at the lab's link speed, as a real storm's do), then XON */
-	if (nvict) {
-		double cyc_wall = c->duration < 10 ? c->duration : 10;
-		double to_model = 1.0 / o->wall_per_model_ns;
-		m.storm_prio = c->scenario == SC_MIXED ? 4 : 3;
-		m.cycle = cyc_wall * to_model;
-		m.storm_start = 0.15 * m.cycle;
-		m.storm_end = 0.6 * m.cycle;
-		m.storm_refresh = 0xffff * m.quantum / 2;
-		if (0.005 * to_model < m.storm_refresh)
-			m.storm_refresh = 0.005 * to_model;
-		schedule(&m, m.storm_start, EV_PFC, -1);
+/* One event of the model, at its time. */
+static void model_event(struct model *m, struct event *e)
+{
+	struct sender *s = e->s >= 0 ? &m->s[e->s] : NULL;
+
+	switch (e->type) {
+	case EV_SEND:
+		sender_send(m, e->s, e->gen);
+		break;
+	case EV_ARRIVE:
+		receiver_arrive(m, e);
+		break;
+	case EV_FB:
+		sender_feedback(m, e);
+		break;
+	case EV_ALPHA:
+		if (!s->cnp_seen)
+			s->alpha *= 1 - m->g;
+		s->cnp_seen = 0;
+		schedule(m, m->now + m->alpha_period, EV_ALPHA, e->s);
+		break;
+	case EV_RINC:
+		if (s->rc < s->line) {
+			/* fast recovery for 5 periods, then additive increase */
+			if (++s->stage > 5)
+				s->rt = s->rt + m->rai < s->line ? s->rt + m->rai : s->line;
+			s->rc = (s->rt + s->rc) / 2;
+		}
+		schedule(m, m->now + m->rinc_period, EV_RINC, e->s);
+		break;
+	case EV_RTO:
+		if (s->una == s->una_at_check && s->next > s->una) {
+			s->timeouts++;
+			go_back(m, s, s->una);
+		}
+		s->una_at_check = s->una;
+		schedule(m, m->now + m->rto, EV_RTO, e->s);
+		break;
+	case EV_PFC:
+		pfc_tick(m);
+		break;
+	}
+}
+
+/* What the model did, for the tally's extra lines. */
+static void model_report(const struct model *m, char *extra, size_t extra_len)
+{
+	uint64_t retrans = 0, timeouts = 0, sent = 0;
+	for (int i = 0; i < m->n; i++) {
+		retrans += m->s[i].retrans;
+		timeouts += m->s[i].timeouts;
+		sent += m->s[i].sent;
+	}
+	int w = snprintf(extra, extra_len,
+			 "model_time_us %.1f\nmodel_wall_per_model_s %.3f\nmodel_senders %d\n"
+			 "model_data_sent_by_senders %llu\nmodel_switch_drops %llu\nmodel_ce_marked %llu\n"
+			 "model_queue_max_bytes %.0f\nmodel_retransmitted %llu\nmodel_timeouts %llu\n"
+			 "model_pfc_storms %llu\n",
+			 m->now / 1000, m->o->wall_per_model_ns * 1e9, m->n, (unsigned long long)sent,
+			 (unsigned long long)m->drops, (unsigned long long)m->marks, m->qmax,
+			 (unsigned long long)retrans, (unsigned long long)timeouts,
+			 (unsigned long long)m->storms);
+	for (int i = 0; i < m->n && w > 0 && (size_t)w < extra_len; i++) {
+		char a[16];
+		snprintf(a, sizeof(a), "%u.%u.%u.%u", m->s[i].ip >> 24, (m->s[i].ip >> 16) & 255,
+			 (m->s[i].ip >> 8) & 255, m->s[i].ip & 255);
+		w += snprintf(extra + w, extra_len - (size_t)w,
+			      "sender %s qp %u -> qp %u prio %d dscp %d rate_gbps %.2f cnp_rx %llu\n", a,
+			      m->s[i].sqpn, m->s[i].rqpn, m->s[i].prio, m->s[i].dscp, m->s[i].rc * 8,
+			      (unsigned long long)m->s[i].cnp_rx);
+	}
+}
+
+void gen_run(const struct gen_cfg *c, struct gen_out *o, char *extra, size_t extra_len)
+{
+	struct model m;
+
+	rng_state = c->seed;
+	if (c->scenario == SC_FIXED) {
+		run_fixed(c, o);
+		snprintf(extra, extra_len, "model none\n");
+		return;
+	}
+	model_init(&m, c, o);
+	if (add_senders(&m)) {
+		fprintf(stderr, "rocetop-gen: out of memory.\n");
+		o->fatal = 1;
+		return;
 	}
 	for (int i = 0; i < m.n; i++) {
 		/* start staggered by a packet time so that senders interleave */
@@ -767,78 +862,17 @@ void gen_run(const struct gen_cfg *c, struct gen_out *o, char *extra, size_t ext
 	double end_model = c->duration / o->wall_per_model_ns;
 	while (!m.stop && m.nh) {
 		struct event e = pop(&m);
-		struct sender *s = e.s >= 0 ? &m.s[e.s] : NULL;
 
 		m.now = e.t;
 		if (m.now > end_model + 1e-3 / o->wall_per_model_ns || gen_should_stop(o))
 			break;
-		switch (e.type) {
-		case EV_SEND:
-			sender_send(&m, e.s, e.gen);
-			break;
-		case EV_ARRIVE:
-			receiver_arrive(&m, &e);
-			break;
-		case EV_FB:
-			sender_feedback(&m, &e);
-			break;
-		case EV_ALPHA:
-			if (!s->cnp_seen)
-				s->alpha *= 1 - m.g;
-			s->cnp_seen = 0;
-			schedule(&m, m.now + m.alpha_period, EV_ALPHA, e.s);
-			break;
-		case EV_RINC:
-			if (s->rc < s->line) {
-				/* fast recovery for 5 periods, then additive increase */
-				if (++s->stage > 5)
-					s->rt = s->rt + m.rai < s->line ? s->rt + m.rai : s->line;
-				s->rc = (s->rt + s->rc) / 2;
-			}
-			schedule(&m, m.now + m.rinc_period, EV_RINC, e.s);
-			break;
-		case EV_RTO:
-			if (s->una == s->una_at_check && s->next > s->una) {
-				s->timeouts++;
-				go_back(&m, s, s->una);
-			}
-			s->una_at_check = s->una;
-			schedule(&m, m.now + m.rto, EV_RTO, e.s);
-			break;
-		case EV_PFC:
-			pfc_tick(&m);
-			break;
-		}
+		model_event(&m, &e);
 	}
 	if (!o->stop_reason && !gen_stop_signal && !o->fatal) {
 		/* the model ran out of time: wait for the end of the run */
 		gen_wait_end(o);
 	}
-
-	uint64_t retrans = 0, timeouts = 0, sent = 0;
-	for (int i = 0; i < m.n; i++) {
-		retrans += m.s[i].retrans;
-		timeouts += m.s[i].timeouts;
-		sent += m.s[i].sent;
-	}
-	int w = snprintf(extra, extra_len,
-			 "model_time_us %.1f\nmodel_wall_per_model_s %.3f\nmodel_senders %d\n"
-			 "model_data_sent_by_senders %llu\nmodel_switch_drops %llu\nmodel_ce_marked %llu\n"
-			 "model_queue_max_bytes %.0f\nmodel_retransmitted %llu\nmodel_timeouts %llu\n"
-			 "model_pfc_storms %llu\n",
-			 m.now / 1000, o->wall_per_model_ns * 1e9, m.n, (unsigned long long)sent,
-			 (unsigned long long)m.drops, (unsigned long long)m.marks, m.qmax,
-			 (unsigned long long)retrans, (unsigned long long)timeouts,
-			 (unsigned long long)m.storms);
-	for (int i = 0; i < m.n && w > 0 && (size_t)w < extra_len; i++) {
-		char a[16];
-		snprintf(a, sizeof(a), "%u.%u.%u.%u", m.s[i].ip >> 24, (m.s[i].ip >> 16) & 255,
-			 (m.s[i].ip >> 8) & 255, m.s[i].ip & 255);
-		w += snprintf(extra + w, extra_len - (size_t)w,
-			      "sender %s qp %u -> qp %u prio %d dscp %d rate_gbps %.2f cnp_rx %llu\n", a,
-			      m.s[i].sqpn, m.s[i].rqpn, m.s[i].prio, m.s[i].dscp, m.s[i].rc * 8,
-			      (unsigned long long)m.s[i].cnp_rx);
-	}
+	model_report(&m, extra, extra_len);
 	free(m.h);
 	free(m.s);
 }

@@ -3,9 +3,12 @@
  * The ncurses live view, in htop's shape, as a sink of the one loop. This
  * file is the sink: the screen's setup and teardown, input and idle calls,
  * each snapshot taken into the model. The view has four parts:
- *   tui_model.c  the pure part (rows, columns, comparators that cannot
- *                overflow, averages, the header's and detail's arithmetic),
- *                unit-tested;
+ *   tui_model.c  the pure part, unit-tested (tui_model.h): the view's copy
+ *                of the data here, then by concept tui_hist.c (histories,
+ *                averages), tui_rows.c (columns, filter, flow and pair rows),
+ *                tui_sort.c (comparators that cannot overflow, the page's
+ *                order), tui_cells.c (cells, layout), tui_panels.c (the
+ *                header's and detail's arithmetic);
  *   tui_draw.c   drawing, one erase + draw + refresh per change;
  *   tui_keys.c   the key -> action table (it also writes the help screen);
  *   tui.c        this sink.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The live view's drawing: the header, the tables, the detail, the overlays.
- * Numbers come from the model (tui_model.c); this file only lays them out,
+ * Numbers come from the model (tui_model.h); this file only lays them out,
  * in one erase + draw + refresh per change so that ncurses sends only the
  * differences (never clear() per frame).
  */
@@ -129,7 +129,7 @@ static void tui_rows_sort_ord(struct tui *t)
 	t->ofull = 1;
 }
 
-/* Order rows [lo, hi) of the table (tui_model.c's selection, not a sort of all). */
+/* Order rows [lo, hi) of the table (tui_sort.c's selection, not a sort of all). */
 static void order_page(struct tui *t, size_t lo, size_t hi)
 {
 	if (hi > t->nrows)
@@ -237,17 +237,18 @@ void tui_rebuild_rows(struct tui *t)
 
 /* ------------------------------------------------------------------ header */
 
-static void draw_header(struct tui *t, int *yp)
+/*
+ * The header is a column of meters (htop's): each puts its line at row y, or
+ * none, and says how many rows it took.
+ */
+
+/* 1: time, source, interval, state */
+static int meter_title(struct tui *t, int y)
 {
 	const struct rt_snapshot *s = &t->data.snap;
-	const struct rt_delta *D = cur_delta(t);
-	const struct rt_flow_val *ft = &D->flow_tot;
-	const struct rt_if_val *it = &D->if_tot;
-	double secs = cur_secs(t);
-	char line[512], a[32], b[32], c[32], e[32], g[32], h[32];
-	int y = *yp, off;
+	char line[512], a[32];
+	int off;
 
-	/* 1: time, source, interval, state */
 	off = snprintf(line, sizeof(line), "rocetop %s  every %gs",
 		       t->have_snap ? rt_fmt_clock(s->time_ns, a, sizeof(a)) : "--:--:--", t->seen.interval);
 	if (t->seen.is_file && t->have_snap)
@@ -261,27 +262,41 @@ static void draw_header(struct tui *t, int *yp)
 	/* the source last: a long path is what the width cuts */
 	snprintf(line + off, sizeof(line) - off, "  view %s  %s", tui_view_names[t->view],
 		 t->have_snap ? s->source : "(waiting for the first snapshot)");
-	put_attr(y++, 0, line, A_BOLD);
+	put_attr(y, 0, line, A_BOLD);
+	return 1;
+}
 
-	/* findings: open ones by severity, and the most severe, newest one */
-	if (t->fnd) {
-		const struct rt_finding *nf = rt_findings_newest(t->fnd);
-		size_t cnt[3];
-		char subj[256];
+/* findings: open ones by severity, and the most severe, newest one */
+static int meter_findings(struct tui *t, int y)
+{
+	const struct rt_finding *nf;
+	size_t cnt[3];
+	char line[512], a[32], subj[256];
+	int off;
 
-		rt_findings_count(t->fnd, cnt);
-		off = snprintf(line, sizeof(line), "findings  %zu critical  %zu warning  %zu info",
-			       cnt[RT_SEV_CRITICAL], cnt[RT_SEV_WARNING], cnt[RT_SEV_INFO]);
-		if (nf)
-			snprintf(line + off, sizeof(line) - off, "   newest: %s %s since %s  %s  (F: all)",
-				 rt_sev_name(nf->sev), nf->rule, rt_fmt_clock(nf->start_ns, a, sizeof(a)),
-				 rt_subject_text(&nf->subj, subj, sizeof(subj)));
-		put_attr(y++, 0, line, !nf ? 0 : nf->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
-				       nf->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0);
-	}
+	if (!t->fnd)
+		return 0;
+	nf = rt_findings_newest(t->fnd);
+	rt_findings_count(t->fnd, cnt);
+	off = snprintf(line, sizeof(line), "findings  %zu critical  %zu warning  %zu info",
+		       cnt[RT_SEV_CRITICAL], cnt[RT_SEV_WARNING], cnt[RT_SEV_INFO]);
+	if (nf)
+		snprintf(line + off, sizeof(line) - off, "   newest: %s %s since %s  %s  (F: all)",
+			 rt_sev_name(nf->sev), nf->rule, rt_fmt_clock(nf->start_ns, a, sizeof(a)),
+			 rt_subject_text(&nf->subj, subj, sizeof(subj)));
+	put_attr(y, 0, line, !nf ? 0 : nf->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
+			     nf->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0);
+	return 1;
+}
 
+/* 2: wire totals and rates */
+static int meter_wire(struct tui *t, int y)
+{
+	const struct rt_delta *D = cur_delta(t);
+	const struct rt_flow_val *ft = &D->flow_tot;
+	double secs = cur_secs(t);
+	char line[512], a[32], b[32], c[32], e[32], g[32];
 
-	/* 2: wire totals and rates */
 	if (secs > 0)
 		snprintf(line, sizeof(line),
 			 "wire  RoCE %s pkt/s %.3f Gb/s  CE %.2f%% (%s/s)  CNP %s/s  NAK %s/s  RNR %s/s",
@@ -307,77 +322,111 @@ static void draw_header(struct tui *t, int *yp)
 			snprintf(line + n, sizeof(line) - n, "   sFlow ~%llu pkts CE ~%.2f%%",
 				 (unsigned long long)et->pkts, rt_ce_pct(et));
 	}
-	put(y++, 0, line);
+	put(y, 0, line);
+	return 1;
+}
 
-	/* 3: table and parser */
+/* 3: table and parser */
+static int meter_table(struct tui *t, int y)
+{
+	const struct rt_delta *D = cur_delta(t);
+	const struct rt_if_val *it = &D->if_tot;
+	double secs = cur_secs(t);
+	char line[512], a[32], b[32], c[32], e[32], g[32], h[32];
+
 	snprintf(line, sizeof(line),
 		 "flows %zu  evicted %s  frames %s%s  errors: trunc %s malformed %s full %s v6ext %s",
-		 s->nflows, num(D->evicted, 0, a, sizeof(a)), num(it->pkts, secs, b, sizeof(b)),
+		 t->data.snap.nflows, num(D->evicted, 0, a, sizeof(a)), num(it->pkts, secs, b, sizeof(b)),
 		 secs > 0 ? "/s" : "",
 		 num(it->truncated, 0, c, sizeof(c)), num(it->malformed, 0, e, sizeof(e)),
 		 num(it->flow_full, 0, g, sizeof(g)), num(it->v6_unparsed, 0, h, sizeof(h)));
-	put(y++, 0, line);
+	put(y, 0, line);
+	return 1;
+}
 
-	/* 4: PFC per priority, with the paused share of time where the speed is known */
-	off = snprintf(line, sizeof(line), "PFC  ");
-	{
-		struct tui_pfc_prio pf[RT_NPRIO];
-		int any = 0;
+/* 4: PFC per priority, with the paused share of time where the speed is known */
+static int meter_pfc(struct tui *t, int y)
+{
+	struct tui_pfc_prio pf[RT_NPRIO];
+	double secs = cur_secs(t);
+	char line[512], a[32], b[32], c[32];
+	int off = snprintf(line, sizeof(line), "PFC  "), any = 0;
 
-		tui_pfc_prios(s, D, secs, t->speed_given, pf);
-		for (unsigned int p = 0; p < RT_NPRIO; p++) {
-			if (!pf[p].frames)
-				continue;
-			any = 1;
-			off = appendf(line, sizeof(line), off, "p%s %s%s xon %s ",
-				      rt_prio_name(p, a, sizeof(a)), num(pf[p].frames, secs, b, sizeof(b)),
-				      secs > 0 ? "/s" : "", num(pf[p].xon, secs, c, sizeof(c)));
-			if (pf[p].share < 0)
-				off = appendf(line, sizeof(line), off, "paused ? (speed unknown)  ");
-			else if (secs > 0)
-				off = appendf(line, sizeof(line), off, "paused ~%.1f%%  ", pf[p].share);
-			else
-				off = appendf(line, sizeof(line), off, "paused ~%.3fs  ", pf[p].paused);
-		}
-		if (!any)
-			appendf(line, sizeof(line), off, "no pause frames");
+	tui_pfc_prios(&t->data.snap, cur_delta(t), secs, t->speed_given, pf);
+	for (unsigned int p = 0; p < RT_NPRIO; p++) {
+		if (!pf[p].frames)
+			continue;
+		any = 1;
+		off = appendf(line, sizeof(line), off, "p%s %s%s xon %s ",
+			      rt_prio_name(p, a, sizeof(a)), num(pf[p].frames, secs, b, sizeof(b)),
+			      secs > 0 ? "/s" : "", num(pf[p].xon, secs, c, sizeof(c)));
+		if (pf[p].share < 0)
+			off = appendf(line, sizeof(line), off, "paused ? (speed unknown)  ");
+		else if (secs > 0)
+			off = appendf(line, sizeof(line), off, "paused ~%.1f%%  ", pf[p].share);
+		else
+			off = appendf(line, sizeof(line), off, "paused ~%.3fs  ", pf[p].paused);
 	}
-	put(y++, 0, line);
+	if (!any)
+		appendf(line, sizeof(line), off, "no pause frames");
+	put(y, 0, line);
+	return 1;
+}
 
-	/* 5: the NIC's congestion counters, beside the wire's: summed over ports,
-	 * the DCQCN ones first, then the others that moved */
-	{
-		struct tui_nic_sum ns[64];
-		size_t n = tui_nic_sums(D, t->totals, ns, sizeof(ns) / sizeof(ns[0]));
+/* 5: the NIC's congestion counters, beside the wire's: summed over ports,
+ * the DCQCN ones first, then the others that moved */
+static int meter_nic(struct tui *t, int y)
+{
+	struct tui_nic_sum ns[64];
+	size_t n = tui_nic_sums(cur_delta(t), t->totals, ns, sizeof(ns) / sizeof(ns[0]));
+	double secs = cur_secs(t);
+	char line[512], a[32];
+	int off;
 
-		off = snprintf(line, sizeof(line), "nic   ");
-		for (size_t i = 0; i < n; i++)
-			off = appendf(line, sizeof(line), off, "%s %s%s  ", ns[i].name,
-				      num(ns[i].v, secs, a, sizeof(a)), secs > 0 ? "/s" : "");
-		if (n)
-			put(y++, 0, line);
-	}
+	if (!n)
+		return 0;
+	off = snprintf(line, sizeof(line), "nic   ");
+	for (size_t i = 0; i < n; i++)
+		off = appendf(line, sizeof(line), off, "%s %s%s  ", ns[i].name,
+			      num(ns[i].v, secs, a, sizeof(a)), secs > 0 ? "/s" : "");
+	put(y, 0, line);
+	return 1;
+}
 
-	/* 6: what `rocetop doctor` finds wrong with the host's configuration
-	 * (user/nic/nic_doctor.c): its first failing check, when there is one */
+/* 6: what `rocetop doctor` finds wrong with the host's configuration
+ * (user/nic/nic_doctor.c): its first failing check, when there is one */
+static int meter_doctor(struct tui *t, int y)
+{
 	for (size_t i = 0; i < t->data.snap.nnotes; i++)
 		if (!strncmp(t->data.snap.notes[i], "doctor: ", 8)) {
-			put_attr(y++, 0, t->data.snap.notes[i], sev_attr(t, 1));
-			break;
+			put_attr(y, 0, t->data.snap.notes[i], sev_attr(t, 1));
+			return 1;
 		}
-	*yp = y;
+	return 0;
+}
+
+static void draw_header(struct tui *t, int *yp)
+{
+	static int (*const meters[])(struct tui *t, int y) = {
+		meter_title, meter_findings, meter_wire, meter_table, meter_pfc, meter_nic,
+		meter_doctor,
+	};
+
+	for (size_t i = 0; i < sizeof(meters) / sizeof(meters[0]); i++)
+		*yp += meters[i](t, *yp);
 }
 
 /* ------------------------------------------------------------------ tables */
 
-static void draw_flow_table(struct tui *t, int y, int h)
+/* The flow or pair table's columns: those that apply now, laid out over the
+ * width (t->cols, t->colx, t->colw, t->ncols). */
+static void table_columns(struct tui *t)
 {
 	const enum tui_colid *list = t->view == V_PAIRS ? tui_pair_cols : tui_flow_cols;
 	size_t nlist = t->view == V_PAIRS ? tui_npair_cols : tui_nflow_cols;
 	short minw[MAXCOLS], want[MAXCOLS];
 	unsigned char prio[MAXCOLS];
 	int has_proc, has_mirror, x[MAXCOLS], w[MAXCOLS], n = 0;
-	char cell[64], line[1024];
 	size_t i;
 
 	tui_rows_have(&t->data, t->rows, t->nrows, &has_proc, &has_mirror);
@@ -405,14 +454,20 @@ static void draw_flow_table(struct tui *t, int y, int h)
 	t->ncols = n;
 	memcpy(t->colx, x, sizeof(x[0]) * n);
 	memcpy(t->colw, w, sizeof(w[0]) * n);
+}
 
-	/* the column titles: one bar, the sort column marked */
+/* the column titles: one bar, the sort column marked */
+static void table_titles(struct tui *t, int y)
+{
+	const int *x = t->colx, *w = t->colw;
+	char cell[64], line[1024];
+
 	t->hdr_y = y;
 	memset(line, ' ', COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1);
 	line[COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1] = '\0';
 	attron(cp(t, CP_BAR, A_REVERSE));
 	put(y, 0, line);
-	for (int j = 0; j < n; j++) {
+	for (int j = 0; j < t->ncols; j++) {
 		const struct tui_col *c = &tui_cols[t->cols[j]];
 		const char *title = t->totals ? c->ttitle : c->title;
 
@@ -429,6 +484,40 @@ static void draw_flow_table(struct tui *t, int y, int h)
 		}
 	}
 	attroff(cp(t, CP_BAR, A_REVERSE));
+}
+
+/* Row r of the table (the selection's in reverse), its cells in the columns. */
+static void table_row(struct tui *t, int y, int r)
+{
+	const struct tui_row *row = tui_row_at(t, (size_t)(t->top + r));
+	const int *w = t->colw;
+	attr_t a = sev_attr(t, severity(&row->d));
+	char cell[64], line[1024];
+	int off = 0;
+
+	if (t->top + r == t->sel)
+		a |= A_REVERSE;
+	for (int j = 0; j < t->ncols && off < (int)sizeof(line) - 1; j++) {
+		const struct tui_col *c = &tui_cols[t->cols[j]];
+
+		if (!w[j])
+			continue;
+		tui_row_cell(row, t->cols[j], cell, sizeof(cell));
+		off += snprintf(line + off, sizeof(line) - off,
+				c->flags & TUI_COL_LEFT ? "%s%-*.*s" : "%s%*.*s",
+				off ? " " : "", w[j], w[j], cell);
+	}
+	if (t->top + r == t->sel)	/* the selection bar spans the width */
+		while (off < COLS && off < (int)sizeof(line) - 1)
+			line[off++] = ' ';
+	line[off < (int)sizeof(line) ? off : (int)sizeof(line) - 1] = '\0';
+	put_attr(y + r, 0, line, a);
+}
+
+static void draw_flow_table(struct tui *t, int y, int h)
+{
+	table_columns(t);
+	table_titles(t, y);
 	y++;
 	h--;
 
@@ -450,29 +539,8 @@ static void draw_flow_table(struct tui *t, int y, int h)
 	}
 	/* only this page of rows is put in order (top-K selection) */
 	order_page(t, (size_t)t->top, (size_t)t->top + (size_t)(h > 0 ? h : 0));
-	for (int r = 0; r < h && (size_t)(t->top + r) < t->nrows; r++) {
-		const struct tui_row *row = tui_row_at(t, (size_t)(t->top + r));
-		attr_t a = sev_attr(t, severity(&row->d));
-		int off = 0;
-
-		if (t->top + r == t->sel)
-			a |= A_REVERSE;
-		for (int j = 0; j < n && off < (int)sizeof(line) - 1; j++) {
-			const struct tui_col *c = &tui_cols[t->cols[j]];
-
-			if (!w[j])
-				continue;
-			tui_row_cell(row, t->cols[j], cell, sizeof(cell));
-			off += snprintf(line + off, sizeof(line) - off,
-					c->flags & TUI_COL_LEFT ? "%s%-*.*s" : "%s%*.*s",
-					off ? " " : "", w[j], w[j], cell);
-		}
-		if (t->top + r == t->sel)	/* the selection bar spans the width */
-			while (off < COLS && off < (int)sizeof(line) - 1)
-				line[off++] = ' ';
-		line[off < (int)sizeof(line) ? off : (int)sizeof(line) - 1] = '\0';
-		put_attr(y + r, 0, line, a);
-	}
+	for (int r = 0; r < h && (size_t)(t->top + r) < t->nrows; r++)
+		table_row(t, y, r);
 }
 
 static void draw_pfc(struct tui *t, int y, int h)
@@ -694,25 +762,18 @@ static void flow_line(const struct tui *t, const struct rt_flow *f, const struct
 		 num(rt_nak(d), secs, c, sizeof(c)), secs > 0 ? "(/s)" : "(since start)");
 }
 
-static void draw_detail(struct tui *t, int y, int h)
+/*
+ * The detail view of one flow is a column of panels: each draws from row y,
+ * stops before ymax (all but the first), and returns the row after it. f is
+ * the flow, row idx of the view's snapshot.
+ */
+/* what the flow is: its key, its header fields, its owner */
+static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, int ymax)
 {
-	double secs = cur_secs(t);
-	const struct rt_flow *f;
-	const struct tui_hist *hist;
-	char line[512], s1[RT_ADDR_STRLEN], s2[RT_ADDR_STRLEN], a[16];
-	int idx = -1, ymax = y + h;
-	double v[TUI_HIST];
-	int nspark;
+	char line[512], s1[RT_ADDR_STRLEN], s2[RT_ADDR_STRLEN];
 
-	t->table_y = y;
-	t->table_h = 0;
-	f = t->have_sel_key ? find_flow(t, &t->sel_key, &idx) : NULL;
-	if (!f) {
-		put(y, 1, "the selected flow is gone (Esc: back to the flows)");
-		return;
-	}
-	hist = tui_hists_get(&t->data.hists, (size_t)idx);
-
+	(void)idx;
+	(void)ymax;
 	snprintf(line, sizeof(line), "flow %s > %s  QP 0x%06x  %s on %s   (Esc/d: back)",
 		 rt_fmt_addr(f->k.family, f->k.src, s1, sizeof(s1)),
 		 rt_fmt_addr(f->k.family, f->k.dst, s2, sizeof(s2)), f->k.dqpn, rt_dir_name(f->k.dir),
@@ -743,49 +804,66 @@ static void draw_detail(struct tui *t, int y, int h)
 			 f->comm[0] ? f->comm : "-", f->pid, f->lqpn, f->rqpn);
 		put(y++, 0, line);
 	}
-	{	/* the counters now, averaged, and since the start (tui_model.c) */
-		static const char *const names[TUI_DM_N] = { "pkts/s", "Gb/s", "CE %", "CNPs/s", "NAKs/s" };
-		struct rt_flow_val totv;
-		const struct rt_flow_val *tot = &totv;
-		struct tui_detail dt;
+	return y;
+}
 
-		tui_flow_d(&t->data, 1, (size_t)idx, &totv);
-		tui_detail_rates(&t->data, (size_t)idx, &dt);
-		snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", "", "now", "2s", "10s", "40s",
-			 "since start");
-		put_attr(y++, 0, line, A_UNDERLINE);
-		for (int m = 0; m < TUI_DM_N && y < ymax; m++) {
-			char cols[1 + TUI_NWIN][16];
+/* the counters now, averaged, and since the start (tui_panels.c) */
+static int panel_counters(struct tui *t, const struct rt_flow *f, int idx, int y, int ymax)
+{
+	static const char *const names[TUI_DM_N] = { "pkts/s", "Gb/s", "CE %", "CNPs/s", "NAKs/s" };
+	struct rt_flow_val totv;
+	const struct rt_flow_val *tot = &totv;
+	struct tui_detail dt;
+	char line[512], a[16];
 
-			for (int w = 0; w < 1 + TUI_NWIN; w++) {
-				double val = dt.v[m][w];
+	(void)f;
+	tui_flow_d(&t->data, 1, (size_t)idx, &totv);
+	tui_detail_rates(&t->data, (size_t)idx, &dt);
+	snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", "", "now", "2s", "10s", "40s",
+		 "since start");
+	put_attr(y++, 0, line, A_UNDERLINE);
+	for (int m = 0; m < TUI_DM_N && y < ymax; m++) {
+		char cols[1 + TUI_NWIN][16];
 
-				if (isnan(val))
-					snprintf(cols[w], 16, "-");
-				else if (m == TUI_DM_GBPS || m == TUI_DM_CE)
-					snprintf(cols[w], 16, m == TUI_DM_GBPS ? "%.3f" : "%.2f", val);
-				else
-					rt_fmt_si(val, cols[w], 16);
-			}
-			if (m == TUI_DM_CE)
-				snprintf(a, sizeof(a), "%.2f%% %llu", rt_ce_pct(tot),
-					 (unsigned long long)dt.total[m]);
-			else if (m == TUI_DM_GBPS)
-				snprintf(a, sizeof(a), "%sB", rt_fmt_si(dt.total[m], line, 16));
+		for (int w = 0; w < 1 + TUI_NWIN; w++) {
+			double val = dt.v[m][w];
+
+			if (isnan(val))
+				snprintf(cols[w], 16, "-");
+			else if (m == TUI_DM_GBPS || m == TUI_DM_CE)
+				snprintf(cols[w], 16, m == TUI_DM_GBPS ? "%.3f" : "%.2f", val);
 			else
-				snprintf(a, sizeof(a), "%llu", (unsigned long long)dt.total[m]);
-			snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", names[m], cols[0], cols[1],
-				 cols[2], cols[3], a);
-			put(y++, 0, line);
+				rt_fmt_si(val, cols[w], 16);
 		}
-		snprintf(line, sizeof(line), "RNR NAKs %llu  ACKs %llu  ECT0 %llu  ECT1 %llu  not-ECT %llu (since start)",
-			 (unsigned long long)tot->rnr_nak, (unsigned long long)tot->ack,
-			 (unsigned long long)tot->ecn[RT_ECN_ECT0], (unsigned long long)tot->ecn[RT_ECN_ECT1],
-			 (unsigned long long)tot->ecn[RT_ECN_NOT_ECT]);
-		if (y < ymax)
-			put(y++, 0, line);
+		if (m == TUI_DM_CE)
+			snprintf(a, sizeof(a), "%.2f%% %llu", rt_ce_pct(tot),
+				 (unsigned long long)dt.total[m]);
+		else if (m == TUI_DM_GBPS)
+			snprintf(a, sizeof(a), "%sB", rt_fmt_si(dt.total[m], line, 16));
+		else
+			snprintf(a, sizeof(a), "%llu", (unsigned long long)dt.total[m]);
+		snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", names[m], cols[0], cols[1],
+			 cols[2], cols[3], a);
+		put(y++, 0, line);
 	}
-	/* sparklines, oldest on the left */
+	snprintf(line, sizeof(line), "RNR NAKs %llu  ACKs %llu  ECT0 %llu  ECT1 %llu  not-ECT %llu (since start)",
+		 (unsigned long long)tot->rnr_nak, (unsigned long long)tot->ack,
+		 (unsigned long long)tot->ecn[RT_ECN_ECT0], (unsigned long long)tot->ecn[RT_ECN_ECT1],
+		 (unsigned long long)tot->ecn[RT_ECN_NOT_ECT]);
+	if (y < ymax)
+		put(y++, 0, line);
+	return y;
+}
+
+/* sparklines, oldest on the left */
+static int panel_sparklines(struct tui *t, const struct rt_flow *f, int idx, int y, int ymax)
+{
+	const struct tui_hist *hist = tui_hists_get(&t->data.hists, (size_t)idx);
+	char line[512], a[16];
+	double v[TUI_HIST];
+	int nspark;
+
+	(void)f;
 	nspark = COLS - 24;
 	if (nspark > TUI_HIST)
 		nspark = TUI_HIST;
@@ -804,97 +882,128 @@ static void draw_detail(struct tui *t, int y, int h)
 		put_glyphs(y++, (int)strlen(line), spark);
 		attroff(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
 	}
-	/* sFlow: the switch ports where this queue pair was sampled, and their queues */
-	{
-		int shown = 0;
+	return y;
+}
 
-		for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
-			const struct rt_flow *o = &t->data.snap.flows[i];
-			const struct rt_swport *p = NULL;
+/* sFlow: the switch ports where this queue pair was sampled, and their queues */
+static int panel_sflow(struct tui *t, const struct rt_flow *f, int idx, int y, int ymax)
+{
+	char line[512];
+	int shown = 0;
 
-			if (!o->estimate || o->k.family != f->k.family || o->k.dqpn != f->k.dqpn ||
-			    memcmp(o->k.src, f->k.src, 16) || memcmp(o->k.dst, f->k.dst, 16))
-				continue;
-			for (size_t k = 0; k < t->data.snap.nswports; k++)
-				if (t->data.snap.swports[k].ifindex == o->k.ifindex &&
-				    t->data.snap.swports[k].dir == o->k.dir)
-					p = &t->data.snap.swports[k];
-			if (!shown++)
-				put_attr(y++, 0, "sampled by sFlow at switch ports (estimates)", A_UNDERLINE);
-			if (y >= ymax)
-				break;
-			snprintf(line, sizeof(line), "%s %s: %llu samples ~%llu pkts since start",
-				 rt_snapshot_ifname(&t->data.snap, o->k.ifindex), rt_dir_name(o->k.dir),
-				 (unsigned long long)o->samples, (unsigned long long)o->v.pkts);
-			if (p && p->c.depth_n)
-				snprintf(line + strlen(line), sizeof(line) - strlen(line),
-					 "  queue: largest %u B this interval, mean %.0f B since start",
-					 p->max_depth, (double)p->c.depth_sum / (double)p->c.depth_n);
-			if (o->sw_drops)
-				snprintf(line + strlen(line), sizeof(line) - strlen(line),
-					 "  dropped there: %llu notifications", (unsigned long long)o->sw_drops);
-			if (p && p->c.drops)
-				snprintf(line + strlen(line), sizeof(line) - strlen(line), "  port drops %llu",
-					 (unsigned long long)p->c.drops);
-			put(y++, 2, line);
-		}
+	(void)idx;
+	for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
+		const struct rt_flow *o = &t->data.snap.flows[i];
+		const struct rt_swport *p = NULL;
+
+		if (!o->estimate || o->k.family != f->k.family || o->k.dqpn != f->k.dqpn ||
+		    memcmp(o->k.src, f->k.src, 16) || memcmp(o->k.dst, f->k.dst, 16))
+			continue;
+		for (size_t k = 0; k < t->data.snap.nswports; k++)
+			if (t->data.snap.swports[k].ifindex == o->k.ifindex &&
+			    t->data.snap.swports[k].dir == o->k.dir)
+				p = &t->data.snap.swports[k];
+		if (!shown++)
+			put_attr(y++, 0, "sampled by sFlow at switch ports (estimates)", A_UNDERLINE);
+		if (y >= ymax)
+			break;
+		snprintf(line, sizeof(line), "%s %s: %llu samples ~%llu pkts since start",
+			 rt_snapshot_ifname(&t->data.snap, o->k.ifindex), rt_dir_name(o->k.dir),
+			 (unsigned long long)o->samples, (unsigned long long)o->v.pkts);
+		if (p && p->c.depth_n)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line),
+				 "  queue: largest %u B this interval, mean %.0f B since start",
+				 p->max_depth, (double)p->c.depth_sum / (double)p->c.depth_n);
+		if (o->sw_drops)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line),
+				 "  dropped there: %llu notifications", (unsigned long long)o->sw_drops);
+		if (p && p->c.drops)
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), "  port drops %llu",
+				 (unsigned long long)p->c.drops);
+		put(y++, 2, line);
 	}
-	/* the reverse direction: the CNPs (and ACK/NAKs) that answer this flow */
+	return y;
+}
+
+/* the reverse direction: the CNPs (and ACK/NAKs) that answer this flow */
+static int panel_reverse(struct tui *t, const struct rt_flow *f, int idx, int y, int ymax)
+{
+	double secs = cur_secs(t);
+	char line[512];
+	int shown = 0;
+
 	if (y < ymax)
 		put_attr(y++, 0, "reverse flows (destination > source on the same interface: their CNPs throttle this one)",
 			 A_UNDERLINE);
-	{
-		int shown = 0;
+	for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
+		const struct rt_flow *r = &t->data.snap.flows[i];
+		struct rt_flow_val rd;
 
-		for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
-			const struct rt_flow *r = &t->data.snap.flows[i];
-			struct rt_flow_val rd;
+		if (r->k.ifindex != f->k.ifindex || r->k.family != f->k.family ||
+		    memcmp(r->k.src, f->k.dst, 16) || memcmp(r->k.dst, f->k.src, 16))
+			continue;
+		tui_flow_d(&t->data, t->totals, i, &rd);
+		flow_line(t, r, &rd, secs, line, sizeof(line));
+		if (r->throttles == idx) {
+			size_t off = strlen(line);
 
-			if (r->k.ifindex != f->k.ifindex || r->k.family != f->k.family ||
-			    memcmp(r->k.src, f->k.dst, 16) || memcmp(r->k.dst, f->k.src, 16))
-				continue;
-			tui_flow_d(&t->data, t->totals, i, &rd);
-			flow_line(t, r, &rd, secs, line, sizeof(line));
-			if (r->throttles == idx) {
-				size_t off = strlen(line);
-
-				snprintf(line + off, sizeof(line) - off, "  throttles this flow (%s)",
-					 rt_attr_names(r->attr)->label);
-			}
-			put_attr(y++, 2, line, sev_attr(t, severity(&rd)));
-			shown++;
-		}
-		/* CNP flows the attribution tied to this one elsewhere */
-		for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
-			const struct rt_flow *r = &t->data.snap.flows[i];
-			struct rt_flow_val rd;
-
-			if (r->throttles != idx || (r->k.ifindex == f->k.ifindex &&
-						    !memcmp(r->k.src, f->k.dst, 16) && !memcmp(r->k.dst, f->k.src, 16)))
-				continue;
-			tui_flow_d(&t->data, t->totals, i, &rd);
-			flow_line(t, r, &rd, secs, line, sizeof(line));
-			snprintf(line + strlen(line), sizeof(line) - strlen(line), "  throttles this flow (%s)",
+			snprintf(line + off, sizeof(line) - off, "  throttles this flow (%s)",
 				 rt_attr_names(r->attr)->label);
-			put(y++, 2, line);
-			shown++;
 		}
-		if (f->throttles >= 0 && (size_t)f->throttles < t->data.snap.nflows && y < ymax) {
-			const struct rt_flow *r = &t->data.snap.flows[f->throttles];
-
-			put(y++, 0, "this CNP flow throttles:");
-			if (y < ymax) {
-				struct rt_flow_val rd;
-
-				tui_flow_d(&t->data, t->totals, (size_t)f->throttles, &rd);
-				flow_line(t, r, &rd, secs, line, sizeof(line));
-				put(y++, 2, line);
-			}
-			shown++;
-		}
-		if (!shown && y < ymax)
-			put(y++, 2, "none seen");
+		put_attr(y++, 2, line, sev_attr(t, severity(&rd)));
+		shown++;
 	}
+	/* CNP flows the attribution tied to this one elsewhere */
+	for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
+		const struct rt_flow *r = &t->data.snap.flows[i];
+		struct rt_flow_val rd;
+
+		if (r->throttles != idx || (r->k.ifindex == f->k.ifindex &&
+					    !memcmp(r->k.src, f->k.dst, 16) && !memcmp(r->k.dst, f->k.src, 16)))
+			continue;
+		tui_flow_d(&t->data, t->totals, i, &rd);
+		flow_line(t, r, &rd, secs, line, sizeof(line));
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), "  throttles this flow (%s)",
+			 rt_attr_names(r->attr)->label);
+		put(y++, 2, line);
+		shown++;
+	}
+	if (f->throttles >= 0 && (size_t)f->throttles < t->data.snap.nflows && y < ymax) {
+		const struct rt_flow *r = &t->data.snap.flows[f->throttles];
+
+		put(y++, 0, "this CNP flow throttles:");
+		if (y < ymax) {
+			struct rt_flow_val rd;
+
+			tui_flow_d(&t->data, t->totals, (size_t)f->throttles, &rd);
+			flow_line(t, r, &rd, secs, line, sizeof(line));
+			put(y++, 2, line);
+		}
+		shown++;
+	}
+	if (!shown && y < ymax)
+		put(y++, 2, "none seen");
+	return y;
+}
+
+static void draw_detail(struct tui *t, int y, int h)
+{
+	static int (*const panels[])(struct tui *t, const struct rt_flow *f, int idx, int y,
+				     int ymax) = {
+		panel_about, panel_counters, panel_sparklines, panel_sflow, panel_reverse,
+	};
+	const struct rt_flow *f;
+	int idx = -1, ymax = y + h;
+
+	t->table_y = y;
+	t->table_h = 0;
+	f = t->have_sel_key ? find_flow(t, &t->sel_key, &idx) : NULL;
+	if (!f) {
+		put(y, 1, "the selected flow is gone (Esc: back to the flows)");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
+		y = panels[i](t, f, idx, y, ymax);
 }
 
 /* ------------------------------------------------------------------ overlays */

@@ -54,13 +54,13 @@ struct tui_hist {
 /*
  * One flow's history as kept: a sample for every interval since the flow
  * came (at most TUI_HIST), of which only those that counted something are
- * stored, packed (tui_model.c, "history"), oldest first; the intervals' times
+ * stored, packed (tui_hist.c), oldest first; the intervals' times
  * are tui_hists' ring_t / ring_s, the same for every flow. A flow that has
  * not moved within the last TUI_HIST intervals keeps no bytes at all.
  * Interval numbers are counted modulo 2^32 (13 years of 0.1 s intervals).
  */
 struct tui_hrec {
-	union {			/* the samples kept, packed (tui_model.c): */
+	union {			/* the samples kept, packed (tui_hist.c): */
 		__u8 *p;	/* cap bytes allocated, oldest first, */
 		__u8 in[8];	/* or, while cap is 0, len bytes here */
 	};

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --flow-timeout in capture time when keys come back (user/core/snapshot.c,
+# --flow-timeout in capture time when keys come back (user/core/snapshot_expire.c,
 # rt_snapshot_expire and its per-interval bounds): a key forgotten and seen
 # again exactly at an interval's start and in the middle of one, a key seen
 # again in the interval that would have forgotten it (kept), and a packet

@@ -5,7 +5,7 @@ user/core/ is the ground floor: its files include only headers of user/core/
 and bpf/ (the BPF programs' shared structs) and its objects call only
 functions of core objects or of system libraries. Above it: user/nic/ does
 not reach into user/cmd/ (the commands), user/sinks/ and exporters/ do not
-reach into user/sources/. The core's objects call each other in no circle.
+reach into user/sources/. The core's modules call each other in no circle.
 
 Usage: layers.py ROOT OBJDIR   (OBJDIR: BUILD/obj, objects laid out as ROOT)
 Prints one line per breach and exits 1 when there is any, else 0.
@@ -101,10 +101,24 @@ def check_symbols(root, objdir, out):
                 for b in bad:
                     if s in defs[b]:
                         out.append(f"{src}: calls {s} of {defs[b][s]}, which {d}/ must not use")
-    # No circle among the core's objects.
+    # No circle among the core's modules. A module is a file, or the files
+    # that share an internal header NAME_int.h (NAME.c and NAME_*.c: one
+    # concept split into files of one job each, calling each other freely).
     core = objs["user/core"]
-    uses = {src: {defs["user/core"][s] for s in nm(o, False) if s in defs["user/core"]} - {src}
-            for src, o in core.items()}
+    internal = [f[:-6] for f in files(root, "user/core", (".h",)) if f.endswith("_int.h")]
+
+    def module(src):
+        stem = os.path.basename(src)[:-2]
+        for m in internal:
+            if stem == m or stem.startswith(m + "_"):
+                return f"user/core/{m}*.c"
+        return src
+    uses = {}
+    for src, o in core.items():
+        mine = module(src)
+        uses.setdefault(mine, set()).update(
+            module(defs["user/core"][s]) for s in nm(o, False) if s in defs["user/core"])
+        uses[mine].discard(mine)
     state = {}
 
     def visit(n, path):

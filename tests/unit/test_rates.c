@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Rate maths (user/core/snapshot.c): rt_ctr_delta and rt_delta_compute on
+ * Rate maths (user/core/snapshot_delta.c): rt_ctr_delta and rt_delta_compute on
  * hand-written snapshots. Every expected number is worked out by hand in the
  * comments beside it.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The persistent flow table (user/core/snapshot.c) under churn: flows appear,
+ * The persistent flow table (user/core/snapshot_flows.c) under churn: flows appear,
  * count, and go (rt_snapshot_remove, as evictions and files' --flow-timeout
  * do) at random over many intervals. The oracle is a model kept by the test
  * alone: an array indexed by flow number holding whether the flow lives and

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The arithmetic of the live view's header and detail, in the model
- * (tui/tui_model.c): PFC per priority with the paused share, the NIC's
+ * (tui/tui_panels.c): PFC per priority with the paused share, the NIC's
  * congestion counters summed over ports, and the detail's rates over the
  * interval and the averaging windows. Expected values are worked out by
  * hand in the comments.

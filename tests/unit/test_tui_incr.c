@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The live view's incremental parts (tui/tui_model.c):
+ * The live view's incremental parts (tui/tui_sort.c, tui/tui_hist.c, tui/tui_model.c):
  *  - ordering only the page shown (tui_rows_order, tui_rows_rank) against
  *    glibc's qsort of every row (tui_rows_sort), on rows with many ties,
  *    every sort column, both directions, pages anywhere;

@@ -845,104 +845,116 @@ static int unread(struct rt_rec_reader *r, const unsigned char *buf, size_t n)
 	return 0;
 }
 
-/* Map the file's fields onto this build's by name and size; NULL or why not. */
-static const char *parse_layout(struct rt_rec_reader *r, char *text)
+/* Why a layout is refused, for the reader's message. */
+static char layout_why[160];
+
+/* The recording's own lines (host, id, creation, writer, versions): 1 if
+ * line is one of them, kept in r. */
+static int layout_meta(struct rt_rec_reader *r, char *line)
+{
+	if (!strncmp(line, "host ", 5)) {
+		snprintf(r->host, sizeof(r->host), "%s", line + 5);
+		return 1;
+	}
+	if (!strncmp(line, "recording-id ", 13)) {
+		if (strlen(line + 13) == RT_REC_ID_LEN &&
+		    strspn(line + 13, "0123456789abcdef") == RT_REC_ID_LEN)
+			memcpy(r->id, line + 13, sizeof(r->id));
+		return 1;
+	}
+	if (!strncmp(line, "created-ns ", 11)) {
+		unsigned long long v;
+		char *e;
+
+		errno = 0;
+		v = strtoull(line + 11, &e, 10);
+		if (!errno && e != line + 11 && !*e)
+			r->created_ns = v;
+		return 1;
+	}
+	if (!strncmp(line, "writer ", 7)) {
+		snprintf(r->writer, sizeof(r->writer), "%s", line + 7);
+		return 1;
+	}
+	if ((!strncmp(line, "rocetop ", 8) && strcmp(line, "rocetop recording")) ||
+	    !strncmp(line, "kernel ", 7) || !strncmp(line, "options ", 8)) {
+		char *v = strchr(line, ' ') + 1;
+
+		snprintf(line[0] == 'r' ? r->version : line[0] == 'k' ? r->kernel : r->options,
+			 line[0] == 'o' ? sizeof(r->options) : sizeof(r->version), "%s", v);
+		return 1;
+	}
+	return 0;
+}
+
+/* "struct NAME SIZE": the map of a struct this build knows (*cur its index),
+ * or *cur -1 for one it does not. NULL or why not. */
+static const char *layout_struct(struct rt_rec_reader *r, const char *name, size_t a, int *cur)
+{
+	*cur = -1;
+	for (int i = 0; i < R__N; i++) {
+		if (strcmp(layout[i].name, name))
+			continue;
+		if (r->maps[i]) {
+			snprintf(layout_why, sizeof(layout_why), "it describes struct %s twice", name);
+			return layout_why;
+		}
+		if (!a || a > RT_REC_MAX_STRUCT) {
+			snprintf(layout_why, sizeof(layout_why), "struct %s has a size of %zu bytes, not 1 to %d",
+				 name, a, RT_REC_MAX_STRUCT);
+			return layout_why;
+		}
+		*cur = i;
+		r->fsize[i] = a;
+		r->maps[i] = calloc(layout[i].nf, sizeof(struct map));
+		if (!r->maps[i])
+			return "out of memory";
+	}
+	return NULL;
+}
+
+/* "field NAME OFFSET SIZE TYPE" of struct cur: mapped onto this build's field
+ * of that name when their sizes agree (seen[cur] marks it). NULL or why not. */
+static const char *layout_field(struct rt_rec_reader *r, int cur, const char *name, size_t a,
+				size_t b, const char *type, unsigned long long seen[R__N])
+{
+	if (b > r->fsize[cur] || a > r->fsize[cur] - b) {
+		snprintf(layout_why, sizeof(layout_why), "field %s of struct %s lies outside its %zu bytes", name,
+			 layout[cur].name, r->fsize[cur]);
+		return layout_why;
+	}
+	for (size_t j = 0; j < layout[cur].nf; j++) {
+		const struct field *f = &layout[cur].f[j];
+
+		if (strcmp(f->name, name))
+			continue;
+		if (seen[cur] & (1ull << j)) {
+			snprintf(layout_why, sizeof(layout_why), "it describes field %s of struct %s twice", name,
+				 layout[cur].name);
+			return layout_why;
+		}
+		seen[cur] |= 1ull << j;
+		if (f->size == b)
+			r->maps[cur][r->nmaps[cur]++] = (struct map){ a, f->off, b, !strncmp(type, "char", 4) };
+		break;
+	}
+	return NULL;
+}
+
+/* After the lines: every struct described (or optional, then empty), and the
+ * record counts among the snap struct's fields. NULL or why not. */
+static const char *layout_complete(struct rt_rec_reader *r, const unsigned long long seen[R__N])
 {
 	static const char *const counts[] = { "nflows", "nifs", "nports", "nifaces", "nnotes" };
-	static char why[160];
-	unsigned long long seen[R__N] = { 0 };
-	char *save = NULL, *line;
-	int cur = -1, i;
 	size_t c;
+	int i;
 
-	layout_init();
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char name[96], type[32];
-		size_t a, b, j;
-
-		if (!strncmp(line, "host ", 5)) {
-			snprintf(r->host, sizeof(r->host), "%s", line + 5);
-			continue;
-		}
-		if (!strncmp(line, "recording-id ", 13)) {
-			if (strlen(line + 13) == RT_REC_ID_LEN &&
-			    strspn(line + 13, "0123456789abcdef") == RT_REC_ID_LEN)
-				memcpy(r->id, line + 13, sizeof(r->id));
-			continue;
-		}
-		if (!strncmp(line, "created-ns ", 11)) {
-			unsigned long long v;
-			char *e;
-
-			errno = 0;
-			v = strtoull(line + 11, &e, 10);
-			if (!errno && e != line + 11 && !*e)
-				r->created_ns = v;
-			continue;
-		}
-		if (!strncmp(line, "writer ", 7)) {
-			snprintf(r->writer, sizeof(r->writer), "%s", line + 7);
-			continue;
-		}
-		if ((!strncmp(line, "rocetop ", 8) && strcmp(line, "rocetop recording")) ||
-		    !strncmp(line, "kernel ", 7) || !strncmp(line, "options ", 8)) {
-			char *v = strchr(line, ' ') + 1;
-
-			snprintf(line[0] == 'r' ? r->version : line[0] == 'k' ? r->kernel : r->options,
-				 line[0] == 'o' ? sizeof(r->options) : sizeof(r->version), "%s", v);
-			continue;
-		}
-		if (sscanf(line, "struct %95s %zu", name, &a) == 2) {
-			cur = -1;
-			for (i = 0; i < R__N; i++) {
-				if (strcmp(layout[i].name, name))
-					continue;
-				if (r->maps[i]) {
-					snprintf(why, sizeof(why), "it describes struct %s twice", name);
-					return why;
-				}
-				if (!a || a > RT_REC_MAX_STRUCT) {
-					snprintf(why, sizeof(why), "struct %s has a size of %zu bytes, not 1 to %d",
-						 name, a, RT_REC_MAX_STRUCT);
-					return why;
-				}
-				cur = i;
-				r->fsize[i] = a;
-				r->maps[i] = calloc(layout[i].nf, sizeof(struct map));
-				if (!r->maps[i])
-					return "out of memory";
-			}
-			continue;
-		}
-		if (cur < 0 || sscanf(line, "field %95s %zu %zu %31s", name, &a, &b, type) != 4)
-			continue;
-		if (b > r->fsize[cur] || a > r->fsize[cur] - b) {
-			snprintf(why, sizeof(why), "field %s of struct %s lies outside its %zu bytes", name,
-				 layout[cur].name, r->fsize[cur]);
-			return why;
-		}
-		for (j = 0; j < layout[cur].nf; j++) {
-			const struct field *f = &layout[cur].f[j];
-
-			if (strcmp(f->name, name))
-				continue;
-			if (seen[cur] & (1ull << j)) {
-				snprintf(why, sizeof(why), "it describes field %s of struct %s twice", name,
-					 layout[cur].name);
-				return why;
-			}
-			seen[cur] |= 1ull << j;
-			if (f->size == b)
-				r->maps[cur][r->nmaps[cur]++] = (struct map){ a, f->off, b, !strncmp(type, "char", 4) };
-			break;
-		}
-	}
 	for (i = 0; i < R__N; i++) {
 		if (r->maps[i])
 			continue;
 		if (i < R_OPTIONAL) {
-			snprintf(why, sizeof(why), "it does not describe struct %s", layout[i].name);
-			return why;
+			snprintf(layout_why, sizeof(layout_why), "it does not describe struct %s", layout[i].name);
+			return layout_why;
 		}
 		/* Older than sFlow: none of these (their counts read as 0). */
 		r->fsize[i] = 0;
@@ -961,6 +973,33 @@ static const char *parse_layout(struct rt_rec_reader *r, char *text)
 			return "its snap struct lacks the record counts";
 	}
 	return NULL;
+}
+
+/* Map the file's fields onto this build's by name and size; NULL or why not. */
+static const char *parse_layout(struct rt_rec_reader *r, char *text)
+{
+	unsigned long long seen[R__N] = { 0 };
+	char *save = NULL, *line;
+	int cur = -1;
+
+	layout_init();
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[96], type[32];
+		const char *why;
+		size_t a, b;
+
+		if (layout_meta(r, line))
+			continue;
+		if (sscanf(line, "struct %95s %zu", name, &a) == 2)
+			why = layout_struct(r, name, a, &cur);
+		else if (cur >= 0 && sscanf(line, "field %95s %zu %zu %31s", name, &a, &b, type) == 4)
+			why = layout_field(r, cur, name, a, b, type, seen);
+		else
+			continue;
+		if (why)
+			return why;
+	}
+	return layout_complete(r, seen);
 }
 
 static void unpack(const struct rt_rec_reader *r, int st, void *out, const unsigned char *in)
@@ -1386,10 +1425,95 @@ int rt_rec_decode_own(const unsigned char *raw, size_t len, struct rt_snapshot *
 	return err;
 }
 
+/*
+ * The compressed bytes of a block (zlen of them) into r->z, read as they
+ * come, the buffer growing with what was read: a damaged header claiming
+ * 1 GiB costs what the file holds, not 1 GiB (make fuzz found that each such
+ * header cost a gigabyte of address space, "out of memory" where it is
+ * scarce). The block's raw size is allocated once its CRC has checked.
+ * *nz: how many the file held. 0, or a negative errno (said).
+ */
+static int read_zbytes(struct rt_rec_reader *r, __u32 zlen, size_t *nz)
+{
+	ssize_t n;
+
+	if (rt_grow_to((void **)&r->z, &r->zcap, 1, 1)) {
+		pr_warn("out of memory.\n");
+		return -ENOMEM;
+	}
+	while (*nz < zlen) {
+		size_t want = *nz < 65536 ? 65536 : 2 * *nz;
+
+		if (want > zlen)
+			want = zlen;
+		if (rt_grow_to((void **)&r->z, &r->zcap, want, 1)) {
+			pr_warn("out of memory.\n");
+			return -ENOMEM;
+		}
+		n = rin(r, r->z + *nz, want - *nz);
+		if (n < 0) {
+			pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
+			return (int)n;
+		}
+		*nz += (size_t)n;
+		if (*nz < want)
+			break;	/* the end of the file */
+	}
+	return 0;
+}
+
+/*
+ * The block whose header (n bytes of it) is bh: its bytes read (*nz of them),
+ * checked and decoded into s. *why: NULL, or why it is no block (the reader
+ * then looks for the next one). 0, or a negative errno (said).
+ */
+static int load_block(struct rt_rec_reader *r, struct rt_snapshot *s, const unsigned char *bh,
+		      ssize_t n, size_t *nz, const char **why)
+{
+	__u32 zlen = n == BLK_HDR ? get32(bh + 4) : 0;
+	__u32 rawlen = n == BLK_HDR ? get32(bh + 8) : 0;
+	int err;
+
+	*why = NULL;
+	if (n < BLK_HDR) {
+		*why = "is cut in the middle of a block";
+		return 0;
+	}
+	if (get32(bh) != RT_REC_BLOCK_MAGIC || zlen > RT_REC_MAX_BLOCK || rawlen > RT_REC_MAX_BLOCK ||
+	    /* more than deflate can make of zlen bytes: a damaged header */
+	    (__u64)rawlen > (__u64)zlen * RT_REC_MAX_RATIO + 64) {
+		*why = "is damaged (no valid block starts)";
+		return 0;
+	}
+	err = read_zbytes(r, zlen, nz);
+	if (err)
+		return err;
+	if (*nz < zlen)
+		*why = "is cut in the middle of a block";
+	else if (get32(bh + 12) != (__u32)crc32(0, r->z, zlen))
+		*why = "is damaged (a block fails its CRC check)";
+	else if ((err = inflate_block(r, zlen, rawlen)) == -ENOMEM) {
+		pr_warn("out of memory.\n");
+		return -ENOMEM;
+	} else if (err == -EIO)
+		*why = "is damaged (a block does not decompress)";
+	else if (err == -E2BIG)
+		*why = "is damaged (a block would take more than 2 GiB of memory)";
+	else if (err)
+		*why = "is damaged (a block's size does not match its layout)";
+	else if ((err = decode(r, s, rawlen)) == -ENOMEM) {
+		pr_warn("out of memory.\n");
+		return err;
+	} else if (err == -E2BIG)
+		*why = "is damaged (a block would take more than 2 GiB of memory)";
+	else if (err)
+		*why = "is damaged (a block does not match its layout)";
+	return 0;
+}
+
 int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 {
 	unsigned char bh[BLK_HDR];
-	__u32 zlen, rawlen;
 	const char *why;
 	long long start;
 	ssize_t n;
@@ -1398,7 +1522,7 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 	if (r->stopped)
 		return 0;
 	for (;;) {
-		size_t nz = 0, nbh;
+		size_t nz = 0;
 
 		start = r->pos;
 		n = rin(r, bh, sizeof(bh));
@@ -1408,75 +1532,13 @@ int rt_rec_next(struct rt_rec_reader *r, struct rt_snapshot *s)
 		}
 		if (n == 0)
 			return at_end(r);
-		nbh = (size_t)n;
-		zlen = n == BLK_HDR ? get32(bh + 4) : 0;
-		rawlen = n == BLK_HDR ? get32(bh + 8) : 0;
-		if (n < BLK_HDR) {
-			why = "is cut in the middle of a block";
-		} else if (get32(bh) != RT_REC_BLOCK_MAGIC || zlen > RT_REC_MAX_BLOCK ||
-			   rawlen > RT_REC_MAX_BLOCK) {
-			why = "is damaged (no valid block starts)";
-		} else if ((__u64)rawlen > (__u64)zlen * RT_REC_MAX_RATIO + 64) {
-			/* more than deflate can make of zlen bytes: a damaged header */
-			why = "is damaged (no valid block starts)";
-		} else {
-			/*
-			 * The compressed bytes are read as they come, the buffer
-			 * growing with what was read: a damaged header claiming
-			 * 1 GiB costs what the file holds, not 1 GiB (make fuzz
-			 * found that each such header cost a gigabyte of address
-			 * space, "out of memory" where it is scarce). The block's
-			 * raw size is allocated once its CRC has checked.
-			 */
-			if (rt_grow_to((void **)&r->z, &r->zcap, 1, 1)) {
-				pr_warn("out of memory.\n");
-				return -ENOMEM;
-			}
-			while (nz < zlen) {
-				size_t want = nz < 65536 ? 65536 : 2 * nz;
-
-				if (want > zlen)
-					want = zlen;
-				if (rt_grow_to((void **)&r->z, &r->zcap, want, 1)) {
-					pr_warn("out of memory.\n");
-					return -ENOMEM;
-				}
-				n = rin(r, r->z + nz, want - nz);
-				if (n < 0) {
-					pr_warn("reading %s failed: %s.\n", r->path, strerror((int)-n));
-					return (int)n;
-				}
-				nz += (size_t)n;
-				if (nz < want)
-					break;	/* the end of the file */
-			}
-			if (nz < zlen)
-				why = "is cut in the middle of a block";
-			else if (get32(bh + 12) != (__u32)crc32(0, r->z, zlen))
-				why = "is damaged (a block fails its CRC check)";
-			else if ((err = inflate_block(r, zlen, rawlen)) == -ENOMEM) {
-				pr_warn("out of memory.\n");
-				return -ENOMEM;
-			} else if (err == -EIO)
-				why = "is damaged (a block does not decompress)";
-			else if (err == -E2BIG)
-				why = "is damaged (a block would take more than 2 GiB of memory)";
-			else if (err)
-				why = "is damaged (a block's size does not match its layout)";
-			else if ((err = decode(r, s, rawlen)) == -ENOMEM) {
-				pr_warn("out of memory.\n");
-				return err;
-			} else if (err == -E2BIG)
-				why = "is damaged (a block would take more than 2 GiB of memory)";
-			else if (err)
-				why = "is damaged (a block does not match its layout)";
-			else
-				why = NULL;
-		}
+		err = load_block(r, s, bh, n, &nz, &why);
+		if (err)
+			return err;
 		if (!why)
 			break;
 		rt_snapshot_clear(s);
-		err = resync(r, start, bh, nbh, nz, why);
+		err = resync(r, start, bh, (size_t)n, nz, why);
 		if (err < 0)
 			return err;
 		if (!err)

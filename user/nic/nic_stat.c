@@ -663,95 +663,88 @@ static int restore_port(struct rt_nl_io *io, const struct rt_qpc_port *p)
 	return r;
 }
 
-int rt_qpc_enable(struct rt_qpc_ctl *c, struct rt_nl_io *io, const struct rt_rdma_ports *ports,
-		  const struct rt_qp_table *devs, int cc, char *why, size_t whylen)
+/* With the congestion counters asked for: which optional counters port p
+ * has on (to put back) and which it will have (those and the congestion
+ * ones), and whether QPs bind them too. */
+static void plan_cc(struct rt_nl_io *io, struct rt_qpc_port *p, char *why, size_t whylen)
 {
-	int r, changed = 0, on = 0;
+	struct rt_stat_status st;
+	size_t nsupp = 0;
+	int r;
 
-	c->n = 0;
-	c->io = io;
-	why[0] = '\0';
-	for (size_t i = 0; i < ports->n && c->n < RT_QPC_MAX_PORTS; i++) {
-		const struct rt_rdma_port *rp = &ports->p[i];
-		struct rt_qpc_port *p = &c->p[c->n];
-		struct rt_stat_status st;
-		size_t d;
-
-		for (d = 0; d < devs->ndevs && strcmp(devs->dev_name[d], rp->dev); d++)
-			;
-		if (d == devs->ndevs)
+	r = rt_stat_read_status(io, p->dev_index, p->port, &st);
+	if (r)
+		snprintf(why, whylen, "%s/%u: optional counters unknown (%s)", p->dev,
+			 p->port, strerror(-r));
+	for (size_t k = 0; !r && k < st.n; k++) {
+		if (!st.c[k].optional)
 			continue;
-		memset(p, 0, sizeof(*p));
-		snprintf(p->dev, sizeof(p->dev), "%s", rp->dev);
-		p->dev_index = devs->dev_index[d];
-		p->port = rp->port;
-		r = rt_stat_read_mode(io, p->dev_index, p->port, &p->was);
-		if (r || !p->was.known) {
-			snprintf(why, whylen, "%s/%u has no per-QP statistics (%s)", p->dev, p->port,
-				 r ? strerror(-r) : "no mode in the answer");
-			continue;
+		if (st.c[k].enabled)
+			p->was_optional[p->nwas_optional++] = st.c[k].index;
+		if (is_cc(st.c[k].name)) {
+			nsupp++;
+			if (!st.c[k].enabled)
+				p->changed_optional = 1;
 		}
-		if (p->was.mode == RDMA_COUNTER_MODE_MANUAL) {
-			snprintf(why, whylen, "%s/%u binds QPs to counters by hand: left as it is",
-				 p->dev, p->port);
-			continue;
-		}
-		p->want_mask = RDMA_COUNTER_MASK_QP_TYPE;
-		p->want_opcnt = -1;
-		if (cc) {
-			size_t nsupp = 0;
-
-			r = rt_stat_read_status(io, p->dev_index, p->port, &st);
-			if (r)
-				snprintf(why, whylen, "%s/%u: optional counters unknown (%s)", p->dev,
-					 p->port, strerror(-r));
-			for (size_t k = 0; !r && k < st.n; k++) {
-				if (!st.c[k].optional)
-					continue;
-				if (st.c[k].enabled)
-					p->was_optional[p->nwas_optional++] = st.c[k].index;
-				if (is_cc(st.c[k].name)) {
-					nsupp++;
-					if (!st.c[k].enabled)
-						p->changed_optional = 1;
-				}
-			}
-			if (!r && !nsupp)
-				snprintf(why, whylen, "%s/%u supports none of the optional congestion "
-					 "counters (cc_rx_ce_pkts, cc_rx_cnp_pkts, cc_tx_cnp_pkts)", p->dev, p->port);
-			p->nwant_optional = 0;
-			for (size_t k = 0; !r && k < st.n; k++)
-				if (st.c[k].optional && (st.c[k].enabled || is_cc(st.c[k].name)))
-					p->want_optional[p->nwant_optional++] = st.c[k].index;
-			/* Bind them per QP too (a kernel without the attribute ignores it). */
-			if (nsupp)
-				p->want_opcnt = 1;
-		}
-		p->changed_mode = !(p->was.mode == RDMA_COUNTER_MODE_AUTO &&
-				    (p->was.mask & RDMA_COUNTER_MASK_QP_TYPE) &&
-				    (p->want_opcnt < 0 || p->was.opcnt == p->want_opcnt));
-		if (p->changed_mode && p->was.mode == RDMA_COUNTER_MODE_AUTO)
-			p->want_mask |= p->was.mask;
-		if (p->changed_mode || p->changed_optional)
-			changed++;
-		if (!p->changed_mode)
-			on++;	/* already binding by QP type */
-		c->n++;
 	}
-	if (!changed)
-		return on;
-	/* What must be put back is on disk before the first change. */
-	r = state_write(c);
-	if (r) {
-		char path[PATH_MAX];
+	if (!r && !nsupp)
+		snprintf(why, whylen, "%s/%u supports none of the optional congestion "
+			 "counters (cc_rx_ce_pkts, cc_rx_cnp_pkts, cc_tx_cnp_pkts)", p->dev, p->port);
+	p->nwant_optional = 0;
+	for (size_t k = 0; !r && k < st.n; k++)
+		if (st.c[k].optional && (st.c[k].enabled || is_cc(st.c[k].name)))
+			p->want_optional[p->nwant_optional++] = st.c[k].index;
+	/* Bind them per QP too (a kernel without the attribute ignores it). */
+	if (nsupp)
+		p->want_opcnt = 1;
+}
 
-		rt_qpc_state_path(path, sizeof(path));
-		snprintf(why, whylen, "cannot write %s (%s): the NIC's counter mode is left unchanged",
-			 path, strerror(-r));
-		c->n = 0;
-		return r;
+/* What port rp is to become, in p (its mode as it was, what changes): 1, or 0
+ * when it is left alone (not one of devs', no per-QP statistics, bound by
+ * hand; why says so). */
+static int plan_port(struct rt_qpc_port *p, struct rt_nl_io *io, const struct rt_rdma_port *rp,
+		     const struct rt_qp_table *devs, int cc, char *why, size_t whylen)
+{
+	size_t d;
+	int r;
+
+	for (d = 0; d < devs->ndevs && strcmp(devs->dev_name[d], rp->dev); d++)
+		;
+	if (d == devs->ndevs)
+		return 0;
+	memset(p, 0, sizeof(*p));
+	snprintf(p->dev, sizeof(p->dev), "%s", rp->dev);
+	p->dev_index = devs->dev_index[d];
+	p->port = rp->port;
+	r = rt_stat_read_mode(io, p->dev_index, p->port, &p->was);
+	if (r || !p->was.known) {
+		snprintf(why, whylen, "%s/%u has no per-QP statistics (%s)", p->dev, p->port,
+			 r ? strerror(-r) : "no mode in the answer");
+		return 0;
 	}
-	c->active = 1;
+	if (p->was.mode == RDMA_COUNTER_MODE_MANUAL) {
+		snprintf(why, whylen, "%s/%u binds QPs to counters by hand: left as it is",
+			 p->dev, p->port);
+		return 0;
+	}
+	p->want_mask = RDMA_COUNTER_MASK_QP_TYPE;
+	p->want_opcnt = -1;
+	if (cc)
+		plan_cc(io, p, why, whylen);
+	p->changed_mode = !(p->was.mode == RDMA_COUNTER_MODE_AUTO &&
+			    (p->was.mask & RDMA_COUNTER_MASK_QP_TYPE) &&
+			    (p->want_opcnt < 0 || p->was.opcnt == p->want_opcnt));
+	if (p->changed_mode && p->was.mode == RDMA_COUNTER_MODE_AUTO)
+		p->want_mask |= p->was.mask;
+	return 1;
+}
+
+/* The planned changes made, port by port: how many ports bind by QP now that
+ * did not (a refusal is said in why, and not put back later). */
+static int apply_plan(struct rt_qpc_ctl *c, struct rt_nl_io *io, char *why, size_t whylen)
+{
+	int r, on = 0;
+
 	for (size_t i = 0; i < c->n; i++) {
 		struct rt_qpc_port *p = &c->p[i];
 
@@ -775,6 +768,42 @@ int rt_qpc_enable(struct rt_qpc_ctl *c, struct rt_nl_io *io, const struct rt_rdm
 		}
 	}
 	return on;
+}
+
+int rt_qpc_enable(struct rt_qpc_ctl *c, struct rt_nl_io *io, const struct rt_rdma_ports *ports,
+		  const struct rt_qp_table *devs, int cc, char *why, size_t whylen)
+{
+	int r, changed = 0, on = 0;
+
+	c->n = 0;
+	c->io = io;
+	why[0] = '\0';
+	for (size_t i = 0; i < ports->n && c->n < RT_QPC_MAX_PORTS; i++) {
+		struct rt_qpc_port *p = &c->p[c->n];
+
+		if (!plan_port(p, io, &ports->p[i], devs, cc, why, whylen))
+			continue;
+		if (p->changed_mode || p->changed_optional)
+			changed++;
+		if (!p->changed_mode)
+			on++;	/* already binding by QP type */
+		c->n++;
+	}
+	if (!changed)
+		return on;
+	/* What must be put back is on disk before the first change. */
+	r = state_write(c);
+	if (r) {
+		char path[PATH_MAX];
+
+		rt_qpc_state_path(path, sizeof(path));
+		snprintf(why, whylen, "cannot write %s (%s): the NIC's counter mode is left unchanged",
+			 path, strerror(-r));
+		c->n = 0;
+		return r;
+	}
+	c->active = 1;
+	return on + apply_plan(c, io, why, whylen);
 }
 
 int rt_qpc_restore(struct rt_qpc_ctl *c)

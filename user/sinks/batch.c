@@ -303,21 +303,12 @@ static void print_findings(struct rt_printer *p, const struct rt_findings *F)
 	rt_pr_close_obj(p);
 }
 
-static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
+/* The interval's totals over flows: counts (JSON) and rates. */
+static void print_totals(struct rt_printer *p, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
-	struct batch *b = s->priv;
-	struct rt_printer *p = &b->pr;
 	const struct rt_flow_val *t = &d->flow_tot;
-	const struct rt_if_val *it = &d->if_tot;
 	double secs = d->secs;
-	char c1[16], safe[sizeof(cur->notes[0])], ifs[IF_NAMESIZE];
-	size_t i, n, active = 0;
-
-	rt_pr_start(p);
-	rt_pr_str(p, RT_PR_TEXT, NULL, "rocetop %s", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "time", NULL, cur->time_ns / 1e9);
-	rt_pr_str(p, RT_PR_ANY, "source", "  source %s", rt_fmt_safe(cur->source, safe, sizeof(safe)));
-	rt_pr_dbl(p, RT_PR_ANY, "interval", "  interval %.2f s\n", secs);
+	char c1[16];
 
 	rt_pr_open_obj(p, "totals");
 	rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, (unsigned long long)t->pkts);
@@ -339,7 +330,11 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	rt_pr_u64(p, RT_PR_ANY, "flows", "  flows %llu", (unsigned long long)cur->nflows);
 	rt_pr_u64(p, RT_PR_ANY, "evicted", "  evicted %llu\n", (unsigned long long)cur->evicted);
 	rt_pr_close_obj(p);
+}
 
+/* What the parser made of the interfaces' frames. */
+static void print_frames(struct rt_printer *p, const struct rt_if_val *it)
+{
 	rt_pr_open_obj(p, "frames");
 	rt_pr_u64(p, RT_PR_ANY, "frames", "frames %llu", (unsigned long long)it->pkts);
 	rt_pr_u64(p, RT_PR_ANY, "roce", "  roce %llu", (unsigned long long)it->roce);
@@ -353,7 +348,16 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	rt_pr_u64(p, RT_PR_JSON, "mirrored", NULL, (unsigned long long)it->mirrored);
 	rt_pr_text(p, "\n");
 	rt_pr_close_obj(p);
-	print_findings(p, d->findings);
+}
+
+/* PFC per interface, direction and priority that paused, with the time paused
+ * at the link's speed. */
+static void print_pfc(struct batch *b, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct rt_printer *p = &b->pr;
+	double secs = d->secs;
+	char c1[16], ifs[IF_NAMESIZE];
+	size_t i;
 
 	rt_pr_open_arr(p, "pfc");
 	for (i = 0; i < d->nifs; i++) {
@@ -389,13 +393,13 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		}
 	}
 	rt_pr_close_arr(p);
+}
 
-	rt_pr_open_arr(p, "notes");
-	for (i = 0; i < cur->nnotes; i++)
-		rt_pr_str(p, RT_PR_ANY, NULL, "note: %s\n", rt_fmt_safe(cur->notes[i], safe, sizeof(safe)));
-	rt_pr_close_arr(p);
-	print_ports(p, d, secs);
-	print_sflow(p, cur, d, secs);
+/* The flows, busiest first: --top of them, or all. 0 or -ENOMEM. */
+static int print_flows(struct batch *b, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct rt_printer *p = &b->pr;
+	size_t i, n, active = 0;
 
 	if (rt_grow_to((void **)&b->order, &b->cap, d->nflows, sizeof(*b->order)))
 		return -ENOMEM;
@@ -410,18 +414,48 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		   "MIRROR");
 	rt_pr_open_arr(p, "flows");
 	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++)
-		print_flow(p, cur, b->order[i], secs);
+		print_flow(p, cur, b->order[i], d->secs);
 	rt_pr_close_arr(p);
 	if (active > i)
 		rt_pr_u64(p, RT_PR_TEXT, NULL, "... %llu more flows (--top 0 shows all)\n",
 			  (unsigned long long)(active - i));
 	rt_pr_u64(p, RT_PR_JSON, "flows_more", NULL, (unsigned long long)(active - i));
 	rt_pr_text(p, "\n");
+	return 0;
+}
+
+static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct batch *b = s->priv;
+	struct rt_printer *p = &b->pr;
+	double secs = d->secs;
+	char c1[16], safe[sizeof(cur->notes[0])];
+	size_t i;
+	int err;
+
+	rt_pr_start(p);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "rocetop %s", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "time", NULL, cur->time_ns / 1e9);
+	rt_pr_str(p, RT_PR_ANY, "source", "  source %s", rt_fmt_safe(cur->source, safe, sizeof(safe)));
+	rt_pr_dbl(p, RT_PR_ANY, "interval", "  interval %.2f s\n", secs);
+	print_totals(p, cur, d);
+	print_frames(p, &d->if_tot);
+	print_findings(p, d->findings);
+	print_pfc(b, cur, d);
+
+	rt_pr_open_arr(p, "notes");
+	for (i = 0; i < cur->nnotes; i++)
+		rt_pr_str(p, RT_PR_ANY, NULL, "note: %s\n", rt_fmt_safe(cur->notes[i], safe, sizeof(safe)));
+	rt_pr_close_arr(p);
+	print_ports(p, d, secs);
+	print_sflow(p, cur, d, secs);
+	err = print_flows(b, cur, d);
+	if (err)
+		return err;
 	rt_pr_end(p);
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
-		int err = errno ? errno : EIO;
-
+		err = errno ? errno : EIO;
 		pr_warn("writing the --batch output to standard output failed: %s.\n", strerror(err));
 		return -err;
 	}

@@ -614,12 +614,13 @@ static void reset(struct pcapsrc *s)
 	s->unplaced = s->unplaced_noted = s->bad_len = 0;
 }
 
-static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
+/*
+ * Before an interval's packets: the file's first packet found at the start
+ * (-ENODATA: the file holds none; 0: the file is done), and a long empty
+ * stretch of capture time skipped. 1: the interval goes on.
+ */
+static int interval_begin(struct pcapsrc *s, struct rt_snapshot *snap)
 {
-	struct pcapsrc *s = src->priv;
-	unsigned long long taken;
-	int d;
-
 	if (!s->started) {
 		next_packet(s);
 		if (!s->pend.have) {
@@ -654,7 +655,14 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 			 (double)(nend - s->end) / 1e9);
 		s->end = nend;
 	}
-	taken = 0;
+	return 1;
+}
+
+/* The interval's packets counted into snap: how many. */
+static unsigned long long count_interval(struct pcapsrc *s, struct rt_snapshot *snap)
+{
+	unsigned long long taken = 0;
+
 	while (s->pend.have && s->pend.ts < s->end) {
 		struct ahead b[RT_PCAP_BATCH];
 		size_t nnew;
@@ -689,15 +697,14 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 		}
 		taken += (unsigned long long)n;
 	}
-	s->empty_run = taken ? 0 : s->empty_run + 1;
-	if (s->timeout_ns && s->end > s->timeout_ns)
-		s->evicted += rt_snapshot_expire(snap, s->end - s->timeout_ns, s->evicted_dir);
-	if (!s->pend.have && s->lost && !s->lost_told) {
-		s->lost_told = 1;
-		pr_warn("%s: %llu RoCE frames of flows beyond --max-flows %u were not counted per flow "
-			"(they count in the interface totals, as table_full); a larger --max-flows keeps them.\n",
-			s->path, (unsigned long long)s->lost, s->max_flows);
-	}
+	return taken;
+}
+
+/* The interval's snapshot around its flows: its time, source, notes and the
+ * file's interface counters, and the join. 0 or -ENOMEM. */
+static int interval_end(struct pcapsrc *s, struct rt_snapshot *snap)
+{
+	int d;
 
 	snap->time_ns = s->end;
 	snap->mono_ns = s->end;
@@ -723,6 +730,31 @@ static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
 		r->evicted = s->evicted_dir[d];
 	}
 	rt_join(snap, NULL);	/* CNPs tied to data flows through ACKs, as live */
+	return 0;
+}
+
+static int pcap_collect(struct rt_source *src, struct rt_snapshot *snap)
+{
+	struct pcapsrc *s = src->priv;
+	unsigned long long taken;
+	int err;
+
+	err = interval_begin(s, snap);
+	if (err <= 0)
+		return err;
+	taken = count_interval(s, snap);
+	s->empty_run = taken ? 0 : s->empty_run + 1;
+	if (s->timeout_ns && s->end > s->timeout_ns)
+		s->evicted += rt_snapshot_expire(snap, s->end - s->timeout_ns, s->evicted_dir);
+	if (!s->pend.have && s->lost && !s->lost_told) {
+		s->lost_told = 1;
+		pr_warn("%s: %llu RoCE frames of flows beyond --max-flows %u were not counted per flow "
+			"(they count in the interface totals, as table_full); a larger --max-flows keeps them.\n",
+			s->path, (unsigned long long)s->lost, s->max_flows);
+	}
+	err = interval_end(s, snap);
+	if (err)
+		return err;
 	s->end += s->interval_ns;
 	return 1;
 }
