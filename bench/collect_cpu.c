@@ -25,7 +25,7 @@
  * into the mapped kernel table and user space (bytes a flow), and the peak
  * RSS (ru_maxrss) of the whole run, which includes the mapped kernel table.
  *
- * Targets (issue 15): 100k flows, 1% changing: <= 15 ms per interval; 100k
+ * Targets (the project's per-interval budget): 100k flows, 1% changing: <= 15 ms per interval; 100k
  * flows all changing: <= 60 ms; 10k all changing: <= 5 ms. Exit 0 when it ran (BENCH_STRICT=1: 1 when the target is
  * missed), 1 with a SKIP line when it cannot run (not root, no BPF, no XDP).
  */

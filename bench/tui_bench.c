@@ -5,7 +5,7 @@
  *
  * N flows live in the loop's persistent table; per interval k of them move
  * (all, or 1 %), then rt_delta_changes, then what the view does with a
- * snapshot (issue 15 item 1: follow what changed, order only what is shown):
+ * snapshot (follow what changed, order only what is shown):
  *   take   tui_data_take: the view's copy, its deltas, the totals since
  *          the start and the histories (written for the k flows that moved
  *          only); when no flow came or went, only the k are copied;
@@ -23,7 +23,7 @@
  *          every address cell formatted for the widths.
  * The refresh is take + page; the ratio full / page is the ordering's gain.
  *
- * Memory (issue 15: the view's own, beyond the collector's): each case runs
+ * Memory (the view's own, beyond the collector's): each case runs
  * three times, each in a child process of its own: the loop alone (the
  * table, its delta and the previous snapshot, no view), the loop with the
  * view (take + page, not the full baseline, whose qsort_r takes a buffer of
@@ -287,7 +287,7 @@ int main(int argc, char **argv)
 		       (view[T_N + 1] - loop[T_N + 1]) / 1024,
 		       (view[T_N + 1] - loop[T_N + 1]) * 1024 / cases[i].flows);
 	}
-	printf("refresh = take + page, what one snapshot costs the view (issue 15 item 1: per-interval work\n"
+	printf("refresh = take + page, what one snapshot costs the view (per-interval work\n"
 	       "follows what changed; targets for the whole interval: 100k flows 1%% changing <= 15 ms,\n"
 	       "100k all changing <= 60 ms, 10k all changing <= 5 ms)\n"
 	       "loop MB = peak RSS of the loop alone (table, delta, previous snapshot); +view MB = what the\n"

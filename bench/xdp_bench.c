@@ -36,7 +36,7 @@
 #include "rocetop.skel.h"
 #include "bench_pass.skel.h"
 
-#define TARGET_NS 35.0	/* issue 10: a RoCE data frame of a known flow */
+#define TARGET_NS 35.0	/* a RoCE data frame of a known flow */
 #define TARGET_WRAP_NS 10.0
 #define MAX_RUNS 401
 

@@ -40,7 +40,7 @@ def check_csv(path, tdir, sc):
         # The generator's victims stop while paused (gen/gen_model.c pause_until):
         # the storm's intervals carry no data packet on priority 3, so
         # pause-without-ecn has no evidence ("carried N data packets ... and not
-        # one CE mark") and must not open (issue 28, item 4).
+        # one CE mark") and must not open (a pause rule with nothing to show is noise).
         pwe = [subj(r["subject"]) for r in opened if r["rule"] == "pause-without-ecn"]
         if pwe:
             errs.append("pause-without-ecn without data packets: %s" % pwe)

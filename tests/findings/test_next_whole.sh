@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A finding's next step comes out whole (issue 28, item 2: it was cut at 191
+# A finding's next step comes out whole (it was once cut at 191
 # bytes, mid-word): a scapy capture with PSN sequence NAKs raises `loss`,
 # whose advice is the longest of the rules (203 bytes); -r --batch (text and
 # JSON), report --json and findings.csv must each carry the whole sentence.

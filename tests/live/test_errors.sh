@@ -52,8 +52,7 @@ else
 	echo "SKIP errors: XDP program already attached: cannot load the pass program"
 fi
 
-# Another rocetop holds the interface through a BPF link (issue 16, defect
-# 18): the hint names bpftool, since 'ip link set dev X xdp off' cannot
+# Another rocetop holds the interface through a BPF link: the hint names bpftool, since 'ip link set dev X xdp off' cannot
 # remove a link.
 "$ROCETOP" -i "$A" -D -d 0.2 2>/dev/null &
 first=$!

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The flight recorder's window starts at zero (issue 28): rocetop on a veth
+# The flight recorder's window starts at zero: rocetop on a veth
 # with --flight-recorder 4s; scapy sends a first burst, then, after more than
 # the window, a second one, and SIGUSR1 writes the file. `report --json` of the
 # file must count exactly the second burst (the sent tally), and the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Recordings keep the link speed (issue 28): a live run on a veth pair (veth
+# Recordings keep the link speed: a live run on a veth pair (veth
 # says 10000 Mb/s through ethtool) records PFC frames of known quanta sent by
 # scapy; the recording is then read in another namespace whose interface of
 # the same name is a bridge (no speed). Paused time from `report --json` and

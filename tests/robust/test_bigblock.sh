@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A recording block that claims 1 GiB of raw record (issue 33, item 8): 1 MB
+# A recording block that claims 1 GiB of raw record: 1 MB
 # of zlib data inflating to 1 GiB of zeros, its CRC and its ratio valid, set
 # between the two halves of a good recording. It is refused before it is
 # inflated: the reader's peak memory (GNU time's maximum RSS) stays under

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Very large Gb/s values keep --batch's columns (issue 33, item 12): a
+# Very large Gb/s values keep --batch's columns: a
 # recording of a scapy capture whose last block the test patches itself (the
 # first flow's byte counter set to 2^62, the block recompressed, its CRC
 # redone). Every flow row's Gb/s and CE% cells end where the header's titles

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CSV formula injection (issue 33, item 11): a capture read under names the
+# CSV formula injection: a capture read under names the
 # test chooses (=, +, -, @ first) names the interface in flows.csv and
 # stats.csv. Each such cell is written quoted with a leading ' ("'=x.pcap"),
 # as OWASP's CSV injection guidance says; the counts stay bare numbers: the

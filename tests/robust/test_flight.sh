@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The flight recorder's files (issue 33, items 1, 9, 12): every expected fact
+# The flight recorder's files: every expected fact
 # is the test's own: files it placed (their checksums), the capture times it
 # chose (file names), stat, and the exit status.
 #   1   --max-files removes only flight recordings of this host, oldest first by

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kill -9 of `rocetop lab` (issue 33, item 7): the traffic generator the lab
+# kill -9 of `rocetop lab`: the traffic generator the lab
 # started (its child, found by its parent pid) is gone within 2 s, not left
 # sending for ever in the leftover namespaces; and the next lab of that name
 # stops a generator an older lab left running there (one the test starts in

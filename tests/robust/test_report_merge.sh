@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rocetop report over several files (issue 33, item 6). The expected numbers
+# rocetop report over several files. The expected numbers
 # are scapy's tally of the capture (tests/offline/offline.py: its frames, its
 # RoCE packets, its one CNP flow of 5 CNPs from 10.0.0.2) and the blocks the
 # test counts in the files itself.

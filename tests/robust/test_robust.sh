@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Robustness (issue 16): hostile and unlucky captures, paths and outputs.
+# Robustness: hostile and unlucky captures, paths and outputs.
 # Every expected number is the test's own: frames written by tests/robust/
 # craft.py (scapy and struct, 122-byte RoCE frames), times chosen here.
 #   3   timestamps past 2038 / 2106 / 2^64-1 and a negative if_tsoffset
