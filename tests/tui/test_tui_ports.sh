@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The NIC ports view (key 4) on the mlx5 fixture: the congestion counters
-# ARCHITECTURE.md names come first, marked with *, with the values the fixture
-# files hold; the other counters follow.
+# (user/nic/nic_sysfs.c's list) come first, marked with *, with the values
+# the fixture files hold; the other counters follow.
 set -u
 cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
