@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
@@ -238,5 +239,24 @@ static inline void bench_frames(struct frame fr[NFRAMES])
 	wrap(&fr[5], "ERSPAN III + RDMA WRITE", &fr[0], 0);
 	wrap(&fr[6], "VXLAN + RDMA WRITE", &fr[0], 1);
 }
+
+#ifdef ROCETOP_PARSE_H
+/* Each frame parses as the kind it was built for (bpf/parse.h's rt_parse),
+ * or a bench on it measures nothing: 0, or -1 after saying which (WHO: the
+ * program's name). */
+static inline int bench_frames_check(const char *who, const struct frame fr[NFRAMES])
+{
+	for (int p = 0; p < NFRAMES; p++) {
+		struct rt_pkt pk = { 0 };
+
+		if (rt_parse(fr[p].b, fr[p].b + fr[p].len, fr[p].len, &pk) != fr[p].kind) {
+			fprintf(stderr, "%s: the %s frame parses as kind %d, not %d\n", who,
+				fr[p].name, pk.kind, fr[p].kind);
+			return -1;
+		}
+	}
+	return 0;
+}
+#endif
 
 #endif

@@ -60,16 +60,81 @@ static long run_tc(int fd, const struct frame *f, __u32 repeat)
 	return (long)o.duration;
 }
 
+/* xdp pass, xdp rocetop, tc pass, tc rocetop: their ns per round, and
+ * rocetop's added ns over the pass-only program of its type */
+static long v[NFRAMES][4][MAX_RUNS], add[NFRAMES][2][MAX_RUNS], ratio[NFRAMES][MAX_RUNS];
+
+static long run_one(int k, int fd, const struct frame *f, __u32 repeat)
+{
+	return (k < 2 ? run_xdp : run_tc)(fd, f, repeat);
+}
+
+/* A warm-up, then the rounds: per frame the four programs in turn (ABBA). */
+static int run_rounds(const int fd[4], const struct frame *fr, __u32 repeat, int runs)
+{
+	/* warm up: inserts the flows (one per direction), faults the code in */
+	for (int p = 0; p < NFRAMES; p++)
+		for (int k = 0; k < 4; k++)
+			if (run_one(k, fd[k], &fr[p], 1000) < 0) {
+				fprintf(stderr, "tc_bench: test run of %s failed\n", fr[p].name);
+				return -1;
+			}
+	for (int r = 0; r < runs; r++)
+		for (int p = 0; p < NFRAMES; p++) {
+			for (int k = 0; k < 4; k++) {
+				/* odd rounds in the reverse order: ABBA */
+				int j = r % 2 ? 3 - k : k;
+
+				v[p][j][r] = run_one(j, fd[j], &fr[p], repeat);
+				if (v[p][j][r] < 0) {
+					fprintf(stderr, "tc_bench: test run of %s failed: %s\n",
+						fr[p].name, strerror((int)-v[p][j][r]));
+					return -1;
+				}
+			}
+			add[p][0][r] = v[p][1][r] - v[p][0][r];
+			add[p][1][r] = v[p][3][r] - v[p][2][r];
+			/* in hundredths; a round whose xdp added is not positive counts high */
+			ratio[p][r] = add[p][0][r] > 0 ? 100 * add[p][1][r] / add[p][0][r] : 100000;
+		}
+	return 0;
+}
+
+/* The table of medians; the RoCE data frame's tc/xdp ratio against its target. */
+static void print_rounds(const struct frame *fr, __u32 repeat, int runs)
+{
+	double ratio0 = 0;
+
+	printf("Egress (tc) program cost per packet beside the XDP program's (BPF_PROG_TEST_RUN,\n"
+	       "repeat %u, %d rounds; each against a pass-only program of its type, the four in\n"
+	       "turn per frame and round; medians over the rounds, IQR of the rounds' ratio;\n"
+	       "flows already in the map; one CPU)\n\n", repeat, runs);
+	printf("%-26s %8s %8s %8s %8s %7s %7s\n", "packet", "xdp pass", "xdp add", "tc pass",
+	       "tc add", "tc/xdp", "IQR");
+	for (int p = 0; p < NFRAMES; p++) {
+		long m[4], iqr, ir;
+		double rt_;
+
+		for (int k = 0; k < 4; k++)
+			m[k] = quartiles(k < 2 ? v[p][2 * k] : add[p][k - 2], runs, &iqr);
+		rt_ = (double)quartiles(ratio[p], runs, &ir) / 100.0;
+		if (p == 0)
+			ratio0 = rt_;
+		printf("%-26s %8ld %8ld %8ld %8ld %7.2f %7.2f\n", fr[p].name, m[0], m[2], m[1], m[3],
+		       rt_, (double)ir / 100.0);
+	}
+	printf("\ntarget: tc added / xdp added at most %.1f for a RoCE data frame (%s): %.2f, %s\n",
+	       TARGET_RATIO, fr[0].name, ratio0, ratio0 <= TARGET_RATIO ? "met" : "NOT met");
+}
+
 int main(int argc, char **argv)
 {
 	struct rocetop_bpf *rt = NULL;
 	struct bench_pass_bpf *bp = NULL;
 	struct bench_pass_tc_bpf *bt = NULL;
 	struct frame fr[NFRAMES];
-	static long v[NFRAMES][4][MAX_RUNS], add[NFRAMES][2][MAX_RUNS], ratio[NFRAMES][MAX_RUNS];
 	__u32 repeat = 100000;
 	int runs = 61, rc = 1, fd[4];
-	double ratio0 = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-n") && i + 1 < argc)
@@ -97,68 +162,15 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
-	/* xdp pass, xdp rocetop, tc pass, tc rocetop */
 	fd[0] = bpf_program__fd(bp->progs.rt_pass);
 	fd[1] = bpf_program__fd(rt->progs.rt_xdp);
 	fd[2] = bpf_program__fd(bt->progs.rt_pass_tc);
 	fd[3] = bpf_program__fd(rt->progs.rt_tc);
 	pin_cpu();
 	bench_frames(fr);
-
-	for (int p = 0; p < NFRAMES; p++) {
-		struct rt_pkt pk = { 0 };
-
-		if (rt_parse(fr[p].b, fr[p].b + fr[p].len, fr[p].len, &pk) != fr[p].kind) {
-			fprintf(stderr, "tc_bench: the %s frame parses as kind %d, not %d\n",
-				fr[p].name, pk.kind, fr[p].kind);
-			goto out;
-		}
-	}
-	/* warm up: inserts the flows (one per direction), faults the code in */
-	for (int p = 0; p < NFRAMES; p++)
-		for (int k = 0; k < 4; k++)
-			if ((k < 2 ? run_xdp : run_tc)(fd[k], &fr[p], 1000) < 0) {
-				fprintf(stderr, "tc_bench: test run of %s failed\n", fr[p].name);
-				goto out;
-			}
-	for (int r = 0; r < runs; r++)
-		for (int p = 0; p < NFRAMES; p++) {
-			for (int k = 0; k < 4; k++) {
-				/* odd rounds in the reverse order: ABBA */
-				int j = r % 2 ? 3 - k : k;
-
-				v[p][j][r] = (j < 2 ? run_xdp : run_tc)(fd[j], &fr[p], repeat);
-				if (v[p][j][r] < 0) {
-					fprintf(stderr, "tc_bench: test run of %s failed: %s\n",
-						fr[p].name, strerror((int)-v[p][j][r]));
-					goto out;
-				}
-			}
-			add[p][0][r] = v[p][1][r] - v[p][0][r];
-			add[p][1][r] = v[p][3][r] - v[p][2][r];
-			/* in hundredths; a round whose xdp added is not positive counts high */
-			ratio[p][r] = add[p][0][r] > 0 ? 100 * add[p][1][r] / add[p][0][r] : 100000;
-		}
-	printf("Egress (tc) program cost per packet beside the XDP program's (BPF_PROG_TEST_RUN,\n"
-	       "repeat %u, %d rounds; each against a pass-only program of its type, the four in\n"
-	       "turn per frame and round; medians over the rounds, IQR of the rounds' ratio;\n"
-	       "flows already in the map; one CPU)\n\n", repeat, runs);
-	printf("%-26s %8s %8s %8s %8s %7s %7s\n", "packet", "xdp pass", "xdp add", "tc pass",
-	       "tc add", "tc/xdp", "IQR");
-	for (int p = 0; p < NFRAMES; p++) {
-		long m[4], iqr, ir;
-		double rt_;
-
-		for (int k = 0; k < 4; k++)
-			m[k] = quartiles(k < 2 ? v[p][2 * k] : add[p][k - 2], runs, &iqr);
-		rt_ = (double)quartiles(ratio[p], runs, &ir) / 100.0;
-		if (p == 0)
-			ratio0 = rt_;
-		printf("%-26s %8ld %8ld %8ld %8ld %7.2f %7.2f\n", fr[p].name, m[0], m[2], m[1], m[3],
-		       rt_, (double)ir / 100.0);
-	}
-	printf("\ntarget: tc added / xdp added at most %.1f for a RoCE data frame (%s): %.2f, %s\n",
-	       TARGET_RATIO, fr[0].name, ratio0, ratio0 <= TARGET_RATIO ? "met" : "NOT met");
+	if (bench_frames_check("tc_bench", fr) || run_rounds(fd, fr, repeat, runs))
+		goto out;
+	print_rounds(fr, repeat, runs);
 	rc = 0;
 out:
 	bench_pass_tc_bpf__destroy(bt);

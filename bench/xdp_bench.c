@@ -73,15 +73,85 @@ static int new_flow_cost(int fd, int nflows, long *newf, long *old)
 	return i == nflows ? 0 : -EIO;
 }
 
+/* -x: the frames in hex, one a line. */
+static void dump_frames(const struct frame *fr)
+{
+	for (int p = 0; p < NFRAMES; p++) {
+		printf("%-28s ", fr[p].name);
+		for (__u32 i = 0; i < fr[p].len; i++)
+			printf("%02x", fr[p].b[i]);
+		printf("\n");
+	}
+}
+
+static long base[NFRAMES][MAX_RUNS], add[NFRAMES][MAX_RUNS];
+
+/* A warm-up, then the rounds: each frame through the pass-only program, then
+ * rocetop's; base[] and add[] (rocetop's ns over the pass-only's) per round. */
+static int run_rounds(int rt_fd, int bp_fd, const struct frame *fr, __u32 repeat, int runs)
+{
+	/* warm up: inserts the flows and the interface row, faults the code in */
+	for (int p = 0; p < NFRAMES; p++)
+		if (run_xdp(rt_fd, &fr[p], 1000) < 0 || run_xdp(bp_fd, &fr[p], 1000) < 0) {
+			fprintf(stderr, "xdp_bench: test run of %s failed\n", fr[p].name);
+			return -1;
+		}
+	for (int r = 0; r < runs; r++)
+		for (int p = 0; p < NFRAMES; p++) {
+			long b = run_xdp(bp_fd, &fr[p], repeat), c = run_xdp(rt_fd, &fr[p], repeat);
+
+			if (b < 0 || c < 0) {
+				fprintf(stderr, "xdp_bench: test run of %s failed: %s\n", fr[p].name,
+					strerror((int)-(b < 0 ? b : c)));
+				return -1;
+			}
+			base[p][r] = b;
+			add[p][r] = c - b;
+		}
+	return 0;
+}
+
+/* The table of medians and the wrapped frames' extra; 1 when the RoCE target is met. */
+static int print_rounds(const struct frame *fr, __u32 repeat, int runs)
+{
+	static long more[2][MAX_RUNS];
+	int met = 1;
+
+	for (int r = 0; r < runs; r++) {
+		more[0][r] = add[5][r] - add[0][r];
+		more[1][r] = add[6][r] - add[0][r];
+	}
+	printf("XDP program cost per packet (BPF_PROG_TEST_RUN, repeat %u; %d rounds, each\n"
+	       "frame's pass-only run then rocetop's in turn; median over the rounds, IQR = the\n"
+	       "interquartile range of the rounds; flows already in the map; one CPU)\n\n",
+	       repeat, runs);
+	printf("%-28s %8s %9s %8s  %s\n", "packet", "pass ns", "added ns", "IQR", "target");
+	for (int p = 0; p < NFRAMES; p++) {
+		long iqr, iqr_b, b = quartiles(base[p], runs, &iqr_b);
+		long added = quartiles(add[p], runs, &iqr);
+
+		printf("%-28s %8ld %9ld %8ld  %s\n", fr[p].name, b, added, iqr,
+		       p == 0 ? (added <= TARGET_NS ? "<= 35: met" : "<= 35: NOT met") : "");
+		if (p == 0 && added > TARGET_NS)
+			met = 0;
+	}
+	for (int w = 0; w < 2; w++) {
+		long iqr, m = quartiles(more[w], runs, &iqr);
+
+		printf("%-28s %8s %9ld %8ld  <= %.0f ns more than unwrapped: %s\n",
+		       w ? "  VXLAN, more" : "  ERSPAN III, more", "", m, iqr, TARGET_WRAP_NS,
+		       m <= TARGET_WRAP_NS ? "met" : "NOT met");
+	}
+	return met;
+}
+
 int main(int argc, char **argv)
 {
 	struct rocetop_bpf *rt = NULL;
 	struct bench_pass_bpf *bp = NULL;
 	struct frame fr[NFRAMES];
-	static long base[NFRAMES][MAX_RUNS], add[NFRAMES][MAX_RUNS], more[2][MAX_RUNS];
-	long added[NFRAMES] = { 0 };
 	__u32 repeat = 100000;
-	int runs = 121, rc = 1, rt_fd, bp_fd, met = 1, dump = 0;
+	int runs = 121, rc = 1, rt_fd, bp_fd, met, dump = 0;
 	long newf = 0, oldf = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -113,71 +183,17 @@ int main(int argc, char **argv)
 	rt_fd = bpf_program__fd(rt->progs.rt_xdp);
 	bp_fd = bpf_program__fd(bp->progs.rt_pass);
 	pin_cpu();
-
 	bench_frames(fr);
-
-	for (int p = 0; p < NFRAMES; p++) {
-		struct rt_pkt pk = { 0 };
-
-		if (rt_parse(fr[p].b, fr[p].b + fr[p].len, fr[p].len, &pk) != fr[p].kind) {
-			fprintf(stderr, "xdp_bench: the %s frame parses as kind %d, not %d\n",
-				fr[p].name, pk.kind, fr[p].kind);
-			goto out;
-		}
-	}
+	if (bench_frames_check("xdp_bench", fr))
+		goto out;
 	if (dump) {
-		for (int p = 0; p < NFRAMES; p++) {
-			printf("%-28s ", fr[p].name);
-			for (__u32 i = 0; i < fr[p].len; i++)
-				printf("%02x", fr[p].b[i]);
-			printf("\n");
-		}
+		dump_frames(fr);
 		rc = 0;
 		goto out;
 	}
-	/* warm up: inserts the flows and the interface row, faults the code in */
-	for (int p = 0; p < NFRAMES; p++)
-		if (run_xdp(rt_fd, &fr[p], 1000) < 0 || run_xdp(bp_fd, &fr[p], 1000) < 0) {
-			fprintf(stderr, "xdp_bench: test run of %s failed\n", fr[p].name);
-			goto out;
-		}
-	for (int r = 0; r < runs; r++)
-		for (int p = 0; p < NFRAMES; p++) {
-			long b = run_xdp(bp_fd, &fr[p], repeat), c = run_xdp(rt_fd, &fr[p], repeat);
-
-			if (b < 0 || c < 0) {
-				fprintf(stderr, "xdp_bench: test run of %s failed: %s\n", fr[p].name,
-					strerror((int)-(b < 0 ? b : c)));
-				goto out;
-			}
-			base[p][r] = b;
-			add[p][r] = c - b;
-		}
-	for (int r = 0; r < runs; r++) {
-		more[0][r] = add[5][r] - add[0][r];
-		more[1][r] = add[6][r] - add[0][r];
-	}
-	printf("XDP program cost per packet (BPF_PROG_TEST_RUN, repeat %u; %d rounds, each\n"
-	       "frame's pass-only run then rocetop's in turn; median over the rounds, IQR = the\n"
-	       "interquartile range of the rounds; flows already in the map; one CPU)\n\n",
-	       repeat, runs);
-	printf("%-28s %8s %9s %8s  %s\n", "packet", "pass ns", "added ns", "IQR", "target");
-	for (int p = 0; p < NFRAMES; p++) {
-		long iqr, iqr_b, b = quartiles(base[p], runs, &iqr_b);
-
-		added[p] = quartiles(add[p], runs, &iqr);
-		printf("%-28s %8ld %9ld %8ld  %s\n", fr[p].name, b, added[p], iqr,
-		       p == 0 ? (added[p] <= TARGET_NS ? "<= 35: met" : "<= 35: NOT met") : "");
-		if (p == 0 && added[p] > TARGET_NS)
-			met = 0;
-	}
-	for (int w = 0; w < 2; w++) {
-		long iqr, m = quartiles(more[w], runs, &iqr);
-
-		printf("%-28s %8s %9ld %8ld  <= %.0f ns more than unwrapped: %s\n",
-		       w ? "  VXLAN, more" : "  ERSPAN III, more", "", m, iqr, TARGET_WRAP_NS,
-		       m <= TARGET_WRAP_NS ? "met" : "NOT met");
-	}
+	if (run_rounds(rt_fd, bp_fd, fr, repeat, runs))
+		goto out;
+	met = print_rounds(fr, repeat, runs);
 	if (new_flow_cost(rt_fd, 2001, &newf, &oldf) == 0)
 		printf("\nfirst packet of a flow (slot claimed): %ld ns more than an existing flow's\n"
 		       "(median of 2001 single runs each: %ld vs %ld ns, syscall overhead included)\n",
