@@ -7,8 +7,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 "$PY" -c 'import scapy' 2>/dev/null || rt_skip next_whole "scapy is not installed"
 rt_tmpdir T
 NEXT="Packets are lost between sender and receiver: look for drops at the switch (buffer overflow, PFC off on this priority) and link errors; retransmissions cost the collective far more than the lost packets."

@@ -4,7 +4,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 BUILD=${BUILD:-build}
 A=rtr${RT_ID}a B=rtr${RT_ID}b
 # lo of a namespace of our own: the host's lo is shared with other runs.

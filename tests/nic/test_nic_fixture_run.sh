@@ -7,7 +7,6 @@
 #   wrap: 296 + 200 = 496), ethtool rx_prio3_pause 100 -> 160 (60).
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 FIX=$PWD/tests/fixtures/sysfs/mlx5-host
 name=nic_fixture_run
 . tests/lib.sh

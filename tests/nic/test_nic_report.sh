@@ -6,8 +6,6 @@
 # counters of counters/), congestion counters flagged.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 FIX=$PWD/tests/fixtures/sysfs/mlx5-host
 name=nic_report
 . tests/lib.sh

@@ -14,9 +14,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 GEN=${GEN:-$PWD/build/rocetop-gen}
-PY=${PYTHON:-/usr/bin/python3}
 H=tests/offline/report_memory.py
 rt_tmpdir T
 fails=0

@@ -9,8 +9,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 here=tests/rec
 id=$RT_ID
 A=rtw${id}a B=rtw${id}b IFA=rtw${id}x IFB=rtw${id}y
@@ -24,8 +22,8 @@ rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
 rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" &&
 	ip -n "$A" addr add 10.98.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.98.0.2/24 dev "$IFB" ||
 	{ echo "FAIL flight_window: cannot build the namespaces"; exit 1; }
-MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
-MAC_B=$(ip -n "$B" -o link show "$IFB" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+MAC_A=$(rt_mac "$A" "$IFA")
+MAC_B=$(rt_mac "$B" "$IFB")
 
 # run NAME [ROCETOP-OPTIONS...]
 run() {

@@ -9,8 +9,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 here=tests/rec
 old=tests/fixtures/rec/main-e7a5c90-rtoldy-10G.rtr
 id=$RT_ID

@@ -9,8 +9,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 here=tests/rec
 id=$RT_ID
 A=rts${id}a B=rts${id}b C=rts${id}c IFA=rts${id}x IFB=rts${id}y
@@ -25,7 +23,7 @@ rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
 rt_netns "$A" "$B" "$C" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" "$C" &&
 	ip -n "$C" link add "$IFB" type bridge && ip -n "$C" link set "$IFB" up ||
 	{ echo "FAIL rec_speed: cannot build the namespaces"; exit 1; }
-MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+MAC_A=$(rt_mac "$A" "$IFA")
 veth_mbps=$(ip netns exec "$B" ethtool "$IFB" 2>/dev/null | sed -n 's/^\s*Speed: \([0-9]*\)Mb\/s/\1/p')
 [ -n "$veth_mbps" ] || rt_skip rec_speed "this kernel's veth says no speed"
 

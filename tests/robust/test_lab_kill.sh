@@ -8,7 +8,6 @@
 # whether each still runs.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 ROCETOP_GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
 . tests/lib.sh
 name=rtk$RT_ID

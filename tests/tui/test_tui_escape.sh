@@ -15,9 +15,7 @@
 # sparkline's own characters).
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 BUILD=$(dirname "$ROCETOP")
-PY=${PYTHON:-/usr/bin/python3}
 . tests/lib.sh
 S=rtue$RT_ID
 fail=0

@@ -4,7 +4,6 @@
 # the fixture files hold; the other counters follow.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 FIX=tests/fixtures/sysfs/mlx5-host/t0
 HW=$FIX/sys/class/infiniband/mlx5_0/ports/1/hw_counters
 . tests/lib.sh
