@@ -51,6 +51,21 @@ static inline __u32 eth(__u8 *p, const __u8 dst[6], unsigned int type)
 	return 14;
 }
 
+/* An IPv4 header at p, 10.0.0.1 -> 10.0.0.DST, TTL 64, no checksum: its length. */
+static inline __u32 ipv4(__u8 *p, __u8 tos, __u32 len, int df, __u8 proto, __u8 dst)
+{
+	p[0] = 0x45;
+	p[1] = tos;
+	put16(p + 2, len);
+	if (df)
+		p[6] = 0x40;
+	p[8] = 64;
+	p[9] = proto;
+	p[12] = 10, p[15] = 1;
+	p[16] = 10, p[19] = dst;
+	return 20;
+}
+
 /* Ethernet / IPv4 (tos) / UDP 4791 / BTH (opcode, dqpn) / payload / ICRC. */
 static inline void roce(struct frame *f, const char *name, __u8 tos, __u8 opcode, __u32 dqpn,
 		 __u32 payload)
@@ -63,15 +78,7 @@ static inline void roce(struct frame *f, const char *name, __u8 tos, __u8 opcode
 	o = eth(p, dst, 0x0800);
 	f->name = name;
 	f->kind = RT_K_ROCE;
-	p[o] = 0x45;
-	p[o + 1] = tos;
-	put16(p + o + 2, 20 + ulen);
-	p[o + 6] = 0x40;	/* DF */
-	p[o + 8] = 64;
-	p[o + 9] = 17;
-	p[o + 12] = 10, p[o + 15] = 1;
-	p[o + 16] = 10, p[o + 19] = 2;
-	o += 20;
+	o += ipv4(p + o, tos, 20 + ulen, 1, 17, 2);	/* DF, UDP */
 	put16(p + o, 49152);
 	put16(p + o + 2, 4791);
 	put16(p + o + 4, ulen);
@@ -112,13 +119,7 @@ static inline void tcp(struct frame *f)
 	o = eth(p, dst, 0x0800);
 	f->name = "TCP (not RoCE)";
 	f->kind = RT_K_OTHER;
-	p[o] = 0x45;
-	put16(p + o + 2, 20 + 20 + 64);
-	p[o + 8] = 64;
-	p[o + 9] = 6;
-	p[o + 12] = 10, p[o + 15] = 1;
-	p[o + 16] = 10, p[o + 19] = 3;
-	o += 20;
+	o += ipv4(p + o, 0, 20 + 20 + 64, 0, 6, 3);	/* TCP */
 	put16(p + o, 40000);
 	put16(p + o + 2, 22);
 	p[o + 12] = 0x50;

@@ -204,17 +204,13 @@ static int interval_case(__u32 n, __u32 every, double med[NI], size_t *changed)
 		rt_snapshot_next_interval(&cur);
 		t[0] = cpu_ms();
 		for (__u32 i = 0; i < n; i++) {
-			struct rt_flow_key key;
 			struct rt_flow *f;
-			int fresh;
 
-			if (k && every > 1 && i % every != (__u32)k % every)
+			if (!bench_flow_moves(i, every, k))
 				continue;
-			bench_flow_key(&key, i);
-			f = rt_snapshot_flow(&cur, &key, &fresh);
+			f = bench_flow_touch(&cur, i);
 			if (!f)
 				goto out;
-			rt_snapshot_touch(&cur, f);	/* before the counters move */
 			count_one(&f->v, i, now);
 		}
 		cur.time_ns = cur.mono_ns = now;

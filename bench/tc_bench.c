@@ -39,6 +39,7 @@
 #include "frames.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
+#include "bpf_bench.h"
 #include "bench_pass.skel.h"
 #include "bench_pass_tc.skel.h"
 
@@ -142,19 +143,11 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
 			runs = atoi(argv[++i]);
 	}
-	if (runs < 1 || runs > MAX_RUNS || repeat < 1) {
-		fprintf(stderr, "tc_bench: -r takes 1 to %d rounds, -n a positive repeat count\n",
-			MAX_RUNS);
+	if (bench_rounds_ok("tc_bench", runs, MAX_RUNS, repeat))
 		return 1;
-	}
-	libbpf_set_print(silent);
-	/* As the live source loads it: the flow table sized for 16384 flows a CPU. */
-	rt = rt_skel_load_test(0, 1, NULL);
-	if (!rt) {
-		fprintf(stderr, "tc_bench: cannot load rocetop.bpf.o (%s); run as root on a "
-			"kernel with BPF\n", strerror(errno));
+	rt = bench_load_rocetop("tc_bench");
+	if (!rt)
 		goto out;
-	}
 	bp = bench_pass_bpf__open_and_load();
 	bt = bench_pass_tc_bpf__open_and_load();
 	if (!bp || !bt) {

@@ -109,17 +109,13 @@ static int step_flows(struct tb_case *c, __u32 every, int k)
 
 	rt_snapshot_next_interval(&c->cur);
 	for (__u32 i = 0; i < c->n; i++) {
-		struct rt_flow_key key;
 		struct rt_flow *f;
-		int fresh;
 
-		if (k && every > 1 && i % every != (__u32)k % every)
+		if (!bench_flow_moves(i, every, k))
 			continue;
-		bench_flow_key(&key, i);
-		f = rt_snapshot_flow(&c->cur, &key, &fresh);
+		f = bench_flow_touch(&c->cur, i);
 		if (!f)
 			return -1;
-		rt_snapshot_touch(&c->cur, f);	/* before the counters move */
 		count_one(&f->v, i, now);
 	}
 	c->cur.time_ns = c->cur.mono_ns = now;

@@ -38,6 +38,7 @@
 #include "frames.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
+#include "bpf_bench.h"
 #include "bench_pass.skel.h"
 
 #define MAX_ROUNDS 401
@@ -174,11 +175,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
 			repeat = (__u32)strtoul(argv[++i], NULL, 0);
 	}
-	if (rounds < 1 || rounds > MAX_ROUNDS || repeat < 1) {
-		fprintf(stderr, "xdp_ab: -r takes 1 to %d rounds, -n a positive repeat count\n",
-			MAX_ROUNDS);
+	if (bench_rounds_ok("xdp_ab", rounds, MAX_ROUNDS, repeat))
 		return 1;
-	}
 	if (other && !(elf = read_file(other, &elf_size))) {
 		fprintf(stderr, "xdp_ab: cannot read %s: %s\n", other, strerror(errno));
 		return 1;
