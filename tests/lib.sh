@@ -123,6 +123,23 @@ rt_wait_file() {
 	return 1
 }
 
+# rt_two_hosts NAME TAG: the live tests' start, as root: two namespaces A
+# and B (TAG and this run's id, then a and b) joined by a veth pair IFA-IFB
+# (x and y), lo up, no IPv6, their MACs in MAC_A and MAC_B; tmp, a temporary
+# directory; pids, processes the test starts, killed on exit.
+rt_two_hosts() {
+	local name=$1 tag=$2$RT_ID
+	A=${tag}a B=${tag}b IFA=${tag}x IFB=${tag}y
+	pids=()
+	rt_need_root "$name" "needs root for namespaces and BPF"
+	rt_tmpdir tmp
+	rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
+	rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" ||
+		{ echo "FAIL $name: cannot build the namespaces"; exit 1; }
+	MAC_A=$(rt_mac "$A" "$IFA")
+	MAC_B=$(rt_mac "$B" "$IFB")
+}
+
 # ---- tmux (the live view's tests) ----
 # rt_tmux NAME SESSION COLS ROWS: a tmux session of that size running a bare
 # bash, killed on exit; rt_cap and rt_wait_for read its screen.

@@ -7,20 +7,11 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 here=tests/live
-id=$RT_ID
-A=rte${id}a B=rte${id}b IFA=rte${id}x IFB=rte${id}y
-pids=()
 
-rt_need_root live "needs root for namespaces and BPF"
 rt_need_cmd live tshark tcpdump
-rt_tmpdir tmp
-rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
-
-rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" &&
-ip -n "$A" addr add 10.99.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.99.0.2/24 dev "$IFB" &&
-rt_no_ipv6 "$A" "$B" || { echo "FAIL live: cannot build the namespaces"; exit 1; }
-MAC_A=$(rt_mac "$A" "$IFA")
-MAC_B=$(rt_mac "$B" "$IFB")
+rt_two_hosts live rte
+ip -n "$A" addr add 10.99.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.99.0.2/24 dev "$IFB" ||
+	{ echo "FAIL live: cannot address the veth pair"; exit 1; }
 
 # Wait until rocetop has attached: the CSV files appear once the source is up.
 wait_attached() { rt_wait_file "$1/flows.csv" "$2"; }

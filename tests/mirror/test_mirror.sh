@@ -10,21 +10,12 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 here=tests/mirror
-id=$RT_ID
-A=rtm${id}a B=rtm${id}b IFA=rtm${id}x IFB=rtm${id}y
-pids=()
 
-rt_need_root mirror "needs root for namespaces and BPF"
 rt_need_cmd mirror tshark tcpdump
-rt_tmpdir tmp
-rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
-
-rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" &&
+rt_two_hosts mirror rtm
 ip netns exec "$A" sysctl -qw net.ipv6.conf."$IFA".disable_ipv6=1 &&
 ip netns exec "$B" sysctl -qw net.ipv6.conf."$IFB".disable_ipv6=1 ||
-	{ echo "FAIL mirror: cannot build the namespaces"; exit 1; }
-MAC_A=$(rt_mac "$A" "$IFA")
-MAC_B=$(rt_mac "$B" "$IFB")
+	{ echo "FAIL mirror: cannot turn IPv6 off on the veth pair"; exit 1; }
 
 wait_attached() { rt_wait_file "$1/flows.csv" "$2"; }
 

@@ -5,8 +5,8 @@
 # (Linux cooked SLL2, direction from the packet type).
 set -u
 cd "$(dirname "$0")/../.."
-H="$PY tests/offline/offline.py"
 . tests/lib.sh
+H="$PY tests/offline/offline.py"
 NA=rtoa$RT_ID NB=rtob$RT_ID
 fails=0
 pass() { echo "PASS $1"; }

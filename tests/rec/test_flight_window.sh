@@ -10,20 +10,11 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 here=tests/rec
-id=$RT_ID
-A=rtw${id}a B=rtw${id}b IFA=rtw${id}x IFB=rtw${id}y
-pids=()
 
-rt_need_root flight_window "needs root for namespaces and BPF"
 "$PY" -c 'import scapy' 2>/dev/null || rt_skip flight_window "scapy is not installed"
-rt_tmpdir tmp
-rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
-
-rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" &&
-	ip -n "$A" addr add 10.98.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.98.0.2/24 dev "$IFB" ||
-	{ echo "FAIL flight_window: cannot build the namespaces"; exit 1; }
-MAC_A=$(rt_mac "$A" "$IFA")
-MAC_B=$(rt_mac "$B" "$IFB")
+rt_two_hosts flight_window rtw
+ip -n "$A" addr add 10.98.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.98.0.2/24 dev "$IFB" ||
+	{ echo "FAIL flight_window: cannot address the veth pair"; exit 1; }
 
 # run NAME [ROCETOP-OPTIONS...]
 run() {

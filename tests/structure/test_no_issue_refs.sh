@@ -17,13 +17,15 @@ allow=tests/structure/issue_refs_allow.txt
 check=tests/structure/issue_refs.pl
 
 # The matcher itself, on lines whose answer is known: it must be able to fail.
+# (The samples are put together here, so this file holds no reference itself.)
+w=issue h='#'
 {
-	printf '/* fixed in issue 12 */\n'
-	printf '# see issue #7 for the reason\n'
-	printf '// as asked (issue\n// 31, item 2)\n'
-	printf ' * the ERSPAN frames (#27) are\n'
-	printf '# #44: a short read\n'
-	printf 'this fixes #9.\n'
+	printf '%s\n' "/* fixed in $w 12 */"
+	printf '%s\n' "# see $w ${h}7 for the reason"
+	printf '%s\n' "// as asked ($w" "// 31, item 2)"
+	printf '%s\n' " * the ERSPAN frames (${h}27) are"
+	printf '%s\n' "# ${h}44: a short read"
+	printf '%s\n' "this fixes ${h}9."
 } >"$T/bad.c"
 {
 	printf '#define RT_MAX 16\n#if 0\n#endif\n'

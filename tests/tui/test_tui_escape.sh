@@ -15,8 +15,8 @@
 # sparkline's own characters).
 set -u
 cd "$(dirname "$0")/../.."
-BUILD=$(dirname "$ROCETOP")
 . tests/lib.sh
+BUILD=$(dirname "$ROCETOP")
 S=rtue$RT_ID
 fail=0
 
