@@ -140,6 +140,17 @@ rt_two_hosts() {
 	MAC_B=$(rt_mac "$B" "$IFB")
 }
 
+# rt_wait_rows CSV: wait (up to 20 s) until the CSV file holds a row below
+# its header: rocetop has written its first interval.
+rt_wait_rows() {
+	local _
+	for _ in $(seq 400); do
+		[ -s "$1" ] && [ "$(wc -l <"$1")" -gt 1 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # ---- tmux (the live view's tests) ----
 # rt_tmux NAME SESSION COLS ROWS: a tmux session of that size running a bare
 # bash, killed on exit; rt_cap and rt_wait_for read its screen.
