@@ -24,12 +24,8 @@ run() {
 	ip netns exec "$B" "$ROCETOP" -i "$IFB" "$@" -D -d 0.2 --flow-timeout 0 --flight-recorder 4s \
 		--flight-dir "$dir/fl" --csv "$dir/csv" 2>"$dir/err" &
 	local rt=$!; pids+=("$rt")
-	for _ in $(seq 100); do
-		[ -s "$dir/csv/flows.csv" ] && break
-		kill -0 "$rt" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -s "$dir/csv/flows.csv" ] || { echo "FAIL flight_window $name: rocetop did not start: $(cat "$dir/err")"; return 1; }
+	rt_wait_file "$dir/csv/flows.csv" "$rt" ||
+		{ echo "FAIL flight_window $name: rocetop did not start: $(cat "$dir/err")"; return 1; }
 	ip netns exec "$A" "$PY" $here/send_roce.py "$IFA" "$MAC_A" "$MAC_B" 10.98.0.1 10.98.0.2 5 120 300 \
 		>"$dir/before" || { echo "FAIL flight_window $name: scapy could not send"; return 1; }
 	sleep 5.5	# the first burst leaves the 4 s window

@@ -35,12 +35,8 @@ run() {
 	ip netns exec "$B" "$ROCETOP" -i "$IFB" "$@" -w "$dir/run.rtr" --csv "$dir/csv" -D -d 0.2 \
 		2>"$dir/err" &
 	local rt=$!; pids+=("$rt")
-	for _ in $(seq 100); do
-		[ -s "$dir/csv/flows.csv" ] && break
-		kill -0 "$rt" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -s "$dir/csv/flows.csv" ] || { echo "FAIL rec_speed $name: rocetop did not start: $(cat "$dir/err")"; return 1; }
+	rt_wait_file "$dir/csv/flows.csv" "$rt" ||
+		{ echo "FAIL rec_speed $name: rocetop did not start: $(cat "$dir/err")"; return 1; }
 	local tally
 	tally=$(ip netns exec "$A" "$PY" $here/send_pfc.py "$IFA" "$MAC_A" "$n" "$prio" "$q") ||
 		{ echo "FAIL rec_speed $name: scapy could not send"; return 1; }
