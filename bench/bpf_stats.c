@@ -84,14 +84,115 @@ static int find_progs(int ifindex, const char *hook, __u32 *ids)
 	}
 }
 
+/* --attach OBJ: its first program on IFNAME's tcx egress; the link's fd, or -1 after saying why. */
+static int attach_obj(const char *path, int ifindex, const char *ifname, struct bpf_object **obj)
+{
+	struct bpf_program *prog;
+	int link;
+
+	*obj = bpf_object__open_file(path, NULL);
+	if (!*obj || bpf_object__load(*obj)) {
+		fprintf(stderr, "bpf_stats: cannot load %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	prog = bpf_object__next_program(*obj, NULL);
+	link = prog ? bpf_link_create(bpf_program__fd(prog), ifindex, RT_BPF_TCX_EGRESS, NULL) : -ENOENT;
+	if (link < 0) {
+		fprintf(stderr, "bpf_stats: cannot attach %s to %s's tcx egress: %s\n", path, ifname,
+			strerror(prog ? errno : ENOENT));
+		return -1;
+	}
+	return link;
+}
+
+/* The programs on IFNAME's hook, opened: how many, or -1 after saying why. */
+static int open_progs(int ifindex, const char *ifname, const char *hook, struct prog p[MAX_PROGS])
+{
+	__u32 ids[MAX_PROGS] = { 0 };
+	int n = find_progs(ifindex, hook, ids);
+
+	if (n <= 0) {
+		fprintf(stderr, "bpf_stats: no %s program on %s%s%s\n", hook, ifname,
+			n < 0 ? ": " : "", n < 0 ? strerror(-n) : "");
+		return -1;
+	}
+	if (n > MAX_PROGS)
+		n = MAX_PROGS;
+	for (int i = 0; i < n; i++) {
+		p[i].id = ids[i];
+		p[i].fd = bpf_prog_get_fd_by_id(ids[i]);
+		if (p[i].fd < 0) {
+			fprintf(stderr, "bpf_stats: cannot open program %u on %s: %s\n", ids[i], ifname,
+				strerror(errno));
+			while (i--)
+				close(p[i].fd);
+			return -1;
+		}
+	}
+	return n;
+}
+
+/* Each program's counts now into (cnt0, ns0): 0, or -1 after saying why. */
+static int stats_start(struct prog *p, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (read_stats(&p[i], &p[i].cnt0, &p[i].ns0)) {
+			fprintf(stderr, "bpf_stats: cannot read program %u: %s\n", p[i].id, strerror(errno));
+			return -1;
+		}
+	return 0;
+}
+
+/* Each program's runs and time since stats_start, a line each. */
+static int stats_print(struct prog *p, int n)
+{
+	for (int i = 0; i < n; i++) {
+		__u64 cnt, ns;
+
+		if (read_stats(&p[i], &cnt, &ns)) {
+			fprintf(stderr, "bpf_stats: cannot read program %u: %s\n", p[i].id, strerror(errno));
+			return -1;
+		}
+		cnt -= p[i].cnt0;
+		ns -= p[i].ns0;
+		printf("prog %u %s runs %llu ns %llu ns_per_run %.1f\n", p[i].id, p[i].name,
+		       (unsigned long long)cnt, (unsigned long long)ns,
+		       cnt ? (double)ns / (double)cnt : 0.0);
+	}
+	return 0;
+}
+
+/* COMMAND run to its end; its wait status, or -1 after saying why. */
+static int run_command(char **argv, int stats_fd)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "bpf_stats: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		close(stats_fd);
+		execvp(argv[0], argv);
+		fprintf(stderr, "bpf_stats: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		fprintf(stderr, "bpf_stats: waitpid: %s\n", strerror(errno));
+		return -1;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct prog p[MAX_PROGS];
-	__u32 ids[MAX_PROGS] = { 0 };
 	int ifindex, n, stats_fd, status, rc = 1, cmd = 4, link = -1;
 	struct bpf_object *obj = NULL;
 	const char *attach = NULL;
-	pid_t pid;
 
 	if (argc >= 6 && !strcmp(argv[3], "--attach")) {
 		attach = argv[4];
@@ -109,43 +210,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpf_stats: no interface %s in this network namespace\n", argv[1]);
 		return 1;
 	}
-	if (attach) {
-		struct bpf_program *prog;
-
-		obj = bpf_object__open_file(attach, NULL);
-		if (!obj || bpf_object__load(obj)) {
-			fprintf(stderr, "bpf_stats: cannot load %s: %s\n", attach, strerror(errno));
-			bpf_object__close(obj);
-			return 1;
-		}
-		prog = bpf_object__next_program(obj, NULL);
-		link = prog ? bpf_link_create(bpf_program__fd(prog), ifindex, RT_BPF_TCX_EGRESS,
-					      NULL) : -ENOENT;
-		if (link < 0) {
-			fprintf(stderr, "bpf_stats: cannot attach %s to %s's tcx egress: %s\n", attach,
-				argv[1], strerror(prog ? errno : ENOENT));
-			bpf_object__close(obj);
-			return 1;
-		}
+	if (attach && (link = attach_obj(attach, ifindex, argv[1], &obj)) < 0) {
+		bpf_object__close(obj);
+		return 1;
 	}
-	n = find_progs(ifindex, argv[2], ids);
-	if (n <= 0) {
-		fprintf(stderr, "bpf_stats: no %s program on %s%s%s\n", argv[2], argv[1],
-			n < 0 ? ": " : "", n < 0 ? strerror(-n) : "");
+	n = open_progs(ifindex, argv[1], argv[2], p);
+	if (n < 0) {
 		n = 0;
 		goto out_link;
-	}
-	if (n > MAX_PROGS)
-		n = MAX_PROGS;
-	for (int i = 0; i < n; i++) {
-		p[i].id = ids[i];
-		p[i].fd = bpf_prog_get_fd_by_id(ids[i]);
-		if (p[i].fd < 0) {
-			fprintf(stderr, "bpf_stats: cannot open program %u on %s: %s\n", ids[i],
-				argv[1], strerror(errno));
-			n = i;
-			goto out_link;
-		}
 	}
 	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (stats_fd < 0) {
@@ -154,44 +226,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto out_link;
 	}
-	for (int i = 0; i < n; i++)
-		if (read_stats(&p[i], &p[i].cnt0, &p[i].ns0)) {
-			fprintf(stderr, "bpf_stats: cannot read program %u: %s\n", p[i].id,
-				strerror(errno));
-			goto out;
-		}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "bpf_stats: fork: %s\n", strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		close(stats_fd);
-		execvp(argv[cmd], argv + cmd);
-		fprintf(stderr, "bpf_stats: cannot run %s: %s\n", argv[cmd], strerror(errno));
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0) {
-		fprintf(stderr, "bpf_stats: waitpid: %s\n", strerror(errno));
-		goto out;
-	}
-	for (int i = 0; i < n; i++) {
-		__u64 cnt, ns;
-
-		if (read_stats(&p[i], &cnt, &ns)) {
-			fprintf(stderr, "bpf_stats: cannot read program %u: %s\n", p[i].id,
-				strerror(errno));
-			goto out;
-		}
-		cnt -= p[i].cnt0;
-		ns -= p[i].ns0;
-		printf("prog %u %s runs %llu ns %llu ns_per_run %.1f\n", p[i].id, p[i].name,
-		       (unsigned long long)cnt, (unsigned long long)ns,
-		       cnt ? (double)ns / (double)cnt : 0.0);
-	}
-	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-out:
+	if (!stats_start(p, n) && (status = run_command(argv + cmd, stats_fd)) >= 0 && !stats_print(p, n))
+		rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 	close(stats_fd);	/* the statistics go off with the last such descriptor */
 out_link:
 	for (int i = 0; i < n; i++)

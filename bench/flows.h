@@ -11,6 +11,7 @@
 
 #include <string.h>
 #include "rocetop.h"
+#include "snapshot.h"
 
 static inline void bench_flow_key(struct rt_flow_key *k, __u32 i)
 {
@@ -25,6 +26,28 @@ static inline void bench_flow_key(struct rt_flow_key *k, __u32 i)
 	k->dst[0] = 10;
 	k->dst[1] = 200;
 	k->dqpn = 0x100 + (i & 0xffff);
+}
+
+/* Whether flow i moves in interval k when one flow in EVERY does (all do in
+ * the first interval, k 0). */
+static inline int bench_flow_moves(__u32 i, __u32 every, int k)
+{
+	return !k || every <= 1 || i % every == (__u32)k % every;
+}
+
+/* Flow i's row in the persistent table s, touched as a source touches it
+ * (before its counters move); NULL when the table cannot grow. */
+static inline struct rt_flow *bench_flow_touch(struct rt_snapshot *s, __u32 i)
+{
+	struct rt_flow_key key;
+	struct rt_flow *f;
+	int fresh;
+
+	bench_flow_key(&key, i);
+	f = rt_snapshot_flow(s, &key, &fresh);
+	if (f)
+		rt_snapshot_touch(s, f);
+	return f;
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
@@ -50,6 +51,21 @@ static inline __u32 eth(__u8 *p, const __u8 dst[6], unsigned int type)
 	return 14;
 }
 
+/* An IPv4 header at p, 10.0.0.1 -> 10.0.0.DST, TTL 64, no checksum: its length. */
+static inline __u32 ipv4(__u8 *p, __u8 tos, __u32 len, int df, __u8 proto, __u8 dst)
+{
+	p[0] = 0x45;
+	p[1] = tos;
+	put16(p + 2, len);
+	if (df)
+		p[6] = 0x40;
+	p[8] = 64;
+	p[9] = proto;
+	p[12] = 10, p[15] = 1;
+	p[16] = 10, p[19] = dst;
+	return 20;
+}
+
 /* Ethernet / IPv4 (tos) / UDP 4791 / BTH (opcode, dqpn) / payload / ICRC. */
 static inline void roce(struct frame *f, const char *name, __u8 tos, __u8 opcode, __u32 dqpn,
 		 __u32 payload)
@@ -62,15 +78,7 @@ static inline void roce(struct frame *f, const char *name, __u8 tos, __u8 opcode
 	o = eth(p, dst, 0x0800);
 	f->name = name;
 	f->kind = RT_K_ROCE;
-	p[o] = 0x45;
-	p[o + 1] = tos;
-	put16(p + o + 2, 20 + ulen);
-	p[o + 6] = 0x40;	/* DF */
-	p[o + 8] = 64;
-	p[o + 9] = 17;
-	p[o + 12] = 10, p[o + 15] = 1;
-	p[o + 16] = 10, p[o + 19] = 2;
-	o += 20;
+	o += ipv4(p + o, tos, 20 + ulen, 1, 17, 2);	/* DF, UDP */
 	put16(p + o, 49152);
 	put16(p + o + 2, 4791);
 	put16(p + o + 4, ulen);
@@ -111,13 +119,7 @@ static inline void tcp(struct frame *f)
 	o = eth(p, dst, 0x0800);
 	f->name = "TCP (not RoCE)";
 	f->kind = RT_K_OTHER;
-	p[o] = 0x45;
-	put16(p + o + 2, 20 + 20 + 64);
-	p[o + 8] = 64;
-	p[o + 9] = 6;
-	p[o + 12] = 10, p[o + 15] = 1;
-	p[o + 16] = 10, p[o + 19] = 3;
-	o += 20;
+	o += ipv4(p + o, 0, 20 + 20 + 64, 0, 6, 3);	/* TCP */
 	put16(p + o, 40000);
 	put16(p + o + 2, 22);
 	p[o + 12] = 0x50;
@@ -238,5 +240,24 @@ static inline void bench_frames(struct frame fr[NFRAMES])
 	wrap(&fr[5], "ERSPAN III + RDMA WRITE", &fr[0], 0);
 	wrap(&fr[6], "VXLAN + RDMA WRITE", &fr[0], 1);
 }
+
+#ifdef ROCETOP_PARSE_H
+/* Each frame parses as the kind it was built for (bpf/parse.h's rt_parse),
+ * or a bench on it measures nothing: 0, or -1 after saying which (WHO: the
+ * program's name). */
+static inline int bench_frames_check(const char *who, const struct frame fr[NFRAMES])
+{
+	for (int p = 0; p < NFRAMES; p++) {
+		struct rt_pkt pk = { 0 };
+
+		if (rt_parse(fr[p].b, fr[p].b + fr[p].len, fr[p].len, &pk) != fr[p].kind) {
+			fprintf(stderr, "%s: the %s frame parses as kind %d, not %d\n", who,
+				fr[p].name, pk.kind, fr[p].kind);
+			return -1;
+		}
+	}
+	return 0;
+}
+#endif
 
 #endif

@@ -16,7 +16,7 @@
  *   whole  baseline, same run: the path before: every flow into a whole
  *          snapshot, the NIC's flows and join on all of it, then folded into
  *          the table (rt_snapshot_apply).
- * Issue 15 item 1's targets (whole interval, sinks included): 100k flows,
+ * The per-interval targets (whole interval, sinks included): 100k flows,
  * 1% changing <= 15 ms; 100k all changing <= 60 ms; 10k all changing <= 5 ms.
  */
 #include <errno.h>
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 		       m[W_WHOLE], m[W_TABLE] > 0 ? m[W_WHOLE] / m[W_TABLE] : 0);
 	}
 	printf("the step only (collect, NIC, join, delta); bench/collect_cpu adds the kernel read and the\n"
-	       "sinks. Issue 15 item 1's targets for a whole interval: 100k flows 1%% changing <= 15 ms,\n"
+	       "sinks. The targets for a whole interval: 100k flows 1%% changing <= 15 ms,\n"
 	       "100k all changing <= 60 ms, 10k all changing <= 5 ms.\n");
 	return 0;
 }

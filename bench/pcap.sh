@@ -2,7 +2,7 @@
 # bench/pcap.sh BUILD: `rocetop -r` on captures of a million RoCEv2 packets,
 # beside a bare libpcap read loop (bench/pcap_loop.c, pcap_next_ex and nothing
 # else) and tshark computing the same per-flow counts (on 100k packets, scaled:
-# it says so). Targets (issue 15, item 2), each printed beside its figure:
+# it says so). Targets for reading files, each printed beside its figure:
 #   1000 flows: rocetop -r --csv >= 50x tshark and >= 0.5x the bare loop;
 #   17 flows (holdout-style): >= 0.6x the bare loop;
 #   100k flows over 1000 s, DEFAULT options (--flow-timeout 60, what a user

@@ -13,7 +13,7 @@
  *    flows that changed): per interval k of N flows are counted in place
  *    (rt_snapshot_flow + touch), then rt_join, rt_delta_changes and the
  *    --batch and --csv sinks' emits. This is the user-space part of an
- *    interval beyond the kernel read, beside issue 15's interval targets
+ *    interval beyond the kernel read, beside the per-interval targets
  *    (which also hold the read: bench/collect_cpu measures that).
  * 3. Sinks that rank (--batch --top, the TUI's screen, Prometheus top-K)
  *    select K of n changed flows (rt_delta_top) against sorting all n.
@@ -205,17 +205,13 @@ static int interval_case(__u32 n, __u32 every, double med[NI], size_t *changed)
 		rt_snapshot_next_interval(&cur);
 		t[0] = cpu_ms();
 		for (__u32 i = 0; i < n; i++) {
-			struct rt_flow_key key;
 			struct rt_flow *f;
-			int fresh;
 
-			if (k && every > 1 && i % every != (__u32)k % every)
+			if (!bench_flow_moves(i, every, k))
 				continue;
-			bench_flow_key(&key, i);
-			f = rt_snapshot_flow(&cur, &key, &fresh);
+			f = bench_flow_touch(&cur, i);
 			if (!f)
 				goto out;
-			rt_snapshot_touch(&cur, f);	/* before the counters move */
 			count_one(&f->v, i, now);
 		}
 		cur.time_ns = cur.mono_ns = now;
@@ -343,7 +339,7 @@ int main(void)
 
 	printf("\nOne interval of the in-place path (an incremental source counts the changed flows into\n"
 	       "the persistent table; rt_join, rt_delta_changes, --batch and --csv emits), CPU ms, median of %d.\n"
-	       "No kernel read: this is the user-space part; issue 15's targets hold the read too (collect_cpu)\n",
+	       "No kernel read: this is the user-space part; the interval targets hold the read too (collect_cpu)\n",
 	       RUNS);
 	printf("%-7s %-8s", "FLOWS", "CHANGED");
 	for (int p = 0; p < NI; p++)

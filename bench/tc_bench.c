@@ -39,6 +39,7 @@
 #include "frames.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
+#include "bpf_bench.h"
 #include "bench_pass.skel.h"
 #include "bench_pass_tc.skel.h"
 
@@ -60,66 +61,24 @@ static long run_tc(int fd, const struct frame *f, __u32 repeat)
 	return (long)o.duration;
 }
 
-int main(int argc, char **argv)
+/* xdp pass, xdp rocetop, tc pass, tc rocetop: their ns per round, and
+ * rocetop's added ns over the pass-only program of its type */
+static long v[NFRAMES][4][MAX_RUNS], add[NFRAMES][2][MAX_RUNS], ratio[NFRAMES][MAX_RUNS];
+
+static long run_one(int k, int fd, const struct frame *f, __u32 repeat)
 {
-	struct rocetop_bpf *rt = NULL;
-	struct bench_pass_bpf *bp = NULL;
-	struct bench_pass_tc_bpf *bt = NULL;
-	struct frame fr[NFRAMES];
-	static long v[NFRAMES][4][MAX_RUNS], add[NFRAMES][2][MAX_RUNS], ratio[NFRAMES][MAX_RUNS];
-	__u32 repeat = 100000;
-	int runs = 61, rc = 1, fd[4];
-	double ratio0 = 0;
+	return (k < 2 ? run_xdp : run_tc)(fd, f, repeat);
+}
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-n") && i + 1 < argc)
-			repeat = (__u32)strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
-			runs = atoi(argv[++i]);
-	}
-	if (runs < 1 || runs > MAX_RUNS || repeat < 1) {
-		fprintf(stderr, "tc_bench: -r takes 1 to %d rounds, -n a positive repeat count\n",
-			MAX_RUNS);
-		return 1;
-	}
-	libbpf_set_print(silent);
-	/* As the live source loads it: the flow table sized for 16384 flows a CPU. */
-	rt = rt_skel_load_test(0, 1, NULL);
-	if (!rt) {
-		fprintf(stderr, "tc_bench: cannot load rocetop.bpf.o (%s); run as root on a "
-			"kernel with BPF\n", strerror(errno));
-		goto out;
-	}
-	bp = bench_pass_bpf__open_and_load();
-	bt = bench_pass_tc_bpf__open_and_load();
-	if (!bp || !bt) {
-		fprintf(stderr, "tc_bench: cannot load the pass-only programs (%s)\n",
-			strerror(errno));
-		goto out;
-	}
-	/* xdp pass, xdp rocetop, tc pass, tc rocetop */
-	fd[0] = bpf_program__fd(bp->progs.rt_pass);
-	fd[1] = bpf_program__fd(rt->progs.rt_xdp);
-	fd[2] = bpf_program__fd(bt->progs.rt_pass_tc);
-	fd[3] = bpf_program__fd(rt->progs.rt_tc);
-	pin_cpu();
-	bench_frames(fr);
-
-	for (int p = 0; p < NFRAMES; p++) {
-		struct rt_pkt pk = { 0 };
-
-		if (rt_parse(fr[p].b, fr[p].b + fr[p].len, fr[p].len, &pk) != fr[p].kind) {
-			fprintf(stderr, "tc_bench: the %s frame parses as kind %d, not %d\n",
-				fr[p].name, pk.kind, fr[p].kind);
-			goto out;
-		}
-	}
+/* A warm-up, then the rounds: per frame the four programs in turn (ABBA). */
+static int run_rounds(const int fd[4], const struct frame *fr, __u32 repeat, int runs)
+{
 	/* warm up: inserts the flows (one per direction), faults the code in */
 	for (int p = 0; p < NFRAMES; p++)
 		for (int k = 0; k < 4; k++)
-			if ((k < 2 ? run_xdp : run_tc)(fd[k], &fr[p], 1000) < 0) {
+			if (run_one(k, fd[k], &fr[p], 1000) < 0) {
 				fprintf(stderr, "tc_bench: test run of %s failed\n", fr[p].name);
-				goto out;
+				return -1;
 			}
 	for (int r = 0; r < runs; r++)
 		for (int p = 0; p < NFRAMES; p++) {
@@ -127,11 +86,11 @@ int main(int argc, char **argv)
 				/* odd rounds in the reverse order: ABBA */
 				int j = r % 2 ? 3 - k : k;
 
-				v[p][j][r] = (j < 2 ? run_xdp : run_tc)(fd[j], &fr[p], repeat);
+				v[p][j][r] = run_one(j, fd[j], &fr[p], repeat);
 				if (v[p][j][r] < 0) {
 					fprintf(stderr, "tc_bench: test run of %s failed: %s\n",
 						fr[p].name, strerror((int)-v[p][j][r]));
-					goto out;
+					return -1;
 				}
 			}
 			add[p][0][r] = v[p][1][r] - v[p][0][r];
@@ -139,6 +98,14 @@ int main(int argc, char **argv)
 			/* in hundredths; a round whose xdp added is not positive counts high */
 			ratio[p][r] = add[p][0][r] > 0 ? 100 * add[p][1][r] / add[p][0][r] : 100000;
 		}
+	return 0;
+}
+
+/* The table of medians; the RoCE data frame's tc/xdp ratio against its target. */
+static void print_rounds(const struct frame *fr, __u32 repeat, int runs)
+{
+	double ratio0 = 0;
+
 	printf("Egress (tc) program cost per packet beside the XDP program's (BPF_PROG_TEST_RUN,\n"
 	       "repeat %u, %d rounds; each against a pass-only program of its type, the four in\n"
 	       "turn per frame and round; medians over the rounds, IQR of the rounds' ratio;\n"
@@ -159,6 +126,44 @@ int main(int argc, char **argv)
 	}
 	printf("\ntarget: tc added / xdp added at most %.1f for a RoCE data frame (%s): %.2f, %s\n",
 	       TARGET_RATIO, fr[0].name, ratio0, ratio0 <= TARGET_RATIO ? "met" : "NOT met");
+}
+
+int main(int argc, char **argv)
+{
+	struct rocetop_bpf *rt = NULL;
+	struct bench_pass_bpf *bp = NULL;
+	struct bench_pass_tc_bpf *bt = NULL;
+	struct frame fr[NFRAMES];
+	__u32 repeat = 100000;
+	int runs = 61, rc = 1, fd[4];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			repeat = (__u32)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+			runs = atoi(argv[++i]);
+	}
+	if (bench_rounds_ok("tc_bench", runs, MAX_RUNS, repeat))
+		return 1;
+	rt = bench_load_rocetop("tc_bench");
+	if (!rt)
+		goto out;
+	bp = bench_pass_bpf__open_and_load();
+	bt = bench_pass_tc_bpf__open_and_load();
+	if (!bp || !bt) {
+		fprintf(stderr, "tc_bench: cannot load the pass-only programs (%s)\n",
+			strerror(errno));
+		goto out;
+	}
+	fd[0] = bpf_program__fd(bp->progs.rt_pass);
+	fd[1] = bpf_program__fd(rt->progs.rt_xdp);
+	fd[2] = bpf_program__fd(bt->progs.rt_pass_tc);
+	fd[3] = bpf_program__fd(rt->progs.rt_tc);
+	pin_cpu();
+	bench_frames(fr);
+	if (bench_frames_check("tc_bench", fr) || run_rounds(fd, fr, repeat, runs))
+		goto out;
+	print_rounds(fr, repeat, runs);
 	rc = 0;
 out:
 	bench_pass_tc_bpf__destroy(bt);

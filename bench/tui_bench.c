@@ -5,7 +5,7 @@
  *
  * N flows live in the loop's persistent table; per interval k of them move
  * (all, or 1 %), then rt_delta_changes, then what the view does with a
- * snapshot (issue 15 item 1: follow what changed, order only what is shown):
+ * snapshot (follow what changed, order only what is shown):
  *   take   tui_data_take: the view's copy, its deltas, the totals since
  *          the start and the histories (written for the k flows that moved
  *          only); when no flow came or went, only the k are copied;
@@ -23,7 +23,7 @@
  *          every address cell formatted for the widths.
  * The refresh is take + page; the ratio full / page is the ordering's gain.
  *
- * Memory (issue 15: the view's own, beyond the collector's): each case runs
+ * Memory (the view's own, beyond the collector's): each case runs
  * three times, each in a child process of its own: the loop alone (the
  * table, its delta and the previous snapshot, no view), the loop with the
  * view (take + page, not the full baseline, whose qsort_r takes a buffer of
@@ -89,127 +89,152 @@ static double peak_kb(void)
 	return kb;
 }
 
+/* One case's state: the loop's table and delta, the view and its rows. */
+struct tb_case {
+	struct rt_snapshot prev, cur;
+	struct rt_delta d;
+	struct tui_data td, tw;	/* the view; the same taken the whole way every time */
+	struct tui_row *rows;
+	size_t cap;
+	__u32 *ord;
+	__u32 n;
+	int sink;		/* results summed, so no call is optimised away */
+};
+
+/* Interval k as the loop takes it: the flows that move this time touched and
+ * counted in the table, then the changed-only delta. */
+static int step_flows(struct tb_case *c, __u32 every, int k)
+{
+	__u64 now = (__u64)(k + 1) * 1000000000ULL;
+
+	rt_snapshot_next_interval(&c->cur);
+	for (__u32 i = 0; i < c->n; i++) {
+		struct rt_flow *f;
+
+		if (!bench_flow_moves(i, every, k))
+			continue;
+		f = bench_flow_touch(&c->cur, i);
+		if (!f)
+			return -1;
+		count_one(&f->v, i, now);
+	}
+	c->cur.time_ns = c->cur.mono_ns = now;
+	rt_snapshot_add_iface(&c->cur, 1, "bench0", "native");
+	if (rt_delta_changes(&c->d, k ? &c->prev : NULL, &c->cur))
+		return -1;
+	c->d.secs = 1;
+	return 0;
+}
+
+/* The view's take, the fast way and (M_CPU) the whole way, in turns. */
+static int time_takes(struct tb_case *c, int mode, int k, double s[T_N][RUNS + 1])
+{
+	for (int pass = 0; pass < 2; pass++) {
+		int whole = (pass + k) % 2;
+		double t0;
+
+		if (whole && mode != M_CPU)
+			continue;
+		t0 = cpu_ms();
+		if (tui_data_take(whole ? &c->tw : &c->td, &c->cur, &c->d))
+			return -1;
+		s[whole ? T_TAKEW : T_TAKE][k] = cpu_ms() - t0;
+	}
+	return 0;
+}
+
+/* The page as the view now builds it: rows, the selected row's rank, the
+ * page's partial order, its averages, the column widths. */
+static int page_now(struct tb_case *c)
+{
+	size_t sel = 5 % (c->n ? c->n : 1);
+	int owned, mirror;
+	int nr = tui_flow_rows_ex(&c->td, 0, "", 0, &c->rows, &c->cap);
+
+	if (nr < 0)
+		return -1;
+	for (int i = 0; i < nr; i++)
+		c->ord[i] = (__u32)i;
+	c->sink += (int)tui_rows_rank(c->rows, (size_t)nr, sel, C_CONG, 0);
+	tui_rows_order(c->ord, c->rows, (size_t)nr, 0, PAGE, C_CONG, 0);
+	for (int i = 0; i < PAGE && i < nr; i++)
+		tui_row_avgs(&c->td, &c->rows[c->ord[i]]);
+	tui_rows_have(&c->td, c->rows, (size_t)nr, &owned, &mirror);
+	c->sink += owned + mirror;
+	for (size_t w = 0; w < sizeof(wcols) / sizeof(wcols[0]); w++)
+		c->sink += tui_rows_want_t(&c->td, c->rows, (size_t)nr, wcols[w], tui_cols[wcols[w]].width,
+					   tui_cols[wcols[w]].maxw);
+	return 0;
+}
+
+/* The page the old way: every row built with its averages, all sorted, every cell's width. */
+static int page_full(struct tb_case *c)
+{
+	int nr = tui_flow_rows(&c->td, 0, "", &c->rows, &c->cap);
+
+	if (nr < 0)
+		return -1;
+	tui_rows_sort(c->rows, (size_t)nr, C_CONG, 0);
+	for (size_t w = 0; w < 3; w++)	/* as before: addresses, interfaces */
+		c->sink += want_all(c->rows, (size_t)nr, wcols[w], tui_cols[wcols[w]].width,
+				    tui_cols[wcols[w]].maxw);
+	return 0;
+}
+
+/* The two ways, in turns, on the same data (M_VIEW: the new one alone). */
+static int time_pages(struct tb_case *c, int mode, int k, double s[T_N][RUNS + 1])
+{
+	for (int pass = 0; pass < 2; pass++) {
+		int full = (pass + k) % 2;
+		double t1;
+
+		if (full && mode == M_VIEW)
+			continue;
+		t1 = cpu_ms();
+		if (full ? page_full(c) : page_now(c))
+			return -1;
+		s[full ? T_FULL : T_PAGE][k] = cpu_ms() - t1;
+	}
+	return 0;
+}
+
 static int run_case(__u32 n, __u32 every, int mode, double med[T_N], size_t *changed)
 {
-	struct rt_snapshot prev, cur;
-	struct rt_delta d = { 0 };
-	struct tui_data td, tw;	/* the view; the same taken the whole way every time */
-	struct tui_row *rows = NULL;
-	size_t cap = 0;
-	__u32 *ord = malloc((n ? n : 1) * sizeof(*ord));
+	struct tb_case c = { .n = n };
 	double s[T_N][RUNS + 1];
-	int err = -1, sink = 0;
+	int err = -1;
 
-	rt_snapshot_init(&prev);
-	rt_snapshot_init(&cur);
-	tui_data_init(&td);
-	tui_data_init(&tw);
-	tw.no_fast = 1;
-	if (!ord || rt_snapshot_make_table(&cur))
+	c.ord = malloc((n ? n : 1) * sizeof(*c.ord));
+	rt_snapshot_init(&c.prev);
+	rt_snapshot_init(&c.cur);
+	tui_data_init(&c.td);
+	tui_data_init(&c.tw);
+	c.tw.no_fast = 1;
+	if (!c.ord || rt_snapshot_make_table(&c.cur))
 		goto out;
 	for (int k = 0; k <= RUNS; k++) {	/* k = 0: the first interval, all new */
-		__u64 now = (__u64)(k + 1) * 1000000000ULL;
-		double t0, t1;
-		int nr;
-
-		rt_snapshot_next_interval(&cur);
-		for (__u32 i = 0; i < n; i++) {
-			struct rt_flow_key key;
-			struct rt_flow *f;
-			int fresh;
-
-			if (k && every > 1 && i % every != (__u32)k % every)
-				continue;
-			bench_flow_key(&key, i);
-			f = rt_snapshot_flow(&cur, &key, &fresh);
-			if (!f)
-				goto out;
-			rt_snapshot_touch(&cur, f);	/* before the counters move */
-			count_one(&f->v, i, now);
-		}
-		cur.time_ns = cur.mono_ns = now;
-		rt_snapshot_add_iface(&cur, 1, "bench0", "native");
-		if (rt_delta_changes(&d, k ? &prev : NULL, &cur))
+		if (step_flows(&c, every, k))
 			goto out;
-		d.secs = 1;
-		*changed = d.nflows;
-
-		if (mode == M_LOOP) {
-			if (rt_snapshot_copy_small(&prev, &cur))
-				goto out;
-			continue;
-		}
-		/* the take both ways, in turns */
-		for (int pass = 0; pass < 2; pass++) {
-			int whole = (pass + k) % 2;
-
-			if (whole && mode != M_CPU)
-				continue;
-			t0 = cpu_ms();
-			if (tui_data_take(whole ? &tw : &td, &cur, &d))
-				goto out;
-			s[whole ? T_TAKEW : T_TAKE][k] = cpu_ms() - t0;
-		}
-
-		/* the two ways, in turns, on the same data */
-		for (int pass = 0; pass < 2; pass++) {
-			int full = (pass + k) % 2;
-
-			if (full && mode == M_VIEW)
-				continue;
-
-			t1 = cpu_ms();
-			if (!full) {
-				size_t sel = 5 % (n ? n : 1);
-
-				nr = tui_flow_rows_ex(&td, 0, "", 0, &rows, &cap);
-				if (nr < 0)
-					goto out;
-				for (int i = 0; i < nr; i++)
-					ord[i] = (__u32)i;
-				sink += (int)tui_rows_rank(rows, (size_t)nr, sel, C_CONG, 0);
-				tui_rows_order(ord, rows, (size_t)nr, 0, PAGE, C_CONG, 0);
-				for (int i = 0; i < PAGE && i < nr; i++)
-					tui_row_avgs(&td, &rows[ord[i]]);
-				{
-					int owned, mirror;
-
-					tui_rows_have(&td, rows, (size_t)nr, &owned, &mirror);
-					sink += owned + mirror;
-				}
-				for (size_t c = 0; c < sizeof(wcols) / sizeof(wcols[0]); c++)
-					sink += tui_rows_want_t(&td, rows, (size_t)nr, wcols[c], tui_cols[wcols[c]].width,
-								tui_cols[wcols[c]].maxw);
-				s[T_PAGE][k] = cpu_ms() - t1;
-			} else {
-				nr = tui_flow_rows(&td, 0, "", &rows, &cap);
-				if (nr < 0)
-					goto out;
-				tui_rows_sort(rows, (size_t)nr, C_CONG, 0);
-				for (size_t c = 0; c < 3; c++)	/* as before: addresses, interfaces */
-					sink += want_all(rows, (size_t)nr, wcols[c], tui_cols[wcols[c]].width,
-							 tui_cols[wcols[c]].maxw);
-				s[T_FULL][k] = cpu_ms() - t1;
-			}
-		}
-		if (rt_snapshot_copy_small(&prev, &cur))
+		*changed = c.d.nflows;
+		if (mode != M_LOOP && (time_takes(&c, mode, k, s) || time_pages(&c, mode, k, s)))
+			goto out;
+		if (rt_snapshot_copy_small(&c.prev, &c.cur))
 			goto out;
 	}
 	for (int p = 0; p < T_N; p++)
 		med[p] = mode == M_CPU ? median(s[p] + 1, RUNS) : 0;	/* the first interval is the warm-up */
-	err = sink < 0;
+	err = c.sink < 0;
 out:
-	free(rows);
-	free(ord);
-	tui_data_free(&td);
-	tui_data_free(&tw);
-	rt_delta_free(&d);
-	rt_snapshot_free(&prev);
-	rt_snapshot_free(&cur);
+	free(c.rows);
+	free(c.ord);
+	tui_data_free(&c.td);
+	tui_data_free(&c.tw);
+	rt_delta_free(&c.d);
+	rt_snapshot_free(&c.prev);
+	rt_snapshot_free(&c.cur);
 	return err;
 }
 
-/* run_case in a child of its own: its figures and its peak RSS (kB) into out. */
 static int run_child(__u32 n, __u32 every, int mode, double out[T_N + 2])
 {
 	int fd[2], st = 0;
@@ -287,7 +312,7 @@ int main(int argc, char **argv)
 		       (view[T_N + 1] - loop[T_N + 1]) / 1024,
 		       (view[T_N + 1] - loop[T_N + 1]) * 1024 / cases[i].flows);
 	}
-	printf("refresh = take + page, what one snapshot costs the view (issue 15 item 1: per-interval work\n"
+	printf("refresh = take + page, what one snapshot costs the view (per-interval work\n"
 	       "follows what changed; targets for the whole interval: 100k flows 1%% changing <= 15 ms,\n"
 	       "100k all changing <= 60 ms, 10k all changing <= 5 ms)\n"
 	       "loop MB = peak RSS of the loop alone (table, delta, previous snapshot); +view MB = what the\n"

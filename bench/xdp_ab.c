@@ -38,6 +38,7 @@
 #include "frames.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
+#include "bpf_bench.h"
 #include "bench_pass.skel.h"
 
 #define MAX_ROUNDS 401
@@ -63,69 +64,56 @@ static void *read_file(const char *path, size_t *size)
 	return NULL;
 }
 
-int main(int argc, char **argv)
-{
-	static long add[2][NFRAMES][MAX_ROUNDS], diff[NFRAMES][MAX_ROUNDS];
-	struct rocetop_bpf *ra = NULL, *rb = NULL;
-	struct bench_pass_bpf *bp = NULL;
-	const char *other = NULL, *prog_b = "rt_xdp";
-	struct bpf_program *pb;
-	struct frame fr[NFRAMES];
-	__u32 repeat = 100000;
-	int rounds = 121, rc = 1, fd[2], pass_fd;
-	void *elf = NULL;
-	size_t elf_size = 0;
+static long add[2][NFRAMES][MAX_ROUNDS], diff[NFRAMES][MAX_ROUNDS];
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-b") && i + 1 < argc)
-			other = argv[++i];
-		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
-			prog_b = argv[++i];
-		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
-			rounds = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
-			repeat = (__u32)strtoul(argv[++i], NULL, 0);
-	}
-	if (rounds < 1 || rounds > MAX_ROUNDS || repeat < 1) {
-		fprintf(stderr, "xdp_ab: -r takes 1 to %d rounds, -n a positive repeat count\n",
-			MAX_ROUNDS);
-		return 1;
-	}
-	if (other && !(elf = read_file(other, &elf_size))) {
-		fprintf(stderr, "xdp_ab: cannot read %s: %s\n", other, strerror(errno));
-		return 1;
-	}
+/* The objects: A (this build), B (OTHER's ELF, or A's again), the pass-only program. */
+struct ab_objs {
+	struct rocetop_bpf *ra, *rb;
+	struct bench_pass_bpf *bp;
+};
+
+/* Load them; fd[0], fd[1] and *pass_fd: A's, B's (PROG_B) and the pass-only XDP programs. */
+static int load_objs(struct ab_objs *o, const char *other, const char *prog_b, void *elf,
+		     size_t elf_size, int fd[2], int *pass_fd)
+{
+	struct bpf_program *pb;
+
 	libbpf_set_print(silent);
-	ra = rt_skel_load_test(0, 1, NULL);
-	rb = rt_skel_load_test_elf(elf, elf_size, 0, 1, NULL);
-	bp = bench_pass_bpf__open_and_load();
-	if (!ra || !bp) {
+	o->ra = rt_skel_load_test(0, 1, NULL);
+	o->rb = rt_skel_load_test_elf(elf, elf_size, 0, 1, NULL);
+	o->bp = bench_pass_bpf__open_and_load();
+	if (!o->ra || !o->bp) {
 		fprintf(stderr, "xdp_ab: cannot load the BPF objects (%s); run as root on a "
 			"kernel with BPF\n", strerror(errno));
-		goto out;
+		return -1;
 	}
-	if (!rb) {
+	if (!o->rb) {
 		fprintf(stderr, "xdp_ab: cannot load %s as a build of bpf/rocetop.bpf.o: not a "
 			"BPF object, or its maps, programs or globals differ from this build's\n",
 			other ? other : "this build's object a second time");
-		goto out;
+		return -1;
 	}
-	fd[0] = bpf_program__fd(ra->progs.rt_xdp);
-	pb = bpf_object__find_program_by_name(rb->obj, prog_b);
+	fd[0] = bpf_program__fd(o->ra->progs.rt_xdp);
+	pb = bpf_object__find_program_by_name(o->rb->obj, prog_b);
 	if (!pb || bpf_program__type(pb) != BPF_PROG_TYPE_XDP || bpf_program__fd(pb) < 0) {
 		fprintf(stderr, "xdp_ab: %s is not a loaded XDP program of B's object\n", prog_b);
-		goto out;
+		return -1;
 	}
 	fd[1] = bpf_program__fd(pb);
-	pass_fd = bpf_program__fd(bp->progs.rt_pass);
-	pin_cpu();
-	bench_frames(fr);
+	*pass_fd = bpf_program__fd(o->bp->progs.rt_pass);
+	return 0;
+}
+
+/* A warm-up, then the rounds: per frame the pass-only run, then A and B in
+ * turn (A first in even rounds); add[] and diff[] per round. */
+static int run_rounds(const int fd[2], int pass_fd, const struct frame *fr, __u32 repeat, int rounds)
+{
 	/* warm up: claims the flows' slots in both tables, faults the code in */
 	for (int p = 0; p < NFRAMES; p++)
 		if (run_xdp(fd[0], &fr[p], 1000) < 0 || run_xdp(fd[1], &fr[p], 1000) < 0 ||
 		    run_xdp(pass_fd, &fr[p], 1000) < 0) {
 			fprintf(stderr, "xdp_ab: test run of %s failed\n", fr[p].name);
-			goto out;
+			return -1;
 		}
 	for (int r = 0; r < rounds; r++)
 		for (int p = 0; p < NFRAMES; p++) {
@@ -136,12 +124,18 @@ int main(int argc, char **argv)
 
 			if (base < 0 || t1 < 0 || t2 < 0) {
 				fprintf(stderr, "xdp_ab: test run of %s failed\n", fr[p].name);
-				goto out;
+				return -1;
 			}
 			add[first][p][r] = t1 - base;
 			add[!first][p][r] = t2 - base;
 			diff[p][r] = add[1][p][r] - add[0][p][r];
 		}
+	return 0;
+}
+
+static void print_rounds(const struct frame *fr, const char *other, const char *prog_b, __u32 repeat,
+			 int rounds)
+{
 	printf("Two builds of the XDP program in one process (BPF_PROG_TEST_RUN, repeat %u;\n"
 	       "%d rounds, each frame's pass-only run, then A and B in turn, A first in even\n"
 	       "rounds; medians over the rounds; one CPU)\n"
@@ -159,11 +153,45 @@ int main(int argc, char **argv)
 
 		printf("%-28s %9ld %9ld %+7ld %7ld\n", fr[p].name, a, b, d, iqr);
 	}
-	rc = 0;
-out:
-	bench_pass_bpf__destroy(bp);
-	rocetop_bpf__destroy(rb);
-	rocetop_bpf__destroy(ra);
+}
+
+int main(int argc, char **argv)
+{
+	struct ab_objs o = { 0 };
+	const char *other = NULL, *prog_b = "rt_xdp";
+	struct frame fr[NFRAMES];
+	__u32 repeat = 100000;
+	int rounds = 121, rc = 1, fd[2], pass_fd;
+	void *elf = NULL;
+	size_t elf_size = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-b") && i + 1 < argc)
+			other = argv[++i];
+		else if (!strcmp(argv[i], "-p") && i + 1 < argc)
+			prog_b = argv[++i];
+		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+			rounds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			repeat = (__u32)strtoul(argv[++i], NULL, 0);
+	}
+	if (bench_rounds_ok("xdp_ab", rounds, MAX_ROUNDS, repeat))
+		return 1;
+	if (other && !(elf = read_file(other, &elf_size))) {
+		fprintf(stderr, "xdp_ab: cannot read %s: %s\n", other, strerror(errno));
+		return 1;
+	}
+	if (!load_objs(&o, other, prog_b, elf, elf_size, fd, &pass_fd)) {
+		pin_cpu();
+		bench_frames(fr);
+		if (!run_rounds(fd, pass_fd, fr, repeat, rounds)) {
+			print_rounds(fr, other, prog_b, repeat, rounds);
+			rc = 0;
+		}
+	}
+	bench_pass_bpf__destroy(o.bp);
+	rocetop_bpf__destroy(o.rb);
+	rocetop_bpf__destroy(o.ra);
 	free(elf);
 	return rc;
 }

@@ -34,9 +34,10 @@
 #include "frames.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
+#include "bpf_bench.h"
 #include "bench_pass.skel.h"
 
-#define TARGET_NS 35.0	/* issue 10: a RoCE data frame of a known flow */
+#define TARGET_NS 35.0	/* a RoCE data frame of a known flow */
 #define TARGET_WRAP_NS 10.0
 #define MAX_RUNS 401
 
@@ -73,73 +74,28 @@ static int new_flow_cost(int fd, int nflows, long *newf, long *old)
 	return i == nflows ? 0 : -EIO;
 }
 
-int main(int argc, char **argv)
+/* -x: the frames in hex, one a line. */
+static void dump_frames(const struct frame *fr)
 {
-	struct rocetop_bpf *rt = NULL;
-	struct bench_pass_bpf *bp = NULL;
-	struct frame fr[NFRAMES];
-	static long base[NFRAMES][MAX_RUNS], add[NFRAMES][MAX_RUNS], more[2][MAX_RUNS];
-	long added[NFRAMES] = { 0 };
-	__u32 repeat = 100000;
-	int runs = 121, rc = 1, rt_fd, bp_fd, met = 1, dump = 0;
-	long newf = 0, oldf = 0;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-n") && i + 1 < argc)
-			repeat = (__u32)strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
-			runs = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "-x"))
-			dump = 1;	/* print the frames in hex and exit */
-	}
-	if (runs < 1 || runs > MAX_RUNS || repeat < 1) {
-		fprintf(stderr, "xdp_bench: -r takes 1 to %d rounds, -n a positive repeat count\n",
-			MAX_RUNS);
-		return 1;
-	}
-	libbpf_set_print(silent);
-	/* As the live source loads it: the flow table sized for 16384 flows a CPU. */
-	rt = rt_skel_load_test(0, 1, NULL);
-	if (!rt) {
-		fprintf(stderr, "xdp_bench: cannot load rocetop.bpf.o (%s); run as root on a "
-			"kernel with BPF\n", strerror(errno));
-		goto out;
-	}
-	bp = bench_pass_bpf__open_and_load();
-	if (!bp) {
-		fprintf(stderr, "xdp_bench: cannot load bench_pass.bpf.o (%s)\n", strerror(errno));
-		goto out;
-	}
-	rt_fd = bpf_program__fd(rt->progs.rt_xdp);
-	bp_fd = bpf_program__fd(bp->progs.rt_pass);
-	pin_cpu();
-
-	bench_frames(fr);
-
 	for (int p = 0; p < NFRAMES; p++) {
-		struct rt_pkt pk = { 0 };
+		printf("%-28s ", fr[p].name);
+		for (__u32 i = 0; i < fr[p].len; i++)
+			printf("%02x", fr[p].b[i]);
+		printf("\n");
+	}
+}
 
-		if (rt_parse(fr[p].b, fr[p].b + fr[p].len, fr[p].len, &pk) != fr[p].kind) {
-			fprintf(stderr, "xdp_bench: the %s frame parses as kind %d, not %d\n",
-				fr[p].name, pk.kind, fr[p].kind);
-			goto out;
-		}
-	}
-	if (dump) {
-		for (int p = 0; p < NFRAMES; p++) {
-			printf("%-28s ", fr[p].name);
-			for (__u32 i = 0; i < fr[p].len; i++)
-				printf("%02x", fr[p].b[i]);
-			printf("\n");
-		}
-		rc = 0;
-		goto out;
-	}
+static long base[NFRAMES][MAX_RUNS], add[NFRAMES][MAX_RUNS];
+
+/* A warm-up, then the rounds: each frame through the pass-only program, then
+ * rocetop's; base[] and add[] (rocetop's ns over the pass-only's) per round. */
+static int run_rounds(int rt_fd, int bp_fd, const struct frame *fr, __u32 repeat, int runs)
+{
 	/* warm up: inserts the flows and the interface row, faults the code in */
 	for (int p = 0; p < NFRAMES; p++)
 		if (run_xdp(rt_fd, &fr[p], 1000) < 0 || run_xdp(bp_fd, &fr[p], 1000) < 0) {
 			fprintf(stderr, "xdp_bench: test run of %s failed\n", fr[p].name);
-			goto out;
+			return -1;
 		}
 	for (int r = 0; r < runs; r++)
 		for (int p = 0; p < NFRAMES; p++) {
@@ -148,11 +104,20 @@ int main(int argc, char **argv)
 			if (b < 0 || c < 0) {
 				fprintf(stderr, "xdp_bench: test run of %s failed: %s\n", fr[p].name,
 					strerror((int)-(b < 0 ? b : c)));
-				goto out;
+				return -1;
 			}
 			base[p][r] = b;
 			add[p][r] = c - b;
 		}
+	return 0;
+}
+
+/* The table of medians and the wrapped frames' extra; 1 when the RoCE target is met. */
+static int print_rounds(const struct frame *fr, __u32 repeat, int runs)
+{
+	static long more[2][MAX_RUNS];
+	int met = 1;
+
 	for (int r = 0; r < runs; r++) {
 		more[0][r] = add[5][r] - add[0][r];
 		more[1][r] = add[6][r] - add[0][r];
@@ -164,11 +129,11 @@ int main(int argc, char **argv)
 	printf("%-28s %8s %9s %8s  %s\n", "packet", "pass ns", "added ns", "IQR", "target");
 	for (int p = 0; p < NFRAMES; p++) {
 		long iqr, iqr_b, b = quartiles(base[p], runs, &iqr_b);
+		long added = quartiles(add[p], runs, &iqr);
 
-		added[p] = quartiles(add[p], runs, &iqr);
-		printf("%-28s %8ld %9ld %8ld  %s\n", fr[p].name, b, added[p], iqr,
-		       p == 0 ? (added[p] <= TARGET_NS ? "<= 35: met" : "<= 35: NOT met") : "");
-		if (p == 0 && added[p] > TARGET_NS)
+		printf("%-28s %8ld %9ld %8ld  %s\n", fr[p].name, b, added, iqr,
+		       p == 0 ? (added <= TARGET_NS ? "<= 35: met" : "<= 35: NOT met") : "");
+		if (p == 0 && added > TARGET_NS)
 			met = 0;
 	}
 	for (int w = 0; w < 2; w++) {
@@ -178,6 +143,50 @@ int main(int argc, char **argv)
 		       w ? "  VXLAN, more" : "  ERSPAN III, more", "", m, iqr, TARGET_WRAP_NS,
 		       m <= TARGET_WRAP_NS ? "met" : "NOT met");
 	}
+	return met;
+}
+
+int main(int argc, char **argv)
+{
+	struct rocetop_bpf *rt = NULL;
+	struct bench_pass_bpf *bp = NULL;
+	struct frame fr[NFRAMES];
+	__u32 repeat = 100000;
+	int runs = 121, rc = 1, rt_fd, bp_fd, met, dump = 0;
+	long newf = 0, oldf = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			repeat = (__u32)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "-x"))
+			dump = 1;	/* print the frames in hex and exit */
+	}
+	if (bench_rounds_ok("xdp_bench", runs, MAX_RUNS, repeat))
+		return 1;
+	rt = bench_load_rocetop("xdp_bench");
+	if (!rt)
+		goto out;
+	bp = bench_pass_bpf__open_and_load();
+	if (!bp) {
+		fprintf(stderr, "xdp_bench: cannot load bench_pass.bpf.o (%s)\n", strerror(errno));
+		goto out;
+	}
+	rt_fd = bpf_program__fd(rt->progs.rt_xdp);
+	bp_fd = bpf_program__fd(bp->progs.rt_pass);
+	pin_cpu();
+	bench_frames(fr);
+	if (bench_frames_check("xdp_bench", fr))
+		goto out;
+	if (dump) {
+		dump_frames(fr);
+		rc = 0;
+		goto out;
+	}
+	if (run_rounds(rt_fd, bp_fd, fr, repeat, runs))
+		goto out;
+	met = print_rounds(fr, repeat, runs);
 	if (new_flow_cost(rt_fd, 2001, &newf, &oldf) == 0)
 		printf("\nfirst packet of a flow (slot claimed): %ld ns more than an existing flow's\n"
 		       "(median of 2001 single runs each: %ld vs %ld ns, syscall overhead included)\n",

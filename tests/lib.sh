@@ -12,6 +12,13 @@
 # screen.
 RT_ID=$$
 
+# The programs under test, from tests/run's environment, else this tree's
+# build (a test sources this file from the top of the tree); a test that set
+# one of them before keeps its own.
+ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+GEN=${GEN-${ROCETOP_GEN:-$PWD/build/rocetop-gen}}
+PY=${PY:-${PYTHON:-/usr/bin/python3}}
+
 # ---- cleanup: commands run in reverse order of registration, once, on exit ----
 _rt_exit=()
 rt_on_exit() { _rt_exit+=("$1"); }
@@ -72,4 +79,95 @@ rt_veth() {
 rt_kill_on_exit() {
 	local p
 	for p in "$@"; do rt_on_exit "kill -9 $p; wait $p"; done
+}
+
+# ---- the common start ----
+# rt_setup NAME [PREFIX]: what most tests start with, after sourcing this
+# file: T, a temporary directory removed on exit; pass NAME
+# and fail NAME WHY, which print "PASS PREFIXNAME" and "FAIL PREFIXNAME: WHY"
+# (fail also counts in $fails); and fails when rocetop is not built.
+rt_setup() {
+	_rt_prefix=${2:-}
+	fails=0
+	pass() { echo "PASS $_rt_prefix$1"; }
+	fail() { echo "FAIL $_rt_prefix$1: $2"; fails=$((fails + 1)); }
+	rt_tmpdir T || { fail "$1" "cannot create a temporary directory"; exit 1; }
+	[ -x "$ROCETOP" ] || { fail "$1" "no $ROCETOP (run make)"; exit 1; }
+}
+
+# rt_need_py NAME MODULE...: Python modules the test needs (make deps
+# installs them): missing, the test fails.
+rt_need_py() {
+	local name=$1 m
+	shift
+	for m in "$@"; do
+		"${PY:-/usr/bin/python3}" -c "import $m" 2>/dev/null || { echo "FAIL $name: no $m in ${PY:-python3}"; exit 1; }
+	done
+}
+
+# rt_mac NS IF: the interface's MAC address.
+rt_mac() {
+	ip -n "$1" -o link show "$2" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2
+}
+
+# rt_wait_file FILE PID [TRIES]: wait (TRIES x 0.1 s, 100 by default) until
+# FILE is not empty, while PID runs: rocetop's CSV files appear once its
+# source is up.
+rt_wait_file() {
+	local _
+	for _ in $(seq "${3:-100}"); do
+		[ -s "$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# rt_two_hosts NAME TAG: the live tests' start, as root: two namespaces A
+# and B (TAG and this run's id, then a and b) joined by a veth pair IFA-IFB
+# (x and y), lo up, no IPv6, their MACs in MAC_A and MAC_B; tmp, a temporary
+# directory; pids, processes the test starts, killed on exit.
+rt_two_hosts() {
+	local name=$1 tag=$2$RT_ID
+	A=${tag}a B=${tag}b IFA=${tag}x IFB=${tag}y
+	pids=()
+	rt_need_root "$name" "needs root for namespaces and BPF"
+	rt_tmpdir tmp
+	rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
+	rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" ||
+		{ echo "FAIL $name: cannot build the namespaces"; exit 1; }
+	MAC_A=$(rt_mac "$A" "$IFA")
+	MAC_B=$(rt_mac "$B" "$IFB")
+}
+
+# rt_wait_rows CSV: wait (up to 20 s) until the CSV file holds a row below
+# its header: rocetop has written its first interval.
+rt_wait_rows() {
+	local _
+	for _ in $(seq 400); do
+		[ -s "$1" ] && [ "$(wc -l <"$1")" -gt 1 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# ---- tmux (the live view's tests) ----
+# rt_tmux NAME SESSION COLS ROWS: a tmux session of that size running a bare
+# bash, killed on exit; rt_cap and rt_wait_for read its screen.
+rt_tmux() {
+	RT_TMUX=$2
+	tmux new-session -d -s "$2" -x "$3" -y "$4" "env PS1='$ ' TERM=screen bash --norc --noprofile" ||
+		rt_skip "$1" "tmux cannot start a session"
+	rt_on_exit "tmux kill-session -t '$2'"
+}
+# rt_cap: the screen now.
+rt_cap() { tmux capture-pane -p -t "$RT_TMUX"; }
+# rt_wait_for REGEX [TRIES]: wait (TRIES x 0.1 s, 80 by default) until the screen matches.
+rt_wait_for() {
+	local _
+	for _ in $(seq "${2:-80}"); do
+		rt_cap | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
 }

@@ -7,9 +7,13 @@ of each must hold (the oracle: the times and fields given to scapy here).
                           same rules (as many of each), each with the subject
                           named and start/end within one interval (1 s)
 """
+import os
 import json
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.check import errors  # noqa: E402
 
 T0 = 1700000000.0
 A, B = "02:00:00:00:00:01", "02:00:00:00:00:02"
@@ -136,10 +140,7 @@ def check(want_path, report_path):
         for k in ("start", "end"):
             if abs(g[k] - w[k]) > 1.0:
                 errs.append("%s %s: %s %.3f, expected %.3f within 1 s" % (w["rule"], w["subject"], k, g[k] - T0, w[k] - T0))
-    if errs:
-        print("; ".join(errs))
-        return 1
-    return 0
+    return errors(errs)
 
 
 if __name__ == "__main__":

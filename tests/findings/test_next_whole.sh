@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A finding's next step comes out whole (issue 28, item 2: it was cut at 191
+# A finding's next step comes out whole (it was once cut at 191
 # bytes, mid-word): a scapy capture with PSN sequence NAKs raises `loss`,
 # whose advice is the longest of the rules (203 bytes); -r --batch (text and
 # JSON), report --json and findings.csv must each carry the whole sentence.
@@ -7,8 +7,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 "$PY" -c 'import scapy' 2>/dev/null || rt_skip next_whole "scapy is not installed"
 rt_tmpdir T
 NEXT="Packets are lost between sender and receiver: look for drops at the switch (buffer overflow, PFC off on this priority) and link errors; retransmissions cost the collective far more than the lost packets."

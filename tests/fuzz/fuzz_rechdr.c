@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * libFuzzer: the recording reader on hostile header text and block headers
- * (issue 16: fuzz_record only varied block contents behind a genuine
+ * (fuzz_record alone only varied block contents behind a genuine
  * header, and missed a repeated field line, a struct size near 2^64 and a
  * struct size of 0). The input is
  *

@@ -4,8 +4,6 @@
 # run, and the leftovers of a killed run are removed at the next start.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 . tests/lib.sh
 name=rtl$RT_ID
 rt_need_root lab

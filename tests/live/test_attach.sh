@@ -13,7 +13,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 BUILD=${BUILD:-build}
 A=rta${RT_ID}a B=rta${RT_ID}b X=rta${RT_ID}x Y=rta${RT_ID}y
 rt_need_root attach
@@ -33,12 +32,7 @@ start() {
 	shift
 	ip netns exec "$A" "$ROCETOP" -i "$X" "$@" --csv "$tmp/$name" -D -d 0.2 2>"$tmp/$name.err" &
 	rt=$!
-	for _ in $(seq 150); do
-		[ -s "$tmp/$name/flows.csv" ] && return 0
-		kill -0 "$rt" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	rt_wait_file "$tmp/$name/flows.csv" "$rt" 150
 }
 # The names of the BPF programs process $1 holds, sorted: the kernel's fdinfo
 # gives their ids (a program's own fd and its link's both name it), bpftool

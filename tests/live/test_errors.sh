@@ -4,7 +4,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 BUILD=${BUILD:-build}
 A=rtr${RT_ID}a B=rtr${RT_ID}b
 # lo of a namespace of our own: the host's lo is shared with other runs.
@@ -52,8 +51,7 @@ else
 	echo "SKIP errors: XDP program already attached: cannot load the pass program"
 fi
 
-# Another rocetop holds the interface through a BPF link (issue 16, defect
-# 18): the hint names bpftool, since 'ip link set dev X xdp off' cannot
+# Another rocetop holds the interface through a BPF link: the hint names bpftool, since 'ip link set dev X xdp off' cannot
 # remove a link.
 "$ROCETOP" -i "$A" -D -d 0.2 2>/dev/null &
 first=$!

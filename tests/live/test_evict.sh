@@ -4,8 +4,6 @@
 # evicted while traffic flows.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 . tests/lib.sh
 A=rtv${RT_ID}a B=rtv${RT_ID}b IFA=rtv${RT_ID}x IFB=rtv${RT_ID}y
 rt_need_root evict

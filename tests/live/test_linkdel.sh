@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A watched interface deleted and created again (issue 16, defect 8): rocetop
+# A watched interface deleted and created again: rocetop
 # says so on stderr and in a note, keeps running, re-attaches when the name
 # returns, and counts the frames sent after that. Expected counts are the
 # frames this test sends with scapy (K1 before, K2 after the deletion).

@@ -6,33 +6,15 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 here=tests/live
-id=$RT_ID
-A=rte${id}a B=rte${id}b IFA=rte${id}x IFB=rte${id}y
-pids=()
 
-rt_need_root live "needs root for namespaces and BPF"
 rt_need_cmd live tshark tcpdump
-rt_tmpdir tmp
-rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
-
-rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" &&
-ip -n "$A" addr add 10.99.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.99.0.2/24 dev "$IFB" &&
-rt_no_ipv6 "$A" "$B" || { echo "FAIL live: cannot build the namespaces"; exit 1; }
-MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
-MAC_B=$(ip -n "$B" -o link show "$IFB" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+rt_two_hosts live rte
+ip -n "$A" addr add 10.99.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.99.0.2/24 dev "$IFB" ||
+	{ echo "FAIL live: cannot address the veth pair"; exit 1; }
 
 # Wait until rocetop has attached: the CSV files appear once the source is up.
-wait_attached() {
-	for _ in $(seq 100); do
-		[ -s "$1/flows.csv" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
+wait_attached() { rt_wait_file "$1/flows.csv" "$2"; }
 
 # run_mode NAME ROCETOP-OPTIONS...
 run_mode() {

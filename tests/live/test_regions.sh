@@ -12,8 +12,6 @@
 #   A [x] -- [y] B         rocetop -i y --no-egress --no-nic in B
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 . tests/lib.sh
 A=rtr${RT_ID}a B=rtr${RT_ID}b X=rtr${RT_ID}x Y=rtr${RT_ID}y
 DQPN=4660
@@ -24,8 +22,8 @@ rt_tmpdir tmp
 rt_on_exit 'kill -9 "${rt:-0}" 2>/dev/null'
 rt_netns "$A" "$B" && rt_no_ipv6 "$A" "$B" && rt_veth "$A" "$X" "$B" "$Y" ||
 	{ echo "FAIL regions: cannot build the namespaces"; exit 1; }
-MAC_X=$(ip -n "$A" -o link show "$X" | grep -o 'link/ether [0-9a-f:]*' | cut -d" " -f2)
-MAC_Y=$(ip -n "$B" -o link show "$Y" | grep -o 'link/ether [0-9a-f:]*' | cut -d" " -f2)
+MAC_X=$(rt_mac "$A" "$X")
+MAC_Y=$(rt_mac "$B" "$Y")
 
 ip netns exec "$B" "$ROCETOP" -i "$Y" --no-egress --no-nic --max-flows 16 --csv "$tmp/csv" -D -d 0.2 \
 	--flow-timeout 0 2>"$tmp/err" & rt=$!

@@ -10,8 +10,6 @@
 #   A [x] -- [y] B         rocetop -i x --no-ingress in A
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 . tests/lib.sh
 A=rts${RT_ID}a B=rts${RT_ID}b X=rts${RT_ID}x Y=rts${RT_ID}y
 N=20
@@ -22,7 +20,7 @@ rt_on_exit 'kill -9 "${rt:-0}" "${td:-0}"'
 rt_netns "$A" "$B" && rt_no_ipv6 "$A" "$B" && rt_veth "$A" "$X" "$B" "$Y" &&
 ip -n "$A" addr add 10.97.0.1/24 dev "$X" && ip -n "$B" addr add 10.97.0.2/24 dev "$Y" ||
 	{ echo "FAIL tc_split: cannot build the namespaces"; exit 1; }
-MAC_B=$(ip -n "$B" -o link show "$Y" | grep -o 'link/ether [0-9a-f:]*' | cut -d" " -f2)
+MAC_B=$(rt_mac "$B" "$Y")
 ip -n "$A" neigh add 10.97.0.2 lladdr "$MAC_B" dev "$X"
 
 ip netns exec "$B" tcpdump -q -i "$Y" -w "$tmp/cap.pcap" -U 2>/dev/null & td=$!

@@ -6,9 +6,6 @@
 #   A [xa] -- [pa] S: br0 [pb] -- [xb] B        rocetop -i pb --no-ingress
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
-PY=${PYTHON:-/usr/bin/python3}
 . tests/lib.sh
 A=rtw${RT_ID}a B=rtw${RT_ID}b S=rtw${RT_ID}s
 rt_need_root vlan
@@ -32,7 +29,7 @@ ip netns exec "$B" tcpdump -q -i "$XB" -w "$tmp/cap.pcap" -U 2>/dev/null & td=$!
 ip netns exec "$S" "$ROCETOP" -i "$PB" --no-ingress --csv "$tmp/csv" -D -d 0.2 --flow-timeout 0 2>"$tmp/err" & rt=$!
 for _ in $(seq 50); do [ -s "$tmp/csv/flows.csv" ] && break; sleep 0.1; done
 sleep 0.5
-MAC_B=$(ip -n "$B" -o link show "$XB" | grep -o 'link/ether [0-9a-f:]*' | cut -d" " -f2)
+MAC_B=$(rt_mac "$B" "$XB")
 "$GEN" --scenario fixed --frames 50 --rate 2000 --vlan 100 --tx-data "$A:$XA" --dst-mac "$MAC_B" -q 2>"$tmp/gen.err" ||
 	{ echo "FAIL vlan: rocetop-gen failed: $(cat "$tmp/gen.err")"; exit 1; }
 for _ in $(seq 30); do [ "$(tcpdump -r "$tmp/cap.pcap" 2>/dev/null | grep -c 'vlan 100')" -ge 50 ] && break; sleep 0.1; done

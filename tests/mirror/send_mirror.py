@@ -16,15 +16,18 @@ ect1,ce,cnp,ack,nak,rnr_nak,nak_seq,nak_other; bytes: the inner frame),
 TALLY_PREFIX.pfc.csv (prio,frames,xon,quanta) and TALLY_PREFIX.frames
 (sent=N mirrored=M direct=D: what a --collector port must drop and pass).
 """
+import os
 import random
 import sys
-from collections import defaultdict
 
 from scapy.all import Ether, Dot1Q, IP, IPv6, UDP, TCP, Raw, sendp, conf
 from scapy.layers.l2 import GRE
 from scapy.layers.vxlan import VXLAN
 from scapy.contrib.erspan import ERSPAN_II, ERSPAN_III, ERSPAN_PlatformSpecific
 from scapy.contrib.roce import BTH, AETH, CNPPadding
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.roce import count_pause, count_roce, flow_table, pfc_table, write_tally  # noqa: E402
 
 conf.verb = 0
 iface, smac, dmac, seed, prefix = sys.argv[1:6]
@@ -77,8 +80,7 @@ for cev, times in ((0x08, [0, 0, 0, 0x400, 0, 0, 0, 0]), (0x08, [0] * 8), (0x28,
     body = bytes([0x01, 0x01, 0x00, cev]) + b"".join(t.to_bytes(2, "big") for t in times)
     pfc_inner.append((cev, times, Ether(src=IMAC_B, dst="01:80:c2:00:00:01", type=0x8808) / Raw(body + bytes(26))))
 
-flows = defaultdict(lambda: defaultdict(int))
-pfc = defaultdict(lambda: defaultdict(int))
+flows, pfc = flow_table(), pfc_table()
 frames = []
 names = sorted(SESSIONS)
 nmirror = 0
@@ -86,24 +88,8 @@ nmirror = 0
 
 def count(mirror, wire):
     p = Ether(wire)
-    k = (mirror, p[IP].src, p[IP].dst, p[BTH].dqpn)
-    f = flows[k]
-    f["pkts"] += 1
-    f["bytes"] += len(wire)
-    f[["not_ect", "ect1", "ect0", "ce"][p[IP].tos & 3]] += 1
-    op = p[BTH].opcode
-    if op == 0x81:
-        f["cnp"] += 1
-    if op == 0x11:
-        syn = p[AETH].syndrome
-        t = (syn >> 5) & 3
-        if t == 0:
-            f["ack"] += 1
-        elif t == 1:
-            f["rnr_nak"] += 1
-        elif t == 3:
-            f["nak"] += 1
-            f["nak_seq" if (syn & 0x1f) == 0 else "nak_other"] += 1
+    count_roce(flows[(mirror, p[IP].src, p[IP].dst, p[BTH].dqpn)], len(wire), p[IP].tos, p[BTH].opcode,
+               p[AETH].syndrome if p.haslayer(AETH) else None)
 
 
 for i, p in enumerate(inner):
@@ -117,9 +103,7 @@ for i, (cev, times, p) in enumerate(pfc_inner):
     nmirror += 1
     for c in range(8):
         if cev & (1 << c):
-            pfc[str(c)]["frames"] += 1
-            pfc[str(c)]["quanta"] += times[c]
-            pfc[str(c)]["xon"] += times[c] == 0
+            count_pause(pfc, str(c), times[c])
 # not mirror copies: these pass even on a collector port
 direct = []
 for i in range(5):
@@ -136,15 +120,7 @@ frames += direct
 rnd.shuffle(frames)
 sendp(frames, iface=iface)
 
-cols = "pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak,nak_seq,nak_other".split(",")
-with open(prefix + ".flows.csv", "w") as o:
-    o.write("mirror,src,dst,dqpn," + ",".join(cols) + "\n")
-    for (m, s, d, q), f in sorted(flows.items()):
-        o.write(f"{m},{s},{d},{q}," + ",".join(str(f[c]) for c in cols) + "\n")
-with open(prefix + ".pfc.csv", "w") as o:
-    o.write("prio,frames,xon,quanta\n")
-    for prio, f in sorted(pfc.items()):
-        o.write(f"{prio},{f['frames']},{f['xon']},{f['quanta']}\n")
+write_tally(prefix, flows, pfc, ("mirror", "src", "dst", "dqpn"))
 with open(prefix + ".frames", "w") as o:
     o.write(f"sent={len(frames)} mirrored={nmirror} direct={len(direct)}\n")
 print(f"sent {len(frames)} frames on {iface}: {nmirror} mirror copies, {len(direct)} others")

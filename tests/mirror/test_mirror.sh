@@ -8,48 +8,16 @@
 # every frame without it. rocetop -r of the capture counts the same.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
+. tests/lib.sh
 here=tests/mirror
-id=$$
-A=rtm${id}a B=rtm${id}b IFA=rtm${id}x IFB=rtm${id}y
-tmp=$(mktemp -d)
-pids=()
 
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+rt_need_cmd mirror tshark tcpdump
+rt_two_hosts mirror rtm
+ip netns exec "$A" sysctl -qw net.ipv6.conf."$IFA".disable_ipv6=1 &&
+ip netns exec "$B" sysctl -qw net.ipv6.conf."$IFB".disable_ipv6=1 ||
+	{ echo "FAIL mirror: cannot turn IPv6 off on the veth pair"; exit 1; }
 
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP mirror: needs root for namespaces and BPF"; exit 0; fi
-for t in tshark tcpdump; do
-	command -v $t >/dev/null || { echo "SKIP mirror: $t is not installed"; exit 0; }
-done
-
-ip netns add "$A" && ip netns add "$B" &&
-ip link add "$IFA" netns "$A" type veth peer name "$IFB" netns "$B" &&
-ip -n "$A" link set "$IFA" up && ip -n "$B" link set "$IFB" up ||
-	{ echo "FAIL mirror: cannot build the namespaces"; exit 1; }
-for ns in "$A" "$B"; do
-	ip -n "$ns" link set lo up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf."$( [ "$ns" = "$A" ] && echo "$IFA" || echo "$IFB")".disable_ipv6=1
-done
-MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
-MAC_B=$(ip -n "$B" -o link show "$IFB" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
-
-wait_attached() {
-	for _ in $(seq 100); do
-		[ -s "$1/flows.csv" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
+wait_attached() { rt_wait_file "$1/flows.csv" "$2"; }
 
 # mirror_speed NAME DIR: a collector's paused time is not at its own port's
 # speed (the veth's 10G) but unknown, 100G assumed and said once on stderr,

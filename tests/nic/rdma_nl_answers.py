@@ -23,27 +23,8 @@ import os
 import struct
 import sys
 
-NLDEV = 5 << 10
-MULTI = 2
-
-
-def attr(t, payload):
-    n = 4 + len(payload)
-    return struct.pack("<HH", n, t) + payload + b"\0" * ((4 - n % 4) % 4)
-
-
-def u8(t, v): return attr(t, struct.pack("<B", v))
-def u32(t, v): return attr(t, struct.pack("<I", v))
-def u64(t, v): return attr(t, struct.pack("<Q", v))
-def s(t, v): return attr(t, v.encode() + b"\0")
-
-
-def msg(typ, flags, body):
-    return struct.pack("<IHHII", 16 + len(body), typ, flags, 0, 0) + body
-
-
-def done():
-    return msg(3, MULTI, struct.pack("<i", 0))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.netlink import MULTI, NLDEV, attr, done, msg, u8, u32, u64, s  # noqa: E402,F401
 
 
 def error(op, err):

@@ -91,7 +91,7 @@ out=$("$ROCETOP" doctor --sysfs-root "$tmp/empty" 2>&1); rc=$?
 grep -q '^no RDMA device on this host (.*/sys/class/infiniband: No such file or directory): nothing to judge' <<< "$out" &&
 	[ "$(grep -c . <<< "$out")" = 1 ] || { echo "  no RDMA: $out"; fail=1; }
 
-# Untrusted text (issue 16, defect 11): configfs's default_roce_mode holding an
+# Untrusted text: configfs's default_roce_mode holding an
 # OSC title set, a BEL, 0xFF and a bare C1 CSI. Text: none of those bytes reach
 # the terminal, the escaped form does; --json: valid UTF-8 that decodes back to
 # the escape sequence (0xFF and 0x9B as U+FFFD).

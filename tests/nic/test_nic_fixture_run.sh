@@ -7,7 +7,6 @@
 #   wrap: 296 + 200 = 496), ethtool rx_prio3_pause 100 -> 160 (60).
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 FIX=$PWD/tests/fixtures/sysfs/mlx5-host
 name=nic_fixture_run
 . tests/lib.sh
@@ -25,10 +24,7 @@ ip netns exec "$N" "$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 3 --interval 
 	> "$tmp/out" 2> "$tmp/err" &
 pid=$!
 # After the first interval's rows are written, move the tree to t1.
-for _ in $(seq 400); do
-	[ -s "$tmp/csv/ports.csv" ] && [ "$(wc -l < "$tmp/csv/ports.csv")" -gt 1 ] && break
-	sleep 0.05
-done
+rt_wait_rows "$tmp/csv/ports.csv"
 ln -sfn "$FIX/t1" "$tmp/root"
 wait $pid; rc=$?; pid=
 fail=0

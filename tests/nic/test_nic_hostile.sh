@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A hostile --sysfs-root (issue 16, defect 7): a counter file replaced by a
+# A hostile --sysfs-root: a counter file replaced by a
 # link to /dev/zero, another by a FIFO, an ethtool file linked to /dev/zero.
 # The run must end on time with every other counter read: the values expected
 # are the fixture's own (tests/fixtures/sysfs/make-fixtures.sh wrote them).

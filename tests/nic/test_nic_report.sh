@@ -6,8 +6,6 @@
 # counters of counters/), congestion counters flagged.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 FIX=$PWD/tests/fixtures/sysfs/mlx5-host
 name=nic_report
 . tests/lib.sh
@@ -21,10 +19,7 @@ rt_netns "$N" || { echo "FAIL $name: cannot create a namespace"; exit 1; }
 ln -s "$FIX/t0" "$tmp/root"
 ip netns exec "$N" "$ROCETOP" --sysfs-root "$tmp/root" -i lo -D -n 3 -d 0.4 -w "$tmp/rec.rtr" --csv "$tmp/csv" 2>"$tmp/err" &
 pid=$!
-for _ in $(seq 400); do
-	[ -s "$tmp/csv/ports.csv" ] && [ "$(wc -l < "$tmp/csv/ports.csv")" -gt 1 ] && break
-	sleep 0.05
-done
+rt_wait_rows "$tmp/csv/ports.csv"
 ln -sfn "$FIX/t1" "$tmp/root"
 wait $pid; rc=$?; pid=
 [ $rc = 0 ] || { echo "FAIL $name: recording failed: $(cat "$tmp/err")"; exit 1; }

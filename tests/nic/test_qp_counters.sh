@@ -13,7 +13,7 @@
 # counter by name; the recording replays them and the report counts them.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
+. tests/lib.sh
 FIX=$PWD/tests/fixtures/hwhost
 name=qp_counters
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP $name: needs root to attach to lo"; exit 0; fi
@@ -30,10 +30,7 @@ ln -s "$FIX/healthy" "$tmp/root"
 $IN "$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr" \
 	> "$tmp/out" 2> "$tmp/err" &
 pid=$!
-for _ in $(seq 400); do
-	[ -s "$tmp/csv/qpctr.csv" ] && [ "$(wc -l < "$tmp/csv/qpctr.csv")" -gt 1 ] && break
-	sleep 0.05
-done
+rt_wait_rows "$tmp/csv/qpctr.csv"
 ln -sfn "$FIX/healthy-t1" "$tmp/root"
 wait $pid; rc=$?; pid=
 fail=0

@@ -11,11 +11,14 @@
   cmp A.json B.json [KEYS]  compare two such JSON files on the flow counters
 """
 import json
-import subprocess
+import os
 import sys
 
-FIELDS = ["pkts", "bytes", "not_ect", "ect0", "ect1", "ce", "cnp", "ack", "nak",
-          "rnr_nak", "nak_seq", "nak_other"]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib import tshark  # noqa: E402
+from rtlib.outputs import sums  # noqa: E402
+from rtlib.roce import FLOW_COLS as FIELDS, PFC_COLS, count_roce  # noqa: E402
+
 T0 = 1700000000.0
 
 
@@ -24,21 +27,9 @@ def new_flow():
 
 
 def classify(ecn, opcode, syndrome):
-    """What one RoCE packet adds, from its field values (ARCHITECTURE.md's rules)."""
+    """What one RoCE packet adds, from its field values (bytes left to the caller)."""
     d = new_flow()
-    d["pkts"] = 1
-    d[["not_ect", "ect1", "ect0", "ce"][ecn]] = 1
-    if opcode == 0x81:
-        d["cnp"] = 1
-    elif opcode in (0x11, 0x12) and syndrome is not None:
-        t = (syndrome >> 5) & 3
-        if t == 0:
-            d["ack"] = 1
-        elif t == 1:
-            d["rnr_nak"] = 1
-        elif t == 3:
-            d["nak"] = 1
-            d["nak_seq" if (syndrome & 0x1f) == 0 else "nak_other"] = 1
+    count_roce(d, 0, ecn, opcode, syndrome)
     return d
 
 
@@ -171,31 +162,16 @@ def gen(outdir):
 
 
 def csv_sum(d):
-    import csv
-    flows, pfc = {}, {}
-    with open(d + "/flows.csv") as f:
-        for row in csv.DictReader(f):
-            key = "%s|%s|%s|%s" % (row["dir"], row["src"], row["dst"], row["dqpn"])
-            add(flows, key, {k: int(row[k]) for k in FIELDS})
-    with open(d + "/pfc.csv") as f:
-        for row in csv.DictReader(f):
-            x = pfc.setdefault(row["prio"], {"frames": 0, "xon": 0, "quanta": 0})
-            for k in x:
-                x[k] += int(row[k])
+    flows = sums(d + "/flows.csv", lambda r: "%s|%s|%s|%s" % (r["dir"], r["src"], r["dst"], r["dqpn"]), FIELDS)
+    pfc = sums(d + "/pfc.csv", lambda r: r["prio"], PFC_COLS)
     print(json.dumps({"flows": flows, "pfc": pfc}, sort_keys=True))
 
 
 def tshark_sum(path):
-    out = subprocess.run(
-        ["tshark", "-r", path, "-d", "udp.port==4791,infiniband", "-Y", "infiniband",
-         "-T", "fields", "-E", "separator=|",
-         "-e", "ip.src", "-e", "ip.dst", "-e", "ipv6.src", "-e", "ipv6.dst",
-         "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.opcode",
-         "-e", "ip.dsfield.ecn", "-e", "ipv6.tclass.ecn", "-e", "infiniband.aeth.syndrome",
-         "-e", "frame.len"], capture_output=True, text=True, check=True).stdout
     flows = {}
-    for line in out.splitlines():
-        s4, d4, s6, d6, qp, op, e4, e6, syn, flen = line.split("|")
+    for s4, d4, s6, d6, qp, op, e4, e6, syn, flen in tshark.fields(
+            path, ["ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "infiniband.bth.destqp", "infiniband.bth.opcode",
+                   "ip.dsfield.ecn", "ipv6.tclass.ecn", "infiniband.aeth.syndrome", "frame.len"], "infiniband"):
         src, dst, ecn = (s4, d4, e4) if s4 else (s6, d6, e6)
         d = classify(int(ecn, 0), int(op, 0), int(syn, 0) if syn else None)
         d["bytes"] = int(flen)

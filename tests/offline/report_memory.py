@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# A long capture for rocetop report's memory (issue 16, defect 19), and its
+# A long capture for rocetop report's memory, and its
 # expected figures, from rocetop-gen's fixed cycle and the generator's tally.
 #
 #   report_memory.py make GEN_PCAP TALLY_DIR OUT.pcap CYCLES OUT.json

@@ -7,14 +7,8 @@
 # generator's own tally (tests/offline/churn.py).
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d /tmp/rtc.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
-[ -x "$ROCETOP" ] || { fail churn "no $ROCETOP"; exit 1; }
+. tests/lib.sh
+rt_setup churn
 
 # 120 intervals, 50 new flows each, 3 intervals of life, forgotten after 5 s idle.
 $PY tests/offline/churn.py churn "$T/churn.pcap" "$T/churn.json" 120 50 3 5 || { fail churn "the generator failed"; exit 1; }

@@ -11,14 +11,8 @@
 # go).
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d /tmp/rtx.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
-[ -x "$ROCETOP" ] || { fail expiry "no $ROCETOP"; exit 1; }
+. tests/lib.sh
+rt_setup expiry
 
 # Flows by DQPN 0x100 + i (tests/offline/churn.py's frames): A 0, X 1, B 2,
 # F 3, G 4, C 5, D 6, E 7. Times in seconds after the first packet, in file

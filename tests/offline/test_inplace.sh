@@ -12,9 +12,6 @@
 # against tshark), so the undamaged file is also checked against that.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
-PY=${PYTHON:-/usr/bin/python3}
 . tests/lib.sh
 fails=0
 pass() { echo "PASS $1"; }

@@ -5,21 +5,15 @@
 # cut; bad files fail with one sentence; rotation; report --json.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
+. tests/lib.sh
+rt_setup offline
 H="$PY tests/offline/offline.py"
-T=$(mktemp -d /tmp/rto-off.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 skip() { echo "SKIP $1: $2"; }
 
 if ! $PY -c 'import scapy' 2>/dev/null; then
 	skip offline "no scapy in $PY"
 	exit 0
 fi
-[ -x "$ROCETOP" ] || { fail offline "no $ROCETOP"; exit 1; }
 $H gen "$T" 2>/dev/null || { fail gen "the scapy generator failed"; exit 1; }
 
 # rocetop -r FILE --csv DIR -D, then the sums of DIR's CSV as JSON in DIR.json

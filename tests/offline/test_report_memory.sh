@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rocetop report's memory follows the flows, not the length of the file
-# (issue 16, defect 19: it grew ~150 bytes per interval, 53 MB for 300k).
+# (it once grew ~150 bytes per interval, 53 MB for 300k).
 # A capture of 300,006 one-millisecond intervals with four flows is reported
 # at --interval 0.001, and so is the same traffic over 30,006 intervals:
 # the long report's peak RSS may exceed the short one's by at most 4 MB.
@@ -14,9 +14,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 GEN=${GEN:-$PWD/build/rocetop-gen}
-PY=${PYTHON:-/usr/bin/python3}
 H=tests/offline/report_memory.py
 rt_tmpdir T
 fails=0

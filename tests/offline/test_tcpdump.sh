@@ -5,10 +5,8 @@
 # (Linux cooked SLL2, direction from the packet type).
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-H="$PY tests/offline/offline.py"
 . tests/lib.sh
+H="$PY tests/offline/offline.py"
 NA=rtoa$RT_ID NB=rtob$RT_ID
 fails=0
 pass() { echo "PASS $1"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Slow-header clients against the exporter (issue 16, defect 9).
+"""Slow-header clients against the exporter.
 
 usage: slowloris.py HOST PORT NSLOW SECS
 NSLOW connections each send a request line, then one header line every

@@ -11,7 +11,6 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 ROCETOP=${ROCETOP:-$PWD/$BUILD/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 PROMETHEUS=${PROMETHEUS:-/usr/bin/prometheus}
 here=tests/prom
 . tests/lib.sh
@@ -62,8 +61,8 @@ done
 rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" ||
 	{ fail "cannot build the namespaces"; exit 1; }
 rt_no_ipv6 "$A" "$B"
-MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
-MAC_B=$(ip -n "$B" -o link show "$IFB" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+MAC_A=$(rt_mac "$A" "$IFA")
+MAC_B=$(rt_mac "$B" "$IFB")
 
 freeport() { inb "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PORT=$(freeport)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The exporter against slow and remote clients (issue 16):
-#   9   70 clients sending one header line a second never finish: every
+# The exporter against slow and remote clients:
+#   -   70 clients sending one header line a second never finish: every
 #       normal scrape is still answered (the guard cuts them)
-#   14  --listen 0.0.0.0:P and [::]:P warn that the metrics are reachable from
+#   -   --listen 0.0.0.0:P and [::]:P warn that the metrics are reachable from
 #       the network; a bare port (loopback) does not
 # The replay is a capture of this test's own (tests/robust/craft.py).
 set -u

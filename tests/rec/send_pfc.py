@@ -6,20 +6,21 @@ usage: send_pfc.py IFACE SRC_MAC FRAMES PRIO QUANTA
 Each frame enables PRIO alone with pause time QUANTA; every tenth frame is an
 XON (time 0) of the same class.
 """
+import os
 import struct
 import sys
 
-from scapy.all import Ether, Raw, sendp, conf
+from scapy.all import sendp, conf
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.roce import pfc  # noqa: E402
 
 conf.verb = 0
 iface, smac, n, prio, quanta = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 frames, tally_q, xon = [], 0, 0
 for i in range(n):
     t = 0 if i % 10 == 9 else quanta
-    times = [0] * 8
-    times[prio] = t
-    body = struct.pack("!HH8H", 0x0101, 1 << prio, *times)
-    f = Ether(src=smac, dst="01:80:c2:00:00:01", type=0x8808) / Raw(body + b"\x00" * 26)
+    f = pfc({prio: t}, smac=smac)
     # the tally read back from the frame's own bytes
     raw = bytes(f)
     ev = struct.unpack("!H", raw[16:18])[0]

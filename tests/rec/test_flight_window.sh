@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The flight recorder's window starts at zero (issue 28): rocetop on a veth
+# The flight recorder's window starts at zero: rocetop on a veth
 # with --flight-recorder 4s; scapy sends a first burst, then, after more than
 # the window, a second one, and SIGUSR1 writes the file. `report --json` of the
 # file must count exactly the second burst (the sent tally), and the
@@ -9,23 +9,12 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 here=tests/rec
-id=$RT_ID
-A=rtw${id}a B=rtw${id}b IFA=rtw${id}x IFB=rtw${id}y
-pids=()
 
-rt_need_root flight_window "needs root for namespaces and BPF"
 "$PY" -c 'import scapy' 2>/dev/null || rt_skip flight_window "scapy is not installed"
-rt_tmpdir tmp
-rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
-
-rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" &&
-	ip -n "$A" addr add 10.98.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.98.0.2/24 dev "$IFB" ||
-	{ echo "FAIL flight_window: cannot build the namespaces"; exit 1; }
-MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
-MAC_B=$(ip -n "$B" -o link show "$IFB" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+rt_two_hosts flight_window rtw
+ip -n "$A" addr add 10.98.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.98.0.2/24 dev "$IFB" ||
+	{ echo "FAIL flight_window: cannot address the veth pair"; exit 1; }
 
 # run NAME [ROCETOP-OPTIONS...]
 run() {
@@ -35,12 +24,8 @@ run() {
 	ip netns exec "$B" "$ROCETOP" -i "$IFB" "$@" -D -d 0.2 --flow-timeout 0 --flight-recorder 4s \
 		--flight-dir "$dir/fl" --csv "$dir/csv" 2>"$dir/err" &
 	local rt=$!; pids+=("$rt")
-	for _ in $(seq 100); do
-		[ -s "$dir/csv/flows.csv" ] && break
-		kill -0 "$rt" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -s "$dir/csv/flows.csv" ] || { echo "FAIL flight_window $name: rocetop did not start: $(cat "$dir/err")"; return 1; }
+	rt_wait_file "$dir/csv/flows.csv" "$rt" ||
+		{ echo "FAIL flight_window $name: rocetop did not start: $(cat "$dir/err")"; return 1; }
 	ip netns exec "$A" "$PY" $here/send_roce.py "$IFA" "$MAC_A" "$MAC_B" 10.98.0.1 10.98.0.2 5 120 300 \
 		>"$dir/before" || { echo "FAIL flight_window $name: scapy could not send"; return 1; }
 	sleep 5.5	# the first burst leaves the 4 s window

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Recordings and CSV directories are self-describing (issue 28): a live run on
+# Recordings and CSV directories are self-describing: a live run on
 # a veth with a distinctive MTU records; its header names the rocetop version
 # (the Makefile's), the kernel (uname) and the options given, and report
 # --json and meta.csv give the interface's speed (ethtool's), where it came
@@ -9,8 +9,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 here=tests/rec
 old=tests/fixtures/rec/main-e7a5c90-rtoldy-10G.rtr
 id=$RT_ID

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Recordings keep the link speed (issue 28): a live run on a veth pair (veth
+# Recordings keep the link speed: a live run on a veth pair (veth
 # says 10000 Mb/s through ethtool) records PFC frames of known quanta sent by
 # scapy; the recording is then read in another namespace whose interface of
 # the same name is a bridge (no speed). Paused time from `report --json` and
@@ -9,8 +9,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 here=tests/rec
 id=$RT_ID
 A=rts${id}a B=rts${id}b C=rts${id}c IFA=rts${id}x IFB=rts${id}y
@@ -25,7 +23,7 @@ rt_on_exit 'for p in "${pids[@]}"; do kill -9 "$p"; done; wait'
 rt_netns "$A" "$B" "$C" && rt_veth "$A" "$IFA" "$B" "$IFB" && rt_no_ipv6 "$A" "$B" "$C" &&
 	ip -n "$C" link add "$IFB" type bridge && ip -n "$C" link set "$IFB" up ||
 	{ echo "FAIL rec_speed: cannot build the namespaces"; exit 1; }
-MAC_A=$(ip -n "$A" -o link show "$IFA" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2)
+MAC_A=$(rt_mac "$A" "$IFA")
 veth_mbps=$(ip netns exec "$B" ethtool "$IFB" 2>/dev/null | sed -n 's/^\s*Speed: \([0-9]*\)Mb\/s/\1/p')
 [ -n "$veth_mbps" ] || rt_skip rec_speed "this kernel's veth says no speed"
 
@@ -37,12 +35,8 @@ run() {
 	ip netns exec "$B" "$ROCETOP" -i "$IFB" "$@" -w "$dir/run.rtr" --csv "$dir/csv" -D -d 0.2 \
 		2>"$dir/err" &
 	local rt=$!; pids+=("$rt")
-	for _ in $(seq 100); do
-		[ -s "$dir/csv/flows.csv" ] && break
-		kill -0 "$rt" 2>/dev/null || break
-		sleep 0.1
-	done
-	[ -s "$dir/csv/flows.csv" ] || { echo "FAIL rec_speed $name: rocetop did not start: $(cat "$dir/err")"; return 1; }
+	rt_wait_file "$dir/csv/flows.csv" "$rt" ||
+		{ echo "FAIL rec_speed $name: rocetop did not start: $(cat "$dir/err")"; return 1; }
 	local tally
 	tally=$(ip netns exec "$A" "$PY" $here/send_pfc.py "$IFA" "$MAC_A" "$n" "$prio" "$q") ||
 		{ echo "FAIL rec_speed $name: scapy could not send"; return 1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Hostile and unlucky inputs for tests/robust (issue 16), built with scapy and
+"""Hostile and unlucky inputs for tests/robust, built with scapy and
 struct from the file formats' specifications, never with rocetop:
 
   pcap-times FILE SEC...      classic pcap, one RoCE frame per u32 ts_sec given

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A recording block that claims 1 GiB of raw record (issue 33, item 8): 1 MB
+# A recording block that claims 1 GiB of raw record: 1 MB
 # of zlib data inflating to 1 GiB of zeros, its CRC and its ratio valid, set
 # between the two halves of a good recording. It is refused before it is
 # inflated: the reader's peak memory (GNU time's maximum RSS) stays under
@@ -8,15 +8,10 @@
 # test's own count of its blocks).
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d /tmp/rtbig.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-[ -x "$ROCETOP" ] || { fail bigblock "no $ROCETOP"; exit 1; }
+. tests/lib.sh
+rt_setup bigblock
 [ -x /usr/bin/time ] || { echo "SKIP bigblock: GNU time (/usr/bin/time) is not installed"; exit 0; }
-$PY -c 'import scapy' 2>/dev/null || { fail bigblock "no scapy in $PY"; exit 1; }
+rt_need_py bigblock scapy
 $PY tests/findings/captures.py gen "$T" >/dev/null || { fail bigblock "the scapy generator failed"; exit 1; }
 "$ROCETOP" -r "$T/storm.pcap" -d 0.5 -w "$T/good.rtr" -D -q || { fail bigblock "cannot record"; exit 1; }
 # good.rtr with the big block after its first half of blocks; prints the good blocks' count.

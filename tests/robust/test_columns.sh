@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Very large Gb/s values keep --batch's columns (issue 33, item 12): a
+# Very large Gb/s values keep --batch's columns: a
 # recording of a scapy capture whose last block the test patches itself (the
 # first flow's byte counter set to 2^62, the block recompressed, its CRC
 # redone). Every flow row's Gb/s and CE% cells end where the header's titles
@@ -8,14 +8,9 @@
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d /tmp/rtcol.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-[ -x "$ROCETOP" ] || { fail columns "no $ROCETOP"; exit 1; }
-$PY -c 'import scapy' 2>/dev/null || { fail columns "no scapy in $PY"; exit 1; }
+. tests/lib.sh
+rt_setup columns
+rt_need_py columns scapy
 $PY tests/findings/captures.py gen "$T" >/dev/null || { fail columns "the scapy generator failed"; exit 1; }
 "$ROCETOP" -r "$T/storm.pcap" -d 0.5 -w "$T/a.rtr" -D -q || { fail columns "cannot record"; exit 1; }
 # Patch the last block; print the Gb/s the flow must show in that interval.

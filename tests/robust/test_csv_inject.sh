@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CSV formula injection (issue 33, item 11): a capture read under names the
+# CSV formula injection: a capture read under names the
 # test chooses (=, +, -, @ first) names the interface in flows.csv and
 # stats.csv. Each such cell is written quoted with a leading ' ("'=x.pcap"),
 # as OWASP's CSV injection guidance says; the counts stay bare numbers: the
@@ -8,14 +8,9 @@
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d /tmp/rtcsv.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-[ -x "$ROCETOP" ] || { fail csv_inject "no $ROCETOP"; exit 1; }
-$PY -c 'import scapy' 2>/dev/null || { fail csv_inject "no scapy in $PY"; exit 1; }
+. tests/lib.sh
+rt_setup csv_inject
+rt_need_py csv_inject scapy
 $PY tests/findings/captures.py gen "$T" >/dev/null || { fail csv_inject "the scapy generator failed"; exit 1; }
 # frames in the capture: its classic pcap record headers, counted here
 frames=$($PY -c '

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The flight recorder's files (issue 33, items 1, 9, 12): every expected fact
+# The flight recorder's files: every expected fact
 # is the test's own: files it placed (their checksums), the capture times it
 # chose (file names), stat, and the exit status.
 #   1   --max-files removes only flight recordings of this host, oldest first by
@@ -12,14 +12,10 @@
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d /tmp/rtflt.XXXXXX)
-trap 'mountpoint -q "$T/full" && umount "$T/full"; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-[ -x "$ROCETOP" ] || { fail flight "no $ROCETOP"; exit 1; }
-$PY -c 'import scapy' 2>/dev/null || { fail flight "no scapy in $PY"; exit 1; }
+. tests/lib.sh
+rt_setup flight
+rt_on_exit 'mountpoint -q "$T/full" && umount "$T/full"'
+rt_need_py flight scapy
 $PY tests/findings/captures.py gen "$T" >/dev/null || { fail flight "the scapy generator failed"; exit 1; }
 # The storm capture's packets, moved back by SHIFT seconds (classic pcap, little-endian).
 shift_pcap() { $PY - "$1" "$2" "$3" <<'PY'

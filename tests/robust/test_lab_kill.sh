@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kill -9 of `rocetop lab` (issue 33, item 7): the traffic generator the lab
+# kill -9 of `rocetop lab`: the traffic generator the lab
 # started (its child, found by its parent pid) is gone within 2 s, not left
 # sending for ever in the leftover namespaces; and the next lab of that name
 # stops a generator an older lab left running there (one the test starts in
@@ -8,7 +8,6 @@
 # whether each still runs.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 ROCETOP_GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
 . tests/lib.sh
 name=rtk$RT_ID

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rocetop report over several files (issue 33, item 6). The expected numbers
+# rocetop report over several files. The expected numbers
 # are scapy's tally of the capture (tests/offline/offline.py: its frames, its
 # RoCE packets, its one CNP flow of 5 CNPs from 10.0.0.2) and the blocks the
 # test counts in the files itself.
@@ -14,14 +14,9 @@
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d /tmp/rtrep.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-[ -x "$ROCETOP" ] || { fail report_merge "no $ROCETOP"; exit 1; }
-$PY -c 'import scapy' 2>/dev/null || { fail report_merge "no scapy in $PY"; exit 1; }
+. tests/lib.sh
+rt_setup report_merge
+rt_need_py report_merge scapy
 $PY tests/offline/offline.py gen "$T" >/dev/null 2>&1 || { fail report_merge "the scapy generator failed"; exit 1; }
 read -r FRAMES PKTS <<<"$($PY -c 'import json,sys; t = json.load(open(sys.argv[1]))
 print(t["frames"], sum(v["pkts"] for v in t["eth"].values()))' "$T/tally.json")"

@@ -1,28 +1,23 @@
 #!/usr/bin/env bash
-# Robustness (issue 16): hostile and unlucky captures, paths and outputs.
+# Robustness: hostile and unlucky captures, paths and outputs.
 # Every expected number is the test's own: frames written by tests/robust/
 # craft.py (scapy and struct, 122-byte RoCE frames), times chosen here.
-#   3   timestamps past 2038 / 2106 / 2^64-1 and a negative if_tsoffset
-#   19  an origlen of 4 GiB counts as malformed; CSV cut back to whole rows
-#   4   -r x -w x (any spelling), --csv and rotation onto the input
-#   5   symbolic links and others' directories refused for -w and --csv
-#   10  --batch into /dev/full: a sentence and exit 1
-#   11  escapes out of --batch, report and messages (a hostile recording too),
+#   -   timestamps past 2038 / 2106 / 2^64-1 and a negative if_tsoffset
+#   -   an origlen of 4 GiB counts as malformed; CSV cut back to whole rows
+#   -   -r x -w x (any spelling), --csv and rotation onto the input
+#   -   symbolic links and others' directories refused for -w and --csv
+#   -   --batch into /dev/full: a sentence and exit 1
+#   -   escapes out of --batch, report and messages (a hostile recording too),
 #       RFC 4180 quoting in CSV
-#   12  a second writer of one recording is refused
-#   13  -r - from a pipe, and -r FIFO
+#   -   a second writer of one recording is refused
+#   -   -r - from a pipe, and -r FIFO
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
+. tests/lib.sh
+rt_setup robust
+rt_on_exit 'mountpoint -q "$T/small" && umount "$T/small"'
 C="$PY $PWD/tests/robust/craft.py"
-T=$(mktemp -d /tmp/rto-rob.XXXXXX)
-chmod 700 "$T"
-trap 'mountpoint -q "$T/small" && umount "$T/small"; rm -rf "$T"' EXIT
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-[ -x "$ROCETOP" ] || { fail robust "no $ROCETOP"; exit 1; }
-$PY -c 'import scapy' 2>/dev/null || { fail robust "no scapy in $PY"; exit 1; }
+rt_need_py robust scapy
 cd "$T"
 L=$($C framelen)	# 122
 

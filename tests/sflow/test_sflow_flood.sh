@@ -5,7 +5,8 @@
 # 0.25 s end in about 2 s. Every kind is counted, never more than was sent:
 # the valid ones per agent, over both address families, decoded; the junk
 # (no agent to tell, or a cut-short datagram of an agent never seen whole) in
-# the one "(rejected)" row, never given an agent row of its own (issue 33).
+# the one "(rejected)" row, never given an agent row of its own
+# (junk must not crowd real agents out of the table).
 # In a namespace of its own, over its loopback.
 set -u
 cd "$(dirname "$0")/../.."

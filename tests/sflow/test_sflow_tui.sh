@@ -7,31 +7,19 @@
 # are checked against the generator's tally in test_sflow_lab.sh.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-name=rtsft$$
-S=rtsft$$
+. tests/lib.sh
+name=rtsft$RT_ID
+S=rtsft$RT_ID
 fail=0
-skip() { echo "SKIP sflow_tui: $*"; exit 0; }
-[ "$(id -u)" -eq 0 ] || skip "needs root for the lab"
-command -v tmux >/dev/null || skip "tmux is not installed"
-cleanup() {
-	tmux kill-session -t "$S" 2>/dev/null
-	for ns in snd sw rcv; do ip netns del "$name-$ns" 2>/dev/null; done
-}
-trap cleanup EXIT
+rt_need_root sflow_tui "needs root for the lab"
+rt_need_cmd sflow_tui tmux
+rt_on_exit 'for ns in snd sw rcv; do ip netns del "$name-$ns"; done'
 pass() { echo "PASS $1"; }
 bad() { echo "FAIL $1: $2"; fail=1; }
-cap() { tmux capture-pane -p -t "$S"; }
-wait_for() {
-	for _ in $(seq 80); do
-		cap | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+cap() { rt_cap; }
+wait_for() { rt_wait_for "$1"; }
 
-tmux new-session -d -s "$S" -x 140 -y 40 "env PS1='$ ' TERM=screen bash --norc --noprofile" ||
-	skip "tmux cannot start a session"
+rt_tmux sflow_tui "$S" 140 40
 tmux send-keys -t "$S" "$ROCETOP lab --name $name --scenario incast --duration 30 --rate 8000 --sflow --sflow-rate 16 -d 0.5; echo RC=\$?" Enter
 if ! wait_for '10\.77\.0\.254:1'; then
 	bad sflow_tui_start "no sFlow flow on screen: $(cap | head -5)"

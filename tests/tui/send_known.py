@@ -4,10 +4,13 @@
 #   part "in":  sent from the namespace, seen on ingress of the watched veth
 #   part "out": sent from the watched veth itself, seen on egress
 # Usage: send_known.py in|out IFACE DST_MAC
+import os
 import sys
-from scapy.all import Ether, IP, UDP, Raw, sendp
+from scapy.all import Raw, sendp
 from scapy.contrib.roce import BTH, AETH, cnp
-import struct
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib import roce as rl  # noqa: E402
 
 part, iface, dmac = sys.argv[1], sys.argv[2], sys.argv[3]
 A, B = "10.77.0.1", "10.77.0.2"
@@ -15,7 +18,7 @@ pkts = []
 
 
 def roce(src, dst, tos, bth, sport=49152):
-    return Ether(dst=dmac) / IP(src=src, dst=dst, tos=tos) / UDP(sport=sport, dport=4791) / bth
+    return rl.roce(src, dst, bth, tos=tos, dmac=dmac, sport=sport)
 
 
 if part == "in":
@@ -28,10 +31,7 @@ if part == "in":
         pkts.append(roce(B, A, (26 << 2) | 2, BTH(opcode=0x0a, dqpn=0x222, psn=i) / Raw(b"y" * 16 + b"z" * 64), 49153))
     # PFC on priority 3: 5 pauses (0xffff quanta) and 2 XON
     for t in [0xffff] * 5 + [0] * 2:
-        times = [0] * 8
-        times[3] = t
-        payload = struct.pack("!HH8H", 0x0101, 1 << 3, *times)
-        pkts.append(Ether(dst="01:80:c2:00:00:01", type=0x8808) / Raw(payload + b"\0" * 26))
+        pkts.append(rl.pfc({3: t}))
 else:
     # CNPs: A -> B to QP 0x345 (B's QP, the sender of flow A), DSCP 48
     for i in range(6):

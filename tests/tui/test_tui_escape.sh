@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16, defect 11 for the live view: no string from a file reaches the
+# Untrusted text in the live view: no string from a file reaches the
 # terminal raw. The recording (test_record --hostile) carries, in every string
 # the view shows (source, interface, note, comm, NIC device, netdev and counter,
 # sFlow agent and switch port, and the findings built from them), an OSC title
@@ -15,10 +15,8 @@
 # sparkline's own characters).
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-BUILD=$(dirname "$ROCETOP")
-PY=${PYTHON:-/usr/bin/python3}
 . tests/lib.sh
+BUILD=$(dirname "$ROCETOP")
 S=rtue$RT_ID
 fail=0
 

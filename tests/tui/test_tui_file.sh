@@ -6,8 +6,6 @@
 # max(0, min(P + 1, 20) - 10) CE. No root needed.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 . tests/lib.sh
 S=rtuf$RT_ID
 fail=0
@@ -17,7 +15,6 @@ rt_need_cmd tui_file tmux
 [ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || skip "$PY has no scapy"
 rt_tmpdir DIR
-rt_on_exit 'tmux kill-session -t "$S"'
 
 $PY - "$DIR/f.pcap" <<'EOF' || skip "cannot write the capture"
 import sys
@@ -35,14 +32,8 @@ EOF
 
 pass() { echo "PASS $1"; }
 bad() { echo "FAIL $1: $2"; fail=1; }
-cap() { tmux capture-pane -p -t "$S"; }
-wait_for() {
-	for _ in $(seq 80); do
-		cap | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+cap() { rt_cap; }
+wait_for() { rt_wait_for "$1"; }
 # at NAME POS PKTS CE: the header shows that position and those totals
 at() {
 	if wait_for "pos $2\.0s" && wait_for "^wire  RoCE $3 pkts .* CE [0-9.]+% \($4\) "; then
@@ -53,8 +44,7 @@ at() {
 	fi
 }
 
-tmux new-session -d -s "$S" -x 80 -y 24 "env PS1='$ ' TERM=screen bash --norc --noprofile" ||
-	skip "tmux cannot start a session"
+rt_tmux tui_file "$S" 80 24
 # 0.2x: one snapshot every 5 s, time enough to pause on the first
 tmux send-keys -t "$S" "$ROCETOP -r $DIR/f.pcap -d 1 --speed 0.2; echo RC=\$?" Enter
 wait_for 'pos 0\.0s' || { bad tui_file_start "the view did not come up"; cap; exit 1; }

@@ -6,31 +6,22 @@
 # pause-without-ecn and victim (warnings), all still open at the end (6 s).
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-S=rtfi$$
-DIR=$(mktemp -d /tmp/rtfi.XXXXXX)
+. tests/lib.sh
+S=rtfi$RT_ID
 fail=0
 
-skip() { echo "SKIP tui_findings: $*"; exit 0; }
-command -v tmux >/dev/null || skip "tmux is not installed"
+skip() { rt_skip tui_findings "$*"; }
+rt_need_cmd tui_findings tmux
 [ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
-trap 'tmux kill-session -t "$S" 2>/dev/null; rm -rf "$DIR"' EXIT
+rt_tmpdir DIR
 $PY tests/findings/captures.py gen "$DIR" || skip "cannot write the captures (scapy)"
 
 pass() { echo "PASS $1"; }
 bad() { echo "FAIL $1: $2"; cap | head -12 | sed 's/^/    | /'; fail=1; }
-cap() { tmux capture-pane -p -t "$S"; }
-wait_for() {
-	for _ in $(seq 80); do
-		cap | grep -qE -- "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
+cap() { rt_cap; }
+wait_for() { rt_wait_for "$1"; }
 
-tmux new-session -d -s "$S" -x 200 -y 30 "env PS1='$ ' TERM=screen bash --norc --noprofile" ||
-	skip "tmux cannot start a session"
+rt_tmux tui_findings "$S" 200 30
 tmux send-keys -t "$S" "$ROCETOP -r $DIR/storm.pcap -d 1 --speed 50 --link-speed 100G; echo RC=\$?" Enter
 if wait_for '\[END\]' && wait_for '^findings  1 critical  2 warning  0 info   newest: critical pfc-storm since [0-9:]+  ifname=storm.pcap dir=ingress prio=3'; then
 	pass "tui_findings_header: 1 critical, 2 warning, the newest critical one named"

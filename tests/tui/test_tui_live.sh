@@ -12,8 +12,6 @@
 #   total RoCE 78 packets, 10 CE (12.82 %), 6 CNPs, 4 NAKs, 3 RNR NAKs, 4 flows
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 SEND=$PWD/tests/tui/send_known.py
 . tests/lib.sh
 N=rtu$RT_ID

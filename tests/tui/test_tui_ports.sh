@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The NIC ports view (key 4) on the mlx5 fixture: the congestion counters
-# ARCHITECTURE.md names come first, marked with *, with the values the fixture
-# files hold; the other counters follow.
+# (user/nic/nic_sysfs.c's list) come first, marked with *, with the values
+# the fixture files hold; the other counters follow.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
 FIX=tests/fixtures/sysfs/mlx5-host/t0
 HW=$FIX/sys/class/infiniband/mlx5_0/ports/1/hw_counters
 . tests/lib.sh

@@ -467,7 +467,7 @@ static void test_kill9_recovery(const char *dir)
 	TEST_END("nic_stat_kill9_recovery");
 }
 
-/* A state file naming a pid that another process now has (issue 33): the
+/* A state file naming a pid that another process now has: the
  * pid runs, but not the rocetop that wrote the file, so the file is acted on. */
 static void test_pid_reused(const char *dir)
 {

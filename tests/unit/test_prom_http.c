@@ -160,7 +160,7 @@ static void test_http(void)
 	CHECK_EQ(st, 200);
 	CHECK(strstr(big, "href=\"/metrics\"") != NULL, "root page links /metrics");
 	/* RFC 9112 section 3.2: an HTTP/1.1 request without Host, or with two, is
-	 * answered 400; HTTP/1.0 needs none (issue 33) */
+	 * answered 400; HTTP/1.0 needs none */
 	st = http(AF_INET, port, "GET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n", big, sizeof(big));
 	CHECK_EQ(st, 400);
 	st = http(AF_INET, port, "GET /metrics HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n", big,

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The exporter on the audit's cases (issue 16):
- *  - defect 16: rendering a snapshot without flows called qsort(NULL, 0, ...),
+ * The exporter on hostile and unlucky cases:
+ *  - rendering a snapshot without flows called qsort(NULL, 0, ...),
  *    undefined behaviour UBSan reports. This test defines qsort itself (the
  *    binary's definition wins over libc's), counts calls with a NULL base,
  *    and sorts with a plain insertion sort.
- *  - defect 8: rocetop_interface_up is 1 for an attached interface and 0 for
+ *  - rocetop_interface_up is 1 for an attached interface and 0 for
  *    one the link watcher marked "gone" (values put in by this test).
  */
 #include <stdio.h>

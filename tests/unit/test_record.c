@@ -166,7 +166,7 @@ static long read_rec(const char *path, struct rt_snapshot *snaps, int *all_same)
 	return n;
 }
 
-/* ---- hostile headers (issue 16, defects 1, 2 and 6) ---- */
+/* ---- hostile headers: repeated fields, huge and zero sizes, counts ---- */
 
 static void put32le(unsigned char *p, unsigned v)
 {
@@ -284,7 +284,7 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 	CHECK_EQ(rt_rec_encode(&empty, &raw, &rawlen), 0);
 	rt_snapshot_free(&empty);
 
-	/* Defect 1: a field line repeated 200 times overran the field map. */
+	/* A field line repeated 200 times overran the field map. */
 	rep = malloc(200 * 32 + 1);
 	rep[0] = '\0';
 	for (i = 0; i < 200; i++)
@@ -307,7 +307,7 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 	free(t);
 	TEST_END("record_layout_duplicates_refused");
 
-	/* Defect 2: struct flow of 2^63 bytes and a block claiming 2 flows: the
+	/* struct flow of 2^63 bytes and a block claiming 2 flows: the
 	 * size check wrapped to 0 and unpack() read a wild address. */
 	put32le(raw + 24, 2);
 	snprintf(flowline, sizeof(flowline), "struct flow 9223372036854775808");
@@ -323,7 +323,7 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 	free(t);
 	TEST_END("record_huge_struct_size_refused");
 
-	/* Defect 6: struct flow 0 and a block claiming 2^32-1 flows allocated
+	/* struct flow 0 and a block claiming 2^32-1 flows allocated
 	 * without end; struct flow 1 with 16M flows would take 3 GB. Refused
 	 * from the block's size, the reader stays small: the child's peak
 	 * resident size is checked (under 1 GiB of address space the old
@@ -373,7 +373,7 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 
 /*
  * test_record --hostile PATH: a recording whose every string carries terminal
- * controls, for tests/tui/test_tui_escape.sh (issue 16, defect 11). Each
+ * controls, for tests/tui/test_tui_escape.sh. Each
  * string has its own tag so the test can find its escaped form on screen:
  * an OSC title set (ESC ] 0 ; TAG BEL), a clear screen (ESC [ 2 J), a C1 CSI
  * in UTF-8 (C2 9B), a bare 0x9B and an invalid UTF-8 byte (0xFF).
@@ -543,7 +543,7 @@ int main(int argc, char **argv)
 	TEST_END("record_cut_every_byte_of_last_block");
 
 	/* A flipped byte in block 3: the reader skips it and resumes at block 4
-	 * (issue 16, defect 19: each block has a magic, a length and a CRC). */
+	 * (each block has a magic, a length and a CRC). */
 	{
 		struct rt_snapshot want[NSNAP - 1];
 		struct rt_rec_reader *r = rt_rec_open(path);

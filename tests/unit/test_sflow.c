@@ -749,7 +749,7 @@ static void test_collector_many(void)
 	TEST_END("sflow_collector_many_flows");
 }
 
-/* ---- issue 33: forgetting, rejected senders, loss, bounds ---- */
+/* ---- forgetting, rejected senders, loss, bounds ---- */
 
 static struct rt_sflow *collector(__u32 max_flows, double timeout, const char *allow)
 {

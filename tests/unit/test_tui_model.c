@@ -184,7 +184,7 @@ static void test_rows(void)
 	CHECK(!strcmp(buf, "0x000010"), "QP cell '%s'", buf);
 	tui_row_cell(&rows[i], C_SRC, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "10.0.0.1"), "SRC cell '%s'", buf);
-	/* 2^62 bytes in 2 s (1.8e10 Gb/s) still fits the Gb/s column (issue 33) */
+	/* 2^62 bytes in 2 s (1.8e10 Gb/s) still fits the Gb/s column */
 	rows[i].d.bytes = 1ULL << 62;
 	tui_row_cell(&rows[i], C_GBPS, buf, sizeof(buf));
 	CHECK(strlen(buf) <= (size_t)tui_cols[C_GBPS].maxw, "Gb/s cell '%s' wider than %d", buf,
