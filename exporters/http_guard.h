@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The exporter's defence against slow clients (issue 16, defect 9): a client
+ * The exporter's defence against slow clients: a client
  * that sends its request headers a line at a time could hold a connection
  * slot forever (libmicrohttpd's timeout counts idle time, and every byte
  * resets it). The guard keeps, per connection, when its current request

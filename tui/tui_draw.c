@@ -61,7 +61,7 @@ static int appendf(char *line, size_t len, int off, const char *fmt, ...)
 }
 
 /*
- * The one way text reaches the screen (issue 16, defect 11). Lines are built
+ * The one way text reaches the screen (escape sequences stay out). Lines are built
  * from untrusted names (a recording's source, interfaces, notes, ports, comm,
  * sFlow agents, mirror sessions, findings about them), so every line goes
  * through rt_fmt_safe, printable ASCII only: an ESC, a C1 control or a byte of

@@ -393,7 +393,7 @@ static int start_gen(struct lab *l)
 		int fd;
 
 		/* The generator dies with the lab, kill -9 included: else it runs
-		 * on for ever in the namespaces left behind (issue 33). The lab may
+		 * on for ever in the namespaces left behind. The lab may
 		 * have died before the prctl: then the parent is another. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(1);

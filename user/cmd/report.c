@@ -23,7 +23,7 @@
  * tie stay unattributed, with the number of data flows going the other way
  * on their host pair.
  *
- * Several files (issue 33): a file given twice (the same device and inode)
+ * Several files: a file given twice (the same device and inode)
  * is read once; recordings of one host with one recording id (a -w FILE and
  * the files rotated from it, record.h) are one host, read in the order they
  * were created through one aggregation, and a copy of one of them (same

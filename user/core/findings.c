@@ -562,7 +562,7 @@ static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len
 		if (json) \
 			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s\"%s\":%s", first ? "" : ",", key, \
 					      isstr ? rt_pr_json_str(_v, q, sizeof(q)) : _v); \
-		else	/* text: printable only, names come from files (issue 16) */ \
+		else	/* text: printable only, names come from files */ \
 			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", first ? "" : " ", key, \
 					      rt_fmt_safe(_v, _v, sizeof(_v))); \
 		first = 0; \

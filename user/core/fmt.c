@@ -41,8 +41,8 @@ const char *rt_fmt_gbps(double gbps, int width, char *buf, size_t len)
 {
 	int dec, n;
 
-	/* Three decimals while they fit, fewer when not, then SI (issue 33:
-	 * 147607544.496 broke the columns). */
+	/* Three decimals while they fit, fewer when not, then SI (a
+	 * 147607544.496 once broke the columns). */
 	for (dec = 3; dec >= 0; dec--) {
 		n = snprintf(buf, len, "%.*f", dec, gbps);
 		if (n >= 0 && n <= width)

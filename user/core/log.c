@@ -20,7 +20,7 @@ const char *rt_log_last(void)
 
 /*
  * Messages name files, interfaces and devices, which may come from a hostile
- * file or tree (issue 16, defect 11): controls (C0 but newline and tab, DEL,
+ * file or tree: controls (C0 but newline and tab, DEL,
  * C1 in UTF-8) and bytes that are not UTF-8 are written as '?', so a message
  * cannot drive the terminal. Valid UTF-8 (a file name in another script) stays.
  */

@@ -200,7 +200,7 @@ void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, c
 		member(p, key);
 		rt_pr_json_string(p->f, v);
 	} else if (!p->json && (to & RT_PR_TEXT) && fmt) {
-		/* Text is for a terminal: printable ASCII only (issue 16, defect 11). */
+		/* Text is for a terminal: printable ASCII only (names come from files). */
 		size_t n = strlen(v) + 1;
 		char buf[512], *safe = n <= sizeof(buf) ? buf : malloc(n);
 

@@ -1181,7 +1181,7 @@ static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, 
  * struct comes out first and says, with the layout, how long the record must
  * be: a block whose rawlen is not that is refused before anything more is
  * allocated or inflated (a damaged block claiming 1 GiB of zeros cost 1 GB
- * and 15 s before, issue 33). 0, -EINVAL, -E2BIG, -EIO (not zlib data) or -ENOMEM.
+ * and 15 s once). 0, -EINVAL, -E2BIG, -EIO (not zlib data) or -ENOMEM.
  */
 static int inflate_block(struct rt_rec_reader *r, __u32 zlen, __u32 rawlen)
 {

@@ -524,7 +524,7 @@ static int proc_start(int pid, unsigned long long *start)
 
 /*
  * Does the rocetop that wrote a state file still run? Its pid alone does not
- * say (issue 33: a pid reused by another process was believed for ever):
+ * say (a pid reused by another process would be believed for ever):
  * the process must have the start time the file recorded, or, in a file from
  * before start times were recorded, be named rocetop.
  */
