@@ -194,9 +194,11 @@ static int publish(struct prom *p, const struct rt_snapshot *cur, const struct r
 {
 	struct doc *t, *o, *old_t, *old_o;
 	char *tx, *ox;
+	struct rt_prom_self self;
 	size_t tl, ol;
 	int err;
 
+	rt_prom_render_self(p->r, rt_prom_self_read(&self) ? NULL : &self);
 	err = rt_prom_render(p->r, cur, d, &tx, &tl, &ox, &ol);
 	if (err)
 		return err;

@@ -193,6 +193,7 @@ struct rt_prom_render {
 	__u32 *heap;
 	struct hp **hp_order;
 	size_t hp_order_cap;
+	struct rt_prom_self self;	/* the exporter's own figures, if valid */
 	/* NIC counters as exported: sorted like a snapshot's ports table. */
 	struct nic_acc *nic;
 	size_t nic_n, nic_cap;
@@ -239,6 +240,14 @@ void rt_prom_render_free(struct rt_prom_render *r)
 	free(r->hp_order);
 	free(r->nic);
 	free(r);
+}
+
+void rt_prom_render_self(struct rt_prom_render *r, const struct rt_prom_self *s)
+{
+	if (s)
+		r->self = *s;
+	else
+		r->self.valid = 0;
 }
 
 static struct hp *hp_get(struct rt_prom_render *r, const struct rt_hostpair *k)
@@ -999,6 +1008,64 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 	sflow_agents(w, d);
 }
 
+/* The process_* families as the Prometheus client libraries name them. */
+static void render_process(struct out *w, const struct rt_prom_self *s)
+{
+	family(w, "process_cpu_seconds", M_COUNTER, "seconds", "Total user and system CPU time spent in seconds.");
+	sample_d(w, "process_cpu_seconds", M_COUNTER, "", s->cpu_secs);
+	family(w, "process_resident_memory_bytes", M_GAUGE, "bytes", "Resident memory size in bytes.");
+	sample_u(w, "process_resident_memory_bytes", M_GAUGE, "", s->rss_bytes);
+	family(w, "process_virtual_memory_bytes", M_GAUGE, "bytes", "Virtual memory size in bytes.");
+	sample_u(w, "process_virtual_memory_bytes", M_GAUGE, "", s->vsize_bytes);
+	family(w, "process_open_fds", M_GAUGE, NULL, "Number of open file descriptors.");
+	sample_u(w, "process_open_fds", M_GAUGE, "", s->open_fds);
+	if (s->max_fds) {
+		family(w, "process_max_fds", M_GAUGE, NULL, "Maximum number of open file descriptors.");
+		sample_u(w, "process_max_fds", M_GAUGE, "", s->max_fds);
+	}
+	family(w, "process_start_time_seconds", M_GAUGE, "seconds",
+	       "Start time of the process since unix epoch in seconds.");
+	sample_d(w, "process_start_time_seconds", M_GAUGE, "", s->start_time);
+}
+
+/* The collector's costs, and the BPF programs' run count and time. */
+static void render_self(struct out *w, const struct rt_prom_self *s, const struct rt_delta *d)
+{
+	char set[LSET], id[16];
+	size_t i;
+
+	family(w, "rocetop_collect_duration_seconds", M_GAUGE, "seconds",
+	       "Time the last snapshot took to collect (the kernel's maps, NIC counters, sFlow).");
+	sample_d(w, "rocetop_collect_duration_seconds", M_GAUGE, "", d->collect_secs);
+	family(w, "rocetop_snapshots_missed", M_COUNTER, NULL,
+	       "Intervals whose snapshot was not taken because the previous one was still being taken or shown.");
+	sample_u(w, "rocetop_snapshots_missed", M_COUNTER, "", d->missed);
+	if (!s->valid)
+		return;
+	render_process(w, s);
+	family(w, "rocetop_bpf_stats_enabled", M_GAUGE, NULL,
+	       "kernel.bpf_stats_enabled: 1 while the kernel counts the BPF programs' runs and run time.");
+	sample_u(w, "rocetop_bpf_stats_enabled", M_GAUGE, "", s->bpf_stats == 1);
+	family(w, "rocetop_bpf_prog_runs", M_COUNTER, NULL,
+	       "Runs of each BPF program rocetop holds (bpf_prog_info run_cnt), counted while kernel.bpf_stats_enabled is 1.");
+	for (i = 0; i < s->nprogs; i++) {
+		set[0] = 0;
+		label(set, sizeof(set), "prog", s->progs[i].name);
+		snprintf(id, sizeof(id), "%u", s->progs[i].id);
+		label(set, sizeof(set), "id", id);
+		sample_u(w, "rocetop_bpf_prog_runs", M_COUNTER, set, s->progs[i].run_cnt);
+	}
+	family(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, "seconds",
+	       "Time each BPF program rocetop holds ran (bpf_prog_info run_time_ns), counted while kernel.bpf_stats_enabled is 1.");
+	for (i = 0; i < s->nprogs; i++) {
+		set[0] = 0;
+		label(set, sizeof(set), "prog", s->progs[i].name);
+		snprintf(id, sizeof(id), "%u", s->progs[i].id);
+		label(set, sizeof(set), "id", id);
+		sample_d(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, set, s->progs[i].run_ns / 1e9);
+	}
+}
+
 static double mono_secs(void)
 {
 	struct timespec ts;
@@ -1026,6 +1093,8 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 			render_findings(&w, d->findings);
 		if (!err)
 			render_sflow(&w, d);
+		if (!err)
+			render_self(&w, &r->self, d);
 	}
 	sb_printf(&w.o, "# EOF\n");
 	/* make sure both are allocated even when empty */

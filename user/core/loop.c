@@ -80,6 +80,7 @@ struct loop {
 	int nsinks;
 	struct rt_stream st;	/* the flow table and what changed (user/core/stream.h) */
 	long emitted;
+	__u64 missed;		/* timer expirations beyond one per tick read */
 	__u64 file_start_ns;
 	struct rt_findings findings;
 };
@@ -101,10 +102,15 @@ static int merge_sflow(void *arg, struct rt_snapshot *snap)
 static int step(struct loop *L, const struct rt_opts *o, int emit)
 {
 	int first = !L->st.have_prev, i, r;
+	struct timespec t0, t1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = rt_stream_step(&L->st);
 	if (r <= 0)
 		return r;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	L->st.delta.collect_secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	L->st.delta.missed = L->missed;
 	if ((r = rt_nic_failed(L->nic)) < 0)
 		return r;	/* --qp-counters bound nothing: said, the run ends */
 	if (!L->file_start_ns)
@@ -305,6 +311,8 @@ static int run(struct loop *L, const struct rt_opts *o)
 
 			if (read(tfd, &ticks, sizeof(ticks)) != sizeof(ticks))	/* non-blocking */
 				ticks = 0;
+			if (ticks > 1 && !ctl.paused)
+				L->missed += ticks - 1;
 			if ((!ctl.paused || ctl.step > 0) && !ctl.at_end) {
 				if (ctl.step > 0)
 					ctl.step--;
