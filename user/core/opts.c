@@ -21,7 +21,7 @@ enum {
 	OPT_NO_INGRESS, OPT_SYSFS_ROOT, OPT_NO_NIC, OPT_TOP, OPT_SORT, OPT_FILTER, OPT_MAX_SIZE,
 	OPT_MAX_FILES, OPT_PROM_FLOWS, OPT_SPEED, OPT_SFLOW, OPT_SFLOW_ALLOW, OPT_QP_COUNTERS,
 	OPT_COLLECTOR, OPT_THRESHOLD, OPT_LINK_SPEED, OPT_FLIGHT, OPT_TRIGGER, OPT_FLIGHT_DIR, OPT_HOSTNAME,
-	OPT_JSON, OPT_BPF_SPLIT, OPT_TC_FILTER,
+	OPT_JSON, OPT_BPF_SPLIT, OPT_TC_FILTER, OPT_WEB_CONFIG,
 };
 
 /* The main command line: --help and parsing both come from this table. */
@@ -43,6 +43,8 @@ const struct rt_opt rt_main_opts[] = {
 				 "(with --sflow also switchports.csv and drops.csv)" },
 	{ 'w', "write", "FILE", "record every snapshot to FILE (replay with -r FILE)" },
 	{ OPT_LISTEN, "listen", "[ADDR:]PORT", "serve Prometheus metrics on /metrics (a bare port: loopback)" },
+	{ OPT_WEB_CONFIG, "web-config", "FILE", "TLS and basic auth for --listen, in the Prometheus exporter\n"
+						"toolkit's format (tls_server_config, basic_auth_users)" },
 	{ 'D', "daemon", NULL, "no view: only the sinks named (--csv, -w, --listen)" },
 	RT_OPT_SECTION("Timing:"),
 	{ 'd', "interval", "SECONDS", "time between snapshots (default 1; files: capture time;\n"
@@ -251,6 +253,7 @@ static int on_opt(void *ctx, int c, const char *arg)
 		o->listen = arg;
 		break;
 	}
+	case OPT_WEB_CONFIG: o->web_config = arg; break;
 	case 'd':
 		if (parse_seconds(arg, 0.01, 86400, &o->interval))
 			return bad("--interval", arg, "give seconds between 0.01 and 86400");
@@ -402,6 +405,10 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 	}
 	if (o->max_files && !o->max_size && !o->flight_secs) {
 		pr_warn("--max-files rotates recordings and needs --max-size (or --flight-recorder).\n");
+		return -EINVAL;
+	}
+	if (o->web_config && !o->listen) {
+		pr_warn("--web-config secures the metrics endpoint: add --listen [ADDR:]PORT.\n");
 		return -EINVAL;
 	}
 	if (o->flight_dir && !o->flight_secs) {
