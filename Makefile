@@ -73,7 +73,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libibverbs-dev libncurses-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libmicrohttpd-dev libcrypt-dev linux-libc-dev iproute2 ethtool python3 python3-scapy \
-	tshark tcpdump tmux prometheus prometheus-alertmanager curl python3-prometheus-client procps \
+	tshark tcpdump tmux strace prometheus prometheus-alertmanager curl python3-prometheus-client procps \
 	debhelper dpkg-dev lintian bash-completion systemd util-linux apache2-utils openssl \
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest
