@@ -130,16 +130,23 @@ kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
 # The system call filter lets it do its work: every call of a run that loads
 # and attaches the programs, counts traffic and serves scrapes (strace -f)
 # is in the unit's SystemCallFilter as systemd-analyze expands it.
-ip netns exec "$ns" strace -f -qq -o "$tmp/trace" "$ROCETOP" -D --listen 19466 -i "$B" -d 0.2 -n 25 \
+ip netns exec "$ns" strace -f -qq -o "$tmp/trace" "$ROCETOP" -D --listen 19466 -i "$B" -d 0.2 -n 600 \
 	>/dev/null 2>"$tmp/strace.err" &
 spid=$!
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	ip netns exec "$ns" curl -sf --max-time 1 -o /dev/null "http://127.0.0.1:19466/metrics" && break
 	sleep 0.1
 done
 "$GEN" --scenario fixed --frames 20 --tx-data "$ns:$A" -q 2>/dev/null
-ip netns exec "$ns" curl -s --max-time 2 "http://127.0.0.1:19466/metrics" | grep -q '^rocetop_interface_frames_total' ||
-	bad strace "no metrics from the traced run: $(tail -2 "$tmp/strace.err")"
+got=
+for _ in $(seq 20); do
+	ip netns exec "$ns" curl -s --max-time 2 "http://127.0.0.1:19466/metrics" |
+		grep -q "^rocetop_interface_frames_total{interface=\"$B\"" && { got=1; break; }
+	sleep 0.2
+done
+[ -n "$got" ] || bad strace "no metrics from the traced run: $(tail -2 "$tmp/strace.err")"
+# SIGTERM to rocetop itself (strace's child), as systemctl stop sends it
+pkill -TERM -P $spid
 wait $spid
 if out=$(python3 tests/pkg/unit_check.py syscalls "$unit" "$tmp/trace"); then
 	ok "SystemCallFilter allows each of the $(echo "$out" | cut -d' ' -f1) calls of a traced run (bpf, netlink, accept4 included)"
