@@ -50,8 +50,9 @@ m0=$(missed)
 kill -STOP $rt; sleep 3; kill -CONT $rt
 sleep 1.2
 m1=$(missed)
-# Stopped 3 s at 0.5 s: 6 or 7 expirations in one read, 5 or 6 of them missed.
-if [ "$m0" = 0 ] && [ "$m1" -ge 5 ] && [ "$m1" -le 6 ]; then
+# Stopped 3 s at 0.5 s: 6 or 7 expirations come in one read after SIGCONT
+# (one more if the stop caught the loop late for its tick); all but one missed.
+if [ -n "$m0" ] && [ -n "$m1" ] && [ $((m1 - m0)) -ge 5 ] && [ $((m1 - m0)) -le 7 ]; then
 	echo "PASS prom self: rocetop_snapshots_missed_total $m0 before, $m1 after 3 s stopped at -d 0.5"
-else echo "FAIL prom self: rocetop_snapshots_missed_total $m0 before, $m1 after 3 s stopped (want 0, then 5 or 6)"; fails=$((fails + 1)); fi
+else echo "FAIL prom self: rocetop_snapshots_missed_total $m0 before, $m1 after 3 s stopped (want 5 to 7 more)"; fails=$((fails + 1)); fi
 [ $fails -eq 0 ]
