@@ -24,6 +24,7 @@ struct wparse {
 	const char *path;
 	int line;
 	enum section sec;
+	int tls;		/* tls_server_config given */
 	char cert[PATH_MAX], key[PATH_MAX];
 	struct rt_web_config *c;
 };
@@ -73,11 +74,12 @@ static int top_key(struct wparse *p, const char *key, const char *rest)
 {
 	while (*rest == ' ')
 		rest++;
-	if (!strcmp(key, "tls_server_config"))
+	if (!strcmp(key, "tls_server_config")) {
 		p->sec = SEC_TLS;
-	else if (!strcmp(key, "basic_auth_users"))
+		p->tls = 1;
+	} else if (!strcmp(key, "basic_auth_users")) {
 		p->sec = SEC_USERS;
-	else {
+	} else {
 		char msg[160];
 
 		snprintf(msg, sizeof(msg), "'%.40s' is not supported: rocetop reads tls_server_config (cert_file, key_file) and basic_auth_users only", key);
@@ -195,7 +197,7 @@ int rt_web_config_load(const char *path, struct rt_web_config *c)
 		}
 	}
 	fclose(f);
-	if (!!p.cert[0] != !!p.key[0]) {
+	if (p.tls && (!p.cert[0] || !p.key[0])) {
 		pr_warn("--web-config %s: tls_server_config needs both cert_file and key_file.\n", path);
 		rt_web_config_free(c);
 		return -1;

@@ -116,6 +116,7 @@ bad "an unknown key" "'http_server_config' is not supported" "http_server_config
 bad "an unknown TLS key" "'client_ca_file' is not supported" \
 	"tls_server_config:\n  cert_file: $tmp/server.crt\n  key_file: $tmp/server.key\n  client_ca_file: ca.crt\n"
 bad "a clear-text password" "must be a bcrypt hash" "basic_auth_users:\n  alice: secret\n"
+bad "an empty tls_server_config" "needs both cert_file and key_file" "tls_server_config:\nbasic_auth_users:\n  alice: $HASH_Y\n"
 bad "a certificate without its key" "needs both cert_file and key_file" "tls_server_config:\n  cert_file: $tmp/server.crt\n"
 bad "a missing key file" "cannot read the key" "tls_server_config:\n  cert_file: $tmp/server.crt\n  key_file: nope.key\n"
 bad "a key that is not PEM" "is not a PEM file" "tls_server_config:\n  cert_file: $tmp/server.crt\n  key_file: $tmp/web.yml\n"
