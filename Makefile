@@ -42,7 +42,7 @@ CFLAGS    ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -DRT_VERSION='"$(VERSION)"' \
 	     $(INCLUDES) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 DEPFLAGS   = -MMD -MP
-LDLIBS    += $(PKG_LIBS) -lm -lpthread
+LDLIBS    += $(PKG_LIBS) -lcrypt -lm -lpthread
 # UBSan without recovery: undefined behaviour aborts the run, so a test or a
 # fuzzer that meets it fails instead of printing a line nobody reads.
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -73,9 +73,9 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 # Debian packages to build and to test.
 DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev \
 	libibverbs-dev libncurses-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
-	libmicrohttpd-dev linux-libc-dev iproute2 ethtool python3 python3-scapy \
-	tshark tcpdump tmux prometheus curl python3-prometheus-client procps \
-	debhelper dpkg-dev lintian bash-completion systemd util-linux \
+	libmicrohttpd-dev libcrypt-dev linux-libc-dev iproute2 ethtool python3 python3-scapy \
+	tshark tcpdump tmux strace prometheus prometheus-alertmanager curl python3-prometheus-client procps \
+	debhelper dpkg-dev lintian bash-completion systemd util-linux apache2-utils openssl \
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest \
 	libjs-dygraphs chromium chromium-driver python3-selenium libfixbuf-dev pmacct \

@@ -38,6 +38,27 @@ void rt_prom_render_free(struct rt_prom_render *r);
  * ending in "# EOF\n") are malloc'd, NUL-terminated, owned by the caller.
  * Returns 0 or -ENOMEM.
  */
+/* The exporter's own figures (exporters/prom_self.c). */
+#define RT_SELF_PROGS 16	/* BPF programs reported; more are counted in progs_left */
+struct rt_prom_self {
+	int valid;			/* read in full */
+	double cpu_secs;		/* user + system */
+	double start_time;		/* seconds since the epoch */
+	unsigned long long rss_bytes, vsize_bytes, open_fds, max_fds;	/* max_fds 0: unlimited */
+	int bpf_stats;			/* kernel.bpf_stats_enabled: 0, 1, -1 unknown */
+	size_t nprogs, progs_left;
+	struct {
+		__u32 id;
+		char name[16];
+		__u64 run_cnt, run_ns;
+	} progs[RT_SELF_PROGS];
+};
+
+/* Fill s from /proc/self and the BPF programs this process holds; 0 or -errno. */
+int rt_prom_self_read(struct rt_prom_self *s);
+/* The figures the next rt_prom_render writes out (copied), NULL for none. */
+void rt_prom_render_self(struct rt_prom_render *r, const struct rt_prom_self *s);
+
 int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, const struct rt_delta *d,
 		   char **text, size_t *text_len, char **om, size_t *om_len);
 

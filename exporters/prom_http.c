@@ -30,6 +30,7 @@
 #include "log.h"
 #include "sink.h"
 #include "prom.h"
+#include "web_config.h"
 
 #define CONN_LIMIT	64	/* concurrent connections */
 #define CONN_TIMEOUT	10	/* seconds a silent connection is kept */
@@ -164,6 +165,7 @@ struct prom {
 	unsigned long long scrapes;	/* __atomic */
 	char where[80];
 	struct rt_http_guard *guard;
+	struct rt_web_config web;	/* --web-config: TLS and users, or none */
 };
 
 static struct doc *doc_new(char *text, size_t len)
@@ -193,9 +195,11 @@ static int publish(struct prom *p, const struct rt_snapshot *cur, const struct r
 {
 	struct doc *t, *o, *old_t, *old_o;
 	char *tx, *ox;
+	struct rt_prom_self self;
 	size_t tl, ol;
 	int err;
 
+	rt_prom_render_self(p->r, rt_prom_self_read(&self) ? NULL : &self);
 	err = rt_prom_render(p->r, cur, d, &tx, &tl, &ox, &ol);
 	if (err)
 		return err;
@@ -292,6 +296,36 @@ static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char
 	return MHD_YES;
 }
 
+/* Basic authentication against the users of --web-config (bcrypt). */
+static int authorized(struct prom *p, struct MHD_Connection *c)
+{
+	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+	int ok = rt_web_config_check(&p->web, user, pass);
+
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	return ok;
+}
+
+static enum MHD_Result ask_auth(struct MHD_Connection *c)
+{
+	static const char body[] = "authentication required\n";
+	struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof(body) - 1, (void *)body,
+								    MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+	ret = MHD_queue_basic_auth_fail_response(c, "rocetop", resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload_data, size_t *upload_data_size,
 			      void **con_cls)
@@ -310,6 +344,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (nhost > 1 || (!nhost && version && strcmp(version, MHD_HTTP_VERSION_1_0)))
 		return reply(c, MHD_HTTP_BAD_REQUEST, "text/plain", (void *)no_host, sizeof(no_host) - 1,
 			     MHD_RESPMEM_PERSISTENT, 0);
+	if (p->web.nusers && !authorized(p, c))
+		return ask_auth(c);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 			     "only GET and HEAD are served here\n", 34, MHD_RESPMEM_PERSISTENT, 1);
@@ -348,6 +384,7 @@ static void prom_close(struct rt_sink *s)
 		if (p->mhd)
 			MHD_stop_daemon(p->mhd);	/* joins its thread, closes the socket */
 		rt_http_guard_free(p->guard);
+		rt_web_config_free(&p->web);
 		doc_put(p->text);
 		doc_put(p->om);
 		rt_prom_render_free(p->r);
@@ -355,6 +392,44 @@ static void prom_close(struct rt_sink *s)
 		free(p);
 	}
 	free(s);
+}
+
+/* libmicrohttpd on our socket, with TLS when --web-config gives a certificate. */
+static struct MHD_Daemon *start_daemon(struct prom *p, int fd, int family)
+{
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, p->web.key_pem },
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, p->web.cert_pem },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+
+	return MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
+				(family == AF_INET6 ? MHD_USE_IPv6 : 0) | (p->web.cert_pem ? MHD_USE_TLS : 0),
+				0, rt_http_guard_accept, p->guard, handle, p,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_NOTIFY_CONNECTION, rt_http_guard_notify, p->guard,
+				MHD_OPTION_NOTIFY_COMPLETED, rt_http_guard_completed, p->guard,
+				MHD_OPTION_URI_LOG_CALLBACK, rt_http_guard_uri, p->guard,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_ARRAY, p->web.cert_pem ? tls : tls + 2,
+				MHD_OPTION_END);
+}
+
+/* --web-config: read it, and make sure this libmicrohttpd can serve TLS. */
+static int web_setup(struct prom *p, const struct rt_opts *o)
+{
+	if (!o->web_config)
+		return 0;
+	if (rt_web_config_load(o->web_config, &p->web))
+		return -1;
+	if (p->web.cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		pr_warn("--web-config %s asks for TLS, but this libmicrohttpd was built without it (GnuTLS).\n",
+			o->web_config);
+		return -1;
+	}
+	return 0;
 }
 
 /* Our own socket, so that a port in use gets a clear sentence. */
@@ -420,6 +495,8 @@ struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 	    (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)))
 		pr_warn("--listen %s binds every address: the metrics (addresses, QPs, process names) are reachable from the network; give 127.0.0.1:PORT or one interface's address to keep them local.\n",
 			o->listen);
+	if (web_setup(p, o))
+		goto fail;
 	p->r = rt_prom_render_new(o->prom_flows, o->find.speed_mbps);
 	if (!p->r || publish(p, NULL, NULL)) {
 		pr_warn("out of memory.\n");
@@ -439,24 +516,19 @@ struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		goto fail;
 	}
-	p->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG |
-				  (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-				  0, rt_http_guard_accept, p->guard, handle, p,
-				  MHD_OPTION_LISTEN_SOCKET, fd,
-				  MHD_OPTION_NOTIFY_CONNECTION, rt_http_guard_notify, p->guard,
-				  MHD_OPTION_NOTIFY_COMPLETED, rt_http_guard_completed, p->guard,
-				  MHD_OPTION_URI_LOG_CALLBACK, rt_http_guard_uri, p->guard,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT,
-				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				  MHD_OPTION_END);
+	p->mhd = start_daemon(p, fd, ss.ss_family);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!p->mhd) {
-		pr_warn("cannot start the HTTP server on %s (libmicrohttpd refused; -v says why).\n", p->where);
+		if (p->web.cert_pem)
+			pr_warn("cannot start the HTTPS server on %s: the certificate or key of --web-config %s is not valid, or they do not match.\n",
+				p->where, o->web_config);
+		else
+			pr_warn("cannot start the HTTP server on %s (libmicrohttpd refused; -v says why).\n", p->where);
 		close(fd);
 		goto fail;
 	}
-	pr_info("serving Prometheus metrics on http://%s/metrics\n", p->where);
+	pr_info("serving Prometheus metrics on %s://%s/metrics%s\n", p->web.cert_pem ? "https" : "http", p->where,
+		p->web.nusers ? " (basic authentication)" : "");
 	return s;
 fail:
 	prom_close(s);

@@ -24,6 +24,9 @@
 #include "sf_drop.h"
 
 #define MAX_HOSTPAIRS	65536	/* host-pair accumulators kept */
+#define MAX_FINDING_SERIES 200	/* open findings exported one series each */
+#define RT_STR_(x)	#x
+#define RT_STR(x)	RT_STR_(x)
 
 /* ------------------------------------------------------------------ */
 /* Rendering */
@@ -190,6 +193,7 @@ struct rt_prom_render {
 	__u32 *heap;
 	struct hp **hp_order;
 	size_t hp_order_cap;
+	struct rt_prom_self self;	/* the exporter's own figures, if valid */
 	/* NIC counters as exported: sorted like a snapshot's ports table. */
 	struct nic_acc *nic;
 	size_t nic_n, nic_cap;
@@ -236,6 +240,14 @@ void rt_prom_render_free(struct rt_prom_render *r)
 	free(r->hp_order);
 	free(r->nic);
 	free(r);
+}
+
+void rt_prom_render_self(struct rt_prom_render *r, const struct rt_prom_self *s)
+{
+	if (s)
+		r->self = *s;
+	else
+		r->self.valid = 0;
 }
 
 static struct hp *hp_get(struct rt_prom_render *r, const struct rt_hostpair *k)
@@ -425,43 +437,41 @@ static void render_meta(struct rt_prom_render *r, struct out *w, const struct rt
 	sample_u(w, "rocetop_flows_evicted", M_COUNTER, "", cur->evicted);
 }
 
-static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur)
-{
-	static const char *const outcome[] = {
-		"roce", "not_roce", "truncated", "malformed", "pause", "table_full", "v6_unparsed",
-	};
-	/* Counters of struct rt_if_val, each a family: one table, one loop. */
-	struct if_fam {
-		const char *name, *unit, *help;
-		size_t off;	/* offsetof(struct rt_if_val, ...): a __u64, or __u64[RT_NPRIO] */
-	};
-	static const struct if_fam if_fams[] = {
-		{ "rocetop_interface_frames", NULL, "Frames the BPF programs saw, per interface and direction.",
-		  offsetof(struct rt_if_val, pkts) },
-		{ "rocetop_interface_bytes", "bytes", "Bytes of the frames the BPF programs saw.",
-		  offsetof(struct rt_if_val, bytes) },
-		{ "rocetop_interface_mirrored_frames", NULL,
-		  "Mirror copies (GRE + ERSPAN II/III, GRE TEB, VXLAN) decapsulated; the frames inside are counted as if seen on the mirrored wire.",
-		  offsetof(struct rt_if_val, mirrored) },
-	};
-	static const struct if_fam pfc_fams[] = {
-		{ "rocetop_pfc_frames", NULL,
-		  "PFC frames with the priority enabled, XON included (priority all: 802.3x global pause).",
-		  offsetof(struct rt_if_val, pfc_frames) },
-		{ "rocetop_pfc_xon_frames", NULL, "PFC frames of the priority with a pause time of 0 (XON, resume).",
-		  offsetof(struct rt_if_val, pfc_xon) },
-		{ "rocetop_pfc_pause_quanta", NULL, "Sum of the PFC pause times asked, in quanta of 512 bit times.",
-		  offsetof(struct rt_if_val, pfc_quanta) },
-	};
-	char set[LSET], more[LSET + 64], pn[8];
-	__u64 speed[RT_MAX_IFACES * 2 + 1];
-	int known[RT_MAX_IFACES * 2 + 1];	/* not assumed */
-	const char *from;
-	size_t i, f, n = cur->nifs;
-	unsigned int p, o;
+/* Counters of struct rt_if_val, each a family: one table, one loop. */
+struct if_fam {
+	const char *name, *unit, *help;
+	size_t off;	/* offsetof(struct rt_if_val, ...): a __u64, or __u64[RT_NPRIO] */
+};
 
-	if (n > RT_MAX_IFACES * 2)
-		n = RT_MAX_IFACES * 2;
+#define IF_CTR(v, off) ((const __u64 *)((const char *)(v) + (off)))
+#define IF_ROWS (RT_MAX_IFACES * 2 + 1)
+
+/* The labels of an interface and direction row of cur->ifs. */
+static void if_labels(const struct rt_snapshot *cur, size_t i, char *set, size_t len)
+{
+	set[0] = 0;
+	label(set, len, "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));
+	label(set, len, "direction", rt_dir_name(cur->ifs[i].k.dir));
+}
+
+/* set with the priority label added, into more. */
+static void prio_labels(const char *set, unsigned int p, char *more, size_t len)
+{
+	char pn[8];
+
+	snprintf(more, len, "%s", set);
+	label(more, len, "priority", rt_prio_name(p, pn, sizeof(pn)));
+}
+
+/* Each row's link speed for the paused time; known[i]: not assumed. Returns the rows. */
+static size_t if_speeds(struct rt_prom_render *r, const struct rt_snapshot *cur, __u64 *speed, int *known)
+{
+	size_t i, n = cur->nifs;
+	const char *from;
+	unsigned int p;
+
+	if (n > IF_ROWS - 1)
+		n = IF_ROWS - 1;
 	for (i = 0; i < n; i++) {
 		const char *ifn = rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex);
 		int frames = 0;
@@ -473,13 +483,27 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 				    rt_link_speed_quiet(cur, ifn, r->speed_given, &from);
 		known[i] = strcmp(from, "assumed") != 0;
 	}
+	return n;
+}
 
-#define IFSET(i) do { set[0] = 0; \
-		label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex)); \
-		label(set, sizeof(set), "direction", rt_dir_name(cur->ifs[i].k.dir)); } while (0)
-#define IF_CTR(v, off) ((const __u64 *)((const char *)(v) + (off)))
-#define PRSET(p) do { snprintf(more, sizeof(more), "%s", set); \
-		label(more, sizeof(more), "priority", rt_prio_name(p, pn, sizeof(pn))); } while (0)
+/* Whether each watched interface is there, its frame counters and the parser's outcomes. */
+static void render_if_counters(struct out *w, const struct rt_snapshot *cur, size_t n)
+{
+	static const char *const outcome[] = {
+		"roce", "not_roce", "truncated", "malformed", "pause", "table_full", "v6_unparsed",
+	};
+	static const struct if_fam if_fams[] = {
+		{ "rocetop_interface_frames", NULL, "Frames the BPF programs saw, per interface and direction.",
+		  offsetof(struct rt_if_val, pkts) },
+		{ "rocetop_interface_bytes", "bytes", "Bytes of the frames the BPF programs saw.",
+		  offsetof(struct rt_if_val, bytes) },
+		{ "rocetop_interface_mirrored_frames", NULL,
+		  "Mirror copies (GRE + ERSPAN II/III, GRE TEB, VXLAN) decapsulated; the frames inside are counted as if seen on the mirrored wire.",
+		  offsetof(struct rt_if_val, mirrored) },
+	};
+	char set[LSET], more[LSET + 64];
+	size_t i, f;
+	unsigned int o;
 
 	/* A watched interface deleted (live.c's link watcher) is 0 until it returns. */
 	family(w, "rocetop_interface_up", M_GAUGE, NULL,
@@ -493,7 +517,7 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	for (f = 0; f < sizeof(if_fams) / sizeof(if_fams[0]); f++) {
 		family(w, if_fams[f].name, M_COUNTER, if_fams[f].unit, if_fams[f].help);
 		for (i = 0; i < n; i++) {
-			IFSET(i);
+			if_labels(cur, i, set, sizeof(set));
 			sample_u(w, if_fams[f].name, M_COUNTER, set, *IF_CTR(&cur->ifs[i].v, if_fams[f].off));
 		}
 	}
@@ -504,20 +528,39 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 		const __u64 val[] = { v->roce, v->not_roce, v->truncated, v->malformed, v->mac_ctrl,
 				      v->flow_full, v->v6_unparsed };
 
-		IFSET(i);
+		if_labels(cur, i, set, sizeof(set));
 		for (o = 0; o < sizeof(val) / sizeof(val[0]); o++) {
 			snprintf(more, sizeof(more), "%s", set);
 			label(more, sizeof(more), "outcome", outcome[o]);
 			sample_u(w, "rocetop_parser_frames", M_COUNTER, more, val[o]);
 		}
 	}
+}
+
+/* PFC per priority, the paused time it asked and the link speeds it was reckoned at. */
+static void render_pfc(struct out *w, const struct rt_snapshot *cur, size_t n, const __u64 *speed,
+		       const int *known)
+{
+	static const struct if_fam pfc_fams[] = {
+		{ "rocetop_pfc_frames", NULL,
+		  "PFC frames with the priority enabled, XON included (priority all: 802.3x global pause).",
+		  offsetof(struct rt_if_val, pfc_frames) },
+		{ "rocetop_pfc_xon_frames", NULL, "PFC frames of the priority with a pause time of 0 (XON, resume).",
+		  offsetof(struct rt_if_val, pfc_xon) },
+		{ "rocetop_pfc_pause_quanta", NULL, "Sum of the PFC pause times asked, in quanta of 512 bit times.",
+		  offsetof(struct rt_if_val, pfc_quanta) },
+	};
+	char set[LSET], more[LSET + 64];
+	size_t i, f;
+	unsigned int p;
+
 	/* One family per counter of the priority, on each interface and direction. */
 	for (f = 0; f < sizeof(pfc_fams) / sizeof(pfc_fams[0]); f++) {
 		family(w, pfc_fams[f].name, M_COUNTER, pfc_fams[f].unit, pfc_fams[f].help);
 		for (i = 0; i < n; i++) {
-			IFSET(i);
+			if_labels(cur, i, set, sizeof(set));
 			for (p = 0; p < RT_NPRIO; p++) {
-				PRSET(p);
+				prio_labels(set, p, more, sizeof(more));
 				sample_u(w, pfc_fams[f].name, M_COUNTER, more, IF_CTR(&cur->ifs[i].v, pfc_fams[f].off)[p]);
 			}
 		}
@@ -525,9 +568,9 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	family(w, "rocetop_pfc_paused_seconds", M_COUNTER, "seconds",
 	       "Paused time asked by PFC frames, from the quanta at the link speed (--link-speed, else the interface's, else 100G assumed).");
 	for (i = 0; i < n; i++) {
-		IFSET(i);
+		if_labels(cur, i, set, sizeof(set));
 		for (p = 0; p < RT_NPRIO; p++) {
-			PRSET(p);
+			prio_labels(set, p, more, sizeof(more));
 			sample_d(w, "rocetop_pfc_paused_seconds", M_COUNTER, more,
 				 rt_pause_seconds(cur->ifs[i].v.pfc_quanta[p], speed[i]));
 		}
@@ -541,9 +584,16 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 		label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));
 		sample_u(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, set, speed[i] * 1000000ULL / 8);
 	}
-#undef IFSET
-#undef IF_CTR
-#undef PRSET
+}
+
+static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur)
+{
+	__u64 speed[IF_ROWS];
+	int known[IF_ROWS];	/* not assumed */
+	size_t n = if_speeds(r, cur, speed, known);
+
+	render_if_counters(w, cur, n);
+	render_pfc(w, cur, n, speed, known);
 }
 
 /* How idle flows rank in cmp_top: total congestion, then key. */
@@ -707,6 +757,71 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 	return 0;
 }
 
+/* A finding's subject as labels: only the fields its rule gives (findings.h). */
+static void subject_labels(const struct rt_subject *s, char *set, size_t len)
+{
+	char a[RT_ADDR_STRLEN], n[16];
+
+	if (s->has & RT_SUBJ_IFNAME)
+		label(set, len, "interface", s->ifname);
+	if (s->has & RT_SUBJ_DIR)
+		label(set, len, "direction", rt_dir_name(s->dir));
+	if (s->has & RT_SUBJ_PRIO)
+		label(set, len, "priority", rt_prio_name(s->prio, n, sizeof(n)));
+	if (s->has & RT_SUBJ_SRC)
+		label(set, len, "src", rt_fmt_addr(s->family, s->src, a, sizeof(a)));
+	if (s->has & RT_SUBJ_DST)
+		label(set, len, "dst", rt_fmt_addr(s->family, s->dst, a, sizeof(a)));
+	if (s->has & RT_SUBJ_DQPN) {
+		snprintf(n, sizeof(n), "%u", s->dqpn);
+		label(set, len, "dqpn", n);
+	}
+	if (s->has & RT_SUBJ_AGENT)
+		label(set, len, "agent", s->agent);
+	if (s->has & RT_SUBJ_PORT) {
+		snprintf(n, sizeof(n), "%u", s->port);
+		label(set, len, "port", n);
+	}
+	if (s->has & RT_SUBJ_DEVICE)
+		label(set, len, "device", s->device);
+	if (s->has & RT_SUBJ_COUNTER)
+		label(set, len, "counter", s->counter);
+}
+
+/*
+ * One series per open finding, for alerting on its subject: at most
+ * MAX_FINDING_SERIES, the most severe first, then the oldest; the open
+ * findings left out are counted.
+ */
+static void render_open_findings(struct out *w, const struct rt_findings *F)
+{
+	char set[LSET];
+	size_t j, shown = 0, open = 0;
+	int sev;
+
+	family(w, "rocetop_finding", M_GAUGE, NULL,
+	       "1 for each open finding, labelled by rule, severity and subject (interface, direction, priority, src, dst, dqpn, agent, port, device, counter as the rule gives them); at most " RT_STR(MAX_FINDING_SERIES) ", the most severe first.");
+	for (sev = RT_SEV_CRITICAL; sev >= RT_SEV_INFO; sev--)
+		for (j = 0; j < F->n; j++) {
+			const struct rt_finding *f = &F->tab[j];
+
+			if (!f->open || f->sev != sev)
+				continue;
+			open++;
+			if (shown == MAX_FINDING_SERIES)
+				continue;
+			shown++;
+			set[0] = 0;
+			label(set, sizeof(set), "rule", f->rule);
+			label(set, sizeof(set), "severity", rt_sev_name(f->sev));
+			subject_labels(&f->subj, set, sizeof(set));
+			sample_u(w, "rocetop_finding", M_GAUGE, set, 1);
+		}
+	family(w, "rocetop_findings_unexported", M_GAUGE, NULL,
+	       "Open findings left out of rocetop_finding now, beyond its bound of " RT_STR(MAX_FINDING_SERIES) " series.");
+	sample_u(w, "rocetop_findings_unexported", M_GAUGE, "", open - shown);
+}
+
 /* Findings: open ones by rule and severity, and opened since the start by rule. */
 static void render_findings(struct out *w, const struct rt_findings *F)
 {
@@ -739,6 +854,7 @@ static void render_findings(struct out *w, const struct rt_findings *F)
 		label(set, sizeof(set), "rule", R->rules[i].name);
 		sample_u(w, "rocetop_findings_opened", M_COUNTER, set, n);
 	}
+	render_open_findings(w, F);
 }
 
 /*
@@ -746,7 +862,7 @@ static void render_findings(struct out *w, const struct rt_findings *F)
  * table), the drops per port and reason, and what each agent sent. The
  * est_ families are estimates (each sample stands for its sampling rate).
  */
-static void render_sflow(struct out *w, const struct rt_delta *d)
+static void sflow_ports(struct out *w, const struct rt_delta *d)
 {
 	static const struct {
 		const char *name;
@@ -769,8 +885,6 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 	char set[LSET];
 	size_t i, k;
 
-	if (!d->nsfagents)
-		return;
 	for (k = 0; k < sizeof(ctr) / sizeof(ctr[0]); k++) {
 		family(w, ctr[k].name, M_COUNTER, NULL, ctr[k].help);
 		for (i = 0; i < d->nswports; i++) {
@@ -800,44 +914,54 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 		swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
 		sample_d(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, set, p->max_transit / 1e9);
 	}
-	/* The switch's own interface counters (counter samples), once per port. */
-	{
-		static const struct {
-			const char *name, *help;
-			enum mtype type;
-		} ifc[] = {
-			{ "rocetop_sflow_port_speed_bytes_per_second",
-			  "The switch port's speed, from its sFlow counter samples (ifSpeed / 8).", M_GAUGE },
-			{ "rocetop_sflow_port_interface_discards",
-			  "The switch port's discarded packets (ifInDiscards, ifOutDiscards) as its agent counts them.", M_COUNTER },
-			{ "rocetop_sflow_port_interface_errors",
-			  "The switch port's packets in error (ifInErrors, ifOutErrors) as its agent counts them.", M_COUNTER },
-		};
+}
 
-		for (k = 0; k < sizeof(ifc) / sizeof(ifc[0]); k++) {
-			family(w, ifc[k].name, ifc[k].type, k ? NULL : "bytes_per_second", ifc[k].help);
-			for (i = 0; i < d->nswports; i++) {
-				const struct rt_swport *p = d->swports[i].p;
+/* The switch's own interface counters (counter samples), once per port. */
+static void sflow_ifctr(struct out *w, const struct rt_delta *d)
+{
+	static const struct {
+		const char *name, *help;
+		enum mtype type;
+	} ifc[] = {
+		{ "rocetop_sflow_port_speed_bytes_per_second",
+		  "The switch port's speed, from its sFlow counter samples (ifSpeed / 8).", M_GAUGE },
+		{ "rocetop_sflow_port_interface_discards",
+		  "The switch port's discarded packets (ifInDiscards, ifOutDiscards) as its agent counts them.", M_COUNTER },
+		{ "rocetop_sflow_port_interface_errors",
+		  "The switch port's packets in error (ifInErrors, ifOutErrors) as its agent counts them.", M_COUNTER },
+	};
+	char set[LSET], more[LSET];
+	size_t i, k;
 
-				if (!p->has_ifctr || (i && d->swports[i - 1].p->ifindex == p->ifindex))
-					continue;
-				swport_labels(set, sizeof(set), p->agent, p->port, NULL);
-				if (k == 0) {
-					sample_u(w, ifc[k].name, M_GAUGE, set, p->speed_bps / 8);
-					continue;
-				}
-				for (int side = 0; side < 2; side++) {
-					char more[LSET];
+	for (k = 0; k < sizeof(ifc) / sizeof(ifc[0]); k++) {
+		family(w, ifc[k].name, ifc[k].type, k ? NULL : "bytes_per_second", ifc[k].help);
+		for (i = 0; i < d->nswports; i++) {
+			const struct rt_swport *p = d->swports[i].p;
 
-					snprintf(more, sizeof(more), "%s", set);
-					label(more, sizeof(more), "side", side ? "out" : "in");
-					sample_u(w, ifc[k].name, M_COUNTER, more,
-						 k == 1 ? (side ? p->out_discards : p->in_discards)
-							: (side ? p->out_errors : p->in_errors));
-				}
+			if (!p->has_ifctr || (i && d->swports[i - 1].p->ifindex == p->ifindex))
+				continue;
+			swport_labels(set, sizeof(set), p->agent, p->port, NULL);
+			if (k == 0) {
+				sample_u(w, ifc[k].name, M_GAUGE, set, p->speed_bps / 8);
+				continue;
+			}
+			for (int side = 0; side < 2; side++) {
+				snprintf(more, sizeof(more), "%s", set);
+				label(more, sizeof(more), "side", side ? "out" : "in");
+				sample_u(w, ifc[k].name, M_COUNTER, more,
+					 k == 1 ? (side ? p->out_discards : p->in_discards)
+						: (side ? p->out_errors : p->in_errors));
 			}
 		}
 	}
+}
+
+/* Drops by port and reason, and what each agent sent. */
+static void sflow_agents(struct out *w, const struct rt_delta *d)
+{
+	char set[LSET];
+	size_t i, k;
+
 	family(w, "rocetop_sflow_drops", M_COUNTER, NULL,
 	       "sFlow dropped-packet notifications by switch port and reason (the name sFlow gives the code).");
 	for (i = 0; i < d->nswdrops; i++) {
@@ -876,6 +1000,73 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 	}
 }
 
+static void render_sflow(struct out *w, const struct rt_delta *d)
+{
+	if (!d->nsfagents)
+		return;
+	sflow_ports(w, d);
+	sflow_ifctr(w, d);
+	sflow_agents(w, d);
+}
+
+/* The process_* families as the Prometheus client libraries name them. */
+static void render_process(struct out *w, const struct rt_prom_self *s)
+{
+	family(w, "process_cpu_seconds", M_COUNTER, "seconds", "Total user and system CPU time spent in seconds.");
+	sample_d(w, "process_cpu_seconds", M_COUNTER, "", s->cpu_secs);
+	family(w, "process_resident_memory_bytes", M_GAUGE, "bytes", "Resident memory size in bytes.");
+	sample_u(w, "process_resident_memory_bytes", M_GAUGE, "", s->rss_bytes);
+	family(w, "process_virtual_memory_bytes", M_GAUGE, "bytes", "Virtual memory size in bytes.");
+	sample_u(w, "process_virtual_memory_bytes", M_GAUGE, "", s->vsize_bytes);
+	family(w, "process_open_fds", M_GAUGE, NULL, "Number of open file descriptors.");
+	sample_u(w, "process_open_fds", M_GAUGE, "", s->open_fds);
+	if (s->max_fds) {
+		family(w, "process_max_fds", M_GAUGE, NULL, "Maximum number of open file descriptors.");
+		sample_u(w, "process_max_fds", M_GAUGE, "", s->max_fds);
+	}
+	family(w, "process_start_time_seconds", M_GAUGE, "seconds",
+	       "Start time of the process since unix epoch in seconds.");
+	sample_d(w, "process_start_time_seconds", M_GAUGE, "", s->start_time);
+}
+
+/* The collector's costs, and the BPF programs' run count and time. */
+static void render_self(struct out *w, const struct rt_prom_self *s, const struct rt_delta *d)
+{
+	char set[LSET], id[16];
+	size_t i;
+
+	family(w, "rocetop_collect_duration_seconds", M_GAUGE, "seconds",
+	       "Time the last snapshot took to collect (the kernel's maps, NIC counters, sFlow).");
+	sample_d(w, "rocetop_collect_duration_seconds", M_GAUGE, "", d->collect_secs);
+	family(w, "rocetop_snapshots_missed", M_COUNTER, NULL,
+	       "Intervals whose snapshot was not taken because the previous one was still being taken or shown.");
+	sample_u(w, "rocetop_snapshots_missed", M_COUNTER, "", d->missed);
+	if (!s->valid)
+		return;
+	render_process(w, s);
+	family(w, "rocetop_bpf_stats_enabled", M_GAUGE, NULL,
+	       "kernel.bpf_stats_enabled: 1 while the kernel counts the BPF programs' runs and run time.");
+	sample_u(w, "rocetop_bpf_stats_enabled", M_GAUGE, "", s->bpf_stats == 1);
+	family(w, "rocetop_bpf_prog_runs", M_COUNTER, NULL,
+	       "Runs of each BPF program rocetop holds (bpf_prog_info run_cnt), counted while kernel.bpf_stats_enabled is 1.");
+	for (i = 0; i < s->nprogs; i++) {
+		set[0] = 0;
+		label(set, sizeof(set), "prog", s->progs[i].name);
+		snprintf(id, sizeof(id), "%u", s->progs[i].id);
+		label(set, sizeof(set), "id", id);
+		sample_u(w, "rocetop_bpf_prog_runs", M_COUNTER, set, s->progs[i].run_cnt);
+	}
+	family(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, "seconds",
+	       "Time each BPF program rocetop holds ran (bpf_prog_info run_time_ns), counted while kernel.bpf_stats_enabled is 1.");
+	for (i = 0; i < s->nprogs; i++) {
+		set[0] = 0;
+		label(set, sizeof(set), "prog", s->progs[i].name);
+		snprintf(id, sizeof(id), "%u", s->progs[i].id);
+		label(set, sizeof(set), "id", id);
+		sample_d(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, set, s->progs[i].run_ns / 1e9);
+	}
+}
+
 static double mono_secs(void)
 {
 	struct timespec ts;
@@ -903,6 +1094,8 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 			render_findings(&w, d->findings);
 		if (!err)
 			render_sflow(&w, d);
+		if (!err)
+			render_self(&w, &r->self, d);
 	}
 	sb_printf(&w.o, "# EOF\n");
 	/* make sure both are allocated even when empty */

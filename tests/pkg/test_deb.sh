@@ -62,6 +62,7 @@ host_had=$(ls /usr/bin/rocetop /etc/default/rocetop 2>/dev/null)
 # Install in an overlay of /: the upper layer takes every change, and goes.
 mkdir -p "$tmp/up" "$tmp/work" "$tmp/m"
 cp "$deb" "$tmp/cap.pcap" "$tmp/up/" 2>/dev/null
+echo "$PWD $BUILD" >"$tmp/up/src"
 cat >"$tmp/inside.sh" <<INSIDE
 set -u
 mount -t overlay overlay -o lowerdir=/,upperdir=$tmp/up,workdir=$tmp/work $tmp/m || exit 10
@@ -92,6 +93,14 @@ systemd-analyze verify /lib/systemd/system/rocetop-exporter.service >/tmp/verify
 	echo "VERIFY_FAIL $(tr '\n' ' ' </tmp/verify)"
 [ -s /tmp/verify ] && echo "VERIFY_SAID $(tr '\n' ' ' </tmp/verify)"
 echo "ENABLED $(systemctl --root=/ is-enabled rocetop-exporter.service 2>&1)"
+echo "DEFAULT_IFACES $(. /etc/default/rocetop; echo "[$ROCETOP_INTERFACES]")"
+# make install (/usr/local) beside the package (/usr): doctor names the binary
+# it is and the other one, whichever comes first on PATH.
+read -r src build </src
+make -s -C "$src" install PREFIX=/usr/local BUILD="$build" >/tmp/mi.log 2>&1 || echo "MAKE_INSTALL_FAIL $(tail -2 /tmp/mi.log)"
+echo "SHADOW_LOCAL $(PATH=/usr/local/bin:/usr/bin rocetop doctor 2>&1 | grep -E '^(binary:|warning: .*rocetop)' | tr '\n' '|')"
+echo "SHADOW_PKG $(PATH=/usr/local/bin:/usr/bin /usr/bin/rocetop doctor 2>&1 | grep -E '^(binary:|warning: .*rocetop)' | tr '\n' '|')"
+make -s -C "$src" uninstall PREFIX=/usr/local BUILD="$build" >/dev/null 2>&1
 dpkg --purge rocetop >/tmp/purge.log 2>&1 || echo "PURGE_FAIL $(tail -2 /tmp/purge.log)"
 left=$(ls -d /usr/bin/rocetop /usr/bin/rocetop-gen /etc/default/rocetop /usr/share/doc/rocetop \
 	/lib/systemd/system/rocetop-exporter.service /usr/share/bash-completion/completions/rocetop 2>/dev/null | tr '\n' ' ')
@@ -124,6 +133,16 @@ grep -q '^VERIFY ok' "$tmp/out" && ! grep -q '^VERIFY_SAID' "$tmp/out" &&
 	bad verify "$(grep '^VERIFY' "$tmp/out")"
 [ "$(sed -n 's/^ENABLED //p' "$tmp/out")" = disabled ] && ok "rocetop-exporter.service is installed disabled" ||
 	bad enabled "$(grep '^ENABLED' "$tmp/out")"
+[ "$(sed -n 's/^DEFAULT_IFACES //p' "$tmp/out")" = "[]" ] && ok "the installed /etc/default/rocetop names no interface" ||
+	bad default "$(grep '^DEFAULT_IFACES' "$tmp/out")"
+grep -q MAKE_INSTALL_FAIL "$tmp/out" && bad make-install "$(grep MAKE_INSTALL_FAIL "$tmp/out")"
+local_says=$(sed -n 's/^SHADOW_LOCAL //p' "$tmp/out") pkg_says=$(sed -n 's/^SHADOW_PKG //p' "$tmp/out")
+[ "$local_says" = "binary:                 /usr/local/bin/rocetop (what \`rocetop\` runs from PATH)|warning: another rocetop is /usr/bin/rocetop, later on PATH than this one, which shadows it; make install (/usr/local) and the package (/usr) shadow each other: remove one (make uninstall, or apt remove rocetop).|" ] &&
+	ok "with make install beside the package, rocetop doctor says it is /usr/local/bin/rocetop and shadows /usr/bin/rocetop" ||
+	bad shadow "make install's doctor said: $local_says"
+[ "$pkg_says" = "binary:                 /usr/bin/rocetop|warning: \`rocetop\` from PATH runs /usr/local/bin/rocetop, not this binary; make install (/usr/local) and the package (/usr) shadow each other: remove one (make uninstall, or apt remove rocetop).|" ] &&
+	ok "the package's rocetop doctor says it is /usr/bin/rocetop and that PATH runs /usr/local/bin/rocetop" ||
+	bad shadow "the package's doctor said: $pkg_says"
 [ "$(sed -n 's/^AFTER_PURGE //p' "$tmp/out")" = nothing ] && ! grep -q PURGE_FAIL "$tmp/out" &&
 	ok "dpkg --purge removes every file, /etc/default/rocetop too" || bad purge "$(grep -e PURGE "$tmp/out")"
 [ "$host_had" = "$(ls /usr/bin/rocetop /etc/default/rocetop 2>/dev/null)" ] && ok "the host's own files are untouched" ||

@@ -5,8 +5,11 @@
 # bounding capabilities, on a veth in a namespace of the test's: it attaches,
 # and its metrics count what rocetop-gen sent, as tshark counts the same
 # frames. Without any one of them it stops with one sentence naming them. The
-# unit keeps its hardening (ProtectSystem=strict, no root, restart on failure).
-# (systemd-analyze verify runs on the installed unit in test_deb.sh.)
+# unit keeps its hardening (ProtectSystem=strict, no root, restart on failure),
+# passes systemd-analyze verify, has an exposure of at most 2.5 by
+# systemd-analyze security, refuses to start until /etc/default/rocetop names
+# an interface, and its system call filter allows every call a traced run
+# makes. (test_deb.sh verifies the installed unit too.)
 set -u
 cd "$(dirname "$0")/../.."
 ROCETOP=${ROCETOP:-$PWD/build/rocetop}
@@ -35,6 +38,32 @@ case $exec_line in
 "/usr/bin/rocetop -D --listen \${ROCETOP_LISTEN} \$ROCETOP_INTERFACES \$ROCETOP_OPTS") ok "unit: ExecStart is $exec_line" ;;
 *) bad unit "ExecStart is '$exec_line'" ;;
 esac
+for kv in StateDirectory=rocetop WorkingDirectory=%S/rocetop UMask=0077 ProtectKernelTunables=yes \
+	MemoryDenyWriteExecute=yes PrivateDevices=yes SystemCallErrorNumber=EPERM; do
+	[ "$(key "${kv%%=*}")" = "${kv#*=}" ] && ok "unit: $kv" || bad unit "${kv%%=*} is '$(key "${kv%%=*}")'"
+done
+
+# systemd's own judgement: verify (on a copy naming the binary built here,
+# which it checks exists) says nothing; the exposure is at most 2.5.
+sed "s|/usr/bin/rocetop|$ROCETOP|g" "$unit" >"$tmp/rocetop-exporter.service"
+if out=$(systemd-analyze verify "$tmp/rocetop-exporter.service" 2>&1) && [ -z "$out" ]; then
+	ok "systemd-analyze verify passes, silently"
+else bad verify "$out"; fi
+exposure=$(systemd-analyze security --offline=yes "$unit" 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 2.5) }'; then
+	ok "systemd-analyze security --offline=yes: exposure $exposure (at most 2.5)"
+else bad security "exposure '$exposure', want at most 2.5"; fi
+
+# Until /etc/default/rocetop names an interface the unit does not start:
+# its ExecStartPre, run as systemd would, fails with one sentence.
+out=$(python3 tests/pkg/unit_check.py prestart "$unit" dist/rocetop.default)
+if [ "$(echo "$out" | head -1)" = 1 ] && [ "$(echo "$out" | wc -l)" = 2 ] &&
+   echo "$out" | tail -1 | grep -q 'set ROCETOP_INTERFACES in /etc/default/rocetop'; then
+	ok "with the shipped defaults it refuses to start: $(echo "$out" | tail -1)"
+else bad prestart "the defaults' ExecStartPre gave: $out"; fi
+out=$(python3 tests/pkg/unit_check.py prestart "$unit" dist/rocetop.default ROCETOP_INTERFACES="-i eth0")
+[ "$out" = 0 ] && ok "with ROCETOP_INTERFACES set its ExecStartPre passes silently" || bad prestart "with an interface: $out"
+
 # The default file defines what ExecStart uses, and nothing else.
 vars=$(grep -o '^[A-Z_]*=' dist/rocetop.default | tr -d = | sort | tr '\n' ' ')
 [ "$vars" = "ROCETOP_INTERFACES ROCETOP_LISTEN ROCETOP_OPTS " ] && ok "/etc/default/rocetop sets $vars" ||
@@ -97,6 +126,32 @@ done
 	bad counts "metrics say RoCE/pause '$got', tshark '$t_roce $t_pause'"
 kill -TERM "$pid"; wait "$pid"; rc=$?; pid=
 [ $rc = 0 ] && ok "SIGTERM (systemctl stop) ends it with exit 0" || bad stop "exit $rc after SIGTERM"
+
+# The system call filter lets it do its work: every call of a run that loads
+# and attaches the programs, counts traffic and serves scrapes (strace -f)
+# is in the unit's SystemCallFilter as systemd-analyze expands it.
+ip netns exec "$ns" strace -f -qq -o "$tmp/trace" "$ROCETOP" -D --listen 19466 -i "$B" -d 0.2 -n 600 \
+	>/dev/null 2>"$tmp/strace.err" &
+spid=$!
+for _ in $(seq 300); do
+	ip netns exec "$ns" curl -sf --max-time 1 -o /dev/null "http://127.0.0.1:19466/metrics" && break
+	sleep 0.1
+done
+"$GEN" --scenario fixed --frames 20 --tx-data "$ns:$A" -q 2>/dev/null
+got=
+for _ in $(seq 20); do
+	ip netns exec "$ns" curl -s --max-time 2 "http://127.0.0.1:19466/metrics" |
+		grep -q "^rocetop_interface_frames_total{interface=\"$B\"" && { got=1; break; }
+	sleep 0.2
+done
+[ -n "$got" ] || bad strace "no metrics from the traced run: $(tail -2 "$tmp/strace.err")"
+# SIGTERM to rocetop itself (strace's child), as systemctl stop sends it
+pkill -TERM -P $spid
+wait $spid
+if out=$(python3 tests/pkg/unit_check.py syscalls "$unit" "$tmp/trace"); then
+	ok "SystemCallFilter allows each of the $(echo "$out" | cut -d' ' -f1) calls of a traced run (bpf, netlink, accept4 included)"
+else bad syscalls "$(echo "$out" | tail -1)"; fi
+echo "$out" | head -1 | grep -qw accept4 || bad strace "the traced run served no scrape (no accept4)"
 
 # Each capability of the unit is needed: without any one, rocetop stops with
 # one sentence naming them and a non-zero exit, before anything is attached.

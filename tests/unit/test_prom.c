@@ -10,6 +10,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include "check.h"
+#include "findings.h"
 #include "../../exporters/prom.h"
 
 static void addr4(__u8 *a, const char *s)
@@ -432,9 +433,70 @@ static void test_nic_origin(void)
 	TEST_END("prom_nic_origin");
 }
 
+/* One series per open finding with its subject's labels, at most 200: the
+ * critical and warning ones first, the info ones beyond the bound counted. */
+static void test_findings(void)
+{
+	static struct rt_finding tab[204];
+	struct rt_findings F = { .tab = tab, .n = 204 };
+	struct rt_snapshot s;
+	struct rt_delta d = { 0 };
+	struct rt_prom_render *r = rt_prom_render_new(2, 0);
+	char *t, *o;
+	size_t tl, ol, i;
+
+	memset(tab, 0, sizeof(tab));
+	for (i = 0; i < 204; i++) {
+		tab[i].open = i != 203;		/* the last one closed: no series */
+		tab[i].sev = RT_SEV_INFO;
+		snprintf(tab[i].rule, sizeof(tab[i].rule), "congestion");
+		tab[i].subj.has = RT_SUBJ_IFNAME | RT_SUBJ_DQPN;
+		snprintf(tab[i].subj.ifname, sizeof(tab[i].subj.ifname), "eth0");
+		tab[i].subj.dqpn = (__u32)i;
+	}
+	/* the last two info places: a critical PFC storm and a warning on a flow */
+	tab[201].sev = RT_SEV_CRITICAL;
+	snprintf(tab[201].rule, sizeof(tab[201].rule), "pfc-storm");
+	tab[201].subj.has = RT_SUBJ_IFNAME | RT_SUBJ_DIR | RT_SUBJ_PRIO;
+	tab[201].subj.dir = RT_DIR_INGRESS;
+	tab[201].subj.prio = 3;
+	tab[202].sev = RT_SEV_WARNING;
+	snprintf(tab[202].rule, sizeof(tab[202].rule), "loss");
+	tab[202].subj.has = RT_SUBJ_SRC | RT_SUBJ_DST | RT_SUBJ_DQPN;
+	tab[202].subj.family = 4;
+	addr4(tab[202].subj.src, "10.0.0.1");
+	addr4(tab[202].subj.dst, "10.0.0.2");
+	tab[202].subj.dqpn = 77;
+
+	rt_snapshot_init(&s);
+	s.time_ns = 1700000000000000000ULL;
+	rt_snapshot_add_iface(&s, 2, "eth0", "xdp");
+	rt_snapshot_sort(&s);
+	CHECK(!rt_delta_compute(&d, NULL, &s), "delta");
+	d.secs = 1;
+	d.findings = &F;
+	CHECK(!rt_prom_render(r, &s, &d, &t, &tl, &o, &ol), "render");
+	HAS(t, "rocetop_finding{rule=\"pfc-storm\",severity=\"critical\",interface=\"eth0\",direction=\"ingress\",priority=\"3\"} 1");
+	HAS(t, "rocetop_finding{rule=\"loss\",severity=\"warning\",src=\"10.0.0.1\",dst=\"10.0.0.2\",dqpn=\"77\"} 1");
+	HAS(t, "rocetop_finding{rule=\"congestion\",severity=\"info\",interface=\"eth0\",dqpn=\"197\"} 1");
+	CHECK(!strstr(t, "dqpn=\"198\""), "the 201st open finding is exported");
+	CHECK_EQ(count_prefix(t, "rocetop_finding{"), 200);
+	HAS(t, "rocetop_findings_unexported 3");
+	HAS(o, "rocetop_findings_unexported 3");
+	check_structure(t, 0);
+	check_structure(o, 1);
+	free(t);
+	free(o);
+	rt_delta_free(&d);
+	rt_snapshot_free(&s);
+	rt_prom_render_free(r);
+	TEST_END("prom_findings");
+}
+
 int main(void)
 {
 	test_render();
+	test_findings();
 	test_nic_origin();
 	test_listen();
 	test_accept();

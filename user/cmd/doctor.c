@@ -30,6 +30,7 @@
 #include <linux/dcbnl.h>
 #include "cmd.h"
 #include "doctor.h"
+#include "which_bin.h"
 #include "bpf_features.h"
 #include "cli.h"
 #include "log.h"
@@ -91,7 +92,11 @@ static void print_text(FILE *out, const struct rt_doc_host *h, const struct rt_d
 		       const struct rt_bpf_features *bf)
 {
 	char a[32], b[32];
+	struct rt_which w;
 
+	/* on a live host (not --sysfs-root): which binary this is */
+	if (bf && !rt_which_binary(&w))
+		rt_which_print(out, &w);
 	if (bf)
 		print_bpf(out, bf);
 	if (!h->n) {
@@ -200,8 +205,16 @@ static int print_text_safe(const struct rt_doc_host *h, const struct rt_doc_find
 static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings *o,
 		       const struct rt_bpf_features *bf)
 {
+	struct rt_which w;
+
 	printf("{\"note\":");
 	json_str(h->note);
+	if (bf && !rt_which_binary(&w)) {
+		printf(",\"binary\":");
+		json_str(w.self);
+		printf(",\"path_rocetop\":");
+		json_str(w.first >= 0 ? w.path[w.first] : "");
+	}
 	if (bf) {
 		char why[160];
 		const char *eg = rt_bpf_egress_attach(bf, why, sizeof(why));

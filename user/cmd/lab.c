@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -50,6 +51,11 @@ extern char **environ;
  * receiver namespace's loopback. */
 #define LAB_SFLOW_TO "127.0.0.1:6343"
 
+/* Labs side by side: instance k of a name is NAME (k = 1) or NAME-k, each
+ * with its namespaces and a lock file holding its owner's pid. */
+#define LAB_LOCK_DIR	"/run/rocetop"
+#define LAB_INSTANCES	16
+
 struct lab {
 	char prefix[32];
 	char ns_snd[48], ns_sw[48], ns_rcv[48], ns_col[48];
@@ -65,6 +71,9 @@ struct lab {
 	int gen_status;
 	int gen_done;
 	int made;
+	char base[20];		/* --name (16 at most), or rtlab: the prefix is base or base-k */
+	int lock_fd;		/* the instance's lock, held while it runs */
+	char lock_path[80];
 };
 
 struct lab_parse {
@@ -110,7 +119,8 @@ static const struct rt_opt lab_opts[] = {
 	  RT_SET_FLAG(P, l.sflow) },
 	{ 519, "sflow-rate", "N", "the switch's sampling rate with --sflow (default 64)",
 	  RT_SET_LONG_AS(P, l.sflow_rate, RT_NUM_REAL, 1, 1 << 30, "give a number between 1 and 1073741824") },
-	{ 520, "name", "PREFIX", "namespace prefix (default rtlab), to run labs side by side",
+	{ 520, "name", "PREFIX", "namespace prefix (default rtlab); while a lab of that name\n"
+		"runs, the next takes PREFIX-2, PREFIX-3...",
 	  RT_CALL(on_name) },
 	{ 521, "gen", "PATH", "the rocetop-gen binary (default: beside rocetop, else PATH)",
 	  RT_SET_STR(P, l.gen) },
@@ -240,6 +250,93 @@ static void kill_leftover_gens(const char *ns)
 	closedir(d);
 }
 
+/*
+ * Take instance prefix's lock: 1 taken, 0 held by a running lab (*owner its
+ * pid), -1 on an error (said). flock goes with its owner, kill -9 included,
+ * so a free lock means the namespaces of that name, if any, are leftovers.
+ */
+static int lab_lock(struct lab *l, const char *prefix, long *owner)
+{
+	struct stat a, b;
+	char pid[24];
+	ssize_t n;
+	int fd;
+
+	snprintf(l->lock_path, sizeof(l->lock_path), LAB_LOCK_DIR "/lab-%s.lock", prefix);
+	for (;;) {
+		fd = open(l->lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0) {
+			pr_warn("cannot open the lab's lock file %s: %s.\n", l->lock_path, strerror(errno));
+			return -1;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			n = pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[n > 0 ? n : 0] = 0;
+			*owner = strtol(pid, NULL, 10);
+			close(fd);
+			return 0;
+		}
+		/* the file a finishing lab unlinked is not the lock any more */
+		if (!fstat(fd, &a) && !stat(l->lock_path, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+			break;
+		close(fd);
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n) {
+		pr_warn("cannot write the lab's lock file %s: %s.\n", l->lock_path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	l->lock_fd = fd;
+	return 1;
+}
+
+/* The first instance of the lab's name no running lab holds, and its namespaces' names. */
+static int lab_claim(struct lab *l)
+{
+	long owner = 0;
+	int k, r;
+
+	if (mkdir(LAB_LOCK_DIR, 0755) && errno != EEXIST) {
+		pr_warn("cannot create %s for the lab's lock: %s.\n", LAB_LOCK_DIR, strerror(errno));
+		return -1;
+	}
+	for (k = 1; k <= LAB_INSTANCES; k++) {
+		if (k == 1)
+			snprintf(l->prefix, sizeof(l->prefix), "%s", l->base);
+		else
+			snprintf(l->prefix, sizeof(l->prefix), "%s-%d", l->base, k);
+		r = lab_lock(l, l->prefix, &owner);
+		if (r < 0)
+			return -1;
+		if (r == 1)
+			break;
+		pr_debug("lab: %s is running (pid %ld)\n", l->prefix, owner);
+	}
+	if (k > LAB_INSTANCES) {
+		pr_warn("%d labs named %s are running already (the last, pid %ld); stop one or give another --name.\n",
+			LAB_INSTANCES, l->base, owner);
+		return -1;
+	}
+	snprintf(l->ns_snd, sizeof(l->ns_snd), "%s-snd", l->prefix);
+	snprintf(l->ns_sw, sizeof(l->ns_sw), "%s-sw", l->prefix);
+	snprintf(l->ns_rcv, sizeof(l->ns_rcv), "%s-rcv", l->prefix);
+	snprintf(l->ns_col, sizeof(l->ns_col), "%s-col", l->prefix);
+	return 0;
+}
+
+/* Let the instance go: the lock file removed while still held, so no other lab takes a stale one. */
+static void lab_unlock(struct lab *l)
+{
+	if (l->lock_fd <= 0)
+		return;
+	unlink(l->lock_path);
+	close(l->lock_fd);
+	l->lock_fd = -1;
+}
+
+/* The namespaces of this lab instance: a dead run's (leftovers) or its own
+ * at the end, when its lock goes too. */
 static void teardown(struct lab *l, int leftovers)
 {
 	const char *ns[] = { l->ns_snd, l->ns_sw, l->ns_rcv, l->ns_col };
@@ -255,6 +352,8 @@ static void teardown(struct lab *l, int leftovers)
 			kill_leftover_gens(ns[i]);
 		cmd(1, "ip netns del %s", ns[i]);
 	}
+	if (!leftovers)
+		lab_unlock(l);
 }
 
 static int setup(struct lab *l)
@@ -495,6 +594,7 @@ static int on_name(void *ctx, const struct rt_opt *opt, const char *arg)
 		return -EINVAL;
 	}
 	snprintf(pc->l.prefix, sizeof(pc->l.prefix), "%s", arg);
+	snprintf(pc->l.base, sizeof(pc->l.base), "%s", arg);
 	return 0;
 }
 
@@ -540,8 +640,10 @@ static int lab_parse_args(int argc, char **argv, struct lab_parse *pc, struct rt
 	static char *rest[256];
 	int nrest = 0, i, err, first;
 
-	pc->l = (struct lab){ .scenario = "mixed", .rate = 20000, .senders = 4, .seed = 1, .sflow_rate = 64 };
+	pc->l = (struct lab){ .scenario = "mixed", .rate = 20000, .senders = 4, .seed = 1, .sflow_rate = 64,
+			      .lock_fd = -1 };
 	snprintf(pc->l.prefix, sizeof(pc->l.prefix), "rtlab");
+	snprintf(pc->l.base, sizeof(pc->l.base), "rtlab");
 	rest[nrest++] = "rocetop";
 	pc->rest = rest;
 	pc->nrest = &nrest;
@@ -649,12 +751,11 @@ int rt_lab_main(int argc, char **argv)
 		pr_warn("the lab creates network namespaces and attaches BPF programs: run it as root (sudo rocetop lab).\n");
 		return 1;
 	}
-	snprintf(l->ns_snd, sizeof(l->ns_snd), "%s-snd", l->prefix);
-	snprintf(l->ns_sw, sizeof(l->ns_sw), "%s-sw", l->prefix);
-	snprintf(l->ns_rcv, sizeof(l->ns_rcv), "%s-rcv", l->prefix);
-	snprintf(l->ns_col, sizeof(l->ns_col), "%s-col", l->prefix);
+	if (lab_claim(l))
+		return 1;
 	if (l->tally && mkdir(l->tally, 0755) && errno != EEXIST) {
 		pr_warn("cannot create the tally directory %s: %s.\n", l->tally, strerror(errno));
+		lab_unlock(l);
 		return 1;
 	}
 	block_stop_signals();

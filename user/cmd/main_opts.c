@@ -74,6 +74,8 @@ const struct rt_opt rt_main_opts[] = {
 	  RT_SET_STR(O, write_file) },
 	{ 260, "listen", "[ADDR:]PORT", "serve Prometheus metrics on /metrics (a bare port: loopback)",
 	  RT_CALL(on_listen) },
+	{ 286, "web-config", "FILE", "TLS and basic auth for --listen, in the Prometheus exporter\n"
+		"toolkit's format (tls_server_config, basic_auth_users)", RT_SET_STR(O, web_config) },
 	{ 285, "ipfix", "[tcp:]HOST:PORT", "export a record per flow and interval to an IPFIX collector\n"
 		"(UDP; tcp: for TCP; 4739 is IPFIX's port); see rocetop(8)", RT_CALL(on_ipfix) },
 	{ 'D', "daemon", NULL, "no view: only the sinks named (--csv, -w, --listen, --ipfix)", RT_SET_FLAG(O, daemon) },
@@ -453,6 +455,10 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 	}
 	if (o->max_files && !o->max_size && !o->flight_secs) {
 		pr_warn("--max-files rotates recordings and needs --max-size (or --flight-recorder).\n");
+		return -EINVAL;
+	}
+	if (o->web_config && !o->listen) {
+		pr_warn("--web-config secures the metrics endpoint: add --listen [ADDR:]PORT.\n");
 		return -EINVAL;
 	}
 	if (o->flight_dir && !o->flight_secs) {

@@ -72,10 +72,15 @@ static int arm_timer(int fd, double secs)
 static int step(struct rt_loop *L, const struct rt_opts *o, int emit)
 {
 	int first = !L->st.have_prev, i, r;
+	struct timespec t0, t1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = rt_stream_step(&L->st);
 	if (r <= 0)
 		return r;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	L->st.delta.collect_secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	L->st.delta.missed = L->missed;
 	if (L->nic.nic && (r = L->nic.failed(L->nic.nic)) < 0)
 		return r;	/* --qp-counters bound nothing: said, the run ends */
 	if (!L->file_start_ns)
@@ -277,6 +282,8 @@ static int on_tick(struct rt_loop *L, const struct rt_opts *o, int tfd, struct r
 
 	if (read(tfd, &ticks, sizeof(ticks)) != sizeof(ticks))	/* non-blocking */
 		ticks = 0;
+	if (ticks > 1 && !ctl->paused)
+		L->missed += ticks - 1;
 	if ((ctl->paused && ctl->step <= 0) || ctl->at_end)
 		return 0;
 	if (ctl->step > 0)

@@ -43,6 +43,7 @@ struct rt_loop {
 	struct rt_stream st;		/* the flow table and what changed */
 	struct rt_findings findings;	/* rocetop's rules (rules.c), unless o->sink_findings */
 	long emitted;
+	__u64 missed;		/* timer expirations beyond one per tick read */
 	__u64 file_start_ns;
 };
 

@@ -19,6 +19,7 @@ struct rt_opts {
 	const char *csv_dir;		/* --csv */
 	const char *listen;		/* --listen [ADDR:]PORT */
 	const char *ipfix;		/* --ipfix [udp:|tcp:]HOST:PORT */
+	const char *web_config;		/* --web-config FILE (exporters/web_config.h) */
 	const char *sflow;		/* --sflow [ADDR:]PORT: collect sFlow v5 */
 	const char *sflow_allow[RT_MAX_SFLOW_ALLOW];	/* --sflow-allow CIDR */
 	int nsflow_allow;

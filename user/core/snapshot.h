@@ -561,6 +561,11 @@ struct rt_delta {
 	/* The findings after this interval, and its events (user/core/findings.h);
 	 * set by the loop, NULL where no engine runs. */
 	const struct rt_findings *findings;
+	/* The loop's own figures (user/core/loop.c), 0 elsewhere: the time the
+	 * source took to give this snapshot, and the intervals missed since the
+	 * start (timer expirations that found the loop still busy). */
+	double collect_secs;
+	__u64 missed;
 };
 
 /*
