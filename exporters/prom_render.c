@@ -24,6 +24,10 @@
 #include "sf_drop.h"
 
 #define MAX_HOSTPAIRS	65536	/* host-pair accumulators kept */
+/* Host pairs exported: the most congested (then busiest) since start. With
+ * eleven series a pair, every pair of a big fabric would be hundreds of
+ * thousands of series (721,109 at 100k flows); this bounds them at 2,816. */
+#define EXPORT_HOSTPAIRS	256
 #define MAX_FINDING_SERIES 200	/* open findings exported one series each */
 #define RT_STR_(x)	#x
 #define RT_STR(x)	RT_STR_(x)
@@ -193,6 +197,7 @@ struct rt_prom_render {
 	__u32 *heap;
 	struct hp **hp_order;
 	size_t hp_order_cap;
+	size_t hp_tracked;		/* host pairs with totals; at most EXPORT_HOSTPAIRS exported */
 	struct rt_prom_self self;	/* the exporter's own figures, if valid */
 	/* NIC counters as exported: sorted like a snapshot's ports table. */
 	struct nic_acc *nic;
@@ -258,6 +263,19 @@ static struct hp *hp_get(struct rt_prom_render *r, const struct rt_hostpair *k)
 		pr_warn("more than %d host pairs: new ones are left out of the Prometheus metrics.\n",
 			MAX_HOSTPAIRS);
 	return h;
+}
+
+/* More congestion first, then more packets, then the key (a stable order). */
+static int cmp_hp_rank(const void *a, const void *b)
+{
+	const struct hp *x = *(struct hp *const *)a, *y = *(struct hp *const *)b;
+	__u64 cx = rt_congestion(&x->v), cy = rt_congestion(&y->v);
+
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	if (x->v.pkts != y->v.pkts)
+		return x->v.pkts > y->v.pkts ? -1 : 1;
+	return rt_hostpair_cmp(&x->k, &y->k);
 }
 
 static int cmp_hp(const void *a, const void *b)
@@ -685,12 +703,21 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	for (i = 0, n = 0; i < r->hp.cap; i++)
 		if (r->hp.used[i])
 			r->hp_order[n++] = rt_htab_at(&r->hp, i);
+	r->hp_tracked = n;
+	if (n > EXPORT_HOSTPAIRS) {
+		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp_rank);
+		n = EXPORT_HOSTPAIRS;
+	}
 	if (n > 1)	/* hp_order is NULL while there are none (UBSan) */
 		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
 	rs.n = n;
 	rs.val = hp_val;
 	rs.labels = hp_labels;
 	flow_families(w, "rocetop_hostpair", "between the host pair (all queue pairs)", &rs);
+	family(w, "rocetop_hostpairs_unexported", M_GAUGE, NULL,
+	       "Host pairs with totals left out of rocetop_hostpair_*, beyond the " RT_STR(EXPORT_HOSTPAIRS)
+	       " with the most congestion, then packets.");
+	sample_u(w, "rocetop_hostpairs_unexported", M_GAUGE, "", r->hp_tracked - n);
 
 	/* top K flows of this interval, their totals */
 	active = 0;

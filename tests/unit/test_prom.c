@@ -493,9 +493,67 @@ static void test_findings(void)
 	TEST_END("prom_findings");
 }
 
+/* At most 256 host pairs exported, the most congested then the busiest:
+ * 300 pairs, pair i with 1000 + i packets and, for i a multiple of 3, i CE
+ * marks; the exported set worked out here from that model. */
+static void test_hostpair_bound(void)
+{
+	struct rt_snapshot s;
+	struct rt_delta d = { 0 };
+	struct rt_prom_render *r = rt_prom_render_new(2, 0);
+	int want[300], nwant = 0, i, ok = 1;
+	char *t, *o, line[200];
+	size_t tl, ol;
+
+	rt_snapshot_init(&s);
+	s.time_ns = 1700000000000000000ULL;
+	rt_snapshot_add_iface(&s, 2, "eth0", "xdp");
+	for (i = 0; i < 300; i++) {
+		char src[32];
+		struct rt_flow *f;
+
+		snprintf(src, sizeof(src), "10.1.%d.%d", i / 250, i % 250 + 1);
+		f = flow(&s, 2, RT_DIR_EGRESS, 4, src, "10.2.0.1", 17);
+		f->v.pkts = 1000 + (__u64)i;
+		f->v.ecn[RT_ECN_CE] = i % 3 ? 0 : (__u64)i;
+	}
+	/* the model: congested pairs (i = 3, 6, ... 297), then by packets */
+	for (i = 297; i > 0; i -= 3)
+		want[nwant++] = i;
+	for (i = 299; i >= 0 && nwant < 256; i--)
+		if (i % 3 || !i)
+			want[nwant++] = i;
+	rt_snapshot_sort(&s);
+	CHECK(!rt_delta_compute(&d, NULL, &s), "delta");
+	d.secs = 1;
+	CHECK(!rt_prom_render(r, &s, &d, &t, &tl, &o, &ol), "render");
+	CHECK(count_prefix(t, "rocetop_hostpair_packets_total{") == 256, "256 host pairs exported, not %d",
+	      count_prefix(t, "rocetop_hostpair_packets_total{"));
+	for (i = 0; i < nwant; i++) {
+		int k = want[i];
+
+		snprintf(line, sizeof(line), "rocetop_hostpair_packets_total{interface=\"eth0\",direction=\"egress\","
+			 "src=\"10.1.%d.%d\",dst=\"10.2.0.1\"} %d", k / 250, k % 250 + 1, 1000 + k);
+		if (!has(t, line)) {
+			ok = 0;
+			fprintf(stderr, "missing: %s\n", line);
+			break;
+		}
+	}
+	CHECK(ok, "the exported host pairs are the model's");
+	HAS(t, "rocetop_hostpairs_unexported 44");
+	free(t);
+	free(o);
+	rt_delta_free(&d);
+	rt_snapshot_free(&s);
+	rt_prom_render_free(r);
+	TEST_END("prom_hostpair_bound");
+}
+
 int main(void)
 {
 	test_render();
+	test_hostpair_bound();
 	test_findings();
 	test_nic_origin();
 	test_listen();
