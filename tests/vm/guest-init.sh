@@ -28,7 +28,7 @@ if [ -n "${SYNC:-}" ]; then
 	mkdir -p "$SYNC" && mount -t 9p -o trans=virtio,version=9p2000.L sync "$SYNC"
 fi
 if [ -n "${MY_IP:-}" ]; then
-	modprobe virtio_net
+	modprobe e1000
 	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	ip addr add "$MY_IP/24" dev eth0
 	ip link set eth0 up
