@@ -142,9 +142,8 @@ int rt_viz_host_init(struct rt_viz_host *h, const struct rt_rep_run *run, const 
 static int link_one(struct rt_viz_host *hs, int n, int i, struct rt_viz_flow *c_out, const struct rt_rep_flow *c)
 {
 	const struct rt_rep_flow *t = rt_rep_flow_of(&hs[i].run->agg, &c->target);
-	int j = i, x;
-
 	__u64 w = RT_REP_CNP_WINDOW_NS;
+	int j = i, x;
 
 	for (j = 0; j < n; j++)
 		w = hs[j].run->agg.step_ns > w ? hs[j].run->agg.step_ns : w;
