@@ -148,12 +148,21 @@ else
 	fail "the HTML page in a browser" "$(echo "$bad" | head -5)"
 fi
 
-# recordings carry their host's name: the same with -w ... --hostname
+# recordings carry their host's name: the same with -w ... --hostname; a
+# second recording of hosta (another recording id) is on hosta's clock
 "$ROCETOP" -r "$T/A.pcap" -w "$T/A.rtr" --hostname hosta -D -q 2>/dev/null &&
 	"$ROCETOP" -r "$T/B.pcap" -w "$T/B.rtr" --hostname hostb -D -q 2>/dev/null &&
+	"$ROCETOP" -r "$T/A.pcap" -w "$T/A2.rtr" --hostname hosta -D -q 2>/dev/null &&
 	rep "$T/rec.txt" "$T/A.rtr" "$T/B.rtr" &&
 	want=$($PY -c "print('clock offset of [hostb]: %+.3f s from $nflows shared flows with [hosta]' % $shiftB)") &&
 	grep -qF "$want" "$T/rec.txt" && pass "recordings: $want" ||
 	fail "recordings" "$(grep 'clock offset' "$T/rec.txt" 2>/dev/null)"
+if rep "$T/rec2.json" "$T/B.rtr" "$T/A.rtr" "$T/A2.rtr" --json; then
+	got=$($PY -c "import json,sys; print(' '.join('%s:%+.6f:%s' % (c['host'], c['offset_s'], c.get('same_host_as', '-'))
+		for c in json.load(open(sys.argv[1]))['clock_offsets']))" "$T/rec2.json")
+	want=$($PY -c "print('hostb:+0.000000:- hosta:%+.6f:- A2.rtr:%+.6f:hosta' % (-$shiftB, -$shiftB))")
+	[ "$got" = "$want" ] && pass "recordings: hosta's second recording on hosta's clock ($got)" ||
+		fail "recordings" "got $got, want $want"
+fi
 
 [ "$fails" -eq 0 ]

@@ -170,7 +170,9 @@ def clocks(name, d, rep):
     text = d.execute_script("var e = document.getElementById('clock-offsets'); return e ? e.textContent : '';")
     want = []
     for c in rep["clock_offsets"][1:]:
-        if c["estimated"]:
+        if c["estimated"] and "same_host_as" in c:
+            want.append("%s %+.3f s: the same host as %s (applied)" % (c["host"], c["offset_s"], c["same_host_as"]))
+        elif c["estimated"]:
             want.append("%s %+.3f s against %s from %d shared flows (applied)" %
                         (c["host"], c["offset_s"], c["against"], c["flows"]))
         else:

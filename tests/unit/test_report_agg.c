@@ -285,7 +285,8 @@ static void host_of(struct rt_rep *r, struct rt_rep_flow *fl, struct rt_rep_flow
  * the packets) and qp 8 (ten times as long) are other flows that happen to
  * share the key: taken, they would move the median (300 s away). Host 2
  * shares qp 9 with host 1 only, 1 s behind it: 1.55 s ahead of host 0. Host
- * 3 shares nothing; host 4 is host 0's own other file (qp 12 the same).
+ * 3 shares nothing. Host 4 is host 0's own other file: on its clock (0),
+ * though its qp 5 against host 1's would say -0.45 s.
  */
 static void test_clocks(void)
 {
@@ -295,9 +296,9 @@ static void test_clocks(void)
 					   { 7, 500, 501, 20 }, { 8, 700, 709, 100 }, { 9, 300, 301, 50 } };
 	static const struct hflow h2[] = { { 9, 299, 300, 50 } };
 	static const struct hflow h3[] = { { 11, 100, 110, 1000 } };
-	static const struct hflow h4[] = { { 12, 100, 110, 1000 } };
+	static const struct hflow h4[] = { { 12, 100, 110, 1000 }, { 5, 99.5, 109.5, 1000 } };
 	const struct hflow *hs[] = { h0, h1, h2, h3, h4 };
-	const size_t nh[] = { 5, 5, 1, 1, 1 };
+	const size_t nh[] = { 5, 5, 1, 1, 2 };
 	const char *host0[] = { "x", "", "", "", "x" };
 	struct rt_rep r[5], *rp[5];
 	struct rt_rep_flow fl[5][5], *fp[5][5];
@@ -316,7 +317,8 @@ static void test_clocks(void)
 	CHECK(c[2].known && c[2].offset_ns == 1550000000LL && c[2].flows == 1 && c[2].against == 1,
 	      "host 2: +1.55 s through host 1, got %lld", (long long)c[2].offset_ns);
 	CHECK(!c[3].known && !c[3].shares && c[3].against == -1, "host 3: not estimated, shares nothing");
-	CHECK(!c[4].known && !c[4].shares, "host 4: host 0's own file, never measured against it");
+	CHECK(c[4].known && c[4].same_host && c[4].against == 0 && c[4].offset_ns == 0,
+	      "host 4: host 0's own file, on its clock, got %lld", (long long)c[4].offset_ns);
 	TEST_END("report_clocks");
 }
 

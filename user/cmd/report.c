@@ -654,6 +654,10 @@ static void clocks_out(struct rt_printer *p, struct report *rs, int n)
 		rt_pr_dbl(p, RT_PR_JSON, "offset_s", NULL, (double)c->offset_ns / 1e9);
 		if (i == 0) {
 			rt_pr_text(p, " the reference\n");
+		} else if (c->known && c->same_host) {
+			rt_pr_dbl(p, RT_PR_TEXT, NULL, " %+.3f s", (double)c->offset_ns / 1e9);
+			rt_pr_str(p, RT_PR_ANY, "same_host_as", ": the same host as [%s] (applied)\n",
+				  rs[c->against].run.host);
 		} else if (c->known) {
 			rt_pr_dbl(p, RT_PR_TEXT, NULL, " %+.3f s", (double)c->offset_ns / 1e9);
 			rt_pr_u64(p, RT_PR_ANY, "flows", " from %llu shared flows", c->flows);
@@ -1198,6 +1202,7 @@ static void viz_clock(struct rt_viz_host *hs, int n, const struct report *rs, in
 		hs[k].offset_known = c->known;
 		hs[k].offset_ns = c->known ? -c->offset_ns : 0;
 		hs[k].offset_flows = c->flows;
+		hs[k].offset_same = c->same_host;
 		hs[k].offset_against = c->against >= 0 ? rs[c->against].run.host : NULL;
 		hs[k].offset_why = c->shares ? "no chain of shared flows to the first host" :
 					       "no flow shared with another host";

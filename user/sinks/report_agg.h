@@ -187,7 +187,8 @@ struct rt_rep_clock {
 	int against;			/* the host it was measured against (-1: none) */
 	__u32 flows;			/* the shared flows that measurement rests on */
 	__s64 lo_ns, hi_ns;		/* the least and greatest difference among them */
-	int shares;			/* the other hosts it shares a flow with */
+	int shares;			/* the other hosts it shares a flow (or its name) with */
+	int same_host;			/* measured as another file of the host `against` (one clock) */
 };
 
 /* The clock offsets of n hosts' aggregations (after rt_rep_finish) against
@@ -195,7 +196,8 @@ struct rt_rep_clock {
  * destination and QP, with about as many packets over about as long):
  * the median of the differences of their first and last packets' times.
  * host0[i]: the host a recording names ("": not named); two files of one
- * named host are never compared. out[0] is the reference (known, 0).
+ * named host are on one clock (offset 0 between them, before any measure).
+ * out[0] is the reference (known, 0).
  * 0 or -ENOMEM. */
 int rt_rep_clocks(const struct rt_rep *const *rs, const char *const *host0, int n, struct rt_rep_clock *out);
 /* Add ns to every time of a run: its aggregation and its findings. */

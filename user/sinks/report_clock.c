@@ -7,6 +7,7 @@
  * timestamps; a live recording's flows are stamped per interval). The
  * median over the flows two hosts share is their offset; hosts are chained
  * to the reference (the first) through the pairs that share most flows.
+ * Two files of one named host (recordings name it) are on one clock.
  *
  * Two flows are taken as one only with about as many packets (within 10%)
  * over about as long (within 10%, plus the longer interval of the two
@@ -140,9 +141,11 @@ static int pairs(const struct rt_rep *const *rs, const char *const *host0, int n
 		for (j = i + 1; !err && j < n; j++) {
 			__u64 slack = rs[i]->step_ns > rs[j]->step_ns ? rs[i]->step_ns : rs[j]->step_ns;
 
-			/* one named host's files never measure each other */
-			if (host0[i][0] && !strcmp(host0[i], host0[j]))
+			/* one named host's files: one clock */
+			if (host0[i][0] && !strcmp(host0[i], host0[j])) {
+				p[i * n + j] = p[j * n + i] = (struct rt_rep_clock){ .same_host = 1 };
 				continue;
+			}
 			err = pair(s[i], ns[i], s[j], ns[j], slack, &p[i * n + j]);
 			p[j * n + i] = p[i * n + j];
 			p[j * n + i].offset_ns = -p[i * n + j].offset_ns;
@@ -156,6 +159,12 @@ static int pairs(const struct rt_rep *const *rs, const char *const *host0, int n
 	return err;
 }
 
+/* How much a measurement is worth: one host's own files first, then flows. */
+static __u64 link_rank(const struct rt_rep_clock *c)
+{
+	return c->same_host ? ~0ULL : c->flows;
+}
+
 int rt_rep_clocks(const struct rt_rep *const *rs, const char *const *host0, int n, struct rt_rep_clock *out)
 {
 	struct rt_rep_clock *p = calloc((size_t)n * (size_t)n + 1, sizeof(*p));
@@ -167,16 +176,17 @@ int rt_rep_clocks(const struct rt_rep *const *rs, const char *const *host0, int 
 		out[i] = (struct rt_rep_clock){ .against = -1 };
 	err = pairs(rs, host0, n, p);
 	for (i = 0; i < n * n; i++)
-		out[i / n].shares += p[i].flows > 0;
+		out[i / n].shares += p[i].flows > 0 || p[i].same_host;
 	out[0].known = 1;
-	/* Chain: each round adds the host that shares most flows with a known one. */
+	/* Chain: each round adds another file of a known host, else the host
+	 * that shares most flows with a known one. */
 	while (!err) {
 		int bu = -1, bv = -1, u, v;
 
 		for (u = 0; u < n; u++)
 			for (v = 0; out[u].known && v < n; v++)
-				if (!out[v].known && p[u * n + v].flows &&
-				    (bu < 0 || p[u * n + v].flows > p[bu * n + bv].flows))
+				if (!out[v].known && (p[u * n + v].flows || p[u * n + v].same_host) &&
+				    (bu < 0 || link_rank(&p[u * n + v]) > link_rank(&p[bu * n + bv])))
 					bu = u, bv = v;
 		if (bu < 0)
 			break;

@@ -167,6 +167,9 @@ const char *rt_viz_clock_text(const struct rt_viz_host *hs, int i, char *buf, si
 
 	if (!i)
 		snprintf(buf, len, "the reference");
+	else if (h->offset_known && h->offset_same)
+		snprintf(buf, len, "%+.3f s: the same host as %s (applied)", (double)-h->offset_ns / 1e9,
+			 h->offset_against ? h->offset_against : "?");
 	else if (h->offset_known)
 		snprintf(buf, len, "%+.3f s against %s from %u shared flows (applied)", (double)-h->offset_ns / 1e9,
 			 h->offset_against ? h->offset_against : "?", h->offset_flows);

@@ -74,6 +74,7 @@ struct rt_viz_host {
 	__s64 offset_ns;
 	int offset_known;		/* 0: not estimated (offset 0), for offset_why */
 	__u32 offset_flows;		/* the shared flows it rests on */
+	int offset_same;		/* another file of the host offset_against */
 	const char *offset_against;	/* the host it was measured against (NULL: none) */
 	const char *offset_why;		/* why not estimated */
 	__u64 k;			/* intervals per point */
