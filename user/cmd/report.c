@@ -636,6 +636,12 @@ static void cnp_matches(struct rt_printer *p, struct report *rs, int n, int top)
 		rt_pr_text(p, "  (none: no CNP flow's target was seen on another host at that time)\n");
 }
 
+/* Why a host's clock was not estimated. */
+static const char *clock_why(const struct rt_rep_clock *c)
+{
+	return c->shares ? "no chain of shared flows to the first host" : "no flow shared with another host";
+}
+
 /* Each host's clock against the first's, and whether it was applied. */
 static void clocks_out(struct rt_printer *p, struct report *rs, int n)
 {
@@ -666,8 +672,7 @@ static void clocks_out(struct rt_printer *p, struct report *rs, int n)
 			rt_pr_dbl(p, RT_PR_ANY, "max_s", " to %+.6f s)\n", (double)c->hi_ns / 1e9);
 		} else {
 			rt_pr_str(p, RT_PR_ANY, "why", " not estimated: %s (its times as it recorded them)\n",
-				  c->shares ? "no chain of shared flows to the first host" :
-					      "no flow shared with another host");
+				  clock_why(c));
 		}
 		rt_pr_close_obj(p);
 	}
@@ -1204,8 +1209,7 @@ static void viz_clock(struct rt_viz_host *hs, int n, const struct report *rs, in
 		hs[k].offset_flows = c->flows;
 		hs[k].offset_same = c->same_host;
 		hs[k].offset_against = c->against >= 0 ? rs[c->against].run.host : NULL;
-		hs[k].offset_why = c->shares ? "no chain of shared flows to the first host" :
-					       "no flow shared with another host";
+		hs[k].offset_why = clock_why(c);
 	}
 }
 
@@ -1218,12 +1222,12 @@ static int viz_out(struct report *rs, int n, struct rt_opts *o, const struct rep
 	size_t len = 0;
 	int i, rc = 1;
 
-	for (i = 0; hs && i < n; i++)
+	for (i = 0; hs && i < n; i++) {
 		if ((fh && rt_viz_host_init(&hs[i], &rs[i].run, rs[i].run.host, ra->top, RT_VIZ_HTML_POINTS)) ||
 		    (ft && rt_viz_host_init(&hs[n + i], &rs[i].run, rs[i].run.host, ra->top, RT_VIZ_TRACE_POINTS)))
 			break;
-		else
-			viz_clock(hs, n, rs, i);
+		viz_clock(hs, n, rs, i);
+	}
 	if (!hs || i < n || rt_viz_link(hs, n) || rt_viz_link(hs + n, n))
 		goto nomem;
 	for (i = 0; i < n; i++) {

@@ -260,13 +260,13 @@ int rt_report_trace_write(FILE *f, const struct rt_viz_host *hs, int n)
 	clocks(f, hs, n);
 	fputs("},\"traceEvents\":[", f);
 	for (h = 0; h < n; h++) {
-		char c[200];
+		char c[200], label[220];
 
 		tracks(&w, h + 1, &hs[h]);
+		snprintf(label, sizeof(label), "clock: %s", rt_viz_clock_text(hs, h, c, sizeof(c)));
 		ev_start(&w);
 		fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_labels\",\"args\":{\"labels\":", h + 1);
-		snprintf(c, sizeof(c), "clock: %s", rt_viz_clock_text(hs, h, c + 100, 100));
-		rt_viz_json_str(f, c);
+		rt_viz_json_str(f, label);
 		fputs("}}", f);
 		counters(&w, h + 1, &hs[h]);
 	}
