@@ -164,6 +164,23 @@ def click_flow(name, d, rep, pmax):
        "clicking a flow draws its chart", str(got))
 
 
+def clocks(name, d, rep):
+    if "clock_offsets" not in rep:
+        return
+    text = d.execute_script("var e = document.getElementById('clock-offsets'); return e ? e.textContent : '';")
+    want = []
+    for c in rep["clock_offsets"][1:]:
+        if c["estimated"] and "same_host_as" in c:
+            want.append("%s %+.3f s: the same host as %s (applied)" % (c["host"], c["offset_s"], c["same_host_as"]))
+        elif c["estimated"]:
+            want.append("%s %+.3f s against %s from %d shared flows (applied)" %
+                        (c["host"], c["offset_s"], c["against"], c["flows"]))
+        else:
+            want.append("%s not estimated: %s" % (c["host"], c["why"]))
+    ok(name, all(w in text for w in want), "the page states each host's clock offset as the report does: %s" % want,
+       "the page says: %s" % text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
@@ -189,6 +206,7 @@ def main():
         numbers(a.name, d, rep)
         episodes(a.name, d, rep)
         charts(a.name, d, rep, a.points)
+        clocks(a.name, d, rep)
         if a.spike is not None:
             top = d.execute_script("""var g = window.rocetop.charts[0], i = g.getLabels().indexOf('CE marks/s'), m = 0;
                 for (var r = 0; r < g.numRows(); r++) { var v = g.rawData_[r][i]; m = Math.max(m, Array.isArray(v) ? v[2] : v); }

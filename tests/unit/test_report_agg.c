@@ -256,10 +256,134 @@ static void test_flows_pairs(void)
 	TEST_END("report_agg_flows_pairs_estimates");
 }
 
+/* A host's flows for rt_rep_clocks: (qp, first s, last s, packets), from
+ * 10.0.0.1 to 10.0.0.2. */
+struct hflow { __u32 qp; double first, last; __u64 pkts; };
+
+static void host_of(struct rt_rep *r, struct rt_rep_flow *fl, struct rt_rep_flow **fp,
+		    const struct hflow *h, size_t n)
+{
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->step_ns = 1000000000ULL;
+	for (i = 0; i < n; i++) {
+		memset(&fl[i], 0, sizeof(fl[i]));
+		fl[i].k = key("10.0.0.1", "10.0.0.2", RT_DIR_INGRESS, h[i].qp);
+		fl[i].v.pkts = h[i].pkts;
+		fl[i].first_wall = (__u64)(h[i].first * 1e9);
+		fl[i].last_wall = (__u64)(h[i].last * 1e9);
+		fp[i] = &fl[i];
+	}
+	r->flows = fp;
+	r->n = n;
+}
+
+/*
+ * Host 1 runs 2.5 s (qp 5) and 2.6 s (qp 6) ahead of host 0: the median of
+ * the four differences (first and last of each) is 2.55 s. Its qp 7 (twice
+ * the packets) and qp 8 (ten times as long) are other flows that happen to
+ * share the key: taken, they would move the median (300 s away). Host 2
+ * shares qp 9 with host 1 only, 1 s behind it: 1.55 s ahead of host 0. Host
+ * 3 shares nothing. Host 4 is host 0's own other file: on its clock (0),
+ * though its qp 5 against host 1's would say -0.45 s.
+ */
+static void test_clocks(void)
+{
+	static const struct hflow h0[] = { { 5, 100, 110, 1000 }, { 6, 100.5, 105, 500 }, { 7, 200, 201, 10 },
+					   { 8, 400, 401, 100 }, { 12, 100, 110, 1000 } };
+	static const struct hflow h1[] = { { 5, 102.5, 112.5, 1000 }, { 6, 103.1, 107.6, 490 },
+					   { 7, 500, 501, 20 }, { 8, 700, 709, 100 }, { 9, 300, 301, 50 } };
+	static const struct hflow h2[] = { { 9, 299, 300, 50 } };
+	static const struct hflow h3[] = { { 11, 100, 110, 1000 } };
+	static const struct hflow h4[] = { { 12, 100, 110, 1000 }, { 5, 99.5, 109.5, 1000 } };
+	const struct hflow *hs[] = { h0, h1, h2, h3, h4 };
+	const size_t nh[] = { 5, 5, 1, 1, 2 };
+	const char *host0[] = { "x", "", "", "", "x" };
+	struct rt_rep r[5], *rp[5];
+	struct rt_rep_flow fl[5][5], *fp[5][5];
+	struct rt_rep_clock c[5];
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		host_of(&r[i], fl[i], fp[i], hs[i], nh[i]);
+		rp[i] = &r[i];
+	}
+	CHECK(rt_rep_clocks((const struct rt_rep *const *)rp, host0, 5, c) == 0, "clocks");
+	CHECK(c[0].known && c[0].offset_ns == 0, "host 0: the reference");
+	CHECK(c[1].known && c[1].offset_ns == 2550000000LL && c[1].flows == 2 && c[1].against == 0,
+	      "host 1: +2.55 s from 2 flows, got %lld from %u", (long long)c[1].offset_ns, c[1].flows);
+	CHECK(c[1].lo_ns == 2500000000LL && c[1].hi_ns == 2600000000LL, "host 1: differences 2.5 to 2.6 s");
+	CHECK(c[2].known && c[2].offset_ns == 1550000000LL && c[2].flows == 1 && c[2].against == 1,
+	      "host 2: +1.55 s through host 1, got %lld", (long long)c[2].offset_ns);
+	CHECK(!c[3].known && !c[3].shares && c[3].against == -1, "host 3: not estimated, shares nothing");
+	CHECK(c[4].known && c[4].same_host && c[4].against == 0 && c[4].offset_ns == 0,
+	      "host 4: host 0's own file, on its clock, got %lld", (long long)c[4].offset_ns);
+	TEST_END("report_clocks");
+}
+
+/* A live recording's flow times are on the monotonic clock: on the wall
+ * clock they are the snapshot's time less how long before its mono_ns they
+ * were (a snapshot at 1000 s wall, 50 s monotonic; packets at 48 and 49.5 s
+ * monotonic, then 50.5 s in the next at 1001 s, 51 s). rt_rep_shift moves them. */
+static void test_wall(void)
+{
+	struct rt_rep_run run;
+	struct rt_flow_key k = key("10.0.0.1", "10.0.0.2", 0, 5);
+	struct rt_flow_delta *e;
+	struct ivl a, b;
+
+	memset(&run, 0, sizeof(run));
+	rt_rep_init(&run.agg, 10);
+	ivl_init(&a, 1000, 1);
+	a.s.mono_ns = 50000000000ULL;
+	e = ivl_flow(&a, k, 10, 0);
+	e->d.first_ns = 48000000000ULL;
+	e->d.last_ns = 49500000000ULL;
+	ivl_init(&b, 1001, 1);
+	b.s.mono_ns = 51000000000ULL;
+	e = ivl_flow(&b, k, 1, 0);
+	e->d.first_ns = 48000000000ULL;
+	e->d.last_ns = 50500000000ULL;
+	rt_rep_take(&run.agg, &a.s, &a.d);
+	rt_rep_take(&run.agg, &b.s, &b.d);
+	CHECK_EQ(rt_rep_finish(&run.agg, 0), 0);
+	CHECK_EQ(run.agg.flows[0]->first_wall, 998000000000ULL);
+	CHECK_EQ(run.agg.flows[0]->last_wall, 1000500000000ULL);
+	rt_rep_shift(&run, -2500000000LL);
+	CHECK_EQ(run.agg.flows[0]->first_wall, 995500000000ULL);
+	CHECK_EQ(run.agg.first_ns, 997500000000ULL);
+	CHECK_EQ(run.agg.last_ns, 998500000000ULL);
+	rt_rep_free(&run.agg);
+	TEST_END("report_flow_wall_clock");
+}
+
+/* A CNP flow's target on another host: only when active about then. */
+static void test_cnp_window(void)
+{
+	static const struct hflow d[] = { { 5, 100, 110, 1000 } };
+	struct rt_rep r;
+	struct rt_rep_flow fl[1], *fp[1], c;
+
+	host_of(&r, fl, fp, d, 1);
+	memset(&c, 0, sizeof(c));
+	c.target = fl[0].k;
+	c.first_wall = 111500000000ULL;	/* 1.5 s after the data's last packet */
+	c.last_wall = 115000000000ULL;
+	CHECK(rt_rep_data_flow_near(&r, &c, 1000000000ULL) == NULL, "1.5 s apart: not within 1 s");
+	CHECK(rt_rep_data_flow_near(&r, &c, 2000000000ULL) == &fl[0], "1.5 s apart: within 2 s");
+	c.first_wall = 90000000000ULL;	/* overlapping */
+	CHECK(rt_rep_data_flow_near(&r, &c, 0) == &fl[0], "overlapping: matched with no window");
+	TEST_END("report_cnp_window");
+}
+
 int main(void)
 {
 	test_moments_topk();
 	test_first_interval();
 	test_flows_pairs();
+	test_clocks();
+	test_wall();
+	test_cnp_window();
 	return TEST_EXIT();
 }

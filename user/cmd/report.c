@@ -29,6 +29,13 @@
  * were created through one aggregation, and a copy of one of them (same
  * creation time) is read once; CNPs are matched only to data flows of
  * another host; every host's label is distinct.
+ *
+ * Several hosts are put on the first host's clock: each host's offset is
+ * estimated from the flows it shares with another (report_clock.c) and
+ * taken off every time of its run before anything is printed. A CNP flow
+ * is matched to a data flow of another host only when their active times
+ * (first to last packet, on that one clock) come within RT_REP_CNP_WINDOW_NS
+ * (report_agg.h) of each other.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +75,7 @@ struct report {
 	int multi;		/* one of several files: name hosts */
 	struct rt_rep_run run;	/* the aggregation, the findings, host and kind */
 	struct rt_rep *a;	/* &run.agg */
+	struct rt_rep_clock clock;	/* against the first host (several files) */
 };
 
 /* ---- printing: text and JSON from the same calls (print.h) ---- */
@@ -580,9 +588,14 @@ static void cnp_matches(struct rt_printer *p, struct report *rs, int n, int top)
 	char b1[256], b2[256];
 	int i, j, shown = 0;
 	size_t k;
+	__u64 w = RT_REP_CNP_WINDOW_NS;
 
-	rt_pr_open_arr(p, "cnp_matches");
+	for (i = 0; i < n; i++)
+		w = rs[i].a->step_ns > w ? rs[i].a->step_ns : w;
 	rt_pr_text(p, "\nCNPs on one host matched to the data flows they throttle on another\n");
+	rt_pr_dbl(p, RT_PR_ANY, "cnp_window_s", "  (active within %.3f s of each other on the first host's clock)\n",
+		  (double)w / 1e9);
+	rt_pr_open_arr(p, "cnp_matches");
 	for (i = 0; i < n; i++) {
 		struct rt_rep *a = rs[i].a;
 
@@ -599,7 +612,7 @@ static void cnp_matches(struct rt_printer *p, struct report *rs, int n, int top)
 
 				/* another host only: one host's own files never match each other */
 				if (j == i || (rs[i].host0[0] && !strcmp(rs[i].host0, rs[j].host0)) ||
-				    !(dfl = rt_rep_data_flow(rs[j].a, &c->target)))
+				    !(dfl = rt_rep_data_flow_near(rs[j].a, c, w)))
 					continue;
 				if (top && shown >= top)
 					break;
@@ -620,7 +633,76 @@ static void cnp_matches(struct rt_printer *p, struct report *rs, int n, int top)
 	}
 	rt_pr_close_arr(p);
 	if (!shown)
-		rt_pr_text(p, "  (none: no CNP flow's target was seen on another host)\n");
+		rt_pr_text(p, "  (none: no CNP flow's target was seen on another host at that time)\n");
+}
+
+/* Why a host's clock was not estimated. */
+static const char *clock_why(const struct rt_rep_clock *c)
+{
+	return c->shares ? "no chain of shared flows to the first host" : "no flow shared with another host";
+}
+
+/* Each host's clock against the first's, and whether it was applied. */
+static void clocks_out(struct rt_printer *p, struct report *rs, int n)
+{
+	int i;
+
+	rt_pr_text(p, "\nClocks: every time below is on [%s]'s clock\n", rs[0].run.host);
+	rt_pr_open_arr(p, "clock_offsets");
+	for (i = 0; i < n; i++) {
+		const struct rt_rep_clock *c = &rs[i].clock;
+
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_ANY, "host", "  clock offset of [%s]:", rs[i].run.host);
+		rt_pr_bool(p, RT_PR_JSON, "reference", NULL, i == 0);
+		rt_pr_bool(p, RT_PR_JSON, "estimated", NULL, c->known);
+		rt_pr_bool(p, RT_PR_JSON, "applied", NULL, c->known && i);
+		rt_pr_dbl(p, RT_PR_JSON, "offset_s", NULL, (double)c->offset_ns / 1e9);
+		if (i == 0) {
+			rt_pr_text(p, " the reference\n");
+		} else if (c->known && c->same_host) {
+			rt_pr_dbl(p, RT_PR_TEXT, NULL, " %+.3f s", (double)c->offset_ns / 1e9);
+			rt_pr_str(p, RT_PR_ANY, "same_host_as", ": the same host as [%s] (applied)\n",
+				  rs[c->against].run.host);
+		} else if (c->known) {
+			rt_pr_dbl(p, RT_PR_TEXT, NULL, " %+.3f s", (double)c->offset_ns / 1e9);
+			rt_pr_u64(p, RT_PR_ANY, "flows", " from %llu shared flows", c->flows);
+			rt_pr_str(p, RT_PR_ANY, "against", " with [%s] (applied;", rs[c->against].run.host);
+			rt_pr_dbl(p, RT_PR_ANY, "min_s", " their differences %+.6f", (double)c->lo_ns / 1e9);
+			rt_pr_dbl(p, RT_PR_ANY, "max_s", " to %+.6f s)\n", (double)c->hi_ns / 1e9);
+		} else {
+			rt_pr_str(p, RT_PR_ANY, "why", " not estimated: %s (its times as it recorded them)\n",
+				  clock_why(c));
+		}
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
+}
+
+/* Several hosts on the first one's clock: estimated, then every time of
+ * each run moved. 0 or -ENOMEM. */
+static int clocks_apply(struct report *rs, int n)
+{
+	const struct rt_rep **as = calloc((size_t)n, sizeof(*as));
+	const char **h0 = calloc((size_t)n, sizeof(*h0));
+	struct rt_rep_clock *c = calloc((size_t)n, sizeof(*c));
+	int i, err = as && h0 && c ? 0 : -ENOMEM;
+
+	for (i = 0; !err && i < n; i++) {
+		as[i] = rs[i].a;
+		h0[i] = rs[i].host0;
+	}
+	if (!err)
+		err = rt_rep_clocks(as, h0, n, c);
+	for (i = 0; !err && i < n; i++) {
+		rs[i].clock = c[i];
+		if (c[i].known && c[i].offset_ns)
+			rt_rep_shift(&rs[i].run, -c[i].offset_ns);
+	}
+	free(as);
+	free(h0);
+	free(c);
+	return err;
 }
 
 static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
@@ -655,6 +737,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 		rt_pr_close_obj(p);
 	}
 	rt_pr_close_arr(p);
+	clocks_out(p, rs, n);
 	findings_out(p, 1, &L);
 	cnp_matches(p, rs, n, top);
 	/* Host pairs over every file, each file's flows counted once. */
@@ -1113,6 +1196,23 @@ static int viz_args_bad(const struct report_args *ra, char **in, int nin)
 	return 0;
 }
 
+/* Host i's clock for the drawings: the second run's times are as the host
+ * recorded them, so its offset is added to them (the report's are moved). */
+static void viz_clock(struct rt_viz_host *hs, int n, const struct report *rs, int i)
+{
+	const struct rt_rep_clock *c = &rs[i].clock;
+	int k;
+
+	for (k = i; k < 2 * n; k += n) {
+		hs[k].offset_known = c->known;
+		hs[k].offset_ns = c->known ? -c->offset_ns : 0;
+		hs[k].offset_flows = c->flows;
+		hs[k].offset_same = c->same_host;
+		hs[k].offset_against = c->against >= 0 ? rs[c->against].run.host : NULL;
+		hs[k].offset_why = clock_why(c);
+	}
+}
+
 /* --html and --perfetto: a second run over each host's files fills the
  * series of the flows the report found (report_viz.h); 0, or 1 after saying why. */
 static int viz_out(struct report *rs, int n, struct rt_opts *o, const struct report_args *ra, FILE *fh, FILE *ft)
@@ -1122,10 +1222,12 @@ static int viz_out(struct report *rs, int n, struct rt_opts *o, const struct rep
 	size_t len = 0;
 	int i, rc = 1;
 
-	for (i = 0; hs && i < n; i++)
+	for (i = 0; hs && i < n; i++) {
 		if ((fh && rt_viz_host_init(&hs[i], &rs[i].run, rs[i].run.host, ra->top, RT_VIZ_HTML_POINTS)) ||
 		    (ft && rt_viz_host_init(&hs[n + i], &rs[i].run, rs[i].run.host, ra->top, RT_VIZ_TRACE_POINTS)))
 			break;
+		viz_clock(hs, n, rs, i);
+	}
 	if (!hs || i < n || rt_viz_link(hs, n) || rt_viz_link(hs + n, n))
 		goto nomem;
 	for (i = 0; i < n; i++) {
@@ -1209,6 +1311,10 @@ int rt_report_main(int argc, char **argv)
 			goto out;
 	}
 	distinct_labels(rs, nrep);
+	if (nrep > 1 && clocks_apply(rs, nrep)) {
+		pr_warn("out of memory.\n");
+		goto out;
+	}
 	/* opened once the files read well: a bad input leaves no output behind */
 	if ((ra.html && !(fh = viz_open(ra.html, "the HTML report", argv + first, nfiles))) ||
 	    (ra.perfetto && !(ft = viz_open(ra.perfetto, "the Perfetto trace", argv + first, nfiles))))

@@ -160,11 +160,25 @@ static int take_ports(struct rt_rep *r, const struct rt_snapshot *s, const struc
 	return 0;
 }
 
+/* A flow's time (on the clock of mono_ns) on the wall clock of time_ns. */
+static __u64 wall_of(const struct rt_snapshot *s, __u64 t)
+{
+	__u64 ago = s->mono_ns > t ? s->mono_ns - t : 0;
+
+	return s->time_ns > ago ? s->time_ns - ago : 0;
+}
+
 static void take_flow(struct rt_rep_flow *a, const struct rt_snapshot *s, const struct rt_flow *f,
 		      const struct rt_flow_val *v)
 {
 	rt_flow_val_add(&a->v, v);
 	if (v->pkts) {
+		__u64 fw = wall_of(s, v->first_ns), lw = wall_of(s, v->last_ns);
+
+		if (!a->first_wall || fw < a->first_wall)
+			a->first_wall = fw;
+		if (lw > a->last_wall)
+			a->last_wall = lw;
 		a->v.sport = v->sport;
 		a->v.dscp = v->dscp;
 		a->v.pcp = v->pcp;
@@ -466,6 +480,25 @@ const struct rt_rep_flow *rt_rep_data_flow(const struct rt_rep *r, const struct 
 
 		if (f->k.family == k->family && f->k.dqpn == k->dqpn && !memcmp(f->k.src, k->src, 16) &&
 		    !memcmp(f->k.dst, k->dst, 16) && rt_rep_data_pkts(f))
+			return f;
+	}
+	return NULL;
+}
+
+const struct rt_rep_flow *rt_rep_data_flow_near(const struct rt_rep *r, const struct rt_rep_flow *c,
+						__u64 window_ns)
+{
+	const struct rt_flow_key *k = &c->target;
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct rt_rep_flow *f = r->flows[i];
+
+		if (f->k.family != k->family || f->k.dqpn != k->dqpn || memcmp(f->k.src, k->src, 16) ||
+		    memcmp(f->k.dst, k->dst, 16) || !rt_rep_data_pkts(f))
+			continue;
+		/* active times overlap, give or take the window */
+		if (f->first_wall <= c->last_wall + window_ns && c->first_wall <= f->last_wall + window_ns)
 			return f;
 	}
 	return NULL;

@@ -30,6 +30,10 @@ struct rt_rep_flow {
 	__u8 attr;
 	int has_target;
 	struct rt_flow_key target;	/* what its CNPs throttle, when known */
+	/* Its first and last packet on the wall clock (the snapshot's time_ns
+	 * less how long before its mono_ns v.first_ns and v.last_ns were);
+	 * 0: no packet. rt_rep_shift() puts them on another host's clock. */
+	__u64 first_wall, last_wall;
 };
 
 struct rt_rep_if {
@@ -132,6 +136,13 @@ const struct rt_rep_flow *rt_rep_flow_of(const struct rt_rep *r, const struct rt
 /* A data flow with the addresses and QP of k (a CNP flow's target seen from
  * another host), the first in r->flows' current order; or NULL. */
 const struct rt_rep_flow *rt_rep_data_flow(const struct rt_rep *r, const struct rt_flow_key *k);
+/* The same, active (first_wall..last_wall) within window_ns of c's active
+ * time: the data flow a CNP flow c throttles, when both are on one clock.
+ * The window between hosts: RT_REP_CNP_WINDOW_NS, or the longest interval
+ * of the files if longer (a live recording stamps its flows per interval). */
+#define RT_REP_CNP_WINDOW_NS	1000000000ULL
+const struct rt_rep_flow *rt_rep_data_flow_near(const struct rt_rep *r, const struct rt_rep_flow *c,
+						__u64 window_ns);
 /* An unattributed CNP flow: the data flows going the other way on its host
  * pair (the same data seen on both sides of a link counted once). */
 __u32 rt_rep_cnp_candidates(const struct rt_rep *r, const struct rt_rep_flow *c);
@@ -166,5 +177,30 @@ struct rt_rep_sink_cfg {
  * Its close finishes the findings. NULL after saying why. */
 struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_sink_cfg *cfg);
 void rt_rep_run_free(struct rt_rep_run *run);
+
+/* ---- several hosts on one clock (report_clock.c) ---- */
+
+/* A host's clock against the reference host's (the first). */
+struct rt_rep_clock {
+	int known;			/* 0: no chain of shared flows to the reference */
+	__s64 offset_ns;		/* its clock less the reference's (its times - offset: the reference's) */
+	int against;			/* the host it was measured against (-1: none) */
+	__u32 flows;			/* the shared flows that measurement rests on */
+	__s64 lo_ns, hi_ns;		/* the least and greatest difference among them */
+	int shares;			/* the other hosts it shares a flow (or its name) with */
+	int same_host;			/* measured as another file of the host `against` (one clock) */
+};
+
+/* The clock offsets of n hosts' aggregations (after rt_rep_finish) against
+ * rs[0], from the flows each pair of hosts shares (the same source,
+ * destination and QP, with about as many packets over about as long):
+ * the median of the differences of their first and last packets' times.
+ * host0[i]: the host a recording names ("": not named); two files of one
+ * named host are on one clock (offset 0 between them, before any measure).
+ * out[0] is the reference (known, 0).
+ * 0 or -ENOMEM. */
+int rt_rep_clocks(const struct rt_rep *const *rs, const char *const *host0, int n, struct rt_rep_clock *out);
+/* Add ns to every time of a run: its aggregation and its findings. */
+void rt_rep_shift(struct rt_rep_run *run, __s64 ns);
 
 #endif

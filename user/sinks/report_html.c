@@ -111,12 +111,16 @@ static void pauses_ports_out(FILE *f, const struct rt_viz_host *h)
 	fputc(']', f);
 }
 
-static void host_out(FILE *f, const struct rt_viz_host *h, __u64 base)
+static void host_out(FILE *f, const struct rt_viz_host *hs, int hi, __u64 base)
 {
+	const struct rt_viz_host *h = &hs[hi];
+	char clock[200];
 	size_t i;
 
 	fputs("{\"label\":", f);
 	rt_viz_json_str(f, h->label);
+	fputs(",\"clock\":", f);
+	rt_viz_json_str(f, rt_viz_clock_text(hs, hi, clock, sizeof(clock)));
 	fputs(",\"kind\":", f);
 	rt_viz_json_str(f, h->run->kind);
 	fprintf(f, ",\"offset_ns\":%lld,\"offset_known\":%s,\"k\":%llu,\"intervals\":%llu,\"points\":%zu,\"t\":[",
@@ -175,7 +179,7 @@ static int data_out(FILE *f, const struct rt_viz_host *hs, int n)
 	for (h = 0; h < n; h++) {
 		if (h)
 			fputc(',', f);
-		host_out(f, &hs[h], base - base % 1000000);
+		host_out(f, hs, h, base - base % 1000000);
 	}
 	fputs("],\"episodes\":[", f);
 	for (i = 0; i < nep; i++)

@@ -54,9 +54,10 @@
 		return s;
 	}
 
-	/* ---- the shared time axis ---- */
-	function hostStart(i) { return (fileReport(i).start + D.hosts[i].offset_ns / 1e9) * 1000; }
-	function hostEnd(i) { return (fileReport(i).end + D.hosts[i].offset_ns / 1e9) * 1000; }
+	/* ---- the shared time axis: the first host's clock (the report's times
+	 * are on it; the series' times had each host's offset added) ---- */
+	function hostStart(i) { return fileReport(i).start * 1000; }
+	function hostEnd(i) { return fileReport(i).end * 1000; }
 	function fullRange() {
 		var a = Infinity, b = -Infinity;
 		D.hosts.forEach(function (h, i) { a = Math.min(a, hostStart(i)); b = Math.max(b, hostEnd(i)); });
@@ -82,8 +83,7 @@
 			setRange(r[0], r[1], g);
 	}
 	function epTime(e) {
-		var off = D.hosts[e.host].offset_ns / 1e6;
-		return [e.start * 1000 + off, e.end * 1000 + off];
+		return [e.start * 1000, e.end * 1000];
 	}
 	function zoomTo(i) {
 		var e = D.episodes[i], t = epTime(e), h = D.hosts[e.host];
@@ -147,8 +147,9 @@
 		});
 		app.appendChild(table(['host', 'file', 'kind', 'start', 'end', 'seconds', 'intervals', 'a point is'],
 				      rows, 'hosts'));
-		app.appendChild(el('p', { 'class': 'offsets', text: D.hosts.length > 1 ?
-			'Clock offsets between hosts: not estimated; 0 s applied to every host (times as each host recorded them).' :
+		app.appendChild(el('p', { 'class': 'offsets', id: 'clock-offsets', text: D.hosts.length > 1 ?
+			'Clock offsets, estimated from the flows hosts share; every time is on ' + D.hosts[0].label +
+			"'s clock: " + D.hosts.slice(1).map(function (h) { return h.label + ' ' + h.clock; }).join('; ') + '.' :
 			'One host: its own clock.' }));
 	}
 	function verdict() {

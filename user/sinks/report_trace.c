@@ -10,7 +10,9 @@
  * flow's slice to the slice of the data flow its CNPs throttle.
  *
  * Timestamps are microseconds since the epoch, written exactly from the
- * nanoseconds (on the shared axis: each host's clock offset added). A
+ * nanoseconds, on the first host's clock (the report's times are; the
+ * series get each host's clock offset added), stated in otherData and in
+ * each process's labels. A
  * counter holds its value until its next event, so each point is written at
  * its start, a run of equal values once, and 0 at the end of the last
  * interval: the area under a counter of
@@ -146,7 +148,7 @@ static void findings(struct tw *w, const struct rt_viz_host *hs, int n)
 
 		ev_start(w);
 		fprintf(w->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d", ep[i].host + 1, finding_tid(h, f));
-		us(w->f, "ts", rt_viz_time(h, f->start_ns));
+		us(w->f, "ts", f->start_ns);	/* the report's: on the first host's clock */
 		us(w->f, "dur", f->end_ns - f->start_ns);
 		fputs(",\"cat\":\"finding\",\"name\":", w->f);
 		rt_viz_json_str(w->f, f->rule);
@@ -230,6 +232,24 @@ static void tracks(struct tw *w, int pid, const struct rt_viz_host *h)
 	}
 }
 
+/* Each host's clock against the first's: [{"host", "estimated", "offset_s", "flows", "text"}]. */
+static void clocks(FILE *f, const struct rt_viz_host *hs, int n)
+{
+	char t[200];
+	int h;
+
+	for (h = 0; h < n; h++) {
+		fputs(h ? ",{\"host\":" : "[{\"host\":", f);
+		rt_viz_json_str(f, hs[h].label);
+		fprintf(f, ",\"estimated\":%s,\"offset_s\":", hs[h].offset_known || !h ? "true" : "false");
+		rt_viz_json_exact(f, (double)-hs[h].offset_ns / 1e9);
+		fprintf(f, ",\"flows\":%u,\"text\":", hs[h].offset_flows);
+		rt_viz_json_str(f, rt_viz_clock_text(hs, h, t, sizeof(t)));
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 int rt_report_trace_write(FILE *f, const struct rt_viz_host *hs, int n)
 {
 	struct tw w = { .f = f, .first = 1 };
@@ -237,10 +257,17 @@ int rt_report_trace_write(FILE *f, const struct rt_viz_host *hs, int n)
 	int h;
 
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"rocetop report\",\"clock_offsets\":", f);
-	rt_viz_json_str(f, n > 1 ? "not estimated: 0 applied to every host" : "one host");
+	clocks(f, hs, n);
 	fputs("},\"traceEvents\":[", f);
 	for (h = 0; h < n; h++) {
+		char c[200], label[220];
+
 		tracks(&w, h + 1, &hs[h]);
+		snprintf(label, sizeof(label), "clock: %s", rt_viz_clock_text(hs, h, c, sizeof(c)));
+		ev_start(&w);
+		fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_labels\",\"args\":{\"labels\":", h + 1);
+		rt_viz_json_str(f, label);
+		fputs("}}", f);
 		counters(&w, h + 1, &hs[h]);
 	}
 	findings(&w, hs, n);

@@ -142,10 +142,14 @@ int rt_viz_host_init(struct rt_viz_host *h, const struct rt_rep_run *run, const 
 static int link_one(struct rt_viz_host *hs, int n, int i, struct rt_viz_flow *c_out, const struct rt_rep_flow *c)
 {
 	const struct rt_rep_flow *t = rt_rep_flow_of(&hs[i].run->agg, &c->target);
+	__u64 w = RT_REP_CNP_WINDOW_NS;
 	int j = i, x;
 
+	for (j = 0; j < n; j++)
+		w = hs[j].run->agg.step_ns > w ? hs[j].run->agg.step_ns : w;
+	/* another host's: active at about the same time (report_agg.h) */
 	for (j = t ? i : 0; !t && j < n; j++)
-		if (j != i && (t = rt_rep_data_flow(&hs[j].run->agg, &c->target)))
+		if (j != i && (t = rt_rep_data_flow_near(&hs[j].run->agg, c, w)))
 			break;
 	if (!t)
 		return 0;
@@ -155,6 +159,24 @@ static int link_one(struct rt_viz_host *hs, int n, int i, struct rt_viz_flow *c_
 	c_out->cnp_host = j;
 	c_out->cnp_flow = x;
 	return 0;
+}
+
+const char *rt_viz_clock_text(const struct rt_viz_host *hs, int i, char *buf, size_t len)
+{
+	const struct rt_viz_host *h = &hs[i];
+
+	if (!i)
+		snprintf(buf, len, "the reference");
+	else if (h->offset_known && h->offset_same)
+		snprintf(buf, len, "%+.3f s: the same host as %s (applied)", (double)-h->offset_ns / 1e9,
+			 h->offset_against ? h->offset_against : "?");
+	else if (h->offset_known)
+		snprintf(buf, len, "%+.3f s against %s from %u shared flows (applied)", (double)-h->offset_ns / 1e9,
+			 h->offset_against ? h->offset_against : "?", h->offset_flows);
+	else
+		snprintf(buf, len, "not estimated: %s (its times as it recorded them)",
+			 h->offset_why ? h->offset_why : "no flow shared with another host");
+	return buf;
 }
 
 int rt_viz_link(struct rt_viz_host *hs, int n)

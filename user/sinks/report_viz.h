@@ -68,8 +68,15 @@ struct rt_viz_port {
 struct rt_viz_host {
 	const char *label;
 	const struct rt_rep_run *run;	/* the report's run of this host */
-	__s64 offset_ns;		/* added to its times on the shared axis */
-	int offset_known;		/* 0: not estimated (offset 0) */
+	/* Its clock: offset_ns is added to the times of the second run (the
+	 * series) to put them on the first host's clock; the report's own times
+	 * (its run: findings, start, end) are on that clock already. */
+	__s64 offset_ns;
+	int offset_known;		/* 0: not estimated (offset 0), for offset_why */
+	__u32 offset_flows;		/* the shared flows it rests on */
+	int offset_same;		/* another file of the host offset_against */
+	const char *offset_against;	/* the host it was measured against (NULL: none) */
+	const char *offset_why;		/* why not estimated */
 	__u64 k;			/* intervals per point */
 	size_t np, nb;			/* points allocated, points filled */
 	__u64 *t0;			/* a point's start (the end of the interval before), ns */
@@ -131,6 +138,9 @@ int rt_report_trace_write(FILE *f, const struct rt_viz_host *hs, int n);
 void rt_viz_json_str(FILE *f, const char *s);
 void rt_viz_json_num(FILE *f, double v);
 void rt_viz_json_exact(FILE *f, double v);
+/* Host i's clock in a sentence: "the reference", "+2.500 s against A from
+ * 12 shared flows (applied)" or "not estimated: ... (...)". */
+const char *rt_viz_clock_text(const struct rt_viz_host *hs, int i, char *buf, size_t len);
 /* A flow's one-line name. */
 const char *rt_viz_flow_name(const struct rt_rep *r, const struct rt_flow_key *k, char *buf, size_t len);
 
