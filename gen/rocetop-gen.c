@@ -236,7 +236,6 @@ static int on_mirror(void *ctx, const struct rt_opt *o, const char *arg)
 	return 0;
 }
 
-static int on_help(void *ctx, const struct rt_opt *o, const char *arg);
 
 typedef uint8_t mac_t[6];
 
@@ -341,7 +340,7 @@ static const struct rt_opt gen_opts[] = {
 		"--sflow also DIR/sflow_flows.csv, sflow_drops.csv, sflow.txt)",
 	  RT_SET_STR(A, tally_dir) },
 	{ 'q', "quiet", NULL, "no summary line on stderr", RT_SET_FLAG(A, quiet) },
-	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
+	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
 
@@ -360,15 +359,6 @@ static const struct rt_cli gen_cli = {
 	.width = 23,
 	.long_indent = 2,
 };
-
-static int on_help(void *ctx, const struct rt_opt *o, const char *arg)
-{
-	(void)ctx;
-	(void)o;
-	(void)arg;
-	rt_cli_help(&gen_cli, stdout);
-	return 1;
-}
 
 static void defaults(struct gen_args *a)
 {
