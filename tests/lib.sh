@@ -110,18 +110,28 @@ rt_mac() {
 	ip -n "$1" -o link show "$2" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2
 }
 
-# rt_wait_file FILE PID [TRIES]: wait (TRIES x 0.1 s, 100 by default) until
-# FILE is not empty, while PID runs: rocetop's CSV files appear once its
-# source is up.
-rt_wait_file() {
-	local _
-	for _ in $(seq "${3:-100}"); do
-		[ -s "$1" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
+# rt_wait_until PID TRIES CMD...: wait (TRIES x 0.1 s) until CMD succeeds;
+# give up at once when PID ("-": none to watch) has ended.
+rt_wait_until() {
+	local pid=$1 tries=$2 _
+	shift 2
+	for _ in $(seq "$tries"); do
+		"$@" && return 0
+		[ "$pid" = - ] || kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
 }
+
+# rt_wait_file FILE PID [TRIES]: wait (TRIES x 0.1 s, 100 by default) until
+# FILE is not empty, while PID runs: rocetop's CSV files appear once its
+# source is up.
+rt_wait_file() { rt_wait_until "$2" "${3:-100}" test -s "$1"; }
+
+# rt_wait_frames PCAP N: wait (up to 5 s) until tcpdump reads N frames other
+# than ICMP in the capture: it has caught up with what was sent.
+rt_wait_frames() { rt_wait_until - 50 _rt_frames_ge "$1" "$2"; }
+_rt_frames_ge() { [ "$(tcpdump -r "$1" 2>/dev/null | grep -vc ICMP)" -ge "$2" ]; }
 
 # rt_two_hosts NAME TAG: the live tests' start, as root: two namespaces A
 # and B (TAG and this run's id, then a and b) joined by a veth pair IFA-IFB
@@ -149,6 +159,26 @@ rt_wait_rows() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# ---- the NIC's fixtures ----
+# rt_fixture_run NAME T0 T1 CSV ARGS...: rocetop ARGS on lo of a namespace of
+# its own (FIX_NS; the host's lo is shared with other runs), with
+# --sysfs-root on $tmp/root, a link to the fixture tree T0 that moves to T1
+# once CSV (a file its --csv writes) holds the first interval's rows. Its
+# output goes to $tmp/out and $tmp/err, its exit status to rc.
+rt_fixture_run() {
+	local name=$1 t0=$2 t1=$3 csv=$4
+	shift 4
+	FIX_NS=rtfx${RT_ID}n
+	rt_netns "$FIX_NS" || { echo "FAIL $name: cannot create a namespace"; exit 1; }
+	ln -s "$t0" "$tmp/root"
+	ip netns exec "$FIX_NS" "$ROCETOP" --sysfs-root "$tmp/root" -i lo "$@" >"$tmp/out" 2>"$tmp/err" &
+	_rt_fix_pid=$!
+	rt_on_exit '[ -n "$_rt_fix_pid" ] && kill $_rt_fix_pid'
+	rt_wait_rows "$csv"
+	ln -sfn "$t1" "$tmp/root"
+	wait $_rt_fix_pid; rc=$?; _rt_fix_pid=
 }
 
 # ---- tmux (the live view's tests) ----
