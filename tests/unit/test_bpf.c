@@ -118,34 +118,36 @@ static int xdp_test_run(int fd, struct bpf_test_run_opts *o)
 	return err;
 }
 
-static int run_xdp(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
-		   __u32 *out_len)
+/* One run of the program on the frame, with the context of its hook (XDP:
+ * xdp_test_run, which falls back without a context on old kernels). */
+static int run_prog(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
+		    __u32 *out_len, void *ctx, size_t ctx_size, int xdp)
 {
-	struct xdp_md ctx = { .data_end = (__u32)pc->len, .ingress_ifindex = LO_IFINDEX };
 	LIBBPF_OPTS(bpf_test_run_opts, o,
 		.data_in = pc->data, .data_size_in = (__u32)pc->len,
 		.data_out = out, .data_size_out = (__u32)outsz,
-		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
-	int err = xdp_test_run(fd, &o);
+		.ctx_in = ctx, .ctx_size_in = (__u32)ctx_size, .repeat = 1);
+	int err = xdp ? xdp_test_run(fd, &o) : bpf_prog_test_run_opts(fd, &o);
 
 	*ret = o.retval;
 	*out_len = o.data_size_out;
 	return err ? -errno : 0;
 }
 
+static int run_xdp(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
+		   __u32 *out_len)
+{
+	struct xdp_md ctx = { .data_end = (__u32)pc->len, .ingress_ifindex = LO_IFINDEX };
+
+	return run_prog(fd, pc, out, outsz, ret, out_len, &ctx, sizeof(ctx), 1);
+}
+
 static int run_tc(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
 		  __u32 *out_len)
 {
 	struct __sk_buff ctx = { .ifindex = LO_IFINDEX };
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		.data_in = pc->data, .data_size_in = (__u32)pc->len,
-		.data_out = out, .data_size_out = (__u32)outsz,
-		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
-	int err = bpf_prog_test_run_opts(fd, &o);
 
-	*ret = o.retval;
-	*out_len = o.data_size_out;
-	return err ? -errno : 0;
+	return run_prog(fd, pc, out, outsz, ret, out_len, &ctx, sizeof(ctx), 0);
 }
 
 /* Sum a per-CPU rt_if_val. */

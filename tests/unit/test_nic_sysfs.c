@@ -58,22 +58,31 @@ static void collect(struct rt_nic *n, const char *root, struct rt_snapshot *s, _
 	rt_nic_collect(n, s);
 }
 
-static void test_mlx5_host(void)
+/* The NIC reader on the sysfs tree at root. */
+static struct rt_nic *nic_at(const char *root)
 {
 	struct rt_opts o;
+	struct rt_nic *n;
+
+	memset(&o, 0, sizeof(o));
+	o.sysfs_root = root;
+	n = rt_nic_new(&o);
+	CHECK(n != NULL, "rt_nic_new");
+	return n;
+}
+
+static void test_mlx5_host(void)
+{
 	struct rt_snapshot s0, s1, s2;
 	struct rt_delta d;
 	const struct rt_port_ctr *c;
 	struct rt_nic *n;
 
-	memset(&o, 0, sizeof(o));
 	memset(&d, 0, sizeof(d));
-	o.sysfs_root = FIX "mlx5-host/t0";
 	rt_snapshot_init(&s0);
 	rt_snapshot_init(&s1);
 	rt_snapshot_init(&s2);
-	n = rt_nic_new(&o);
-	CHECK(n != NULL, "rt_nic_new");
+	n = nic_at(FIX "mlx5-host/t0");
 	if (!n)
 		return;
 	/* t0 at 1000 s, t1 at 1002 s, t2 at 1006 s */
@@ -187,16 +196,12 @@ static void test_mlx5_host(void)
 
 static void test_mixed_host(void)
 {
-	struct rt_opts o;
 	struct rt_snapshot s;
 	const struct rt_port_ctr *c;
 	struct rt_nic *n;
 
-	memset(&o, 0, sizeof(o));
-	o.sysfs_root = FIX "mixed-host/t0";
 	rt_snapshot_init(&s);
-	n = rt_nic_new(&o);
-	CHECK(n != NULL, "rt_nic_new");
+	n = nic_at(FIX "mixed-host/t0");
 	if (!n)
 		return;
 	collect(n, FIX "mixed-host/t0", &s, 1);
@@ -233,16 +238,12 @@ static void test_mixed_host(void)
 static void test_no_rdma(void)
 {
 	char dir[] = "/tmp/rtn-nic-XXXXXX";
-	struct rt_opts o;
 	struct rt_snapshot s;
 	struct rt_nic *n;
 
 	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-	memset(&o, 0, sizeof(o));
-	o.sysfs_root = dir;
 	rt_snapshot_init(&s);
-	n = rt_nic_new(&o);
-	CHECK(n != NULL, "rt_nic_new");
+	n = nic_at(dir);
 	collect(n, dir, &s, 1);
 	CHECK_EQ(s.nports, 0);
 	CHECK_EQ(s.nnotes, 1);
