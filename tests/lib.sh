@@ -82,16 +82,21 @@ rt_kill_on_exit() {
 }
 
 # ---- the common start ----
-# rt_setup NAME [PREFIX]: what most tests start with, after sourcing this
-# file: T, a temporary directory removed on exit; pass NAME
+# rt_checks NAME [PREFIX]: T, a temporary directory removed on exit; pass NAME
 # and fail NAME WHY, which print "PASS PREFIXNAME" and "FAIL PREFIXNAME: WHY"
-# (fail also counts in $fails); and fails when rocetop is not built.
-rt_setup() {
+# (fail also counts in $fails).
+rt_checks() {
 	_rt_prefix=${2:-}
 	fails=0
 	pass() { echo "PASS $_rt_prefix$1"; }
 	fail() { echo "FAIL $_rt_prefix$1: $2"; fails=$((fails + 1)); }
 	rt_tmpdir T || { fail "$1" "cannot create a temporary directory"; exit 1; }
+}
+
+# rt_setup NAME [PREFIX]: what most tests start with, after sourcing this
+# file: rt_checks, and a failure when rocetop is not built.
+rt_setup() {
+	rt_checks "$@"
 	[ -x "$ROCETOP" ] || { fail "$1" "no $ROCETOP (run make)"; exit 1; }
 }
 
@@ -103,6 +108,13 @@ rt_need_py() {
 	for m in "$@"; do
 		"${PY:-/usr/bin/python3}" -c "import $m" 2>/dev/null || { echo "FAIL $name: no $m in ${PY:-python3}"; exit 1; }
 	done
+}
+
+# rt_captures NAME: the findings tests' scapy captures
+# (tests/findings/captures.py: storm.pcap and the others) written into $T.
+rt_captures() {
+	rt_need_py "$1" scapy
+	"$PY" tests/findings/captures.py gen "$T" >/dev/null || { fail "$1" "the scapy generator failed"; exit 1; }
 }
 
 # rt_mac NS IF: the interface's MAC address.
@@ -182,6 +194,15 @@ rt_fixture_run() {
 }
 
 # ---- tmux (the live view's tests) ----
+# rt_tui_need NAME [CMD...]: the live view's tests' start: skip WHY (a skip
+# of NAME), tmux and the commands named installed, rocetop built; fail=0.
+rt_tui_need() {
+	_rt_tui_name=$1
+	skip() { rt_skip "$_rt_tui_name" "$*"; }
+	rt_need_cmd "$@" tmux
+	[ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
+	fail=0
+}
 # rt_tmux NAME SESSION COLS ROWS: a tmux session of that size running a bare
 # bash, killed on exit; rt_cap and rt_wait_for read its screen.
 rt_tmux() {
