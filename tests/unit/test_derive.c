@@ -14,7 +14,7 @@
 #include "derive.h"
 #include "num.h"
 #include "table.h"
-#include "flowkey.h"
+#include "fixture.h"
 
 static void test_percent(void)
 {

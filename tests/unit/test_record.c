@@ -19,6 +19,7 @@
 #include "log.h"
 #include "record.h"
 #include "sink.h"
+#include "fixture.h"
 
 #define NSNAP 5
 
@@ -382,14 +383,8 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
  * terminal escapes. */
 static struct rt_port_ctr *hostile_port(struct rt_snapshot *s, const char *name, __u64 value, int scope)
 {
-	struct rt_port_ctr *p = rt_snapshot_add_port(s);
+	struct rt_port_ctr *p = add_port_ctr(s, "\033]0;DEV\007\302\233", "\033]0;NDV\007", name, value, 64);
 
-	snprintf(p->dev, sizeof(p->dev), "\033]0;DEV\007\302\233");
-	p->port = 1;
-	snprintf(p->netdev, sizeof(p->netdev), "\033]0;NDV\007");
-	snprintf(p->name, sizeof(p->name), "%s", name);
-	p->value = value;
-	p->bits = 64;
 	p->scope = scope;
 	return p;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "check.h"
 #include "report_agg.h"
-#include "flowkey.h"
+#include "fixture.h"
 
 /* A flow of interface 7. */
 static struct rt_flow_key key(const char *src, const char *dst, __u8 dir, __u32 qp)
