@@ -248,6 +248,7 @@ typedef uint8_t mac_t[6];
 #define MAC(f)		.kind = RT_OPT_CALL, .fn = set_mac, .off = RT_OFF(A, f, mac_t)
 #define PORT(f)		.kind = RT_OPT_CALL, .fn = set_port, .off = RT_OFF(A, f, struct gen_port)
 
+/* same shape as rocetop lab's table (user/cmd/lab.c): rocetop-gen's own scenarios and words */
 static const struct rt_opt gen_opts[] = {
 	RT_OPT_SECTION("What to send"),
 	{ 256, "scenario", "NAME", "one of incast | pfc-storm | steady | mixed | fixed\n"

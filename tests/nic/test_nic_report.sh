@@ -4,6 +4,7 @@
 # intervals, then `report --json` must give every counter of mlx5_0 port 1 the
 # total the fixture files imply (t1 - t0; a 32-bit wrap for the classic IB
 # counters of counters/), congestion counters flagged.
+# same start as test_nic_fixture_run.sh: the fixture run itself is rt_fixture_run (tests/lib.sh)
 set -u
 cd "$(dirname "$0")/../.."
 FIX=$PWD/tests/fixtures/sysfs/mlx5-host

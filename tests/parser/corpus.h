@@ -279,6 +279,7 @@ static inline __u64 *corpus_if_ctr(struct rt_if_val *v, const char *name)
 	return corpus_ctr(v, t, sizeof(t) / sizeof(t[0]), name);
 }
 
+/* same shape as corpus_if_ctr above: each struct's own table of names */
 static inline __u64 *corpus_flow_ctr(struct rt_flow_val *v, const char *name)
 {
 	static const struct corpus_ctr t[] = {

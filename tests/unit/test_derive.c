@@ -237,6 +237,7 @@ static double num(const char *s, enum rt_num_kind k, double lo, double hi)
 
 static void test_num(void)
 {
+	/* the cases' table itself: rows alike in shape, one per input */
 	static const struct {
 		const char *s;
 		enum rt_num_kind k;

@@ -349,6 +349,7 @@ static void pwe_victim_not(const struct rt_find_cfg *c)
 
 	/* Below the victim minimum (9 packets), and with a CE mark on the
 	 * priority: neither rule. */
+	/* same loop as the victim case above: the priority and counts differ */
 	rt_findings_init(&F, c, &rt_rules);
 	for (int k = 1; k <= 3; k++) {
 		iv_init(&v, k);

@@ -369,6 +369,7 @@ static void test_misc(void)
 	TEST_END("tui_sparkline_interval_names");
 }
 
+/* every unit test's main lists its tests */
 int main(void)
 {
 	test_spaceship();

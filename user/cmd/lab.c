@@ -471,6 +471,7 @@ static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg)
 	return 0;
 }
 
+/* same shape as on_scenario above: each option's own values and message */
 static int on_mirror(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct lab_parse *pc = ctx;

@@ -233,6 +233,7 @@ static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg)
 	return 0;
 }
 
+/* same shape as on_iface above: each list option has its own limit and message */
 static int on_sflow_allow(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct rt_opts *o = ctx;

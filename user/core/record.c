@@ -81,6 +81,7 @@ static struct field snap_fields[] = {
 	F(struct rec_snap, nsfagents, "u32"),
 };
 
+/* The layout tables: one F() per field of each struct a recording holds (alike in shape only). */
 static struct field flow_fields[] = {
 	F(struct rt_flow, k.ifindex, "u32"), F(struct rt_flow, k.dir, "u8"),
 	F(struct rt_flow, k.family, "u8"), F(struct rt_flow, k.src, "bytes[16]"),

@@ -38,6 +38,7 @@ static void parse_ieee(const struct nlattr *ieee, struct rt_dcb *d)
 			}
 			break;
 		}
+		/* same shape as the PFC case above: each DCB attribute's own struct */
 		case DCB_ATTR_IEEE_ETS: {
 			struct ieee_ets e;
 

@@ -173,6 +173,7 @@ int rt_qpc_parse(const void *buf, size_t len, struct rt_qpc_table *t)
 	return rt_nl_walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, stat_cb, t);
 }
 
+/* same shape as stat_cb above: each answer's own attributes */
 static int status_cb(const struct nlmsghdr *h, void *arg)
 {
 	const void *attrs = RT_NL_ATTRS(h);

@@ -471,6 +471,7 @@ static void batch_close(struct rt_sink *s)
 	rt_sink_free(s);
 }
 
+/* same shape as the other sinks' close and constructor: user/core/sink.c does the shared part */
 struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 {
 	struct rt_sink *s = rt_sink_new("batch", sizeof(struct batch), batch_emit, batch_close);

@@ -378,6 +378,7 @@ static void flight_signal(struct rt_sink *s, int signo)
 	}
 }
 
+/* same shape as the other sinks' close and constructor: each its own state (user/core/sink.c: the rest) */
 static void flight_close(struct rt_sink *s)
 {
 	struct flight *F = s->priv;

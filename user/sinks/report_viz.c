@@ -430,6 +430,7 @@ static void vsink_close(struct rt_sink *s)
 	free(s->priv);
 }
 
+/* same shape as rules.c's context allocation: each fills its own struct */
 struct rt_sink *rt_viz_sink_new(struct rt_viz_host **hs, int n, int *started)
 {
 	struct vsink *k = calloc(1, sizeof(*k));

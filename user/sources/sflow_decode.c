@@ -96,6 +96,7 @@ static int flow_record(__u32 type, struct cur *r, void *arg, struct rt_sf_stats 
 		f->out_prio = d;
 		f->has_switch = 1;
 		return 0;
+	/* one case per sFlow extended record, each its own field */
 	case 1036:
 		if (u32(r, &f->queue))
 			return -1;
