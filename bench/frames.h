@@ -189,6 +189,7 @@ static inline long run_xdp(int fd, const struct frame *f, __u32 repeat)
 	return (long)o.duration;
 }
 
+/* same as cpu.h's median of doubles, for longs: both headers are included alone by different benches */
 static inline int cmp_long(const void *a, const void *b)
 {
 	long x = *(const long *)a, y = *(const long *)b;

@@ -271,6 +271,7 @@ static int run_child(__u32 n, __u32 every, int mode, double out[T_N + 2])
 	return st;
 }
 
+/* same shape as nic_bench.c's main: each bench its own cases */
 int main(int argc, char **argv)
 {
 	static const struct { __u32 flows, every; const char *what; } cases[] = {

@@ -163,6 +163,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-x"))
 			dump = 1;	/* print the frames in hex and exit */
 	}
+	/* same start as tc_bench.c: each bench loads its own programs */
 	if (bench_rounds_ok("xdp_bench", runs, MAX_RUNS, repeat))
 		return 1;
 	rt = bench_load_rocetop("xdp_bench");

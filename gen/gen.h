@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define GEN_ROCE_PORT 4791
 #define GEN_MAX_FRAME 9216
@@ -65,5 +66,14 @@ size_t gen_wrap_mirror(int type, uint32_t session, int egress, uint32_t seq, con
 size_t gen_build(const struct gen_frame *f, uint8_t *buf);
 uint32_t gen_icrc(const uint8_t *ip, size_t ip_to_icrc_len);
 int gen_frame_kind_from_aeth(uint8_t syndrome);
+
+/* gen_util.c: the next element of a table that doubles as it grows (from
+ * 64), zeroed and counted in *n; NULL when out of memory. */
+void *gen_append(void **arr, size_t *n, size_t *cap, size_t size);
+/* A tally file dir/name opened for writing (its name in path), its first
+ * line head (NULL: none); NULL after saying why. */
+FILE *gen_tally_open(char *path, size_t len, const char *dir, const char *name, const char *head);
+/* Closes a tally file: 0, or -1 after saying it could not be written. */
+int gen_tally_close(FILE *fp, const char *path);
 
 #endif

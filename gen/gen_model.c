@@ -261,6 +261,7 @@ static void rcv_frame(struct model *m, struct sender *s, int kind, uint32_t psn,
 {
 	const struct gen_cfg *c = m->c;
 
+	/* same shape as the data frame above, the other way: the receiver's ACK/CNP/NAK back to the sender */
 	memset(f, 0, sizeof(*f));
 	f->side = SIDE_RCV;
 	f->kind = kind;

@@ -231,20 +231,15 @@ static struct gen_flow *flow_get(struct gen_out *o, const struct gen_frame *f)
 		    fl->side == f->side)
 			return fl;
 	}
-	if (o->nflows == o->capflows) {
-		size_t n = o->capflows ? 2 * o->capflows : 64;
-		struct gen_flow *nf = realloc(o->flows, n * sizeof(*nf));
-		if (!nf)
-			return NULL;
-		o->flows = nf;
-		o->capflows = n;
-	}
-	memset(&o->flows[o->nflows], 0, sizeof(o->flows[0]));
-	o->flows[o->nflows].src = f->sip;
-	o->flows[o->nflows].dst = f->dip;
-	o->flows[o->nflows].dqpn = f->dqpn & 0xffffff;
-	o->flows[o->nflows].side = f->side;
-	return &o->flows[o->nflows++];
+	struct gen_flow *fl = gen_append((void **)&o->flows, &o->nflows, &o->capflows, sizeof(*fl));
+
+	if (!fl)
+		return NULL;
+	fl->src = f->sip;
+	fl->dst = f->dip;
+	fl->dqpn = f->dqpn & 0xffffff;
+	fl->side = f->side;
+	return fl;
 }
 
 static void tally(struct gen_out *o, const struct gen_frame *f, size_t len)
@@ -456,18 +451,16 @@ int gen_write_tally(struct gen_out *o, const char *dir, const char *scenario, ui
 						    "rnr_nak", "pfc", "pause_8023x" };
 	char path[4096], a[INET_ADDRSTRLEN], b[INET_ADDRSTRLEN];
 	FILE *fp;
-	int rc = 0;
 
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		fprintf(stderr, "rocetop-gen: cannot create the tally directory %s: %s.\n", dir,
 			strerror(errno));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/flows.csv", dir);
-	fp = fopen(path, "w");
+	fp = gen_tally_open(path, sizeof(path), dir, "flows.csv",
+			    "src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak,nak_seq,nak_other,side\n");
 	if (!fp)
-		goto err;
-	fprintf(fp, "src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak,nak_seq,nak_other,side\n");
+		return -1;
 	for (size_t i = 0; i < o->nflows; i++) {
 		struct gen_flow *fl = &o->flows[i];
 		if (!fl->pkts)
@@ -483,14 +476,12 @@ int gen_write_tally(struct gen_out *o, const char *dir, const char *scenario, ui
 			(unsigned long long)fl->nak_seq, (unsigned long long)fl->nak_other,
 			side_name(fl->side));
 	}
-	if (fclose(fp) != 0)
-		goto err;
+	if (gen_tally_close(fp, path))
+		return -1;
 
-	snprintf(path, sizeof(path), "%s/pfc.csv", dir);
-	fp = fopen(path, "w");
+	fp = gen_tally_open(path, sizeof(path), dir, "pfc.csv", "prio,frames,xon,quanta,side\n");
 	if (!fp)
-		goto err;
-	fprintf(fp, "prio,frames,xon,quanta,side\n");
+		return -1;
 	for (int s = 0; s < 2; s++) {
 		for (int c = 0; c < 9; c++) {
 			struct gen_pfc *p = &o->pfc[s][c];
@@ -504,13 +495,12 @@ int gen_write_tally(struct gen_out *o, const char *dir, const char *scenario, ui
 				(unsigned long long)p->xon, (unsigned long long)p->quanta, side_name(s));
 		}
 	}
-	if (fclose(fp) != 0)
-		goto err;
+	if (gen_tally_close(fp, path))
+		return -1;
 
-	snprintf(path, sizeof(path), "%s/summary.txt", dir);
-	fp = fopen(path, "w");
+	fp = gen_tally_open(path, sizeof(path), dir, "summary.txt", NULL);
 	if (!fp)
-		goto err;
+		return -1;
 	double dur = o->t_stop - o->t_start;
 	fprintf(fp, "scenario %s\n", scenario);
 	fprintf(fp, "seed %llu\n", (unsigned long long)seed);
@@ -536,10 +526,5 @@ int gen_write_tally(struct gen_out *o, const char *dir, const char *scenario, ui
 	}
 	if (extra)
 		fputs(extra, fp);
-	if (fclose(fp) != 0)
-		goto err;
-	return rc;
-err:
-	fprintf(stderr, "rocetop-gen: cannot write %s: %s.\n", path, strerror(errno));
-	return -1;
+	return gen_tally_close(fp, path);
 }

@@ -128,25 +128,20 @@ static void close_len(struct gen_sflow *s, size_t off)
 
 static struct sf_flow *flow_get(struct gen_sflow *s, const struct pend *p)
 {
+	struct sf_flow *f;
+
 	for (size_t i = 0; i < s->nflows; i++)
 		if (s->flows[i].src == p->src && s->flows[i].dst == p->dst &&
 		    s->flows[i].dqpn == p->dqpn && s->flows[i].dir == p->dir)
 			return &s->flows[i];
-	if (s->nflows == s->capflows) {
-		size_t n = s->capflows ? 2 * s->capflows : 64;
-		struct sf_flow *nf = realloc(s->flows, n * sizeof(*nf));
-
-		if (!nf)
-			return NULL;
-		s->flows = nf;
-		s->capflows = n;
-	}
-	memset(&s->flows[s->nflows], 0, sizeof(s->flows[0]));
-	s->flows[s->nflows].src = p->src;
-	s->flows[s->nflows].dst = p->dst;
-	s->flows[s->nflows].dqpn = p->dqpn;
-	s->flows[s->nflows].dir = p->dir;
-	return &s->flows[s->nflows++];
+	f = gen_append((void **)&s->flows, &s->nflows, &s->capflows, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->src = p->src;
+	f->dst = p->dst;
+	f->dqpn = p->dqpn;
+	f->dir = p->dir;
+	return f;
 }
 
 static void flush(struct gen_sflow *s, double now)
@@ -204,6 +199,16 @@ static void flush(struct gen_sflow *s, double now)
 	}
 	s->n = 0;
 	s->npend = 0;
+}
+
+/* The sample that opened at off written: its length closed, and it pending
+ * as kind (no flow behind it); a datagram as full as it gets goes out. */
+static void sample_done(struct gen_sflow *s, size_t off, int kind, double now)
+{
+	close_len(s, off);
+	s->pend[s->npend++].kind = kind;
+	if (s->npend == SF_MAX_SAMPLES)
+		flush(s, now);
 }
 
 static int room(struct gen_sflow *s, size_t need, double now)
@@ -416,11 +421,7 @@ void gen_sflow_drop(struct gen_sflow *s, const struct gen_frame *f, double now)
 	while (s->n % 4)
 		*at(s) = 0, s->n++;
 	close_len(s, r);
-	close_len(s, off);
-	s->pend[s->npend].kind = P_DROP;
-	s->npend++;
-	if (s->npend == SF_MAX_SAMPLES)
-		flush(s, now);
+	sample_done(s, off, P_DROP, now);
 }
 
 static void counters(struct gen_sflow *s, double now)
@@ -451,11 +452,7 @@ static void counters(struct gen_sflow *s, double now)
 	for (int k = 0; k < 13; k++)
 		put32(s, 0);
 	close_len(s, r);
-	close_len(s, off);
-	s->pend[s->npend].kind = P_CTR;
-	s->npend++;
-	if (s->npend == SF_MAX_SAMPLES)
-		flush(s, now);
+	sample_done(s, off, P_CTR, now);
 }
 
 void gen_sflow_tick(struct gen_sflow *s, double now)
@@ -488,11 +485,10 @@ int gen_sflow_close(struct gen_sflow *s, const char *dir)
 	flush(s, s->last_ctr + SF_COUNTER_S);
 	ipstr(s->agent, ag);
 	if (dir) {
-		snprintf(path, sizeof(path), "%s/sflow_flows.csv", dir);
-		fp = fopen(path, "w");
+		fp = gen_tally_open(path, sizeof(path), dir, "sflow_flows.csv",
+				    "agent,port,dir,src,dst,dqpn,samples,est_pkts,est_bytes,est_ce,est_cnp\n");
 		if (!fp)
 			goto err;
-		fprintf(fp, "agent,port,dir,src,dst,dqpn,samples,est_pkts,est_bytes,est_ce,est_cnp\n");
 		for (size_t i = 0; i < s->nflows; i++) {
 			struct sf_flow *f = &s->flows[i];
 
@@ -502,20 +498,17 @@ int gen_sflow_close(struct gen_sflow *s, const char *dir)
 				(unsigned long long)f->bytes, (unsigned long long)f->ce,
 				(unsigned long long)f->cnp);
 		}
-		if (fclose(fp))
+		if (gen_tally_close(fp, path))
 			goto err;
-		snprintf(path, sizeof(path), "%s/sflow_drops.csv", dir);
-		fp = fopen(path, "w");
+		fp = gen_tally_open(path, sizeof(path), dir, "sflow_drops.csv", "agent,port,reason,reason_code,drops\n");
 		if (!fp)
 			goto err;
-		fprintf(fp, "agent,port,reason,reason_code,drops\n");
 		if (s->drop_samples)
 			fprintf(fp, "%s,%d,no_buffer_space,%d,%llu\n", ag, GEN_SF_PORT_RCV, GEN_SF_DROP_NO_BUFFER,
 				(unsigned long long)s->drop_samples);
-		if (fclose(fp))
+		if (gen_tally_close(fp, path))
 			goto err;
-		snprintf(path, sizeof(path), "%s/sflow.txt", dir);
-		fp = fopen(path, "w");
+		fp = gen_tally_open(path, sizeof(path), dir, "sflow.txt", NULL);
 		if (!fp)
 			goto err;
 		fprintf(fp, "agent %s\nport %d\nsampling_rate %u\ndatagrams %llu\nflow_samples %llu\n"
@@ -528,12 +521,11 @@ int gen_sflow_close(struct gen_sflow *s, const char *dir)
 			(unsigned long long)s->est_pkts_dir[1], (unsigned long long)s->drop_samples,
 			(unsigned long long)s->ctr_samples, s->max_depth, s->max_transit,
 			(unsigned long long)s->send_errors);
-		if (fclose(fp))
+		if (gen_tally_close(fp, path))
 			goto err;
 	}
 	goto out;
 err:
-	fprintf(stderr, "rocetop-gen: cannot write %s: %s.\n", path, strerror(errno));
 	rc = -1;
 out:
 	close(s->fd);

@@ -236,7 +236,6 @@ static int on_mirror(void *ctx, const struct rt_opt *o, const char *arg)
 	return 0;
 }
 
-static int on_help(void *ctx, const struct rt_opt *o, const char *arg);
 
 typedef uint8_t mac_t[6];
 
@@ -249,6 +248,7 @@ typedef uint8_t mac_t[6];
 #define MAC(f)		.kind = RT_OPT_CALL, .fn = set_mac, .off = RT_OFF(A, f, mac_t)
 #define PORT(f)		.kind = RT_OPT_CALL, .fn = set_port, .off = RT_OFF(A, f, struct gen_port)
 
+/* same shape as rocetop lab's table (user/cmd/lab.c): rocetop-gen's own scenarios and words */
 static const struct rt_opt gen_opts[] = {
 	RT_OPT_SECTION("What to send"),
 	{ 256, "scenario", "NAME", "one of incast | pfc-storm | steady | mixed | fixed\n"
@@ -341,7 +341,7 @@ static const struct rt_opt gen_opts[] = {
 		"--sflow also DIR/sflow_flows.csv, sflow_drops.csv, sflow.txt)",
 	  RT_SET_STR(A, tally_dir) },
 	{ 'q', "quiet", NULL, "no summary line on stderr", RT_SET_FLAG(A, quiet) },
-	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
+	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
 
@@ -360,15 +360,6 @@ static const struct rt_cli gen_cli = {
 	.width = 23,
 	.long_indent = 2,
 };
-
-static int on_help(void *ctx, const struct rt_opt *o, const char *arg)
-{
-	(void)ctx;
-	(void)o;
-	(void)arg;
-	rt_cli_help(&gen_cli, stdout);
-	return 1;
-}
 
 static void defaults(struct gen_args *a)
 {

@@ -82,16 +82,21 @@ rt_kill_on_exit() {
 }
 
 # ---- the common start ----
-# rt_setup NAME [PREFIX]: what most tests start with, after sourcing this
-# file: T, a temporary directory removed on exit; pass NAME
+# rt_checks NAME [PREFIX]: T, a temporary directory removed on exit; pass NAME
 # and fail NAME WHY, which print "PASS PREFIXNAME" and "FAIL PREFIXNAME: WHY"
-# (fail also counts in $fails); and fails when rocetop is not built.
-rt_setup() {
+# (fail also counts in $fails).
+rt_checks() {
 	_rt_prefix=${2:-}
 	fails=0
 	pass() { echo "PASS $_rt_prefix$1"; }
 	fail() { echo "FAIL $_rt_prefix$1: $2"; fails=$((fails + 1)); }
 	rt_tmpdir T || { fail "$1" "cannot create a temporary directory"; exit 1; }
+}
+
+# rt_setup NAME [PREFIX]: what most tests start with, after sourcing this
+# file: rt_checks, and a failure when rocetop is not built.
+rt_setup() {
+	rt_checks "$@"
 	[ -x "$ROCETOP" ] || { fail "$1" "no $ROCETOP (run make)"; exit 1; }
 }
 
@@ -105,23 +110,40 @@ rt_need_py() {
 	done
 }
 
+# rt_captures NAME: the findings tests' scapy captures
+# (tests/findings/captures.py: storm.pcap and the others) written into $T.
+rt_captures() {
+	rt_need_py "$1" scapy
+	"$PY" tests/findings/captures.py gen "$T" >/dev/null || { fail "$1" "the scapy generator failed"; exit 1; }
+}
+
 # rt_mac NS IF: the interface's MAC address.
 rt_mac() {
 	ip -n "$1" -o link show "$2" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2
 }
 
-# rt_wait_file FILE PID [TRIES]: wait (TRIES x 0.1 s, 100 by default) until
-# FILE is not empty, while PID runs: rocetop's CSV files appear once its
-# source is up.
-rt_wait_file() {
-	local _
-	for _ in $(seq "${3:-100}"); do
-		[ -s "$1" ] && return 0
-		kill -0 "$2" 2>/dev/null || return 1
+# rt_wait_until PID TRIES CMD...: wait (TRIES x 0.1 s) until CMD succeeds;
+# give up at once when PID ("-": none to watch) has ended.
+rt_wait_until() {
+	local pid=$1 tries=$2 _
+	shift 2
+	for _ in $(seq "$tries"); do
+		"$@" && return 0
+		[ "$pid" = - ] || kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.1
 	done
 	return 1
 }
+
+# rt_wait_file FILE PID [TRIES]: wait (TRIES x 0.1 s, 100 by default) until
+# FILE is not empty, while PID runs: rocetop's CSV files appear once its
+# source is up.
+rt_wait_file() { rt_wait_until "$2" "${3:-100}" test -s "$1"; }
+
+# rt_wait_frames PCAP N: wait (up to 5 s) until tcpdump reads N frames other
+# than ICMP in the capture: it has caught up with what was sent.
+rt_wait_frames() { rt_wait_until - 50 _rt_frames_ge "$1" "$2"; }
+_rt_frames_ge() { [ "$(tcpdump -r "$1" 2>/dev/null | grep -vc ICMP)" -ge "$2" ]; }
 
 # rt_two_hosts NAME TAG: the live tests' start, as root: two namespaces A
 # and B (TAG and this run's id, then a and b) joined by a veth pair IFA-IFB
@@ -151,7 +173,36 @@ rt_wait_rows() {
 	return 1
 }
 
+# ---- the NIC's fixtures ----
+# rt_fixture_run NAME T0 T1 CSV ARGS...: rocetop ARGS on lo of a namespace of
+# its own (FIX_NS; the host's lo is shared with other runs), with
+# --sysfs-root on $tmp/root, a link to the fixture tree T0 that moves to T1
+# once CSV (a file its --csv writes) holds the first interval's rows. Its
+# output goes to $tmp/out and $tmp/err, its exit status to rc.
+rt_fixture_run() {
+	local name=$1 t0=$2 t1=$3 csv=$4
+	shift 4
+	FIX_NS=rtfx${RT_ID}n
+	rt_netns "$FIX_NS" || { echo "FAIL $name: cannot create a namespace"; exit 1; }
+	ln -s "$t0" "$tmp/root"
+	ip netns exec "$FIX_NS" "$ROCETOP" --sysfs-root "$tmp/root" -i lo "$@" >"$tmp/out" 2>"$tmp/err" &
+	_rt_fix_pid=$!
+	rt_on_exit '[ -n "$_rt_fix_pid" ] && kill $_rt_fix_pid'
+	rt_wait_rows "$csv"
+	ln -sfn "$t1" "$tmp/root"
+	wait $_rt_fix_pid; rc=$?; _rt_fix_pid=
+}
+
 # ---- tmux (the live view's tests) ----
+# rt_tui_need NAME [CMD...]: the live view's tests' start: skip WHY (a skip
+# of NAME), tmux and the commands named installed, rocetop built; fail=0.
+rt_tui_need() {
+	_rt_tui_name=$1
+	skip() { rt_skip "$_rt_tui_name" "$*"; }
+	rt_need_cmd "$@" tmux
+	[ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
+	fail=0
+}
 # rt_tmux NAME SESSION COLS ROWS: a tmux session of that size running a bare
 # bash, killed on exit; rt_cap and rt_wait_for read its screen.
 rt_tmux() {

@@ -94,23 +94,19 @@ static void tui_close(struct rt_sink *s)
 	tui_data_free(&t->data);
 	free(t->rows);
 	free(t->ord);
-	free(t);
-	free(s);
+	rt_sink_free(s);
 }
 
 struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
 {
-	struct rt_sink *s = calloc(1, sizeof(*s));
-	struct tui *t = calloc(1, sizeof(*t));
+	struct rt_sink *s = rt_sink_new("tui", sizeof(struct tui), tui_emit, tui_close);
 	static int registered;
 	const char *nc = getenv("NO_COLOR");
+	struct tui *t;
 
-	if (!s || !t) {
-		free(s);
-		free(t);
-		pr_warn("out of memory.\n");
+	if (!s)
 		return NULL;
-	}
+	t = s->priv;
 	tui_data_init(&t->data);
 	t->sort = C_CONG;
 	if (o->sort) {
@@ -133,8 +129,7 @@ struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
 	if (!initscr()) {
 		pr_warn("cannot start the full-screen view (TERM=%s); try --batch.\n",
 			getenv("TERM") ? getenv("TERM") : "");
-		free(t);
-		free(s);
+		rt_sink_free(s);
 		return NULL;
 	}
 	tui_active = 1;
@@ -168,12 +163,8 @@ struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
 	}
 	tui_draw(t);
 
-	s->name = "tui";
-	s->emit = tui_emit;
-	s->close = tui_close;
 	s->input_fd = STDIN_FILENO;
 	s->on_input = tui_on_input;
 	s->on_idle = tui_on_idle;
-	s->priv = t;
 	return s;
 }

@@ -543,6 +543,15 @@ static void draw_flow_table(struct tui *t, int y, int h)
 		table_row(t, y, r);
 }
 
+/* A table's header bar on line *y: the table is the *h - 1 lines below it. */
+static void table_head(struct tui *t, int *y, int *h, const char *line)
+{
+	put_attr((*y)++, 0, line, cp(t, CP_BAR, A_REVERSE));
+	(*h)--;
+	t->table_y = *y;
+	t->table_h = *h;
+}
+
 static void draw_pfc(struct tui *t, int y, int h)
 {
 	const struct rt_delta *D = cur_delta(t);
@@ -554,10 +563,7 @@ static void draw_pfc(struct tui *t, int y, int h)
 	snprintf(line, sizeof(line), "%-12s %-4s %-4s %9s %9s %11s %9s %12s", "IFACE", "DIR", "PRIO",
 		 secs > 0 ? "FRAMES/s" : "FRAMES", secs > 0 ? "XON/s" : "XON",
 		 secs > 0 ? "QUANTA/s" : "QUANTA", secs > 0 ? "PAUSED%" : "PAUSED s", "TOTAL FRAMES");
-	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
-	h--;
-	t->table_y = y;
-	t->table_h = h;
+	table_head(t, &y, &h, line);
 	for (size_t i = 0; i < D->nifs; i++) {
 		const struct rt_if_val *v = &D->ifs[i].d;
 		const struct rt_if_val *tot = i < S->nifs ? &S->ifs[i].d : v;
@@ -623,10 +629,7 @@ static void draw_ports(struct tui *t, int y, int h)
 		cw = 40;
 	snprintf(line, sizeof(line), "%-8s %2s %-8s %-7s %-*s %13s %9s", "DEVICE", "PT", "NETDEV", "FROM",
 		 cw, "COUNTER (* congestion)", "VALUE", "PER SEC");
-	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
-	h--;
-	t->table_y = y;
-	t->table_h = h;
+	table_head(t, &y, &h, line);
 	if (!D->nports) {
 		put(y, 1, "no NIC counters (no RDMA device, --no-nic, or a file without them)");
 		return;
@@ -684,10 +687,7 @@ static void draw_swports(struct tui *t, int y, int h)
 	snprintf(line, sizeof(line), "%-24s %-4s %7s %8s %7s %6s %6s %9s %9s %9s %6s %5s", "SWITCH PORT (sFlow)",
 		 "DIR", "SAMPLES", "~PKT/s", "~Gb/s", "~CE%", "~CNP/s", "MAXQ B", "MEANQ B", "MAXDLY us", "DROPS",
 		 "QUEUE");
-	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
-	h--;
-	t->table_y = y;
-	t->table_h = h;
+	table_head(t, &y, &h, line);
 	if (!n) {
 		put(y, 1, "no switch ports: collect sFlow with --sflow PORT (rocetop lab --sflow shows one)");
 		return;
@@ -1144,10 +1144,7 @@ static void draw_findings(struct tui *t, int y, int h)
 
 	snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s", "SEVERITY", "RULE", "START", "END",
 		 "SUBJECT: EVIDENCE   (Enter: go to the subject)");
-	put_attr(y++, 0, line, cp(t, CP_BAR, A_REVERSE));
-	h--;
-	t->table_y = y;
-	t->table_h = h;
+	table_head(t, &y, &h, line);
 	if (!t->fnd) {
 		put(y, 0, "  (no findings engine on this source)");
 		return;

@@ -209,6 +209,22 @@ static int act_toggle(struct tui *t, struct rt_ctl *ctl, int key)
 	return RD_ROWS;
 }
 
+/* Move *pos by the key: a line, a page, to 0 or by end (past the last:
+ * the caller cuts it back); never below 0. */
+static void move_by_key(int *pos, int key, int page, int end)
+{
+	switch (key) {
+	case KEY_UP: (*pos)--; break;
+	case KEY_DOWN: (*pos)++; break;
+	case KEY_PPAGE: *pos -= page; break;
+	case KEY_NPAGE: *pos += page; break;
+	case KEY_HOME: *pos = 0; break;
+	case KEY_END: *pos += end; break;
+	}
+	if (*pos < 0)
+		*pos = 0;
+}
+
 static int act_move(struct tui *t, struct rt_ctl *ctl, int key)
 {
 	int page = t->table_h > 1 ? t->table_h : 1;
@@ -216,41 +232,16 @@ static int act_move(struct tui *t, struct rt_ctl *ctl, int key)
 
 	(void)ctl;
 	if (tui_view_is_table(t->view)) {
-		switch (key) {
-		case KEY_UP: t->sel--; break;
-		case KEY_DOWN: t->sel++; break;
-		case KEY_PPAGE: t->sel -= page; break;
-		case KEY_NPAGE: t->sel += page; break;
-		case KEY_HOME: t->sel = 0; break;
-		case KEY_END: t->sel = n - 1; break;
-		}
+		move_by_key(&t->sel, key, page, n);
 		if (t->sel >= n)
 			t->sel = n - 1;
 		if (t->sel < 0)
 			t->sel = 0;
 		tui_remember_sel(t);
 	} else if (t->view == V_FINDINGS) {	/* a selection, the list scrolls to it */
-		switch (key) {
-		case KEY_UP: t->fsel--; break;
-		case KEY_DOWN: t->fsel++; break;
-		case KEY_PPAGE: t->fsel -= page; break;
-		case KEY_NPAGE: t->fsel += page; break;
-		case KEY_HOME: t->fsel = 0; break;
-		case KEY_END: t->fsel += 1 << 20; break;
-		}
-		if (t->fsel < 0)
-			t->fsel = 0;
+		move_by_key(&t->fsel, key, page, 1 << 20);
 	} else {	/* the other views scroll */
-		switch (key) {
-		case KEY_UP: t->top--; break;
-		case KEY_DOWN: t->top++; break;
-		case KEY_PPAGE: t->top -= page; break;
-		case KEY_NPAGE: t->top += page; break;
-		case KEY_HOME: t->top = 0; break;
-		case KEY_END: t->top += 1000; break;
-		}
-		if (t->top < 0)
-			t->top = 0;
+		move_by_key(&t->top, key, page, 1000);
 		if (t->view == V_PORTS && t->top >= (int)t->data.iv.nports)
 			t->top = t->data.iv.nports ? (int)t->data.iv.nports - 1 : 0;
 		if (t->view == V_SWPORTS && t->top >= (int)t->data.iv.nswports)

@@ -270,11 +270,7 @@ int tui_data_take(struct tui_data *t, const struct rt_snapshot *cur, const struc
 		t->since.flow_tot = t->stot;
 		t->since.est_tot = t->sest;
 	}
-	if (rt_grow_to((void **)&iv->ifs, &iv->ifs_cap, d->nifs, sizeof(*iv->ifs)) ||
-	    rt_grow_to((void **)&iv->ports, &iv->ports_cap, d->nports, sizeof(*iv->ports)) ||
-	    rt_grow_to((void **)&iv->swports, &iv->swports_cap, d->nswports, sizeof(*iv->swports)) ||
-	    rt_grow_to((void **)&iv->swdrops, &iv->swdrops_cap, d->nswdrops, sizeof(*iv->swdrops)) ||
-	    rt_grow_to((void **)&iv->sfagents, &iv->sfagents_cap, d->nsfagents, sizeof(*iv->sfagents)))
+	if (rt_delta_reserve(iv, d->nifs, d->nports, d->nswports, d->nswdrops, d->nsfagents))
 		return -ENOMEM;
 	for (i = 0; i < d->nifs && i < t->snap.nifs; i++) {
 		iv->ifs[i].s = &t->snap.ifs[i];

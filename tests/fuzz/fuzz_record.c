@@ -77,6 +77,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	rt_opts_defaults(&o);
 	o.write_file = path;
 	sample(&s);
+	/* same start as fuzz_rechdr.c: each fuzzer is its own program and writes its own genuine recording to mutate */
 	sink = rt_record_sink_new(&o);
 	if (!sink || rt_delta_compute(&d, NULL, &s) || sink->emit(sink, &s, &d))
 		abort();

@@ -36,10 +36,7 @@ run_mode() {
 		{ echo "FAIL live $mode: scapy could not send"; return 1; }
 	# Let the capture catch up with what was sent (a loaded machine lags).
 	local want=$(( $(echo "$n1" | awk '{print $2}') + $(echo "$n2" | awk '{print $2}') ))
-	for _ in $(seq 50); do
-		[ "$(tcpdump -r "$dir/cap.pcap" 2>/dev/null | grep -vc ICMP)" -ge "$want" ] && break
-		sleep 0.1
-	done
+	rt_wait_frames "$dir/cap.pcap" "$want"
 	sleep 0.3
 	kill -INT "$rt"; wait "$rt"; local rc=$?
 	kill -INT "$tcpd"; wait "$tcpd" 2>/dev/null

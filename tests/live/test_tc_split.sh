@@ -8,6 +8,7 @@
 # frame is truncated. (With the pull taken out of rt_tc, the 20 zero-copy
 # frames count as truncated and this test fails.)
 #   A [x] -- [y] B         rocetop -i x --no-ingress in A
+# same start as test_regions.sh: the namespace names and the tools each needs differ
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh

@@ -65,10 +65,7 @@ run() {
 		{ echo "FAIL mirror $name: scapy could not send: $(tail -1 "$dir/send.err")"; return 1; }
 	local want
 	want=$(echo "$n" | awk '{print $2}')
-	for _ in $(seq 50); do
-		[ "$(tcpdump -r "$dir/sent.pcap" 2>/dev/null | wc -l)" -ge "$want" ] && break
-		sleep 0.1
-	done
+	rt_wait_frames "$dir/sent.pcap" "$want"
 	sleep 0.5
 	kill -INT "$rt"; wait "$rt"; local rc=$?
 	kill -INT "$tsent" "$tseen"; wait "$tsent" "$tseen" 2>/dev/null

@@ -14,19 +14,7 @@ rt_need_root $name "needs root to attach to lo"
 [ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
 
 rt_tmpdir tmp
-pid=
-rt_on_exit '[ -n "$pid" ] && kill $pid'
-# lo of a namespace of our own: the host's lo is shared with other runs.
-N=rtn${RT_ID}n
-rt_netns "$N" || { echo "FAIL $name: cannot create a namespace"; exit 1; }
-ln -s "$FIX/t0" "$tmp/root"
-ip netns exec "$N" "$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 3 --interval 1 --csv "$tmp/csv" \
-	> "$tmp/out" 2> "$tmp/err" &
-pid=$!
-# After the first interval's rows are written, move the tree to t1.
-rt_wait_rows "$tmp/csv/ports.csv"
-ln -sfn "$FIX/t1" "$tmp/root"
-wait $pid; rc=$?; pid=
+rt_fixture_run $name "$FIX/t0" "$FIX/t1" "$tmp/csv/ports.csv" -b -n 3 --interval 1 --csv "$tmp/csv"
 fail=0
 [ $rc = 0 ] || { echo "  rocetop exited with $rc: $(cat "$tmp/err")"; fail=1; }
 

@@ -4,6 +4,7 @@
 # intervals, then `report --json` must give every counter of mlx5_0 port 1 the
 # total the fixture files imply (t1 - t0; a 32-bit wrap for the classic IB
 # counters of counters/), congestion counters flagged.
+# same start as test_nic_fixture_run.sh: the fixture run itself is rt_fixture_run (tests/lib.sh)
 set -u
 cd "$(dirname "$0")/../.."
 FIX=$PWD/tests/fixtures/sysfs/mlx5-host
@@ -11,17 +12,7 @@ name=nic_report
 . tests/lib.sh
 rt_need_root $name "needs root to attach to lo"
 rt_tmpdir tmp
-pid=
-rt_on_exit '[ -n "$pid" ] && kill $pid'
-# lo of a namespace of our own: the host's lo is shared with other runs.
-N=rtnr${RT_ID}n
-rt_netns "$N" || { echo "FAIL $name: cannot create a namespace"; exit 1; }
-ln -s "$FIX/t0" "$tmp/root"
-ip netns exec "$N" "$ROCETOP" --sysfs-root "$tmp/root" -i lo -D -n 3 -d 0.4 -w "$tmp/rec.rtr" --csv "$tmp/csv" 2>"$tmp/err" &
-pid=$!
-rt_wait_rows "$tmp/csv/ports.csv"
-ln -sfn "$FIX/t1" "$tmp/root"
-wait $pid; rc=$?; pid=
+rt_fixture_run $name "$FIX/t0" "$FIX/t1" "$tmp/csv/ports.csv" -D -n 3 -d 0.4 -w "$tmp/rec.rtr" --csv "$tmp/csv"
 [ $rc = 0 ] || { echo "FAIL $name: recording failed: $(cat "$tmp/err")"; exit 1; }
 "$ROCETOP" report "$tmp/rec.rtr" --json --top 0 >"$tmp/rep.json" 2>"$tmp/rep.err" ||
 	{ echo "FAIL $name: report failed: $(cat "$tmp/rep.err")"; exit 1; }

@@ -16,23 +16,13 @@ cd "$(dirname "$0")/../.."
 . tests/lib.sh
 FIX=$PWD/tests/fixtures/hwhost
 name=qp_counters
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP $name: needs root to attach to lo"; exit 0; fi
+rt_need_root $name "needs root to attach to lo"
 [ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
 
-tmp=$(mktemp -d /tmp/rtq$$.XXXX)
-pid=
-# A namespace of its own: its lo is this test's, whoever else watches the host's.
-ns=rt12q$$-$RANDOM
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"' EXIT
-ip netns add "$ns" && ip -n "$ns" link set lo up || { echo "FAIL $name: cannot make netns $ns"; exit 1; }
-IN="ip netns exec $ns"
-ln -s "$FIX/healthy" "$tmp/root"
-$IN "$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr" \
-	> "$tmp/out" 2> "$tmp/err" &
-pid=$!
-rt_wait_rows "$tmp/csv/qpctr.csv"
-ln -sfn "$FIX/healthy-t1" "$tmp/root"
-wait $pid; rc=$?; pid=
+rt_tmpdir tmp
+rt_fixture_run $name "$FIX/healthy" "$FIX/healthy-t1" "$tmp/csv/qpctr.csv" \
+	-b -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr"
+IN="ip netns exec $FIX_NS"
 fail=0
 [ $rc = 0 ] || { echo "  rocetop exited with $rc: $(cat "$tmp/err")"; fail=1; }
 

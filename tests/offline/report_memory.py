@@ -14,18 +14,11 @@
 #   report_memory.py usage OUT -- CMD... the same, and its user + system CPU seconds
 import json, os, resource, struct, subprocess, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib import pcap  # noqa: E402
+from rtlib.outputs import kv  # noqa: E402
+
 T0_MS = 1_700_000_000_000
-
-
-def frames_of(path):
-    b = open(path, 'rb').read()
-    assert struct.unpack('<I', b[:4])[0] == 0xa1b2c3d4, "rocetop-gen writes microsecond pcap"
-    out, off = [], 24
-    while off < len(b):
-        _, _, incl, orig = struct.unpack('<IIII', b[off:off + 16])
-        out.append((b[off + 16:off + 16 + incl], orig))
-        off += 16 + incl
-    return b[:24], out
 
 
 def kind(f):
@@ -45,8 +38,8 @@ def kind(f):
 
 
 def make(gen_pcap, tally_dir, out, cycles, out_json):
-    hdr, frames = frames_of(gen_pcap)
-    tally = dict(l.split() for l in open(os.path.join(tally_dir, 'summary.txt')) if len(l.split()) == 2)
+    hdr, frames = pcap.read(gen_pcap)
+    tally = kv(os.path.join(tally_dir, 'summary.txt'))
     keep = [(f, o) for f, o in frames if kind(f)[0] in ('data', 'cnp', 'ack')]
     kinds = [kind(f) for f, _ in keep]
     # The bytes' reading and the generator's tally agree on what a cycle holds.

@@ -13,10 +13,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-fails=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
-rt_tmpdir T
+rt_setup inplace
 
 "$GEN" --scenario mixed --duration 0.3 --rate 20000 --seed 7 --pcap "$T/base.pcap" \
 	--tally "$T/tally" -q >/dev/null 2>&1 || { fail inplace_gen "rocetop-gen failed"; exit 1; }

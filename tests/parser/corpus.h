@@ -11,6 +11,7 @@
 #ifndef RT_TEST_CORPUS_H
 #define RT_TEST_CORPUS_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,34 +251,46 @@ struct corpus_flows {
 	size_t n;
 };
 
-static inline __u64 *corpus_if_ctr(struct rt_if_val *v, const char *name)
+/* A counter the corpus names: its name and where it is in its struct. */
+struct corpus_ctr {
+	const char *name;
+	size_t off;
+};
+
+/* The counter of that name in the struct at v (a table of n), or NULL. */
+static inline __u64 *corpus_ctr(void *v, const struct corpus_ctr *t, size_t n, const char *name)
 {
-	if (!strcmp(name, "roce"))
-		return &v->roce;
-	if (!strcmp(name, "not_roce"))
-		return &v->not_roce;
-	if (!strcmp(name, "truncated"))
-		return &v->truncated;
-	if (!strcmp(name, "malformed"))
-		return &v->malformed;
-	if (!strcmp(name, "mac_ctrl"))
-		return &v->mac_ctrl;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, t[i].name))
+			return (__u64 *)((char *)v + t[i].off);
 	return NULL;
 }
 
+static inline __u64 *corpus_if_ctr(struct rt_if_val *v, const char *name)
+{
+	static const struct corpus_ctr t[] = {
+		{ "roce", offsetof(struct rt_if_val, roce) },
+		{ "not_roce", offsetof(struct rt_if_val, not_roce) },
+		{ "truncated", offsetof(struct rt_if_val, truncated) },
+		{ "malformed", offsetof(struct rt_if_val, malformed) },
+		{ "mac_ctrl", offsetof(struct rt_if_val, mac_ctrl) },
+	};
+
+	return corpus_ctr(v, t, sizeof(t) / sizeof(t[0]), name);
+}
+
+/* same shape as corpus_if_ctr above: each struct's own table of names */
 static inline __u64 *corpus_flow_ctr(struct rt_flow_val *v, const char *name)
 {
-	if (!strcmp(name, "cnp"))
-		return &v->cnp;
-	if (!strcmp(name, "ack"))
-		return &v->ack;
-	if (!strcmp(name, "nak_seq"))
-		return &v->nak_seq;
-	if (!strcmp(name, "nak_other"))
-		return &v->nak_other;
-	if (!strcmp(name, "rnr_nak"))
-		return &v->rnr_nak;
-	return NULL;
+	static const struct corpus_ctr t[] = {
+		{ "cnp", offsetof(struct rt_flow_val, cnp) },
+		{ "ack", offsetof(struct rt_flow_val, ack) },
+		{ "nak_seq", offsetof(struct rt_flow_val, nak_seq) },
+		{ "nak_other", offsetof(struct rt_flow_val, nak_other) },
+		{ "rnr_nak", offsetof(struct rt_flow_val, rnr_nak) },
+	};
+
+	return corpus_ctr(v, t, sizeof(t) / sizeof(t[0]), name);
 }
 
 /* What one frame of the corpus adds to its interface's counters; -1 on a bad line. */

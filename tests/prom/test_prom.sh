@@ -70,13 +70,7 @@ PORT=$(freeport)
 # 2. rocetop, daemon mode, a bare port: loopback only.
 ip netns exec "$B" "$ROCETOP" -i "$IFB" --listen "$PORT" -D -d $INTERVAL --flow-timeout 0 --no-nic 2>"$tmp/rt.err" &
 rt=$!; pids+=("$rt")
-up=0
-for _ in $(seq 100); do
-	inb curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics" && { up=1; break; }
-	kill -0 "$rt" 2>/dev/null || break
-	sleep 0.1
-done
-if [ $up = 0 ]; then fail "rocetop --listen $PORT did not serve /metrics: $(cat "$tmp/rt.err")"; exit 1; fi
+if ! rt_wait_until "$rt" 100 inb curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics"; then fail "rocetop --listen $PORT did not serve /metrics: $(cat "$tmp/rt.err")"; exit 1; fi
 listening=$(inb ss -ltnH "sport = :$PORT" | awk '{print $4}' | tr '\n' ' ')
 if [ "$listening" = "127.0.0.1:$PORT " ]; then pass "--listen $PORT binds 127.0.0.1:$PORT only"
 else fail "--listen $PORT listens on '$listening', want 127.0.0.1:$PORT only"; fi
@@ -96,13 +90,7 @@ YML
 ip netns exec "$B" "$PROMETHEUS" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
 	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn 2>"$tmp/prom.err" &
 pp=$!; pids+=("$pp")
-ready=0
-for _ in $(seq 150); do
-	inb curl -sf -o /dev/null "http://127.0.0.1:$PPORT/-/ready" && { ready=1; break; }
-	kill -0 "$pp" 2>/dev/null || break
-	sleep 0.1
-done
-if [ $ready = 0 ]; then fail "Prometheus did not start: $(tail -3 "$tmp/prom.err")"; exit 1; fi
+if ! rt_wait_until "$pp" 150 inb curl -sf -o /dev/null "http://127.0.0.1:$PPORT/-/ready"; then fail "Prometheus did not start: $(tail -3 "$tmp/prom.err")"; exit 1; fi
 
 # 4. Known traffic, then Prometheus must return the sent totals exactly.
 if ! ip netns exec "$A" "$PY" $here/send.py "$IFA" "$MAC_A" "$MAC_B" "$tmp/sent.pcap" >"$tmp/tally.json" 2>"$tmp/send.err"; then

@@ -26,16 +26,11 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-fails = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.check import Checker  # noqa: E402
 
-
-def ok(name, cond, what, why=""):
-    global fails
-    if cond:
-        print("PASS %s: %s" % (name, what))
-    else:
-        fails += 1
-        print("FAIL %s: %s%s" % (name, what, (": " + why) if why else ""))
+C = Checker()
+ok = C.ok
 
 
 def at(doc, path):
@@ -225,7 +220,7 @@ def main():
         ok(a.name, not errs, "no console error", str(errs[:3]))
     finally:
         d.quit()
-    sys.exit(1 if fails else 0)
+    C.done()
 
 
 if __name__ == "__main__":

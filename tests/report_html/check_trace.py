@@ -9,21 +9,16 @@
 # its end, each inside a slice of its track; a process per host, named.
 #
 #   check_trace.py NAME TRACE.json REPORT.json
-import json, sys
+import json, os, sys
 from decimal import Decimal
 from collections import defaultdict
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.check import Checker  # noqa: E402
+
 PHASES = set("BEXiICbnestfPONDMRc")
-fails = 0
-
-
-def ok(name, cond, what, why=""):
-    global fails
-    if cond:
-        print("PASS %s: %s" % (name, what))
-    else:
-        fails += 1
-        print("FAIL %s: %s%s" % (name, what, (": " + why) if why else ""))
+C = Checker()
+ok = C.ok
 
 
 def integral(evs):
@@ -105,7 +100,7 @@ def main():
         return any(a <= e["ts"] <= b for a, b in slices[(e["pid"], e["tid"])])
     good = set(starts) == set(ends) and all(inside(e) for e in list(starts.values()) + list(ends.values()))
     ok(name, good, "%d flow events from a CNP flow to the data flow it throttles, each bound to a slice" % len(starts))
-    sys.exit(1 if fails else 0)
+    C.done()
 
 
 if __name__ == "__main__":

@@ -11,18 +11,11 @@
 #   prints: frames ce cnp spike (what the file holds; CE in the second SPIKE_AT)
 import os, struct, sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib import pcap  # noqa: E402
+from rtlib.outputs import kv  # noqa: E402
+
 T0 = 1_700_000_000
-
-
-def frames_of(path):
-    b = open(path, 'rb').read()
-    assert struct.unpack('<I', b[:4])[0] == 0xa1b2c3d4, "rocetop-gen writes microsecond pcap"
-    out, off = [], 24
-    while off < len(b):
-        _, _, incl, orig = struct.unpack('<IIII', b[off:off + 16])
-        out.append(b[off + 16:off + 16 + incl])
-        off += 16 + incl
-    return b[:24], out
 
 
 def kind(f):
@@ -40,8 +33,9 @@ def kind(f):
 def main():
     gen, tally_dir, out, secs, per, spike_at, spike = sys.argv[1:8]
     secs, per, spike_at, spike = int(secs), int(per), int(spike_at), int(spike)
-    hdr, frames = frames_of(gen)
-    tally = dict(l.split() for l in open(os.path.join(tally_dir, 'summary.txt')) if len(l.split()) == 2)
+    hdr, frames = pcap.read(gen)
+    frames = [f for f, _ in frames]
+    tally = kv(os.path.join(tally_dir, 'summary.txt'))
     kinds = [kind(f) for f in frames]
     assert kinds.count('cnp') == int(tally['frames_cnp']), "CNPs: bytes and tally disagree"
     assert kinds.count('ce') == int(tally['frames_data_ce']), "CE: bytes and tally disagree"

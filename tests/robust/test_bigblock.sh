@@ -11,8 +11,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib.sh
 rt_setup bigblock
 [ -x /usr/bin/time ] || { echo "SKIP bigblock: GNU time (/usr/bin/time) is not installed"; exit 0; }
-rt_need_py bigblock scapy
-$PY tests/findings/captures.py gen "$T" >/dev/null || { fail bigblock "the scapy generator failed"; exit 1; }
+rt_captures bigblock
 "$ROCETOP" -r "$T/storm.pcap" -d 0.5 -w "$T/good.rtr" -D -q || { fail bigblock "cannot record"; exit 1; }
 # good.rtr with the big block after its first half of blocks; prints the good blocks' count.
 blocks=$($PY - "$T/good.rtr" "$T/big.rtr" <<'PY'

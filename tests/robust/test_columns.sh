@@ -10,8 +10,7 @@ export LC_ALL=C
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 rt_setup columns
-rt_need_py columns scapy
-$PY tests/findings/captures.py gen "$T" >/dev/null || { fail columns "the scapy generator failed"; exit 1; }
+rt_captures columns
 "$ROCETOP" -r "$T/storm.pcap" -d 0.5 -w "$T/a.rtr" -D -q || { fail columns "cannot record"; exit 1; }
 # Patch the last block; print the Gb/s the flow must show in that interval.
 want=$($PY - "$T/a.rtr" "$T/big.rtr" <<'PY'

@@ -10,8 +10,7 @@ export LC_ALL=C
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 rt_setup csv_inject
-rt_need_py csv_inject scapy
-$PY tests/findings/captures.py gen "$T" >/dev/null || { fail csv_inject "the scapy generator failed"; exit 1; }
+rt_captures csv_inject
 # frames in the capture: its classic pcap record headers, counted here
 frames=$($PY -c '
 import struct, sys

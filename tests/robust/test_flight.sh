@@ -15,8 +15,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib.sh
 rt_setup flight
 rt_on_exit 'mountpoint -q "$T/full" && umount "$T/full"'
-rt_need_py flight scapy
-$PY tests/findings/captures.py gen "$T" >/dev/null || { fail flight "the scapy generator failed"; exit 1; }
+rt_captures flight
 # The storm capture's packets, moved back by SHIFT seconds (classic pcap, little-endian).
 shift_pcap() { $PY - "$1" "$2" "$3" <<'PY'
 import struct, sys

@@ -10,15 +10,11 @@
 # In a namespace of its own, over its loopback.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-ns=rtsff$$
-tmp=$(mktemp -d /tmp/rt-sflow-flood.XXXXXX)
-cleanup() { ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-[ "$(id -u)" -eq 0 ] || { echo "SKIP sflow_flood: needs root for a namespace"; exit 0; }
-ip netns add "$ns" || { echo "FAIL sflow_flood: cannot create a namespace"; exit 1; }
-ip -n "$ns" link set lo up
+. tests/lib.sh
+rt_need_root sflow_flood "needs root for a namespace"
+ns=rtsff$RT_ID
+rt_tmpdir tmp
+rt_netns "$ns" || { echo "FAIL sflow_flood: cannot create a namespace"; exit 1; }
 fails=0
 ip netns exec "$ns" "$PY" tests/sflow/flood.py 6343 4 >"$tmp/sent" &
 sender=$!

@@ -7,16 +7,12 @@
 # replayed (-r --csv): the replay's files must equal the tally too.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
-name=rtsf$$
-tmp=$(mktemp -d /tmp/rt-sflow-lab.XXXXXX)
-cleanup() {
-	for ns in snd sw rcv; do ip netns del "$name-$ns" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP sflow_lab: needs root"; exit 0; fi
+. tests/lib.sh
+rt_need_root sflow_lab
+name=rtsf$RT_ID
+rt_tmpdir tmp
+# the lab's namespaces, should it stop before removing them itself
+rt_on_exit 'for ns in snd sw rcv; do ip netns del "$name-$ns"; done'
 
 fails=0
 if ! "$ROCETOP" lab --name "$name" --scenario incast --duration 2 --rate 8000 --seed 3 --sflow \

@@ -103,6 +103,7 @@ for n, ((d, samples), t) in enumerate(zip(groups, rows)):
         "dest QP of the sampled header": ints(g("infiniband.bth.destqp")),
         "ECN of the sampled header": ints(g("ip.dsfield.ecn"))[1:],
         "DSCP of the sampled header": ints(g("ip.dsfield.dscp"))[1:],
+        # the field table: one tshark field per counter compared, alike in shape only
         "counter seq": ints(g("sflow.counters_sample.sequence_number")),
         "ifSpeed": ints(g("sflow_245.ifspeed")),
         "ifInOctets": ints(g("sflow_245.ifinoct")),

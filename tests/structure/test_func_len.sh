@@ -21,28 +21,28 @@ fn() {	# fn NAME LINES
 }
 mkdir -p "$T/user"
 { fn short 100; echo; fn too_long 101; echo; echo "/* func-len: generated */"; fn table 150; } >"$T/user/a.c"
+# one_failure NAME ALLOWLIST FAILURE WHAT: the check on the made-up tree with
+# this allowlist fails with exactly one line, starting FAILURE.
+one_failure() {
+	local out rc
+	out=$(python3 "$here/func_len.py" --root "$T" --allow "$2" user)
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "^$3" <<<"$out" && [ "$(grep -c '^FAIL' <<<"$out")" -eq 1 ]; then
+		echo "PASS $1: $4"
+	else
+		echo "FAIL $1: expected one failure, $3, got rc $rc:"
+		echo "$out" | sed 's/^/  /'
+	fi
+}
+
 : >"$T/empty.txt"
-out=$(python3 "$here/func_len.py" --root "$T" --allow "$T/empty.txt" user)
-rc=$?
-if [ $rc -eq 1 ] && grep -q '^FAIL func_len: user/a.c:too_long is 101 lines' <<<"$out" &&
-   [ "$(grep -c '^FAIL' <<<"$out")" -eq 1 ]; then
-	echo "PASS func_len_fails: a function of 101 lines fails the check; one of 100 and a marked table do not"
-else
-	echo "FAIL func_len_fails: expected one failure, user/a.c:too_long (101 lines), got rc $rc:"
-	echo "$out" | sed 's/^/  /'
-fi
+one_failure func_len_fails "$T/empty.txt" "FAIL func_len: user/a.c:too_long is 101 lines" \
+	"a function of 101 lines fails the check; one of 100 and a marked table do not"
 
 echo "user/a.c:too_long made up for this test" >"$T/allow.txt"
 echo "user/a.c:short not long at all" >>"$T/allow.txt"
-out=$(python3 "$here/func_len.py" --root "$T" --allow "$T/allow.txt" user)
-rc=$?
-if [ $rc -eq 1 ] && grep -q '^FAIL func_len: user/a.c:short is listed' <<<"$out" &&
-   [ "$(grep -c '^FAIL' <<<"$out")" -eq 1 ]; then
-	echo "PASS func_len_allow: an allowlisted long function passes; a stale allowlist line fails"
-else
-	echo "FAIL func_len_allow: expected one failure, the stale line user/a.c:short, got rc $rc:"
-	echo "$out" | sed 's/^/  /'
-fi
+one_failure func_len_allow "$T/allow.txt" "FAIL func_len: user/a.c:short is listed" \
+	"an allowlisted long function passes; a stale allowlist line fails"
 
 echo "user/a.c:short" >"$T/noreason.txt"
 out=$(python3 "$here/func_len.py" --root "$T" --allow "$T/noreason.txt" user)

@@ -9,10 +9,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-fails=0
-pass() { echo "PASS issue_refs $1"; }
-fail() { echo "FAIL issue_refs $1: $2"; fails=$((fails + 1)); }
-rt_tmpdir T
+rt_checks setup "issue_refs "
 allow=tests/structure/issue_refs_allow.txt
 check=tests/structure/issue_refs.pl
 

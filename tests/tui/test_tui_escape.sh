@@ -18,11 +18,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib.sh
 BUILD=$(dirname "$ROCETOP")
 S=rtue$RT_ID
-fail=0
-
-skip() { rt_skip tui_escape "$*"; }
-rt_need_cmd tui_escape tmux script
-[ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
+rt_tui_need tui_escape script
 [ -x "$BUILD/tests/test_record" ] || skip "$BUILD/tests/test_record is not built"
 rt_tmpdir DIR
 rt_on_exit 'tmux kill-session -t "$S"'

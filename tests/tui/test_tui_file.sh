@@ -8,11 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 S=rtuf$RT_ID
-fail=0
-
-skip() { rt_skip tui_file "$*"; }
-rt_need_cmd tui_file tmux
-[ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
+rt_tui_need tui_file
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || skip "$PY has no scapy"
 rt_tmpdir DIR
 

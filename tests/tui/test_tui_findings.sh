@@ -8,11 +8,7 @@ set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
 S=rtfi$RT_ID
-fail=0
-
-skip() { rt_skip tui_findings "$*"; }
-rt_need_cmd tui_findings tmux
-[ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
+rt_tui_need tui_findings
 rt_tmpdir DIR
 $PY tests/findings/captures.py gen "$DIR" || skip "cannot write the captures (scapy)"
 

@@ -16,12 +16,8 @@ SEND=$PWD/tests/tui/send_known.py
 . tests/lib.sh
 N=rtu$RT_ID
 S=rtu$RT_ID
-fail=0
-
-skip() { rt_skip tui_live "$*"; }
 rt_need_root tui_live "needs root for namespaces and BPF"
-rt_need_cmd tui_live tmux
-[ -x "$ROCETOP" ] || skip "$ROCETOP is not built"
+rt_tui_need tui_live
 $PY -c 'import scapy.contrib.roce' 2>/dev/null || skip "$PY has no scapy"
 
 rt_on_exit 'tmux kill-session -t "$S"; tmux kill-session -t "${S}b"; ip link del "${N}a"'

@@ -26,6 +26,7 @@
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include "check.h"
+#include "flowval.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
 /* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
@@ -118,34 +119,36 @@ static int xdp_test_run(int fd, struct bpf_test_run_opts *o)
 	return err;
 }
 
-static int run_xdp(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
-		   __u32 *out_len)
+/* One run of the program on the frame, with the context of its hook (XDP:
+ * xdp_test_run, which falls back without a context on old kernels). */
+static int run_prog(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
+		    __u32 *out_len, void *ctx, size_t ctx_size, int xdp)
 {
-	struct xdp_md ctx = { .data_end = (__u32)pc->len, .ingress_ifindex = LO_IFINDEX };
 	LIBBPF_OPTS(bpf_test_run_opts, o,
 		.data_in = pc->data, .data_size_in = (__u32)pc->len,
 		.data_out = out, .data_size_out = (__u32)outsz,
-		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
-	int err = xdp_test_run(fd, &o);
+		.ctx_in = ctx, .ctx_size_in = (__u32)ctx_size, .repeat = 1);
+	int err = xdp ? xdp_test_run(fd, &o) : bpf_prog_test_run_opts(fd, &o);
 
 	*ret = o.retval;
 	*out_len = o.data_size_out;
 	return err ? -errno : 0;
 }
 
+static int run_xdp(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
+		   __u32 *out_len)
+{
+	struct xdp_md ctx = { .data_end = (__u32)pc->len, .ingress_ifindex = LO_IFINDEX };
+
+	return run_prog(fd, pc, out, outsz, ret, out_len, &ctx, sizeof(ctx), 1);
+}
+
 static int run_tc(int fd, const struct pcase *pc, __u8 *out, size_t outsz, __u32 *ret,
 		  __u32 *out_len)
 {
 	struct __sk_buff ctx = { .ifindex = LO_IFINDEX };
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		.data_in = pc->data, .data_size_in = (__u32)pc->len,
-		.data_out = out, .data_size_out = (__u32)outsz,
-		.ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1);
-	int err = bpf_prog_test_run_opts(fd, &o);
 
-	*ret = o.retval;
-	*out_len = o.data_size_out;
-	return err ? -errno : 0;
+	return run_prog(fd, pc, out, outsz, ret, out_len, &ctx, sizeof(ctx), 0);
 }
 
 /* Sum a per-CPU rt_if_val. */
@@ -224,6 +227,7 @@ static void compare_if(const char *what, const struct rt_if_val *got, const stru
 static void compare_flows(struct rt_ftab *ft, const struct corpus_flows *exp, const char *what)
 {
 	struct rt_flow_val got;
+	char gs[256], es[256];
 
 	rt_ftab_stamp(ft, STAMP_NS);
 	for (size_t i = 0; i < exp->n; i++) {
@@ -239,23 +243,9 @@ static void compare_flows(struct rt_ftab *ft, const struct corpus_flows *exp, co
 		      what, exp->k[i].dqpn, (unsigned long long)got.first_ns,
 		      (unsigned long long)got.last_ns);
 		got.first_ns = got.last_ns = 0;
-		CHECK(!memcmp(&got, e, sizeof(got)),
-		      "%s: flow dqpn 0x%x family %u: pkts %llu/%llu bytes %llu/%llu "
-		      "ecn %llu,%llu,%llu,%llu/%llu,%llu,%llu,%llu cnp %llu/%llu ack %llu/%llu "
-		      "nak %llu,%llu/%llu,%llu rnr %llu/%llu sport %u/%u dscp %u/%u pcp %u/%u op %u/%u",
-		      what, exp->k[i].dqpn, exp->k[i].family,
-		      (unsigned long long)got.pkts, (unsigned long long)e->pkts,
-		      (unsigned long long)got.bytes, (unsigned long long)e->bytes,
-		      (unsigned long long)got.ecn[0], (unsigned long long)got.ecn[1],
-		      (unsigned long long)got.ecn[2], (unsigned long long)got.ecn[3],
-		      (unsigned long long)e->ecn[0], (unsigned long long)e->ecn[1],
-		      (unsigned long long)e->ecn[2], (unsigned long long)e->ecn[3],
-		      (unsigned long long)got.cnp, (unsigned long long)e->cnp,
-		      (unsigned long long)got.ack, (unsigned long long)e->ack,
-		      (unsigned long long)got.nak_seq, (unsigned long long)got.nak_other,
-		      (unsigned long long)e->nak_seq, (unsigned long long)e->nak_other,
-		      (unsigned long long)got.rnr_nak, (unsigned long long)e->rnr_nak,
-		      got.sport, e->sport, got.dscp, e->dscp, got.pcp, e->pcp, got.opcode, e->opcode);
+		CHECK(!memcmp(&got, e, sizeof(got)), "%s: flow dqpn 0x%x family %u:\n    got  %s\n    want %s",
+		      what, exp->k[i].dqpn, exp->k[i].family, flow_val_str(&got, gs, sizeof(gs)),
+		      flow_val_str(e, es, sizeof(es)));
 	}
 }
 

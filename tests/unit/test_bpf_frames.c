@@ -22,6 +22,7 @@
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include "check.h"
+#include "flowval.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
 /* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
@@ -86,6 +87,7 @@ static void check_flow(const struct rt_ftab *ft, __u8 dir, __u32 dqpn, __u8 mirr
 {
 	struct rt_flow_key k;
 	struct rt_flow_val sum;
+	char gs[256], es[256];
 
 	memset(&k, 0, sizeof(k));
 	k.ifindex = LO_IFINDEX;
@@ -101,16 +103,8 @@ static void check_flow(const struct rt_ftab *ft, __u8 dir, __u32 dqpn, __u8 mirr
 		CHECK(0, "%s: flow not in the map", what);
 		return;
 	}
-	CHECK(!memcmp(&sum, exp, offsetof(struct rt_flow_val, first_ns)),
-	      "%s: pkts %llu/%llu bytes %llu/%llu ecn %llu,%llu,%llu,%llu/%llu,%llu,%llu,%llu "
-	      "cnp %llu/%llu", what,
-	      (unsigned long long)sum.pkts, (unsigned long long)exp->pkts,
-	      (unsigned long long)sum.bytes, (unsigned long long)exp->bytes,
-	      (unsigned long long)sum.ecn[0], (unsigned long long)sum.ecn[1],
-	      (unsigned long long)sum.ecn[2], (unsigned long long)sum.ecn[3],
-	      (unsigned long long)exp->ecn[0], (unsigned long long)exp->ecn[1],
-	      (unsigned long long)exp->ecn[2], (unsigned long long)exp->ecn[3],
-	      (unsigned long long)sum.cnp, (unsigned long long)exp->cnp);
+	CHECK(!memcmp(&sum, exp, offsetof(struct rt_flow_val, first_ns)), "%s:\n    got  %s\n    want %s", what,
+	      flow_val_str(&sum, gs, sizeof(gs)), flow_val_str(exp, es, sizeof(es)));
 	CHECK(sum.sport == exp->sport && sum.dscp == exp->dscp && sum.pcp == exp->pcp &&
 	      sum.opcode == exp->opcode, "%s: sport %u/%u dscp %u/%u pcp %u/%u opcode 0x%x/0x%x",
 	      what, sum.sport, exp->sport, sum.dscp, exp->dscp, sum.pcp, exp->pcp, sum.opcode,

@@ -14,20 +14,7 @@
 #include "derive.h"
 #include "num.h"
 #include "table.h"
-
-static struct rt_flow_key key(const char *src, const char *dst, __u32 ifindex, __u8 dir, __u32 qp)
-{
-	struct rt_flow_key k;
-
-	memset(&k, 0, sizeof(k));
-	k.ifindex = ifindex;
-	k.dir = dir;
-	k.family = 4;
-	inet_pton(AF_INET, src, k.src);
-	inet_pton(AF_INET, dst, k.dst);
-	k.dqpn = qp;
-	return k;
-}
+#include "fixture.h"
 
 static void test_percent(void)
 {
@@ -57,7 +44,7 @@ static void test_ranking(void)
 	memset(f, 0, sizeof(f));
 	memset(d, 0, sizeof(d));
 	for (i = 0; i < 4; i++) {
-		f[i].k = key("10.0.0.1", "10.0.0.2", 1, 0, 100 + (__u32)i);
+		f[i].k = key4("10.0.0.1", "10.0.0.2", 1, 0, 100 + (__u32)i);
 		d[i].f = &f[i];
 		p[i] = &d[i];
 	}
@@ -130,9 +117,9 @@ static void test_top(void)
 
 static void test_hostpair(void)
 {
-	struct rt_flow_key ab = key("10.0.0.1", "10.0.0.2", 3, RT_DIR_INGRESS, 17);
-	struct rt_flow_key ab2 = key("10.0.0.1", "10.0.0.2", 4, RT_DIR_EGRESS, 99);
-	struct rt_flow_key ba = key("10.0.0.2", "10.0.0.1", 3, RT_DIR_INGRESS, 18);
+	struct rt_flow_key ab = key4("10.0.0.1", "10.0.0.2", 3, RT_DIR_INGRESS, 17);
+	struct rt_flow_key ab2 = key4("10.0.0.1", "10.0.0.2", 4, RT_DIR_EGRESS, 99);
+	struct rt_flow_key ba = key4("10.0.0.2", "10.0.0.1", 3, RT_DIR_INGRESS, 18);
 	struct rt_hostpair x, y;
 
 	/* per interface: the same hosts on two interfaces are two pairs */
@@ -250,37 +237,52 @@ static double num(const char *s, enum rt_num_kind k, double lo, double hi)
 
 static void test_num(void)
 {
-	CHECK(num("0.5", RT_NUM_REAL, 0, 10) == 0.5, "real");
-	CHECK(isnan(num("0.5x", RT_NUM_REAL, 0, 10)), "trailing junk");
-	CHECK(isnan(num("", RT_NUM_REAL, 0, 10)), "empty");
-	CHECK(isnan(num("nan", RT_NUM_REAL, -1e9, 1e9)), "nan");
-	CHECK(isnan(num("inf", RT_NUM_REAL, 0, INFINITY)), "inf");
-	CHECK(isnan(num("11", RT_NUM_REAL, 0, 10)), "above");
-	CHECK(num("42", RT_NUM_INT, 0, 100) == 42, "int");
-	CHECK(isnan(num("4.2", RT_NUM_INT, 0, 100)), "not whole");
-	CHECK(isnan(num("99999999999999999999", RT_NUM_INT, 0, 1e30)), "overflow");
-	CHECK(num("100M", RT_NUM_SIZE, 4096, 1e15) == 100e6, "100M");
-	CHECK(isnan(num("4k", RT_NUM_SIZE, 4096, 1e15)), "4k is below 4096");
-	CHECK(num("2G", RT_NUM_SIZE, 4096, 1e15) == 2e9, "2G");
-	CHECK(num("8192", RT_NUM_SIZE, 4096, 1e15) == 8192, "bytes");
-	CHECK(isnan(num("1MB", RT_NUM_SIZE, 4096, 1e15)), "MB is not a unit here");
-	/* speeds in Mb/s; a bare number is Gb/s */
-	CHECK(num("25G", RT_NUM_SPEED, 1, 1e7) == 25000, "25G");
-	CHECK(num("100", RT_NUM_SPEED, 1, 1e7) == 100000, "bare 100 = 100G");
-	CHECK(num("40000M", RT_NUM_SPEED, 1, 1e7) == 40000, "40000M");
-	CHECK(num("1T", RT_NUM_SPEED, 1, 1e7) == 1e6, "1T");
-	CHECK(num("400Gb/s", RT_NUM_SPEED, 1, 1e7) == 400000, "400Gb/s");
-	CHECK(num("10Gbit", RT_NUM_SPEED, 1, 1e7) == 10000, "10Gbit");
-	CHECK(isnan(num("10Gbps", RT_NUM_SPEED, 1, 1e7)), "bps");
-	CHECK(isnan(num("0", RT_NUM_SPEED, 1, 1e7)), "zero");
-	/* durations in seconds */
-	CHECK(num("2", RT_NUM_SECONDS, 0, 86400) == 2, "2 s");
-	CHECK(num("250ms", RT_NUM_SECONDS, 0, 86400) == 0.25, "250 ms");
-	CHECK(num("2m", RT_NUM_SECONDS, 0, 86400) == 120, "2 min");
-	CHECK(num("1h", RT_NUM_SECONDS, 0, 86400) == 3600, "1 h");
-	CHECK(num("1.5s", RT_NUM_SECONDS, 0, 86400) == 1.5, "1.5 s");
-	CHECK(isnan(num("2d", RT_NUM_SECONDS, 0, 1e9)), "days are not a unit");
-	CHECK(isnan(num("5ms", RT_NUM_SECONDS, 0.01, 86400)), "below the range after the unit");
+	/* the cases' table itself: rows alike in shape, one per input */
+	static const struct {
+		const char *s;
+		enum rt_num_kind k;
+		double lo, hi, want;	/* want NAN: refused */
+		const char *what;
+	} cases[] = {
+		{ "0.5", RT_NUM_REAL, 0, 10, 0.5, "real" },
+		{ "0.5x", RT_NUM_REAL, 0, 10, NAN, "trailing junk" },
+		{ "", RT_NUM_REAL, 0, 10, NAN, "empty" },
+		{ "nan", RT_NUM_REAL, -1e9, 1e9, NAN, "nan" },
+		{ "inf", RT_NUM_REAL, 0, INFINITY, NAN, "inf" },
+		{ "11", RT_NUM_REAL, 0, 10, NAN, "above" },
+		{ "42", RT_NUM_INT, 0, 100, 42, "int" },
+		{ "4.2", RT_NUM_INT, 0, 100, NAN, "not whole" },
+		{ "99999999999999999999", RT_NUM_INT, 0, 1e30, NAN, "overflow" },
+		{ "100M", RT_NUM_SIZE, 4096, 1e15, 100e6, "100M" },
+		{ "4k", RT_NUM_SIZE, 4096, 1e15, NAN, "4k is below 4096" },
+		{ "2G", RT_NUM_SIZE, 4096, 1e15, 2e9, "2G" },
+		{ "8192", RT_NUM_SIZE, 4096, 1e15, 8192, "bytes" },
+		{ "1MB", RT_NUM_SIZE, 4096, 1e15, NAN, "MB is not a unit here" },
+		/* speeds in Mb/s; a bare number is Gb/s */
+		{ "25G", RT_NUM_SPEED, 1, 1e7, 25000, "25G" },
+		{ "100", RT_NUM_SPEED, 1, 1e7, 100000, "bare 100 = 100G" },
+		{ "40000M", RT_NUM_SPEED, 1, 1e7, 40000, "40000M" },
+		{ "1T", RT_NUM_SPEED, 1, 1e7, 1e6, "1T" },
+		{ "400Gb/s", RT_NUM_SPEED, 1, 1e7, 400000, "400Gb/s" },
+		{ "10Gbit", RT_NUM_SPEED, 1, 1e7, 10000, "10Gbit" },
+		{ "10Gbps", RT_NUM_SPEED, 1, 1e7, NAN, "bps" },
+		{ "0", RT_NUM_SPEED, 1, 1e7, NAN, "zero" },
+		/* durations in seconds */
+		{ "2", RT_NUM_SECONDS, 0, 86400, 2, "2 s" },
+		{ "250ms", RT_NUM_SECONDS, 0, 86400, 0.25, "250 ms" },
+		{ "2m", RT_NUM_SECONDS, 0, 86400, 120, "2 min" },
+		{ "1h", RT_NUM_SECONDS, 0, 86400, 3600, "1 h" },
+		{ "1.5s", RT_NUM_SECONDS, 0, 86400, 1.5, "1.5 s" },
+		{ "2d", RT_NUM_SECONDS, 0, 1e9, NAN, "days are not a unit" },
+		{ "5ms", RT_NUM_SECONDS, 0.01, 86400, NAN, "below the range after the unit" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double got = num(cases[i].s, cases[i].k, cases[i].lo, cases[i].hi);
+
+		CHECK(isnan(cases[i].want) ? isnan(got) : got == cases[i].want, "%s: '%s' gave %g",
+		      cases[i].what, cases[i].s, got);
+	}
 	TEST_END("num");
 }
 

@@ -63,6 +63,16 @@ static void qp(struct rt_qp_table *t, __u32 lqpn, __u32 rqpn, __u32 pid, const c
 
 /* The RP host 10.0.0.1 sends to 10.0.0.2 from QP 256 (to remote QP 512) and
  * from QP 257 (to 768); CNPs come back to QP 256. */
+/* A CNP flow joined through netlink: it throttles data flow d, of the local
+ * QP lqpn owned by pid. */
+static void check_cnp_flow(const struct rt_flow *f, int d, __u32 lqpn, int pid)
+{
+	CHECK_EQ(f->attr, RT_ATTR_NETLINK);
+	CHECK_EQ(f->throttles, d);
+	CHECK_EQ(f->lqpn, lqpn);
+	CHECK_EQ(f->pid, pid);
+}
+
 static void test_rp_host_netlink(void)
 {
 	struct rt_qp_table t = { 0 };
@@ -88,11 +98,8 @@ static void test_rp_host_netlink(void)
 	CHECK(c >= 0 && d >= 0 && o >= 0, "flows present");
 	if (c < 0 || d < 0 || o < 0)
 		return;
-	CHECK_EQ(s.flows[c].attr, RT_ATTR_NETLINK);
-	CHECK_EQ(s.flows[c].throttles, d);
-	CHECK_EQ(s.flows[c].lqpn, 256);
+	check_cnp_flow(&s.flows[c], d, 256, 4242);
 	CHECK_EQ(s.flows[c].rqpn, 512);
-	CHECK_EQ(s.flows[c].pid, 4242);
 	CHECK(!strcmp(s.flows[c].comm, "ib_write_bw"), "comm %s", s.flows[c].comm);
 	/* data flows: their local QP and owner; not CNP flows */
 	CHECK_EQ(s.flows[d].lqpn, 256);
@@ -130,10 +137,7 @@ static void test_np_host_netlink(void)
 	CHECK(c >= 0 && d >= 0, "flows present");
 	if (c < 0 || d < 0)
 		return;
-	CHECK_EQ(s.flows[c].attr, RT_ATTR_NETLINK);
-	CHECK_EQ(s.flows[c].throttles, d);
-	CHECK_EQ(s.flows[c].lqpn, 1280);
-	CHECK_EQ(s.flows[c].pid, 777);
+	check_cnp_flow(&s.flows[c], d, 1280, 777);
 	CHECK_EQ(s.flows[d].lqpn, 1280);
 	CHECK_EQ(s.flows[d].rqpn, 256);
 	CHECK(!strcmp(s.flows[d].comm, "server"), "comm %s", s.flows[d].comm);

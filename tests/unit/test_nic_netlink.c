@@ -67,6 +67,7 @@ static const unsigned char qp_msg[] = {
 };
 
 /* The CM ID of QP 282: its addresses, 192.168.1.10 -> 192.168.1.20. */
+/* same layout as qp_msg above: netlink bytes written out by hand, each message its own attributes */
 static const unsigned char cm_msg[] = {
 	/* nlmsghdr: len 332, type 0x140b (RES_CM_ID_GET), NLM_F_MULTI, seq 3 */
 	0x4c, 0x01, 0x00, 0x00, 0x0b, 0x14, 0x02, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,

@@ -371,6 +371,16 @@ static void test_enable_restore(const char *dir)
 }
 
 /* kill -9 between enabling and restoring: the next start puts it back. */
+/* The kernel of a recovery whose port is in no counter mode: the device
+ * list, the ACK of the optional counters set back, mode none. */
+static void recovery_answers(struct rt_nl_io *io, struct fake *f)
+{
+	fake_io(io, f);
+	answer(f, devs_msg, sizeof(devs_msg));
+	answer(f, acks[0], 36);
+	answer(f, mode_none, sizeof(mode_none));
+}
+
 static void test_kill9_recovery(const char *dir)
 {
 	char path[512], msg[256];
@@ -452,10 +462,7 @@ static void test_kill9_recovery(const char *dir)
 			fprintf(fp, "rocetop-qp-counters 1 pid 999999999\nport mlx5_0 1 1 0 0 -1 41\n");
 			fclose(fp);
 		}
-		fake_io(&io, f);
-		answer(f, devs_msg, sizeof(devs_msg));
-		answer(f, acks[0], 36);
-		answer(f, mode_none, sizeof(mode_none));
+		recovery_answers(&io, f);
 		CHECK_EQ(rt_qpc_recover(&io, msg, sizeof(msg)), 1);
 		check_bytes("recover, mode as it was", f->sent, f->nsent, want, sizeof(want));
 		CHECK(!exists(path), "state file removed");
@@ -509,10 +516,7 @@ static void test_pid_reused(const char *dir)
 			fprintf(fp, "rocetop-qp-counters 1 pid %d start %llu\n", (int)pid, k ? start : start + 1);
 		fprintf(fp, "port mlx5_0 1 1 0 0 -1 41\n");
 		fclose(fp);
-		fake_io(&io, f);
-		answer(f, devs_msg, sizeof(devs_msg));
-		answer(f, acks[0], 36);
-		answer(f, mode_none, sizeof(mode_none));
+		recovery_answers(&io, f);
 		if (k < 2) {
 			CHECK_EQ(rt_qpc_recover(&io, msg, sizeof(msg)), 1);
 			check_bytes("recover, pid reused", f->sent, f->nsent, want, sizeof(want));

@@ -38,6 +38,25 @@ static __u64 delta(const struct rt_delta *d, const char *dev, __u32 port, int sc
 	return ~0ULL;
 }
 
+/* A counter's delta the fixture's files imply (~0: no row). */
+struct want_delta {
+	const char *dev;
+	__u32 port;
+	int scope;
+	const char *name;
+	__u64 delta;
+};
+
+static void check_deltas(const struct rt_delta *d, const struct want_delta *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		__u64 got = delta(d, w[i].dev, w[i].port, w[i].scope, w[i].name);
+
+		CHECK(got == w[i].delta, "%s port %u %s: delta %llu, expected %llu", w[i].dev, w[i].port,
+		      w[i].name, (unsigned long long)got, (unsigned long long)w[i].delta);
+	}
+}
+
 static size_t count(const struct rt_snapshot *s, const char *dev, const char *netdev, int scope)
 {
 	size_t n = 0;
@@ -58,22 +77,31 @@ static void collect(struct rt_nic *n, const char *root, struct rt_snapshot *s, _
 	rt_nic_collect(n, s);
 }
 
-static void test_mlx5_host(void)
+/* The NIC reader on the sysfs tree at root. */
+static struct rt_nic *nic_at(const char *root)
 {
 	struct rt_opts o;
+	struct rt_nic *n;
+
+	memset(&o, 0, sizeof(o));
+	o.sysfs_root = root;
+	n = rt_nic_new(&o);
+	CHECK(n != NULL, "rt_nic_new");
+	return n;
+}
+
+static void test_mlx5_host(void)
+{
 	struct rt_snapshot s0, s1, s2;
 	struct rt_delta d;
 	const struct rt_port_ctr *c;
 	struct rt_nic *n;
 
-	memset(&o, 0, sizeof(o));
 	memset(&d, 0, sizeof(d));
-	o.sysfs_root = FIX "mlx5-host/t0";
 	rt_snapshot_init(&s0);
 	rt_snapshot_init(&s1);
 	rt_snapshot_init(&s2);
-	n = rt_nic_new(&o);
-	CHECK(n != NULL, "rt_nic_new");
+	n = nic_at(FIX "mlx5-host/t0");
 	if (!n)
 		return;
 	/* t0 at 1000 s, t1 at 1002 s, t2 at 1006 s */
@@ -133,30 +161,36 @@ static void test_mlx5_host(void)
 	/* t0 -> t1, 2 s */
 	CHECK(rt_delta_compute(&d, &s0, &s1) == 0, "delta");
 	CHECK(d.secs == 2.0, "secs %f", d.secs);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_HW_PORT, "np_cnp_sent"), 250);	/* 1250 - 1000 */
+	{
+		static const struct want_delta w[] = {
+			{ "mlx5_0", 1, RT_SCOPE_HW_PORT, "np_cnp_sent", 250 },	/* 1250 - 1000 */
+			{ "mlx5_0", 1, RT_SCOPE_HW_PORT, "np_ecn_marked_roce_packets", 600 },
+			{ "mlx5_0", 1, RT_SCOPE_HW_PORT, "rp_cnp_handled", 120 },
+			{ "mlx5_0", 1, RT_SCOPE_HW_PORT, "out_of_sequence", 2 },
+			{ "mlx5_0", 1, RT_SCOPE_HW_PORT, "packet_seq_err", 0 },
+			{ "mlx5_0", 1, RT_SCOPE_HW_PORT, "roce_slow_restart_cnps", 4 },
+			{ "mlx5_0", 1, RT_SCOPE_HW_PORT, "rx_read_requests", 500 },
+			/* 32-bit wrap: 4294967000 -> 200 is 2^32 - 4294967000 = 296, plus 200 */
+			{ "mlx5_0", 1, RT_SCOPE_PORT, "port_xmit_data", 496 },
+			{ "mlx5_0", 1, RT_SCOPE_PORT, "port_rcv_data", 4000 },
+			{ "mlx5_0", 1, RT_SCOPE_PORT, "unicast_xmit_packets", 100 },
+			{ "mlx5_1", 1, RT_SCOPE_HW_PORT, "np_cnp_sent", 100 },	/* 900 - 800 */
+			{ "mlx5_1", 1, RT_SCOPE_HW_PORT, "rp_cnp_handled", 500 },
+			/* rx_read_requests of mlx5_0 port 2 is gone at t1: no row */
+			{ "mlx5_0", 2, RT_SCOPE_HW_PORT, "rx_read_requests", ~0ULL },
+			/* ethtool of eth2: 100 -> 160, 5000 -> 8000, 10 -> 16, 0 -> 3 */
+			{ "mlx5_0", 1, RT_SCOPE_ETHTOOL, "rx_prio3_pause", 60 },
+			{ "mlx5_0", 1, RT_SCOPE_ETHTOOL, "rx_prio3_pause_duration", 3000 },
+			{ "mlx5_0", 1, RT_SCOPE_ETHTOOL, "rx_prio3_pause_transition", 6 },
+			{ "mlx5_0", 1, RT_SCOPE_ETHTOOL, "rx_discards_phy", 3 },
+			{ "mlx5_0", 1, RT_SCOPE_ETHTOOL, "tx_prio3_pause", 0 },
+		};
+
+		check_deltas(&d, w, sizeof(w) / sizeof(w[0]));
+	}
 	CHECK(delta(&d, "mlx5_0", 1, RT_SCOPE_HW_PORT, "np_cnp_sent") / d.secs == 125.0, "rate");
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_HW_PORT, "np_ecn_marked_roce_packets"), 600);
 	CHECK(delta(&d, "mlx5_0", 1, RT_SCOPE_HW_PORT, "np_ecn_marked_roce_packets") / d.secs == 300.0, "rate");
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_HW_PORT, "rp_cnp_handled"), 120);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_HW_PORT, "out_of_sequence"), 2);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_HW_PORT, "packet_seq_err"), 0);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_HW_PORT, "roce_slow_restart_cnps"), 4);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_HW_PORT, "rx_read_requests"), 500);
-	/* 32-bit wrap: 4294967000 -> 200 is 2^32 - 4294967000 = 296, plus 200 */
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_PORT, "port_xmit_data"), 496);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_PORT, "port_rcv_data"), 4000);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_PORT, "unicast_xmit_packets"), 100);
-	CHECK_EQ(delta(&d, "mlx5_1", 1, RT_SCOPE_HW_PORT, "np_cnp_sent"), 100);	/* 900 - 800 */
-	CHECK_EQ(delta(&d, "mlx5_1", 1, RT_SCOPE_HW_PORT, "rp_cnp_handled"), 500);
-	/* rx_read_requests of mlx5_0 port 2 is gone at t1: no row */
-	CHECK_EQ(delta(&d, "mlx5_0", 2, RT_SCOPE_HW_PORT, "rx_read_requests"), ~0ULL);
-	/* ethtool of eth2: 100 -> 160, 5000 -> 8000, 10 -> 16, 0 -> 3 */
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_ETHTOOL, "rx_prio3_pause"), 60);
 	CHECK(delta(&d, "mlx5_0", 1, RT_SCOPE_ETHTOOL, "rx_prio3_pause") / d.secs == 30.0, "rate");
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_ETHTOOL, "rx_prio3_pause_duration"), 3000);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_ETHTOOL, "rx_prio3_pause_transition"), 6);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_ETHTOOL, "rx_discards_phy"), 3);
-	CHECK_EQ(delta(&d, "mlx5_0", 1, RT_SCOPE_ETHTOOL, "tx_prio3_pause"), 0);
 
 	/* t1 -> t2, 4 s */
 	CHECK(rt_delta_compute(&d, &s1, &s2) == 0, "delta");
@@ -187,16 +221,12 @@ static void test_mlx5_host(void)
 
 static void test_mixed_host(void)
 {
-	struct rt_opts o;
 	struct rt_snapshot s;
 	const struct rt_port_ctr *c;
 	struct rt_nic *n;
 
-	memset(&o, 0, sizeof(o));
-	o.sysfs_root = FIX "mixed-host/t0";
 	rt_snapshot_init(&s);
-	n = rt_nic_new(&o);
-	CHECK(n != NULL, "rt_nic_new");
+	n = nic_at(FIX "mixed-host/t0");
 	if (!n)
 		return;
 	collect(n, FIX "mixed-host/t0", &s, 1);
@@ -233,16 +263,12 @@ static void test_mixed_host(void)
 static void test_no_rdma(void)
 {
 	char dir[] = "/tmp/rtn-nic-XXXXXX";
-	struct rt_opts o;
 	struct rt_snapshot s;
 	struct rt_nic *n;
 
 	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-	memset(&o, 0, sizeof(o));
-	o.sysfs_root = dir;
 	rt_snapshot_init(&s);
-	n = rt_nic_new(&o);
-	CHECK(n != NULL, "rt_nic_new");
+	n = nic_at(dir);
 	collect(n, dir, &s, 1);
 	CHECK_EQ(s.nports, 0);
 	CHECK_EQ(s.nnotes, 1);

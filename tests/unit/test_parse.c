@@ -280,6 +280,7 @@ static void test_prefixes(const struct corpus *co)
 
 /* A frame with headers beyond data_end but inside frame_len (XDP multi-buffer):
  * never read past data_end, and a RoCE frame whose BTH is not readable is trunc. */
+/* same loop over the corpus as test_fields: each test its own frame cuts and checks */
 static void test_frags(const struct corpus *co)
 {
 	for (size_t i = 0; i < co->n; i++) {

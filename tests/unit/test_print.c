@@ -12,7 +12,8 @@
 #include "log.h"
 #include "print.h"
 
-static char *render(int json)
+/* What body prints, as text (json 0) or JSON. */
+static char *render(int json, void (*body)(struct rt_printer *p))
 {
 	struct rt_printer p;
 	char *buf = NULL;
@@ -21,75 +22,72 @@ static char *render(int json)
 
 	rt_pr_init(&p, f, json);
 	rt_pr_start(&p);
-	rt_pr_str(&p, RT_PR_ANY, "file", "report: %s\n", "a \"b\".pcap");
-	rt_pr_open_arr(&p, "rows");
-	rt_pr_text(&p, "%-4s %6s\n", "IF", "PKTS");
-	for (int i = 0; i < 2; i++) {
-		rt_pr_open_obj(&p, NULL);
-		rt_pr_str(&p, RT_PR_ANY, "ifname", "%-4s", i ? "eth1" : "eth0");
-		rt_pr_u64(&p, RT_PR_ANY, "pkts", " %6llu\n", 10ULL * (i + 1));
-		rt_pr_dbl(&p, RT_PR_JSON, "ce_pct", NULL, i ? 0.5 : 1.0 / 0.0);
-		rt_pr_close_obj(&p);
-	}
-	rt_pr_close_arr(&p);
-	rt_pr_open_obj(&p, "empty");
-	rt_pr_close_obj(&p);
+	body(&p);
 	rt_pr_end(&p);
 	fclose(f);
 	return buf;
+}
+
+/* body prints text as text, and json as JSON. */
+static void check_render(void (*body)(struct rt_printer *p), const char *text, const char *json)
+{
+	char *t = render(0, body), *j = render(1, body);
+
+	CHECK(!strcmp(t, text), "text: [%s]", t);
+	CHECK(!strcmp(j, json), "json: [%s]", j);
+	free(t);
+	free(j);
+}
+
+static void rows_body(struct rt_printer *p)
+{
+	rt_pr_str(p, RT_PR_ANY, "file", "report: %s\n", "a \"b\".pcap");
+	rt_pr_open_arr(p, "rows");
+	rt_pr_text(p, "%-4s %6s\n", "IF", "PKTS");
+	for (int i = 0; i < 2; i++) {
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_ANY, "ifname", "%-4s", i ? "eth1" : "eth0");
+		rt_pr_u64(p, RT_PR_ANY, "pkts", " %6llu\n", 10ULL * (i + 1));
+		rt_pr_dbl(p, RT_PR_JSON, "ce_pct", NULL, i ? 0.5 : 1.0 / 0.0);
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
+	rt_pr_open_obj(p, "empty");
+	rt_pr_close_obj(p);
 }
 
 static void test_printer(void)
 {
-	char *t = render(0), *j = render(1);
-
-	CHECK(!strcmp(t, "report: a \"b\".pcap\nIF     PKTS\neth0     10\neth1     20\n"), "text: [%s]", t);
 	/* non-finite numbers become 0; quotes escaped; compact, one line */
-	CHECK(!strcmp(j, "{\"file\":\"a \\\"b\\\".pcap\",\"rows\":[{\"ifname\":\"eth0\",\"pkts\":10,\"ce_pct\":0},"
-			 "{\"ifname\":\"eth1\",\"pkts\":20,\"ce_pct\":0.5}],\"empty\":{}}\n"), "json: [%s]", j);
-	free(t);
-	free(j);
+	check_render(rows_body, "report: a \"b\".pcap\nIF     PKTS\neth0     10\neth1     20\n",
+		     "{\"file\":\"a \\\"b\\\".pcap\",\"rows\":[{\"ifname\":\"eth0\",\"pkts\":10,\"ce_pct\":0},"
+		     "{\"ifname\":\"eth1\",\"pkts\":20,\"ce_pct\":0.5}],\"empty\":{}}\n");
 	TEST_END("print_text_and_json");
 }
 
 /* A section only one output shows (rt_pr_mute), and JSON made elsewhere (rt_pr_json_raw). */
-static char *render_mute(int json)
+static void mute_body(struct rt_printer *p)
 {
-	struct rt_printer p;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	rt_pr_init(&p, f, json);
-	rt_pr_start(&p);
-	rt_pr_mute(&p, RT_PR_TEXT);
-	rt_pr_open_arr(&p, "findings");
-	rt_pr_text(&p, "Findings\n");
-	rt_pr_open_obj(&p, NULL);
-	rt_pr_json_raw(&p, "subject", "{\"prio\":3}");
-	rt_pr_str(&p, RT_PR_ANY, "rule", "  %s\n", "victim");
-	rt_pr_close_obj(&p);
-	rt_pr_close_arr(&p);
-	rt_pr_mute(&p, RT_PR_JSON);
-	rt_pr_u64(&p, RT_PR_ANY, "left", "left %llu\n", 2ULL);
-	rt_pr_open_obj(&p, "skipped");
-	rt_pr_close_obj(&p);
-	rt_pr_mute(&p, 0);
-	rt_pr_u64(&p, RT_PR_ANY, "n", "n %llu\n", 1ULL);
-	rt_pr_end(&p);
-	fclose(f);
-	return buf;
+	rt_pr_mute(p, RT_PR_TEXT);
+	rt_pr_open_arr(p, "findings");
+	rt_pr_text(p, "Findings\n");
+	rt_pr_open_obj(p, NULL);
+	rt_pr_json_raw(p, "subject", "{\"prio\":3}");
+	rt_pr_str(p, RT_PR_ANY, "rule", "  %s\n", "victim");
+	rt_pr_close_obj(p);
+	rt_pr_close_arr(p);
+	rt_pr_mute(p, RT_PR_JSON);
+	rt_pr_u64(p, RT_PR_ANY, "left", "left %llu\n", 2ULL);
+	rt_pr_open_obj(p, "skipped");
+	rt_pr_close_obj(p);
+	rt_pr_mute(p, 0);
+	rt_pr_u64(p, RT_PR_ANY, "n", "n %llu\n", 1ULL);
 }
 
 static void test_mute(void)
 {
-	char *t = render_mute(0), *j = render_mute(1);
-
-	CHECK(!strcmp(t, "left 2\nn 1\n"), "text: [%s]", t);
-	CHECK(!strcmp(j, "{\"findings\":[{\"subject\":{\"prio\":3},\"rule\":\"victim\"}],\"n\":1}\n"),
-	      "json: [%s]", j);
-	free(t);
-	free(j);
+	check_render(mute_body, "left 2\nn 1\n",
+		     "{\"findings\":[{\"subject\":{\"prio\":3},\"rule\":\"victim\"}],\"n\":1}\n");
 	TEST_END("print_mute_and_raw");
 }
 

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "derive.h"
 #include "snapshot.h"
+#include "fixture.h"
 
 static void test_ctr_delta(void)
 {
@@ -87,15 +88,7 @@ static struct rt_flow *add_flow(struct rt_snapshot *s, __u32 dqpn, __u64 pkts, _
 
 static struct rt_port_ctr *add_port(struct rt_snapshot *s, const char *name, __u64 v, int bits)
 {
-	struct rt_port_ctr *c = rt_snapshot_add_port(s);
-
-	snprintf(c->dev, sizeof(c->dev), "mlx5_0");
-	c->port = 1;
-	snprintf(c->netdev, sizeof(c->netdev), "eth0");
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->value = v;
-	c->bits = (__u8)bits;
-	return c;
+	return add_port_ctr(s, "mlx5_0", "eth0", name, v, bits);
 }
 
 static const struct rt_flow_delta *find_flow(const struct rt_delta *d, __u32 dqpn)

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "record.h"
 #include "sink.h"
+#include "fixture.h"
 
 #define NSNAP 5
 
@@ -378,6 +379,16 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
  * an OSC title set (ESC ] 0 ; TAG BEL), a clear screen (ESC [ 2 J), a C1 CSI
  * in UTF-8 (C2 9B), a bare 0x9B and an invalid UTF-8 byte (0xFF).
  */
+/* A 64-bit counter of port 1 of a device and netdev whose names hold
+ * terminal escapes. */
+static struct rt_port_ctr *hostile_port(struct rt_snapshot *s, const char *name, __u64 value, int scope)
+{
+	struct rt_port_ctr *p = add_port_ctr(s, "\033]0;DEV\007\302\233", "\033]0;NDV\007", name, value, 64);
+
+	p->scope = scope;
+	return p;
+}
+
 static int write_hostile(const char *path)
 {
 	struct rt_snapshot s;
@@ -436,22 +447,8 @@ static int write_hostile(const char *path)
 		ifd->v.mac_ctrl = 4ULL * (unsigned)i;
 		ifd->v.pfc_frames[3] = 4ULL * (unsigned)i;
 		ifd->v.pfc_quanta[3] = 65535ULL * 4 * (unsigned)i;
-		p = rt_snapshot_add_port(&s);
-		snprintf(p->dev, sizeof(p->dev), "\033]0;DEV\007\302\233");
-		p->port = 1;
-		snprintf(p->netdev, sizeof(p->netdev), "\033]0;NDV\007");
-		snprintf(p->name, sizeof(p->name), "tx_pause_storm_warning_events");
-		p->value = 3ULL * (unsigned)i;
-		p->bits = 64;
-		p->scope = RT_SCOPE_ETHTOOL;
-		p = rt_snapshot_add_port(&s);
-		snprintf(p->dev, sizeof(p->dev), "\033]0;DEV\007\302\233");
-		p->port = 1;
-		snprintf(p->netdev, sizeof(p->netdev), "\033]0;NDV\007");
-		snprintf(p->name, sizeof(p->name), "np_\033]0;CTR\007\377");
-		p->value = 10ULL * (unsigned)i;
-		p->bits = 64;
-		p->scope = RT_SCOPE_HW_PORT;
+		hostile_port(&s, "tx_pause_storm_warning_events", 3ULL * (unsigned)i, RT_SCOPE_ETHTOOL);
+		p = hostile_port(&s, "np_\033]0;CTR\007\377", 10ULL * (unsigned)i, RT_SCOPE_HW_PORT);
 		p->congestion = 1;
 		sp = rt_snapshot_add_swport(&s);
 		sp->ifindex = RT_SFLOW_IFBASE;

@@ -11,19 +11,12 @@
 #include <string.h>
 #include "check.h"
 #include "report_agg.h"
+#include "fixture.h"
 
+/* A flow of interface 7. */
 static struct rt_flow_key key(const char *src, const char *dst, __u8 dir, __u32 qp)
 {
-	struct rt_flow_key k;
-
-	memset(&k, 0, sizeof(k));
-	k.ifindex = 7;
-	k.dir = dir;
-	k.family = 4;
-	inet_pton(AF_INET, src, k.src);
-	inet_pton(AF_INET, dst, k.dst);
-	k.dqpn = qp;
-	return k;
+	return key4(src, dst, 7, dir, qp);
 }
 
 /* One interval at t seconds, secs long: flows with their increases, one

@@ -32,6 +32,7 @@
 
 /* ---- a datagram builder: 32-bit XDR words, nested lengths ---- */
 
+/* same as bench/sflow_bench.c's datagram builder: the bench does not link the tests */
 struct b {
 	__u8 d[4096];
 	size_t n;
@@ -387,6 +388,7 @@ static void test_fields(void)
 
 	dgram_b(&b, 5);
 	CHECK_EQ(decode(b.d, b.n, &d, &g), RT_SF_OK);
+	/* same shape as the flow sample's checks above: this datagram's own decoded fields */
 	CHECK_EQ(d.agent_family, 6);
 	CHECK_EQ(d.sub_agent, 2);
 	CHECK_EQ(g.nf, 1);

@@ -131,6 +131,18 @@ static int find_qp(const struct tui_row *r, int n, __u32 qp)
 	return -1;
 }
 
+/* The rows' QPs (their low bytes) in order after sorting by column c:
+ * 0x102030 for QPs 0x10, 0x20, 0x30. */
+static unsigned sort_order(struct tui_row *rows, int n, enum tui_colid c, int invert)
+{
+	unsigned o = 0;
+
+	tui_rows_sort(rows, (size_t)n, c, invert);
+	for (int i = 0; i < n; i++)
+		o = o << 8 | (rows[i].f->k.dqpn & 0xff);
+	return o;
+}
+
 static void test_rows(void)
 {
 	struct rt_snapshot a, b, c;
@@ -209,24 +221,13 @@ static void test_rows(void)
 
 	/* sorting, rates: pkts 0x20 (60) > 0x10 (20) > 0x30 (6) */
 	n = tui_flow_rows(&t, 0, "", &rows, &cap);
-	tui_rows_sort(rows, (size_t)n, C_PKTS, 0);
-	CHECK_EQ(rows[0].f->k.dqpn, 0x20);
-	CHECK_EQ(rows[1].f->k.dqpn, 0x10);
-	CHECK_EQ(rows[2].f->k.dqpn, 0x30);
-	tui_rows_sort(rows, (size_t)n, C_PKTS, 1);
-	CHECK_EQ(rows[0].f->k.dqpn, 0x30);
-	CHECK_EQ(rows[2].f->k.dqpn, 0x20);
+	CHECK_EQ(sort_order(rows, n, C_PKTS, 0), 0x201030);
+	CHECK_EQ(sort_order(rows, n, C_PKTS, 1), 0x301020);
 	/* congestion: 0x30 (8 CNP + 4 NAK) > 0x10 (4 CE) > 0x20 */
-	tui_rows_sort(rows, (size_t)n, C_CONG, 0);
-	CHECK_EQ(rows[0].f->k.dqpn, 0x30);
-	CHECK_EQ(rows[1].f->k.dqpn, 0x10);
+	CHECK_EQ(sort_order(rows, n, C_CONG, 0), 0x301020);
 	/* text ascending first: src 10.0.0.1 twice (ties by key: QP 0x10 first), then .2 */
-	tui_rows_sort(rows, (size_t)n, C_SRC, 0);
-	CHECK_EQ(rows[0].f->k.dqpn, 0x10);
-	CHECK_EQ(rows[1].f->k.dqpn, 0x20);
-	CHECK_EQ(rows[2].f->k.dqpn, 0x30);
-	tui_rows_sort(rows, (size_t)n, C_DQPN, 1);
-	CHECK_EQ(rows[0].f->k.dqpn, 0x30);
+	CHECK_EQ(sort_order(rows, n, C_SRC, 0), 0x102030);
+	CHECK_EQ(sort_order(rows, n, C_DQPN, 1), 0x302010);
 	/* comparators are antisymmetric and total */
 	for (int c = 0; c < C_NCOLS; c++)
 		for (int x = 0; x < n; x++)
@@ -368,6 +369,7 @@ static void test_misc(void)
 	TEST_END("tui_sparkline_interval_names");
 }
 
+/* every unit test's main lists its tests */
 int main(void)
 {
 	test_spaceship();

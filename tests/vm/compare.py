@@ -14,13 +14,17 @@ QP table; the rxe device's sysfs hw_counters. rocetop's egress hook runs before
 the qdisc and the capture after it: on a, the loss phase's netem drops and the
 CE phase's marks happen between them, so those two flows are judged apart.
 """
-import csv
 import json
 import os
 import re
 import subprocess
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.outputs import rows as csv_rows  # noqa: E402
+from rtlib.roce import ECN_COL  # noqa: E402
+from rtlib.tshark import fields  # noqa: E402
 
 res, ver = sys.argv[1:3]
 COLS = "pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak".split(",")
@@ -49,21 +53,19 @@ def tshark_flows(role, tl):
     """(dir, src, dst, dqpn, try) -> counts, from tshark's RoCEv2 dissector;
     try: the phase's try the packet's time falls in (Timeline)."""
     cap = os.path.join(res, role, "cap.pcapng")
-    cmd = ["tshark", "-r", cap, "-d", "udp.port==4791,infiniband", "-Y",
-           "udp.dstport==4791 && !icmp && infiniband.bth", "-T", "fields", "-E", "separator=,",
-           "-e", "ip.src", "-e", "ip.dst", "-e", "infiniband.bth.destqp", "-e", "infiniband.bth.opcode",
-           "-e", "ip.dsfield.ecn", "-e", "frame.len", "-e", "infiniband.aeth.syndrome", "-e", "frame.time_epoch"]
     flows = defaultdict(lambda: {c: 0 for c in COLS})
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
+    try:
+        frames = fields(cap, ["ip.src", "ip.dst", "infiniband.bth.destqp", "infiniband.bth.opcode",
+                              "ip.dsfield.ecn", "frame.len", "infiniband.aeth.syndrome", "frame.time_epoch"],
+                        "udp.dstport==4791 && !icmp && infiniband.bth")
+    except subprocess.CalledProcessError:
         return None
-    for line in p.stdout.splitlines():
-        src, dst, qp, op, ecn, flen, syn, t = line.split(",")
+    for src, dst, qp, op, ecn, flen, syn, t in frames:
         d = "egress" if src == IPS[role] else "ingress"
         f = flows[(d, src, dst, int(qp, 0), tl.at(float(t)))]
         f["pkts"] += 1
         f["bytes"] += int(flen)
-        f[["not_ect", "ect1", "ect0", "ce"][int(ecn, 0)]] += 1
+        f[ECN_COL[int(ecn, 0)]] += 1
         op = int(op, 0)
         if op == 0x81:
             f["cnp"] += 1
@@ -76,8 +78,7 @@ def tshark_flows(role, tl):
 
 def rocetop_rows(role, run="rocetop", name="flows.csv"):
     try:
-        with open(os.path.join(res, role, run, name)) as f:
-            return list(csv.DictReader(f))
+        return csv_rows(os.path.join(res, role, run, name))
     except OSError:
         return None
 

@@ -288,7 +288,6 @@ struct doctor_args {
 };
 
 static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg);
-static int on_help(void *ctx, const struct rt_opt *opt, const char *arg);
 
 #define A struct doctor_args
 
@@ -300,7 +299,7 @@ static const struct rt_opt doctor_opts[] = {
 	{ 'd', "interval", "S", "seconds between the two counter readings (default 1;\n"
 		"0: one reading, counters judged by their values)",
 	  RT_SET_REAL(A, interval, RT_NUM_SECONDS, 0, 3600, "give seconds from 0 to 3600") },
-	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
+	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
 
@@ -330,15 +329,6 @@ static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg)
 	}
 	a->only = arg;
 	return 0;
-}
-
-static int on_help(void *ctx, const struct rt_opt *opt, const char *arg)
-{
-	(void)ctx;
-	(void)opt;
-	(void)arg;
-	rt_cli_help(&doctor_cli, stdout);
-	return 1;
 }
 
 int rt_doctor_main(int argc, char **argv)

@@ -87,7 +87,6 @@ struct lab_parse {
 static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_mirror(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_name(void *ctx, const struct rt_opt *opt, const char *arg);
-static int on_help(void *ctx, const struct rt_opt *opt, const char *arg);
 
 #define P struct lab_parse
 
@@ -129,7 +128,7 @@ static const struct rt_opt lab_opts[] = {
 		"collector (rocetop -i col0 --collector) instead of the\n"
 		"receiver: the same flows, inside mirror session 10",
 	  RT_CALL(on_mirror), .values = "erspan2 erspan3 vxlan" },
-	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
+	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
 
@@ -571,6 +570,7 @@ static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg)
 	return 0;
 }
 
+/* same shape as on_scenario above: each option's own values and message */
 static int on_mirror(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct lab_parse *pc = ctx;
@@ -596,15 +596,6 @@ static int on_name(void *ctx, const struct rt_opt *opt, const char *arg)
 	snprintf(pc->l.prefix, sizeof(pc->l.prefix), "%s", arg);
 	snprintf(pc->l.base, sizeof(pc->l.base), "%s", arg);
 	return 0;
-}
-
-static int on_help(void *ctx, const struct rt_opt *opt, const char *arg)
-{
-	(void)ctx;
-	(void)opt;
-	(void)arg;
-	rt_cli_help(&lab_cli, stdout);
-	return 1;
 }
 
 /* One of rocetop's own options: handed on to the view as --name [arg]. */

@@ -39,7 +39,6 @@ static int on_trigger(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_hostname(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_verbosity(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_version(void *ctx, const struct rt_opt *opt, const char *arg);
-static int on_help(void *ctx, const struct rt_opt *opt, const char *arg);
 
 /* The view's columns (tui/tui_model.c), which --sort takes. */
 #define SORT_COLUMNS "congestion src dst dqpn dir iface prio pkts bytes ce cnp nak rnr idle age " \
@@ -154,7 +153,7 @@ const struct rt_opt rt_main_opts[] = {
 	{ 'v', "verbose", NULL, "more messages (libbpf's and the verifier's too)", RT_CALL(on_verbosity) },
 	{ 'q', "quiet", NULL, "only warnings", RT_CALL(on_verbosity) },
 	{ 'V', "version", NULL, "print the version", RT_CALL(on_version) },
-	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
+	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
 
@@ -236,6 +235,7 @@ static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg)
 	return 0;
 }
 
+/* same shape as on_iface above: each list option has its own limit and message */
 static int on_sflow_allow(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct rt_opts *o = ctx;
@@ -397,15 +397,6 @@ static int on_version(void *ctx, const struct rt_opt *opt, const char *arg)
 	(void)opt;
 	(void)arg;
 	printf("rocetop %s\n", RT_VERSION);
-	return 1;
-}
-
-static int on_help(void *ctx, const struct rt_opt *opt, const char *arg)
-{
-	(void)ctx;
-	(void)opt;
-	(void)arg;
-	rt_cli_help(&rt_main_cli, stdout);
 	return 1;
 }
 

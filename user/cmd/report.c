@@ -773,7 +773,6 @@ struct report_args {
 static int on_link_speed(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_max_flows(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_threshold(void *ctx, const struct rt_opt *opt, const char *arg);
-static int on_help(void *ctx, const struct rt_opt *opt, const char *arg);
 
 #define A struct report_args
 
@@ -792,7 +791,7 @@ static const struct rt_opt report_opts[] = {
 		"to FILE (open it in a browser; '-': standard output)", RT_SET_STR(A, html) },
 	{ 262, "perfetto", "FILE", "also write a Chrome Trace Event JSON to FILE\n"
 		"(open it in ui.perfetto.dev; '-': standard output)", RT_SET_STR(A, perfetto) },
-	{ 'h', "help", NULL, "print this help", RT_CALL(on_help) },
+	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
 
@@ -846,15 +845,6 @@ static int on_threshold(void *ctx, const struct rt_opt *opt, const char *arg)
 
 	(void)opt;
 	return rt_find_cfg_set(&a->cfg, arg) ? -EINVAL : 0;
-}
-
-static int on_help(void *ctx, const struct rt_opt *opt, const char *arg)
-{
-	(void)ctx;
-	(void)opt;
-	(void)arg;
-	rt_cli_help(&report_cli, stdout);
-	return 1;
 }
 
 /*

@@ -55,6 +55,9 @@ static int apply(const struct rt_cli *c, const struct rt_opt *o, const char *arg
 		else
 			*(long *)field = (long)v;
 		return 0;
+	case RT_OPT_HELP:
+		rt_cli_help(c, stdout);
+		return 1;
 	default:
 		if (o->fn)
 			return o->fn(ctx, o, arg);

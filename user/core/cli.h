@@ -27,6 +27,7 @@ enum rt_opt_kind {
 	RT_OPT_LONG,	/* long at .off, rt_parse_num(.num) within [.lo, .hi] */
 	RT_OPT_GROUP,	/* not an option: a heading (.help) and its note (.note) */
 	RT_OPT_TEXT,	/* not an option: lines of text (.help) under the option above */
+	RT_OPT_HELP,	/* print the command's --help (rt_cli_help) and stop */
 };
 
 struct rt_opt {
@@ -69,6 +70,8 @@ struct rt_opt {
 #define RT_OPT_GROUP_NOTE(title, n)	{ .kind = RT_OPT_GROUP, .help = (title), .note = (n) }
 #define RT_OPT_LINES(text)		{ .kind = RT_OPT_TEXT, .help = (text) }
 #define RT_OPT_END			{ .help = NULL }
+/* -h/--help, the same in every command's table */
+#define RT_OPT_HELP_ENTRY		{ 'h', "help", NULL, "print this help", .kind = RT_OPT_HELP }
 
 struct rt_cli {
 	const char *prog;	/* "rocetop", "rocetop report", ...: for error hints */

@@ -70,6 +70,7 @@ const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)
 
 const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len)
 {
+	/* one case per encapsulation, each its own form */
 	switch (k->mirror) {
 	case RT_MIRROR_NONE:
 		snprintf(buf, len, "%s", "");

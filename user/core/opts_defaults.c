@@ -3,6 +3,7 @@
 #include <string.h>
 #include "opts.h"
 
+/* same shape as rt_find_cfg_defaults (findings.c): each struct's own defaults */
 void rt_opts_defaults(struct rt_opts *o)
 {
 	memset(o, 0, sizeof(*o));

@@ -105,6 +105,7 @@ int rt_out_open(const char *path, const char *what, int flags)
 		goto fail;
 	}
 	if ((flags & RT_OUT_LOCK) && flock(fd, LOCK_EX | LOCK_NB)) {
+		/* same shape as the open's error above: each failure its own sentence */
 		err = -errno;
 		if (errno == EWOULDBLOCK)
 			pr_warn("%s %s is being written by another process (possibly another rocetop); give each writer its own file.\n",

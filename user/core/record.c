@@ -81,6 +81,7 @@ static struct field snap_fields[] = {
 	F(struct rec_snap, nsfagents, "u32"),
 };
 
+/* The layout tables: one F() per field of each struct a recording holds (alike in shape only). */
 static struct field flow_fields[] = {
 	F(struct rt_flow, k.ifindex, "u32"), F(struct rt_flow, k.dir, "u8"),
 	F(struct rt_flow, k.family, "u8"), F(struct rt_flow, k.src, "bytes[16]"),
@@ -694,27 +695,18 @@ static void rec_close(struct rt_sink *s)
 		rt_snapshot_free(&r->base);
 		rt_snapshot_free(&r->tmp);
 		rt_snapshot_free(&r->sorted);
-		free(r);
 	}
-	free(s);
+	rt_sink_free(s);
 }
 
 struct rt_sink *rt_record_sink_new(const struct rt_opts *o)
 {
-	struct rt_sink *s = calloc(1, sizeof(*s));
-	struct rec *r = calloc(1, sizeof(*r));
+	struct rt_sink *s = rt_sink_new("record", sizeof(struct rec), rec_emit, rec_close);
+	struct rec *r;
 
-	if (!s || !r) {
-		pr_warn("out of memory.\n");
-		free(s);
-		free(r);
+	if (!s)
 		return NULL;
-	}
-	s->name = "record";
-	s->emit = rec_emit;
-	s->close = rec_close;
-	s->input_fd = -1;
-	s->priv = r;
+	r = s->priv;
 	r->fd = -1;
 	snprintf(r->path, sizeof(r->path), "%s", o->write_file);
 	r->max_size = o->max_size;

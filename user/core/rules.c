@@ -680,6 +680,7 @@ static int rule_loss(struct rt_rule_ctx *c)
 static int rule_rnr(struct rt_rule_ctx *c)
 {
 	static const char *const names[] = { "rnr_nak_retry_err", "out_of_buffer", NULL };
+	/* same shape as the loss rule above: the rules' table entries, each its own counter and words */
 	static const struct flow_ctr_rule r = {
 		.rule = "receiver-not-ready",
 		.off = offsetof(struct rt_flow_val, rnr_nak),

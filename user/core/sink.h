@@ -43,6 +43,21 @@ struct rt_sink {
 	void *priv;
 };
 
+typedef int (*rt_sink_emit_fn)(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d);
+typedef void (*rt_sink_close_fn)(struct rt_sink *s);
+
+/* Fills the fields every sink sets: its name, emit, close, private state, and
+ * no fd to poll; the optional hooks are the caller's. */
+void rt_sink_init(struct rt_sink *s, const char *name, rt_sink_emit_fn emit, rt_sink_close_fn close,
+		  void *priv);
+/* A sink (rt_sink_init) with priv_size zeroed bytes of private state at
+ * s->priv; NULL after saying "out of memory". */
+struct rt_sink *rt_sink_new(const char *name, size_t priv_size, rt_sink_emit_fn emit,
+			    rt_sink_close_fn close);
+/* Frees what rt_sink_new allocated (the private state's own buffers are the
+ * sink's to free first). */
+void rt_sink_free(struct rt_sink *s);
+
 /* The recorder (user/core/record.c); NULL after saying why. The other
  * sinks' constructors are above the core: user/sinks/sinks.h, tui/tui.h,
  * exporters/prom.h; user/cmd/run.c chooses them. */

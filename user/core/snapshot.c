@@ -35,6 +35,7 @@ static void table_free(struct rt_flow_table *t)
 	free(t);
 }
 
+/* like table_free above and findings.c's, snapshot_delta.c's, report_viz.c's frees: each its own arrays */
 void rt_snapshot_free(struct rt_snapshot *s)
 {
 	free(s->flows);

@@ -589,6 +589,11 @@ void rt_if_val_delta(struct rt_if_val *d, const struct rt_if_val *prev, const st
 void rt_flow_val_add(struct rt_flow_val *sum, const struct rt_flow_val *v);
 void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v);
 
+/* Room in d's small tables (interfaces, NIC counters, switch ports, switch
+ * drops, sFlow agents) for that many rows each: 0 or -ENOMEM. */
+int rt_delta_reserve(struct rt_delta *d, size_t nifs, size_t nports, size_t nswports, size_t nswdrops,
+		     size_t nsfagents);
+
 /*
  * Fill d with what changed from prev to cur (prev may be NULL: everything since
  * the start). Both snapshots must be sorted. Returns 0 or -ENOMEM.

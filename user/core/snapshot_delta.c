@@ -93,17 +93,25 @@ void rt_if_val_add(struct rt_if_val *sum, const struct rt_if_val *v)
 }
 
 /* ifdirs and ports of cur against prev (NULL: everything since the start). */
+int rt_delta_reserve(struct rt_delta *d, size_t nifs, size_t nports, size_t nswports, size_t nswdrops,
+		     size_t nsfagents)
+{
+	if (rt_grow_to((void **)&d->ifs, &d->ifs_cap, nifs, sizeof(*d->ifs)) ||
+	    rt_grow_to((void **)&d->ports, &d->ports_cap, nports, sizeof(*d->ports)) ||
+	    rt_grow_to((void **)&d->swports, &d->swports_cap, nswports, sizeof(*d->swports)) ||
+	    rt_grow_to((void **)&d->swdrops, &d->swdrops_cap, nswdrops, sizeof(*d->swdrops)) ||
+	    rt_grow_to((void **)&d->sfagents, &d->sfagents_cap, nsfagents, sizeof(*d->sfagents)))
+		return -ENOMEM;
+	return 0;
+}
+
 static int small_delta(struct rt_delta *d, const struct rt_snapshot *prev,
 		       const struct rt_snapshot *cur)
 {
 	static const struct rt_if_val zi;
 	size_t i, j;
 
-	if (rt_grow_to((void **)&d->ifs, &d->ifs_cap, cur->nifs, sizeof(*d->ifs)) ||
-	    rt_grow_to((void **)&d->ports, &d->ports_cap, cur->nports, sizeof(*d->ports)) ||
-	    rt_grow_to((void **)&d->swports, &d->swports_cap, cur->nswports, sizeof(*d->swports)) ||
-	    rt_grow_to((void **)&d->swdrops, &d->swdrops_cap, cur->nswdrops, sizeof(*d->swdrops)) ||
-	    rt_grow_to((void **)&d->sfagents, &d->sfagents_cap, cur->nsfagents, sizeof(*d->sfagents)))
+	if (rt_delta_reserve(d, cur->nifs, cur->nports, cur->nswports, cur->nswdrops, cur->nsfagents))
 		return -ENOMEM;
 	d->secs = prev && cur->time_ns > prev->time_ns ? (cur->time_ns - prev->time_ns) / 1e9 : 0;
 	memset(&d->if_tot, 0, sizeof(d->if_tot));

@@ -104,6 +104,7 @@ void sf_delta(struct rt_delta *d, const struct rt_snapshot *prev, const struct r
 			p = &prev->sfagents[j];
 		d->sfagents[i].a = c;
 		memset(o, 0, sizeof(*o));
+		/* same shape as the switch ports' deltas above: each counter of its own struct, each a 64-bit counter's delta */
 		o->datagrams = rt_ctr_delta(p->datagrams, c->datagrams, 64);
 		o->lost = rt_ctr_delta(p->lost, c->lost, 64);
 		o->errors = rt_ctr_delta(p->errors, c->errors, 64);

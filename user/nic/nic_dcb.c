@@ -38,6 +38,7 @@ static void parse_ieee(const struct nlattr *ieee, struct rt_dcb *d)
 			}
 			break;
 		}
+		/* same shape as the PFC case above: each DCB attribute's own struct */
 		case DCB_ATTR_IEEE_ETS: {
 			struct ieee_ets e;
 
@@ -134,35 +135,20 @@ int rt_dcb_trust_dscp(const struct rt_dcb *d)
 
 size_t rt_dcb_req(void *buf, size_t cap, const char *ifname, __u32 seq)
 {
-	struct {
-		struct nlmsghdr h;
-		struct dcbmsg m;
-	} hdr;
+	struct dcbmsg dm = { .dcb_family = AF_UNSPEC, .cmd = DCB_CMD_IEEE_GET };
 	size_t n = strlen(ifname) + 1;
-	size_t alen = NLA_HDRLEN + n;
-	size_t total = NLMSG_ALIGN(sizeof(hdr)) + NLA_ALIGN(alen);
-	struct nlattr a = { .nla_len = (__u16)alen, .nla_type = DCB_ATTR_IFNAME };
+	struct rt_nlmsg m;
 
-	if (total > cap || n > 64)
+	if (n > 64)
 		return 0;
-	memset(buf, 0, total);
-	memset(&hdr, 0, sizeof(hdr));
-	hdr.h.nlmsg_len = (__u32)total;
-	hdr.h.nlmsg_type = RTM_GETDCB;
-	hdr.h.nlmsg_flags = NLM_F_REQUEST;
-	hdr.h.nlmsg_seq = seq;
-	hdr.m.dcb_family = AF_UNSPEC;
-	hdr.m.cmd = DCB_CMD_IEEE_GET;
-	memcpy(buf, &hdr, sizeof(hdr));
-	memcpy((char *)buf + NLMSG_ALIGN(sizeof(hdr)), &a, sizeof(a));
-	memcpy((char *)buf + NLMSG_ALIGN(sizeof(hdr)) + NLA_HDRLEN, ifname, n);
-	return total;
+	rt_nlmsg_begin(&m, buf, cap, RTM_GETDCB, NLM_F_REQUEST, seq);
+	rt_nlmsg_put(&m, &dm, sizeof(dm));
+	rt_nlmsg_attr(&m, DCB_ATTR_IFNAME, ifname, n);
+	return rt_nlmsg_end(&m);
 }
 
 int rt_dcb_query(const char *ifname, struct rt_dcb *d)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 1 };
 	char req[128], buf[16384];
 	size_t n = rt_dcb_req(req, sizeof(req), ifname, 1);
 	ssize_t got;
@@ -171,11 +157,10 @@ int rt_dcb_query(const char *ifname, struct rt_dcb *d)
 	memset(d, 0, sizeof(*d));
 	if (!n)
 		return -EINVAL;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	fd = rt_nl_open(NETLINK_ROUTE);
 	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || send(fd, req, n, 0) < 0) {
+		return fd;
+	if (send(fd, req, n, 0) < 0) {
 		r = -errno;
 		close(fd);
 		return r;

@@ -206,47 +206,18 @@ int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t)
 	return rt_nl_walk(buf, len, RT_NL_ANY, nl_msg, t);
 }
 
-/* Send the request of len bytes, then read answers into buf and parse them
- * until parse says done (> 0) or fails (< 0). 0 or -errno. */
-static int ask(int fd, const void *req, size_t len, char *buf, size_t size,
-	       int (*parse)(const void *buf, size_t len, void *arg), void *arg)
-{
-	int r;
-
-	if (send(fd, req, len, 0) < 0)
-		return -errno;
-	do {
-		ssize_t n = recv(fd, buf, size, 0);
-
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -ECONNRESET;
-		r = parse(buf, (size_t)n, arg);
-	} while (!r);
-	return r < 0 ? r : 0;
-}
-
 /* One dump request; parse the answer until NLMSG_DONE. 0 or -errno. */
 static int dump_with(int fd, __u32 seq, int op, int with_dev, __u32 dev_index,
 		     int (*parse)(const void *buf, size_t len, void *arg), void *arg)
 {
-	struct {
-		struct nlmsghdr h;
-		struct nlattr a;
-		__u32 idx;
-	} req;
 	static char buf[32768];
+	unsigned char req[64];
+	struct rt_nlmsg m;
 
-	memset(&req, 0, sizeof(req));
-	req.h.nlmsg_len = NLMSG_HDRLEN + (with_dev ? NLA_HDRLEN + 4 : 0);
-	req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op);
-	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.h.nlmsg_seq = seq;
-	req.a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
-	req.a.nla_len = NLA_HDRLEN + 4;
-	req.idx = dev_index;
-	return ask(fd, &req, req.h.nlmsg_len, buf, sizeof(buf), parse, arg);
+	rt_nlmsg_begin(&m, req, sizeof(req), RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op), NLM_F_REQUEST | NLM_F_DUMP, seq);
+	if (with_dev)
+		rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	return rt_nl_ask(fd, req, rt_nlmsg_end(&m), buf, sizeof(buf), parse, arg);
 }
 
 static int parse_qps(const void *buf, size_t len, void *t)
@@ -281,20 +252,13 @@ static void pid_comm(__u32 pid, char *out, size_t len)
 
 int rt_rdma_nl_dump(struct rt_qp_table *t)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 1 };
 	__u32 seq = 1;
 	int fd, r;
 
 	rt_qp_table_clear(t);
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	fd = rt_nl_open(NETLINK_RDMA);
 	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		r = -errno;
-		goto out;
-	}
+		return fd;
 	r = dump(fd, seq++, RDMA_NLDEV_CMD_GET, 0, 0, t);
 	for (size_t i = 0; !r && i < t->ndevs; i++) {
 		r = dump(fd, seq++, RDMA_NLDEV_CMD_RES_QP_GET, 1, t->dev_index[i], t);
@@ -305,7 +269,6 @@ int rt_rdma_nl_dump(struct rt_qp_table *t)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->q[i].pid && !t->q[i].comm[0])
 			pid_comm(t->q[i].pid, t->q[i].comm, sizeof(t->q[i].comm));
-out:
 	close(fd);
 	return r;
 }
@@ -356,50 +319,30 @@ static int parse_ports(const void *buf, size_t len, void *ps)
 /* One port (DEV_INDEX, PORT_INDEX, acknowledged): the answer, then the ACK. */
 static int port_query(int fd, __u32 seq, __u32 dev_index, __u32 port, struct rt_rdma_ports *ps)
 {
-	struct {
-		struct nlmsghdr h;
-		struct nlattr a;
-		__u32 idx;
-		struct nlattr b;
-		__u32 port;
-	} req;
 	static char buf[8192];
+	unsigned char req[64];
+	struct rt_nlmsg m;
 
-	memset(&req, 0, sizeof(req));
-	req.h.nlmsg_len = sizeof(req);
-	req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET);
-	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	req.h.nlmsg_seq = seq;
-	req.a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
-	req.a.nla_len = NLA_HDRLEN + 4;
-	req.idx = dev_index;
-	req.b.nla_type = RDMA_NLDEV_ATTR_PORT_INDEX;
-	req.b.nla_len = NLA_HDRLEN + 4;
-	req.port = port;
-	return ask(fd, &req, sizeof(req), buf, sizeof(buf), parse_ports, ps);
+	rt_nlmsg_begin(&m, req, sizeof(req), RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET),
+		       NLM_F_REQUEST | NLM_F_ACK, seq);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	return rt_nl_ask(fd, req, rt_nlmsg_end(&m), buf, sizeof(buf), parse_ports, ps);
 }
 
 int rt_rdma_nl_port_netdevs(struct rt_rdma_ports *ps)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 1 };
 	struct rt_qp_table devs = { 0 };
 	__u32 seq = 1;
 	int fd, r;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	fd = rt_nl_open(NETLINK_RDMA);
 	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		r = -errno;
-		goto out;
-	}
+		return fd;
 	r = dump(fd, seq++, RDMA_NLDEV_CMD_GET, 0, 0, &devs);
 	for (size_t i = 0; !r && i < devs.ndevs; i++)
 		for (__u32 port = 1; !r && port <= devs.dev_nports[i] && port <= 255; port++)
 			r = port_query(fd, seq++, devs.dev_index[i], port, ps);
-out:
 	rt_qp_table_free(&devs);
 	close(fd);
 	return r;

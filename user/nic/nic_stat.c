@@ -173,6 +173,7 @@ int rt_qpc_parse(const void *buf, size_t len, struct rt_qpc_table *t)
 	return rt_nl_walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, stat_cb, t);
 }
 
+/* same shape as stat_cb above: each answer's own attributes */
 static int status_cb(const struct nlmsghdr *h, void *arg)
 {
 	const void *attrs = RT_NL_ATTRS(h);
@@ -237,148 +238,97 @@ int rt_stat_mode_parse(const void *buf, size_t len, struct rt_stat_mode *m)
 
 /* ---- building requests ---- */
 
-struct msg {
-	unsigned char *b;
-	size_t len, cap;
-	int err;
-};
-
-static void put(struct msg *m, const void *p, size_t n)
+static void begin(struct rt_nlmsg *m, void *buf, size_t cap, int op, __u16 flags, __u32 seq)
 {
-	size_t pad = NLA_ALIGN(n) - n;
-
-	if (m->len + n + pad > m->cap) {
-		m->err = -ENOSPC;
-		return;
-	}
-	memcpy(m->b + m->len, p, n);
-	memset(m->b + m->len + n, 0, pad);
-	m->len += n + pad;
-}
-
-static void put_attr(struct msg *m, __u16 type, const void *p, size_t n)
-{
-	struct nlattr a = { .nla_len = (__u16)(NLA_HDRLEN + n), .nla_type = type };
-
-	put(m, &a, sizeof(a));
-	if (n)
-		put(m, p, n);
-}
-
-static void put_u32(struct msg *m, __u16 type, __u32 v)
-{
-	put_attr(m, type, &v, 4);
-}
-
-static void begin(struct msg *m, void *buf, size_t cap, int op, __u16 flags, __u32 seq)
-{
-	struct nlmsghdr h = {
-		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op),
-		.nlmsg_flags = flags,
-		.nlmsg_seq = seq,
-	};
-
-	m->b = buf;
-	m->cap = cap;
-	m->len = 0;
-	m->err = 0;
-	put(m, &h, sizeof(h));
-}
-
-static size_t end(struct msg *m)
-{
-	if (m->err)
-		return 0;
-	((struct nlmsghdr *)m->b)->nlmsg_len = (__u32)m->len;
-	return m->len;
+	rt_nlmsg_begin(m, buf, cap, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op), flags, seq);
 }
 
 /* A request to one port of one device, acknowledged: the start of most. */
-static void begin_port(struct msg *m, void *buf, size_t cap, int cmd, __u32 seq, __u32 dev_index,
+static void begin_port(struct rt_nlmsg *m, void *buf, size_t cap, int cmd, __u32 seq, __u32 dev_index,
 		       __u32 port)
 {
 	begin(m, buf, cap, cmd, NLM_F_REQUEST | NLM_F_ACK, seq);
-	put_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-	put_u32(m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	rt_nlmsg_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	rt_nlmsg_u32(m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
 }
 
 size_t rt_stat_req_dump(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port)
 {
-	struct msg m;
+	struct rt_nlmsg m;
 
 	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET, NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP, seq);
-	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
-	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
-	return end(&m);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	return rt_nlmsg_end(&m);
 }
 
 /* STAT_MODE present tells the kernel to answer with the mode (its value is
  * not read); without it a STAT_GET for QPs is refused with EINVAL. */
 size_t rt_stat_req_mode(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port)
 {
-	struct msg m;
+	struct rt_nlmsg m;
 
 	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET, seq, dev_index, port);
-	put_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL);
-	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
-	return end(&m);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	return rt_nlmsg_end(&m);
 }
 
 size_t rt_stat_req_status(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port)
 {
-	struct msg m;
+	struct rt_nlmsg m;
 
 	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_GET_STATUS, seq, dev_index, port);
-	return end(&m);
+	return rt_nlmsg_end(&m);
 }
 
 size_t rt_stat_req_set_auto(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
 			    __u32 mask, int opcnt)
 {
-	struct msg m;
+	struct rt_nlmsg m;
 
 	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_SET, seq, dev_index, port);
-	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
-	put_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_AUTO);
-	put_u32(&m, RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK, mask);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_AUTO);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK, mask);
 	if (opcnt >= 0) {
 		__u8 v = (__u8)opcnt;
 
-		put_attr(&m, ATTR_OPCOUNTER_ENABLED, &v, 1);
+		rt_nlmsg_attr(&m, ATTR_OPCOUNTER_ENABLED, &v, 1);
 	}
-	return end(&m);
+	return rt_nlmsg_end(&m);
 }
 
 size_t rt_stat_req_unbind(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
 			  __u32 counter_id, __u32 lqpn)
 {
-	struct msg m;
+	struct rt_nlmsg m;
 
 	begin(&m, buf, cap, RDMA_NLDEV_CMD_STAT_DEL, NLM_F_REQUEST | NLM_F_ACK, seq);
-	put_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL);
-	put_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
-	put_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
-	put_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
-	put_u32(&m, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, counter_id);
-	put_u32(&m, RDMA_NLDEV_ATTR_RES_LQPN, lqpn);
-	return end(&m);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, counter_id);
+	rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_RES_LQPN, lqpn);
+	return rt_nlmsg_end(&m);
 }
 
 size_t rt_stat_req_set_optional(void *buf, size_t cap, __u32 seq, __u32 dev_index, __u32 port,
 				const __u32 *idx, size_t n)
 {
-	struct msg m;
+	struct rt_nlmsg m;
 	size_t nest;
 
 	begin_port(&m, buf, cap, RDMA_NLDEV_CMD_STAT_SET, seq, dev_index, port);
 	nest = m.len;
-	put_attr(&m, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS | NLA_F_NESTED, NULL, 0);
+	rt_nlmsg_attr(&m, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS | NLA_F_NESTED, NULL, 0);
 	for (size_t i = 0; i < n; i++)
-		put_u32(&m, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX, idx[i]);
+		rt_nlmsg_u32(&m, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX, idx[i]);
 	if (!m.err)
 		((struct nlattr *)(m.b + nest))->nla_len = (__u16)(m.len - nest);
-	return end(&m);
+	return rt_nlmsg_end(&m);
 }
 
 /* ---- the real socket ---- */
@@ -387,35 +337,15 @@ static int sock_xfer(struct rt_nl_io *io, const void *req, size_t len,
 		     int (*parse)(const void *buf, size_t len, void *arg), void *arg)
 {
 	static char buf[65536];
-	int r;
 
 	if (io->fd < 0) {
-		struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-		struct timeval tv = { .tv_sec = 1 };
+		int fd = rt_nl_open(NETLINK_RDMA);
 
-		io->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
-		if (io->fd < 0)
-			return -errno;
-		setsockopt(io->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		if (bind(io->fd, (struct sockaddr *)&sa, sizeof(sa))) {
-			r = -errno;
-			close(io->fd);
-			io->fd = -1;
-			return r;
-		}
+		if (fd < 0)
+			return fd;
+		io->fd = fd;
 	}
-	if (send(io->fd, req, len, 0) < 0)
-		return -errno;
-	do {
-		ssize_t n = recv(io->fd, buf, sizeof(buf), 0);
-
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return -ECONNRESET;
-		r = parse(buf, (size_t)n, arg);
-	} while (!r);
-	return r < 0 ? r : 0;
+	return rt_nl_ask(io->fd, req, len, buf, sizeof(buf), parse, arg);
 }
 
 void rt_nl_io_socket(struct rt_nl_io *io)
@@ -897,10 +827,10 @@ int rt_qpc_recover(struct rt_nl_io *io, char *msg, size_t msglen)
 
 size_t rt_stat_req_devs(void *buf, size_t cap, __u32 seq)
 {
-	struct msg m;
+	struct rt_nlmsg m;
 
 	begin(&m, buf, cap, RDMA_NLDEV_CMD_GET, NLM_F_REQUEST | NLM_F_DUMP, seq);
-	return end(&m);
+	return rt_nlmsg_end(&m);
 }
 
 int rt_stat_status_of(struct rt_nl_io *io, const char *dev, __u32 port, struct rt_stat_status *st)

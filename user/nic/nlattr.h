@@ -14,6 +14,31 @@
 #include <linux/types.h>
 #include <rdma/rdma_netlink.h>
 
+/* ---- writing and sending requests (nlmsg.c) ---- */
+
+/* A netlink socket of protocol proto (NETLINK_RDMA, NETLINK_ROUTE), bound, with
+ * a 1 s receive timeout: its fd, or -errno. */
+int rt_nl_open(int proto);
+/* Send the request of len bytes, then read answers into buf and parse them
+ * until parse says done (> 0) or fails (< 0). 0 or -errno. */
+int rt_nl_ask(int fd, const void *req, size_t len, char *buf, size_t size,
+	      int (*parse)(const void *buf, size_t len, void *arg), void *arg);
+
+/* A request written into a caller's buffer: a header, then attributes, each
+ * padded to 4 bytes. Writing past cap sets err, and rt_nlmsg_end returns 0. */
+struct rt_nlmsg {
+	unsigned char *b;
+	size_t len, cap;
+	int err;
+};
+
+void rt_nlmsg_begin(struct rt_nlmsg *m, void *buf, size_t cap, __u16 type, __u16 flags, __u32 seq);
+void rt_nlmsg_put(struct rt_nlmsg *m, const void *p, size_t n);	/* n bytes and their padding */
+void rt_nlmsg_attr(struct rt_nlmsg *m, __u16 type, const void *p, size_t n);
+void rt_nlmsg_u32(struct rt_nlmsg *m, __u16 type, __u32 v);
+/* Sets the header's length: the request's length, or 0 when it did not fit. */
+size_t rt_nlmsg_end(struct rt_nlmsg *m);
+
 #define FOR_ATTR(a, p, len) \
 	for (const struct nlattr *a = (const struct nlattr *)(p); \
 	     (const char *)a + NLA_HDRLEN <= (const char *)(p) + (len) && a->nla_len >= NLA_HDRLEN && \

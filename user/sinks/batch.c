@@ -468,21 +468,18 @@ static void batch_close(struct rt_sink *s)
 
 	fflush(stdout);
 	free(b->order);
-	free(b);
-	free(s);
+	rt_sink_free(s);
 }
 
+/* same shape as the other sinks' close and constructor: user/core/sink.c does the shared part */
 struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 {
-	struct rt_sink *s = calloc(1, sizeof(*s));
-	struct batch *b = calloc(1, sizeof(*b));
+	struct rt_sink *s = rt_sink_new("batch", sizeof(struct batch), batch_emit, batch_close);
+	struct batch *b;
 
-	if (!s || !b) {
-		free(s);
-		free(b);
-		pr_warn("out of memory.\n");
+	if (!s)
 		return NULL;
-	}
+	b = s->priv;
 	b->top = o->top;
 	b->speed_given = o->find.speed_mbps;
 	rt_pr_init(&b->pr, stdout, o->json);
@@ -495,10 +492,5 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 									       !strcasecmp(o->sort, "gb"))))
 				sort_by = (int)k;
 	}
-	s->name = "batch";
-	s->emit = batch_emit;
-	s->close = batch_close;
-	s->input_fd = -1;
-	s->priv = b;
 	return s;
 }

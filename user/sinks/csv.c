@@ -636,26 +636,14 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 static void csv_close(struct rt_sink *s)
 {
 	struct csv *c = s->priv;
+	FILE *const files[] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops,
+				c->findings, c->qpctr };
 
-	if (c->flows)
-		fclose(c->flows);
-	if (c->pfc)
-		fclose(c->pfc);
-	if (c->stats)
-		fclose(c->stats);
-	if (c->ports)
-		fclose(c->ports);
-	if (c->swports)
-		fclose(c->swports);
-	if (c->drops)
-		fclose(c->drops);
-	if (c->findings)
-		fclose(c->findings);
-	if (c->qpctr)
-		fclose(c->qpctr);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i])
+			fclose(files[i]);
 	free(c->qpf);
-	free(c);
-	free(s);
+	rt_sink_free(s);
 }
 
 static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr)
@@ -686,14 +674,13 @@ static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr)
 
 struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 {
-	struct rt_sink *s = calloc(1, sizeof(*s));
-	struct csv *c = calloc(1, sizeof(*c));
+	struct rt_sink *s = rt_sink_new("csv", sizeof(struct csv), csv_emit, csv_close);
+	struct csv *c;
 	struct stat st;
 
-	if (!s || !c) {
-		pr_warn("out of memory.\n");
-		goto fail;
-	}
+	if (!s)
+		return NULL;
+	c = s->priv;
 	snprintf(c->dir, sizeof(c->dir), "%s", o->csv_dir);
 	c->speed_given = o->find.speed_mbps;
 	rt_rec_hostname(o->hostname, c->host, sizeof(c->host));
@@ -710,8 +697,6 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	}
 	if (rt_out_check_dir(c->dir, "--csv"))
 		goto fail;
-	s->priv = c;
-	s->close = csv_close;
 	s->start = csv_start;
 	if (!(c->flows = open_csv(c, C_FLOWS, "flows.csv", FLOWS_HDR)) ||
 	    !(c->pfc = open_csv(c, C_PFC, "pfc.csv", PFC_HDR)) ||
@@ -728,12 +713,8 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 		csv_close(s);
 		return NULL;
 	}
-	s->name = "csv";
-	s->emit = csv_emit;
-	s->input_fd = -1;
 	return s;
 fail:
-	free(s);
-	free(c);
+	rt_sink_free(s);
 	return NULL;
 }

@@ -378,6 +378,7 @@ static void flight_signal(struct rt_sink *s, int signo)
 	}
 }
 
+/* same shape as the other sinks' close and constructor: each its own state (user/core/sink.c: the rest) */
 static void flight_close(struct rt_sink *s)
 {
 	struct flight *F = s->priv;
@@ -395,28 +396,19 @@ static void flight_close(struct rt_sink *s)
 		rt_snapshot_free(&F->basesnap);
 		rt_snapshot_free(&F->sorted);
 		rt_snapshot_free(&F->tmp);
-		free(F);
 	}
-	free(s);
+	rt_sink_free(s);
 }
 
 struct rt_sink *rt_flight_sink_new(const struct rt_opts *o)
 {
-	struct rt_sink *s = calloc(1, sizeof(*s));
-	struct flight *F = calloc(1, sizeof(*F));
+	struct rt_sink *s = rt_sink_new("flight", sizeof(struct flight), flight_emit, flight_close);
+	struct flight *F;
 
-	if (!s || !F) {
-		pr_warn("out of memory.\n");
-		free(s);
-		free(F);
+	if (!s)
 		return NULL;
-	}
-	s->name = "flight";
-	s->emit = flight_emit;
-	s->close = flight_close;
+	F = s->priv;
 	s->on_signal = flight_signal;
-	s->input_fd = -1;
-	s->priv = F;
 	F->fd = -1;
 	F->secs = o->flight_secs;
 	F->trigger = o->trigger;

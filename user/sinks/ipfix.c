@@ -381,23 +381,24 @@ static void ipx_close(struct rt_sink *s)
 	if (x->model)
 		fbInfoModelFree(x->model);
 	free(x->msg);
-	free(x);
-	free(s);
+	rt_sink_free(s);
 }
 
 struct rt_sink *rt_ipfix_sink_new(const struct rt_opts *o)
 {
-	struct rt_sink *s = calloc(1, sizeof(*s));
-	struct ipx *x = calloc(1, sizeof(*x));
 	struct rt_ipfix_dest dest;
+	struct rt_sink *s;
+	struct ipx *x;
 
 	if (rt_ipfix_parse(o->ipfix, &dest)) {
 		pr_warn("--ipfix '%s' is not valid: give [udp:|tcp:]HOST:PORT, e.g. 192.0.2.1:4739 or tcp:[2001:db8::1]:4739.\n",
 			o->ipfix);
-		goto fail;
+		return NULL;
 	}
-	if (!s || !x)
-		goto oom;
+	s = rt_sink_new("ipfix", sizeof(struct ipx), ipx_emit, ipx_close);
+	if (!s)
+		return NULL;
+	x = s->priv;
 	x->msg_size = dest.tcp ? TCP_MSG : UDP_MSG;
 	x->msg = malloc(x->msg_size);
 	x->model = fbInfoModelAlloc();
@@ -405,21 +406,12 @@ struct rt_sink *rt_ipfix_sink_new(const struct rt_opts *o)
 		goto oom;
 	fbInfoModelAddElementArray(x->model, pen_elements);
 	rt_ipfix_conn_init(&x->conn, &dest);
-	s->name = "ipfix";
-	s->emit = ipx_emit;
-	s->close = ipx_close;
-	s->input_fd = -1;
-	s->priv = x;
 	return s;
 oom:
 	pr_warn("out of memory.\n");
-fail:
-	if (x) {
-		free(x->msg);
-		if (x->model)
-			fbInfoModelFree(x->model);
-	}
-	free(x);
-	free(s);
+	free(x->msg);
+	if (x->model)
+		fbInfoModelFree(x->model);
+	rt_sink_free(s);
 	return NULL;
 }

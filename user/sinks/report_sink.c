@@ -89,12 +89,8 @@ struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_s
 	out->agg.speed_given = cfg->find.speed_mbps;
 	k->path = cfg->path;
 	k->first_secs = cfg->first_secs;
-	k->s.name = "report";
-	k->s.emit = rsink_emit;
-	k->s.close = rsink_close;
+	rt_sink_init(&k->s, "report", rsink_emit, rsink_close, k);
 	k->s.start = rsink_start;
-	k->s.input_fd = -1;
-	k->s.priv = k;
 	return &k->s;
 }
 

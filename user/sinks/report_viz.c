@@ -452,6 +452,7 @@ static void vsink_close(struct rt_sink *s)
 	free(s->priv);
 }
 
+/* same shape as rules.c's context allocation: each fills its own struct */
 struct rt_sink *rt_viz_sink_new(struct rt_viz_host **hs, int n, int *started)
 {
 	struct vsink *k = calloc(1, sizeof(*k));
@@ -461,12 +462,8 @@ struct rt_sink *rt_viz_sink_new(struct rt_viz_host **hs, int n, int *started)
 	k->hs = hs;
 	k->n = n;
 	k->started = started;
-	k->s.name = "report";
-	k->s.emit = vsink_emit;
-	k->s.close = vsink_close;
+	rt_sink_init(&k->s, "report", vsink_emit, vsink_close, k);
 	k->s.start = vsink_start;
-	k->s.input_fd = -1;
-	k->s.priv = k;
 	return &k->s;
 }
 

@@ -112,21 +112,27 @@ static int privileged(void)
 	return (eff >> 12 & 1) && ((eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1)));
 }
 
+/* The XDP program on i through a link in one mode (flags): 0, or -errno. */
+static int link_xdp(struct live *l, struct live_if *i, __u32 flags, const char *mode)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
+	int fd = bpf_link_create(bpf_program__fd(l->xdp_prog), i->ifindex, BPF_XDP, &opts);
+
+	if (fd < 0)
+		return -errno;
+	i->xdp_link = fd;
+	i->mode = mode;
+	return 0;
+}
+
 static int attach_xdp(struct live *l, struct live_if *i, int want_mode)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, opts);
-	int prog = bpf_program__fd(l->xdp_prog);
-	int fd, err;
+	int err;
 
 	if (want_mode != 2) {
-		opts.flags = XDP_FLAGS_DRV_MODE;
-		fd = bpf_link_create(prog, i->ifindex, BPF_XDP, &opts);
-		if (fd >= 0) {
-			i->xdp_link = fd;
-			i->mode = "native";
+		err = link_xdp(l, i, XDP_FLAGS_DRV_MODE, "native");
+		if (!err)
 			return 0;
-		}
-		err = -errno;
 		if (err == -EBUSY || err == -EEXIST)
 			goto busy;
 		if (want_mode == 1) {
@@ -137,14 +143,9 @@ static int attach_xdp(struct live *l, struct live_if *i, int want_mode)
 		pr_info("%s: native XDP not available (%s), falling back to generic XDP.\n",
 			i->name, strerror(-err));
 	}
-	opts.flags = XDP_FLAGS_SKB_MODE;
-	fd = bpf_link_create(prog, i->ifindex, BPF_XDP, &opts);
-	if (fd >= 0) {
-		i->xdp_link = fd;
-		i->mode = "generic";
+	err = link_xdp(l, i, XDP_FLAGS_SKB_MODE, "generic");
+	if (!err)
 		return 0;
-	}
-	err = -errno;
 	if (err == -EBUSY || err == -EEXIST)
 		goto busy;
 	if (err == -EINVAL)	/* BPF_LINK_CREATE knows no XDP before 5.9 */

@@ -100,6 +100,7 @@ void rt_ftab_unmap(struct rt_ftab *t)
 		munmap(t->slots, t->slots_len);
 	if (t->dirty)
 		munmap(t->dirty, t->dirty_len);
+	/* same shape as table.c's swap of its arrays: each frees and resets its own */
 	free(t->seen);
 	free(t->taken);
 	t->slots = NULL;

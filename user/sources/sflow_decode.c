@@ -68,8 +68,9 @@ const char *rt_sf_err_name(int err)
 }
 
 /* Flow records (also inside drop notifications). 0 or -1 (bad record). */
-static int flow_record(__u32 type, struct cur *r, struct rt_sf_flow *f, struct rt_sf_stats *st)
+static int flow_record(__u32 type, struct cur *r, void *arg, struct rt_sf_stats *st)
 {
+	struct rt_sf_flow *f = arg;
 	__u32 a, b, c, d;
 
 	if (type >> 12) {	/* another enterprise */
@@ -95,6 +96,7 @@ static int flow_record(__u32 type, struct cur *r, struct rt_sf_flow *f, struct r
 		f->out_prio = d;
 		f->has_switch = 1;
 		return 0;
+	/* one case per sFlow extended record, each its own field */
 	case 1036:
 		if (u32(r, &f->queue))
 			return -1;
@@ -116,7 +118,10 @@ static int flow_record(__u32 type, struct cur *r, struct rt_sf_flow *f, struct r
 	}
 }
 
-static int records(struct cur *s, struct rt_sf_flow *f, struct rt_sf_stats *st)
+/* A sample's records, each (its type and its bytes) to one(): 0, or -1
+ * when one is cut short or one() finds it bad. */
+static int records(struct cur *s, int (*one)(__u32 type, struct cur *r, void *arg, struct rt_sf_stats *st),
+		   void *arg, struct rt_sf_stats *st)
 {
 	__u32 n, i;
 
@@ -128,7 +133,7 @@ static int records(struct cur *s, struct rt_sf_flow *f, struct rt_sf_stats *st)
 
 		if (u32(s, &type) || u32(s, &len) || sub(s, len, &r))
 			return -1;
-		if (flow_record(type, &r, f, st))
+		if (one(type, &r, arg, st))
 			return -1;
 	}
 	return 0;
@@ -166,12 +171,38 @@ static int flow_sample(__u32 format, struct cur *s, struct rt_sf_flow *f, struct
 		f->input = in;
 		f->output = out;
 	}
-	return records(s, f, st);
+	return records(s, flow_record, f, st);
+}
+
+/* Counter records: generic interface (1) and Ethernet (2); others skipped. */
+static int ctr_record(__u32 type, struct cur *r, void *arg, struct rt_sf_stats *st)
+{
+	struct rt_sf_ctr *c = arg;
+
+	if (type == 1) {
+		if (u32(r, &c->if_index) || u32(r, &c->if_type) || u64(r, &c->if_speed) ||
+		    u32(r, &c->if_direction) || u32(r, &c->if_status) || u64(r, &c->in_octets) ||
+		    u32s(r, (__u32 *[]){ &c->in_ucast, &c->in_mcast, &c->in_bcast, &c->in_discards,
+					 &c->in_errors, &c->in_unknown }, 6) ||
+		    u64(r, &c->out_octets) ||
+		    u32s(r, (__u32 *[]){ &c->out_ucast, &c->out_mcast, &c->out_bcast,
+					 &c->out_discards, &c->out_errors, &c->promisc }, 6))
+			return -1;
+		c->has_if = 1;
+	} else if (type == 2) {
+		for (int k = 0; k < 13; k++)
+			if (u32(r, &c->eth[k]))
+				return -1;
+		c->has_eth = 1;
+	} else {
+		st->records_skipped++;
+	}
+	return 0;
 }
 
 static int ctr_sample(__u32 format, struct cur *s, struct rt_sf_ctr *c, struct rt_sf_stats *st)
 {
-	__u32 n, i, src;
+	__u32 src;
 
 	memset(c, 0, sizeof(*c));
 	c->format = format;
@@ -183,34 +214,7 @@ static int ctr_sample(__u32 format, struct cur *s, struct rt_sf_ctr *c, struct r
 	} else if (u32(s, &c->seq) || u32(s, &c->ds_class) || u32(s, &c->ds_index)) {
 		return -1;
 	}
-	if (u32(s, &n))
-		return -1;
-	for (i = 0; i < n; i++) {
-		struct cur r;
-		__u32 type, len;
-
-		if (u32(s, &type) || u32(s, &len) || sub(s, len, &r))
-			return -1;
-		if (type == 1) {
-			if (u32(&r, &c->if_index) || u32(&r, &c->if_type) || u64(&r, &c->if_speed) ||
-			    u32(&r, &c->if_direction) || u32(&r, &c->if_status) || u64(&r, &c->in_octets) ||
-			    u32s(&r, (__u32 *[]){ &c->in_ucast, &c->in_mcast, &c->in_bcast, &c->in_discards,
-						  &c->in_errors, &c->in_unknown }, 6) ||
-			    u64(&r, &c->out_octets) ||
-			    u32s(&r, (__u32 *[]){ &c->out_ucast, &c->out_mcast, &c->out_bcast,
-						  &c->out_discards, &c->out_errors, &c->promisc }, 6))
-				return -1;
-			c->has_if = 1;
-		} else if (type == 2) {
-			for (int k = 0; k < 13; k++)
-				if (u32(&r, &c->eth[k]))
-					return -1;
-			c->has_eth = 1;
-		} else {
-			st->records_skipped++;
-		}
-	}
-	return 0;
+	return records(s, ctr_record, c, st);
 }
 
 int rt_sf_decode(const __u8 *buf, size_t len, struct rt_sf_dgram *d, const struct rt_sf_cb *cb,

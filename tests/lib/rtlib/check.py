@@ -27,6 +27,15 @@ class Checker:
             print(f"  {self.got} {got}, {self.want} {want}")
         return False
 
+    def ok(self, name, cond, what, why=""):
+        """A check the caller decided: "PASS name: what", or "FAIL name: what: why"."""
+        if cond:
+            print("PASS %s: %s" % (name, what))
+        else:
+            self.failed += 1
+            print("FAIL %s: %s%s" % (name, what, (": " + why) if why else ""))
+        return bool(cond)
+
     def done(self):
         sys.exit(1 if self.failed else 0)
 
