@@ -183,30 +183,44 @@ static void test_pfc_storm(void)
 		CHECK(strstr(e->f.evidence, "paused 40%") != NULL, "evidence: %s", e->f.evidence);
 	}
 	iv_free(&v);
-	/* One quiet interval: still open; the second closes it, ending at the
-	 * last interval it matched. */
-	iv_init(&v, 7);
+	/* Quiet for two intervals (2 s): still open; matching again it is the
+	 * same episode (no new open); it closes only after close_after intervals
+	 * and close_secs (10 s) without a match, ending at the last match. */
+	for (k = 7; k <= 8; k++) {
+		iv_init(&v, k);
+		eval(&F, &v);
+		CHECK_EQ(F.nev, 0);
+		iv_free(&v);
+	}
+	iv_init(&v, 9);
+	iv_pfc(&v, RT_DIR_INGRESS, 3, 600, 0, Q20);
 	eval(&F, &v);
-	CHECK_EQ(F.nev, 0);
+	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "pfc-storm"), 0);
 	iv_free(&v);
-	iv_init(&v, 8);
+	for (k = 10; k <= 18; k++) {
+		iv_init(&v, k);
+		eval(&F, &v);
+		CHECK_EQ(F.nev, 0);
+		iv_free(&v);
+	}
+	iv_init(&v, 19);
 	eval(&F, &v);
 	e = find_ev(&F, RT_FEV_CLOSE, "pfc-storm");
-	CHECK(e != NULL, "pfc-storm closes after two quiet intervals");
+	CHECK(e != NULL, "pfc-storm closes after 10 quiet seconds");
 	if (e)
-		CHECK_EQ(e->f.end_ns, T0 + 6 * NS);
+		CHECK_EQ(e->f.end_ns, T0 + 9 * NS);
 	CHECK_EQ(F.per_rule[0].opened, 1);
 	iv_free(&v);
 
 	/* A gap between two matching intervals starts the count again. */
-	iv_init(&v, 9);
+	iv_init(&v, 20);
 	iv_pfc(&v, RT_DIR_EGRESS, 3, 600, 0, Q20);
 	eval(&F, &v);
 	iv_free(&v);
-	iv_init(&v, 10);
+	iv_init(&v, 21);
 	eval(&F, &v);
 	iv_free(&v);
-	iv_init(&v, 11);
+	iv_init(&v, 22);
 	iv_pfc(&v, RT_DIR_EGRESS, 3, 600, 0, Q20);
 	eval(&F, &v);
 	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "pfc-storm"), 0);
@@ -669,9 +683,10 @@ static void test_doctor(void)
 	}
 	CHECK_EQ(F.nev > 1 ? F.ev[1].f.sev : 99, RT_SEV_INFO);
 	iv_free(&v);
-	/* The doctor's next run finds it fixed: closed after two intervals. */
+	/* The doctor's next run finds it fixed: closed after the quiet period
+	 * (2 intervals and 10 s). */
 	doc.n = 0;
-	for (k = 2; k <= 3; k++) {
+	for (k = 2; k <= 11; k++) {
 		iv_init(&v, k);
 		eval(&F, &v);
 		iv_free(&v);

@@ -476,6 +476,7 @@ static void finding_out(struct rt_printer *p, int multi, const struct rt_finding
 	rt_pr_str(p, RT_PR_JSON, "severity", NULL, rt_sev_name(f->sev));
 	rt_pr_dbl(p, RT_PR_JSON, "start", NULL, f->start_ns / 1e9);
 	rt_pr_dbl(p, RT_PR_JSON, "end", NULL, f->end_ns / 1e9);
+	rt_pr_dbl(p, RT_PR_JSON, "peak", NULL, f->peak);
 	if (multi)	/* text: after the rule; JSON: last */
 		rt_pr_str(p, RT_PR_TEXT, NULL, " [%s]", f->host);
 	rt_pr_json_raw(p, "subject", rt_subject_json(&f->subj, subj, sizeof(subj)));
@@ -487,17 +488,55 @@ static void finding_out(struct rt_printer *p, int multi, const struct rt_finding
 	rt_pr_close_obj(p);
 }
 
+/* A file's episodes shown, most severe first, then the longest, then the highest peak. */
+#define RT_REP_EPISODES 10
+
+static int by_rank(const void *x, const void *y)
+{
+	const struct rt_finding *a = *(const struct rt_finding *const *)x, *b = *(const struct rt_finding *const *)y;
+	__u64 la = a->end_ns - a->start_ns, lb = b->end_ns - b->start_ns;
+
+	if (a->sev != b->sev)
+		return a->sev > b->sev ? -1 : 1;
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	if (a->peak != b->peak)
+		return a->peak > b->peak ? -1 : 1;
+	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+/*
+ * One file's findings: its episodes ranked (severity, then length, then peak),
+ * the first RT_REP_EPISODES shown and the rest counted ("and N more"). The
+ * timeline of several files (multi) keeps every finding in time order.
+ */
 static void findings_out(struct rt_printer *p, int multi, const struct rt_flog *L)
 {
-	size_t i;
+	const struct rt_finding **r = NULL;
+	size_t i, shown = L->n;
 
+	if (!multi && L->n && (r = calloc(L->n, sizeof(*r)))) {
+		for (i = 0; i < L->n; i++)
+			r[i] = &L->f[i];
+		qsort(r, L->n, sizeof(*r), by_rank);
+		if (shown > RT_REP_EPISODES)
+			shown = RT_REP_EPISODES;
+	}
 	rt_pr_open_arr(p, "findings");
-	rt_pr_text(p, "\nFindings (%zu), in time order\n", L->n);
-	for (i = 0; i < L->n; i++)
-		finding_out(p, multi, &L->f[i]);
+	if (r)
+		rt_pr_text(p, "\nFindings (%zu), most severe first, then the longest\n", L->n);
+	else
+		rt_pr_text(p, "\nFindings (%zu), in time order\n", L->n);
+	for (i = 0; i < shown; i++)
+		finding_out(p, multi, r ? r[i] : &L->f[i]);
 	rt_pr_close_arr(p);
+	if (!multi)
+		rt_pr_u64(p, RT_PR_JSON, "findings_more", NULL, (unsigned long long)(L->n - shown));
+	if (L->n > shown)
+		rt_pr_u64(p, RT_PR_TEXT, NULL, "  and %llu more\n", (unsigned long long)(L->n - shown));
 	if (!L->n)
 		rt_pr_text(p, "  (none: no rule matched)\n");
+	free(r);
 }
 
 /* One file's report: the members of its JSON object, or its text. */

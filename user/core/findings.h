@@ -68,6 +68,7 @@ struct rt_finding {
 
 struct rt_fev {
 	__u8  event;		/* enum rt_fevent */
+	__u8  prev_sev;		/* an update: the severity before it (== f.sev: the figure grew) */
 	__u32 id;
 	__u64 time_ns;
 	struct rt_finding f;	/* as it stood at the event */
@@ -87,7 +88,8 @@ struct rt_find_cfg {
 	__u64  victim_min_pkts;	/* victim: data packets of the flow in the interval */
 	double queue_bytes;	/* deep-queue: bytes of queue at a switch port */
 	__u64  drops_min;	/* switch-drops: drop notifications per interval */
-	int    close_after;	/* intervals without a match before a finding closes */
+	int    close_after;	/* intervals without a match before a finding closes, */
+	double close_secs;	/* and seconds at least: the episode's quiet period */
 	__u64  speed_mbps;	/* --link-speed for paused time; 0: rt_link_speed decides */
 };
 

@@ -267,12 +267,46 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	rt_pr_close_obj(p);
 }
 
-/* The open findings, most severe first, after the header. */
+/* Whether --batch shows an event: an episode's open, a change of its
+ * severity and its close; an update of its figure alone goes to findings.csv. */
+static int event_shown(const struct rt_fev *e)
+{
+	return e->event != RT_FEV_UPDATE || e->prev_sev != e->f.sev;
+}
+
+/* One event: what happened, then the finding as it stood, its next step whole. */
+static void print_event(struct rt_printer *p, const struct rt_fev *e)
+{
+	const struct rt_finding *f = &e->f;
+	char c1[16], c2[16], subj[512];
+
+	rt_pr_open_obj(p, NULL);
+	rt_pr_str(p, RT_PR_ANY, "event", "  %-6s", rt_fev_name(e->event));
+	rt_pr_str(p, RT_PR_ANY, "severity", " %-8s", rt_sev_name(f->sev));
+	if (e->event == RT_FEV_UPDATE)
+		rt_pr_str(p, RT_PR_ANY, "was", " (was %s)", rt_sev_name(e->prev_sev));
+	rt_pr_str(p, RT_PR_ANY, "rule", " %-18s", f->rule);
+	rt_pr_str(p, RT_PR_TEXT, NULL, " since %s", rt_fmt_clock(f->start_ns, c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "since", NULL, f->start_ns / 1e9);
+	if (e->event == RT_FEV_CLOSE) {
+		rt_pr_str(p, RT_PR_TEXT, NULL, " until %s", rt_fmt_clock(f->end_ns, c2, sizeof(c2)));
+		rt_pr_dbl(p, RT_PR_JSON, "until", NULL, f->end_ns / 1e9);
+	}
+	rt_pr_str(p, RT_PR_ANY, "subject", "  %s", rt_subject_text(&f->subj, subj, sizeof(subj)));
+	rt_pr_str(p, RT_PR_ANY, "evidence", ": %s\n", f->evidence);
+	rt_pr_str(p, RT_PR_ANY, "next", "           next: %s\n", f->next);
+	rt_pr_close_obj(p);
+}
+
+/*
+ * After the header: how many findings are open by severity, then the
+ * interval's events (an episode opening, changing severity, closing), so a
+ * steady condition is printed when it starts and when it ends, not every
+ * interval.
+ */
 static void print_findings(struct rt_printer *p, const struct rt_findings *F)
 {
-	char c1[16], subj[512];
 	size_t cnt[3], i;
-	int sev;
 
 	if (!F)
 		return;
@@ -282,23 +316,10 @@ static void print_findings(struct rt_printer *p, const struct rt_findings *F)
 	rt_pr_u64(p, RT_PR_ANY, "critical", " %llu critical,", (unsigned long long)cnt[RT_SEV_CRITICAL]);
 	rt_pr_u64(p, RT_PR_ANY, "warning", " %llu warning,", (unsigned long long)cnt[RT_SEV_WARNING]);
 	rt_pr_u64(p, RT_PR_ANY, "info", " %llu info\n", (unsigned long long)cnt[RT_SEV_INFO]);
-	rt_pr_open_arr(p, "list");
-	for (sev = RT_SEV_CRITICAL; sev >= RT_SEV_INFO; sev--)
-		for (i = 0; i < F->n; i++) {
-			const struct rt_finding *f = &F->tab[i];
-
-			if (!f->open || f->sev != sev)
-				continue;
-			rt_pr_open_obj(p, NULL);
-			rt_pr_str(p, RT_PR_ANY, "severity", "  %-8s", rt_sev_name(f->sev));
-			rt_pr_str(p, RT_PR_ANY, "rule", " %-18s", f->rule);
-			rt_pr_str(p, RT_PR_TEXT, NULL, " since %s", rt_fmt_clock(f->start_ns, c1, sizeof(c1)));
-			rt_pr_dbl(p, RT_PR_JSON, "since", NULL, f->start_ns / 1e9);
-			rt_pr_str(p, RT_PR_ANY, "subject", "  %s", rt_subject_text(&f->subj, subj, sizeof(subj)));
-			rt_pr_str(p, RT_PR_ANY, "evidence", ": %s\n", f->evidence);
-			rt_pr_str(p, RT_PR_ANY, "next", "           next: %s\n", f->next);
-			rt_pr_close_obj(p);
-		}
+	rt_pr_open_arr(p, "events");
+	for (i = 0; i < F->nev; i++)
+		if (event_shown(&F->ev[i]))
+			print_event(p, &F->ev[i]);
 	rt_pr_close_arr(p);
 	rt_pr_close_obj(p);
 }
