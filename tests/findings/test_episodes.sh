@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Findings are episodes: a 10-minute capture (written by episodes.py from a
+# schedule, read with -r in about a second) holds 7 steady PFC storms and 8
+# host pairs with sequence NAKs, each easing for 3-4 s now and then. The
+# schedule is the oracle: each condition is one episode (it was about 23
+# before: closed after 2 quiet intervals), opened and closed once in
+# findings.csv, printed by --batch only when it opens and closes, and the
+# report ranks the 15 (severity, then length), shows 10 and "and 5 more",
+# each starting and ending where the schedule says (within 1 s).
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+rt_tmpdir T
+E=tests/findings/episodes.py
+fails=0
+ok() { if [ -z "$2" ]; then echo "PASS episodes_$1: $3"; else echo "FAIL episodes_$1: $2"; fails=$((fails + 1)); fi; }
+
+"$PY" "$E" gen "$T" || { echo "FAIL episodes: episodes.py could not write the capture"; exit 1; }
+S=(--link-speed 1G)
+
+"$ROCETOP" -r "$T/ep.pcap" --csv "$T/csv" -D -q "${S[@]}" 2>"$T/err" || ok csv "rocetop -r --csv exited $?: $(head -2 "$T/err")"
+ok csv "$("$PY" "$E" csv "$T/want.json" "$T/csv/findings.csv" 2>&1)" \
+	"findings.csv: 15 conditions, each opened once and closed once"
+
+"$ROCETOP" -r "$T/ep.pcap" --batch -q "${S[@]}" >"$T/batch.txt" 2>"$T/err" || ok batch "rocetop -r --batch exited $?: $(head -2 "$T/err")"
+ok batch "$("$PY" "$E" batch "$T/want.json" "$T/batch.txt" 2>&1)" \
+	"--batch prints each condition when it opens and when it closes, not every interval"
+
+"$ROCETOP" report "$T/ep.pcap" --json "${S[@]}" >"$T/r.json" 2>"$T/err" || ok report "report --json exited $?: $(head -2 "$T/err")"
+ok report_json "$("$PY" "$E" report "$T/want.json" "$T/r.json" 2>&1)" \
+	"report --json: the 10 first episodes ranked as the schedule says, findings_more 5, times within 1 s"
+
+"$ROCETOP" report "$T/ep.pcap" "${S[@]}" >"$T/r.txt" 2>"$T/err"
+shown=$(grep -cE '^  [0-9-]+ [0-9:.]+ UTC \.\. ' "$T/r.txt")
+if grep -q '^Findings (15), most severe first, then the longest' "$T/r.txt" && [ "$shown" = 10 ] &&
+   grep -q '^  and 5 more$' "$T/r.txt"; then
+	ok report_text "" "the text report shows 10 of the 15 episodes and 'and 5 more'"
+else
+	ok report_text "$(grep -m1 '^Findings' "$T/r.txt"), $shown shown, $(grep -c 'and 5 more' "$T/r.txt") 'and 5 more'" ""
+fi
+exit $((fails > 0))
