@@ -7,6 +7,10 @@
 # findings.csv, printed by --batch only when it opens and closes, and the
 # report ranks the 15 (severity, then length), shows 10 and "and 5 more",
 # each starting and ending where the schedule says (within 1 s).
+# And rocetop-gen's pfc-storm scenario for 17 s: its storms (tally
+# model_pfc_storms 2; planned in cycles of 10 s, paused from 15% to 60% of
+# each: 1.5-6 s and 11.5-16 s) are 5.5 s apart, less than the quiet period,
+# so one pfc-storm episode from 1.5 s to 16 s (it was two).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -38,4 +42,20 @@ if grep -q '^Findings (15), most severe first, then the longest' "$T/r.txt" && [
 else
 	ok report_text "$(grep -m1 '^Findings' "$T/r.txt"), $shown shown, $(grep -c 'and 5 more' "$T/r.txt") 'and 5 more'" ""
 fi
+"$GEN" --scenario pfc-storm --duration 17 --rate 2000 --pcap "$T/g.pcap" --tally "$T/tally" -q ||
+	ok gen "rocetop-gen exited $?" ""
+"$ROCETOP" report "$T/g.pcap" --json --link-speed 25G >"$T/g.json" 2>"$T/err" || ok gen "report exited $?: $(head -2 "$T/err")" ""
+ok gen "$("$PY" - "$T/g.pcap" "$T/tally/summary.txt" "$T/g.json" <<'PYEOF'
+import json, struct, sys
+with open(sys.argv[1], "rb") as f:      # the first frame's time, from the pcap's bytes
+    f.read(24)
+    s, us = struct.unpack("<II", f.read(8))
+t0 = s + us / 1e6
+tally = dict(l.split(None, 1) for l in open(sys.argv[2]) if " " in l)
+storms = [f for f in json.load(open(sys.argv[3]))["findings"] if f["rule"] == "pfc-storm"]
+got = [(round(f["start"] - t0, 1), round(f["end"] - t0, 1)) for f in storms]
+if int(tally["model_pfc_storms"]) != 2 or len(got) != 1 or abs(got[0][0] - 1.5) > 1 or abs(got[0][1] - 16) > 1:
+    print("tally %s storms; pfc-storm episodes %s, expected one 1.5..16 s" % (tally["model_pfc_storms"].strip(), got))
+PYEOF
+)" "rocetop-gen's two storms 5.5 s apart are one pfc-storm episode, 1.5 s to 16 s"
 exit $((fails > 0))
