@@ -10,7 +10,8 @@
 # And rocetop-gen's pfc-storm scenario for 17 s: its storms (tally
 # model_pfc_storms 2; planned in cycles of 10 s, paused from 15% to 60% of
 # each: 1.5-6 s and 11.5-16 s) are 5.5 s apart, less than the quiet period,
-# so one pfc-storm episode from 1.5 s to 16 s (it was two).
+# so one pfc-storm episode from 1.5 s to 16 s (it was two), naming the
+# senders of priority 3 the tally lists as the flows involved.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -56,6 +57,12 @@ storms = [f for f in json.load(open(sys.argv[3]))["findings"] if f["rule"] == "p
 got = [(round(f["start"] - t0, 1), round(f["end"] - t0, 1)) for f in storms]
 if int(tally["model_pfc_storms"]) != 2 or len(got) != 1 or abs(got[0][0] - 1.5) > 1 or abs(got[0][1] - 16) > 1:
     print("tally %s storms; pfc-storm episodes %s, expected one 1.5..16 s" % (tally["model_pfc_storms"].strip(), got))
+# the flows involved: the tally's senders on the storm's priority 3
+want = sorted("%s -> 10.77.0.2 QP %s" % (w[1], w[6]) for w in (l.split() for l in open(sys.argv[2]))
+              if w and w[0] == "sender" and w[8] == "3")
+inv = sorted(storms[0].get("involved", "").split("; ")) if storms else []
+if not want or inv != want:
+    print("involved %s, the tally's senders on priority 3 %s" % (inv, want))
 PYEOF
-)" "rocetop-gen's two storms 5.5 s apart are one pfc-storm episode, 1.5 s to 16 s"
+)" "rocetop-gen's two storms 5.5 s apart are one pfc-storm episode, 1.5 s to 16 s, its flows the tally's"
 exit $((fails > 0))

@@ -482,6 +482,10 @@ static void finding_out(struct rt_printer *p, int multi, const struct rt_finding
 	rt_pr_json_raw(p, "subject", rt_subject_json(&f->subj, subj, sizeof(subj)));
 	rt_pr_str(p, RT_PR_TEXT, NULL, " %s\n", rt_subject_text(&f->subj, subj, sizeof(subj)));
 	rt_pr_str(p, RT_PR_ANY, "evidence", "      %s\n", f->evidence);
+	if (f->involved[0]) {
+		rt_pr_str(p, RT_PR_ANY, "involved", "      involved: %s", f->involved);
+		rt_pr_text(p, f->involved_more ? "; and more\n" : "\n");
+	}
 	rt_pr_str(p, RT_PR_ANY, "next", "      next: %s\n", f->next);
 	if (multi)
 		rt_pr_str(p, RT_PR_JSON, "host", NULL, f->host);

@@ -400,6 +400,25 @@ static int run_rules(struct rt_findings *F, const struct rt_snapshot *cur, const
 	return err ? -ENOMEM : 0;
 }
 
+/* The events of this interval carry what the rules' end added to their
+ * findings after the match (the flows involved). */
+static void refresh_events(struct rt_findings *F)
+{
+	size_t i, j;
+	__u32 v;
+
+	for (i = 0; i < F->nev && F->nslots; i++) {
+		struct rt_fev *e = &F->ev[i];
+
+		j = slot_of(F, e->f.h, e->f.rule, &e->f.subj);
+		v = F->slots[j].h ? F->slots[j].i : 0;
+		if (!v || (v & RT_SLOT_PEND))
+			continue;
+		memcpy(e->f.involved, F->tab[v - 1].involved, sizeof(e->f.involved));
+		e->f.involved_more = F->tab[v - 1].involved_more;
+	}
+}
+
 int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	size_t i;
@@ -417,6 +436,7 @@ int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const
 	if (index_rebuild(F, F->n + F->npend))
 		return -ENOMEM;
 	err = run_rules(F, cur, d);
+	refresh_events(F);
 	/* Candidates that missed an interval start again; those that opened go. */
 	for (i = 0; i < F->npend;) {
 		if (!F->pend[i].seen || F->pend[i].hits < 0)

@@ -62,6 +62,10 @@ struct rt_finding {
 	double score;		/* the rule's main figure (a share, a count): for updates */
 	double peak;
 	char  evidence[256];
+	/* the data flows of a priority's episode (pfc-storm, pause-without-ecn)
+	 * over its whole length, "src -> dst QP n (process pid)" joined by "; " */
+	char  involved[384];
+	__u8  involved_more;	/* more than involved[] holds */
 	const char *next;	/* the next step, whole: a string of static storage (the rules' text) */
 	char  host[64];		/* the report's multi-host timeline; "" live */
 };

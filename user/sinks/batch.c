@@ -294,6 +294,10 @@ static void print_event(struct rt_printer *p, const struct rt_fev *e)
 	}
 	rt_pr_str(p, RT_PR_ANY, "subject", "  %s", rt_subject_text(&f->subj, subj, sizeof(subj)));
 	rt_pr_str(p, RT_PR_ANY, "evidence", ": %s\n", f->evidence);
+	if (f->involved[0]) {
+		rt_pr_str(p, RT_PR_ANY, "involved", "           involved: %s", f->involved);
+		rt_pr_text(p, f->involved_more ? "; and more\n" : "\n");
+	}
 	rt_pr_str(p, RT_PR_ANY, "next", "           next: %s\n", f->next);
 	rt_pr_close_obj(p);
 }
