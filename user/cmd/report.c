@@ -193,7 +193,7 @@ static void moments(struct rt_printer *p, struct report *R, struct rt_rep_top *t
 		    const char *title)
 {
 	const struct rt_rep_moment *m = rt_rep_top_sorted(t);
-	char b[64];
+	char b[64], si[16];
 	size_t i;
 	int shown = 0;
 
@@ -210,7 +210,8 @@ static void moments(struct rt_printer *p, struct report *R, struct rt_rep_top *t
 		rt_pr_dbl(p, RT_PR_ANY, "seconds", " %10.3f", x->secs);
 		rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, x->pkts);
 		rt_pr_u64(p, RT_PR_ANY, "ce", " %10llu", x->ce);
-		rt_pr_dbl(p, RT_PR_ANY, "ce_per_s", " %10.1f", x->secs > 0 ? x->ce / x->secs : 0);
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %10s", rt_fmt_si(x->secs > 0 ? x->ce / x->secs : 0, si, sizeof(si)));
+		rt_pr_dbl(p, RT_PR_JSON, "ce_per_s", NULL, x->secs > 0 ? x->ce / x->secs : 0);
 		rt_pr_u64(p, RT_PR_JSON, "cnp", NULL, x->cnp);
 		rt_pr_u64(p, RT_PR_JSON, "nak", NULL, x->nak);
 		rt_pr_u64(p, RT_PR_ANY, "pause_frames", " %10llu", x->pfc - x->xon);
@@ -417,7 +418,7 @@ static void throttled(struct rt_printer *p, struct report *R)
 static void nic_counters(struct rt_printer *p, struct report *R)
 {
 	const struct rt_rep *r = R->a;
-	char t[64];
+	char t[64], si[16];
 	int pass, shown = 0;
 
 	rt_pr_open_arr(p, "nic");
@@ -448,7 +449,7 @@ static void nic_counters(struct rt_printer *p, struct report *R)
 			rt_pr_u64(p, RT_PR_JSON, "last", NULL, a->c.value);
 			rt_pr_u64(p, RT_PR_ANY, "peak_delta", "  peak %llu", a->peak_d);
 			if (a->peak_secs > 0)
-				rt_pr_dbl(p, RT_PR_TEXT, NULL, " (%.1f/s)", a->peak_d / a->peak_secs);
+				rt_pr_str(p, RT_PR_TEXT, NULL, " (%s/s)", rt_fmt_si(a->peak_d / a->peak_secs, si, sizeof(si)));
 			rt_pr_dbl(p, RT_PR_JSON, "peak_time", NULL, a->peak_t / 1e9);
 			rt_pr_str(p, RT_PR_TEXT, NULL, " at %s", fmt_time(a->peak_t, t, sizeof(t)));
 			if (qp)

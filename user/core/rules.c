@@ -62,7 +62,7 @@ static __u64 data_pkts(const struct rt_flow_val *v)
 
 static __u8 flow_prio(const struct rt_flow *f)
 {
-	return f->v.pcp != RT_PCP_NONE ? (__u8)(f->v.pcp & 7) : (__u8)(f->v.dscp >> 3);
+	return rt_flow_prio(f);
 }
 
 static struct pause *pause_get(struct rt_rule_ctx *c, const char *ifname, __u8 dir, __u8 prio)
