@@ -57,12 +57,16 @@
 #include "source.h"
 #include "sources.h"
 
+/* A file's episodes shown by default (--episodes), most severe first. */
+#define RT_REP_EPISODES 10
+
 struct report {
 	const char *path;	/* what the report names: the file, or a rotated set's files */
 	const char **files;	/* what is read, in time order */
 	int nfiles;
 	char host0[64];		/* the host its header names ("" for captures): CNP matches skip it */
 	int top;
+	int episodes;		/* --episodes: shown of a file's, 0 all */
 	__u64 speed_mbps;
 	const char *speed_from;
 	int multi;		/* one of several files: name hosts */
@@ -493,9 +497,6 @@ static void finding_out(struct rt_printer *p, int multi, const struct rt_finding
 	rt_pr_close_obj(p);
 }
 
-/* A file's episodes shown, most severe first, then the longest, then the highest peak. */
-#define RT_REP_EPISODES 10
-
 static int by_rank(const void *x, const void *y)
 {
 	const struct rt_finding *a = *(const struct rt_finding *const *)x, *b = *(const struct rt_finding *const *)y;
@@ -512,10 +513,10 @@ static int by_rank(const void *x, const void *y)
 
 /*
  * One file's findings: its episodes ranked (severity, then length, then peak),
- * the first RT_REP_EPISODES shown and the rest counted ("and N more"). The
+ * the first `limit` shown (0: all) and the rest counted ("and N more"). The
  * timeline of several files (multi) keeps every finding in time order.
  */
-static void findings_out(struct rt_printer *p, int multi, const struct rt_flog *L)
+static void findings_out(struct rt_printer *p, int multi, const struct rt_flog *L, int limit)
 {
 	const struct rt_finding **r = NULL;
 	size_t i, shown = L->n;
@@ -524,8 +525,8 @@ static void findings_out(struct rt_printer *p, int multi, const struct rt_flog *
 		for (i = 0; i < L->n; i++)
 			r[i] = &L->f[i];
 		qsort(r, L->n, sizeof(*r), by_rank);
-		if (shown > RT_REP_EPISODES)
-			shown = RT_REP_EPISODES;
+		if (limit && shown > (size_t)limit)
+			shown = (size_t)limit;
 	}
 	rt_pr_open_arr(p, "findings");
 	if (r)
@@ -599,7 +600,7 @@ static void print_report(struct rt_printer *p, struct report *R)
 	/* Several files: the text has one timeline of every file's findings
 	 * before them; JSON keeps each file's too. */
 	rt_pr_mute(p, R->multi ? RT_PR_TEXT : 0);
-	findings_out(p, 0, &R->run.flog);
+	findings_out(p, 0, &R->run.flog, R->episodes);
 	rt_pr_mute(p, 0);
 	rt_pr_open_obj(p, "top");
 	top_flows(p, R, "Top flows by CE", "ce", rt_rep_by_ce, v_ce);
@@ -699,7 +700,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 		rt_pr_close_obj(p);
 	}
 	rt_pr_close_arr(p);
-	findings_out(p, 1, &L);
+	findings_out(p, 1, &L, 0);
 	cnp_matches(p, rs, n, top);
 	/* Host pairs over every file, each file's flows counted once. */
 	if (rt_rep_pairs_merge(as, n, &pairs, &npairs) == 0) {
@@ -725,7 +726,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 struct report_args {
 	struct rt_opts o;
 	struct rt_find_cfg cfg;
-	int json, top;
+	int json, top, episodes;
 	__u64 speed;
 	const char *speed_from;
 	const char *html, *perfetto;	/* --html, --perfetto: the paths */
@@ -744,6 +745,9 @@ static const struct rt_opt report_opts[] = {
 	  RT_SET_REAL(A, o.interval, RT_NUM_SECONDS, 0.001, 86400, "give seconds between 0.001 and 86400") },
 	{ 257, "top", "N", "rows per table (default 10, 0: all)",
 	  RT_SET_INT(A, top, 0, INT_MAX, "give a number of rows, 0 for all") },
+	{ 263, "episodes", "N", "a file's findings shown, most severe first (default 10,\n"
+		"0: all); the rest are counted",
+	  RT_SET_INT(A, episodes, 0, INT_MAX, "give a number of episodes, 0 for all") },
 	{ 258, "link-speed", "SPEED", "link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
 		"(default: the speed recorded for the interface, else 100G)",
 	  RT_CALL(on_link_speed), .values = "10G 25G 40G 50G 100G 200G 400G 800G" },
@@ -760,12 +764,12 @@ static const struct rt_opt report_opts[] = {
 static const struct rt_cli report_cli = {
 	.prog = "rocetop report",
 	.usage =
-"Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--link-speed SPEED]\n"
-"                      [--html FILE] [--perfetto FILE]\n"
-"Summarise rocetop recordings or pcap/pcapng captures: the findings as a\n"
-"timeline first, then duration and totals, the top flows by CE, CNP and NAK,\n"
-"the moments of peak CE rate and PFC pauses, paused time per priority, host\n"
-"pairs ranked, and the data flows CNPs throttled. Several files (recordings\n"
+"Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--episodes N]\n"
+"                      [--link-speed SPEED] [--html FILE] [--perfetto FILE]\n"
+"Summarise rocetop recordings or pcap/pcapng captures: the findings' episodes\n"
+"first, most severe first, then duration and totals, the top flows by CE, CNP\n"
+"and NAK, the moments of peak CE rate and PFC pauses, paused time per priority,\n"
+"host pairs ranked, and the data flows CNPs throttled. Several files (recordings\n"
 "from several hosts) merge into one timeline naming each host, with CNPs on\n"
 "one host matched to the data flows they throttle on another.\n",
 	.opts = report_opts,
@@ -1222,7 +1226,7 @@ out:
 int rt_report_main(int argc, char **argv)
 {
 	struct report *rs = NULL;
-	struct report_args ra = { .top = 10 };
+	struct report_args ra = { .top = 10, .episodes = RT_REP_EPISODES };
 	FILE *fh = NULL, *ft = NULL;
 	int nfiles, nrep = 0, i, rc = 1, first, err;
 
@@ -1246,6 +1250,7 @@ int rt_report_main(int argc, char **argv)
 	}
 	for (i = 0; i < nrep; i++) {
 		rs[i].top = ra.top;
+		rs[i].episodes = ra.episodes;
 		rs[i].speed_mbps = ra.speed;
 		rs[i].speed_from = ra.speed_from;
 		rs[i].multi = nrep > 1;
