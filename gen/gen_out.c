@@ -301,6 +301,26 @@ static void sleep_until(double t)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/* Once a second of the run: how far it is, on stderr. */
+static void progress(struct gen_out *o, double now)
+{
+	double el = now - o->t_start, all = o->t_end - o->t_start;
+
+	if (!o->progress || now < o->next_progress)
+		return;
+	o->next_progress = now + 1;
+	fprintf(stderr, "%srocetop-gen: %.0f s of %.1f s, %llu frames, %llu bytes%s",
+		o->progress == GEN_PROGRESS_TTY ? "\r" : "", el, all, (unsigned long long)o->total,
+		(unsigned long long)o->total_bytes, o->progress == GEN_PROGRESS_TTY ? "\033[K" : "\n");
+	fflush(stderr);
+}
+
+void gen_progress_end(struct gen_out *o)
+{
+	if (o->progress == GEN_PROGRESS_TTY && o->next_progress > o->t_start + 1)
+		fprintf(stderr, "\r\033[K");
+}
+
 /* Is it time to stop (signal, frame budget, or wall clock past the end)? */
 int gen_should_stop(struct gen_out *o)
 {
@@ -390,6 +410,7 @@ int gen_emit(struct gen_out *o, const struct gen_frame *f, double t_model)
 		sleep_until(target);
 	if (gen_should_stop(o))
 		return 1;
+	progress(o, gen_now());
 	/* frames keep their schedule (so oversleeping does not slow the run down),
 	 * but after a stall at most 10 ms of backlog is caught up */
 	o->last_emit = target;

@@ -49,7 +49,13 @@ struct gen_out {
 	uint64_t kinds[K__COUNT], total, total_bytes, data_ce;
 	uint64_t send_errors, pcap_errors, tally_errors;
 	struct gen_sflow *sflow;  /* --sflow: the switch's sFlow agent, or NULL */
+	int progress;             /* enum gen_progress */
+	double next_progress;     /* wall time of the next progress report */
 };
+
+/* Progress on stderr, once a second: a line rewritten in place on a
+ * terminal, whole lines with -v. */
+enum gen_progress { GEN_PROGRESS_OFF = 0, GEN_PROGRESS_TTY, GEN_PROGRESS_LINES };
 
 extern volatile sig_atomic_t gen_stop_signal;
 
@@ -61,6 +67,8 @@ void gen_sink_drain(int fd);
 int gen_pcap_open(struct gen_out *o, const char *path);
 int gen_should_stop(struct gen_out *o);
 void gen_wait_end(struct gen_out *o);
+/* After the run: end a progress line left on a terminal. */
+void gen_progress_end(struct gen_out *o);
 int gen_emit(struct gen_out *o, const struct gen_frame *f, double t_model);
 int gen_write_tally(struct gen_out *o, const char *dir, const char *scenario, uint64_t seed,
 		    const char *extra);

@@ -33,7 +33,7 @@ struct gen_args {
 	const char *tally_dir, *pcap_path, *sink_ns, *sflow_dest, *sflow_ns;
 	const char *data_ns, *rcv_ns;
 	uint32_t sflow_rate, sflow_agent;
-	int quiet;
+	int quiet, verbose;
 };
 
 static void bad(const char *fmt, const char *arg)
@@ -340,7 +340,9 @@ static const struct rt_opt gen_opts[] = {
 		"(with --mirror: the mirror copies sent, frames_mirror; with\n"
 		"--sflow also DIR/sflow_flows.csv, sflow_drops.csv, sflow.txt)",
 	  RT_SET_STR(A, tally_dir) },
-	{ 'q', "quiet", NULL, "no summary line on stderr", RT_SET_FLAG(A, quiet) },
+	{ 'q', "quiet", NULL, "no summary line on stderr (nor progress)", RT_SET_FLAG(A, quiet) },
+	{ 'v', "verbose", NULL, "progress on stderr every second, also when it is not\n"
+		"a terminal (on a terminal it is shown anyway)", RT_SET_FLAG(A, verbose) },
 	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
@@ -553,8 +555,11 @@ static int run(struct gen_args *a)
 	o->t_start = gen_now();
 	o->t_end = o->t_start + a->c.duration;
 	o->last_emit = o->t_start - 1.0 / a->c.rate;
+	o->progress = a->verbose ? GEN_PROGRESS_LINES : !a->quiet && isatty(2) ? GEN_PROGRESS_TTY : 0;
+	o->next_progress = o->t_start + 1;
 	gen_run(&a->c, o, extra, sizeof(extra));
 	o->t_stop = gen_now();
+	gen_progress_end(o);
 	if (!o->stop_reason)
 		o->stop_reason = gen_stop_signal ? "signal" : "done";
 	if (o->pcap && fclose(o->pcap) != 0)

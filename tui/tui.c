@@ -74,6 +74,10 @@ static int tui_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		return -ENOMEM;
 	t->fnd = d->findings;
 	t->have_snap = 1;
+	if (t->msg_seek) {	/* the loop seeks before the next snapshot: this is it */
+		t->msg[0] = '\0';
+		t->msg_seek = 0;
+	}
 	tui_rebuild_rows(t);
 	tui_draw(t);
 	return 0;

@@ -65,7 +65,7 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 	case C_DIR: snprintf(buf, len, "%s", f->k.dir == RT_DIR_EGRESS ? "out" : "in"); break;
 	case C_SRC: rt_fmt_addr(f->k.family, f->k.src, buf, len); break;
 	case C_DST: rt_fmt_addr(f->k.family, f->k.dst, buf, len); break;
-	case C_DQPN: snprintf(buf, len, "0x%06x", f->k.dqpn); break;
+	case C_DQPN: snprintf(buf, len, "%u", f->k.dqpn); break;
 	case C_PRIO:
 		if (f->v.pcp == RT_PCP_NONE)
 			snprintf(buf, len, "%u/-", f->v.dscp);

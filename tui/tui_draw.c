@@ -754,7 +754,7 @@ static void flow_line(const struct tui *t, const struct rt_flow *f, const struct
 {
 	char s1[RT_ADDR_STRLEN], s2[RT_ADDR_STRLEN], a[16], b[16], c[16];
 
-	snprintf(line, len, "%-15s > %-15s 0x%06x %-3s %-8s pkts %s CNP %s NAK %s %s",
+	snprintf(line, len, "%-15s > %-15s %8u %-3s %-8s pkts %s CNP %s NAK %s %s",
 		 rt_fmt_addr(f->k.family, f->k.src, s1, sizeof(s1)),
 		 rt_fmt_addr(f->k.family, f->k.dst, s2, sizeof(s2)), f->k.dqpn,
 		 f->k.dir == RT_DIR_EGRESS ? "out" : "in", rt_snapshot_ifname(&t->data.snap, f->k.ifindex),
@@ -774,7 +774,7 @@ static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, i
 
 	(void)idx;
 	(void)ymax;
-	snprintf(line, sizeof(line), "flow %s > %s  QP 0x%06x  %s on %s   (Esc/d: back)",
+	snprintf(line, sizeof(line), "flow %s > %s  QP %u  %s on %s   (Esc/d: back)",
 		 rt_fmt_addr(f->k.family, f->k.src, s1, sizeof(s1)),
 		 rt_fmt_addr(f->k.family, f->k.dst, s2, sizeof(s2)), f->k.dqpn, rt_dir_name(f->k.dir),
 		 rt_snapshot_ifname(&t->data.snap, f->k.ifindex));
@@ -800,7 +800,7 @@ static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, i
 		put_attr(y++, 0, line, A_BOLD);
 	}
 	if (f->comm[0] || f->lqpn || f->rqpn) {
-		snprintf(line, sizeof(line), "owner %s pid %u  local QP 0x%06x  remote QP 0x%06x",
+		snprintf(line, sizeof(line), "owner %s pid %u  local QP %u  remote QP %u",
 			 f->comm[0] ? f->comm : "-", f->pid, f->lqpn, f->rqpn);
 		put(y++, 0, line);
 	}

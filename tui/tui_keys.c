@@ -289,6 +289,7 @@ static int act_seek(struct tui *t, struct rt_ctl *ctl, int key)
 	/* seek_to > 0 asks the loop to rewind; the start is the smallest such time */
 	ctl->seek_to = to > 1e-6 ? to : 1e-6;
 	snprintf(t->msg, sizeof(t->msg), "seek to %.1fs", to > 0 ? to : 0);
+	t->msg_seek = 1;
 	return RD_DRAW;
 }
 

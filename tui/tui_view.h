@@ -53,6 +53,7 @@ struct tui {
 	/* the loop's controls as last seen */
 	struct rt_ctl seen;
 	char msg[160];
+	int msg_seek;		/* msg says a seek: gone with the snapshot the seek brings */
 	int have_snap;
 	double file_interval;	/* capture time per snapshot of a file (-d) */
 	const struct rt_findings *fnd;	/* the loop's findings (user/core/findings.h) */

@@ -41,7 +41,7 @@ check "--batch" "$T/batch.txt"
 "$PY" - "$T/batch.jsonl" "$NEXT" <<'PYEOF' || fails=$((fails + 1))
 import json, sys
 nexts = [f.get("next") for l in open(sys.argv[1]) if l.startswith("{")
-         for f in json.loads(l)["findings"]["list"] if f["rule"] == "loss"]
+         for f in json.loads(l)["findings"]["events"] if f["rule"] == "loss"]
 if nexts and all(n == sys.argv[2] for n in nexts):
     print(f"PASS next_whole --batch --json: the whole next step in {len(nexts)} findings")
 else:

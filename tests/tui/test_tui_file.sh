@@ -54,6 +54,10 @@ tmux send-keys -t "$S" .
 at tui_file_step 1 2 0
 tmux send-keys -t "$S" ']'
 at tui_file_seek_forward 11 12 2
+# the "seek to" status went with the seek (it stayed until a key once)
+sleep 0.3
+if cap | grep -q 'seek to'; then bad tui_file_seek_status "'seek to' still shown after the seek"; cap | head -3 | sed 's/^/    | /'
+else pass tui_file_seek_status; fi
 tmux send-keys -t "$S" '['
 at tui_file_seek_back 1 2 0
 tmux send-keys -t "$S" ']' ']'

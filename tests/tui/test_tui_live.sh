@@ -43,8 +43,8 @@ wait_for() {
 	return 1
 }
 keys() { tmux send-keys -t "$S" "$@"; sleep 0.3; }
-# The destination QPs of the table, top to bottom.
-qps() { cap | grep -oE '0x000[0-9a-f]{3}' | tr '\n' ' ' | sed 's/ $//'; }
+# The destination QPs of the table, top to bottom (decimal, as every output prints them).
+qps() { cap | grep -oE '^10\.77\.0\.[0-9]+ +10\.77\.0\.[0-9]+ +[0-9]+ ' | awk '{ print $3 }' | tr '\n' ' ' | sed 's/ $//'; }
 expect_qps() {
 	local got
 	got=$(qps)
@@ -81,11 +81,11 @@ expect_line tui_header_flows '^flows 4  evicted 0 '
 expect_line tui_header_pfc '^PFC  p3 7 xon 2 paused '
 expect_line tui_header_source "^rocetop [0-9:]{8}  every 0\.5s  \[TOTALS\]  view flows  ${N}a$"
 # default order: congestion (CE + CNP + NAK + RNR): A 10, C 7, CNPs 6, B 0
-expect_qps tui_sort_congestion '0x000abc 0x000456 0x000345 0x000222'
-expect_line tui_row_a '^10\.77\.0\.2 +10\.77\.0\.1 +0x000abc in +40 +4\.88k +10 +0 +0$'
-expect_line tui_row_b '^10\.77\.0\.2 +10\.77\.0\.1 +0x000222 in +20 +2\.76k +0 +0 +0$'
-expect_line tui_row_cnp '^10\.77\.0\.1 +10\.77\.0\.2 +0x000345 out +6 +444 +0 +6 +0$'
-expect_line tui_row_c '^10\.77\.0\.1 +10\.77\.0\.2 +0x000456 out +12 +744 +0 +0 +4$'
+expect_qps tui_sort_congestion '2748 1110 837 546'
+expect_line tui_row_a '^10\.77\.0\.2 +10\.77\.0\.1 +2748 in +40 +4\.88k +10 +0 +0$'
+expect_line tui_row_b '^10\.77\.0\.2 +10\.77\.0\.1 +546 in +20 +2\.76k +0 +0 +0$'
+expect_line tui_row_cnp '^10\.77\.0\.1 +10\.77\.0\.2 +837 out +6 +444 +0 +6 +0$'
+expect_line tui_row_c '^10\.77\.0\.1 +10\.77\.0\.2 +1110 out +12 +744 +0 +0 +4$'
 widths_ok tui_80x24_layout 80 24
 expect_line tui_80x24_titles '^SRC +DST +DQPN DIR +PKTS +BYTES +CE +CNP +NAK$'
 expect_line tui_80x24_keys '^F1Help +F3Search F4Filter F5View'
@@ -94,16 +94,16 @@ expect_line tui_80x24_keys '^F1Help +F3Search F4Filter F5View'
 keys F6
 expect_line tui_sort_menu '^ Sort by '
 keys Down Down Down Down Down Down Down Enter
-expect_qps tui_sort_pkts '0x000abc 0x000222 0x000456 0x000345'
+expect_qps tui_sort_pkts '2748 546 1110 837'
 keys I
-expect_qps tui_sort_invert '0x000345 0x000456 0x000222 0x000abc'
+expect_qps tui_sort_invert '837 1110 546 2748'
 # > moves the sort to the next column (BYTES), < back to PKTS, descending again
 keys '>'
-expect_qps tui_sort_next_col '0x000abc 0x000222 0x000456 0x000345'
+expect_qps tui_sort_next_col '2748 546 1110 837'
 expect_line tui_sort_status 'sort bytes '
 keys '<' '<' '<'
 expect_line tui_sort_prev_col 'sort dqpn '
-expect_qps tui_sort_dqpn '0x000222 0x000345 0x000456 0x000abc'
+expect_qps tui_sort_dqpn '546 837 1110 2748'
 # a mouse click on the title of CNP (x 67, on the titles' line): X10 encoding,
 # press then release; the line is found on the screen (the header's height varies)
 ty=$(cap | grep -nE '^SRC +DST' | head -1 | cut -d: -f1)
@@ -112,22 +112,22 @@ tmux send-keys -t "$S" -l "$(printf '\033[M d')$yc"
 tmux send-keys -t "$S" -l "$(printf '\033[M#d')$yc"
 sleep 0.3
 expect_line tui_mouse_sort 'sort cnp '
-expect_qps tui_mouse_sort_rows '0x000345 0x000222 0x000abc 0x000456'
+expect_qps tui_mouse_sort_rows '837 546 2748 1110'
 
 # Filter: / text Enter keeps the matching rows, / Esc clears.
 keys / 5 4 6 Enter
-expect_qps tui_filter_qp '0x000222'
+expect_qps tui_filter_qp '546'
 expect_line tui_filter_status '^\[filter: 546\]'
 keys / Escape
-expect_qps tui_filter_cleared '0x000345 0x000222 0x000abc 0x000456'
+expect_qps tui_filter_cleared '837 546 2748 1110'
 keys / 0 x 4 5 6 Enter
-expect_qps tui_filter_hexqp '0x000456'
+expect_qps tui_filter_hexqp '1110'
 keys / BSpace BSpace BSpace BSpace BSpace '1' '0' '.' '7' '7' '.' '0' '.' '2' Enter
 expect_line tui_filter_addr 'rows 4( |$)'
 # / shows the filter in force; what is typed first replaces it (not appended:
-# "10.77.0.20x000222" would match nothing)
+# "10.77.0.2546" would match nothing)
 keys / 0 x 2 2 2 Enter
-expect_qps tui_filter_replaced '0x000222'
+expect_qps tui_filter_replaced '546'
 expect_line tui_filter_replaced_status '^\[filter: 0x222\]'
 keys / Escape
 
@@ -140,9 +140,9 @@ keys 3
 expect_line tui_pfc_row "^${N}a +in +3 +7 +2 +327675 "
 # Detail of flow A (first by congestion again): its reverse flows are the CNP and the ACK/NAK flows
 keys 1 F6 Home Enter Home Enter
-expect_line tui_detail_title '^flow 10\.77\.0\.2 > 10\.77\.0\.1  QP 0x000abc  ingress'
-expect_line tui_detail_reverse_cnp '^  10\.77\.0\.1 +> 10\.77\.0\.2 +0x000345 out .* CNP 6 '
-expect_line tui_detail_reverse_nak '^  10\.77\.0\.1 +> 10\.77\.0\.2 +0x000456 out .* NAK 4 '
+expect_line tui_detail_title '^flow 10\.77\.0\.2 > 10\.77\.0\.1  QP 2748  ingress'
+expect_line tui_detail_reverse_cnp '^  10\.77\.0\.1 +> 10\.77\.0\.2 +837 out .* CNP 6 '
+expect_line tui_detail_reverse_nak '^  10\.77\.0\.1 +> 10\.77\.0\.2 +1110 out .* NAK 4 '
 expect_line tui_detail_pkts '^pkts/s .* 40$'
 keys Escape
 expect_line tui_detail_back 'view flows'

@@ -34,8 +34,8 @@ fail=0
 hdr=$(sed -n '1,/^SRC /p' "$tmp/screen")
 grep -q '^doctor: eth2: priority 3 has PFC but ECN is off for the reaction point' <<<"$hdr" ||
 	{ echo "  no doctor line in the header"; fail=1; }
-for row in '192.168.1.20 +192.168.1.10 +0x00011a +in +nic:eth2' '192.168.1.30 +192.168.1.10 +0x00012c +in +nic:eth2' \
-	   '192.168.1.10 +192.168.1.20 +0x0002b3 +out +nic:eth2'; do
+for row in '192.168.1.20 +192.168.1.10 +282 +in +nic:eth2' '192.168.1.30 +192.168.1.10 +300 +in +nic:eth2' \
+	   '192.168.1.10 +192.168.1.20 +691 +out +nic:eth2'; do
 	grep -Eq "^$row " "$tmp/screen" || { echo "  no row $row"; fail=1; }
 done
 grep -q 'EXITED 0' "$tmp/rc" 2>/dev/null || { echo "  exit: $(cat "$tmp/rc" 2>/dev/null)"; fail=1; }

@@ -213,21 +213,29 @@ static void test_pfc_storm(void)
 		CHECK(!strcmp(e->f.subj.ifname, "eth3"), "ifname %s", e->f.subj.ifname);
 		CHECK(strstr(e->f.evidence, "paused 40%") != NULL, "evidence: %s", e->f.evidence);
 	}
-	/* One quiet interval: still open; the second closes it, ending at the
-	 * last interval it matched. */
-	pfc_interval(&F, 7, 0, 0);
-	CHECK_EQ(F.nev, 0);
-	pfc_interval(&F, 8, 0, 0);
+	/* Quiet for two intervals (2 s): still open; matching again it is the
+	 * same episode (no new open); it closes only after close_after intervals
+	 * and close_secs (10 s) without a match, ending at the last match. */
+	for (k = 7; k <= 8; k++) {
+		pfc_interval(&F, k, 0, 0);
+		CHECK_EQ(F.nev, 0);
+	}
+	CHECK_EQ(pfc_interval(&F, 9, RT_DIR_INGRESS, Q20), 0);
+	for (k = 10; k <= 18; k++) {
+		pfc_interval(&F, k, 0, 0);
+		CHECK_EQ(F.nev, 0);
+	}
+	pfc_interval(&F, 19, 0, 0);
 	e = find_ev(&F, RT_FEV_CLOSE, "pfc-storm");
-	CHECK(e != NULL, "pfc-storm closes after two quiet intervals");
+	CHECK(e != NULL, "pfc-storm closes after 10 quiet seconds");
 	if (e)
-		CHECK_EQ(e->f.end_ns, T0 + 6 * NS);
+		CHECK_EQ(e->f.end_ns, T0 + 9 * NS);
 	CHECK_EQ(F.per_rule[0].opened, 1);
 
 	/* A gap between two matching intervals starts the count again. */
-	pfc_interval(&F, 9, RT_DIR_EGRESS, Q20);
-	pfc_interval(&F, 10, 0, 0);
-	CHECK_EQ(pfc_interval(&F, 11, RT_DIR_EGRESS, Q20), 0);
+	pfc_interval(&F, 20, RT_DIR_EGRESS, Q20);
+	pfc_interval(&F, 21, 0, 0);
+	CHECK_EQ(pfc_interval(&F, 22, RT_DIR_EGRESS, Q20), 0);
 
 	/* The NIC's pause-storm counter opens one at once. */
 	iv_init(&v, 12);
@@ -657,9 +665,10 @@ static void test_doctor(void)
 	}
 	CHECK_EQ(F.nev > 1 ? F.ev[1].f.sev : 99, RT_SEV_INFO);
 	iv_free(&v);
-	/* The doctor's next run finds it fixed: closed after two intervals. */
+	/* The doctor's next run finds it fixed: closed after the quiet period
+	 * (2 intervals and 10 s). */
 	doc.n = 0;
-	for (k = 2; k <= 3; k++) {
+	for (k = 2; k <= 11; k++) {
 		iv_init(&v, k);
 		eval(&F, &v);
 		iv_free(&v);

@@ -44,7 +44,7 @@ static int on_version(void *ctx, const struct rt_opt *opt, const char *arg);
 #define SORT_COLUMNS "congestion src dst dqpn dir iface prio pkts bytes ce cnp nak rnr idle age " \
 	"process mirror flows gb2s gb10s gb40s ce2s ce10s ce40s cnp2s cnp10s cnp40s"
 #define THRESHOLDS "pfc-share= pfc-intervals= pwe-intervals= ce-share= ce-min= incast-sources= " \
-	"nak-min= rnr-min= cnp-ignored-min= victim-pkts= queue-bytes= drops-min= close-after="
+	"nak-min= rnr-min= cnp-ignored-min= victim-pkts= queue-bytes= drops-min= close-after= close-secs="
 
 /*
  * The main command line, one row per option: its letter (or a number from

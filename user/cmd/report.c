@@ -64,12 +64,16 @@
 #include "source.h"
 #include "sources.h"
 
+/* A file's episodes shown by default (--episodes), most severe first. */
+#define RT_REP_EPISODES 10
+
 struct report {
 	const char *path;	/* what the report names: the file, or a rotated set's files */
 	const char **files;	/* what is read, in time order */
 	int nfiles;
 	char host0[64];		/* the host its header names ("" for captures): CNP matches skip it */
 	int top;
+	int episodes;		/* --episodes: shown of a file's, 0 all */
 	__u64 speed_mbps;
 	const char *speed_from;
 	int multi;		/* one of several files: name hosts */
@@ -201,7 +205,7 @@ static void moments(struct rt_printer *p, struct report *R, struct rt_rep_top *t
 		    const char *title)
 {
 	const struct rt_rep_moment *m = rt_rep_top_sorted(t);
-	char b[64];
+	char b[64], si[16];
 	size_t i;
 	int shown = 0;
 
@@ -218,7 +222,8 @@ static void moments(struct rt_printer *p, struct report *R, struct rt_rep_top *t
 		rt_pr_dbl(p, RT_PR_ANY, "seconds", " %10.3f", x->secs);
 		rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, x->pkts);
 		rt_pr_u64(p, RT_PR_ANY, "ce", " %10llu", x->ce);
-		rt_pr_dbl(p, RT_PR_ANY, "ce_per_s", " %10.1f", x->secs > 0 ? x->ce / x->secs : 0);
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %10s", rt_fmt_si(x->secs > 0 ? x->ce / x->secs : 0, si, sizeof(si)));
+		rt_pr_dbl(p, RT_PR_JSON, "ce_per_s", NULL, x->secs > 0 ? x->ce / x->secs : 0);
 		rt_pr_u64(p, RT_PR_JSON, "cnp", NULL, x->cnp);
 		rt_pr_u64(p, RT_PR_JSON, "nak", NULL, x->nak);
 		rt_pr_u64(p, RT_PR_ANY, "pause_frames", " %10llu", x->pfc - x->xon);
@@ -425,7 +430,7 @@ static void throttled(struct rt_printer *p, struct report *R)
 static void nic_counters(struct rt_printer *p, struct report *R)
 {
 	const struct rt_rep *r = R->a;
-	char t[64];
+	char t[64], si[16];
 	int pass, shown = 0;
 
 	rt_pr_open_arr(p, "nic");
@@ -456,7 +461,7 @@ static void nic_counters(struct rt_printer *p, struct report *R)
 			rt_pr_u64(p, RT_PR_JSON, "last", NULL, a->c.value);
 			rt_pr_u64(p, RT_PR_ANY, "peak_delta", "  peak %llu", a->peak_d);
 			if (a->peak_secs > 0)
-				rt_pr_dbl(p, RT_PR_TEXT, NULL, " (%.1f/s)", a->peak_d / a->peak_secs);
+				rt_pr_str(p, RT_PR_TEXT, NULL, " (%s/s)", rt_fmt_si(a->peak_d / a->peak_secs, si, sizeof(si)));
 			rt_pr_dbl(p, RT_PR_JSON, "peak_time", NULL, a->peak_t / 1e9);
 			rt_pr_str(p, RT_PR_TEXT, NULL, " at %s", fmt_time(a->peak_t, t, sizeof(t)));
 			if (qp)
@@ -484,28 +489,68 @@ static void finding_out(struct rt_printer *p, int multi, const struct rt_finding
 	rt_pr_str(p, RT_PR_JSON, "severity", NULL, rt_sev_name(f->sev));
 	rt_pr_dbl(p, RT_PR_JSON, "start", NULL, f->start_ns / 1e9);
 	rt_pr_dbl(p, RT_PR_JSON, "end", NULL, f->end_ns / 1e9);
+	rt_pr_dbl(p, RT_PR_JSON, "peak", NULL, f->peak);
 	if (multi)	/* text: after the rule; JSON: last */
 		rt_pr_str(p, RT_PR_TEXT, NULL, " [%s]", f->host);
 	rt_pr_json_raw(p, "subject", rt_subject_json(&f->subj, subj, sizeof(subj)));
 	rt_pr_str(p, RT_PR_TEXT, NULL, " %s\n", rt_subject_text(&f->subj, subj, sizeof(subj)));
 	rt_pr_str(p, RT_PR_ANY, "evidence", "      %s\n", f->evidence);
+	if (f->involved[0]) {
+		rt_pr_str(p, RT_PR_ANY, "involved", "      involved: %s", f->involved);
+		rt_pr_text(p, f->involved_more ? "; and more\n" : "\n");
+	}
 	rt_pr_str(p, RT_PR_ANY, "next", "      next: %s\n", f->next);
 	if (multi)
 		rt_pr_str(p, RT_PR_JSON, "host", NULL, f->host);
 	rt_pr_close_obj(p);
 }
 
-static void findings_out(struct rt_printer *p, int multi, const struct rt_flog *L)
+static int by_rank(const void *x, const void *y)
 {
-	size_t i;
+	const struct rt_finding *a = *(const struct rt_finding *const *)x, *b = *(const struct rt_finding *const *)y;
+	__u64 la = a->end_ns - a->start_ns, lb = b->end_ns - b->start_ns;
 
+	if (a->sev != b->sev)
+		return a->sev > b->sev ? -1 : 1;
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	if (a->peak != b->peak)
+		return a->peak > b->peak ? -1 : 1;
+	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+/*
+ * One file's findings: its episodes ranked (severity, then length, then peak),
+ * the first `limit` shown (0: all) and the rest counted ("and N more"). The
+ * timeline of several files (multi) keeps every finding in time order.
+ */
+static void findings_out(struct rt_printer *p, int multi, const struct rt_flog *L, int limit)
+{
+	const struct rt_finding **r = NULL;
+	size_t i, shown = L->n;
+
+	if (!multi && L->n && (r = calloc(L->n, sizeof(*r)))) {
+		for (i = 0; i < L->n; i++)
+			r[i] = &L->f[i];
+		qsort(r, L->n, sizeof(*r), by_rank);
+		if (limit && shown > (size_t)limit)
+			shown = (size_t)limit;
+	}
 	rt_pr_open_arr(p, "findings");
-	rt_pr_text(p, "\nFindings (%zu), in time order\n", L->n);
-	for (i = 0; i < L->n; i++)
-		finding_out(p, multi, &L->f[i]);
+	if (r)
+		rt_pr_text(p, "\nFindings (%zu), most severe first, then the longest\n", L->n);
+	else
+		rt_pr_text(p, "\nFindings (%zu), in time order\n", L->n);
+	for (i = 0; i < shown; i++)
+		finding_out(p, multi, r ? r[i] : &L->f[i]);
 	rt_pr_close_arr(p);
+	if (!multi)
+		rt_pr_u64(p, RT_PR_JSON, "findings_more", NULL, (unsigned long long)(L->n - shown));
+	if (L->n > shown)
+		rt_pr_u64(p, RT_PR_TEXT, NULL, "  and %llu more\n", (unsigned long long)(L->n - shown));
 	if (!L->n)
 		rt_pr_text(p, "  (none: no rule matched)\n");
+	free(r);
 }
 
 /* One file's report: the members of its JSON object, or its text. */
@@ -563,7 +608,7 @@ static void print_report(struct rt_printer *p, struct report *R)
 	/* Several files: the text has one timeline of every file's findings
 	 * before them; JSON keeps each file's too. */
 	rt_pr_mute(p, R->multi ? RT_PR_TEXT : 0);
-	findings_out(p, 0, &R->run.flog);
+	findings_out(p, 0, &R->run.flog, R->episodes);
 	rt_pr_mute(p, 0);
 	rt_pr_open_obj(p, "top");
 	top_flows(p, R, "Top flows by CE", "ce", rt_rep_by_ce, v_ce);
@@ -738,7 +783,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 	}
 	rt_pr_close_arr(p);
 	clocks_out(p, rs, n);
-	findings_out(p, 1, &L);
+	findings_out(p, 1, &L, 0);
 	cnp_matches(p, rs, n, top);
 	/* Host pairs over every file, each file's flows counted once. */
 	if (rt_rep_pairs_merge(as, n, &pairs, &npairs) == 0) {
@@ -764,7 +809,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 struct report_args {
 	struct rt_opts o;
 	struct rt_find_cfg cfg;
-	int json, top;
+	int json, top, episodes;
 	__u64 speed;
 	const char *speed_from;
 	const char *html, *perfetto;	/* --html, --perfetto: the paths */
@@ -782,6 +827,9 @@ static const struct rt_opt report_opts[] = {
 	  RT_SET_REAL(A, o.interval, RT_NUM_SECONDS, 0.001, 86400, "give seconds between 0.001 and 86400") },
 	{ 257, "top", "N", "rows per table (default 10, 0: all)",
 	  RT_SET_INT(A, top, 0, INT_MAX, "give a number of rows, 0 for all") },
+	{ 263, "episodes", "N", "a file's findings shown, most severe first (default 10,\n"
+		"0: all); the rest are counted",
+	  RT_SET_INT(A, episodes, 0, INT_MAX, "give a number of episodes, 0 for all") },
 	{ 258, "link-speed", "SPEED", "link speed for paused time, e.g. 25G, 100G, 400G, 40000M\n"
 		"(default: the speed recorded for the interface, else 100G)",
 	  RT_CALL(on_link_speed), .values = "10G 25G 40G 50G 100G 200G 400G 800G" },
@@ -798,12 +846,12 @@ static const struct rt_opt report_opts[] = {
 static const struct rt_cli report_cli = {
 	.prog = "rocetop report",
 	.usage =
-"Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--link-speed SPEED]\n"
-"                      [--html FILE] [--perfetto FILE]\n"
-"Summarise rocetop recordings or pcap/pcapng captures: the findings as a\n"
-"timeline first, then duration and totals, the top flows by CE, CNP and NAK,\n"
-"the moments of peak CE rate and PFC pauses, paused time per priority, host\n"
-"pairs ranked, and the data flows CNPs throttled. Several files (recordings\n"
+"Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--episodes N]\n"
+"                      [--link-speed SPEED] [--html FILE] [--perfetto FILE]\n"
+"Summarise rocetop recordings or pcap/pcapng captures: the findings' episodes\n"
+"first, most severe first, then duration and totals, the top flows by CE, CNP\n"
+"and NAK, the moments of peak CE rate and PFC pauses, paused time per priority,\n"
+"host pairs ranked, and the data flows CNPs throttled. Several files (recordings\n"
 "from several hosts) merge into one timeline naming each host, with CNPs on\n"
 "one host matched to the data flows they throttle on another.\n",
 	.opts = report_opts,
@@ -1270,7 +1318,7 @@ out:
 int rt_report_main(int argc, char **argv)
 {
 	struct report *rs = NULL;
-	struct report_args ra = { .top = 10 };
+	struct report_args ra = { .top = 10, .episodes = RT_REP_EPISODES };
 	FILE *fh = NULL, *ft = NULL;
 	int nfiles, nrep = 0, i, rc = 1, first, err;
 
@@ -1294,6 +1342,7 @@ int rt_report_main(int argc, char **argv)
 	}
 	for (i = 0; i < nrep; i++) {
 		rs[i].top = ra.top;
+		rs[i].episodes = ra.episodes;
 		rs[i].speed_mbps = ra.speed;
 		rs[i].speed_from = ra.speed_from;
 		rs[i].multi = nrep > 1;

@@ -19,6 +19,12 @@ static inline __u64 rt_congestion(const struct rt_flow_val *d)
 	return d->ecn[RT_ECN_CE] + d->cnp + d->nak_seq + d->nak_other + d->rnr_nak;
 }
 
+/* A flow's priority: its 802.1Q PCP, else its DSCP / 8 (the findings' rule). */
+static inline __u8 rt_flow_prio(const struct rt_flow *f)
+{
+	return f->v.pcp != RT_PCP_NONE ? (__u8)(f->v.pcp & 7) : (__u8)(f->v.dscp >> 3);
+}
+
 static inline __u64 rt_nak(const struct rt_flow_val *v)
 {
 	return v->nak_seq + v->nak_other;

@@ -3,8 +3,10 @@
  * The findings engine: keeps findings that open, update and close over time.
  * The rules (rules.c) call rt_findings_match() for each subject that matches
  * in an interval; a subject that matches `need` intervals in a row opens a
- * finding starting at the first of them; a finding that does not match for
- * close_after intervals closes, ending at the last interval it matched.
+ * finding (an episode) starting at the first of them; it closes only after a
+ * quiet period, close_after intervals and close_secs seconds without a match
+ * (a condition that dips for a moment stays one episode), ending at the last
+ * interval it matched.
  * An open finding updates when its severity changes or its main figure
  * passes 1.5 times its previous peak; its evidence is that of its peak.
  */
@@ -36,6 +38,7 @@ void rt_find_cfg_defaults(struct rt_find_cfg *c)
 	c->queue_bytes = 1e6;
 	c->drops_min = 1;
 	c->close_after = 2;
+	c->close_secs = 10;
 }
 
 const char rt_find_cfg_help[] =
@@ -51,7 +54,8 @@ const char rt_find_cfg_help[] =
 "  victim-pkts=N        victim: the flow's data packets per interval (10)\n"
 "  queue-bytes=N        deep-queue: queue depth at a switch port (1000000)\n"
 "  drops-min=N          switch-drops: drop notifications per interval (1)\n"
-"  close-after=N        intervals without a match before a finding closes (2)\n";
+"  close-after=N        intervals without a match before a finding closes (2)\n"
+"  close-secs=S         and seconds without a match at least (10)\n";
 
 int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg)
 {
@@ -65,7 +69,7 @@ int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg)
 		U("nak-min", nak_min, 1, 1e15), U("rnr-min", rnr_min, 1, 1e15),
 		U("cnp-ignored-min", cnp_ignored_min, 1, 1e15), U("victim-pkts", victim_min_pkts, 1, 1e15),
 		D("queue-bytes", queue_bytes, 1, 1e15), U("drops-min", drops_min, 1, 1e15),
-		I("close-after", close_after, 1, 1000),
+		I("close-after", close_after, 1, 1000), D("close-secs", close_secs, 0, 86400),
 #undef D
 #undef I
 #undef U
@@ -132,7 +136,7 @@ __u64 rt_findings_speed(struct rt_findings *F, const struct rt_snapshot *s, cons
 	return rt_link_speed(s, ifname, F->cfg.speed_mbps, NULL);
 }
 
-static int push_event(struct rt_findings *F, int event, const struct rt_finding *f)
+static int push_event(struct rt_findings *F, int event, const struct rt_finding *f, int prev_sev)
 {
 	struct rt_fev *e;
 
@@ -140,6 +144,7 @@ static int push_event(struct rt_findings *F, int event, const struct rt_finding 
 		return -ENOMEM;
 	e = &F->ev[F->nev++];
 	e->event = (__u8)event;
+	e->prev_sev = (__u8)prev_sev;
 	e->id = f->id;
 	e->time_ns = F->t_end;
 	e->f = *f;
@@ -292,10 +297,12 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 			rt_fmt_safe(f->evidence, f->evidence, sizeof(f->evidence));	/* names from files */
 		}
 		if (f->sev != sev || score > 1.5 * f->peak) {
+			int prev = f->sev;
+
 			f->sev = (__u8)sev;
 			if (score > f->peak)
 				f->peak = score;
-			return push_event(F, RT_FEV_UPDATE, f);
+			return push_event(F, RT_FEV_UPDATE, f, prev);
 		}
 		if (score > f->peak)
 			f->peak = score;
@@ -346,7 +353,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	if (index_put(F, h, (__u32)F->n, rule, subj))
 		return -ENOMEM;
 	count_rule(F, rule);
-	return push_event(F, RT_FEV_OPEN, f);
+	return push_event(F, RT_FEV_OPEN, f, f->sev);
 }
 
 static int by_end_desc(const void *x, const void *y)
@@ -393,6 +400,25 @@ static int run_rules(struct rt_findings *F, const struct rt_snapshot *cur, const
 	return err ? -ENOMEM : 0;
 }
 
+/* The events of this interval carry what the rules' end added to their
+ * findings after the match (the flows involved). */
+static void refresh_events(struct rt_findings *F)
+{
+	size_t i, j;
+	__u32 v;
+
+	for (i = 0; i < F->nev && F->nslots; i++) {
+		struct rt_fev *e = &F->ev[i];
+
+		j = slot_of(F, e->f.h, e->f.rule, &e->f.subj);
+		v = F->slots[j].h ? F->slots[j].i : 0;
+		if (!v || (v & RT_SLOT_PEND))
+			continue;
+		memcpy(e->f.involved, F->tab[v - 1].involved, sizeof(e->f.involved));
+		e->f.involved_more = F->tab[v - 1].involved_more;
+	}
+}
+
 int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	size_t i;
@@ -410,6 +436,7 @@ int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const
 	if (index_rebuild(F, F->n + F->npend))
 		return -ENOMEM;
 	err = run_rules(F, cur, d);
+	refresh_events(F);
 	/* Candidates that missed an interval start again; those that opened go. */
 	for (i = 0; i < F->npend;) {
 		if (!F->pend[i].seen || F->pend[i].hits < 0)
@@ -422,9 +449,10 @@ int rt_findings_eval(struct rt_findings *F, const struct rt_snapshot *cur, const
 
 		if (!f->open || f->seen)
 			continue;
-		if (++f->quiet >= F->cfg.close_after) {
+		if (++f->quiet >= F->cfg.close_after &&
+		    F->t_end >= f->end_ns + (__u64)(F->cfg.close_secs * 1e9)) {
 			f->open = 0;
-			if (push_event(F, RT_FEV_CLOSE, f))
+			if (push_event(F, RT_FEV_CLOSE, f, f->sev))
 				err = -ENOMEM;
 		}
 	}
@@ -440,7 +468,7 @@ void rt_findings_finish(struct rt_findings *F)
 	for (i = 0; i < F->n; i++)
 		if (F->tab[i].open) {
 			F->tab[i].open = 0;
-			push_event(F, RT_FEV_CLOSE, &F->tab[i]);
+			push_event(F, RT_FEV_CLOSE, &F->tab[i], F->tab[i].sev);
 		}
 	F->npend = 0;
 }

@@ -62,12 +62,17 @@ struct rt_finding {
 	double score;		/* the rule's main figure (a share, a count): for updates */
 	double peak;
 	char  evidence[256];
+	/* the data flows of a priority's episode (pfc-storm, pause-without-ecn)
+	 * over its whole length, "src -> dst QP n (process pid)" joined by "; " */
+	char  involved[384];
+	__u8  involved_more;	/* more than involved[] holds */
 	const char *next;	/* the next step, whole: a string of static storage (the rules' text) */
 	char  host[64];		/* the report's multi-host timeline; "" live */
 };
 
 struct rt_fev {
 	__u8  event;		/* enum rt_fevent */
+	__u8  prev_sev;		/* an update: the severity before it (== f.sev: the figure grew) */
 	__u32 id;
 	__u64 time_ns;
 	struct rt_finding f;	/* as it stood at the event */
@@ -87,7 +92,8 @@ struct rt_find_cfg {
 	__u64  victim_min_pkts;	/* victim: data packets of the flow in the interval */
 	double queue_bytes;	/* deep-queue: bytes of queue at a switch port */
 	__u64  drops_min;	/* switch-drops: drop notifications per interval */
-	int    close_after;	/* intervals without a match before a finding closes */
+	int    close_after;	/* intervals without a match before a finding closes, */
+	double close_secs;	/* and seconds at least: the episode's quiet period */
 	__u64  speed_mbps;	/* --link-speed for paused time; 0: rt_link_speed decides */
 };
 

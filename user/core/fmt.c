@@ -146,3 +146,15 @@ const char *rt_fmt_csv(const char *s, char *buf, size_t len)
 	buf[i] = '\0';
 	return buf;
 }
+
+const char *rt_fmt_ifname_col(const char *name, char *buf, size_t len)
+{
+	if (!len)
+		return "";
+	rt_fmt_safe(name, buf, len);
+	if (len > RT_IFNAME_COLS + 1 && strlen(buf) > RT_IFNAME_COLS) {
+		buf[RT_IFNAME_COLS - 1] = '~';
+		buf[RT_IFNAME_COLS] = '\0';
+	}
+	return buf;
+}

@@ -17,6 +17,12 @@ const char *rt_fmt_addr(__u8 family, const __u8 *addr, char *buf, size_t len);
 #define RT_MIRROR_STRLEN 32
 const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len);
 const char *rt_prio_name(unsigned int prio, char *buf, size_t len);	/* "0".."7", "all" */
+/* An interface's name in a text column of RT_IFNAME_COLS characters, made
+ * printable: a longer name (a capture file's, an sFlow AGENT:PORT) is cut to
+ * RT_IFNAME_COLS - 1 characters and '~', so the columns after it stay put
+ * (JSON and CSV keep the whole name). */
+#define RT_IFNAME_COLS 15
+const char *rt_fmt_ifname_col(const char *name, char *buf, size_t len);
 /* 12.3k, 4.56M: a count or rate in at most 6 characters. */
 const char *rt_fmt_si(double v, char *buf, size_t len);
 /* Gb/s in at most width characters (width >= 5): "%.3f" while it fits, then

@@ -62,7 +62,7 @@ static __u64 data_pkts(const struct rt_flow_val *v)
 
 static __u8 flow_prio(const struct rt_flow *f)
 {
-	return f->v.pcp != RT_PCP_NONE ? (__u8)(f->v.pcp & 7) : (__u8)(f->v.dscp >> 3);
+	return rt_flow_prio(f);
 }
 
 static struct pause *pause_get(struct rt_rule_ctx *c, const char *ifname, __u8 dir, __u8 prio)
@@ -945,9 +945,63 @@ static struct rt_rule_ctx *rules_begin(struct rt_findings *F, const struct rt_sn
 	return c;
 }
 
+/* Add a flow to an episode's involved list, once. */
+static void involve_flow(struct rt_finding *f, const struct rt_flow *fl)
+{
+	char fn[160], one[200];
+	size_t n = strlen(f->involved);
+
+	flow_name(fl, fn, sizeof(fn));
+	if (fl->pid)
+		snprintf(one, sizeof(one), "%s (%.16s pid %u)", fn, fl->comm, fl->pid);
+	else
+		snprintf(one, sizeof(one), "%s", fn);
+	rt_fmt_safe(one, one, sizeof(one));	/* a process name */
+	if (strstr(f->involved, one))
+		return;
+	if (n + strlen(one) + 3 > sizeof(f->involved)) {
+		f->involved_more = 1;
+		return;
+	}
+	snprintf(f->involved + n, sizeof(f->involved) - n, "%s%s", n ? "; " : "", one);
+}
+
+/*
+ * The data flows of the priorities whose episodes matched this interval (as
+ * prio_flows counts them: data lately on the interface and priority), added
+ * to each episode's list: a walk of the flows for each such episode, at most
+ * one per interface, direction and priority paused.
+ */
+static void involve(struct rt_rule_ctx *c)
+{
+	const struct rt_snapshot *cur = c->cur;
+	struct rt_findings *F = c->F;
+	size_t i, j;
+
+	for (i = 0; i < F->n; i++) {
+		struct rt_finding *f = &F->tab[i];
+		__u64 since;
+
+		if (!f->open || !f->seen || (f->subj.has & (RT_SUBJ_SRC | RT_SUBJ_COUNTER)) ||
+		    !(f->subj.has & RT_SUBJ_PRIO))
+			continue;
+		since = paused_since(c, f->subj.ifname, f->subj.prio);
+		for (j = 0; j < cur->nflows; j++) {
+			const struct rt_flow *fl = &cur->flows[j];
+
+			if (flow_prio(fl) == f->subj.prio && recent_data_flow(c, fl, since) &&
+			    !strcmp(rt_snapshot_ifname(cur, fl->k.ifindex), f->subj.ifname))
+				involve_flow(f, fl);
+		}
+	}
+}
+
 static int rules_end(struct rt_rule_ctx *c)
 {
 	int err = c->err;
+
+	if (c->np)
+		involve(c);
 
 	free(c->dv);
 	free(c);

@@ -88,19 +88,20 @@ static void print_ports(struct rt_printer *p, const struct rt_delta *d, double s
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < d->nports; i++) {
 			const struct rt_port_ctr *c = d->ports[i].c;
-			char dv[sizeof(c->dev)], nd[sizeof(c->netdev)], nm[sizeof(c->name)];
+			char dv[sizeof(c->dev)], nd[sizeof(c->netdev) + 16], nm[sizeof(c->name)];
 
 			if ((c->congestion ? 0 : 1) != pass || (!d->ports[i].d && !(c->congestion && c->value)))
 				continue;
 			if (!shown++)
-				rt_pr_text(p, "NIC counters\n  %-12s %-4s %-10s %-34s %14s %12s  %s\n", "DEVICE",
+				rt_pr_text(p, "NIC counters\n  %-12s %-4s %-15s %-34s %14s %12s  %s\n", "DEVICE",
 					   "PORT", "NETDEV", "COUNTER", "VALUE", "PER SEC", "SOURCE");
 			rt_pr_open_obj(p, NULL);
 			rt_pr_str(p, RT_PR_ANY, "device", "  %-12s",
 				  c->dev[0] ? rt_fmt_safe(c->dev, dv, sizeof(dv)) : "-");
 			rt_pr_u64(p, RT_PR_ANY, "port", " %-4llu", c->port);
-			rt_pr_str(p, RT_PR_ANY, "netdev", " %-10s",
-				  c->netdev[0] ? rt_fmt_safe(c->netdev, nd, sizeof(nd)) : "-");
+			rt_pr_str(p, RT_PR_TEXT, NULL, " %-15s",
+				  c->netdev[0] ? rt_fmt_ifname_col(c->netdev, nd, sizeof(nd)) : "-");
+			rt_pr_str(p, RT_PR_JSON, "netdev", NULL, c->netdev[0] ? c->netdev : "-");
 			rt_pr_str(p, RT_PR_ANY, "counter", " %-34s", rt_fmt_safe(c->name, nm, sizeof(nm)));
 			rt_pr_u64(p, RT_PR_ANY, "value", " %14llu", (unsigned long long)c->value);
 			rt_pr_u64(p, RT_PR_JSON, "delta", NULL, (unsigned long long)d->ports[i].d);
@@ -218,20 +219,21 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	const struct rt_flow *f = fd->f;
 	const struct rt_flow_val *v = &fd->d;
 	const char *est = f->estimate ? "~" : "";	/* sFlow: estimates */
-	char c1[16], pk[24], a1[RT_ADDR_STRLEN], ifs[IF_NAMESIZE], mirror[RT_MIRROR_STRLEN];
+	char c1[16], pk[24], a1[RT_ADDR_STRLEN], ifs[64], mirror[RT_MIRROR_STRLEN];
+	const char *ifn = rt_snapshot_ifname(cur, f->k.ifindex);
 
 	rt_pr_open_obj(p, NULL);
-	rt_pr_str(p, RT_PR_ANY, "ifname", "%-10s", rt_fmt_safe(rt_snapshot_ifname(cur, f->k.ifindex), ifs, sizeof(ifs)));
+	rt_pr_str(p, RT_PR_TEXT, NULL, "%-15s", rt_fmt_ifname_col(ifn, ifs, sizeof(ifs)));
+	rt_pr_str(p, RT_PR_JSON, "ifname", NULL, ifn);
 	rt_pr_str(p, RT_PR_ANY, "dir", " %-7s",
 		  f->k.origin == RT_ORIGIN_NIC ? (f->k.dir == RT_DIR_INGRESS ? "nic-in" : "nic-out") :
 		  rt_dir_name(f->k.dir));
 	rt_pr_str(p, RT_PR_ANY, "src", " %-15s", rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)));
 	rt_pr_str(p, RT_PR_ANY, "dst", " %-15s", rt_fmt_addr(f->k.family, f->k.dst, a1, sizeof(a1)));
 	rt_pr_u64(p, RT_PR_ANY, "dqpn", " %8llu", f->k.dqpn);
-	if (f->v.pcp == RT_PCP_NONE)
-		rt_pr_text(p, " %4s", "-");	/* JSON: no pcp key when untagged */
-	else
-		rt_pr_u64(p, RT_PR_ANY, "pcp", " %4llu", f->v.pcp);
+	rt_pr_u64(p, RT_PR_ANY, "prio", " %4llu", rt_flow_prio(f));	/* PCP, else DSCP / 8 */
+	if (f->v.pcp != RT_PCP_NONE)	/* JSON: no pcp key when untagged */
+		rt_pr_u64(p, RT_PR_JSON, "pcp", NULL, f->v.pcp);
 	rt_pr_u64(p, RT_PR_ANY, "dscp", " %4llu", f->v.dscp);
 	rt_pr_bool(p, RT_PR_JSON, "estimate", NULL, f->estimate);
 	rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, (unsigned long long)v->pkts);
@@ -256,7 +258,8 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	rt_pr_dbl(p, RT_PR_JSON, "cnp_per_s", NULL, rate(v->cnp, secs));
 	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(rt_nak(v), secs), c1, sizeof(c1)));
 	rt_pr_dbl(p, RT_PR_JSON, "nak_per_s", NULL, rate(rt_nak(v), secs));
-	rt_pr_dbl(p, RT_PR_ANY, "rnr_per_s", " %8.1f", rate(v->rnr_nak, secs));
+	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(v->rnr_nak, secs), c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "rnr_per_s", NULL, rate(v->rnr_nak, secs));
 	if (f->k.mirror) {
 		rt_fmt_mirror(&f->k, mirror, sizeof(mirror));
 		rt_pr_str(p, RT_PR_ANY, "mirror", "  %s", mirror);
@@ -267,12 +270,50 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	rt_pr_close_obj(p);
 }
 
-/* The open findings, most severe first, after the header. */
+/* Whether --batch shows an event: an episode's open, a change of its
+ * severity and its close; an update of its figure alone goes to findings.csv. */
+static int event_shown(const struct rt_fev *e)
+{
+	return e->event != RT_FEV_UPDATE || e->prev_sev != e->f.sev;
+}
+
+/* One event: what happened, then the finding as it stood, its next step whole. */
+static void print_event(struct rt_printer *p, const struct rt_fev *e)
+{
+	const struct rt_finding *f = &e->f;
+	char c1[16], c2[16], subj[512];
+
+	rt_pr_open_obj(p, NULL);
+	rt_pr_str(p, RT_PR_ANY, "event", "  %-6s", rt_fev_name(e->event));
+	rt_pr_str(p, RT_PR_ANY, "severity", " %-8s", rt_sev_name(f->sev));
+	if (e->event == RT_FEV_UPDATE)
+		rt_pr_str(p, RT_PR_ANY, "was", " (was %s)", rt_sev_name(e->prev_sev));
+	rt_pr_str(p, RT_PR_ANY, "rule", " %-18s", f->rule);
+	rt_pr_str(p, RT_PR_TEXT, NULL, " since %s", rt_fmt_clock(f->start_ns, c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "since", NULL, f->start_ns / 1e9);
+	if (e->event == RT_FEV_CLOSE) {
+		rt_pr_str(p, RT_PR_TEXT, NULL, " until %s", rt_fmt_clock(f->end_ns, c2, sizeof(c2)));
+		rt_pr_dbl(p, RT_PR_JSON, "until", NULL, f->end_ns / 1e9);
+	}
+	rt_pr_str(p, RT_PR_ANY, "subject", "  %s", rt_subject_text(&f->subj, subj, sizeof(subj)));
+	rt_pr_str(p, RT_PR_ANY, "evidence", ": %s\n", f->evidence);
+	if (f->involved[0]) {
+		rt_pr_str(p, RT_PR_ANY, "involved", "           involved: %s", f->involved);
+		rt_pr_text(p, f->involved_more ? "; and more\n" : "\n");
+	}
+	rt_pr_str(p, RT_PR_ANY, "next", "           next: %s\n", f->next);
+	rt_pr_close_obj(p);
+}
+
+/*
+ * After the header: how many findings are open by severity, then the
+ * interval's events (an episode opening, changing severity, closing), so a
+ * steady condition is printed when it starts and when it ends, not every
+ * interval.
+ */
 static void print_findings(struct rt_printer *p, const struct rt_findings *F)
 {
-	char c1[16], subj[512];
 	size_t cnt[3], i;
-	int sev;
 
 	if (!F)
 		return;
@@ -282,23 +323,10 @@ static void print_findings(struct rt_printer *p, const struct rt_findings *F)
 	rt_pr_u64(p, RT_PR_ANY, "critical", " %llu critical,", (unsigned long long)cnt[RT_SEV_CRITICAL]);
 	rt_pr_u64(p, RT_PR_ANY, "warning", " %llu warning,", (unsigned long long)cnt[RT_SEV_WARNING]);
 	rt_pr_u64(p, RT_PR_ANY, "info", " %llu info\n", (unsigned long long)cnt[RT_SEV_INFO]);
-	rt_pr_open_arr(p, "list");
-	for (sev = RT_SEV_CRITICAL; sev >= RT_SEV_INFO; sev--)
-		for (i = 0; i < F->n; i++) {
-			const struct rt_finding *f = &F->tab[i];
-
-			if (!f->open || f->sev != sev)
-				continue;
-			rt_pr_open_obj(p, NULL);
-			rt_pr_str(p, RT_PR_ANY, "severity", "  %-8s", rt_sev_name(f->sev));
-			rt_pr_str(p, RT_PR_ANY, "rule", " %-18s", f->rule);
-			rt_pr_str(p, RT_PR_TEXT, NULL, " since %s", rt_fmt_clock(f->start_ns, c1, sizeof(c1)));
-			rt_pr_dbl(p, RT_PR_JSON, "since", NULL, f->start_ns / 1e9);
-			rt_pr_str(p, RT_PR_ANY, "subject", "  %s", rt_subject_text(&f->subj, subj, sizeof(subj)));
-			rt_pr_str(p, RT_PR_ANY, "evidence", ": %s\n", f->evidence);
-			rt_pr_str(p, RT_PR_ANY, "next", "           next: %s\n", f->next);
-			rt_pr_close_obj(p);
-		}
+	rt_pr_open_arr(p, "events");
+	for (i = 0; i < F->nev; i++)
+		if (event_shown(&F->ev[i]))
+			print_event(p, &F->ev[i]);
 	rt_pr_close_arr(p);
 	rt_pr_close_obj(p);
 }
@@ -319,7 +347,8 @@ static void print_totals(struct rt_printer *p, const struct rt_snapshot *cur, co
 	rt_pr_u64(p, RT_PR_JSON, "rnr_nak", NULL, (unsigned long long)t->rnr_nak);
 	rt_pr_str(p, RT_PR_TEXT, NULL, "RoCE %s pkts/s", rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)));
 	rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(t->pkts, secs));
-	rt_pr_dbl(p, RT_PR_ANY, "gbps", " %.3f Gb/s", rate(t->bytes, secs) * 8 / 1e9);
+	rt_pr_str(p, RT_PR_TEXT, NULL, " %s Gb/s", rt_fmt_gbps(rate(t->bytes, secs) * 8 / 1e9, 8, c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "gbps", NULL, rate(t->bytes, secs) * 8 / 1e9);
 	rt_pr_dbl(p, RT_PR_ANY, "ce_pct", "  CE %.2f%%", rt_ce_pct(t));
 	rt_pr_str(p, RT_PR_TEXT, NULL, "  CNP %s/s", rt_fmt_si(rate(t->cnp, secs), c1, sizeof(c1)));
 	rt_pr_dbl(p, RT_PR_JSON, "cnp_per_s", NULL, rate(t->cnp, secs));
@@ -409,7 +438,7 @@ static int print_flows(struct batch *b, const struct rt_snapshot *cur, const str
 		n = rt_delta_top((const struct rt_flow_delta **)b->order, active, (size_t)b->top, order);
 	else if ((n = active) > 1)
 		qsort(b->order, n, sizeof(*b->order), cmp_order);
-	rt_pr_text(p, "\n%-10s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
+	rt_pr_text(p, "\n%-15s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
 		   "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
 		   "MIRROR");
 	rt_pr_open_arr(p, "flows");
