@@ -68,6 +68,9 @@ set -u
 mount -t overlay overlay -o lowerdir=/,upperdir=$tmp/up,workdir=$tmp/work $tmp/m || exit 10
 mount -t proc proc $tmp/m/proc; mount -t tmpfs tmpfs $tmp/m/run; mount -t tmpfs tmpfs $tmp/m/tmp
 mount --rbind /dev $tmp/m/dev; mount --rbind /sys $tmp/m/sys
+# The checkout (make install's source) may lie under /tmp or on another
+# mount, which the overlay of / does not show: bound in at its own path.
+mkdir -p "$tmp/m$PWD" && mount --bind "$PWD" "$tmp/m$PWD" || exit 11
 exec chroot $tmp/m /bin/bash /checks.sh
 INSIDE
 cat >"$tmp/up/checks.sh" <<'CHECKS'
