@@ -557,6 +557,33 @@ static void test_join_changed_churn(void)
 	TEST_END("join_changed_against_whole_join_churn");
 }
 
+/*
+ * A QP on its way down is dumped without its peer's number (rdma_cm's
+ * disconnect puts it in the error state): it keeps the number of the dump
+ * before, for the same QP of the same process, and not for another's.
+ */
+static void test_rqpn_kept_while_going_down(void)
+{
+	struct rt_qp q1[1], q2[3];
+	struct rt_qp_table t = { .q = q2, .cap = 3 };
+	struct rt_qp_table before = { .q = q1, .cap = 1 };
+
+	qp(&before, 24, 24, 999, "ib_write_bw");
+	qp(&t, 24, 0, 999, "ib_write_bw");
+	t.q[0].has_rqpn = 0;
+	qp(&t, 25, 0, 1000, "other");		/* no number before: stays without */
+	t.q[1].has_rqpn = 0;
+	CHECK_EQ(rt_qp_table_keep_gone(&t, before.q, before.n), 0);
+	CHECK(t.q[0].has_rqpn && t.q[0].rqpn == 24, "QP 24 keeps its peer's number 24 (has %d, %u)",
+	      t.q[0].has_rqpn, t.q[0].rqpn);
+	CHECK(!t.q[1].has_rqpn, "QP 25 has no number of its own to keep");
+	before.q[0].pid = 4242;			/* another process's QP 24 before */
+	t.q[0].has_rqpn = 0;
+	rt_qp_table_keep_gone(&t, before.q, before.n);
+	CHECK(!t.q[0].has_rqpn, "another process's QP 24 lends it nothing");
+	TEST_END("join_rqpn_kept_while_going_down");
+}
+
 int main(void)
 {
 	struct rt_qp_table other = { 0 };
@@ -573,6 +600,7 @@ int main(void)
 	test_owner_by_address();
 	test_cm_flows();
 	test_owner_of_exited_process();
+	test_rqpn_kept_while_going_down();
 	test_qp_index();
 	test_join_changed_churn();
 	return TEST_EXIT();

@@ -47,6 +47,25 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A connected QP on its way down (rdma_cm's disconnect puts it in the error
+ * state) is dumped without its peer's QP number, though its last packets
+ * still go to that peer in the interval: it keeps the number the last dump
+ * gave for the same QP of the same process.
+ */
+static void remember_rqpn(struct rt_qp *q, const struct rt_qp *prev, size_t nprev)
+{
+	if (q->has_rqpn)
+		return;
+	for (size_t i = 0; i < nprev; i++)
+		if (prev[i].has_rqpn && prev[i].lqpn == q->lqpn && prev[i].dev_index == q->dev_index &&
+		    prev[i].pid == q->pid) {
+			q->rqpn = prev[i].rqpn;
+			q->has_rqpn = 1;
+			return;
+		}
+}
+
 int rt_qp_table_keep_gone(struct rt_qp_table *t, const struct rt_qp *prev, size_t nprev)
 {
 	__u64 *now = malloc((t->n ? t->n : 1) * sizeof(*now));
@@ -55,8 +74,10 @@ int rt_qp_table_keep_gone(struct rt_qp_table *t, const struct rt_qp *prev, size_
 
 	if (!now)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		now[i] = (__u64)t->q[i].dev_index << 32 | t->q[i].lqpn;
+		remember_rqpn(&t->q[i], prev, nprev);
+	}
 	qsort(now, n, sizeof(*now), cmp_u64);
 	for (size_t i = 0; i < nprev; i++) {
 		__u64 key = (__u64)prev[i].dev_index << 32 | prev[i].lqpn;
