@@ -181,9 +181,12 @@ G=(-x "$GID")
 # for a single TCG vCPU (the hangs first blamed on rxe's in-flight mark came
 # from the link's stalled virtio queue: vm.sh).
 G+=(-t 16)
-phase write ib_write_bw "${G[@]}" -n 1000 -s 4096 -- "${G[@]}" -n 1000 -s 4096 "$PEER_IP"
-phase send ib_send_bw "${G[@]}" -n 1000 -s 4096 -- "${G[@]}" -n 1000 -s 4096 "$PEER_IP"
-phase read ib_read_bw -x "$GID" -n 1000 -s 4096 -- -x "$GID" -n 1000 -s 4096 "$PEER_IP"
+# Three seconds each (-D 3), not a count: on a quiet host 1000 reads took
+# less than one of rocetop's 1-s intervals, and a QP made and gone between
+# two reads of the QP table is never seen, so its flow names no owner.
+phase write ib_write_bw "${G[@]}" -D 3 -s 4096 -- "${G[@]}" -D 3 -s 4096 "$PEER_IP"
+phase send ib_send_bw "${G[@]}" -D 3 -s 4096 -- "${G[@]}" -D 3 -s 4096 "$PEER_IP"
+phase read ib_read_bw -x "$GID" -D 3 -s 4096 -- -x "$GID" -D 3 -s 4096 "$PEER_IP"
 phase pingpong ibv_rc_pingpong -g "$GID" -n 200 -s 1024 -- -g "$GID" -n 200 -s 1024 "$PEER_IP"
 phase rping rping -s -a "$MY_IP" -C 50 -S 64 -v -- -c -a "$PEER_IP" -C 50 -S 64 -v
 # Loss: netem drops 5% of the RoCE packets a sends (a prio qdisc sends RoCE to
