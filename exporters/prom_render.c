@@ -269,13 +269,11 @@ static struct hp *hp_get(struct rt_prom_render *r, const struct rt_hostpair *k)
 static int cmp_hp_rank(const void *a, const void *b)
 {
 	const struct hp *x = *(struct hp *const *)a, *y = *(struct hp *const *)b;
-	__u64 cx = rt_congestion(&x->v), cy = rt_congestion(&y->v);
+	int c = RT_SPACESHIP(rt_congestion(&y->v), rt_congestion(&x->v));
 
-	if (cx != cy)
-		return cx > cy ? -1 : 1;
-	if (x->v.pkts != y->v.pkts)
-		return x->v.pkts > y->v.pkts ? -1 : 1;
-	return rt_hostpair_cmp(&x->k, &y->k);
+	if (!c)
+		c = RT_SPACESHIP(y->v.pkts, x->v.pkts);
+	return c ? c : rt_hostpair_cmp(&x->k, &y->k);
 }
 
 static int cmp_hp(const void *a, const void *b)
