@@ -87,7 +87,19 @@ static void test_odd_lines(void)
 	CHECK_EQ(rt_ethtool_keep("rx_ecn_mark"), 1);
 	CHECK_EQ(rt_ethtool_keep("np_cnp_sent"), 1);
 	CHECK_EQ(rt_ethtool_keep("rx_pfc_frames"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_out_of_buffer"), 0);
+	/* the health counters (counters.rst's names), and names close to them */
+	CHECK_EQ(rt_ethtool_keep("rx_out_of_buffer"), 1);
+	CHECK_EQ(rt_ethtool_keep("rx_corrected_bits_phy"), 1);
+	CHECK_EQ(rt_ethtool_keep("rx_pcs_symbol_err_phy"), 1);
+	CHECK_EQ(rt_ethtool_keep("rx_bits_phy"), 1);
+	CHECK_EQ(rt_ethtool_keep("rx_err_lane_3_phy"), 1);
+	CHECK_EQ(rt_ethtool_keep("rx_err_lane_3_phyx"), 0);
+	CHECK_EQ(rt_ethtool_keep("rx_err_lane__phy"), 0);
+	CHECK_EQ(rt_ethtool_keep("outbound_pci_stalled_wr_events"), 1);
+	CHECK_EQ(rt_ethtool_keep("rx_pci_signal_integrity"), 1);
+	CHECK_EQ(rt_ethtool_keep("link_down_events_phy"), 1);
+	CHECK_EQ(rt_ethtool_keep("rx_bytes_phy"), 0);
+	CHECK_EQ(rt_ethtool_keep("rx_crc_errors_phy"), 0);
 	CHECK_EQ(rt_ethtool_keep("peer_ifindex"), 0);
 	CHECK_EQ(rt_ethtool_keep("rx_queue_0_xdp_packets"), 0);
 	TEST_END("nic_ethtool_odd_lines_and_filter");

@@ -135,6 +135,7 @@ static const struct rt_name scope_names[] = {
 	[RT_SCOPE_HW_DEV] = { "device_hw_counters", "hw_dev" },
 	[RT_SCOPE_ETHTOOL] = { "ethtool", "ethtool" },
 	[RT_SCOPE_QP] = { "qp", "qp" },
+	[RT_SCOPE_NETDEV] = { "netdev", "netdev" },
 };
 static const struct rt_name scope_unknown = { "unknown", "?" };
 

@@ -37,6 +37,11 @@ void rt_find_cfg_defaults(struct rt_find_cfg *c)
 	c->victim_min_pkts = 10;
 	c->queue_bytes = 1e6;
 	c->drops_min = 1;
+	c->flap_min = 1;
+	c->fec_ber = 1e-6;
+	c->link_err_min = 1;
+	c->discard_min = 1;
+	c->pcie_min = 1;
 	c->close_after = 2;
 	c->close_secs = 10;
 }
@@ -54,6 +59,11 @@ const char rt_find_cfg_help[] =
 "  victim-pkts=N        victim: the flow's data packets per interval (10)\n"
 "  queue-bytes=N        deep-queue: queue depth at a switch port (1000000)\n"
 "  drops-min=N          switch-drops: drop notifications per interval (1)\n"
+"  flap-min=N           link-flap: carrier changes or link downs per interval (1)\n"
+"  fec-ber=X            fec-degrading: pre-FEC bit error rate (1e-6)\n"
+"  link-err-min=N       link-errors: symbol errors past FEC per interval (1)\n"
+"  discard-min=N        buffer-discard: packets discarded per interval (1)\n"
+"  pcie-min=N           pcie: PCIe errors or stall events per interval (1)\n"
 "  close-after=N        intervals without a match before a finding closes (2)\n"
 "  close-secs=S         and seconds without a match at least (10)\n";
 
@@ -70,6 +80,9 @@ int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg)
 		U("cnp-ignored-min", cnp_ignored_min, 1, 1e15), U("victim-pkts", victim_min_pkts, 1, 1e15),
 		D("queue-bytes", queue_bytes, 1, 1e15), U("drops-min", drops_min, 1, 1e15),
 		I("close-after", close_after, 1, 1000), D("close-secs", close_secs, 0, 86400),
+		U("flap-min", flap_min, 1, 1e15), D("fec-ber", fec_ber, 1e-15, 1),
+		U("link-err-min", link_err_min, 1, 1e15), U("discard-min", discard_min, 1, 1e15),
+		U("pcie-min", pcie_min, 1, 1e15),
 #undef D
 #undef I
 #undef U

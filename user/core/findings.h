@@ -95,6 +95,11 @@ struct rt_find_cfg {
 	int    close_after;	/* intervals without a match before a finding closes, */
 	double close_secs;	/* and seconds at least: the episode's quiet period */
 	__u64  speed_mbps;	/* --link-speed for paused time; 0: rt_link_speed decides */
+	__u64  flap_min;	/* link-flap: carrier changes or link downs per interval */
+	double fec_ber;		/* fec-degrading: pre-FEC bit error rate */
+	__u64  link_err_min;	/* link-errors: symbol errors after FEC per interval */
+	__u64  discard_min;	/* buffer-discard: discarded packets per interval */
+	__u64  pcie_min;	/* pcie: signal integrity errors or stall events per interval */
 };
 
 void rt_find_cfg_defaults(struct rt_find_cfg *c);

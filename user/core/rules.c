@@ -26,6 +26,7 @@
 #include "doc_findings.h"
 #include "findings.h"
 #include "fmt.h"
+#include "rules_health.h"
 
 /* Pauses on one interface, direction and priority over the interval. */
 struct pause {
@@ -810,14 +811,36 @@ static int rule_ecn_without_cnp(struct rt_rule_ctx *c)
 	return err | rule_ecn_without_cnp_ctrs(c);
 }
 
-/* ---- cnp-ignored: rp_cnp_ignored moving ---- */
+/* ---- cnp-ignored: rp_cnp_ignored moving; the evidence sets it against
+ * rp_cnp_handled of the same port (the CNPs that did slow the sender) ---- */
 static int rule_cnp_ignored(struct rt_rule_ctx *c)
 {
-	static const char *const names[] = { "rp_cnp_ignored", NULL };
+	const struct rt_delta *d = c->d;
+	int err = 0;
 
-	return rule_counters(c, "cnp-ignored", RT_SEV_WARNING, names, c->F->cfg.cnp_ignored_min,
-		"Congestion control is off at this sender: CNPs arrive but do not slow it. Enable DCQCN (roce_np/roce_rp in the NIC's ECN settings) for the priority.",
-		"CNPs received but not acted on");
+	for (size_t i = 0; i < d->nports; i++) {
+		const struct rt_port_ctr *pc = d->ports[i].c;
+		char handled[64] = "";
+		struct rt_subject s;
+
+		if (d->ports[i].d < c->F->cfg.cnp_ignored_min || strcmp(pc->name, "rp_cnp_ignored"))
+			continue;
+		for (size_t j = 0; j < d->nports; j++) {
+			const struct rt_port_ctr *q = d->ports[j].c;
+
+			if (!strcmp(q->name, "rp_cnp_handled") && q->port == pc->port && q->scope == pc->scope &&
+			    !strcmp(q->dev, pc->dev) && !strcmp(q->netdev, pc->netdev))
+				snprintf(handled, sizeof(handled), "; rp_cnp_handled +%llu",
+					 (unsigned long long)d->ports[j].d);
+		}
+		counter_subject(&s, pc);
+		err |= rt_findings_match(c->F, "cnp-ignored", RT_SEV_WARNING, &s, 1, (double)d->ports[i].d,
+			"Congestion control is off at this sender: CNPs arrive but do not slow it. Enable DCQCN (roce_np/roce_rp in the NIC's ECN settings) for the priority.",
+			"rp_cnp_ignored on %s%s%.0u moved by %llu in %.1f s (CNPs received but not acted on%s)",
+			pc->dev[0] ? pc->dev : pc->netdev, pc->dev[0] ? " port " : "", pc->dev[0] ? pc->port : 0,
+			(unsigned long long)d->ports[i].d, d->secs, handled);
+	}
+	return err;
 }
 
 /* ---- switch-drops and deep-queue: what sFlow agents say of their ports ---- */
@@ -1008,6 +1031,16 @@ static int rules_end(struct rt_rule_ctx *c)
 	return err;
 }
 
+/* The health rules (rules_health.c) over the interval's NIC counters. */
+#define HEALTH_RULE(fn, impl) \
+	static int fn(struct rt_rule_ctx *c) { return impl(c->F, c->cur, c->d); }
+HEALTH_RULE(rule_link_flap, rt_rule_link_flap)
+HEALTH_RULE(rule_fec_degrading, rt_rule_fec_degrading)
+HEALTH_RULE(rule_link_errors, rt_rule_link_errors)
+HEALTH_RULE(rule_buffer_discard, rt_rule_buffer_discard)
+HEALTH_RULE(rule_slow_receiver, rt_rule_slow_receiver)
+HEALTH_RULE(rule_pcie, rt_rule_pcie)
+
 /* In the order they run. */
 static const struct rt_rule rules[] = {
 	{ "pfc-storm",		rule_pfc_storm },
@@ -1022,6 +1055,12 @@ static const struct rt_rule rules[] = {
 	{ "switch-drops",	rule_switch_drops },
 	{ "deep-queue",		rule_deep_queue },
 	{ "doctor",		rule_doctor },
+	{ "link-flap",		rule_link_flap },
+	{ "fec-degrading",	rule_fec_degrading },
+	{ "link-errors",	rule_link_errors },
+	{ "buffer-discard",	rule_buffer_discard },
+	{ "slow-receiver",	rule_slow_receiver },
+	{ "pcie",		rule_pcie },
 };
 
 const struct rt_ruleset rt_rules = {

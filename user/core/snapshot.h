@@ -177,6 +177,7 @@ enum rt_port_scope {
 	RT_SCOPE_HW_DEV,	/* device-level hw_counters */
 	RT_SCOPE_ETHTOOL,	/* ethtool statistics of the netdev */
 	RT_SCOPE_QP,		/* a counter bound to QPs (rdma netlink statistics), qpn */
+	RT_SCOPE_NETDEV,	/* the netdev's own sysfs counters: /sys/class/net/IF/carrier_changes */
 };
 
 struct rt_port_ctr {

@@ -4,8 +4,9 @@
  *  - RDMA devices and ports: libibverbs first, sysfs for what verbs cannot open;
  *  - their counters from sysfs (ports/<p>/hw_counters, ports/<p>/counters,
  *    <dev>/hw_counters): rows of snap->ports, scope saying which;
- *  - the ethtool statistics (PFC, pause, ECN, CNP, discards) of each netdev
- *    behind an RDMA port and of each -i interface: scope RT_SCOPE_ETHTOOL;
+ *  - the ethtool statistics (PFC, pause, ECN, CNP, discards, the link's and
+ *    PCIe's health) of each netdev behind an RDMA port and of each -i
+ *    interface: scope RT_SCOPE_ETHTOOL; its carrier_changes: RT_SCOPE_NETDEV;
  *  - the QP table from rdma netlink, joined into the flows (user/core/join.c);
  *  - the counters bound to QPs (rdma netlink statistics, user/nic/nic_stat.c):
  *    rows of snap->ports of scope RT_SCOPE_QP, and flows of origin
@@ -188,6 +189,8 @@ static int ethtool_netdev(struct rt_nic *n, struct rt_snapshot *snap, const char
 	int r;
 
 	n->st.n = 0;
+	if (rt_sysfs_netdev_counters(n->root, netdev, dev, port, snap) < 0)
+		return -ENOMEM;
 	if (n->root[0]) {
 		snprintf(path, sizeof(path), "%s/ethtool/%s", n->root, netdev);
 		r = rt_ethtool_read_file(path, &n->st);

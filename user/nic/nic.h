@@ -71,6 +71,12 @@ int rt_nic_is_congestion(const char *name);
 int rt_sysfs_read_counters(const char *root, const struct rt_rdma_ports *ps,
 			   struct rt_snapshot *s, int *nbad, char *bad, size_t badlen);
 
+/* The netdev's own sysfs counters below root (carrier_changes) as rows of
+ * scope RT_SCOPE_NETDEV for dev/port ("" and 0 for a plain netdev); none for
+ * loopback. Rows added, or -ENOMEM. */
+int rt_sysfs_netdev_counters(const char *root, const char *netdev, const char *dev, __u32 port,
+			     struct rt_snapshot *s);
+
 /* ---- ethtool statistics (user/nic/nic_ethtool.c) ---- */
 
 struct rt_ethtool_stat {
@@ -94,8 +100,13 @@ int rt_ethtool_read_file(const char *path, struct rt_ethtool_stats *st);
 /* Standard pause statistics (ethtool netlink, ETHTOOL_A_PAUSE_STAT_*), added
  * as "pause_stat_tx_frames"/"pause_stat_rx_frames". 0 or -errno. */
 int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st);
-/* 1 for the statistics rocetop keeps: pause, prio, pfc, ecn, cnp, discard. */
+/* 1 for the statistics rocetop keeps: pause, prio, pfc, ecn, cnp, discard,
+ * and the health counters (rt_ethtool_is_health). */
 int rt_ethtool_keep(const char *name);
+/* 1 for mlx5's link and host health counters: FEC corrected bits, symbol
+ * errors, rx_bits_phy, raw errors per lane, link downs, PCIe signal
+ * integrity and stalls, rx_out_of_buffer, the standard FEC block counts. */
+int rt_ethtool_is_health(const char *name);
 
 /* ---- QPs and their owners (user/nic_netlink.c) ---- */
 

@@ -195,6 +195,33 @@ int rt_ethtool_read_file(const char *path, struct rt_ethtool_stats *st)
 	return r;
 }
 
+/* The link's and the host's health (mlx5's names, the kernel's
+ * Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst):
+ * FEC and symbol errors with the bits they are counted over, link downs,
+ * PCIe signal integrity and stalls, receive queues without buffers. */
+static const char *const health_names[] = {
+	"rx_corrected_bits_phy", "rx_pcs_symbol_err_phy", "rx_symbol_err_phy", "rx_bits_phy",
+	"link_down_events_phy", "rx_pci_signal_integrity", "tx_pci_signal_integrity",
+	"outbound_pci_buffer_overflow", "outbound_pci_stalled_rd", "outbound_pci_stalled_wr",
+	"outbound_pci_stalled_rd_events", "outbound_pci_stalled_wr_events", "rx_out_of_buffer",
+	"fec_stat_corrected_blocks", "fec_stat_uncorrectable_blocks",
+};
+
+int rt_ethtool_is_health(const char *name)
+{
+	const char *p;
+
+	for (size_t i = 0; i < sizeof(health_names) / sizeof(health_names[0]); i++)
+		if (!strcmp(name, health_names[i]))
+			return 1;
+	/* rx_err_lane_0_phy, rx_err_lane_1_phy, ...: raw errors per lane before FEC */
+	if (strncmp(name, "rx_err_lane_", 12))
+		return 0;
+	for (p = name + 12; *p >= '0' && *p <= '9'; p++)
+		;
+	return p > name + 12 && !strcmp(p, "_phy");
+}
+
 int rt_ethtool_keep(const char *name)
 {
 	static const char *const pat[] = { "pause", "prio", "pfc", "ecn", "cnp", "discard" };
@@ -202,7 +229,7 @@ int rt_ethtool_keep(const char *name)
 	for (size_t i = 0; i < sizeof(pat) / sizeof(pat[0]); i++)
 		if (strcasestr(name, pat[i]))
 			return 1;
-	return 0;
+	return rt_ethtool_is_health(name);
 }
 
 /* ---- ethtool netlink: the standard pause statistics ---- */

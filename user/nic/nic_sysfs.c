@@ -6,6 +6,7 @@
  *   <root>/sys/class/infiniband/<dev>/ports/<p>/hw_counters/<name>   64-bit
  *   <root>/sys/class/infiniband/<dev>/ports/<p>/counters/<name>      IB PortCounters
  *   <root>/sys/class/infiniband/<dev>/hw_counters/<name>             device-level
+ *   <root>/sys/class/net/<netdev>/carrier_changes                    the netdev's
  * One decimal number per counter file. A missing file is normal; a file that
  * cannot be read or holds no number is counted and reported, never fatal.
  */
@@ -457,4 +458,37 @@ int rt_sysfs_read_counters(const char *root, const struct rt_rdma_ports *ps,
 	if (*nbad && !strncmp(bad, ib, strlen(ib)) && bad[strlen(ib)] == '/')
 		memmove(bad, bad + strlen(ib) + 1, strlen(bad + strlen(ib) + 1) + 1);
 	return total;
+}
+
+/* The netdev's own counters in sysfs (scope RT_SCOPE_NETDEV): carrier_changes,
+ * one per carrier transition (a flap is a down and an up: 2). Loopback
+ * (type 772, ARPHRD_LOOPBACK) has no carrier to lose: none read. */
+int rt_sysfs_netdev_counters(const char *root, const char *netdev, const char *dev, __u32 port,
+			     struct rt_snapshot *s)
+{
+	static const char *const names[] = { "carrier_changes" };
+	char path[PATH_MAX];
+	struct rt_port_ctr *c;
+	__u64 v;
+	int n = 0;
+
+	fmt_to(path, sizeof(path), "%s/sys/class/net/%s/type", root ? root : "", netdev);
+	if (!read_counter(path, &v) && v == 772)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		fmt_to(path, sizeof(path), "%s/sys/class/net/%s/%s", root ? root : "", netdev, names[i]);
+		if (read_counter(path, &v))
+			continue;	/* not there (an old kernel, a fixture without it) */
+		if (!(c = rt_snapshot_add_port(s)))
+			return -ENOMEM;
+		fmt_to(c->dev, sizeof(c->dev), "%s", dev);
+		c->port = port;
+		fmt_to(c->netdev, sizeof(c->netdev), "%s", netdev);
+		fmt_to(c->name, sizeof(c->name), "%s", names[i]);
+		c->value = v;
+		c->scope = RT_SCOPE_NETDEV;
+		c->bits = RT_BITS_32;	/* an unsigned int in struct net_device */
+		n++;
+	}
+	return n;
 }
