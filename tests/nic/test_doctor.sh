@@ -44,6 +44,25 @@ case_ bad-mtu 1 rdma-mtu "the RDMA MTU is 1024 while the netdev's MTU 9000 allow
 case_ bad-cnp-ignored 0 cnp-ignored "has ignored CNPs"
 case_ bad-cnp-unhandled 0 cnp-unhandled "sent 500 CNPs and no port of it handled one"
 case_ bad-trust-pcp 0 trust-pcp "trusts PCP, not DSCP"
+grep -q '^  check: dcb app show dev eth2$' "$tmp/bad-trust-pcp.txt" || { echo "  bad-trust-pcp: check line"; fail=1; }
+# The checks that say the command to check them (make-fixtures.py's trees):
+# ethtool's pfc-prevention-tout 0 under PFC on 3 (healthy has 65535, auto),
+# MLNX_OFED's qos/trust "pcp" over an APP table with DSCPs, an RDMA MTU of
+# 4096 under a netdev MTU of 1500, ECN's reaction point off on 3.
+case_ bad-pfc-tout 1 pfc-storm-prevention-off "PFC on 3 but PFC storm prevention off: .*ethtool --set-tunable eth2 pfc-prevention-tout auto$"
+grep -q '^  check: ethtool --get-tunable eth2 pfc-prevention-tout$' "$tmp/bad-pfc-tout.txt" ||
+	{ echo "  bad-pfc-tout: check line"; fail=1; }
+grep -q '^  PFC storm prevention:  off$' "$tmp/bad-pfc-tout.txt" || { echo "  bad-pfc-tout: tout line"; fail=1; }
+grep -q '^  PFC storm prevention:  auto$' "$tmp/healthy.txt" || { echo "  healthy: tout line"; fail=1; }
+case_ bad-trust-file 0 trust-pcp "trusts PCP, not DSCP (its qos/trust file)"
+grep -q '^  evidence: /sys/class/net/eth2/qos/trust = pcp; PFC on 3$' "$tmp/bad-trust-file.txt" ||
+	{ echo "  bad-trust-file: evidence"; fail=1; }
+grep -q '^  check: cat /sys/class/net/eth2/qos/trust$' "$tmp/bad-trust-file.txt" || { echo "  bad-trust-file: check line"; fail=1; }
+case_ bad-mtu-big 1 rdma-mtu "the RDMA MTU 4096 does not fit the netdev's MTU 1500 (1024 with RoCE's 96 bytes of headers)"
+grep -q '^  check: ibv_devinfo -d mlx5_0 -i 1 | grep active_mtu; ip link show eth2$' "$tmp/bad-mtu-big.txt" ||
+	{ echo "  bad-mtu-big: check line"; fail=1; }
+grep -q '^  check: cat /sys/class/net/eth2/ecn/roce_np/enable/3 /sys/class/net/eth2/ecn/roce_rp/enable/3$' "$tmp/bad-ecn.txt" ||
+	{ echo "  bad-ecn: check line"; fail=1; }
 
 # --json, read back
 "$ROCETOP" doctor --sysfs-root "$FIX/bad-ecn" -d 0 --json > "$tmp/j" 2>&1
@@ -54,6 +73,8 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 f = j["findings"]
 ok = (len(f) == 1 and f[0]["id"] == "pfc-ecn-off" and f[0]["severity"] == "fail" and
+      f[0]["check"] == "cat /sys/class/net/eth2/ecn/roce_np/enable/3 /sys/class/net/eth2/ecn/roce_rp/enable/3" and
+      j["netdevs"][0]["pfc_prevention_tout"] == 65535 and
       f[0]["netdev"] == "eth2" and j["failed"] == 1 and j["netdevs"][0]["pfc_enabled"] == 8 and
       j["netdevs"][0]["ecn_rp"][3] == 0 and j["netdevs"][0]["trust"] == "dscp" and
       j["netdevs"][0]["dcqcn"]["rp_ai_rate"] == 5 and j["netdevs"][0]["rdma_mtu"] == 4096 and

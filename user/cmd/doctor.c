@@ -10,14 +10,17 @@
  *   /sys/kernel/debug/mlx5/PCI/cc_params/NAME                   DCQCN (mlx5)
  *   /sys/kernel/config/rdma_cm/DEV/ports/N/default_roce_mode, default_roce_tos
  *   /sys/class/net/IF/mtu, the RDMA port's active MTU (verbs)
+ *   ethtool --get-tunable IF pfc-prevention-tout (ETHTOOL_GTUNABLE)
+ *   /sys/class/net/IF/qos/trust where the driver has it (MLNX_OFED's mlx5)
  *   ethtool rx/tx_prioN_pause; hw_counters np_cnp_sent, rp_cnp_handled,
  *   rp_cnp_ignored, read twice --interval apart to see what grows.
  * Under --sysfs-root DIR every file is read below DIR, the DCB answer from
  * DIR/dcbnl/IF (its bytes), ethtool's from DIR/ethtool/IF (as `ethtool -S`
  * prints it), the active MTU from DIR/verbs/DEV/PORT/active_mtu (what
- * ibv_query_port says). Without --sysfs-root it also reports the running
- * kernel's BPF features, each probed (user/sources/bpf_features.c), and which
- * egress attach rocetop uses. Exit 0 when no check fails, 1 when one does or
+ * ibv_query_port says), the storm prevention timeout from
+ * DIR/ethtool-tunable/IF/pfc-prevention-tout (its number). Without
+ * --sysfs-root it also reports the running kernel's BPF features, each
+ * probed (user/sources/bpf_features.c), and which egress attach rocetop uses. Exit 0 when no check fails, 1 when one does or
  * when there is no RDMA device to judge, 2 for a bad command line.
  */
 #include <errno.h>
@@ -130,6 +133,14 @@ static void print_text(FILE *out, const struct rt_doc_host *h, const struct rt_d
 			for (int p = 0; p < 8; p++)
 				fprintf(out, "%d:%u%s", p, d->dcb.prio_tc[p], p < 7 ? " " : "\n");
 		}
+		if (d->trust[0])
+			fprintf(out, "  trust (qos/trust):     %s\n", d->trust);
+		if (d->pfc_tout == PFC_STORM_PREVENTION_AUTO)
+			fprintf(out, "  PFC storm prevention:  auto\n");
+		else if (d->pfc_tout == PFC_STORM_PREVENTION_DISABLE)
+			fprintf(out, "  PFC storm prevention:  off\n");
+		else if (d->pfc_tout > 0)
+			fprintf(out, "  PFC storm prevention:  %d ms\n", d->pfc_tout);
 		if (d->dcb.ok) {
 			fprintf(out, "  trust:                 %s", rt_dcb_trust_dscp(&d->dcb) ? "dscp (APP table:" : "pcp\n");
 			for (size_t k = 0; rt_dcb_trust_dscp(&d->dcb) && k < d->dcb.napp; k++)
@@ -168,9 +179,12 @@ static void print_text(FILE *out, const struct rt_doc_host *h, const struct rt_d
 			       (unsigned long long)d->np_cnp_sent, (unsigned long long)d->rp_cnp_handled,
 			       (unsigned long long)d->rp_cnp_ignored);
 	}
-	for (size_t i = 0; i < o->n; i++)
+	for (size_t i = 0; i < o->n; i++) {
 		fprintf(out, "%s %s: %s\n  evidence: %s\n", o->f[i].severity == RT_DOC_FAIL ? "FAIL" : "WARN",
 		       o->f[i].id, o->f[i].sentence, o->f[i].evidence);
+		if (o->f[i].check[0])
+			fprintf(out, "  check: %s\n", o->f[i].check);
+	}
 	fprintf(out, "%zu finding%s, %d failed\n", o->n, o->n == 1 ? "" : "s", o->failed);
 }
 
@@ -242,7 +256,9 @@ static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings
 		printf(",\"mtu\":%d,\"rdma_mtu\":%d", d->mtu, d->active_mtu);
 		if (d->dcb.ok && d->dcb.has_pfc)
 			printf(",\"pfc_enabled\":%u", d->dcb.pfc_en);
-		printf(",\"trust\":\"%s\"", !d->dcb.ok ? "unknown" : rt_dcb_trust_dscp(&d->dcb) ? "dscp" : "pcp");
+		printf(",\"trust\":\"%s\"", d->trust[0] ? d->trust : !d->dcb.ok ? "unknown" :
+		       rt_dcb_trust_dscp(&d->dcb) ? "dscp" : "pcp");
+		printf(",\"pfc_prevention_tout\":%d", d->pfc_tout);
 		printf(",\"ecn_np\":[");
 		for (int p = 0; p < 8; p++)
 			printf("%d%s", d->np_en[p], p < 7 ? "," : "]");
@@ -276,6 +292,8 @@ static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings
 		json_str(o->f[i].sentence);
 		printf(",\"evidence\":");
 		json_str(o->f[i].evidence);
+		printf(",\"check\":");
+		json_str(o->f[i].check);
 		printf("}");
 	}
 	printf("],\"failed\":%d}\n", o->failed);

@@ -18,6 +18,7 @@ struct rt_doc_finding {
 	char netdev[IF_NAMESIZE];
 	char sentence[256];	/* what is wrong and what to do */
 	char evidence[256];	/* the numbers and files it comes from */
+	char check[160];	/* the command that shows the setting, "" none */
 };
 
 #define RT_DOC_MAX_FINDINGS 64

@@ -95,6 +95,9 @@ void rt_ethtool_stats_free(struct rt_ethtool_stats *st);
 int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st);
 /* Link speed of a netdev in Mb/s (ETHTOOL_GSET), 0 when unknown. */
 __u64 rt_link_speed_mbps(const char *ifname);
+/* `ethtool --get-tunable IF pfc-prevention-tout`: ms, 0xffff (auto), 0
+ * (off), or -errno (-EOPNOTSUPP: the driver has no such tunable). */
+int rt_ethtool_pfc_prevention_tout(const char *ifname);
 /* The same from a file laid out as `ethtool -S` prints it. 0 or -errno. */
 int rt_ethtool_read_file(const char *path, struct rt_ethtool_stats *st);
 /* Standard pause statistics (ethtool netlink, ETHTOOL_A_PAUSE_STAT_*), added

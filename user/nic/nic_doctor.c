@@ -114,6 +114,18 @@ static void read_netdev(const char *root, struct rt_doc_netdev *d)
 		link[k] = '\0';
 		sfmt(d->pci, sizeof(d->pci), "%s", strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
 	}
+	/* PFC storm prevention (ethtool tunable; a fixture's in
+	 * DIR/ethtool-tunable/IF/pfc-prevention-tout), and the trust mode where
+	 * the driver has a file for it (MLNX_OFED's mlx5: qos/trust) */
+	if (r[0]) {
+		d->pfc_tout = (int)ll_at(-1, "%s/ethtool-tunable/%s/pfc-prevention-tout", r, d->netdev);
+	} else {
+		e = rt_ethtool_pfc_prevention_tout(d->netdev);
+		d->pfc_tout = e < 0 ? -1 : e;
+	}
+	snprintf(path, sizeof(path), "%s/sys/class/net/%s/qos/trust", r, d->netdev);
+	if (!read_text(path, buf, sizeof(d->trust)) && (!strcmp(buf, "pcp") || !strcmp(buf, "dscp")))
+		sfmt(d->trust, sizeof(d->trust), "%s", buf);
 	for (int p = 0; p < 8; p++) {
 		d->np_en[p] = (int)ll_at(-1, "%s/sys/class/net/%s/ecn/roce_np/enable/%d", r, d->netdev, p);
 		d->rp_en[p] = (int)ll_at(-1, "%s/sys/class/net/%s/ecn/roce_rp/enable/%d", r, d->netdev, p);
@@ -369,6 +381,15 @@ static const struct rt_doc_netdev *find_nd(const struct rt_doc_host *h, const ch
 	return NULL;
 }
 
+/* 1 when the NIC trusts DSCP: its qos/trust file where it has one, else
+ * DSCP entries in the APP table (mlx5 upstream switches to DSCP with them). */
+static int trusts_dscp(const struct rt_doc_netdev *d)
+{
+	if (d->trust[0])
+		return !strcmp(d->trust, "dscp");
+	return rt_dcb_trust_dscp(&d->dcb);
+}
+
 /* The priority RoCE traffic of rdma_cm takes, -1 unknown; how, in why. */
 static int roce_prio(const struct rt_doc_netdev *d, char *why, size_t len)
 {
@@ -377,7 +398,7 @@ static int roce_prio(const struct rt_doc_netdev *d, char *why, size_t len)
 	if (d->roce_tos < 0 || !d->dcb.ok)
 		return -1;
 	dscp = d->roce_tos >> 2;
-	if (!rt_dcb_trust_dscp(&d->dcb))
+	if (!trusts_dscp(d))
 		return -1;
 	p = rt_dcb_app_prio(&d->dcb, (unsigned int)dscp);
 	if (p >= 0) {
@@ -423,13 +444,19 @@ static void check_pfc(struct rt_doc_findings *o, const struct rt_doc_netdev *d, 
 		    nd, p, l1, p);
 		SAY(f, evidence, "%s; DCB IEEE PFC pfc_en 0x%02x", why, en);
 	}
-	if (pfc && en && !rt_dcb_trust_dscp(&d->dcb) && d->dcb.has_app && !(en & 1u)) {
+	if (pfc && en && !trusts_dscp(d) && (d->trust[0] || d->dcb.has_app) && !(en & 1u)) {
 		rt_doc_prio_list(en, l1, sizeof(l1));
 		f = add(o, "trust-pcp", RT_DOC_WARN, nd);
-		SAY(f, sentence, "%s trusts PCP, not DSCP (no DSCP entry in the APP table): untagged RoCE "
-		    "traffic goes on priority 0, which has no PFC; map DSCPs (dcb app) or tag the traffic.", nd);
-		SAY(f, evidence, "DCB APP table: %zu entries, none with selector DSCP (5); PFC on %s",
-		    d->dcb.napp, l1);
+		SAY(f, sentence, "%s trusts PCP, not DSCP (%s): untagged RoCE traffic goes on priority 0, "
+		    "which has no PFC; trust DSCP (dcb app add dev %s dscp-prio DSCP:PRIO, or mlnx_qos -i %s "
+		    "--trust dscp) or tag the traffic.", nd, d->trust[0] ? "its qos/trust file" :
+		    "no DSCP entry in the APP table", nd, nd);
+		if (d->trust[0])
+			SAY(f, evidence, "/sys/class/net/%s/qos/trust = %s; PFC on %s", nd, d->trust, l1);
+		else
+			SAY(f, evidence, "DCB APP table: %zu entries, none with selector DSCP (5); PFC on %s",
+			    d->dcb.napp, l1);
+		SAY(f, check, d->trust[0] ? "cat /sys/class/net/%s/qos/trust" : "dcb app show dev %s", nd);
 	}
 	if (pfc && en && (seen_prios & ~en & 0xff)) {
 		rt_doc_prio_list(seen_prios & ~en, l1, sizeof(l1));
@@ -475,6 +502,27 @@ static void check_pauses(struct rt_doc_findings *o, const struct rt_doc_netdev *
 	    b ? " (growing)" : "");
 }
 
+/* PFC storm prevention on a netdev with PFC: off (0), a host that stops
+ * draining pauses its switch port, and the fabric behind it, without end. */
+static void check_storm(struct rt_doc_findings *o, const struct rt_doc_netdev *d)
+{
+	const char *nd = d->netdev;
+	struct rt_doc_finding *f;
+	char l1[32];
+	int pfc;
+	unsigned int en = pfc_on(d, &pfc);
+
+	if (!en || d->pfc_tout != PFC_STORM_PREVENTION_DISABLE)
+		return;
+	rt_doc_prio_list(en, l1, sizeof(l1));
+	f = add(o, "pfc-storm-prevention-off", RT_DOC_FAIL, nd);
+	SAY(f, sentence, "%s: PFC on %s but PFC storm prevention off: a host that stops draining "
+	    "pauses the fabric behind its switch port for as long as it is stuck; turn it on: "
+	    "ethtool --set-tunable %s pfc-prevention-tout auto", nd, l1, nd);
+	SAY(f, evidence, "ethtool tunable pfc-prevention-tout = 0 (off); DCB IEEE PFC pfc_en 0x%02x", en);
+	SAY(f, check, "ethtool --get-tunable %s pfc-prevention-tout", nd);
+}
+
 /* ECN's notification and reaction points on every priority with PFC. */
 static void check_ecn(struct rt_doc_findings *o, const struct rt_doc_netdev *d)
 {
@@ -494,6 +542,8 @@ static void check_ecn(struct rt_doc_findings *o, const struct rt_doc_netdev *d)
 		    "reaction point (CNPs ignored: DCQCN off)");
 		SAY(f, evidence, "ecn/roce_np/enable/%d = %d, ecn/roce_rp/enable/%d = %d", q, d->np_en[q], q,
 		    d->rp_en[q]);
+		SAY(f, check, "cat /sys/class/net/%s/ecn/roce_np/enable/%d /sys/class/net/%s/ecn/roce_rp/enable/%d",
+		    nd, q, nd, q);
 	}
 }
 
@@ -548,12 +598,23 @@ static void check_roce(struct rt_doc_findings *o, const struct rt_doc_netdev *d)
 		SAY(f, evidence, "configfs rdma_cm/%s/ports/%u/default_roce_mode = \"%s\"", d->dev, d->port,
 		    d->roce_mode);
 	}
-	if (d->active_mtu > 0 && d->mtu > 0 && d->active_mtu < rt_roce_mtu_for(d->mtu)) {
+	/* Too big: not even the fewest headers (rxe's 80 bytes) fit under the netdev's MTU. */
+	if (d->active_mtu > 0 && d->mtu > 0 && (d->active_mtu < rt_roce_mtu_for(d->mtu) ||
+						 d->active_mtu + 80 > d->mtu)) {
+		int fits = rt_roce_mtu_for(d->mtu);
+
 		f = add(o, "rdma-mtu", RT_DOC_FAIL, nd);
-		SAY(f, sentence, "%s (%s/%u): the RDMA MTU is %d while the netdev's MTU %d allows %d: "
-		    "messages take more packets than they need (check the peers' MTU too).", nd, d->dev,
-		    d->port, d->active_mtu, d->mtu, rt_roce_mtu_for(d->mtu));
+		if (d->active_mtu < fits)
+			SAY(f, sentence, "%s (%s/%u): the RDMA MTU is %d while the netdev's MTU %d allows %d: "
+			    "messages take more packets than they need (check the peers' MTU too).", nd, d->dev,
+			    d->port, d->active_mtu, d->mtu, fits);
+		else
+			SAY(f, sentence, "%s (%s/%u): the RDMA MTU %d does not fit the netdev's MTU %d (%d with "
+			    "RoCE's 96 bytes of headers): raise the netdev's MTU (ip link set %s mtu %d) or expect "
+			    "drops of full-size packets.", nd, d->dev, d->port, d->active_mtu, d->mtu,
+			    fits, nd, d->active_mtu + 96);
 		SAY(f, evidence, "active_mtu %d, /sys/class/net/%s/mtu %d", d->active_mtu, nd, d->mtu);
+		SAY(f, check, "ibv_devinfo -d %s -i %u | grep active_mtu; ip link show %s", d->dev, d->port, nd);
 	}
 }
 
@@ -570,6 +631,7 @@ void rt_doctor_check(const struct rt_doc_host *before, const struct rt_doc_host 
 		check_pfc(o, d, seen_prios);
 		check_pauses(o, d, b);
 		check_ecn(o, d);
+		check_storm(o, d);
 		check_cnp(o, d, b, &t);
 		check_roce(o, d);
 	}

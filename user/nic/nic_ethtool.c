@@ -143,6 +143,36 @@ out:
 	return r;
 }
 
+/* The PFC storm prevention timeout (`ethtool --get-tunable IF
+ * pfc-prevention-tout`): ms, PFC_STORM_PREVENTION_AUTO (0xffff),
+ * PFC_STORM_PREVENTION_DISABLE (0), or -errno (-EOPNOTSUPP: no such tunable). */
+int rt_ethtool_pfc_prevention_tout(const char *ifname)
+{
+	union {
+		struct ethtool_tunable t;
+		__u8 room[sizeof(struct ethtool_tunable) + sizeof(__u16)];
+	} tun;
+	__u16 v;
+	int fd, r;
+
+	if (strlen(ifname) >= IF_NAMESIZE)
+		return -ENODEV;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&tun, 0, sizeof(tun));
+	tun.t.cmd = ETHTOOL_GTUNABLE;
+	tun.t.id = ETHTOOL_PFC_PREVENTION_TOUT;
+	tun.t.type_id = ETHTOOL_TUNABLE_U16;
+	tun.t.len = sizeof(__u16);
+	r = ethtool_ioctl(fd, ifname, &tun);
+	close(fd);
+	if (r)
+		return r;
+	memcpy(&v, tun.room + sizeof(struct ethtool_tunable), sizeof(v));
+	return v;
+}
+
 /* A fixture's `ethtool -S` text. Like sysfs counters (nic_sysfs.c): no link
  * followed, no FIFO waited for, regular files only, at most 16 MiB read. */
 int rt_ethtool_read_file(const char *path, struct rt_ethtool_stats *st)
