@@ -63,4 +63,17 @@ if [[ "$want" == *"Operation not supported"* ]]; then
 else
 	echo "SKIP $name: this kernel's veth answers pause requests: $want"
 fi
+
+# The standard FEC statistics (corrected and uncorrectable blocks) through
+# ethtool netlink: veth has no FEC, and the reader must say so as
+# `ethtool -I --show-fec` does.
+name=ethtool_fec_netlink_veth
+want=$(ip netns exec $ns ethtool -I --show-fec $a 2>&1)
+got=$(ip netns exec $ns "$BIN" --fec $a 2>&1)
+if [[ "$want" == *"Operation not supported"* ]]; then
+	if [[ "$got" == *"Operation not supported"* ]]; then echo "PASS $name"
+	else echo "FAIL $name: ethtool says '$want', the reader '$got'"; fail=1; fi
+else
+	echo "FAIL $name: this kernel's veth answers FEC requests: $want"; fail=1
+fi
 exit $fail

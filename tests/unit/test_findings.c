@@ -753,6 +753,13 @@ static void test_health(void)
 	HEALTH("fec-degrading", "", "rx_corrected_bits_phy=99999");
 	HEALTH("fec-degrading", "eth3: rx_corrected_bits_phy +100000 over 100000 Mb/s (--link-speed) for 1.0 s: pre-FEC bit error rate 1.00e-06 (fec-ber 1e-06); most raw errors on rx_err_lane_2_phy +7",
 	       "rx_corrected_bits_phy=100000", "rx_err_lane_0_phy=3", "rx_err_lane_2_phy=7");
+	/* the standard counter (ethtool netlink) where mlx5's own is not there, not beside it */
+	HEALTH("fec-degrading", "eth3: fec_stat_corrected_bits +100000 over 100000 Mb/s (--link-speed) for 1.0 s: pre-FEC bit error rate 1.00e-06 (fec-ber 1e-06)",
+	       "fec_stat_corrected_bits=100000");
+	HEALTH("fec-degrading", "eth3: rx_corrected_bits_phy +200000 over 100000 Mb/s (--link-speed) for 1.0 s: pre-FEC bit error rate 2.00e-06 (fec-ber 1e-06)",
+	       "fec_stat_corrected_bits=200000", "rx_corrected_bits_phy=200000");
+	HEALTH("link-errors", "eth3: fec_stat_uncorrectable_blocks +1 in 1.0 s (FEC blocks it could not correct)",
+	       "fec_stat_uncorrectable_blocks=1");
 	HEALTH("link-errors", "", "rx_pcs_symbol_err_phy=0", "rx_bits_phy=100");
 	HEALTH("link-errors", "eth3: rx_pcs_symbol_err_phy +1 over rx_bits_phy +1000000000000: bit error rate after FEC 1.00e-12 (symbol errors FEC did not correct)",
 	       "rx_pcs_symbol_err_phy=1", "rx_bits_phy=1000000000000");

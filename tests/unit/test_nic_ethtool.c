@@ -4,8 +4,8 @@
  * prints them, and the filter of what rocetop keeps.
  * With "--ioctl IFACE" it prints IFACE's statistics as read through
  * SIOCETHTOOL, in `ethtool -S`'s layout, for tests/nic/test_ethtool_veth.sh to
- * compare with the real ethtool; "--pause IFACE" the same for the standard
- * pause statistics read through ethtool netlink.
+ * compare with the real ethtool; "--pause IFACE" and "--fec IFACE" the same
+ * for the standard pause and FEC statistics read through ethtool netlink.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -107,10 +107,12 @@ static void test_odd_lines(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && (!strcmp(argv[1], "--ioctl") || !strcmp(argv[1], "--pause"))) {
+	if (argc == 3 && (!strcmp(argv[1], "--ioctl") || !strcmp(argv[1], "--pause") ||
+			  !strcmp(argv[1], "--fec"))) {
 		struct rt_ethtool_stats st = { 0 };
 		int r = argv[1][2] == 'i' ? rt_ethtool_read_ioctl(argv[2], &st) :
-			rt_ethtool_read_pause_nl(argv[2], &st);
+			argv[1][2] == 'p' ? rt_ethtool_read_pause_nl(argv[2], &st) :
+			rt_ethtool_read_fec_nl(argv[2], &st);
 
 		if (r) {
 			fprintf(stderr, "%s: %s\n", argv[2], strerror(-r));

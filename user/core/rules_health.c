@@ -124,7 +124,11 @@ int rt_rule_fec_degrading(struct rt_findings *F, const struct rt_snapshot *cur, 
 		struct rt_subject s;
 		double ber;
 
-		if (!d->ports[i].d || strcmp(c->name, "rx_corrected_bits_phy") || !c->netdev[0])
+		if (!d->ports[i].d || !c->netdev[0])
+			continue;
+		/* mlx5's own counter, else the standard one (ethtool netlink) */
+		if (strcmp(c->name, "rx_corrected_bits_phy") && (strcmp(c->name, "fec_stat_corrected_bits") ||
+		    on(d, c->netdev, "rx_corrected_bits_phy")))
 			continue;
 		ber = (double)d->ports[i].d / bits_in(F, cur, d, c->netdev, how, sizeof(how));
 		if (ber < F->cfg.fec_ber)
@@ -132,8 +136,8 @@ int rt_rule_fec_degrading(struct rt_findings *F, const struct rt_snapshot *cur, 
 		worst_lane(d, c->netdev, lane, sizeof(lane));
 		subject(&s, c->netdev, -1, c->name);
 		err |= rt_findings_match(F, "fec-degrading", RT_SEV_WARNING, &s, 1, ber, next,
-			"%s: rx_corrected_bits_phy +%llu over %s: pre-FEC bit error rate %.2e (fec-ber %.0e)%s",
-			c->netdev, (unsigned long long)d->ports[i].d, how, ber, F->cfg.fec_ber, lane);
+			"%s: %s +%llu over %s: pre-FEC bit error rate %.2e (fec-ber %.0e)%s",
+			c->netdev, c->name, (unsigned long long)d->ports[i].d, how, ber, F->cfg.fec_ber, lane);
 	}
 	return err;
 }

@@ -201,8 +201,9 @@ static int ethtool_netdev(struct rt_nic *n, struct rt_snapshot *snap, const char
 		r = rt_ethtool_read_ioctl(netdev, &n->st);
 		if (!r || r == -EOPNOTSUPP) {
 			int p = rt_ethtool_read_pause_nl(netdev, &n->st);
+			int f = rt_ethtool_read_fec_nl(netdev, &n->st);
 
-			if (!p)
+			if (!p || !f)
 				r = 0;
 		}
 	}

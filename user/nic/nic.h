@@ -103,6 +103,10 @@ int rt_ethtool_read_file(const char *path, struct rt_ethtool_stats *st);
 /* Standard pause statistics (ethtool netlink, ETHTOOL_A_PAUSE_STAT_*), added
  * as "pause_stat_tx_frames"/"pause_stat_rx_frames". 0 or -errno. */
 int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st);
+/* Standard FEC statistics (ETHTOOL_A_FEC_STAT_*, the totals over the lanes),
+ * added as "fec_stat_corrected_blocks", "fec_stat_uncorrectable_blocks" and
+ * "fec_stat_corrected_bits" (`ethtool -I --show-fec`). 0 or -errno. */
+int rt_ethtool_read_fec_nl(const char *ifname, struct rt_ethtool_stats *st);
 /* 1 for the statistics rocetop keeps: pause, prio, pfc, ecn, cnp, discard,
  * and the health counters (rt_ethtool_is_health). */
 int rt_ethtool_keep(const char *name);

@@ -4,8 +4,9 @@
  * (mlx5: rx_prio3_pause, rx_prio3_pause_duration, tx_pause_storm_*_events,
  * rx_pause_ctrl_phy, ...), read with SIOCETHTOOL (ETHTOOL_GSSET_INFO, then
  * ETHTOOL_GSTRINGS and ETHTOOL_GSTATS), or from a fixture file laid out as
- * `ethtool -S` prints it; and the standard pause statistics through ethtool
- * netlink (ETHTOOL_MSG_PAUSE_GET with ETHTOOL_FLAG_STATS) where a driver has them.
+ * `ethtool -S` prints it; and the standard pause and FEC statistics through
+ * ethtool netlink (ETHTOOL_MSG_PAUSE_GET, ETHTOOL_MSG_FEC_GET with
+ * ETHTOOL_FLAG_STATS) where a driver has them.
  */
 #include <errno.h>
 #include <sys/stat.h>
@@ -234,7 +235,7 @@ static const char *const health_names[] = {
 	"link_down_events_phy", "rx_pci_signal_integrity", "tx_pci_signal_integrity",
 	"outbound_pci_buffer_overflow", "outbound_pci_stalled_rd", "outbound_pci_stalled_wr",
 	"outbound_pci_stalled_rd_events", "outbound_pci_stalled_wr_events", "rx_out_of_buffer",
-	"fec_stat_corrected_blocks", "fec_stat_uncorrectable_blocks",
+	"fec_stat_corrected_blocks", "fec_stat_uncorrectable_blocks", "fec_stat_corrected_bits",
 };
 
 int rt_ethtool_is_health(const char *name)
@@ -297,20 +298,16 @@ static int genl_call(int fd, void *req, size_t reqlen, char *buf, size_t buflen)
 	return (int)r;
 }
 
-int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st)
+/* The generic netlink family id of "ethtool" on this kernel, or -errno. */
+static int ethtool_family(int fd, char *buf, size_t buflen)
 {
-	char req[256], buf[8192];
+	char req[128];
 	struct nlmsghdr *h = (struct nlmsghdr *)req;
 	struct genlmsghdr *g;
-	size_t off, nest;
 	__u16 family = 0;
-	__u32 flags = ETHTOOL_FLAG_STATS;
-	int fd, r;
+	size_t off;
+	int r;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (fd < 0)
-		return -errno;
-	/* Which generic netlink family id "ethtool" has on this kernel. */
 	memset(req, 0, sizeof(req));
 	h->nlmsg_type = GENL_ID_CTRL;
 	h->nlmsg_flags = NLM_F_REQUEST;
@@ -321,30 +318,50 @@ int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st)
 	off = NLMSG_HDRLEN + GENL_HDRLEN;
 	put_attr(req, &off, CTRL_ATTR_FAMILY_NAME, ETHTOOL_GENL_NAME, sizeof(ETHTOOL_GENL_NAME));
 	h->nlmsg_len = (__u32)off;
-	r = genl_call(fd, req, off, buf, sizeof(buf));
+	r = genl_call(fd, req, off, buf, buflen);
 	if (r < 0)
-		goto out;
+		return r;
 	h = (struct nlmsghdr *)buf;
 	FOR_ATTR(a, (char *)NLMSG_DATA(h) + GENL_HDRLEN, h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN)
 		if (ATTR_TYPE(a) == CTRL_ATTR_FAMILY_ID && ATTR_LEN(a) >= 2)
 			memcpy(&family, ATTR_DATA(a), 2);
-	if (!family) {
-		r = -EOPNOTSUPP;
-		goto out;
-	}
+	return family ? family : -EOPNOTSUPP;
+}
 
-	/* PAUSE_GET { HEADER { DEV_NAME, FLAGS = STATS } } */
+/*
+ * One ethtool netlink GET (cmd) of ifname with its statistics (the header
+ * attribute hdr, ETHTOOL_FLAG_STATS): the statistics nest (attribute stats)
+ * of the answer, each u64 (or the first u64 of an array: the total, lanes
+ * follow) whose type is names[type] added under that name. 0 or -errno
+ * (-EOPNOTSUPP: none in the answer).
+ */
+static int ethtool_nl_stats(const char *ifname, __u8 cmd, __u16 hdr, __u16 stats,
+			    const char *const *names, size_t nnames, struct rt_ethtool_stats *st)
+{
+	char req[256], buf[8192];
+	struct nlmsghdr *h = (struct nlmsghdr *)req;
+	struct genlmsghdr *g;
+	size_t off, nest;
+	__u32 flags = ETHTOOL_FLAG_STATS;
+	int fd, r;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	r = ethtool_family(fd, buf, sizeof(buf));
+	if (r < 0)
+		goto out;
+	/* GET { HEADER { DEV_NAME, FLAGS = STATS } } */
 	memset(req, 0, sizeof(req));
-	h = (struct nlmsghdr *)req;
-	h->nlmsg_type = family;
+	h->nlmsg_type = (__u16)r;
 	h->nlmsg_flags = NLM_F_REQUEST;
 	h->nlmsg_seq = 2;
 	g = NLMSG_DATA(h);
-	g->cmd = ETHTOOL_MSG_PAUSE_GET;
+	g->cmd = cmd;
 	g->version = ETHTOOL_GENL_VERSION;
 	off = NLMSG_HDRLEN + GENL_HDRLEN;
 	nest = off;
-	put_attr(req, &off, NLA_F_NESTED | ETHTOOL_A_PAUSE_HEADER, NULL, 0);
+	put_attr(req, &off, NLA_F_NESTED | hdr, NULL, 0);
 	put_attr(req, &off, ETHTOOL_A_HEADER_DEV_NAME, ifname, strlen(ifname) + 1);
 	put_attr(req, &off, ETHTOOL_A_HEADER_FLAGS, &flags, sizeof(flags));
 	((struct nlattr *)(req + nest))->nla_len = (__u16)(off - nest);
@@ -355,15 +372,15 @@ int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st)
 	r = -EOPNOTSUPP;
 	h = (struct nlmsghdr *)buf;
 	FOR_ATTR(a, (char *)NLMSG_DATA(h) + GENL_HDRLEN, h->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN) {
-		if (ATTR_TYPE(a) != ETHTOOL_A_PAUSE_STATS)
+		if (ATTR_TYPE(a) != stats)
 			continue;
 		FOR_ATTR(s, ATTR_DATA(a), ATTR_LEN(a)) {
-			if (ATTR_LEN(s) != 8)
+			const char *name = ATTR_TYPE(s) < nnames ? names[ATTR_TYPE(s)] : NULL;
+
+			/* ETHTOOL_STAT_NOT_SET (all ones): the driver does not count it */
+			if (!name || ATTR_LEN(s) < 8 || rt_nla_u64(s) == ~0ULL)
 				continue;
-			if (ATTR_TYPE(s) == ETHTOOL_A_PAUSE_STAT_TX_FRAMES)
-				r = add_stat(st, "pause_stat_tx_frames", 20, rt_nla_u64(s));
-			else if (ATTR_TYPE(s) == ETHTOOL_A_PAUSE_STAT_RX_FRAMES)
-				r = add_stat(st, "pause_stat_rx_frames", 20, rt_nla_u64(s));
+			r = add_stat(st, name, strlen(name), rt_nla_u64(s));
 			if (r == -ENOMEM)
 				goto out;
 		}
@@ -371,4 +388,27 @@ int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st)
 out:
 	close(fd);
 	return r;
+}
+
+int rt_ethtool_read_pause_nl(const char *ifname, struct rt_ethtool_stats *st)
+{
+	static const char *const names[] = {
+		[ETHTOOL_A_PAUSE_STAT_TX_FRAMES] = "pause_stat_tx_frames",
+		[ETHTOOL_A_PAUSE_STAT_RX_FRAMES] = "pause_stat_rx_frames",
+	};
+
+	return ethtool_nl_stats(ifname, ETHTOOL_MSG_PAUSE_GET, ETHTOOL_A_PAUSE_HEADER, ETHTOOL_A_PAUSE_STATS,
+				names, sizeof(names) / sizeof(names[0]), st);
+}
+
+int rt_ethtool_read_fec_nl(const char *ifname, struct rt_ethtool_stats *st)
+{
+	static const char *const names[] = {
+		[ETHTOOL_A_FEC_STAT_CORRECTED] = "fec_stat_corrected_blocks",
+		[ETHTOOL_A_FEC_STAT_UNCORR] = "fec_stat_uncorrectable_blocks",
+		[ETHTOOL_A_FEC_STAT_CORR_BITS] = "fec_stat_corrected_bits",
+	};
+
+	return ethtool_nl_stats(ifname, ETHTOOL_MSG_FEC_GET, ETHTOOL_A_FEC_HEADER, ETHTOOL_A_FEC_STATS,
+				names, sizeof(names) / sizeof(names[0]), st);
 }
