@@ -6,13 +6,14 @@
 # the tree, and ports.csv holds the counters with those increases. Then t0 to
 # quiet (every counter short of its rule, the counters still moving): no
 # finding at all. Recorded with -w, the t1 run read back with -r gives the
-# same findings.
+# same findings; Prometheus has the counters and the rules' openings.
 set -u
 cd "$(dirname "$0")/../.."
 FIX=$PWD/tests/fixtures/health
 name=nic_health
 . tests/lib.sh
 rt_need_root $name "needs root to attach to lo"
+rt_need_cmd $name curl
 [ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
 fail=0
 
@@ -122,6 +123,33 @@ want 'mlx5_0,2,eth3,rx_corrected_bits_phy,100999,99999,ethtool'
 want 'mlx5_1,1,eth4,tx_prio3_pause,58,8,ethtool'
 n=$(($(wc -l < "$tmp/csv/findings.csv") - 1))
 [ "$n" = 0 ] || { echo "  quiet: $n findings: $(tail -n +2 "$tmp/csv/findings.csv")"; fail=1; }
+
+# Prometheus: the counters as rocetop_nic_stat (scope netdev for
+# carrier_changes), and the rules' openings, scraped once t1 was read.
+tmp=$base/prom
+mkdir -p "$tmp"
+FIX_NS=rthp${RT_ID}n
+rt_netns "$FIX_NS" || { echo "FAIL $name: cannot create a namespace"; exit 1; }
+ln -s "$FIX/t0" "$tmp/root"
+ip netns exec "$FIX_NS" "$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 40 --interval 0.5 \
+	--csv "$tmp/csv" --listen 127.0.0.1:9477 > "$tmp/out" 2> "$tmp/err" &
+ppid=$!
+rt_on_exit "kill $ppid"
+rt_wait_rows "$tmp/csv/ports.csv"
+ln -sfn "$FIX/t1" "$tmp/root"
+for _ in $(seq 100); do grep -q ',eth3,carrier_changes,6,4,netdev$' "$tmp/csv/ports.csv" && break; sleep 0.1; done
+ip netns exec "$FIX_NS" curl -sf http://127.0.0.1:9477/metrics > "$tmp/metrics" ||
+	{ echo "  no /metrics: $(cat "$tmp/err")"; fail=1; }
+kill $ppid; wait $ppid 2>/dev/null
+for series in \
+	'rocetop_nic_stat_total{device="mlx5_0",port="2",netdev="eth3",counter="carrier_changes",scope="netdev"} 6' \
+	'rocetop_nic_stat_total{device="mlx5_0",port="2",netdev="eth3",counter="rx_corrected_bits_phy",scope="ethtool"} 251000' \
+	'rocetop_nic_stat_total{device="mlx5_1",port="1",netdev="eth4",counter="rx_prio3_buf_discard",scope="ethtool"} 17' \
+	'rocetop_findings_opened_total{rule="slow-receiver"} 1' \
+	'rocetop_findings_opened_total{rule="link-flap"} 2' \
+	'rocetop_findings_opened_total{rule="buffer-discard"} 3'; do
+	grep -qxF "$series" "$tmp/metrics" || { echo "  /metrics lacks: $series"; fail=1; }
+done
 
 if [ $fail = 0 ]; then echo "PASS $name"; else echo "FAIL $name: see above"; fi
 exit $fail
