@@ -61,9 +61,10 @@ want = [  # rule, severity, subject, evidence (a regular expression)
  ("pcie", "warning", "ifname=eth2 counter=outbound_pci_stalled_wr_events",
   r"eth2: outbound_pci_stalled_wr_events \+2 " + S),
  ("pfc-storm", "critical", "device=mlx5_1 port=2 counter=tx_pause_storm_warning_events",
-  r"tx_pause_storm_warning_events on eth5 moved by 1 " + S),
+  r"tx_pause_storm_warning_events on eth5 moved by 1 " + S + r" \(the NIC has been sending pauses for a long time\)$"),
  ("pfc-storm", "critical", "device=mlx5_1 port=2 counter=tx_pause_storm_error_events",
-  r"tx_pause_storm_error_events on eth5 moved by 1 " + S),
+  r"tx_pause_storm_error_events on eth5 moved by 1 " + S + r" \(the NIC sent pauses until its timeout "
+  r"and stopped sending them: packets may have been dropped\)$"),
  ("ecn-without-cnp", "warning", "device=mlx5_1 port=2 counter=np_ecn_marked_roce_packets",
   r"\(mlx5_1 port 2: np_ecn_marked_roce_packets \+500, np_cnp_sent \+0, " + S + r"\)"),
  ("cnp-ignored", "warning", "device=mlx5_1 port=2 counter=rp_cnp_ignored",

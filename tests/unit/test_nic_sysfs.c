@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "check.h"
+#include "derive.h"
 #include "nic.h"
 #include "opts.h"
 #include "source.h"
@@ -300,8 +302,65 @@ static void test_rxe_gid_table(void)
 	TEST_END("nic_sysfs_rxe_gid_table_1024");
 }
 
+/* put DIR/REL VALUE, making the directories on the way */
+static void put(const char *dir, const char *rel, const char *val)
+{
+	char path[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	for (p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%s\n", val);
+		fclose(f);
+	}
+}
+
+/* The netdev's carrier_changes as a row of scope netdev, 32 bits wide; none
+ * for loopback (type 772), none where the file is missing or no number. */
+static void test_netdev_counters(void)
+{
+	char dir[] = "/tmp/rtn-netdev-XXXXXX", cmd[64];
+	struct rt_snapshot s;
+
+	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+	put(dir, "sys/class/net/eth9/type", "1");
+	put(dir, "sys/class/net/eth9/carrier_changes", "4294967295");
+	put(dir, "sys/class/net/lo/type", "772");
+	put(dir, "sys/class/net/lo/carrier_changes", "5");
+	put(dir, "sys/class/net/eth8/type", "1");
+	put(dir, "sys/class/net/eth8/carrier_changes", "x");
+	rt_snapshot_init(&s);
+	CHECK_EQ(rt_sysfs_netdev_counters(dir, "eth9", "mlx5_3", 2, &s), 1);
+	CHECK_EQ(rt_sysfs_netdev_counters(dir, "lo", "", 0, &s), 0);
+	CHECK_EQ(rt_sysfs_netdev_counters(dir, "eth8", "", 0, &s), 0);
+	CHECK_EQ(rt_sysfs_netdev_counters(dir, "eth7", "", 0, &s), 0);
+	CHECK_EQ(s.nports, 1);
+	if (s.nports == 1) {
+		const struct rt_port_ctr *c = &s.ports[0];
+
+		CHECK(!strcmp(c->name, "carrier_changes") && !strcmp(c->netdev, "eth9") &&
+		      !strcmp(c->dev, "mlx5_3") && c->port == 2, "row %s %s %s %u", c->name, c->netdev,
+		      c->dev, c->port);
+		CHECK_EQ(c->value, 4294967295ULL);
+		CHECK_EQ(c->scope, RT_SCOPE_NETDEV);
+		CHECK_EQ(c->bits, RT_BITS_32);
+		CHECK(!strcmp(rt_scope_name(c->scope), "netdev"), "scope name %s", rt_scope_name(c->scope));
+	}
+	rt_snapshot_free(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK_EQ(system(cmd), 0);
+	TEST_END("nic_sysfs_netdev_carrier_changes");
+}
+
 int main(void)
 {
+	test_netdev_counters();
 	test_rxe_gid_table();
 	test_mlx5_host();
 	test_mixed_host();

@@ -327,8 +327,10 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 		counter_subject(&s, pc);
 		err |= rt_findings_match(F, "pfc-storm", RT_SEV_CRITICAL, &s, 1, (double)c->d->ports[i].d,
 			"The NIC's pause-storm watchdog fired: the host stopped draining and kept sending pauses; check the application, PCIe and out_of_buffer.",
-			"%s on %s moved by %llu in %.1f s", pc->name, pc->netdev[0] ? pc->netdev : pc->dev,
-			(unsigned long long)c->d->ports[i].d, c->d->secs);
+			"%s on %s moved by %llu in %.1f s (%s)", pc->name, pc->netdev[0] ? pc->netdev : pc->dev,
+			(unsigned long long)c->d->ports[i].d, c->d->secs, strstr(pc->name, "error") ?
+			"the NIC sent pauses until its timeout and stopped sending them: packets may have been dropped" :
+			"the NIC has been sending pauses for a long time");
 	}
 	return err;
 }
