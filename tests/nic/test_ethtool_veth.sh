@@ -76,4 +76,20 @@ if [[ "$want" == *"Operation not supported"* ]]; then
 else
 	echo "FAIL $name: this kernel's veth answers FEC requests: $want"; fail=1
 fi
+
+# The PFC storm prevention timeout (ETHTOOL_GTUNABLE): veth has no such
+# tunable, `ethtool --get-tunable` cannot get it, the reader says not
+# supported, and doctor on the veth calls it unknown rather than off.
+name=ethtool_pfc_tout_veth
+want=$(ip netns exec $ns ethtool --get-tunable $a pfc-prevention-tout 2>&1); wrc=$?
+got=$(ip netns exec $ns "$BIN" --tout $a 2>&1)
+jt=$(ip netns exec $ns "$ROCETOP" doctor -i $a -d 0 --json 2>/dev/null |
+	"${PYTHON:-python3}" -c 'import json, sys; j = json.load(sys.stdin)
+print(j["netdevs"][0]["pfc_prevention_tout"], [f["id"] for f in j["findings"] if "storm" in f["id"]])')
+if [ $wrc != 0 ] && [[ "$want" == *"Cannot get tunable"* ]] && [[ "$got" == *"Operation not supported"* ]] &&
+   [ "$jt" = "-1 []" ]; then
+	echo "PASS $name"
+else
+	echo "FAIL $name: ethtool says '$want' ($wrc), the reader '$got', doctor '$jt'"; fail=1
+fi
 exit $fail

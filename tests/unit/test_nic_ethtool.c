@@ -5,7 +5,8 @@
  * With "--ioctl IFACE" it prints IFACE's statistics as read through
  * SIOCETHTOOL, in `ethtool -S`'s layout, for tests/nic/test_ethtool_veth.sh to
  * compare with the real ethtool; "--pause IFACE" and "--fec IFACE" the same
- * for the standard pause and FEC statistics read through ethtool netlink.
+ * for the standard pause and FEC statistics read through ethtool netlink;
+ * "--tout IFACE" the PFC storm prevention timeout (ETHTOOL_GTUNABLE).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -107,6 +108,16 @@ static void test_odd_lines(void)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--tout")) {
+		int r = rt_ethtool_pfc_prevention_tout(argv[2]);
+
+		if (r < 0) {
+			fprintf(stderr, "%s: %s\n", argv[2], strerror(-r));
+			return 1;
+		}
+		printf("pfc-prevention-tout: %d\n", r);
+		return 0;
+	}
 	if (argc == 3 && (!strcmp(argv[1], "--ioctl") || !strcmp(argv[1], "--pause") ||
 			  !strcmp(argv[1], "--fec"))) {
 		struct rt_ethtool_stats st = { 0 };
