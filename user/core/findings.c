@@ -398,6 +398,7 @@ void rt_finding_add_flow(struct rt_finding *f, const struct rt_snapshot *s, cons
 int rt_finding_rank_cmp(const struct rt_finding *a, const struct rt_finding *b)
 {
 	__u64 la = a->end_ns - a->start_ns, lb = b->end_ns - b->start_ns;
+	int c;
 
 	if (a->sev != b->sev)
 		return a->sev > b->sev ? -1 : 1;
@@ -405,7 +406,11 @@ int rt_finding_rank_cmp(const struct rt_finding *a, const struct rt_finding *b)
 		return la > lb ? -1 : 1;
 	if (a->peak != b->peak)
 		return a->peak > b->peak ? -1 : 1;
-	return RT_SPACESHIP(a->start_ns, b->start_ns);
+	if (a->start_ns != b->start_ns)
+		return RT_SPACESHIP(a->start_ns, b->start_ns);
+	if ((c = strcmp(a->rule, b->rule)))	/* ties: one order, whoever sorts */
+		return c;
+	return memcmp(&a->subj, &b->subj, sizeof(a->subj));
 }
 
 /* An involved flow as a row the filter can judge. */

@@ -229,7 +229,7 @@ void rt_finding_add_flow(struct rt_finding *f, const struct rt_snapshot *s, cons
 
 /* The report's rank, used by every view that ranks findings: severity,
  * then impact (the longest episode, then the highest peak), then the
- * earliest start. For qsort over findings. */
+ * earliest start, then rule and subject (so ties have one order). */
 int rt_finding_rank_cmp(const struct rt_finding *a, const struct rt_finding *b);
 
 /* Does a filter (filter.h) keep the finding: one of its flows matches (a
