@@ -106,4 +106,40 @@ else
 fi
 tmux send-keys -t "$S" q
 wait_for 'RC=0' || bad tui_findings_quit "q did not end the view with 0"
+
+# A finding without flows (priority 5 paused 33% of the time from 0 to 3 s,
+# no RoCE on it; one flow on priority 3): its detail says so, and Enter goes
+# to its subject, the PFC view.
+$PY - "$DIR/p5.pcap" <<'PYEOF' || { bad tui_fdetail_noflows "scapy could not write the capture"; exit 1; }
+import os, sys
+sys.path.insert(0, os.path.join("tests", "lib"))
+from rtlib import roce
+from scapy.all import wrpcap
+pk = []
+for i in range(3000):
+    p = roce.pfc({5: 0xffff})
+    p.time = 1700000000.0 + i * 0.001
+    pk.append(p)
+for i in range(40):
+    p = roce.roce("10.5.0.1", "10.5.0.2", roce.write_only(77, i))
+    p.time = 1700000000.0 + i * 0.1
+    pk.append(p)
+pk.sort(key=lambda p: p.time)
+wrpcap(sys.argv[1], pk)
+PYEOF
+tmux send-keys -t "$S" C-l "clear; $ROCETOP -r $DIR/p5.pcap -d 1 --speed 50 --link-speed 100G; echo RC2=\$?" Enter
+wait_for '\[END\]' || bad tui_fdetail_noflows "the view did not come up"
+tmux send-keys -t "$S" F Enter
+if wait_for '^critical pfc-storm  open' && wait_for '^Flows \(0\)   none kept: Enter goes to the subject' ; then
+	tmux send-keys -t "$S" Enter
+	if wait_for 'view PFC' && wait_for 'pfc-storm: priority 5 on p5\.pcap'; then
+		pass "tui_fdetail_noflows: a finding without flows; Enter goes to the PFC view"
+	else
+		bad tui_fdetail_noflows "Enter did not go to the PFC view"
+	fi
+else
+	bad tui_fdetail_noflows "no detail of a pfc-storm without flows"
+fi
+tmux send-keys -t "$S" q
+wait_for 'RC2=0' || bad tui_findings_quit2 "q did not end the view with 0"
 exit $fail
