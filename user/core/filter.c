@@ -155,7 +155,13 @@ static int get_paused(const struct rt_fsubj *s, union rt_fv *v)
 	return 0;
 }
 
-/* The terms. A new field is a row here and its accessor above. */
+/*
+ * The terms. A new field is a row here and its accessor above; a field
+ * that lives outside the flow (a job, a pod, a unit, a rank looked up by
+ * the flow's pid or QP) adds the table it is read from to struct rt_fsubj,
+ * for instance { "job", A_NAME, 0, RT_FK_FLOW, get_job } with get_job
+ * giving the names of the flow's jobs (at most MAX_VALS values).
+ */
 static const struct term terms[] = {
 	{ "host",   A_ADDR, 0,        RT_FK_FLOW, get_host },
 	{ "src",    A_ADDR, 0,        RT_FK_FLOW, get_src },
