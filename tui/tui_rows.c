@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The live view's columns, its filter, and the rows of its flow and host-pair
- * tables. */
+/* The live view's columns and the rows of its flow and host-pair tables,
+ * those the filter (user/core/filter.h) keeps. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,21 +67,6 @@ int tui_col_by_name(const char *name)
 	if (!strcasecmp(name, "qp"))
 		return C_DQPN;
 	return -1;
-}
-
-/* ---------------------------------------------------------------- filter */
-
-int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const char *filter)
-{
-	struct rt_filter *F;
-	char err[160];
-	int r;
-
-	if (rt_filter_parse(filter, &F, err, sizeof(err)))
-		return 0;
-	r = rt_filter_flow(F, s, f, NULL, NULL);
-	rt_filter_free(F);
-	return r;
 }
 
 /* ---------------------------------------------------------------- rows */
