@@ -1007,7 +1007,8 @@ static void draw_detail(struct tui *t, int y, int h)
 	t->table_h = 0;
 	f = t->have_sel_key ? find_flow(t, &t->sel_key, &idx) : NULL;
 	if (!f) {
-		put(y, 1, "the selected flow is gone (Esc: back to the flows)");
+		put(y, 1, t->detail_back == V_FDETAIL ? "the flow is no longer in the table (Esc: back to the finding)" :
+			  "the selected flow is gone (Esc: back to the flows)");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
