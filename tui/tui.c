@@ -28,6 +28,7 @@
 #include "log.h"
 #include "sink.h"
 #include "tui.h"
+#include "filter.h"
 #include "tui_view.h"
 
 static int tui_active;
@@ -96,6 +97,7 @@ static void tui_close(struct rt_sink *s)
 	if (last)	/* what rocetop said last while the screen was ours */
 		fprintf(stderr, "rocetop: %s\n", last);
 	tui_data_free(&t->data);
+	rt_filter_free(t->flt);
 	free(t->rows);
 	free(t->ord);
 	rt_sink_free(s);
@@ -121,8 +123,14 @@ struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
 		else
 			t->sort = (enum tui_colid)c;
 	}
-	if (o->filter)
-		snprintf(t->filter, sizeof(t->filter), "%s", o->filter);
+	if (o->filter) {	/* main checked it */
+		char err[160];
+
+		if (rt_filter_parse(o->filter, &t->flt, err, sizeof(err)))
+			pr_warn("%s.\n", err);
+		else
+			snprintf(t->filter, sizeof(t->filter), "%s", o->filter);
+	}
 	t->seen.interval = o->interval;
 	t->seen.speed = o->speed;
 	t->speed_given = o->find.speed_mbps;

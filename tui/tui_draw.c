@@ -10,13 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filter.h"
 #include "fmt.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "tui_view.h"
 
 const char *const tui_view_names[V_NVIEWS] = { "flows", "host pairs", "PFC", "NIC ports", "switch ports",
-						  "findings", "detail" };
+						  "findings", "detail", "finding" };
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -630,6 +631,10 @@ static void draw_ports(struct tui *t, int y, int h)
 	snprintf(line, sizeof(line), "%-8s %2s %-8s %-7s %-*s %13s %9s", "DEVICE", "PT", "NETDEV", "FROM",
 		 cw, "COUNTER (* congestion)", "VALUE", "PER SEC");
 	table_head(t, &y, &h, line);
+	if (tui_filter_refusal(t, line, sizeof(line))) {
+		put(y, 1, line);
+		return;
+	}
 	if (!D->nports) {
 		put(y, 1, "no NIC counters (no RDMA device, --no-nic, or a file without them)");
 		return;
@@ -639,11 +644,14 @@ static void draw_ports(struct tui *t, int y, int h)
 
 	for (size_t i = 0; i < D->nports; i++)
 		ncong += D->ports[i].c->congestion != 0;
-	for (size_t row = (size_t)t->top; row < D->nports && r < h; row++) {
+	for (size_t row = 0, skip = (size_t)t->top; row < D->nports && r < h; row++) {
 		size_t i = port_at(D, row, ncong);
 		const struct rt_port_ctr *c = D->ports[i].c;
+		struct rt_fsubj fs = { .kind = RT_FK_PORT, .port = c, .paused = -1 };
 		char name[72];
 
+		if (!rt_filter_match(t->flt, &fs) || (skip && skip--))
+			continue;
 		snprintf(name, sizeof(name), "%s%s", c->congestion ? "*" : " ", c->name);
 		snprintf(line, sizeof(line), "%-8.8s %2u %-8.8s %-7s %-*.*s %13llu %9s",
 			 c->dev[0] ? c->dev : "-", c->port, c->netdev[0] ? c->netdev : "-",
@@ -999,7 +1007,8 @@ static void draw_detail(struct tui *t, int y, int h)
 	t->table_h = 0;
 	f = t->have_sel_key ? find_flow(t, &t->sel_key, &idx) : NULL;
 	if (!f) {
-		put(y, 1, "the selected flow is gone (Esc: back to the flows)");
+		put(y, 1, t->detail_back == V_FDETAIL ? "the flow is no longer in the table (Esc: back to the finding)" :
+			  "the selected flow is gone (Esc: back to the flows)");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
@@ -1016,12 +1025,17 @@ static void draw_help(struct tui *t)
 	erase();
 	put_attr(0, 0, "rocetop keys (any key returns)", A_BOLD);
 	for (const struct tui_action *a = tui_actions; a->key && y < LINES - 1; a++) {
-		char line[160];
+		const char *h = a->help, *nl;
+		char line[200];
 
 		if (!a->keys)
 			continue;
-		snprintf(line, sizeof(line), "  %-16s %s", a->keys, a->help);
-		put(y++, 0, line);
+		for (int first = 1; h && y < LINES - 1; first = 0, h = nl ? nl + 1 : NULL) {
+			nl = strchr(h, '\n');
+			snprintf(line, sizeof(line), "  %-16s %.*s", first ? a->keys : "",
+				 (int)(nl ? nl - h : (int)strlen(h)), h);
+			put(y++, 0, line);
+		}
 	}
 	if (y < LINES - 1)
 		put(y++, 0, "  mouse            click a column title to sort by it (again: invert), a row to select");
@@ -1104,36 +1118,166 @@ static void draw_status(struct tui *t)
 	}
 }
 
-/* The findings to list: open ones (most severe, then newest first), then
- * the closed ones kept, the most recently ended first. */
+/* The findings to list, ranked as the report ranks them. */
+static const struct rt_finding *forder_tab;
+
+static int forder_cmp(const void *x, const void *y)
+{
+	return rt_finding_rank_cmp(&forder_tab[*(const size_t *)x], &forder_tab[*(const size_t *)y]);
+}
+
 size_t tui_findings_order(const struct tui *t, size_t *idx, size_t cap)
 {
 	const struct rt_findings *F = t->fnd;
-	size_t n = 0, i, j;
+	size_t n = 0, i;
 
 	if (!F)
 		return 0;
 	for (i = 0; i < F->n && n < cap; i++)
-		idx[n++] = i;
-	for (i = 1; i < n; i++)	/* insertion sort: a few hundred at most */
-		for (j = i; j > 0; j--) {
-			const struct rt_finding *a = &F->tab[idx[j - 1]], *b = &F->tab[idx[j]];
-			int swap;
-
-			if (a->open != b->open)
-				swap = b->open;
-			else if (a->open && a->sev != b->sev)
-				swap = b->sev > a->sev;
-			else
-				swap = a->open ? b->id > a->id : b->end_ns > a->end_ns;
-			if (!swap)
-				break;
-			size_t x = idx[j];
-
-			idx[j] = idx[j - 1];
-			idx[j - 1] = x;
-		}
+		if (rt_finding_filter(t->flt, &F->tab[i]))
+			idx[n++] = i;
+	forder_tab = F->tab;
+	qsort(idx, n, sizeof(*idx), forder_cmp);
 	return n;
+}
+
+int tui_filter_refusal(const struct tui *t, char *buf, size_t len)
+{
+	return t->view == V_PORTS && rt_filter_check(t->flt, RT_FK_PORT, "the NIC ports view", buf, len);
+}
+
+const struct rt_finding *tui_fdetail(struct tui *t)
+{
+	const struct rt_findings *F = t->fnd;
+
+	for (size_t i = 0; F && i < F->n; i++)
+		if (F->tab[i].id == t->fd_id) {
+			t->fd = F->tab[i];
+			break;
+		}
+	return t->fd.rule[0] && t->fd.id == t->fd_id ? &t->fd : NULL;
+}
+
+/* text after a label, wrapped at spaces to the screen's width (a word longer
+ * than the width is cut across lines), every line under the first one's
+ * start; the next y. */
+static int put_wrapped(int y, int ymax, const char *label, const char *text)
+{
+	int x = (int)strlen(label), w = COLS - x - 1;
+	size_t n = strlen(text), at = 0;
+
+	if (w < 10)
+		w = 10;
+	put(y, 0, label);
+	while (y < ymax) {
+		char part[1024];
+		size_t len = n - at, cut;
+
+		if (len > (size_t)w) {
+			for (cut = (size_t)w; cut > 0 && text[at + cut] != ' '; cut--)
+				;
+			len = cut ? cut : (size_t)w;
+		}
+		if (len >= sizeof(part))
+			len = sizeof(part) - 1;
+		memcpy(part, text + at, len);
+		part[len] = '\0';
+		put(y++, x, part);
+		at += len;
+		while (text[at] == ' ')
+			at++;
+		if (at >= n)
+			break;
+	}
+	return y;
+}
+
+/* The QPs, processes and ports a finding names, each once. */
+static void fdetail_names(const struct rt_finding *f, char *qps, char *procs, char *ports, size_t len)
+{
+	int oq = 0, op = 0, oo = 0;
+
+	qps[0] = procs[0] = ports[0] = '\0';
+	for (size_t i = 0; i < f->nflows; i++) {
+		const struct rt_find_flow *x = &f->flows[i];
+		char one[64];
+
+		oq = appendf(qps, len, oq, "%s%u", oq ? ", " : "", x->k.dqpn);
+		if (x->lqpn)
+			oq = appendf(qps, len, oq, " (local %u, remote %u)", x->lqpn, x->rqpn);
+		snprintf(one, sizeof(one), "%.16s (pid %u)", x->comm, x->pid);
+		if (x->pid && !strstr(procs, one))
+			op = appendf(procs, len, op, "%s%s", op ? ", " : "", one);
+		if (!strstr(ports, x->ifname))
+			oo = appendf(ports, len, oo, "%s%s", oo ? ", " : "", x->ifname);
+	}
+	if (f->subj.has & RT_SUBJ_IFNAME && !strstr(ports, f->subj.ifname))
+		oo = appendf(ports, len, oo, "%s%s", oo ? ", " : "", f->subj.ifname);
+	if (f->subj.has & RT_SUBJ_DEVICE)
+		oo = appendf(ports, len, oo, "%s%s port %u", oo ? ", " : "", f->subj.device, f->subj.port);
+	if (f->subj.has & RT_SUBJ_AGENT)
+		appendf(ports, len, oo, "%sswitch %s port %u", oo ? ", " : "", f->subj.agent, f->subj.port);
+}
+
+/* One involved flow's line. */
+static void fdetail_flow(const struct tui *t, const struct rt_find_flow *x, char *line, size_t len)
+{
+	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN];
+	int off, gone = 1;
+
+	for (size_t i = 0; i < t->data.snap.nflows && gone; i++)
+		gone = rt_flow_key_cmp(&t->data.snap.flows[i].k, &x->k) != 0;
+	off = snprintf(line, len, "  %s -> %s QP %u  %s %s  prio %u", rt_fmt_addr(x->k.family, x->k.src, a, sizeof(a)),
+		       rt_fmt_addr(x->k.family, x->k.dst, b, sizeof(b)), x->k.dqpn, x->ifname,
+		       rt_dir_name(x->k.dir), x->prio);
+	if (x->pid)
+		off = appendf(line, len, off, "  %.16s pid %u", x->comm, x->pid);
+	if (gone)
+		appendf(line, len, off, "  (gone from the table)");
+}
+
+/* A finding in full: times, peak, subject, evidence, next step (wrapped,
+ * never cut), the flows, QPs, processes and ports involved; the flows are a
+ * list to select, Enter going to the selected one's detail. */
+static void draw_fdetail(struct tui *t, int y, int h)
+{
+	const struct rt_finding *f = tui_fdetail(t);
+	char line[1024], a[16], b[16], qps[512], procs[512], ports[512];
+	int ymax = y + h;
+
+	t->table_y = y;
+	t->table_h = 0;
+	if (!f) {
+		put(y, 1, "the finding is gone (Esc: back to the findings)");
+		return;
+	}
+	snprintf(line, sizeof(line), "%s %s  %s", rt_sev_name(f->sev), f->rule, f->open ? "open" : "closed");
+	put_attr(y++, 0, line, f->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) : f->sev == RT_SEV_WARNING ? sev_attr(t, 1) : A_BOLD);
+	snprintf(line, sizeof(line), "start %s  end %s%s  (%.1f s)  peak %g", rt_fmt_clock(f->start_ns, a, sizeof(a)),
+		 rt_fmt_clock(f->end_ns, b, sizeof(b)), f->open ? " so far" : "", (f->end_ns - f->start_ns) / 1e9, f->peak);
+	put(y++, 0, line);
+	y = put_wrapped(y, ymax, "subject   ", rt_subject_text(&f->subj, line, sizeof(line)));
+	y = put_wrapped(y, ymax, "evidence  ", f->evidence);
+	y = put_wrapped(y, ymax, "next step ", f->next);
+	if (f->involved[0]) {
+		snprintf(line, sizeof(line), "%s%s", f->involved, f->involved_more ? "; and more" : "");
+		y = put_wrapped(y, ymax, "involved  ", line);
+	}
+	fdetail_names(f, qps, procs, ports, sizeof(qps));
+	y = put_wrapped(y, ymax, "QPs       ", qps[0] ? qps : "-");
+	y = put_wrapped(y, ymax, "processes ", procs[0] ? procs : "-");
+	y = put_wrapped(y, ymax, "ports     ", ports[0] ? ports : "-");
+	snprintf(line, sizeof(line), "Flows (%u)   %s", f->nflows,
+		 f->nflows ? "arrows select, Enter: the flow's detail" : "none kept: Enter goes to the subject's view");
+	if (y < ymax)
+		put_attr(++y, 0, line, A_BOLD);
+	y++;
+	if (t->fd_sel >= f->nflows)
+		t->fd_sel = f->nflows ? f->nflows - 1 : 0;
+	for (int i = 0; i < f->nflows && y < ymax; i++) {
+		fdetail_flow(t, &f->flows[i], line, sizeof(line));
+		put_attr(y++, 0, line, i == t->fd_sel ? A_REVERSE : 0);
+	}
 }
 
 static void draw_findings(struct tui *t, int y, int h)
@@ -1143,14 +1287,14 @@ static void draw_findings(struct tui *t, int y, int h)
 	char line[1024], a[16], b[16], subj[256];
 
 	snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s", "SEVERITY", "RULE", "START", "END",
-		 "SUBJECT: EVIDENCE   (Enter: go to the subject)");
+		 "SUBJECT: EVIDENCE   (Enter: the finding's detail)");
 	table_head(t, &y, &h, line);
 	if (!t->fnd) {
 		put(y, 0, "  (no findings engine on this source)");
 		return;
 	}
 	if (!n) {
-		put(y, 0, "  (none: no rule has matched)");
+		put(y, 0, t->flt ? "  (none that the filter keeps)" : "  (none: no rule has matched)");
 		return;
 	}
 	if (t->fsel >= (int)n)
@@ -1201,6 +1345,7 @@ void tui_draw(struct tui *t)
 	case V_SWPORTS: draw_swports(t, y, h); break;
 	case V_FINDINGS: draw_findings(t, y, h); break;
 	case V_DETAIL: draw_detail(t, y, h); break;
+	case V_FDETAIL: draw_fdetail(t, y, h); break;
 	}
 	draw_status(t);
 	if (t->mode == M_SORTMENU)

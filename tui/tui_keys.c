@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
+#include "filter.h"
 #include "log.h"
 #include "tui_view.h"
 
@@ -73,19 +74,15 @@ static int act_view(struct tui *t, struct rt_ctl *ctl, int key)
 	return set_view(t, t->view >= V_FINDINGS ? V_FLOWS : t->view + 1);
 }
 
-/* Enter on a finding: the view of its subject, the flow selected. */
-static int jump_to_finding(struct tui *t)
-{
-	static size_t idx[MAX_FROWS];
-	size_t n = tui_findings_order(t, idx, MAX_FROWS), i;
-	const struct rt_finding *f;
-	const struct rt_subject *sj;
-	char a[RT_ADDR_STRLEN];
+static void set_filter(struct tui *t, const char *text);
 
-	if (!n || t->fsel < 0 || (size_t)t->fsel >= n)
-		return RD_NONE;
-	f = &t->fnd->tab[idx[t->fsel]];
-	sj = &f->subj;
+/* Enter in a finding's detail without flows: the view of its subject. */
+static int jump_to_subject(struct tui *t, const struct rt_finding *f)
+{
+	const struct rt_subject *sj = &f->subj;
+	char a[RT_ADDR_STRLEN], expr[64];
+	size_t i;
+
 	t->top = 0;
 	if (sj->has & RT_SUBJ_DQPN) {
 		struct rt_flow_key k = { 0 };
@@ -98,15 +95,16 @@ static int jump_to_finding(struct tui *t)
 		memcpy(k.src, sj->src, 16);
 		memcpy(k.dst, sj->dst, 16);
 		k.dqpn = sj->dqpn;
-		t->filter[0] = '\0';
+		set_filter(t, "");
 		t->view = V_FLOWS;
 		t->sel_key = k;
 		t->have_sel_key = 1;
 		snprintf(t->msg, sizeof(t->msg), "%s: the flow selected", f->rule);
 	} else if (sj->has & RT_SUBJ_DST) {
-		snprintf(t->filter, sizeof(t->filter), "%s", rt_fmt_addr(sj->family, sj->dst, a, sizeof(a)));
+		snprintf(expr, sizeof(expr), "dst %s", rt_fmt_addr(sj->family, sj->dst, a, sizeof(a)));
+		set_filter(t, expr);
 		t->view = V_FLOWS;
-		snprintf(t->msg, sizeof(t->msg), "%s: flows filtered on %s", f->rule, t->filter);
+		snprintf(t->msg, sizeof(t->msg), "%s: flows filtered on %s", f->rule, expr);
 	} else if (sj->has & RT_SUBJ_PRIO) {
 		t->view = V_PFC;
 		snprintf(t->msg, sizeof(t->msg), "%s: priority %u on %s", f->rule, sj->prio, sj->ifname);
@@ -120,17 +118,66 @@ static int jump_to_finding(struct tui *t)
 	return RD_ROWS;
 }
 
+/* Enter on a finding: its detail. */
+static int open_finding(struct tui *t)
+{
+	static size_t idx[MAX_FROWS];
+	size_t n = tui_findings_order(t, idx, MAX_FROWS);
+
+	if (!n || t->fsel < 0 || (size_t)t->fsel >= n)
+		return RD_NONE;
+	t->fd = t->fnd->tab[idx[t->fsel]];
+	t->fd_id = t->fd.id;
+	t->fd_sel = 0;
+	t->view = V_FDETAIL;
+	t->msg[0] = '\0';
+	return RD_DRAW;
+}
+
+/* Enter in a finding's detail: the selected flow's detail (Esc comes back
+ * here), or without flows the subject's view. */
+static int open_involved(struct tui *t)
+{
+	const struct rt_finding *f = tui_fdetail(t);
+	const struct rt_find_flow *x;
+
+	if (!f)
+		return RD_NONE;
+	if (!f->nflows)
+		return jump_to_subject(t, f);
+	x = &f->flows[t->fd_sel < f->nflows ? t->fd_sel : 0];
+	t->sel_key = x->k;
+	t->have_sel_key = 1;
+	t->view = V_DETAIL;
+	t->detail_back = V_FDETAIL;
+	return RD_ROWS;
+}
+
+/* Out of a flow's detail: to the view it was opened from. */
+static int detail_back(struct tui *t)
+{
+	if (t->detail_back == V_FDETAIL) {
+		t->view = V_FDETAIL;
+		t->msg[0] = '\0';
+		return RD_ROWS;
+	}
+	return set_view(t, V_FLOWS);
+}
+
 static int act_detail(struct tui *t, struct rt_ctl *ctl, int key)
 {
 	(void)ctl; (void)key;
 	if (t->view == V_DETAIL)
-		return set_view(t, V_FLOWS);
+		return detail_back(t);
 	if (t->view == V_FINDINGS)
-		return jump_to_finding(t);
+		return open_finding(t);
+	if (t->view == V_FDETAIL)
+		return open_involved(t);
 	if (t->view != V_FLOWS || !t->nrows)
 		return RD_NONE;
 	tui_remember_sel(t);
 	t->view = V_DETAIL;
+	t->detail_back = V_FLOWS;
 	return RD_DRAW;
 }
 
@@ -138,7 +185,9 @@ static int act_escape(struct tui *t, struct rt_ctl *ctl, int key)
 {
 	(void)ctl; (void)key;
 	if (t->view == V_DETAIL)
-		return set_view(t, V_FLOWS);
+		return detail_back(t);
+	if (t->view == V_FDETAIL)
+		return set_view(t, V_FINDINGS);
 	if (t->msg[0]) {
 		t->msg[0] = '\0';
 		return RD_DRAW;
@@ -240,6 +289,8 @@ static int act_move(struct tui *t, struct rt_ctl *ctl, int key)
 		tui_remember_sel(t);
 	} else if (t->view == V_FINDINGS) {	/* a selection, the list scrolls to it */
 		move_by_key(&t->fsel, key, page, 1 << 20);
+	} else if (t->view == V_FDETAIL) {	/* the finding's flows (drawing bounds it) */
+		move_by_key(&t->fd_sel, key, page, RT_FIND_FLOWS);
 	} else {	/* the other views scroll */
 		move_by_key(&t->top, key, page, 1000);
 		if (t->view == V_PORTS && t->top >= (int)t->data.iv.nports)
@@ -324,7 +375,8 @@ const struct tui_action tui_actions[] = {
 	{ 'h', act_help, "h ? F1", "this help" },
 	{ '?', act_help, NULL, NULL },
 	{ KEY_F(1), act_help, NULL, NULL },
-	{ '/', act_filter, "/ F4", "filter on address, interface, process or QP (Enter applies, Esc clears)" },
+	{ '/', act_filter, "/ F4", "filter: host ADDR, src, dst, qp N, if NAME, proc, pid, prio, ce, cnp, nak,\n"
+		"rnr, paused; and, or, not, ( ); a bare word: a substring (Enter applies, Esc clears)" },
 	{ KEY_F(4), act_filter, NULL, NULL },
 	{ KEY_F(3), act_filter, "F3", "search: select the next row that matches" },
 	{ '1', act_view, "1 2 3 4 5", "views: flows, host pairs, PFC, NIC ports, switch ports (sFlow)" },
@@ -332,15 +384,16 @@ const struct tui_action tui_actions[] = {
 	{ '3', act_view, NULL, NULL },
 	{ '4', act_view, NULL, NULL },
 	{ '5', act_view, NULL, NULL },
-	{ 'F', act_view, "F 6", "findings: open and recent, Enter goes to the subject" },
+	{ 'F', act_view, "F 6", "findings, ranked as the report ranks them; Enter: a finding's detail" },
 	{ '6', act_view, NULL, NULL },
 	{ '\t', act_view, "Tab F5", "next view" },
 	{ KEY_F(5), act_view, NULL, NULL },
-	{ '\n', act_detail, "Enter d", "detail of the selected flow: history, reverse flows" },
+	{ '\n', act_detail, "Enter d", "detail of the selected flow (history, reverse flows) or finding;\n"
+		"in a finding's detail: the selected involved flow's detail" },
 	{ '\r', act_detail, NULL, NULL },
 	{ KEY_ENTER, act_detail, NULL, NULL },
 	{ 'd', act_detail, NULL, NULL },
-	{ 27, act_escape, "Esc", "back from the detail" },
+	{ 27, act_escape, "Esc", "back from a detail (a flow's: to the finding it came from)" },
 	{ KEY_F(6), act_sort_menu, "F6", "sort menu" },
 	{ '<', act_sort_move, "< >", "sort by the column to the left / right" },
 	{ '>', act_sort_move, NULL, NULL },
@@ -368,31 +421,57 @@ const struct tui_action tui_actions[] = {
 
 /* ------------------------------------------------------------------ input */
 
+/* The filter typed in: kept when it parses (an error keeps the old one and
+ * says why in the status line). */
+static void set_filter(struct tui *t, const char *text)
+{
+	struct rt_filter *F;
+
+	if (rt_filter_parse(text, &F, t->msg, sizeof(t->msg)))
+		return;
+	rt_filter_free(t->flt);
+	t->flt = F;
+	snprintf(t->filter, sizeof(t->filter), "%s", text);
+	t->msg[0] = '\0';
+	t->sel = 0;
+	t->have_sel_key = 0;
+	tui_filter_refusal(t, t->msg, sizeof(t->msg));
+}
+
+/* F3: select the next row that matches, in the rows' order. */
+static void search(struct tui *t)
+{
+	struct rt_filter *F;
+
+	if (!t->nrows || !t->edit[0] || rt_filter_parse(t->edit, &F, t->msg, sizeof(t->msg)))
+		return;
+	tui_rows_order_all(t);
+	for (size_t i = 1; i <= t->nrows; i++) {
+		size_t j = ((size_t)t->sel + i) % t->nrows;
+		const struct tui_row *r = &t->rows[t->ord[j]];
+
+		if (rt_filter_flow(F, &t->data.snap, r->f, &r->d, t->totals ? NULL : &t->data.iv)) {
+			t->sel = (int)j;
+			tui_remember_sel(t);
+			break;
+		}
+	}
+	rt_filter_free(F);
+}
+
 static int edit_key(struct tui *t, int key)
 {
 	if (key == 27) {		/* Esc: filter cleared, search cancelled */
 		if (t->mode == M_FILTER)
-			t->filter[0] = '\0';
+			set_filter(t, "");
 		t->mode = M_NORMAL;
 		return RD_ROWS;
 	}
 	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
-		if (t->mode == M_FILTER) {
-			snprintf(t->filter, sizeof(t->filter), "%s", t->edit);
-			t->sel = 0;
-			t->have_sel_key = 0;
-		} else if (t->nrows && t->edit[0]) {
-			tui_rows_order_all(t);	/* the search walks the rows in order */
-			for (size_t i = 1; i <= t->nrows; i++) {
-				size_t j = ((size_t)t->sel + i) % t->nrows;
-
-				if (tui_flow_match(&t->data.snap, t->rows[t->ord[j]].f, t->edit)) {
-					t->sel = (int)j;
-					tui_remember_sel(t);
-					break;
-				}
-			}
-		}
+		if (t->mode == M_FILTER)
+			set_filter(t, t->edit);
+		else
+			search(t);
 		t->mode = M_NORMAL;
 		return RD_ROWS;
 	}

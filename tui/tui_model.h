@@ -225,7 +225,9 @@ extern const size_t tui_npair_cols;
 /* A column by its sort name ("ce", "cnp", "src", ...), or -1. */
 int tui_col_by_name(const char *name);
 
-/* Fill rows (flows of the data that pass the filter); returns the count or -ENOMEM.
+/* Fill rows (flows of the data that pass the filter, an expression of
+ * user/core/filter.h judged on the counts shown; one that does not parse
+ * passes nothing); returns the count or -ENOMEM.
  * totals: counts since the start instead of rates over the interval. */
 int tui_flow_rows(const struct tui_data *t, int totals, const char *filter,
 		  struct tui_row **rows, size_t *cap);
@@ -238,12 +240,6 @@ void tui_row_avgs(const struct tui_data *t, struct tui_row *r);
 /* Rows per host pair (source, destination), over QPs, directions, interfaces. */
 int tui_pair_rows(const struct tui_data *t, int totals, const char *filter,
 		  struct tui_row **rows, size_t *cap);
-
-/* Does the flow match the filter: a substring of either address, of the
- * mirror session ("erspan3:300", "vxlan"), the
- * interface or the owner, or a QP number (decimal or 0x hex) equal to
- * its destination, local or remote QP. An empty filter matches. */
-int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const char *filter);
 
 /* Numeric value of a column (rates, or counts when secs == 0). */
 double tui_row_num(const struct tui_row *r, enum tui_colid c);

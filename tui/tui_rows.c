@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The live view's columns, its filter, and the rows of its flow and host-pair
- * tables. */
+/* The live view's columns and the rows of its flow and host-pair tables,
+ * those the filter (user/core/filter.h) keeps. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "filter.h"
 #include "fmt.h"
 #include "tui_model.h"
 
@@ -68,42 +69,6 @@ int tui_col_by_name(const char *name)
 	return -1;
 }
 
-/* ---------------------------------------------------------------- filter */
-
-static int qp_number(const char *s, __u32 *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s)
-		return 0;
-	v = strtoul(s, &end, 0);
-	if (*end || v > 0xffffff)
-		return 0;
-	*out = (__u32)v;
-	return 1;
-}
-
-int tui_flow_match(const struct rt_snapshot *s, const struct rt_flow *f, const char *filter)
-{
-	char a[RT_ADDR_STRLEN];
-	__u32 qp;
-
-	if (!filter || !*filter)
-		return 1;
-	if (qp_number(filter, &qp) &&
-	    (f->k.dqpn == qp || (f->lqpn && f->lqpn == qp) || (f->rqpn && f->rqpn == qp)))
-		return 1;
-	if (strstr(rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)), filter) ||
-	    strstr(rt_fmt_addr(f->k.family, f->k.dst, a, sizeof(a)), filter))
-		return 1;
-	if (strstr(rt_snapshot_ifname(s, f->k.ifindex), filter))
-		return 1;
-	if (f->k.mirror && strstr(rt_fmt_mirror(&f->k, a, sizeof(a)), filter))
-		return 1;
-	return f->comm[0] && strstr(f->comm, filter);
-}
-
 /* ---------------------------------------------------------------- rows */
 
 static int grow_rows(struct tui_row **rows, size_t *cap, size_t n)
@@ -151,20 +116,25 @@ int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, i
 	__u32 last_if = 0;
 	int n_if = 0;
 
+	struct rt_filter *F = NULL;
+	char err[160];
+
 	if (grow_rows(rows, cap, t->snap.nflows))
 		return -ENOMEM;
+	if (rt_filter_parse(filter, &F, err, sizeof(err)))
+		return 0;	/* the view said why when it was typed */
 	for (i = 0; i < t->snap.nflows; i++) {
 		const struct rt_flow *f = &t->snap.flows[i];
-		struct tui_row *r;
+		struct tui_row *r = &(*rows)[n];
 
-		if (!tui_flow_match(&t->snap, f, filter))
-			continue;
 		/* rates: flows silent over the interval still show (IDLE tells how long) */
-		r = &(*rows)[n++];
 		memset(r, 0, sizeof(*r));
+		tui_flow_d(t, totals, i, &r->d);
+		if (F && !rt_filter_flow(F, &t->snap, f, &r->d, totals ? NULL : &t->iv))
+			continue;
+		n++;
 		r->f = f;
 		r->idx = (int)i;
-		tui_flow_d(t, totals, i, &r->d);
 		r->secs = totals ? 0 : t->iv.secs;
 		r->idle_ns = since(&t->snap, f->v.last_ns);
 		r->age_ns = since(&t->snap, f->v.first_ns);
@@ -179,6 +149,7 @@ int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, i
 		if (avgs)
 			tui_row_avgs(t, r);
 	}
+	rt_filter_free(F);
 	return (int)n;
 }
 

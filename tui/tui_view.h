@@ -12,7 +12,7 @@
 #include "tui_model.h"
 #include "findings.h"
 
-enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_DETAIL, V_NVIEWS };
+enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_DETAIL, V_FDETAIL, V_NVIEWS };
 extern const char *const tui_view_names[V_NVIEWS];
 
 enum mode { M_NORMAL, M_FILTER, M_SEARCH, M_SORTMENU, M_HELP };
@@ -38,7 +38,8 @@ struct tui {
 	int view, mode;
 	enum tui_colid sort;
 	int invert, totals, avgs, utf8, color;
-	char filter[64], edit[64];
+	char filter[256], edit[256];
+	struct rt_filter *flt;		/* filter parsed (NULL: none) */
 	size_t editlen;
 	int edit_fresh;		/* the old filter shown: the first key typed replaces it */
 	int sel, top;
@@ -58,6 +59,13 @@ struct tui {
 	double file_interval;	/* capture time per snapshot of a file (-d) */
 	const struct rt_findings *fnd;	/* the loop's findings (user/core/findings.h) */
 	int fsel;		/* the selected row of the findings view */
+	/* the finding detail: the finding (by id, as it last stood), the
+	 * selected one of its flows, and the view Esc goes back to from a
+	 * flow's detail */
+	__u32 fd_id;
+	struct rt_finding fd;
+	int fd_sel;
+	int detail_back;
 };
 
 #define MAX_FROWS 1024	/* rows of the findings view */
@@ -83,9 +91,13 @@ struct tui_row *tui_row_at(struct tui *t, size_t i);
 void tui_rows_order_all(struct tui *t);
 int tui_sort_candidates(const struct tui *t, enum tui_colid *out);
 void tui_draw(struct tui *t);
-/* The findings to list, as indexes into t->fnd->tab: open ones (most
- * severe, then newest first), then the closed ones kept, newest end first. */
+/* The findings to list that pass the filter, as indexes into t->fnd->tab,
+ * ranked as the report ranks them (rt_finding_rank_cmp). */
 size_t tui_findings_order(const struct tui *t, size_t *idx, size_t cap);
+/* The finding detail's finding, refreshed from the engine (NULL: none). */
+const struct rt_finding *tui_fdetail(struct tui *t);
+/* 1 and a sentence when the view shown cannot apply the filter. */
+int tui_filter_refusal(const struct tui *t, char *buf, size_t len);
 /* tui_keys.c */
 int tui_drain_keys(struct tui *t, struct rt_ctl *ctl);
 void tui_mirror_ctl(struct tui *t, const struct rt_ctl *ctl, int *changed);

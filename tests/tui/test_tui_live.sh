@@ -45,9 +45,13 @@ wait_for() {
 keys() { tmux send-keys -t "$S" "$@"; sleep 0.3; }
 # The destination QPs of the table, top to bottom (decimal, as every output prints them).
 qps() { cap | grep -oE '^10\.77\.0\.[0-9]+ +10\.77\.0\.[0-9]+ +[0-9]+ ' | awk '{ print $3 }' | tr '\n' ' ' | sed 's/ $//'; }
-expect_qps() {
-	local got
-	got=$(qps)
+expect_qps() {	# waits up to 3 s: a loaded machine draws late
+	local got _
+	for _ in $(seq 30); do
+		got=$(qps)
+		[ "$got" = "$2" ] && break
+		sleep 0.1
+	done
 	[ "$got" = "$2" ] && pass "$1" || bad "$1" "rows '$got', expected '$2'"
 }
 # expect_line NAME REGEX: some line of the screen matches

@@ -246,6 +246,16 @@ static void test_rows(void)
 	CHECK_EQ(tui_flow_rows(&t, 0, "10.0.0.9", &rows, &cap), 0);
 	CHECK_EQ(tui_flow_rows(&t, 0, "veth0", &rows, &cap), 3);
 	CHECK_EQ(tui_flow_rows(&t, 0, "write_bw", &rows, &cap), 1);
+	/* the filter language (user/core/filter.h) on the interval's counts */
+	CHECK_EQ(tui_flow_rows(&t, 0, "cnp", &rows, &cap), 1);
+	CHECK_EQ(rows[0].f->k.dqpn, 0x30);
+	CHECK_EQ(tui_flow_rows(&t, 0, "ce and not cnp", &rows, &cap), 1);
+	CHECK_EQ(rows[0].f->k.dqpn, 0x10);
+	CHECK_EQ(tui_flow_rows(&t, 0, "src 10.0.0.1 and (qp 0x20 or qp 16 or qp 48)", &rows, &cap), 2);
+	CHECK_EQ(tui_flow_rows(&t, 0, "host 10.0.0.0/24 and not if veth0", &rows, &cap), 0);
+	CHECK_EQ(tui_flow_rows(&t, 0, "qp", &rows, &cap), 0);	/* does not parse: nothing */
+	CHECK_EQ(tui_pair_rows(&t, 0, "qp 0x10", &rows, &cap), 1);
+	CHECK_EQ(rows[0].nflows, 1);
 
 	/* host pairs: 10.0.0.1 > .2 has 2 QPs (80 pkts in 2 s), .2 > .1 one */
 	n = tui_pair_rows(&t, 0, "", &rows, &cap);

@@ -13,6 +13,7 @@
 #include <net/if.h>
 #include <sys/socket.h>
 #include "cli.h"
+#include "filter.h"
 #include "log.h"
 #include "num.h"
 #include "main_opts.h"
@@ -124,7 +125,11 @@ const struct rt_opt rt_main_opts[] = {
 	{ 274, "sort", "COLUMN", "sort of the view and --batch (congestion, pkts, bytes, ce,\n"
 		"cnp, nak, rnr; the view also idle, age, src, dqpn...)",
 	  RT_CALL(on_sort), .values = SORT_COLUMNS },
-	{ 275, "filter", "TEXT", "initial filter of the view (address or QP)", RT_SET_STR(O, filter) },
+	{ 275, "filter", "EXPR", "only the flows EXPR keeps, in the view, --batch, --json\n"
+		"and --csv: host ADDR, src ADDR, dst ADDR, qp N, if NAME,\n"
+		"proc NAME, pid N, prio N, ce, cnp, nak, rnr, paused, with\n"
+		"and, or, not, ( ); a bare word: a substring (see FILTERS\n"
+		"in rocetop(8))", RT_SET_STR(O, filter) },
 	{ 276, "max-size", "BYTES", "rotate the recording past BYTES (k, M, G suffixes)", RT_CALL(on_max_size) },
 	{ 277, "max-files", "N", "keep N rotated recordings (like tcpdump -W)",
 	  RT_SET_INT(O, max_files, 1, 100000, "give a number of files of at least 1") },
@@ -400,6 +405,28 @@ static int on_version(void *ctx, const struct rt_opt *opt, const char *arg)
 	return 1;
 }
 
+/* --filter parses, and some output applies it. */
+static int check_filter(const struct rt_opts *o)
+{
+	struct rt_filter *F;
+	char err[200];
+
+	if (!o->filter)
+		return 0;
+	if (rt_filter_parse(o->filter, &F, err, sizeof(err))) {
+		pr_warn("--filter: %s.\n", err);
+		return -EINVAL;
+	}
+	rt_filter_free(F);
+	if (o->daemon && !o->batch && !o->csv_dir) {
+		pr_warn("--filter selects the flows of the view, --batch, --json and --csv, and -D leaves none of "
+			"them (-w, --listen, --ipfix and the flight recorder keep every flow): add --csv DIR or "
+			"drop --filter.\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Returns 0, 1 for "exit 0 now" (help, version) or a negative errno. */
 int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 {
@@ -460,6 +487,6 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		pr_warn("-w %s would overwrite the file being read.\n", o->write_file);
 		return -EINVAL;
 	}
-	return 0;
+	return check_filter(o);
 }
 

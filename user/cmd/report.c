@@ -49,6 +49,7 @@
 #include "cli.h"
 #include "cmd.h"
 #include "derive.h"
+#include "filter.h"
 #include "findings.h"
 #include "fmt.h"
 #include "linkspeed.h"
@@ -77,6 +78,7 @@ struct report {
 	__u64 speed_mbps;
 	const char *speed_from;
 	int multi;		/* one of several files: name hosts */
+	const struct rt_filter *filter;	/* --filter, or NULL */
 	struct rt_rep_run run;	/* the aggregation, the findings, host and kind */
 	struct rt_rep *a;	/* &run.agg */
 	struct rt_rep_clock clock;	/* against the first host (several files) */
@@ -507,16 +509,7 @@ static void finding_out(struct rt_printer *p, int multi, const struct rt_finding
 
 static int by_rank(const void *x, const void *y)
 {
-	const struct rt_finding *a = *(const struct rt_finding *const *)x, *b = *(const struct rt_finding *const *)y;
-	__u64 la = a->end_ns - a->start_ns, lb = b->end_ns - b->start_ns;
-
-	if (a->sev != b->sev)
-		return a->sev > b->sev ? -1 : 1;
-	if (la != lb)
-		return la > lb ? -1 : 1;
-	if (a->peak != b->peak)
-		return a->peak > b->peak ? -1 : 1;
-	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+	return rt_finding_rank_cmp(*(const struct rt_finding *const *)x, *(const struct rt_finding *const *)y);
 }
 
 /*
@@ -813,6 +806,8 @@ struct report_args {
 	__u64 speed;
 	const char *speed_from;
 	const char *html, *perfetto;	/* --html, --perfetto: the paths */
+	const char *filter;		/* --filter EXPR */
+	struct rt_filter *flt;
 };
 
 static int on_link_speed(void *ctx, const struct rt_opt *opt, const char *arg);
@@ -839,6 +834,9 @@ static const struct rt_opt report_opts[] = {
 		"to FILE (open it in a browser; '-': standard output)", RT_SET_STR(A, html) },
 	{ 262, "perfetto", "FILE", "also write a Chrome Trace Event JSON to FILE\n"
 		"(open it in ui.perfetto.dev; '-': standard output)", RT_SET_STR(A, perfetto) },
+	{ 340, "filter", "EXPR", "only the flows EXPR keeps, the host pairs of those flows\n"
+		"and the findings that involve them (the language of\n"
+		"rocetop --filter; see FILTERS in rocetop(8))", RT_SET_STR(A, filter) },
 	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
@@ -847,7 +845,7 @@ static const struct rt_cli report_cli = {
 	.prog = "rocetop report",
 	.usage =
 "Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--episodes N]\n"
-"                      [--link-speed SPEED] [--html FILE] [--perfetto FILE]\n"
+"                      [--link-speed SPEED] [--filter EXPR] [--html FILE] [--perfetto FILE]\n"
 "Summarise rocetop recordings or pcap/pcapng captures: the findings' episodes\n"
 "first, most severe first, then duration and totals, the top flows by CE, CNP\n"
 "and NAK, the moments of peak CE rate and PFC pauses, paused time per priority,\n"
@@ -1005,7 +1003,7 @@ static int run_files(struct report *R, struct rt_opts *o, struct rt_sink *sink)
 /* Read R's files into R through the one loop; 0, or 1 after saying why. */
 static int load_file(struct report *R, struct rt_opts *o, const struct rt_find_cfg *cfg)
 {
-	struct rt_rep_sink_cfg sc = { .path = R->files[0], .top = R->top, .find = *cfg };
+	struct rt_rep_sink_cfg sc = { .path = R->files[0], .top = R->top, .find = *cfg, .filter = R->filter };
 	struct rt_sink *sink;
 	struct rt_rep *r;
 
@@ -1315,6 +1313,25 @@ out:
 	return rc;
 }
 
+/* --filter parses, and applies to every output asked for. */
+static int filter_args_bad(struct report_args *ra)
+{
+	char err[200];
+
+	if (!ra->filter)
+		return 0;
+	if (rt_filter_parse(ra->filter, &ra->flt, err, sizeof(err))) {
+		pr_warn("--filter: %s.\n", err);
+		return 1;
+	}
+	if (ra->html || ra->perfetto) {
+		pr_warn("--filter applies to the report's text and JSON, and %s draws every flow: drop one of them.\n",
+			ra->html ? "--html" : "--perfetto");
+		return 1;
+	}
+	return 0;
+}
+
 int rt_report_main(int argc, char **argv)
 {
 	struct report *rs = NULL;
@@ -1333,7 +1350,7 @@ int rt_report_main(int argc, char **argv)
 		pr_warn("report takes one file or more: rocetop report FILE [FILE ...] [--json].\n");
 		return 2;
 	}
-	if (viz_args_bad(&ra, argv + first, nfiles))
+	if (viz_args_bad(&ra, argv + first, nfiles) || filter_args_bad(&ra))
 		return 2;
 	rs = calloc((size_t)nfiles, sizeof(*rs));
 	if (!rs || plan(argv + first, nfiles, rs, &nrep)) {
@@ -1346,6 +1363,7 @@ int rt_report_main(int argc, char **argv)
 		rs[i].speed_mbps = ra.speed;
 		rs[i].speed_from = ra.speed_from;
 		rs[i].multi = nrep > 1;
+		rs[i].filter = ra.flt;
 		if (load_file(&rs[i], &ra.o, &ra.cfg))
 			goto out;
 	}
@@ -1388,5 +1406,6 @@ out:
 		free(rs[i].files);
 	}
 	free(rs);
+	rt_filter_free(ra.flt);
 	return rc;
 }

@@ -82,9 +82,10 @@ static int build_sinks(struct rt_loop *L, const struct rt_opts *o)
 {
 	int tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO), r;
 
-	if ((o->batch || (!o->daemon && !tui)) && (r = add_sink(L, rt_batch_sink_new(o))))
+	if ((o->batch || (!o->daemon && !tui)) &&
+	    (r = add_sink(L, rt_filtered_sink_new(rt_batch_sink_new(o), o->filter))))
 		return r;
-	if (o->csv_dir && (r = add_sink(L, rt_csv_sink_new(o))))
+	if (o->csv_dir && (r = add_sink(L, rt_filtered_sink_new(rt_csv_sink_new(o), o->filter))))
 		return r;
 	if (o->write_file && (r = add_sink(L, rt_record_sink_new(o))))
 		return r;

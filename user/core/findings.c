@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "derive.h"
+#include "filter.h"
 #include "findings.h"
 #include "fmt.h"
 #include "log.h"
@@ -369,6 +371,107 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	return push_event(F, RT_FEV_OPEN, f, f->sev);
 }
 
+struct rt_finding *rt_findings_get(struct rt_findings *F, const char *rule, const struct rt_subject *subj)
+{
+	size_t j;
+	__u32 v;
+
+	if (!F->nslots)
+		return NULL;
+	j = slot_of(F, key_hash(rule, subj), rule, subj);
+	v = F->slots[j].h ? F->slots[j].i : 0;
+	return v && !(v & RT_SLOT_PEND) ? &F->tab[v - 1] : NULL;
+}
+
+void rt_finding_add_flow(struct rt_finding *f, const struct rt_snapshot *s, const struct rt_flow *fl,
+			 int paused)
+{
+	struct rt_find_flow *x;
+	size_t i;
+
+	for (i = 0; i < f->nflows; i++)
+		if (!rt_flow_key_cmp(&f->flows[i].k, &fl->k))
+			return;
+	if (f->nflows == RT_FIND_FLOWS)
+		return;
+	x = &f->flows[f->nflows++];
+	memset(x, 0, sizeof(*x));
+	x->k = fl->k;
+	snprintf(x->ifname, sizeof(x->ifname), "%s", rt_snapshot_ifname(s, fl->k.ifindex));
+	x->lqpn = fl->lqpn;
+	x->rqpn = fl->rqpn;
+	x->pid = fl->pid;
+	memcpy(x->comm, fl->comm, sizeof(x->comm));
+	x->prio = rt_flow_prio(fl);
+	x->flags = (fl->v.ecn[RT_ECN_CE] ? RT_FF_CE : 0) | (fl->v.cnp ? RT_FF_CNP : 0) |
+		   (rt_nak(&fl->v) ? RT_FF_NAK : 0) | (fl->v.rnr_nak ? RT_FF_RNR : 0) |
+		   (paused ? RT_FF_PAUSED : 0);
+}
+
+int rt_finding_rank_cmp(const struct rt_finding *a, const struct rt_finding *b)
+{
+	__u64 la = a->end_ns - a->start_ns, lb = b->end_ns - b->start_ns;
+	int c;
+
+	if (a->sev != b->sev)
+		return a->sev > b->sev ? -1 : 1;
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	if (a->peak != b->peak)
+		return a->peak > b->peak ? -1 : 1;
+	if (a->start_ns != b->start_ns)
+		return RT_SPACESHIP(a->start_ns, b->start_ns);
+	if ((c = strcmp(a->rule, b->rule)))	/* ties: one order, whoever sorts */
+		return c;
+	return memcmp(&a->subj, &b->subj, sizeof(a->subj));
+}
+
+/* An involved flow as a row the filter can judge. */
+static int find_flow_match(const struct rt_filter *flt, const struct rt_find_flow *x)
+{
+	struct rt_flow f = { .k = x->k, .lqpn = x->lqpn, .rqpn = x->rqpn, .pid = x->pid };
+	struct rt_fsubj s = { .kind = RT_FK_FLOW, .f = &f, .ifname = x->ifname, .v = &f.v };
+
+	memcpy(f.comm, x->comm, sizeof(f.comm));
+	f.v.pcp = x->prio;
+	f.v.ecn[RT_ECN_CE] = !!(x->flags & RT_FF_CE);
+	f.v.cnp = !!(x->flags & RT_FF_CNP);
+	f.v.nak_seq = !!(x->flags & RT_FF_NAK);
+	f.v.rnr_nak = !!(x->flags & RT_FF_RNR);
+	s.paused = !!(x->flags & RT_FF_PAUSED);
+	return rt_filter_match(flt, &s);
+}
+
+int rt_finding_filter(const struct rt_filter *flt, const struct rt_finding *f)
+{
+	const struct rt_subject *sj = &f->subj;
+	struct rt_port_ctr pc;
+	struct rt_fsubj s = { .kind = RT_FK_PORT, .port = &pc, .paused = -1 };
+	size_t i;
+
+	if (!flt)
+		return 1;
+	for (i = 0; i < f->nflows; i++)
+		if (find_flow_match(flt, &f->flows[i]))
+			return 1;
+	if (f->nflows)
+		return 0;
+	if (sj->has & (RT_SUBJ_SRC | RT_SUBJ_DST)) {
+		struct rt_find_flow x = { .k.family = sj->family, .k.dir = sj->dir, .k.dqpn = sj->dqpn,
+					  .prio = sj->prio };
+
+		memcpy(x.k.src, sj->src, 16);
+		memcpy(x.k.dst, sj->dst, 16);
+		memcpy(x.ifname, sj->ifname, sizeof(x.ifname));
+		return find_flow_match(flt, &x);
+	}
+	memset(&pc, 0, sizeof(pc));
+	memcpy(pc.netdev, sj->ifname, sizeof(pc.netdev));
+	memcpy(pc.dev, sj->device, sizeof(pc.dev));
+	memcpy(pc.name, sj->counter, sizeof(pc.name));
+	return rt_filter_match(flt, &s);
+}
+
 static int by_end_desc(const void *x, const void *y)
 {
 	const struct rt_finding *a = x, *b = y;
@@ -429,6 +532,8 @@ static void refresh_events(struct rt_findings *F)
 			continue;
 		memcpy(e->f.involved, F->tab[v - 1].involved, sizeof(e->f.involved));
 		e->f.involved_more = F->tab[v - 1].involved_more;
+		e->f.nflows = F->tab[v - 1].nflows;
+		memcpy(e->f.flows, F->tab[v - 1].flows, sizeof(e->f.flows));
 	}
 }
 

@@ -47,6 +47,26 @@ struct rt_subject {
 
 enum rt_fevent { RT_FEV_OPEN = 0, RT_FEV_UPDATE, RT_FEV_CLOSE };
 
+/* What an involved flow had counted (since the start) when it was added. */
+#define RT_FF_CE	(1u << 0)
+#define RT_FF_CNP	(1u << 1)
+#define RT_FF_NAK	(1u << 2)
+#define RT_FF_RNR	(1u << 3)
+#define RT_FF_PAUSED	(1u << 4)	/* its priority paused on its interface */
+
+/* A flow a finding involves, as the view's jump and the filters need it. */
+struct rt_find_flow {
+	struct rt_flow_key k;
+	char  ifname[IF_NAMESIZE];
+	__u32 lqpn, rqpn, pid;
+	char  comm[16];
+	__u8  prio;
+	__u8  flags;		/* RT_FF_* */
+	__u8  pad[2];
+};
+
+#define RT_FIND_FLOWS 8
+
 struct rt_finding {
 	char  rule[24];
 	__u8  sev;		/* enum rt_sev */
@@ -66,6 +86,8 @@ struct rt_finding {
 	 * over its whole length, "src -> dst QP n (process pid)" joined by "; " */
 	char  involved[384];
 	__u8  involved_more;	/* more than involved[] holds */
+	__u8  nflows;		/* flows[]: the first RT_FIND_FLOWS involved (a flow subject: */
+	struct rt_find_flow flows[RT_FIND_FLOWS];	/* its own flow, with its owner) */
 	const char *next;	/* the next step, whole: a string of static storage (the rules' text) */
 	char  host[64];		/* the report's multi-host timeline; "" live */
 };
@@ -203,6 +225,23 @@ struct rt_ruleset {
 };
 /* rocetop's rules (rules.c). */
 extern const struct rt_ruleset rt_rules;
+
+/* The open finding of (rule, subject), or NULL (not open, or pending). */
+struct rt_finding *rt_findings_get(struct rt_findings *F, const char *rule, const struct rt_subject *subj);
+/* Add a flow of snapshot s to f's flows, once (paused: its priority paused). */
+void rt_finding_add_flow(struct rt_finding *f, const struct rt_snapshot *s, const struct rt_flow *fl,
+			 int paused);
+
+/* The report's rank, used by every view that ranks findings: severity,
+ * then impact (the longest episode, then the highest peak), then the
+ * earliest start, then rule and subject (so ties have one order). */
+int rt_finding_rank_cmp(const struct rt_finding *a, const struct rt_finding *b);
+
+/* Does a filter (filter.h) keep the finding: one of its flows matches (a
+ * finding about an address without flows: that address); a finding
+ * without flows is judged as a NIC counter row of its interface. */
+struct rt_filter;
+int rt_finding_filter(const struct rt_filter *flt, const struct rt_finding *f);
 
 /* Every finding of a run, as it last stood (the report's timeline). */
 struct rt_flog {

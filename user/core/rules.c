@@ -262,6 +262,17 @@ static void flow_subject(struct rt_subject *s, const struct rt_rule_ctx *c, cons
 	s->dqpn = f->k.dqpn;
 }
 
+/* The flow behind a finding that just matched (open, not pending): kept
+ * with it for the view's jump and the filters. */
+static void involve_subject(struct rt_rule_ctx *c, const char *rule, const struct rt_subject *s,
+			    const struct rt_flow *f, int paused)
+{
+	struct rt_finding *x = rt_findings_get(c->F, rule, s);
+
+	if (x)
+		rt_finding_add_flow(x, c->cur, f, paused);
+}
+
 static void counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
 {
 	memset(s, 0, sizeof(*s));
@@ -416,6 +427,7 @@ static int rule_victim(struct rt_rule_ctx *c)
 			"%s on %s priority %s: %llu data packets, not one CE mark, while the priority was paused by %llu pause frames (%.2f ms paused of %.1f s)",
 			flow_name(f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
 			paused * 1e3, c->d->secs);
+		involve_subject(c, "victim", &s, f, 1);
 	}
 	return err;
 }
@@ -455,6 +467,7 @@ static int rule_congestion(struct rt_rule_ctx *c)
 			flow_name(f, fn, sizeof(fn)), (unsigned long long)v->ecn[RT_ECN_CE],
 			(unsigned long long)(v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE]),
 			100 * share, d->secs);
+		involve_subject(c, "congestion", &s, f, 0);
 	}
 	return err;
 }
@@ -464,6 +477,7 @@ struct dst_group {
 	__u8 dst[16];
 	__u8 src[8][16];	/* distinct sources, the first 8 named */
 	double share[8];
+	const struct rt_flow *fl[8];
 	__u32 nsrc;
 };
 
@@ -506,6 +520,7 @@ static int rule_incast(struct rt_rule_ctx *c)
 		if (x->nsrc < 8) {
 			memcpy(x->src[x->nsrc], f->k.src, 16);
 			x->share[x->nsrc] = share;
+			x->fl[x->nsrc] = f;
 		}
 		x->nsrc++;
 	}
@@ -528,6 +543,8 @@ static int rule_incast(struct rt_rule_ctx *c)
 			"Many senders converge on one receiver's port: spread or pace the collective, and check that DCQCN converges (rp_cnp_handled on the senders).",
 			"%u sources CE-marked towards %s at once: %s%s", g[j].nsrc,
 			rt_fmt_addr(g[j].family, g[j].dst, a, sizeof(a)), list, g[j].nsrc > 8 ? ", ..." : "");
+		for (k = 0; k < g[j].nsrc && k < 8; k++)
+			involve_subject(c, "incast", &s, g[j].fl[k], 0);
 	}
 	free(g);
 	return err;
@@ -654,6 +671,7 @@ static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, _
 		err |= rt_findings_match(c->F, r->rule, RT_SEV_WARNING, &s, 1, (double)n, r->next,
 			"%s: %llu %s in %.1f s (%s%s)", flow_name(f, fn, sizeof(fn)), (unsigned long long)n,
 			r->count_what, d->secs, r->why, with);
+		involve_subject(c, r->rule, &s, f, 0);
 	}
 	free(k.e);
 	return err | rule_counters(c, r->rule, RT_SEV_WARNING, r->names, min, r->next, r->ctr_what);
@@ -971,7 +989,7 @@ static struct rt_rule_ctx *rules_begin(struct rt_findings *F, const struct rt_sn
 }
 
 /* Add a flow to an episode's involved list, once. */
-static void involve_flow(struct rt_finding *f, const struct rt_flow *fl)
+static void involve_flow(struct rt_finding *f, const struct rt_snapshot *cur, const struct rt_flow *fl)
 {
 	char fn[160], one[200];
 	size_t n = strlen(f->involved);
@@ -982,6 +1000,7 @@ static void involve_flow(struct rt_finding *f, const struct rt_flow *fl)
 	else
 		snprintf(one, sizeof(one), "%s", fn);
 	rt_fmt_safe(one, one, sizeof(one));	/* a process name */
+	rt_finding_add_flow(f, cur, fl, 1);
 	if (strstr(f->involved, one))
 		return;
 	if (n + strlen(one) + 3 > sizeof(f->involved)) {
@@ -1016,7 +1035,7 @@ static void involve(struct rt_rule_ctx *c)
 
 			if (flow_prio(fl) == f->subj.prio && recent_data_flow(c, fl, since) &&
 			    !strcmp(rt_snapshot_ifname(cur, fl->k.ifindex), f->subj.ifname))
-				involve_flow(f, fl);
+				involve_flow(f, cur, fl);
 		}
 	}
 }

@@ -171,10 +171,14 @@ struct rt_rep_sink_cfg {
 	int top;			/* moments kept per table (rt_rep_init) */
 	struct rt_find_cfg find;	/* thresholds; find.speed_mbps as given */
 	double first_secs;		/* a recording's first interval, for the rules (0: unknown) */
+	/* --filter: the flows aggregated and the findings kept (the rules
+	 * judge every flow); NULL: all */
+	const struct rt_filter *filter;
 };
 
 /* A sink that fills *out (initialised here; rt_rep_run_free() frees it).
  * Its close finishes the findings. NULL after saying why. */
+struct rt_filter;
 struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_sink_cfg *cfg);
 void rt_rep_run_free(struct rt_rep_run *run);
 

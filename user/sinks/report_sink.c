@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "filter.h"
 #include "log.h"
 #include "report_agg.h"
 #include "sink.h"
@@ -20,6 +21,9 @@ struct rsink {
 	struct rt_rep_run *out;
 	struct rt_findings F;
 	const char *path;
+	const struct rt_filter *filter;
+	struct rt_flow_delta *fl;	/* the flows the filter keeps */
+	size_t flcap;
 	double first_secs;
 	int recording, have;
 };
@@ -43,7 +47,7 @@ static void rsink_start(struct rt_sink *s, const struct rt_source *src)
 static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct rsink *k = s->priv;
-	struct rt_delta dd = *d;
+	struct rt_delta dd = *d, kept;
 	int err;
 
 	/* A recording's first interval has no known length (the aggregation
@@ -51,7 +55,9 @@ static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	if (!k->have && k->recording)
 		dd.secs = 0;
 	k->have = 1;
-	err = rt_rep_take(&k->out->agg, cur, &dd);
+	err = rt_filter_delta(k->filter, cur, &dd, &kept, &k->fl, &k->flcap);
+	if (!err)
+		err = rt_rep_take(&k->out->agg, cur, &kept);
 	if (err)
 		return err;
 	/* The rules want a length: a recording's first interval takes the
@@ -64,6 +70,18 @@ static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	return err;
 }
 
+/* The findings the filter keeps, in their order. */
+static void keep_findings(struct rt_flog *L, const struct rt_filter *flt)
+{
+	size_t i, n = 0;
+
+	for (i = 0; flt && i < L->n; i++)
+		if (rt_finding_filter(flt, &L->f[i]))
+			L->f[n++] = L->f[i];
+	if (flt)
+		L->n = n;
+}
+
 static void rsink_close(struct rt_sink *s)
 {
 	struct rsink *k = s->priv;
@@ -71,7 +89,9 @@ static void rsink_close(struct rt_sink *s)
 	rt_findings_finish(&k->F);
 	k->out->err = rt_flog_take(&k->out->flog, &k->F);
 	rt_flog_sort(&k->out->flog);
+	keep_findings(&k->out->flog, k->filter);
 	rt_findings_free(&k->F);
+	free(k->fl);
 	free(k);
 }
 
@@ -89,6 +109,7 @@ struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_s
 	out->agg.speed_given = cfg->find.speed_mbps;
 	k->path = cfg->path;
 	k->first_secs = cfg->first_secs;
+	k->filter = cfg->filter;
 	rt_sink_init(&k->s, "report", rsink_emit, rsink_close, k);
 	k->s.start = rsink_start;
 	return &k->s;
