@@ -895,7 +895,9 @@ static const struct rt_cli report_cli = {
 "and NAK, the moments of peak CE rate and PFC pauses, paused time per priority,\n"
 "host pairs ranked, and the data flows CNPs throttled. Several files (recordings\n"
 "from several hosts) merge into one timeline naming each host, with CNPs on\n"
-"one host matched to the data flows they throttle on another.\n",
+"one host matched to the data flows they throttle on another, and where each\n"
+"priority's pause storm started: the host that paused first without being\n"
+"paused, and the hosts it spread to.\n",
 	.opts = report_opts,
 	.width = 20,
 	.long_indent = 2,
