@@ -3,7 +3,7 @@
 scenario's programs (tests/lib/rtlib/pausesw.py) logged they sent and when.
 
 usage: check_pause_origin.py CASE DIR PRIO DELAY INTERVAL
-DIR holds report.json, report.txt and R.log, S.log, A.log, B.log.
+DIR holds report.json, report.txt, trace.json (--perfetto) and R.log, S.log, A.log, B.log.
 """
 import json
 import os
@@ -92,4 +92,17 @@ named = [f"[{label[ns]}] {first(ns, 'tx')[1]}" for ns in origins]
 c.ok(f"pause_origin {case}: text", len(head) == 1 and all(x in head[0] for x in named) and
      ("one origin:" in txt if len(origins) == 1 else "not one origin:" in txt),
      f"the text names {' and '.join(named)}", txt[txt.find("Where the pause"):][:1500])
+
+# The trace: the origins' slices, an arrow from each parent to its host.
+tr = json.load(open(os.path.join(d, "trace.json")))["traceEvents"]
+pname = {e["pid"]: e["args"]["name"] for e in tr if e.get("ph") == "M" and e.get("name") == "process_name"}
+ev = [e for e in tr if e.get("cat") == "pause"]
+arrows = {}
+for e in ev:
+    if e["ph"] in "sf":
+        arrows.setdefault(e["id"], {})[e["ph"]] = pname[e["pid"]]
+c.check("perfetto: origin slices and arrows",
+        (sorted(pname[e["pid"]] for e in ev if e["ph"] == "X" and e["name"] == f"pause origin, priority {prio}"),
+         sorted((a.get("s"), a.get("f")) for a in arrows.values())),
+        (sorted(label[ns] for ns in origins), sorted((label[p], label[ns]) for ns, p in want_parent.items())))
 c.done()

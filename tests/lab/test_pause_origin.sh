@@ -13,6 +13,8 @@
 # r0 the one origin, S (paused on swr, pausing swa and swb) spread it, A and
 # B were paused; each time is checked against the programs' own logs of
 # when they sent their first pause, and each count against what they sent.
+# The --perfetto trace holds the same: the origins' slices, and an arrow from
+# each host to those it paused.
 # two: A also stops draining, before S passes R's storm on to it: two
 # origins, R and A, and the report does not pick one.
 . "$(dirname "$0")/../lib.sh"
@@ -83,6 +85,7 @@ run_case() {
 	"$ROCETOP" report "$d/R.rtr" "$d/S.rtr" "$d/A.rtr" "$d/B.rtr" --json >"$d/report.json" 2>"$d/report.err" ||
 		{ fail "$name" "report exited $?: $(tail -2 "$d/report.err")"; return; }
 	"$ROCETOP" report "$d/R.rtr" "$d/S.rtr" "$d/A.rtr" "$d/B.rtr" >"$d/report.txt" 2>&1
+	"$ROCETOP" report "$d/R.rtr" "$d/S.rtr" "$d/A.rtr" "$d/B.rtr" --perfetto "$d/trace.json" >/dev/null 2>&1
 	"$PY" tests/lab/check_pause_origin.py "$name" "$d" $PRIO $DELAY $IV || fails=$((fails + 1))
 }
 

@@ -1292,6 +1292,7 @@ static void viz_clock(struct rt_viz_host *hs, int n, const struct report *rs, in
 		hs[k].offset_same = c->same_host;
 		hs[k].offset_against = c->against >= 0 ? rs[c->against].run.host : NULL;
 		hs[k].offset_why = clock_why(c);
+		hs[k].offset_margin_ns = clock_margin(rs, n, i);
 	}
 }
 
