@@ -17,6 +17,8 @@
 # each host to those it paused.
 # two: A also stops draining, before S passes R's storm on to it: two
 # origins, R and A, and the report does not pick one.
+# lab: `rocetop lab --scenario pause-origin --record DIR` (the lab's own
+# receiver and switch programs, the lab's three namespaces), checked alike.
 . "$(dirname "$0")/../lib.sh"
 rt_setup pause_origin pause_origin:
 rt_need_root pause_origin "needs root for namespaces and BPF"
@@ -42,7 +44,7 @@ plus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a + b }'; }
 
 # run_case NAME A_STORMS: record every host while the storm is made, then report.
 run_case() {
-	local name=$1 a_storm=$2 d=$T/$1 rp=() t0 until ns h
+	local name=$1 a_storm=$2 d=$T/$1 rp=() t0 ns h
 	mkdir -p "$d"
 	for h in R:r0 S:swr:swa:swb A:a0 B:b0; do
 		ns=${h%%:*}
@@ -57,24 +59,27 @@ run_case() {
 	for ns in R S A B; do
 		rt_wait_until - 150 test -s "$d/$ns.rtr" || { fail "$name" "no recording from $ns: $(tail -2 "$d/$ns.err")"; return; }
 	done
-	sleep 0.5
-	t0=$(date +%s.%N)
-	# the programs begin at t0 (scapy builds the data frames first: seconds on a loaded machine)
-	t0=$(plus "$t0" 6) && until=$(plus "$t0" 4.5)
-	ip netns exec "$S" "$PY" -m rtlib.pausesw switch swr,swa,swb "$d/S.log" --until "$until" \
+	# the programs set up (scapy builds the data frames: seconds on a loaded
+	# machine), then begin together: their times count from the time in GO
+	ip netns exec "$S" "$PY" -m rtlib.pausesw switch swr,swa,swb "$d/S.log" "$d/GO" --until 4.5 \
 		--prio $PRIO --delay $DELAY 2>"$d/S.pyerr" &
 	pids+=($!)
-	ip netns exec "$R" "$PY" -m rtlib.pausesw host r0 "$d/R.log" --until "$until" --prio $PRIO \
-		--storm-at "$(plus "$t0" 1)" --storm-for 2 2>"$d/R.pyerr" &
+	ip netns exec "$R" "$PY" -m rtlib.pausesw host r0 "$d/R.log" "$d/GO" --until 4.5 --prio $PRIO \
+		--storm-at 1 --storm-for 2 2>"$d/R.pyerr" &
 	pids+=($!)
 	local astorm=()
-	[ "$a_storm" = 1 ] && astorm=(--storm-at "$(plus "$t0" 1.3)" --storm-for 1.5)
-	ip netns exec "$A" "$PY" -m rtlib.pausesw host a0 "$d/A.log" --until "$until" --prio $PRIO "${astorm[@]}" \
-		--data "$MAC_R,10.9.0.1,10.9.0.9,17" --data-at "$t0" --data-for 4 --pps 100 2>"$d/A.pyerr" &
+	[ "$a_storm" = 1 ] && astorm=(--storm-at 1.3 --storm-for 1.5)
+	ip netns exec "$A" "$PY" -m rtlib.pausesw host a0 "$d/A.log" "$d/GO" --until 4.5 --prio $PRIO "${astorm[@]}" \
+		--data "$MAC_R,10.9.0.1,10.9.0.9,17" --data-at 0 --data-for 4 --pps 100 2>"$d/A.pyerr" &
 	pids+=($!)
-	ip netns exec "$B" "$PY" -m rtlib.pausesw host b0 "$d/B.log" --until "$until" --prio $PRIO \
-		--data "$MAC_R,10.9.0.2,10.9.0.9,18" --data-at "$t0" --data-for 4 --pps 100 2>"$d/B.pyerr" &
+	ip netns exec "$B" "$PY" -m rtlib.pausesw host b0 "$d/B.log" "$d/GO" --until 4.5 --prio $PRIO \
+		--data "$MAC_R,10.9.0.2,10.9.0.9,18" --data-at 0 --data-for 4 --pps 100 2>"$d/B.pyerr" &
 	pids+=($!)
+	for ns in R S A B; do
+		rt_wait_until - 600 test -e "$d/$ns.log.ready" || { fail "$name" "the $ns program did not start: $(tail -2 "$d/$ns.pyerr")"; return; }
+	done
+	t0=$(plus "$(date +%s.%N)" 1)
+	echo "$t0" >"$d/GO.tmp" && mv "$d/GO.tmp" "$d/GO"
 	for ns in R S A B; do rt_wait_until - 250 test -s "$d/$ns.log"; done
 	sleep 0.6
 	kill -INT "${rp[@]}"
@@ -86,9 +91,24 @@ run_case() {
 		{ fail "$name" "report exited $?: $(tail -2 "$d/report.err")"; return; }
 	"$ROCETOP" report "$d/R.rtr" "$d/S.rtr" "$d/A.rtr" "$d/B.rtr" >"$d/report.txt" 2>&1
 	"$ROCETOP" report "$d/R.rtr" "$d/S.rtr" "$d/A.rtr" "$d/B.rtr" --perfetto "$d/trace.json" >/dev/null 2>&1
-	"$PY" tests/lab/check_pause_origin.py "$name" "$d" $PRIO $DELAY $IV || fails=$((fails + 1))
+	"$PY" tests/lab/check_pause_origin.py "$name" "$d" $PRIO $DELAY $IV R=hostR,S=hostS,A=hostA,B=hostB \
+		R/r0=S/swr,A/a0=S/swa,B/b0=S/swb || fails=$((fails + 1))
 }
 
 run_case one 0
 run_case two 1
+
+# lab: rocetop lab --scenario pause-origin --record DIR makes the same with
+# its own programs (user/cmd/lab_pause.c) and records each host.
+d=$T/lab
+"$ROCETOP" lab --name "po$RT_ID" --scenario pause-origin --duration 7 --rate 300 --record "$d" -D -d 0.5 \
+	>"$d.out" 2>&1 || fail lab "rocetop lab exited $?: $(tail -2 "$d.out")"
+if "$ROCETOP" report "$d/rcv.rtr" "$d/sw.rtr" "$d/snd.rtr" --json >"$d/report.json" 2>"$d/report.err" &&
+	"$ROCETOP" report "$d/rcv.rtr" "$d/sw.rtr" "$d/snd.rtr" >"$d/report.txt" 2>&1 &&
+	"$ROCETOP" report "$d/rcv.rtr" "$d/sw.rtr" "$d/snd.rtr" --perfetto "$d/trace.json" >/dev/null 2>&1; then
+	"$PY" tests/lab/check_pause_origin.py lab "$d" 3 2 0.5 rcv=rcv,sw=sw,snd=snd \
+		rcv/rcv0=sw/sw-rcv,snd/snd0=sw/sw-snd || fails=$((fails + 1))
+else
+	fail lab "report exited: $(tail -2 "$d/report.err")"
+fi
 [ $fails -eq 0 ]

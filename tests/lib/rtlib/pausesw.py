@@ -3,22 +3,26 @@ the pause-origin test (tests/lab/test_pause_origin.sh), run in network
 namespaces, each writing a JSON log of what it sent and when (time.time(),
 the wall clock rocetop's recordings use).
 
-  python3 -m rtlib.pausesw host IF LOG --until T [--storm-at T --storm-for S --prio P]
+  python3 -m rtlib.pausesw host IF LOG GO --until T [--storm-at T --storm-for S --prio P]
           [--data DST_MAC,SRC_IP,DST_IP,QPN --data-at T --data-for S --pps N]
       A host: from --storm-at it stops draining (sends PFC XOFF on --prio
       out of IF every 10 ms for --storm-for seconds); it also sends one RoCEv2
       flow (RDMA WRITEs) for the report's clocks.
-  python3 -m rtlib.pausesw switch PORT,PORT,... LOG --until T --prio P --delay D
+  python3 -m rtlib.pausesw switch PORT,PORT,... LOG GO --until T --prio P --delay D
       A switch that forwards pause upstream: a port that received XOFF on
       --prio within the last 0.1 s is paused downstream; one paused for
       --delay seconds makes the switch pause every other port on --prio
       (XOFF every 10 ms while it stays paused). It decides only from the
       frames it receives; its own frames (PACKET_OUTGOING) are not counted.
 
+Each writes LOG.ready once set up, then waits for the file GO, which holds
+the wall-clock time t0 its times (--until, --storm-at, --data-at) count from.
+
 Log: {"tx": {IF: {"first": t, "frames": n}}, "rx": {IF: {"first": t, "frames": n}}}.
 """
 import argparse
 import json
+import os
 import select
 import socket
 import struct
@@ -91,6 +95,19 @@ def roce_frame(ifname, data, psn):
     return bytes(roce(sip, dip, write_only(int(qpn), psn, 64), smac=smac, dmac=dmac))
 
 
+def go(a):
+    """Say ready, wait for the start: the times of a made absolute."""
+    open(a.log + ".ready", "w").close()
+    while not os.path.exists(a.go):
+        time.sleep(0.01)
+    time.sleep(0.01)
+    with open(a.go) as f:
+        t0 = float(f.read())
+    for k in ("until", "storm_at", "data_at"):
+        if getattr(a, k, None) is not None:
+            setattr(a, k, t0 + getattr(a, k))
+
+
 def host(a):
     log = Log(a.log)
     s = open_port(a.ifname)
@@ -98,13 +115,14 @@ def host(a):
     d.bind((a.ifname, 0))
     xoff = xoff_frame(a.ifname, a.prio)
     frames = [roce_frame(a.ifname, a.data, i) for i in range(int(a.data_for * a.pps))] if a.data else []
-    nxt_storm, nxt_data, k = a.storm_at, a.data_at, 0
-    late = [t for t in (a.storm_at, a.data_at) if t and t < time.time()]
+    go(a)
+    nxt_storm, nxt_data, k = a.storm_at or 0, a.data_at or 0, 0
+    late = [t for t in (a.storm_at, a.data_at) if t is not None and t < time.time()]
     if late:
         sys.exit(f"pausesw: ready {time.time() - min(late):.3f} s after the time it was to begin: start it earlier")
     while time.time() < a.until:
         now = time.time()
-        if a.storm_at and a.storm_at <= now < a.storm_at + a.storm_for and now >= nxt_storm:
+        if a.storm_at is not None and a.storm_at <= now < a.storm_at + a.storm_for and now >= nxt_storm:
             send(s, xoff, log, a.ifname)
             nxt_storm = now + TICK
         if k < len(frames) and now >= nxt_data:
@@ -138,6 +156,7 @@ def switch(a):
     log = Log(a.log)
     socks = {p: open_port(p) for p in ports}
     xoff = {p: xoff_frame(p, a.prio) for p in ports}
+    go(a)
     last, since, nxt = {}, {}, {p: 0.0 for p in ports}
     while time.time() < a.until:
         select.select(list(socks.values()), [], [], TICK / 2)
@@ -162,17 +181,19 @@ def main():
     h = sub.add_parser("host")
     h.add_argument("ifname")
     h.add_argument("log")
+    h.add_argument("go")
     h.add_argument("--until", type=float, required=True)
     h.add_argument("--prio", type=int, default=3)
-    h.add_argument("--storm-at", type=float, default=0)
+    h.add_argument("--storm-at", type=float)
     h.add_argument("--storm-for", type=float, default=0)
     h.add_argument("--data")
-    h.add_argument("--data-at", type=float, default=0)
+    h.add_argument("--data-at", type=float)
     h.add_argument("--data-for", type=float, default=0)
     h.add_argument("--pps", type=float, default=100)
     w = sub.add_parser("switch")
     w.add_argument("ports")
     w.add_argument("log")
+    w.add_argument("go")
     w.add_argument("--until", type=float, required=True)
     w.add_argument("--prio", type=int, default=3)
     w.add_argument("--delay", type=float, required=True)
