@@ -72,6 +72,24 @@ static void test_episodes(void)
 	TEST_END("report_origin_episodes");
 }
 
+/* Episodes beyond RT_REP_PEPS_MAX are counted, not kept: a pause every
+ * other interval, RT_REP_PEPS_MAX + 3 times. */
+static void test_episodes_bound(void)
+{
+	struct rt_rep r;
+	int i;
+
+	CHECK_EQ(rt_rep_init(&r, 10), 0);
+	for (i = 0; i < 2 * (RT_REP_PEPS_MAX + 3); i++)
+		CHECK_EQ(take(&r, 10 + i, i % 2 ? 0 : 1, 0, 0), 0);
+	CHECK_EQ(rt_rep_finish(&r, 0), 0);
+	CHECK_EQ(r.npeps, RT_REP_PEPS_MAX);
+	CHECK_EQ(r.peps_left, 3);
+	CHECK_EQ(r.peps[RT_REP_PEPS_MAX - 1].first_ns, S(10 + 2 * (RT_REP_PEPS_MAX - 1)));
+	rt_rep_free(&r);
+	TEST_END("report_origin_episodes_bound");
+}
+
 /* ---- the origin over hand-built hosts ---- */
 
 static struct rt_rep_pep pep(const char *name, __u8 dir, double start, __u64 frames)
@@ -103,10 +121,10 @@ static void fab_init(struct fab *f)
 	f->s[2] = pep("swb", TX, 102, 30);
 	f->a[0] = pep("a0", RX, 102, 30);
 	f->b[0] = pep("b0", RX, 102, 30);
-	f->h[0] = (struct rt_po_host){ "R", f->r, 1, 1, 0 };
-	f->h[1] = (struct rt_po_host){ "S", f->s, 3, 1, 0 };
-	f->h[2] = (struct rt_po_host){ "A", f->a, 1, 1, 0 };
-	f->h[3] = (struct rt_po_host){ "B", f->b, 1, 1, 0 };
+	f->h[0] = (struct rt_po_host){ .label = "R", .peps = f->r, .npeps = 1, .clock_known = 1 };
+	f->h[1] = (struct rt_po_host){ .label = "S", .peps = f->s, .npeps = 3, .clock_known = 1 };
+	f->h[2] = (struct rt_po_host){ .label = "A", .peps = f->a, .npeps = 1, .clock_known = 1 };
+	f->h[3] = (struct rt_po_host){ .label = "B", .peps = f->b, .npeps = 1, .clock_known = 1 };
 }
 
 /* The node of host h. */
@@ -203,6 +221,7 @@ static void test_undecided(void)
 int main(void)
 {
 	test_episodes();
+	test_episodes_bound();
 	test_one_origin();
 	test_undecided();
 	return TEST_EXIT();

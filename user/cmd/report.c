@@ -783,6 +783,7 @@ static int pause_origin(struct rt_printer *p, struct report *rs, int n)
 		h[i].label = rs[i].run.host;
 		h[i].peps = rs[i].a->peps;
 		h[i].npeps = rs[i].a->npeps;
+		h[i].left = rs[i].a->peps_left;
 		h[i].clock_known = rs[i].clock.known || i == 0;
 		h[i].margin_ns = clock_margin(rs, n, i);
 	}

@@ -201,6 +201,12 @@ int rt_report_po(struct rt_printer *p, const struct rt_po_host *h, int nh)
 		for (i = 0; i < n; i++)
 			prio_out(p, h, &P[i]);
 		rt_pr_close_arr(p);
+		for (i = 0; i < nh; i++)
+			if (h[i].left) {
+				rt_pr_str(p, RT_PR_TEXT, NULL, "  [%s]", h[i].label);
+				rt_pr_u64(p, RT_PR_TEXT, NULL, ": %llu later pause episodes were not kept (", h[i].left);
+				rt_pr_u64(p, RT_PR_TEXT, NULL, "%llu per file).\n", RT_REP_PEPS_MAX);
+			}
 	}
 	free(P);
 	return 0;

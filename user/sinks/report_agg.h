@@ -238,6 +238,7 @@ struct rt_po_host {
 	const char *label;
 	const struct rt_rep_pep *peps;
 	size_t npeps;
+	__u64 left;			/* episodes the file had beyond RT_REP_PEPS_MAX */
 	int clock_known;
 	__u64 margin_ns;
 };

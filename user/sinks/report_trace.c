@@ -270,8 +270,9 @@ static int pause_origin(struct tw *w, const struct rt_viz_host *hs, int n, unsig
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
-		ph[i] = (struct rt_po_host){ hs[i].label, hs[i].run->agg.peps, hs[i].run->agg.npeps,
-					     hs[i].offset_known || !i, hs[i].offset_margin_ns };
+		ph[i] = (struct rt_po_host){ .label = hs[i].label, .peps = hs[i].run->agg.peps,
+					     .npeps = hs[i].run->agg.npeps, .clock_known = hs[i].offset_known || !i,
+					     .margin_ns = hs[i].offset_margin_ns };
 	np = rt_po_build(ph, n, P);
 	for (i = 0; i < np; i++)
 		for (j = 0; j < P[i].n; j++) {
