@@ -149,7 +149,8 @@ static const struct rt_opt lab_opts[] = {
 	{ 330, "record", "DIR", "record each host into DIR: the receiver (rcv.rtr, the view's\n"
 		"-w), the switch (sw.rtr: sw-snd, sw-rcv) and the senders\n"
 		"(snd.rtr), named rcv, sw and snd; with pause-origin also\n"
-		"what the receiver and the switch sent (rcv.log, sw.log)",
+		"what the receiver and the switch sent (rcv.log, sw.log);\n"
+		"not with --mirror",
 	  RT_SET_STR(P, l.record) },
 	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
@@ -682,6 +683,10 @@ static int lab_parse_args(int argc, char **argv, struct lab_parse *pc, struct rt
 	err = rt_cli_parse(&lab_cli, argc, argv, hand_on, pc, &first);
 	if (err)
 		return err;
+	if (pc->l.record && pc->l.mirror) {
+		pr_warn("--record records the receiver, the switch and the senders; with --mirror the view is the collector's: give one of them.\n");
+		return -EINVAL;
+	}
 	for (i = first; i < argc && nrest < pc->max; i++)
 		rest[nrest++] = argv[i];
 	if (pc->l.record) {
