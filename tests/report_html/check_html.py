@@ -176,6 +176,24 @@ def clocks(name, d, rep):
        "the page says: %s" % text)
 
 
+def pause_origin(name, d, rep):
+    """The page's pause-origin tables say what report --json does."""
+    if not rep.get("pause_origin"):
+        return
+    got = d.execute_script(
+        "return Array.from(document.querySelectorAll('table.pause-origin tr.po-host'))"
+        ".map(r => Array.from(r.cells).map(c => c.textContent));")
+    heads = d.execute_script(
+        "return Array.from(document.querySelectorAll('p.po-head')).map(p => p.textContent);")
+    want = [[h["host"], h["role"], "%s %s%s" % (h["from"], h["from_if"], "" if h["linked"] else " (by time only)")
+             if "from" in h else ""] for p in rep["pause_origin"] for h in p["hosts"]]
+    want_heads = ["Priority %s: %s%s" % (p["prio"], "origin " + " and ".join(
+        "%s %s" % (o["host"], o["ifname"]) for o in p["origins"]) if p["origins"] else "no origin named",
+        "" if p["decided"] else " (not decided)") for p in rep["pause_origin"]]
+    ok(name, [[r[0].lstrip("\u2003"), r[1], r[4]] for r in got] == want and heads == want_heads,
+       "the page's pause origin: %s" % want_heads, "the page: %s %s" % (heads, got))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
@@ -202,6 +220,7 @@ def main():
         episodes(a.name, d, rep)
         charts(a.name, d, rep, a.points)
         clocks(a.name, d, rep)
+        pause_origin(a.name, d, rep)
         if a.spike is not None:
             top = d.execute_script("""var g = window.rocetop.charts[0], i = g.getLabels().indexOf('CE marks/s'), m = 0;
                 for (var r = 0; r < g.numRows(); r++) { var v = g.rawData_[r][i]; m = Math.max(m, Array.isArray(v) ? v[2] : v); }

@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "cmd.h"
+#include "lab_pause.h"
 #include "endpoint.h"
 #include "cli.h"
 #include "log.h"
@@ -50,6 +51,14 @@ extern char **environ;
 /* The lab's sFlow stream: the switch's agent sends to rocetop on the
  * receiver namespace's loopback. */
 #define LAB_SFLOW_TO "127.0.0.1:6343"
+
+/* --scenario pause-origin: the receiver stops draining 1 s after the
+ * traffic starts, for 4 s, on priority 3; the switch pauses its other ports
+ * once one has been paused for 2 s (two intervals of the default -d 1). */
+#define LAB_PAUSE_AT_NS		1000000000ULL
+#define LAB_PAUSE_FOR_NS	4000000000ULL
+#define LAB_PAUSE_DELAY_NS	2000000000ULL
+#define LAB_PAUSE_PRIO		3
 
 /* Labs side by side: instance k of a name is NAME (k = 1) or NAME-k, each
  * with its namespaces and a lock file holding its owner's pid. */
@@ -74,6 +83,10 @@ struct lab {
 	char base[20];		/* --name (16 at most), or rtlab: the prefix is base or base-k */
 	int lock_fd;		/* the instance's lock, held while it runs */
 	char lock_path[80];
+	const char *record;	/* --record DIR: a recording per host */
+	pid_t rec[2];		/* the switch's and the senders' recorders */
+	struct lab_pause pause;	/* pause-origin's receiver and switch */
+	char log_rcv[PATH_MAX], log_sw[PATH_MAX];
 };
 
 struct lab_parse {
@@ -93,13 +106,18 @@ static int on_name(void *ctx, const struct rt_opt *opt, const char *arg);
 /* The lab's own options; rocetop's (user/cmd/main_opts.c) go on to its view. */
 static const struct rt_opt lab_opts[] = {
 	RT_OPT_SECTION("Lab options"),
-	{ 512, "scenario", "NAME", "one of incast, pfc-storm, steady or mixed (default mixed)\n"
+	{ 512, "scenario", "NAME", "one of incast, pfc-storm, steady, mixed or pause-origin\n"
+		"  (default mixed)\n"
 		"  incast:    senders into one receiver through a congested\n"
 		"             port: CE marks, CNPs, DCQCN, drops and NAKs\n"
 		"  pfc-storm: priority 3 paused by a PFC storm, priority 1 flows on\n"
 		"  steady:    uncongested flows, the baseline\n"
-		"  mixed:     all of the above on different priorities",
-	  RT_CALL(on_scenario), .values = "incast pfc-storm steady mixed" },
+		"  mixed:     all of the above on different priorities\n"
+		"  pause-origin: steady flows; the receiver stops draining\n"
+		"             (PFC XOFF on priority 3 from rcv0, 1 s in, for\n"
+		"             4 s) and the switch pauses its other port after\n"
+		"             2 s: a storm that spreads (--record, then report)",
+	  RT_CALL(on_scenario), .values = "incast pfc-storm steady mixed pause-origin" },
 	{ 513, "duration", "S", "stop the traffic after S seconds, then exit (default: run\n"
 		"until you quit)",
 	  RT_SET_REAL(P, l.duration, RT_NUM_REAL, 0.1, 86400, "give a number between 0.1 and 86400") },
@@ -128,6 +146,12 @@ static const struct rt_opt lab_opts[] = {
 		"collector (rocetop -i col0 --collector) instead of the\n"
 		"receiver: the same flows, inside mirror session 10",
 	  RT_CALL(on_mirror), .values = "erspan2 erspan3 vxlan" },
+	{ 330, "record", "DIR", "record each host into DIR: the receiver (rcv.rtr, the view's\n"
+		"-w), the switch (sw.rtr: sw-snd, sw-rcv) and the senders\n"
+		"(snd.rtr), named rcv, sw and snd; with pause-origin also\n"
+		"what the receiver and the switch sent (rcv.log, sw.log);\n"
+		"not with --mirror",
+	  RT_SET_STR(P, l.record) },
 	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
@@ -444,7 +468,7 @@ static int start_gen(struct lab *l)
 	snprintf(trcv, sizeof(trcv), "%s:rcv0", l->ns_rcv);
 	argv[n++] = find_gen(l->gen, gbuf, sizeof(gbuf));
 	argv[n++] = "--scenario";
-	argv[n++] = l->scenario;
+	argv[n++] = strcmp(l->scenario, "pause-origin") ? l->scenario : "steady";
 	argv[n++] = "--tx-data";
 	argv[n++] = tdata;
 	argv[n++] = "--tx-rcv";
@@ -519,6 +543,23 @@ static int start_gen(struct lab *l)
 	return 0;
 }
 
+/* pause-origin: the receiver that stops draining and the switch that
+ * forwards pause, from now (lab_pause.c). */
+static int start_pause(struct lab *l)
+{
+	struct lab_pause_cfg c = {
+		.ns_rcv = l->ns_rcv, .rcv_port = "rcv0", .ns_sw = l->ns_sw, .sw_ports = "sw-rcv,sw-snd",
+		.rcv_log = l->record ? l->log_rcv : NULL, .sw_log = l->record ? l->log_sw : NULL,
+		.prio = LAB_PAUSE_PRIO, .at_ns = LAB_PAUSE_AT_NS, .for_ns = LAB_PAUSE_FOR_NS,
+		.delay_ns = LAB_PAUSE_DELAY_NS,
+		.end_ns = (__u64)((l->duration > 0 ? l->duration : 86400.0) * 1e9),
+	};
+
+	if (strcmp(l->scenario, "pause-origin"))
+		return 0;
+	return rt_lab_pause_start(&l->pause, &c);
+}
+
 static int lab_hook(void *arg, int event)
 {
 	struct lab *l = arg;
@@ -526,7 +567,7 @@ static int lab_hook(void *arg, int event)
 	pid_t r;
 
 	if (event == RT_HOOK_READY)
-		return start_gen(l);
+		return start_gen(l) ? -1 : start_pause(l);
 	if (l->gen_done || !l->gen_pid)
 		return 0;
 	r = waitpid(l->gen_pid, &l->gen_status, WNOHANG);
@@ -562,8 +603,8 @@ static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg)
 
 	(void)opt;
 	if (strcmp(arg, "incast") && strcmp(arg, "pfc-storm") && strcmp(arg, "steady") &&
-	    strcmp(arg, "mixed")) {
-		pr_warn("--scenario '%s' is not known: use incast, pfc-storm, steady or mixed.\n", arg);
+	    strcmp(arg, "mixed") && strcmp(arg, "pause-origin")) {
+		pr_warn("--scenario '%s' is not known: use incast, pfc-storm, steady, mixed or pause-origin.\n", arg);
 		return -EINVAL;
 	}
 	pc->l.scenario = arg;
@@ -642,8 +683,23 @@ static int lab_parse_args(int argc, char **argv, struct lab_parse *pc, struct rt
 	err = rt_cli_parse(&lab_cli, argc, argv, hand_on, pc, &first);
 	if (err)
 		return err;
+	if (pc->l.record && pc->l.mirror) {
+		pr_warn("--record records the receiver, the switch and the senders; with --mirror the view is the collector's: give one of them.\n");
+		return -EINVAL;
+	}
 	for (i = first; i < argc && nrest < pc->max; i++)
 		rest[nrest++] = argv[i];
+	if (pc->l.record) {
+		static char w[PATH_MAX];
+
+		snprintf(w, sizeof(w), "%s/rcv.rtr", pc->l.record);
+		rest[nrest++] = "-w";
+		rest[nrest++] = w;
+		rest[nrest++] = "--hostname";
+		rest[nrest++] = "rcv";
+		snprintf(pc->l.log_rcv, sizeof(pc->l.log_rcv), "%s/rcv.log", pc->l.record);
+		snprintf(pc->l.log_sw, sizeof(pc->l.log_sw), "%s/sw.log", pc->l.record);
+	}
 	rest[nrest++] = "-i";
 	rest[nrest++] = pc->l.mirror ? "col0" : "rcv0";
 	if (pc->l.mirror)
@@ -708,6 +764,85 @@ static int watch(struct lab *l, struct rt_opts *o, int *saved_ns)
 	return rt_run(o) ? -1 : 0;
 }
 
+/* One recorder: rocetop itself in namespace ns, on ifs, into DIR/name.rtr. */
+static pid_t recorder(const struct lab *l, const char *ns, const char *const *ifs, int nifs, const char *name,
+		      double interval)
+{
+	char path[PATH_MAX], iv[32];
+	const char *argv[24];
+	const char *rest[] = { "--no-nic", "-D", "-d", iv, "-w", path, "--hostname", name, NULL };
+	pid_t parent = getpid(), pid;
+	sigset_t none;
+	int n = 0, i, fd;
+
+	snprintf(path, sizeof(path), "%s/%s.rtr", l->record, name);
+	snprintf(iv, sizeof(iv), "%g", interval);
+	argv[n++] = "rocetop";
+	for (i = 0; i < nifs; i++) {
+		argv[n++] = "-i";
+		argv[n++] = ifs[i];
+	}
+	for (i = 0; rest[i]; i++)
+		argv[n++] = rest[i];
+	argv[n] = NULL;
+	pid = fork();
+	if (pid)
+		return pid;
+	/* it ends (SIGINT: its recording closed) with the lab */
+	if (prctl(PR_SET_PDEATHSIG, SIGINT) || getppid() != parent || enter_netns(ns, &fd))
+		_exit(1);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+	}
+	execv("/proc/self/exe", (char *const *)argv);
+	_exit(127);
+}
+
+/* --record: the switch's and the senders' recorders, up (their files
+ * begun) before the traffic starts. 0 or -1 after saying why. */
+static int start_recorders(struct lab *l, double interval)
+{
+	static const char *const sw[] = { "sw-snd", "sw-rcv" }, *const snd[] = { "snd0" };
+	const char *names[] = { "sw", "snd" };
+	struct timespec tick = { 0, 100000000L };
+	char path[PATH_MAX];
+	struct stat st;
+	int i, k;
+
+	if (!l->record)
+		return 0;
+	l->rec[0] = recorder(l, l->ns_sw, sw, 2, "sw", interval);
+	l->rec[1] = recorder(l, l->ns_snd, snd, 1, "snd", interval);
+	for (i = 0; i < 2; i++)
+		for (k = 0;; k++) {
+			snprintf(path, sizeof(path), "%s/%s.rtr", l->record, names[i]);
+			if (l->rec[i] > 0 && !stat(path, &st) && st.st_size > 0)
+				break;
+			if (l->rec[i] <= 0 || k == 200 || waitpid(l->rec[i], NULL, WNOHANG) == l->rec[i]) {
+				pr_warn("the lab's recorder of %s did not start (%s).\n", names[i], path);
+				return -1;
+			}
+			nanosleep(&tick, NULL);
+		}
+	return 0;
+}
+
+static void stop_recorders(struct lab *l)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (l->rec[i] > 0) {
+			kill(l->rec[i], SIGINT);
+			waitpid(l->rec[i], NULL, 0);
+			l->rec[i] = 0;
+		}
+}
+
 /* Stop the generator, leave the namespace, remove the lab: 1 if anything failed. */
 static int finish(struct lab *l, int saved_ns, int fail)
 {
@@ -715,6 +850,10 @@ static int finish(struct lab *l, int saved_ns, int fail)
 		kill(l->gen_pid, SIGTERM);
 		waitpid(l->gen_pid, &l->gen_status, 0);
 	}
+	/* the storm ends with the traffic: its logs then are whole */
+	if (rt_lab_pause_stop(&l->pause, !l->gen_done || fail))
+		fail = 1;
+	stop_recorders(l);
 	if (saved_ns >= 0) {
 		setns(saved_ns, CLONE_NEWNET);
 		close(saved_ns);
@@ -756,6 +895,12 @@ int rt_lab_main(int argc, char **argv)
 		return 1;
 	}
 	say_what_runs(l);
+	if (l->record && mkdir(l->record, 0755) && errno != EEXIST) {
+		pr_warn("cannot create the recordings' directory %s: %s.\n", l->record, strerror(errno));
+		return finish(l, -1, 1) ? 1 : 0;
+	}
+	if (start_recorders(l, o.interval))
+		return finish(l, -1, 1);
 	err = watch(l, &o, &saved_ns);
 	return finish(l, saved_ns, err ? 1 : 0) ? 1 : 0;
 }

@@ -60,6 +60,7 @@
 #include "print.h"
 #include "record.h"
 #include "report_agg.h"
+#include "report_po.h"
 #include "report_viz.h"
 #include "sink.h"
 #include "source.h"
@@ -743,6 +744,47 @@ static int clocks_apply(struct report *rs, int n)
 	return err;
 }
 
+/* How far host i's clock can be off the reference's: the spread of the
+ * differences it was measured from, along its chain (0: one host's files). */
+static __u64 clock_margin(const struct report *rs, int n, int i)
+{
+	__u64 m = 0;
+	int k;
+
+	for (k = 0; k < n && i > 0 && rs[i].clock.known; k++, i = rs[i].clock.against) {
+		const struct rt_rep_clock *c = &rs[i].clock;
+		__s64 up = c->hi_ns - c->offset_ns, down = c->offset_ns - c->lo_ns;
+
+		/* live recordings stamp flows per interval: one more step */
+		if (!c->same_host)
+			m += (__u64)(up > down ? up : down) + rs[i].a->step_ns;
+		if (c->against < 0)
+			break;
+	}
+	return m;
+}
+
+/* Where the pause storms started, over every host (report_po.c). */
+static int pause_origin(struct rt_printer *p, struct report *rs, int n)
+{
+	struct rt_po_host *h = calloc((size_t)n, sizeof(*h));
+	int i, err;
+
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		h[i].label = rs[i].run.host;
+		h[i].peps = rs[i].a->peps;
+		h[i].npeps = rs[i].a->npeps;
+		h[i].left = rs[i].a->peps_left;
+		h[i].clock_known = rs[i].clock.known || i == 0;
+		h[i].margin_ns = clock_margin(rs, n, i);
+	}
+	err = rt_report_po(p, h, n);
+	free(h);
+	return err;
+}
+
 static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 {
 	const struct rt_rep **as = calloc((size_t)n, sizeof(*as));
@@ -776,6 +818,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 	}
 	rt_pr_close_arr(p);
 	clocks_out(p, rs, n);
+	pause_origin(p, rs, n);
 	findings_out(p, 1, &L, 0);
 	cnp_matches(p, rs, n, top);
 	/* Host pairs over every file, each file's flows counted once. */
@@ -851,7 +894,9 @@ static const struct rt_cli report_cli = {
 "and NAK, the moments of peak CE rate and PFC pauses, paused time per priority,\n"
 "host pairs ranked, and the data flows CNPs throttled. Several files (recordings\n"
 "from several hosts) merge into one timeline naming each host, with CNPs on\n"
-"one host matched to the data flows they throttle on another.\n",
+"one host matched to the data flows they throttle on another, and where each\n"
+"priority's pause storm started: the host that paused first without being\n"
+"paused, and the hosts it spread to.\n",
 	.opts = report_opts,
 	.width = 20,
 	.long_indent = 2,
@@ -1246,6 +1291,7 @@ static void viz_clock(struct rt_viz_host *hs, int n, const struct report *rs, in
 		hs[k].offset_same = c->same_host;
 		hs[k].offset_against = c->against >= 0 ? rs[c->against].run.host : NULL;
 		hs[k].offset_why = clock_why(c);
+		hs[k].offset_margin_ns = clock_margin(rs, n, i);
 	}
 }
 

@@ -130,6 +130,7 @@ void rt_rep_free(struct rt_rep *r)
 	free(r->flows);
 	free(r->pairs);
 	free(r->ports);
+	free(r->peps);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -290,6 +291,8 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 		}
 		moment_add(r, &m);
 	}
+	if (rt_rep_peps_take(r, s, d))
+		return -ENOMEM;
 	return take_ports(r, s, d);
 }
 
@@ -394,6 +397,7 @@ int rt_rep_finish(struct rt_rep *r, double capture_secs)
 	}
 	if (capture_secs > 0 && r->intervals == 1)
 		r->step_ns = (__u64)(capture_secs * 1e9);
+	rt_rep_peps_finish(r);
 	r->n = r->tab.n;
 	r->flows = calloc(r->n ? r->n : 1, sizeof(*r->flows));
 	if (!r->flows)

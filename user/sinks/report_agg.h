@@ -78,6 +78,24 @@ struct rt_rep_port {
 	double peak_secs;
 };
 
+/*
+ * A run of consecutive intervals in which one interface sent (egress) or
+ * received (ingress) PFC pause frames with a non-zero time on a priority:
+ * counted by rocetop's programs, or by the NIC (tx/rx_prioN_pause). What
+ * the pause origin (report_origin.c) orders. Times on the wall clock: the
+ * first pauses were counted in (start_ns, first_ns], the last by end_ns.
+ */
+struct rt_rep_pep {
+	char name[IF_NAMESIZE];		/* the interface, or the NIC counter's netdev (printable) */
+	__u8 dir, prio, nic;		/* nic: from the NIC's counters */
+	__u64 start_ns, first_ns, end_ns;
+	__u64 frames;			/* pause frames with a non-zero time (the NIC's: all) */
+	__u64 last_iv;			/* the interval (rt_rep.intervals) that last added to it */
+};
+
+/* Pause episodes kept per file; later ones are counted in peps_left. */
+#define RT_REP_PEPS_MAX 4096
+
 struct rt_rep {
 	struct rt_htab tab;		/* struct rt_rep_flow by flow key */
 	struct rt_rep_if ifs[2 * RT_MAX_IFACES];
@@ -95,6 +113,9 @@ struct rt_rep {
 	struct rt_if_val itot;
 	struct rt_rep_port *ports;	/* sorted like a snapshot's ports table */
 	size_t nports, pcap;
+	struct rt_rep_pep *peps;	/* pause episodes, in the order they began */
+	size_t npeps, peps_cap;
+	__u64 peps_left, prev_ns;	/* prev_ns: the last snapshot's time */
 	/* after rt_rep_finish() */
 	size_t n;			/* flows */
 	struct rt_rep_flow **flows;	/* the table's entries, in its slot order */
@@ -206,5 +227,59 @@ struct rt_rep_clock {
 int rt_rep_clocks(const struct rt_rep *const *rs, const char *const *host0, int n, struct rt_rep_clock *out);
 /* Add ns to every time of a run: its aggregation and its findings. */
 void rt_rep_shift(struct rt_rep_run *run, __s64 ns);
+
+/* ---- the pause episodes and where a storm started (report_origin.c) ---- */
+
+/* One interval's pauses into r's episodes (rt_rep_take). 0 or -ENOMEM. */
+int rt_rep_peps_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_delta *d);
+/* The file's end: a first interval's unknown start, step_ns before its end. */
+void rt_rep_peps_finish(struct rt_rep *r);
+
+/* One host (one report) as the origin sees it: its episodes on the
+ * reference clock, and how far that clock can be off (0: the reference's
+ * own, or another file of its host). */
+struct rt_po_host {
+	const char *label;
+	const struct rt_rep_pep *peps;
+	size_t npeps;
+	__u64 left;			/* episodes the file had beyond RT_REP_PEPS_MAX */
+	int clock_known;
+	__u64 margin_ns;
+};
+
+enum rt_po_role {
+	RT_PO_ORIGIN,		/* sent pauses before it received any (or none) */
+	RT_PO_SPREAD,		/* received pauses, then sent some */
+	RT_PO_PAUSED,		/* received pauses, sent none */
+	RT_PO_UNSURE,		/* first sent and first received within one interval */
+	RT_PO_UNPLACED,		/* its clock is not aligned with the reference's */
+};
+
+/* A host's part in one priority's storm. */
+struct rt_po_node {
+	int host;			/* index of its struct rt_po_host */
+	enum rt_po_role role;
+	const struct rt_rep_pep *tx, *rx;	/* its first episode sending, receiving (NULL: none) */
+	__u64 tx_frames, rx_frames;	/* the pause frames on those interfaces over the file */
+	int parent;			/* the node it received its first pauses from, -1: none */
+	int linked;			/* the parent sent as many frames as it received, at that time */
+	char from_if[48];		/* linked: the parent's interfaces that did ("a|b": as many on each) */
+};
+
+#define RT_PO_MAX_NODES 64
+
+struct rt_po_prio {
+	__u8 prio;
+	struct rt_po_node node[RT_PO_MAX_NODES];	/* in the order of their first episode */
+	int n, norigins, nunsure, nunplaced;
+	int decided;			/* one origin, every host placed */
+};
+
+/*
+ * Each priority with pauses in any host's episodes, its hosts' roles and
+ * the tree (parents): out[] up to RT_NPRIO entries, in priority order.
+ * Returns how many.
+ */
+int rt_po_build(const struct rt_po_host *h, int nh, struct rt_po_prio *out);
 
 #endif

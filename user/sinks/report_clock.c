@@ -229,6 +229,11 @@ void rt_rep_shift(struct rt_rep_run *run, __s64 ns)
 	shift_top(&r->pfc_peaks, ns);
 	for (i = 0; i < r->nports; i++)
 		shift(&r->ports[i].peak_t, ns);
+	for (i = 0; i < r->npeps; i++) {
+		shift(&r->peps[i].start_ns, ns);
+		shift(&r->peps[i].first_ns, ns);
+		shift(&r->peps[i].end_ns, ns);
+	}
 	for (i = 0; i < r->n; i++) {
 		shift(&r->flows[i]->first_wall, ns);
 		shift(&r->flows[i]->last_wall, ns);

@@ -285,6 +285,32 @@
 		s.appendChild(table(['host', 'interface', 'direction', 'priority', 'pause frames', 'seconds paused',
 				     'of the time', 'Mb/s', 'speed from'], rows, 'pauses'));
 	}
+	/* Where each priority's pause storm started: the report's tree, as it says it. */
+	function origin() {
+		var list = R.pause_origin || [];
+		if (!list.length)
+			return;
+		var s = section('pause-origin', 'Where the pause storms started');
+		function side(h, k) {
+			return h[k + '_if'] ? h[k + '_if'] + ' from ' + utc(h[k + '_from_ns'] / 1e9) + ', ' +
+				h[k + '_frames'] + ' frames' : 'none';
+		}
+		list.forEach(function (p) {
+			var names = p.origins.map(function (o) { return o.host + ' ' + o.ifname; });
+			s.appendChild(el('p', { 'class': 'po-head', text: 'Priority ' + p.prio + ': ' +
+				(names.length ? 'origin ' + names.join(' and ') : 'no origin named') +
+				(p.decided ? '' : ' (not decided)') }));
+			var rows = p.hosts.map(function (h) {
+				return el('tr', { 'class': 'po-host' }, [
+					td(new Array(h.depth + 1).join('\u2003') + h.host), td(h.role), td(side(h, 'tx')),
+					td(side(h, 'rx')),
+					td(h.from ? h.from + ' ' + h.from_if + (h.linked ? '' : ' (by time only)') : '')]);
+			});
+			s.appendChild(table(['host', 'role', 'first sent', 'first received', 'received from'], rows,
+					    'pause-origin'));
+			s.appendChild(el('p', { 'class': 'po-why', text: 'How: ' + p.why + '.' }));
+		});
+	}
 	function showFlow(hi, fi) {
 		var h = D.hosts[hi], f = h.flows[fi], box = document.getElementById('flow-detail');
 		box.textContent = '';
@@ -338,6 +364,7 @@
 	totals();
 	timeline();
 	pauses();
+	origin();
 	flows();
 	pairs();
 	app.appendChild(el('p', { 'class': 'foot', text: 'Made by ' + D.generator + ' with dygraphs.' }));

@@ -7,7 +7,10 @@
  * fraction of time paused, per host, interface, flow and switch port;
  * complete events ("X") for the episodes, with their evidence as arguments,
  * on the track of what they are about; flow events ("s" to "f") from a CNP
- * flow's slice to the slice of the data flow its CNPs throttle.
+ * flow's slice to the slice of the data flow its CNPs throttle; where each
+ * priority's pause storm started (report_origin.c): a slice per host on the
+ * interface of its first pause episode sending and receiving, and a flow
+ * event from the host it received from.
  *
  * Timestamps are microseconds since the epoch, written exactly from the
  * nanoseconds, on the first host's clock (the report's times are; the
@@ -214,6 +217,85 @@ static void cnp_flow(struct tw *w, const struct rt_viz_host *hs, int hi, size_t 
 	flow_ev(w, "f", id, c->cnp_host + 1, TID_FLOW + c->cnp_flow, at);
 }
 
+/* The track of a pause episode: its interface and direction, else the host's. */
+static int pep_tid(const struct rt_viz_host *h, const struct rt_rep_pep *e)
+{
+	const struct rt_rep *r = &h->run->agg;
+	size_t i;
+
+	for (i = 0; !e->nic && i < r->nifs; i++)
+		if (r->ifs[i].k.dir == e->dir && !strcmp(r->ifs[i].name, e->name))
+			return TID_IF + (int)i;
+	return TID_FINDINGS;
+}
+
+static void pep_slice(struct tw *w, const struct rt_po_prio *P, int pid, const struct rt_viz_host *h,
+		      const struct rt_rep_pep *e, const char *what, __u64 frames)
+{
+	ev_start(w);
+	fprintf(w->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d", pid, pep_tid(h, e));
+	us(w->f, "ts", e->start_ns);	/* the report's: on the first host's clock */
+	us(w->f, "dur", e->end_ns - e->start_ns);
+	fprintf(w->f, ",\"cat\":\"pause\",\"name\":\"%s, priority %u\",\"args\":{\"ifname\":", what, P->prio);
+	rt_viz_json_str(w->f, e->name);
+	fprintf(w->f, ",\"frames\":%llu,\"decided\":%s}}", (unsigned long long)frames,
+		P->decided ? "true" : "false");
+}
+
+static void pause_arrow(struct tw *w, const char *ph, unsigned id, int pid, int tid, __u64 ts)
+{
+	ev_start(w);
+	fprintf(w->f, "{\"ph\":\"%s\",%s\"id\":%u,\"pid\":%d,\"tid\":%d", ph, *ph == 'f' ? "\"bp\":\"e\"," : "",
+		id, pid, tid);
+	us(w->f, "ts", ts);
+	fputs(",\"cat\":\"pause\",\"name\":\"pauses\"}", w->f);
+}
+
+static const char *const po_what[] = {
+	[RT_PO_ORIGIN] = "pause origin", [RT_PO_SPREAD] = "pause spread", [RT_PO_PAUSED] = "paused",
+	[RT_PO_UNSURE] = "pause unsure", [RT_PO_UNPLACED] = "pause unplaced",
+};
+
+/* Each priority's hosts: their first sending and receiving, and an arrow
+ * from the sending of the host each received from. 0 or -ENOMEM. */
+static int pause_origin(struct tw *w, const struct rt_viz_host *hs, int n, unsigned *id)
+{
+	struct rt_po_host *ph = calloc((size_t)n + 1, sizeof(*ph));
+	struct rt_po_prio *P = calloc(RT_NPRIO, sizeof(*P));
+	int i, j, np;
+
+	if (!ph || !P) {
+		free(ph);
+		free(P);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		ph[i] = (struct rt_po_host){ .label = hs[i].label, .peps = hs[i].run->agg.peps,
+					     .npeps = hs[i].run->agg.npeps, .clock_known = hs[i].offset_known || !i,
+					     .margin_ns = hs[i].offset_margin_ns };
+	np = rt_po_build(ph, n, P);
+	for (i = 0; i < np; i++)
+		for (j = 0; j < P[i].n; j++) {
+			const struct rt_po_node *x = &P[i].node[j], *p;
+			const struct rt_viz_host *h = &hs[x->host];
+
+			if (x->tx)
+				pep_slice(w, &P[i], x->host + 1, h, x->tx, po_what[x->role], x->tx_frames);
+			if (x->rx)
+				pep_slice(w, &P[i], x->host + 1, h, x->rx,
+					  x->role == RT_PO_PAUSED ? "paused" : "pause received", x->rx_frames);
+			if (x->parent < 0)
+				continue;
+			p = &P[i].node[x->parent];
+			pause_arrow(w, "s", *id, p->host + 1, pep_tid(&hs[p->host], p->tx), p->tx->start_ns);
+			pause_arrow(w, "f", (*id)++, x->host + 1, pep_tid(h, x->rx),
+				    x->rx->start_ns > p->tx->start_ns ? x->rx->start_ns : p->tx->start_ns);
+		}
+	free(ph);
+	free(P);
+	return 0;
+}
+
 static void tracks(struct tw *w, int pid, const struct rt_viz_host *h)
 {
 	const struct rt_rep *r = &h->run->agg;
@@ -275,6 +357,8 @@ int rt_report_trace_write(FILE *f, const struct rt_viz_host *hs, int n)
 		for (size_t i = 0; i < hs[h].nflows; i++)
 			if (hs[h].flows[i].cnp_flow >= 0)
 				cnp_flow(&w, hs, h, i, id++);
+	if (pause_origin(&w, hs, n, &id))
+		return -ENOMEM;
 	fputs("\n]}\n", f);
 	return fflush(f) || ferror(f) ? -(errno ? errno : EIO) : 0;
 }

@@ -77,6 +77,7 @@ struct rt_viz_host {
 	int offset_same;		/* another file of the host offset_against */
 	const char *offset_against;	/* the host it was measured against (NULL: none) */
 	const char *offset_why;		/* why not estimated */
+	__u64 offset_margin_ns;		/* how far the offset can be off (the pause origin's margin) */
 	__u64 k;			/* intervals per point */
 	size_t np, nb;			/* points allocated, points filled */
 	__u64 *t0;			/* a point's start (the end of the interval before), ns */

@@ -1,7 +1,9 @@
 """What the Python test scripts share: building RoCEv2 and PFC frames with
 scapy and tallying them (roce), tshark's own counts of a capture (tshark),
 rocetop's and rocetop-gen's output files (outputs), a pcap file's frames
-(pcap), and the PASS/FAIL lines tests/run counts (check).
+(pcap), the PASS/FAIL lines tests/run counts (check), and the programs of
+a pause storm made on purpose (pausesw: a receiver that stops draining, a
+switch that forwards pause upstream).
 
 A script under tests/AREA/ imports it with:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
