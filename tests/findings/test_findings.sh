@@ -54,7 +54,7 @@ fi
 "$ROCETOP" -r "$T/storm.pcap" --csv "$T/csv" -D -q --link-speed 100G
 hdr=$(head -1 "$T/csv/findings.csv")
 opens=$(awk -F, -v t0=$T0 '$2=="open" { printf "%s:%s:%d\n", $3, $4, $5 - t0 }' "$T/csv/findings.csv" | sort | tr '\n' ' ')
-if [ "$hdr" = "time,event,rule,severity,start,end,subject,evidence,id,next" ] &&
+if [ "$hdr" = "time,event,rule,severity,start,end,subject,evidence,id,next,involved" ] &&
    [ "$opens" = "pause-without-ecn:warning:2 pfc-storm:critical:2 victim:warning:2 " ]; then
 	pass "findings_csv: header and the open rows of the storm (start at 2 s)"
 else

@@ -895,40 +895,6 @@ static int on_threshold(void *ctx, const struct rt_opt *opt, const char *arg)
 	return rt_find_cfg_set(&a->cfg, arg) ? -EINVAL : 0;
 }
 
-/*
- * A recording's first interval has no known length: the rules take the
- * second's (its snapshots are one interval apart). Read from a second open
- * of the file, so only for a file that can be read twice (not a pipe).
- */
-static double recording_first_secs(struct rt_opts *o, const char *path)
-{
-	struct rt_snapshot snaps[2];
-	struct rt_source *src;
-	struct stat st;
-	double secs = 0;
-
-	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	o->read_file = path;
-	rt_log_hold(1);	/* the run itself says what is wrong with the file */
-	src = rt_file_source_new(o);
-	rt_log_hold(0);
-	if (!src)
-		return 0;
-	rt_snapshot_init(&snaps[0]);
-	rt_snapshot_init(&snaps[1]);
-	if (!strcmp(src->name, "recording")) {
-		rt_log_hold(1);
-		if (src->collect(src, &snaps[0]) > 0 && src->collect(src, &snaps[1]) > 0 &&
-		    snaps[1].time_ns > snaps[0].time_ns)
-			secs = (snaps[1].time_ns - snaps[0].time_ns) / 1e9;
-		rt_log_hold(0);
-	}
-	src->close(src);
-	rt_snapshot_free(&snaps[0]);
-	rt_snapshot_free(&snaps[1]);
-	return secs;
-}
 
 /*
  * The sink the loop gets for each file of a rotated set: it hands every
@@ -1011,7 +977,7 @@ static int load_file(struct report *R, struct rt_opts *o, const struct rt_find_c
 
 	if (R->speed_mbps)
 		sc.find.speed_mbps = R->speed_mbps;
-	sc.first_secs = recording_first_secs(o, R->files[0]);
+	sc.first_secs = rt_recording_first_secs(o, R->files[0]);
 	sink = rt_report_sink_new(&R->run, &sc);
 	R->a = r = &R->run.agg;
 	if (!sink)

@@ -491,6 +491,26 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	return 0;
 }
 
+/* The file ended: the episodes it left open, closed at its end, in a last
+ * block (JSON: a last line with "end": true). */
+static void batch_end(struct rt_sink *s, const struct rt_findings *F)
+{
+	struct batch *b = s->priv;
+	struct rt_printer *p = &b->pr;
+	char c1[16];
+
+	if (!F->nev)
+		return;
+	rt_pr_start(p);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "rocetop %s  end of file\n", rt_fmt_clock(F->t_end, c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "time", NULL, F->t_end / 1e9);
+	rt_pr_bool(p, RT_PR_JSON, "end", NULL, 1);
+	print_findings(p, F);
+	rt_pr_text(p, "\n");
+	rt_pr_end(p);
+	fflush(stdout);
+}
+
 static void batch_close(struct rt_sink *s)
 {
 	struct batch *b = s->priv;
@@ -508,6 +528,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 
 	if (!s)
 		return NULL;
+	s->on_end = batch_end;
 	b = s->priv;
 	b->top = o->top;
 	b->speed_given = o->find.speed_mbps;
