@@ -412,7 +412,8 @@ static void print_pfc(struct batch *b, const struct rt_snapshot *cur, const stru
 			rt_pr_u64(p, RT_PR_ANY, "frames", " %llu frames", (unsigned long long)v->pfc_frames[q]);
 			rt_pr_u64(p, RT_PR_ANY, "xon", ", %llu xon", (unsigned long long)v->pfc_xon[q]);
 			rt_pr_u64(p, RT_PR_ANY, "quanta", ", %llu quanta", (unsigned long long)v->pfc_quanta[q]);
-			rt_pr_dbl(p, RT_PR_ANY, "paused_s", ", paused %.6f s", paused);
+			rt_pr_dbl(p, RT_PR_JSON, "paused_s", NULL, paused);
+			rt_pr_str(p, RT_PR_TEXT, NULL, ", paused %s", RT_DUR(paused));
 			if (secs > 0)
 				rt_pr_dbl(p, RT_PR_ANY, "paused_pct", " (~%.1f%%)", rt_share_pct(paused, secs));
 			rt_pr_u64(p, RT_PR_ANY, "link_mbps", " at %llu Mb/s", (unsigned long long)speed);
@@ -466,7 +467,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	rt_pr_str(p, RT_PR_TEXT, NULL, "rocetop %s", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)));
 	rt_pr_dbl(p, RT_PR_JSON, "time", NULL, cur->time_ns / 1e9);
 	rt_pr_str(p, RT_PR_ANY, "source", "  source %s", rt_fmt_safe(cur->source, safe, sizeof(safe)));
-	rt_pr_dbl(p, RT_PR_ANY, "interval", "  interval %.2f s\n", secs);
+	rt_pr_dbl(p, RT_PR_JSON, "interval", NULL, secs);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "  interval %s\n", RT_DUR(secs));
 	print_totals(p, cur, d);
 	print_frames(p, &d->if_tot);
 	print_findings(p, d->findings);
