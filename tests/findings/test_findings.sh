@@ -61,12 +61,15 @@ else
 	fail findings_csv "header '$hdr', opens '$opens'"
 fi
 # --batch counts the open findings after the header and prints each when it
-# opens (once: the storm is one episode), not every interval.
+# opens (once: the storm is one episode), not every interval; the capture
+# ends during the storm, so its close comes in the last block, at the end of
+# the file.
 "$ROCETOP" -r "$T/storm.pcap" -b -q --link-speed 100G >"$T/batch.txt"
 if grep -q '^findings 3 open: 1 critical, 2 warning, 0 info' "$T/batch.txt" &&
    [ "$(grep -c '^  open   critical pfc-storm' "$T/batch.txt")" = 1 ] &&
-   [ "$(grep -v 'next:' "$T/batch.txt" | grep -c ' pfc-storm ')" = 1 ]; then
-	pass "batch: the open findings counted after the header, the storm printed once when it opens"
+   [ "$(grep -v 'next:' "$T/batch.txt" | grep -c ' pfc-storm ')" = 2 ] &&
+   [ "$(awk '/  end of file$/ { e = 1 } e && /^  close  critical pfc-storm / { n++ } END { print n + 0 }' "$T/batch.txt")" = 1 ]; then
+	pass "batch: the open findings counted after the header, the storm printed when it opens and closed at the end of the file"
 else
 	fail batch "$(grep -m3 '^findings' "$T/batch.txt"; grep -m3 'pfc-storm' "$T/batch.txt")"
 fi
