@@ -309,9 +309,11 @@ static int on_tick(struct rt_loop *L, const struct rt_opts *o, int tfd, struct r
 		return r;
 	if (r == 0) {
 		ctl->at_end = 1;
-		file_ended(L, o);
-		if (!interactive)
+		/* The view keeps the episodes open at the end on screen. */
+		if (!interactive) {
+			file_ended(L, o);
 			return 1;
+		}
 	}
 	if (o->iterations && L->emitted >= o->iterations)
 		return 1;
