@@ -77,6 +77,17 @@ left=$(awk -F, '$2 == "open" { o++ } $2 == "close" { c++ } END { print o - c }' 
 [ "$n" -gt 0 ] && [ "$n" = "$left" ] &&
 	ok batch_text "" "-r --batch's text ends with the closes of the $n episodes the kill left open" ||
 	ok batch_text "$n closes after 'end of file', the kill left $left open" ""
+"$PY" - "$T/run.json" "$T/live/pfc.csv" "$T/tally/pfc.csv" <<'PYEOF'
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+live = sum(float(x["paused_seconds"] or 0) for x in csv.DictReader(open(sys.argv[2])))
+tally = sum(int(x["quanta"]) * 512 / 10e9 for x in csv.DictReader(open(sys.argv[3])))
+t = r["totals"]
+print("the incident: %d frames (%d RoCE, %d CE, %d CNP, %d RNR NAK, %d pause) over %d intervals; paused %.4f s "
+      "(report), %.4f s (live), %.4f s (tally at 10G); %d episodes" %
+      (t["frames"], t["pkts"], t["ce"], t["cnp"], t["rnr_nak"], t["pause_frames"], r["intervals"],
+       sum(p["seconds"] for p in r["pfc"]["priorities"]), live, tally, len(r["findings"])))
+PYEOF
 echo "the incident's episodes (report of the recording, read at 25G; start .. end, peak):"
 "$PY" $H episodes run "$T/run.json"
 "$PY" $H episodes flight "$T/flight.json"
