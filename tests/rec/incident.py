@@ -3,6 +3,7 @@
 
   incident.py report TALLY LIVE REPORT.json    a report of the recording
   incident.py batch TALLY LIVE BATCH.jsonl     -r --batch --json --top 0 of it
+  incident.py involved TALLY LIVE              findings.csv's involved column
   incident.py episodes NAME REPORT.json        print the report's episodes
 
 TALLY is rocetop-gen's tally of what it sent, LIVE the live run's --csv
@@ -188,6 +189,28 @@ def check_batch(tdir, ldir, path):
     return bad
 
 
+def check_involved(tdir, ldir):
+    """findings.csv's involved column: over a pfc-storm episode's rows, the
+    data flows the generator sent on its priority (its tally's senders)."""
+    bad, senders = [], {}
+    for line in open(os.path.join(tdir, "summary.txt")):
+        w = line.split()
+        if w and w[0] == "sender":     # sender SRC qp Q -> qp DQPN prio P ...
+            senders.setdefault(w[8], set()).add("%s -> 10.77.0.2 QP %s" % (w[1], w[6]))
+    got = {}
+    for r in rows(os.path.join(ldir, "findings.csv")):
+        if r["rule"] == "pfc-storm" and r["involved"]:
+            p = dict(kv.split("=", 1) for kv in r["subject"].split())["prio"]
+            got.setdefault(p, set()).update(r["involved"].split("; "))
+    if not got:
+        bad.append("findings.csv: no pfc-storm row names the flows involved")
+    for p, flows in got.items():
+        if flows != senders.get(p):
+            bad.append("findings.csv: pfc-storm on priority %s involves %s, the tally's senders %s" %
+                       (p, sorted(flows), sorted(senders.get(p, ()))))
+    return bad
+
+
 def utc(t):
     return time.strftime("%H:%M:%S", time.gmtime(t)) + (".%03d" % round((t % 1) * 1000) if t % 1 < 0.9995 else ".000")
 
@@ -209,5 +232,7 @@ if __name__ == "__main__":
         print("\n".join(check_report(a[2], a[3], a[4])))
     elif a[1] == "batch":
         print("\n".join(check_batch(a[2], a[3], a[4])))
+    elif a[1] == "involved":
+        print("\n".join(check_involved(a[2], a[3])))
     elif a[1] == "episodes":
         episodes(a[2], a[3])

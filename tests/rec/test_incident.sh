@@ -49,6 +49,9 @@ fl=$(ls "$T"/fl/rocetop-*.rtr 2>/dev/null | head -1)
 	ok kill "" "the recorder killed with kill -9 (exit $rc) after the generator's tally; $(grep -m1 '^rocetop-gen:' "$T/lab.err")" ||
 	{ ok kill "exit $rc, recording $(ls -la "$T/run.rtr" 2>&1), flight file '$fl': $(tail -3 "$T/lab.err")" ""; exit 1; }
 
+ok involved "$("$PY" $H involved "$T/tally" "$T/live")" \
+	"findings.csv's involved column: the storm's flows are the generator's senders on its priority"
+
 # Another host: rcv0 there is a tap at 25 Gb/s.
 rt_netns "$C" && ip -n "$C" tuntap add rcv0 mode tap && ip netns exec "$C" ethtool -s rcv0 speed 25000 duplex full ||
 	{ echo "FAIL incident: cannot make a 25G rcv0 in $C"; exit 1; }
