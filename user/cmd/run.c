@@ -13,10 +13,10 @@
 #include "log.h"
 #include "loop.h"
 #include "nic.h"
-#include "source.h"
 #include "prom.h"
 #include "sflow.h"
 #include "sinks.h"
+#include "source.h"
 #include "sources.h"
 #include "tui.h"
 
@@ -46,8 +46,9 @@ static void read_sflow(void *arg)
 
 /*
  * A recording's first interval has no known length: the rules take the
- * second's (its snapshots are one interval apart), in report and -r alike. Read from a second open
- * of the file, so only for a file that can be read twice (not a pipe).
+ * second's (its snapshots are one interval apart), in report and -r alike.
+ * Read from a second open of the file, so only for a file that can be read
+ * twice (not a pipe).
  */
 double rt_recording_first_secs(struct rt_opts *o, const char *path)
 {
