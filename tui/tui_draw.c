@@ -250,11 +250,11 @@ static int meter_title(struct tui *t, int y)
 	char line[512], a[32];
 	int off;
 
-	off = snprintf(line, sizeof(line), "rocetop %s  every %gs",
-		       t->have_snap ? rt_fmt_clock(s->time_ns, a, sizeof(a)) : "--:--:--", t->seen.interval);
+	off = snprintf(line, sizeof(line), "rocetop %s  every %s",
+		       t->have_snap ? rt_fmt_clock(s->time_ns, a, sizeof(a)) : "--:--:--", RT_DUR(t->seen.interval));
 	if (t->seen.is_file && t->have_snap)
-		off += snprintf(line + off, sizeof(line) - off, "  pos %.1fs x%g%s",
-				(s->time_ns - t->data.first_time_ns) / 1e9, t->seen.speed,
+		off += snprintf(line + off, sizeof(line) - off, "  pos %s x%g%s",
+				RT_DUR((s->time_ns - t->data.first_time_ns) / 1e9), t->seen.speed,
 				t->seen.at_end ? " [END]" : "");
 	if (t->seen.paused)
 		off += snprintf(line + off, sizeof(line) - off, "  [PAUSED]");
@@ -795,10 +795,10 @@ static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, i
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
 		snprintf(line, sizeof(line),
-			 "DSCP %u  PCP %s  UDP sport %u  last opcode 0x%02x  first seen %.1fs ago  last %.1fs ago",
+			 "DSCP %u  PCP %s  UDP sport %u  last opcode 0x%02x  first seen %s ago  last %s ago",
 			 f->v.dscp, prio, f->v.sport, f->v.opcode,
-			 t->data.snap.mono_ns > f->v.first_ns ? (t->data.snap.mono_ns - f->v.first_ns) / 1e9 : 0.0,
-			 t->data.snap.mono_ns > f->v.last_ns ? (t->data.snap.mono_ns - f->v.last_ns) / 1e9 : 0.0);
+			 RT_DUR(t->data.snap.mono_ns > f->v.first_ns ? (t->data.snap.mono_ns - f->v.first_ns) / 1e9 : 0.0),
+			 RT_DUR(t->data.snap.mono_ns > f->v.last_ns ? (t->data.snap.mono_ns - f->v.last_ns) / 1e9 : 0.0));
 		put(y++, 0, line);
 	}
 	if (f->estimate) {

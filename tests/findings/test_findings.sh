@@ -54,19 +54,22 @@ fi
 "$ROCETOP" -r "$T/storm.pcap" --csv "$T/csv" -D -q --link-speed 100G
 hdr=$(head -1 "$T/csv/findings.csv")
 opens=$(awk -F, -v t0=$T0 '$2=="open" { printf "%s:%s:%d\n", $3, $4, $5 - t0 }' "$T/csv/findings.csv" | sort | tr '\n' ' ')
-if [ "$hdr" = "time,event,rule,severity,start,end,subject,evidence,id,next" ] &&
+if [ "$hdr" = "time,event,rule,severity,start,end,subject,evidence,id,next,involved" ] &&
    [ "$opens" = "pause-without-ecn:warning:2 pfc-storm:critical:2 victim:warning:2 " ]; then
 	pass "findings_csv: header and the open rows of the storm (start at 2 s)"
 else
 	fail findings_csv "header '$hdr', opens '$opens'"
 fi
 # --batch counts the open findings after the header and prints each when it
-# opens (once: the storm is one episode), not every interval.
+# opens (once: the storm is one episode), not every interval; the capture
+# ends during the storm, so its close comes in the last block, at the end of
+# the file.
 "$ROCETOP" -r "$T/storm.pcap" -b -q --link-speed 100G >"$T/batch.txt"
 if grep -q '^findings 3 open: 1 critical, 2 warning, 0 info' "$T/batch.txt" &&
    [ "$(grep -c '^  open   critical pfc-storm' "$T/batch.txt")" = 1 ] &&
-   [ "$(grep -v 'next:' "$T/batch.txt" | grep -c ' pfc-storm ')" = 1 ]; then
-	pass "batch: the open findings counted after the header, the storm printed once when it opens"
+   [ "$(grep -v 'next:' "$T/batch.txt" | grep -c ' pfc-storm ')" = 2 ] &&
+   [ "$(awk '/  end of file$/ { e = 1 } e && /^  close  critical pfc-storm / { n++ } END { print n + 0 }' "$T/batch.txt")" = 1 ]; then
+	pass "batch: the open findings counted after the header, the storm printed when it opens and closed at the end of the file"
 else
 	fail batch "$(grep -m3 '^findings' "$T/batch.txt"; grep -m3 'pfc-storm' "$T/batch.txt")"
 fi

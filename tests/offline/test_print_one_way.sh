@@ -72,4 +72,20 @@ if got != want:
 PYEOF
 )
 ok prio_json "$PYJ" "JSON: dqpn decimal, prio 3 (DSCP 26), 5 (PCP 5), pcp only when tagged"
+# A duration one way (rocetop(8)): three significant digits and a unit, in
+# --batch, findings.csv and the report alike: the intervals are the -d 1
+# given here, the 1500 RNR NAKs were sent in the first second, and the
+# report spans two of them; no other form (1.0 s, 0.500 s, 0.5s) anywhere.
+"$ROCETOP" -r "$T/short.pcap" --csv "$T/csv" -D -d 1 -q 2>/dev/null
+"$ROCETOP" report "$T/short.pcap" -d 1 >"$T/report.txt" 2>/dev/null
+dur=""
+[ "$(grep -c '  interval ' "$T/short.txt")" = "$(grep -c '  interval 1\.00 s$' "$T/short.txt")" ] ||
+	dur="--batch: $(grep -m1 '  interval ' "$T/short.txt")"
+for f in short.txt csv/findings.csv report.txt; do
+	grep -q '1500 RNR NAKs in 1\.00 s' "$T/$f" || dur="$dur; $f has no '1500 RNR NAKs in 1.00 s'"
+	bad=$(grep -oE '(^|[^0-9.])([0-9]\.[0-9]|[0-9]+\.[0-9]{3,}|[0-9.]+s) (s|ms|us)\b|[0-9]s\b' "$T/$f" | head -2 | tr '\n' ' ')
+	[ -z "$bad" ] || dur="$dur; $f: '$bad'"
+done
+grep -q '^time .* UTC (2\.00 s, 2 intervals)$' "$T/report.txt" || dur="$dur; report: $(grep '^time' "$T/report.txt")"
+ok duration "${dur#; }" "durations one way: interval 1.00 s, 1500 RNR NAKs in 1.00 s, the report's 2.00 s"
 exit $((fails > 0))

@@ -83,7 +83,7 @@ wait_for 'RoCE 78 pkts' || bad tui_totals "the header never showed 78 RoCE packe
 expect_line tui_header_roce '^wire  RoCE 78 pkts .* CE 12\.82% \(10\)  CNP 6  NAK 4  RNR 3$'
 expect_line tui_header_flows '^flows 4  evicted 0 '
 expect_line tui_header_pfc '^PFC  p3 7 xon 2 paused '
-expect_line tui_header_source "^rocetop [0-9:]{8}  every 0\.5s  \[TOTALS\]  view flows  ${N}a$"
+expect_line tui_header_source "^rocetop [0-9:]{8}  every 500 ms  \[TOTALS\]  view flows  ${N}a$"
 # default order: congestion (CE + CNP + NAK + RNR): A 10, C 7, CNPs 6, B 0
 expect_qps tui_sort_congestion '2748 1110 837 546'
 expect_line tui_row_a '^10\.77\.0\.2 +10\.77\.0\.1 +2748 in +40 +4\.88k +10 +0 +0$'
@@ -155,7 +155,7 @@ expect_line tui_detail_back 'view flows'
 keys Space
 expect_line tui_pause '\[PAUSED\]'
 keys Space +
-expect_line tui_interval_up 'every 1s'
+expect_line tui_interval_up 'every 1\.00 s'
 keys h
 expect_line tui_help '^rocetop keys'
 keys x

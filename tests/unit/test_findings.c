@@ -575,7 +575,7 @@ static void test_ecn_without_cnp(void)
 		      "{\"ifname\":\"eth3\",\"dir\":\"ingress\",\"src\":\"10.0.0.1\",\"dst\":\"10.0.0.9\",\"dqpn\":769}");
 	if (e) {
 		CHECK(strstr(e->f.evidence, "ECN marks arrive for this flow but no CNPs go back: the notification point is off or not supported") &&
-		      strstr(e->f.evidence, "(CE in: 50, CNPs out: 0, other packets out: 40, in 1.0 s)"),
+		      strstr(e->f.evidence, "(CE in: 50, CNPs out: 0, other packets out: 40, in 1.00 s)"),
 		      "evidence: %s", e->f.evidence);
 		CHECK(strstr(e->f.next, "/sys/class/net/IF/ecn/roce_np/enable/PRIO") && strstr(e->f.next, "rxe"),
 		      "next: %s", e->f.next);

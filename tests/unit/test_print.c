@@ -9,6 +9,7 @@
 #include <string.h>
 #include "check.h"
 #include "cli.h"
+#include "fmt.h"
 #include "log.h"
 #include "print.h"
 
@@ -186,9 +187,29 @@ static void test_cli(void)
 	TEST_END("cli_table");
 }
 
+/* A duration, one way (rt_fmt_dur): three significant digits and a unit,
+ * whole seconds from 1000 s; the expected strings written out by hand. */
+static void test_duration(void)
+{
+	static const struct { double secs; const char *want; } c[] = {
+		{ 0, "0 s" }, { -1, "0 s" }, { 604800, "604800 s" }, { 999.4, "999 s" }, { 999.6, "1000 s" },
+		{ 14, "14.0 s" }, { 1.5, "1.50 s" }, { 1, "1.00 s" }, { 0.5, "500 ms" },
+		{ 0.3355392, "336 ms" }, { 0.00336, "3.36 ms" }, { 0.0000839, "83.9 us" },
+		{ 5.12e-9, "5.12 ns" }, { 1e-12, "0.00 ns" },
+	};
+	char buf[24];
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		CHECK(!strcmp(rt_fmt_dur(c[i].secs, buf, sizeof(buf)), c[i].want), "%g s: '%s', want '%s'",
+		      c[i].secs, buf, c[i].want);
+	CHECK(!strcmp(RT_DUR(0.25), "250 ms"), "RT_DUR(0.25): %s", RT_DUR(0.25));
+	TEST_END("duration_one_way");
+}
+
 int main(void)
 {
 	test_printer();
+	test_duration();
 	test_mute();
 	test_cli();
 	return TEST_EXIT();

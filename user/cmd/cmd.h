@@ -15,6 +15,11 @@
  */
 int rt_run(const struct rt_opts *o);
 
+/* A recording's first interval, the length of its second (0: unknown, a
+ * pipe, not a recording); opens path a second time through o (o->read_file
+ * set to it). */
+double rt_recording_first_secs(struct rt_opts *o, const char *path);
+
 /* Subcommands: argv[0] is the subcommand's name; the exit status. */
 int rt_report_main(int argc, char **argv);		/* report.c */
 int rt_lab_main(int argc, char **argv);			/* lab.c */

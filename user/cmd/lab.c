@@ -73,6 +73,8 @@ struct lab {
 	const char *tally;
 	const char *gen;
 	double duration;
+	double linger;		/* --linger: seconds watched after the traffic stopped */
+	double linger_until;	/* CLOCK_MONOTONIC seconds; 0 until the generator ends */
 	long rate, senders, seed;
 	int sflow;		/* --sflow: the switch exports sFlow to the lab's rocetop */
 	long sflow_rate;
@@ -121,6 +123,9 @@ static const struct rt_opt lab_opts[] = {
 	{ 513, "duration", "S", "stop the traffic after S seconds, then exit (default: run\n"
 		"until you quit)",
 	  RT_SET_REAL(P, l.duration, RT_NUM_REAL, 0.1, 86400, "give a number between 0.1 and 86400") },
+	{ 350, "linger", "S", "after the traffic stops, watch S seconds more before the\n"
+		"lab exits (the quiet in which episodes close)",
+	  RT_SET_REAL(P, l.linger, RT_NUM_SECONDS, 0, 86400, "give seconds between 0 and 86400") },
 	{ 514, "rate", "PPS", "frames per second on the wire, all kinds (default 20000)",
 	  RT_SET_LONG_AS(P, l.rate, RT_NUM_REAL, 1, 10000000, "give a number between 1 and 10000000") },
 	{ 515, "senders", "N", "senders (default 4)",
@@ -560,6 +565,14 @@ static int start_pause(struct lab *l)
 	return rt_lab_pause_start(&l->pause, &c);
 }
 
+static double mono_secs(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static int lab_hook(void *arg, int event)
 {
 	struct lab *l = arg;
@@ -568,7 +581,9 @@ static int lab_hook(void *arg, int event)
 
 	if (event == RT_HOOK_READY)
 		return start_gen(l) ? -1 : start_pause(l);
-	if (l->gen_done || !l->gen_pid)
+	if (l->gen_done)
+		return l->linger_until > 0 && mono_secs() >= l->linger_until;
+	if (!l->gen_pid)
 		return 0;
 	r = waitpid(l->gen_pid, &l->gen_status, WNOHANG);
 	if (r != l->gen_pid)
@@ -579,6 +594,11 @@ static int lab_hook(void *arg, int event)
 			WIFEXITED(l->gen_status) ? "exit status" : "signal",
 			WIFEXITED(l->gen_status) ? WEXITSTATUS(l->gen_status) : WTERMSIG(l->gen_status));
 		return 1;
+	}
+	if (l->linger > 0) {
+		pr_info("lab: the traffic stopped; watching %g s more (--linger).\n", l->linger);
+		l->linger_until = mono_secs() + l->linger;
+		return 0;
 	}
 	/* Let the last frames cross the veths before the final snapshot. */
 	nanosleep(&settle, NULL);

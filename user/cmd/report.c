@@ -213,7 +213,7 @@ static void moments(struct rt_printer *p, struct report *R, struct rt_rep_top *t
 	int shown = 0;
 
 	rt_pr_open_arr(p, key);
-	rt_pr_text(p, "\n%s\n  %-27s %10s %10s %10s %10s %12s\n", title, "TIME", "SECONDS", "CE",
+	rt_pr_text(p, "\n%s\n  %-27s %10s %10s %10s %10s %12s\n", title, "TIME", "LENGTH", "CE",
 		   "CE/s", "PAUSES", "QUANTA");
 	for (i = 0; i < t->n && (!R->top || shown < R->top); i++) {
 		const struct rt_rep_moment *x = &m[i];
@@ -222,7 +222,8 @@ static void moments(struct rt_printer *p, struct report *R, struct rt_rep_top *t
 		rt_pr_open_obj(p, NULL);
 		rt_pr_dbl(p, RT_PR_JSON, "time", NULL, x->time_ns / 1e9);
 		rt_pr_str(p, RT_PR_ANY, "utc", "  %-27s", fmt_time(x->time_ns, b, sizeof(b)));
-		rt_pr_dbl(p, RT_PR_ANY, "seconds", " %10.3f", x->secs);
+		rt_pr_dbl(p, RT_PR_JSON, "seconds", NULL, x->secs);
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %10s", RT_DUR(x->secs));
 		rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, x->pkts);
 		rt_pr_u64(p, RT_PR_ANY, "ce", " %10llu", x->ce);
 		rt_pr_str(p, RT_PR_TEXT, NULL, " %10s", rt_fmt_si(x->secs > 0 ? x->ce / x->secs : 0, si, sizeof(si)));
@@ -312,7 +313,7 @@ static void pauses(struct rt_printer *p, struct report *R)
 		  "\nPaused time per priority (quanta of 512 bit times at %llu Mb/s", R->speed_mbps);
 	rt_pr_str(p, RT_PR_ANY, "link_speed_from", ", %s)\n", R->speed_from ? R->speed_from : "assumed");
 	rt_pr_text(p, "  %-16s %-8s %-4s %10s %10s %14s %12s %s\n", "IFACE", "DIR", "PRIO", "FRAMES",
-		   "XON", "QUANTA", "SECONDS", "SPEED");
+		   "XON", "QUANTA", "PAUSED", "SPEED");
 	rt_pr_open_arr(p, "priorities");
 	for (i = 0; i < r->nifs; i++) {
 		const struct rt_rep_if *a = &r->ifs[i];
@@ -329,7 +330,8 @@ static void pauses(struct rt_printer *p, struct report *R)
 			rt_pr_u64(p, RT_PR_ANY, "frames", " %10llu", a->v.pfc_frames[prio]);
 			rt_pr_u64(p, RT_PR_ANY, "xon", " %10llu", a->v.pfc_xon[prio]);
 			rt_pr_u64(p, RT_PR_ANY, "quanta", " %14llu", a->v.pfc_quanta[prio]);
-			rt_pr_dbl(p, RT_PR_ANY, "seconds", " %12.6f", a->paused[prio]);
+			rt_pr_dbl(p, RT_PR_JSON, "seconds", NULL, a->paused[prio]);
+			rt_pr_str(p, RT_PR_TEXT, NULL, " %12s", RT_DUR(a->paused[prio]));
 			rt_pr_u64(p, RT_PR_ANY, "link_speed_mbps", " %llu Mb/s", a->speed_mbps);
 			rt_pr_str(p, RT_PR_ANY, "link_speed_from", " (%s)\n", a->speed_from);
 			rt_pr_close_obj(p);
@@ -575,7 +577,7 @@ static void print_report(struct rt_printer *p, struct report *R)
 	rt_pr_dbl(p, RT_PR_JSON, "duration", NULL, span / 1e9);
 	rt_pr_str(p, RT_PR_JSON, "start_utc", NULL, t1);
 	rt_pr_str(p, RT_PR_JSON, "end_utc", NULL, t2);
-	rt_pr_text(p, "time      %s .. %s (%.3f s, %llu intervals)\n", t1, t2, span / 1e9,
+	rt_pr_text(p, "time      %s .. %s (%s, %llu intervals)\n", t1, t2, RT_DUR(span / 1e9),
 		   (unsigned long long)r->intervals);
 	rt_pr_open_obj(p, "totals");
 	rt_pr_u64(p, RT_PR_ANY, "flows", "RoCE      %llu flows", r->n);
@@ -632,8 +634,9 @@ static void cnp_matches(struct rt_printer *p, struct report *rs, int n, int top)
 	for (i = 0; i < n; i++)
 		w = rs[i].a->step_ns > w ? rs[i].a->step_ns : w;
 	rt_pr_text(p, "\nCNPs on one host matched to the data flows they throttle on another\n");
-	rt_pr_dbl(p, RT_PR_ANY, "cnp_window_s", "  (active within %.3f s of each other on the first host's clock)\n",
-		  (double)w / 1e9);
+	rt_pr_dbl(p, RT_PR_JSON, "cnp_window_s", NULL, (double)w / 1e9);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "  (active within %s of each other on the first host's clock)\n",
+		  RT_DUR((double)w / 1e9));
 	rt_pr_open_arr(p, "cnp_matches");
 	for (i = 0; i < n; i++) {
 		struct rt_rep *a = rs[i].a;
@@ -938,40 +941,6 @@ static int on_threshold(void *ctx, const struct rt_opt *opt, const char *arg)
 	return rt_find_cfg_set(&a->cfg, arg) ? -EINVAL : 0;
 }
 
-/*
- * A recording's first interval has no known length: the rules take the
- * second's (its snapshots are one interval apart). Read from a second open
- * of the file, so only for a file that can be read twice (not a pipe).
- */
-static double recording_first_secs(struct rt_opts *o, const char *path)
-{
-	struct rt_snapshot snaps[2];
-	struct rt_source *src;
-	struct stat st;
-	double secs = 0;
-
-	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	o->read_file = path;
-	rt_log_hold(1);	/* the run itself says what is wrong with the file */
-	src = rt_file_source_new(o);
-	rt_log_hold(0);
-	if (!src)
-		return 0;
-	rt_snapshot_init(&snaps[0]);
-	rt_snapshot_init(&snaps[1]);
-	if (!strcmp(src->name, "recording")) {
-		rt_log_hold(1);
-		if (src->collect(src, &snaps[0]) > 0 && src->collect(src, &snaps[1]) > 0 &&
-		    snaps[1].time_ns > snaps[0].time_ns)
-			secs = (snaps[1].time_ns - snaps[0].time_ns) / 1e9;
-		rt_log_hold(0);
-	}
-	src->close(src);
-	rt_snapshot_free(&snaps[0]);
-	rt_snapshot_free(&snaps[1]);
-	return secs;
-}
 
 /*
  * The sink the loop gets for each file of a rotated set: it hands every
@@ -1054,7 +1023,7 @@ static int load_file(struct report *R, struct rt_opts *o, const struct rt_find_c
 
 	if (R->speed_mbps)
 		sc.find.speed_mbps = R->speed_mbps;
-	sc.first_secs = recording_first_secs(o, R->files[0]);
+	sc.first_secs = rt_recording_first_secs(o, R->files[0]);
 	sink = rt_report_sink_new(&R->run, &sc);
 	R->a = r = &R->run.agg;
 	if (!sink)

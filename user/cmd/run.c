@@ -6,7 +6,9 @@
  * which knows them only through source.h, sink.h and stream.h.
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "cmd.h"
 #include "log.h"
 #include "loop.h"
@@ -14,6 +16,7 @@
 #include "prom.h"
 #include "sflow.h"
 #include "sinks.h"
+#include "source.h"
 #include "sources.h"
 #include "tui.h"
 
@@ -42,6 +45,42 @@ static void read_sflow(void *arg)
 }
 
 /*
+ * A recording's first interval has no known length: the rules take the
+ * second's (its snapshots are one interval apart), in report and -r alike.
+ * Read from a second open of the file, so only for a file that can be read
+ * twice (not a pipe).
+ */
+double rt_recording_first_secs(struct rt_opts *o, const char *path)
+{
+	struct rt_snapshot snaps[2];
+	struct rt_source *src;
+	struct stat st;
+	double secs = 0;
+
+	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	o->read_file = path;
+	rt_log_hold(1);	/* the run itself says what is wrong with the file */
+	src = rt_file_source_new(o);
+	rt_log_hold(0);
+	if (!src)
+		return 0;
+	rt_snapshot_init(&snaps[0]);
+	rt_snapshot_init(&snaps[1]);
+	if (!strcmp(src->name, "recording")) {
+		rt_log_hold(1);
+		if (src->collect(src, &snaps[0]) > 0 && src->collect(src, &snaps[1]) > 0 &&
+		    snaps[1].time_ns > snaps[0].time_ns)
+			secs = (snaps[1].time_ns - snaps[0].time_ns) / 1e9;
+		rt_log_hold(0);
+	}
+	src->close(src);
+	rt_snapshot_free(&snaps[0]);
+	rt_snapshot_free(&snaps[1]);
+	return secs;
+}
+
+/*
  * The source: a file (-r), sFlow's clock for --sflow alone, else the live
  * interfaces; sFlow's collector merged into it, the NIC's counters joined to
  * a live one. 0 or a negative errno (said).
@@ -60,6 +99,11 @@ static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts
 		P->sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
 	if (!L->src)
 		return -EINVAL;
+	if (!strcmp(L->src->name, "recording")) {
+		struct rt_opts again = *o;
+
+		L->first_secs = rt_recording_first_secs(&again, o->read_file);
+	}
 	if (L->src->live && !o->no_nic) {
 		P->nic = rt_nic_new(o);
 		L->nic = rt_nic_view(P->nic);

@@ -51,6 +51,28 @@ const char *rt_fmt_gbps(double gbps, int width, char *buf, size_t len)
 	return rt_fmt_si(gbps, buf, len);
 }
 
+const char *rt_fmt_dur(double secs, char *buf, size_t len)
+{
+	static const char *const units[] = { "s", "ms", "us", "ns" };
+	double v = secs;
+	int u = 0;
+
+	if (!(secs > 0)) {
+		snprintf(buf, len, "0 s");
+		return buf;
+	}
+	if (v >= 999.5) {
+		snprintf(buf, len, "%.0f s", v);
+		return buf;
+	}
+	while (v < 0.9995 && u < 3) {
+		v *= 1000;
+		u++;
+	}
+	snprintf(buf, len, v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps)
 {
 	if (!speed_mbps)

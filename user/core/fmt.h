@@ -28,6 +28,12 @@ const char *rt_fmt_si(double v, char *buf, size_t len);
 /* Gb/s in at most width characters (width >= 5): "%.3f" while it fits, then
  * fewer decimals, then rt_fmt_si's form ("148M"), so a column stays a column. */
 const char *rt_fmt_gbps(double gbps, int width, char *buf, size_t len);
+/* A duration, one way in every text output: three significant digits and a
+ * unit, s, ms, us or ns (12.0 s, 1.50 s, 500 ms, 3.36 ms, 84.0 us); from
+ * 1000 s whole seconds (604800 s); 0 as "0 s". JSON and CSV keep seconds. */
+const char *rt_fmt_dur(double secs, char *buf, size_t len);
+/* The same into a buffer of the enclosing block: an argument of one call. */
+#define RT_DUR(secs) rt_fmt_dur((secs), (char[24]){ 0 }, 24)
 /* Seconds a link at speed_mbps was paused by that many quanta (512 bit times each). */
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps);
 /* Time as "HH:MM:SS" (local) and as seconds with milliseconds. */

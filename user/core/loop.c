@@ -87,7 +87,7 @@ static int step(struct rt_loop *L, const struct rt_opts *o, int emit)
 		L->file_start_ns = L->st.cur.time_ns;
 	/* The first snapshot counts from the start: rate it over one interval. */
 	if (first)
-		L->st.delta.secs = o->interval;
+		L->st.delta.secs = L->first_secs > 0 ? L->first_secs : o->interval;
 	if (!o->sink_findings) {
 		L->findings.doc = L->nic.nic ? L->nic.doctor(L->nic.nic) : NULL;
 		if (rt_findings_eval(&L->findings, &L->st.cur, &L->st.delta)) {
@@ -105,6 +105,20 @@ static int step(struct rt_loop *L, const struct rt_opts *o, int emit)
 	}
 	L->emitted++;
 	return 1;
+}
+
+/* A file ended: the episodes still open end with it, each sink told of
+ * their closes (an episode cut by the end of a recording shows its end). */
+static void file_ended(struct rt_loop *L, const struct rt_opts *o)
+{
+	int i;
+
+	if (o->sink_findings || L->src->live)
+		return;
+	rt_findings_finish(&L->findings);
+	for (i = 0; i < L->nsinks; i++)
+		if (L->sinks[i]->on_end)
+			L->sinks[i]->on_end(L->sinks[i], &L->findings);
 }
 
 /* Restart a file source and skip to `to` seconds of capture time. */
@@ -218,6 +232,8 @@ static int run_unpaced(struct rt_loop *L, const struct rt_opts *o, int sfd)
 			break;
 		}
 	}
+	if (r == 0)
+		file_ended(L, o);
 	return r < 0 ? r : 0;
 }
 
@@ -293,8 +309,11 @@ static int on_tick(struct rt_loop *L, const struct rt_opts *o, int tfd, struct r
 		return r;
 	if (r == 0) {
 		ctl->at_end = 1;
-		if (!interactive)
+		/* The view keeps the episodes open at the end on screen. */
+		if (!interactive) {
+			file_ended(L, o);
 			return 1;
+		}
 	}
 	if (o->iterations && L->emitted >= o->iterations)
 		return 1;

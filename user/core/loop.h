@@ -36,6 +36,7 @@ struct rt_loop {
 	struct rt_source *src;
 	struct rt_nic_view nic;		/* .nic NULL: no NIC */
 	struct rt_merge merge;
+	double first_secs;		/* a recording's first interval (0: -d's) */
 	/* Added with rt_loop_add_sink, in the order they get each snapshot: */
 	struct rt_sink *sinks[RT_MAX_SINKS];
 	int nsinks;

@@ -322,11 +322,11 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 			q->dir == RT_DIR_EGRESS ?
 			"This host sends the pauses: it cannot drain what it receives (slow application, PCIe, receive buffers); check out_of_buffer and rx_discards_phy here and the switch's PFC watchdog." :
 			"The peer pauses this host: find who cannot drain beyond the switch port (its pfc-storm and loss findings) and check the switch's PFC watchdog.",
-			"priority %s on %s (%s) paused %.0f%% of %.1f s: %llu pause frames (%llu XON)%s, %.2f ms paused%s",
+			"priority %s on %s (%s) paused %.0f%% of %s: %llu pause frames (%llu XON)%s, %s paused%s",
 			pn, q->ifname, q->dir == RT_DIR_EGRESS ? "sent by this host" : "received",
-			100 * (share > 1 ? 1 : share), c->d->secs, (unsigned long long)q->frames,
+			100 * (share > 1 ? 1 : share), RT_DUR(c->d->secs), (unsigned long long)q->frames,
 			(unsigned long long)(q->frames - q->xoff),
-			q->nic ? " counted by the NIC" : "", q->secs * 1e3,
+			q->nic ? " counted by the NIC" : "", RT_DUR(q->secs),
 			q->nic ? "" : " (estimated from quanta at the link speed)");
 	}
 	for (i = 0; i < c->d->nports; i++) {
@@ -338,8 +338,8 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 		counter_subject(&s, pc);
 		err |= rt_findings_match(F, "pfc-storm", RT_SEV_CRITICAL, &s, 1, (double)c->d->ports[i].d,
 			"The NIC's pause-storm watchdog fired: the host stopped draining and kept sending pauses; check the application, PCIe and out_of_buffer.",
-			"%s on %s moved by %llu in %.1f s (%s)", pc->name, pc->netdev[0] ? pc->netdev : pc->dev,
-			(unsigned long long)c->d->ports[i].d, c->d->secs, strstr(pc->name, "error") ?
+			"%s on %s moved by %llu in %s (%s)", pc->name, pc->netdev[0] ? pc->netdev : pc->dev,
+			(unsigned long long)c->d->ports[i].d, RT_DUR(c->d->secs), strstr(pc->name, "error") ?
 			"the NIC sent pauses until its timeout and stopped sending them: packets may have been dropped" :
 			"the NIC has been sending pauses for a long time");
 	}
@@ -424,9 +424,9 @@ static int rule_victim(struct rt_rule_ctx *c)
 		rt_prio_name(prio, pn, sizeof(pn));
 		err |= rt_findings_match(F, "victim", RT_SEV_WARNING, &s, 1, (double)xoff,
 			"Head-of-line blocking: this flow is slowed by someone else's congestion on its priority; find the culprit (pfc-storm, congestion findings on the priority) or move the traffic to another priority.",
-			"%s on %s priority %s: %llu data packets, not one CE mark, while the priority was paused by %llu pause frames (%.2f ms paused of %.1f s)",
+			"%s on %s priority %s: %llu data packets, not one CE mark, while the priority was paused by %llu pause frames (%s paused of %s)",
 			flow_name(f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
-			paused * 1e3, c->d->secs);
+			RT_DUR(paused), RT_DUR(c->d->secs));
 		involve_subject(c, "victim", &s, f, 1);
 	}
 	return err;
@@ -463,10 +463,10 @@ static int rule_congestion(struct rt_rule_ctx *c)
 		flow_subject(&s, c, f);
 		err |= rt_findings_match(F, "congestion", RT_SEV_WARNING, &s, 1, share,
 			"The queue this flow crosses is marking: DCQCN slows its sender; if it persists, look for an incast or a slow receiver, and at rp_cnp_handled on the sender.",
-			"%s: CE on %llu of %llu ECN-capable packets (%.1f%%) in %.1f s",
+			"%s: CE on %llu of %llu ECN-capable packets (%.1f%%) in %s",
 			flow_name(f, fn, sizeof(fn)), (unsigned long long)v->ecn[RT_ECN_CE],
 			(unsigned long long)(v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE]),
-			100 * share, d->secs);
+			100 * share, RT_DUR(d->secs));
 		involve_subject(c, "congestion", &s, f, 0);
 	}
 	return err;
@@ -574,9 +574,9 @@ static int rule_counters(struct rt_rule_ctx *c, const char *rule, enum rt_sev se
 			continue;
 		counter_subject(&s, pc);
 		err |= rt_findings_match(c->F, rule, sev, &s, 1, (double)d->ports[i].d, next,
-			"%s on %s%s%.0u moved by %llu in %.1f s (%s)", pc->name, pc->dev[0] ? pc->dev : pc->netdev,
+			"%s on %s%s%.0u moved by %llu in %s (%s)", pc->name, pc->dev[0] ? pc->dev : pc->netdev,
 			pc->dev[0] ? " port " : "", pc->dev[0] ? pc->port : 0,
-			(unsigned long long)d->ports[i].d, d->secs, what);
+			(unsigned long long)d->ports[i].d, RT_DUR(d->secs), what);
 	}
 	return err;
 }
@@ -669,8 +669,8 @@ static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, _
 				 "counted as part of the RNR episode, not as loss", (unsigned long long)seq);
 		flow_subject(&s, c, f);
 		err |= rt_findings_match(c->F, r->rule, RT_SEV_WARNING, &s, 1, (double)n, r->next,
-			"%s: %llu %s in %.1f s (%s%s)", flow_name(f, fn, sizeof(fn)), (unsigned long long)n,
-			r->count_what, d->secs, r->why, with);
+			"%s: %llu %s in %s (%s%s)", flow_name(f, fn, sizeof(fn)), (unsigned long long)n,
+			r->count_what, RT_DUR(d->secs), r->why, with);
 		involve_subject(c, r->rule, &s, f, 0);
 	}
 	free(k.e);
@@ -768,8 +768,8 @@ static int rule_ecn_without_cnp_ctrs(struct rt_rule_ctx *c)
 		err |= rt_findings_match(c->F, "ecn-without-cnp", RT_SEV_WARNING, &s, 1, (double)d->ports[i].d,
 			ecn_no_cnp_next,
 			"ECN marks arrive but no CNPs go back: the notification point is off or not supported "
-			"(%s port %u: np_ecn_marked_roce_packets +%llu, np_cnp_sent +0, in %.1f s)",
-			pc->dev, pc->port, (unsigned long long)d->ports[i].d, d->secs);
+			"(%s port %u: np_ecn_marked_roce_packets +%llu, np_cnp_sent +0, in %s)",
+			pc->dev, pc->port, (unsigned long long)d->ports[i].d, RT_DUR(d->secs));
 	}
 	return err;
 }
@@ -824,8 +824,8 @@ static int rule_ecn_without_cnp(struct rt_rule_ctx *c)
 		err |= rt_findings_match(c->F, "ecn-without-cnp", RT_SEV_WARNING, &s, 1, (double)v->ecn[RT_ECN_CE],
 			ecn_no_cnp_next,
 			"ECN marks arrive for this flow but no CNPs go back: the notification point is off or "
-			"not supported (CE in: %llu, CNPs out: 0, other packets out: %llu, in %.1f s)",
-			(unsigned long long)v->ecn[RT_ECN_CE], (unsigned long long)back, d->secs);
+			"not supported (CE in: %llu, CNPs out: 0, other packets out: %llu, in %s)",
+			(unsigned long long)v->ecn[RT_ECN_CE], (unsigned long long)back, RT_DUR(d->secs));
 	}
 	free(out);
 	return err | rule_ecn_without_cnp_ctrs(c);
@@ -890,8 +890,8 @@ static int rule_switch_drops(struct rt_rule_ctx *c)
 		snprintf(s.counter, sizeof(s.counter), "drop reason %u", p->reason);
 		err |= rt_findings_match(F, "switch-drops", RT_SEV_WARNING, &s, 1, (double)d->swdrops[i].drops,
 			"The switch drops packets on this port: RoCE needs a lossless class; check PFC on the priority, the buffer and the drop reason.",
-			"switch %s port %u: %llu dropped-packet notifications (sFlow reason %u) in %.1f s",
-			p->agent, p->port, (unsigned long long)d->swdrops[i].drops, p->reason, d->secs);
+			"switch %s port %u: %llu dropped-packet notifications (sFlow reason %u) in %s",
+			p->agent, p->port, (unsigned long long)d->swdrops[i].drops, p->reason, RT_DUR(d->secs));
 	}
 	return err;
 }
@@ -915,9 +915,9 @@ static int rule_deep_queue(struct rt_rule_ctx *c)
 		s.dir = p->dir;
 		err |= rt_findings_match(F, "deep-queue", RT_SEV_WARNING, &s, 1, (double)p->max_depth,
 			"A queue builds up at this switch port: its ECN marking threshold may sit too high, or too many senders converge on it (incast).",
-			"switch %s port %u (%s): queue up to %u bytes, %.0f on average over %llu sFlow samples in %.1f s",
+			"switch %s port %u (%s): queue up to %u bytes, %.0f on average over %llu sFlow samples in %s",
 			p->agent, p->port, rt_dir_name(p->dir), p->max_depth, (double)v->depth_sum / (double)v->depth_n,
-			(unsigned long long)v->depth_n, d->secs);
+			(unsigned long long)v->depth_n, RT_DUR(d->secs));
 	}
 	return err;
 }

@@ -11,6 +11,7 @@
 #include "snapshot.h"
 
 struct rt_source;
+struct rt_findings;
 
 /* What an interactive sink may ask of the main loop. */
 struct rt_ctl {
@@ -40,6 +41,9 @@ struct rt_sink {
 	void (*on_idle)(struct rt_sink *s, struct rt_ctl *ctl);
 	/* Optional: a signal the loop passes on (SIGUSR1: the flight recorder). */
 	void (*on_signal)(struct rt_sink *s, int signo);
+	/* Optional: a file source ended; the findings still open were closed
+	 * there (rt_findings_finish), their closes are F's events. */
+	void (*on_end)(struct rt_sink *s, const struct rt_findings *F);
 	void *priv;
 };
 

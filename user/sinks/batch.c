@@ -412,7 +412,8 @@ static void print_pfc(struct batch *b, const struct rt_snapshot *cur, const stru
 			rt_pr_u64(p, RT_PR_ANY, "frames", " %llu frames", (unsigned long long)v->pfc_frames[q]);
 			rt_pr_u64(p, RT_PR_ANY, "xon", ", %llu xon", (unsigned long long)v->pfc_xon[q]);
 			rt_pr_u64(p, RT_PR_ANY, "quanta", ", %llu quanta", (unsigned long long)v->pfc_quanta[q]);
-			rt_pr_dbl(p, RT_PR_ANY, "paused_s", ", paused %.6f s", paused);
+			rt_pr_dbl(p, RT_PR_JSON, "paused_s", NULL, paused);
+			rt_pr_str(p, RT_PR_TEXT, NULL, ", paused %s", RT_DUR(paused));
 			if (secs > 0)
 				rt_pr_dbl(p, RT_PR_ANY, "paused_pct", " (~%.1f%%)", rt_share_pct(paused, secs));
 			rt_pr_u64(p, RT_PR_ANY, "link_mbps", " at %llu Mb/s", (unsigned long long)speed);
@@ -466,7 +467,8 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	rt_pr_str(p, RT_PR_TEXT, NULL, "rocetop %s", rt_fmt_clock(cur->time_ns, c1, sizeof(c1)));
 	rt_pr_dbl(p, RT_PR_JSON, "time", NULL, cur->time_ns / 1e9);
 	rt_pr_str(p, RT_PR_ANY, "source", "  source %s", rt_fmt_safe(cur->source, safe, sizeof(safe)));
-	rt_pr_dbl(p, RT_PR_ANY, "interval", "  interval %.2f s\n", secs);
+	rt_pr_dbl(p, RT_PR_JSON, "interval", NULL, secs);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "  interval %s\n", RT_DUR(secs));
 	print_totals(p, cur, d);
 	print_frames(p, &d->if_tot);
 	print_findings(p, d->findings);
@@ -491,6 +493,26 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	return 0;
 }
 
+/* The file ended: the episodes it left open, closed at its end, in a last
+ * block (JSON: a last line with "end": true). */
+static void batch_end(struct rt_sink *s, const struct rt_findings *F)
+{
+	struct batch *b = s->priv;
+	struct rt_printer *p = &b->pr;
+	char c1[16];
+
+	if (!F->nev)
+		return;
+	rt_pr_start(p);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "rocetop %s  end of file\n", rt_fmt_clock(F->t_end, c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "time", NULL, F->t_end / 1e9);
+	rt_pr_bool(p, RT_PR_JSON, "end", NULL, 1);
+	print_findings(p, F);
+	rt_pr_text(p, "\n");
+	rt_pr_end(p);
+	fflush(stdout);
+}
+
 static void batch_close(struct rt_sink *s)
 {
 	struct batch *b = s->priv;
@@ -508,6 +530,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 
 	if (!s)
 		return NULL;
+	s->on_end = batch_end;
 	b = s->priv;
 	b->top = o->top;
 	b->speed_given = o->find.speed_mbps;

@@ -38,7 +38,7 @@
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted,mirrored\n"
 #define META_HDR  "ifname,link_speed_mbps,link_speed_from,mtu,pfc_enabled,host,kernel,rocetop,options\n"
-#define FINDINGS_HDR "time,event,rule,severity,start,end,subject,evidence,id,next\n"
+#define FINDINGS_HDR "time,event,rule,severity,start,end,subject,evidence,id,next,involved\n"
 #define PORTS_HDR "time,device,port,netdev,counter,value,delta,scope\n"
 #define QPCTR_HDR "time,device,port,netdev,lqpn,nqps,rqpn,pid,comm,counter,value,delta\n"
 #define SWPORTS_HDR "time,agent,port,dir,samples,est_pkts,est_bytes,est_ce,est_cnp,max_queue_bytes," \
@@ -466,11 +466,12 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 	}
 }
 
-/* findings.csv: one row per event; end is empty while a finding is open. */
-static void write_findings(struct csv *c, const struct rt_delta *d, const char *ts)
+/* findings.csv: one row per event; end is empty while a finding is open;
+ * involved: the data flows of a priority's episode ("; and more" past what
+ * a finding holds), empty when the subject is the one flow. */
+static void write_findings(struct csv *c, const struct rt_findings *F, const char *ts)
 {
-	const struct rt_findings *F = d->findings;
-	char subj[512], q1[1100], q2[600], q3[1024];
+	char subj[512], q1[1100], q2[600], q3[1024], inv[400], q4[900];
 	size_t i;
 
 	for (i = 0; F && i < F->nev; i++) {
@@ -480,10 +481,28 @@ static void write_findings(struct csv *c, const struct rt_delta *d, const char *
 			rt_sev_name(e->f.sev), e->f.start_ns / 1e9);
 		if (e->event == RT_FEV_CLOSE)
 			fprintf(c->findings, "%.3f", e->f.end_ns / 1e9);
-		fprintf(c->findings, ",%s,%s,%u,%s\n",
+		snprintf(inv, sizeof(inv), "%s%s", e->f.involved, e->f.involved_more ? "; and more" : "");
+		fprintf(c->findings, ",%s,%s,%u,%s,%s\n",
 			rt_fmt_csv(rt_subject_text(&e->f.subj, subj, sizeof(subj)), q1, sizeof(q1)),
-			rt_fmt_csv(e->f.evidence, q2, sizeof(q2)), e->id, rt_fmt_csv(e->f.next, q3, sizeof(q3)));
+			rt_fmt_csv(e->f.evidence, q2, sizeof(q2)), e->id, rt_fmt_csv(e->f.next, q3, sizeof(q3)),
+			rt_fmt_csv(inv, q4, sizeof(q4)));
 	}
+}
+
+/* The file ended: the closes of the episodes it left open, at its end. */
+static void csv_end(struct rt_sink *s, const struct rt_findings *F)
+{
+	struct csv *c = s->priv;
+	char ts[32];
+
+	if (c->failed || !c->findings)
+		return;
+	snprintf(ts, sizeof(ts), "%.6f", F->t_end / 1e9);
+	write_findings(c, F, ts);
+	if (fflush(c->findings) == 0 && !ferror(c->findings))
+		c->good[C_FINDINGS] = ftello(c->findings);
+	else
+		pr_warn("writing %s/findings.csv failed: %s.\n", c->dir, strerror(errno ? errno : EIO));
 }
 
 static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr);
@@ -553,7 +572,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	if (!c->meta_done)
 		write_meta(c, cur);
 	write_flows(c, cur, d, ts);
-	write_findings(c, d, ts);
+	write_findings(c, d->findings, ts);
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *r = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
@@ -698,6 +717,7 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	if (rt_out_check_dir(c->dir, "--csv"))
 		goto fail;
 	s->start = csv_start;
+	s->on_end = csv_end;
 	if (!(c->flows = open_csv(c, C_FLOWS, "flows.csv", FLOWS_HDR)) ||
 	    !(c->pfc = open_csv(c, C_PFC, "pfc.csv", PFC_HDR)) ||
 	    !(c->stats = open_csv(c, C_STATS, "stats.csv", STATS_HDR)) ||

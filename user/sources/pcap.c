@@ -65,6 +65,7 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "count.h"
 #pragma GCC diagnostic pop
+#include "fmt.h"
 #include "join.h"
 #include "log.h"
 #include "pcap_classic.h"
@@ -650,9 +651,9 @@ static int interval_begin(struct pcapsrc *s, struct rt_snapshot *snap)
 		__u64 nend = s->t0 + (k + 1) * s->interval_ns;
 
 		snprintf(s->note, sizeof(s->note),
-			 "capture time skipped %llu empty intervals (%.3f s without packets)",
+			 "capture time skipped %llu empty intervals (%s without packets)",
 			 (unsigned long long)((nend - s->end) / s->interval_ns),
-			 (double)(nend - s->end) / 1e9);
+			 RT_DUR((double)(nend - s->end) / 1e9));
 		s->end = nend;
 	}
 	return 1;
