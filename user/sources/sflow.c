@@ -461,6 +461,7 @@ static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno,
 	if (q && q->r.ifindex) {
 		p->r = q->r;
 		memset(&p->r.c, 0, sizeof(p->r.c));
+		p->r.ctr_samples = 0;
 		p->r.has_queue = 0;
 		p->r.max_depth = p->r.max_transit = 0;
 	} else {
@@ -775,6 +776,7 @@ static void on_ctr(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_ct
 		if (!p)
 			continue;
 		p->r.has_ifctr = 1;
+		p->r.ctr_samples++;
 		p->r.speed_bps = c->if_speed;
 		p->r.in_octets = c->in_octets;
 		p->r.out_octets = c->out_octets;
