@@ -945,6 +945,12 @@ static int sfagent_cmp(const void *x, const void *y)
 	return strcmp(((const struct rt_sfagent *)x)->agent, ((const struct rt_sfagent *)y)->agent);
 }
 
+void rt_sflow_clock(struct rt_sflow *sf, __u64 now_ns)
+{
+	if (now_ns > sf->now)
+		sf->now = now_ns;
+}
+
 int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap)
 {
 	size_t nflows0 = snap->nflows;
