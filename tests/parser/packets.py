@@ -27,8 +27,9 @@ The other fields are taken from scapy's own dissection of the bytes
 Mirror copies wrap every well-formed frame of the direct corpus in each kind of
 mirror (GRE + ERSPAN II, GRE + ERSPAN III with and without the platform
 sub-header, GRE TEB with each GRE option, VXLAN, GRE 0x88BE without the sequence
-number = ERSPAN type I, no ERSPAN header, its inner destination MAC's first
-nibble 1 as an ERSPAN II version would be; outer IPv4 and IPv6), plus inner
+number = ERSPAN type I, no ERSPAN header; in both ERSPAN I and II the inner
+destination MAC's first nibble is 1, as an ERSPAN II version; outer IPv4 and
+IPv6), plus inner
 frames cut at every byte of their headers and encapsulations the parser must
 refuse (nested, unknown ERSPAN version, GRE routing, VXLAN without the I flag).
 
@@ -424,14 +425,14 @@ def build_mirror():
     gre_opts = ("", "c", "k", "s", "ck", "cks")
     for i, (name, wire, kind) in enumerate(list(direct)):
         v6 = bool(i & 1)
-        emit_mirror("erspan2_" + name, w_erspan2(wire, v6=v6), wire, kind, M_ERSPAN2, 7, 0)
+        n1 = nibble1(wire)
+        emit_mirror("erspan2_" + name, w_erspan2(n1, v6=v6), n1, kind, M_ERSPAN2, 7, 0)
         emit_mirror("erspan3_" + name, w_erspan3(wire, v6=v6), wire, kind, M_ERSPAN3, 300, 0)
         emit_mirror("erspan3p_" + name, w_erspan3(wire, session=1023, egress=1, plat=True,
                                                    v6=not v6), wire, kind, M_ERSPAN3, 1023, 1)
         emit_mirror("teb_" + name, w_teb(wire, v6=v6, opts=gre_opts[i % len(gre_opts)]), wire,
                     kind, M_GRE, 0, 0)
         emit_mirror("vxlan_" + name, w_vxlan(wire, v6=not v6), wire, kind, M_VXLAN, 0x123456, 0)
-        n1 = nibble1(wire)
         emit_mirror("erspan1_" + name, w_erspan1(n1, v6=not v6, opts=("", "c", "k", "ck")[i % 4]),
                     n1, kind, M_ERSPAN1, 0, 0)
     # inner frames cut at every byte of their headers: truncated, still mirrored
