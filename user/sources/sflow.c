@@ -340,16 +340,19 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 		sf->nallow++;
 	}
 	sf->agents = calloc(RT_SF_MAX_AGENTS, sizeof(*sf->agents));
-	sf->buf = malloc((size_t)RT_SF_BATCH * RT_SF_DGRAM_MAX);
+	/* recvmmsg's buffers (4 MiB) only for a socket: a capture's
+	 * collector (pcap_sflow.c) is handed its datagrams */
+	if (o->have_sflow_fd || o->sflow)
+		sf->buf = malloc((size_t)RT_SF_BATCH * RT_SF_DGRAM_MAX);
 	rt_htab_init(&sf->ports, sizeof(struct port), sizeof(struct port_key), RT_SF_MAX_PORTS);
 	rt_htab_init(&sf->flows, sizeof(struct flow), sizeof(struct rt_flow_key),
 		     o->max_flows ? o->max_flows : 16384);
 	rt_htab_init(&sf->drops, sizeof(struct drop), 2 * sizeof(__u32), RT_SF_MAX_PORTS);
-	if (!sf->agents || !sf->buf) {
+	if (!sf->agents || (!sf->buf && (o->have_sflow_fd || o->sflow))) {
 		pr_warn("out of memory.\n");
 		goto fail;
 	}
-	for (i = 0; i < RT_SF_BATCH; i++) {
+	for (i = 0; sf->buf && i < RT_SF_BATCH; i++) {
 		sf->iov[i].iov_base = sf->buf + (size_t)i * RT_SF_DGRAM_MAX;
 		sf->iov[i].iov_len = RT_SF_DGRAM_MAX;
 		sf->msgs[i].msg_hdr.msg_iov = &sf->iov[i];
@@ -898,6 +901,8 @@ int rt_sflow_read(struct rt_sflow *sf)
 {
 	int total = 0, n, i, round;
 
+	if (sf->fd < 0 || !sf->buf)
+		return 0;	/* no socket: datagrams are handed over */
 	for (round = 0; round < RT_SF_BUDGET; round++) {
 		__u64 now;
 
