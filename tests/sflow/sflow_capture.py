@@ -5,10 +5,10 @@ one datagram a second, and its replay to a live collector.
 usage: sflow_capture.py gen PCAP
        sflow_capture.py send PCAP PORT    (to 127.0.0.1:PORT, at the capture's pace)
 
-Agent 192.0.2.50 sends only counter samples, for ports 3 and 4, three times;
-agent 192.0.2.60 sends flow samples of RoCEv2 headers on port 7 (egress and
-ingress, one with a 2 MB queue depth), a dropped-packet notification and one
-counter sample of port 7.
+Agent 192.0.2.50 sends only counter samples, for ports 3 and 4, three times
+(in the capture over IPv6, tagged VLAN 100); agent 192.0.2.60 sends flow
+samples of RoCEv2 headers on port 7 (egress and ingress, one with a 2 MB queue
+depth), a dropped-packet notification and one counter sample of port 7.
 """
 import os
 import sys
@@ -56,7 +56,9 @@ def gen(path):
     d.append((5, FLW, S.datagram(FLW, 4, 6000, [
         S.flow_sample(4, 7, 50, 600, [S.raw_header(cnp)], input_if=1, output_if=7)])))
     d.append((6, CTR, ctr_dgram(3, 10000, CTRS[2])))
-    S.write_pcap(path, [(T0 + 0.25 + t, a, p) for t, a, p in d])
+    # the counter-only agent's datagrams come over IPv6 with an 802.1Q tag
+    S.write_pcap(path, [(T0 + 0.25 + t, a, p, None) if a == FLW else (T0 + 0.25 + t, "fd00::50", p, 100)
+                        for t, a, p in d])
 
 
 def send(path, port):

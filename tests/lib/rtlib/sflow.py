@@ -77,14 +77,23 @@ def roce_frame(src, dst, dqpn, ecn=0, opcode=0x0A, payload=64):
 
 
 def write_pcap(path, dgrams, port=6343):
-    """dgrams: (seconds, agent address, payload); a classic microsecond pcap of
-    them as Ethernet + IPv4 + UDP from the agent to 192.0.2.254:port."""
+    """dgrams: (seconds, sender address, payload, VLAN id or None); a classic
+    microsecond pcap of them as Ethernet (802.1Q-tagged when a VLAN is given)
+    + IPv4 or IPv6 (by the sender's address) + UDP to port."""
     out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)]
-    for t, src, pl in dgrams:
+    for t, src, pl, vlan in dgrams:
         udp = struct.pack("!HHHH", 40000, port, 8 + len(pl), 0) + pl
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
-                         socket.inet_aton(src), socket.inet_aton("192.0.2.254"))
-        frame = bytes.fromhex("02000000fe01" "02000000fe02") + b"\x08\x00" + ip + udp
+        if ":" in src:
+            ip = struct.pack("!IHBB16s16s", 6 << 28, len(udp), 17, 64, socket.inet_pton(socket.AF_INET6, src),
+                             socket.inet_pton(socket.AF_INET6, "fd00::fe")) + udp
+            et = b"\x86\xdd"
+        else:
+            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                             socket.inet_aton(src), socket.inet_aton("192.0.2.254")) + udp
+            et = b"\x08\x00"
+        if vlan is not None:
+            et = b"\x81\x00" + struct.pack("!H", vlan) + et
+        frame = bytes.fromhex("02000000fe01" "02000000fe02") + et + ip
         sec, usec = int(t), int(round((t - int(t)) * 1e6))
         out.append(struct.pack("<IIII", sec, usec, len(frame), len(frame)) + frame)
     with open(path, "wb") as f:
@@ -92,14 +101,17 @@ def write_pcap(path, dgrams, port=6343):
 
 
 def read_pcap_udp(path):
-    """(seconds, UDP payload) of each frame write_pcap wrote (or any classic
-    Ethernet + IPv4 capture of UDP datagrams without IP options)."""
+    """(seconds, UDP payload) of each frame write_pcap wrote."""
     with open(path, "rb") as f:
         b = f.read()
     out, off = [], 24
     while off < len(b):
         sec, usec, incl, _ = struct.unpack("<IIII", b[off:off + 16])
         frame = b[off + 16:off + 16 + incl]
-        out.append((sec + usec / 1e6, frame[14 + 20 + 8:]))
+        h = 12
+        while frame[h:h + 2] == b"\x81\x00":
+            h += 4
+        h += 2 + (40 if frame[h:h + 2] == b"\x86\xdd" else 20)
+        out.append((sec + usec / 1e6, frame[h + 8:]))
         off += 16 + incl
     return out
