@@ -9,9 +9,10 @@
  * XDP multi-buffer frames this is larger than data_end - data).
  *
  * Mirror copies are decapsulated, one level deep: GRE (over IPv4 or IPv6, with
- * or without checksum, key and sequence number) carrying ERSPAN type II
- * (0x88BE), ERSPAN type III (0x22EB, with or without its platform sub-header)
- * or a bridged Ethernet frame (0x6558), and VXLAN (UDP port 4789). The inner
+ * or without checksum, key and sequence number) carrying ERSPAN type I (0x88BE
+ * without a sequence number), type II (0x88BE with one), type III (0x22EB,
+ * with or without its platform sub-header) or a bridged Ethernet frame
+ * (0x6558), and VXLAN (UDP port 4789). The inner
  * Ethernet frame is then parsed like a frame on the wire, bounded by the end of
  * the outer IP packet (GRE) or UDP datagram (VXLAN); p->mirror says who
  * mirrored it. A second level of encapsulation, an unknown ERSPAN version and
@@ -66,7 +67,7 @@ enum rt_kind {
 #define ETH_P_IPV6_	0x86dd
 #define ETH_P_MACCTRL_	0x8808
 #define ETH_P_TEB_	0x6558	/* GRE: transparent Ethernet bridging */
-#define ETH_P_ERSPAN2_	0x88be	/* GRE: ERSPAN type II */
+#define ETH_P_ERSPAN2_	0x88be	/* GRE: ERSPAN type II (type I without GRE's S bit) */
 #define ETH_P_ERSPAN3_	0x22eb	/* GRE: ERSPAN type III */
 
 #define RT_IPPROTO_GRE	47
@@ -296,6 +297,9 @@ static __always_inline int rt_parse_udp(const __u8 *data, const __u8 *c, const _
  * vendors lay them out: version in the top 4 bits, the 10-bit session ID in
  * the low bits of bytes 2-3; type III has the direction (D) and the platform
  * sub-header (O) bits in byte 11 and the frame type (0: Ethernet) in byte 10.
+ * Protocol 0x88BE is type II only with GRE's sequence number (S bit): without
+ * it, it is type I (older Cisco and Huawei gear, and Wireshark reads it so),
+ * which has no ERSPAN header at all, the Ethernet frame right after GRE's.
  */
 static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const __u8 *end,
 					__u64 l4len, struct rt_pkt *p)
@@ -316,7 +320,12 @@ static __always_inline int rt_parse_gre(const __u8 *data, const __u8 *c, const _
 	 * bit 2, no branch */
 	hl = 4 + ((fl >> 13) & 4) + ((fl >> 11) & 4) + ((fl >> 10) & 4);
 	e = c + hl;
-	if (proto == ETH_P_ERSPAN2_) {
+	if (proto == ETH_P_ERSPAN2_ && !(fl & 0x1000)) {
+		/* type I: no sequence number, no ERSPAN header, the frame follows */
+		if (hl > l4len || e > end)
+			return RT_K_TRUNC;
+		mirror = RT_MIRROR_ERSPAN1;
+	} else if (proto == ETH_P_ERSPAN2_) {
 		if (e + RT_ERSPAN2_LEN > end || hl + RT_ERSPAN2_LEN > l4len)
 			return RT_K_TRUNC;
 		if ((e[0] >> 4) != 1)

@@ -28,7 +28,8 @@
 #define RT_MIRROR_ERSPAN3	2	/* GRE + ERSPAN type III: session ID, direction */
 #define RT_MIRROR_GRE		3	/* GRE, transparent Ethernet bridging */
 #define RT_MIRROR_VXLAN		4	/* VXLAN: VNI */
-#define RT_MIRROR_MAX		RT_MIRROR_VXLAN
+#define RT_MIRROR_ERSPAN1	5	/* GRE + ERSPAN type I: no header, no session */
+#define RT_MIRROR_MAX		RT_MIRROR_ERSPAN1
 #define RT_MIRROR_ID_MASK	0x00ffffffu	/* rt_flow_key.mirror_id: session or VNI */
 #define RT_MIRROR_EGRESS	0x01000000u	/* ... ERSPAN III: egress of the mirrored port */
 

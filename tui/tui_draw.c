@@ -661,12 +661,24 @@ static void draw_ports(struct tui *t, int y, int h)
 	}
 }
 
-/* Switch ports, worst first: the deepest queue, then CE %, then drops. */
+/* Switch ports, worst first: the deepest queue, then CE %, then drops, then
+ * the port's own discards and errors. */
 static const struct rt_delta *swsort_d;
 
 static double sw_ce(const struct rt_swport_delta *x)
 {
 	return rt_pct((double)x->d.est_ce, (double)x->d.est_pkts);
+}
+
+/* The port's own discards and errors (counter samples) in the row's direction. */
+static __u64 sw_disc(const struct rt_swport_delta *x)
+{
+	return x->p->dir == RT_DIR_EGRESS ? x->out_discards : x->in_discards;
+}
+
+static __u64 sw_err(const struct rt_swport_delta *x)
+{
+	return x->p->dir == RT_DIR_EGRESS ? x->out_errors : x->in_errors;
 }
 
 static int sw_cmp(const void *a, const void *b)
@@ -681,6 +693,8 @@ static int sw_cmp(const void *a, const void *b)
 		return cx > cy ? -1 : 1;
 	if (x->d.drops != y->d.drops)
 		return x->d.drops > y->d.drops ? -1 : 1;
+	if (sw_disc(x) + sw_err(x) != sw_disc(y) + sw_err(y))
+		return sw_disc(x) + sw_err(x) > sw_disc(y) + sw_err(y) ? -1 : 1;
 	return (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
@@ -688,13 +702,13 @@ static void draw_swports(struct tui *t, int y, int h)
 {
 	const struct rt_delta *D = &t->data.iv;
 	double secs = D->secs;
-	char line[512], a[16], cn[16], qi[16], mq[16], aq[16], md[16];
+	char line[512], a[16], cn[16], qi[16], mq[16], aq[16], md[16], di[24], er[24];
 	size_t *order, n = D->nswports;
 	int r = 0;
 
-	snprintf(line, sizeof(line), "%-24s %-4s %7s %8s %7s %6s %6s %9s %9s %9s %6s %5s", "SWITCH PORT (sFlow)",
-		 "DIR", "SAMPLES", "~PKT/s", "~Gb/s", "~CE%", "~CNP/s", "MAXQ B", "MEANQ B", "MAXDLY us", "DROPS",
-		 "QUEUE");
+	snprintf(line, sizeof(line), "%-24s %-4s %7s %8s %7s %6s %6s %9s %9s %9s %6s %5s %8s %6s",
+		 "SWITCH PORT (sFlow)", "DIR", "SAMPLES", "~PKT/s", "~Gb/s", "~CE%", "~CNP/s", "MAXQ B", "MEANQ B",
+		 "MAXDLY us", "DROPS", "QUEUE", "DISCARDS", "ERRORS");
 	table_head(t, &y, &h, line);
 	if (!n) {
 		put(y, 1, "no switch ports: collect sFlow with --sflow PORT (rocetop lab --sflow shows one)");
@@ -726,13 +740,16 @@ static void draw_swports(struct tui *t, int y, int h)
 			snprintf(md, sizeof(md), "%.1f", x->p->max_transit / 1e3);
 		else
 			snprintf(md, sizeof(md), "-");
-		snprintf(line, sizeof(line), "%-24.24s %-4s %7llu %8s %7.3f %6.2f %6s %9s %9s %9s %6llu %5s",
+		snprintf(di, sizeof(di), x->p->has_ifctr ? "%llu" : "-", (unsigned long long)sw_disc(x));
+		snprintf(er, sizeof(er), x->p->has_ifctr ? "%llu" : "-", (unsigned long long)sw_err(x));
+		snprintf(line, sizeof(line), "%-24.24s %-4s %7llu %8s %7.3f %6.2f %6s %9s %9s %9s %6llu %5s %8s %6s",
 			 x->p->name, x->p->dir == RT_DIR_EGRESS ? "out" : "in", (unsigned long long)v->samples,
 			 secs > 0 ? rt_fmt_si(v->est_pkts / secs, a, sizeof(a)) : "-",
 			 secs > 0 ? v->est_bytes * 8 / 1e9 / secs : 0.0, sw_ce(x),
 			 secs > 0 ? rt_fmt_si(v->est_cnp / secs, cn, sizeof(cn)) : "-", mq, aq, md,
-			 (unsigned long long)v->drops, qi);
-		put_attr(y + r++, 0, line, v->drops || sw_ce(x) >= 10 ? sev_attr(t, 2) : v->est_ce ? sev_attr(t, 1) : 0);
+			 (unsigned long long)v->drops, qi, di, er);
+		put_attr(y + r++, 0, line, v->drops || sw_ce(x) >= 10 || sw_disc(x) || sw_err(x) ? sev_attr(t, 2) :
+			 v->est_ce ? sev_attr(t, 1) : 0);
 	}
 	free(order);
 	for (size_t i = 0; i < D->nsfagents && r < h; i++) {

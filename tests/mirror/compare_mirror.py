@@ -56,6 +56,8 @@ def tshark_flows():
             else:
                 egress = last["erspan.direction"] in ("1", "True")
                 m = f"erspan3:{sid}:{'egress' if egress else 'ingress'}"
+        elif last["gre.proto"] == "0x88be":
+            m = "erspan1"       # type I: no ERSPAN header, so no version
         elif v["vxlan.vni"]:
             m = f"vxlan:{int(last['vxlan.vni'], 0)}"
         elif v["gre.proto"]:
@@ -86,7 +88,8 @@ C.check("mirror tshark: tshark's dissection of the sent frames agrees with the t
         tshark_flows(), want)
 # tshark's own count of the mirror copies among the sent frames (ERSPAN of an
 # unknown version is a mirror copy to tshark but not to rocetop: one frame)
-copies = tshark.frames(sent_pcap, "(erspan && erspan.version <= 2) || vxlan || gre.proto == 0x6558")
+copies = tshark.frames(sent_pcap, "(erspan && erspan.version <= 2) || vxlan || gre.proto == 0x6558 || "
+                       "(gre.proto == 0x88be && !erspan.version)")
 C.check("mirror tshark: the sent frames hold as many mirror copies as the tally says",
         copies, sent["mirrored"])
 seen = tshark.frames(seen_pcap)

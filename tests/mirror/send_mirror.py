@@ -5,8 +5,10 @@ inside them, computed from scapy's own fields of the frames it built.
 usage: send_mirror.py IFACE SRC_MAC DST_MAC SEED TALLY_PREFIX
 
 RoCEv2 frames (data with each ECN codepoint, some 802.1Q-tagged; CNPs; ACKs,
-NAKs, RNR NAKs) and PFC frames, each wrapped in one of five mirror sessions:
-GRE + ERSPAN II session 5, GRE + ERSPAN III session 300 (ingress) and 301
+NAKs, RNR NAKs) and PFC frames, each wrapped in one of six mirror sessions:
+GRE + ERSPAN type I (0x88BE without the sequence number, no ERSPAN header; the
+inner destination MAC's first nibble made 1, the version an ERSPAN II header
+would have), GRE + ERSPAN II session 5 (the same inner MACs), GRE + ERSPAN III session 300 (ingress) and 301
 (egress, with the platform sub-header), GRE TEB (with a key), VXLAN VNI 4660
 (outer IPv6). Beside them frames that are not mirror copies: RoCE seen
 directly, plain UDP and TCP, and an ERSPAN of an unknown version.
@@ -41,9 +43,14 @@ def outer4(proto):
     return Ether(src=smac, dst=dmac) / IP(src=SW4, dst=COL4, proto=proto)
 
 
+def nibble1(f):
+    return bytes([0x10 | (f[0] & 0x0F)]) + f[1:]
+
+
 SESSIONS = {
+    "erspan1": lambda f, i: outer4(47) / GRE(proto=0x88BE) / Raw(nibble1(f)),
     "erspan2:5": lambda f, i: outer4(47) / GRE(proto=0x88BE, seqnum_present=1, seqence_number=i) /
-    ERSPAN_II(ver=1, session_id=5, index=7) / Raw(f),
+    ERSPAN_II(ver=1, session_id=5, index=7) / Raw(nibble1(f)),
     "erspan3:300:ingress": lambda f, i: outer4(47) / GRE(proto=0x22EB, seqnum_present=1, seqence_number=i) /
     ERSPAN_III(ver=2, session_id=300, timestamp=i, d=0, o=0) / Raw(f),
     "erspan3:301:egress": lambda f, i: outer4(47) / GRE(proto=0x22EB, seqnum_present=1, seqence_number=i) /

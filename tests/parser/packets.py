@@ -18,7 +18,7 @@ The other fields are taken from scapy's own dissection of the bytes
   flowctr                    the flow counter the frame adds to: none cnp ack nak_seq
                              nak_other rnr_nak (plus ecn[tos & 3] and pkts/bytes)
   mirror ioff ilen           a mirror copy: TYPE:SESSION:DIR (TYPE 1 ERSPAN II,
-                             2 ERSPAN III, 3 GRE TEB, 4 VXLAN; SESSION the ERSPAN
+                             2 ERSPAN III, 3 GRE TEB, 4 VXLAN, 5 ERSPAN I; SESSION the ERSPAN
                              session ID or VNI; DIR 0 ingress, 1 egress), where
                              the inner frame starts and its length; the fields
                              above are then the inner frame's (scapy's dissection
@@ -26,7 +26,10 @@ The other fields are taken from scapy's own dissection of the bytes
 
 Mirror copies wrap every well-formed frame of the direct corpus in each kind of
 mirror (GRE + ERSPAN II, GRE + ERSPAN III with and without the platform
-sub-header, GRE TEB with each GRE option, VXLAN; outer IPv4 and IPv6), plus inner
+sub-header, GRE TEB with each GRE option, VXLAN, GRE 0x88BE without the sequence
+number = ERSPAN type I, no ERSPAN header; in both ERSPAN I and II the inner
+destination MAC's first nibble is 1, as an ERSPAN II version; outer IPv4 and
+IPv6), plus inner
 frames cut at every byte of their headers and encapsulations the parser must
 refuse (nested, unknown ERSPAN version, GRE routing, VXLAN without the I flag).
 
@@ -345,7 +348,7 @@ def build():
 MAC_C, MAC_D = "02:00:00:00:00:0c", "02:00:00:00:00:0d"
 OUT4_A, OUT4_B = "172.16.0.1", "172.16.0.9"
 OUT6_A, OUT6_B = "fd10::1", "fd10::9"
-M_ERSPAN2, M_ERSPAN3, M_GRE, M_VXLAN = 1, 2, 3, 4
+M_ERSPAN2, M_ERSPAN3, M_GRE, M_VXLAN, M_ERSPAN1 = 1, 2, 3, 4, 5
 
 
 def outer_ip(v6, proto):
@@ -368,6 +371,18 @@ def gre(proto, opts=(), seq=1):
 def w_erspan2(inner, session=7, v6=False, opts="s", ver=1):
     return outer_ip(v6, 47) / gre(0x88BE, opts) / \
         ERSPAN_II(ver=ver, vlan=100, cos=3, session_id=session, index=42) / Raw(inner)
+
+
+def w_erspan1(inner, v6=False, opts=""):
+    """ERSPAN type I: GRE 0x88BE without the S bit, the frame right after GRE."""
+    assert "s" not in opts
+    return outer_ip(v6, 47) / gre(0x88BE, opts) / Raw(inner)
+
+
+def nibble1(wire):
+    """The frame with its destination MAC's first nibble 1, the top nibble an
+    ERSPAN II header's version 1 has."""
+    return bytes([0x10 | (wire[0] & 0x0F)]) + wire[1:]
 
 
 def w_erspan3(inner, session=300, egress=0, plat=False, v6=False, opts="s", ver=2, ft=0):
@@ -410,13 +425,16 @@ def build_mirror():
     gre_opts = ("", "c", "k", "s", "ck", "cks")
     for i, (name, wire, kind) in enumerate(list(direct)):
         v6 = bool(i & 1)
-        emit_mirror("erspan2_" + name, w_erspan2(wire, v6=v6), wire, kind, M_ERSPAN2, 7, 0)
+        n1 = nibble1(wire)
+        emit_mirror("erspan2_" + name, w_erspan2(n1, v6=v6), n1, kind, M_ERSPAN2, 7, 0)
         emit_mirror("erspan3_" + name, w_erspan3(wire, v6=v6), wire, kind, M_ERSPAN3, 300, 0)
         emit_mirror("erspan3p_" + name, w_erspan3(wire, session=1023, egress=1, plat=True,
                                                    v6=not v6), wire, kind, M_ERSPAN3, 1023, 1)
         emit_mirror("teb_" + name, w_teb(wire, v6=v6, opts=gre_opts[i % len(gre_opts)]), wire,
                     kind, M_GRE, 0, 0)
         emit_mirror("vxlan_" + name, w_vxlan(wire, v6=not v6), wire, kind, M_VXLAN, 0x123456, 0)
+        emit_mirror("erspan1_" + name, w_erspan1(n1, v6=not v6, opts=("", "c", "k", "ck")[i % 4]),
+                    n1, kind, M_ERSPAN1, 0, 0)
     # inner frames cut at every byte of their headers: truncated, still mirrored
     ack = raw(aeth_pkt(ACK, 0x60, psn=0x200))
     for n in range(len(ack)):

@@ -265,7 +265,7 @@ static int tc_takes(const struct pcase *pc)
 	return 1;
 }
 
-/* XDP takes the jumbo frames (and their mirror copies, 6 frames) only where
+/* XDP takes the jumbo frames (and their mirror copies, 7 frames) only where
  * the kernel has XDP fragments (5.18): before, no frame is longer than a
  * page there, and the test run refuses them (EMSGSIZE). */
 static int xdp_jumbo;
@@ -442,7 +442,7 @@ static void test_collector(const struct corpus *co)
 	      "no ifstats for lo/ingress");
 	compare_if("collector ingress", &got, &exp_in);
 	CHECK_EQ(got.mirrored, nmirror);
-	CHECK_EQ(got.mirrored, 5 * 56 + 3 + 2 * 62 + 34 - (xdp_jumbo ? 0 : 5));
+	CHECK_EQ(got.mirrored, 6 * 56 + 3 + 2 * 62 + 34 - (xdp_jumbo ? 0 : 6));
 	compare_flows(&ft, &fl_in, "collector ingress");
 	TEST_END(tn("bpf_collector_counts"));
 	rt_ftab_unmap(&ft);
@@ -488,37 +488,37 @@ static int run_programs(const struct corpus *co_)
 	CHECK_EQ(fed_xdp, co.n - 28 - (xdp_jumbo ? 0 : (size_t)jumbo));
 	/* ... and 20 more of the ACK's cuts end inside its IPv4 header */
 	CHECK_EQ(fed_tc, co.n - 28 - 20 - (size_t)jumbo);
-	CHECK(jumbo == 6, "%d frames above %d bytes, expected the jumbo frame and its 5 mirror "
+	CHECK(jumbo == 7, "%d frames above %d bytes, expected the jumbo frame and its 6 mirror "
 	      "copies", jumbo, TC_MAX_FRAME);
 
 	CHECK(!read_if(ifs_fd, LO_IFINDEX, RT_DIR_INGRESS, &got), "no ifstats for lo/ingress");
 	compare_if("ingress", &got, &exp_in);
 	/* numbers worked out by hand from packets.py, beside the tally above: each
-	 * well-formed direct frame is also there in 5 mirror copies, and 3 nested,
+	 * well-formed direct frame is also there in 6 mirror copies, and 3 nested,
 	 * 2 x 62 cut ACKs and 34 cut PFC frames arrive as mirror copies; the
-	 * jumbo frame and its 5 copies only with XDP fragments */
-	CHECK_EQ(got.roce, 6 * 34 - (xdp_jumbo ? 0 : 6));
+	 * jumbo frame and its 6 copies only with XDP fragments */
+	CHECK_EQ(got.roce, 7 * 34 - (xdp_jumbo ? 0 : 7));
 	CHECK_EQ(got.truncated, (62 - 14) + (34 - 14) + 3 + 2 * 62 + 34);
-	CHECK_EQ(got.malformed, 6 * 6);
-	CHECK_EQ(got.mac_ctrl, 6 * 6);
-	CHECK_EQ(got.v6_unparsed, 6 * 2);
-	CHECK_EQ(got.pfc_frames[3], 6 * 3);
-	CHECK_EQ(got.pfc_xon[3], 6 * 1);
-	CHECK_EQ(got.pfc_quanta[3], 6 * (0xffff + 3));
-	CHECK_EQ(got.pfc_frames[RT_PRIO_GLOBAL], 6 * 2);
-	CHECK_EQ(got.pfc_quanta[RT_PRIO_GLOBAL], 6 * 0x1234);
-	CHECK_EQ(got.mirrored, 5 * 56 + 3 + 2 * 62 + 34 - (xdp_jumbo ? 0 : 5));
+	CHECK_EQ(got.malformed, 7 * 6);
+	CHECK_EQ(got.mac_ctrl, 7 * 6);
+	CHECK_EQ(got.v6_unparsed, 7 * 2);
+	CHECK_EQ(got.pfc_frames[3], 7 * 3);
+	CHECK_EQ(got.pfc_xon[3], 7 * 1);
+	CHECK_EQ(got.pfc_quanta[3], 7 * (0xffff + 3));
+	CHECK_EQ(got.pfc_frames[RT_PRIO_GLOBAL], 7 * 2);
+	CHECK_EQ(got.pfc_quanta[RT_PRIO_GLOBAL], 7 * 0x1234);
+	CHECK_EQ(got.mirrored, 6 * 56 + 3 + 2 * 62 + 34 - (xdp_jumbo ? 0 : 6));
 	CHECK_EQ(got.flow_full, 0);
 	CHECK(!read_if(ifs_fd, LO_IFINDEX, RT_DIR_EGRESS, &got), "no ifstats for lo/egress");
 	compare_if("egress", &got, &exp_out);
-	CHECK_EQ(got.roce, 6 * 33);
+	CHECK_EQ(got.roce, 7 * 33);
 	CHECK_EQ(frames_elsewhere(ifs_fd), 0);
 	TEST_END(tn("bpf_ifstats"));
 
 	nflows = count_flows(&ft);
 	CHECK_EQ(nflows, fl_in.n + fl_out.n);
-	/* the jumbo frame's flow, direct and in its 5 mirror sessions, is ingress only */
-	CHECK_EQ(fl_in.n, fl_out.n + (xdp_jumbo ? 6 : 0));
+	/* the jumbo frame's flow, direct and in its 6 mirror sessions, is ingress only */
+	CHECK_EQ(fl_in.n, fl_out.n + (xdp_jumbo ? 7 : 0));
 	compare_flows(&ft, &fl_in, "ingress");
 	compare_flows(&ft, &fl_out, "egress");
 	TEST_END(tn("bpf_flows"));

@@ -130,19 +130,20 @@ static void test_corpus_shape(const struct corpus *co)
 	CHECK_EQ(ack_cuts, 62);		/* 14 + 20 + 8 + 12 + 4 header bytes, no payload */
 	CHECK_EQ(pfc_cuts, 34);		/* 14 + 2 + 2 + 16 */
 	CHECK_EQ(kinds[RT_K_TRUNC], 62 + 34 + 3);	/* + 3 outer headers cut by their IP/UDP */
-	CHECK_EQ(v6u, 2 * 6);		/* each well-formed direct frame is mirrored 5 times */
-	/* mirror copies: the 56 well-formed direct frames in 5 wrappings, 3 nested
+	CHECK_EQ(v6u, 2 * 7);		/* each well-formed direct frame is mirrored 6 times */
+	/* mirror copies: the 56 well-formed direct frames in 6 wrappings, 3 nested
 	 * encapsulations, inner ACKs cut at each of 62 bytes twice, a PFC frame at 34 */
-	CHECK_EQ(mk[RT_K_ROCE], 5 * 34);
-	CHECK_EQ(mk[RT_K_PFC], 5 * 4);
-	CHECK_EQ(mk[RT_K_PAUSE], 5 * 2);
-	CHECK_EQ(mk[RT_K_MALFORMED], 5 * 6);
-	CHECK_EQ(mk[RT_K_OTHER], 5 * 10 + 3);
+	CHECK_EQ(mk[RT_K_ROCE], 6 * 34);
+	CHECK_EQ(mk[RT_K_PFC], 6 * 4);
+	CHECK_EQ(mk[RT_K_PAUSE], 6 * 2);
+	CHECK_EQ(mk[RT_K_MALFORMED], 6 * 6);
+	CHECK_EQ(mk[RT_K_OTHER], 6 * 10 + 3);
 	CHECK_EQ(mk[RT_K_TRUNC], 2 * 62 + 34);
 	CHECK_EQ(types[RT_MIRROR_ERSPAN2], 56 + 1 + 34);
 	CHECK_EQ(types[RT_MIRROR_ERSPAN3], 2 * 56 + 62);
 	CHECK_EQ(types[RT_MIRROR_GRE], 56 + 1);
 	CHECK_EQ(types[RT_MIRROR_VXLAN], 56 + 1 + 62);
+	CHECK_EQ(types[RT_MIRROR_ERSPAN1], 56);
 	CHECK_EQ(plat, 56);
 	TEST_END("parse_corpus_shape");
 }
@@ -220,7 +221,7 @@ static void test_count_flow(const struct corpus *co)
 		      (unsigned long long)got.last_ns, got.sport, got.dscp, got.pcp, got.opcode,
 		      pc->flowctr, pc->e.tos & 3);
 	}
-	CHECK_EQ(nroce, 34 + 5 * 34);
+	CHECK_EQ(nroce, 34 + 6 * 34);
 	TEST_END("parse_count_flow");
 }
 
@@ -341,21 +342,21 @@ static void test_totals(const struct corpus *co)
 		      corpus_if_field(j), (unsigned long long)((__u64 *)&ig)[j],
 		      (unsigned long long)((__u64 *)&ie)[j]);
 	/* numbers worked out by hand from packets.py, beside the tally above: each
-	 * well-formed direct frame is seen once directly and in 5 mirror copies */
-	CHECK_EQ(ig.roce, 6 * 34);
-	CHECK_EQ(ig.mac_ctrl, 6 * 6);
-	CHECK_EQ(ig.pfc_frames[3], 6 * 3);
-	CHECK_EQ(ig.pfc_xon[3], 6 * 1);
-	CHECK_EQ(ig.pfc_quanta[3], 6 * (0xffff + 3));
-	CHECK_EQ(ig.pfc_frames[7], 6 * 2);
-	CHECK_EQ(ig.pfc_quanta[7], 6 * 509);
-	CHECK_EQ(ig.pfc_frames[6], 6 * 1);	/* pfc_3_5_0's class 6 time is not enabled */
-	CHECK_EQ(ig.pfc_quanta[6], 6 * 0x8000);
-	CHECK_EQ(ig.pfc_frames[RT_PRIO_GLOBAL], 6 * 2);
-	CHECK_EQ(ig.pfc_xon[RT_PRIO_GLOBAL], 6 * 1);
-	CHECK_EQ(ig.pfc_quanta[RT_PRIO_GLOBAL], 6 * 0x1234);
-	CHECK_EQ(ig.mirrored, 5 * 56 + 3 + 2 * 62 + 34);
-	CHECK_EQ(ig.truncated, 62 + 34 + 3 + 5 * 0 + 2 * 62 + 34);
+	 * well-formed direct frame is seen once directly and in 6 mirror copies */
+	CHECK_EQ(ig.roce, 7 * 34);
+	CHECK_EQ(ig.mac_ctrl, 7 * 6);
+	CHECK_EQ(ig.pfc_frames[3], 7 * 3);
+	CHECK_EQ(ig.pfc_xon[3], 7 * 1);
+	CHECK_EQ(ig.pfc_quanta[3], 7 * (0xffff + 3));
+	CHECK_EQ(ig.pfc_frames[7], 7 * 2);
+	CHECK_EQ(ig.pfc_quanta[7], 7 * 509);
+	CHECK_EQ(ig.pfc_frames[6], 7 * 1);	/* pfc_3_5_0's class 6 time is not enabled */
+	CHECK_EQ(ig.pfc_quanta[6], 7 * 0x8000);
+	CHECK_EQ(ig.pfc_frames[RT_PRIO_GLOBAL], 7 * 2);
+	CHECK_EQ(ig.pfc_xon[RT_PRIO_GLOBAL], 7 * 1);
+	CHECK_EQ(ig.pfc_quanta[RT_PRIO_GLOBAL], 7 * 0x1234);
+	CHECK_EQ(ig.mirrored, 6 * 56 + 3 + 2 * 62 + 34);
+	CHECK_EQ(ig.truncated, 62 + 34 + 3 + 6 * 0 + 2 * 62 + 34);
 
 	CHECK_EQ(got.n, exp.n);
 	for (j = 0; j < exp.n; j++) {

@@ -97,6 +97,9 @@ const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len)
 	case RT_MIRROR_NONE:
 		snprintf(buf, len, "%s", "");
 		break;
+	case RT_MIRROR_ERSPAN1:
+		snprintf(buf, len, "%s", "erspan1");
+		break;
 	case RT_MIRROR_ERSPAN2:
 		snprintf(buf, len, "erspan2:%u", k->mirror_id & RT_MIRROR_ID_MASK);
 		break;

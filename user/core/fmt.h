@@ -10,9 +10,9 @@
 
 const char *rt_fmt_addr(__u8 family, const __u8 *addr, char *buf, size_t len);
 /*
- * Who mirrored a flow, as flows.csv's mirror column writes it: "erspan2:SESSION",
- * "erspan3:SESSION:ingress|egress", "gre", "vxlan:VNI", or "" for a flow seen
- * directly.
+ * Who mirrored a flow, as flows.csv's mirror column writes it: "erspan1" (type
+ * I has no session), "erspan2:SESSION", "erspan3:SESSION:ingress|egress",
+ * "gre", "vxlan:VNI", or "" for a flow seen directly.
  */
 #define RT_MIRROR_STRLEN 32
 const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len);

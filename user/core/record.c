@@ -149,7 +149,7 @@ static struct field swport_fields[] = {
 	F(struct rt_swport, in_octets, "u64"), F(struct rt_swport, out_octets, "u64"),
 	F(struct rt_swport, in_discards, "u64"), F(struct rt_swport, out_discards, "u64"),
 	F(struct rt_swport, in_errors, "u64"), F(struct rt_swport, out_errors, "u64"),
-	F(struct rt_swport, agent_lost, "u64"),
+	F(struct rt_swport, agent_lost, "u64"), F(struct rt_swport, ctr_samples, "u64"),
 };
 
 static struct field swdrop_fields[] = {

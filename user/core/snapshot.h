@@ -125,6 +125,8 @@ struct rt_swport {
 	__u64 in_octets, out_octets;
 	__u64 in_discards, out_discards, in_errors, out_errors;
 	__u64 agent_lost;	/* datagrams the port's agent lost (sequence gaps), since start */
+	__u64 ctr_samples;	/* counter samples of the port, since start: a port that
+				 * sends only those still shows, its discards and errors */
 };
 
 /* Dropped-packet notifications of one port and reason, since start. */
@@ -516,6 +518,7 @@ struct rt_swport_delta {
 	const struct rt_swport *p;
 	struct rt_swport_ctr d;
 	__u64 in_octets, out_octets, in_discards, out_discards, in_errors, out_errors, lost;
+	__u64 ctr_samples;		/* counter samples of the interval */
 };
 
 struct rt_swdrop_delta {

@@ -77,6 +77,7 @@ void sf_delta(struct rt_delta *d, const struct rt_snapshot *prev, const struct r
 		o->in_errors = rt_ctr_delta(p->in_errors, c->in_errors, 64);
 		o->out_errors = rt_ctr_delta(p->out_errors, c->out_errors, 64);
 		o->lost = rt_ctr_delta(p->agent_lost, c->agent_lost, 64);
+		o->ctr_samples = rt_ctr_delta(p->ctr_samples, c->ctr_samples, 64);
 	}
 	d->nswports = cur->nswports;
 

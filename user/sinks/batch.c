@@ -120,6 +120,21 @@ static void print_ports(struct rt_printer *p, const struct rt_delta *d, double s
 	rt_pr_close_arr(p);
 }
 
+/* A switch port's own counters (its counter samples) in the row's direction:
+ * discards and errors of the interval, exact; "-" before its first sample. */
+static void print_swport_ifctr(struct rt_printer *p, const struct rt_swport_delta *x)
+{
+	int out = x->p->dir == RT_DIR_EGRESS;
+
+	rt_pr_u64(p, RT_PR_JSON, "counter_samples", NULL, (unsigned long long)x->ctr_samples);
+	if (!x->p->has_ifctr) {
+		rt_pr_text(p, " %9s %7s\n", "-", "-");
+		return;
+	}
+	rt_pr_u64(p, RT_PR_ANY, "discards", " %9llu", (unsigned long long)(out ? x->out_discards : x->in_discards));
+	rt_pr_u64(p, RT_PR_ANY, "errors", " %7llu\n", (unsigned long long)(out ? x->out_errors : x->in_errors));
+}
+
 /* sFlow: what each agent sent, the switch ports, the drops (estimates marked ~). */
 static void print_sflow(struct rt_printer *p, const struct rt_snapshot *cur, const struct rt_delta *d,
 			double secs)
@@ -166,11 +181,12 @@ static void print_sflow(struct rt_printer *p, const struct rt_snapshot *cur, con
 		const struct rt_swport_delta *x = &d->swports[i];
 		const struct rt_swport_ctr *v = &x->d;
 
-		if (!v->samples && !v->drops)
+		if (!v->samples && !v->drops && !x->ctr_samples)
 			continue;
 		if (!shown++)
-			rt_pr_text(p, "Switch ports (sFlow)\n  %-22s %-7s %7s %9s %8s %6s %9s %9s %10s %6s\n", "PORT",
-				   "DIR", "SAMPLES", "~PKTS/s", "~Gb/s", "~CE%", "MAXQ B", "MEANQ B", "MAXDLY ns", "DROPS");
+			rt_pr_text(p, "Switch ports (sFlow)\n  %-22s %-7s %7s %9s %8s %6s %9s %9s %10s %6s %9s %7s\n",
+				   "PORT", "DIR", "SAMPLES", "~PKTS/s", "~Gb/s", "~CE%", "MAXQ B", "MEANQ B", "MAXDLY ns",
+				   "DROPS", "DISCARDS", "ERRORS");
 		rt_pr_open_obj(p, NULL);
 		rt_pr_str(p, RT_PR_ANY, "port", "  %-22s", x->p->name);
 		rt_pr_str(p, RT_PR_ANY, "dir", " %-7s", rt_dir_name(x->p->dir));
@@ -190,7 +206,8 @@ static void print_sflow(struct rt_printer *p, const struct rt_snapshot *cur, con
 			rt_pr_u64(p, RT_PR_ANY, "max_delay_ns", " %10llu", x->p->max_transit);
 		else
 			rt_pr_text(p, " %10s", "-");
-		rt_pr_u64(p, RT_PR_ANY, "drops", " %6llu\n", (unsigned long long)v->drops);
+		rt_pr_u64(p, RT_PR_ANY, "drops", " %6llu", (unsigned long long)v->drops);
+		print_swport_ifctr(p, x);
 		rt_pr_close_obj(p);
 	}
 	rt_pr_close_arr(p);

@@ -43,7 +43,7 @@
 #define QPCTR_HDR "time,device,port,netdev,lqpn,nqps,rqpn,pid,comm,counter,value,delta\n"
 #define SWPORTS_HDR "time,agent,port,dir,samples,est_pkts,est_bytes,est_ce,est_cnp,max_queue_bytes," \
 		    "mean_queue_bytes,max_transit_ns,mean_transit_ns,ce_pct,queue,speed_bps,util_pct," \
-		    "in_discards,out_discards,in_errors,out_errors,drops,agent_dgrams_lost\n"
+		    "in_discards,out_discards,in_errors,out_errors,drops,agent_dgrams_lost,counter_samples\n"
 #define DROPS_HDR "time,agent,port,reason,reason_code,drops\n"
 
 enum { C_FLOWS, C_PFC, C_STATS, C_PORTS, C_SWPORTS, C_DROPS, C_QPCTR, C_FINDINGS, C__N };
@@ -412,8 +412,8 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 		__u64 oct = p->dir == RT_DIR_EGRESS ? x->out_octets : x->in_octets;
 		char ag[2 * RT_SF_AGENT_LEN + 3];
 
-		if (!v->samples)
-			continue;
+		if (!v->samples && !v->drops && !x->ctr_samples)
+			continue;	/* nothing came for the port in the interval */
 		fprintf(c->swports, "%.6f,%s,%u,%s,%llu,%llu,%llu,%llu,%llu,", t,
 			rt_fmt_csv(p->agent, ag, sizeof(ag)), p->port,
 			rt_dir_name(p->dir), (unsigned long long)v->samples, (unsigned long long)v->est_pkts,
@@ -447,7 +447,8 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 		} else {
 			fputs(",,,,,,", c->swports);
 		}
-		fprintf(c->swports, "%llu,%llu\n", (unsigned long long)v->drops, (unsigned long long)x->lost);
+		fprintf(c->swports, "%llu,%llu,%llu\n", (unsigned long long)v->drops, (unsigned long long)x->lost,
+			(unsigned long long)x->ctr_samples);
 	}
 	for (i = 0; i < d->nswdrops; i++) {
 		const struct rt_swdrop *p = d->swdrops[i].p;

@@ -48,6 +48,10 @@
  * (RoCE frames of flows beyond it count in flow_full, and the end of the file
  * says how many). --flow-timeout forgets flows idle for that long in capture
  * time, so a long capture with churning flows stays within memory.
+ *
+ * sFlow: UDP datagrams to port 6343 in the capture go to the same collector
+ * as --sflow, in capture time (pcap_sflow.h): switch ports, drops, agents and
+ * estimated flows as a live collector fed the same datagrams shows them.
  */
 #include <errno.h>
 #include <pcap/pcap.h>
@@ -69,6 +73,7 @@
 #include "join.h"
 #include "log.h"
 #include "pcap_classic.h"
+#include "pcap_sflow.h"
 #include "record.h"
 
 #define RT_PCAP_MAX_EMPTY	100
@@ -129,6 +134,8 @@ struct pcapsrc {
 	int progress;
 	struct timespec last_progress;
 	char note[160];
+	struct rt_pcap_sflow *sflow;	/* sFlow datagrams in the capture */
+	int sflow_err;			/* -ENOMEM queueing one */
 };
 
 /* Packets read ahead and counted together, so their table lookups overlap:
@@ -278,7 +285,9 @@ static void parse_one(struct pcapsrc *s, const struct pcap_pkthdr *h, const unsi
 		len = len - hl + 14;
 	}
 	q->len = len;
-	rt_parse(f, f + cap, len, &q->p);
+	if (rt_parse(f, f + cap, len, &q->p) == RT_K_OTHER && !q->p.mirror &&
+	    rt_pcap_sflow_take(s->sflow, f, cap, q->ts) < 0)
+		s->sflow_err = -ENOMEM;
 }
 
 /* Copy with truncation (names of files can be long). */
@@ -609,6 +618,8 @@ static void reset(struct pcapsrc *s)
 	memset(s->ifv, 0, sizeof(s->ifv));
 	memset(s->ifseen, 0, sizeof(s->ifseen));
 	memset(&s->pend, 0, sizeof(s->pend));
+	rt_pcap_sflow_reset(s->sflow);
+	s->sflow_err = 0;
 	s->started = s->eof = s->read_error = 0;
 	s->npkts = 0;
 	s->empty_run = 0;
@@ -730,6 +741,10 @@ static int interval_end(struct pcapsrc *s, struct rt_snapshot *snap)
 		r->v = s->ifv[d];
 		r->evicted = s->evicted_dir[d];
 	}
+	/* sFlow's rows before the join, in the order the loop merges a live
+	 * collector's (user/core/stream.c) */
+	if (s->sflow_err || rt_pcap_sflow_merge(s->sflow, s->end, snap))
+		return -ENOMEM;
 	rt_join(snap, NULL);	/* CNPs tied to data flows through ACKs, as live */
 	return 0;
 }
@@ -785,6 +800,7 @@ static void pcap_src_close(struct rt_source *src)
 		else if (s->stream_fd >= 0)
 			close(s->stream_fd);
 		free(s->buf);
+		rt_pcap_sflow_free(s->sflow);
 		free(s);
 	}
 	free(src);
@@ -809,6 +825,12 @@ struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void
 	src->priv = s;
 	s->stream_fd = fd;
 	s->stream = fd >= 0;
+	s->sflow = rt_pcap_sflow_new(o);
+	if (!s->sflow) {
+		pr_warn("out of memory.\n");
+		pcap_src_close(src);	/* closes fd */
+		return NULL;
+	}
 	nhead = nhead > sizeof(s->head) ? sizeof(s->head) : nhead;
 	/* pcapng opens with a section header block; everything else is classic. */
 	s->classic = !(nhead >= 4 && !memcmp(head, "\x0a\x0d\x0d\x0a", 4));

@@ -340,16 +340,19 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 		sf->nallow++;
 	}
 	sf->agents = calloc(RT_SF_MAX_AGENTS, sizeof(*sf->agents));
-	sf->buf = malloc((size_t)RT_SF_BATCH * RT_SF_DGRAM_MAX);
+	/* recvmmsg's buffers (4 MiB) only for a socket: a capture's
+	 * collector (pcap_sflow.c) is handed its datagrams */
+	if (o->have_sflow_fd || o->sflow)
+		sf->buf = malloc((size_t)RT_SF_BATCH * RT_SF_DGRAM_MAX);
 	rt_htab_init(&sf->ports, sizeof(struct port), sizeof(struct port_key), RT_SF_MAX_PORTS);
 	rt_htab_init(&sf->flows, sizeof(struct flow), sizeof(struct rt_flow_key),
 		     o->max_flows ? o->max_flows : 16384);
 	rt_htab_init(&sf->drops, sizeof(struct drop), 2 * sizeof(__u32), RT_SF_MAX_PORTS);
-	if (!sf->agents || !sf->buf) {
+	if (!sf->agents || (!sf->buf && (o->have_sflow_fd || o->sflow))) {
 		pr_warn("out of memory.\n");
 		goto fail;
 	}
-	for (i = 0; i < RT_SF_BATCH; i++) {
+	for (i = 0; sf->buf && i < RT_SF_BATCH; i++) {
 		sf->iov[i].iov_base = sf->buf + (size_t)i * RT_SF_DGRAM_MAX;
 		sf->iov[i].iov_len = RT_SF_DGRAM_MAX;
 		sf->msgs[i].msg_hdr.msg_iov = &sf->iov[i];
@@ -461,6 +464,7 @@ static struct port *port_get(struct rt_sflow *sf, struct agent *a, __u32 portno,
 	if (q && q->r.ifindex) {
 		p->r = q->r;
 		memset(&p->r.c, 0, sizeof(p->r.c));
+		p->r.ctr_samples = 0;
 		p->r.has_queue = 0;
 		p->r.max_depth = p->r.max_transit = 0;
 	} else {
@@ -775,6 +779,7 @@ static void on_ctr(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_ct
 		if (!p)
 			continue;
 		p->r.has_ifctr = 1;
+		p->r.ctr_samples++;
 		p->r.speed_bps = c->if_speed;
 		p->r.in_octets = c->in_octets;
 		p->r.out_octets = c->out_octets;
@@ -896,6 +901,8 @@ int rt_sflow_read(struct rt_sflow *sf)
 {
 	int total = 0, n, i, round;
 
+	if (sf->fd < 0 || !sf->buf)
+		return 0;	/* no socket: datagrams are handed over */
 	for (round = 0; round < RT_SF_BUDGET; round++) {
 		__u64 now;
 
@@ -941,6 +948,12 @@ static int swdrop_cmp(const void *x, const void *y)
 static int sfagent_cmp(const void *x, const void *y)
 {
 	return strcmp(((const struct rt_sfagent *)x)->agent, ((const struct rt_sfagent *)y)->agent);
+}
+
+void rt_sflow_clock(struct rt_sflow *sf, __u64 now_ns)
+{
+	if (now_ns > sf->now)
+		sf->now = now_ns;
 }
 
 int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap)

@@ -38,6 +38,9 @@ int rt_sflow_read(struct rt_sflow *sf);
 /* One datagram, as if it came from `from` (tests and benchmarks). */
 void rt_sflow_datagram(struct rt_sflow *sf, const void *buf, size_t len,
 		       const struct sockaddr *from, __u64 now_ns);
+/* The time of a collector without a socket (a capture's, pcap_sflow.h): what
+ * its next collect forgets idle entries by. */
+void rt_sflow_clock(struct rt_sflow *sf, __u64 now_ns);
 /* Add the collector's flows, switch ports, drops and agents to snap (sorted). */
 int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap);
 void rt_sflow_free(struct rt_sflow *sf);

@@ -1,5 +1,6 @@
 """What the Python test scripts share: building RoCEv2 and PFC frames with
-scapy and tallying them (roce), tshark's own counts of a capture (tshark),
+scapy and tallying them (roce), sFlow datagrams built byte by byte (sflow),
+tshark's own counts of a capture (tshark),
 rocetop's and rocetop-gen's output files (outputs), a pcap file's frames
 (pcap), the PASS/FAIL lines tests/run counts (check), and the programs of
 a pause storm made on purpose (pausesw: a receiver that stops draining, a
