@@ -15,6 +15,9 @@
  */
 int rt_run(const struct rt_opts *o);
 
+/* --job-of: the jobs of the pids given, printed; the exit status. */
+int rt_job_of(const struct rt_opts *o);
+
 /* Subcommands: argv[0] is the subcommand's name; the exit status. */
 int rt_report_main(int argc, char **argv);		/* report.c */
 int rt_lab_main(int argc, char **argv);			/* lab.c */

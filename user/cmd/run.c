@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "cmd.h"
 #include "log.h"
+#include "jobs.h"
 #include "loop.h"
 #include "nic.h"
 #include "prom.h"
@@ -21,6 +22,7 @@
 struct parts {
 	struct rt_sflow *sf;
 	struct rt_nic *nic;
+	struct rt_jobs *jobs;	/* the QP owners' jobs (user/nic/jobs.h) */
 };
 
 /* sFlow's rows, added to each snapshot the source took (rt_stream.merge). */
@@ -62,6 +64,8 @@ static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts
 		return -EINVAL;
 	if (L->src->live && !o->no_nic) {
 		P->nic = rt_nic_new(o);
+		P->jobs = P->nic ? rt_jobs_new(o->pods_dir) : NULL;
+		rt_nic_set_jobs(P->nic, P->jobs);
 		L->nic = rt_nic_view(P->nic);
 	}
 	return rt_loop_open(L);
@@ -123,6 +127,7 @@ int rt_run(const struct rt_opts *o)
 		o->sink->close(o->sink);
 	if (P.nic)
 		rt_nic_free(P.nic);
+	rt_jobs_free(P.jobs);
 	if (L.src)
 		L.src->close(L.src);
 	rt_sflow_free(P.sf);
