@@ -28,7 +28,7 @@ enum rt_job_kind {
 
 #define RT_JOB_NAME_LEN	128
 #define RT_JOB_STEP_LEN	64
-#define RT_JOB_CGROUP_LEN 160
+#define RT_JOB_CGROUP_LEN 256
 
 /* One process's attribution (recorded: user/core/record.c names its fields). */
 struct rt_job {

@@ -172,7 +172,7 @@ static struct field job_fields[] = {
 	F(struct rt_job, kind, "u8"), F(struct rt_job, rank, "s32"),
 	F(struct rt_job, size, "s32"), F(struct rt_job, local_rank, "s32"),
 	F(struct rt_job, job, "char[128]"), F(struct rt_job, step, "char[64]"),
-	F(struct rt_job, cgroup, "char[160]"),
+	F(struct rt_job, cgroup, "char[256]"),
 };
 
 /* From R_SWPORT on, structs a file may leave out (recordings before sFlow, jobs). */
