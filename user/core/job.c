@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Jobs: names and fields (job.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "job.h"
 
@@ -90,4 +91,65 @@ int rt_group_parse(const char *s)
 		if (!strcmp(s, group_names[g]))
 			return g;
 	return -1;
+}
+
+char *rt_job_group_key(const struct rt_job *j, int group, __u32 pid, const char *comm, char *buf,
+		       size_t len)
+{
+	int none = !j || j->kind == RT_JOB_NONE;
+
+	switch (group) {
+	case RT_GROUP_JOB:
+		if (none)
+			snprintf(buf, len, "-");
+		else
+			snprintf(buf, len, "%s:%.*s", rt_job_kind_name(j->kind), RT_JOB_NAME_LEN, j->job);
+		break;
+	case RT_GROUP_POD:
+	case RT_GROUP_UNIT:
+		if (none || j->kind != (group == RT_GROUP_POD ? RT_JOB_K8S : RT_JOB_UNIT))
+			snprintf(buf, len, "-");
+		else
+			snprintf(buf, len, "%.*s", RT_JOB_NAME_LEN, j->job);
+		break;
+	case RT_GROUP_PROCESS:
+		if (pid)
+			snprintf(buf, len, "%.16s/%u", comm, pid);
+		else
+			snprintf(buf, len, "-");
+		break;
+	default:
+		snprintf(buf, len, "%s", "");
+	}
+	return buf;
+}
+
+static int cmp_s32(const void *a, const void *b)
+{
+	__s32 x = *(const __s32 *)a, y = *(const __s32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+char *rt_fmt_ranks(__s32 *ranks, size_t n, char *buf, size_t len)
+{
+	size_t i = 0, at = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (n > 1)
+		qsort(ranks, n, sizeof(*ranks), cmp_s32);
+	while (i < n && at < len) {
+		size_t k = i;
+
+		while (k + 1 < n && ranks[k + 1] <= ranks[k] + 1)
+			k++;	/* a run, repeats folded */
+		if (ranks[k] == ranks[i])
+			at += (size_t)snprintf(buf + at, len - at, "%s%d", at ? "," : "", ranks[i]);
+		else
+			at += (size_t)snprintf(buf + at, len - at, "%s%d-%d", at ? "," : "", ranks[i], ranks[k]);
+		i = k + 1;
+	}
+	return buf;
 }

@@ -74,4 +74,13 @@ char *rt_job_label(const struct rt_job *j, char *buf, size_t len);
 /* The same job (kind, job and step), ranks aside: the --group-by job key. */
 int rt_job_same(const struct rt_job *a, const struct rt_job *b);
 
+/* A flow's key under --group-by g: "kind:job" (RT_GROUP_JOB), the pod or
+ * unit ("-" for flows without one), "comm/pid" ("-" without an owner), "" for
+ * RT_GROUP_FLOW. Returns buf. */
+#define RT_JOB_KEY_LEN	(RT_JOB_NAME_LEN + 16)
+char *rt_job_group_key(const struct rt_job *j, int group, __u32 pid, const char *comm, char *buf,
+		       size_t len);
+/* Ranks as ranges, sorted and once each ("0-3,8"; "" for none); ranks is sorted in place. */
+char *rt_fmt_ranks(__s32 *ranks, size_t n, char *buf, size_t len);
+
 #endif
