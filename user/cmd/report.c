@@ -371,6 +371,38 @@ static void host_pairs(struct rt_printer *p, const struct rt_rep_pair *pairs, si
 		rt_pr_text(p, "  (none)\n");
 }
 
+/* The flows folded by job (user/core/jobagg.h), most CE first: only when a flow had a job. */
+static void jobs_table(struct rt_printer *p, struct rt_jobagg *a, int top)
+{
+	char ranks[256], safe[RT_JOB_KEY_LEN * 4];
+	size_t i, n;
+
+	if (!rt_jobagg_any(a))
+		return;
+	n = rt_jobagg_sorted(a);
+	rt_pr_open_arr(p, "jobs");
+	rt_pr_text(p, "\nJobs by congestion (\"-\": flows of no known job)\n  %-40s %6s %10s %12s %8s %8s %8s "
+		   "%8s  %s\n", "JOB", "FLOWS", "PKTS", "BYTES", "CE", "CNP", "NAK", "RNR", "RANKS");
+	for (i = 0; i < n && (!top || i < (size_t)top); i++) {
+		struct rt_jobsum *g = a->order[i];
+		const char *rk = rt_fmt_ranks(g->ranks, g->nranks, ranks, sizeof(ranks));
+
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_TEXT, NULL, "  %-40s", rt_fmt_safe(g->key, safe, sizeof(safe)));
+		rt_pr_str(p, RT_PR_JSON, "job", NULL, g->key);
+		rt_pr_u64(p, RT_PR_ANY, "flows", " %6llu", g->flows);
+		rt_pr_u64(p, RT_PR_ANY, "pkts", " %10llu", g->pkts);
+		rt_pr_u64(p, RT_PR_ANY, "bytes", " %12llu", g->bytes);
+		rt_pr_u64(p, RT_PR_ANY, "ce", " %8llu", g->ce);
+		rt_pr_u64(p, RT_PR_ANY, "cnp", " %8llu", g->cnp);
+		rt_pr_u64(p, RT_PR_ANY, "nak", " %8llu", g->nak);
+		rt_pr_u64(p, RT_PR_ANY, "rnr_nak", " %8llu", g->rnr);
+		rt_pr_str(p, RT_PR_ANY, "ranks", "  %s\n", *rk ? rk : "-");
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
+}
+
 static const char *attr_name(__u8 a)
 {
 	switch (a) {
@@ -621,6 +653,7 @@ static void print_report(struct rt_printer *p, struct report *R)
 	rt_pr_close_obj(p);
 	pauses(p, R);
 	host_pairs(p, r->pairs, r->npairs, R->top);
+	jobs_table(p, &R->a->jobs, R->top);
 	throttled(p, R);
 	nic_counters(p, R);
 }
@@ -750,6 +783,25 @@ static int clocks_apply(struct report *rs, int n)
 	return err;
 }
 
+/* A job's flows and ranks over every host's file. */
+static void jobs_merged(struct rt_printer *p, struct report *rs, int n, int top)
+{
+	struct rt_jobagg all;
+	int i;
+
+	rt_jobagg_init(&all, RT_GROUP_JOB);
+	for (i = 0; i < n; i++)
+		if (rt_jobagg_merge(&all, &rs[i].a->jobs))
+			break;
+	if (i == n && rt_jobagg_any(&all)) {
+		rt_pr_open_obj(p, "all_jobs");
+		rt_pr_text(p, "\nOver all %d files:", n);
+		jobs_table(p, &all, top);
+		rt_pr_close_obj(p);
+	}
+	rt_jobagg_free(&all);
+}
+
 static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 {
 	const struct rt_rep **as = calloc((size_t)n, sizeof(*as));
@@ -790,6 +842,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 		rt_pr_text(p, "\nOver all %d files:", n);
 		host_pairs(p, pairs, npairs, top);
 	}
+	jobs_merged(p, rs, n, top);
 	rt_pr_open_arr(p, "files");
 	for (i = 0; i < n; i++) {
 		rt_pr_str(p, RT_PR_TEXT, NULL, "\n==== [%s]", rs[i].run.host);

@@ -103,3 +103,33 @@ size_t rt_jobagg_sorted(struct rt_jobagg *a)
 	qsort(a->order, n, sizeof(*a->order), by_weight);
 	return n;
 }
+
+int rt_jobagg_merge(struct rt_jobagg *dst, const struct rt_jobagg *src)
+{
+	for (size_t i = 0; i < src->t.cap; i++) {
+		const struct rt_jobsum *g = rt_htab_at(&src->t, i);
+		struct rt_jobsum *o;
+		int fresh;
+
+		if (!src->t.used[i])
+			continue;
+		if (!(o = rt_htab_get(&dst->t, g->key, rt_hash_bytes(g->key, sizeof(g->key)), &fresh)))
+			return -ENOMEM;
+		if (fresh)
+			o->kind = g->kind;
+		o->flows += g->flows, o->pkts += g->pkts, o->bytes += g->bytes, o->ce += g->ce;
+		o->cnp += g->cnp, o->nak += g->nak, o->rnr += g->rnr, o->ranks_over += g->ranks_over;
+		for (size_t k = 0; k < g->nranks; k++)
+			if (add_rank(o, g->ranks[k]))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+int rt_jobagg_any(const struct rt_jobagg *a)
+{
+	for (size_t i = 0; i < a->t.cap; i++)
+		if (a->t.used[i] && strcmp(((const struct rt_jobsum *)rt_htab_at(&a->t, i))->key, "-"))
+			return 1;
+	return 0;
+}

@@ -37,6 +37,10 @@ void rt_jobagg_free(struct rt_jobagg *a);
 /* Flow f of snapshot s with the interval's counters v added: 0 or -ENOMEM. */
 int rt_jobagg_add(struct rt_jobagg *a, const struct rt_snapshot *s, const struct rt_flow *f,
 		  const struct rt_flow_val *v);
+/* src's sums added to dst's (the same key: one job's ranks across hosts). 0 or -ENOMEM. */
+int rt_jobagg_merge(struct rt_jobagg *dst, const struct rt_jobagg *src);
+/* Whether any sum names a job (a key other than "-"). */
+int rt_jobagg_any(const struct rt_jobagg *a);
 /* The sums, most CE-marked packets first (then CNPs, bytes, key): how many,
  * in a->order; 0 without memory too. */
 size_t rt_jobagg_sorted(struct rt_jobagg *a);
