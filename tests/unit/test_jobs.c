@@ -13,6 +13,8 @@
 #include "join.h"
 #include "qp.h"
 #include "record.h"
+#include "prom.h"
+#include "jobagg.h"
 
 #define CG(s) rt_job_from_cgroup(s, sizeof(s) - 1, &j)
 
@@ -140,8 +142,89 @@ static void test_record(void)
 	TEST_END("jobs: recorded and read back");
 }
 
+/* 71 flows, flow i with i CE-marked packets, of job 1000 + i / per (rank
+ * i % per); flow 70 has no job. */
+static void seventy(struct rt_snapshot *s, int per)
+{
+	for (int i = 0; i < 71; i++) {
+		struct rt_flow *f = rt_snapshot_add_flow(s);
+		struct rt_job *j;
+
+		f->k.family = 4, f->k.src[3] = 1, f->k.dst[3] = 2, f->k.dqpn = (__u32)i + 1;
+		f->v.pkts = 100, f->v.ecn[RT_ECN_CE] = (__u64)i, f->v.bytes = 1000;
+		if (i == 70)
+			continue;
+		j = rt_snapshot_add_job(s);
+		j->kind = RT_JOB_SLURM, j->rank = i % per;
+		snprintf(j->job, sizeof(j->job), "%d", 1000 + i / per);
+		snprintf(j->step, sizeof(j->step), "0");
+		f->job = (__u32)s->njobs;
+	}
+	rt_snapshot_sort(s);
+}
+
+/* The exporter's per-job family: the 64 most congested jobs of 70 exported. */
+static void test_prom_jobs(void)
+{
+	struct rt_snapshot s;
+	struct rt_delta d = { 0 };
+	struct rt_prom_render *r = rt_prom_render_new(10, 0);
+	char *t = NULL, *o = NULL, *at;
+	size_t tl = 0, ol = 0, n = 0;
+
+	rt_snapshot_init(&s);
+	seventy(&s, 1);	/* 70 jobs: the 6 with the least CE (1000..1005) left out */
+	CHECK(!rt_delta_compute(&d, NULL, &s), "delta");
+	CHECK(!rt_prom_render(r, &s, &d, &t, &tl, &o, &ol), "render");
+	if (getenv("JOBS_DEBUG") && t)
+		fputs(t, stdout);
+	for (at = t; (at = strstr(at, "\nrocetop_job_packets_total{")); at++)
+		n++;
+	CHECK_EQ(n, 64);
+	CHECK(t && strstr(t, "rocetop_job_packets_total{job_kind=\"slurm\",job=\"1006\"} 100\n"), "job 1006");
+	CHECK(t && !strstr(t, "job=\"1005\""), "job 1005 left out");
+	CHECK(t && strstr(t, "rocetop_job_ecn_packets_total{job_kind=\"slurm\",job=\"1069\",ecn=\"ce\"} 69\n"),
+	      "job 1069's CE");
+	CHECK(t && strstr(t, "rocetop_jobs_unexported 6\n"), "unexported");
+	free(t);
+	free(o);
+	rt_prom_render_free(r);
+	rt_delta_free(&d);
+	rt_snapshot_free(&s);
+	TEST_END("jobs: the exporter's per-job family");
+}
+
+/* --group-by job and process: sums and ranks per key. */
+static void test_groups(void)
+{
+	struct rt_snapshot s;
+	struct rt_jobagg a;
+	char buf[64];
+	size_t n;
+
+	rt_snapshot_init(&s);
+	seventy(&s, 8);
+	rt_jobagg_init(&a, RT_GROUP_JOB);
+	for (size_t i = 0; i < s.nflows; i++)
+		rt_jobagg_add(&a, &s, &s.flows[i], &s.flows[i].v);
+	n = rt_jobagg_sorted(&a);
+	CHECK_EQ(n, 10);
+	CHECK(n == 10 && !strcmp(a.order[0]->key, "slurm:1007") && a.order[0]->ce == 56 + 57 + 58 + 59 + 60 + 61 + 62 + 63,
+	      "%s", n ? a.order[0]->key : "");
+	CHECK(n == 10 && !strcmp(rt_fmt_ranks(a.order[0]->ranks, a.order[0]->nranks, buf, sizeof(buf)), "0-7"), "%s", buf);
+	/* CE: 1007 476, 1006 412, 1008 399, ..., 1001 92, "-" 70, 1000 28 */
+	CHECK(n == 10 && !strcmp(a.order[2]->key, "slurm:1008") && a.order[2]->flows == 6, "1008");
+	CHECK(n == 10 && !strcmp(rt_fmt_ranks(a.order[2]->ranks, a.order[2]->nranks, buf, sizeof(buf)), "0-5"), "%s", buf);
+	CHECK(n == 10 && !strcmp(a.order[8]->key, "-") && a.order[8]->flows == 1, "%s", a.order[8]->key);
+	rt_jobagg_free(&a);
+	rt_snapshot_free(&s);
+	TEST_END("jobs: flows folded by job");
+}
+
 int main(void)
 {
+	test_prom_jobs();
+	test_groups();
 	test_record();
 	test_layouts();
 	test_environ();
