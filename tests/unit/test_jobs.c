@@ -15,6 +15,7 @@
 #include "record.h"
 #include "prom.h"
 #include "jobagg.h"
+#include "findings.h"
 
 #define CG(s) rt_job_from_cgroup(s, sizeof(s) - 1, &j)
 
@@ -221,8 +222,41 @@ static void test_groups(void)
 	TEST_END("jobs: flows folded by job");
 }
 
+/* A finding about a flow names its owner's job and rank. */
+static void test_findings(void)
+{
+	struct rt_snapshot s;
+	struct rt_delta d = { 0 };
+	struct rt_findings F;
+	struct rt_find_cfg cfg;
+	int named = 0, bare = 0;
+
+	rt_find_cfg_defaults(&cfg);
+	cfg.speed_mbps = 100000;
+	rt_findings_init(&F, &cfg, &rt_rules);
+	rt_snapshot_init(&s);
+	seventy(&s, 8);
+	CHECK(!rt_delta_compute(&d, NULL, &s), "delta");
+	d.secs = 1;
+	CHECK(!rt_findings_eval(&F, &s, &d), "eval");
+	for (size_t i = 0; i < F.nev; i++) {
+		const char *e = F.ev[i].f.evidence;
+
+		if (strcmp(F.ev[i].f.rule, "congestion"))
+			continue;
+		named += strstr(e, "QP 70 (job slurm:1008.0 rank 5):") != NULL;
+		bare += strstr(e, "QP 71: CE") != NULL;
+	}
+	CHECK(named == 1 && bare == 1, "named %d, bare %d", named, bare);
+	rt_findings_free(&F);
+	rt_delta_free(&d);
+	rt_snapshot_free(&s);
+	TEST_END("jobs: findings name the job and rank");
+}
+
 int main(void)
 {
+	test_findings();
 	test_prom_jobs();
 	test_groups();
 	test_record();

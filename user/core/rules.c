@@ -277,13 +277,27 @@ static void counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
 }
 
 /* Flows sampled by sFlow carry estimates: the evidence says so. */
-static const char *flow_name(const struct rt_flow *f, char *buf, size_t len)
+#define RT_FLOW_NAME	300	/* a flow's name in a finding, its job included */
+
+/* A flow as findings name it, with its owner's job and rank when known
+ * ("... QP 17 (job slurm:4711.0 rank 3)"). */
+static const char *flow_name(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
 {
-	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN];
+	const struct rt_job *j = rt_snapshot_job(s, f);
+	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN], lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16], rk[24] = "";
+	size_t n;
 
 	snprintf(buf, len, "%s -> %s QP %u%s", rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)),
 		 rt_fmt_addr(f->k.family, f->k.dst, b, sizeof(b)), f->k.dqpn,
 		 f->k.ifindex >= RT_SFLOW_IFBASE ? " (sFlow estimates)" : "");
+	if (!j || j->kind == RT_JOB_NONE)
+		return buf;
+	if (j->rank >= 0)
+		snprintf(rk, sizeof(rk), " rank %d", j->rank);
+	n = strlen(buf);
+	/* a job's name comes from a cgroup: made printable */
+	snprintf(buf + n, len - n, " (job %.96s%s)", rt_fmt_safe(rt_job_label(j, lab, sizeof(lab)), lab,
+								 sizeof(lab)), rk);
 	return buf;
 }
 
@@ -387,7 +401,7 @@ static int rule_victim(struct rt_rule_ctx *c)
 		__u8 prio;
 		double paused = 0;
 		struct rt_subject s;
-		char fn[160], pn[8];
+		char fn[RT_FLOW_NAME], pn[8];
 
 		/* A flow that carried enough data to matter, lately, and no CE now. */
 		if (data_pkts(&f->v) < F->cfg.victim_min_pkts || (v && v->ecn[RT_ECN_CE]))
@@ -411,7 +425,7 @@ static int rule_victim(struct rt_rule_ctx *c)
 		err |= rt_findings_match(F, "victim", RT_SEV_WARNING, &s, 1, (double)xoff,
 			"Head-of-line blocking: this flow is slowed by someone else's congestion on its priority; find the culprit (pfc-storm, congestion findings on the priority) or move the traffic to another priority.",
 			"%s on %s priority %s: %llu data packets, not one CE mark, while the priority was paused by %llu pause frames (%.2f ms paused of %.1f s)",
-			flow_name(f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
+			flow_name(c->cur, f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
 			paused * 1e3, c->d->secs);
 	}
 	return err;
@@ -441,7 +455,7 @@ static int rule_congestion(struct rt_rule_ctx *c)
 		const struct rt_flow_val *v = &d->flows[i].d;
 		struct rt_subject s;
 		double share;
-		char fn[160];
+		char fn[RT_FLOW_NAME];
 
 		if (!congested(&F->cfg, v, &share))
 			continue;
@@ -449,7 +463,7 @@ static int rule_congestion(struct rt_rule_ctx *c)
 		err |= rt_findings_match(F, "congestion", RT_SEV_WARNING, &s, 1, share,
 			"The queue this flow crosses is marking: DCQCN slows its sender; if it persists, look for an incast or a slow receiver, and at rp_cnp_handled on the sender.",
 			"%s: CE on %llu of %llu ECN-capable packets (%.1f%%) in %.1f s",
-			flow_name(f, fn, sizeof(fn)), (unsigned long long)v->ecn[RT_ECN_CE],
+			flow_name(c->cur, f, fn, sizeof(fn)), (unsigned long long)v->ecn[RT_ECN_CE],
 			(unsigned long long)(v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE]),
 			100 * share, d->secs);
 	}
@@ -635,7 +649,7 @@ static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, _
 		const struct rt_flow *f = d->flows[i].f;
 		__u64 n, seq = 0, rnr = 0;
 		struct rt_subject s;
-		char fn[160], with[160] = "";
+		char fn[RT_FLOW_NAME], with[160] = "";
 
 		memcpy(&n, (const char *)&d->flows[i].d + r->off, sizeof(n));
 		if (n < min)
@@ -649,7 +663,7 @@ static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, _
 				 "counted as part of the RNR episode, not as loss", (unsigned long long)seq);
 		flow_subject(&s, c, f);
 		err |= rt_findings_match(c->F, r->rule, RT_SEV_WARNING, &s, 1, (double)n, r->next,
-			"%s: %llu %s in %.1f s (%s%s)", flow_name(f, fn, sizeof(fn)), (unsigned long long)n,
+			"%s: %llu %s in %.1f s (%s%s)", flow_name(c->cur, f, fn, sizeof(fn)), (unsigned long long)n,
 			r->count_what, d->secs, r->why, with);
 	}
 	free(k.e);
@@ -946,12 +960,12 @@ static struct rt_rule_ctx *rules_begin(struct rt_findings *F, const struct rt_sn
 }
 
 /* Add a flow to an episode's involved list, once. */
-static void involve_flow(struct rt_finding *f, const struct rt_flow *fl)
+static void involve_flow(const struct rt_snapshot *s, struct rt_finding *f, const struct rt_flow *fl)
 {
-	char fn[160], one[200];
+	char fn[RT_FLOW_NAME], one[RT_FLOW_NAME + 40];
 	size_t n = strlen(f->involved);
 
-	flow_name(fl, fn, sizeof(fn));
+	flow_name(s, fl, fn, sizeof(fn));
 	if (fl->pid)
 		snprintf(one, sizeof(one), "%s (%.16s pid %u)", fn, fl->comm, fl->pid);
 	else
@@ -991,7 +1005,7 @@ static void involve(struct rt_rule_ctx *c)
 
 			if (flow_prio(fl) == f->subj.prio && recent_data_flow(c, fl, since) &&
 			    !strcmp(rt_snapshot_ifname(cur, fl->k.ifindex), f->subj.ifname))
-				involve_flow(f, fl);
+				involve_flow(cur, f, fl);
 		}
 	}
 }
