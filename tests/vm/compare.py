@@ -250,8 +250,21 @@ def doctor_and_qpc(r, ph):
         f"before '{before}' after '{after}'")
 
 
+JOB_COLS = ("job_kind", "job", "step", "rank", "size")
+
+
+def placed_jobs(role):
+    """phase -> (job_kind, job, step, rank, size) the guest placed its tool in."""
+    return {f[0]: tuple(f[1:6]) for f in (line.split("\t") for line in read(role, "jobs").splitlines())
+            if len(f) >= 6}
+
+
 def main():
     ph = {r: phases(r) for r in "ab"}
+    jobs = {r: placed_jobs(r) for r in "ab"}
+    for r in "ab":
+        out(set(jobs[r]) == {"write", "send"}, f"{r}: the write and send phases ran in jobs the guest made",
+            f"the guest's jobs file names {sorted(jobs[r])}")
     for r in "ab":
         table_qpns(r, ph[r])
     tl = {r: Timeline(ph[r]) for r in "ab"}
@@ -391,6 +404,13 @@ def main():
             out(mine and not bad, f"{r}: flows.csv names {name}'s owner on every row (lqpn, pid, comm)",
                 f"{len(bad)} of {len(mine)} rows ({lost} of {tot} pkts) say "
                 f"{sorted({(x['lqpn'], x['pid'], x['comm']) for x in bad})[:3]}")
+            # The job the guest placed the phase's tool in (rdma-pair.sh: $R/jobs),
+            # else the root cgroup with no rank.
+            want_j = jobs[r].get(name, ("cgroup", "/", "", "", ""))
+            badj = [x for x in mine if tuple(x.get(c) for c in JOB_COLS) != want_j]
+            out(mine and not badj, f"{r}: flows.csv names {name}'s job on every row ({', '.join(JOB_COLS)}: "
+                f"{'/'.join(want_j)})", f"{len(badj)} of {len(mine)} rows say "
+                f"{sorted({tuple(x.get(c) for c in JOB_COLS) for x in badj})[:3]}")
         # Findings on the phases' flows (the requester's QP is the dqpn of what
         # the responder sends back).
         fnd = rocetop_rows(r, name="findings.csv") or []
