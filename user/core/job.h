@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Jobs: who a flow's process works for. The chain (ARCHITECTURE.md, "The
- * job of a flow"; rocetop(8), JOBS): flow -> QP (rdma netlink) -> pid ->
+ * Jobs: who a flow's process works for. The chain (rocetop(8), JOBS):
+ * flow -> QP (rdma netlink) -> pid ->
  * cgroup -> job (a Slurm job and step, a Kubernetes pod and container, a
  * systemd unit, or the plain cgroup), and the rank from the process's
  * environment. The /proc reader lives above the core (user/nic/jobs.c); the
