@@ -4,9 +4,16 @@
  * layout (user/nic/jobs.c names them), ranks from environments, the fields
  * the filter reads, and the join carrying a QP's job to its flows.
  */
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include "check.h"
 #include "job.h"
 #include "jobs.h"
@@ -254,8 +261,114 @@ static void test_findings(void)
 	TEST_END("jobs: findings name the job and rank");
 }
 
+/* ---- a pid reused: in a pid namespace of the test's own, where
+ * /proc/sys/kernel/ns_last_pid hands the same pid out again ---- */
+
+static int put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* A child that waits in cgroup dir until killed: its pid (-1 on failure). */
+static pid_t child_in(const char *dir)
+{
+	char path[300], pid[16];
+	pid_t p = fork();
+
+	if (!p) {
+		pause();
+		_exit(0);
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(pid, sizeof(pid), "%d", p);
+	return p > 0 && !put(path, pid) ? p : -1;
+}
+
+static const char *unit_of(struct rt_jobs *J, pid_t p, char *buf, size_t len)
+{
+	struct rt_job j;
+
+	snprintf(buf, len, "%s", rt_jobs_get(J, (__u32)p, &j) < 0 ? "(gone)" : j.job);
+	return buf;
+}
+
+/* pid 1 of the namespace: process A in a.service, gone; B given A's pid in b.service. */
+static int reuse_init(const char *a, const char *b)
+{
+	struct rt_jobs *J = rt_jobs_new(NULL);
+	char u[RT_JOB_NAME_LEN], last[16];
+	pid_t pa, pb;
+	int bad = 0;
+
+	if (mount("proc", "/proc", "proc", 0, NULL) || !J || (pa = child_in(a)) < 0)
+		return printf("  could not set up: %m\n"), fflush(stdout), 1;
+	rt_jobs_interval(J);
+	bad |= strcmp(unit_of(J, pa, u, sizeof(u)), "rt-reuse-a.service") != 0;
+	printf("  A (pid %d) alive: %s\n", pa, u);
+	kill(pa, SIGKILL);
+	waitpid(pa, NULL, 0);
+	bad |= strcmp(unit_of(J, pa, u, sizeof(u)), "rt-reuse-a.service") != 0;
+	printf("  A gone, the same interval: %s\n", u);
+	usleep(30000);	/* starttime counts clock ticks: B starts ticks later */
+	snprintf(last, sizeof(last), "%d", pa - 1);
+	if (put("/proc/sys/kernel/ns_last_pid", last) || (pb = child_in(b)) != pa)
+		return printf("  pid %d was not handed out again\n", pa), fflush(stdout), 1;
+	rt_jobs_interval(J);
+	bad |= strcmp(unit_of(J, pb, u, sizeof(u)), "rt-reuse-b.service") != 0;
+	printf("  B given pid %d, the next interval: %s\n", pb, u);
+	kill(pb, SIGKILL);
+	waitpid(pb, NULL, 0);
+	rt_jobs_free(J);
+	fflush(stdout);	/* _exit follows */
+	return bad;
+}
+
+static void test_reuse(void)
+{
+	char root[200] = "", a[300], b[340], line[512];
+	FILE *m = fopen("/proc/mounts", "r");
+	pid_t p;
+	int st = -1;
+
+	while (m && fgets(line, sizeof(line), m))
+		if (sscanf(line, "%*s %199s cgroup2", root) == 1 && strstr(line, " cgroup2 "))
+			break;
+		else
+			root[0] = '\0';
+	if (m)
+		fclose(m);
+	snprintf(a, sizeof(a), "%s/rt-reuse-%d", root, getpid());
+	snprintf(b, sizeof(b), "%s/rt-reuse-b.service", a);
+	CHECK(root[0] && !mkdir(a, 0755) && !mkdir(b, 0755), "cgroups under %s (needs root)", root);
+	snprintf(a + strlen(a), sizeof(a) - strlen(a), "/rt-reuse-a.service");
+	CHECK(!mkdir(a, 0755), "%s", a);
+	p = fork();
+	if (!p) {
+		if (unshare(CLONE_NEWPID | CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			_exit(2);
+		if (!(p = fork()))
+			_exit(reuse_init(a, b));
+		waitpid(p, &st, 0);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 3);
+	}
+	waitpid(p, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the reused pid's job (status %d)", st);
+	rmdir(a);
+	rmdir(b);
+	*strrchr(a, '/') = '\0';
+	rmdir(a);
+	TEST_END("jobs: a pid reused by another process is read afresh; one gone keeps its job");
+}
+
 int main(void)
 {
+	test_reuse();
 	test_findings();
 	test_prom_jobs();
 	test_groups();
