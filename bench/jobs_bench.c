@@ -81,7 +81,7 @@ static double interval(struct rt_jobs *J, struct rt_snapshot *s, const pid_t *pi
 int main(void)
 {
 	static pid_t pids[ALIVE];
-	struct rt_jobs *J = rt_jobs_new(NULL);
+	struct rt_jobs *J = rt_jobs_new(NULL, NULL);
 	struct rt_snapshot s;
 	size_t bytes, n;
 	double ms = 0;

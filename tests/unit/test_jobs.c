@@ -301,7 +301,7 @@ static const char *unit_of(struct rt_jobs *J, pid_t p, char *buf, size_t len)
 /* pid 1 of the namespace: process A in a.service, gone; B given A's pid in b.service. */
 static int reuse_init(const char *a, const char *b)
 {
-	struct rt_jobs *J = rt_jobs_new(NULL);
+	struct rt_jobs *J = rt_jobs_new(NULL, NULL);
 	char u[RT_JOB_NAME_LEN], last[16];
 	pid_t pa, pb;
 	int bad = 0;

@@ -6,6 +6,7 @@
 #ifndef RT_CMD_H
 #define RT_CMD_H
 
+#include <stddef.h>
 #include "opts.h"
 
 /*
@@ -16,6 +17,9 @@
 int rt_run(const struct rt_opts *o);
 
 /* --job-of: the jobs of the pids given, printed; the exit status. */
+/* Where the jobs' reader finds /proc: DIR/proc under --sysfs-root DIR (a
+ * fixture's pids are its own; a container mounts the host's there), else /proc. */
+const char *rt_jobs_proc(const struct rt_opts *o, char *buf, size_t len);
 int rt_job_of(const struct rt_opts *o);
 
 /* Subcommands: argv[0] is the subcommand's name; the exit status. */

@@ -5,6 +5,7 @@
  * --json (keys: pid, kind, job, step, rank, size, local_rank, cgroup, label).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include "cmd.h"
 #include "fmt.h"
@@ -36,9 +37,16 @@ static void print_text(__u32 pid, const struct rt_job *j)
 	       j->local_rank, rt_fmt_safe(j->cgroup, c, sizeof(c)));
 }
 
+const char *rt_jobs_proc(const struct rt_opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/proc", o->sysfs_root && *o->sysfs_root ? o->sysfs_root : "");
+	return buf;
+}
+
 int rt_job_of(const struct rt_opts *o)
 {
-	struct rt_jobs *J = rt_jobs_new(o->pods_dir);
+	char proc[PATH_MAX];
+	struct rt_jobs *J = rt_jobs_new(o->pods_dir, rt_jobs_proc(o, proc, sizeof(proc)));
 	int bad = 0;
 
 	if (!J)

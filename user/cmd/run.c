@@ -6,6 +6,8 @@
  * which knows them only through source.h, sink.h and stream.h.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <unistd.h>
 #include "cmd.h"
 #include "log.h"
@@ -50,6 +52,8 @@ static void read_sflow(void *arg)
  */
 static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts *o)
 {
+	char proc[PATH_MAX];
+
 	if (o->sflow || o->have_sflow_fd) {
 		P->sf = rt_sflow_new(o);
 		if (!P->sf)
@@ -64,7 +68,7 @@ static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts
 		return -EINVAL;
 	if (L->src->live && !o->no_nic) {
 		P->nic = rt_nic_new(o);
-		P->jobs = P->nic ? rt_jobs_new(o->pods_dir) : NULL;
+		P->jobs = P->nic ? rt_jobs_new(o->pods_dir, rt_jobs_proc(o, proc, sizeof(proc))) : NULL;
 		rt_nic_set_jobs(P->nic, P->jobs);
 		L->nic = rt_nic_view(P->nic);
 	}

@@ -38,9 +38,10 @@ struct rt_jobs {
 	__u32 gen;
 	char pods[256];
 	char containers[256];
+	char proc[256];
 };
 
-struct rt_jobs *rt_jobs_new(const char *pods_dir)
+struct rt_jobs *rt_jobs_new(const char *pods_dir, const char *proc)
 {
 	struct rt_jobs *J = calloc(1, sizeof(*J));
 	char *slash;
@@ -52,6 +53,7 @@ struct rt_jobs *rt_jobs_new(const char *pods_dir)
 	for (int i = 0; i < 2; i++)
 		rt_htab_init(&J->t[i], sizeof(struct jent), sizeof(__u32), RT_JOBS_MAX);
 	J->gen = 1;
+	snprintf(J->proc, sizeof(J->proc), "%s", proc && *proc ? proc : "/proc");
 	snprintf(J->pods, sizeof(J->pods), "%s", pods_dir && *pods_dir ? pods_dir : "/var/log/pods");
 	snprintf(J->containers, sizeof(J->containers), "%s", J->pods);
 	slash = strrchr(J->containers, '/');
@@ -149,14 +151,14 @@ static long read_file(const char *path, size_t max, char **out)
 }
 
 /* Field 22 of /proc/PID/stat (after the comm's last ')'): 0 when unreadable. */
-static __u64 start_time(__u32 pid)
+static __u64 start_time(const struct rt_jobs *J, __u32 pid)
 {
-	char path[64], buf[1024], *p;
+	char path[300], buf[1024], *p;
 	unsigned long long v = 0;
 	ssize_t k;
 	int fd, field;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	snprintf(path, sizeof(path), "%s/%u/stat", J->proc, pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	k = read(fd, buf, sizeof(buf) - 1);
@@ -507,10 +509,10 @@ static void pod_name(const struct rt_jobs *J, struct rt_job *j)
 /* Read pid's job now: 0, or -errno when its cgroup file is unreadable. */
 static int resolve(const struct rt_jobs *J, __u32 pid, struct rt_job *j)
 {
-	char path[64], *buf;
+	char path[300], *buf;
 	long n;
 
-	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
+	snprintf(path, sizeof(path), "%s/%u/cgroup", J->proc, pid);
 	if ((n = read_file(path, 65536, &buf)) < 0) {
 		memset(j, 0, sizeof(*j));
 		j->rank = j->size = j->local_rank = -1;
@@ -524,7 +526,7 @@ static int resolve(const struct rt_jobs *J, __u32 pid, struct rt_job *j)
 		if (strlen(j->step) > 12)
 			j->step[12] = '\0';
 	}
-	snprintf(path, sizeof(path), "/proc/%u/environ", pid);
+	snprintf(path, sizeof(path), "%s/%u/environ", J->proc, pid);
 	if ((n = read_file(path, RT_JOBS_ENV_MAX, &buf)) >= 0)
 		rt_job_from_environ(buf, (size_t)n, j);
 	free(buf);
@@ -535,7 +537,7 @@ static struct jent *lookup(struct rt_jobs *J, __u32 pid)
 {
 	struct rt_htab *t = &J->t[J->cur];
 	__u32 h = rt_hash_bytes(&pid, sizeof(pid));
-	__u64 st = start_time(pid);
+	__u64 st = start_time(J, pid);
 	struct jent *e = rt_htab_find(t, &pid, h);
 
 	if (e && e->seen == J->gen)
@@ -565,7 +567,7 @@ int rt_jobs_get(struct rt_jobs *J, __u32 pid, struct rt_job *out)
 		return 0;
 	}
 	/* not cached (gone, or past the bound): read directly */
-	return start_time(pid) ? resolve(J, pid, out) : (resolve(J, pid, out), -ESRCH);
+	return start_time(J, pid) ? resolve(J, pid, out) : (resolve(J, pid, out), -ESRCH);
 }
 
 __u32 rt_jobs_row(struct rt_jobs *J, __u32 pid, struct rt_snapshot *snap)

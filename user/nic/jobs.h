@@ -28,9 +28,10 @@
 struct rt_jobs;
 
 /* pods_dir: the kubelet's pod log directory (NULL: /var/log/pods); the
- * containers' links are looked for beside it, in ../containers. NULL
- * without memory (said). */
-struct rt_jobs *rt_jobs_new(const char *pods_dir);
+ * containers' links are looked for beside it, in ../containers. proc: where
+ * /proc is (NULL: /proc; under --sysfs-root, that root's proc/: a fixture's
+ * pids are its own). NULL without memory (said). */
+struct rt_jobs *rt_jobs_new(const char *pods_dir, const char *proc);
 void rt_jobs_free(struct rt_jobs *J);
 /* A new interval: the pids not asked for in the last one are forgotten. */
 void rt_jobs_interval(struct rt_jobs *J);

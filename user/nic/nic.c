@@ -360,7 +360,7 @@ void rt_nic_set_jobs(struct rt_nic *n, struct rt_jobs *J)
  * QP table's order: the same table gives the same rows (join.c compares). */
 static void qp_jobs(struct rt_nic *n, struct rt_snapshot *snap)
 {
-	if (!n->jobs || n->root[0])
+	if (!n->jobs)
 		return;
 	rt_jobs_interval(n->jobs);
 	for (size_t i = 0; i < n->qps.n; i++) {
