@@ -9,8 +9,9 @@ exits 1 on a failure.
 
 The sources: tshark's dissection of each VM's capture of eth0 (packets, bytes,
 ECN, CNPs, ACKs, NAKs, RNR NAKs per direction, flow and destination QP); the
-processes the test started (pid, comm) and the QPNs they printed; rdma netlink's
-QP table; the rxe device's sysfs hw_counters. rocetop's egress hook runs before
+processes the test started (pid, comm) and the QPNs they printed; the jobs the
+guest placed two phases' tools in (jobs: cgroup and rank variables); rdma
+netlink's QP table; the rxe device's sysfs hw_counters. rocetop's egress hook runs before
 the qdisc and the capture after it: on a, the loss phase's netem drops and the
 CE phase's marks happen between them, so those two flows are judged apart.
 """

@@ -74,7 +74,8 @@ int rt_jobagg_add(struct rt_jobagg *a, const struct rt_snapshot *s, const struct
 	g->cnp += v->cnp;
 	g->nak += rt_nak(v);
 	g->rnr += v->rnr_nak;
-	return add_rank(g, j ? j->rank : -1);
+	/* "-" folds flows of no job (or of another kind): their ranks mean nothing together */
+	return strcmp(key, "-") ? add_rank(g, j ? j->rank : -1) : 0;
 }
 
 static int by_weight(const void *x, const void *y)
