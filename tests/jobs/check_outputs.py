@@ -68,6 +68,20 @@ def report_checks():
     c.check("report: the text names the jobs table", "Jobs by congestion" in txt and "slurm:4711" in txt, True)
 
 
+def hosts_checks():
+    """Over both hosts: 4711's ranks 3 (a: 62 packets, 60 CE + 2 CNP), 5 (b: the
+    same) and 6 (b: 500 CE): the slowest 6 on hostb, the median 62."""
+    rep = json.load(open(os.path.join(T, "report2.json")))
+    a = rep.get("all_jobs", {})
+    got = [(j["job"], j["pkts"], j["ranks"]) for j in a.get("jobs", [])]
+    c.check("report over two hosts: each job's packets and ranks joined", got,
+            [("slurm:4711", 624, "3,5-6"), ("k8s:train/trainer-0", 500, "1")])
+    got = [(j["job"], j["ranks"], j["slowest_rank"], j["host"], j["congestion"], j["median"])
+           for j in a.get("job_ranks", [])]
+    c.check("report over two hosts: the slowest rank of each job beside the median", got,
+            [("k8s:train/trainer-0", 1, 1, "hosta", 500, 500), ("slurm:4711", 3, 6, "hostb", 500, 62)])
+
+
 def findings_checks():
     ev = {}
     for r in rows(os.path.join(T, "csv", "findings.csv")):
@@ -100,5 +114,6 @@ c.check("recording replayed with --group-by job: packets and ranks per job", gro
 c.check("recording replayed with --group-by pod", group_sums("group-pod.json"),
         {"-": (62, []), "train/trainer-0": (500, ["1"])})	# "-": no ranks folded
 report_checks()
+hosts_checks()
 findings_checks()
 c.done()

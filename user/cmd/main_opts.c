@@ -136,8 +136,8 @@ const struct rt_opt rt_main_opts[] = {
 	{ 279, "prom-flows", "K", "top K flows exported to Prometheus (default 10)",
 	  RT_SET_INT(O, prom_flows, 0, 10000, "give a number between 0 and 10000") },
 	RT_OPT_GROUP_NOTE("Jobs", "the owners' Slurm jobs, pods and units; see JOBS in rocetop(8)"),
-	{ 301, "group-by", "WHAT", "--batch: fold flows by job, pod, unit, process or flow\n"
-		"(default flow)", RT_CALL(on_group_by) },
+	{ 301, "group-by", "WHAT", "--batch: fold flows by job, rank (of a job), pod, unit,\n"
+		"process or flow (default flow)", RT_CALL(on_group_by) },
 	{ 300, "pods-log-dir", "DIR", "the kubelet's pod log directory, which names pods and\n"
 		"containers (default /var/log/pods; DIR/../containers too)", RT_SET_STR(O, pods_dir) },
 	{ 302, "job-of", "PID", "print the job, step and rank of process PID (repeat) and\n"
@@ -253,7 +253,7 @@ static int on_group_by(void *ctx, const struct rt_opt *opt, const char *arg)
 
 	(void)opt;
 	if (g < 0) {
-		pr_warn("--group-by takes job, pod, unit, process or flow, not '%s'.\n", arg);
+		pr_warn("--group-by takes job, rank, pod, unit, process or flow, not '%s'.\n", arg);
 		return -EINVAL;
 	}
 	o->group_by = g;

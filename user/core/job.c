@@ -78,7 +78,7 @@ int rt_job_same(const struct rt_job *a, const struct rt_job *b)
 	return a->kind == b->kind && !strncmp(a->job, b->job, sizeof(a->job));
 }
 
-static const char *const group_names[RT_GROUP__N] = { "flow", "job", "pod", "unit", "process" };
+static const char *const group_names[RT_GROUP__N] = { "flow", "job", "pod", "unit", "process", "rank" };
 
 const char *rt_group_name(int g)
 {
@@ -111,6 +111,14 @@ char *rt_job_group_key(const struct rt_job *j, int group, __u32 pid, const char 
 			snprintf(buf, len, "-");
 		else
 			snprintf(buf, len, "%.*s", RT_JOB_NAME_LEN, j->job);
+		break;
+	case RT_GROUP_RANK:
+		if (none)
+			snprintf(buf, len, "-");
+		else if (j->rank >= 0)
+			snprintf(buf, len, "%s:%.*s#%d", rt_job_kind_name(j->kind), RT_JOB_NAME_LEN, j->job, j->rank);
+		else
+			snprintf(buf, len, "%s:%.*s#-", rt_job_kind_name(j->kind), RT_JOB_NAME_LEN, j->job);
 		break;
 	case RT_GROUP_PROCESS:
 		if (pid)

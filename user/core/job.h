@@ -49,10 +49,11 @@ enum rt_group {
 	RT_GROUP_POD,		/* Kubernetes pods (other flows under "") */
 	RT_GROUP_UNIT,		/* systemd units (other flows under "") */
 	RT_GROUP_PROCESS,	/* pid and comm */
+	RT_GROUP_RANK,		/* kind, job and rank: "kind:job#rank" ("#-" without one) */
 	RT_GROUP__N
 };
 
-/* "flow", "job", "pod", "unit", "process"; rt_group_parse: -1 for another name. */
+/* "flow", "job", "pod", "unit", "process", "rank"; rt_group_parse: -1 for another name. */
 const char *rt_group_name(int g);
 int rt_group_parse(const char *s);
 

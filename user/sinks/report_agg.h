@@ -82,6 +82,7 @@ struct rt_rep_port {
 struct rt_rep {
 	struct rt_htab tab;		/* struct rt_rep_flow by flow key */
 	struct rt_jobagg jobs;		/* the exact flows folded by job, over the file */
+	struct rt_jobagg ranks;		/* ... and by job and rank */
 	struct rt_rep_if ifs[2 * RT_MAX_IFACES];
 	size_t nifs;
 	__u64 speed_given;		/* --link-speed, 0: rt_link_speed decides */
