@@ -15,4 +15,4 @@ V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)freezer(,|$)/ { print $2; exit }' /proc/m
 [ -n "$V2" ] || { echo "FAIL jobs_cgroups: no cgroup2 mount"; exit 1; }
 rt_tmpdir T
 chmod 755 "$T"	# nobody reads the pod logs too
-exec "$PY" tests/jobs/place_jobs.py "$ROCETOP" "$V2" "${V1:-}" "$T" "$RT_ID"
+"$PY" tests/jobs/place_jobs.py "$ROCETOP" "$V2" "${V1:-}" "$T" "$RT_ID"	# not exec: the cleanup on exit runs

@@ -74,4 +74,4 @@ for _ in $(seq 200); do
 done
 tmux send-keys -t "$S" q
 for _ in $(seq 50); do [ -s "$tmp/tui.rc" ] && break; sleep 0.1; done
-exec "$PY" tests/jobs/check_outputs.py "$tmp"
+"$PY" tests/jobs/check_outputs.py "$tmp"	# not exec: the cleanup on exit runs
