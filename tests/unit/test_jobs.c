@@ -366,8 +366,54 @@ static void test_reuse(void)
 	TEST_END("jobs: a pid reused by another process is read afresh; one gone keeps its job");
 }
 
+/* An incast onto one job's ranks says so; sources of several jobs do not. */
+static void test_incast(void)
+{
+	struct rt_find_cfg cfg;
+	int with = 0, mixed = 0;
+
+	rt_find_cfg_defaults(&cfg);
+	cfg.speed_mbps = 100000;
+	for (int round = 0; round < 2; round++) {
+		struct rt_snapshot s;
+		struct rt_delta d = { 0 };
+		struct rt_findings F;
+
+		rt_findings_init(&F, &cfg, &rt_rules);
+		rt_snapshot_init(&s);
+		for (int i = 0; i < 8; i++) {
+			struct rt_flow *f = rt_snapshot_add_flow(&s);
+			struct rt_job *j = rt_snapshot_add_job(&s);
+
+			f->k.family = 4, f->k.src[3] = (__u8)(10 + i), f->k.dst[3] = 2, f->k.dqpn = 17;
+			f->v.pkts = 100, f->v.ecn[RT_ECN_CE] = 50, f->v.ecn[RT_ECN_ECT0] = 50;
+			j->kind = RT_JOB_SLURM, j->rank = i;
+			/* round 1: the last source is another job's */
+			snprintf(j->job, sizeof(j->job), "%d", round && i == 7 ? 4713 : 4712);
+			f->job = (__u32)s.njobs;
+		}
+		rt_snapshot_sort(&s);
+		CHECK(!rt_delta_compute(&d, NULL, &s), "delta");
+		d.secs = 1;
+		CHECK(!rt_findings_eval(&F, &s, &d), "eval");
+		for (size_t i = 0; i < F.nev; i++)
+			if (!strcmp(F.ev[i].f.rule, "incast")) {
+				if (!round)
+					with += strstr(F.ev[i].f.evidence, "at once (job slurm:4712 ranks 0-7): ") != NULL;
+				else
+					mixed += strstr(F.ev[i].f.evidence, "at once: ") != NULL;
+			}
+		rt_findings_free(&F);
+		rt_delta_free(&d);
+		rt_snapshot_free(&s);
+	}
+	CHECK(with == 1 && mixed == 1, "one job %d, two jobs %d", with, mixed);
+	TEST_END("jobs: an incast names the job and its ranks when its flows are one job's");
+}
+
 int main(void)
 {
+	test_incast();
 	test_reuse();
 	test_findings();
 	test_prom_jobs();

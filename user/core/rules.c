@@ -476,7 +476,43 @@ struct dst_group {
 	__u8 src[8][16];	/* distinct sources, the first 8 named */
 	double share[8];
 	__u32 nsrc;
+	/* the flows' owners' job (on a receiver: the receiver's), if one */
+	const struct rt_job *job;
+	int jobs_mixed;
+	__s32 ranks[16];
+	size_t nranks;
 };
+
+/* The owner's job of flow f into the group: its one job and the ranks seen. */
+static void group_job(struct dst_group *x, const struct rt_job *j)
+{
+	size_t k;
+
+	if (!j || j->kind == RT_JOB_NONE || (x->job && !rt_job_same(x->job, j))) {
+		x->jobs_mixed = 1;
+		return;
+	}
+	x->job = j;
+	for (k = 0; k < x->nranks && x->ranks[k] != j->rank; k++)
+		;
+	if (k == x->nranks && j->rank >= 0 && x->nranks < sizeof(x->ranks) / sizeof(x->ranks[0]))
+		x->ranks[x->nranks++] = j->rank;
+}
+
+/* " (job slurm:4711 ranks 0-7)" when the group's flows are of one job, else "". */
+static const char *group_job_text(struct dst_group *x, char *buf, size_t len)
+{
+	char ranks[96], key[RT_JOB_KEY_LEN];
+
+	buf[0] = '\0';
+	if (!x->job || x->jobs_mixed)
+		return buf;
+	rt_fmt_ranks(x->ranks, x->nranks, ranks, sizeof(ranks));
+	rt_job_group_key(x->job, RT_GROUP_JOB, 0, "", key, sizeof(key));
+	snprintf(buf, len, " (job %.80s%s%s)", rt_fmt_safe(key, key, sizeof(key)),
+		 x->nranks ? (x->nranks > 1 ? " ranks " : " rank ") : "", ranks);
+	return buf;
+}
 
 static int rule_incast(struct rt_rule_ctx *c)
 {
@@ -507,6 +543,7 @@ static int rule_incast(struct rt_rule_ctx *c)
 			x->family = f->k.family;
 			memcpy(x->dst, f->k.dst, 16);
 		}
+		group_job(x, rt_snapshot_job(c->cur, f));
 		for (k = 0; k < x->nsrc && k < 8; k++)
 			if (!memcmp(x->src[k], f->k.src, 16))
 				known = 1;
@@ -522,7 +559,7 @@ static int rule_incast(struct rt_rule_ctx *c)
 	}
 	for (j = 0; j < ng; j++) {
 		struct rt_subject s;
-		char a[RT_ADDR_STRLEN], list[200];
+		char a[RT_ADDR_STRLEN], list[200], jt[200];
 		size_t n = 0;
 
 		if (g[j].nsrc < (__u32)F->cfg.incast_sources)
@@ -537,8 +574,9 @@ static int rule_incast(struct rt_rule_ctx *c)
 		memcpy(s.dst, g[j].dst, 16);
 		err |= rt_findings_match(F, "incast", RT_SEV_WARNING, &s, 1, (double)g[j].nsrc,
 			"Many senders converge on one receiver's port: spread or pace the collective, and check that DCQCN converges (rp_cnp_handled on the senders).",
-			"%u sources CE-marked towards %s at once: %s%s", g[j].nsrc,
-			rt_fmt_addr(g[j].family, g[j].dst, a, sizeof(a)), list, g[j].nsrc > 8 ? ", ..." : "");
+			"%u sources CE-marked towards %s at once%s: %s%s", g[j].nsrc,
+			rt_fmt_addr(g[j].family, g[j].dst, a, sizeof(a)), group_job_text(&g[j], jt, sizeof(jt)),
+			list, g[j].nsrc > 8 ? ", ..." : "");
 	}
 	free(g);
 	return err;
