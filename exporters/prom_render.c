@@ -28,6 +28,10 @@
  * eleven series a pair, every pair of a big fabric would be hundreds of
  * thousands of series (721,109 at 100k flows); this bounds them at 2,816. */
 #define EXPORT_HOSTPAIRS	256
+/* Jobs (user/core/job.h): accumulators kept, and exported (the most
+ * congested since start): eleven series each, at most 704. */
+#define MAX_JOBS	4096
+#define EXPORT_JOBS	64
 #define MAX_FINDING_SERIES 200	/* open findings exported one series each */
 #define RT_STR_(x)	#x
 #define RT_STR(x)	RT_STR_(x)
@@ -184,6 +188,13 @@ struct hp {
 	struct rt_flow_val v;
 };
 
+/* A job's accumulator: the deltas of its flows since start (key "kind:job"). */
+struct pjob {
+	char key[RT_JOB_KEY_LEN];	/* first: the table's key */
+	__u8 kind;
+	struct rt_flow_val v;
+};
+
 struct rt_prom_render {
 	int top_k;
 	__u64 speed_given;	/* --link-speed (rt_link_speed decides) */
@@ -198,6 +209,10 @@ struct rt_prom_render {
 	struct hp **hp_order;
 	size_t hp_order_cap;
 	size_t hp_tracked;		/* host pairs with totals; at most EXPORT_HOSTPAIRS exported */
+	struct rt_htab jobs;		/* struct pjob, at most MAX_JOBS */
+	int jobs_full_warned;
+	struct pjob **job_order;
+	size_t job_order_cap, jobs_tracked;
 	struct rt_prom_self self;	/* the exporter's own figures, if valid */
 	/* NIC counters as exported: sorted like a snapshot's ports table. */
 	struct nic_acc *nic;
@@ -231,6 +246,7 @@ struct rt_prom_render *rt_prom_render_new(int top_k, __u64 speed_given)
 	r->top_k = top_k < 0 ? 0 : top_k;
 	r->speed_given = speed_given;
 	rt_htab_init(&r->hp, sizeof(struct hp), sizeof(struct rt_hostpair), MAX_HOSTPAIRS);
+	rt_htab_init(&r->jobs, sizeof(struct pjob), RT_JOB_KEY_LEN, MAX_JOBS);
 	return r;
 }
 
@@ -239,6 +255,8 @@ void rt_prom_render_free(struct rt_prom_render *r)
 	if (!r)
 		return;
 	rt_htab_free(&r->hp);
+	rt_htab_free(&r->jobs);
+	free(r->job_order);
 	free(r->order);
 	free(r->idle);
 	free(r->heap);
@@ -749,6 +767,84 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	return 0;
 }
 
+static const struct rt_flow_val *job_val(void *ctx, size_t i)
+{
+	return &((struct render_ctx *)ctx)->r->job_order[i]->v;
+}
+
+static void job_labels(void *ctx, size_t i, char *set, size_t len)
+{
+	const struct pjob *j = ((struct render_ctx *)ctx)->r->job_order[i];
+	const char *colon = strchr(j->key, ':');
+
+	label(set, len, "job_kind", rt_job_kind_name(j->kind));
+	label(set, len, "job", colon ? colon + 1 : j->key);
+}
+
+static int cmp_job_rank(const void *a, const void *b)
+{
+	const struct pjob *x = *(struct pjob *const *)a, *y = *(struct pjob *const *)b;
+	int c = RT_SPACESHIP(rt_congestion(&y->v), rt_congestion(&x->v));
+
+	if (!c)
+		c = RT_SPACESHIP(y->v.pkts, x->v.pkts);
+	return c ? c : strcmp(x->key, y->key);
+}
+
+static int cmp_job_key(const void *a, const void *b)
+{
+	return strcmp((*(struct pjob *const *)a)->key, (*(struct pjob *const *)b)->key);
+}
+
+/* The flows' owners' jobs (the snapshot's jobs table): their flows' deltas
+ * summed since start, the EXPORT_JOBS most congested exported. */
+static int render_jobs(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
+		       const struct rt_delta *d)
+{
+	struct render_ctx c = { .r = r, .cur = cur };
+	struct rowset rs = { .ctx = &c, .val = job_val, .labels = job_labels };
+	size_t i, n;
+
+	for (i = 0; i < d->nflows; i++) {
+		const struct rt_job *j = rt_snapshot_job(cur, d->flows[i].f);
+		char key[RT_JOB_KEY_LEN] = { 0 };
+		struct pjob *p;
+
+		if (!j || j->kind == RT_JOB_NONE || d->flows[i].f->estimate)
+			continue;
+		rt_job_group_key(j, RT_GROUP_JOB, 0, "", key, sizeof(key));
+		p = rt_htab_get(&r->jobs, key, rt_hash_bytes(key, sizeof(key)), NULL);
+		if (!p) {
+			if (errno == ENOSPC && !r->jobs_full_warned++)
+				pr_warn("more than %d jobs: new ones are left out of the Prometheus metrics.\n",
+					MAX_JOBS);
+			continue;
+		}
+		p->kind = j->kind;
+		rt_flow_val_add(&p->v, &d->flows[i].d);
+	}
+	if (rt_grow_to((void **)&r->job_order, &r->job_order_cap, r->jobs.n ? r->jobs.n : 1,
+		       sizeof(*r->job_order)))
+		return -ENOMEM;
+	for (i = 0, n = 0; i < r->jobs.cap; i++)
+		if (r->jobs.used[i])
+			r->job_order[n++] = rt_htab_at(&r->jobs, i);
+	r->jobs_tracked = n;
+	if (n > EXPORT_JOBS) {
+		qsort(r->job_order, n, sizeof(*r->job_order), cmp_job_rank);
+		n = EXPORT_JOBS;
+	}
+	if (n > 1)
+		qsort(r->job_order, n, sizeof(*r->job_order), cmp_job_key);
+	rs.n = n;
+	flow_families(w, "rocetop_job", "of the job's flows (its processes' queue pairs)", &rs);
+	family(w, "rocetop_jobs_unexported", M_GAUGE, NULL,
+	       "Jobs with totals left out of rocetop_job_*, beyond the " RT_STR(EXPORT_JOBS)
+	       " with the most congestion, then packets.");
+	sample_u(w, "rocetop_jobs_unexported", M_GAUGE, "", r->jobs_tracked - n);
+	return 0;
+}
+
 static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt_delta *d)
 {
 	char set[LSET], pn[16];
@@ -1113,6 +1209,8 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 	if (cur && d) {
 		render_ifaces(r, &w, cur);
 		err = render_flows(r, &w, cur, d);
+		if (!err && (cur->njobs || r->jobs.n))	/* hosts without jobs: no job families */
+			err = render_jobs(r, &w, cur, d);
 		if (!err)
 			err = render_ports(r, &w, d);
 		if (!err && d->findings)

@@ -122,6 +122,17 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 		else
 			fmt_age(r->age_ns, buf, len);
 		break;
+	case C_JOB: {
+		char lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16];
+
+		if (!r->job)
+			snprintf(buf, len, "-");
+		else if (r->job->rank >= 0)
+			snprintf(buf, len, "%s r%d", rt_job_label(r->job, lab, sizeof(lab)), r->job->rank);
+		else
+			snprintf(buf, len, "%s", rt_job_label(r->job, lab, sizeof(lab)));
+		break;
+	}
 	case C_PROC:
 		/* Flows from the NIC's per-QP counters say so, as the NIC view does. */
 		if (f->comm[0])

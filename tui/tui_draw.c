@@ -427,10 +427,12 @@ static void table_columns(struct tui *t)
 	size_t nlist = t->view == V_PAIRS ? tui_npair_cols : tui_nflow_cols;
 	short minw[MAXCOLS], want[MAXCOLS];
 	unsigned char prio[MAXCOLS];
-	int has_proc, has_mirror, x[MAXCOLS], w[MAXCOLS], n = 0;
+	int has_proc, has_mirror, has_job = 0, x[MAXCOLS], w[MAXCOLS], n = 0;
 	size_t i;
 
 	tui_rows_have(&t->data, t->rows, t->nrows, &has_proc, &has_mirror);
+	for (i = 0; i < t->nrows && !has_job && t->view != V_PAIRS; i++)
+		has_job = t->rows[i].job != NULL;
 	for (i = 0; i < nlist && n < MAXCOLS; i++) {
 		const struct tui_col *c = &tui_cols[list[i]];
 
@@ -440,13 +442,15 @@ static void table_columns(struct tui *t)
 			continue;
 		if ((c->flags & TUI_COL_MIRROR) && !has_mirror)
 			continue;
+		if ((c->flags & TUI_COL_JOB) && !has_job)
+			continue;
 		t->cols[n] = list[i];
 		minw[n] = c->width;
 		want[n] = c->maxw;
 		prio[n] = c->prio;
 		/* address columns grow to the longest address shown */
 		if (list[i] == C_SRC || list[i] == C_DST || list[i] == C_IFACE || list[i] == C_PROC ||
-		    list[i] == C_MIRROR) {
+		    list[i] == C_MIRROR || list[i] == C_JOB) {
 			want[n] = (short)tui_rows_want_t(&t->data, t->rows, t->nrows, list[i], c->width, c->maxw);
 		}
 		n++;

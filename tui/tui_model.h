@@ -188,13 +188,14 @@ struct tui_row {
 	unsigned int nflows;		/* pairs: flows aggregated */
 	int idx;			/* flows: index in snap.flows */
 	const char *ifname;
+	const struct rt_job *job;	/* flows: the owner's job (snap's jobs), NULL: none */
 };
 
 enum tui_colid {
 	C_IFACE, C_DIR, C_SRC, C_DST, C_DQPN, C_PRIO, C_FLOWS, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK,
 	C_RNR,
 	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40,
-	C_IDLE, C_AGE, C_PROC, C_MIRROR,
+	C_IDLE, C_AGE, C_PROC, C_JOB, C_MIRROR,
 	C_CONG,		/* not shown: CE + CNP + NAKs, the default order (as --batch) */
 	C_NCOLS
 };
@@ -205,6 +206,7 @@ enum tui_colid {
 #define TUI_COL_TEXT	0x8	/* sorts ascending first */
 #define TUI_COL_HIDDEN	0x10	/* a sort key without a column */
 #define TUI_COL_MIRROR	0x20	/* shown only when some flow came inside a mirror copy */
+#define TUI_COL_JOB	0x40	/* shown only when some flow's owner has a job */
 
 struct tui_col {
 	const char *title;	/* rates */

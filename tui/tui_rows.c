@@ -37,6 +37,7 @@ const struct tui_col tui_cols[C_NCOLS] = {
 	[C_IDLE]  = { "IDLE", "IDLE", "idle", 5, 5, 8, 0 },
 	[C_AGE]   = { "AGE", "AGE", "age", 5, 5, 9, 0 },
 	[C_PROC]  = { "PROCESS", "PROCESS", "process", 7, 24, 9, TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_PROC },
+	[C_JOB]   = { "JOB", "JOB", "job", 3, 32, 9, TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_JOB },
 	[C_MIRROR] = { "MIRROR", "MIRROR", "mirror", 6, 22, 7,
 		       TUI_COL_LEFT | TUI_COL_TEXT | TUI_COL_MIRROR },
 	[C_CONG]  = { "", "", "congestion", 0, 0, 0, TUI_COL_HIDDEN },
@@ -45,6 +46,7 @@ const struct tui_col tui_cols[C_NCOLS] = {
 const enum tui_colid tui_flow_cols[] = {
 	C_SRC, C_DST, C_DQPN, C_DIR, C_IFACE, C_PRIO, C_PKTS, C_GBPS, C_CE, C_CNP, C_NAK, C_RNR,
 	C_GB2, C_GB10, C_GB40, C_CE2, C_CE10, C_CE40, C_CNP2, C_CNP10, C_CNP40, C_IDLE, C_AGE, C_PROC,
+	C_JOB,		/* only when some flow's owner has a job */
 	C_MIRROR,	/* only when some flow came inside a mirror copy */
 };
 
@@ -134,6 +136,7 @@ int tui_flow_rows_ex(const struct tui_data *t, int totals, const char *filter, i
 			continue;
 		n++;
 		r->f = f;
+		r->job = rt_snapshot_job(&t->snap, f);
 		r->idx = (int)i;
 		r->secs = totals ? 0 : t->iv.secs;
 		r->idle_ns = since(&t->snap, f->v.last_ns);

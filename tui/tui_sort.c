@@ -58,6 +58,15 @@ static int row_cmp_value(const struct tui_row *a, const struct tui_row *b, enum 
 		r = strcmp(rt_fmt_mirror(&a->f->k, ma, sizeof(ma)), rt_fmt_mirror(&b->f->k, mb, sizeof(mb)));
 		break;
 	}
+	case C_JOB: {
+		char ja[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16], jb[sizeof(ja)];
+
+		r = strcmp(rt_job_label(a->job, ja, sizeof(ja)), rt_job_label(b->job, jb, sizeof(jb)));
+		if (!r)
+			r = tui_spaceship_u64((__u64)(a->job ? a->job->rank + 1 : 0),
+					      (__u64)(b->job ? b->job->rank + 1 : 0));
+		break;
+	}
 	case C_PROC: r = strcmp(a->f->comm, b->f->comm);
 		if (!r)
 			r = tui_spaceship_u64(a->f->pid, b->f->pid);

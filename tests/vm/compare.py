@@ -9,8 +9,9 @@ exits 1 on a failure.
 
 The sources: tshark's dissection of each VM's capture of eth0 (packets, bytes,
 ECN, CNPs, ACKs, NAKs, RNR NAKs per direction, flow and destination QP); the
-processes the test started (pid, comm) and the QPNs they printed; rdma netlink's
-QP table; the rxe device's sysfs hw_counters. rocetop's egress hook runs before
+processes the test started (pid, comm) and the QPNs they printed; the jobs the
+guest placed two phases' tools in (jobs: cgroup and rank variables); rdma
+netlink's QP table; the rxe device's sysfs hw_counters. rocetop's egress hook runs before
 the qdisc and the capture after it: on a, the loss phase's netem drops and the
 CE phase's marks happen between them, so those two flows are judged apart.
 """
@@ -250,8 +251,21 @@ def doctor_and_qpc(r, ph):
         f"before '{before}' after '{after}'")
 
 
+JOB_COLS = ("job_kind", "job", "step", "rank", "size")
+
+
+def placed_jobs(role):
+    """phase -> (job_kind, job, step, rank, size) the guest placed its tool in."""
+    return {f[0]: tuple(f[1:6]) for f in (line.split("\t") for line in read(role, "jobs").splitlines())
+            if len(f) >= 6}
+
+
 def main():
     ph = {r: phases(r) for r in "ab"}
+    jobs = {r: placed_jobs(r) for r in "ab"}
+    for r in "ab":
+        out(set(jobs[r]) == {"write", "send"}, f"{r}: the write and send phases ran in jobs the guest made",
+            f"the guest's jobs file names {sorted(jobs[r])}")
     for r in "ab":
         table_qpns(r, ph[r])
     tl = {r: Timeline(ph[r]) for r in "ab"}
@@ -391,6 +405,13 @@ def main():
             out(mine and not bad, f"{r}: flows.csv names {name}'s owner on every row (lqpn, pid, comm)",
                 f"{len(bad)} of {len(mine)} rows ({lost} of {tot} pkts) say "
                 f"{sorted({(x['lqpn'], x['pid'], x['comm']) for x in bad})[:3]}")
+            # The job the guest placed the phase's tool in (rdma-pair.sh: $R/jobs),
+            # else the root cgroup with no rank.
+            want_j = jobs[r].get(name, ("cgroup", "/", "", "", ""))
+            badj = [x for x in mine if tuple(x.get(c) for c in JOB_COLS) != want_j]
+            out(mine and not badj, f"{r}: flows.csv names {name}'s job on every row ({', '.join(JOB_COLS)}: "
+                f"{'/'.join(want_j)})", f"{len(badj)} of {len(mine)} rows say "
+                f"{sorted({tuple(x.get(c) for c in JOB_COLS) for x in badj})[:3]}")
         # Findings on the phases' flows (the requester's QP is the dqpn of what
         # the responder sends back).
         fnd = rocetop_rows(r, name="findings.csv") or []

@@ -75,7 +75,40 @@ rocetop_stop() { # rocetop_stop NAME
 		echo "exited $? before the end" >>"$R/$1/status"
 	fi
 }
-rocetop_start rocetop
+# Jobs: the write phase runs in a cgroup laid out as Slurm's cgroup/v2 plugin
+# lays out a task (job 4711, step 0, task = the rank), with Slurm's variables;
+# the send phase in one laid out as kubelet's systemd driver does (a burstable
+# pod's containerd container), named by pod log directories as the kubelet
+# writes them, with torchrun's variables. $R/jobs says what each phase must
+# show (phase, job_kind, job, step, rank, size: tab-separated); the other
+# phases run in the root cgroup (compare.py: cgroup "/").
+RANK_HERE=0
+[ "$ROLE" = b ] && RANK_HERE=1
+SLURM_CG=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_4711/step_0/user/task_$RANK_HERE
+POD_UID=6f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5$RANK_HERE
+CTR=$(printf '%064x' $((3054 + RANK_HERE)))
+K8S_CG=/sys/fs/cgroup/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${POD_UID//-/_}.slice/cri-containerd-$CTR.scope
+LOGS=/tmp/rtlogs
+mkdir -p "$SLURM_CG" "$K8S_CG" "$LOGS/pods/train_trainer-$RANK_HERE"_"$POD_UID/worker" "$LOGS/containers" ||
+	echo "job cgroups could not be made" >>"$R/errors"
+ln -s "../pods/train_trainer-$RANK_HERE"_"$POD_UID/worker/0.log" \
+	"$LOGS/containers/trainer-$RANK_HERE"_train_worker-"$CTR.log"
+printf 'write\tslurm\t4711\t0\t%d\t2\n' $RANK_HERE >"$R/jobs"
+printf 'send\tk8s\ttrain/trainer-%d\tworker\t%d\t4\n' $RANK_HERE $((RANK_HERE + 2)) >>"$R/jobs"
+# job_exec PHASE CMD...: CMD in PHASE's job (its cgroup and variables), as this
+# process (exec: the tool keeps the pid the caller took).
+job_exec() {
+	local name=$1
+	shift
+	case $name in
+	write) exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$SLURM_CG" env SLURM_JOB_ID=4711 \
+		SLURM_STEP_ID=0 SLURM_PROCID=$RANK_HERE SLURM_NTASKS=2 SLURM_LOCALID=0 "$@" ;;
+	send) exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$K8S_CG" env RANK=$((RANK_HERE + 2)) \
+		WORLD_SIZE=4 LOCAL_RANK=0 "$@" ;;
+	*) exec "$@" ;;
+	esac
+}
+rocetop_start rocetop --pods-log-dir "$LOGS/pods"
 ( while [ ! -e "$R/qp.stop" ]; do
 	echo "@ $(cut -d' ' -f1 /proc/uptime)"
 	rdma -j -d resource show qp
@@ -126,7 +159,7 @@ phase_try() {
 	netsnap "$name.$try.0"
 	t0=$(date +%s.%N)
 	if [ "$ROLE" = b ]; then
-		stdbuf -oL "$tool" "${sargs[@]}" >"$out" 2>&1 &
+		(job_exec "$name" stdbuf -oL "$tool" "${sargs[@]}") >"$out" 2>&1 &
 		pid=$!
 		# Listening: on the phase's TCP port (perftest, ibv_rc_pingpong) or
 		# an rdma_cm id on it (rping, perftest -R).
@@ -139,7 +172,7 @@ phase_try() {
 		barrier "$name.$try.srv"
 	else
 		barrier "$name.$try.srv"
-		stdbuf -oL "$tool" "${cargs[@]}" >"$out" 2>&1 &
+		(job_exec "$name" stdbuf -oL "$tool" "${cargs[@]}") >"$out" 2>&1 &
 		pid=$!
 	fi
 	# stdbuf execs the tool: its pid is $pid.

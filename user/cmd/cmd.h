@@ -6,6 +6,7 @@
 #ifndef RT_CMD_H
 #define RT_CMD_H
 
+#include <stddef.h>
 #include "opts.h"
 
 /*
@@ -19,6 +20,11 @@ int rt_run(const struct rt_opts *o);
  * pipe, not a recording); opens path a second time through o (o->read_file
  * set to it). */
 double rt_recording_first_secs(struct rt_opts *o, const char *path);
+/* --job-of: the jobs of the pids given, printed; the exit status. */
+/* Where the jobs' reader finds /proc: DIR/proc under --sysfs-root DIR (a
+ * fixture's pids are its own; a container mounts the host's there), else /proc. */
+const char *rt_jobs_proc(const struct rt_opts *o, char *buf, size_t len);
+int rt_job_of(const struct rt_opts *o);
 
 /* Subcommands: argv[0] is the subcommand's name; the exit status. */
 int rt_report_main(int argc, char **argv);		/* report.c */

@@ -26,6 +26,8 @@ int main(int argc, char **argv)
 	err = rt_parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
+	if (o.njob_of)
+		return rt_job_of(&o);
 	if (!o.nifaces && !o.read_file && !o.sflow) {
 		pr_warn("nothing to watch: name an interface (-i eth0), a file (-r run.rtr), an sFlow port (--sflow 6343), or try the test bed (rocetop lab).\n");
 		fprintf(stderr, "Try 'rocetop --help' for the options.\n");

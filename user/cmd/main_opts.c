@@ -21,6 +21,7 @@
 #include "tui_model.h"
 #include "sflow.h"
 #include "ipfix.h"
+#include "job.h"
 
 #define O struct rt_opts
 
@@ -40,10 +41,12 @@ static int on_trigger(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_hostname(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_verbosity(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_version(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_group_by(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_job_of(void *ctx, const struct rt_opt *opt, const char *arg);
 
 /* The view's columns (tui/tui_model.c), which --sort takes. */
 #define SORT_COLUMNS "congestion src dst dqpn dir iface prio pkts bytes ce cnp nak rnr idle age " \
-	"process mirror flows gb2s gb10s gb40s ce2s ce10s ce40s cnp2s cnp10s cnp40s"
+	"process job mirror flows gb2s gb10s gb40s ce2s ce10s ce40s cnp2s cnp10s cnp40s"
 #define THRESHOLDS "pfc-share= pfc-intervals= pwe-intervals= ce-share= ce-min= incast-sources= " \
 	"nak-min= rnr-min= cnp-ignored-min= victim-pkts= queue-bytes= drops-min= close-after= close-secs="
 
@@ -137,6 +140,13 @@ const struct rt_opt rt_main_opts[] = {
 	  RT_CALL(on_hostname) },
 	{ 279, "prom-flows", "K", "top K flows exported to Prometheus (default 10)",
 	  RT_SET_INT(O, prom_flows, 0, 10000, "give a number between 0 and 10000") },
+	RT_OPT_GROUP_NOTE("Jobs", "the owners' Slurm jobs, pods and units; see JOBS in rocetop(8)"),
+	{ 301, "group-by", "WHAT", "--batch: fold flows by job, rank (of a job), pod, unit,\n"
+		"process or flow (default flow)", RT_CALL(on_group_by) },
+	{ 300, "pods-log-dir", "DIR", "the kubelet's pod log directory, which names pods and\n"
+		"containers (default /var/log/pods; DIR/../containers too)", RT_SET_STR(O, pods_dir) },
+	{ 302, "job-of", "PID", "print the job, step and rank of process PID (repeat) and\n"
+		"exit; with --json as JSON lines", RT_CALL(on_job_of) },
 	RT_OPT_GROUP_NOTE("Findings", "rules applied every interval; see FINDINGS in rocetop(8)"),
 	{ 280, "threshold", "NAME=VALUE", "change a rule's threshold (repeat); NAME is one of:",
 	  RT_CALL(on_threshold), .values = THRESHOLDS },
@@ -241,6 +251,41 @@ static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg)
 }
 
 /* same shape as on_iface above: each list option has its own limit and message */
+static int on_group_by(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	struct rt_opts *o = ctx;
+	int g = rt_group_parse(arg);
+
+	(void)opt;
+	if (g < 0) {
+		pr_warn("--group-by takes job, rank, pod, unit, process or flow, not '%s'.\n", arg);
+		return -EINVAL;
+	}
+	o->group_by = g;
+	return 0;
+}
+
+static int on_job_of(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	struct rt_opts *o = ctx;
+	char *end;
+	unsigned long v;
+
+	(void)opt;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || errno || !v || v > 0x7fffffffUL) {
+		pr_warn("--job-of takes a process id, not '%s'.\n", arg);
+		return -EINVAL;
+	}
+	if (o->njob_of == RT_MAX_JOB_OF) {
+		pr_warn("at most %d --job-of process ids can be given.\n", RT_MAX_JOB_OF);
+		return -EINVAL;
+	}
+	o->job_of[o->njob_of++] = (__u32)v;
+	return 0;
+}
+
 static int on_sflow_allow(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct rt_opts *o = ctx;

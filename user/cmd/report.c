@@ -376,6 +376,38 @@ static void host_pairs(struct rt_printer *p, const struct rt_rep_pair *pairs, si
 		rt_pr_text(p, "  (none)\n");
 }
 
+/* The flows folded by job (user/core/jobagg.h), most CE first: only when a flow had a job. */
+static void jobs_table(struct rt_printer *p, struct rt_jobagg *a, int top)
+{
+	char ranks[256], safe[RT_JOB_KEY_LEN * 4];
+	size_t i, n;
+
+	if (!rt_jobagg_any(a))
+		return;
+	n = rt_jobagg_sorted(a);
+	rt_pr_open_arr(p, "jobs");
+	rt_pr_text(p, "\nJobs by congestion (\"-\": flows of no known job)\n  %-40s %6s %10s %12s %8s %8s %8s "
+		   "%8s  %s\n", "JOB", "FLOWS", "PKTS", "BYTES", "CE", "CNP", "NAK", "RNR", "RANKS");
+	for (i = 0; i < n && (!top || i < (size_t)top); i++) {
+		struct rt_jobsum *g = a->order[i];
+		const char *rk = rt_fmt_ranks(g->ranks, g->nranks, ranks, sizeof(ranks));
+
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_TEXT, NULL, "  %-40s", rt_fmt_safe(g->key, safe, sizeof(safe)));
+		rt_pr_str(p, RT_PR_JSON, "job", NULL, g->key);
+		rt_pr_u64(p, RT_PR_ANY, "flows", " %6llu", g->flows);
+		rt_pr_u64(p, RT_PR_ANY, "pkts", " %10llu", g->pkts);
+		rt_pr_u64(p, RT_PR_ANY, "bytes", " %12llu", g->bytes);
+		rt_pr_u64(p, RT_PR_ANY, "ce", " %8llu", g->ce);
+		rt_pr_u64(p, RT_PR_ANY, "cnp", " %8llu", g->cnp);
+		rt_pr_u64(p, RT_PR_ANY, "nak", " %8llu", g->nak);
+		rt_pr_u64(p, RT_PR_ANY, "rnr_nak", " %8llu", g->rnr);
+		rt_pr_str(p, RT_PR_ANY, "ranks", "  %s\n", *rk ? rk : "-");
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
+}
+
 static const char *attr_name(__u8 a)
 {
 	switch (a) {
@@ -617,6 +649,7 @@ static void print_report(struct rt_printer *p, struct report *R)
 	rt_pr_close_obj(p);
 	pauses(p, R);
 	host_pairs(p, r->pairs, r->npairs, R->top);
+	jobs_table(p, &R->a->jobs, R->top);
 	throttled(p, R);
 	nic_counters(p, R);
 }
@@ -788,6 +821,112 @@ static int pause_origin(struct rt_printer *p, struct report *rs, int n)
 	return err;
 }
 
+/* One rank of a job on one host: its flows' congestion (CE + CNP + NAK + RNR). */
+struct rank_row {
+	char job[RT_JOB_KEY_LEN];
+	int rank, host;
+	__u64 score;
+};
+
+static int rank_row_cmp(const void *x, const void *y)
+{
+	const struct rank_row *a = x, *b = y;
+	int c = strcmp(a->job, b->job);
+
+	if (c)
+		return c;
+	if (a->score != b->score)
+		return a->score < b->score ? 1 : -1;	/* the slowest first */
+	return a->rank - b->rank;
+}
+
+/* The ranks of every job over the files' aggregates (rt_rep.ranks), sorted
+ * by job, the most congested first: how many in *out (NULL without memory). */
+static size_t rank_rows(struct report *rs, int n, struct rank_row **out)
+{
+	size_t k = 0, cap = 0;
+
+	*out = NULL;
+	for (int i = 0; i < n; i++) {
+		const struct rt_htab *t = &rs[i].a->ranks.t;
+
+		for (size_t s = 0; s < t->cap; s++) {
+			const struct rt_jobsum *g = rt_htab_at(t, s);
+			const char *hash = t->used[s] ? strrchr(g->key, '#') : NULL;
+			struct rank_row *r;
+
+			if (!hash || hash[1] == '-')
+				continue;	/* no job, or no rank */
+			if (!(r = rt_append((void **)out, &k, &cap, sizeof(*r))))
+				return 0;
+			snprintf(r->job, sizeof(r->job), "%.*s", (int)(hash - g->key), g->key);
+			r->rank = atoi(hash + 1);
+			r->host = i;
+			r->score = g->ce + g->cnp + g->nak + g->rnr;
+		}
+	}
+	if (k > 1)
+		qsort(*out, k, sizeof(**out), rank_row_cmp);
+	return k;
+}
+
+/* Per job: its slowest rank (the most congested: CE + CNP + NAK + RNR of its
+ * flows) and host, beside the median over its ranks. */
+static void rank_spread(struct rt_printer *p, struct report *rs, int n)
+{
+	struct rank_row *r;
+	size_t k = rank_rows(rs, n, &r), i, j;
+	char safe[RT_JOB_KEY_LEN * 4];
+
+	if (!k) {
+		free(r);
+		return;
+	}
+	rt_pr_open_arr(p, "job_ranks");
+	rt_pr_text(p, "\nThe slowest rank of each job (congestion: CE + CNP + NAK + RNR of its flows)\n"
+		   "  %-40s %6s %6s %-20s %12s %12s\n", "JOB", "RANKS", "RANK", "HOST", "CONGESTION", "MEDIAN");
+	for (i = 0; i < k; i = j) {
+		__u64 med;
+
+		for (j = i; j < k && !strcmp(r[j].job, r[i].job); j++)
+			;
+		/* r[i..j) from the most congested down: the median in the middle */
+		med = (j - i) % 2 ? r[i + (j - i) / 2].score :
+		      (r[i + (j - i) / 2 - 1].score + r[i + (j - i) / 2].score) / 2;
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_TEXT, NULL, "  %-40s", rt_fmt_safe(r[i].job, safe, sizeof(safe)));
+		rt_pr_str(p, RT_PR_JSON, "job", NULL, r[i].job);
+		rt_pr_u64(p, RT_PR_ANY, "ranks", " %6llu", (unsigned long long)(j - i));
+		rt_pr_u64(p, RT_PR_ANY, "slowest_rank", " %6llu", (unsigned long long)r[i].rank);
+		rt_pr_str(p, RT_PR_ANY, "host", " %-20s", rt_fmt_safe(rs[r[i].host].run.host, safe, sizeof(safe)));
+		rt_pr_u64(p, RT_PR_ANY, "congestion", " %12llu", (unsigned long long)r[i].score);
+		rt_pr_u64(p, RT_PR_ANY, "median", " %12llu\n", (unsigned long long)med);
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
+	free(r);
+}
+
+/* A job's flows and ranks over every host's file. */
+static void jobs_merged(struct rt_printer *p, struct report *rs, int n, int top)
+{
+	struct rt_jobagg all;
+	int i;
+
+	rt_jobagg_init(&all, RT_GROUP_JOB);
+	for (i = 0; i < n; i++)
+		if (rt_jobagg_merge(&all, &rs[i].a->jobs))
+			break;
+	if (i == n && rt_jobagg_any(&all)) {
+		rt_pr_open_obj(p, "all_jobs");
+		rt_pr_text(p, "\nOver all %d files:", n);
+		jobs_table(p, &all, top);
+		rank_spread(p, rs, n);
+		rt_pr_close_obj(p);
+	}
+	rt_jobagg_free(&all);
+}
+
 static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 {
 	const struct rt_rep **as = calloc((size_t)n, sizeof(*as));
@@ -829,6 +968,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 		rt_pr_text(p, "\nOver all %d files:", n);
 		host_pairs(p, pairs, npairs, top);
 	}
+	jobs_merged(p, rs, n, top);
 	rt_pr_open_arr(p, "files");
 	for (i = 0; i < n; i++) {
 		rt_pr_str(p, RT_PR_TEXT, NULL, "\n==== [%s]", rs[i].run.host);

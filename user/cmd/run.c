@@ -6,11 +6,14 @@
  * which knows them only through source.h, sink.h and stream.h.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "cmd.h"
 #include "log.h"
+#include "jobs.h"
 #include "loop.h"
 #include "nic.h"
 #include "prom.h"
@@ -24,6 +27,7 @@
 struct parts {
 	struct rt_sflow *sf;
 	struct rt_nic *nic;
+	struct rt_jobs *jobs;	/* the QP owners' jobs (user/nic/jobs.h) */
 };
 
 /* sFlow's rows, added to each snapshot the source took (rt_stream.merge). */
@@ -87,6 +91,8 @@ double rt_recording_first_secs(struct rt_opts *o, const char *path)
  */
 static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts *o)
 {
+	char proc[PATH_MAX];
+
 	if (o->sflow || o->have_sflow_fd) {
 		P->sf = rt_sflow_new(o);
 		if (!P->sf)
@@ -106,6 +112,8 @@ static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts
 	}
 	if (L->src->live && !o->no_nic) {
 		P->nic = rt_nic_new(o);
+		P->jobs = P->nic ? rt_jobs_new(o->pods_dir, rt_jobs_proc(o, proc, sizeof(proc))) : NULL;
+		rt_nic_set_jobs(P->nic, P->jobs);
 		L->nic = rt_nic_view(P->nic);
 	}
 	return rt_loop_open(L);
@@ -168,6 +176,7 @@ int rt_run(const struct rt_opts *o)
 		o->sink->close(o->sink);
 	if (P.nic)
 		rt_nic_free(P.nic);
+	rt_jobs_free(P.jobs);
 	if (L.src)
 		L.src->close(L.src);
 	rt_sflow_free(P.sf);

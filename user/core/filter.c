@@ -21,6 +21,7 @@
 #include "derive.h"
 #include "filter.h"
 #include "fmt.h"
+#include "job.h"
 #include "table.h"
 
 #define MAX_NODES 64
@@ -155,6 +156,68 @@ static int get_paused(const struct rt_fsubj *s, union rt_fv *v)
 	return 0;
 }
 
+/* The job of the flow's owner (user/core/job.h), looked up in the snapshot's
+ * jobs table: NULL without a snapshot or a job. */
+static const struct rt_job *flow_job(const struct rt_fsubj *s)
+{
+	return s->s ? rt_snapshot_job(s->s, s->f) : NULL;
+}
+
+/* job NAME: the job's name ("4711", "ns/pod", "x.service", a cgroup path),
+ * its kind and name ("slurm:4711"), or a Slurm job's "4711.STEP". */
+static int get_job(const struct rt_fsubj *s, union rt_fv *v)
+{
+	const struct rt_job *j = flow_job(s);
+	static __thread char kn[RT_JOB_NAME_LEN + 16], js[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 2];
+
+	if (!j || j->kind == RT_JOB_NONE)
+		return 0;
+	v[0].s = j->job;
+	snprintf(kn, sizeof(kn), "%s:%s", rt_job_kind_name(j->kind), j->job);
+	v[1].s = kn;
+	if (!j->step[0])
+		return 2;
+	snprintf(js, sizeof(js), "%s.%s", j->job, j->step);
+	v[2].s = js;
+	return 3;
+}
+
+/* pod NAME and unit NAME: the Kubernetes pod ("namespace/pod" or the pod
+ * alone) and the systemd unit, as rt_job_field names them. */
+static int get_job_named(const struct rt_fsubj *s, union rt_fv *v, const char *field)
+{
+	const char *x = rt_job_field(flow_job(s), field);
+	const char *slash;
+
+	if (!x || !*x)
+		return 0;
+	v[0].s = x;
+	if (!(slash = strchr(x, '/')))
+		return 1;
+	v[1].s = slash + 1;
+	return 2;
+}
+
+static int get_pod(const struct rt_fsubj *s, union rt_fv *v)
+{
+	return get_job_named(s, v, "pod");
+}
+
+static int get_unit(const struct rt_fsubj *s, union rt_fv *v)
+{
+	return get_job_named(s, v, "unit");
+}
+
+static int get_rank(const struct rt_fsubj *s, union rt_fv *v)
+{
+	const struct rt_job *j = flow_job(s);
+
+	if (!j || j->rank < 0)
+		return 0;
+	v[0].n = (__u64)j->rank;
+	return 1;
+}
+
 /*
  * The terms. A new field is a row here and its accessor above; a field
  * that lives outside the flow (a job, a pod, a unit, a rank looked up by
@@ -176,11 +239,15 @@ static const struct term terms[] = {
 	{ "nak",    A_FLAG, 0,        RT_FK_FLOW, get_nak },
 	{ "rnr",    A_FLAG, 0,        RT_FK_FLOW, get_rnr },
 	{ "paused", A_FLAG, 0,        RT_FK_FLOW, get_paused },
+	{ "job",    A_NAME, 0,        RT_FK_FLOW, get_job },
+	{ "pod",    A_NAME, 0,        RT_FK_FLOW, get_pod },
+	{ "unit",   A_NAME, 0,        RT_FK_FLOW, get_unit },
+	{ "rank",   A_NUM,  0x7fffffff, RT_FK_FLOW, get_rank },
 };
 
 const char rt_filter_terms_help[] =
 	"host ADDR, src ADDR, dst ADDR (an address or ADDR/LEN), qp N, if NAME, proc NAME, pid N, "
-	"prio N, ce, cnp, nak, rnr, paused, and a bare word (a substring)";
+	"prio N, ce, cnp, nak, rnr, paused, job NAME, pod NAME, unit NAME, rank N, and a bare word (a substring)";
 
 /* ------------------------------------------------------------ the tree */
 
@@ -487,6 +554,12 @@ static int word_match(const struct node *x, const struct rt_fsubj *s)
 		return 1;
 	if (f->k.mirror && strstr(rt_fmt_mirror(&f->k, a, sizeof(a)), x->word))
 		return 1;
+	if (flow_job(s)) {		/* the job's label ("slurm:4711.0") */
+		char lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16];
+
+		if (strstr(rt_job_label(flow_job(s), lab, sizeof(lab)), x->word))
+			return 1;
+	}
 	return f->comm[0] && strstr(f->comm, x->word);
 }
 

@@ -164,8 +164,10 @@ static const struct rt_qp *cm_owner(const struct rt_qp_table *qps, const struct 
 		out->lqpn = one->lqpn;
 		out->rqpn = one->rqpn;
 	}
-	if (n && one_pid)
+	if (n && one_pid) {
 		out->pid = one->pid;
+		out->job = one->job;
+	}
 	return out;
 }
 
@@ -343,12 +345,13 @@ static void set_owner(struct rt_snapshot *s, struct rt_flow *f, const struct qpx
 	q = owner(s, f, qps, &cm);
 	if (!q)
 		q = &none;
-	if (f->lqpn == q->lqpn && f->rqpn == q->rqpn && f->pid == q->pid &&
+	if (f->lqpn == q->lqpn && f->rqpn == q->rqpn && f->pid == q->pid && f->job == q->job &&
 	    !memcmp(f->comm, q->comm, sizeof(f->comm)))
 		return;
 	f->lqpn = q->lqpn;
 	f->rqpn = q->rqpn;
 	f->pid = q->pid;
+	f->job = q->job;
 	memcpy(f->comm, q->comm, sizeof(f->comm));
 	rt_snapshot_touch(s, f);
 }
@@ -445,6 +448,7 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qpt)
 		f->lqpn = q->lqpn;
 		f->rqpn = q->rqpn;
 		f->pid = q->pid;
+		f->job = q->job;
 		memcpy(f->comm, q->comm, sizeof(f->comm));
 	}
 

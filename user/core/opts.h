@@ -10,6 +10,7 @@ struct rt_sink;
 
 #define RT_MAX_SRC_IFACES 16
 #define RT_MAX_SFLOW_ALLOW 16
+#define RT_MAX_JOB_OF 64
 
 struct rt_opts {
 	const char *ifaces[RT_MAX_SRC_IFACES];	/* -i */
@@ -56,6 +57,10 @@ struct rt_opts {
 	int trigger;			/* --trigger SEVERITY (enum rt_sev) */
 	const char *flight_dir;		/* --flight-dir DIR */
 	const char *hostname;		/* --hostname: the name recordings carry */
+	const char *pods_dir;		/* --pods-log-dir: the kubelet's pod logs (default /var/log/pods) */
+	int group_by;			/* --group-by: enum rt_group (user/core/job.h), 0: flows */
+	__u32 job_of[RT_MAX_JOB_OF];	/* --job-of PID: print the pids' jobs and exit */
+	int njob_of;
 	/*
 	 * For embedding (the lab): called with RT_HOOK_READY once the source and
 	 * sinks are up (a negative return aborts the run), and with RT_HOOK_TICK

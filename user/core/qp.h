@@ -27,6 +27,7 @@ struct rt_qp {
 	__u32 pid;		/* 0 for a kernel QP */
 	char  comm[16];		/* process name, or the kernel owner's name */
 	__u8  gone;		/* not in the latest dump: kept for the interval it went in */
+	__u32 job;		/* its owner's row in the snapshot's jobs[] + 1, 0: none (job.h) */
 };
 
 #define RT_QP_MAX_DEVS 64

@@ -49,6 +49,7 @@ struct rec_snap {
 	__u32 nflows, nifs, nports, nifaces, nnotes;
 	char  source[128];
 	__u32 nswports, nswdrops, nsfagents;	/* sFlow; absent (0) in older files */
+	__u32 njobs;		/* the owners' jobs (job.h); absent (0) in older files */
 };
 
 struct rec_note {
@@ -78,7 +79,7 @@ static struct field snap_fields[] = {
 	F(struct rec_snap, nifaces, "u32"), F(struct rec_snap, nnotes, "u32"),
 	F(struct rec_snap, source, "char[128]"),
 	F(struct rec_snap, nswports, "u32"), F(struct rec_snap, nswdrops, "u32"),
-	F(struct rec_snap, nsfagents, "u32"),
+	F(struct rec_snap, nsfagents, "u32"), F(struct rec_snap, njobs, "u32"),
 };
 
 /* The layout tables: one F() per field of each struct a recording holds (alike in shape only). */
@@ -100,6 +101,8 @@ static struct field flow_fields[] = {
 	F(struct rt_flow, k.origin, "u8"),
 	F(struct rt_flow, estimate, "u8"), F(struct rt_flow, samples, "u64"),
 	F(struct rt_flow, sw_drops, "u64"),
+	/* absent (0: no job) in recordings before jobs */
+	F(struct rt_flow, job, "u32"),
 };
 
 static struct field ifdir_fields[] = {
@@ -165,8 +168,15 @@ static struct field sfagent_fields[] = {
 	F(struct rt_sfagent, drop_samples, "u64"), F(struct rt_sfagent, ctr_samples, "u64"),
 };
 
-/* From R_SWPORT on, structs a file may leave out (recordings before sFlow). */
-enum { R_SNAP, R_FLOW, R_IFDIR, R_PORT, R_IFACE, R_NOTE, R_SWPORT, R_SWDROP, R_SFAGENT, R__N };
+static struct field job_fields[] = {
+	F(struct rt_job, kind, "u8"), F(struct rt_job, rank, "s32"),
+	F(struct rt_job, size, "s32"), F(struct rt_job, local_rank, "s32"),
+	F(struct rt_job, job, "char[128]"), F(struct rt_job, step, "char[64]"),
+	F(struct rt_job, cgroup, "char[256]"),
+};
+
+/* From R_SWPORT on, structs a file may leave out (recordings before sFlow, jobs). */
+enum { R_SNAP, R_FLOW, R_IFDIR, R_PORT, R_IFACE, R_NOTE, R_SWPORT, R_SWDROP, R_SFAGENT, R_JOB, R__N };
 #define R_OPTIONAL R_SWPORT
 
 struct rstruct {
@@ -181,6 +191,7 @@ static struct rstruct layout[R__N] = {
 	RS("snap", snap_fields), RS("flow", flow_fields), RS("ifdir", ifdir_fields),
 	RS("port", port_fields), RS("iface", iface_fields), RS("note", note_fields),
 	RS("swport", swport_fields), RS("swdrop", swdrop_fields), RS("sfagent", sfagent_fields),
+	RS("job", job_fields),
 };
 
 _Static_assert(sizeof(((struct rt_iface *)0)->name) == 16, "IF_NAMESIZE is 16");
@@ -251,7 +262,7 @@ static char *layout_text(size_t *len, const struct rt_rec_meta *m)
 	OUT("rocetop recording\nversion %d\nbyteorder little\n", RT_REC_VERSION);
 	OUT("block u32 magic 'RTBK', u32 zlen, u32 rawlen, u32 crc32 of the zlib data, zlib data[zlen] inflating to record[rawlen]\n");
 	OUT("record snap, flow[snap.nflows], ifdir[snap.nifs], port[snap.nports], iface[snap.nifaces], note[snap.nnotes], "
-	    "swport[snap.nswports], swdrop[snap.nswdrops], sfagent[snap.nsfagents]\n");
+	    "swport[snap.nswports], swdrop[snap.nswdrops], sfagent[snap.nsfagents], job[snap.njobs]\n");
 	OUT("counters are totals since the source started (or since the previous rotated file ended)\n");
 	if (m && m->host && m->host[0])
 		OUT("host %s\n", m->host);
@@ -314,7 +325,7 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 	       s->nifs * layout[R_IFDIR].fsize + s->nports * layout[R_PORT].fsize +
 	       s->nifaces * layout[R_IFACE].fsize + s->nnotes * layout[R_NOTE].fsize +
 	       s->nswports * layout[R_SWPORT].fsize + s->nswdrops * layout[R_SWDROP].fsize +
-	       s->nsfagents * layout[R_SFAGENT].fsize;
+	       s->nsfagents * layout[R_SFAGENT].fsize + s->njobs * layout[R_JOB].fsize;
 	if (need > RT_REC_MAX_BLOCK)
 		return -E2BIG;
 	if (*len < need || !*buf) {
@@ -335,6 +346,7 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 	h.nswports = (__u32)s->nswports;
 	h.nswdrops = (__u32)s->nswdrops;
 	h.nsfagents = (__u32)s->nsfagents;
+	h.njobs = (__u32)s->njobs;
 	memcpy(h.source, s->source, sizeof(h.source));
 	pack(&layout[R_SNAP], p, &h);
 	p += layout[R_SNAP].fsize;
@@ -358,6 +370,8 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 		pack(&layout[R_SWDROP], p, &s->swdrops[i]);
 	for (i = 0; i < s->nsfagents; i++, p += layout[R_SFAGENT].fsize)
 		pack(&layout[R_SFAGENT], p, &s->sfagents[i]);
+	for (i = 0; i < s->njobs; i++, p += layout[R_JOB].fsize)
+		pack(&layout[R_JOB], p, &s->jobs[i]);
 	*len = need;
 	return 0;
 }
@@ -1145,7 +1159,7 @@ static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, 
 		return -EINVAL;
 	/* A struct the file leaves out (size 0) has no records. */
 	if ((!r->fsize[R_SWPORT] && h->nswports) || (!r->fsize[R_SWDROP] && h->nswdrops) ||
-	    (!r->fsize[R_SFAGENT] && h->nsfagents))
+	    (!r->fsize[R_SFAGENT] && h->nsfagents) || (!r->fsize[R_JOB] && h->njobs))
 		return -EINVAL;
 	if (add_product(&need, h->nflows, r->fsize[R_FLOW]) ||
 	    add_product(&need, h->nifs, r->fsize[R_IFDIR]) ||
@@ -1154,7 +1168,8 @@ static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, 
 	    add_product(&need, h->nnotes, r->fsize[R_NOTE]) ||
 	    add_product(&need, h->nswports, r->fsize[R_SWPORT]) ||
 	    add_product(&need, h->nswdrops, r->fsize[R_SWDROP]) ||
-	    add_product(&need, h->nsfagents, r->fsize[R_SFAGENT]))
+	    add_product(&need, h->nsfagents, r->fsize[R_SFAGENT]) ||
+	    add_product(&need, h->njobs, r->fsize[R_JOB]))
 		return -EINVAL;
 	/* A small stored struct may stand for a large one in memory: cap that. */
 	if (add_product(&mem, h->nflows, sizeof(struct rt_flow)) ||
@@ -1162,7 +1177,8 @@ static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, 
 	    add_product(&mem, h->nports, sizeof(struct rt_port_ctr)) ||
 	    add_product(&mem, h->nswports, sizeof(struct rt_swport)) ||
 	    add_product(&mem, h->nswdrops, sizeof(struct rt_swdrop)) ||
-	    add_product(&mem, h->nsfagents, sizeof(struct rt_sfagent)) || mem > RT_REC_MAX_DECODED)
+	    add_product(&mem, h->nsfagents, sizeof(struct rt_sfagent)) ||
+	    add_product(&mem, h->njobs, sizeof(struct rt_job)) || mem > RT_REC_MAX_DECODED)
 		return -E2BIG;
 	*raw = need;
 	return 0;
@@ -1298,6 +1314,13 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 		if (!w)
 			return -ENOMEM;
 		unpack(r, R_SFAGENT, w, p);
+	}
+	for (i = 0; i < h.njobs; i++, p += r->fsize[R_JOB]) {
+		struct rt_job *w = rt_snapshot_add_job(s);
+
+		if (!w)
+			return -ENOMEM;
+		unpack(r, R_JOB, w, p);
 	}
 	return 0;
 }

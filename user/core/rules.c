@@ -289,13 +289,27 @@ static void counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
 }
 
 /* Flows sampled by sFlow carry estimates: the evidence says so. */
-static const char *flow_name(const struct rt_flow *f, char *buf, size_t len)
+#define RT_FLOW_NAME	300	/* a flow's name in a finding, its job included */
+
+/* A flow as findings name it, with its owner's job and rank when known
+ * ("... QP 17 (job slurm:4711.0 rank 3)"). */
+static const char *flow_name(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
 {
-	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN];
+	const struct rt_job *j = rt_snapshot_job(s, f);
+	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN], lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16], rk[24] = "";
+	size_t n;
 
 	snprintf(buf, len, "%s -> %s QP %u%s", rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)),
 		 rt_fmt_addr(f->k.family, f->k.dst, b, sizeof(b)), f->k.dqpn,
 		 f->k.ifindex >= RT_SFLOW_IFBASE ? " (sFlow estimates)" : "");
+	if (!j || j->kind == RT_JOB_NONE)
+		return buf;
+	if (j->rank >= 0)
+		snprintf(rk, sizeof(rk), " rank %d", j->rank);
+	n = strlen(buf);
+	/* a job's name comes from a cgroup: made printable */
+	snprintf(buf + n, len - n, " (job %.96s%s)", rt_fmt_safe(rt_job_label(j, lab, sizeof(lab)), lab,
+								 sizeof(lab)), rk);
 	return buf;
 }
 
@@ -401,7 +415,7 @@ static int rule_victim(struct rt_rule_ctx *c)
 		__u8 prio;
 		double paused = 0;
 		struct rt_subject s;
-		char fn[160], pn[8];
+		char fn[RT_FLOW_NAME], pn[8];
 
 		/* A flow that carried enough data to matter, lately, and no CE now. */
 		if (data_pkts(&f->v) < F->cfg.victim_min_pkts || (v && v->ecn[RT_ECN_CE]))
@@ -425,7 +439,7 @@ static int rule_victim(struct rt_rule_ctx *c)
 		err |= rt_findings_match(F, "victim", RT_SEV_WARNING, &s, 1, (double)xoff,
 			"Head-of-line blocking: this flow is slowed by someone else's congestion on its priority; find the culprit (pfc-storm, congestion findings on the priority) or move the traffic to another priority.",
 			"%s on %s priority %s: %llu data packets, not one CE mark, while the priority was paused by %llu pause frames (%s paused of %s)",
-			flow_name(f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
+			flow_name(c->cur, f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
 			RT_DUR(paused), RT_DUR(c->d->secs));
 		involve_subject(c, "victim", &s, f, 1);
 	}
@@ -456,7 +470,7 @@ static int rule_congestion(struct rt_rule_ctx *c)
 		const struct rt_flow_val *v = &d->flows[i].d;
 		struct rt_subject s;
 		double share;
-		char fn[160];
+		char fn[RT_FLOW_NAME];
 
 		if (!congested(&F->cfg, v, &share))
 			continue;
@@ -464,7 +478,7 @@ static int rule_congestion(struct rt_rule_ctx *c)
 		err |= rt_findings_match(F, "congestion", RT_SEV_WARNING, &s, 1, share,
 			"The queue this flow crosses is marking: DCQCN slows its sender; if it persists, look for an incast or a slow receiver, and at rp_cnp_handled on the sender.",
 			"%s: CE on %llu of %llu ECN-capable packets (%.1f%%) in %s",
-			flow_name(f, fn, sizeof(fn)), (unsigned long long)v->ecn[RT_ECN_CE],
+			flow_name(c->cur, f, fn, sizeof(fn)), (unsigned long long)v->ecn[RT_ECN_CE],
 			(unsigned long long)(v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE]),
 			100 * share, RT_DUR(d->secs));
 		involve_subject(c, "congestion", &s, f, 0);
@@ -479,7 +493,43 @@ struct dst_group {
 	double share[8];
 	const struct rt_flow *fl[8];
 	__u32 nsrc;
+	/* the flows' owners' job (on a receiver: the receiver's), if one */
+	const struct rt_job *job;
+	int jobs_mixed;
+	__s32 ranks[16];
+	size_t nranks;
 };
+
+/* The owner's job of flow f into the group: its one job and the ranks seen. */
+static void group_job(struct dst_group *x, const struct rt_job *j)
+{
+	size_t k;
+
+	if (!j || j->kind == RT_JOB_NONE || (x->job && !rt_job_same(x->job, j))) {
+		x->jobs_mixed = 1;
+		return;
+	}
+	x->job = j;
+	for (k = 0; k < x->nranks && x->ranks[k] != j->rank; k++)
+		;
+	if (k == x->nranks && j->rank >= 0 && x->nranks < sizeof(x->ranks) / sizeof(x->ranks[0]))
+		x->ranks[x->nranks++] = j->rank;
+}
+
+/* " (job slurm:4711 ranks 0-7)" when the group's flows are of one job, else "". */
+static const char *group_job_text(struct dst_group *x, char *buf, size_t len)
+{
+	char ranks[96], key[RT_JOB_KEY_LEN];
+
+	buf[0] = '\0';
+	if (!x->job || x->jobs_mixed)
+		return buf;
+	rt_fmt_ranks(x->ranks, x->nranks, ranks, sizeof(ranks));
+	rt_job_group_key(x->job, RT_GROUP_JOB, 0, "", key, sizeof(key));
+	snprintf(buf, len, " (job %.80s%s%s)", rt_fmt_safe(key, key, sizeof(key)),
+		 x->nranks ? (x->nranks > 1 ? " ranks " : " rank ") : "", ranks);
+	return buf;
+}
 
 static int rule_incast(struct rt_rule_ctx *c)
 {
@@ -510,6 +560,7 @@ static int rule_incast(struct rt_rule_ctx *c)
 			x->family = f->k.family;
 			memcpy(x->dst, f->k.dst, 16);
 		}
+		group_job(x, rt_snapshot_job(c->cur, f));
 		for (k = 0; k < x->nsrc && k < 8; k++)
 			if (!memcmp(x->src[k], f->k.src, 16))
 				known = 1;
@@ -526,7 +577,7 @@ static int rule_incast(struct rt_rule_ctx *c)
 	}
 	for (j = 0; j < ng; j++) {
 		struct rt_subject s;
-		char a[RT_ADDR_STRLEN], list[200];
+		char a[RT_ADDR_STRLEN], list[200], jt[200];
 		size_t n = 0;
 
 		if (g[j].nsrc < (__u32)F->cfg.incast_sources)
@@ -541,8 +592,9 @@ static int rule_incast(struct rt_rule_ctx *c)
 		memcpy(s.dst, g[j].dst, 16);
 		err |= rt_findings_match(F, "incast", RT_SEV_WARNING, &s, 1, (double)g[j].nsrc,
 			"Many senders converge on one receiver's port: spread or pace the collective, and check that DCQCN converges (rp_cnp_handled on the senders).",
-			"%u sources CE-marked towards %s at once: %s%s", g[j].nsrc,
-			rt_fmt_addr(g[j].family, g[j].dst, a, sizeof(a)), list, g[j].nsrc > 8 ? ", ..." : "");
+			"%u sources CE-marked towards %s at once%s: %s%s", g[j].nsrc,
+			rt_fmt_addr(g[j].family, g[j].dst, a, sizeof(a)), group_job_text(&g[j], jt, sizeof(jt)),
+			list, g[j].nsrc > 8 ? ", ..." : "");
 		for (k = 0; k < g[j].nsrc && k < 8; k++)
 			involve_subject(c, "incast", &s, g[j].fl[k], 0);
 	}
@@ -655,7 +707,7 @@ static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, _
 		const struct rt_flow *f = d->flows[i].f;
 		__u64 n, seq = 0, rnr = 0;
 		struct rt_subject s;
-		char fn[160], with[160] = "";
+		char fn[RT_FLOW_NAME], with[160] = "";
 
 		memcpy(&n, (const char *)&d->flows[i].d + r->off, sizeof(n));
 		if (n < min)
@@ -669,7 +721,7 @@ static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, _
 				 "counted as part of the RNR episode, not as loss", (unsigned long long)seq);
 		flow_subject(&s, c, f);
 		err |= rt_findings_match(c->F, r->rule, RT_SEV_WARNING, &s, 1, (double)n, r->next,
-			"%s: %llu %s in %s (%s%s)", flow_name(f, fn, sizeof(fn)), (unsigned long long)n,
+			"%s: %llu %s in %s (%s%s)", flow_name(c->cur, f, fn, sizeof(fn)), (unsigned long long)n,
 			r->count_what, RT_DUR(d->secs), r->why, with);
 		involve_subject(c, r->rule, &s, f, 0);
 	}
@@ -991,10 +1043,10 @@ static struct rt_rule_ctx *rules_begin(struct rt_findings *F, const struct rt_sn
 /* Add a flow to an episode's involved list, once. */
 static void involve_flow(struct rt_finding *f, const struct rt_snapshot *cur, const struct rt_flow *fl)
 {
-	char fn[160], one[200];
+	char fn[RT_FLOW_NAME], one[RT_FLOW_NAME + 40];
 	size_t n = strlen(f->involved);
 
-	flow_name(fl, fn, sizeof(fn));
+	flow_name(cur, fl, fn, sizeof(fn));
 	if (fl->pid)
 		snprintf(one, sizeof(one), "%s (%.16s pid %u)", fn, fl->comm, fl->pid);
 	else

@@ -44,6 +44,7 @@ void rt_snapshot_free(struct rt_snapshot *s)
 	free(s->swports);
 	free(s->swdrops);
 	free(s->sfagents);
+	free(s->jobs);
 	table_free(s->tab);
 	rt_snapshot_init(s);
 }
@@ -68,7 +69,7 @@ static void table_empty(struct rt_flow_table *t)
 void rt_snapshot_clear(struct rt_snapshot *s)
 {
 	s->nflows = s->nifs = s->nports = s->nifaces = s->nnotes = 0;
-	s->nswports = s->nswdrops = s->nsfagents = 0;
+	s->nswports = s->nswdrops = s->nsfagents = s->njobs = 0;
 	s->time_ns = s->mono_ns = s->evicted = 0;
 	s->source[0] = '\0';
 	if (s->tab)
@@ -153,6 +154,15 @@ struct rt_flow *rt_snapshot_add_flow(struct rt_snapshot *s)
 	return f;
 }
 
+struct rt_job *rt_snapshot_add_job(struct rt_snapshot *s)
+{
+	struct rt_job *j = rt_append((void **)&s->jobs, &s->njobs, &s->jobs_cap, sizeof(*j));
+
+	if (j)
+		j->rank = j->size = j->local_rank = -1;
+	return j;
+}
+
 void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -186,7 +196,11 @@ int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)
 		err = rt_grow_to((void **)&mem.sfagents, &mem.sfagents_cap, src->nsfagents,
 				 sizeof(*mem.sfagents));
 	if (!err)
+		err = rt_grow_to((void **)&mem.jobs, &mem.jobs_cap, src->njobs, sizeof(*mem.jobs));
+	if (!err)
 		*dst = *src;
+	dst->jobs = mem.jobs;
+	dst->jobs_cap = mem.jobs_cap;
 	dst->swports = mem.swports;
 	dst->swports_cap = mem.swports_cap;
 	dst->swdrops = mem.swdrops;
@@ -214,6 +228,8 @@ int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)
 		memcpy(dst->swdrops, src->swdrops, src->nswdrops * sizeof(*dst->swdrops));
 	if (src->nsfagents)
 		memcpy(dst->sfagents, src->sfagents, src->nsfagents * sizeof(*dst->sfagents));
+	if (src->njobs)
+		memcpy(dst->jobs, src->jobs, src->njobs * sizeof(*dst->jobs));
 	return 0;
 }
 

@@ -37,6 +37,7 @@
 #include <net/if.h>
 #include "rocetop.h"
 #include "table.h"
+#include "job.h"
 
 #define RT_MAX_IFACES	64
 #define RT_MAX_NOTES	8
@@ -75,7 +76,7 @@ struct rt_flow {
 	__u32 pid;
 	char  comm[16];
 	__s32 throttles;	/* for a CNP flow: index in flows[] of the data flow it slows, or -1 */
-	__u32 pad2;
+	__u32 job;		/* its owner's row in the snapshot's jobs[] + 1, 0: none (job.h) */
 	struct rt_flow_val v;
 	__u64 samples;		/* sFlow samples behind the counters (0 for exact sources) */
 	__u64 sw_drops;		/* sFlow dropped-packet notifications of this flow, since start */
@@ -333,6 +334,10 @@ struct rt_snapshot {
 	size_t nswdrops, swdrops_cap;
 	struct rt_sfagent *sfagents;
 	size_t nsfagents, sfagents_cap;
+	/* The owners' jobs of this interval, one row per process (job.h): rows
+	 * name theirs by rt_flow.job; filled by the NIC's join, or a recording. */
+	struct rt_job *jobs;
+	size_t njobs, jobs_cap;
 
 	struct rt_iface ifaces[RT_MAX_IFACES];
 	size_t nifaces;
@@ -467,6 +472,13 @@ struct rt_port_ctr *rt_snapshot_add_port(struct rt_snapshot *s);
 struct rt_swport *rt_snapshot_add_swport(struct rt_snapshot *s);
 struct rt_swdrop *rt_snapshot_add_swdrop(struct rt_snapshot *s);
 struct rt_sfagent *rt_snapshot_add_sfagent(struct rt_snapshot *s);
+/* A row of jobs[], zeroed (ranks -1); NULL without memory. */
+struct rt_job *rt_snapshot_add_job(struct rt_snapshot *s);
+/* The job of flow f in s, or NULL (none, or an index out of range). */
+static inline const struct rt_job *rt_snapshot_job(const struct rt_snapshot *s, const struct rt_flow *f)
+{
+	return f->job && f->job <= s->njobs ? &s->jobs[f->job - 1] : NULL;
+}
 /* The switch port of an sFlow ifindex (either direction's row), or NULL. */
 const struct rt_swport *rt_snapshot_swport(const struct rt_snapshot *s, __u32 ifindex);
 /* Find or add the per-direction row of an interface. */

@@ -400,7 +400,7 @@ int rt_snapshot_prefetch_key(const struct rt_snapshot *s, const struct rt_flow_k
 static int join_differs(const struct rt_flow *a, const struct rt_flow *b)
 {
 	return a->lqpn != b->lqpn || a->rqpn != b->rqpn || a->pid != b->pid || a->attr != b->attr ||
-	       memcmp(a->comm, b->comm, sizeof(a->comm));
+	       a->job != b->job || memcmp(a->comm, b->comm, sizeof(a->comm));
 }
 
 static struct rt_flow *table_find(const struct rt_snapshot *s, const struct rt_flow_key *k)
@@ -449,6 +449,7 @@ int rt_snapshot_apply(struct rt_snapshot *s, const struct rt_snapshot *src, int 
 				f->lqpn = keep.lqpn;
 				f->rqpn = keep.rqpn;
 				f->pid = keep.pid;
+				f->job = keep.job;
 				f->attr = keep.attr;
 				memcpy(f->comm, keep.comm, sizeof(f->comm));
 			}

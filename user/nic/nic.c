@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "doctor.h"
+#include "jobs.h"
 #include "log.h"
 #include "opts.h"
 #include "nic.h"
@@ -101,6 +102,7 @@ struct rt_nic {
 	struct rt_qp *qps_dump;
 	size_t nqps_dump;
 	int joined;
+	struct rt_jobs *jobs;		/* the owners' jobs, NULL: none (rt_nic_set_jobs) */
 };
 
 #define DOC_EVERY 10
@@ -352,6 +354,26 @@ static void keep_gone(struct rt_nic *n)
 	n->nqps_dump = nraw;
 }
 
+void rt_nic_set_jobs(struct rt_nic *n, struct rt_jobs *J)
+{
+	if (n)
+		n->jobs = J;
+}
+
+/* Each QP's owner's job, a row of snap's jobs table (one per pid), in the
+ * QP table's order: the same table gives the same rows (join.c compares). */
+static void qp_jobs(struct rt_nic *n, struct rt_snapshot *snap)
+{
+	if (!n->jobs)
+		return;
+	rt_jobs_interval(n->jobs);
+	for (size_t i = 0; i < n->qps.n; i++) {
+		struct rt_qp *q = &n->qps.q[i];
+
+		q->job = q->pid ? rt_jobs_row(n->jobs, q->pid, snap) : 0;
+	}
+}
+
 static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 {
 	int r;
@@ -384,6 +406,7 @@ static void collect_qps(struct rt_nic *n, struct rt_snapshot *snap)
 			snprintf(q->netdev, sizeof(q->netdev), "%s", p->netdev);
 	}
 	keep_gone(n);
+	qp_jobs(n, snap);
 }
 
 static void qpc_remember_old(struct rt_nic *n);
@@ -691,12 +714,13 @@ static int nic_flow_put(struct rt_nic *n, struct rt_snapshot *snap, const struct
 	if (!(f = rt_snapshot_flow(snap, &nf->k, &fresh)))
 		return -ENOMEM;
 	if (fresh || memcmp(&f->v, &nf->v, sizeof(f->v)) || f->lqpn != nf->lqpn || f->rqpn != nf->rqpn ||
-	    f->pid != nf->pid || memcmp(f->comm, nf->comm, sizeof(f->comm))) {
+	    f->pid != nf->pid || f->job != nf->job || memcmp(f->comm, nf->comm, sizeof(f->comm))) {
 		rt_snapshot_touch(snap, f);	/* first: it keeps the old counters */
 		f->v = nf->v;
 		f->lqpn = nf->lqpn;
 		f->rqpn = nf->rqpn;
 		f->pid = nf->pid;
+		f->job = nf->job;
 		memcpy(f->comm, nf->comm, sizeof(f->comm));
 	}
 	return 0;
@@ -808,6 +832,7 @@ static void qpc_flows(struct rt_nic *n, struct rt_snapshot *snap, size_t from, s
 		if (q) {
 			f->rqpn = q->rqpn;
 			f->pid = q->pid;
+			f->job = q->job;
 			memcpy(f->comm, q->comm, sizeof(f->comm));
 		}
 		if (nic_flow_put(n, snap, &nf))

@@ -346,5 +346,9 @@ const struct rt_doc_findings *rt_nic_doctor(const struct rt_nic *n);
 struct rt_nic_view rt_nic_view(struct rt_nic *n);
 /* Point a NIC source at another root (tests step through fixture times). */
 void rt_nic_set_root(struct rt_nic *n, const char *root);
+/* The jobs of the QPs' owners from J (user/nic/jobs.h; NULL: none), each
+ * QP's job a row of the snapshot's jobs table. J stays the caller's. */
+struct rt_jobs;
+void rt_nic_set_jobs(struct rt_nic *n, struct rt_jobs *J);
 
 #endif

@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include "findings.h"
 #include "fmt.h"
+#include "jobagg.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "print.h"
@@ -29,6 +30,7 @@ struct batch {
 	__u64 speed_given;	/* --link-speed */
 	struct rt_flow_delta **order;
 	size_t cap;
+	struct rt_jobagg groups;	/* --group-by: the interval's flows folded */
 };
 
 /* The --sort column of a flow's interval, larger first. */
@@ -230,6 +232,28 @@ static void print_sflow(struct rt_printer *p, const struct rt_snapshot *cur, con
 }
 
 /* One flow's row: the text's rates, and in JSON its exact counts beside them. */
+/* The owner's job: "  slurm:4711.0 rank 3/8" (text), keys job_kind, job,
+ * step, rank, size, local_rank (JSON; none without a job, no rank key
+ * without a rank). */
+static void print_job(struct rt_printer *p, const struct rt_job *j)
+{
+	char lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16], safe[sizeof(lab) * 4];
+
+	if (!j || j->kind == RT_JOB_NONE)
+		return;
+	rt_pr_str(p, RT_PR_TEXT, NULL, "  %s", rt_fmt_safe(rt_job_label(j, lab, sizeof(lab)), safe,
+							  sizeof(safe)));
+	rt_pr_str(p, RT_PR_JSON, "job_kind", NULL, rt_job_kind_name(j->kind));
+	rt_pr_str(p, RT_PR_JSON, "job", NULL, j->job);
+	rt_pr_str(p, RT_PR_JSON, "step", NULL, j->step);
+	if (j->rank >= 0)
+		rt_pr_u64(p, RT_PR_ANY, "rank", " rank %llu", (unsigned long long)j->rank);
+	if (j->size >= 0)
+		rt_pr_u64(p, RT_PR_ANY, "size", "/%llu", (unsigned long long)j->size);
+	if (j->local_rank >= 0)
+		rt_pr_u64(p, RT_PR_JSON, "local_rank", NULL, (unsigned long long)j->local_rank);
+}
+
 static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, const struct rt_flow_delta *fd,
 		       double secs)
 {
@@ -283,6 +307,7 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	} else {
 		rt_pr_text(p, "  -");	/* JSON: no mirror key for the host's own traffic */
 	}
+	print_job(p, rt_snapshot_job(cur, f));
 	rt_pr_text(p, "\n");
 	rt_pr_close_obj(p);
 }
@@ -458,7 +483,7 @@ static int print_flows(struct batch *b, const struct rt_snapshot *cur, const str
 		qsort(b->order, n, sizeof(*b->order), cmp_order);
 	rt_pr_text(p, "\n%-15s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
 		   "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
-		   "MIRROR");
+		   "MIRROR  JOB");
 	rt_pr_open_arr(p, "flows");
 	for (i = 0; i < n && (!b->top || i < (size_t)b->top); i++)
 		print_flow(p, cur, b->order[i], d->secs);
@@ -467,6 +492,52 @@ static int print_flows(struct batch *b, const struct rt_snapshot *cur, const str
 		rt_pr_u64(p, RT_PR_TEXT, NULL, "... %llu more flows (--top 0 shows all)\n",
 			  (unsigned long long)(active - i));
 	rt_pr_u64(p, RT_PR_JSON, "flows_more", NULL, (unsigned long long)(active - i));
+	rt_pr_text(p, "\n");
+	return 0;
+}
+
+/* --group-by: the interval's flows folded by job, pod, unit or process,
+ * most CE-marked first; every group (--top does not cut them). 0 or -ENOMEM. */
+static int print_groups(struct batch *b, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct rt_printer *p = &b->pr;
+	size_t i, n;
+	char c1[16], ranks[256], safe[RT_JOB_KEY_LEN * 4];
+
+	rt_jobagg_clear(&b->groups);
+	for (i = 0; i < d->nflows; i++)
+		if (d->flows[i].d.pkts && rt_jobagg_add(&b->groups, cur, d->flows[i].f, &d->flows[i].d))
+			return -ENOMEM;
+	n = rt_jobagg_sorted(&b->groups);
+	rt_pr_str(p, RT_PR_TEXT, NULL, "\n%-40s", rt_group_name(b->groups.group));
+	rt_pr_text(p, " %6s %9s %8s %6s %8s %8s %8s  %s\n", "FLOWS", "PKTS/s", "Gb/s", "CE%", "CNP/s",
+		   "NAK/s", "RNR/s", "RANKS");
+	rt_pr_str(p, RT_PR_JSON, "group_by", NULL, rt_group_name(b->groups.group));
+	rt_pr_open_arr(p, "groups");
+	for (i = 0; i < n; i++) {
+		struct rt_jobsum *g = b->groups.order[i];
+		const char *rk = rt_fmt_ranks(g->ranks, g->nranks, ranks, sizeof(ranks));
+
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_ANY, "key", "%-40s", rt_fmt_safe(g->key, safe, sizeof(safe)));
+		rt_pr_u64(p, RT_PR_ANY, "flows", " %6llu", (unsigned long long)g->flows);
+		rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, (unsigned long long)g->pkts);
+		rt_pr_u64(p, RT_PR_JSON, "bytes", NULL, (unsigned long long)g->bytes);
+		rt_pr_u64(p, RT_PR_JSON, "ce", NULL, (unsigned long long)g->ce);
+		rt_pr_u64(p, RT_PR_JSON, "cnp", NULL, (unsigned long long)g->cnp);
+		rt_pr_u64(p, RT_PR_JSON, "nak", NULL, (unsigned long long)g->nak);
+		rt_pr_u64(p, RT_PR_JSON, "rnr", NULL, (unsigned long long)g->rnr);
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %9s", rt_fmt_si(rate(g->pkts, d->secs), c1, sizeof(c1)));
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_gbps(rate(g->bytes, d->secs) * 8 / 1e9, 8, c1,
+								   sizeof(c1)));
+		rt_pr_dbl(p, RT_PR_ANY, "ce_pct", " %6.2f", rt_pct((double)g->ce, (double)g->pkts));
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(g->cnp, d->secs), c1, sizeof(c1)));
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(g->nak, d->secs), c1, sizeof(c1)));
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(g->rnr, d->secs), c1, sizeof(c1)));
+		rt_pr_str(p, RT_PR_ANY, "ranks", "  %s\n", *rk ? rk : "-");
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
 	rt_pr_text(p, "\n");
 	return 0;
 }
@@ -497,7 +568,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	rt_pr_close_arr(p);
 	print_ports(p, d, secs);
 	print_sflow(p, cur, d, secs);
-	err = print_flows(b, cur, d);
+	err = b->groups.group ? print_groups(b, cur, d) : print_flows(b, cur, d);
 	if (err)
 		return err;
 	rt_pr_end(p);
@@ -536,6 +607,7 @@ static void batch_close(struct rt_sink *s)
 
 	fflush(stdout);
 	free(b->order);
+	rt_jobagg_free(&b->groups);
 	rt_sink_free(s);
 }
 
@@ -552,6 +624,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 	b->top = o->top;
 	b->speed_given = o->find.speed_mbps;
 	rt_pr_init(&b->pr, stdout, o->json);
+	rt_jobagg_init(&b->groups, o->group_by);
 	if (o->sort) {
 		static const char *const names[] = { "congestion", "pkts", "bytes", "ce", "cnp", "nak", "rnr" };
 		size_t k;

@@ -33,7 +33,8 @@
 #include "sinks.h"
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
-		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples,origin,mirror\n"
+		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples,origin,mirror," \
+		  "job_kind,job,step,rank,size\n"
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted,mirrored\n"
@@ -71,7 +72,7 @@ struct csv {
  * are written straight into the sink's buffer (c->out), each field followed
  * by its comma; the buffer goes out in large writes.
  */
-#define ROW_MAX	1024	/* a row at its longest: every number at 20 digits, names quoted */
+#define ROW_MAX	1536	/* a row at its longest: every number at 20 digits, names quoted */
 
 static const char digits2[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -225,6 +226,22 @@ static inline __attribute__((always_inline)) char *put_seen(char *p, const struc
 	return p;
 }
 
+/* The owner's job (user/core/job.h): kind, job, step, rank, size; empty without. */
+static char *put_job(char *p, const struct rt_job *j)
+{
+	char q[2 * RT_JOB_NAME_LEN + 4];
+
+	if (!j) {
+		memcpy(p, ",,,,,", 5);
+		return p + 5;
+	}
+	p = put_str(p, rt_job_kind_name(j->kind));
+	p = put_str(p, rt_fmt_csv(j->job, q, sizeof(q)));
+	p = put_str(p, rt_fmt_csv(j->step, q, sizeof(q)));
+	p = j->rank >= 0 ? put_u64(p, (__u64)j->rank) : put_mem(p, "", 0);
+	return j->size >= 0 ? put_u64(p, (__u64)j->size) : put_mem(p, "", 0);
+}
+
 static void write_flows(struct csv *c, const struct rt_snapshot *cur, const struct rt_delta *d,
 			const char *ts)
 {
@@ -313,6 +330,7 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		} else {
 			*p++ = ',';	/* seen directly: mirror left empty */
 		}
+		p = put_job(p, rt_snapshot_job(cur, f));
 		p[-1] = '\n';	/* the last column's comma */
 	}
 	fwrite(c->out, 1, (size_t)(p - c->out), c->flows);

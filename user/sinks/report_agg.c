@@ -116,6 +116,8 @@ int rt_rep_init(struct rt_rep *r, int top)
 
 	memset(r, 0, sizeof(*r));
 	rt_htab_init(&r->tab, sizeof(struct rt_rep_flow), sizeof(struct rt_flow_key), 0);
+	rt_jobagg_init(&r->jobs, RT_GROUP_JOB);
+	rt_jobagg_init(&r->ranks, RT_GROUP_RANK);
 	if (top_init(&r->ce_peaks, k, rt_rep_moment_by_ce, has_ce) ||
 	    top_init(&r->pfc_peaks, k, rt_rep_moment_by_pfc, has_pause))
 		return -ENOMEM;
@@ -125,6 +127,8 @@ int rt_rep_init(struct rt_rep *r, int top)
 void rt_rep_free(struct rt_rep *r)
 {
 	rt_htab_free(&r->tab);
+	rt_jobagg_free(&r->jobs);
+	rt_jobagg_free(&r->ranks);
 	free(r->ce_peaks.m);
 	free(r->pfc_peaks.m);
 	free(r->flows);
@@ -248,6 +252,8 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 		if (!a)
 			return -ENOMEM;
 		take_flow(a, s, f, v);
+		if (v->pkts && (rt_jobagg_add(&r->jobs, s, f, v) || rt_jobagg_add(&r->ranks, s, f, v)))
+			return -ENOMEM;
 		m.pkts += v->pkts;
 		m.ce += v->ecn[RT_ECN_CE];
 		m.cnp += v->cnp;

@@ -17,6 +17,7 @@
 
 #include <net/if.h>
 #include "snapshot.h"
+#include "jobagg.h"
 #include "table.h"
 
 /* Moments kept per table when every row is asked for (--top 0). */
@@ -98,6 +99,8 @@ struct rt_rep_pep {
 
 struct rt_rep {
 	struct rt_htab tab;		/* struct rt_rep_flow by flow key */
+	struct rt_jobagg jobs;		/* the exact flows folded by job, over the file */
+	struct rt_jobagg ranks;		/* ... and by job and rank */
 	struct rt_rep_if ifs[2 * RT_MAX_IFACES];
 	size_t nifs;
 	__u64 speed_given;		/* --link-speed, 0: rt_link_speed decides */
