@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "median.h"
+
 static inline double cpu_ms(void)
 {
 	struct timespec ts;
@@ -22,19 +24,8 @@ static inline double cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static inline int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorts v. */
-static inline double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+/* median(v, n) of doubles; sorts v. */
+BENCH_MEDIAN(double)
 
 /* Remove the files a bench's CSV sink wrote into dir (mkdtemp's), then dir. */
 static inline void rm_csv(const char *dir)
