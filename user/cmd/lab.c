@@ -84,8 +84,7 @@ struct lab_parse {
 	int nnames;
 };
 
-static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg);
-static int on_mirror(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_value(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_name(void *ctx, const struct rt_opt *opt, const char *arg);
 
 #define P struct lab_parse
@@ -99,7 +98,8 @@ static const struct rt_opt lab_opts[] = {
 		"  pfc-storm: priority 3 paused by a PFC storm, priority 1 flows on\n"
 		"  steady:    uncongested flows, the baseline\n"
 		"  mixed:     all of the above on different priorities",
-	  RT_CALL(on_scenario), .values = "incast pfc-storm steady mixed" },
+	  RT_CALL(on_value), .off = RT_OFF(P, l.scenario, const char *),
+	  .values = "incast pfc-storm steady mixed" },
 	{ 513, "duration", "S", "stop the traffic after S seconds, then exit (default: run\n"
 		"until you quit)",
 	  RT_SET_REAL(P, l.duration, RT_NUM_REAL, 0.1, 86400, "give a number between 0.1 and 86400") },
@@ -127,7 +127,8 @@ static const struct rt_opt lab_opts[] = {
 		"port to a collector namespace, and rocetop watches the\n"
 		"collector (rocetop -i col0 --collector) instead of the\n"
 		"receiver: the same flows, inside mirror session 10",
-	  RT_CALL(on_mirror), .values = "erspan2 erspan3 vxlan" },
+	  RT_CALL(on_value), .off = RT_OFF(P, l.mirror, const char *),
+	  .values = "erspan2 erspan3 vxlan" },
 	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
@@ -556,32 +557,28 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg)
+/* --scenario, --mirror: one of the option's .values, kept in the field its
+ * .off names; else one sentence that lists them. */
+static int on_value(void *ctx, const struct rt_opt *opt, const char *arg)
 {
-	struct lab_parse *pc = ctx;
+	char use[128] = "";
+	const char *v = opt->values;
+	size_t k, u;
 
-	(void)opt;
-	if (strcmp(arg, "incast") && strcmp(arg, "pfc-storm") && strcmp(arg, "steady") &&
-	    strcmp(arg, "mixed")) {
-		pr_warn("--scenario '%s' is not known: use incast, pfc-storm, steady or mixed.\n", arg);
-		return -EINVAL;
+	for (;;) {
+		k = strcspn(v, " ");
+		if (k == strlen(arg) && !strncmp(v, arg, k)) {
+			*(const char **)((char *)ctx + opt->off) = arg;
+			return 0;
+		}
+		u = strlen(use);
+		snprintf(use + u, sizeof(use) - u, "%s%.*s", !u ? "" : v[k] ? ", " : " or ", (int)k, v);
+		if (!v[k])
+			break;
+		v += k + 1;
 	}
-	pc->l.scenario = arg;
-	return 0;
-}
-
-/* same shape as on_scenario above: each option's own values and message */
-static int on_mirror(void *ctx, const struct rt_opt *opt, const char *arg)
-{
-	struct lab_parse *pc = ctx;
-
-	(void)opt;
-	if (strcmp(arg, "erspan2") && strcmp(arg, "erspan3") && strcmp(arg, "vxlan")) {
-		pr_warn("--mirror '%s' is not known: use erspan2, erspan3 or vxlan.\n", arg);
-		return -EINVAL;
-	}
-	pc->l.mirror = arg;
-	return 0;
+	pr_warn("--%s '%s' is not known: use %s.\n", opt->name, arg, use);
+	return -EINVAL;
 }
 
 static int on_name(void *ctx, const struct rt_opt *opt, const char *arg)
