@@ -899,6 +899,13 @@ static void sflow_ports(struct out *w, const struct rt_delta *d)
 		{ "rocetop_sflow_port_drop_notifications", offsetof(struct rt_swport_ctr, drops),
 		  "sFlow dropped-packet notifications of the switch port." },
 	};
+	/* the largest queue depth (bytes), then transit delay (ns, shown in seconds) */
+	static const struct { const char *name, *unit, *help; } gauge[2] = {
+		{ "rocetop_sflow_port_queue_max_bytes", "bytes",
+		  "Largest egress queue depth (sFlow 1040) sampled at the switch port in the last interval." },
+		{ "rocetop_sflow_port_transit_delay_max_seconds", "seconds",
+		  "Largest transit delay (sFlow 1039) sampled at the switch port in the last interval." },
+	};
 	char set[LSET];
 	size_t i, k;
 
@@ -911,25 +918,19 @@ static void sflow_ports(struct out *w, const struct rt_delta *d)
 			sample_u(w, ctr[k].name, M_COUNTER, set, *(const __u64 *)((const char *)&p->c + ctr[k].off));
 		}
 	}
-	family(w, "rocetop_sflow_port_queue_max_bytes", M_GAUGE, "bytes",
-	       "Largest egress queue depth (sFlow 1040) sampled at the switch port in the last interval.");
-	for (i = 0; i < d->nswports; i++) {
-		const struct rt_swport *p = d->swports[i].p;
+	for (k = 0; k < 2; k++) {
+		family(w, gauge[k].name, M_GAUGE, gauge[k].unit, gauge[k].help);
+		for (i = 0; i < d->nswports; i++) {
+			const struct rt_swport *p = d->swports[i].p;
 
-		if (!d->swports[i].d.depth_n)
-			continue;
-		swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
-		sample_u(w, "rocetop_sflow_port_queue_max_bytes", M_GAUGE, set, p->max_depth);
-	}
-	family(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, "seconds",
-	       "Largest transit delay (sFlow 1039) sampled at the switch port in the last interval.");
-	for (i = 0; i < d->nswports; i++) {
-		const struct rt_swport *p = d->swports[i].p;
-
-		if (!d->swports[i].d.transit_n)
-			continue;
-		swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
-		sample_d(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, set, p->max_transit / 1e9);
+			if (!(k ? d->swports[i].d.transit_n : d->swports[i].d.depth_n))
+				continue;	/* none sampled in the interval */
+			swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
+			if (k)
+				sample_d(w, gauge[k].name, M_GAUGE, set, p->max_transit / 1e9);
+			else
+				sample_u(w, gauge[k].name, M_GAUGE, set, p->max_depth);
+		}
 	}
 }
 
