@@ -269,10 +269,8 @@ static struct hp *hp_get(struct rt_prom_render *r, const struct rt_hostpair *k)
 static int cmp_hp_rank(const void *a, const void *b)
 {
 	const struct hp *x = *(struct hp *const *)a, *y = *(struct hp *const *)b;
-	int c = RT_SPACESHIP(rt_congestion(&y->v), rt_congestion(&x->v));
+	int c = rt_val_cmp_congestion(&x->v, &y->v);
 
-	if (!c)
-		c = RT_SPACESHIP(y->v.pkts, x->v.pkts);
 	return c ? c : rt_hostpair_cmp(&x->k, &y->k);
 }
 
