@@ -427,6 +427,19 @@ static const char *find_gen(const char *given, char *buf, size_t len)
 	return "rocetop-gen";
 }
 
+/* argv[n], argv[n + 1], ...: the arguments given, up to a NULL; the new n. */
+static int add_args(const char **argv, int n, ...)
+{
+	const char *a;
+	va_list ap;
+
+	va_start(ap, n);
+	while ((a = va_arg(ap, const char *)))
+		argv[n++] = a;
+	va_end(ap);
+	return n;
+}
+
 /* Start the generator once rocetop is attached, so it counts every frame. */
 static int start_gen(struct lab *l)
 {
@@ -434,7 +447,7 @@ static int start_gen(struct lab *l)
 	     sfrate[32];
 	const char *argv[40];
 	sigset_t all;
-	int n = 0;
+	int n;
 	pid_t pid, parent;
 
 	snprintf(dur, sizeof(dur), "%g", l->duration > 0 ? l->duration : 86400.0);
@@ -443,42 +456,20 @@ static int start_gen(struct lab *l)
 	snprintf(seed, sizeof(seed), "%ld", l->seed);
 	snprintf(tdata, sizeof(tdata), "%s:snd0", l->ns_snd);
 	snprintf(trcv, sizeof(trcv), "%s:rcv0", l->ns_rcv);
-	argv[n++] = find_gen(l->gen, gbuf, sizeof(gbuf));
-	argv[n++] = "--scenario";
-	argv[n++] = l->scenario;
-	argv[n++] = "--tx-data";
-	argv[n++] = tdata;
-	argv[n++] = "--tx-rcv";
-	argv[n++] = trcv;
-	argv[n++] = "--sink";
-	argv[n++] = l->ns_rcv;
-	argv[n++] = "--duration";
-	argv[n++] = dur;
-	argv[n++] = "--rate";
-	argv[n++] = rate;
-	argv[n++] = "--senders";
-	argv[n++] = snd;
-	argv[n++] = "--seed";
-	argv[n++] = seed;
-	if (l->tally) {
-		argv[n++] = "--tally";
-		argv[n++] = l->tally;
-	}
+	n = add_args(argv, 0, find_gen(l->gen, gbuf, sizeof(gbuf)), "--scenario", l->scenario,
+		     "--tx-data", tdata, "--tx-rcv", trcv, "--sink", l->ns_rcv, "--duration", dur,
+		     "--rate", rate, "--senders", snd, "--seed", seed, NULL);
+	if (l->tally)
+		n = add_args(argv, n, "--tally", l->tally, NULL);
 	if (l->mirror) {
 		snprintf(tmir, sizeof(tmir), "%s:sw-mir", l->ns_sw);
-		argv[n++] = "--mirror";
-		argv[n++] = l->mirror;
-		argv[n++] = "--tx-mirror";
-		argv[n++] = tmir;
+		n = add_args(argv, n, "--mirror", l->mirror, "--tx-mirror", tmir, NULL);
 	}
 	if (l->sflow) {
 		snprintf(sfrate, sizeof(sfrate), "%ld", l->sflow_rate);
-		argv[n++] = "--sflow";
-		argv[n++] = LAB_SFLOW_TO;
-		argv[n++] = "--sflow-netns";
-		argv[n++] = l->mirror ? l->ns_col : l->ns_rcv;	/* where rocetop runs */
-		argv[n++] = "--sflow-rate";
-		argv[n++] = sfrate;
+		/* --sflow-netns: where rocetop runs */
+		n = add_args(argv, n, "--sflow", LAB_SFLOW_TO, "--sflow-netns", l->mirror ? l->ns_col : l->ns_rcv,
+			     "--sflow-rate", sfrate, NULL);
 	}
 	argv[n] = NULL;
 
