@@ -176,9 +176,6 @@ int main(int argc, char **argv)
 		{ 100000, 100, "100k flows, 1% changing" },
 		{ 100000, 1, "100k flows, all changing" },
 	};
-	double la = -1;
-	FILE *f;
-
 	(void)argc;
 	(void)argv;
 	if (access(FIXTURE, R_OK) && chdir(".."))	/* run from the tree's top or bench/ */
@@ -187,16 +184,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nic_bench: %s not found: run it from the source tree's top\n", FIXTURE);
 		return 1;
 	}
-	if ((f = fopen("/proc/loadavg", "r"))) {
-		if (fscanf(f, "%lf", &la) != 1)
-			la = -1;
-		fclose(f);
-	}
 	printf("nic_bench: rt_stream_step() of a live source with the NIC's counters (%s),\n"
 	       "CPU ms per interval, median of %d; load average %.2f\n"
 	       "  table = the flows updated in place, the NIC's flows and join on what changed (now);\n"
 	       "  whole = baseline, same run: a whole snapshot, the NIC's join on all of it, folded in\n",
-	       FIXTURE, RUNS, la);
+	       FIXTURE, RUNS, load_avg());
 	printf("%-26s %8s %6s %9s %9s %11s\n", "case", "changed", "nic", "table", "whole", "whole/table");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		double m[W_N];

@@ -271,7 +271,6 @@ static int run_child(__u32 n, __u32 every, int mode, double out[T_N + 2])
 	return st;
 }
 
-/* same shape as nic_bench.c's main: each bench its own cases */
 int main(int argc, char **argv)
 {
 	static const struct { __u32 flows, every; const char *what; } cases[] = {
@@ -280,18 +279,10 @@ int main(int argc, char **argv)
 		{ 100000, 100, "100k flows, 1% changing" },
 		{ 100000, 1, "100k flows, all changing" },
 	};
-	double la[3] = { 0 };
-	FILE *f = fopen("/proc/loadavg", "r");
-
 	(void)argc;
 	(void)argv;
-	if (f) {
-		if (fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3)
-			la[0] = -1;
-		fclose(f);
-	}
 	printf("tui_bench: the live view's CPU per refresh (tui/tui_model.c), ms, median of %d intervals; "
-	       "load average %.2f\n", RUNS, la[0]);
+	       "load average %.2f\n", RUNS, load_avg());
 	printf("  take = tui_data_take; whole = baseline, same run: the take the whole way (a sorted copy,\n"
 	       "  every flow's histories carried over), as every snapshot was taken before; page = rows, selection's rank, a %d-row page ordered "
 	       "(tui_rows_order), widths;\n  full = baseline, same run: every row's averages, "
