@@ -11,6 +11,12 @@ def rows(path):
         return list(csv.DictReader(f))
 
 
+def columns(path):
+    """A CSV file's header: its column names ([] for an empty file)."""
+    with open(path) as f:
+        return next(csv.reader(f), [])
+
+
 def sums(path, keyf, cols, keep=lambda r: True):
     """The integer columns cols of a CSV file summed per keyf(row), over the
     rows keep(row) accepts."""

@@ -2,6 +2,7 @@
 rocetop's counters, computed from the frames' own fields (never by rocetop).
 scapy is imported only by the builders, so the tally helpers serve scripts
 that read tshark's fields too."""
+import logging
 import struct
 from collections import defaultdict
 
@@ -112,3 +113,17 @@ def pfc(times, smac=None):
     from scapy.all import Ether, Raw
     kw = {"src": smac} if smac else {}
     return Ether(dst=PFC_DST, type=0x8808, **kw) / Raw(pfc_body(times))
+
+
+def icrc_ok(frame):
+    """Whether a RoCEv2 frame's ICRC is the one scapy computes from the
+    frame's own fields (the masked pseudo-header CRC); None for a frame that
+    is not RoCEv2 (UDP to 4791 with a BTH)."""
+    logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+    from scapy.all import Ether, UDP, raw
+    from scapy.contrib.roce import BTH
+    pkt = Ether(frame)
+    if BTH not in pkt or UDP not in pkt or pkt[UDP].dport != 4791:
+        return None
+    pkt[BTH].icrc = None
+    return raw(pkt) == frame
