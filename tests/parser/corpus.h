@@ -43,6 +43,10 @@ struct corpus {
 	size_t n;
 };
 
+/* Each case pc of the corpus co, in its order. */
+#define FOR_EACH_CASE(pc, co) \
+	for (const struct pcase *pc = (co)->c; pc < (co)->c + (co)->n; pc++)
+
 static inline int corpus_kind(const char *s)
 {
 	static const char *k[] = { "other", "roce", "pfc", "pause", "trunc", "malformed" };

@@ -102,9 +102,7 @@ static void test_corpus_shape(const struct corpus *co)
 	size_t kinds[6] = { 0 }, mk[6] = { 0 }, types[RT_MIRROR_MAX + 1] = { 0 };
 	size_t ack_cuts = 0, pfc_cuts = 0, v6u = 0, plat = 0;
 
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
-
+	FOR_EACH_CASE(pc, co) {
 		if (pc->e.mirror) {
 			mk[pc->kind]++;
 			if (pc->e.mirror <= RT_MIRROR_MAX)
@@ -149,8 +147,7 @@ static void test_corpus_shape(const struct corpus *co)
 
 static void test_fields(const struct corpus *co)
 {
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_pkt p;
 
 		parse_buf(pc->data, pc->len, pc->len, &p);
@@ -162,8 +159,7 @@ static void test_fields(const struct corpus *co)
 /* rt_count_if: every frame lands in exactly its outcome, PFC per class. */
 static void test_count_if(const struct corpus *co)
 {
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_if_val got = { 0 }, exp = { 0 };
 		struct rt_pkt p;
 
@@ -183,8 +179,7 @@ static void test_count_flow(const struct corpus *co)
 {
 	size_t nroce = 0;
 
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_flow_val got = { 0 }, exp = { 0 };
 		struct rt_pkt p;
 		__u64 *c;
@@ -234,8 +229,7 @@ static void test_prefixes(const struct corpus *co)
 {
 	size_t runs = 0, cut_roce = 0;
 
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_pkt full, p;
 
 		parse_buf(pc->data, pc->len, pc->len, &full);
@@ -280,11 +274,9 @@ static void test_prefixes(const struct corpus *co)
 
 /* A frame with headers beyond data_end but inside frame_len (XDP multi-buffer):
  * never read past data_end, and a RoCE frame whose BTH is not readable is trunc. */
-/* same loop over the corpus as test_fields: each test its own frame cuts and checks */
 static void test_frags(const struct corpus *co)
 {
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_pkt p;
 
 		if (pc->kind != RT_K_ROCE)
@@ -314,8 +306,7 @@ static void test_totals(const struct corpus *co)
 
 	memset(&exp, 0, sizeof(exp));
 	memset(&got, 0, sizeof(got));
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_flow_key k;
 		struct rt_pkt p;
 
