@@ -219,6 +219,20 @@ static void test_count_flow(const struct corpus *co)
 	TEST_END("parse_count_flow");
 }
 
+/* A prefix of n bytes of pc's frame, parsed as kind k into p: trunc below
+ * limit, from there on exactly the whole frame's parse (full). */
+static void check_prefix(const struct pcase *pc, const char *what, size_t n, size_t limit, int k,
+			 const struct rt_pkt *p, const struct rt_pkt *full)
+{
+	if (n < limit)
+		CHECK(k == RT_K_TRUNC, "%s %s %zu/%zu: kind %s, expected trunc",
+		      pc->name, what, n, pc->len, kind_name(k));
+	else
+		CHECK(!memcmp(p, full, sizeof(*p)),
+		      "%s %s %zu/%zu: kind %s, differs from the whole frame (%s)",
+		      pc->name, what, n, pc->len, kind_name(k), kind_name(full->kind));
+}
+
 /*
  * Every prefix of every frame, from a heap buffer of exactly that size: as a
  * capture cut at a snap length (frame_len the whole frame) and as a frame that
@@ -244,24 +258,12 @@ static void test_prefixes(const struct corpus *co)
 			memcpy(b, pc->data, n);
 
 			k = parse_buf(b, n, pc->len, &p);
-			if (n < pc->snap)
-				CHECK(k == RT_K_TRUNC, "%s snap %zu/%zu: kind %s, expected trunc",
-				      pc->name, n, pc->len, kind_name(k));
-			else
-				CHECK(!memcmp(&p, &full, sizeof(p)),
-				      "%s snap %zu/%zu: kind %s, differs from the whole frame (%s)",
-				      pc->name, n, pc->len, kind_name(k), kind_name(full.kind));
+			check_prefix(pc, "snap", n, pc->snap, k, &p, &full);
 
 			k = parse_buf(b, n, n, &p);
 			if (k == RT_K_ROCE && n < pc->len && n < pc->minlen)
 				cut_roce++;
-			if (n < pc->minlen)
-				CHECK(k == RT_K_TRUNC, "%s short %zu/%zu: kind %s, expected trunc",
-				      pc->name, n, pc->len, kind_name(k));
-			else
-				CHECK(!memcmp(&p, &full, sizeof(p)),
-				      "%s short %zu/%zu: kind %s, differs from the whole frame (%s)",
-				      pc->name, n, pc->len, kind_name(k), kind_name(full.kind));
+			check_prefix(pc, "short", n, pc->minlen, k, &p, &full);
 			free(b);
 			runs += 2;
 		}
