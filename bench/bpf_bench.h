@@ -54,4 +54,11 @@ static inline int bench_start(const char *who, int rounds, int max, __u32 repeat
 	return 0;
 }
 
+/* What bench_start loaded, destroyed (either may be NULL). */
+static inline void bench_stop(struct rocetop_bpf *rt, struct bench_pass_bpf *bp)
+{
+	bench_pass_bpf__destroy(bp);
+	rocetop_bpf__destroy(rt);
+}
+
 #endif

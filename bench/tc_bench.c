@@ -160,10 +160,8 @@ int main(int argc, char **argv)
 		goto out;
 	print_rounds(fr, repeat, runs);
 	rc = 0;
-/* the usual cleanup tail (doctor.c ends alike): each frees its own objects */
 out:
 	bench_pass_tc_bpf__destroy(bt);
-	bench_pass_bpf__destroy(bp);
-	rocetop_bpf__destroy(rt);
+	bench_stop(rt, bp);
 	return rc;
 }

@@ -187,7 +187,6 @@ int main(int argc, char **argv)
 	       met ? "met" : "NOT met");
 	rc = 0;
 out:
-	bench_pass_bpf__destroy(bp);
-	rocetop_bpf__destroy(rt);
+	bench_stop(rt, bp);
 	return rc;
 }
