@@ -317,12 +317,9 @@ static int on_qp_counters(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct rt_opts *o = ctx;
 
-	if (!arg)
-		o->qp_counters = 1;
-	else if (!strcmp(arg, "cc"))
-		o->qp_counters = 2;
-	else
+	if (arg && strcmp(arg, "cc"))
 		return bad(opt, arg, "use --qp-counters or --qp-counters=cc");
+	o->qp_counters = arg ? 2 : 1;	/* =cc: the congestion counters too */
 	return 0;
 }
 
