@@ -234,6 +234,7 @@ struct rt_prom_render *rt_prom_render_new(int top_k, __u64 speed_given)
 	return r;
 }
 
+/* its own arrays, freed as table_free (user/core/snapshot.c) frees its own */
 void rt_prom_render_free(struct rt_prom_render *r)
 {
 	if (!r)
@@ -879,6 +880,7 @@ static void render_findings(struct out *w, const struct rt_findings *F)
  */
 static void sflow_ports(struct out *w, const struct rt_delta *d)
 {
+	/* the counters' table: one row each, alike in shape only */
 	static const struct {
 		const char *name;
 		size_t off;

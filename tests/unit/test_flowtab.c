@@ -362,6 +362,7 @@ static void test_two_buckets(void)
 	const struct rt_ftab *t;
 	__u32 live[8] = { 0 }, qp[34], nqp = 0;
 	struct rt_stream st;
+	/* each test opens its own stream (open_stream) with its own table size and timeout */
 	__u64 full = 0;
 	int fd;
 

@@ -412,6 +412,7 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		pr_warn("unexpected argument '%s'; interfaces take -i, files take -r.\n", argv[first]);
 		return -EINVAL;
 	}
+	/* one check and one sentence per conflict between options */
 	if (o->nifaces && o->read_file) {
 		pr_warn("-i and -r cannot be combined: watch interfaces or read a file.\n");
 		return -EINVAL;

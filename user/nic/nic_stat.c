@@ -171,6 +171,7 @@ int rt_qpc_parse(const void *buf, size_t len, struct rt_qpc_table *t)
 	return rt_nl_walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, stat_cb, t);
 }
 
+/* each answer's own attributes, walked as stat_cb above walks its own */
 static int status_cb(const struct nlmsghdr *h, void *arg)
 {
 	struct rt_stat_status *st = arg;
