@@ -29,7 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from rtlib import pcap  # noqa: E402
-from rtlib.roce import pfc_body  # noqa: E402
+from rtlib.roce import pfc_body, raw_roce  # noqa: E402
 
 T0 = 1700000000
 END = 615.0
@@ -49,21 +49,8 @@ def eth(dst, src, etype):
     return dst + src + struct.pack("!H", etype)
 
 
-def ip_csum(h):
-    s = sum(struct.unpack("!10H", h))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return (~s) & 0xffff
-
-
 def roce(src, dst, dscp, opcode, dqpn, psn, extra):
-    bth = struct.pack("!BBHBBHBBH", opcode, 0, 0xffff, 0, dqpn >> 16, dqpn & 0xffff, 0, psn >> 16, psn & 0xffff)
-    pay = bth + extra + b"\0\0\0\0"     # ICRC (not checked)
-    udp = struct.pack("!HHHH", 49152 + (dqpn & 0xff), 4791, 8 + len(pay), 0) + pay
-    h = struct.pack("!BBHHHBBH4s4s", 0x45, dscp << 2, 20 + len(udp), 0, 0x4000, 64, 17, 0,
-                    bytes(map(int, src.split("."))), bytes(map(int, dst.split("."))))
-    h = h[:10] + struct.pack("!H", ip_csum(h)) + h[12:]
-    return eth(b"\x02\0\0\0\0\x02", b"\x02\0\0\0\0\x01", 0x0800) + h + udp
+    return raw_roce(src, dst, dscp << 2, opcode, dqpn, psn, extra)
 
 
 def pfc(p):
