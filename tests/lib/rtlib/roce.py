@@ -140,6 +140,13 @@ def pfc(times, smac=None):
     return Ether(dst=PFC_DST, type=0x8808, **kw) / Raw(pfc_body(times))
 
 
+def pause(quanta, smac=None):
+    """An 802.3x pause frame of quanta (0: XON), padded to the 60-byte minimum."""
+    from scapy.all import Ether, Raw
+    kw = {"src": smac} if smac else {}
+    return Ether(dst=PFC_DST, type=0x8808, **kw) / Raw(struct.pack("!HH", 0x0001, quanta) + bytes(42))
+
+
 def icrc_ok(frame):
     """Whether a RoCEv2 frame's ICRC is the one scapy computes from the
     frame's own fields (the masked pseudo-header CRC); None for a frame that
