@@ -19,14 +19,16 @@ def read(path):
 
 # ---- writing (from the formats' specifications, never with rocetop) ----
 
-def header(linktype=1, snaplen=65535):
-    """A classic microsecond pcap file's 24-byte header (little-endian)."""
-    return struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, snaplen, linktype)
+def header(linktype=1, snaplen=65535, nano=False):
+    """A classic pcap file's 24-byte header (little-endian): microsecond
+    timestamps, or nanosecond ones with nano."""
+    return struct.pack("<IHHiIII", 0xa1b23c4d if nano else 0xa1b2c3d4, 2, 4, 0, 0, snaplen, linktype)
 
 
 def record(sec, usec, data, origlen=None):
-    """A classic pcap record: its 16-byte header (origlen: the wire length
-    claimed, by default the frame's own), then the frame."""
+    """A classic pcap record: its 16-byte header (usec: the fraction of the
+    second in the file's unit; origlen: the wire length claimed, by default
+    the frame's own), then the frame."""
     return struct.pack("<IIII", sec, usec, len(data), len(data) if origlen is None else origlen) + data
 
 
