@@ -1,7 +1,9 @@
-"""What the Python test scripts share: building RoCEv2 and PFC frames with
-scapy and tallying them (roce), tshark's own counts of a capture (tshark),
-rocetop's and rocetop-gen's output files (outputs), a pcap file's frames
-(pcap), and the PASS/FAIL lines tests/run counts (check).
+"""What the Python test scripts share: building RoCEv2 and PFC frames (with
+scapy, or with struct where speed matters), tallying them from their own
+bytes and checking their ICRC (roce), tshark's own counts of a capture
+(tshark), rocetop's and rocetop-gen's output files (outputs), pcap and pcapng
+files read and written (pcap), the kernel's netlink answers (netlink), and
+the PASS/FAIL lines tests/run counts (check).
 
 A script under tests/AREA/ imports it with:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
