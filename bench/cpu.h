@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What the user-space CPU benches (bench/collect_cpu.c, bench/table_bench.c)
- * share: the process's CPU time in ms (user + system) and the median of a set
- * of figures, and the removal of the CSV sink's temporary directory. One
+ * share: the process's CPU time in ms (user + system), the load average, the
+ * median of a set of figures, and the removal of the CSV sink's temporary
+ * directory. One
  * copy, so both benches measure, summarise and clean up alike.
  */
 #ifndef ROCETOP_BENCH_CPU_H
@@ -14,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "median.h"
+
 static inline double cpu_ms(void)
 {
 	struct timespec ts;
@@ -22,19 +25,22 @@ static inline double cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static inline int cmp_double(const void *a, const void *b)
+/* The 1-minute load average, printed beside the figures (-1: unknown). */
+static inline double load_avg(void)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	FILE *f = fopen("/proc/loadavg", "r");
+	double la = -1;
 
-	return (x > y) - (x < y);
+	if (f) {
+		if (fscanf(f, "%lf", &la) != 1)
+			la = -1;
+		fclose(f);
+	}
+	return la;
 }
 
-/* Sorts v. */
-static inline double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+/* median(v, n) of doubles; sorts v. */
+BENCH_MEDIAN(double)
 
 /* Remove the files a bench's CSV sink wrote into dir (mkdtemp's), then dir. */
 static inline void rm_csv(const char *dir)

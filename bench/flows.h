@@ -28,6 +28,20 @@ static inline void bench_flow_key(struct rt_flow_key *k, __u32 i)
 	k->dqpn = 0x100 + (i & 0xffff);
 }
 
+/* The cases of the per-interval benches (nic_bench, tui_bench), measured
+ * against the same targets for a whole interval: so many flows, one in
+ * EVERY changing each interval. */
+static const struct bench_case {
+	__u32 flows, every;
+	const char *what;
+} bench_cases[] = {
+	{ 10000, 1, "10k flows, all changing" },
+	{ 10000, 100, "10k flows, 1% changing" },
+	{ 100000, 100, "100k flows, 1% changing" },
+	{ 100000, 1, "100k flows, all changing" },
+};
+#define BENCH_NCASES (sizeof(bench_cases) / sizeof(bench_cases[0]))
+
 /* Whether flow i moves in interval k when one flow in EVERY does (all do in
  * the first interval, k 0). */
 static inline int bench_flow_moves(__u32 i, __u32 every, int k)

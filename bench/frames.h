@@ -21,6 +21,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "median.h"
+
 struct frame {
 	const char *name;
 	int kind;		/* what the parser must make of it */
@@ -189,19 +191,8 @@ static inline long run_xdp(int fd, const struct frame *f, __u32 repeat)
 	return (long)o.duration;
 }
 
-/* same as cpu.h's median of doubles, for longs: both headers are included alone by different benches */
-static inline int cmp_long(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-
-	return (x > y) - (x < y);
-}
-
-static inline long median(long *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_long);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+/* median(v, n) of longs; sorts v. */
+BENCH_MEDIAN(long)
 
 /* The quartiles of v[0..n) (sorts v): the median and the interquartile
  * range, q3 - q1, each the value at its rank (rounded down). */

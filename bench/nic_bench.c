@@ -82,7 +82,7 @@ static void wire_count(struct wire *w, __u32 every, int k)
 	for (__u32 i = 0; i < w->n; i++) {
 		struct rt_flow_val *v = &w->v[i];
 
-		if (k && every > 1 && i % every != (__u32)k % every)
+		if (!bench_flow_moves(i, every, k))
 			continue;
 		v->pkts += 100 + i % 7;
 		v->bytes += (100 + i % 7) * 1024;
@@ -171,14 +171,6 @@ out:
 
 int main(int argc, char **argv)
 {
-	static const struct { __u32 flows, every; const char *what; } cases[] = {
-		{ 10000, 1, "10k flows, all changing" },
-		{ 100000, 100, "100k flows, 1% changing" },
-		{ 100000, 1, "100k flows, all changing" },
-	};
-	double la = -1;
-	FILE *f;
-
 	(void)argc;
 	(void)argv;
 	if (access(FIXTURE, R_OK) && chdir(".."))	/* run from the tree's top or bench/ */
@@ -187,26 +179,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nic_bench: %s not found: run it from the source tree's top\n", FIXTURE);
 		return 1;
 	}
-	if ((f = fopen("/proc/loadavg", "r"))) {
-		if (fscanf(f, "%lf", &la) != 1)
-			la = -1;
-		fclose(f);
-	}
 	printf("nic_bench: rt_stream_step() of a live source with the NIC's counters (%s),\n"
 	       "CPU ms per interval, median of %d; load average %.2f\n"
 	       "  table = the flows updated in place, the NIC's flows and join on what changed (now);\n"
 	       "  whole = baseline, same run: a whole snapshot, the NIC's join on all of it, folded in\n",
-	       FIXTURE, RUNS, la);
+	       FIXTURE, RUNS, load_avg());
 	printf("%-26s %8s %6s %9s %9s %11s\n", "case", "changed", "nic", "table", "whole", "whole/table");
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BENCH_NCASES; i++) {
+		const struct bench_case *c = &bench_cases[i];
 		double m[W_N];
 		size_t changed = 0, nicf = 0;
 
-		if (run_case(cases[i].flows, cases[i].every, m, &changed, &nicf)) {
-			fprintf(stderr, "nic_bench: could not run %s\n", cases[i].what);
+		if (run_case(c->flows, c->every, m, &changed, &nicf)) {
+			fprintf(stderr, "nic_bench: could not run %s\n", c->what);
 			return 1;
 		}
-		printf("%-26s %8zu %6zu %9.2f %9.2f %10.1fx\n", cases[i].what, changed, nicf, m[W_TABLE],
+		printf("%-26s %8zu %6zu %9.2f %9.2f %10.1fx\n", c->what, changed, nicf, m[W_TABLE],
 		       m[W_WHOLE], m[W_TABLE] > 0 ? m[W_WHOLE] / m[W_TABLE] : 0);
 	}
 	printf("the step only (collect, NIC, join, delta); bench/collect_cpu adds the kernel read and the\n"

@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include "../tests/lib/xdr.h"
 #include "log.h"
 #include "opts.h"
 #include "sflow.h"
@@ -46,10 +47,7 @@ struct dg {
 
 static void w32(struct dg *b, __u32 v)
 {
-	b->d[b->n++] = (__u8)(v >> 24);
-	b->d[b->n++] = (__u8)(v >> 16);
-	b->d[b->n++] = (__u8)(v >> 8);
-	b->d[b->n++] = (__u8)v;
+	xdr_w32(b->d, &b->n, v);
 }
 
 /* A RoCEv2 RDMA WRITE of flow k: 10.1.0.(k%16) -> 10.2.0.(k/16), QP 0x100+k. */

@@ -39,8 +39,8 @@
 #include "frames.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
-#include "bpf_bench.h"
 #include "bench_pass.skel.h"
+#include "bpf_bench.h"
 #include "bench_pass_tc.skel.h"
 
 #define TARGET_RATIO 1.2
@@ -143,16 +143,11 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-r") && i + 1 < argc)
 			runs = atoi(argv[++i]);
 	}
-	if (bench_rounds_ok("tc_bench", runs, MAX_RUNS, repeat))
-		return 1;
-	rt = bench_load_rocetop("tc_bench");
-	if (!rt)
+	if (bench_start("tc_bench", runs, MAX_RUNS, repeat, &rt, &bp))
 		goto out;
-	bp = bench_pass_bpf__open_and_load();
 	bt = bench_pass_tc_bpf__open_and_load();
-	if (!bp || !bt) {
-		fprintf(stderr, "tc_bench: cannot load the pass-only programs (%s)\n",
-			strerror(errno));
+	if (!bt) {
+		fprintf(stderr, "tc_bench: cannot load bench_pass_tc.bpf.o (%s)\n", strerror(errno));
 		goto out;
 	}
 	fd[0] = bpf_program__fd(bp->progs.rt_pass);
@@ -165,10 +160,8 @@ int main(int argc, char **argv)
 		goto out;
 	print_rounds(fr, repeat, runs);
 	rc = 0;
-/* the usual cleanup tail (doctor.c ends alike): each frees its own objects */
 out:
 	bench_pass_tc_bpf__destroy(bt);
-	bench_pass_bpf__destroy(bp);
-	rocetop_bpf__destroy(rt);
+	bench_stop(rt, bp);
 	return rc;
 }

@@ -271,47 +271,33 @@ static int run_child(__u32 n, __u32 every, int mode, double out[T_N + 2])
 	return st;
 }
 
-/* same shape as nic_bench.c's main: each bench its own cases */
 int main(int argc, char **argv)
 {
-	static const struct { __u32 flows, every; const char *what; } cases[] = {
-		{ 10000, 1, "10k flows, all changing" },
-		{ 10000, 100, "10k flows, 1% changing" },
-		{ 100000, 100, "100k flows, 1% changing" },
-		{ 100000, 1, "100k flows, all changing" },
-	};
-	double la[3] = { 0 };
-	FILE *f = fopen("/proc/loadavg", "r");
-
 	(void)argc;
 	(void)argv;
-	if (f) {
-		if (fscanf(f, "%lf %lf %lf", &la[0], &la[1], &la[2]) != 3)
-			la[0] = -1;
-		fclose(f);
-	}
 	printf("tui_bench: the live view's CPU per refresh (tui/tui_model.c), ms, median of %d intervals; "
-	       "load average %.2f\n", RUNS, la[0]);
+	       "load average %.2f\n", RUNS, load_avg());
 	printf("  take = tui_data_take; whole = baseline, same run: the take the whole way (a sorted copy,\n"
 	       "  every flow's histories carried over), as every snapshot was taken before; page = rows, selection's rank, a %d-row page ordered "
 	       "(tui_rows_order), widths;\n  full = baseline, same run: every row's averages, "
 	       "every row sorted (qsort_r), every address formatted\n", PAGE);
 	printf("%-26s %8s %8s %8s %8s %9s %10s %12s %9s %9s %8s\n", "case", "changed", "take", "whole",
 	       "page", "full", "refresh", "full/page", "loop MB", "+view MB", "B/flow");
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < BENCH_NCASES; i++) {
+		const struct bench_case *c = &bench_cases[i];
 		double m[T_N + 2], loop[T_N + 2], view[T_N + 2];
 
-		if (run_child(cases[i].flows, cases[i].every, M_CPU, m) ||
-		    run_child(cases[i].flows, cases[i].every, M_LOOP, loop) ||
-		    run_child(cases[i].flows, cases[i].every, M_VIEW, view)) {
+		if (run_child(c->flows, c->every, M_CPU, m) ||
+		    run_child(c->flows, c->every, M_LOOP, loop) ||
+		    run_child(c->flows, c->every, M_VIEW, view)) {
 			fprintf(stderr, "tui_bench: a case could not run (out of memory?)\n");
 			return 1;
 		}
-		printf("%-26s %8.0f %8.2f %8.2f %8.2f %9.2f %10.2f %11.1fx %9.1f %9.1f %8.0f\n", cases[i].what,
+		printf("%-26s %8.0f %8.2f %8.2f %8.2f %9.2f %10.2f %11.1fx %9.1f %9.1f %8.0f\n", c->what,
 		       m[T_N], m[T_TAKE], m[T_TAKEW], m[T_PAGE], m[T_FULL], m[T_TAKE] + m[T_PAGE],
 		       m[T_PAGE] > 0 ? m[T_FULL] / m[T_PAGE] : 0, loop[T_N + 1] / 1024,
 		       (view[T_N + 1] - loop[T_N + 1]) / 1024,
-		       (view[T_N + 1] - loop[T_N + 1]) * 1024 / cases[i].flows);
+		       (view[T_N + 1] - loop[T_N + 1]) * 1024 / c->flows);
 	}
 	printf("refresh = take + page, what one snapshot costs the view (per-interval work\n"
 	       "follows what changed; targets for the whole interval: 100k flows 1%% changing <= 15 ms,\n"

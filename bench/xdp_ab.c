@@ -38,8 +38,8 @@
 #include "frames.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
-#include "bpf_bench.h"
 #include "bench_pass.skel.h"
+#include "bpf_bench.h"
 
 #define MAX_ROUNDS 401
 

@@ -34,8 +34,8 @@
 #include "frames.h"
 #include "live_maps.h"
 #include "rocetop.skel.h"
-#include "bpf_bench.h"
 #include "bench_pass.skel.h"
+#include "bpf_bench.h"
 
 #define TARGET_NS 35.0	/* a RoCE data frame of a known flow */
 #define TARGET_WRAP_NS 10.0
@@ -163,17 +163,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "-x"))
 			dump = 1;	/* print the frames in hex and exit */
 	}
-	/* same start as tc_bench.c: each bench loads its own programs */
-	if (bench_rounds_ok("xdp_bench", runs, MAX_RUNS, repeat))
-		return 1;
-	rt = bench_load_rocetop("xdp_bench");
-	if (!rt)
+	if (bench_start("xdp_bench", runs, MAX_RUNS, repeat, &rt, &bp))
 		goto out;
-	bp = bench_pass_bpf__open_and_load();
-	if (!bp) {
-		fprintf(stderr, "xdp_bench: cannot load bench_pass.bpf.o (%s)\n", strerror(errno));
-		goto out;
-	}
 	rt_fd = bpf_program__fd(rt->progs.rt_xdp);
 	bp_fd = bpf_program__fd(bp->progs.rt_pass);
 	pin_cpu();
@@ -196,7 +187,6 @@ int main(int argc, char **argv)
 	       met ? "met" : "NOT met");
 	rc = 0;
 out:
-	bench_pass_bpf__destroy(bp);
-	rocetop_bpf__destroy(rt);
+	bench_stop(rt, bp);
 	return rc;
 }

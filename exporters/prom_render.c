@@ -250,6 +250,7 @@ struct rt_prom_render *rt_prom_render_new(int top_k, __u64 speed_given)
 	return r;
 }
 
+/* its own arrays, freed as table_free (user/core/snapshot.c) frees its own */
 void rt_prom_render_free(struct rt_prom_render *r)
 {
 	if (!r)
@@ -287,10 +288,8 @@ static struct hp *hp_get(struct rt_prom_render *r, const struct rt_hostpair *k)
 static int cmp_hp_rank(const void *a, const void *b)
 {
 	const struct hp *x = *(struct hp *const *)a, *y = *(struct hp *const *)b;
-	int c = RT_SPACESHIP(rt_congestion(&y->v), rt_congestion(&x->v));
+	int c = rt_val_cmp_congestion(&x->v, &y->v);
 
-	if (!c)
-		c = RT_SPACESHIP(y->v.pkts, x->v.pkts);
 	return c ? c : rt_hostpair_cmp(&x->k, &y->k);
 }
 
@@ -318,70 +317,62 @@ struct rowset {
 	void *ctx;
 };
 
-static void flow_families(struct out *w, const char *prefix, const char *what, const struct rowset *rs)
+/* One counter family's samples: each row's 64-bit counters at offs[0..n) of
+ * its rt_flow_val, with the label lname=values[k] (none when lname is NULL). */
+static void rows_u64(struct out *w, const char *name, const struct rowset *rs,
+		     const char *lname, const char *const *values, const size_t *offs, int n)
 {
-	char name[96], help[256], set[LSET], more[LSET + 64];
-	size_t i;
-	int e;
+	char set[LSET], more[LSET + 64];
 
-#define FAM(suffix, type, unit, fmt) do { \
-		snprintf(name, sizeof(name), "%s_%s", prefix, suffix); \
-		snprintf(help, sizeof(help), fmt, what); \
-		family(w, name, type, unit, help); } while (0)
+	for (size_t i = 0; i < rs->n; i++) {
+		const char *v = (const char *)rs->val(rs->ctx, i);
 
-	FAM("packets", M_COUNTER, NULL, "RoCEv2 packets %s, since rocetop started.");
-	for (i = 0; i < rs->n; i++) {
 		set[0] = 0;
 		rs->labels(rs->ctx, i, set, sizeof(set));
-		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->pkts);
-	}
-	FAM("bytes", M_COUNTER, "bytes", "Bytes of RoCEv2 frames %s (Ethernet header included, no FCS).");
-	for (i = 0; i < rs->n; i++) {
-		set[0] = 0;
-		rs->labels(rs->ctx, i, set, sizeof(set));
-		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->bytes);
-	}
-	FAM("ecn_packets", M_COUNTER, NULL, "RoCEv2 packets %s by ECN codepoint (ce: congestion experienced).");
-	for (i = 0; i < rs->n; i++) {
-		set[0] = 0;
-		rs->labels(rs->ctx, i, set, sizeof(set));
-		for (e = 0; e < 4; e++) {
+		for (int k = 0; k < n; k++) {
 			snprintf(more, sizeof(more), "%s", set);
-			label(more, sizeof(more), "ecn", rt_ecn_name(ecn_order[e]));
-			sample_u(w, name, M_COUNTER, more, rs->val(rs->ctx, i)->ecn[ecn_order[e]]);
+			if (lname)
+				label(more, sizeof(more), lname, values[k]);
+			sample_u(w, name, M_COUNTER, more, *(const __u64 *)(v + offs[k]));
 		}
 	}
-	FAM("cnps", M_COUNTER, NULL, "Congestion notification packets (BTH opcode 0x81) %s.");
-	for (i = 0; i < rs->n; i++) {
-		set[0] = 0;
-		rs->labels(rs->ctx, i, set, sizeof(set));
-		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->cnp);
-	}
-	FAM("acks", M_COUNTER, NULL, "ACKs (AETH ACK syndrome) %s.");
-	for (i = 0; i < rs->n; i++) {
-		set[0] = 0;
-		rs->labels(rs->ctx, i, set, sizeof(set));
-		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->ack);
-	}
-	FAM("naks", M_COUNTER, NULL, "NAKs %s by reason (psn_sequence: PSN sequence error, other).");
-	for (i = 0; i < rs->n; i++) {
-		set[0] = 0;
-		rs->labels(rs->ctx, i, set, sizeof(set));
-		snprintf(more, sizeof(more), "%s", set);
-		label(more, sizeof(more), "reason", "psn_sequence");
-		sample_u(w, name, M_COUNTER, more, rs->val(rs->ctx, i)->nak_seq);
-		snprintf(more, sizeof(more), "%s", set);
-		label(more, sizeof(more), "reason", "other");
-		sample_u(w, name, M_COUNTER, more, rs->val(rs->ctx, i)->nak_other);
-	}
-	FAM("rnr_naks", M_COUNTER, NULL, "Receiver-not-ready NAKs %s.");
-	for (i = 0; i < rs->n; i++) {
-		set[0] = 0;
-		rs->labels(rs->ctx, i, set, sizeof(set));
-		sample_u(w, name, M_COUNTER, set, rs->val(rs->ctx, i)->rnr_nak);
-	}
-#undef FAM
 }
+
+#define V(f) offsetof(struct rt_flow_val, f)
+
+static void flow_families(struct out *w, const char *prefix, const char *what, const struct rowset *rs)
+{
+	/* each family's suffix, unit, help (%s: what), label and counters */
+	const struct {
+		const char *suffix, *unit, *help, *lname;
+		int n;
+		const char *values[4];
+		size_t offs[4];
+	} fams[] = {
+		{ "packets", NULL, "RoCEv2 packets %s, since rocetop started.", NULL, 1, { NULL }, { V(pkts) } },
+		{ "bytes", "bytes", "Bytes of RoCEv2 frames %s (Ethernet header included, no FCS).", NULL, 1,
+		  { NULL }, { V(bytes) } },
+		{ "ecn_packets", NULL, "RoCEv2 packets %s by ECN codepoint (ce: congestion experienced).", "ecn", 4,
+		  { rt_ecn_name(ecn_order[0]), rt_ecn_name(ecn_order[1]), rt_ecn_name(ecn_order[2]),
+		    rt_ecn_name(ecn_order[3]) },
+		  { V(ecn[ecn_order[0]]), V(ecn[ecn_order[1]]), V(ecn[ecn_order[2]]), V(ecn[ecn_order[3]]) } },
+		{ "cnps", NULL, "Congestion notification packets (BTH opcode 0x81) %s.", NULL, 1, { NULL }, { V(cnp) } },
+		{ "acks", NULL, "ACKs (AETH ACK syndrome) %s.", NULL, 1, { NULL }, { V(ack) } },
+		{ "naks", NULL, "NAKs %s by reason (psn_sequence: PSN sequence error, other).", "reason", 2,
+		  { "psn_sequence", "other" }, { V(nak_seq), V(nak_other) } },
+		{ "rnr_naks", NULL, "Receiver-not-ready NAKs %s.", NULL, 1, { NULL }, { V(rnr_nak) } },
+	};
+	char name[96], help[256];
+
+	for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
+		snprintf(name, sizeof(name), "%s_%s", prefix, fams[f].suffix);
+		snprintf(help, sizeof(help), fams[f].help, what);
+		family(w, name, M_COUNTER, fams[f].unit, help);
+		rows_u64(w, name, rs, fams[f].lname, fams[f].values, fams[f].offs, fams[f].n);
+	}
+}
+
+#undef V
 
 struct render_ctx {
 	struct rt_prom_render *r;
@@ -985,6 +976,7 @@ static void render_findings(struct out *w, const struct rt_findings *F)
  */
 static void sflow_ports(struct out *w, const struct rt_delta *d)
 {
+	/* the counters' table: one row each, alike in shape only */
 	static const struct {
 		const char *name;
 		size_t off;
@@ -1003,6 +995,13 @@ static void sflow_ports(struct out *w, const struct rt_delta *d)
 		{ "rocetop_sflow_port_drop_notifications", offsetof(struct rt_swport_ctr, drops),
 		  "sFlow dropped-packet notifications of the switch port." },
 	};
+	/* the largest queue depth (bytes), then transit delay (ns, shown in seconds) */
+	static const struct { const char *name, *unit, *help; } gauge[2] = {
+		{ "rocetop_sflow_port_queue_max_bytes", "bytes",
+		  "Largest egress queue depth (sFlow 1040) sampled at the switch port in the last interval." },
+		{ "rocetop_sflow_port_transit_delay_max_seconds", "seconds",
+		  "Largest transit delay (sFlow 1039) sampled at the switch port in the last interval." },
+	};
 	char set[LSET];
 	size_t i, k;
 
@@ -1015,25 +1014,19 @@ static void sflow_ports(struct out *w, const struct rt_delta *d)
 			sample_u(w, ctr[k].name, M_COUNTER, set, *(const __u64 *)((const char *)&p->c + ctr[k].off));
 		}
 	}
-	family(w, "rocetop_sflow_port_queue_max_bytes", M_GAUGE, "bytes",
-	       "Largest egress queue depth (sFlow 1040) sampled at the switch port in the last interval.");
-	for (i = 0; i < d->nswports; i++) {
-		const struct rt_swport *p = d->swports[i].p;
+	for (k = 0; k < 2; k++) {
+		family(w, gauge[k].name, M_GAUGE, gauge[k].unit, gauge[k].help);
+		for (i = 0; i < d->nswports; i++) {
+			const struct rt_swport *p = d->swports[i].p;
 
-		if (!d->swports[i].d.depth_n)
-			continue;
-		swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
-		sample_u(w, "rocetop_sflow_port_queue_max_bytes", M_GAUGE, set, p->max_depth);
-	}
-	family(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, "seconds",
-	       "Largest transit delay (sFlow 1039) sampled at the switch port in the last interval.");
-	for (i = 0; i < d->nswports; i++) {
-		const struct rt_swport *p = d->swports[i].p;
-
-		if (!d->swports[i].d.transit_n)
-			continue;
-		swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
-		sample_d(w, "rocetop_sflow_port_transit_delay_max_seconds", M_GAUGE, set, p->max_transit / 1e9);
+			if (!(k ? d->swports[i].d.transit_n : d->swports[i].d.depth_n))
+				continue;	/* none sampled in the interval */
+			swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
+			if (k)
+				sample_d(w, gauge[k].name, M_GAUGE, set, p->max_transit / 1e9);
+			else
+				sample_u(w, gauge[k].name, M_GAUGE, set, p->max_depth);
+		}
 	}
 }
 

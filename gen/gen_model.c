@@ -214,6 +214,22 @@ static int is_send_msg(uint64_t msgidx)
 	return msgidx % 8 == 7; /* every 8th message is a SEND, the rest RDMA WRITEs */
 }
 
+/* Every RoCE frame's start: its side and kind, the addresses of its way
+ * (source MAC to destination MAC, source IP to destination IP) and the
+ * run's VLAN; the rest zero. */
+static void frame_start(struct gen_frame *f, const struct gen_cfg *c, int side, int kind,
+			const uint8_t *smac, const uint8_t *dmac, uint32_t sip, uint32_t dip)
+{
+	memset(f, 0, sizeof(*f));
+	f->side = side;
+	f->kind = kind;
+	memcpy(f->smac, smac, 6);
+	memcpy(f->dmac, dmac, 6);
+	f->vlan = c->vlan;
+	f->sip = sip;
+	f->dip = dip;
+}
+
 static void data_frame(const struct model *m, struct sender *s, uint64_t psn, int ce,
 		       struct gen_frame *f)
 {
@@ -223,15 +239,8 @@ static void data_frame(const struct model *m, struct sender *s, uint64_t psn, in
 	int first = pos == 0, last = pos == M - 1;
 	int send = is_send_msg(msgidx);
 
-	memset(f, 0, sizeof(*f));
-	f->side = SIDE_DATA;
-	f->kind = K_DATA;
-	memcpy(f->dmac, c->dst_mac, 6);
-	memcpy(f->smac, s->mac, 6);
-	f->vlan = c->vlan;
+	frame_start(f, c, SIDE_DATA, K_DATA, s->mac, c->dst_mac, s->ip, c->rcv_ip);
 	f->prio = s->prio;
-	f->sip = s->ip;
-	f->dip = c->rcv_ip;
 	f->dscp = s->dscp;
 	f->ecn = ce ? 3 : 2;
 	f->ip_id = s->ip_id++;
@@ -261,15 +270,7 @@ static void rcv_frame(struct model *m, struct sender *s, int kind, uint32_t psn,
 {
 	const struct gen_cfg *c = m->c;
 
-	/* same shape as the data frame above, the other way: the receiver's ACK/CNP/NAK back to the sender */
-	memset(f, 0, sizeof(*f));
-	f->side = SIDE_RCV;
-	f->kind = kind;
-	memcpy(f->dmac, s->mac, 6);
-	memcpy(f->smac, c->rcv_mac, 6);
-	f->vlan = c->vlan;
-	f->sip = c->rcv_ip;
-	f->dip = s->ip;
+	frame_start(f, c, SIDE_RCV, kind, c->rcv_mac, s->mac, c->rcv_ip, s->ip);
 	f->ip_id = m->rcv_ip_id++;
 	f->sport = s->sport_rev;
 	f->dqpn = s->sqpn;

@@ -347,6 +347,7 @@ static const struct rt_opt gen_opts[] = {
 	RT_OPT_END,
 };
 
+/* rocetop-gen's own usage: it links none of rocetop's commands (report.c's table ends alike) */
 static const struct rt_cli gen_cli = {
 	.prog = "rocetop-gen",
 	.usage =

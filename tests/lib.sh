@@ -122,6 +122,11 @@ rt_mac() {
 	ip -n "$1" -o link show "$2" | grep -o 'link/ether [0-9a-f:]*' | cut -d' ' -f2
 }
 
+# rt_free_port [NS]: a TCP port of 127.0.0.1 free now (in namespace NS).
+rt_free_port() {
+	${1:+ip netns exec "$1"} "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
 # rt_wait_until PID TRIES CMD...: wait (TRIES x 0.1 s) until CMD succeeds;
 # give up at once when PID ("-": none to watch) has ended.
 rt_wait_until() {
@@ -174,6 +179,16 @@ rt_wait_rows() {
 }
 
 # ---- the NIC's fixtures ----
+# rt_fixture_start NAME: the fixture tests' start: FIX, the fixture host's
+# tree (tests/fixtures/sysfs/mlx5-host), root (to attach to lo), rocetop
+# built, tmp a temporary directory.
+rt_fixture_start() {
+	FIX=$PWD/tests/fixtures/sysfs/mlx5-host
+	rt_need_root "$1" "needs root to attach to lo"
+	[ -x "$ROCETOP" ] || { echo "FAIL $1: $ROCETOP not built"; exit 1; }
+	rt_tmpdir tmp
+}
+
 # rt_fixture_run NAME T0 T1 CSV ARGS...: rocetop ARGS on lo of a namespace of
 # its own (FIX_NS; the host's lo is shared with other runs), with
 # --sysfs-root on $tmp/root, a link to the fixture tree T0 that moves to T1

@@ -23,8 +23,13 @@ The schedule (read with --link-speed 1G, 1-s intervals):
 Frames are written with struct, byte by byte, not by rocetop's code.
 """
 import json
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib import pcap  # noqa: E402
+from rtlib.roce import pfc_body, raw_roce  # noqa: E402
 
 T0 = 1700000000
 END = 615.0
@@ -44,29 +49,12 @@ def eth(dst, src, etype):
     return dst + src + struct.pack("!H", etype)
 
 
-def ip_csum(h):
-    s = sum(struct.unpack("!10H", h))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return (~s) & 0xffff
-
-
 def roce(src, dst, dscp, opcode, dqpn, psn, extra):
-    bth = struct.pack("!BBHBBHBBH", opcode, 0, 0xffff, 0, dqpn >> 16, dqpn & 0xffff, 0, psn >> 16, psn & 0xffff)
-    pay = bth + extra + b"\0\0\0\0"     # ICRC (not checked)
-    udp = struct.pack("!HHHH", 49152 + (dqpn & 0xff), 4791, 8 + len(pay), 0) + pay
-    h = struct.pack("!BBHHHBBH4s4s", 0x45, dscp << 2, 20 + len(udp), 0, 0x4000, 64, 17, 0,
-                    bytes(map(int, src.split("."))), bytes(map(int, dst.split("."))))
-    h = h[:10] + struct.pack("!H", ip_csum(h)) + h[12:]
-    return eth(b"\x02\0\0\0\0\x02", b"\x02\0\0\0\0\x01", 0x0800) + h + udp
+    return raw_roce(src, dst, dscp << 2, opcode, dqpn, psn, extra)
 
 
 def pfc(p):
-    times = [0] * 8
-    times[p] = 0xffff
-    f = eth(b"\x01\x80\xc2\x00\x00\x01", b"\x02\0\0\0\0\x03", 0x8808) + \
-        struct.pack("!HH8H", 0x0101, 1 << p, *times)
-    return f + b"\0" * (60 - len(f))
+    return eth(b"\x01\x80\xc2\x00\x00\x01", b"\x02\0\0\0\0\x03", 0x8808) + pfc_body({p: 0xffff})
 
 
 def frames():
@@ -98,10 +86,10 @@ def frames():
 
 def gen(d):
     with open(d + "/ep.pcap", "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        f.write(pcap.header())
         for t, b in frames():
             us = int(round(t * 1e6))
-            f.write(struct.pack("<IIII", T0 + us // 1000000, us % 1000000, len(b), len(b)) + b)
+            f.write(pcap.record(T0 + us // 1000000, us % 1000000, b))
     want = [{"rule": "pfc-storm", "severity": "critical", "prio": p, "start": T0 + storm(p)[0],
              "end": T0 + storm(p)[1]} for p in range(NPRIO)]
     want += [{"rule": "loss", "severity": "warning", "src": "10.0.0.2", "dst": "10.0.1.%d" % (10 + i),

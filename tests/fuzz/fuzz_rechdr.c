@@ -27,6 +27,7 @@
 #include "record.h"
 #include "sink.h"
 #include "fuzz_zlib.h"
+#include "fuzz_rec.h"
 
 static void put32(unsigned char *p, __u32 v)
 {
@@ -87,45 +88,27 @@ static char *edit(const char *text, const char *from, const char *to)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *dir = getenv("RT_FUZZ_SEEDS");
-	char path[] = "/tmp/rtfuzz-hdrXXXXXX";
 	struct rt_snapshot s;
-	struct rt_opts o;
-	struct rt_sink *sink;
-	struct rt_delta d = { 0 };
-	unsigned char fixed[16], *raw = NULL;
-	size_t rawlen = 0, dlen;
+	unsigned char *hdr, *raw = NULL;
+	size_t rawlen = 0, hlen;
 	char *text, *t, rep[150 * 26 + 1] = "";
-	FILE *f;
-	int fd, i;
+	int i;
 
 	(void)argc;
 	(void)argv;
 	rt_verbosity = -1;
 	if (!dir)
 		return 0;
-	/* The genuine layout text: from a real recording's header. */
-	fd = mkstemp(path);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	unlink(path);
-	rt_opts_defaults(&o);
-	o.write_file = path;
+	/* The genuine layout text: from a real recording's header (its 16
+	 * fixed bytes, the text, its CRC). */
 	rt_snapshot_init(&s);
 	s.time_ns = 1700000000000000000ULL;
-	sink = rt_record_sink_new(&o);
-	if (!sink || rt_delta_compute(&d, NULL, &s) || sink->emit(sink, &s, &d))
+	hdr = fuzz_genuine_header(&s, &hlen);
+	text = calloc(1, hlen - 20 + 1);
+	if (!text)
 		abort();
-	sink->close(sink);
-	f = fopen(path, "rb");
-	if (!f || fread(fixed, 1, 16, f) != 16)
-		abort();
-	dlen = fixed[12] | fixed[13] << 8 | fixed[14] << 16 | (size_t)fixed[15] << 24;
-	text = calloc(1, dlen + 1);
-	if (!text || fread(text, 1, dlen, f) != dlen)
-		abort();
-	fclose(f);
-	unlink(path);
+	memcpy(text, hdr + 16, hlen - 20);
+	free(hdr);
 	if (rt_rec_encode(&s, &raw, &rawlen))
 		abort();
 	seed(dir, "genuine", text, raw, rawlen, 0);
@@ -146,7 +129,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	free(t);
 	free(text);
 	free(raw);
-	rt_delta_free(&d);
 	rt_snapshot_free(&s);
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include "record.h"
 #include "sink.h"
 #include "fuzz_zlib.h"
+#include "fuzz_rec.h"
 
 static unsigned char *header;
 static size_t header_len;
@@ -57,46 +58,19 @@ static void sample(struct rt_snapshot *s)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char path[] = "/tmp/rtfuzz-recXXXXXX";
 	const char *seeds = getenv("RT_FUZZ_SEEDS");
 	struct rt_snapshot s;
-	struct rt_delta d = { 0 };
-	struct rt_sink *sink;
-	struct rt_opts o;
-	unsigned char fixed[16];
-	FILE *f;
-	int fd;
 
 	(void)argc;
 	(void)argv;
 	rt_verbosity = -1;
-	fd = mkstemp(path);
-	if (fd < 0)
-		abort();
-	close(fd);
-	rt_opts_defaults(&o);
-	o.write_file = path;
 	sample(&s);
-	/* same start as fuzz_rechdr.c: each fuzzer is its own program and writes its own genuine recording to mutate */
-	sink = rt_record_sink_new(&o);
-	if (!sink || rt_delta_compute(&d, NULL, &s) || sink->emit(sink, &s, &d))
-		abort();
-	sink->close(sink);
-	/* The genuine header: 16 fixed bytes, the layout text, its CRC. */
-	f = fopen(path, "rb");
-	if (!f || fread(fixed, 1, 16, f) != 16)
-		abort();
-	header_len = 16 + (fixed[12] | fixed[13] << 8 | fixed[14] << 16 | (size_t)fixed[15] << 24) + 4;
-	header = malloc(header_len);
-	rewind(f);
-	if (!header || fread(header, 1, header_len, f) != header_len)
-		abort();
-	fclose(f);
-	unlink(path);
+	header = fuzz_genuine_header(&s, &header_len);
 	if (seeds) {
 		unsigned char *raw;
 		size_t len;
 		char seed[4096];
+		FILE *f;
 
 		if (!rt_rec_encode(&s, &raw, &len)) {
 			snprintf(seed, sizeof(seed), "%s/snapshot", seeds);
@@ -108,7 +82,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 			free(raw);
 		}
 	}
-	rt_delta_free(&d);
 	rt_snapshot_free(&s);
 	return 0;
 }

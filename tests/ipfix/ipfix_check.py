@@ -20,7 +20,6 @@ A flow is (src, dst, dqpn, direction); its counters are the packets, bytes,
 ECN, CNP, ACK and NAK counts. The sums are of independent decodings: the
 checker never reads rocetop's own IPFIX code.
 """
-import csv
 import json
 import os
 import re
@@ -28,6 +27,9 @@ import struct
 import subprocess
 import sys
 from collections import defaultdict
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.outputs import json_lines, rows  # noqa: E402
 
 CTRS = ["pkts", "bytes", "not_ect", "ect0", "ect1", "ce", "cnp", "ack", "nak_seq", "nak_other", "rnr_nak"]
 # rocetop's enterprise elements (man/rocetop.8, IPFIX EXPORT): number -> counter
@@ -48,7 +50,7 @@ def add(flows, key, vals):
 
 def from_csv(d):
     flows, n = {}, 0
-    for r in csv.DictReader(open(os.path.join(d, "flows.csv"))):
+    for r in rows(os.path.join(d, "flows.csv")):
         n += 1
         add(flows, (r["src"], r["dst"], r["dqpn"], 1 if r["dir"] == "egress" else 0),
             {c: r[c] for c in CTRS})
@@ -57,10 +59,7 @@ def from_csv(d):
 
 def from_nfacctd(path):
     flows, n = {}, 0
-    for line in open(path):
-        if not line.strip():
-            continue
-        r = json.loads(line)
+    for r in json_lines(path):
         n += 1
         add(flows, (r["ip_src"], r["ip_dst"], r["dqpn"], r["fdir"]),
             {c: r[k] for k, c in NF_CTR.items()})
@@ -144,21 +143,19 @@ def check_pfc(d, nf):
     """Each record's PFC elements against pfc.csv (the interface's frames and
     quanta of the flow's priority in that interval, both directions)."""
     pfc = defaultdict(lambda: [0, 0])
-    for r in csv.DictReader(open(os.path.join(d, "pfc.csv"))):
+    for r in rows(os.path.join(d, "pfc.csv")):
         p = pfc[(r["time"], r["ifname"], int(r["prio"]))]
         p[0] += int(r["frames"])
         p[1] += int(r["quanta"])
     want = {}
-    for r in csv.DictReader(open(os.path.join(d, "flows.csv"))):
+    for r in rows(os.path.join(d, "flows.csv")):
         end_ms = int(float(r["last_seen"]) * 1000 + 1e-6)
         key = (r["src"], r["dst"], int(r["dqpn"]), end_ms)
         want[key] = tuple(pfc[(r["time"], r["ifname"], prio_of(r))])
     got, nonzero = {}, 0
-    for line in open(nf):
-        if line.strip():
-            r = json.loads(line)
-            end_ms = int(round(float(r["timestamp_end"]) * 1000))
-            got[(r["ip_src"], r["ip_dst"], int(r["dqpn"]), end_ms)] = (int(r["pfcpause"]), int(r["pfcquanta"]))
+    for r in json_lines(nf):
+        end_ms = int(round(float(r["timestamp_end"]) * 1000))
+        got[(r["ip_src"], r["ip_dst"], int(r["dqpn"]), end_ms)] = (int(r["pfcpause"]), int(r["pfcquanta"]))
     if set(got) != set(want):
         return "records by flow and end time differ: %s" % sorted(set(got) ^ set(want))[:3]
     for k in want:

@@ -13,21 +13,16 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-A=rtr${RT_ID}a B=rtr${RT_ID}b X=rtr${RT_ID}x Y=rtr${RT_ID}y
 DQPN=4660
-rt_need_root regions
 rt_need_cmd regions taskset bpftool
 [ "$(nproc)" -ge 2 ] || rt_skip regions "needs two CPUs"
-rt_tmpdir tmp
+rt_two_hosts regions rtr
+X=$IFA Y=$IFB MAC_X=$MAC_A MAC_Y=$MAC_B
 rt_on_exit 'kill -9 "${rt:-0}" 2>/dev/null'
-rt_netns "$A" "$B" && rt_no_ipv6 "$A" "$B" && rt_veth "$A" "$X" "$B" "$Y" ||
-	{ echo "FAIL regions: cannot build the namespaces"; exit 1; }
-MAC_X=$(rt_mac "$A" "$X")
-MAC_Y=$(rt_mac "$B" "$Y")
 
 ip netns exec "$B" "$ROCETOP" -i "$Y" --no-egress --no-nic --max-flows 16 --csv "$tmp/csv" -D -d 0.2 \
 	--flow-timeout 0 2>"$tmp/err" & rt=$!
-for _ in $(seq 100); do [ -s "$tmp/csv/flows.csv" ] && break; sleep 0.1; done
+rt_wait_file "$tmp/csv/flows.csv" "$rt"
 sleep 0.3
 send() {	# CPU N: sends N frames from CPU, appends "PKTS BYTES" to the tally
 	ip netns exec "$A" taskset -c "$1" "$PY" tests/live/send_regions.py "$X" "$MAC_X" "$MAC_Y" \

@@ -8,25 +8,21 @@
 # frame is truncated. (With the pull taken out of rt_tc, the 20 zero-copy
 # frames count as truncated and this test fails.)
 #   A [x] -- [y] B         rocetop -i x --no-ingress in A
-# same start as test_regions.sh: the namespace names and the tools each needs differ
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-A=rts${RT_ID}a B=rts${RT_ID}b X=rts${RT_ID}x Y=rts${RT_ID}y
 N=20
-rt_need_root tc_split
 rt_need_cmd tc_split tcpdump tshark
-rt_tmpdir tmp
+rt_two_hosts tc_split rts
+X=$IFA Y=$IFB
 rt_on_exit 'kill -9 "${rt:-0}" "${td:-0}"'
-rt_netns "$A" "$B" && rt_no_ipv6 "$A" "$B" && rt_veth "$A" "$X" "$B" "$Y" &&
 ip -n "$A" addr add 10.97.0.1/24 dev "$X" && ip -n "$B" addr add 10.97.0.2/24 dev "$Y" ||
-	{ echo "FAIL tc_split: cannot build the namespaces"; exit 1; }
-MAC_B=$(rt_mac "$B" "$Y")
+	{ echo "FAIL tc_split: cannot address the veth pair"; exit 1; }
 ip -n "$A" neigh add 10.97.0.2 lladdr "$MAC_B" dev "$X"
 
 ip netns exec "$B" tcpdump -q -i "$Y" -w "$tmp/cap.pcap" -U 2>/dev/null & td=$!
 ip netns exec "$A" "$ROCETOP" -i "$X" --no-ingress --csv "$tmp/csv" -D -d 0.2 --flow-timeout 0 2>"$tmp/err" & rt=$!
-for _ in $(seq 50); do [ -s "$tmp/csv/flows.csv" ] && break; sleep 0.1; done
+rt_wait_file "$tmp/csv/flows.csv" "$rt" 50
 sleep 0.5
 ip netns exec "$A" "$PY" tests/live/send_split.py 10.97.0.2 "$N" 2>"$tmp/py.err" ||
 	{ echo "FAIL tc_split: the sender failed: $(cat "$tmp/py.err")"; exit 1; }

@@ -7,13 +7,9 @@
 #   wrap: 296 + 200 = 496), ethtool rx_prio3_pause 100 -> 160 (60).
 set -u
 cd "$(dirname "$0")/../.."
-FIX=$PWD/tests/fixtures/sysfs/mlx5-host
 name=nic_fixture_run
 . tests/lib.sh
-rt_need_root $name "needs root to attach to lo"
-[ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
-
-rt_tmpdir tmp
+rt_fixture_start $name
 rt_fixture_run $name "$FIX/t0" "$FIX/t1" "$tmp/csv/ports.csv" -b -n 3 --interval 1 --csv "$tmp/csv"
 fail=0
 [ $rc = 0 ] || { echo "  rocetop exited with $rc: $(cat "$tmp/err")"; fail=1; }

@@ -6,20 +6,19 @@
 # Live on the loopback of a namespace of this test's own.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-FIX=$PWD/tests/fixtures/sysfs/mlx5-host
 name=nic_hostile_sysfs
+. tests/lib.sh
 if [ "$(id -u)" -ne 0 ]; then echo "FAIL $name: needs root to attach (CI runs as root)"; exit 1; fi
-NS=rto-hos-$$-$RANDOM
-tmp=$(mktemp -d /tmp/rth$$.XXXX)
-trap 'ip netns del "$NS" 2>/dev/null; rm -rf "$tmp"' EXIT
+FIX=$PWD/tests/fixtures/sysfs/mlx5-host
+NS=rto-hos-$RT_ID-$RANDOM
+rt_tmpdir tmp
 cp -a "$FIX/t0" "$tmp/root"
 P=$tmp/root/sys/class/infiniband/mlx5_0/ports/1
 rm "$P/hw_counters/np_cnp_sent" "$P/hw_counters/rp_cnp_handled" "$tmp/root/ethtool/eth3"
 ln -s /dev/zero "$P/hw_counters/np_cnp_sent"
 mkfifo "$P/hw_counters/rp_cnp_handled"
 ln -s /dev/zero "$tmp/root/ethtool/eth3"
-ip netns add "$NS" && ip -n "$NS" link set lo up || { echo "FAIL $name: cannot create a namespace"; exit 1; }
+rt_netns "$NS" || { echo "FAIL $name: cannot create a namespace"; exit 1; }
 start=$(date +%s)
 timeout -k 5 30 ip netns exec "$NS" "$ROCETOP" --sysfs-root "$tmp/root" -i lo -b -n 2 -d 0.5 \
 	--csv "$tmp/csv" >"$tmp/out" 2>"$tmp/err"

@@ -4,14 +4,11 @@
 # intervals, then `report --json` must give every counter of mlx5_0 port 1 the
 # total the fixture files imply (t1 - t0; a 32-bit wrap for the classic IB
 # counters of counters/), congestion counters flagged.
-# same start as test_nic_fixture_run.sh: the fixture run itself is rt_fixture_run (tests/lib.sh)
 set -u
 cd "$(dirname "$0")/../.."
-FIX=$PWD/tests/fixtures/sysfs/mlx5-host
 name=nic_report
 . tests/lib.sh
-rt_need_root $name "needs root to attach to lo"
-rt_tmpdir tmp
+rt_fixture_start $name
 rt_fixture_run $name "$FIX/t0" "$FIX/t1" "$tmp/csv/ports.csv" -D -n 3 -d 0.4 -w "$tmp/rec.rtr" --csv "$tmp/csv"
 [ $rc = 0 ] || { echo "FAIL $name: recording failed: $(cat "$tmp/err")"; exit 1; }
 "$ROCETOP" report "$tmp/rec.rtr" --json --top 0 >"$tmp/rep.json" 2>"$tmp/rep.err" ||

@@ -13,7 +13,10 @@ many OUT.pcap TALLY.json FLOWS MAX
   first MAX flows to appear keep a row: the tally says how many RoCE frames the
   others had.
 """
-import json, struct, sys
+import json, os, struct, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib import pcap  # noqa: E402
 
 T0 = 1700000000
 
@@ -34,10 +37,9 @@ def frame(i, ce=False):
 
 def write(out, recs):
     with open(out, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
+        f.write(pcap.header(nano=True))
         for ns, fr in recs:
-            f.write(struct.pack("<IIII", T0 + ns // 10**9, ns % 10**9, len(fr), len(fr)))
-            f.write(fr)
+            f.write(pcap.record(T0 + ns // 10**9, ns % 10**9, fr))
 
 
 def churn(out, tally, intervals, new, life, timeout):

@@ -9,14 +9,8 @@
 # another host's data flow only when both were active at about one time.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-pass() { echo "PASS clock_offset: $1"; }
-fail() { echo "FAIL clock_offset: $1: $2"; fails=$((fails + 1)); }
+. tests/lib.sh
+rt_checks clock_offset "clock_offset: "
 
 for t in editcap tshark; do
 	command -v $t >/dev/null || { echo "FAIL clock_offset: $t is not installed (make deps)"; exit 1; }

@@ -6,14 +6,8 @@
 # text of --batch alone is unchanged; --json alone means --batch --json.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d /tmp/rtj.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fails=0
-pass() { echo "PASS json $1"; }
-fail() { echo "FAIL json $1: $2"; fails=$((fails + 1)); }
+. tests/lib.sh
+rt_checks json "json "
 command -v tshark >/dev/null || { echo "SKIP json: tshark is not installed"; exit 0; }
 
 # Three seconds of the mixed scenario (CE, CNPs, NAKs, PFC) as a capture.

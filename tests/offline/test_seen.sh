@@ -3,11 +3,8 @@
 # times of each flow's first and last packet, as scapy reads them.
 set -u
 cd "$(dirname "$0")/../.."
-ROCETOP=${ROCETOP:-$PWD/build/rocetop}
-GEN=${ROCETOP_GEN:-$PWD/build/rocetop-gen}
-PY=${PYTHON:-/usr/bin/python3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. tests/lib.sh
+rt_tmpdir tmp
 "$GEN" --scenario mixed --duration 0.5 --rate 4000 --pcap "$tmp/cap.pcap" -q 2>"$tmp/gen.err" ||
 	{ echo "FAIL seen: rocetop-gen: $(cat "$tmp/gen.err")"; exit 1; }
 "$ROCETOP" -r "$tmp/cap.pcap" --csv "$tmp/csv" -D -d 0.1 2>"$tmp/err" ||

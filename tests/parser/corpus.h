@@ -43,6 +43,10 @@ struct corpus {
 	size_t n;
 };
 
+/* Each case pc of the corpus co, in its order. */
+#define FOR_EACH_CASE(pc, co) \
+	for (const struct pcase *pc = (co)->c; pc < (co)->c + (co)->n; pc++)
+
 static inline int corpus_kind(const char *s)
 {
 	static const char *k[] = { "other", "roce", "pfc", "pause", "trunc", "malformed" };
@@ -251,46 +255,39 @@ struct corpus_flows {
 	size_t n;
 };
 
-/* A counter the corpus names: its name and where it is in its struct. */
+/* A counter the corpus names: its name, whether it is a flow's (struct
+ * rt_flow_val) or an interface's (struct rt_if_val), and where it is there. */
 struct corpus_ctr {
 	const char *name;
+	int flow;
 	size_t off;
 };
 
-/* The counter of that name in the struct at v (a table of n), or NULL. */
-static inline __u64 *corpus_ctr(void *v, const struct corpus_ctr *t, size_t n, const char *name)
+#define CORPUS_IF(f)	{ #f, 0, offsetof(struct rt_if_val, f) }
+#define CORPUS_FLOW(f)	{ #f, 1, offsetof(struct rt_flow_val, f) }
+
+static const struct corpus_ctr corpus_ctrs[] = {
+	CORPUS_IF(roce), CORPUS_IF(not_roce), CORPUS_IF(truncated), CORPUS_IF(malformed), CORPUS_IF(mac_ctrl),
+	CORPUS_FLOW(cnp), CORPUS_FLOW(ack), CORPUS_FLOW(nak_seq), CORPUS_FLOW(nak_other), CORPUS_FLOW(rnr_nak),
+};
+
+/* The counter of that name in the flow's or the interface's counters at v, or NULL. */
+static inline __u64 *corpus_ctr(void *v, int flow, const char *name)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(name, t[i].name))
-			return (__u64 *)((char *)v + t[i].off);
+	for (size_t i = 0; i < sizeof(corpus_ctrs) / sizeof(corpus_ctrs[0]); i++)
+		if (corpus_ctrs[i].flow == flow && !strcmp(name, corpus_ctrs[i].name))
+			return (__u64 *)((char *)v + corpus_ctrs[i].off);
 	return NULL;
 }
 
 static inline __u64 *corpus_if_ctr(struct rt_if_val *v, const char *name)
 {
-	static const struct corpus_ctr t[] = {
-		{ "roce", offsetof(struct rt_if_val, roce) },
-		{ "not_roce", offsetof(struct rt_if_val, not_roce) },
-		{ "truncated", offsetof(struct rt_if_val, truncated) },
-		{ "malformed", offsetof(struct rt_if_val, malformed) },
-		{ "mac_ctrl", offsetof(struct rt_if_val, mac_ctrl) },
-	};
-
-	return corpus_ctr(v, t, sizeof(t) / sizeof(t[0]), name);
+	return corpus_ctr(v, 0, name);
 }
 
-/* same shape as corpus_if_ctr above: each struct's own table of names */
 static inline __u64 *corpus_flow_ctr(struct rt_flow_val *v, const char *name)
 {
-	static const struct corpus_ctr t[] = {
-		{ "cnp", offsetof(struct rt_flow_val, cnp) },
-		{ "ack", offsetof(struct rt_flow_val, ack) },
-		{ "nak_seq", offsetof(struct rt_flow_val, nak_seq) },
-		{ "nak_other", offsetof(struct rt_flow_val, nak_other) },
-		{ "rnr_nak", offsetof(struct rt_flow_val, rnr_nak) },
-	};
-
-	return corpus_ctr(v, t, sizeof(t) / sizeof(t[0]), name);
+	return corpus_ctr(v, 1, name);
 }
 
 /* What one frame of the corpus adds to its interface's counters; -1 on a bad line. */

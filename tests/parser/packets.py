@@ -42,8 +42,12 @@ Both follow from the header lengths the protocols announce.
 Usage: packets.py [OUT]
 """
 import logging
+import os
 import socket
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.roce import PFC_DST, count_roce, flow_table  # noqa: E402
 
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 from scapy.all import (Ether, Dot1Q, Dot1AD, IP, IPv6, UDP, TCP, ARP, Raw,  # noqa: E402
@@ -60,7 +64,6 @@ from scapy.contrib.mac_control import (MACControlPause,  # noqa: E402
 
 MAC_A = "02:00:00:00:00:01"
 MAC_B = "02:00:00:00:00:02"
-PFC_DST = "01:80:c2:00:00:01"
 V4_A, V4_B, V4_C = "10.0.0.1", "10.0.0.2", "192.168.7.9"
 V6_A, V6_B = "fd00::1", "fd00:0:0:1::2"
 
@@ -94,18 +97,12 @@ def eth(vlans=(), dst=MAC_B, src=MAC_A):
 
 
 def flow_counter(opcode, syndrome):
-    if opcode == 0x81:
-        return "cnp"
-    if opcode not in (ACK, ATOMIC_ACK):
-        return "none"
-    t = (syndrome >> 5) & 3
-    if t == 0:
-        return "ack"
-    if t == 1:
-        return "rnr_nak"
-    if t == 3:
-        return "nak_seq" if (syndrome & 0x1F) == 0 else "nak_other"
-    return "none"
+    """The flow counter a frame adds to beside pkts, bytes and its ECN
+    codepoint, by rtlib's tally (rtlib.roce.count_roce): none or one of cnp,
+    ack, rnr_nak, nak_seq, nak_other."""
+    f = flow_table()[None]
+    count_roce(f, 0, 0, opcode, syndrome)
+    return next((c for c in ("cnp", "ack", "rnr_nak", "nak_seq", "nak_other") if f[c]), "none")
 
 
 def l2_info(d):

@@ -22,21 +22,21 @@ sel_if = 'interface="%s",direction="ingress"' % iface
 for pair, t in tally["hostpair"].items():
     src, dst = pair.split(">")
     sel = '%s,src="%s",dst="%s"' % (sel_if, src, dst)
-    for name, key in [("packets", "packets"), ("bytes", "bytes"), ("cnps", "cnps"), ("acks", "acks"),
-                      ("rnr_naks", "rnr_naks")]:
+    for name, key in [("packets", "pkts"), ("bytes", "bytes"), ("cnps", "cnp"), ("acks", "ack"),
+                      ("rnr_naks", "rnr_nak")]:
         checks.append(("rocetop_hostpair_%s_total{%s}" % (name, sel), t[key]))
     for e in ("not_ect", "ect0", "ect1", "ce"):
         checks.append(('rocetop_hostpair_ecn_packets_total{%s,ecn="%s"}' % (sel, e), t[e]))
-    checks.append(('rocetop_hostpair_naks_total{%s,reason="psn_sequence"}' % sel, t["naks_psn_sequence"]))
-    checks.append(('rocetop_hostpair_naks_total{%s,reason="other"}' % sel, t["naks_other"]))
+    checks.append(('rocetop_hostpair_naks_total{%s,reason="psn_sequence"}' % sel, t["nak_seq"]))
+    checks.append(('rocetop_hostpair_naks_total{%s,reason="other"}' % sel, t["nak_other"]))
 for flow, t in tally["flow"].items():
     src, dst, qp = flow.split(">")
     sel = '%s,src="%s",dst="%s",dqpn="%s"' % (sel_if, src, dst, qp)
-    checks.append(("rocetop_flow_packets_total{%s}" % sel, t["packets"]))
+    checks.append(("rocetop_flow_packets_total{%s}" % sel, t["pkts"]))
     checks.append(("rocetop_flow_bytes_total{%s}" % sel, t["bytes"]))
     checks.append(('rocetop_flow_ecn_packets_total{%s,ecn="ce"}' % sel, t["ce"]))
-    checks.append(("rocetop_flow_cnps_total{%s}" % sel, t["cnps"]))
-    checks.append(('rocetop_flow_naks_total{%s,reason="psn_sequence"}' % sel, t["naks_psn_sequence"]))
+    checks.append(("rocetop_flow_cnps_total{%s}" % sel, t["cnp"]))
+    checks.append(('rocetop_flow_naks_total{%s,reason="psn_sequence"}' % sel, t["nak_seq"]))
 for prio, t in tally["pfc"].items():
     sel = '%s,priority="%s"' % (sel_if, prio)
     checks.append(("rocetop_pfc_frames_total{%s}" % sel, t["frames"]))

@@ -10,14 +10,15 @@ import sys
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.check import Checker  # noqa: E402
+
 url, pid, frames = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-fails = 0
+ck = Checker()
 
 
 def ok(cond, msg):
-    global fails
-    print(("PASS" if cond else "FAIL") + " prom self: " + msg)
-    fails += not cond
+    ck.ok("prom self", cond, msg)
 
 
 def scrape():
@@ -81,4 +82,4 @@ for pid_, name in progs.items():
     if b["type"] == "xdp":
         xdp_runs = runs
 ok(xdp_runs == frames, f"the XDP program ran {xdp_runs} times for the {frames} frames sent")
-sys.exit(1 if fails else 0)
+ck.done()

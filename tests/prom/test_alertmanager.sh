@@ -22,7 +22,7 @@ name=rta$RT_ID
 fails=0
 pass() { echo "PASS alertmanager: $*"; }
 fail() { echo "FAIL alertmanager: $*"; fails=$((fails + 1)); }
-freeport() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+freeport() { rt_free_port; }
 ready() {	# URL PID WHAT: wait up to 20 s for URL to answer
 	for _ in $(seq 200); do
 		curl -sf -o /dev/null "$1" && return 0

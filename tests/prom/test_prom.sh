@@ -10,7 +10,6 @@
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-ROCETOP=${ROCETOP:-$PWD/$BUILD/rocetop}
 PROMETHEUS=${PROMETHEUS:-/usr/bin/prometheus}
 here=tests/prom
 . tests/lib.sh
@@ -64,7 +63,7 @@ rt_no_ipv6 "$A" "$B"
 MAC_A=$(rt_mac "$A" "$IFA")
 MAC_B=$(rt_mac "$B" "$IFB")
 
-freeport() { inb "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+freeport() { rt_free_port "$B"; }
 PORT=$(freeport)
 
 # 2. rocetop, daemon mode, a bare port: loopback only.

@@ -6,25 +6,17 @@
 # was stopped for a known time.
 set -u
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-ROCETOP=${ROCETOP:-$PWD/$BUILD/rocetop}
-PY=${PYTHON:-/usr/bin/python3}
 here=tests/prom
 . tests/lib.sh
-rt_need_root "prom self"
 rt_need_cmd "prom self" bpftool curl
-id=$RT_ID
-A=rts${id}a B=rts${id}b IFA=rts${id}x IFB=rts${id}y
+rt_two_hosts "prom self" rts
 FRAMES=50
 fails=0
-rt_tmpdir tmp
-rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" || { echo "FAIL prom self: cannot build the namespaces"; exit 1; }
-rt_no_ipv6 "$A" "$B"
 # The kernel counts runs only while the sysctl is on; as it was, on exit.
 was=$(sysctl -n kernel.bpf_stats_enabled)
 rt_on_exit "sysctl -qw kernel.bpf_stats_enabled=$was"
 sysctl -qw kernel.bpf_stats_enabled=1
-PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(rt_free_port)
 ip netns exec "$B" "$ROCETOP" -i "$IFB" --listen "127.0.0.1:$PORT" -D -d 0.5 --no-nic 2>"$tmp/rt.err" &
 rt=$!
 rt_kill_on_exit $rt

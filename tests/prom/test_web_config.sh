@@ -21,7 +21,7 @@ fail() { echo "FAIL web config: $*"; fails=$((fails + 1)); }
 rt_tmpdir tmp
 rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" || { fail "cannot build the namespaces"; exit 1; }
 inb() { ip netns exec "$B" "$@"; }
-freeport() { inb "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+freeport() { rt_free_port "$B"; }
 
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/server.key" -out "$tmp/server.crt" -days 2 \
 	-subj /CN=rocetop-test -addext subjectAltName=IP:127.0.0.1 2>/dev/null ||

@@ -5,62 +5,50 @@ and with the hand computation from the sent quanta at the recorded speed.
 usage: check_speed.py NAME LIVE_PFC_CSV REPORT_JSON BATCH_JSONL QUANTA SPEED_MBPS PRIO
 Prints PASS/FAIL lines; exits 1 on a failure.
 """
-import csv
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.check import Checker  # noqa: E402
+from rtlib.outputs import json_lines, rows  # noqa: E402
 
 name, live_csv, rep_json, batch_jsonl, quanta, mbps, prio = sys.argv[1:8]
 quanta, mbps = int(quanta), int(mbps)
 hand = quanta * 512 / (mbps * 1e6)
-fails = 0
+ck = Checker()
 
 
 def check(what, got, want, tol):
-    global fails
-    if abs(got - want) <= tol * want:
-        print(f"PASS {name} {what}: {got:.6f} s (want {want:.6f})")
-    else:
-        print(f"FAIL {name} {what}: {got:.6f} s, want {want:.6f} (quanta {quanta} at {mbps} Mb/s)")
-        fails += 1
+    ck.ok(f"{name} {what}", abs(got - want) <= tol * want, f"{got:.6f} s (want {want:.6f})",
+          f"quanta {quanta} at {mbps} Mb/s")
 
 
-live = 0.0
-live_q = 0
-with open(live_csv) as f:
-    for row in csv.DictReader(f):
-        if row["prio"] == prio:
-            live_q += int(row["quanta"])
-            live += float(row["paused_seconds"] or 0)
-if live_q != quanta:
-    print(f"FAIL {name} live quanta: {live_q}, the generator sent {quanta}")
-    fails += 1
+def sent(what, q):
+    ck.ok(f"{name} {what} quanta", q == quanta, f"{q}", f"the generator sent {quanta}")
+
+
+def prio_sums(items, qkey, skey, missing_ok=False):
+    """The quanta and seconds (empty: 0; absent: only when missing_ok) of
+    the items of priority prio."""
+    mine = [p for p in items if p["prio"] == prio]
+    return (sum(int(p[qkey]) for p in mine),
+            sum(float((p.get(skey) if missing_ok else p[skey]) or 0) for p in mine))
+
+
+live_q, live = prio_sums(rows(live_csv), "quanta", "paused_seconds")
+sent("live", live_q)
 check("live paused (pfc.csv)", live, hand, 1e-6)
 
-rep = json.load(open(rep_json))
-rq, rs = 0, 0.0
-for p in rep["pfc"]["priorities"]:
-    if p["prio"] == prio:
-        rq += p["quanta"]
-        rs += p["seconds"]
-if rq != quanta:
-    print(f"FAIL {name} report quanta: {rq}, the generator sent {quanta}")
-    fails += 1
+with open(rep_json) as f:
+    rq, rs = prio_sums(json.load(f)["pfc"]["priorities"], "quanta", "seconds")
+sent("report", rq)
 check("report paused", rs, live, 0.01)
 check("report paused by hand", rs, hand, 1e-6)
 
-bq, bs = 0, 0.0
-for line in open(batch_jsonl):
-    line = line.strip()
-    if not line.startswith("{"):
-        continue
-    o = json.loads(line)
-    for p in o.get("pfc", []):
-        if p["prio"] == prio:
-            bq += p["quanta"]
-            bs += p.get("paused_s", 0.0)
-if bq != quanta:
-    print(f"FAIL {name} -r --batch quanta: {bq}, the generator sent {quanta}")
-    fails += 1
+bq, bs = prio_sums([p for o in json_lines(batch_jsonl, []) for p in o.get("pfc", [])], "quanta", "paused_s",
+                   missing_ok=True)
+sent("-r --batch", bq)
 check("-r --batch paused", bs, live, 0.01)
 check("-r --batch paused by hand", bs, hand, 1e-6)
-sys.exit(1 if fails else 0)
+ck.done()

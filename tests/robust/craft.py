@@ -14,45 +14,20 @@ struct from the file formats' specifications, never with rocetop:
 Every frame is RoCEv2 RDMA WRITE 10.0.0.1 -> 10.0.0.2, its length printed on
 stdout by 'framelen'.
 """
+import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.pcap import header as pcap_hdr, ng_epb, ng_idb, ng_shb, record as pcap_rec  # noqa: E402
+from rtlib.roce import roce  # noqa: E402
+
 
 def frame(qp=0x11, src="10.0.0.1", ecn=2):
-    from scapy.all import Ether, IP, UDP, Raw
+    from scapy.all import Raw
     from scapy.contrib.roce import BTH
-    f = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / \
-        IP(src=src, dst="10.0.0.2", tos=(26 << 2) | ecn) / \
-        UDP(sport=49152, dport=4791) / BTH(opcode=0x0a, dqpn=qp, psn=1) / Raw(b"\xab" * 64)
-    return bytes(f)
-
-
-def pcap_hdr():
-    return struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
-
-
-def pcap_rec(sec, usec, data, origlen=None):
-    return struct.pack("<IIII", sec, usec, len(data), len(data) if origlen is None else origlen) + data
-
-
-def ng_block(btype, body):
-    pad = (-len(body)) % 4
-    total = 12 + len(body) + pad
-    return struct.pack("<II", btype, total) + body + b"\0" * pad + struct.pack("<I", total)
-
-
-def ng_shb():
-    return ng_block(0x0A0D0D0A, struct.pack("<IHHq", 0x1A2B3C4D, 1, 0, -1))
-
-
-def ng_idb(options=b""):
-    return ng_block(1, struct.pack("<HHI", 1, 0, 65535) + options)
-
-
-def ng_epb(ts, data):
-    body = struct.pack("<IIIII", 0, ts >> 32, ts & 0xffffffff, len(data), len(data))
-    body += data + b"\0" * ((-len(data)) % 4)
-    return ng_block(6, body)
+    return bytes(roce(src, "10.0.0.2", BTH(opcode=0x0a, dqpn=qp, psn=1) / Raw(b"\xab" * 64),
+                      tos=(26 << 2) | ecn, smac="02:00:00:00:00:01", dmac="02:00:00:00:00:02"))
 
 
 def main():

@@ -1,31 +1,29 @@
 #!/usr/bin/python3
 """Send sFlow datagrams as fast as possible for SECONDS to 127.0.0.1:PORT and
 [::1]:PORT: valid ones (agent 192.0.2.1 over IPv4, agent 192.0.2.6 over IPv6,
-one expanded flow sample of a RoCEv2 header each, built here field by field)
+one expanded flow sample of a RoCEv2 header each, built field by field with
+struct: rtlib.roce.raw_roce)
 interleaved with junk (another sFlow version, not sFlow at all, cut short).
 Prints what it sent: valid4 N, valid6 N, junk N.
 
 usage: flood.py PORT SECONDS
 """
+import os
 import socket
 import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from rtlib.roce import raw_roce  # noqa: E402
+
 port, secs = int(sys.argv[1]), float(sys.argv[2])
-
-
-def roce_header():
-    eth = bytes.fromhex("020000000002020000000001") + b"\x08\x00"
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 26 << 2 | 3, 20 + 8 + 12 + 4, 0, 0, 64, 17, 0,
-                     socket.inet_aton("10.0.0.1"), socket.inet_aton("10.0.0.2"))
-    udp = struct.pack("!HHHH", 49152, 4791, 8 + 12 + 4, 0)
-    bth = bytes([0x0a, 0, 0xff, 0xff, 0, 0, 0x01, 0x23, 0, 0, 0, 7])
-    return eth + ip + udp + bth + b"\0" * 4
+# An RDMA WRITE of QP 0x123, CE-marked, DSCP 26.
+HDR = raw_roce("10.0.0.1", "10.0.0.2", 26 << 2 | 3, 0x0a, 0x123, 7)
 
 
 def dgram(agent, seq):
-    hdr = roce_header()
+    hdr = HDR
     rec = struct.pack("!IIII", 1, len(hdr) + 4, 4, len(hdr)) + hdr
     rec += b"\0" * (-len(rec) % 4)
     body = struct.pack("!IIIIIIIIIII", seq, 0, 5, 100, seq * 100, 0, 0, 3, 0, 5, 1)

@@ -287,8 +287,7 @@ static size_t run_corpus(const char *name, runner run, int fd, __u32 want_ret, _
 	static __u8 out[16384];
 	size_t fed = 0;
 
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		__u32 ret = 0, olen = 0;
 		int err;
 

@@ -101,10 +101,11 @@ static struct rt_source *open_lo(int no_nic, double timeout, __u32 max_flows)
 	return rt_live_source_new(&o);
 }
 
-/* open_lo() with a stream over it; NULL (and a failed check) when either fails. */
-static struct rt_source *open_stream(struct rt_stream *st, int no_nic, double timeout, __u32 max_flows)
+/* open_lo() without the NIC, a stream over it, its XDP program's fd in *fd;
+ * NULL (and a failed check) when either fails. */
+static struct rt_source *open_stream(struct rt_stream *st, double timeout, __u32 max_flows, int *fd)
 {
-	struct rt_source *src = open_lo(no_nic, timeout, max_flows);
+	struct rt_source *src = open_lo(1, timeout, max_flows);
 
 	if (!src || rt_stream_init(st, src, NULL)) {
 		CHECK(0, "cannot open the live source on lo");
@@ -112,6 +113,7 @@ static struct rt_source *open_stream(struct rt_stream *st, int no_nic, double ti
 			src->close(src);
 		return NULL;
 	}
+	*fd = rt_live_xdp_fd(src);
 	return src;
 }
 
@@ -291,11 +293,10 @@ static void test_full_region(void)
 	size_t rows = 0;
 	int fd;
 
-	src = open_stream(&st, 1, 0, RT_FT_MIN_SLOTS);
+	src = open_stream(&st, 0, RT_FT_MIN_SLOTS, &fd);
 	if (!src)
 		return;
 	pin(0);
-	fd = rt_live_xdp_fd(src);
 	CHECK_EQ(rt_ftab_region_slots(rt_live_flowtab(src)), RT_FT_MIN_SLOTS);
 	for (__u32 f = 0; f < n; f++)
 		CHECK(!run(fd, 0x1000 + f, 3), "test run");
@@ -365,11 +366,10 @@ static void test_two_buckets(void)
 	__u64 full = 0;
 	int fd;
 
-	src = open_stream(&st, 1, 60, nflows);
+	src = open_stream(&st, 60, nflows, &fd);
 	if (!src)
 		return;
 	pin(0);
-	fd = rt_live_xdp_fd(src);
 	t = rt_live_flowtab(src);
 	CHECK_EQ(rt_ftab_region_slots(t), nb * 16);
 	CHECK_EQ(rt_ftab_region_flows(t), nflows);
@@ -421,10 +421,9 @@ static void test_two_buckets(void)
 	CHECK_EQ(nqp, 34);
 	if (nqp != 34)
 		return;
-	src = open_stream(&st, 1, 60, nflows);
+	src = open_stream(&st, 60, nflows, &fd);
 	if (!src)
 		return;
-	fd = rt_live_xdp_fd(src);
 	for (__u32 i = 0; i < 34; i++)
 		CHECK(!run(fd, qp[i], 3), "test run");
 	CHECK(rt_stream_step(&st) == 1, "interval");
@@ -470,10 +469,9 @@ static void test_concurrent(void)
 	__u64 last = 0;
 	int ncpu = libbpf_num_possible_cpus(), reads = 0;
 
-	src = open_stream(&st, 1, 0, 1024);
+	src = open_stream(&st, 0, 1024, &r.fd);
 	if (!src)
 		return;
-	r.fd = rt_live_xdp_fd(src);
 	r.cpu = ncpu > 1 ? 1 : 0;
 	pin(0);
 	if (pthread_create(&th, NULL, runner, &r)) {

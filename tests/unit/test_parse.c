@@ -102,9 +102,7 @@ static void test_corpus_shape(const struct corpus *co)
 	size_t kinds[6] = { 0 }, mk[6] = { 0 }, types[RT_MIRROR_MAX + 1] = { 0 };
 	size_t ack_cuts = 0, pfc_cuts = 0, v6u = 0, plat = 0;
 
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
-
+	FOR_EACH_CASE(pc, co) {
 		if (pc->e.mirror) {
 			mk[pc->kind]++;
 			if (pc->e.mirror <= RT_MIRROR_MAX)
@@ -150,8 +148,7 @@ static void test_corpus_shape(const struct corpus *co)
 
 static void test_fields(const struct corpus *co)
 {
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_pkt p;
 
 		parse_buf(pc->data, pc->len, pc->len, &p);
@@ -163,8 +160,7 @@ static void test_fields(const struct corpus *co)
 /* rt_count_if: every frame lands in exactly its outcome, PFC per class. */
 static void test_count_if(const struct corpus *co)
 {
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_if_val got = { 0 }, exp = { 0 };
 		struct rt_pkt p;
 
@@ -184,8 +180,7 @@ static void test_count_flow(const struct corpus *co)
 {
 	size_t nroce = 0;
 
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_flow_val got = { 0 }, exp = { 0 };
 		struct rt_pkt p;
 		__u64 *c;
@@ -225,6 +220,20 @@ static void test_count_flow(const struct corpus *co)
 	TEST_END("parse_count_flow");
 }
 
+/* A prefix of n bytes of pc's frame, parsed as kind k into p: trunc below
+ * limit, from there on exactly the whole frame's parse (full). */
+static void check_prefix(const struct pcase *pc, const char *what, size_t n, size_t limit, int k,
+			 const struct rt_pkt *p, const struct rt_pkt *full)
+{
+	if (n < limit)
+		CHECK(k == RT_K_TRUNC, "%s %s %zu/%zu: kind %s, expected trunc",
+		      pc->name, what, n, pc->len, kind_name(k));
+	else
+		CHECK(!memcmp(p, full, sizeof(*p)),
+		      "%s %s %zu/%zu: kind %s, differs from the whole frame (%s)",
+		      pc->name, what, n, pc->len, kind_name(k), kind_name(full->kind));
+}
+
 /*
  * Every prefix of every frame, from a heap buffer of exactly that size: as a
  * capture cut at a snap length (frame_len the whole frame) and as a frame that
@@ -235,8 +244,7 @@ static void test_prefixes(const struct corpus *co)
 {
 	size_t runs = 0, cut_roce = 0;
 
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_pkt full, p;
 
 		parse_buf(pc->data, pc->len, pc->len, &full);
@@ -251,24 +259,12 @@ static void test_prefixes(const struct corpus *co)
 			memcpy(b, pc->data, n);
 
 			k = parse_buf(b, n, pc->len, &p);
-			if (n < pc->snap)
-				CHECK(k == RT_K_TRUNC, "%s snap %zu/%zu: kind %s, expected trunc",
-				      pc->name, n, pc->len, kind_name(k));
-			else
-				CHECK(!memcmp(&p, &full, sizeof(p)),
-				      "%s snap %zu/%zu: kind %s, differs from the whole frame (%s)",
-				      pc->name, n, pc->len, kind_name(k), kind_name(full.kind));
+			check_prefix(pc, "snap", n, pc->snap, k, &p, &full);
 
 			k = parse_buf(b, n, n, &p);
 			if (k == RT_K_ROCE && n < pc->len && n < pc->minlen)
 				cut_roce++;
-			if (n < pc->minlen)
-				CHECK(k == RT_K_TRUNC, "%s short %zu/%zu: kind %s, expected trunc",
-				      pc->name, n, pc->len, kind_name(k));
-			else
-				CHECK(!memcmp(&p, &full, sizeof(p)),
-				      "%s short %zu/%zu: kind %s, differs from the whole frame (%s)",
-				      pc->name, n, pc->len, kind_name(k), kind_name(full.kind));
+			check_prefix(pc, "short", n, pc->minlen, k, &p, &full);
 			free(b);
 			runs += 2;
 		}
@@ -281,11 +277,9 @@ static void test_prefixes(const struct corpus *co)
 
 /* A frame with headers beyond data_end but inside frame_len (XDP multi-buffer):
  * never read past data_end, and a RoCE frame whose BTH is not readable is trunc. */
-/* same loop over the corpus as test_fields: each test its own frame cuts and checks */
 static void test_frags(const struct corpus *co)
 {
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_pkt p;
 
 		if (pc->kind != RT_K_ROCE)
@@ -315,8 +309,7 @@ static void test_totals(const struct corpus *co)
 
 	memset(&exp, 0, sizeof(exp));
 	memset(&got, 0, sizeof(got));
-	for (size_t i = 0; i < co->n; i++) {
-		const struct pcase *pc = &co->c[i];
+	FOR_EACH_CASE(pc, co) {
 		struct rt_flow_key k;
 		struct rt_pkt p;
 

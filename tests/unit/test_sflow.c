@@ -20,6 +20,7 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "count.h"
 #pragma GCC diagnostic pop
+#include "../lib/xdr.h"
 #include "check.h"
 #include "fmt.h"
 #include "opts.h"
@@ -32,7 +33,6 @@
 
 /* ---- a datagram builder: 32-bit XDR words, nested lengths ---- */
 
-/* same as bench/sflow_bench.c's datagram builder: the bench does not link the tests */
 struct b {
 	__u8 d[4096];
 	size_t n;
@@ -45,10 +45,7 @@ struct b {
 
 static void w32(struct b *b, __u32 v)
 {
-	b->d[b->n++] = (__u8)(v >> 24);
-	b->d[b->n++] = (__u8)(v >> 16);
-	b->d[b->n++] = (__u8)(v >> 8);
-	b->d[b->n++] = (__u8)v;
+	xdr_w32(b->d, &b->n, v);
 }
 
 static void w64(struct b *b, __u64 v)

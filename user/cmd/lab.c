@@ -99,8 +99,7 @@ struct lab_parse {
 	int nnames;
 };
 
-static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg);
-static int on_mirror(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_value(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_name(void *ctx, const struct rt_opt *opt, const char *arg);
 
 #define P struct lab_parse
@@ -119,7 +118,8 @@ static const struct rt_opt lab_opts[] = {
 		"             (PFC XOFF on priority 3 from rcv0, 1 s in, for\n"
 		"             4 s) and the switch pauses its other port after\n"
 		"             2 s: a storm that spreads (--record, then report)",
-	  RT_CALL(on_scenario), .values = "incast pfc-storm steady mixed pause-origin" },
+	  RT_CALL(on_value), .off = RT_OFF(P, l.scenario, const char *),
+	  .values = "incast pfc-storm steady mixed pause-origin" },
 	{ 513, "duration", "S", "stop the traffic after S seconds, then exit (default: run\n"
 		"until you quit)",
 	  RT_SET_REAL(P, l.duration, RT_NUM_REAL, 0.1, 86400, "give a number between 0.1 and 86400") },
@@ -150,7 +150,8 @@ static const struct rt_opt lab_opts[] = {
 		"port to a collector namespace, and rocetop watches the\n"
 		"collector (rocetop -i col0 --collector) instead of the\n"
 		"receiver: the same flows, inside mirror session 10",
-	  RT_CALL(on_mirror), .values = "erspan2 erspan3 vxlan" },
+	  RT_CALL(on_value), .off = RT_OFF(P, l.mirror, const char *),
+	  .values = "erspan2 erspan3 vxlan" },
 	{ 330, "record", "DIR", "record each host into DIR: the receiver (rcv.rtr, the view's\n"
 		"-w), the switch (sw.rtr: sw-snd, sw-rcv) and the senders\n"
 		"(snd.rtr), named rcv, sw and snd; with pause-origin also\n"
@@ -455,6 +456,19 @@ static const char *find_gen(const char *given, char *buf, size_t len)
 	return "rocetop-gen";
 }
 
+/* argv[n], argv[n + 1], ...: the arguments given, up to a NULL; the new n. */
+static int add_args(const char **argv, int n, ...)
+{
+	const char *a;
+	va_list ap;
+
+	va_start(ap, n);
+	while ((a = va_arg(ap, const char *)))
+		argv[n++] = a;
+	va_end(ap);
+	return n;
+}
+
 /* Start the generator once rocetop is attached, so it counts every frame. */
 static int start_gen(struct lab *l)
 {
@@ -462,7 +476,7 @@ static int start_gen(struct lab *l)
 	     sfrate[32];
 	const char *argv[40];
 	sigset_t all;
-	int n = 0;
+	int n;
 	pid_t pid, parent;
 
 	snprintf(dur, sizeof(dur), "%g", l->duration > 0 ? l->duration : 86400.0);
@@ -471,42 +485,21 @@ static int start_gen(struct lab *l)
 	snprintf(seed, sizeof(seed), "%ld", l->seed);
 	snprintf(tdata, sizeof(tdata), "%s:snd0", l->ns_snd);
 	snprintf(trcv, sizeof(trcv), "%s:rcv0", l->ns_rcv);
-	argv[n++] = find_gen(l->gen, gbuf, sizeof(gbuf));
-	argv[n++] = "--scenario";
-	argv[n++] = strcmp(l->scenario, "pause-origin") ? l->scenario : "steady";
-	argv[n++] = "--tx-data";
-	argv[n++] = tdata;
-	argv[n++] = "--tx-rcv";
-	argv[n++] = trcv;
-	argv[n++] = "--sink";
-	argv[n++] = l->ns_rcv;
-	argv[n++] = "--duration";
-	argv[n++] = dur;
-	argv[n++] = "--rate";
-	argv[n++] = rate;
-	argv[n++] = "--senders";
-	argv[n++] = snd;
-	argv[n++] = "--seed";
-	argv[n++] = seed;
-	if (l->tally) {
-		argv[n++] = "--tally";
-		argv[n++] = l->tally;
-	}
+	n = add_args(argv, 0, find_gen(l->gen, gbuf, sizeof(gbuf)), "--scenario",
+		     strcmp(l->scenario, "pause-origin") ? l->scenario : "steady",
+		     "--tx-data", tdata, "--tx-rcv", trcv, "--sink", l->ns_rcv, "--duration", dur,
+		     "--rate", rate, "--senders", snd, "--seed", seed, NULL);
+	if (l->tally)
+		n = add_args(argv, n, "--tally", l->tally, NULL);
 	if (l->mirror) {
 		snprintf(tmir, sizeof(tmir), "%s:sw-mir", l->ns_sw);
-		argv[n++] = "--mirror";
-		argv[n++] = l->mirror;
-		argv[n++] = "--tx-mirror";
-		argv[n++] = tmir;
+		n = add_args(argv, n, "--mirror", l->mirror, "--tx-mirror", tmir, NULL);
 	}
 	if (l->sflow) {
 		snprintf(sfrate, sizeof(sfrate), "%ld", l->sflow_rate);
-		argv[n++] = "--sflow";
-		argv[n++] = LAB_SFLOW_TO;
-		argv[n++] = "--sflow-netns";
-		argv[n++] = l->mirror ? l->ns_col : l->ns_rcv;	/* where rocetop runs */
-		argv[n++] = "--sflow-rate";
-		argv[n++] = sfrate;
+		/* --sflow-netns: where rocetop runs */
+		n = add_args(argv, n, "--sflow", LAB_SFLOW_TO, "--sflow-netns", l->mirror ? l->ns_col : l->ns_rcv,
+			     "--sflow-rate", sfrate, NULL);
 	}
 	argv[n] = NULL;
 
@@ -617,32 +610,28 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-static int on_scenario(void *ctx, const struct rt_opt *opt, const char *arg)
+/* --scenario, --mirror: one of the option's .values, kept in the field its
+ * .off names; else one sentence that lists them. */
+static int on_value(void *ctx, const struct rt_opt *opt, const char *arg)
 {
-	struct lab_parse *pc = ctx;
+	char use[128] = "";
+	const char *v = opt->values;
+	size_t k, u;
 
-	(void)opt;
-	if (strcmp(arg, "incast") && strcmp(arg, "pfc-storm") && strcmp(arg, "steady") &&
-	    strcmp(arg, "mixed") && strcmp(arg, "pause-origin")) {
-		pr_warn("--scenario '%s' is not known: use incast, pfc-storm, steady, mixed or pause-origin.\n", arg);
-		return -EINVAL;
+	for (;;) {
+		k = strcspn(v, " ");
+		if (k == strlen(arg) && !strncmp(v, arg, k)) {
+			*(const char **)((char *)ctx + opt->off) = arg;
+			return 0;
+		}
+		u = strlen(use);
+		snprintf(use + u, sizeof(use) - u, "%s%.*s", !u ? "" : v[k] ? ", " : " or ", (int)k, v);
+		if (!v[k])
+			break;
+		v += k + 1;
 	}
-	pc->l.scenario = arg;
-	return 0;
-}
-
-/* same shape as on_scenario above: each option's own values and message */
-static int on_mirror(void *ctx, const struct rt_opt *opt, const char *arg)
-{
-	struct lab_parse *pc = ctx;
-
-	(void)opt;
-	if (strcmp(arg, "erspan2") && strcmp(arg, "erspan3") && strcmp(arg, "vxlan")) {
-		pr_warn("--mirror '%s' is not known: use erspan2, erspan3 or vxlan.\n", arg);
-		return -EINVAL;
-	}
-	pc->l.mirror = arg;
-	return 0;
+	pr_warn("--%s '%s' is not known: use %s.\n", opt->name, arg, use);
+	return -EINVAL;
 }
 
 static int on_name(void *ctx, const struct rt_opt *opt, const char *arg)

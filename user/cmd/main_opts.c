@@ -227,6 +227,18 @@ int rt_parse_speed(const char *s, __u64 *mbps)
 	return 0;
 }
 
+/* arg appended to a repeated option's list v of *n (at most max); else
+ * -EINVAL after saying "at most MAX LIMIT." */
+static int list_add(const char **v, int *n, int max, const char *limit, const char *arg)
+{
+	if (*n == max) {
+		pr_warn("at most %d %s.\n", max, limit);
+		return -EINVAL;
+	}
+	v[(*n)++] = arg;
+	return 0;
+}
+
 static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct rt_opts *o = ctx;
@@ -237,20 +249,14 @@ static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg)
 			arg, strlen(arg) > 40 ? "..." : "", IF_NAMESIZE - 1);
 		return -EINVAL;
 	}
-	if (o->nifaces == RT_MAX_SRC_IFACES) {
-		pr_warn("at most %d interfaces can be watched at once.\n", RT_MAX_SRC_IFACES);
-		return -EINVAL;
-	}
 	for (int k = 0; k < o->nifaces; k++)
 		if (!strcmp(o->ifaces[k], arg)) {
 			pr_warn("-i %s is given twice; name each interface once.\n", arg);
 			return -EINVAL;
 		}
-	o->ifaces[o->nifaces++] = arg;
-	return 0;
+	return list_add(o->ifaces, &o->nifaces, RT_MAX_SRC_IFACES, "interfaces can be watched at once", arg);
 }
 
-/* same shape as on_iface above: each list option has its own limit and message */
 static int on_group_by(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct rt_opts *o = ctx;
@@ -291,12 +297,8 @@ static int on_sflow_allow(void *ctx, const struct rt_opt *opt, const char *arg)
 	struct rt_opts *o = ctx;
 
 	(void)opt;
-	if (o->nsflow_allow == RT_MAX_SFLOW_ALLOW) {
-		pr_warn("at most %d --sflow-allow ranges can be given.\n", RT_MAX_SFLOW_ALLOW);
-		return -EINVAL;
-	}
-	o->sflow_allow[o->nsflow_allow++] = arg;
-	return 0;
+	return list_add(o->sflow_allow, &o->nsflow_allow, RT_MAX_SFLOW_ALLOW,
+			"--sflow-allow ranges can be given", arg);
 }
 
 static int on_json(void *ctx, const struct rt_opt *opt, const char *arg)
@@ -365,12 +367,9 @@ static int on_qp_counters(void *ctx, const struct rt_opt *opt, const char *arg)
 {
 	struct rt_opts *o = ctx;
 
-	if (!arg)
-		o->qp_counters = 1;
-	else if (!strcmp(arg, "cc"))
-		o->qp_counters = 2;
-	else
+	if (arg && strcmp(arg, "cc"))
 		return bad(opt, arg, "use --qp-counters or --qp-counters=cc");
+	o->qp_counters = arg ? 2 : 1;	/* =cc: the congestion counters too */
 	return 0;
 }
 
@@ -485,6 +484,7 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		pr_warn("unexpected argument '%s'; interfaces take -i, files take -r.\n", argv[first]);
 		return -EINVAL;
 	}
+	/* one check and one sentence per conflict between options */
 	if (o->nifaces && o->read_file) {
 		pr_warn("-i and -r cannot be combined: watch interfaces or read a file.\n");
 		return -EINVAL;

@@ -6,10 +6,8 @@
 
 int rt_delta_cmp_congestion(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
 {
-	int c = RT_SPACESHIP(rt_congestion(&b->d), rt_congestion(&a->d));
+	int c = rt_val_cmp_congestion(&a->d, &b->d);
 
-	if (!c)
-		c = RT_SPACESHIP(b->d.pkts, a->d.pkts);
 	if (!c)
 		c = RT_SPACESHIP(rt_congestion(&b->f->v), rt_congestion(&a->f->v));
 	return c ? c : rt_flow_key_cmp(&a->f->k, &b->f->k);

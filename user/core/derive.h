@@ -33,6 +33,16 @@ static inline __u64 rt_nak(const struct rt_flow_val *v)
 /* A three-way comparison that cannot overflow. */
 #define RT_SPACESHIP(a, b) ((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
 
+/* Two sets of counters in congestion order: more congestion first, then more
+ * packets (the victims of a pause storm carry no congestion counts); 0 on a
+ * tie, which each caller breaks by its own key. */
+static inline int rt_val_cmp_congestion(const struct rt_flow_val *a, const struct rt_flow_val *b)
+{
+	int c = RT_SPACESHIP(rt_congestion(b), rt_congestion(a));
+
+	return c ? c : RT_SPACESHIP(b->pkts, a->pkts);
+}
+
 /*
  * The congestion ordering of flow deltas, most congested first: congestion
  * this interval, then packets this interval, then congestion since the

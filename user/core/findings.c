@@ -136,6 +136,7 @@ int rt_findings_init(struct rt_findings *F, const struct rt_find_cfg *cfg, const
 	return 0;
 }
 
+/* like rt_snapshot_free, rt_delta_free and report_viz.c's frees: each owner frees its own arrays */
 void rt_findings_free(struct rt_findings *F)
 {
 	free(F->tab);

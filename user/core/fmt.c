@@ -92,31 +92,22 @@ const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)
 
 const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len)
 {
-	/* one case per encapsulation, each its own form */
-	switch (k->mirror) {
-	case RT_MIRROR_NONE:
-		snprintf(buf, len, "%s", "");
-		break;
-	case RT_MIRROR_ERSPAN1:
-		snprintf(buf, len, "%s", "erspan1");
-		break;
-	case RT_MIRROR_ERSPAN2:
-		snprintf(buf, len, "erspan2:%u", k->mirror_id & RT_MIRROR_ID_MASK);
-		break;
-	case RT_MIRROR_ERSPAN3:
-		snprintf(buf, len, "erspan3:%u:%s", k->mirror_id & RT_MIRROR_ID_MASK,
-			 k->mirror_id & RT_MIRROR_EGRESS ? "egress" : "ingress");
-		break;
-	case RT_MIRROR_GRE:
-		snprintf(buf, len, "%s", "gre");
-		break;
-	case RT_MIRROR_VXLAN:
-		snprintf(buf, len, "vxlan:%u", k->mirror_id & RT_MIRROR_ID_MASK);
-		break;
-	default:
-		snprintf(buf, len, "mirror%u:%u", k->mirror, k->mirror_id & RT_MIRROR_ID_MASK);
-		break;
-	}
+	/* each encapsulation's name, and whether its session ID follows */
+	static const struct { const char *name; int id; } m[] = {
+		[RT_MIRROR_NONE] = { "", 0 },
+		[RT_MIRROR_ERSPAN1] = { "erspan1", 0 },
+		[RT_MIRROR_ERSPAN2] = { "erspan2", 1 },
+		[RT_MIRROR_GRE] = { "gre", 0 },
+		[RT_MIRROR_VXLAN] = { "vxlan", 1 },
+	};
+	unsigned int id = k->mirror_id & RT_MIRROR_ID_MASK;
+
+	if (k->mirror == RT_MIRROR_ERSPAN3)
+		snprintf(buf, len, "erspan3:%u:%s", id, k->mirror_id & RT_MIRROR_EGRESS ? "egress" : "ingress");
+	else if (k->mirror < sizeof(m) / sizeof(m[0]) && m[k->mirror].name)
+		snprintf(buf, len, m[k->mirror].id ? "%s:%u" : "%s", m[k->mirror].name, id);
+	else
+		snprintf(buf, len, "mirror%u:%u", k->mirror, id);
 	return buf;
 }
 

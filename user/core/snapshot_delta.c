@@ -305,6 +305,7 @@ int rt_delta_expand(struct rt_delta *full, const struct rt_delta *d, const struc
 	return 0;
 }
 
+/* the delta's own tables, freed as rt_snapshot_free frees the snapshot's */
 void rt_delta_free(struct rt_delta *d)
 {
 	if (d->flows_cap)

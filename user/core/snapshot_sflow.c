@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* A snapshot's sFlow tables (switch ports, drops, agents): their rows, looked
  * up by ifindex, and their deltas. */
+#include <stddef.h>
 #include <string.h>
 #include "snapshot.h"
 #include "snapshot_int.h"
@@ -50,6 +51,24 @@ static int swdrop_cmp(const struct rt_swdrop *a, const struct rt_swdrop *b)
 	return a->reason < b->reason ? -1 : a->reason > b->reason;
 }
 
+/* n 64-bit counters in a row, since start, at p and c: their deltas into d. */
+static void u64_deltas(__u64 *d, const void *p, const void *c, size_t n)
+{
+	const __u64 *pv = p, *cv = c;
+
+	for (size_t k = 0; k < n; k++)
+		d[k] = rt_ctr_delta(pv[k], cv[k], 64);
+}
+
+/* The counters u64_deltas reads in a row: in_octets to out_errors of a
+ * switch port (and of its delta), datagrams to bad_samples of an agent. */
+#define U64_SPAN(T, first, last) ((offsetof(T, last) - offsetof(T, first)) / 8 + 1)
+#define SWPORT_IFCTRS U64_SPAN(struct rt_swport, in_octets, out_errors)
+#define SFAGENT_CTRS U64_SPAN(struct rt_sfagent, datagrams, bad_samples)
+_Static_assert(SWPORT_IFCTRS == 6 && U64_SPAN(struct rt_swport_delta, in_octets, out_errors) == 6,
+	       "a port's six interface counters in a row, their deltas in the same order");
+_Static_assert(SFAGENT_CTRS == 8, "an agent's eight counters in a row");
+
 /* The sFlow tables: merge-joins on their sort orders, as the flows. */
 void sf_delta(struct rt_delta *d, const struct rt_snapshot *prev, const struct rt_snapshot *cur)
 {
@@ -68,14 +87,10 @@ void sf_delta(struct rt_delta *d, const struct rt_snapshot *prev, const struct r
 		if (prev && j < prev->nswports && r == 0)
 			p = &prev->swports[j];
 		o->p = c;
-		FOR_EACH_U64(struct rt_swport_ctr, k)
-			((__u64 *)&o->d)[k] = rt_ctr_delta(((const __u64 *)&p->c)[k], ((const __u64 *)&c->c)[k], 64);
-		o->in_octets = rt_ctr_delta(p->in_octets, c->in_octets, 64);
-		o->out_octets = rt_ctr_delta(p->out_octets, c->out_octets, 64);
-		o->in_discards = rt_ctr_delta(p->in_discards, c->in_discards, 64);
-		o->out_discards = rt_ctr_delta(p->out_discards, c->out_discards, 64);
-		o->in_errors = rt_ctr_delta(p->in_errors, c->in_errors, 64);
-		o->out_errors = rt_ctr_delta(p->out_errors, c->out_errors, 64);
+		u64_deltas((__u64 *)&o->d, &p->c, &c->c, sizeof(c->c) / 8);
+		u64_deltas((__u64 *)((char *)o + offsetof(struct rt_swport_delta, in_octets)),
+			   (const char *)p + offsetof(struct rt_swport, in_octets),
+			   (const char *)c + offsetof(struct rt_swport, in_octets), SWPORT_IFCTRS);
 		o->lost = rt_ctr_delta(p->agent_lost, c->agent_lost, 64);
 		o->ctr_samples = rt_ctr_delta(p->ctr_samples, c->ctr_samples, 64);
 	}
@@ -105,15 +120,9 @@ void sf_delta(struct rt_delta *d, const struct rt_snapshot *prev, const struct r
 			p = &prev->sfagents[j];
 		d->sfagents[i].a = c;
 		memset(o, 0, sizeof(*o));
-		/* same shape as the switch ports' deltas above: each counter of its own struct, each a 64-bit counter's delta */
-		o->datagrams = rt_ctr_delta(p->datagrams, c->datagrams, 64);
-		o->lost = rt_ctr_delta(p->lost, c->lost, 64);
-		o->errors = rt_ctr_delta(p->errors, c->errors, 64);
-		o->rejected = rt_ctr_delta(p->rejected, c->rejected, 64);
-		o->samples = rt_ctr_delta(p->samples, c->samples, 64);
-		o->drop_samples = rt_ctr_delta(p->drop_samples, c->drop_samples, 64);
-		o->ctr_samples = rt_ctr_delta(p->ctr_samples, c->ctr_samples, 64);
-		o->bad_samples = rt_ctr_delta(p->bad_samples, c->bad_samples, 64);
+		u64_deltas((__u64 *)((char *)o + offsetof(struct rt_sfagent, datagrams)),
+			   (const char *)p + offsetof(struct rt_sfagent, datagrams),
+			   (const char *)c + offsetof(struct rt_sfagent, datagrams), SFAGENT_CTRS);
 	}
 	d->nsfagents = cur->nsfagents;
 }

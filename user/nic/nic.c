@@ -151,6 +151,7 @@ struct rt_nic *rt_nic_new(const struct rt_opts *o)
 	return n;
 }
 
+/* the NIC's own buffers and tables, freed as each sink's close frees its own */
 void rt_nic_free(struct rt_nic *n)
 {
 	if (!n)

@@ -26,9 +26,8 @@ static void parse_ieee(const struct nlattr *ieee, struct rt_dcb *d)
 		case DCB_ATTR_IEEE_PFC: {
 			struct ieee_pfc p;
 
-			if (ATTR_LEN(a) < sizeof(p))
+			if (rt_nla_get(a, &p, sizeof(p)))
 				break;
-			memcpy(&p, ATTR_DATA(a), sizeof(p));
 			d->has_pfc = 1;
 			d->pfc_cap = p.pfc_cap;
 			d->pfc_en = p.pfc_en;
@@ -38,13 +37,11 @@ static void parse_ieee(const struct nlattr *ieee, struct rt_dcb *d)
 			}
 			break;
 		}
-		/* same shape as the PFC case above: each DCB attribute's own struct */
 		case DCB_ATTR_IEEE_ETS: {
 			struct ieee_ets e;
 
-			if (ATTR_LEN(a) < sizeof(e))
+			if (rt_nla_get(a, &e, sizeof(e)))
 				break;
-			memcpy(&e, ATTR_DATA(a), sizeof(e));
 			d->has_ets = 1;
 			memcpy(d->prio_tc, e.prio_tc, 8);
 			memcpy(d->tc_tsa, e.tc_tsa, 8);
@@ -56,10 +53,9 @@ static void parse_ieee(const struct nlattr *ieee, struct rt_dcb *d)
 			FOR_ATTR(e, ATTR_DATA(a), ATTR_LEN(a)) {
 				struct dcb_app app;
 
-				if (ATTR_TYPE(e) != DCB_ATTR_IEEE_APP || ATTR_LEN(e) < sizeof(app) ||
-				    d->napp == RT_DCB_MAX_APP)
+				if (ATTR_TYPE(e) != DCB_ATTR_IEEE_APP || d->napp == RT_DCB_MAX_APP ||
+				    rt_nla_get(e, &app, sizeof(app)))
 					continue;
-				memcpy(&app, ATTR_DATA(e), sizeof(app));
 				d->app[d->napp].selector = app.selector;
 				d->app[d->napp].priority = app.priority & 7;
 				d->app[d->napp].protocol = app.protocol;

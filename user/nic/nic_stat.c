@@ -142,15 +142,13 @@ static int counter_entry(struct rt_qpc_table *t, __u32 dev_index, const char *de
 /* One message of the dump: the device, then its table of bound counters. */
 static int stat_cb(const struct nlmsghdr *h, void *arg)
 {
-	const void *attrs = RT_NL_ATTRS(h);
-	size_t alen = RT_NL_ALEN(h);
 	struct rt_qpc_table *t = arg;
 	const struct nlattr *tab = NULL;
 	__u32 dev_index = 0;
 	char dev[32] = "";
 	int r;
 
-	FOR_ATTR(a, attrs, alen) {
+	FOR_ATTR(a, RT_NL_ATTRS(h), RT_NL_ALEN(h)) {
 		switch (ATTR_TYPE(a)) {
 		case RDMA_NLDEV_ATTR_DEV_INDEX: dev_index = rt_nla_u32(a); break;
 		case RDMA_NLDEV_ATTR_DEV_NAME: rt_nla_str(a, dev, sizeof(dev)); break;
@@ -173,14 +171,12 @@ int rt_qpc_parse(const void *buf, size_t len, struct rt_qpc_table *t)
 	return rt_nl_walk(buf, len, RDMA_NLDEV_CMD_STAT_GET, stat_cb, t);
 }
 
-/* same shape as stat_cb above: each answer's own attributes */
+/* each answer's own attributes, walked as stat_cb above walks its own */
 static int status_cb(const struct nlmsghdr *h, void *arg)
 {
-	const void *attrs = RT_NL_ATTRS(h);
-	size_t alen = RT_NL_ALEN(h);
 	struct rt_stat_status *st = arg;
 
-	FOR_ATTR(a, attrs, alen) {
+	FOR_ATTR(a, RT_NL_ATTRS(h), RT_NL_ALEN(h)) {
 		if (ATTR_TYPE(a) != RDMA_NLDEV_ATTR_STAT_HWCOUNTERS)
 			continue;
 		FOR_ATTR(e, ATTR_DATA(a), ATTR_LEN(a)) {
@@ -217,11 +213,9 @@ int rt_stat_status_parse(const void *buf, size_t len, struct rt_stat_status *st)
 
 static int mode_cb(const struct nlmsghdr *h, void *arg)
 {
-	const void *attrs = RT_NL_ATTRS(h);
-	size_t alen = RT_NL_ALEN(h);
 	struct rt_stat_mode *m = arg;
 
-	FOR_ATTR(a, attrs, alen) {
+	FOR_ATTR(a, RT_NL_ATTRS(h), RT_NL_ALEN(h)) {
 		switch (ATTR_TYPE(a)) {
 		case RDMA_NLDEV_ATTR_STAT_MODE: m->mode = rt_nla_u32(a); m->known = 1; break;
 		case RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK: m->mask = rt_nla_u32(a); break;

@@ -49,6 +49,16 @@ size_t rt_nlmsg_end(struct rt_nlmsg *m);
 #define ATTR_LEN(a)	((size_t)(a)->nla_len - NLA_HDRLEN)
 #define ATTR_TYPE(a)	((a)->nla_type & NLA_TYPE_MASK)
 
+/* The attribute's first n bytes into out: 0, or -1 (out untouched) when it
+ * holds fewer (a struct of the kernel's uapi, an older kernel's shorter one). */
+static inline int rt_nla_get(const struct nlattr *a, void *out, size_t n)
+{
+	if (ATTR_LEN(a) < n)
+		return -1;
+	memcpy(out, ATTR_DATA(a), n);
+	return 0;
+}
+
 static inline __u8 rt_nla_u8(const struct nlattr *a)
 {
 	return ATTR_LEN(a) >= 1 ? (__u8)ATTR_DATA(a)[0] : 0;

@@ -231,6 +231,28 @@ static void print_sflow(struct rt_printer *p, const struct rt_snapshot *cur, con
 	rt_pr_close_obj(p);
 }
 
+/* The rates of v over secs, of a flow's row or of the totals: packets (est
+ * before them in text), Gb/s, CE %, CNP, NAK and RNR NAK per second; in
+ * text each in its format of fmt[0..5], in JSON by their keys. */
+static void print_rates(struct rt_printer *p, const struct rt_flow_val *v, double secs,
+			const char *est, const char *const fmt[6])
+{
+	static const char *const key[] = { "cnp_per_s", "nak_per_s", "rnr_per_s" };
+	double per_s[] = { rate(v->cnp, secs), rate(rt_nak(v), secs), rate(v->rnr_nak, secs) };
+	char c1[16], pk[24];
+
+	snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(v->pkts, secs), c1, sizeof(c1)));
+	rt_pr_str(p, RT_PR_TEXT, NULL, fmt[0], pk);
+	rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(v->pkts, secs));
+	rt_pr_str(p, RT_PR_TEXT, NULL, fmt[1], rt_fmt_gbps(rate(v->bytes, secs) * 8 / 1e9, 8, c1, sizeof(c1)));
+	rt_pr_dbl(p, RT_PR_JSON, "gbps", NULL, rate(v->bytes, secs) * 8 / 1e9);
+	rt_pr_dbl(p, RT_PR_ANY, "ce_pct", fmt[2], rt_ce_pct(v));
+	for (int k = 0; k < 3; k++) {
+		rt_pr_str(p, RT_PR_TEXT, NULL, fmt[3 + k], rt_fmt_si(per_s[k], c1, sizeof(c1)));
+		rt_pr_dbl(p, RT_PR_JSON, key[k], NULL, per_s[k]);
+	}
+}
+
 /* One flow's row: the text's rates, and in JSON its exact counts beside them. */
 /* The owner's job: "  slurm:4711.0 rank 3/8" (text), keys job_kind, job,
  * step, rank, size, local_rank (JSON; none without a job, no rank key
@@ -260,7 +282,7 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	const struct rt_flow *f = fd->f;
 	const struct rt_flow_val *v = &fd->d;
 	const char *est = f->estimate ? "~" : "";	/* sFlow: estimates */
-	char c1[16], pk[24], a1[RT_ADDR_STRLEN], ifs[64], mirror[RT_MIRROR_STRLEN];
+	char a1[RT_ADDR_STRLEN], ifs[64], mirror[RT_MIRROR_STRLEN];
 	const char *ifn = rt_snapshot_ifname(cur, f->k.ifindex);
 
 	rt_pr_open_obj(p, NULL);
@@ -289,18 +311,7 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	rt_pr_u64(p, RT_PR_JSON, "nak_seq", NULL, (unsigned long long)v->nak_seq);
 	rt_pr_u64(p, RT_PR_JSON, "nak_other", NULL, (unsigned long long)v->nak_other);
 	rt_pr_u64(p, RT_PR_JSON, "rnr_nak", NULL, (unsigned long long)v->rnr_nak);
-	snprintf(pk, sizeof(pk), "%s%s", est, rt_fmt_si(rate(v->pkts, secs), c1, sizeof(c1)));
-	rt_pr_str(p, RT_PR_TEXT, NULL, " %9s", pk);
-	rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(v->pkts, secs));
-	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_gbps(rate(v->bytes, secs) * 8 / 1e9, 8, c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "gbps", NULL, rate(v->bytes, secs) * 8 / 1e9);
-	rt_pr_dbl(p, RT_PR_ANY, "ce_pct", " %6.2f", rt_ce_pct(v));
-	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(v->cnp, secs), c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "cnp_per_s", NULL, rate(v->cnp, secs));
-	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(rt_nak(v), secs), c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "nak_per_s", NULL, rate(rt_nak(v), secs));
-	rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(v->rnr_nak, secs), c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "rnr_per_s", NULL, rate(v->rnr_nak, secs));
+	print_rates(p, v, secs, est, (const char *const[]){ " %9s", " %8s", " %6.2f", " %8s", " %8s", " %8s" });
 	if (f->k.mirror) {
 		rt_fmt_mirror(&f->k, mirror, sizeof(mirror));
 		rt_pr_str(p, RT_PR_ANY, "mirror", "  %s", mirror);
@@ -377,8 +388,6 @@ static void print_findings(struct rt_printer *p, const struct rt_findings *F)
 static void print_totals(struct rt_printer *p, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	const struct rt_flow_val *t = &d->flow_tot;
-	double secs = d->secs;
-	char c1[16];
 
 	rt_pr_open_obj(p, "totals");
 	rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, (unsigned long long)t->pkts);
@@ -387,17 +396,8 @@ static void print_totals(struct rt_printer *p, const struct rt_snapshot *cur, co
 	rt_pr_u64(p, RT_PR_JSON, "cnp", NULL, (unsigned long long)t->cnp);
 	rt_pr_u64(p, RT_PR_JSON, "nak", NULL, (unsigned long long)rt_nak(t));
 	rt_pr_u64(p, RT_PR_JSON, "rnr_nak", NULL, (unsigned long long)t->rnr_nak);
-	rt_pr_str(p, RT_PR_TEXT, NULL, "RoCE %s pkts/s", rt_fmt_si(rate(t->pkts, secs), c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "pkts_per_s", NULL, rate(t->pkts, secs));
-	rt_pr_str(p, RT_PR_TEXT, NULL, " %s Gb/s", rt_fmt_gbps(rate(t->bytes, secs) * 8 / 1e9, 8, c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "gbps", NULL, rate(t->bytes, secs) * 8 / 1e9);
-	rt_pr_dbl(p, RT_PR_ANY, "ce_pct", "  CE %.2f%%", rt_ce_pct(t));
-	rt_pr_str(p, RT_PR_TEXT, NULL, "  CNP %s/s", rt_fmt_si(rate(t->cnp, secs), c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "cnp_per_s", NULL, rate(t->cnp, secs));
-	rt_pr_str(p, RT_PR_TEXT, NULL, "  NAK %s/s", rt_fmt_si(rate(rt_nak(t), secs), c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "nak_per_s", NULL, rate(rt_nak(t), secs));
-	rt_pr_str(p, RT_PR_TEXT, NULL, "  RNR %s/s", rt_fmt_si(rate(t->rnr_nak, secs), c1, sizeof(c1)));
-	rt_pr_dbl(p, RT_PR_JSON, "rnr_per_s", NULL, rate(t->rnr_nak, secs));
+	print_rates(p, t, d->secs, "", (const char *const[]){ "RoCE %s pkts/s", " %s Gb/s", "  CE %.2f%%",
+							      "  CNP %s/s", "  NAK %s/s", "  RNR %s/s" });
 	rt_pr_u64(p, RT_PR_ANY, "flows", "  flows %llu", (unsigned long long)cur->nflows);
 	rt_pr_u64(p, RT_PR_ANY, "evicted", "  evicted %llu\n", (unsigned long long)cur->evicted);
 	rt_pr_close_obj(p);

@@ -331,10 +331,8 @@ int rt_rep_by_nak(const void *x, const void *y)
 int rt_rep_pair_cmp(const void *x, const void *y)
 {
 	const struct rt_rep_pair *a = x, *b = y;
-	int c = SPACESHIP(rt_congestion(&b->v), rt_congestion(&a->v));
+	int c = rt_val_cmp_congestion(&a->v, &b->v);
 
-	if (!c)
-		c = SPACESHIP(b->v.pkts, a->v.pkts);
 	if (!c)
 		c = memcmp(a->a, b->a, 16);
 	return c ? c : memcmp(a->b, b->b, 16);

@@ -42,10 +42,7 @@ const char *rt_viz_flow_name(const struct rt_rep *r, const struct rt_flow_key *k
 static int by_congestion(const void *x, const void *y)
 {
 	const struct rt_rep_flow *a = *(struct rt_rep_flow *const *)x, *b = *(struct rt_rep_flow *const *)y;
-	int c = SPACESHIP(rt_congestion(&b->v), rt_congestion(&a->v));
-
-	if (!c)
-		c = SPACESHIP(b->v.pkts, a->v.pkts);
+	int c = rt_val_cmp_congestion(&a->v, &b->v);
 
 	return c ? c : rt_flow_key_cmp(&a->k, &b->k);
 }

@@ -67,6 +67,15 @@ const char *rt_sf_err_name(int err)
 	return err >= 0 && err < RT_SF_E__COUNT ? err_names[err] : "?";
 }
 
+/* A record of one word: the word into *v, *has set; 0, or -1 when cut short. */
+static int u32_seen(struct cur *r, __u32 *v, __u8 *has)
+{
+	if (u32(r, v))
+		return -1;
+	*has = 1;
+	return 0;
+}
+
 /* Flow records (also inside drop notifications). 0 or -1 (bad record). */
 static int flow_record(__u32 type, struct cur *r, void *arg, struct rt_sf_stats *st)
 {
@@ -96,22 +105,12 @@ static int flow_record(__u32 type, struct cur *r, void *arg, struct rt_sf_stats 
 		f->out_prio = d;
 		f->has_switch = 1;
 		return 0;
-	/* one case per sFlow extended record, each its own field */
-	case 1036:
-		if (u32(r, &f->queue))
-			return -1;
-		f->has_queue = 1;
-		return 0;
-	case 1039:
-		if (u32(r, &f->transit_ns))
-			return -1;
-		f->has_transit = 1;
-		return 0;
-	case 1040:
-		if (u32(r, &f->depth))
-			return -1;
-		f->has_depth = 1;
-		return 0;
+	case 1036:	/* extended egress queue: its index */
+		return u32_seen(r, &f->queue, &f->has_queue);
+	case 1039:	/* extended transit delay, ns */
+		return u32_seen(r, &f->transit_ns, &f->has_transit);
+	case 1040:	/* extended queue depth, bytes */
+		return u32_seen(r, &f->depth, &f->has_depth);
 	default:
 		st->records_skipped++;
 		return 0;

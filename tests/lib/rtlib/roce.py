@@ -2,6 +2,7 @@
 rocetop's counters, computed from the frames' own fields (never by rocetop).
 scapy is imported only by the builders, so the tally helpers serve scripts
 that read tshark's fields too."""
+import logging
 import struct
 from collections import defaultdict
 
@@ -77,6 +78,31 @@ def write_tally(prefix, flows, pfc, keycols=("src", "dst", "dqpn")):
             o.write(f"{prio}," + ",".join(str(f[c]) for c in PFC_COLS) + "\n")
 
 
+# ---- builders with struct (no scapy: fast enough for captures of millions
+# of frames, and for senders that must keep up) ----
+
+def ip_csum(h):
+    """The IPv4 header checksum of h (its own checksum field zero)."""
+    s = sum(struct.unpack("!%dH" % (len(h) // 2), h))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return (~s) & 0xffff
+
+
+def raw_roce(src, dst, tos, opcode, dqpn, psn, extra=b"", smac=b"\x02\0\0\0\0\x01",
+             dmac=b"\x02\0\0\0\0\x02"):
+    """A RoCEv2 frame's bytes: Ethernet, IPv4 (DF, TTL 64, its checksum),
+    UDP from 49152 + the QP's low byte to 4791, a BTH (pkey 0xffff), extra
+    (what follows the BTH), a zero ICRC (rocetop does not check it)."""
+    bth = struct.pack("!BBHBBHBBH", opcode, 0, 0xffff, 0, dqpn >> 16, dqpn & 0xffff, 0, psn >> 16, psn & 0xffff)
+    pay = bth + extra + b"\0\0\0\0"
+    udp = struct.pack("!HHHH", 49152 + (dqpn & 0xff), 4791, 8 + len(pay), 0) + pay
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, tos, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                    bytes(map(int, src.split("."))), bytes(map(int, dst.split("."))))
+    h = h[:10] + struct.pack("!H", ip_csum(h)) + h[12:]
+    return dmac + smac + struct.pack("!H", 0x0800) + h + udp
+
+
 # ---- builders (scapy) ----
 
 def roce(src, dst, bth, tos=(26 << 2) | 2, smac=None, dmac=None, sport=49152, vlan=None, prio=3):
@@ -112,3 +138,24 @@ def pfc(times, smac=None):
     from scapy.all import Ether, Raw
     kw = {"src": smac} if smac else {}
     return Ether(dst=PFC_DST, type=0x8808, **kw) / Raw(pfc_body(times))
+
+
+def pause(quanta, smac=None):
+    """An 802.3x pause frame of quanta (0: XON), padded to the 60-byte minimum."""
+    from scapy.all import Ether, Raw
+    kw = {"src": smac} if smac else {}
+    return Ether(dst=PFC_DST, type=0x8808, **kw) / Raw(struct.pack("!HH", 0x0001, quanta) + bytes(42))
+
+
+def icrc_ok(frame):
+    """Whether a RoCEv2 frame's ICRC is the one scapy computes from the
+    frame's own fields (the masked pseudo-header CRC); None for a frame that
+    is not RoCEv2 (UDP to 4791 with a BTH)."""
+    logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+    from scapy.all import Ether, UDP, raw
+    from scapy.contrib.roce import BTH
+    pkt = Ether(frame)
+    if BTH not in pkt or UDP not in pkt or pkt[UDP].dport != 4791:
+        return None
+    pkt[BTH].icrc = None
+    return raw(pkt) == frame
