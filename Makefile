@@ -229,7 +229,7 @@ $(DEB_FILE): $(DEB_SRCS)
 		{ echo "debian/changelog's newest entry is not version $(VERSION) (the Makefile's)"; exit 1; }
 	$(Q)rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
 	$(Q)tar -c --exclude=./.git --exclude='./build*' --exclude='./$(BUILD)' -f - . | tar -x -C $(BUILD)/deb/src
-	$(Q)cd $(BUILD)/deb/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE \
+	$(Q)cd $(BUILD)/deb/src && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u BUILD \
 		dpkg-buildpackage -us -uc -b -J2 >../build.log 2>&1 || \
 		{ tail -40 ../build.log; echo "dpkg-buildpackage failed: the whole log is $(BUILD)/deb/build.log"; exit 1; }
 	$(Q)lintian --fail-on error $@

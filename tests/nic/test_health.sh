@@ -29,7 +29,7 @@ ip netns del "$FIX_NS"
 "${PYTHON:-python3}" - "$tmp/csv/findings.csv" <<'PY' || fail=1
 import csv, re, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["event"] == "open"]
-S = r"in 1\.0 s"
+S = r"in 1\.00 s"
 want = [  # rule, severity, subject, evidence (a regular expression)
  ("slow-receiver", "critical", "ifname=eth2 prio=3 counter=tx_prio3_pause",
   r"eth2 sent 40 PFC pauses on priority 3 and received none \(rx_prio3_pause \+0\) " + S +
