@@ -90,6 +90,16 @@ def findings_checks():
                 ev.setdefault(q, set()).add(name in r["evidence"])
     c.check("findings.csv: the findings on QP 282 and 300 name the job and rank", ev,
             {282: {True}, 300: {True}})
+    # the pause episode the test placed on eth2 priority 0 (50 frames, 0.8 s):
+    # the jobs of the flows it pauses (QP 282's and 300's: 691 carries CNPs
+    # only), sorted by name, each with its ranks
+    jobs = sorted("job %s:%s rank %d" % (j["job_kind"], j["job"], j["rank"]) for q, j in BY_DQPN.items()
+                  if q != 691)
+    want = "(its flows: %s): 50 pause frames (0 XON) counted by the NIC, 800 ms paused" % ", ".join(jobs)
+    got = [(r["subject"], want in r["evidence"]) for r in rows(os.path.join(T, "csv", "findings.csv"))
+           if r["rule"] == "pfc-storm" and r["event"] == "open"]
+    c.check("findings.csv: the pfc-storm names the jobs and ranks of the flows it pauses", got,
+            [("ifname=eth2 dir=ingress prio=0", True)])
 
 
 def tui_checks():

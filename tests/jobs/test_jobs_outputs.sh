@@ -46,8 +46,15 @@ for t in healthy healthy-t1; do
 	cp -a "$FIX/$t" "$tmp/b-$t"
 	ln -s "$tmp/proc2" "$tmp/b-$t/proc"
 done
+# Host a's NIC pauses priority 0 (its QPs' flows' priority) on eth2 from t0
+# to t1: 50 pause frames received, 0.8 s paused: a pfc-storm (one interval
+# suffices here) whose evidence names the two jobs whose flows it pauses.
+echo '     rx_prio0_pause_duration: 0' >>"$tmp/healthy/ethtool/eth2"
+sed -i 's/rx_prio0_pause: 0/rx_prio0_pause: 50/' "$tmp/healthy-t1/ethtool/eth2"
+echo '     rx_prio0_pause_duration: 800000' >>"$tmp/healthy-t1/ethtool/eth2"
 rt_fixture_run $name "$tmp/healthy" "$tmp/healthy-t1" "$tmp/csv/qpctr.csv" --hostname hosta \
-	-b --json -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr" --pods-log-dir "$tmp/log/pods"
+	-b --json -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr" --pods-log-dir "$tmp/log/pods" \
+	--threshold pfc-intervals=1
 [ "$rc" = 0 ] || { echo "FAIL $name: rocetop exited $rc: $(head -c 300 "$tmp/err")"; exit 1; }
 cp "$tmp/out" "$tmp/out.a"
 rm "$tmp/root"

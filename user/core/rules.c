@@ -16,7 +16,9 @@
  * packet at all, so the flows of a paused priority are those of the snapshot
  * seen since RECENT_INTERVALS intervals before the pauses began (the engine
  * keeps when each priority's run of paused intervals started); a flow without
- * a delta row did not move (deltas may hold only the flows that changed).
+ * a delta row did not move (deltas may hold only the flows that changed). A
+ * flow whose counters carry no time (the NIC's per-QP counters) is recent
+ * when its data moved in this interval.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -288,6 +290,12 @@ static int recent_data_flow(const struct rt_rule_ctx *c, const struct rt_flow *f
 
 	if (!data_pkts(&f->v))
 		return 0;
+	if (!f->v.last_ns) {	/* the NIC's per-QP counters carry no time: moved in this interval */
+		const struct rt_flow_val *v = c->dv && f >= c->cur->flows && f < c->cur->flows + c->cur->nflows ?
+					      c->dv[f - c->cur->flows] : NULL;
+
+		return v && data_pkts(v);
+	}
 	return f->v.last_ns + recent >= since;
 }
 
