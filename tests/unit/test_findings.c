@@ -104,6 +104,18 @@ static void iv_ctr(struct iv *v, const char *name, __u64 delta)
 	y->d = delta;
 }
 
+/* Flow i of v (added by iv_flow) owned by a rank of a job: kind, job, rank. */
+static void iv_job(struct iv *v, size_t i, int kind, const char *job, int rank)
+{
+	struct rt_job *j = rt_snapshot_add_job(&v->s);
+
+	j->kind = (__u8)kind;
+	j->rank = rank;
+	j->size = j->local_rank = -1;
+	snprintf(j->job, sizeof(j->job), "%s", job);
+	v->s.flows[i].job = (__u32)v->s.njobs;
+}
+
 static int eval(struct rt_findings *F, struct iv *v)
 {
 	iv_fix(v);
@@ -581,6 +593,18 @@ static void test_ecn_without_cnp(void)
 		      "next: %s", e->f.next);
 	}
 	finish(&F, &v);
+
+	/* The flow's owner's job and rank, when known, in its evidence. */
+	start(&F, &v);
+	iv_flow(&v, 1, 0x301, 90, 50);
+	iv_back(&v, 1, 0x401, 40, 0);
+	iv_job(&v, 0, RT_JOB_SLURM, "4711", 3);
+	snprintf(v.s.jobs[0].step, sizeof(v.s.jobs[0].step), "0");
+	eval(&F, &v);
+	e = find_ev(&F, RT_FEV_OPEN, "ecn-without-cnp");
+	CHECK(e && strstr(e->f.evidence, "ECN marks arrive for this flow (job slurm:4711.0 rank 3) but no CNPs go back"),
+	      "evidence: %s", e ? e->f.evidence : "none");
+	finish(&F, &v);
 	TEST_END("findings: ecn-without-cnp when CE comes in and ACKs but no CNP go back, wire and NIC");
 }
 
@@ -781,18 +805,6 @@ static void test_health(void)
 	HEALTH("pcie", "eth3: tx_pci_signal_integrity +1 in 1.0 s (PCIe transitions to recovery)",
 	       "tx_pci_signal_integrity=1");
 	TEST_END("findings: the health rules at their thresholds and just below, with their evidence");
-}
-
-/* Flow i of v (added by iv_flow) owned by a rank of a job: kind, job, rank. */
-static void iv_job(struct iv *v, size_t i, int kind, const char *job, int rank)
-{
-	struct rt_job *j = rt_snapshot_add_job(&v->s);
-
-	j->kind = (__u8)kind;
-	j->rank = rank;
-	j->size = j->local_rank = -1;
-	snprintf(j->job, sizeof(j->job), "%s", job);
-	v->s.flows[i].job = (__u32)v->s.njobs;
 }
 
 /* An episode's evidence names the jobs of the flows it pauses and their

@@ -383,25 +383,34 @@ static void counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
 /* Flows sampled by sFlow carry estimates: the evidence says so. */
 #define RT_FLOW_NAME	300	/* a flow's name in a finding, its job included */
 
+/* " (job slurm:4711.0 rank 3)": the job and rank of a flow's owner, "" when not known. */
+static const char *flow_job(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
+{
+	const struct rt_job *j = rt_snapshot_job(s, f);
+	char lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16], rk[24] = "";
+
+	buf[0] = '\0';
+	if (!j || j->kind == RT_JOB_NONE)
+		return buf;
+	if (j->rank >= 0)
+		snprintf(rk, sizeof(rk), " rank %d", j->rank);
+	/* a job's name comes from a cgroup: made printable */
+	snprintf(buf, len, " (job %.96s%s)", rt_fmt_safe(rt_job_label(j, lab, sizeof(lab)), lab, sizeof(lab)), rk);
+	return buf;
+}
+
 /* A flow as findings name it, with its owner's job and rank when known
  * ("... QP 17 (job slurm:4711.0 rank 3)"). */
 static const char *flow_name(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
 {
-	const struct rt_job *j = rt_snapshot_job(s, f);
-	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN], lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16], rk[24] = "";
+	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN];
 	size_t n;
 
 	snprintf(buf, len, "%s -> %s QP %u%s", rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)),
 		 rt_fmt_addr(f->k.family, f->k.dst, b, sizeof(b)), f->k.dqpn,
 		 f->k.ifindex >= RT_SFLOW_IFBASE ? " (sFlow estimates)" : "");
-	if (!j || j->kind == RT_JOB_NONE)
-		return buf;
-	if (j->rank >= 0)
-		snprintf(rk, sizeof(rk), " rank %d", j->rank);
 	n = strlen(buf);
-	/* a job's name comes from a cgroup: made printable */
-	snprintf(buf + n, len - n, " (job %.96s%s)", rt_fmt_safe(rt_job_label(j, lab, sizeof(lab)), lab,
-								 sizeof(lab)), rk);
+	flow_job(s, f, buf + n, len - n);
 	return buf;
 }
 
@@ -940,6 +949,7 @@ static int rule_ecn_without_cnp(struct rt_rule_ctx *c)
 		const struct rt_flow_delta *key = &rk, **at;
 		__u64 cnp = 0, back = 0;
 		struct rt_subject s;
+		char jt[RT_FLOW_NAME];
 
 		if (f->k.dir != RT_DIR_INGRESS || v->ecn[RT_ECN_CE] < c->F->cfg.ce_min || !data_pkts(v))
 			continue;
@@ -963,9 +973,10 @@ static int rule_ecn_without_cnp(struct rt_rule_ctx *c)
 		flow_subject(&s, c, f);
 		err |= rt_findings_match(c->F, "ecn-without-cnp", RT_SEV_WARNING, &s, 1, (double)v->ecn[RT_ECN_CE],
 			ecn_no_cnp_next,
-			"ECN marks arrive for this flow but no CNPs go back: the notification point is off or "
+			"ECN marks arrive for this flow%s but no CNPs go back: the notification point is off or "
 			"not supported (CE in: %llu, CNPs out: 0, other packets out: %llu, in %s)",
-			(unsigned long long)v->ecn[RT_ECN_CE], (unsigned long long)back, RT_DUR(d->secs));
+			flow_job(c->cur, f, jt, sizeof(jt)), (unsigned long long)v->ecn[RT_ECN_CE],
+			(unsigned long long)back, RT_DUR(d->secs));
 	}
 	free(out);
 	return err | rule_ecn_without_cnp_ctrs(c);
