@@ -97,6 +97,7 @@ static void tui_close(struct rt_sink *s)
 	if (last)	/* what rocetop said last while the screen was ours */
 		fprintf(stderr, "rocetop: %s\n", last);
 	tui_data_free(&t->data);
+	rt_jobagg_free(&t->jobs);
 	rt_filter_free(t->flt);
 	free(t->rows);
 	free(t->ord);
@@ -114,6 +115,7 @@ struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
 		return NULL;
 	t = s->priv;
 	tui_data_init(&t->data);
+	rt_jobagg_init(&t->jobs, RT_GROUP_JOB);
 	t->sort = C_CONG;
 	if (o->sort) {
 		int c = tui_col_by_name(o->sort);

@@ -17,7 +17,7 @@
 #include "tui_view.h"
 
 const char *const tui_view_names[V_NVIEWS] = { "flows", "host pairs", "PFC", "NIC ports", "switch ports",
-						  "findings", "detail", "finding" };
+						  "findings", "jobs", "detail", "finding" };
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -183,6 +183,9 @@ void tui_rebuild_rows(struct tui *t)
 	else
 		n = tui_flow_rows_ex(&t->data, t->totals, t->filter, avgs, &t->rows, &t->rows_cap);
 	t->nrows = n > 0 ? (size_t)n : 0;
+	if (t->view == V_JOBS && tui_jobs_fold(&t->data.snap, t->totals ? &t->data.since : &t->data.iv,
+					       t->totals, t->speed_given, t->rows, t->nrows, &t->jobs))
+		rt_jobagg_clear(&t->jobs);	/* nothing rather than a part */
 	if (rt_grow_to((void **)&t->ord, &t->ord_cap, t->nrows ? t->nrows : 1, sizeof(*t->ord))) {
 		t->nrows = 0;	/* nothing to show rather than rows out of order */
 		return;
@@ -602,6 +605,46 @@ static void draw_pfc(struct tui *t, int y, int h)
 	}
 	if (!shown)
 		put(y, 1, "no pause frames seen (on hardware RoCE NICs see view 4: the NIC's counters)");
+}
+
+/* The flows (as the flows view keeps them: the filter, rates or totals)
+ * folded by job, most congested first (rt_jobagg_sorted). */
+static void draw_jobs(struct tui *t, int y, int h)
+{
+	double secs = cur_secs(t);
+	size_t n = rt_jobagg_sorted(&t->jobs);
+	char line[512], safe[RT_JOB_KEY_LEN * 4], ranks[128], c[5][16], ps[16];
+
+	snprintf(line, sizeof(line), "%-40s %6s %9s %9s %9s %9s %9s %9s %s", "JOB", "FLOWS",
+		 secs > 0 ? "PKT/s" : "PKTS", secs > 0 ? "CE/s" : "CE", secs > 0 ? "CNP/s" : "CNP",
+		 secs > 0 ? "NAK/s" : "NAK", secs > 0 ? "RNR/s" : "RNR", secs > 0 ? "PAUSED%" : "PAUSED s",
+		 "RANKS");
+	table_head(t, &y, &h, line);
+	if (!n) {
+		put(y, 1, !t->have_snap ? "waiting for the first snapshot..." :
+			  t->filter[0] ? "no flow matches the filter (Esc in / clears it)" : "no RoCEv2 flows seen yet");
+		return;
+	}
+	if (t->top >= (int)n)
+		t->top = (int)n - 1;
+	for (int r = 0; r < h && (size_t)(t->top + r) < n; r++) {
+		struct rt_jobsum *g = t->jobs.order[t->top + r];
+		size_t off;
+
+		if (secs > 0)
+			snprintf(ps, sizeof(ps), "%.1f", rt_share_pct(g->paused, secs));
+		else
+			snprintf(ps, sizeof(ps), "%.4f", g->paused);
+		rt_fmt_ranks(g->ranks, g->nranks, ranks, sizeof(ranks) - 24);
+		off = strlen(ranks);
+		if (g->ranks_over)
+			snprintf(ranks + off, sizeof(ranks) - off, " +%llu", (unsigned long long)g->ranks_over);
+		snprintf(line, sizeof(line), "%-40s %6llu %9s %9s %9s %9s %9s %9s %s",
+			 rt_fmt_safe(g->key, safe, sizeof(safe)), (unsigned long long)g->flows,
+			 num(g->pkts, secs, c[0], 16), num(g->ce, secs, c[1], 16), num(g->cnp, secs, c[2], 16),
+			 num(g->nak, secs, c[3], 16), num(g->rnr, secs, c[4], 16), ps, ranks[0] ? ranks : "-");
+		put_attr(y + r, 0, line, g->ce || g->cnp || g->nak || g->paused > 0 ? sev_attr(t, 1) : 0);
+	}
 }
 
 /* Index in D->ports of the row-th row when congestion counters (ncong of
@@ -1365,6 +1408,7 @@ void tui_draw(struct tui *t)
 	case V_PORTS: draw_ports(t, y, h); break;
 	case V_SWPORTS: draw_swports(t, y, h); break;
 	case V_FINDINGS: draw_findings(t, y, h); break;
+	case V_JOBS: draw_jobs(t, y, h); break;
 	case V_DETAIL: draw_detail(t, y, h); break;
 	case V_FDETAIL: draw_fdetail(t, y, h); break;
 	}

@@ -70,8 +70,10 @@ static int act_view(struct tui *t, struct rt_ctl *ctl, int key)
 		return set_view(t, key - '1');
 	if (key == '6' || key == 'F')
 		return set_view(t, V_FINDINGS);
-	/* Tab, F5: the next of the six views */
-	return set_view(t, t->view >= V_FINDINGS ? V_FLOWS : t->view + 1);
+	if (key == '7' || key == 'J')
+		return set_view(t, V_JOBS);
+	/* Tab, F5: the next of the seven views */
+	return set_view(t, t->view >= V_JOBS ? V_FLOWS : t->view + 1);
 }
 
 static void set_filter(struct tui *t, const char *text);
@@ -386,6 +388,9 @@ const struct tui_action tui_actions[] = {
 	{ '5', act_view, NULL, NULL },
 	{ 'F', act_view, "F 6", "findings, ranked as the report ranks them; Enter: a finding's detail" },
 	{ '6', act_view, NULL, NULL },
+	{ 'J', act_view, "J 7", "jobs: the flows by job (as --group-by job), most congested first, with the\n"
+		"ranks seen and the longest pause of the interfaces and priorities their flows cross" },
+	{ '7', act_view, NULL, NULL },
 	{ '\t', act_view, "Tab F5", "next view" },
 	{ KEY_F(5), act_view, NULL, NULL },
 	{ '\n', act_detail, "Enter d", "detail of the selected flow (history, reverse flows) or finding;\n"

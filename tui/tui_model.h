@@ -10,6 +10,7 @@
 #define RT_TUI_MODEL_H
 
 #include <stddef.h>
+#include "jobagg.h"
 #include "snapshot.h"
 
 /* ---- comparators: -1, 0, 1 without subtracting (no overflow) ---- */
@@ -306,6 +307,21 @@ struct tui_pfc_prio {
  * speed_given: --link-speed, else each interface's speed in s (rt_link_speed). */
 void tui_pfc_prios(const struct rt_snapshot *s, const struct rt_delta *D, double secs,
 		   __u64 speed_given, struct tui_pfc_prio out[RT_NPRIO]);
+
+/* ---- the jobs view (tui_jobs.c) ---- */
+
+/* Seconds interface ifname was paused on priority prio in D, in either
+ * direction: the longest of the wire's pause quanta (at the link speed,
+ * rt_link_speed with speed_given) and the NIC's rx/tx_prioN_pause_duration
+ * (with totals, D the counts since the start: the NIC's count as it stands,
+ * as the header shows the NIC's counters). */
+double tui_paused_secs(const struct rt_snapshot *s, const struct rt_delta *D, int totals, __u64 speed_given,
+		       const char *ifname, unsigned int prio);
+/* The n flow rows of s folded into a by job (a's group: rt_jobagg, as
+ * --group-by folds), each sum's paused the longest tui_paused_secs of the
+ * interfaces and priorities its flows cross. a is cleared first. 0 or -ENOMEM. */
+int tui_jobs_fold(const struct rt_snapshot *s, const struct rt_delta *D, int totals, __u64 speed_given,
+		  const struct tui_row *rows, size_t n, struct rt_jobagg *a);
 
 /* A NIC congestion counter for the header, summed over ports and devices. */
 struct tui_nic_sum {

@@ -12,7 +12,7 @@
 #include "tui_model.h"
 #include "findings.h"
 
-enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_DETAIL, V_FDETAIL, V_NVIEWS };
+enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_JOBS, V_DETAIL, V_FDETAIL, V_NVIEWS };
 extern const char *const tui_view_names[V_NVIEWS];
 
 enum mode { M_NORMAL, M_FILTER, M_SEARCH, M_SORTMENU, M_HELP };
@@ -66,6 +66,7 @@ struct tui {
 	struct rt_finding fd;
 	int fd_sel;
 	int detail_back;
+	struct rt_jobagg jobs;		/* the jobs view's: the flow rows folded by job */
 };
 
 #define MAX_FROWS 1024	/* rows of the findings view */

@@ -90,6 +90,16 @@ def findings_checks():
                 ev.setdefault(q, set()).add(name in r["evidence"])
     c.check("findings.csv: the findings on QP 282 and 300 name the job and rank", ev,
             {282: {True}, 300: {True}})
+    # the pause episode the test placed on eth2 priority 0 (50 frames, 0.8 s):
+    # the jobs of the flows it pauses (QP 282's and 300's: 691 carries CNPs
+    # only), sorted by name, each with its ranks
+    jobs = sorted("job %s:%s rank %d" % (j["job_kind"], j["job"], j["rank"]) for q, j in BY_DQPN.items()
+                  if q != 691)
+    want = "(its flows: %s): 50 pause frames (0 XON) counted by the NIC, 800 ms paused" % ", ".join(jobs)
+    got = [(r["subject"], want in r["evidence"]) for r in rows(os.path.join(T, "csv", "findings.csv"))
+           if r["rule"] == "pfc-storm" and r["event"] == "open"]
+    c.check("findings.csv: the pfc-storm names the jobs and ranks of the flows it pauses", got,
+            [("ifname=eth2 dir=ingress prio=0", True)])
 
 
 def tui_checks():
@@ -104,6 +114,30 @@ def tui_checks():
     c.check("the view: a JOB column", bool(head) and " JOB " in head[0] + " ", True)
     c.check("the view: each flow's JOB cell", got,
             {282: ["slurm:4711.0 r3"], 691: ["slurm:4711.0 r3"], 300: ["k8s:train/trainer-0/worker r1"]})
+
+
+def jobs_view_checks():
+    """The jobs view (J) over the totals: each job's flows (BY_DQPN), packets,
+    CE and CNPs (the hand-counted ones), NAKs and RNR NAKs (none), the
+    longest pause of eth2 priority 0 (the test's rx_prio0_pause_duration,
+    1250000 us; not priority 3's 2 s, no flow's; not the sum with the 0.14 s
+    sent) and the ranks placed; most CE first."""
+    scr = open(os.path.join(T, "screen-jobs")).read().splitlines()
+    head = [i for i, x in enumerate(scr) if x.startswith("JOB ")]
+    got = []
+    for line in scr[head[0] + 1:] if head else []:
+        if not line.strip():
+            break
+        got.append(tuple(line.split()))
+    flows = defaultdict(int)
+    for j in BY_DQPN.values():
+        flows["%s:%s" % (j["job_kind"], j["job"])] += 1
+    want = []
+    for key, ce, cnp, rank in (("k8s:train/trainer-0", 500, 0, 1), ("slurm:4711", 60, 2, 3)):
+        want.append((key, str(flows[key]), str(PKTS[key]), str(ce), str(cnp), "0", "0", "1.2500", str(rank)))
+    c.check("the jobs view: a header", bool(head) and scr[head[0]].split() ==
+            ["JOB", "FLOWS", "PKTS", "CE", "CNP", "NAK", "RNR", "PAUSED", "s", "RANKS"], True)
+    c.check("the jobs view: per job its flows, packets, CE, CNP, NAK, RNR, paused s, ranks", got, want)
 
 
 def filter_checks():
@@ -131,6 +165,7 @@ csv_checks()
 batch_checks()
 filter_checks()
 tui_checks()
+jobs_view_checks()
 c.check("recording replayed with --group-by job: packets and ranks per job", group_sums("group-job.json"),
         {"slurm:4711": (62, ["3"]), "k8s:train/trainer-0": (500, ["1"])})
 c.check("recording replayed with --group-by pod", group_sums("group-pod.json"),

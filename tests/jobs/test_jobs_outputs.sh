@@ -46,8 +46,15 @@ for t in healthy healthy-t1; do
 	cp -a "$FIX/$t" "$tmp/b-$t"
 	ln -s "$tmp/proc2" "$tmp/b-$t/proc"
 done
+# Host a's NIC pauses priority 0 (its QPs' flows' priority) on eth2 from t0
+# to t1: 50 pause frames received, 0.8 s paused: a pfc-storm (one interval
+# suffices here) whose evidence names the two jobs whose flows it pauses.
+echo '     rx_prio0_pause_duration: 0' >>"$tmp/healthy/ethtool/eth2"
+sed -i 's/rx_prio0_pause: 0/rx_prio0_pause: 50/' "$tmp/healthy-t1/ethtool/eth2"
+echo '     rx_prio0_pause_duration: 800000' >>"$tmp/healthy-t1/ethtool/eth2"
 rt_fixture_run $name "$tmp/healthy" "$tmp/healthy-t1" "$tmp/csv/qpctr.csv" --hostname hosta \
-	-b --json -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr" --pods-log-dir "$tmp/log/pods"
+	-b --json -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr" --pods-log-dir "$tmp/log/pods" \
+	--threshold pfc-intervals=1
 [ "$rc" = 0 ] || { echo "FAIL $name: rocetop exited $rc: $(head -c 300 "$tmp/err")"; exit 1; }
 cp "$tmp/out" "$tmp/out.a"
 rm "$tmp/root"
@@ -69,15 +76,38 @@ for e in "job 4711" "job slurm:4711 and rank 3" "pod train/trainer-0" "pod train
 	fi=$((fi + 1))
 done
 "$ROCETOP" report "$tmp/run.rtr" >"$tmp/report.txt" 2>>"$tmp/err2"
-# The live view on the same tree: the JOB column of each NIC flow.
+# The live view on the same trees, with the NIC's pause durations (in
+# microseconds) added: eth2 priority 0, the NIC flows' (DSCP 0), paused
+# 1.25 s (received; at t0 1 s) and 0.14 s (sent); priority 3, which no flow
+# crosses, 2 s. First the JOB column of each NIC flow; then, over the totals
+# (t: the flows' since the start, the NIC's counters as they stand), the
+# jobs view (J): the jobs by congestion with the moment's packets, the ranks
+# and the longest pause of their interface and priority, 1.25 s.
 S=rtjo$RT_ID
-ln -sfn "$tmp/healthy" "$tmp/root"
+for t in healthy healthy-t1; do
+	cp -a "$FIX/$t" "$tmp/tui-$t"
+	ln -s "$tmp/proc" "$tmp/tui-$t/proc"
+done
+printf '     rx_prio0_pause_duration: %s\n     tx_prio0_pause_duration: %s\n     rx_prio3_pause_duration: %s\n' \
+	1000000 40000 0 >>"$tmp/tui-healthy/ethtool/eth2"
+printf '     rx_prio0_pause_duration: %s\n     tx_prio0_pause_duration: %s\n     rx_prio3_pause_duration: %s\n' \
+	1250000 140000 2000000 >>"$tmp/tui-healthy-t1/ethtool/eth2"
+ln -sfn "$tmp/tui-healthy" "$tmp/root"
 tmux new-session -d -s "$S" -x 220 -y 40 "NO_COLOR=1 ip netns exec $FIX_NS $ROCETOP --sysfs-root $tmp/root \
 	-i lo -d 0.3 --pods-log-dir $tmp/log/pods; echo EXITED \$? >$tmp/tui.rc; sleep 5"
 rt_on_exit "tmux kill-session -t $S"
 for _ in $(seq 200); do
 	tmux capture-pane -p -t "$S" >"$tmp/screen"
 	[ "$(grep -c ' nic:lo\| nic:eth2' "$tmp/screen")" -ge 3 ] && grep -q ' JOB' "$tmp/screen" && break
+	sleep 0.1
+done
+ln -sfn "$tmp/tui-healthy-t1" "$tmp/root"
+tmux send-keys -t "$S" t
+tmux send-keys -t "$S" J
+# until t1's counts show (or 10 s: check_outputs.py says what did)
+for _ in $(seq 100); do
+	tmux capture-pane -p -t "$S" >"$tmp/screen-jobs"
+	grep -q '^JOB .*PAUSED s' "$tmp/screen-jobs" && grep -q '^slurm:4711  *2  *62 ' "$tmp/screen-jobs" && break
 	sleep 0.1
 done
 tmux send-keys -t "$S" q

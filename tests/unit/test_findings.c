@@ -104,6 +104,18 @@ static void iv_ctr(struct iv *v, const char *name, __u64 delta)
 	y->d = delta;
 }
 
+/* Flow i of v (added by iv_flow) owned by a rank of a job: kind, job, rank. */
+static void iv_job(struct iv *v, size_t i, int kind, const char *job, int rank)
+{
+	struct rt_job *j = rt_snapshot_add_job(&v->s);
+
+	j->kind = (__u8)kind;
+	j->rank = rank;
+	j->size = j->local_rank = -1;
+	snprintf(j->job, sizeof(j->job), "%s", job);
+	v->s.flows[i].job = (__u32)v->s.njobs;
+}
+
 static int eval(struct rt_findings *F, struct iv *v)
 {
 	iv_fix(v);
@@ -581,6 +593,18 @@ static void test_ecn_without_cnp(void)
 		      "next: %s", e->f.next);
 	}
 	finish(&F, &v);
+
+	/* The flow's owner's job and rank, when known, in its evidence. */
+	start(&F, &v);
+	iv_flow(&v, 1, 0x301, 90, 50);
+	iv_back(&v, 1, 0x401, 40, 0);
+	iv_job(&v, 0, RT_JOB_SLURM, "4711", 3);
+	snprintf(v.s.jobs[0].step, sizeof(v.s.jobs[0].step), "0");
+	eval(&F, &v);
+	e = find_ev(&F, RT_FEV_OPEN, "ecn-without-cnp");
+	CHECK(e && strstr(e->f.evidence, "ECN marks arrive for this flow (job slurm:4711.0 rank 3) but no CNPs go back"),
+	      "evidence: %s", e ? e->f.evidence : "none");
+	finish(&F, &v);
 	TEST_END("findings: ecn-without-cnp when CE comes in and ACKs but no CNP go back, wire and NIC");
 }
 
@@ -783,9 +807,56 @@ static void test_health(void)
 	TEST_END("findings: the health rules at their thresholds and just below, with their evidence");
 }
 
+/* An episode's evidence names the jobs of the flows it pauses and their
+ * ranks: 8 flows of Slurm job 4711 (ranks 8-15), one of a pod (rank 1), one
+ * of no job; then 6 jobs (4 named, then "..."); then none (no words). */
+static void test_episode_jobs(void)
+{
+	static const char *const want_pfc[] = {
+		"paused 40% of 1.00 s (its flows: job k8s:train/trainer-0 rank 1, job slurm:4711 ranks 8-15): 600 pause frames",
+		"paused 40% of 1.00 s (its flows: job slurm:1 rank 0, job slurm:2 rank 0, job slurm:3 rank 0, job slurm:4 rank 0, ...): 600 pause frames",
+		"paused 40% of 1.00 s: 600 pause frames",
+	};
+	static const char *const want_pwe[] = {
+		"while its 10 RoCE flows (job k8s:train/trainer-0 rank 1, job slurm:4711 ranks 8-15) carried 1000 data packets",
+		"while its 10 RoCE flows (job slurm:1 rank 0, job slurm:2 rank 0, job slurm:3 rank 0, job slurm:4 rank 0, ...) carried",
+		"while its 10 RoCE flows carried 1000 data packets",
+	};
+	struct rt_find_cfg c = cfg100g();
+
+	c.pfc_intervals = c.pwe_intervals = 1;
+	for (int round = 0; round < 3; round++) {
+		struct rt_findings F;
+		const struct rt_fev *e;
+		struct iv v;
+		char name[16];
+
+		rt_findings_init(&F, &c, &rt_rules);
+		iv_init(&v, 1);
+		iv_pfc(&v, RT_DIR_INGRESS, 3, 600, 0, 2 * Q20);
+		for (int i = 0; i < 10; i++)
+			iv_flow(&v, 1 + i, 0x300 + (__u32)i, 100, 0);
+		for (int i = 0; i < 9 && round == 0; i++)
+			iv_job(&v, (size_t)i, i < 8 ? RT_JOB_SLURM : RT_JOB_K8S, i < 8 ? "4711" : "train/trainer-0",
+			       i < 8 ? 8 + i : 1);
+		for (int i = 0; i < 6 && round == 1; i++) {
+			snprintf(name, sizeof(name), "%d", 1 + i);
+			iv_job(&v, (size_t)i, RT_JOB_SLURM, name, 0);
+		}
+		eval(&F, &v);
+		e = find_ev(&F, RT_FEV_OPEN, "pfc-storm");
+		CHECK(e && strstr(e->f.evidence, want_pfc[round]), "round %d: %s", round, e ? e->f.evidence : "none");
+		e = find_ev(&F, RT_FEV_OPEN, "pause-without-ecn");
+		CHECK(e && strstr(e->f.evidence, want_pwe[round]), "round %d: %s", round, e ? e->f.evidence : "none");
+		finish(&F, &v);
+	}
+	TEST_END("findings: a pause episode names the jobs of the flows it pauses and their ranks");
+}
+
 int main(void)
 {
 	test_pfc_storm();
+	test_episode_jobs();
 	test_pause_without_ecn_and_victim();
 	test_congestion_incast();
 	test_loss_rnr_cnp();

@@ -65,6 +65,87 @@ static void test_pfc(void)
 	TEST_END("tui_header_pfc");
 }
 
+/* The jobs view's paused time: per interface and priority the longest of the
+ * directions' quanta and the NIC's duration counters; per job the longest
+ * on its flows' way; counts folded by rt_jobagg. */
+static void test_jobs_paused(void)
+{
+	struct rt_snapshot s;
+	struct rt_ifdir rows[2];
+	struct rt_ifdir_delta dd[2];
+	struct rt_port_ctr pc[2];
+	struct rt_port_delta pd[2];
+	struct rt_delta D;
+	struct tui_row r[3];
+	struct rt_jobagg a;
+	const char *names[] = { "tx_prio3_pause_duration", "rx_prio5_pause_duration" };
+
+	rt_snapshot_init(&s);
+	rt_snapshot_add_iface(&s, 1, "a", "native");
+	rt_snapshot_add_iface(&s, 2, "b", "native");
+	s.ifaces[0].speed_mbps = 10000;
+	memset(rows, 0, sizeof(rows));
+	memset(dd, 0, sizeof(dd));
+	memset(pc, 0, sizeof(pc));
+	memset(pd, 0, sizeof(pd));
+	memset(&D, 0, sizeof(D));
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 2; i++) {
+		rows[i].k.ifindex = 1;
+		rows[i].k.dir = i ? RT_DIR_EGRESS : RT_DIR_INGRESS;
+		dd[i].s = &rows[i];
+		dd[i].d.pfc_frames[3] = 1;
+		snprintf(pc[i].netdev, sizeof(pc[i].netdev), "a");
+		snprintf(pc[i].name, sizeof(pc[i].name), "%s", names[i]);
+		pc[i].scope = RT_SCOPE_ETHTOOL;
+		pc[i].value = 50000 + 1000000 * (__u64)i;
+		pd[i].c = &pc[i];
+		pd[i].d = 20000 + 1000000 * (__u64)i;
+	}
+	/* priority 3 on a (10 Gb/s): in 100000 quanta (5.12 ms), out 300000 (15.36 ms) */
+	dd[0].d.pfc_quanta[3] = 100000;
+	dd[1].d.pfc_quanta[3] = 300000;
+	D.ifs = dd, D.nifs = 2, D.ports = pd, D.nports = 2;
+	CHECK(NEAR(tui_paused_secs(&s, &D, 0, 0, "a", 3), 0.02), "the NIC's 20 ms");
+	CHECK(NEAR(tui_paused_secs(&s, &D, 1, 0, "a", 3), 0.05), "totals: the NIC's value, 50 ms");
+	pd[0].d = 0;
+	CHECK(NEAR(tui_paused_secs(&s, &D, 0, 0, "a", 3), 0.01536), "the longer direction, 15.36 ms");
+	CHECK(tui_paused_secs(&s, &D, 0, 0, "b", 3) == 0, "b: none");
+	CHECK(NEAR(tui_paused_secs(&s, &D, 0, 0, "a", 5), 1.02), "priority 5: the NIC's 1.02 s");
+	/* flows: two ranks of slurm:1 on a priority 3, one of slurm:2 on b */
+	for (int i = 0; i < 3; i++) {
+		struct rt_flow *f = rt_snapshot_add_flow(&s);
+		struct rt_job *j = rt_snapshot_add_job(&s);
+
+		f->k.ifindex = i < 2 ? 1 : 2;
+		f->k.dqpn = 10 + (__u32)i;
+		f->v.dscp = 26;
+		f->v.pcp = RT_PCP_NONE;
+		j->kind = RT_JOB_SLURM;
+		j->rank = i;
+		snprintf(j->job, sizeof(j->job), "%d", i < 2 ? 1 : 2);
+		f->job = (__u32)s.njobs;
+	}
+	for (int i = 0; i < 3; i++) {
+		r[i].f = &s.flows[i];
+		r[i].d.pkts = 10 * (__u64)(i + 1);
+		r[i].d.ecn[RT_ECN_CE] = i == 2 ? 7 : 1;
+	}
+	rt_jobagg_init(&a, RT_GROUP_JOB);
+	CHECK(!tui_jobs_fold(&s, &D, 0, 0, r, 3, &a), "fold");
+	CHECK_EQ(rt_jobagg_sorted(&a), 2);
+	if (a.t.n == 2) {
+		CHECK(!strcmp(a.order[0]->key, "slurm:2") && a.order[0]->flows == 1 && a.order[0]->pkts == 30 &&
+		      a.order[0]->paused == 0, "slurm:2 first (7 CE), on b: not paused");
+		CHECK(!strcmp(a.order[1]->key, "slurm:1") && a.order[1]->flows == 2 && a.order[1]->pkts == 30 &&
+		      a.order[1]->ce == 2 && a.order[1]->nranks == 2 && NEAR(a.order[1]->paused, 0.01536),
+		      "slurm:1: 2 flows, ranks 0 and 1, 15.36 ms paused (%g)", a.order[1]->paused);
+	}
+	rt_jobagg_free(&a);
+	rt_snapshot_free(&s);
+	TEST_END("tui_jobs_paused");
+}
+
 static void test_nic(void)
 {
 	static const struct { const char *name; __u32 port; int cong; __u64 value, d; } in[] = {
@@ -193,6 +274,7 @@ int main(void)
 {
 	test_pfc();
 	test_nic();
+	test_jobs_paused();
 	test_detail();
 	return TEST_EXIT();
 }

@@ -24,6 +24,7 @@ void rt_jobagg_clear(struct rt_jobagg *a)
 {
 	free_ranks(a);
 	rt_htab_clear(&a->t);
+	a->last = NULL;
 }
 
 void rt_jobagg_free(struct rt_jobagg *a)
@@ -67,6 +68,7 @@ int rt_jobagg_add(struct rt_jobagg *a, const struct rt_snapshot *s, const struct
 		return -ENOMEM;
 	if (fresh)
 		g->kind = j ? j->kind : RT_JOB_NONE;
+	a->last = g;
 	g->flows++;
 	g->pkts += v->pkts;
 	g->bytes += v->bytes;
@@ -120,6 +122,8 @@ int rt_jobagg_merge(struct rt_jobagg *dst, const struct rt_jobagg *src)
 			o->kind = g->kind;
 		o->flows += g->flows, o->pkts += g->pkts, o->bytes += g->bytes, o->ce += g->ce;
 		o->cnp += g->cnp, o->nak += g->nak, o->rnr += g->rnr, o->ranks_over += g->ranks_over;
+		if (g->paused > o->paused)
+			o->paused = g->paused;
 		for (size_t k = 0; k < g->nranks; k++)
 			if (add_rank(o, g->ranks[k]))
 				return -ENOMEM;

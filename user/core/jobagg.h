@@ -19,6 +19,7 @@ struct rt_jobsum {
 	__u8  kind;			/* enum rt_job_kind of its first flow */
 	__u64 flows, pkts, bytes, ce, cnp, nak, rnr;
 	__u64 ranks_over;		/* ranks past RT_JOBAGG_RANKS */
+	double paused;			/* the caller's: seconds paused on its flows' way (merge: the longer) */
 	__s32 *ranks;			/* distinct ranks seen, unsorted */
 	size_t nranks, ranks_cap;
 };
@@ -26,6 +27,7 @@ struct rt_jobsum {
 struct rt_jobagg {
 	int group;
 	struct rt_htab t;		/* struct rt_jobsum by key */
+	struct rt_jobsum *last;		/* the sum the last rt_jobagg_add added to */
 	struct rt_jobsum **order;	/* rt_jobagg_sorted()'s */
 	size_t order_cap;
 };

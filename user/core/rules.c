@@ -16,7 +16,9 @@
  * packet at all, so the flows of a paused priority are those of the snapshot
  * seen since RECENT_INTERVALS intervals before the pauses began (the engine
  * keeps when each priority's run of paused intervals started); a flow without
- * a delta row did not move (deltas may hold only the flows that changed).
+ * a delta row did not move (deltas may hold only the flows that changed). A
+ * flow whose counters carry no time (the NIC's per-QP counters) is recent
+ * when its data moved in this interval.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -200,6 +202,87 @@ static int track_episodes(struct rt_rule_ctx *c)
 	return 0;
 }
 
+/* A job and the ranks of it seen (the first 16) among some flows. */
+struct job_ranks {
+	const struct rt_job *job;
+	__s32 ranks[16];
+	size_t nranks;
+};
+
+static void job_rank_add(struct job_ranks *r, __s32 rank)
+{
+	size_t k;
+
+	for (k = 0; k < r->nranks && r->ranks[k] != rank; k++)
+		;
+	if (k == r->nranks && rank >= 0 && r->nranks < sizeof(r->ranks) / sizeof(r->ranks[0]))
+		r->ranks[r->nranks++] = rank;
+}
+
+/* "job slurm:4711 ranks 0-7" ("rank 3" for one, no ranks when none are known). */
+static const char *job_ranks_text(struct job_ranks *r, char *buf, size_t len)
+{
+	char ranks[96], key[RT_JOB_KEY_LEN];
+
+	rt_fmt_ranks(r->ranks, r->nranks, ranks, sizeof(ranks));
+	rt_job_group_key(r->job, RT_GROUP_JOB, 0, "", key, sizeof(key));
+	snprintf(buf, len, "job %.80s%s%s", rt_fmt_safe(key, key, sizeof(key)),
+		 r->nranks ? (r->nranks > 1 ? " ranks " : " rank ") : "", ranks);
+	return buf;
+}
+
+/* The jobs of a priority's flows (the first JOBSET_MAX), for an episode's evidence. */
+#define JOBSET_MAX 4
+struct job_set {
+	struct job_ranks j[JOBSET_MAX];
+	size_t n;
+	int more;		/* a job past JOBSET_MAX */
+};
+
+static void job_set_add(struct job_set *s, const struct rt_job *j)
+{
+	size_t k;
+
+	if (!s || !j || j->kind == RT_JOB_NONE)
+		return;
+	for (k = 0; k < s->n && !rt_job_same(s->j[k].job, j); k++)
+		;
+	if (k == JOBSET_MAX) {
+		s->more = 1;
+		return;
+	}
+	if (k == s->n) {
+		memset(&s->j[k], 0, sizeof(s->j[k]));
+		s->j[s->n++].job = j;
+	}
+	job_rank_add(&s->j[k], j->rank);
+}
+
+static int text_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* " (PRE job slurm:4711 ranks 8-15, job k8s:ns/pod rank 1)": the jobs in
+ * the order of their names; "" without any. */
+static const char *job_set_text(struct job_set *s, const char *pre, char *buf, size_t len)
+{
+	char one[JOBSET_MAX][200];
+	size_t i, n;
+
+	buf[0] = '\0';
+	if (!s->n)
+		return buf;
+	for (i = 0; i < s->n; i++)
+		job_ranks_text(&s->j[i], one[i], sizeof(one[i]));
+	qsort(one, s->n, sizeof(one[0]), text_cmp);
+	n = (size_t)snprintf(buf, len, " (%s", pre);
+	for (i = 0; i < s->n; i++)
+		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s", i ? ", " : "", one[i]);
+	snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s)", s->more ? ", ..." : "");
+	return buf;
+}
+
 /* A data flow of the snapshot seen since a few intervals before `since`. */
 static int recent_data_flow(const struct rt_rule_ctx *c, const struct rt_flow *f, __u64 since)
 {
@@ -207,6 +290,12 @@ static int recent_data_flow(const struct rt_rule_ctx *c, const struct rt_flow *f
 
 	if (!data_pkts(&f->v))
 		return 0;
+	if (!f->v.last_ns) {	/* the NIC's per-QP counters carry no time: moved in this interval */
+		const struct rt_flow_val *v = c->dv && f >= c->cur->flows && f < c->cur->flows + c->cur->nflows ?
+					      c->dv[f - c->cur->flows] : NULL;
+
+		return v && data_pkts(v);
+	}
 	return f->v.last_ns + recent >= since;
 }
 
@@ -216,7 +305,9 @@ struct prio_flows {
 	__u64 flows, pkts, ect, ce, ce_flows, total_ect;
 };
 
-static void prio_flows(const struct rt_rule_ctx *c, const char *ifname, __u8 prio, struct prio_flows *out)
+/* jobs (or NULL): the jobs of those flows and their ranks. */
+static void prio_flows(const struct rt_rule_ctx *c, const char *ifname, __u8 prio, struct prio_flows *out,
+		       struct job_set *jobs)
 {
 	const struct rt_snapshot *cur = c->cur;
 	__u64 since = paused_since(c, ifname, prio);
@@ -231,6 +322,7 @@ static void prio_flows(const struct rt_rule_ctx *c, const char *ifname, __u8 pri
 		    strcmp(rt_snapshot_ifname(cur, f->k.ifindex), ifname))
 			continue;
 		out->flows++;
+		job_set_add(jobs, rt_snapshot_job(cur, f));
 		out->total_ect += f->v.ecn[RT_ECN_ECT0] + f->v.ecn[RT_ECN_ECT1] + f->v.ecn[RT_ECN_CE];
 		if (!v)
 			continue;
@@ -291,25 +383,34 @@ static void counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
 /* Flows sampled by sFlow carry estimates: the evidence says so. */
 #define RT_FLOW_NAME	300	/* a flow's name in a finding, its job included */
 
+/* " (job slurm:4711.0 rank 3)": the job and rank of a flow's owner, "" when not known. */
+static const char *flow_job(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
+{
+	const struct rt_job *j = rt_snapshot_job(s, f);
+	char lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16], rk[24] = "";
+
+	buf[0] = '\0';
+	if (!j || j->kind == RT_JOB_NONE)
+		return buf;
+	if (j->rank >= 0)
+		snprintf(rk, sizeof(rk), " rank %d", j->rank);
+	/* a job's name comes from a cgroup: made printable */
+	snprintf(buf, len, " (job %.96s%s)", rt_fmt_safe(rt_job_label(j, lab, sizeof(lab)), lab, sizeof(lab)), rk);
+	return buf;
+}
+
 /* A flow as findings name it, with its owner's job and rank when known
  * ("... QP 17 (job slurm:4711.0 rank 3)"). */
 static const char *flow_name(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
 {
-	const struct rt_job *j = rt_snapshot_job(s, f);
-	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN], lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16], rk[24] = "";
+	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN];
 	size_t n;
 
 	snprintf(buf, len, "%s -> %s QP %u%s", rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)),
 		 rt_fmt_addr(f->k.family, f->k.dst, b, sizeof(b)), f->k.dqpn,
 		 f->k.ifindex >= RT_SFLOW_IFBASE ? " (sFlow estimates)" : "");
-	if (!j || j->kind == RT_JOB_NONE)
-		return buf;
-	if (j->rank >= 0)
-		snprintf(rk, sizeof(rk), " rank %d", j->rank);
 	n = strlen(buf);
-	/* a job's name comes from a cgroup: made printable */
-	snprintf(buf + n, len - n, " (job %.96s%s)", rt_fmt_safe(rt_job_label(j, lab, sizeof(lab)), lab,
-								 sizeof(lab)), rk);
+	flow_job(s, f, buf + n, len - n);
 	return buf;
 }
 
@@ -324,11 +425,14 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 	for (i = 0; i < c->np && c->d->secs > 0; i++) {
 		const struct pause *q = &c->p[i];
 		double share = q->secs / c->d->secs;
+		struct job_set js = { .n = 0 };
+		struct prio_flows pf;
 		struct rt_subject s;
-		char pn[8];
+		char pn[8], jt[256];
 
 		if (share < F->cfg.pfc_share || !q->xoff)
 			continue;
+		prio_flows(c, q->ifname, q->prio, &pf, &js);	/* the jobs of the flows it pauses */
 		prio_subject(&s, q, 1);
 		rt_prio_name(q->prio, pn, sizeof(pn));
 		err |= rt_findings_match(F, "pfc-storm", RT_SEV_CRITICAL, &s, F->cfg.pfc_intervals,
@@ -336,9 +440,10 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 			q->dir == RT_DIR_EGRESS ?
 			"This host sends the pauses: it cannot drain what it receives (slow application, PCIe, receive buffers); check out_of_buffer and rx_discards_phy here and the switch's PFC watchdog." :
 			"The peer pauses this host: find who cannot drain beyond the switch port (its pfc-storm and loss findings) and check the switch's PFC watchdog.",
-			"priority %s on %s (%s) paused %.0f%% of %s: %llu pause frames (%llu XON)%s, %s paused%s",
+			"priority %s on %s (%s) paused %.0f%% of %s%s: %llu pause frames (%llu XON)%s, %s paused%s",
 			pn, q->ifname, q->dir == RT_DIR_EGRESS ? "sent by this host" : "received",
-			100 * (share > 1 ? 1 : share), RT_DUR(c->d->secs), (unsigned long long)q->frames,
+			100 * (share > 1 ? 1 : share), RT_DUR(c->d->secs),
+			job_set_text(&js, "its flows: ", jt, sizeof(jt)), (unsigned long long)q->frames,
 			(unsigned long long)(q->frames - q->xoff),
 			q->nic ? " counted by the NIC" : "", RT_DUR(q->secs),
 			q->nic ? "" : " (estimated from quanta at the link speed)");
@@ -370,10 +475,11 @@ static int rule_pause_without_ecn(struct rt_rule_ctx *c)
 
 	for (i = 0; i < c->np; i++) {
 		const struct pause *q = &c->p[i];
+		struct job_set js = { .n = 0 };
 		struct prio_flows pf;
 		struct rt_subject s;
 		int dup = 0;
-		char pn[8];
+		char pn[8], jt[256];
 
 		if (!q->xoff || q->prio == RT_PRIO_GLOBAL)
 			continue;
@@ -383,7 +489,7 @@ static int rule_pause_without_ecn(struct rt_rule_ctx *c)
 				dup = 1;
 		if (dup)
 			continue;
-		prio_flows(c, q->ifname, q->prio, &pf);
+		prio_flows(c, q->ifname, q->prio, &pf, &js);
 		/* no evidence without data packets in the interval that carried no CE */
 		if (!pf.flows || !pf.pkts || pf.ce)
 			continue;
@@ -393,8 +499,9 @@ static int rule_pause_without_ecn(struct rt_rule_ctx *c)
 			(double)q->xoff,
 			pf.total_ect ? "ECN marks too late: set the switch's ECN (WRED) marking threshold for this priority below its PFC xoff threshold." :
 				       "ECN is off: these packets are not ECN-capable; enable ECN (DCQCN) on the NICs and marking on the switch for this priority.",
-			"priority %s on %s: %llu pause frames while its %llu RoCE flows carried %llu data packets (%llu ECN-capable) and not one CE mark",
+			"priority %s on %s: %llu pause frames while its %llu RoCE flows%s carried %llu data packets (%llu ECN-capable) and not one CE mark",
 			pn, q->ifname, (unsigned long long)q->xoff, (unsigned long long)pf.flows,
+			job_set_text(&js, "", jt, sizeof(jt)),
 			(unsigned long long)pf.pkts, (unsigned long long)pf.ect);
 	}
 	return err;
@@ -494,40 +601,30 @@ struct dst_group {
 	const struct rt_flow *fl[8];
 	__u32 nsrc;
 	/* the flows' owners' job (on a receiver: the receiver's), if one */
-	const struct rt_job *job;
+	struct job_ranks jr;
 	int jobs_mixed;
-	__s32 ranks[16];
-	size_t nranks;
 };
 
 /* The owner's job of flow f into the group: its one job and the ranks seen. */
 static void group_job(struct dst_group *x, const struct rt_job *j)
 {
-	size_t k;
-
-	if (!j || j->kind == RT_JOB_NONE || (x->job && !rt_job_same(x->job, j))) {
+	if (!j || j->kind == RT_JOB_NONE || (x->jr.job && !rt_job_same(x->jr.job, j))) {
 		x->jobs_mixed = 1;
 		return;
 	}
-	x->job = j;
-	for (k = 0; k < x->nranks && x->ranks[k] != j->rank; k++)
-		;
-	if (k == x->nranks && j->rank >= 0 && x->nranks < sizeof(x->ranks) / sizeof(x->ranks[0]))
-		x->ranks[x->nranks++] = j->rank;
+	x->jr.job = j;
+	job_rank_add(&x->jr, j->rank);
 }
 
 /* " (job slurm:4711 ranks 0-7)" when the group's flows are of one job, else "". */
 static const char *group_job_text(struct dst_group *x, char *buf, size_t len)
 {
-	char ranks[96], key[RT_JOB_KEY_LEN];
+	char one[200];
 
 	buf[0] = '\0';
-	if (!x->job || x->jobs_mixed)
+	if (!x->jr.job || x->jobs_mixed)
 		return buf;
-	rt_fmt_ranks(x->ranks, x->nranks, ranks, sizeof(ranks));
-	rt_job_group_key(x->job, RT_GROUP_JOB, 0, "", key, sizeof(key));
-	snprintf(buf, len, " (job %.80s%s%s)", rt_fmt_safe(key, key, sizeof(key)),
-		 x->nranks ? (x->nranks > 1 ? " ranks " : " rank ") : "", ranks);
+	snprintf(buf, len, " (%s)", job_ranks_text(&x->jr, one, sizeof(one)));
 	return buf;
 }
 
@@ -852,6 +949,7 @@ static int rule_ecn_without_cnp(struct rt_rule_ctx *c)
 		const struct rt_flow_delta *key = &rk, **at;
 		__u64 cnp = 0, back = 0;
 		struct rt_subject s;
+		char jt[RT_FLOW_NAME];
 
 		if (f->k.dir != RT_DIR_INGRESS || v->ecn[RT_ECN_CE] < c->F->cfg.ce_min || !data_pkts(v))
 			continue;
@@ -875,9 +973,10 @@ static int rule_ecn_without_cnp(struct rt_rule_ctx *c)
 		flow_subject(&s, c, f);
 		err |= rt_findings_match(c->F, "ecn-without-cnp", RT_SEV_WARNING, &s, 1, (double)v->ecn[RT_ECN_CE],
 			ecn_no_cnp_next,
-			"ECN marks arrive for this flow but no CNPs go back: the notification point is off or "
+			"ECN marks arrive for this flow%s but no CNPs go back: the notification point is off or "
 			"not supported (CE in: %llu, CNPs out: 0, other packets out: %llu, in %s)",
-			(unsigned long long)v->ecn[RT_ECN_CE], (unsigned long long)back, RT_DUR(d->secs));
+			flow_job(c->cur, f, jt, sizeof(jt)), (unsigned long long)v->ecn[RT_ECN_CE],
+			(unsigned long long)back, RT_DUR(d->secs));
 	}
 	free(out);
 	return err | rule_ecn_without_cnp_ctrs(c);
