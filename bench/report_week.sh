@@ -14,11 +14,8 @@ BUILD=${1:-build}
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-/usr/bin/python3}
 M=tests/offline/report_memory.py
-D=$(mktemp -d /tmp/rtrw-bench.XXXXXX)
-trap 'rm -rf "$D"' EXIT
-for b in "$BUILD/rocetop" "$BUILD/rocetop-gen"; do
-	[ -x "$b" ] || { echo "bench/report_week.sh: $b is missing; run make BUILD=$BUILD bench" >&2; exit 1; }
-done
+. bench/lib.bash
+bench_start bench/report_week.sh rtrw-bench "$BUILD/rocetop" "$BUILD/rocetop-gen"
 "$BUILD/rocetop-gen" --scenario mixed --duration 20 --rate 3000 --senders 8 --pcap "$D/m.pcap" \
 	--tally "$D/t" -q || exit 1
 
