@@ -75,53 +75,65 @@ static int keeps(const char *text)
 	return m;
 }
 
-static void test_terms(void)
-{
-	CHECK_EQ(keeps(""), 0xf);
-	CHECK_EQ(keeps("host 10.0.0.2"), 0xb);
-	CHECK_EQ(keeps("src 10.0.0.2"), 0x2);
-	CHECK_EQ(keeps("dst 10.0.0.2"), 0x9);
-	CHECK_EQ(keeps("host 10.1.0.0/16"), 0xc);
-	CHECK_EQ(keeps("src 10.0.0.0/31"), 0x1);	/* .0 and .1 */
-	CHECK_EQ(keeps("host fd00::1"), 0);
-	CHECK_EQ(keeps("qp 100"), 0x1);		/* dqpn (and remote QP) of 0 */
-	CHECK_EQ(keeps("qp 300"), 0x3);		/* ... local QP of 0, dqpn of 1 */
-	CHECK_EQ(keeps("qp 0x200"), 0x4);
-	CHECK_EQ(keeps("if eth1"), 0xc);
-	CHECK_EQ(keeps("if eth"), 0);		/* a name is whole */
-	CHECK_EQ(keeps("proc ib_write_bw"), 0x1);
-	CHECK_EQ(keeps("pid 77"), 0x1);
-	CHECK_EQ(keeps("prio 3"), 0x3);
-	CHECK_EQ(keeps("prio 6"), 0x4);
-	CHECK_EQ(keeps("ce"), 0x1);
-	CHECK_EQ(keeps("cnp"), 0x2);
-	CHECK_EQ(keeps("nak"), 0x4);
-	CHECK_EQ(keeps("rnr"), 0x4);
-	TEST_END("filter_terms");
-}
+/* The flows each expression keeps (bit i: fl[i]), test by test: a row
+ * without text ends a test and names it. */
+static const struct keep_case {
+	const char *text;
+	int want;
+	const char *test;
+} keep_cases[] = {
+	{ "", 0xf, NULL },
+	{ "host 10.0.0.2", 0xb, NULL },
+	{ "src 10.0.0.2", 0x2, NULL },
+	{ "dst 10.0.0.2", 0x9, NULL },
+	{ "host 10.1.0.0/16", 0xc, NULL },
+	{ "src 10.0.0.0/31", 0x1, NULL },	/* .0 and .1 */
+	{ "host fd00::1", 0, NULL },
+	{ "qp 100", 0x1, NULL },	/* dqpn (and remote QP) of 0 */
+	{ "qp 300", 0x3, NULL },	/* ... local QP of 0, dqpn of 1 */
+	{ "qp 0x200", 0x4, NULL },
+	{ "if eth1", 0xc, NULL },
+	{ "if eth", 0, NULL },	/* a name is whole */
+	{ "proc ib_write_bw", 0x1, NULL },
+	{ "pid 77", 0x1, NULL },
+	{ "prio 3", 0x3, NULL },
+	{ "prio 6", 0x4, NULL },
+	{ "ce", 0x1, NULL },
+	{ "cnp", 0x2, NULL },
+	{ "nak", 0x4, NULL },
+	{ "rnr", 0x4, NULL },
+	{ NULL, 0, "filter_terms" },
+	{ "ce or cnp", 0x3, NULL },
+	{ "host 10.0.0.2 and not ce", 0xa, NULL },
+	{ "not (ce or cnp) and if eth1", 0xc, NULL },
+	{ "if eth0 or if eth1 and nak", 0x7, NULL },	/* and binds tighter */
+	{ "(if eth0 or if eth1) and nak", 0x4, NULL },
+	{ "not not ce", 0x1, NULL },
+	{ "((qp 101))", 0x8, NULL },
+	{ NULL, 0, "filter_logic" },
+	/* A bare word keeps the view's old meaning. */
+	{ "10.1.0", 0xc, NULL },
+	{ "eth0", 0x3, NULL },
+	{ "write_bw", 0x1, NULL },
+	{ "0x200", 0x4, NULL },
+	{ "512", 0x4, NULL },
+	{ "10.0.0.2 and eth1", 0x8, NULL },
+	{ NULL, 0, "filter_bare_word" },
+};
 
-static void test_logic(void)
+static void test_keeps(void)
 {
-	CHECK_EQ(keeps("ce or cnp"), 0x3);
-	CHECK_EQ(keeps("host 10.0.0.2 and not ce"), 0xa);
-	CHECK_EQ(keeps("not (ce or cnp) and if eth1"), 0xc);
-	CHECK_EQ(keeps("if eth0 or if eth1 and nak"), 0x7);	/* and binds tighter */
-	CHECK_EQ(keeps("(if eth0 or if eth1) and nak"), 0x4);
-	CHECK_EQ(keeps("not not ce"), 0x1);
-	CHECK_EQ(keeps("((qp 101))"), 0x8);
-	TEST_END("filter_logic");
-}
+	for (size_t i = 0; i < sizeof(keep_cases) / sizeof(keep_cases[0]); i++) {
+		const struct keep_case *c = &keep_cases[i];
+		int m;
 
-/* A bare word keeps the view's old meaning. */
-static void test_bare_word(void)
-{
-	CHECK_EQ(keeps("10.1.0"), 0xc);
-	CHECK_EQ(keeps("eth0"), 0x3);
-	CHECK_EQ(keeps("write_bw"), 0x1);
-	CHECK_EQ(keeps("0x200"), 0x4);
-	CHECK_EQ(keeps("512"), 0x4);
-	CHECK_EQ(keeps("10.0.0.2 and eth1"), 0x8);
-	TEST_END("filter_bare_word");
+		if (!c->text) {
+			TEST_END(c->test);
+			continue;
+		}
+		m = keeps(c->text);
+		CHECK(m == c->want, "'%s' keeps 0x%x, expected 0x%x", c->text, m, c->want);
+	}
 }
 
 static void expect_error(const char *text, const char *want)
@@ -250,9 +262,7 @@ static void test_finding(void)
 int main(void)
 {
 	setup();
-	test_terms();
-	test_logic();
-	test_bare_word();
+	test_keeps();
 	test_errors();
 	test_kinds();
 	test_paused_and_delta();
