@@ -110,6 +110,14 @@ rt_need_py() {
 	done
 }
 
+# rt_scapy_start NAME [MODULE]: the start of a test on captures scapy
+# writes: scapy's MODULE (scapy if none) importable, else the test is
+# skipped; T a temporary directory.
+rt_scapy_start() {
+	"$PY" -c "import ${2:-scapy}" 2>/dev/null || rt_skip "$1" "scapy is not installed"
+	rt_tmpdir T
+}
+
 # rt_captures NAME: the findings tests' scapy captures
 # (tests/findings/captures.py: storm.pcap and the others) written into $T.
 rt_captures() {
