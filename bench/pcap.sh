@@ -11,12 +11,9 @@
 # CPU time (user + system, microseconds from wait4) of alternating runs,
 # median of RT_BENCH_RUNS (5); the load average is printed beside them,
 # since other work on the machine inflates every figure.
-set -u
-BUILD=${1:-build}
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.bash"
 N=${RT_BENCH_PKTS:-1000000}
 NT=${RT_BENCH_TSHARK_PKTS:-100000}
-. bench/lib.bash
 bench_start bench/pcap.sh rto-bench "$BUILD/bench/pcap_gen" "$BUILD/bench/pcap_loop" "$BUILD/rocetop"
 RUNS=${RT_BENCH_RUNS:-5}
 # cpu command...: "cpu_seconds peak_rss_kb" of the command, from wait4 (GNU

@@ -6,12 +6,9 @@
 # the same run of this script), the growth per interval between them, and CPU
 # time per 1,000 intervals. Target: growth <= 15 bytes per interval (the
 # report before the bound grew ~144).
-set -u
-BUILD=${1:-build}
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.bash"
 PY=${PYTHON:-/usr/bin/python3}
 H=tests/offline/report_memory.py
-. bench/lib.bash
 bench_start bench/report_mem.sh rtrm-bench "$BUILD/rocetop" "$BUILD/rocetop-gen"
 "$BUILD/rocetop-gen" --frames 25 --pcap "$D/cycle.pcap" --tally "$D/tally" -q || exit 1
 $PY $H make "$D/cycle.pcap" "$D/tally" "$D/short.pcap" 1667 "$D/short.json" || exit 1
