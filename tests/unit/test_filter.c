@@ -75,64 +75,60 @@ static int keeps(const char *text)
 	return m;
 }
 
-/* The flows each expression keeps (bit i: fl[i]), test by test: a row
- * without text ends a test and names it. */
+/* The flows each expression keeps (bit i: fl[i]), and the test it is of. */
 static const struct keep_case {
+	const char *test;
 	const char *text;
 	int want;
-	const char *test;
 } keep_cases[] = {
-	{ "", 0xf, NULL },
-	{ "host 10.0.0.2", 0xb, NULL },
-	{ "src 10.0.0.2", 0x2, NULL },
-	{ "dst 10.0.0.2", 0x9, NULL },
-	{ "host 10.1.0.0/16", 0xc, NULL },
-	{ "src 10.0.0.0/31", 0x1, NULL },	/* .0 and .1 */
-	{ "host fd00::1", 0, NULL },
-	{ "qp 100", 0x1, NULL },	/* dqpn (and remote QP) of 0 */
-	{ "qp 300", 0x3, NULL },	/* ... local QP of 0, dqpn of 1 */
-	{ "qp 0x200", 0x4, NULL },
-	{ "if eth1", 0xc, NULL },
-	{ "if eth", 0, NULL },	/* a name is whole */
-	{ "proc ib_write_bw", 0x1, NULL },
-	{ "pid 77", 0x1, NULL },
-	{ "prio 3", 0x3, NULL },
-	{ "prio 6", 0x4, NULL },
-	{ "ce", 0x1, NULL },
-	{ "cnp", 0x2, NULL },
-	{ "nak", 0x4, NULL },
-	{ "rnr", 0x4, NULL },
-	{ NULL, 0, "filter_terms" },
-	{ "ce or cnp", 0x3, NULL },
-	{ "host 10.0.0.2 and not ce", 0xa, NULL },
-	{ "not (ce or cnp) and if eth1", 0xc, NULL },
-	{ "if eth0 or if eth1 and nak", 0x7, NULL },	/* and binds tighter */
-	{ "(if eth0 or if eth1) and nak", 0x4, NULL },
-	{ "not not ce", 0x1, NULL },
-	{ "((qp 101))", 0x8, NULL },
-	{ NULL, 0, "filter_logic" },
+	{ "filter_terms", "", 0xf },
+	{ "filter_terms", "host 10.0.0.2", 0xb },
+	{ "filter_terms", "src 10.0.0.2", 0x2 },
+	{ "filter_terms", "dst 10.0.0.2", 0x9 },
+	{ "filter_terms", "host 10.1.0.0/16", 0xc },
+	{ "filter_terms", "src 10.0.0.0/31", 0x1 },	/* .0 and .1 */
+	{ "filter_terms", "host fd00::1", 0 },
+	{ "filter_terms", "qp 100", 0x1 },	/* dqpn (and remote QP) of 0 */
+	{ "filter_terms", "qp 300", 0x3 },	/* ... local QP of 0, dqpn of 1 */
+	{ "filter_terms", "qp 0x200", 0x4 },
+	{ "filter_terms", "if eth1", 0xc },
+	{ "filter_terms", "if eth", 0 },	/* a name is whole */
+	{ "filter_terms", "proc ib_write_bw", 0x1 },
+	{ "filter_terms", "pid 77", 0x1 },
+	{ "filter_terms", "prio 3", 0x3 },
+	{ "filter_terms", "prio 6", 0x4 },
+	{ "filter_terms", "ce", 0x1 },
+	{ "filter_terms", "cnp", 0x2 },
+	{ "filter_terms", "nak", 0x4 },
+	{ "filter_terms", "rnr", 0x4 },
+	{ "filter_logic", "ce or cnp", 0x3 },
+	{ "filter_logic", "host 10.0.0.2 and not ce", 0xa },
+	{ "filter_logic", "not (ce or cnp) and if eth1", 0xc },
+	{ "filter_logic", "if eth0 or if eth1 and nak", 0x7 },	/* and binds tighter */
+	{ "filter_logic", "(if eth0 or if eth1) and nak", 0x4 },
+	{ "filter_logic", "not not ce", 0x1 },
+	{ "filter_logic", "((qp 101))", 0x8 },
 	/* A bare word keeps the view's old meaning. */
-	{ "10.1.0", 0xc, NULL },
-	{ "eth0", 0x3, NULL },
-	{ "write_bw", 0x1, NULL },
-	{ "0x200", 0x4, NULL },
-	{ "512", 0x4, NULL },
-	{ "10.0.0.2 and eth1", 0x8, NULL },
-	{ NULL, 0, "filter_bare_word" },
+	{ "filter_bare_word", "10.1.0", 0xc },
+	{ "filter_bare_word", "eth0", 0x3 },
+	{ "filter_bare_word", "write_bw", 0x1 },
+	{ "filter_bare_word", "0x200", 0x4 },
+	{ "filter_bare_word", "512", 0x4 },
+	{ "filter_bare_word", "10.0.0.2 and eth1", 0x8 },
 };
 
+/* Each test's expressions, one TEST_END a test. */
 static void test_keeps(void)
 {
-	for (size_t i = 0; i < sizeof(keep_cases) / sizeof(keep_cases[0]); i++) {
-		const struct keep_case *c = &keep_cases[i];
-		int m;
+	size_t i, n = sizeof(keep_cases) / sizeof(keep_cases[0]);
 
-		if (!c->text) {
-			TEST_END(c->test);
-			continue;
-		}
-		m = keeps(c->text);
+	for (i = 0; i < n; i++) {
+		const struct keep_case *c = &keep_cases[i];
+		int m = keeps(c->text);
+
 		CHECK(m == c->want, "'%s' keeps 0x%x, expected 0x%x", c->text, m, c->want);
+		if (i + 1 == n || strcmp(c->test, c[1].test))
+			TEST_END(c->test);
 	}
 }
 
