@@ -105,11 +105,6 @@ static int link_flap(struct rt_findings *F, const struct rt_snapshot *cur, const
 	return 0;
 }
 
-int rt_rule_link_flap(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	return each_port(F, cur, d, F->cfg.flap_min, link_flap);
-}
-
 /* The bits a port received in the interval: rx_bits_phy's increase where the
  * NIC counts it, else the link speed times the interval (*how says which). */
 static double bits_in(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
@@ -166,11 +161,6 @@ static int fec_degrading(struct rt_findings *F, const struct rt_snapshot *cur, c
 		c->netdev, c->name, (unsigned long long)p->d, how, ber, F->cfg.fec_ber, lane);
 }
 
-int rt_rule_fec_degrading(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	return each_port(F, cur, d, 1, fec_degrading);
-}
-
 /* ---- link-errors: symbol errors FEC did not correct, packets lost for them ---- */
 static int link_errors(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
 		       const struct rt_port_delta *p, struct rt_subject *s)
@@ -194,11 +184,6 @@ static int link_errors(struct rt_findings *F, const struct rt_snapshot *cur, con
 			c->name[0] == 'r' ? "received packets dropped for symbol errors" :
 					    "FEC blocks it could not correct");
 	return 0;
-}
-
-int rt_rule_link_errors(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	return each_port(F, cur, d, F->cfg.link_err_min, link_errors);
 }
 
 /* ---- buffer-discard: the NIC drops received packets for lack of buffers; on
@@ -231,11 +216,6 @@ static int buffer_discard(struct rt_findings *F, const struct rt_snapshot *cur, 
 		c->netdev, prio, c->name, (unsigned long long)p->d, d->secs, pfc ? "lossless" : "lossy",
 		pause, pfc ? "is counted: PFC is on" : "is not counted: PFC is off", tx,
 		(unsigned long long)moved(d, c->netdev, tx));
-}
-
-int rt_rule_buffer_discard(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	return each_port(F, cur, d, F->cfg.discard_min, buffer_discard);
 }
 
 /* The host-side signs that it cannot drain on netdev: receive queues out of
@@ -296,11 +276,6 @@ static int slow_receiver(struct rt_findings *F, const struct rt_snapshot *cur, c
 		c->netdev, (unsigned long long)p->d, prio, rx, d->secs, signs);
 }
 
-int rt_rule_slow_receiver(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	return each_port(F, cur, d, 1, slow_receiver);
-}
-
 /* ---- pcie: the NIC's PCIe link retrains (signal integrity), or stalls and
  * overflows (the host does not take what the NIC has for it) ---- */
 static int pcie(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
@@ -323,7 +298,14 @@ static int pcie(struct rt_findings *F, const struct rt_snapshot *cur, const stru
 		"packets dropped: the PCIe buffer overflowed" : "seconds with the outbound PCIe requests stalled over 30% of the time");
 }
 
-int rt_rule_pcie(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	return each_port(F, cur, d, F->cfg.pcie_min, pcie);
-}
+/* The rules: each its look at a port row, over the rows that moved its
+ * minimum (an expression that may read the rule's F). */
+#define PORT_RULE(name, fn, min) \
+	int name(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d) \
+	{ return each_port(F, cur, d, (min), fn); }
+PORT_RULE(rt_rule_link_flap, link_flap, F->cfg.flap_min)
+PORT_RULE(rt_rule_fec_degrading, fec_degrading, 1)
+PORT_RULE(rt_rule_link_errors, link_errors, F->cfg.link_err_min)
+PORT_RULE(rt_rule_buffer_discard, buffer_discard, F->cfg.discard_min)
+PORT_RULE(rt_rule_slow_receiver, slow_receiver, 1)
+PORT_RULE(rt_rule_pcie, pcie, F->cfg.pcie_min)
