@@ -237,6 +237,7 @@ static const struct term terms[] = {
 	{ "prio",   A_NUM,  7,        RT_FK_FLOW, get_prio },
 	{ "ce",     A_FLAG, 0,        RT_FK_FLOW, get_ce },
 	{ "cnp",    A_FLAG, 0,        RT_FK_FLOW, get_cnp },
+	/* same shape as the rows above: the terms table, each term its own accessor */
 	{ "nak",    A_FLAG, 0,        RT_FK_FLOW, get_nak },
 	{ "rnr",    A_FLAG, 0,        RT_FK_FLOW, get_rnr },
 	{ "paused", A_FLAG, 0,        RT_FK_FLOW, get_paused },

@@ -281,6 +281,7 @@ static int slow_receiver(struct rt_findings *F, const struct rt_snapshot *cur, c
 static int pcie(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
 		const struct rt_port_delta *p, struct rt_subject *s)
 {
+	/* same shape as buffer_discard's start: each rule a port_fn with its own next steps */
 	static const char signal[] =
 		"The NIC's PCIe link has signal integrity errors and retrains: move the card to another slot to rule the slot out, and update the NIC's firmware and the server's BIOS; lspci -vv shows the link's width and speed.";
 	static const char stall[] =
