@@ -83,23 +83,46 @@ static int name_prio(const char *name, const char *prefix, const char *suffix)
 	return name[n] - '0';
 }
 
+/* What to do next, the rules' own words: one each, two for buffer-discard
+ * (a lossless priority or a lossy one) and for pcie (signal or stalls). */
+enum next_id {
+	NX_LINK_FLAP, NX_FEC_DEGRADING, NX_LINK_ERRORS, NX_LOSSLESS, NX_LOSSY, NX_SLOW_RECEIVER, NX_PCIE_SIGNAL, NX_PCIE_STALL,
+};
+
+static const char *const next_step[] = {
+	[NX_LINK_FLAP] =
+		"The link flaps: each flap drops what is in flight and stalls the QPs on it until they retransmit (or fail with local_ack_timeout_err). Check the cable or transceiver and the switch port's log; ip -s link show IF and ethtool IF show the link, ethtool -m IF the module.",
+	[NX_FEC_DEGRADING] =
+		"The link's raw bit error rate is high: FEC still corrects it, but its margin shrinks and errors past FEC (link-errors) follow. Clean or replace the cable or transceiver, check the module (ethtool -m IF: power, temperature) and the switch side's FEC counters; ethtool -I --show-fec IF shows the FEC mode and blocks.",
+	[NX_LINK_ERRORS] =
+		"Errors get past FEC: packets are lost on this link and RoCE retransmits them (go-back-N: a whole window each time). Replace the cable or transceiver or move the port; check that both ends use the same FEC mode (ethtool --show-fec IF against the switch's).",
+	[NX_LOSSLESS] =
+		"Packets are dropped on a priority PFC should keep lossless: the receive buffer of the priority overflowed before its pause took effect. Check the port's buffer sizes and xoff threshold (dcb buffer show dev IF, or mlnx_qos -i IF), the headroom for the cable's length, and that the switch honours PFC on the priority (its pause counters).",
+	[NX_LOSSY] =
+		"The NIC drops received packets for lack of buffers: the host cannot take the traffic as fast as it comes. If RoCE uses this priority, enable PFC on it (dcb pfc set dev IF prio-pfc N:on) or let ECN slow the senders sooner; check the receiving application and out_of_buffer.",
+	[NX_SLOW_RECEIVER] =
+		"A slow receiver: this host sends PFC on the priority while it receives none, and its receive buffers run out or PCIe stalls: the host, not the fabric, is the pause source. Look at the receiving application (CPU, receives posted), the PCIe slot's width and speed (lspci -vv), IOMMU and NUMA placement; the switch ports it pauses are victims, not culprits.",
+	[NX_PCIE_SIGNAL] =
+		"The NIC's PCIe link has signal integrity errors and retrains: move the card to another slot to rule the slot out, and update the NIC's firmware and the server's BIOS; lspci -vv shows the link's width and speed.",
+	[NX_PCIE_STALL] =
+		"The host does not take what the NIC has for it over PCIe: check the slot's width and speed (lspci -vv against the card's), IOMMU and NUMA placement, and the receiving application; the NIC sends pauses and drops when this lasts.",
+};
+
 /* ---- link-flap: carrier_changes (sysfs) or link_down_events_phy moving ---- */
 static int link_flap(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
 		     const struct rt_port_delta *p, struct rt_subject *s)
 {
-	static const char next[] =
-		"The link flaps: each flap drops what is in flight and stalls the QPs on it until they retransmit (or fail with local_ack_timeout_err). Check the cable or transceiver and the switch port's log; ip -s link show IF and ethtool IF show the link, ethtool -m IF the module.";
 	const struct rt_port_ctr *c = p->c;
 	__u64 n = p->d;
 
 	(void)cur;
 	if (!strcmp(c->name, "carrier_changes") && c->scope == RT_SCOPE_NETDEV)
-		return rt_findings_match(F, "link-flap", RT_SEV_WARNING, s, 1, (double)n, next,
+		return rt_findings_match(F, "link-flap", RT_SEV_WARNING, s, 1, (double)n, next_step[NX_LINK_FLAP],
 			"%s: carrier_changes +%llu in %.1f s: the link lost its carrier %llu time%s (a flap is a down and an up)",
 			c->netdev, (unsigned long long)n, d->secs, (unsigned long long)(n + 1) / 2,
 			plural((n + 1) / 2));
 	if (!strcmp(c->name, "link_down_events_phy"))
-		return rt_findings_match(F, "link-flap", RT_SEV_WARNING, s, 1, (double)n, next,
+		return rt_findings_match(F, "link-flap", RT_SEV_WARNING, s, 1, (double)n, next_step[NX_LINK_FLAP],
 			"%s: link_down_events_phy +%llu in %.1f s: the port went down %llu time%s",
 			c->netdev, (unsigned long long)n, d->secs, (unsigned long long)n, plural(n));
 	return 0;
@@ -142,8 +165,6 @@ static void worst_lane(const struct rt_delta *d, const char *netdev, char *buf, 
 static int fec_degrading(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
 			 const struct rt_port_delta *p, struct rt_subject *s)
 {
-	static const char next[] =
-		"The link's raw bit error rate is high: FEC still corrects it, but its margin shrinks and errors past FEC (link-errors) follow. Clean or replace the cable or transceiver, check the module (ethtool -m IF: power, temperature) and the switch side's FEC counters; ethtool -I --show-fec IF shows the FEC mode and blocks.";
 	const struct rt_port_ctr *c = p->c;
 	char how[96], lane[96];
 	double ber;
@@ -156,7 +177,7 @@ static int fec_degrading(struct rt_findings *F, const struct rt_snapshot *cur, c
 	if (ber < F->cfg.fec_ber)
 		return 0;
 	worst_lane(d, c->netdev, lane, sizeof(lane));
-	return rt_findings_match(F, "fec-degrading", RT_SEV_WARNING, s, 1, ber, next,
+	return rt_findings_match(F, "fec-degrading", RT_SEV_WARNING, s, 1, ber, next_step[NX_FEC_DEGRADING],
 		"%s: %s +%llu over %s: pre-FEC bit error rate %.2e (fec-ber %.0e)%s",
 		c->netdev, c->name, (unsigned long long)p->d, how, ber, F->cfg.fec_ber, lane);
 }
@@ -165,8 +186,6 @@ static int fec_degrading(struct rt_findings *F, const struct rt_snapshot *cur, c
 static int link_errors(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
 		       const struct rt_port_delta *p, struct rt_subject *s)
 {
-	static const char next[] =
-		"Errors get past FEC: packets are lost on this link and RoCE retransmits them (go-back-N: a whole window each time). Replace the cable or transceiver or move the port; check that both ends use the same FEC mode (ethtool --show-fec IF against the switch's).";
 	const struct rt_port_ctr *c = p->c;
 	__u64 n = p->d;
 	char how[96];
@@ -174,12 +193,12 @@ static int link_errors(struct rt_findings *F, const struct rt_snapshot *cur, con
 	if (!strcmp(c->name, "rx_pcs_symbol_err_phy")) {
 		double ber = (double)n / bits_in(F, cur, d, c->netdev, how, sizeof(how));
 
-		return rt_findings_match(F, "link-errors", RT_SEV_CRITICAL, s, 1, (double)n, next,
+		return rt_findings_match(F, "link-errors", RT_SEV_CRITICAL, s, 1, (double)n, next_step[NX_LINK_ERRORS],
 			"%s: rx_pcs_symbol_err_phy +%llu over %s: bit error rate after FEC %.2e (symbol errors FEC did not correct)",
 			c->netdev, (unsigned long long)n, how, ber);
 	}
 	if (!strcmp(c->name, "rx_symbol_err_phy") || !strcmp(c->name, "fec_stat_uncorrectable_blocks"))
-		return rt_findings_match(F, "link-errors", RT_SEV_CRITICAL, s, 1, (double)n, next,
+		return rt_findings_match(F, "link-errors", RT_SEV_CRITICAL, s, 1, (double)n, next_step[NX_LINK_ERRORS],
 			"%s: %s +%llu in %.1f s (%s)", c->netdev, c->name, (unsigned long long)n, d->secs,
 			c->name[0] == 'r' ? "received packets dropped for symbol errors" :
 					    "FEC blocks it could not correct");
@@ -192,10 +211,6 @@ static int link_errors(struct rt_findings *F, const struct rt_snapshot *cur, con
 static int buffer_discard(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
 			  const struct rt_port_delta *p, struct rt_subject *s)
 {
-	static const char lossless[] =
-		"Packets are dropped on a priority PFC should keep lossless: the receive buffer of the priority overflowed before its pause took effect. Check the port's buffer sizes and xoff threshold (dcb buffer show dev IF, or mlnx_qos -i IF), the headroom for the cable's length, and that the switch honours PFC on the priority (its pause counters).";
-	static const char lossy[] =
-		"The NIC drops received packets for lack of buffers: the host cannot take the traffic as fast as it comes. If RoCE uses this priority, enable PFC on it (dcb pfc set dev IF prio-pfc N:on) or let ECN slow the senders sooner; check the receiving application and out_of_buffer.";
 	const struct rt_port_ctr *c = p->c;
 	int prio = name_prio(c->name, "rx_prio", "_buf_discard"), pfc;
 	char pause[32], tx[32];
@@ -203,7 +218,7 @@ static int buffer_discard(struct rt_findings *F, const struct rt_snapshot *cur, 
 	(void)cur;
 	if (prio < 0)
 		return strcmp(c->name, "rx_discards_phy") ? 0 :
-			rt_findings_match(F, "buffer-discard", RT_SEV_WARNING, s, 1, (double)p->d, lossy,
+			rt_findings_match(F, "buffer-discard", RT_SEV_WARNING, s, 1, (double)p->d, next_step[NX_LOSSY],
 				"%s: rx_discards_phy +%llu in %.1f s (received packets dropped for lack of buffers on the port)",
 				c->netdev, (unsigned long long)p->d, d->secs);
 	snprintf(pause, sizeof(pause), "rx_prio%d_pause", prio);
@@ -211,7 +226,7 @@ static int buffer_discard(struct rt_findings *F, const struct rt_snapshot *cur, 
 	pfc = on(d, c->netdev, pause) != NULL;
 	subject(s, c->netdev, prio, c->name);
 	return rt_findings_match(F, "buffer-discard", pfc ? RT_SEV_CRITICAL : RT_SEV_WARNING, s, 1,
-		(double)p->d, pfc ? lossless : lossy,
+		(double)p->d, next_step[pfc ? NX_LOSSLESS : NX_LOSSY],
 		"%s priority %d: %s +%llu in %.1f s on a %s priority (%s %s; %s +%llu)",
 		c->netdev, prio, c->name, (unsigned long long)p->d, d->secs, pfc ? "lossless" : "lossy",
 		pause, pfc ? "is counted: PFC is on" : "is not counted: PFC is off", tx,
@@ -258,8 +273,6 @@ static __u64 host_signs(const struct rt_delta *d, const char *netdev, char *buf,
 static int slow_receiver(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
 			 const struct rt_port_delta *p, struct rt_subject *s)
 {
-	static const char next[] =
-		"A slow receiver: this host sends PFC on the priority while it receives none, and its receive buffers run out or PCIe stalls: the host, not the fabric, is the pause source. Look at the receiving application (CPU, receives posted), the PCIe slot's width and speed (lspci -vv), IOMMU and NUMA placement; the switch ports it pauses are victims, not culprits.";
 	const struct rt_port_ctr *c = p->c;
 	int prio = name_prio(c->name, "tx_prio", "_pause");
 	char rx[32], signs[320];
@@ -271,7 +284,7 @@ static int slow_receiver(struct rt_findings *F, const struct rt_snapshot *cur, c
 	if (moved(d, c->netdev, rx) || !host_signs(d, c->netdev, signs, sizeof(signs)))
 		return 0;
 	subject(s, c->netdev, prio, c->name);
-	return rt_findings_match(F, "slow-receiver", RT_SEV_CRITICAL, s, 1, (double)p->d, next,
+	return rt_findings_match(F, "slow-receiver", RT_SEV_CRITICAL, s, 1, (double)p->d, next_step[NX_SLOW_RECEIVER],
 		"%s sent %llu PFC pauses on priority %d and received none (%s +0) in %.1f s, while %s",
 		c->netdev, (unsigned long long)p->d, prio, rx, d->secs, signs);
 }
@@ -281,11 +294,6 @@ static int slow_receiver(struct rt_findings *F, const struct rt_snapshot *cur, c
 static int pcie(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d,
 		const struct rt_port_delta *p, struct rt_subject *s)
 {
-	/* same shape as buffer_discard's start: each rule a port_fn with its own next steps */
-	static const char signal[] =
-		"The NIC's PCIe link has signal integrity errors and retrains: move the card to another slot to rule the slot out, and update the NIC's firmware and the server's BIOS; lspci -vv shows the link's width and speed.";
-	static const char stall[] =
-		"The host does not take what the NIC has for it over PCIe: check the slot's width and speed (lspci -vv against the card's), IOMMU and NUMA placement, and the receiving application; the NIC sends pauses and drops when this lasts.";
 	const struct rt_port_ctr *c = p->c;
 	int sig = strstr(c->name, "pci_signal_integrity") != NULL;
 
@@ -293,7 +301,8 @@ static int pcie(struct rt_findings *F, const struct rt_snapshot *cur, const stru
 	if (!sig && strcmp(c->name, "outbound_pci_stalled_rd_events") &&
 	    strcmp(c->name, "outbound_pci_stalled_wr_events") && strcmp(c->name, "outbound_pci_buffer_overflow"))
 		return 0;
-	return rt_findings_match(F, "pcie", RT_SEV_WARNING, s, 1, (double)p->d, sig ? signal : stall,
+	return rt_findings_match(F, "pcie", RT_SEV_WARNING, s, 1, (double)p->d,
+		next_step[sig ? NX_PCIE_SIGNAL : NX_PCIE_STALL],
 		"%s: %s +%llu in %.1f s (%s)", c->netdev, c->name, (unsigned long long)p->d, d->secs,
 		sig ? "PCIe transitions to recovery" : strstr(c->name, "buffer_overflow") ?
 		"packets dropped: the PCIe buffer overflowed" : "seconds with the outbound PCIe requests stalled over 30% of the time");
