@@ -11,16 +11,10 @@
 # CPU time (user + system, microseconds from wait4) of alternating runs,
 # median of RT_BENCH_RUNS (5); the load average is printed beside them,
 # since other work on the machine inflates every figure.
-set -u
-BUILD=${1:-build}
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.bash"
 N=${RT_BENCH_PKTS:-1000000}
 NT=${RT_BENCH_TSHARK_PKTS:-100000}
-D=$(mktemp -d /tmp/rto-bench.XXXXXX)
-trap 'rm -rf "$D"' EXIT
-for b in "$BUILD/bench/pcap_gen" "$BUILD/bench/pcap_loop" "$BUILD/rocetop"; do
-	[ -x "$b" ] || { echo "bench/pcap.sh: $b is missing; run make BUILD=$BUILD bench" >&2; exit 1; }
-done
+bench_start bench/pcap.sh rto-bench "$BUILD/bench/pcap_gen" "$BUILD/bench/pcap_loop" "$BUILD/rocetop"
 RUNS=${RT_BENCH_RUNS:-5}
 # cpu command...: "cpu_seconds peak_rss_kb" of the command, from wait4 (GNU
 # time prints only hundredths, too coarse for runs of 0.05 s).

@@ -6,16 +6,10 @@
 # the same run of this script), the growth per interval between them, and CPU
 # time per 1,000 intervals. Target: growth <= 15 bytes per interval (the
 # report before the bound grew ~144).
-set -u
-BUILD=${1:-build}
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.bash"
 PY=${PYTHON:-/usr/bin/python3}
 H=tests/offline/report_memory.py
-D=$(mktemp -d /tmp/rtrm-bench.XXXXXX)
-trap 'rm -rf "$D"' EXIT
-for b in "$BUILD/rocetop" "$BUILD/rocetop-gen"; do
-	[ -x "$b" ] || { echo "bench/report_mem.sh: $b is missing; run make BUILD=$BUILD bench" >&2; exit 1; }
-done
+bench_start bench/report_mem.sh rtrm-bench "$BUILD/rocetop" "$BUILD/rocetop-gen"
 "$BUILD/rocetop-gen" --frames 25 --pcap "$D/cycle.pcap" --tally "$D/tally" -q || exit 1
 $PY $H make "$D/cycle.pcap" "$D/tally" "$D/short.pcap" 1667 "$D/short.json" || exit 1
 $PY $H make "$D/cycle.pcap" "$D/tally" "$D/long.pcap" 16667 "$D/long.json" || exit 1

@@ -9,16 +9,10 @@
 # ROCETOP_OLD=PATH also reports the week's recording with another build
 # (an older rocetop) in the same run, for a before and after.
 # The report's totals are checked against what the capture was laid out with.
-set -u
-BUILD=${1:-build}
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib.bash"
 PY=${PYTHON:-/usr/bin/python3}
 M=tests/offline/report_memory.py
-D=$(mktemp -d /tmp/rtrw-bench.XXXXXX)
-trap 'rm -rf "$D"' EXIT
-for b in "$BUILD/rocetop" "$BUILD/rocetop-gen"; do
-	[ -x "$b" ] || { echo "bench/report_week.sh: $b is missing; run make BUILD=$BUILD bench" >&2; exit 1; }
-done
+bench_start bench/report_week.sh rtrw-bench "$BUILD/rocetop" "$BUILD/rocetop-gen"
 "$BUILD/rocetop-gen" --scenario mixed --duration 20 --rate 3000 --senders 8 --pcap "$D/m.pcap" \
 	--tally "$D/t" -q || exit 1
 

@@ -110,6 +110,14 @@ rt_need_py() {
 	done
 }
 
+# rt_scapy_start NAME [MODULE]: the start of a test on captures scapy
+# writes: scapy's MODULE (scapy if none) importable, else the test is
+# skipped; T a temporary directory.
+rt_scapy_start() {
+	"$PY" -c "import ${2:-scapy}" 2>/dev/null || rt_skip "$1" "scapy is not installed"
+	rt_tmpdir T
+}
+
 # rt_captures NAME: the findings tests' scapy captures
 # (tests/findings/captures.py: storm.pcap and the others) written into $T.
 rt_captures() {
@@ -179,11 +187,11 @@ rt_wait_rows() {
 }
 
 # ---- the NIC's fixtures ----
-# rt_fixture_start NAME: the fixture tests' start: FIX, the fixture host's
-# tree (tests/fixtures/sysfs/mlx5-host), root (to attach to lo), rocetop
-# built, tmp a temporary directory.
+# rt_fixture_start NAME [TREE]: the fixture tests' start: FIX, the fixture
+# host's tree (TREE, below tests/fixtures; sysfs/mlx5-host if none), root (to
+# attach to lo), rocetop built, tmp a temporary directory.
 rt_fixture_start() {
-	FIX=$PWD/tests/fixtures/sysfs/mlx5-host
+	FIX=$PWD/tests/fixtures/${2:-sysfs/mlx5-host}
 	rt_need_root "$1" "needs root to attach to lo"
 	[ -x "$ROCETOP" ] || { echo "FAIL $1: $ROCETOP not built"; exit 1; }
 	rt_tmpdir tmp

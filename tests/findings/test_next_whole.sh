@@ -7,8 +7,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-"$PY" -c 'import scapy' 2>/dev/null || rt_skip next_whole "scapy is not installed"
-rt_tmpdir T
+rt_scapy_start next_whole
 NEXT="Packets are lost between sender and receiver: look for drops at the switch (buffer overflow, PFC off on this priority) and link errors; retransmissions cost the collective far more than the lost packets."
 
 "$PY" - "$T/nak.pcap" <<'PYEOF' || { echo "FAIL next_whole: scapy could not write the capture"; exit 1; }

@@ -12,12 +12,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-FIX=$PWD/tests/fixtures/hwhost
 name=jobs_outputs
-rt_need_root $name "needs root to attach to lo"
 rt_need_cmd $name tmux
-[ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
-rt_tmpdir tmp
+rt_fixture_start $name hwhost
 UID_POD=0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9
 CTR=$(printf '%064x' 51515151)
 proc() { # proc DIR PID CGROUP-PATH ENV...: PID's cgroup, environ and stat files below DIR

@@ -14,12 +14,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-FIX=$PWD/tests/fixtures/hwhost
 name=qp_counters
-rt_need_root $name "needs root to attach to lo"
-[ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
-
-rt_tmpdir tmp
+rt_fixture_start $name hwhost
 rt_fixture_run $name "$FIX/healthy" "$FIX/healthy-t1" "$tmp/csv/qpctr.csv" \
 	-b -n 3 --interval 1 --csv "$tmp/csv" -w "$tmp/run.rtr"
 IN="ip netns exec $FIX_NS"

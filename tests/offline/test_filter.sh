@@ -8,8 +8,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-"$PY" -c 'import scapy.contrib.roce' 2>/dev/null || rt_skip filter "scapy is not installed"
-rt_tmpdir T
+rt_scapy_start filter scapy.contrib.roce
 fails=0
 "$PY" tests/offline/filter_check.py gen "$T/f.pcap" "$T/tally.json" || { echo "FAIL filter: scapy could not write the capture"; exit 1; }
 

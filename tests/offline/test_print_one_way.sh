@@ -10,8 +10,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
-"$PY" -c 'import scapy' 2>/dev/null || rt_skip print_one_way "scapy is not installed"
-rt_tmpdir T
+rt_scapy_start print_one_way
 fails=0
 ok() { if [ -z "$2" ]; then echo "PASS print_one_way $1: $3"; else echo "FAIL print_one_way $1: $2"; fails=$((fails + 1)); fi; }
 

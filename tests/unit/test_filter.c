@@ -75,53 +75,61 @@ static int keeps(const char *text)
 	return m;
 }
 
-static void test_terms(void)
-{
-	CHECK_EQ(keeps(""), 0xf);
-	CHECK_EQ(keeps("host 10.0.0.2"), 0xb);
-	CHECK_EQ(keeps("src 10.0.0.2"), 0x2);
-	CHECK_EQ(keeps("dst 10.0.0.2"), 0x9);
-	CHECK_EQ(keeps("host 10.1.0.0/16"), 0xc);
-	CHECK_EQ(keeps("src 10.0.0.0/31"), 0x1);	/* .0 and .1 */
-	CHECK_EQ(keeps("host fd00::1"), 0);
-	CHECK_EQ(keeps("qp 100"), 0x1);		/* dqpn (and remote QP) of 0 */
-	CHECK_EQ(keeps("qp 300"), 0x3);		/* ... local QP of 0, dqpn of 1 */
-	CHECK_EQ(keeps("qp 0x200"), 0x4);
-	CHECK_EQ(keeps("if eth1"), 0xc);
-	CHECK_EQ(keeps("if eth"), 0);		/* a name is whole */
-	CHECK_EQ(keeps("proc ib_write_bw"), 0x1);
-	CHECK_EQ(keeps("pid 77"), 0x1);
-	CHECK_EQ(keeps("prio 3"), 0x3);
-	CHECK_EQ(keeps("prio 6"), 0x4);
-	CHECK_EQ(keeps("ce"), 0x1);
-	CHECK_EQ(keeps("cnp"), 0x2);
-	CHECK_EQ(keeps("nak"), 0x4);
-	CHECK_EQ(keeps("rnr"), 0x4);
-	TEST_END("filter_terms");
-}
+/* The flows each expression keeps (bit i: fl[i]), and the test it is of. */
+static const struct keep_case {
+	const char *test;
+	const char *text;
+	int want;
+} keep_cases[] = {
+	{ "filter_terms", "", 0xf },
+	{ "filter_terms", "host 10.0.0.2", 0xb },
+	{ "filter_terms", "src 10.0.0.2", 0x2 },
+	{ "filter_terms", "dst 10.0.0.2", 0x9 },
+	{ "filter_terms", "host 10.1.0.0/16", 0xc },
+	{ "filter_terms", "src 10.0.0.0/31", 0x1 },	/* .0 and .1 */
+	{ "filter_terms", "host fd00::1", 0 },
+	{ "filter_terms", "qp 100", 0x1 },	/* dqpn (and remote QP) of 0 */
+	{ "filter_terms", "qp 300", 0x3 },	/* ... local QP of 0, dqpn of 1 */
+	{ "filter_terms", "qp 0x200", 0x4 },
+	{ "filter_terms", "if eth1", 0xc },
+	{ "filter_terms", "if eth", 0 },	/* a name is whole */
+	{ "filter_terms", "proc ib_write_bw", 0x1 },
+	{ "filter_terms", "pid 77", 0x1 },
+	{ "filter_terms", "prio 3", 0x3 },
+	{ "filter_terms", "prio 6", 0x4 },
+	{ "filter_terms", "ce", 0x1 },
+	{ "filter_terms", "cnp", 0x2 },
+	{ "filter_terms", "nak", 0x4 },
+	{ "filter_terms", "rnr", 0x4 },
+	{ "filter_logic", "ce or cnp", 0x3 },
+	{ "filter_logic", "host 10.0.0.2 and not ce", 0xa },
+	{ "filter_logic", "not (ce or cnp) and if eth1", 0xc },
+	{ "filter_logic", "if eth0 or if eth1 and nak", 0x7 },	/* and binds tighter */
+	{ "filter_logic", "(if eth0 or if eth1) and nak", 0x4 },
+	{ "filter_logic", "not not ce", 0x1 },
+	{ "filter_logic", "((qp 101))", 0x8 },
+	/* A bare word keeps the view's old meaning. */
+	{ "filter_bare_word", "10.1.0", 0xc },
+	{ "filter_bare_word", "eth0", 0x3 },
+	{ "filter_bare_word", "write_bw", 0x1 },
+	{ "filter_bare_word", "0x200", 0x4 },
+	{ "filter_bare_word", "512", 0x4 },
+	{ "filter_bare_word", "10.0.0.2 and eth1", 0x8 },
+};
 
-static void test_logic(void)
+/* Each test's expressions, one TEST_END a test. */
+static void test_keeps(void)
 {
-	CHECK_EQ(keeps("ce or cnp"), 0x3);
-	CHECK_EQ(keeps("host 10.0.0.2 and not ce"), 0xa);
-	CHECK_EQ(keeps("not (ce or cnp) and if eth1"), 0xc);
-	CHECK_EQ(keeps("if eth0 or if eth1 and nak"), 0x7);	/* and binds tighter */
-	CHECK_EQ(keeps("(if eth0 or if eth1) and nak"), 0x4);
-	CHECK_EQ(keeps("not not ce"), 0x1);
-	CHECK_EQ(keeps("((qp 101))"), 0x8);
-	TEST_END("filter_logic");
-}
+	size_t i, n = sizeof(keep_cases) / sizeof(keep_cases[0]);
 
-/* A bare word keeps the view's old meaning. */
-static void test_bare_word(void)
-{
-	CHECK_EQ(keeps("10.1.0"), 0xc);
-	CHECK_EQ(keeps("eth0"), 0x3);
-	CHECK_EQ(keeps("write_bw"), 0x1);
-	CHECK_EQ(keeps("0x200"), 0x4);
-	CHECK_EQ(keeps("512"), 0x4);
-	CHECK_EQ(keeps("10.0.0.2 and eth1"), 0x8);
-	TEST_END("filter_bare_word");
+	for (i = 0; i < n; i++) {
+		const struct keep_case *c = &keep_cases[i];
+		int m = keeps(c->text);
+
+		CHECK(m == c->want, "'%s' keeps 0x%x, expected 0x%x", c->text, m, c->want);
+		if (i + 1 == n || strcmp(c->test, c[1].test))
+			TEST_END(c->test);
+	}
 }
 
 static void expect_error(const char *text, const char *want)
@@ -250,9 +258,7 @@ static void test_finding(void)
 int main(void)
 {
 	setup();
-	test_terms();
-	test_logic();
-	test_bare_word();
+	test_keeps();
 	test_errors();
 	test_kinds();
 	test_paused_and_delta();

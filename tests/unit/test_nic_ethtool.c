@@ -54,9 +54,22 @@ static void test_fixture_file(void)
 
 static void test_odd_lines(void)
 {
+	/* the filter's counters: PFC, pause, ECN and CNP, then the health
+	 * counters (counters.rst's names); and names close to them */
+	static const char *const keep[] = {
+		"rx_prio7_pause", "tx_pause_storm_error_events", "rx_ecn_mark", "np_cnp_sent",
+		"rx_pfc_frames", "rx_out_of_buffer", "rx_corrected_bits_phy",
+		"rx_pcs_symbol_err_phy", "rx_bits_phy", "rx_err_lane_3_phy",
+		"outbound_pci_stalled_wr_events", "rx_pci_signal_integrity", "link_down_events_phy",
+	};
+	static const char *const drop[] = {
+		"rx_err_lane_3_phyx", "rx_err_lane__phy", "rx_bytes_phy", "rx_crc_errors_phy",
+		"peer_ifindex", "rx_queue_0_xdp_packets",
+	};
 	char path[] = "/tmp/rtn-ethtool-XXXXXX";
 	struct rt_ethtool_stats st = { 0 };
 	FILE *f;
+	size_t i;
 	int fd = mkstemp(path);
 
 	CHECK(fd >= 0, "mkstemp");
@@ -83,26 +96,10 @@ static void test_odd_lines(void)
 	rt_ethtool_stats_free(&st);
 	unlink(path);
 	/* the filter */
-	CHECK_EQ(rt_ethtool_keep("rx_prio7_pause"), 1);
-	CHECK_EQ(rt_ethtool_keep("tx_pause_storm_error_events"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_ecn_mark"), 1);
-	CHECK_EQ(rt_ethtool_keep("np_cnp_sent"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_pfc_frames"), 1);
-	/* the health counters (counters.rst's names), and names close to them */
-	CHECK_EQ(rt_ethtool_keep("rx_out_of_buffer"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_corrected_bits_phy"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_pcs_symbol_err_phy"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_bits_phy"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_err_lane_3_phy"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_err_lane_3_phyx"), 0);
-	CHECK_EQ(rt_ethtool_keep("rx_err_lane__phy"), 0);
-	CHECK_EQ(rt_ethtool_keep("outbound_pci_stalled_wr_events"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_pci_signal_integrity"), 1);
-	CHECK_EQ(rt_ethtool_keep("link_down_events_phy"), 1);
-	CHECK_EQ(rt_ethtool_keep("rx_bytes_phy"), 0);
-	CHECK_EQ(rt_ethtool_keep("rx_crc_errors_phy"), 0);
-	CHECK_EQ(rt_ethtool_keep("peer_ifindex"), 0);
-	CHECK_EQ(rt_ethtool_keep("rx_queue_0_xdp_packets"), 0);
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		CHECK(rt_ethtool_keep(keep[i]) == 1, "%s is not kept", keep[i]);
+	for (i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
+		CHECK(rt_ethtool_keep(drop[i]) == 0, "%s is kept", drop[i]);
 	TEST_END("nic_ethtool_odd_lines_and_filter");
 }
 

@@ -143,6 +143,39 @@ static unsigned sort_order(struct tui_row *rows, int n, enum tui_colid c, int in
 	return o;
 }
 
+/* The flow rows a filter keeps of test_rows' three flows, and the first
+ * one's QP where the test knows it (-1: not checked). */
+static const struct {
+	const char *filter;
+	int n, dqpn;
+} filters[] = {
+	/* filter: QP in decimal or hex, address substring, interface, process */
+	{ "32", 1, 0x20 },
+	{ "0x30", 1, 0x30 },
+	{ "10.0.0.2", 3, -1 },
+	{ "10.0.0.9", 0, -1 },
+	{ "veth0", 3, -1 },
+	{ "write_bw", 1, -1 },
+	/* the filter language (user/core/filter.h) on the interval's counts */
+	{ "cnp", 1, 0x30 },
+	{ "ce and not cnp", 1, 0x10 },
+	{ "src 10.0.0.1 and (qp 0x20 or qp 16 or qp 48)", 2, -1 },
+	{ "host 10.0.0.0/24 and not if veth0", 0, -1 },
+	{ "qp", 0, -1 },	/* does not parse: nothing */
+};
+
+static void check_filters(struct tui_data *t, struct tui_row **rows, size_t *cap)
+{
+	for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+		int n = tui_flow_rows(t, 0, filters[i].filter, rows, cap);
+
+		CHECK(n == filters[i].n, "'%s' keeps %d rows, expected %d", filters[i].filter, n, filters[i].n);
+		if (n > 0 && filters[i].dqpn >= 0)
+			CHECK((*rows)[0].f->k.dqpn == (__u32)filters[i].dqpn, "'%s': QP 0x%x first, expected 0x%x",
+			      filters[i].filter, (*rows)[0].f->k.dqpn, filters[i].dqpn);
+	}
+}
+
 static void test_rows(void)
 {
 	struct rt_snapshot a, b, c;
@@ -237,23 +270,7 @@ static void test_rows(void)
 				      (x == y) == (tui_row_cmp(&rows[x], &rows[y], c, 0) == 0),
 				      "column %d rows %d %d", c, x, y);
 
-	/* filter: QP in decimal or hex, address substring, interface, process */
-	CHECK_EQ(tui_flow_rows(&t, 0, "32", &rows, &cap), 1);
-	CHECK_EQ(rows[0].f->k.dqpn, 0x20);
-	CHECK_EQ(tui_flow_rows(&t, 0, "0x30", &rows, &cap), 1);
-	CHECK_EQ(rows[0].f->k.dqpn, 0x30);
-	CHECK_EQ(tui_flow_rows(&t, 0, "10.0.0.2", &rows, &cap), 3);
-	CHECK_EQ(tui_flow_rows(&t, 0, "10.0.0.9", &rows, &cap), 0);
-	CHECK_EQ(tui_flow_rows(&t, 0, "veth0", &rows, &cap), 3);
-	CHECK_EQ(tui_flow_rows(&t, 0, "write_bw", &rows, &cap), 1);
-	/* the filter language (user/core/filter.h) on the interval's counts */
-	CHECK_EQ(tui_flow_rows(&t, 0, "cnp", &rows, &cap), 1);
-	CHECK_EQ(rows[0].f->k.dqpn, 0x30);
-	CHECK_EQ(tui_flow_rows(&t, 0, "ce and not cnp", &rows, &cap), 1);
-	CHECK_EQ(rows[0].f->k.dqpn, 0x10);
-	CHECK_EQ(tui_flow_rows(&t, 0, "src 10.0.0.1 and (qp 0x20 or qp 16 or qp 48)", &rows, &cap), 2);
-	CHECK_EQ(tui_flow_rows(&t, 0, "host 10.0.0.0/24 and not if veth0", &rows, &cap), 0);
-	CHECK_EQ(tui_flow_rows(&t, 0, "qp", &rows, &cap), 0);	/* does not parse: nothing */
+	check_filters(&t, &rows, &cap);
 	CHECK_EQ(tui_pair_rows(&t, 0, "qp 0x10", &rows, &cap), 1);
 	CHECK_EQ(rows[0].nflows, 1);
 

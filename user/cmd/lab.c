@@ -144,6 +144,7 @@ static const struct rt_opt lab_opts[] = {
 	{ 520, "name", "PREFIX", "namespace prefix (default rtlab); while a lab of that name\n"
 		"runs, the next takes PREFIX-2, PREFIX-3...",
 	  RT_CALL(on_name) },
+	/* same shape as the rows above: the options table, each option its own words */
 	{ 521, "gen", "PATH", "the rocetop-gen binary (default: beside rocetop, else PATH)",
 	  RT_SET_STR(P, l.gen) },
 	{ 522, "mirror", "TYPE", "erspan2, erspan3 or vxlan: the switch mirrors its congested\n"

@@ -325,6 +325,16 @@ static void queue_pair(struct rt_snapshot *s, __u8 fam, const __u8 *src, const _
 	queue_rows(s, rt_snapshot_pair_head_cnp(s, fam, src, dst));
 }
 
+/* The owner's fields (its QPs, process and job) into a flow row. */
+static void copy_owner(struct rt_flow *f, const struct rt_qp *q)
+{
+	f->lqpn = q->lqpn;
+	f->rqpn = q->rqpn;
+	f->pid = q->pid;
+	f->job = q->job;
+	memcpy(f->comm, q->comm, sizeof(f->comm));
+}
+
 /*
  * Over a persistent table: a CNP row's attribution depends on itself, the
  * rows of its host pair (ACKs) and of the reverse pair (data), so only CNP
@@ -348,11 +358,7 @@ static void set_owner(struct rt_snapshot *s, struct rt_flow *f, const struct qpx
 	if (f->lqpn == q->lqpn && f->rqpn == q->rqpn && f->pid == q->pid && f->job == q->job &&
 	    !memcmp(f->comm, q->comm, sizeof(f->comm)))
 		return;
-	f->lqpn = q->lqpn;
-	f->rqpn = q->rqpn;
-	f->pid = q->pid;
-	f->job = q->job;
-	memcpy(f->comm, q->comm, sizeof(f->comm));
+	copy_owner(f, q);
 	rt_snapshot_touch(s, f);
 }
 
@@ -445,11 +451,7 @@ void rt_join(struct rt_snapshot *s, const struct rt_qp_table *qpt)
 			continue;	/* the NIC's own flows come with their QP */
 		if (!(q = owner(s, f, qps, &cm)))
 			continue;
-		f->lqpn = q->lqpn;
-		f->rqpn = q->rqpn;
-		f->pid = q->pid;
-		f->job = q->job;
-		memcpy(f->comm, q->comm, sizeof(f->comm));
+		copy_owner(f, q);
 	}
 
 	for (i = 0; i < s->nflows; i++) {

@@ -57,22 +57,38 @@ static int ethtool_ioctl(int fd, const char *ifname, void *data)
 	return ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
 }
 
+/* A socket for ethtool_ioctl() on IFNAME: the fd, or -errno (-ENODEV: the
+ * name is too long for a netdev). */
+static int ethtool_open(const char *ifname)
+{
+	int fd;
+
+	if (strlen(ifname) >= IF_NAMESIZE)
+		return -ENODEV;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/* One ethtool request on IFNAME through a socket of its own: 0 or -errno. */
+static int ethtool_once(const char *ifname, void *data)
+{
+	int fd = ethtool_open(ifname), r;
+
+	if (fd < 0)
+		return fd;
+	r = ethtool_ioctl(fd, ifname, data);
+	close(fd);
+	return r;
+}
+
 /* Through the ethtool ioctl: it answers for the caller's network namespace,
  * where /sys/class/net may show another one. */
 __u64 rt_link_speed_mbps(const char *ifname)
 {
 	struct ethtool_cmd cmd = { .cmd = ETHTOOL_GSET };
 	__u32 speed;
-	int fd, err;
 
-	if (strlen(ifname) >= IF_NAMESIZE)
-		return 0;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	err = ethtool_ioctl(fd, ifname, &cmd);
-	close(fd);
-	if (err)
+	if (ethtool_once(ifname, &cmd))
 		return 0;
 	speed = ethtool_cmd_speed(&cmd);
 	return speed == (__u32)SPEED_UNKNOWN || speed == 0xffff ? 0 : speed;
@@ -90,11 +106,9 @@ int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st)
 	__u32 n = 0, i;
 	int fd, r;
 
-	if (strlen(ifname) >= IF_NAMESIZE)
-		return -ENODEV;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = ethtool_open(ifname);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	memset(&sset, 0, sizeof(sset));
 	sset.hdr.cmd = ETHTOOL_GSSET_INFO;
 	sset.hdr.sset_mask = 1ULL << ETH_SS_STATS;
@@ -154,20 +168,14 @@ int rt_ethtool_pfc_prevention_tout(const char *ifname)
 		__u8 room[sizeof(struct ethtool_tunable) + sizeof(__u16)];
 	} tun;
 	__u16 v;
-	int fd, r;
+	int r;
 
-	if (strlen(ifname) >= IF_NAMESIZE)
-		return -ENODEV;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
 	memset(&tun, 0, sizeof(tun));
 	tun.t.cmd = ETHTOOL_GTUNABLE;
 	tun.t.id = ETHTOOL_PFC_PREVENTION_TOUT;
 	tun.t.type_id = ETHTOOL_TUNABLE_U16;
 	tun.t.len = sizeof(__u16);
-	r = ethtool_ioctl(fd, ifname, &tun);
-	close(fd);
+	r = ethtool_once(ifname, &tun);
 	if (r)
 		return r;
 	memcpy(&v, tun.room + sizeof(struct ethtool_tunable), sizeof(v));

@@ -170,22 +170,30 @@ static void findings(struct tw *w, const struct rt_viz_host *hs, int n)
 	free(ep);
 }
 
-static void slice(struct tw *w, int pid, int tid, __u64 ts, __u64 dur, const char *name, const char *args)
+/* A slice's start: its place and time; the caller writes the rest. */
+static void slice_start(struct tw *w, int pid, int tid, __u64 ts, __u64 dur)
 {
 	ev_start(w);
 	fprintf(w->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d", pid, tid);
 	us(w->f, "ts", ts);
 	us(w->f, "dur", dur);
+}
+
+static void slice(struct tw *w, int pid, int tid, __u64 ts, __u64 dur, const char *name, const char *args)
+{
+	slice_start(w, pid, tid, ts, dur);
 	fprintf(w->f, ",\"cat\":\"cnp\",\"name\":\"%s\",\"args\":{%s}}", name, args);
 }
 
-static void flow_ev(struct tw *w, const char *ph, unsigned id, int pid, int tid, __u64 ts)
+/* One end of a flow event (an arrow): PH "s" starts it, "f" ends it. */
+static void arrow(struct tw *w, const char *cat, const char *name, const char *ph, unsigned id, int pid,
+		  int tid, __u64 ts)
 {
 	ev_start(w);
 	fprintf(w->f, "{\"ph\":\"%s\",%s\"id\":%u,\"pid\":%d,\"tid\":%d", ph, *ph == 'f' ? "\"bp\":\"e\"," : "",
 		id, pid, tid);
 	us(w->f, "ts", ts);
-	fputs(",\"cat\":\"cnp\",\"name\":\"CNP throttles\"}", w->f);
+	fprintf(w->f, ",\"cat\":\"%s\",\"name\":\"%s\"}", cat, name);
 }
 
 /* A CNP flow's CNPs and the data flow they throttle: a slice on each over
@@ -213,8 +221,8 @@ static void cnp_flow(struct tw *w, const struct rt_viz_host *hs, int hi, size_t 
 	snprintf(args, sizeof(args), "\"cnps\":%llu", (unsigned long long)c->v.cnp);
 	slice(w, hi + 1, TID_FLOW + (int)fi, t0, t1 - t0, "CNPs", args);
 	slice(w, c->cnp_host + 1, TID_FLOW + c->cnp_flow, t0, t1 - t0, "throttled by CNPs", args);
-	flow_ev(w, "s", id, hi + 1, TID_FLOW + (int)fi, at);
-	flow_ev(w, "f", id, c->cnp_host + 1, TID_FLOW + c->cnp_flow, at);
+	arrow(w, "cnp", "CNP throttles", "s", id, hi + 1, TID_FLOW + (int)fi, at);
+	arrow(w, "cnp", "CNP throttles", "f", id, c->cnp_host + 1, TID_FLOW + c->cnp_flow, at);
 }
 
 /* The track of a pause episode: its interface and direction, else the host's. */
@@ -232,23 +240,12 @@ static int pep_tid(const struct rt_viz_host *h, const struct rt_rep_pep *e)
 static void pep_slice(struct tw *w, const struct rt_po_prio *P, int pid, const struct rt_viz_host *h,
 		      const struct rt_rep_pep *e, const char *what, __u64 frames)
 {
-	ev_start(w);
-	fprintf(w->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d", pid, pep_tid(h, e));
-	us(w->f, "ts", e->start_ns);	/* the report's: on the first host's clock */
-	us(w->f, "dur", e->end_ns - e->start_ns);
+	/* the report's times: on the first host's clock */
+	slice_start(w, pid, pep_tid(h, e), e->start_ns, e->end_ns - e->start_ns);
 	fprintf(w->f, ",\"cat\":\"pause\",\"name\":\"%s, priority %u\",\"args\":{\"ifname\":", what, P->prio);
 	rt_viz_json_str(w->f, e->name);
 	fprintf(w->f, ",\"frames\":%llu,\"decided\":%s}}", (unsigned long long)frames,
 		P->decided ? "true" : "false");
-}
-
-static void pause_arrow(struct tw *w, const char *ph, unsigned id, int pid, int tid, __u64 ts)
-{
-	ev_start(w);
-	fprintf(w->f, "{\"ph\":\"%s\",%s\"id\":%u,\"pid\":%d,\"tid\":%d", ph, *ph == 'f' ? "\"bp\":\"e\"," : "",
-		id, pid, tid);
-	us(w->f, "ts", ts);
-	fputs(",\"cat\":\"pause\",\"name\":\"pauses\"}", w->f);
 }
 
 static const char *const po_what[] = {
@@ -287,9 +284,9 @@ static int pause_origin(struct tw *w, const struct rt_viz_host *hs, int n, unsig
 			if (x->parent < 0)
 				continue;
 			p = &P[i].node[x->parent];
-			pause_arrow(w, "s", *id, p->host + 1, pep_tid(&hs[p->host], p->tx), p->tx->start_ns);
-			pause_arrow(w, "f", (*id)++, x->host + 1, pep_tid(h, x->rx),
-				    x->rx->start_ns > p->tx->start_ns ? x->rx->start_ns : p->tx->start_ns);
+			arrow(w, "pause", "pauses", "s", *id, p->host + 1, pep_tid(&hs[p->host], p->tx), p->tx->start_ns);
+			arrow(w, "pause", "pauses", "f", (*id)++, x->host + 1, pep_tid(h, x->rx),
+			      x->rx->start_ns > p->tx->start_ns ? x->rx->start_ns : p->tx->start_ns);
 		}
 	free(ph);
 	free(P);

@@ -29,6 +29,7 @@
 #pragma GCC diagnostic pop
 #include "endpoint.h"
 #include "log.h"
+#include "prefix.h"
 #include "sflow.h"
 #include "sflow_decode.h"
 
@@ -43,11 +44,6 @@
 #define RT_SF_WINDOW		64	/* late datagrams are recognised this far back */
 #define RT_SF_REJECTED		"(rejected)"
 
-struct cidr {
-	int family;
-	__u8 addr[16];
-	int bits;
-};
 
 struct agent {
 	__u8 used;		/* 0: a free slot (never used, or forgotten) */
@@ -97,7 +93,7 @@ struct drop {
 
 struct rt_sflow {
 	int fd;
-	struct cidr allow[RT_MAX_SFLOW_ALLOW];
+	struct rt_prefix allow[RT_MAX_SFLOW_ALLOW];
 	int nallow;
 	struct agent *agents;
 	__u32 nagents;
@@ -161,46 +157,6 @@ static void addr_text(int family, const __u8 *addr, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-static int parse_cidr(const char *s, struct cidr *c)
-{
-	char tmp[64], *slash;
-	long bits;
-
-	if (strlen(s) >= sizeof(tmp))
-		return -1;
-	strcpy(tmp, s);
-	slash = strchr(tmp, '/');
-	if (slash)
-		*slash++ = '\0';
-	memset(c, 0, sizeof(*c));
-	if (inet_pton(AF_INET, tmp, c->addr) == 1)
-		c->family = 4;
-	else if (inet_pton(AF_INET6, tmp, c->addr) == 1)
-		c->family = 6;
-	else
-		return -1;
-	bits = c->family == 4 ? 32 : 128;
-	if (slash) {
-		char *end;
-		long b = strtol(slash, &end, 10);
-
-		if (!*slash || *end || b < 0 || b > bits)
-			return -1;
-		bits = b;
-	}
-	c->bits = (int)bits;
-	return 0;
-}
-
-static int cidr_match(const struct cidr *c, int family, const __u8 *addr)
-{
-	int full = c->bits / 8, rest = c->bits % 8;
-
-	if (c->family != family || memcmp(c->addr, addr, (size_t)full))
-		return 0;
-	return !rest || !((c->addr[full] ^ addr[full]) & (0xff << (8 - rest)));
-}
-
 /* ---- the socket ---- */
 
 /* --sflow's [ADDR:]PORT into an address to bind; 0 or -EINVAL after saying why. */
@@ -261,14 +217,14 @@ static int parse_spec(const char *spec, struct sockaddr_storage *ss_, socklen_t 
 int rt_sflow_check_opts(const struct rt_opts *o)
 {
 	struct sockaddr_storage ss;
-	struct cidr c;
+	struct rt_prefix c;
 	socklen_t sl;
 	int bare, i;
 
 	if (o->sflow && parse_spec(o->sflow, &ss, &sl, &bare))
 		return -EINVAL;
 	for (i = 0; i < o->nsflow_allow; i++)
-		if (parse_cidr(o->sflow_allow[i], &c)) {
+		if (rt_prefix_parse(o->sflow_allow[i], &c)) {
 			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
 				o->sflow_allow[i]);
 			return -EINVAL;
@@ -332,7 +288,7 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 	sf->fd = -1;
 	sf->timeout_ns = o->flow_timeout > 0 ? (__u64)(o->flow_timeout * 1e9) : 0;
 	for (i = 0; i < o->nsflow_allow; i++) {
-		if (parse_cidr(o->sflow_allow[i], &sf->allow[i])) {
+		if (rt_prefix_parse(o->sflow_allow[i], &sf->allow[i])) {
 			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
 				o->sflow_allow[i]);
 			goto fail;
@@ -852,7 +808,7 @@ void rt_sflow_datagram(struct rt_sflow *sf, const void *buf, size_t len, const s
 	sf->now = now_ns;
 	if (sf->nallow) {
 		for (i = 0; i < sf->nallow; i++)
-			if (cidr_match(&sf->allow[i], fam, src))
+			if (rt_prefix_has(&sf->allow[i], fam, src))
 				break;
 		if (i == sf->nallow) {
 			sf->rejected++;

@@ -175,28 +175,28 @@ def switch(a):
     log.write()
 
 
+def command(sub, name, where):
+    """A subcommand with the arguments both take: WHERE (its port or ports),
+    the log, the go file, --until and --prio."""
+    p = sub.add_parser(name)
+    for arg in (where, "log", "go"):
+        p.add_argument(arg)
+    p.add_argument("--until", type=float, required=True)
+    p.add_argument("--prio", type=int, default=3)
+    return p
+
+
 def main():
     ap = argparse.ArgumentParser(prog="pausesw")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    h = sub.add_parser("host")
-    h.add_argument("ifname")
-    h.add_argument("log")
-    h.add_argument("go")
-    h.add_argument("--until", type=float, required=True)
-    h.add_argument("--prio", type=int, default=3)
+    h = command(sub, "host", "ifname")
     h.add_argument("--storm-at", type=float)
     h.add_argument("--storm-for", type=float, default=0)
     h.add_argument("--data")
     h.add_argument("--data-at", type=float)
     h.add_argument("--data-for", type=float, default=0)
     h.add_argument("--pps", type=float, default=100)
-    w = sub.add_parser("switch")
-    w.add_argument("ports")
-    w.add_argument("log")
-    w.add_argument("go")
-    w.add_argument("--until", type=float, required=True)
-    w.add_argument("--prio", type=int, default=3)
-    w.add_argument("--delay", type=float, required=True)
+    command(sub, "switch", "ports").add_argument("--delay", type=float, required=True)
     a = ap.parse_args()
     host(a) if a.cmd == "host" else switch(a)
 
