@@ -1317,8 +1317,8 @@ static void draw_fdetail(struct tui *t, int y, int h)
 	}
 	snprintf(line, sizeof(line), "%s %s  %s", rt_sev_name(f->sev), f->rule, f->open ? "open" : "closed");
 	put_attr(y++, 0, line, f->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) : f->sev == RT_SEV_WARNING ? sev_attr(t, 1) : A_BOLD);
-	snprintf(line, sizeof(line), "start %s  end %s%s  (%.1f s)  peak %g", rt_fmt_clock(f->start_ns, a, sizeof(a)),
-		 rt_fmt_clock(f->end_ns, b, sizeof(b)), f->open ? " so far" : "", (f->end_ns - f->start_ns) / 1e9, f->peak);
+	snprintf(line, sizeof(line), "start %s  end %s%s  (%s)  peak %g", rt_fmt_clock(f->start_ns, a, sizeof(a)),
+		 rt_fmt_clock(f->end_ns, b, sizeof(b)), f->open ? " so far" : "", RT_DUR((f->end_ns - f->start_ns) / 1e9), f->peak);
 	put(y++, 0, line);
 	y = put_wrapped(y, ymax, "subject   ", rt_subject_text(&f->subj, line, sizeof(line)));
 	y = put_wrapped(y, ymax, "evidence  ", f->evidence);

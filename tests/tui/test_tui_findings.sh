@@ -42,8 +42,8 @@ fi
 # The victim's detail: its next step whole, wrapped at the 120 columns.
 tmux send-keys -t "$S" Down Down Enter
 if wait_for 'view finding ' && wait_for '^warning victim  open' &&
-   wait_for '^start [0-9:]+  end [0-9:]+ so far  \(3\.0 s\)  peak 1000$'; then
-	pass "tui_fdetail_head: the victim's detail, open, 3.0 s long, peak 1000"
+   wait_for '^start [0-9:]+  end [0-9:]+ so far  \(3\.00 s\)  peak 1000$'; then
+	pass "tui_fdetail_head: the victim's detail, open, 3.00 s long, peak 1000"
 else
 	bad tui_fdetail_head "no detail of the victim"
 fi

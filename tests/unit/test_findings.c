@@ -767,7 +767,7 @@ static void test_health(void)
 	char ev[256];
 
 	HEALTH("link-flap", "", "carrier_changes=0");
-	HEALTH("link-flap", "eth3: carrier_changes +1 in 1.0 s: the link lost its carrier 1 time (a flap is a down and an up)",
+	HEALTH("link-flap", "eth3: carrier_changes +1 in 1.00 s: the link lost its carrier 1 time (a flap is a down and an up)",
 	       "carrier_changes=1");
 	/* 99 corrected bits in 1e8 is 9.9e-7, below 1e-6; 100 is at it */
 	HEALTH("fec-degrading", "", "rx_corrected_bits_phy=99", "rx_bits_phy=100000000");
@@ -775,34 +775,34 @@ static void test_health(void)
 	       "rx_corrected_bits_phy=100", "rx_bits_phy=100000000");
 	/* without rx_bits_phy: the link speed for the interval, 1e11 bits */
 	HEALTH("fec-degrading", "", "rx_corrected_bits_phy=99999");
-	HEALTH("fec-degrading", "eth3: rx_corrected_bits_phy +100000 over 100000 Mb/s (--link-speed) for 1.0 s: pre-FEC bit error rate 1.00e-06 (fec-ber 1e-06); most raw errors on rx_err_lane_2_phy +7",
+	HEALTH("fec-degrading", "eth3: rx_corrected_bits_phy +100000 over 100000 Mb/s (--link-speed) for 1.00 s: pre-FEC bit error rate 1.00e-06 (fec-ber 1e-06); most raw errors on rx_err_lane_2_phy +7",
 	       "rx_corrected_bits_phy=100000", "rx_err_lane_0_phy=3", "rx_err_lane_2_phy=7");
 	/* the standard counter (ethtool netlink) where mlx5's own is not there, not beside it */
-	HEALTH("fec-degrading", "eth3: fec_stat_corrected_bits +100000 over 100000 Mb/s (--link-speed) for 1.0 s: pre-FEC bit error rate 1.00e-06 (fec-ber 1e-06)",
+	HEALTH("fec-degrading", "eth3: fec_stat_corrected_bits +100000 over 100000 Mb/s (--link-speed) for 1.00 s: pre-FEC bit error rate 1.00e-06 (fec-ber 1e-06)",
 	       "fec_stat_corrected_bits=100000");
-	HEALTH("fec-degrading", "eth3: rx_corrected_bits_phy +200000 over 100000 Mb/s (--link-speed) for 1.0 s: pre-FEC bit error rate 2.00e-06 (fec-ber 1e-06)",
+	HEALTH("fec-degrading", "eth3: rx_corrected_bits_phy +200000 over 100000 Mb/s (--link-speed) for 1.00 s: pre-FEC bit error rate 2.00e-06 (fec-ber 1e-06)",
 	       "fec_stat_corrected_bits=200000", "rx_corrected_bits_phy=200000");
-	HEALTH("link-errors", "eth3: fec_stat_uncorrectable_blocks +1 in 1.0 s (FEC blocks it could not correct)",
+	HEALTH("link-errors", "eth3: fec_stat_uncorrectable_blocks +1 in 1.00 s (FEC blocks it could not correct)",
 	       "fec_stat_uncorrectable_blocks=1");
 	HEALTH("link-errors", "", "rx_pcs_symbol_err_phy=0", "rx_bits_phy=100");
 	HEALTH("link-errors", "eth3: rx_pcs_symbol_err_phy +1 over rx_bits_phy +1000000000000: bit error rate after FEC 1.00e-12 (symbol errors FEC did not correct)",
 	       "rx_pcs_symbol_err_phy=1", "rx_bits_phy=1000000000000");
 	HEALTH("buffer-discard", "", "rx_prio3_buf_discard=0", "rx_prio3_pause=0");
-	HEALTH("buffer-discard", "eth3 priority 3: rx_prio3_buf_discard +1 in 1.0 s on a lossless priority (rx_prio3_pause is counted: PFC is on; tx_prio3_pause +0)",
+	HEALTH("buffer-discard", "eth3 priority 3: rx_prio3_buf_discard +1 in 1.00 s on a lossless priority (rx_prio3_pause is counted: PFC is on; tx_prio3_pause +0)",
 	       "rx_prio3_buf_discard=1", "rx_prio3_pause=0");
-	HEALTH("buffer-discard", "eth3 priority 5: rx_prio5_buf_discard +1 in 1.0 s on a lossy priority (rx_prio5_pause is not counted: PFC is off; tx_prio5_pause +0)",
+	HEALTH("buffer-discard", "eth3 priority 5: rx_prio5_buf_discard +1 in 1.00 s on a lossy priority (rx_prio5_pause is not counted: PFC is off; tx_prio5_pause +0)",
 	       "rx_prio5_buf_discard=1", "rx_prio3_pause=0");
 	/* a slow receiver needs all three: pauses sent, none received, a host sign */
 	HEALTH("slow-receiver", "", "tx_prio3_pause=5", "rx_prio3_pause=1", "rx_out_of_buffer=1");
 	HEALTH("slow-receiver", "", "tx_prio3_pause=5", "rx_prio3_pause=0", "rx_out_of_buffer=0");
 	HEALTH("slow-receiver", "", "tx_prio3_pause=0", "rx_prio3_pause=0", "rx_out_of_buffer=9");
-	HEALTH("slow-receiver", "eth3 sent 5 PFC pauses on priority 3 and received none (rx_prio3_pause +0) in 1.0 s, while rx_out_of_buffer +1",
+	HEALTH("slow-receiver", "eth3 sent 5 PFC pauses on priority 3 and received none (rx_prio3_pause +0) in 1.00 s, while rx_out_of_buffer +1",
 	       "tx_prio3_pause=5", "rx_prio3_pause=0", "rx_out_of_buffer=1");
-	HEALTH("slow-receiver", "eth3 sent 5 PFC pauses on priority 3 and received none (rx_prio3_pause +0) in 1.0 s, while outbound_pci_stalled_rd_events +1 (outbound_pci_stalled_rd now 0%)",
+	HEALTH("slow-receiver", "eth3 sent 5 PFC pauses on priority 3 and received none (rx_prio3_pause +0) in 1.00 s, while outbound_pci_stalled_rd_events +1 (outbound_pci_stalled_rd now 0%)",
 	       "tx_prio3_pause=5", "outbound_pci_stalled_rd_events=1", "outbound_pci_stalled_rd=0");
 	/* the stall gauges (a share of the last second) are no events */
 	HEALTH("pcie", "", "outbound_pci_stalled_rd=30", "outbound_pci_stalled_wr=30", "tx_pci_signal_integrity=0");
-	HEALTH("pcie", "eth3: tx_pci_signal_integrity +1 in 1.0 s (PCIe transitions to recovery)",
+	HEALTH("pcie", "eth3: tx_pci_signal_integrity +1 in 1.00 s (PCIe transitions to recovery)",
 	       "tx_pci_signal_integrity=1");
 	TEST_END("findings: the health rules at their thresholds and just below, with their evidence");
 }

@@ -1007,9 +1007,9 @@ static int rule_cnp_ignored(struct rt_rule_ctx *c)
 		counter_subject(&s, pc);
 		err |= rt_findings_match(c->F, "cnp-ignored", RT_SEV_WARNING, &s, 1, (double)d->ports[i].d,
 			"Congestion control is off at this sender: CNPs arrive but do not slow it. Enable DCQCN (roce_np/roce_rp in the NIC's ECN settings) for the priority.",
-			"rp_cnp_ignored on %s%s%.0u moved by %llu in %.1f s (CNPs received but not acted on%s)",
+			"rp_cnp_ignored on %s%s%.0u moved by %llu in %s (CNPs received but not acted on%s)",
 			pc->dev[0] ? pc->dev : pc->netdev, pc->dev[0] ? " port " : "", pc->dev[0] ? pc->port : 0,
-			(unsigned long long)d->ports[i].d, d->secs, handled);
+			(unsigned long long)d->ports[i].d, RT_DUR(d->secs), handled);
 	}
 	return err;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "findings.h"
+#include "fmt.h"
 #include "linkspeed.h"
 #include "rules_health.h"
 
@@ -118,13 +119,13 @@ static int link_flap(struct rt_findings *F, const struct rt_snapshot *cur, const
 	(void)cur;
 	if (!strcmp(c->name, "carrier_changes") && c->scope == RT_SCOPE_NETDEV)
 		return rt_findings_match(F, "link-flap", RT_SEV_WARNING, s, 1, (double)n, next_step[NX_LINK_FLAP],
-			"%s: carrier_changes +%llu in %.1f s: the link lost its carrier %llu time%s (a flap is a down and an up)",
-			c->netdev, (unsigned long long)n, d->secs, (unsigned long long)(n + 1) / 2,
+			"%s: carrier_changes +%llu in %s: the link lost its carrier %llu time%s (a flap is a down and an up)",
+			c->netdev, (unsigned long long)n, RT_DUR(d->secs), (unsigned long long)(n + 1) / 2,
 			plural((n + 1) / 2));
 	if (!strcmp(c->name, "link_down_events_phy"))
 		return rt_findings_match(F, "link-flap", RT_SEV_WARNING, s, 1, (double)n, next_step[NX_LINK_FLAP],
-			"%s: link_down_events_phy +%llu in %.1f s: the port went down %llu time%s",
-			c->netdev, (unsigned long long)n, d->secs, (unsigned long long)n, plural(n));
+			"%s: link_down_events_phy +%llu in %s: the port went down %llu time%s",
+			c->netdev, (unsigned long long)n, RT_DUR(d->secs), (unsigned long long)n, plural(n));
 	return 0;
 }
 
@@ -142,8 +143,8 @@ static double bits_in(struct rt_findings *F, const struct rt_snapshot *cur, cons
 		return (double)b->d;
 	}
 	mbps = rt_link_speed(cur, netdev, F->cfg.speed_mbps, &from);
-	snprintf(how, len, "%llu Mb/s (%s) for %.1f s", (unsigned long long)mbps, from ? from : "assumed",
-		 d->secs);
+	snprintf(how, len, "%llu Mb/s (%s) for %s", (unsigned long long)mbps, from ? from : "assumed",
+		 RT_DUR(d->secs));
 	return (double)mbps * 1e6 * d->secs;
 }
 
@@ -199,7 +200,7 @@ static int link_errors(struct rt_findings *F, const struct rt_snapshot *cur, con
 	}
 	if (!strcmp(c->name, "rx_symbol_err_phy") || !strcmp(c->name, "fec_stat_uncorrectable_blocks"))
 		return rt_findings_match(F, "link-errors", RT_SEV_CRITICAL, s, 1, (double)n, next_step[NX_LINK_ERRORS],
-			"%s: %s +%llu in %.1f s (%s)", c->netdev, c->name, (unsigned long long)n, d->secs,
+			"%s: %s +%llu in %s (%s)", c->netdev, c->name, (unsigned long long)n, RT_DUR(d->secs),
 			c->name[0] == 'r' ? "received packets dropped for symbol errors" :
 					    "FEC blocks it could not correct");
 	return 0;
@@ -219,16 +220,16 @@ static int buffer_discard(struct rt_findings *F, const struct rt_snapshot *cur, 
 	if (prio < 0)
 		return strcmp(c->name, "rx_discards_phy") ? 0 :
 			rt_findings_match(F, "buffer-discard", RT_SEV_WARNING, s, 1, (double)p->d, next_step[NX_LOSSY],
-				"%s: rx_discards_phy +%llu in %.1f s (received packets dropped for lack of buffers on the port)",
-				c->netdev, (unsigned long long)p->d, d->secs);
+				"%s: rx_discards_phy +%llu in %s (received packets dropped for lack of buffers on the port)",
+				c->netdev, (unsigned long long)p->d, RT_DUR(d->secs));
 	snprintf(pause, sizeof(pause), "rx_prio%d_pause", prio);
 	snprintf(tx, sizeof(tx), "tx_prio%d_pause", prio);
 	pfc = on(d, c->netdev, pause) != NULL;
 	subject(s, c->netdev, prio, c->name);
 	return rt_findings_match(F, "buffer-discard", pfc ? RT_SEV_CRITICAL : RT_SEV_WARNING, s, 1,
 		(double)p->d, next_step[pfc ? NX_LOSSLESS : NX_LOSSY],
-		"%s priority %d: %s +%llu in %.1f s on a %s priority (%s %s; %s +%llu)",
-		c->netdev, prio, c->name, (unsigned long long)p->d, d->secs, pfc ? "lossless" : "lossy",
+		"%s priority %d: %s +%llu in %s on a %s priority (%s %s; %s +%llu)",
+		c->netdev, prio, c->name, (unsigned long long)p->d, RT_DUR(d->secs), pfc ? "lossless" : "lossy",
 		pause, pfc ? "is counted: PFC is on" : "is not counted: PFC is off", tx,
 		(unsigned long long)moved(d, c->netdev, tx));
 }
@@ -285,8 +286,8 @@ static int slow_receiver(struct rt_findings *F, const struct rt_snapshot *cur, c
 		return 0;
 	subject(s, c->netdev, prio, c->name);
 	return rt_findings_match(F, "slow-receiver", RT_SEV_CRITICAL, s, 1, (double)p->d, next_step[NX_SLOW_RECEIVER],
-		"%s sent %llu PFC pauses on priority %d and received none (%s +0) in %.1f s, while %s",
-		c->netdev, (unsigned long long)p->d, prio, rx, d->secs, signs);
+		"%s sent %llu PFC pauses on priority %d and received none (%s +0) in %s, while %s",
+		c->netdev, (unsigned long long)p->d, prio, rx, RT_DUR(d->secs), signs);
 }
 
 /* ---- pcie: the NIC's PCIe link retrains (signal integrity), or stalls and
@@ -303,7 +304,7 @@ static int pcie(struct rt_findings *F, const struct rt_snapshot *cur, const stru
 		return 0;
 	return rt_findings_match(F, "pcie", RT_SEV_WARNING, s, 1, (double)p->d,
 		next_step[sig ? NX_PCIE_SIGNAL : NX_PCIE_STALL],
-		"%s: %s +%llu in %.1f s (%s)", c->netdev, c->name, (unsigned long long)p->d, d->secs,
+		"%s: %s +%llu in %s (%s)", c->netdev, c->name, (unsigned long long)p->d, RT_DUR(d->secs),
 		sig ? "PCIe transitions to recovery" : strstr(c->name, "buffer_overflow") ?
 		"packets dropped: the PCIe buffer overflowed" : "seconds with the outbound PCIe requests stalled over 30% of the time");
 }
