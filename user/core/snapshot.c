@@ -3,6 +3,7 @@
  * sorted. Its tables' own jobs are in snapshot_*.c (snapshot_int.h lists them). */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +36,26 @@ static void table_free(struct rt_flow_table *t)
 	free(t);
 }
 
-/* like table_free above and findings.c's, snapshot_delta.c's, report_viz.c's frees: each its own arrays */
+/* A snapshot's arrays, each with its count and room: what rt_snapshot_free
+ * frees and rt_snapshot_copy grows, hands back to their owner and fills. */
+#define ARR(a) { offsetof(struct rt_snapshot, a), offsetof(struct rt_snapshot, n##a), \
+		 offsetof(struct rt_snapshot, a##_cap), sizeof(*((struct rt_snapshot *)0)->a) }
+static const struct snap_arr {
+	size_t arr, n, cap, size;
+} snap_arrs[] = {
+	ARR(flows), ARR(ifs), ARR(ports), ARR(swports), ARR(swdrops), ARR(sfagents), ARR(jobs),
+};
+#undef ARR
+
+#define AT(s, off, type) ((type *)((char *)(s) + (off)))
+#define FOR_ARR(a) for (a = snap_arrs; a < snap_arrs + sizeof(snap_arrs) / sizeof(*a); a++)
+
 void rt_snapshot_free(struct rt_snapshot *s)
 {
-	free(s->flows);
-	free(s->ifs);
-	free(s->ports);
-	free(s->swports);
-	free(s->swdrops);
-	free(s->sfagents);
-	free(s->jobs);
+	const struct snap_arr *a;
+
+	FOR_ARR(a)
+		free(*AT(s, a->arr, void *));
 	table_free(s->tab);
 	rt_snapshot_init(s);
 }
@@ -174,63 +185,32 @@ void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+
 int rt_snapshot_copy(struct rt_snapshot *dst, const struct rt_snapshot *src)
 {
 	struct rt_snapshot mem = *dst;	/* dst's arrays, grown to fit src */
-	int err;
+	const struct snap_arr *a;
+	int err = 0;
 
 	if (dst->tab) {	/* a table is only ever filled through its own calls */
 		rt_snapshot_clear(dst);
 		return rt_snapshot_apply(dst, src, 1);
 	}
-	err = rt_grow_to((void **)&mem.flows, &mem.flows_cap, src->nflows, sizeof(*mem.flows));
-	if (!err)
-		err = rt_grow_to((void **)&mem.ifs, &mem.ifs_cap, src->nifs, sizeof(*mem.ifs));
-	if (!err)
-		err = rt_grow_to((void **)&mem.ports, &mem.ports_cap, src->nports, sizeof(*mem.ports));
-	if (!err)
-		err = rt_grow_to((void **)&mem.swports, &mem.swports_cap, src->nswports, sizeof(*mem.swports));
-	if (!err)
-		err = rt_grow_to((void **)&mem.swdrops, &mem.swdrops_cap, src->nswdrops, sizeof(*mem.swdrops));
-	if (!err)
-		err = rt_grow_to((void **)&mem.sfagents, &mem.sfagents_cap, src->nsfagents,
-				 sizeof(*mem.sfagents));
-	if (!err)
-		err = rt_grow_to((void **)&mem.jobs, &mem.jobs_cap, src->njobs, sizeof(*mem.jobs));
+	FOR_ARR(a)
+		if (!err)
+			err = rt_grow_to(AT(&mem, a->arr, void *), AT(&mem, a->cap, size_t),
+					 *AT(src, a->n, const size_t), a->size);
 	if (!err)
 		*dst = *src;
-	dst->jobs = mem.jobs;
-	dst->jobs_cap = mem.jobs_cap;
-	dst->swports = mem.swports;
-	dst->swports_cap = mem.swports_cap;
-	dst->swdrops = mem.swdrops;
-	dst->swdrops_cap = mem.swdrops_cap;
-	dst->sfagents = mem.sfagents;
-	dst->sfagents_cap = mem.sfagents_cap;
-	dst->flows = mem.flows;
-	dst->flows_cap = mem.flows_cap;
-	dst->ifs = mem.ifs;
-	dst->ifs_cap = mem.ifs_cap;
-	dst->ports = mem.ports;
-	dst->ports_cap = mem.ports_cap;
 	dst->tab = NULL;
-	if (err)
-		return err;
-	if (src->nflows)
-		memcpy(dst->flows, src->flows, src->nflows * sizeof(*dst->flows));
-	if (src->nifs)
-		memcpy(dst->ifs, src->ifs, src->nifs * sizeof(*dst->ifs));
-	if (src->nports)
-		memcpy(dst->ports, src->ports, src->nports * sizeof(*dst->ports));
-	if (src->nswports)
-		memcpy(dst->swports, src->swports, src->nswports * sizeof(*dst->swports));
-	if (src->nswdrops)
-		memcpy(dst->swdrops, src->swdrops, src->nswdrops * sizeof(*dst->swdrops));
-	if (src->nsfagents)
-		memcpy(dst->sfagents, src->sfagents, src->nsfagents * sizeof(*dst->sfagents));
-	if (src->njobs)
-		memcpy(dst->jobs, src->jobs, src->njobs * sizeof(*dst->jobs));
-	return 0;
+	FOR_ARR(a) {
+		*AT(dst, a->arr, void *) = *AT(&mem, a->arr, void *);
+		*AT(dst, a->cap, size_t) = *AT(&mem, a->cap, size_t);
+		if (!err && *AT(src, a->n, const size_t))
+			memcpy(*AT(dst, a->arr, void *), *AT(src, a->arr, void *const),
+			       *AT(src, a->n, const size_t) * a->size);
+	}
+	return err;
 }
 
 int rt_flow_key_cmp(const struct rt_flow_key *a, const struct rt_flow_key *b)
