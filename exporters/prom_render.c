@@ -206,12 +206,12 @@ struct rt_prom_render {
 	size_t order_cap;
 	struct rt_flow_delta *idle;	/* unchanged flows filling the top K */
 	__u32 *heap;
-	struct hp **hp_order;
+	void **hp_order;		/* struct hp * (top_rows) */
 	size_t hp_order_cap;
 	size_t hp_tracked;		/* host pairs with totals; at most EXPORT_HOSTPAIRS exported */
 	struct rt_htab jobs;		/* struct pjob, at most MAX_JOBS */
 	int jobs_full_warned;
-	struct pjob **job_order;
+	void **job_order;		/* struct pjob * (top_rows) */
 	size_t job_order_cap, jobs_tracked;
 	struct rt_prom_self self;	/* the exporter's own figures, if valid */
 	/* NIC counters as exported: sorted like a snapshot's ports table. */
@@ -296,6 +296,31 @@ static int cmp_hp_rank(const void *a, const void *b)
 static int cmp_hp(const void *a, const void *b)
 {
 	return rt_hostpair_cmp(&(*(struct hp *const *)a)->k, &(*(struct hp *const *)b)->k);
+}
+
+/*
+ * The rows of t in *order (grown to fit): at most keep of them, the first
+ * by rank when t holds more, in key order. *tracked gets how many t holds.
+ * How many are kept, or -ENOMEM. The host pairs and the jobs are bounded so.
+ */
+static long top_rows(const struct rt_htab *t, void ***order, size_t *cap, size_t keep, size_t *tracked,
+		     int (*rank)(const void *, const void *), int (*key)(const void *, const void *))
+{
+	size_t i, n;
+
+	if (rt_grow_to((void **)order, cap, t->n ? t->n : 1, sizeof(**order)))
+		return -ENOMEM;
+	for (i = 0, n = 0; i < t->cap; i++)
+		if (t->used[i])
+			(*order)[n++] = rt_htab_at(t, i);
+	*tracked = n;
+	if (n > keep) {
+		qsort(*order, n, sizeof(**order), rank);
+		n = keep;
+	}
+	if (n > 1)
+		qsort(*order, n, sizeof(**order), key);
+	return (long)n;
 }
 
 static int cmp_top_key(const void *a, const void *b)
@@ -404,13 +429,13 @@ static void mirror_label(char *set, size_t len, __u8 mirror, __u32 id)
 
 static const struct rt_flow_val *hp_val(void *ctx, size_t i)
 {
-	return &((struct render_ctx *)ctx)->r->hp_order[i]->v;
+	return &((const struct hp *)((struct render_ctx *)ctx)->r->hp_order[i])->v;
 }
 
 static void hp_labels(void *ctx, size_t i, char *set, size_t len)
 {
 	struct render_ctx *c = ctx;
-	const struct rt_hostpair *k = &c->r->hp_order[i]->k;
+	const struct rt_hostpair *k = &((const struct hp *)c->r->hp_order[i])->k;
 
 	addr_labels(c->cur, k->ifindex, k->dir, k->family, k->a, k->b, set, len);
 	mirror_label(set, len, k->mirror, k->mirror_id);
@@ -689,6 +714,7 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	struct render_ctx c = { .r = r, .cur = cur };
 	struct rowset rs = { .ctx = &c };
 	size_t i, n, active, nidle;
+	long top;
 
 	/* host pairs: add this interval's deltas */
 	for (i = 0; i < d->nflows; i++) {
@@ -705,19 +731,11 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 		if (h)
 			rt_flow_val_add(&h->v, &d->flows[i].d);
 	}
-	if (rt_grow_to((void **)&r->hp_order, &r->hp_order_cap, r->hp.n, sizeof(*r->hp_order)))
-		return -ENOMEM;
-	for (i = 0, n = 0; i < r->hp.cap; i++)
-		if (r->hp.used[i])
-			r->hp_order[n++] = rt_htab_at(&r->hp, i);
-	r->hp_tracked = n;
-	if (n > EXPORT_HOSTPAIRS) {
-		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp_rank);
-		n = EXPORT_HOSTPAIRS;
-	}
-	if (n > 1)	/* hp_order is NULL while there are none (UBSan) */
-		qsort(r->hp_order, n, sizeof(*r->hp_order), cmp_hp);
-	rs.n = n;
+	top = top_rows(&r->hp, &r->hp_order, &r->hp_order_cap, EXPORT_HOSTPAIRS, &r->hp_tracked,
+		       cmp_hp_rank, cmp_hp);
+	if (top < 0)
+		return (int)top;
+	rs.n = n = (size_t)top;
 	rs.val = hp_val;
 	rs.labels = hp_labels;
 	flow_families(w, "rocetop_hostpair", "between the host pair (all queue pairs)", &rs);
@@ -760,7 +778,7 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 
 static const struct rt_flow_val *job_val(void *ctx, size_t i)
 {
-	return &((struct render_ctx *)ctx)->r->job_order[i]->v;
+	return &((const struct pjob *)((struct render_ctx *)ctx)->r->job_order[i])->v;
 }
 
 static void job_labels(void *ctx, size_t i, char *set, size_t len)
@@ -795,6 +813,7 @@ static int render_jobs(struct rt_prom_render *r, struct out *w, const struct rt_
 	struct render_ctx c = { .r = r, .cur = cur };
 	struct rowset rs = { .ctx = &c, .val = job_val, .labels = job_labels };
 	size_t i, n;
+	long top;
 
 	for (i = 0; i < d->nflows; i++) {
 		const struct rt_job *j = rt_snapshot_job(cur, d->flows[i].f);
@@ -814,20 +833,11 @@ static int render_jobs(struct rt_prom_render *r, struct out *w, const struct rt_
 		p->kind = j->kind;
 		rt_flow_val_add(&p->v, &d->flows[i].d);
 	}
-	if (rt_grow_to((void **)&r->job_order, &r->job_order_cap, r->jobs.n ? r->jobs.n : 1,
-		       sizeof(*r->job_order)))
-		return -ENOMEM;
-	for (i = 0, n = 0; i < r->jobs.cap; i++)
-		if (r->jobs.used[i])
-			r->job_order[n++] = rt_htab_at(&r->jobs, i);
-	r->jobs_tracked = n;
-	if (n > EXPORT_JOBS) {
-		qsort(r->job_order, n, sizeof(*r->job_order), cmp_job_rank);
-		n = EXPORT_JOBS;
-	}
-	if (n > 1)
-		qsort(r->job_order, n, sizeof(*r->job_order), cmp_job_key);
-	rs.n = n;
+	top = top_rows(&r->jobs, &r->job_order, &r->job_order_cap, EXPORT_JOBS, &r->jobs_tracked,
+		       cmp_job_rank, cmp_job_key);
+	if (top < 0)
+		return (int)top;
+	rs.n = n = (size_t)top;
 	flow_families(w, "rocetop_job", "of the job's flows (its processes' queue pairs)", &rs);
 	family(w, "rocetop_jobs_unexported", M_GAUGE, NULL,
 	       "Jobs with totals left out of rocetop_job_*, beyond the " RT_STR(EXPORT_JOBS)
