@@ -833,6 +833,7 @@ static int render_jobs(struct rt_prom_render *r, struct out *w, const struct rt_
 		p->kind = j->kind;
 		rt_flow_val_add(&p->v, &d->flows[i].d);
 	}
+	/* exported as the host pairs are (above), under the jobs' own names and bound */
 	top = top_rows(&r->jobs, &r->job_order, &r->job_order_cap, EXPORT_JOBS, &r->jobs_tracked,
 		       cmp_job_rank, cmp_job_key);
 	if (top < 0)
