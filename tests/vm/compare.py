@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """Judge one kernel's run of tests/vm/rdma-pair.sh against independent sources.
 
-usage: compare.py RESULTS VER
+usage: compare.py RESULTS VER [BUILD]
 RESULTS holds a/ and b/ (what each VM left: the capture, rocetop's CSV, the QP
 table it polled, hw_counters before and after, the tools' outputs and pids,
-doctor's and --qp-counters' outputs). Prints "PASS name" / "FAIL name: why";
+doctor's and --qp-counters' outputs, each end's recording of the run);
+BUILD (default: build) has the rocetop that reads the recordings back
+(rocetop report). Prints "PASS name" / "FAIL name: why";
 exits 1 on a failure.
 
 The sources: tshark's dissection of each VM's capture of eth0 (packets, bytes,
@@ -28,8 +30,12 @@ from rtlib.roce import ECN_COL  # noqa: E402
 from rtlib.tshark import fields  # noqa: E402
 
 res, ver = sys.argv[1:3]
+BUILD = sys.argv[3] if len(sys.argv) > 3 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                           "build")
 COLS = "pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak".split(",")
 IPS = {"a": "10.77.0.1", "b": "10.77.0.2"}
+# Each host's own addresses: a's eth0 also has the incident's culprit ranks' (rdma-pair.sh).
+OWN = {"a": {IPS["a"], "10.77.0.11", "10.77.0.12", "10.77.0.13"}, "b": {IPS["b"]}}
 failed = 0
 
 
@@ -62,7 +68,7 @@ def tshark_flows(role, tl):
     except subprocess.CalledProcessError:
         return None
     for src, dst, qp, op, ecn, flen, syn, t in frames:
-        d = "egress" if src == IPS[role] else "ingress"
+        d = "egress" if src in OWN[role] else "ingress"
         f = flows[(d, src, dst, int(qp, 0), tl.at(float(t)))]
         f["pkts"] += 1
         f["bytes"] += int(flen)
@@ -119,8 +125,11 @@ def diff(got, want, limit=4):
 
 
 def phases(role):
-    """phase -> dict(pid, comm, rc, lqpn, rqpn, t0, t1, tries) of its last try,
-    from procs and the tools' outputs; tries: [(label, t0, t1)] of every try."""
+    """phase -> dict(pid, comm, rc, lqpn, rqpn, t0, t1, tries, peer) of its last try,
+    from procs and the tools' outputs; tries: [(label, t0, t1)] of every try,
+    labelled by the phase's name before any "." (the incident's processes,
+    incident.c0 and the like, share one phase's time); peer and addr: the
+    other end's RoCE address and this one's, when procs names them."""
     ph = {}
     for line in read(role, "procs").splitlines():
         f = line.split()
@@ -138,7 +147,9 @@ def phases(role):
         n = re.search(r"remote address:.*?QPN (0x[0-9a-fA-F]+)", text)
         d["lqpn"] = int(m.group(1), 16) if m else None
         d["rqpn"] = int(n.group(1), 16) if n else None
-        d["tries"] = ph.get(name, {}).get("tries", []) + [(f"{name}#{tr}", t0, t1)]
+        d["tries"] = ph.get(name, {}).get("tries", []) + [(f"{name.split('.')[0]}#{tr}", t0, t1)]
+        d["peer"] = f[7] if len(f) >= 8 else None
+        d["addr"] = f[8] if len(f) >= 9 else None
         d["hung_before"] = ph.get(name, {}).get("hung_before", False) or ph.get(name, {}).get("rc") == "hung"
         if tr > 1:
             prev = ph[name]
@@ -158,7 +169,7 @@ class Timeline:
     in the same window."""
 
     def __init__(self, ph):
-        w = sorted((t for d in ph.values() for t in d["tries"] if t[1] is not None), key=lambda t: t[1])
+        w = sorted({t for d in ph.values() for t in d["tries"] if t[1] is not None}, key=lambda t: t[1])
         self.edges = [(lab, (w[i - 1][2] + t0) / 2 if i else float("-inf"))
                       for i, (lab, t0, _t1) in enumerate(w)]
 
@@ -260,11 +271,183 @@ def placed_jobs(role):
             if len(f) >= 6}
 
 
+# The incident phase's processes (rdma-pair.sh): the culprit's three ranks on
+# each end and the victim's one; b's ends of the culprit's flows come from
+# their own addresses on a.
+INCIDENT = ("incident.c0", "incident.c1", "incident.c2", "incident.v")
+CULPRIT, VICTIM = INCIDENT[:3], INCIDENT[3]
+
+
+def job_key(placed):
+    """The job as rocetop report's jobs table keys it ("slurm:4712")."""
+    return f"{placed[0]}:{placed[1]}"
+
+
+def tshark_jobs(r, ph, jobs, capt):
+    """The capture's flows of every tool the guest placed in a job, on r: a
+    list of dict(phase, job ("kind:job"), step, rank, dir, src, dst, dqpn,
+    data, ce, pkts, bytes), one per direction: the tool's QP is the dqpn of
+    what comes in, its peer's of what goes out; within the phase's time.
+    data: packets that are neither ACK, NAK, RNR NAK nor CNP. Per flow,
+    so that any sum (per job, rank, destination) is taken from it: by().
+    a's capture is taken after its qdisc, rocetop's egress hook before it:
+    there, what a's qdisc marked CE counts as the ECT(0) rocetop saw."""
+    recs = []
+    for name, placed in jobs.items():
+        p = ph.get(name)
+        if not p or capt is None:
+            continue
+        peer = p["peer"] or IPS["b" if r == "a" else "a"]
+        me = p["addr"] or IPS[r]
+        labels = {t[0] for t in p["tries"]}
+        for d, src, dst, q in (("ingress", peer, me, p["lqpn"]), ("egress", me, peer, p["rqpn"])):
+            for k, v in capt.items():
+                if k[:4] == (d, src, dst, q) and k[4] in labels:
+                    data = v["pkts"] - v["ack"] - v["nak"] - v["rnr_nak"] - v["cnp"]
+                    ce = 0 if r == "a" and d == "egress" else v["ce"]
+                    recs.append(dict(phase=name, job=job_key(placed), step=placed[2], rank=placed[3], dir=d,
+                                     src=src, dst=dst, dqpn=q, data=data, ce=ce, pkts=v["pkts"],
+                                     bytes=v["bytes"]))
+    return recs
+
+
+def by(recs, keys, cols=("data", "ce"), **match):
+    """recs summed by the tuple of keys, over those whose fields equal match's."""
+    out = defaultdict(lambda: {c: 0 for c in cols})
+    for x in recs:
+        if all(x[f] == v for f, v in match.items()):
+            for c in cols:
+                out[tuple(x[k] for k in keys)][c] += x[c]
+    return {k: dict(v) for k, v in out.items()}
+
+
+def fmt_ranks(ranks):
+    """Ranks as rocetop prints them: runs folded ("0-2,5")."""
+    rs, parts = sorted({int(x) for x in ranks if x != ""}), []
+    for x in rs:
+        if parts and x == parts[-1][1] + 1:
+            parts[-1][1] = x
+        else:
+            parts.append([x, x])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)
+
+
+def report(files, json_out):
+    """rocetop report of the recordings (every row): its JSON, or its text; None if it failed."""
+    cmd = [os.path.join(BUILD, "rocetop"), "report", "--top", "0"] + (["--json"] if json_out else []) + files
+    try:
+        text = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=True).stdout
+        return json.loads(text) if json_out else text
+    except (OSError, ValueError, subprocess.SubprocessError) as e:
+        print(f"INFO {ver}: {' '.join(cmd[1:])} failed: {str(e)[:200]}")
+        return None
+
+
+def text_jobs(text):
+    """The first "Jobs by congestion" table of a report's text: job -> (ranks, ce, pkts)."""
+    got, rows = {}, (text or "").split("Jobs by congestion", 1)[1:]
+    for line in rows[0].splitlines()[2:] if rows else []:
+        f = line.split()
+        if len(f) != 9 or not all(x.isdigit() for x in f[1:8]):
+            break
+        got[f[0]] = (f[8], int(f[4]), int(f[2]))
+    return got
+
+
+def want_jobs(recs):
+    """job -> (ranks, ce, pkts): what the report's jobs table must say of the jobs placed."""
+    sums = by(recs, ("job",), ("ce", "pkts"))
+    return {j: (fmt_ranks(x["rank"] for x in recs if x["job"] == j) or "-", v["ce"], v["pkts"])
+            for (j,), v in sums.items()}
+
+
+def check_report(name, got, want):
+    """The report's rows of the jobs placed against the capture's."""
+    got = {j: got.get(j) for j in want}
+    out(got and got == want, f"{name} lists each job placed with its ranks, CE and packets as the captures "
+        f"({', '.join(f'{j} ranks {w[0]} CE {w[1]}' for j, w in sorted(want.items()))})",
+        f"report {got} tshark {want}")
+
+
+def incident_findings(ph, tl, recs, fnd, placed):
+    """b's findings on the incident: congestion on each rank's flow naming its
+    job and rank, and an incast naming the culprit's sources."""
+    labels = {t[0] for t in ph.get(VICTIM, {}).get("tries", [])}
+    now = [x for x in fnd if tl.row(x) in labels]
+    for who, names in (("victim", (VICTIM,)), ("culprit", CULPRIT)):
+        miss = []
+        for x in recs:
+            if x["phase"] not in names or x["dir"] != "ingress":
+                continue
+            subj = {"dir=ingress", f"src={x['src']}", f"dst={x['dst']}", f"dqpn={x['dqpn']}"}
+            name = f"(job {job_key(placed[x['phase']])}.{x['step']} rank {x['rank']})"
+            if not any(f["rule"] == "congestion" and subj <= set(f["subject"].split()) and name in f["evidence"]
+                       for f in now):
+                miss.append(f"{x['src']} QP {x['dqpn']} {name}")
+        ranks = sorted(placed[n][3] for n in names if n in placed)
+        flows = [x for x in recs if x["phase"] in names and x["dir"] == "ingress"]
+        out(len(flows) == len(names) and not miss, f"b: incident: a congestion finding on each of the {who}'s flows "
+            f"names its job and rank ({job_key(placed.get(names[0], '??'))} ranks {','.join(ranks)})",
+            f"none for {'; '.join(miss)} (rules seen then: {sorted({f['rule'] for f in now})})")
+    srcs = sorted({x["src"] for x in recs if x["phase"] in CULPRIT and x["dir"] == "ingress"})
+    inc = [f for f in now if f["rule"] == "incast" and f"dst={IPS['b']}" in f["subject"].split()]
+    ok = [f for f in inc if all(re.search(re.escape(a) + r"\b", f["evidence"]) for a in srcs)]
+    out(len(srcs) == 3 and ok, f"b: incident: an incast finding towards {IPS['b']} names the culprit's sources "
+        f"{', '.join(srcs)}", f"{len(inc)} incast rows, e.g. '{inc[0]['evidence'] if inc else ''}'")
+
+
+def incident(ph, tl, capt, jobs):
+    """The incident phase: CE per rank against tshark and the qdisc's count,
+    the findings naming both jobs, rocetop report of b's recording and of
+    both hosts' naming each job with its ranks."""
+    recs = {r: tshark_jobs(r, ph[r], jobs[r], capt[r]) for r in "ab"}
+    inc = [x for x in recs["b"] if x["phase"] in INCIDENT]
+    want = by(inc, ("job", "step", "rank"), dir="ingress")
+    print(f"INFO {ver} b: incident: tshark's data packets and CE per job.step and rank: "
+          + ", ".join(f"{j}.{s} rank {k}: {v['data']} data {v['ce']} CE" for (j, s, k), v in sorted(want.items())))
+    out(len(want) == 4 and all(v["ce"] > 0 for v in want.values()),
+        "b: incident: the shared queue marked each rank's packets, the victim's too (tshark)",
+        f"tshark per rank {want}")
+    rows = rocetop_rows("b") or []
+    labels = {t[0] for t in ph["b"].get(VICTIM, {}).get("tries", [])}
+    now = [x for x in rows if x.get("origin", "wire") == "wire" and x["dir"] == "ingress" and x["dqpn"] != "1"
+           and tl["b"].row(x) in labels]
+    got = defaultdict(lambda: {"data": 0, "ce": 0})
+    for x in now:
+        g = got[(f"{x['job_kind']}:{x['job']}", x["step"], x["rank"])]
+        g["data"] += int(x["pkts"]) - int(x["ack"]) - int(x["nak"]) - int(x["rnr_nak"]) - int(x["cnp"])
+        g["ce"] += int(x["ce"])
+    out(now and dict(got) == want, "b: incident: flows.csv's data packets and CE per job and rank equal tshark's",
+        f"rocetop {dict(got)} tshark {want}")
+    m = re.search(r"ecn_mark (\d+) ce_mark (\d+)", read("a", "qdisc.incident"))
+    marks = (int(m.group(1)), int(m.group(2))) if m else None
+    cap_ce = sum(v["ce"] for k, v in (capt["b"] or {}).items() if k[0] == "ingress" and k[4] in labels)
+    rt_ce = sum(int(x["ce"]) for x in now)
+    out(marks and marks[0] == 0 and marks[1] == cap_ce == rt_ce and cap_ce > 0,
+        "b: incident: CE counted by rocetop = in b's capture = fq_codel's marks on a",
+        f"rocetop {rt_ce}, tshark {cap_ce}, fq_codel ecn_mark/ce_mark {marks}")
+    incident_findings(ph["b"], tl["b"], recs["b"], rocetop_rows("b", name="findings.csv") or [], jobs["b"])
+    # rocetop report: b's recording, then both hosts' (each job's ranks joined).
+    rec = {r: os.path.join(res, r, "rocetop", "run.rtr") for r in "ab"}
+    for files, name, want in (([rec["b"]], "b", want_jobs(recs["b"])),
+                              ([rec["a"], rec["b"]], "ab", want_jobs(recs["a"] + recs["b"]))):
+        doc, text = report(files, True), report(files, False)
+        if text is not None:
+            with open(os.path.join(res, f"report.{name}.txt"), "w") as f:
+                f.write(text)
+        arr = (doc or {}).get("jobs") if name == "b" else ((doc or {}).get("all_jobs") or {}).get("jobs")
+        got = {x.get("job"): (x.get("ranks"), x.get("ce"), x.get("pkts")) for x in arr or []}
+        what = "rocetop report of b's recording" if name == "b" else "rocetop report of a's and b's recordings"
+        check_report(f"{what} (JSON)", got, want)
+        check_report(f"{what} (text)", text_jobs(text), want)
+
+
 def main():
     ph = {r: phases(r) for r in "ab"}
     jobs = {r: placed_jobs(r) for r in "ab"}
     for r in "ab":
-        out(set(jobs[r]) == {"write", "send"}, f"{r}: the write and send phases ran in jobs the guest made",
+        out(set(jobs[r]) == {"write", "send", *INCIDENT}, f"{r}: the write, send and incident phases ran in jobs "
+            "the guest made",
             f"the guest's jobs file names {sorted(jobs[r])}")
     for r in "ab":
         table_qpns(r, ph[r])
@@ -290,7 +473,8 @@ def main():
     if caps["a"] and caps["b"]:
         rnr = sum(f["rnr_nak"] for f in caps["b"].values() if f)
         out(rnr > 0, "RNR phase: the capture holds RNR NAKs", "no RNR NAK on the wire")
-        ce = sum(f["ce"] for k, f in caps["b"].items() if k[0] == "ingress")
+        ce_tries = {t[0] for t in ph["b"].get("ce", {}).get("tries", [])}
+        ce = sum(f["ce"] for k, f in capt["b"].items() if k[0] == "ingress" and k[4] in ce_tries)
         m = re.search(r"ecn_mark (\d+) ce_mark (\d+)", read("a", "qdisc.ce"))
         marks = (int(m.group(1)), int(m.group(2))) if m else None
         out(ce > 0 and marks and marks[0] == 0 and marks[1] == ce,
@@ -392,7 +576,7 @@ def main():
                 f"rdma resource show qp had {sorted(owners, key=str)[:4] or 'no QP of that pid'}")
             if want_q is None or p["rqpn"] is None:
                 continue
-            peer = IPS["b" if r == "a" else "a"]
+            peer = p["peer"] or IPS["b" if r == "a" else "a"]
             mine = [x for x in rows if x.get("origin", "wire") == "wire" and
                     ((x["dir"] == "egress" and x["dst"] == peer and int(x["dqpn"]) == p["rqpn"]) or
                      (x["dir"] == "ingress" and x["src"] == peer and int(x["dqpn"]) == want_q))]
@@ -474,6 +658,7 @@ def main():
         out(last and not bad, f"{r}: ports.csv's last rxe0 values equal sysfs hw_counters",
             f"ports.csv/sysfs differ: {dict(list(bad.items())[:5])}")
 
+    incident(ph, tl, capt, jobs)
     return 1 if failed else 0
 
 

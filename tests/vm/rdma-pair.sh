@@ -108,7 +108,18 @@ job_exec() {
 	*) exec "$@" ;;
 	esac
 }
-rocetop_start rocetop --pods-log-dir "$LOGS/pods"
+# slurm_exec JOB STEP RANK NTASKS LOCALID CMD...: CMD in that Slurm task's
+# cgroup with Slurm's variables, as this process (as job_exec).
+slurm_exec() {
+	local cg=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_$1/step_$2/user/task_$3
+	mkdir -p "$cg" || echo "cgroup $cg could not be made" >>"$R/errors"
+	exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" env SLURM_JOB_ID="$1" SLURM_STEP_ID="$2" \
+		SLURM_PROCID="$3" SLURM_NTASKS="$4" SLURM_LOCALID="$5" "${@:6}"
+}
+# The whole run is also recorded (-w): tests/vm/compare.py reads it back with
+# rocetop report; with KEEP=1 it stays in the results (a/rocetop/run.rtr,
+# b/rocetop/run.rtr), the incident phase's among the rest.
+rocetop_start rocetop --pods-log-dir "$LOGS/pods" -w "$R/rocetop/run.rtr"
 ( while [ ! -e "$R/qp.stop" ]; do
 	echo "@ $(cut -d' ' -f1 /proc/uptime)"
 	rdma -j -d resource show qp
@@ -241,6 +252,137 @@ phase ce ib_write_bw -R -T 106 -t 16 -n 500 -s 4096 -- -R -T 106 -t 16 -n 500 -s
 # RNR: the server posts one receive at a time; the client sends 32 deep (at
 # 128 deep, under a loaded TCG host, rxe's RNR retries outlasted the 60 s).
 phase rnr ib_send_bw -x "$GID" -n 200 -s 64 -r 1 -- -x "$GID" -n 200 -s 64 -t 32 "$PEER_IP"
+
+# ---- The incident: two jobs in one congested queue ----
+# The culprit, Slurm job 4712 (six ranks: 0-2 on a, 3-5 on b), writes 4 KiB
+# messages 8 deep from three ranks on a to three on b; the victim, Slurm job
+# 4711 step 1 (rank 0 on a, rank 1 on b), writes 512-byte ones 4 deep, and
+# starts a second later for a shorter time, inside the culprit's load. Each
+# culprit rank sends from its own address (a RoCE v2 GID of rxe0 made by
+# adding the address to eth0; perftest's -x picks it), so that b sees three
+# culprit sources and the victim's (rocetop's incast rule wants 3). a's egress
+# is one 20 Mbit/s queue: tbf feeding fq_codel with a single flow queue (its
+# default of 1024 would keep the victim apart from the culprit), which marks
+# CE on ECN-capable packets that waited over 1 ms; every QP's traffic class is
+# 106 (DSCP 26 + ECT(0)), so the victim is marked because of the culprit's
+# packets ahead of it. A QP timeout of 0.5 s (-u 17) outlasts the queue's
+# delay (perftest's default, 67 ms, does not under TCG).
+INC_ADDRS=(10.77.0.11 10.77.0.12 10.77.0.13)
+gid_of() { # gid_of IPV4: rxe0's RoCE v2 GID index of this address (bounded wait)
+	# Read with read, in index order: rxe's table has 1024 entries, and a
+	# cat of each (a fork under TCG) in the glob's order took a minute.
+	local want end=$((SECONDS + 10)) i g t d=/sys/class/infiniband/rxe0/ports/1
+	# shellcheck disable=SC2086
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ })
+	while [ $SECONDS -lt $end ]; do
+		for ((i = 0; i < 1024; i++)); do
+			read -r g <"$d/gids/$i" 2>/dev/null || continue
+			[ "$g" = "$want" ] || continue
+			read -r t <"$d/gid_attrs/types/$i" 2>/dev/null
+			[ "$t" = "RoCE v2" ] && { echo "$i"; return 0; }
+		done
+		sleep 0.2
+	done
+	echo "no RoCE v2 GID of $1 on rxe0" >>"$R/errors"
+	echo "$GID"
+}
+INC=(c0 c1 c2 v)
+INC_GID=("$GID" "$GID" "$GID" "$GID")
+if [ "$ROLE" = a ]; then
+	for k in 0 1 2; do
+		ip addr add "${INC_ADDRS[$k]}/24" dev eth0 || echo "ip addr add ${INC_ADDRS[$k]} failed" >>"$R/errors"
+	done
+	for k in 0 1 2; do INC_GID[k]=$(gid_of "${INC_ADDRS[$k]}"); done
+	INC_PEER=("$PEER_IP" "$PEER_IP" "$PEER_IP" "$PEER_IP")
+	INC_SELF=("${INC_ADDRS[@]}" "$MY_IP")
+else
+	INC_PEER=("${INC_ADDRS[@]}" "$PEER_IP")
+	INC_SELF=("$MY_IP" "$MY_IP" "$MY_IP" "$MY_IP")
+fi
+# member K: job step rank size localid, and the tool's arguments of its size and length
+inc_job() {
+	local k=$1
+	if [ "$k" -lt 3 ]; then
+		[ "$ROLE" = a ] && echo "4712 0 $k 6 $k" || echo "4712 0 $((k + 3)) 6 $k"
+	else
+		[ "$ROLE" = a ] && echo "4711 1 0 2 0" || echo "4711 1 1 2 0"
+	fi
+}
+inc_args() { [ "$1" -lt 3 ] && echo "-s 4096 -t 8 -D 6" || echo "-s 512 -t 4 -D 4"; }
+for k in 0 1 2 3; do
+	read -r j st rk sz _ <<<"$(inc_job $k)"
+	printf 'incident.%s\tslurm\t%s\t%s\t%s\t%s\n' "${INC[$k]}" "$j" "$st" "$rk" "$sz" >>"$R/jobs"
+done
+# incident_try TRY: the four members at once (servers on b, clients on a);
+# each records "incident.NAME pid tool rc t0 t1 try peer self" in procs (t0,
+# t1: the whole phase's), peer and self the two ends' RoCE addresses.
+incident_try() {
+	local try=$1 k pids=() rcs=() t0 t1 out end all=0 p
+	log "phase incident (try $try)"
+	netsnap "incident.$try.0"
+	t0=$(date +%s.%N)
+	[ "$ROLE" = a ] && barrier "incident.$try.srv"
+	for k in 0 1 2 3; do
+		out=$R/incident.${INC[$k]}.out
+		[ "$try" = 1 ] || out=$R/incident.${INC[$k]}.try$try.out
+		# shellcheck disable=SC2046
+		if [ "$ROLE" = b ]; then
+			(slurm_exec $(inc_job $k) stdbuf -oL ib_write_bw -x "${INC_GID[$k]}" --tclass=106 -u 17 \
+				-p $((PORT + k)) $(inc_args $k)) >"$out" 2>&1 &
+		else
+			[ "$k" = 3 ] && sleep 1
+			(slurm_exec $(inc_job $k) stdbuf -oL ib_write_bw -x "${INC_GID[$k]}" --tclass=106 -u 17 \
+				-p $((PORT + k)) $(inc_args $k) "$PEER_IP") >"$out" 2>&1 &
+		fi
+		pids+=($!)
+	done
+	if [ "$ROLE" = b ]; then
+		end=$((SECONDS + 60))
+		for k in 0 1 2 3; do
+			while [ $SECONDS -lt $end ] && ! ss -Hltn "sport = :$((PORT + k))" | grep -q .; do sleep 0.1; done
+		done
+		sleep 0.5
+		barrier "incident.$try.srv"
+	fi
+	end=$((SECONDS + 60))
+	while [ $SECONDS -lt $end ]; do
+		all=0
+		for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && all=1; done
+		[ $all = 1 ] || break
+		rdma -j -d resource show qp >>"$R/qp.log" 2>/dev/null && echo >>"$R/qp.log"
+		sleep 0.2
+	done
+	t1=$(date +%s.%N)
+	all=0
+	for k in 0 1 2 3; do
+		p=${pids[$k]}
+		if kill -0 "$p" 2>/dev/null; then
+			rcs[k]=hung
+			log "incident: ${INC[$k]} still runs after 60 s; left alone"
+		else
+			wait "$p"
+			rcs[k]=$?
+		fi
+		out=$R/incident.${INC[$k]}.out
+		[ "$try" = 1 ] || out=$R/incident.${INC[$k]}.try$try.out
+		[ "${rcs[$k]}" = 1 ] && grep -q "Can't produce a report" "$out" && grep -q '#bytes' "$out" && rcs[k]=0
+		[ "${rcs[$k]}" = 0 ] || all=1
+		echo "incident.${INC[$k]} $p ib_write_bw ${rcs[$k]} $t0 $t1 $try ${INC_PEER[$k]} ${INC_SELF[$k]}" >>"$R/procs"
+	done
+	echo "$all" >"$SYNC/$ROLE.incident.$try.rc"
+	netsnap "incident.$try.1"
+	barrier "incident.$try.done"
+	sleep 2
+}
+[ "$ROLE" = a ] && tc qdisc add dev eth0 root handle 1: tbf rate 20mbit burst 16k latency 2s &&
+	tc qdisc add dev eth0 parent 1:1 handle 10: fq_codel flows 1 ce_threshold 1ms target 1s interval 2s
+for try in 1 2; do
+	PORT=$((PORT + 10))
+	incident_try "$try"
+	grep -qx 0 "$SYNC/a.incident.$try.rc" && grep -qx 0 "$SYNC/b.incident.$try.rc" && break
+	log "phase incident: try $try failed"
+done
+[ "$ROLE" = a ] && { tc -s qdisc show dev eth0 >"$R/qdisc.incident"; tc qdisc del dev eth0 root; }
 
 # Two intervals with no traffic, then the NIC's counters and rocetop's end.
 sleep 3
