@@ -150,6 +150,8 @@ def phases(role):
         d["tries"] = ph.get(name, {}).get("tries", []) + [(f"{name.split('.')[0]}#{tr}", t0, t1)]
         d["peer"] = f[7] if len(f) >= 8 else None
         d["addr"] = f[8] if len(f) >= 9 else None
+        # every try's QPs (a failed try's flows are the job's too)
+        d["qps"] = ph.get(name, {}).get("qps", []) + [(d["tries"][-1][0], d["lqpn"], d["rqpn"])]
         d["hung_before"] = ph.get(name, {}).get("hung_before", False) or ph.get(name, {}).get("rc") == "hung"
         if tr > 1:
             prev = ph[name]
@@ -287,7 +289,7 @@ def tshark_jobs(r, ph, jobs, capt):
     """The capture's flows of every tool the guest placed in a job, on r: a
     list of dict(phase, job ("kind:job"), step, rank, dir, src, dst, dqpn,
     data, ce, pkts, bytes), one per direction: the tool's QP is the dqpn of
-    what comes in, its peer's of what goes out; within the phase's time.
+    what comes in, its peer's of what goes out; within its try's time.
     data: packets that are neither ACK, NAK, RNR NAK nor CNP. Per flow,
     so that any sum (per job, rank, destination) is taken from it: by().
     a's capture is taken after its qdisc, rocetop's egress hook before it:
@@ -299,10 +301,10 @@ def tshark_jobs(r, ph, jobs, capt):
             continue
         peer = p["peer"] or IPS["b" if r == "a" else "a"]
         me = p["addr"] or IPS[r]
-        labels = {t[0] for t in p["tries"]}
-        for d, src, dst, q in (("ingress", peer, me, p["lqpn"]), ("egress", me, peer, p["rqpn"])):
+        for d, src, dst, q, lab in [x for lab, lq, rq in p["qps"]
+                                    for x in (("ingress", peer, me, lq, lab), ("egress", me, peer, rq, lab))]:
             for k, v in capt.items():
-                if k[:4] == (d, src, dst, q) and k[4] in labels:
+                if k[:4] == (d, src, dst, q) and k[4] == lab:
                     data = v["pkts"] - v["ack"] - v["nak"] - v["rnr_nak"] - v["cnp"]
                     ce = 0 if r == "a" and d == "egress" else v["ce"]
                     recs.append(dict(phase=name, job=job_key(placed), step=placed[2], rank=placed[3], dir=d,

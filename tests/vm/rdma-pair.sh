@@ -80,8 +80,9 @@ rocetop_stop() { # rocetop_stop NAME
 # the send phase in one laid out as kubelet's systemd driver does (a burstable
 # pod's containerd container), named by pod log directories as the kubelet
 # writes them, with torchrun's variables. $R/jobs says what each phase must
-# show (phase, job_kind, job, step, rank, size: tab-separated); the other
-# phases run in the root cgroup (compare.py: cgroup "/").
+# show (phase, job_kind, job, step, rank, size: tab-separated), the incident
+# phase's processes too (incident.NAME, below); the other phases run in the
+# root cgroup (compare.py: cgroup "/").
 RANK_HERE=0
 [ "$ROLE" = b ] && RANK_HERE=1
 SLURM_CG=/sys/fs/cgroup/system.slice/slurmstepd.scope/job_4711/step_0/user/task_$RANK_HERE
