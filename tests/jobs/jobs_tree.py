@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fixture trees for the jobs tests (test_jobs_prom.sh):
+"""Fixture trees for the jobs tests (test_jobs_prom.sh, test_jobs_pause.sh):
 copies of a tests/fixtures/hwhost tree whose recorded rdma netlink dumps get
 more messages (a real dump of many QPs comes in several), and proc/ entries
 placing pids in jobs, as the schedulers lay them out.
@@ -9,7 +9,11 @@ placing pids in jobs, as the schedulers lay them out.
       bound to counter 100+i with cc_rx_ce_pkts CE0 + STEP * (i + 1); PROC
       gets pid 6000+i as rank 0 of 1 of Slurm job 9000+i (step 0); DST/proc
       links to PROC.
+  jobs_tree.py qpstat SRC DST PROC JSON
+      DST: SRC whose per-QP statistics dump is replaced by the counters of
+      JSON ([[id, [lqpn...], {name: value}]...]); DST/proc links to PROC.
 """
+import json
 import os
 import shutil
 import struct
@@ -72,7 +76,15 @@ def many(src, dst, procdir, n, ce0, step):
              {"SLURM_JOB_ID": job, "SLURM_STEP_ID": 0, "SLURM_PROCID": 0, "SLURM_NTASKS": 1})
 
 
+def qpstat(src, dst, procdir, counters):
+    copy(src, dst, procdir)
+    with open(os.path.join(dst, "rdma-netlink", "stat_qp"), "wb") as f:
+        f.write(netlink.stat_qp([(c[0], c[1], c[2]) for c in counters]))
+
+
 if sys.argv[1] == "many":
     many(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7]))
+elif sys.argv[1] == "qpstat":
+    qpstat(sys.argv[2], sys.argv[3], sys.argv[4], json.load(open(sys.argv[5])))
 else:
     sys.exit("jobs_tree.py: unknown command %r" % sys.argv[1])
