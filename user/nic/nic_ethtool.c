@@ -104,6 +104,7 @@ int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st)
 	struct ethtool_gstrings *strs = NULL;
 	struct ethtool_stats *vals = NULL;
 	__u32 n = 0, i;
+	size_t room;
 	int fd, r;
 
 	fd = ethtool_open(ifname);
@@ -128,8 +129,13 @@ int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st)
 		r = -EOPNOTSUPP;
 		goto out;
 	}
-	strs = calloc(1, sizeof(*strs) + (size_t)n * ETH_GSTRING_LEN);
-	vals = calloc(1, sizeof(*vals) + (size_t)n * sizeof(__u64));
+	/* The kernel writes as many strings and values as the driver counts
+	 * when it answers, whatever count it is given, and that count can grow
+	 * between the calls (a channel added, an XDP program attached): room
+	 * for far more than asked. */
+	room = (size_t)n * 2 + 1024;
+	strs = calloc(1, sizeof(*strs) + room * ETH_GSTRING_LEN);
+	vals = calloc(1, sizeof(*vals) + room * sizeof(__u64));
 	if (!strs || !vals) {
 		r = -ENOMEM;
 		goto out;
@@ -142,10 +148,9 @@ int rt_ethtool_read_ioctl(const char *ifname, struct rt_ethtool_stats *st)
 	if ((r = ethtool_ioctl(fd, ifname, strs)) || (r = ethtool_ioctl(fd, ifname, vals)))
 		goto out;
 	/* The set may have changed between the calls: take what both hold. */
-	if (strs->len < n)
-		n = strs->len;
-	if (vals->n_stats < n)
-		n = vals->n_stats;
+	n = strs->len < vals->n_stats ? strs->len : vals->n_stats;
+	if (n > room)
+		n = room;
 	for (i = 0; i < n && !r; i++) {
 		const char *name = (const char *)strs->data + (size_t)i * ETH_GSTRING_LEN;
 
