@@ -31,7 +31,7 @@
  * thousands of series (721,109 at 100k flows); this bounds them at 2,816. */
 #define EXPORT_HOSTPAIRS	256
 /* Jobs (user/core/job.h): accumulators kept, and exported (the most
- * congested since start): eleven series each, at most 704. */
+ * congested since start): eleven series each and two shares, at most 832. */
 #define MAX_JOBS	4096
 #define EXPORT_JOBS	64
 #define MAX_FINDING_SERIES 200	/* open findings exported one series each */
