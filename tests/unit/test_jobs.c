@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,23 @@ static void test_prom_jobs(void)
 	CHECK(t && strstr(t, "rocetop_job_ecn_packets_total{job_kind=\"slurm\",job=\"1069\",ecn=\"ce\"} 69\n"),
 	      "job 1069's CE");
 	CHECK(t && strstr(t, "rocetop_jobs_unexported 6\n"), "unexported");
+	/* the shares: 71 flows of 100 data packets into one destination, flow
+	 * i with i CE (one of no job): each job 1/71 of the load, culprit 1/71;
+	 * job 10xx got xx CE, 70/71 of them others' load (jobagg.h) */
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "\nrocetop_job_victim_ratio{" : "\nrocetop_job_culprit_ratio{";
+		double want = k ? 70.0 / 71 : 1.0 / 71;
+		size_t m = 0, right = 0;
+
+		for (at = t; at && (at = strstr(at, name)); at++) {
+			const char *v = strstr(at, "} ");
+
+			m++;
+			right += v && fabs(strtod(v + 2, NULL) - want) < 1e-15;
+		}
+		CHECK(m == 64 && right == 64, "%s: %zu samples, %zu right", name + 1, m, right);
+	}
+	CHECK(o && strstr(o, "# UNIT rocetop_job_culprit_ratio ratio\n"), "OpenMetrics unit");
 	free(t);
 	free(o);
 	rt_prom_render_free(r);
