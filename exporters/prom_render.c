@@ -10,6 +10,7 @@
  * monotonic when their flows are evicted. Names: exporters/README.md.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include "findings.h"
+#include "jobagg.h"
 #include "fmt.h"
 #include "linkspeed.h"
 #include "log.h"
@@ -29,7 +31,7 @@
  * thousands of series (721,109 at 100k flows); this bounds them at 2,816. */
 #define EXPORT_HOSTPAIRS	256
 /* Jobs (user/core/job.h): accumulators kept, and exported (the most
- * congested since start): eleven series each, at most 704. */
+ * congested since start): eleven series each and two shares, at most 832. */
 #define MAX_JOBS	4096
 #define EXPORT_JOBS	64
 #define MAX_FINDING_SERIES 200	/* open findings exported one series each */
@@ -213,6 +215,7 @@ struct rt_prom_render {
 	int jobs_full_warned;
 	void **job_order;		/* struct pjob * (top_rows) */
 	size_t job_order_cap, jobs_tracked;
+	struct rt_jobagg blame;		/* the interval's flows by job: the shares (jobagg.h) */
 	struct rt_prom_self self;	/* the exporter's own figures, if valid */
 	/* NIC counters as exported: sorted like a snapshot's ports table. */
 	struct nic_acc *nic;
@@ -247,6 +250,7 @@ struct rt_prom_render *rt_prom_render_new(int top_k, __u64 speed_given)
 	r->speed_given = speed_given;
 	rt_htab_init(&r->hp, sizeof(struct hp), sizeof(struct rt_hostpair), MAX_HOSTPAIRS);
 	rt_htab_init(&r->jobs, sizeof(struct pjob), RT_JOB_KEY_LEN, MAX_JOBS);
+	rt_jobagg_init(&r->blame, RT_GROUP_JOB);
 	return r;
 }
 
@@ -257,6 +261,7 @@ void rt_prom_render_free(struct rt_prom_render *r)
 		return;
 	rt_htab_free(&r->hp);
 	rt_htab_free(&r->jobs);
+	rt_jobagg_free(&r->blame);
 	free(r->job_order);
 	free(r->order);
 	free(r->idle);
@@ -805,6 +810,46 @@ static int cmp_job_key(const void *a, const void *b)
 	return strcmp((*(struct pjob *const *)a)->key, (*(struct pjob *const *)b)->key);
 }
 
+/*
+ * The exported jobs' culprit and victim shares of the interval (jobagg.h:
+ * every flow's load counts, flows of no job too); a job without a defined
+ * share this interval has no sample.
+ */
+static int render_job_shares(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
+			     const struct rt_delta *d, size_t n)
+{
+	struct render_ctx c = { .r = r, .cur = cur };
+	char set[512];
+
+	rt_jobagg_clear(&r->blame);
+	for (size_t i = 0; i < d->nflows; i++)
+		if (d->flows[i].d.pkts && !d->flows[i].f->estimate &&
+		    rt_jobagg_add(&r->blame, cur, d->flows[i].f, &d->flows[i].d))
+			return -ENOMEM;
+	if (rt_jobagg_close(&r->blame))
+		return -ENOMEM;
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "rocetop_job_victim_ratio" : "rocetop_job_culprit_ratio";
+
+		family(w, name, M_GAUGE, "ratio", k ?
+		       "Of the congestion the job's flows got in the last interval, the share other flows' load at the same destinations stands for (rocetop(8), JOBS)." :
+		       "Of all the congestion seen in the last interval, the share the job's load stands for (rocetop(8), JOBS).");
+		for (size_t i = 0; i < n; i++) {
+			const struct pjob *j = r->job_order[i];
+			const struct rt_jobsum *g = rt_htab_find(&r->blame.t, j->key,
+								 rt_hash_bytes(j->key, sizeof(j->key)));
+			double v = !g ? NAN : k ? rt_jobsum_victim(g) : rt_jobsum_culprit(&r->blame, g);
+
+			if (isnan(v))
+				continue;
+			set[0] = '\0';
+			job_labels(&c, i, set, sizeof(set));
+			sample_d(w, name, M_GAUGE, set, v);
+		}
+	}
+	return 0;
+}
+
 /* The flows' owners' jobs (the snapshot's jobs table): their flows' deltas
  * summed since start, the EXPORT_JOBS most congested exported. */
 static int render_jobs(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
@@ -840,6 +885,8 @@ static int render_jobs(struct rt_prom_render *r, struct out *w, const struct rt_
 		return (int)top;
 	rs.n = n = (size_t)top;
 	flow_families(w, "rocetop_job", "of the job's flows (its processes' queue pairs)", &rs);
+	if (render_job_shares(r, w, cur, d, n))
+		return -ENOMEM;
 	family(w, "rocetop_jobs_unexported", M_GAUGE, NULL,
 	       "Jobs with totals left out of rocetop_job_*, beyond the " RT_STR(EXPORT_JOBS)
 	       " with the most congestion, then packets.");
@@ -909,6 +956,14 @@ static void subject_labels(const struct rt_subject *s, char *set, size_t len)
 		label(set, len, "device", s->device);
 	if (s->has & RT_SUBJ_COUNTER)
 		label(set, len, "counter", s->counter);
+	if (s->has & RT_SUBJ_JOB) {	/* as rocetop_job_* name it */
+		const char *colon = strchr(s->job, ':');
+		char kind[16];
+
+		snprintf(kind, sizeof(kind), "%.*s", colon ? (int)(colon - s->job) : 0, s->job);
+		label(set, len, "job_kind", kind);
+		label(set, len, "job", colon ? colon + 1 : s->job);
+	}
 }
 
 /*

@@ -607,18 +607,27 @@ static void draw_pfc(struct tui *t, int y, int h)
 		put(y, 1, "no pause frames seen (on hardware RoCE NICs see view 4: the NIC's counters)");
 }
 
+/* A culprit or victim share as the jobs view shows it: "90.0%", "-" undefined. */
+static const char *share_pct(double v, char buf[16])
+{
+	if (isnan(v))
+		return strcpy(buf, "-");
+	snprintf(buf, 16, "%.1f%%", 100 * v);
+	return buf;
+}
+
 /* The flows (as the flows view keeps them: the filter, rates or totals)
  * folded by job, most congested first (rt_jobagg_sorted). */
 static void draw_jobs(struct tui *t, int y, int h)
 {
 	double secs = cur_secs(t);
 	size_t n = rt_jobagg_sorted(&t->jobs);
-	char line[512], safe[RT_JOB_KEY_LEN * 4], ranks[128], c[5][16], ps[16];
+	char line[512], safe[RT_JOB_KEY_LEN * 4], ranks[128], c[5][16], ps[16], sh[2][16];
 
-	snprintf(line, sizeof(line), "%-40s %6s %9s %9s %9s %9s %9s %9s %s", "JOB", "FLOWS",
+	snprintf(line, sizeof(line), "%-40s %6s %9s %9s %9s %9s %9s %7s %7s %9s %s", "JOB", "FLOWS",
 		 secs > 0 ? "PKT/s" : "PKTS", secs > 0 ? "CE/s" : "CE", secs > 0 ? "CNP/s" : "CNP",
-		 secs > 0 ? "NAK/s" : "NAK", secs > 0 ? "RNR/s" : "RNR", secs > 0 ? "PAUSED%" : "PAUSED s",
-		 "RANKS");
+		 secs > 0 ? "NAK/s" : "NAK", secs > 0 ? "RNR/s" : "RNR", "CULPRIT", "VICTIM",
+		 secs > 0 ? "PAUSED%" : "PAUSED s", "RANKS");
 	table_head(t, &y, &h, line);
 	if (!n) {
 		put(y, 1, !t->have_snap ? "waiting for the first snapshot..." :
@@ -639,10 +648,12 @@ static void draw_jobs(struct tui *t, int y, int h)
 		off = strlen(ranks);
 		if (g->ranks_over)
 			snprintf(ranks + off, sizeof(ranks) - off, " +%llu", (unsigned long long)g->ranks_over);
-		snprintf(line, sizeof(line), "%-40s %6llu %9s %9s %9s %9s %9s %9s %s",
+		snprintf(line, sizeof(line), "%-40s %6llu %9s %9s %9s %9s %9s %7s %7s %9s %s",
 			 rt_fmt_safe(g->key, safe, sizeof(safe)), (unsigned long long)g->flows,
 			 num(g->pkts, secs, c[0], 16), num(g->ce, secs, c[1], 16), num(g->cnp, secs, c[2], 16),
-			 num(g->nak, secs, c[3], 16), num(g->rnr, secs, c[4], 16), ps, ranks[0] ? ranks : "-");
+			 num(g->nak, secs, c[3], 16), num(g->rnr, secs, c[4], 16),
+			 share_pct(rt_jobsum_culprit(&t->jobs, g), sh[0]), share_pct(rt_jobsum_victim(g), sh[1]),
+			 ps, ranks[0] ? ranks : "-");
 		put_attr(y + r, 0, line, g->ce || g->cnp || g->nak || g->paused > 0 ? sev_attr(t, 1) : 0);
 	}
 }

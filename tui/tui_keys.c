@@ -82,11 +82,16 @@ static void set_filter(struct tui *t, const char *text);
 static int jump_to_subject(struct tui *t, const struct rt_finding *f)
 {
 	const struct rt_subject *sj = &f->subj;
-	char a[RT_ADDR_STRLEN], expr[64];
+	char a[RT_ADDR_STRLEN], expr[RT_JOB_KEY_LEN + 8];
 	size_t i;
 
 	t->top = 0;
-	if (sj->has & RT_SUBJ_DQPN) {
+	if (sj->has & RT_SUBJ_JOB) {
+		snprintf(expr, sizeof(expr), "job %s", sj->job);
+		set_filter(t, expr);
+		t->view = V_JOBS;
+		snprintf(t->msg, sizeof(t->msg), "%.24s: the jobs view on %.80s", f->rule, expr);
+	} else if (sj->has & RT_SUBJ_DQPN) {
 		struct rt_flow_key k = { 0 };
 
 		for (i = 0; i < t->data.snap.nifaces; i++)
@@ -106,7 +111,7 @@ static int jump_to_subject(struct tui *t, const struct rt_finding *f)
 		snprintf(expr, sizeof(expr), "dst %s", rt_fmt_addr(sj->family, sj->dst, a, sizeof(a)));
 		set_filter(t, expr);
 		t->view = V_FLOWS;
-		snprintf(t->msg, sizeof(t->msg), "%s: flows filtered on %s", f->rule, expr);
+		snprintf(t->msg, sizeof(t->msg), "%s: flows filtered on %.64s", f->rule, expr);
 	} else if (sj->has & RT_SUBJ_PRIO) {
 		t->view = V_PFC;
 		snprintf(t->msg, sizeof(t->msg), "%s: priority %u on %s", f->rule, sj->prio, sj->ifname);

@@ -133,11 +133,16 @@ def jobs_view_checks():
     for j in BY_DQPN.values():
         flows["%s:%s" % (j["job_kind"], j["job"])] += 1
     want = []
+    # CULPRIT and VICTIM (rocetop(8), JOBS): no wire flow here, so the NIC's
+    # per-QP counts: both QPs' data (their CE-marked packets, the NIC counting
+    # no other) into 192.168.1.10, the one marking point, M = L = 560
     for key, ce, cnp, rank in (("k8s:train/trainer-0", 500, 0, 1), ("slurm:4711", 60, 2, 3)):
-        want.append((key, str(flows[key]), str(PKTS[key]), str(ce), str(cnp), "0", "0", "1.2500", str(rank)))
+        want.append((key, str(flows[key]), str(PKTS[key]), str(ce), str(cnp), "0", "0",
+                     "%.1f%%" % (100 * ce / 560), "%.1f%%" % (100 * (560 - ce) / 560), "1.2500", str(rank)))
     c.check("the jobs view: a header", bool(head) and scr[head[0]].split() ==
-            ["JOB", "FLOWS", "PKTS", "CE", "CNP", "NAK", "RNR", "PAUSED", "s", "RANKS"], True)
-    c.check("the jobs view: per job its flows, packets, CE, CNP, NAK, RNR, paused s, ranks", got, want)
+            ["JOB", "FLOWS", "PKTS", "CE", "CNP", "NAK", "RNR", "CULPRIT", "VICTIM", "PAUSED", "s", "RANKS"], True)
+    c.check("the jobs view: per job its flows, packets, CE, CNP, NAK, RNR, culprit and victim shares, paused s, "
+            "ranks", got, want)
 
 
 def filter_checks():

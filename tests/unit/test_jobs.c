@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,23 @@ static void test_prom_jobs(void)
 	CHECK(t && strstr(t, "rocetop_job_ecn_packets_total{job_kind=\"slurm\",job=\"1069\",ecn=\"ce\"} 69\n"),
 	      "job 1069's CE");
 	CHECK(t && strstr(t, "rocetop_jobs_unexported 6\n"), "unexported");
+	/* the shares: 71 flows of 100 data packets into one destination, flow
+	 * i with i CE (one of no job): each job 1/71 of the load, culprit 1/71;
+	 * job 10xx got xx CE, 70/71 of them others' load (jobagg.h) */
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "\nrocetop_job_victim_ratio{" : "\nrocetop_job_culprit_ratio{";
+		double want = k ? 70.0 / 71 : 1.0 / 71;
+		size_t m = 0, right = 0;
+
+		for (at = t; at && (at = strstr(at, name)); at++) {
+			const char *v = strstr(at, "} ");
+
+			m++;
+			right += v && fabs(strtod(v + 2, NULL) - want) < 1e-15;
+		}
+		CHECK(m == 64 && right == 64, "%s: %zu samples, %zu right", name + 1, m, right);
+	}
+	CHECK(o && strstr(o, "# UNIT rocetop_job_culprit_ratio ratio\n"), "OpenMetrics unit");
 	free(t);
 	free(o);
 	rt_prom_render_free(r);
@@ -366,15 +384,31 @@ static void test_reuse(void)
 	TEST_END("jobs: a pid reused by another process is read afresh; one gone keeps its job");
 }
 
-/* An incast onto one job's ranks says so; sources of several jobs do not. */
+/*
+ * An incast names whom it hits. Coming in (a receiver's view, the flows'
+ * owners the receiving ranks): one job's ranks ("onto ranks 0-7 of job ..."),
+ * or several jobs each with its ranks and share of the data packets, largest
+ * first, at most 4. Going out (a sender's view): the job when all are one
+ * job's, nothing for several.
+ */
 static void test_incast(void)
 {
+	static const struct { int egress, jobs; const char *want; } rounds[] = {
+		{ 0, 1, "at once onto ranks 0-7 of job slurm:4712: 0.0.0.10 (50%)" },
+		/* 7 flows of 4712 (ranks 0-6), 1 of 4713 (rank 7), 100 data packets each */
+		{ 0, 2, "at once onto job slurm:4712 ranks 0-6 (88%), job slurm:4713 rank 7 (12%): 0.0.0.10" },
+		/* six jobs: the four largest (4700 with 3 flows first), then "..." */
+		{ 0, 6, "at once onto job slurm:4700 ranks 0,6-7 (38%), job slurm:4701 rank 1 (12%), "
+			"job slurm:4702 rank 2 (12%), job slurm:4703 rank 3 (12%), ...: 0.0.0.10" },
+		{ 1, 1, "at once (job slurm:4712 ranks 0-7): 0.0.0.10" },
+		{ 1, 2, "at once: 0.0.0.10" },
+	};
 	struct rt_find_cfg cfg;
-	int with = 0, mixed = 0;
+	int found[5] = { 0 };
 
 	rt_find_cfg_defaults(&cfg);
 	cfg.speed_mbps = 100000;
-	for (int round = 0; round < 2; round++) {
+	for (size_t round = 0; round < 5; round++) {
 		struct rt_snapshot s;
 		struct rt_delta d = { 0 };
 		struct rt_findings F;
@@ -384,12 +418,17 @@ static void test_incast(void)
 		for (int i = 0; i < 8; i++) {
 			struct rt_flow *f = rt_snapshot_add_flow(&s);
 			struct rt_job *j = rt_snapshot_add_job(&s);
+			int id = 4712;
 
 			f->k.family = 4, f->k.src[3] = (__u8)(10 + i), f->k.dst[3] = 2, f->k.dqpn = 17;
+			f->k.dir = rounds[round].egress ? RT_DIR_EGRESS : RT_DIR_INGRESS;
 			f->v.pkts = 100, f->v.ecn[RT_ECN_CE] = 50, f->v.ecn[RT_ECN_ECT0] = 50;
 			j->kind = RT_JOB_SLURM, j->rank = i;
-			/* round 1: the last source is another job's */
-			snprintf(j->job, sizeof(j->job), "%d", round && i == 7 ? 4713 : 4712);
+			if (rounds[round].jobs == 2 && i == 7)
+				id = 4713;
+			else if (rounds[round].jobs == 6)
+				id = i < 6 ? 4700 + i : 4700;
+			snprintf(j->job, sizeof(j->job), "%d", id);
 			f->job = (__u32)s.njobs;
 		}
 		rt_snapshot_sort(&s);
@@ -398,17 +437,16 @@ static void test_incast(void)
 		CHECK(!rt_findings_eval(&F, &s, &d), "eval");
 		for (size_t i = 0; i < F.nev; i++)
 			if (!strcmp(F.ev[i].f.rule, "incast")) {
-				if (!round)
-					with += strstr(F.ev[i].f.evidence, "at once (job slurm:4712 ranks 0-7): ") != NULL;
-				else
-					mixed += strstr(F.ev[i].f.evidence, "at once: ") != NULL;
+				found[round] += strstr(F.ev[i].f.evidence, rounds[round].want) != NULL;
+				if (!strstr(F.ev[i].f.evidence, rounds[round].want))
+					fprintf(stderr, "  round %zu: %s\n", round, F.ev[i].f.evidence);
 			}
+		CHECK(found[round] == 1, "round %zu: %s", round, rounds[round].want);
 		rt_findings_free(&F);
 		rt_delta_free(&d);
 		rt_snapshot_free(&s);
 	}
-	CHECK(with == 1 && mixed == 1, "one job %d, two jobs %d", with, mixed);
-	TEST_END("jobs: an incast names the job and its ranks when its flows are one job's");
+	TEST_END("jobs: an incast names the jobs it hits (a receiver's view) or the one it comes from (a sender's)");
 }
 
 int main(void)

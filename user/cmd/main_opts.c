@@ -47,7 +47,7 @@ static int on_job_of(void *ctx, const struct rt_opt *opt, const char *arg);
 /* The view's columns (tui/tui_model.c), which --sort takes. */
 #define SORT_COLUMNS "congestion src dst dqpn dir iface prio pkts bytes ce cnp nak rnr idle age " \
 	"process job mirror flows gb2s gb10s gb40s ce2s ce10s ce40s cnp2s cnp10s cnp40s"
-#define THRESHOLDS "pfc-share= pfc-intervals= pwe-intervals= ce-share= ce-min= incast-sources= " \
+#define THRESHOLDS "pfc-share= pfc-intervals= pwe-intervals= ce-share= ce-min= incast-sources= job-flows= " \
 	"nak-min= rnr-min= cnp-ignored-min= victim-pkts= queue-bytes= drops-min= close-after= close-secs="
 
 /*

@@ -387,7 +387,8 @@ static void jobs_table(struct rt_printer *p, struct rt_jobagg *a, int top)
 	n = rt_jobagg_sorted(a);
 	rt_pr_open_arr(p, "jobs");
 	rt_pr_text(p, "\nJobs by congestion (\"-\": flows of no known job)\n  %-40s %6s %10s %12s %8s %8s %8s "
-		   "%8s  %s\n", "JOB", "FLOWS", "PKTS", "BYTES", "CE", "CNP", "NAK", "RNR", "RANKS");
+		   "%8s %7s %7s  %s\n", "JOB", "FLOWS", "PKTS", "BYTES", "CE", "CNP", "NAK", "RNR", "CULPRIT",
+		   "VICTIM", "RANKS");
 	for (i = 0; i < n && (!top || i < (size_t)top); i++) {
 		struct rt_jobsum *g = a->order[i];
 		const char *rk = rt_fmt_ranks(g->ranks, g->nranks, ranks, sizeof(ranks));
@@ -402,6 +403,8 @@ static void jobs_table(struct rt_printer *p, struct rt_jobagg *a, int top)
 		rt_pr_u64(p, RT_PR_ANY, "cnp", " %8llu", g->cnp);
 		rt_pr_u64(p, RT_PR_ANY, "nak", " %8llu", g->nak);
 		rt_pr_u64(p, RT_PR_ANY, "rnr_nak", " %8llu", g->rnr);
+		rt_pr_share(p, "culprit_share", " %7s", rt_jobsum_culprit(a, g));
+		rt_pr_share(p, "victim_share", " %7s", rt_jobsum_victim(g));
 		rt_pr_str(p, RT_PR_ANY, "ranks", "  %s\n", *rk ? rk : "-");
 		rt_pr_close_obj(p);
 	}

@@ -30,6 +30,14 @@ static inline __u64 rt_nak(const struct rt_flow_val *v)
 	return v->nak_seq + v->nak_other;
 }
 
+/* Data packets: those that are not CNPs, ACKs or NAKs. */
+static inline __u64 rt_data_pkts(const struct rt_flow_val *v)
+{
+	__u64 other = v->cnp + v->ack + v->nak_seq + v->nak_other + v->rnr_nak;
+
+	return v->pkts > other ? v->pkts - other : 0;
+}
+
 /* A three-way comparison that cannot overflow. */
 #define RT_SPACESHIP(a, b) ((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
 

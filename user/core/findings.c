@@ -33,6 +33,7 @@ void rt_find_cfg_defaults(struct rt_find_cfg *c)
 	c->ce_share = 0.05;
 	c->ce_min = 10;
 	c->incast_sources = 3;
+	c->job_flows = 2;
 	c->nak_min = 1;
 	c->rnr_min = 1;
 	c->cnp_ignored_min = 1;
@@ -55,6 +56,7 @@ const char rt_find_cfg_help[] =
 "  ce-share=PCT         congestion: CE share of a flow's ECN-capable packets (5%)\n"
 "  ce-min=N             congestion: CE marks per interval at least (10)\n"
 "  incast-sources=N     incast: congested sources towards one destination (3)\n"
+"  job-flows=N          job-throttled: a job's flows congested or throttled at once (2)\n"
 "  nak-min=N            loss: sequence NAKs or NIC loss counts per interval (1)\n"
 "  rnr-min=N            receiver-not-ready: RNR NAKs per interval (1)\n"
 "  cnp-ignored-min=N    cnp-ignored: rp_cnp_ignored per interval (1)\n"
@@ -78,6 +80,7 @@ int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg)
 		D("pfc-share", pfc_share, 0.001, 1), I("pfc-intervals", pfc_intervals, 1, 1000),
 		I("pwe-intervals", pwe_intervals, 1, 1000), D("ce-share", ce_share, 0.0001, 1),
 		U("ce-min", ce_min, 1, 1e15), I("incast-sources", incast_sources, 2, 100000),
+		I("job-flows", job_flows, 1, 100000),
 		U("nak-min", nak_min, 1, 1e15), U("rnr-min", rnr_min, 1, 1e15),
 		U("cnp-ignored-min", cnp_ignored_min, 1, 1e15), U("victim-pkts", victim_min_pkts, 1, 1e15),
 		D("queue-bytes", queue_bytes, 1, 1e15), U("drops-min", drops_min, 1, 1e15),
@@ -699,12 +702,12 @@ const char *rt_fev_name(int ev)
 /* Walk the subject's fields: text (key=value) or JSON ("key":value). */
 static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len, int json)
 {
-	char a[RT_ADDR_STRLEN], q[160], prio[8];
+	char a[RT_ADDR_STRLEN], q[2 * RT_JOB_KEY_LEN], prio[8];
 	size_t n = 0;
 	int first = 1;
 
 #define PUT(key, isstr, ...) do { \
-		char _v[128]; \
+		char _v[RT_JOB_KEY_LEN]; \
 		snprintf(_v, sizeof(_v), __VA_ARGS__); \
 		if (json) \
 			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s\"%s\":%s", first ? "" : ",", key, \
@@ -745,6 +748,8 @@ static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len
 		PUT("dqpn", 0, "%u", s->dqpn);
 	if (s->has & RT_SUBJ_COUNTER)
 		PUT("counter", 1, "%s", s->counter);
+	if (s->has & RT_SUBJ_JOB)
+		PUT("job", 1, "%s", s->job);
 #undef PUT
 	if (json)
 		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "}");

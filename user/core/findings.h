@@ -28,6 +28,7 @@ enum rt_sev { RT_SEV_INFO = 0, RT_SEV_WARNING, RT_SEV_CRITICAL };
 #define RT_SUBJ_PORT	(1u << 7)
 #define RT_SUBJ_DEVICE	(1u << 8)
 #define RT_SUBJ_COUNTER	(1u << 9)
+#define RT_SUBJ_JOB	(1u << 10)	/* job: a job's --group-by job key ("slurm:4711") */
 
 /* What a finding is about; zero-filled, so two subjects compare with memcmp. */
 struct rt_subject {
@@ -43,6 +44,7 @@ struct rt_subject {
 	char  agent[48];	/* a switch (sFlow agent address) */
 	char  device[32];	/* an RDMA device, or a netdev for ethtool counters */
 	char  counter[64];
+	char  job[RT_JOB_KEY_LEN];
 };
 
 enum rt_fevent { RT_FEV_OPEN = 0, RT_FEV_UPDATE, RT_FEV_CLOSE };
@@ -108,6 +110,7 @@ struct rt_find_cfg {
 	double ce_share;	/* congestion: CE share of a flow's ECN-capable packets */
 	__u64  ce_min;		/* congestion: at least this many CE marks */
 	int    incast_sources;	/* incast: CE-marked sources towards one destination */
+	int    job_flows;	/* job-throttled: a job's flows congested or throttled at once */
 	__u64  nak_min;		/* loss: sequence NAKs (or NIC loss counters) per interval */
 	__u64  rnr_min;		/* receiver-not-ready: RNR NAKs per interval */
 	__u64  cnp_ignored_min;	/* cnp-ignored: rp_cnp_ignored per interval */

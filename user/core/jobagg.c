@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Flows folded by job, pod, unit or process (jobagg.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "derive.h"
@@ -25,6 +26,9 @@ void rt_jobagg_clear(struct rt_jobagg *a)
 	free_ranks(a);
 	rt_htab_clear(&a->t);
 	a->last = NULL;
+	a->marks = 0;
+	a->nids = 0;
+	a->npts = a->nties = 0;
 }
 
 void rt_jobagg_free(struct rt_jobagg *a)
@@ -32,6 +36,9 @@ void rt_jobagg_free(struct rt_jobagg *a)
 	free_ranks(a);
 	rt_htab_free(&a->t);
 	free(a->order);
+	free(a->pts);
+	free(a->ties);
+	free(a->byid);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -54,6 +61,43 @@ static int add_rank(struct rt_jobsum *g, __s32 rank)
 	return 0;
 }
 
+/* Flow f's part in the open interval's points (jobagg.h): its data packets
+ * and CE at its destination, and the CNPs it carries at the destination of
+ * the data flow they throttle. 0 or -ENOMEM. */
+static int blame_add(struct rt_jobagg *a, const struct rt_snapshot *s, const struct rt_flow *f,
+		     const struct rt_flow_val *v, __u32 id)
+{
+	const struct rt_flow *t;
+	__u64 data = rt_data_pkts(v);
+
+	if (f->k.origin != RT_ORIGIN_WIRE && (f->k.origin != RT_ORIGIN_NIC || !f->k.family))
+		return 0;
+	if (data) {
+		struct rt_blame_pt *p = rt_append((void **)&a->pts, &a->npts, &a->pts_cap, sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		p->family = f->k.family;
+		memcpy(p->dst, f->k.dst, 16);
+		p->id = id;
+		p->nic = f->k.origin == RT_ORIGIN_NIC;
+		p->data = data;
+		p->ce = v->ecn[RT_ECN_CE];
+	}
+	if (v->cnp && f->throttles >= 0 && (size_t)f->throttles < s->nflows) {
+		struct rt_blame_tie *c = rt_append((void **)&a->ties, &a->nties, &a->ties_cap, sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		t = &s->flows[f->throttles];
+		c->family = t->k.family;
+		memcpy(c->dst, t->k.dst, 16);
+		rt_job_group_key(rt_snapshot_job(s, t), a->group, t->pid, t->comm, c->key, sizeof(c->key));
+		c->cnp = v->cnp;
+	}
+	return 0;
+}
+
 int rt_jobagg_add(struct rt_jobagg *a, const struct rt_snapshot *s, const struct rt_flow *f,
 		  const struct rt_flow_val *v)
 {
@@ -66,8 +110,12 @@ int rt_jobagg_add(struct rt_jobagg *a, const struct rt_snapshot *s, const struct
 	g = rt_htab_get(&a->t, key, rt_hash_bytes(key, sizeof(key)), &fresh);
 	if (!g)
 		return -ENOMEM;
-	if (fresh)
+	if (fresh) {
 		g->kind = j ? j->kind : RT_JOB_NONE;
+		g->id = a->nids++;
+	}
+	if (blame_add(a, s, f, v, g->id))
+		return -ENOMEM;
 	a->last = g;
 	g->flows++;
 	g->pkts += v->pkts;
@@ -94,9 +142,115 @@ static int by_weight(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
+static int pts_same_point(const struct rt_blame_pt *a, const struct rt_blame_pt *b)
+{
+	return a->family == b->family && !memcmp(a->dst, b->dst, 16);
+}
+
+static int pt_cmp(const void *x, const void *y)
+{
+	const struct rt_blame_pt *a = x, *b = y;
+	int c = memcmp(a, b, offsetof(struct rt_blame_pt, id));
+
+	return c ? c : RT_SPACESHIP(a->id, b->id);
+}
+
+/* The ties' CNPs as points of the sums they name (none: RT_BLAME_NONE). */
+static int ties_resolve(struct rt_jobagg *a)
+{
+	for (size_t i = 0; i < a->nties; i++) {
+		const struct rt_blame_tie *c = &a->ties[i];
+		const struct rt_jobsum *g = rt_htab_find(&a->t, c->key, rt_hash_bytes(c->key, sizeof(c->key)));
+		struct rt_blame_pt *p = rt_append((void **)&a->pts, &a->npts, &a->pts_cap, sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		p->family = c->family;
+		memcpy(p->dst, c->dst, 16);
+		p->id = g ? g->id : RT_BLAME_NONE;
+		p->cnp = c->cnp;
+	}
+	a->nties = 0;
+	return 0;
+}
+
+/* One point's parts pts[0..n) (sorted by id): M(p) and each sum's blame. */
+static void blame_point(struct rt_jobagg *a, const struct rt_blame_pt *pts, size_t n)
+{
+	__u64 load = 0, ce = 0, cnp = 0, m;
+	__u32 nic = 1;
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		nic &= pts[i].nic;	/* any wire part: the NIC's left out */
+	for (i = 0; i < n; i++)
+		if (pts[i].nic == nic)
+			load += pts[i].data, ce += pts[i].ce, cnp += pts[i].cnp;
+	m = ce ? ce : cnp;
+	if (!load || !m)
+		return;
+	a->marks += (double)m;
+	for (i = 0; i < n; i = j) {
+		__u64 lj = 0, mj = 0;
+		double share;
+		struct rt_jobsum *g;
+
+		for (j = i; j < n && pts[j].id == pts[i].id; j++)
+			if (pts[j].nic == nic)
+				lj += pts[j].data, mj += ce ? pts[j].ce : pts[j].cnp;
+		if (pts[i].id == RT_BLAME_NONE || pts[i].id >= a->nids || !(g = a->byid[pts[i].id]))
+			continue;
+		share = (double)lj / (double)load;
+		g->culprit += (double)m * share;
+		g->victim += (double)mj * (1 - share);
+		g->got += (double)mj;
+	}
+}
+
+int rt_jobagg_close(struct rt_jobagg *a)
+{
+	size_t i, j;
+
+	if (ties_resolve(a))
+		return -ENOMEM;
+	if (!a->npts)
+		return 0;
+	if (rt_grow_to((void **)&a->byid, &a->byid_cap, a->nids ? a->nids : 1, sizeof(*a->byid)))
+		return -ENOMEM;
+	memset(a->byid, 0, a->nids * sizeof(*a->byid));
+	for (i = 0; i < a->t.cap; i++)
+		if (a->t.used[i]) {
+			struct rt_jobsum *g = rt_htab_at(&a->t, i);
+
+			if (g->id < a->nids)
+				a->byid[g->id] = g;
+		}
+	qsort(a->pts, a->npts, sizeof(*a->pts), pt_cmp);
+	for (i = 0; i < a->npts; i = j) {
+		for (j = i + 1; j < a->npts && pts_same_point(&a->pts[i], &a->pts[j]); j++)
+			;
+		blame_point(a, a->pts + i, j - i);
+	}
+	a->npts = 0;
+	return 0;
+}
+
+double rt_jobsum_culprit(const struct rt_jobagg *a, const struct rt_jobsum *g)
+{
+	return a->marks > 0 ? g->culprit / a->marks : NAN;
+}
+
+double rt_jobsum_victim(const struct rt_jobsum *g)
+{
+	return g->got > 0 ? g->victim / g->got : NAN;
+}
+
 size_t rt_jobagg_sorted(struct rt_jobagg *a)
 {
 	size_t n = 0;
+
+	if (rt_jobagg_close(a))
+		return 0;
 
 	if (rt_grow_to((void **)&a->order, &a->order_cap, a->t.n ? a->t.n : 1, sizeof(*a->order)))
 		return 0;
@@ -109,6 +263,9 @@ size_t rt_jobagg_sorted(struct rt_jobagg *a)
 
 int rt_jobagg_merge(struct rt_jobagg *dst, const struct rt_jobagg *src)
 {
+	if (rt_jobagg_close(dst))
+		return -ENOMEM;
+	dst->marks += src->marks;	/* src's own open interval: its caller closes it */
 	for (size_t i = 0; i < src->t.cap; i++) {
 		const struct rt_jobsum *g = rt_htab_at(&src->t, i);
 		struct rt_jobsum *o;
@@ -118,8 +275,11 @@ int rt_jobagg_merge(struct rt_jobagg *dst, const struct rt_jobagg *src)
 			continue;
 		if (!(o = rt_htab_get(&dst->t, g->key, rt_hash_bytes(g->key, sizeof(g->key)), &fresh)))
 			return -ENOMEM;
-		if (fresh)
+		if (fresh) {
 			o->kind = g->kind;
+			o->id = dst->nids++;
+		}
+		o->culprit += g->culprit, o->victim += g->victim, o->got += g->got;
 		o->flows += g->flows, o->pkts += g->pkts, o->bytes += g->bytes, o->ce += g->ce;
 		o->cnp += g->cnp, o->nak += g->nak, o->rnr += g->rnr, o->ranks_over += g->ranks_over;
 		if (g->paused > o->paused)

@@ -229,6 +229,19 @@ void rt_pr_json_raw(struct rt_printer *p, const char *key, const char *json)
 	fputs(json, p->f);
 }
 
+void rt_pr_share(struct rt_printer *p, const char *key, const char *fmt, double v)
+{
+	char t[16] = "-";
+
+	if (isnan(v)) {
+		rt_pr_json_raw(p, key, "null");
+	} else {
+		rt_pr_dbl(p, RT_PR_JSON, key, NULL, v);
+		snprintf(t, sizeof(t), "%.1f%%", 100 * v);
+	}
+	rt_pr_str(p, RT_PR_TEXT, NULL, fmt, t);
+}
+
 void rt_pr_text(struct rt_printer *p, const char *fmt, ...)
 {
 	va_list ap;

@@ -48,6 +48,9 @@ void rt_pr_str(struct rt_printer *p, int to, const char *key, const char *fmt, c
 void rt_pr_bool(struct rt_printer *p, int to, const char *key, const char *fmt, int v);
 /* JSON only: a value written as JSON already (an object made elsewhere). */
 void rt_pr_json_raw(struct rt_printer *p, const char *key, const char *json);
+/* A share v (0..1, NAN: undefined): JSON the fraction or null, text fmt
+ * given "12.3%" or "-". */
+void rt_pr_share(struct rt_printer *p, const char *key, const char *fmt, double v);
 /*
  * Leave one output out (RT_PR_TEXT or RT_PR_JSON) until rt_pr_mute(p, 0):
  * a section that one output shows and the other does not, written once.

@@ -510,8 +510,8 @@ static int print_groups(struct batch *b, const struct rt_snapshot *cur, const st
 			return -ENOMEM;
 	n = rt_jobagg_sorted(&b->groups);
 	rt_pr_str(p, RT_PR_TEXT, NULL, "\n%-40s", rt_group_name(b->groups.group));
-	rt_pr_text(p, " %6s %9s %8s %6s %8s %8s %8s  %s\n", "FLOWS", "PKTS/s", "Gb/s", "CE%", "CNP/s",
-		   "NAK/s", "RNR/s", "RANKS");
+	rt_pr_text(p, " %6s %9s %8s %6s %8s %8s %8s %7s %7s  %s\n", "FLOWS", "PKTS/s", "Gb/s", "CE%", "CNP/s",
+		   "NAK/s", "RNR/s", "CULPRIT", "VICTIM", "RANKS");
 	rt_pr_str(p, RT_PR_JSON, "group_by", NULL, rt_group_name(b->groups.group));
 	rt_pr_open_arr(p, "groups");
 	for (i = 0; i < n; i++) {
@@ -534,6 +534,8 @@ static int print_groups(struct batch *b, const struct rt_snapshot *cur, const st
 		rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(g->cnp, d->secs), c1, sizeof(c1)));
 		rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(g->nak, d->secs), c1, sizeof(c1)));
 		rt_pr_str(p, RT_PR_TEXT, NULL, " %8s", rt_fmt_si(rate(g->rnr, d->secs), c1, sizeof(c1)));
+		rt_pr_share(p, "culprit_share", " %7s", rt_jobsum_culprit(&b->groups, g));
+		rt_pr_share(p, "victim_share", " %7s", rt_jobsum_victim(g));
 		rt_pr_str(p, RT_PR_ANY, "ranks", "  %s\n", *rk ? rk : "-");
 		rt_pr_close_obj(p);
 	}

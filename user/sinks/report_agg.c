@@ -259,6 +259,9 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 		m.cnp += v->cnp;
 		m.nak += rt_nak(v);
 	}
+	/* the interval's marking points (jobagg.h): blame within an interval only */
+	if (rt_jobagg_close(&r->jobs) || rt_jobagg_close(&r->ranks))
+		return -ENOMEM;
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *x = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;

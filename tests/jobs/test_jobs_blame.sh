@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Who is hurt, and by whom, end to end: rocetop live on a veth named eth2 (the
+# hwhost fixture's RDMA port's netdev, so its QP table's QPs own the flows on
+# it: pids 4242 and 5151) with --sysfs-root on the fixture and a proc/ of the
+# test's own placing pid 4242 in Slurm job 4711 (rank 3) and 5151 in job 4712
+# (rank 0). send_blame.py sends RoCEv2 data and CNPs both ways, CE-marked on
+# a known number, at two shared destinations: 192.168.1.10 (this host, a
+# receiver: CE seen) and .31 (a sender's: CNPs come back). One interval (a
+# long --interval, ended by SIGINT: everything in it). check_blame.py works
+# out the culprit and victim shares, the job-throttled finding and the
+# incast's evidence from what was sent and checks them in --group-by job
+# JSON, the report's JSON over the recording and findings.csv.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+name=jobs_blame
+rt_need_root $name "needs root for namespaces and BPF"
+[ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
+FIX=$PWD/tests/fixtures/hwhost
+rt_tmpdir tmp
+A=rtjb${RT_ID}a B=rtjb${RT_ID}b
+rt_netns "$A" "$B" && rt_veth "$A" eth2 "$B" peer0 && rt_no_ipv6 "$A" "$B" ||
+	{ echo "FAIL $name: cannot build the namespaces"; exit 1; }
+proc() { # proc DIR PID CGROUP-PATH ENV...: PID's cgroup, environ and stat files below DIR
+	local d=$1/$2 cg=$3
+	shift 3
+	mkdir -p "$d"
+	printf '0::%s\n' "$cg" >"$d/cgroup"
+	printf '%s\0' "$@" >"$d/environ"
+	echo "$(basename "$d") (trainer) S 1 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 777 1 1" >"$d/stat"
+}
+proc "$tmp/proc" 4242 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_3 \
+	SLURM_JOB_ID=4711 SLURM_STEP_ID=0 SLURM_PROCID=3 SLURM_NTASKS=8
+proc "$tmp/proc" 5151 /system.slice/slurmstepd.scope/job_4712/step_0/user/task_0 \
+	SLURM_JOB_ID=4712 SLURM_STEP_ID=0 SLURM_PROCID=0 SLURM_NTASKS=4
+cp -a "$FIX/healthy" "$tmp/root"
+ln -s "$tmp/proc" "$tmp/root/proc"
+ip netns exec "$A" "$ROCETOP" --sysfs-root "$tmp/root" -i eth2 -b --json --group-by job --interval 600 \
+	--csv "$tmp/csv" -w "$tmp/run.rtr" >"$tmp/out" 2>"$tmp/err" &
+rt=$!
+rt_on_exit "kill -9 $rt"
+rt_wait_file "$tmp/csv/flows.csv" "$rt" || { echo "FAIL $name: rocetop did not start: $(head -c 300 "$tmp/err")"; exit 1; }
+ip netns exec "$B" "$PY" tests/jobs/send_blame.py in peer0 "$tmp/in.tally" >/dev/null 2>"$tmp/send.err" &&
+	ip netns exec "$A" "$PY" tests/jobs/send_blame.py out eth2 "$tmp/out.tally" >/dev/null 2>>"$tmp/send.err" ||
+	{ echo "FAIL $name: scapy could not send: $(head -c 300 "$tmp/send.err")"; exit 1; }
+sleep 0.5
+kill -INT $rt
+wait $rt; rc=$?
+[ "$rc" = 0 ] || { echo "FAIL $name: rocetop exited $rc: $(head -c 300 "$tmp/err")"; exit 1; }
+"$ROCETOP" report --json "$tmp/run.rtr" >"$tmp/report.json" 2>"$tmp/err2" ||
+	{ echo "FAIL $name: rocetop report: $(head -c 300 "$tmp/err2")"; exit 1; }
+"$PY" tests/jobs/check_blame.py "$tmp"	# not exec: the cleanup on exit runs
