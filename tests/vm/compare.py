@@ -346,13 +346,14 @@ def report(files, json_out):
 
 
 def text_jobs(text):
-    """The first "Jobs by congestion" table of a report's text: job -> (ranks, ce, pkts)."""
+    """The first "Jobs by congestion" table of a report's text: job -> (ranks, ce, pkts)
+    (its columns: JOB FLOWS PKTS BYTES CE CNP NAK RNR CULPRIT VICTIM RANKS)."""
     got, rows = {}, (text or "").split("Jobs by congestion", 1)[1:]
     for line in rows[0].splitlines()[2:] if rows else []:
         f = line.split()
-        if len(f) != 9 or not all(x.isdigit() for x in f[1:8]):
+        if len(f) != 11 or not all(x.isdigit() for x in f[1:8]):
             break
-        got[f[0]] = (f[8], int(f[4]), int(f[2]))
+        got[f[0]] = (f[10], int(f[4]), int(f[2]))
     return got
 
 
@@ -396,6 +397,36 @@ def incident_findings(ph, tl, recs, fnd, placed):
     ok = [f for f in inc if all(re.search(re.escape(a) + r"\b", f["evidence"]) for a in srcs)]
     out(len(srcs) == 3 and ok, f"b: incident: an incast finding towards {IPS['b']} names the culprit's sources "
         f"{', '.join(srcs)}", f"{len(inc)} incast rows, e.g. '{inc[0]['evidence'] if inc else ''}'")
+    # Whom it hits: the receiving ranks of both jobs, each with its share of
+    # the packets (rules.c's incast on a receiver), and the culprit's own
+    # finding as a job (job-throttled: its three flows congested).
+    ranks = {n: fmt_ranks(placed[x][3] for x in names if x in placed)
+             for n, names in (("culprit", CULPRIT), ("victim", (VICTIM,)))}
+    key = {n: job_key(placed.get(names[0], ("?", "?"))) for n, names in (("culprit", CULPRIT), ("victim", (VICTIM,)))}
+    pat = {n: re.escape(f"job {key[n]} rank{'s' if ',' in ranks[n] or '-' in ranks[n] else ''} {ranks[n]} (")
+           + r"\d+%\)" for n in key}
+    both = [f for f in inc if all(re.search(p, f["evidence"]) for p in pat.values())]
+    out(both, f"b: incident: an incast finding names whom it hits: job {key['culprit']} ranks {ranks['culprit']} "
+        f"and job {key['victim']} rank {ranks['victim']}, each with its share",
+        f"{len(inc)} incast rows, e.g. '{inc[-1]['evidence'] if inc else ''}'")
+    thr = [f for f in now if f["rule"] == "job-throttled" and f"job={key['culprit']}" in f["subject"].split()]
+    want = f"job {key['culprit']} ranks {ranks['culprit']} throttled: 3 flows"
+    out(any(f["evidence"].startswith(want) for f in thr), f"b: incident: a job-throttled finding: '{want}, ...'",
+        f"{len(thr)} rows, e.g. '{thr[-1]['evidence'] if thr else ''}'")
+
+
+def check_blame(doc, placed):
+    """The report's culprit and victim shares of b's recording: the culprit's
+    three heavy ranks stand for more of the marks than the victim's light one
+    (the ce phase's marks, of no job, count in the whole too), and the victim
+    got its marks mostly from others' load, the culprit mostly from its own."""
+    jobs = {x.get("job"): x for x in (doc or {}).get("jobs") or []}
+    c, v = (jobs.get(job_key(placed.get(n, ("?", "?")))) or {} for n in (CULPRIT[0], VICTIM))
+    sh = {k: (c.get(k), v.get(k)) for k in ("culprit_share", "victim_share")}
+    ok = all(isinstance(x, (int, float)) for t in sh.values() for x in t)
+    out(ok and sh["culprit_share"][0] > sh["culprit_share"][1] and sh["victim_share"][1] > 0.5 > sh["victim_share"][0],
+        "b: incident: rocetop report's shares name the culprit and the victim (victim share over 50%, the culprit's under)",
+        f"culprit, victim job's (culprit_share, victim_share): {sh}")
 
 
 def incident(ph, tl, capt, jobs):
@@ -441,6 +472,8 @@ def incident(ph, tl, capt, jobs):
         got = {x.get("job"): (x.get("ranks"), x.get("ce"), x.get("pkts")) for x in arr or []}
         what = "rocetop report of b's recording" if name == "b" else "rocetop report of a's and b's recordings"
         check_report(f"{what} (JSON)", got, want)
+        if name == "b":
+            check_blame(doc, jobs["b"])
         check_report(f"{what} (text)", text_jobs(text), want)
 
 
