@@ -792,7 +792,7 @@ static void job_labels(void *ctx, size_t i, char *set, size_t len)
 	const char *colon = strchr(j->key, ':');
 
 	label(set, len, "job_kind", rt_job_kind_name(j->kind));
-	label(set, len, "job", colon ? colon + 1 : j->key);
+	label(set, len, "job_name", colon ? colon + 1 : j->key);
 }
 
 static int cmp_job_rank(const void *a, const void *b)
@@ -962,7 +962,7 @@ static void subject_labels(const struct rt_subject *s, char *set, size_t len)
 
 		snprintf(kind, sizeof(kind), "%.*s", colon ? (int)(colon - s->job) : 0, s->job);
 		label(set, len, "job_kind", kind);
-		label(set, len, "job", colon ? colon + 1 : s->job);
+		label(set, len, "job_name", colon ? colon + 1 : s->job);
 	}
 }
 

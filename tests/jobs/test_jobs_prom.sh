@@ -7,7 +7,7 @@
 # NIC's per-QP counters move by the hand-counted packets of
 # tests/nic/test_qp_counters.sh (job 4711: 60 CE in on QP 282, 2 CNPs out to
 # QP 691; the pod: 500 CE in on QP 300). Prometheus scrapes it twice (honor
-# labels off: rocetop's job label becomes exported_job; on: it stays job)
+# labels off and on: rocetop names its jobs job_name, which both keep)
 # and check_jobs_prom.py reads every job series back through the query API.
 # Then the bound: the tree gains 70 QPs of 70 more pids, each rank 0 of a
 # Slurm job of its own, whose CE counters move by 3, 6, ... 210 packets (the

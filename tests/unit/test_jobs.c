@@ -190,9 +190,9 @@ static void test_prom_jobs(void)
 	for (at = t; (at = strstr(at, "\nrocetop_job_packets_total{")); at++)
 		n++;
 	CHECK_EQ(n, 64);
-	CHECK(t && strstr(t, "rocetop_job_packets_total{job_kind=\"slurm\",job=\"1006\"} 100\n"), "job 1006");
-	CHECK(t && !strstr(t, "job=\"1005\""), "job 1005 left out");
-	CHECK(t && strstr(t, "rocetop_job_ecn_packets_total{job_kind=\"slurm\",job=\"1069\",ecn=\"ce\"} 69\n"),
+	CHECK(t && strstr(t, "rocetop_job_packets_total{job_kind=\"slurm\",job_name=\"1006\"} 100\n"), "job 1006");
+	CHECK(t && !strstr(t, "job_name=\"1005\""), "job 1005 left out");
+	CHECK(t && strstr(t, "rocetop_job_ecn_packets_total{job_kind=\"slurm\",job_name=\"1069\",ecn=\"ce\"} 69\n"),
 	      "job 1069's CE");
 	CHECK(t && strstr(t, "rocetop_jobs_unexported 6\n"), "unexported");
 	/* the shares: 71 flows of 100 data packets into one destination, flow
