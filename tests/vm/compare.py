@@ -405,10 +405,14 @@ def incident_findings(ph, tl, recs, fnd, placed):
     key = {n: job_key(placed.get(names[0], ("?", "?"))) for n, names in (("culprit", CULPRIT), ("victim", (VICTIM,)))}
     pat = {n: re.escape(f"job {key[n]} rank{'s' if ',' in ranks[n] or '-' in ranks[n] else ''} {ranks[n]} (")
            + r"\d+%\)" for n in key}
-    both = [f for f in inc if all(re.search(p, f["evidence"]) for p in pat.values())]
-    out(both, f"b: incident: an incast finding names whom it hits: job {key['culprit']} ranks {ranks['culprit']} "
-        f"and job {key['victim']} rank {ranks['victim']}, each with its share",
-        f"{len(inc)} incast rows, e.g. '{inc[-1]['evidence'] if inc else ''}'")
+    # (findings.csv keeps an episode's evidence as it opened, before the
+    # victim's flow was marked too; the report gives its peak's)
+    rep = [f for f in (report([os.path.join(res, "b", "rocetop", "run.rtr")], True) or {}).get("findings", [])
+           if f.get("rule") == "incast" and (f.get("subject") or {}).get("dst") == IPS["b"]]
+    both = [f for f in rep if all(re.search(p, f.get("evidence", "")) for p in pat.values())]
+    out(both, f"b: incident: rocetop report's incast names whom it hits: job {key['culprit']} ranks "
+        f"{ranks['culprit']} and job {key['victim']} rank {ranks['victim']}, each with its share",
+        f"{len(rep)} incast findings, e.g. '{rep[-1].get('evidence') if rep else ''}'")
     thr = [f for f in now if f["rule"] == "job-throttled" and f"job={key['culprit']}" in f["subject"].split()]
     want = f"job {key['culprit']} ranks {ranks['culprit']} throttled: 3 flows"
     out(any(f["evidence"].startswith(want) for f in thr), f"b: incident: a job-throttled finding: '{want}, ...'",
