@@ -13,6 +13,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
+. tests/jobs/proc.sh
 name=jobs_blame
 rt_need_root $name "needs root for namespaces and BPF"
 [ -x "$ROCETOP" ] || { echo "FAIL $name: $ROCETOP not built"; exit 1; }
@@ -21,17 +22,9 @@ rt_tmpdir tmp
 A=rtjb${RT_ID}a B=rtjb${RT_ID}b
 rt_netns "$A" "$B" && rt_veth "$A" eth2 "$B" peer0 && rt_no_ipv6 "$A" "$B" ||
 	{ echo "FAIL $name: cannot build the namespaces"; exit 1; }
-proc() { # proc DIR PID CGROUP-PATH ENV...: PID's cgroup, environ and stat files below DIR
-	local d=$1/$2 cg=$3
-	shift 3
-	mkdir -p "$d"
-	printf '0::%s\n' "$cg" >"$d/cgroup"
-	printf '%s\0' "$@" >"$d/environ"
-	echo "$(basename "$d") (trainer) S 1 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 777 1 1" >"$d/stat"
-}
-proc "$tmp/proc" 4242 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_3 \
+rt_job_proc "$tmp/proc" 4242 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_3 \
 	SLURM_JOB_ID=4711 SLURM_STEP_ID=0 SLURM_PROCID=3 SLURM_NTASKS=8
-proc "$tmp/proc" 5151 /system.slice/slurmstepd.scope/job_4712/step_0/user/task_0 \
+rt_job_proc "$tmp/proc" 5151 /system.slice/slurmstepd.scope/job_4712/step_0/user/task_0 \
 	SLURM_JOB_ID=4712 SLURM_STEP_ID=0 SLURM_PROCID=0 SLURM_NTASKS=4
 cp -a "$FIX/healthy" "$tmp/root"
 ln -s "$tmp/proc" "$tmp/root/proc"

@@ -12,30 +12,15 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
+. tests/jobs/proc.sh
 name=jobs_outputs
 rt_need_cmd $name tmux
 rt_fixture_start $name hwhost
-UID_POD=0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9
-CTR=$(printf '%064x' 51515151)
-proc() { # proc DIR PID CGROUP-PATH ENV...: PID's cgroup, environ and stat files below DIR
-	local d=$1/$2 cg=$3
-	shift 3
-	mkdir -p "$d"
-	printf '0::%s\n' "$cg" >"$d/cgroup"
-	printf '%s\0' "$@" >"$d/environ"
-	# starttime is field 22; the comm holds a space and a ')'
-	echo "$(basename "$d") (a b) c) S 1 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 777 1 1" >"$d/stat"
-}
-proc "$tmp/proc" 4242 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_3 \
-	SLURM_JOB_ID=4711 SLURM_STEP_ID=0 SLURM_PROCID=3 SLURM_NTASKS=8 SLURM_LOCALID=1
-proc "$tmp/proc" 5151 "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_POD//-/_}.slice/cri-containerd-$CTR.scope" \
-	RANK=1 WORLD_SIZE=2 LOCAL_RANK=0
-mkdir -p "$tmp/log/pods/train_trainer-0_$UID_POD/worker" "$tmp/log/containers"
-ln -s "../pods/train_trainer-0_$UID_POD/worker/0.log" "$tmp/log/containers/trainer-0_train_worker-$CTR.log"
+rt_jobs_place "$tmp/proc" "$tmp/log"
 # A second host: both pids ranks of Slurm job 4711 there (5 and 6 of 8).
-proc "$tmp/proc2" 4242 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_5 \
+rt_job_proc "$tmp/proc2" 4242 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_5 \
 	SLURM_JOB_ID=4711 SLURM_STEP_ID=0 SLURM_PROCID=5 SLURM_NTASKS=8
-proc "$tmp/proc2" 5151 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_6 \
+rt_job_proc "$tmp/proc2" 5151 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_6 \
 	SLURM_JOB_ID=4711 SLURM_STEP_ID=0 SLURM_PROCID=6 SLURM_NTASKS=8
 for t in healthy healthy-t1; do
 	cp -a "$FIX/$t" "$tmp/$t"

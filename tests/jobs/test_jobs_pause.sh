@@ -14,24 +14,10 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
+. tests/jobs/proc.sh
 name=jobs_pause
 rt_fixture_start $name hwhost
-UID_POD=0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9
-CTR=$(printf '%064x' 51515151)
-proc() { # proc DIR PID CGROUP-PATH ENV...: PID's cgroup, environ and stat files below DIR
-	local d=$1/$2 cg=$3
-	shift 3
-	mkdir -p "$d"
-	printf '0::%s\n' "$cg" >"$d/cgroup"
-	printf '%s\0' "$@" >"$d/environ"
-	echo "$(basename "$d") (a b) c) S 1 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 777 1 1" >"$d/stat"
-}
-proc "$tmp/proc" 4242 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_3 \
-	SLURM_JOB_ID=4711 SLURM_STEP_ID=0 SLURM_PROCID=3 SLURM_NTASKS=8 SLURM_LOCALID=1
-proc "$tmp/proc" 5151 "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_POD//-/_}.slice/cri-containerd-$CTR.scope" \
-	RANK=1 WORLD_SIZE=2 LOCAL_RANK=0
-mkdir -p "$tmp/log/pods/train_trainer-0_$UID_POD/worker" "$tmp/log/containers"
-ln -s "../pods/train_trainer-0_$UID_POD/worker/0.log" "$tmp/log/containers/trainer-0_train_worker-$CTR.log"
+rt_jobs_place "$tmp/proc" "$tmp/log"
 # counter 5 bound to QP 282 (pid 4242), 6 to QPs 301 and 300 (pid 5151), as
 # tests/fixtures/hwhost/make-fixtures.py binds them
 RX282=(1000 1300) TX282=(400 520) RX300=(5000 5700)
@@ -66,7 +52,7 @@ import sys
 
 sys.path.insert(0, os.path.join("tests", "lib"))
 from rtlib.check import Checker  # noqa: E402
-from rtlib.outputs import rows  # noqa: E402
+from rtlib.outputs import rows, walk  # noqa: E402
 
 t, want = sys.argv[1:3]
 c = Checker(prefix="jobs_pause: ")
@@ -75,15 +61,6 @@ got = [(r["event"], r["subject"], r["evidence"]) for r in rows(os.path.join(t, "
 c.check("findings.csv: pause-without-ecn opens once on eth2 priority 0, its evidence naming the jobs",
         [g for g in got if g[0] == "open"], [("open", "ifname=eth2 prio=0", want)])
 
-
-def walk(o):
-    if isinstance(o, dict):
-        yield o
-        for v in o.values():
-            yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
 
 
 rep = json.load(open(os.path.join(t, "report.json")))

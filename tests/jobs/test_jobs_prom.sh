@@ -17,26 +17,12 @@
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
+. tests/jobs/proc.sh
 name=jobs_prom
 PROMETHEUS=${PROMETHEUS:-/usr/bin/prometheus}
 rt_need_cmd $name curl "$PROMETHEUS"
 rt_fixture_start $name hwhost
-UID_POD=0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9
-CTR=$(printf '%064x' 51515151)
-proc() { # proc DIR PID CGROUP-PATH ENV...: PID's cgroup, environ and stat files below DIR
-	local d=$1/$2 cg=$3
-	shift 3
-	mkdir -p "$d"
-	printf '0::%s\n' "$cg" >"$d/cgroup"
-	printf '%s\0' "$@" >"$d/environ"
-	echo "$(basename "$d") (a b) c) S 1 1 1 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 777 1 1" >"$d/stat"
-}
-proc "$tmp/proc" 4242 /system.slice/slurmstepd.scope/job_4711/step_0/user/task_3 \
-	SLURM_JOB_ID=4711 SLURM_STEP_ID=0 SLURM_PROCID=3 SLURM_NTASKS=8 SLURM_LOCALID=1
-proc "$tmp/proc" 5151 "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod${UID_POD//-/_}.slice/cri-containerd-$CTR.scope" \
-	RANK=1 WORLD_SIZE=2 LOCAL_RANK=0
-mkdir -p "$tmp/log/pods/train_trainer-0_$UID_POD/worker" "$tmp/log/containers"
-ln -s "../pods/train_trainer-0_$UID_POD/worker/0.log" "$tmp/log/containers/trainer-0_train_worker-$CTR.log"
+rt_jobs_place "$tmp/proc" "$tmp/log"
 for t in healthy healthy-t1; do
 	cp -a "$FIX/$t" "$tmp/$t"
 	ln -s "$tmp/proc" "$tmp/$t/proc"

@@ -67,15 +67,9 @@ grep -qx '[0-9.]*,eth2,ingress,192.168.1.30,192.168.1.10,300,500,0,0,0,0,500,0,0
 	{ echo "  report failed: $(cat "$tmp/err3")"; fail=1; }
 "${PYTHON:-python3}" - "$tmp/report.json" <<'EOF' || fail=1
 import json, sys
+sys.path.insert(0, "tests/lib")
+from rtlib.outputs import walk
 r = json.load(open(sys.argv[1]))
-def walk(o):
-    if isinstance(o, dict):
-        yield o
-        for v in o.values():
-            yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
 ce = sorted(d.get("ce") for d in walk(r) if isinstance(d.get("ce"), int) and d.get("dqpn") in (282, 300))
 if 60 not in ce or 500 not in ce:
     print("  report: the NIC flows' CE (60 and 500) not found, got %s" % ce)

@@ -63,3 +63,14 @@ def by_time(path):
     for r in rows(path):
         out[round(float(r["time"]), 6)].append(r)
     return out
+
+
+def walk(o):
+    """Every dict within a JSON document (o itself first), depth first."""
+    if isinstance(o, dict):
+        yield o
+        for v in o.values():
+            yield from walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from walk(v)
