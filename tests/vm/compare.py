@@ -238,7 +238,8 @@ def doctor_and_qpc(r, ph):
     doc = read(r, "doctor.out")
     named = any("rxe0" in l and "eth0" in l for l in doc.splitlines())
     out(named and read(r, "doctor.rc").strip() == "0", f"{r}: rocetop doctor names rxe0 and its netdev eth0",
-        f"exit {read(r, 'doctor.rc').strip()}, said: {' / '.join(doc.strip().splitlines()[:2])[:200]}")
+        f"exit {read(r, 'doctor.rc').strip()}, said: {' / '.join(doc.strip().splitlines()[:2])[:200]}"
+        f"{'; the kernel: ' + read(r, 'dmesg.rocetop').strip()[:300] if read(r, 'dmesg.rocetop').strip() else ''}")
     # --qp-counters: per-QP counters read, or a one-sentence refusal with a
     # non-zero exit; the mode found is put back.
     st = read(r, "qpc/status").split()

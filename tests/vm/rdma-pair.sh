@@ -401,6 +401,9 @@ barrier watched
 "$ROCETOP" doctor -d 0 >"$R/doctor.out" 2>&1
 echo $? >"$R/doctor.rc"
 "$ROCETOP" doctor -d 0 --json >"$R/doctor.json" 2>"$R/doctor.json.err"
+# The kernel's own lines on a crash of rocetop (a segfault's ip and offset
+# in the binary), kept for the failure message: the console shows none.
+dmesg | grep -E 'rocetop.*(segfault|trap|general protection)' >"$R/dmesg.rocetop"
 
 # --qp-counters during one more exchange: per-QP counters, or a refusal; and the
 # mode found is put back.
