@@ -107,13 +107,15 @@ static int step(struct rt_loop *L, const struct rt_opts *o, int emit)
 	return 1;
 }
 
-/* A file ended: the episodes still open end with it, each sink told of
- * their closes (an episode cut by the end of a recording shows its end). */
-static void file_ended(struct rt_loop *L, const struct rt_opts *o)
+/* A file ended, or a live run stopped: the episodes still open end with it,
+ * each sink told of their closes (an episode cut by the end of a recording
+ * or of the run shows its end and its peak's evidence, in the live run's
+ * findings.csv as in a replay of its recording). */
+static void run_ended(struct rt_loop *L, const struct rt_opts *o)
 {
 	int i;
 
-	if (o->sink_findings || L->src->live)
+	if (o->sink_findings)
 		return;
 	rt_findings_finish(&L->findings);
 	for (i = 0; i < L->nsinks; i++)
@@ -233,7 +235,7 @@ static int run_unpaced(struct rt_loop *L, const struct rt_opts *o, int sfd)
 		}
 	}
 	if (r == 0)
-		file_ended(L, o);
+		run_ended(L, o);
 	return r < 0 ? r : 0;
 }
 
@@ -311,7 +313,7 @@ static int on_tick(struct rt_loop *L, const struct rt_opts *o, int tfd, struct r
 		ctl->at_end = 1;
 		/* The view keeps the episodes open at the end on screen. */
 		if (!interactive) {
-			file_ended(L, o);
+			run_ended(L, o);
 			return 1;
 		}
 	}
@@ -393,6 +395,8 @@ static int run(struct rt_loop *L, const struct rt_opts *o)
 	if (!err)
 		err = !L->src->live && !interactive && !o->listen ? run_unpaced(L, o, ev.sfd) :
 			run_paced(L, o, &ev, interactive);
+	if (!err && L->src->live)
+		run_ended(L, o);
 	events_close(&ev);
 	return err;
 }

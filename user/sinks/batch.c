@@ -19,6 +19,7 @@
 #include "sf_drop.h"
 #include "sink.h"
 #include "sinks.h"
+#include "source.h"
 
 /* --sort for --batch: the columns it prints (user/cmd/main_opts.c checks the name). */
 enum { S_CONGESTION, S_PKTS, S_BYTES, S_CE, S_CNP, S_NAK, S_RNR };
@@ -31,6 +32,7 @@ struct batch {
 	struct rt_flow_delta **order;
 	size_t cap;
 	struct rt_jobagg groups;	/* --group-by: the interval's flows folded */
+	int live;		/* the source: its end is a run's, not a file's */
 };
 
 /* The --sort column of a flow's interval, larger first. */
@@ -594,13 +596,18 @@ static void batch_end(struct rt_sink *s, const struct rt_findings *F)
 	if (!F->nev)
 		return;
 	rt_pr_start(p);
-	rt_pr_str(p, RT_PR_TEXT, NULL, "rocetop %s  end of file\n", rt_fmt_clock(F->t_end, c1, sizeof(c1)));
+	rt_pr_text(p, "rocetop %s  end of %s\n", rt_fmt_clock(F->t_end, c1, sizeof(c1)), b->live ? "run" : "file");
 	rt_pr_dbl(p, RT_PR_JSON, "time", NULL, F->t_end / 1e9);
 	rt_pr_bool(p, RT_PR_JSON, "end", NULL, 1);
 	print_findings(p, F);
 	rt_pr_text(p, "\n");
 	rt_pr_end(p);
 	fflush(stdout);
+}
+
+static void batch_start(struct rt_sink *s, const struct rt_source *src)
+{
+	((struct batch *)s->priv)->live = src->live;
 }
 
 static void batch_close(struct rt_sink *s)
@@ -622,6 +629,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 	if (!s)
 		return NULL;
 	s->on_end = batch_end;
+	s->start = batch_start;
 	b = s->priv;
 	b->top = o->top;
 	b->speed_given = o->find.speed_mbps;
