@@ -175,4 +175,10 @@ c.check("the shares worked out here are those of the test's design (rocetop(8)'s
 batch_checks()
 report_checks()
 findings_checks()
+# The jobs view's CULPRIT and VICTIM columns, for test_jobs_blame.sh's tmux
+# check: "KEY CULPRIT% VICTIM%" a line, as the view rounds them.
+with open(os.path.join(T, "want.view"), "w") as f:
+    for k, (cu, vi) in sorted(WANT.items()):
+        f.write("%s %s %s\n" % (k, "-" if cu is None else "%.1f%%" % (100 * cu),
+                                 "-" if vi is None else "%.1f%%" % (100 * vi)))
 c.done()

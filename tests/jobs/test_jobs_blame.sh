@@ -9,7 +9,8 @@
 # long --interval, ended by SIGINT: everything in it). check_blame.py works
 # out the culprit and victim shares, the job-throttled finding and the
 # incast's evidence from what was sent and checks them in --group-by job
-# JSON, the report's JSON over the recording and findings.csv.
+# JSON, the report's JSON over the recording, findings.csv and, through tmux,
+# the live view's jobs and findings views over the recording.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -42,4 +43,28 @@ wait $rt; rc=$?
 [ "$rc" = 0 ] || { echo "FAIL $name: rocetop exited $rc: $(head -c 300 "$tmp/err")"; exit 1; }
 "$ROCETOP" report --json "$tmp/run.rtr" >"$tmp/report.json" 2>"$tmp/err2" ||
 	{ echo "FAIL $name: rocetop report: $(head -c 300 "$tmp/err2")"; exit 1; }
-"$PY" tests/jobs/check_blame.py "$tmp"	# not exec: the cleanup on exit runs
+"$PY" tests/jobs/check_blame.py "$tmp" || exit 1
+# The live view over the recording: the jobs view (J) shows each job's
+# CULPRIT and VICTIM as check_blame.py worked them out, and the findings view
+# (F) the job-throttled finding, whose detail names the job.
+command -v tmux >/dev/null || { echo "FAIL $name: no tmux"; exit 1; }
+fail=0
+rt_tmux $name "rtjbv$RT_ID" 160 40
+tmux send-keys -t "$RT_TMUX" "$ROCETOP -r $tmp/run.rtr" Enter
+rt_wait_for '\[END\]' && tmux send-keys -t "$RT_TMUX" J && rt_wait_for '^JOB +FLOWS .* CULPRIT +VICTIM'
+got=$(rt_cap | awk '/^JOB +FLOWS/ { on = 1; next } on && $2 ~ /^[0-9]+$/ { print $1, $8, $9 }' | sort)
+if [ "$got" = "$(cat "$tmp/want.view")" ]; then
+	echo "PASS $name: the jobs view's CULPRIT and VICTIM: $(echo $got)"
+else
+	echo "FAIL $name: the jobs view shows '$(echo $got)', not '$(echo $(cat "$tmp/want.view"))'"
+	fail=1
+fi
+tmux send-keys -t "$RT_TMUX" F
+if rt_wait_for '^warning +job-throttled +[0-9:]+ +open +job=slurm:4712: job slurm:4712 rank 0 throttled: 2 flows'; then
+	echo "PASS $name: the findings view lists job-throttled on job=slurm:4712"
+else
+	echo "FAIL $name: no job-throttled in the findings view"
+	rt_cap | sed -n 8,14p | sed 's/^/    | /'
+	fail=1
+fi
+exit $fail
