@@ -49,7 +49,7 @@ sleep 0.5	# one more interval after the last eviction
 kill -INT $rt
 wait $rt; rc=$?
 read nflows npkts <"$tmp/sent"
-tables=$(grep -c '^rocetop ' "$tmp/out")
+tables=$(grep '^rocetop ' "$tmp/out" | grep -vc '  end of run$')
 # Each table's header line: "RoCE ... flows F  evicted E"
 grep -o 'flows [0-9]*  evicted [0-9]*' "$tmp/out" >"$tmp/fe"
 last=$(tail -1 "$tmp/fe")

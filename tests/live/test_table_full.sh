@@ -38,11 +38,11 @@ PY
 wait $rt; rc=$?
 nwarn=$(grep -c "the kernel flow table is full (--max-flows 16)" "$tmp/err")
 sugg=$(grep -o -- "--max-flows [0-9]* fits every flow" "$tmp/err" | head -1)
-tables=$(grep -c '^rocetop ' "$tmp/out")
+tables=$(grep '^rocetop ' "$tmp/out" | grep -vc '  end of run$')
 # the tables, one line each: "N:full" when its notes say the table is full
-marks=$(awk '/^rocetop /{n++} /^note: .*flow table full since .*fits them/{f[n] = 1}
+marks=$(awk '/^rocetop / && !/  end of run$/{n++} /^note: .*flow table full since .*fits them/{f[n] = 1}
 	END {for (i = 1; i <= n; i++) printf "%s", f[i] ? "F" : "."}' "$tmp/out")
-moved=$(awk '/^rocetop /{n++} /table-full [1-9]/{print n; exit}' "$tmp/out")
+moved=$(awk '/^rocetop / && !/  end of run$/{n++} /table-full [1-9]/{print n; exit}' "$tmp/out")
 lastnote=$(grep -o 'flow table full since .*' "$tmp/out" | tail -1 | grep -o -- '--max-flows [0-9]* fits them')
 full=$(grep -o 'table-full [0-9]*' "$tmp/out" | awk '{s += $2} END {print s + 0}')
 first=$(grep -o 'table-full [0-9]*' "$tmp/out" | awk '$2 > 0 {print 16 + $2; exit}')
