@@ -201,12 +201,30 @@ static int track_episodes(struct rt_rule_ctx *c)
 	return 0;
 }
 
-/* A job and the ranks of it seen (the first 16) among some flows. */
+/* A job and the ranks of it seen (the first 16) among some flows, and
+ * their data packets (where the caller counts them). */
 struct job_ranks {
 	const struct rt_job *job;
 	__s32 ranks[16];
 	size_t nranks;
+	__u64 pkts;
 };
+
+/* j's row of the first max of a[0..*n), added if new; NULL past max. */
+static struct job_ranks *job_ranks_of(struct job_ranks *a, size_t *n, size_t max, const struct rt_job *j)
+{
+	size_t k;
+
+	for (k = 0; k < *n && !rt_job_same(a[k].job, j); k++)
+		;
+	if (k == max)
+		return NULL;
+	if (k == *n) {
+		memset(&a[k], 0, sizeof(a[k]));
+		a[(*n)++].job = j;
+	}
+	return &a[k];
+}
 
 static void job_rank_add(struct job_ranks *r, __s32 rank)
 {
@@ -218,15 +236,23 @@ static void job_rank_add(struct job_ranks *r, __s32 rank)
 		r->ranks[r->nranks++] = rank;
 }
 
+#define RANKS_LEN 96
+
+/* r's ranks ("0-7") and its job's key ("slurm:4711", made printable). */
+static void job_ranks_parts(struct job_ranks *r, char ranks[RANKS_LEN], char key[RT_JOB_KEY_LEN])
+{
+	rt_fmt_ranks(r->ranks, r->nranks, ranks, RANKS_LEN);
+	rt_job_group_key(r->job, RT_GROUP_JOB, 0, "", key, RT_JOB_KEY_LEN);
+	rt_fmt_safe(key, key, RT_JOB_KEY_LEN);
+}
+
 /* "job slurm:4711 ranks 0-7" ("rank 3" for one, no ranks when none are known). */
 static const char *job_ranks_text(struct job_ranks *r, char *buf, size_t len)
 {
-	char ranks[96], key[RT_JOB_KEY_LEN];
+	char ranks[RANKS_LEN], key[RT_JOB_KEY_LEN];
 
-	rt_fmt_ranks(r->ranks, r->nranks, ranks, sizeof(ranks));
-	rt_job_group_key(r->job, RT_GROUP_JOB, 0, "", key, sizeof(key));
-	snprintf(buf, len, "job %.80s%s%s", rt_fmt_safe(key, key, sizeof(key)),
-		 r->nranks ? (r->nranks > 1 ? " ranks " : " rank ") : "", ranks);
+	job_ranks_parts(r, ranks, key);
+	snprintf(buf, len, "job %.80s%s%s", key, r->nranks ? (r->nranks > 1 ? " ranks " : " rank ") : "", ranks);
 	return buf;
 }
 
@@ -240,21 +266,15 @@ struct job_set {
 
 static void job_set_add(struct job_set *s, const struct rt_job *j)
 {
-	size_t k;
+	struct job_ranks *r;
 
 	if (!s || !j || j->kind == RT_JOB_NONE)
 		return;
-	for (k = 0; k < s->n && !rt_job_same(s->j[k].job, j); k++)
-		;
-	if (k == JOBSET_MAX) {
+	if (!(r = job_ranks_of(s->j, &s->n, JOBSET_MAX, j))) {
 		s->more = 1;
 		return;
 	}
-	if (k == s->n) {
-		memset(&s->j[k], 0, sizeof(s->j[k]));
-		s->j[s->n++].job = j;
-	}
-	job_rank_add(&s->j[k], j->rank);
+	job_rank_add(r, j->rank);
 }
 
 static int text_cmp(const void *a, const void *b)
@@ -604,7 +624,7 @@ struct dst_group {
 	/* the flows' owners' jobs (on a receiver: the receiving ranks'), their
 	 * data packets, and the group's */
 	struct job_ranks jr[GROUP_JOBS];
-	__u64 jpkts[GROUP_JOBS], pkts;
+	__u64 pkts;
 	size_t njobs;
 	int jobs_mixed;		/* a flow of no job, or past GROUP_JOBS */
 	int egress;		/* a flow going out: a sender's view */
@@ -613,37 +633,24 @@ struct dst_group {
 /* The owner's job of flow f into the group, its ranks and data packets. */
 static void group_job(struct dst_group *x, const struct rt_flow *f, const struct rt_job *j, __u64 pkts)
 {
-	size_t k;
+	struct job_ranks *r;
 
 	x->pkts += pkts;
 	x->egress |= f->k.dir == RT_DIR_EGRESS;
-	if (!j || j->kind == RT_JOB_NONE) {
+	if (!j || j->kind == RT_JOB_NONE || !(r = job_ranks_of(x->jr, &x->njobs, GROUP_JOBS, j))) {
 		x->jobs_mixed = 1;
 		return;
 	}
-	for (k = 0; k < x->njobs && !rt_job_same(x->jr[k].job, j); k++)
-		;
-	if (k == GROUP_JOBS) {
-		x->jobs_mixed = 1;
-		return;
-	}
-	if (k == x->njobs) {
-		memset(&x->jr[k], 0, sizeof(x->jr[k]));
-		x->jr[k].job = j;
-		x->jpkts[x->njobs++] = 0;
-	}
-	x->jpkts[k] += pkts;
-	job_rank_add(&x->jr[k], j->rank);
+	r->pkts += pkts;
+	job_rank_add(r, j->rank);
 }
 
 /* "rank 3 of job slurm:4712", "ranks 0-7 of job ...", "job ..." without ranks. */
 static const char *onto_text(struct job_ranks *r, char *buf, size_t len)
 {
-	char ranks[96], key[RT_JOB_KEY_LEN];
+	char ranks[RANKS_LEN], key[RT_JOB_KEY_LEN];
 
-	rt_fmt_ranks(r->ranks, r->nranks, ranks, sizeof(ranks));
-	rt_job_group_key(r->job, RT_GROUP_JOB, 0, "", key, sizeof(key));
-	rt_fmt_safe(key, key, sizeof(key));
+	job_ranks_parts(r, ranks, key);
 	if (r->nranks)
 		snprintf(buf, len, "%s %s of job %.80s", r->nranks > 1 ? "ranks" : "rank", ranks, key);
 	else
@@ -676,7 +683,7 @@ static const char *group_job_text(struct dst_group *x, char *buf, size_t len)
 		return buf;
 	}
 	for (i = 0; i < x->njobs; i++) {	/* largest share first, ties as seen */
-		for (k = i; k > 0 && x->jpkts[idx[k - 1]] < x->jpkts[i]; k--)
+		for (k = i; k > 0 && x->jr[idx[k - 1]].pkts < x->jr[i].pkts; k--)
 			idx[k] = idx[k - 1];
 		idx[k] = i;
 	}
@@ -684,7 +691,7 @@ static const char *group_job_text(struct dst_group *x, char *buf, size_t len)
 	for (i = 0; i < x->njobs && i < 4; i++)
 		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s %s (%.0f%%)",
 				      i ? "," : "", job_ranks_text(&x->jr[idx[i]], one, sizeof(one)),
-				      rt_share_pct((double)x->jpkts[idx[i]], (double)x->pkts));
+				      rt_share_pct((double)x->jr[idx[i]].pkts, (double)x->pkts));
 	if (x->njobs > 4)
 		snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, ", ...");
 	return buf;
