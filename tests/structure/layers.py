@@ -64,15 +64,16 @@ def check_includes(root, out):
                     out.append(f"{d}/{f}: includes \"{inc}\" of {bad[0]}/, which {d}/ must not use")
 
 
-def nm(path, defined):
-    args = ["nm", "-g", "--defined-only" if defined else "-u", path]
-    res = subprocess.run(args, capture_output=True, text=True, check=True)
-    syms = set()
+def nm_all(paths):
+    """Each object's global symbols, {path: (defined, undefined)}, from one nm run."""
+    table = {p: (set(), set()) for p in paths}
+    res = subprocess.run(["nm", "-g", "-A", *sorted(paths)], capture_output=True, text=True, check=True)
     for line in res.stdout.splitlines():
-        parts = line.split()
-        if parts:
-            syms.add(parts[-1])
-    return syms
+        path, _, rest = line.partition(":")
+        parts = rest.split()
+        if path in table and len(parts) >= 2:
+            table[path][1 if len(parts) == 2 else 0].add(parts[-1])  # undefined: no address
+    return table
 
 
 def objects(root, objdir, d):
@@ -88,6 +89,10 @@ def objects(root, objdir, d):
 
 def check_symbols(root, objdir, out):
     objs = {d: objects(root, objdir, d) for d in FLOORS}
+    syms = nm_all([o for d in FLOORS for o in objs[d].values()])
+
+    def nm(o, defined):
+        return syms[o][0 if defined else 1]
     defs = {d: {} for d in FLOORS}		# floor -> symbol -> source file
     for d in FLOORS:
         for src, o in objs[d].items():
