@@ -837,7 +837,7 @@ static int render_job_shares(struct rt_prom_render *r, struct out *w, const stru
 		for (size_t i = 0; i < n; i++) {
 			const struct pjob *j = r->job_order[i];
 			const struct rt_jobsum *g = rt_htab_find(&r->blame.t, j->key,
-								 rt_hash_bytes(j->key, sizeof(j->key)));
+								 rt_job_key_hash(j->key));
 			double v = !g ? NAN : k ? rt_jobsum_victim(g) : rt_jobsum_culprit(&r->blame, g);
 
 			if (isnan(v))
@@ -868,7 +868,7 @@ static int render_jobs(struct rt_prom_render *r, struct out *w, const struct rt_
 		if (!j || j->kind == RT_JOB_NONE || d->flows[i].f->estimate)
 			continue;
 		rt_job_group_key(j, RT_GROUP_JOB, 0, "", key, sizeof(key));
-		p = rt_htab_get(&r->jobs, key, rt_hash_bytes(key, sizeof(key)), NULL);
+		p = rt_htab_get(&r->jobs, key, rt_job_key_hash(key), NULL);
 		if (!p) {
 			if (errno == ENOSPC && !r->jobs_full_warned++)
 				pr_warn("more than %d jobs: new ones are left out of the Prometheus metrics.\n",

@@ -45,7 +45,7 @@ static struct rt_jobsum *sum(struct rt_jobagg *a, const char *key)
 	char k[RT_JOB_KEY_LEN] = { 0 };
 
 	snprintf(k, sizeof(k), "%s", key);
-	return rt_htab_find(&a->t, k, rt_hash_bytes(k, sizeof(k)));
+	return rt_htab_find(&a->t, k, rt_job_key_hash(k));
 }
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-12)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job.h"
+#include "table.h"
 
 static const char *const kind_names[RT_JOB__N] = { "", "slurm", "k8s", "unit", "cgroup" };
 
@@ -160,4 +161,9 @@ char *rt_fmt_ranks(__s32 *ranks, size_t n, char *buf, size_t len)
 		i = k + 1;
 	}
 	return buf;
+}
+
+__u32 rt_job_key_hash(const char *key)
+{
+	return rt_hash_bytes(key, strnlen(key, RT_JOB_KEY_LEN));
 }

@@ -81,6 +81,9 @@ int rt_job_same(const struct rt_job *a, const struct rt_job *b);
 #define RT_JOB_KEY_LEN	(RT_JOB_NAME_LEN + 16)
 char *rt_job_group_key(const struct rt_job *j, int group, __u32 pid, const char *comm, char *buf,
 		       size_t len);
+/* The hash of a key of RT_JOB_KEY_LEN bytes, zero after its text: of the text
+ * alone (a key is hashed once per flow and interval; most are short). */
+__u32 rt_job_key_hash(const char *key);
 /* Ranks as ranges, sorted and once each ("0-3,8"; "" for none); ranks is sorted in place. */
 char *rt_fmt_ranks(__s32 *ranks, size_t n, char *buf, size_t len);
 

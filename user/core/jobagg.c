@@ -107,7 +107,7 @@ int rt_jobagg_add(struct rt_jobagg *a, const struct rt_snapshot *s, const struct
 	int fresh;
 
 	rt_job_group_key(j, a->group, f->pid, f->comm, key, sizeof(key));
-	g = rt_htab_get(&a->t, key, rt_hash_bytes(key, sizeof(key)), &fresh);
+	g = rt_htab_get(&a->t, key, rt_job_key_hash(key), &fresh);
 	if (!g)
 		return -ENOMEM;
 	if (fresh) {
@@ -160,7 +160,7 @@ static int ties_resolve(struct rt_jobagg *a)
 {
 	for (size_t i = 0; i < a->nties; i++) {
 		const struct rt_blame_tie *c = &a->ties[i];
-		const struct rt_jobsum *g = rt_htab_find(&a->t, c->key, rt_hash_bytes(c->key, sizeof(c->key)));
+		const struct rt_jobsum *g = rt_htab_find(&a->t, c->key, rt_job_key_hash(c->key));
 		struct rt_blame_pt *p = rt_append((void **)&a->pts, &a->npts, &a->pts_cap, sizeof(*p));
 
 		if (!p)
@@ -273,7 +273,7 @@ int rt_jobagg_merge(struct rt_jobagg *dst, const struct rt_jobagg *src)
 
 		if (!src->t.used[i])
 			continue;
-		if (!(o = rt_htab_get(&dst->t, g->key, rt_hash_bytes(g->key, sizeof(g->key)), &fresh)))
+		if (!(o = rt_htab_get(&dst->t, g->key, rt_job_key_hash(g->key), &fresh)))
 			return -ENOMEM;
 		if (fresh) {
 			o->kind = g->kind;
