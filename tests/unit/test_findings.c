@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "doctor.h"
+#include "nic_doctor.h"
 #include "findings.h"
 
 #define NS 1000000000ULL
