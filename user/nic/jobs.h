@@ -24,6 +24,8 @@
 
 #define RT_JOBS_MAX	4096
 #define RT_JOBS_ENV_MAX	(1u << 20)	/* bytes of /proc/PID/environ read at most */
+#define RT_JOBS_DIR_MAX	2100		/* the longest proc and pods directory: a
+					 * --sysfs-root's 2048 and "/proc" fit */
 
 struct rt_jobs;
 
