@@ -283,6 +283,18 @@ static int parse_text(struct wparse *p, const char *text, size_t len)
 	return 0;
 }
 
+int rt_web_config_parse(const char *path, const char *text, size_t len, struct rt_web_config *c)
+{
+	struct wparse p = { .path = path, .c = c };
+
+	memset(c, 0, sizeof(*c));
+	if (parse_text(&p, text, len)) {
+		rt_web_config_free(c);
+		return -1;
+	}
+	return 0;
+}
+
 static int auth_new(struct rt_web_config *c)
 {
 	c->auth = calloc(1, sizeof(*c->auth));

@@ -42,6 +42,9 @@ enum { RT_WEB_BUSY = -1, RT_WEB_DENIED = 0, RT_WEB_OK = 1 };
 /* Read FILE into c (a regular file, whole, and the PEM files it names);
  * 0, or -1 after one sentence on stderr. */
 int rt_web_config_load(const char *path, struct rt_web_config *c);
+/* The users of a configuration's text (len bytes; path names it in the
+ * messages), its files not read: 0, or -1 after one sentence (fuzz_webcfg). */
+int rt_web_config_parse(const char *path, const char *text, size_t len, struct rt_web_config *c);
 void rt_web_config_free(struct rt_web_config *c);
 /* Whether user and password match a user of c: RT_WEB_OK, RT_WEB_DENIED, or
  * RT_WEB_BUSY when the password is not the one last verified and the client

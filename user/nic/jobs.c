@@ -189,13 +189,29 @@ static long read_file(const char *path, size_t max, char **out)
 	return (long)len;
 }
 
+__u64 rt_jobs_stat_start(const char *text)
+{
+	unsigned long long v = 0;
+	const char *p = strrchr(text, ')');
+	int field;
+
+	if (!p)
+		return 0;
+	/* ") S ppid ...": field 3 is the state */
+	for (field = 2; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (sscanf(p, "%llu", &v) != 1)
+		return 0;
+	return v ? v : 1;
+}
+
 /* Field 22 of /proc/PID/stat (after the comm's last ')'): 0 when unreadable. */
 static __u64 start_time(const struct rt_jobs *J, __u32 pid)
 {
-	char path[PATH_MAX], buf[1024], *p;
-	unsigned long long v = 0;
+	char path[PATH_MAX], buf[1024];
 	ssize_t k;
-	int fd, field;
+	int fd;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%u/stat", J->proc, pid) >= sizeof(path) ||
 	    (fd = open_proc(path)) < 0)
@@ -205,15 +221,7 @@ static __u64 start_time(const struct rt_jobs *J, __u32 pid)
 	if (k <= 0)
 		return 0;
 	buf[k] = '\0';
-	if (!(p = strrchr(buf, ')')))
-		return 0;
-	/* ") S ppid ...": field 3 is the state */
-	for (field = 2; *p && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	if (sscanf(p, "%llu", &v) != 1)
-		return 0;
-	return v ? v : 1;
+	return rt_jobs_stat_start(buf);
 }
 
 /* ---- the layouts ---- */

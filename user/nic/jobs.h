@@ -50,5 +50,8 @@ size_t rt_jobs_cached(const struct rt_jobs *J, size_t *bytes);
  * Slurm job from environ's text (NUL-separated, len bytes). */
 void rt_job_from_cgroup(const char *text, size_t len, struct rt_job *j);
 void rt_job_from_environ(const char *env, size_t len, struct rt_job *j);
+/* Pure: the start time (field 22) of /proc/PID/stat's text, NUL-terminated;
+ * 0 when it has none (1 for a start time of 0). */
+__u64 rt_jobs_stat_start(const char *text);
 
 #endif
