@@ -869,11 +869,13 @@ static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, i
 			snprintf(prio, sizeof(prio), "-");
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
-		snprintf(line, sizeof(line),
-			 "DSCP %u  PCP %s  UDP sport %u  last opcode 0x%02x  first seen %s ago  last %s ago",
-			 f->v.dscp, prio, f->v.sport, f->v.opcode,
+		snprintf(line, sizeof(line), "DSCP %u  PCP %s  UDP sport %u  first seen %s ago  last %s ago",
+			 f->v.dscp, prio, f->v.sport,
 			 RT_DUR(t->data.snap.mono_ns > f->v.first_ns ? (t->data.snap.mono_ns - f->v.first_ns) / 1e9 : 0.0),
 			 RT_DUR(t->data.snap.mono_ns > f->v.last_ns ? (t->data.snap.mono_ns - f->v.last_ns) / 1e9 : 0.0));
+		put(y++, 0, line);
+		snprintf(line, sizeof(line), "last opcode %s (0x%02x)",
+			 rt_opcode_name(f->v.opcode, s1, sizeof(s1)), f->v.opcode);
 		put(y++, 0, line);
 	}
 	if (f->estimate) {

@@ -991,7 +991,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 struct report_args {
 	struct rt_opts o;
 	struct rt_find_cfg cfg;
-	int json, top, episodes;
+	int json, text, top, episodes;
 	__u64 speed;
 	const char *speed_from;
 	const char *html, *perfetto;	/* --html, --perfetto: the paths */
@@ -1023,6 +1023,8 @@ static const struct rt_opt report_opts[] = {
 		"to FILE (open it in a browser; '-': standard output)", RT_SET_STR(A, html) },
 	{ 262, "perfetto", "FILE", "also write a Chrome Trace Event JSON to FILE\n"
 		"(open it in ui.perfetto.dev; '-': standard output)", RT_SET_STR(A, perfetto) },
+	{ 264, "text", NULL, "with --html or --perfetto to a file, print the report\n"
+		"too (without, one line says where each went)", RT_SET_FLAG(A, text) },
 	{ 340, "filter", "EXPR", "only the flows EXPR keeps, the host pairs of those flows\n"
 		"and the findings that involve them (the language of\n"
 		"rocetop --filter; see FILTERS in rocetop(8))", RT_SET_STR(A, filter) },
@@ -1034,7 +1036,7 @@ static const struct rt_cli report_cli = {
 	.prog = "rocetop report",
 	.usage =
 "Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--episodes N]\n"
-"                      [--link-speed SPEED] [--filter EXPR] [--html FILE] [--perfetto FILE]\n"
+"                      [--link-speed SPEED] [--filter EXPR] [--html FILE] [--perfetto FILE] [--text]\n"
 "Summarise rocetop recordings or pcap/pcapng captures: the findings' episodes\n"
 "first, most severe first, then duration and totals, the top flows by CE, CNP\n"
 "and NAK, the moments of peak CE rate and PFC pauses, paused time per priority,\n"
@@ -1380,6 +1382,14 @@ static int viz_args_bad(const struct report_args *ra, char **in, int nin)
 		pr_warn("--html and --perfetto cannot both write to standard output: give one a file.\n");
 		return 1;
 	}
+	if ((ra->text || ra->json) && ((ra->html && !strcmp(ra->html, "-")) ||
+				       (ra->perfetto && !strcmp(ra->perfetto, "-")))) {
+		pr_warn("%s and %s - cannot both write to standard output: give the %s a file.\n",
+			ra->json ? "--json" : "--text", ra->html && !strcmp(ra->html, "-") ? "--html" : "--perfetto",
+			ra->html && !strcmp(ra->html, "-") ? "page" : "trace");
+		return 1;
+	}
+
 	for (i = 0; (ra->html || ra->perfetto) && i < nin; i++)
 		if (!strcmp(in[i], "-") || (!stat(in[i], &st) && !S_ISREG(st.st_mode))) {
 			pr_warn("--html and --perfetto read each file twice, and %s cannot be read twice: save it to a file first.\n",
@@ -1471,6 +1481,24 @@ out:
 	return rc;
 }
 
+/* Where --html and --perfetto went, a line each: on standard output when
+ * it holds nothing else, else on standard error. 0, or 1 after saying why. */
+static int viz_said(const struct report_args *ra)
+{
+	FILE *f = ra->text || ra->json ? stderr : stdout;
+
+	if (ra->html)
+		fprintf(f, "rocetop report: the HTML page is in %s (open it in a browser)\n", ra->html);
+	if (ra->perfetto)
+		fprintf(f, "rocetop report: the Perfetto trace is in %s (open it in ui.perfetto.dev)\n", ra->perfetto);
+	errno = 0;
+	if (f == stdout && (fflush(stdout) || ferror(stdout))) {
+		pr_warn("writing to standard output failed: %s.\n", strerror(errno ? errno : EIO));
+		return 1;
+	}
+	return 0;
+}
+
 /* --filter parses, and applies to every output asked for. */
 static int filter_args_bad(struct report_args *ra)
 {
@@ -1538,6 +1566,9 @@ int rt_report_main(int argc, char **argv)
 		rc = viz_out(rs, nrep, &ra.o, &ra, fh, ft);
 		fh = ft = NULL;	/* closed */
 		if (rc || (ra.html && !strcmp(ra.html, "-")) || (ra.perfetto && !strcmp(ra.perfetto, "-")))
+			goto out;
+		rc = viz_said(&ra);
+		if (rc || !(ra.text || ra.json))
 			goto out;
 		rc = 1;
 	}

@@ -146,5 +146,8 @@ const struct rt_name *rt_ecn_names(unsigned int ecn);	/* RT_ECN_* */
 const char *rt_scope_name(__u8 scope);			/* its key */
 const char *rt_dir_name(__u8 dir);			/* "ingress" / "egress" */
 const char *rt_ecn_name(unsigned int ecn);		/* "not_ect", "ect0", "ect1", "ce" */
+/* A BTH opcode as Wireshark names it, the transport short: "RC RDMA WRITE
+ * Middle", "UD SEND only", "CNP"; "0x15" for one no transport has. */
+const char *rt_opcode_name(__u8 op, char *buf, size_t len);
 
 #endif
