@@ -20,7 +20,6 @@
 #ifndef ROCETOP_PAUSE_H
 #define ROCETOP_PAUSE_H
 
-#include <linux/bpf.h>
 #include "parse.h"
 
 /* The speed taken when none is known (user/core/linkspeed.h says so once). */
@@ -32,18 +31,7 @@ struct rt_pause_prio {
 	__u64 paused;	/* ns paused, counted up to from */
 };
 
-/* The live programs' state of one interface slot and direction: one entry
- * of a map shared by every CPU (frames of one priority can reach several),
- * changed under its lock. User space writes mbps (the link speed
- * user/sources/live.c decides) and reads the totals with BPF_F_LOCK. */
-struct rt_pause_val {
-	struct bpf_spin_lock lock;
-	__u32 mbps;		/* 0: RT_PAUSE_ASSUMED_MBPS */
-	struct rt_pause_prio prio[RT_NPRIO];
-};
-
 _Static_assert(sizeof(struct rt_pause_prio) == 24, "rt_pause_prio layout");
-_Static_assert(sizeof(struct rt_pause_val) == 8 + 24 * RT_NPRIO, "rt_pause_val layout");
 
 /* Nanoseconds that q quanta (512 bit times each) last at mbps Mb/s (0: the
  * assumed speed), rounded down: exact at 10, 25, 40 Gb/s for multiples of

@@ -10,7 +10,7 @@
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include "count.h"
-#include "pause.h"
+#include "pause_map.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

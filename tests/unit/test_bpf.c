@@ -32,7 +32,7 @@
 /* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#include "../../bpf/pause.h"
+#include "../../bpf/pause_map.h"
 #include "../parser/corpus.h"
 #pragma GCC diagnostic pop
 

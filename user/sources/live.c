@@ -29,7 +29,7 @@
 /* pause.h unrolls a loop for the BPF target; gcc has no use for the hint. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#include "pause.h"
+#include "pause_map.h"
 #pragma GCC diagnostic pop
 #include "log.h"
 #include "nic.h"
