@@ -221,12 +221,16 @@ struct rt_if_val {
 	__u64 pfc_frames[RT_NPRIO];	/* frames with that class enabled (XON included) */
 	__u64 pfc_xon[RT_NPRIO];	/* ... of which the time was 0 */
 	__u64 pfc_quanta[RT_NPRIO];	/* sum of the pause times, in quanta of 512 bit times */
+	/* ns paused: the union of the pause intervals (bpf/pause.h), up to the
+	 * snapshot's time. Live, user space fills it from the pause map; the
+	 * programs leave ifstats' copy 0. */
+	__u64 pfc_paused_ns[RT_NPRIO];
 };
 
 #define RT_FLOW_KEY_SIZE 48
 #define RT_FLOW_VAL_SIZE 112
 #define RT_FT_VAL_SIZE	 88
-#define RT_IF_VAL_SIZE	 (10 * 8 + 3 * 8 * RT_NPRIO)
+#define RT_IF_VAL_SIZE	 (10 * 8 + 4 * 8 * RT_NPRIO)
 
 _Static_assert(sizeof(struct rt_flow_key) == RT_FLOW_KEY_SIZE, "rt_flow_key layout");
 _Static_assert(sizeof(struct rt_flow_val) == RT_FLOW_VAL_SIZE, "rt_flow_val layout");

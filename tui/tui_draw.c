@@ -12,6 +12,7 @@
 #include <string.h>
 #include "filter.h"
 #include "fmt.h"
+#include "derive.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "tui_view.h"
@@ -576,21 +577,16 @@ static void draw_pfc(struct tui *t, int y, int h)
 		const struct rt_if_val *v = &D->ifs[i].d;
 		const struct rt_if_val *tot = i < S->nifs ? &S->ifs[i].d : v;
 		const char *ifn = rt_snapshot_ifname(&t->data.snap, D->ifs[i].s->k.ifindex);
-		__u64 sp = 0;	/* decided at the first pause frame */
 
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			double ps;
 
-			if (!tot->pfc_frames[p])
+			if (!rt_paused_any(tot, p))
 				continue;
 			if (shown++ < t->top || r >= h)
 				continue;
-			if (!sp)
-				sp = rt_link_speed(&t->data.snap, ifn, t->speed_given, NULL);
-			ps = rt_pause_seconds(v->pfc_quanta[p], sp);
-			if (!sp)
-				snprintf(e, sizeof(e), "?");
-			else if (secs > 0)
+			ps = rt_paused_secs(&t->data.snap, D->ifs[i].s, v, p, secs, t->speed_given);
+			if (secs > 0)
 				snprintf(e, sizeof(e), "%.1f", rt_share_pct(ps, secs));
 			else
 				snprintf(e, sizeof(e), "%.4f", ps);

@@ -91,6 +91,27 @@ static inline double rt_share_pct(double part, double whole)
 	return 100.0 * (part > whole ? whole : part) / whole;
 }
 
+/* ---- paused time ---- */
+
+/*
+ * Seconds interface row x (of snapshot s) was paused on priority prio in v:
+ * x's delta over an interval of secs seconds, or its totals (secs: the time
+ * they span, 0 when unknown). The one function every output takes paused
+ * time from (rocetop(8) PAUSED TIME): the union of the pause intervals the
+ * source measured (rt_if_val.pfc_paused_ns, bpf/pause.h); in a recording
+ * from before that (x->paused_est), estimated as the quanta at the link
+ * speed (rt_link_speed with given, --link-speed), capped at secs.
+ */
+double rt_paused_secs(const struct rt_snapshot *s, const struct rt_ifdir *x, const struct rt_if_val *v,
+		      unsigned int prio, double secs, __u64 given);
+
+/* Whether v says anything of prio's pauses: frames, or time paused (a pause
+ * that began in an earlier interval). */
+static inline int rt_paused_any(const struct rt_if_val *v, unsigned int prio)
+{
+	return v->pfc_frames[prio] || v->pfc_paused_ns[prio];
+}
+
 /* ---- the host pair ---- */
 
 /*

@@ -114,6 +114,8 @@ static struct field ifdir_fields[] = {
 	F(struct rt_ifdir, v.flow_full, "u64"), F(struct rt_ifdir, v.pfc_frames, "u64[9]"),
 	F(struct rt_ifdir, v.pfc_xon, "u64[9]"), F(struct rt_ifdir, v.pfc_quanta, "u64[9]"),
 	F(struct rt_ifdir, evicted, "u64"), F(struct rt_ifdir, v.mirrored, "u64"),
+	/* absent in recordings before it: rows read from them are paused_est */
+	F(struct rt_ifdir, v.pfc_paused_ns, "u64[9]"),
 };
 
 static struct field port_fields[] = {
@@ -784,6 +786,7 @@ struct rt_rec_reader {
 	char id[RT_REC_ID_LEN + 1];	/* "recording-id": "" in files from before it */
 	char writer[16];		/* "writer": "record", "flight" or "" */
 	__u64 created_ns;		/* "created-ns": 0 in files from before it */
+	int paused_est;			/* the file has no v.pfc_paused_ns: its rows are paused_est */
 };
 
 static ssize_t read_full(int fd, void *buf, size_t n)
@@ -968,6 +971,9 @@ static const char *layout_complete(struct rt_rec_reader *r, const unsigned long 
 		if (!r->maps[i])
 			return "out of memory";
 	}
+	for (c = 0; c < layout[R_IFDIR].nf; c++)
+		if (!strcmp(layout[R_IFDIR].f[c].name, "v.pfc_paused_ns"))
+			r->paused_est = !(seen[R_IFDIR] & (1ull << c));
 	/* Without the counts the records cannot be walked. */
 	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
 		size_t j;
@@ -1273,6 +1279,7 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 		if (!d)
 			return -ENOMEM;
 		unpack(r, R_IFDIR, d, p);
+		d->paused_est = (__u8)r->paused_est;
 	}
 	for (i = 0; i < h.nports; i++, p += r->fsize[R_PORT]) {
 		struct rt_port_ctr *c = rt_snapshot_add_port(s);

@@ -121,7 +121,7 @@ static void collect_pauses(struct rt_rule_ctx *c)
 		for (p = 0; p < RT_NPRIO; p++) {
 			struct pause *q;
 
-			if (!v->pfc_frames[p])
+			if (!rt_paused_any(v, (unsigned int)p))
 				continue;
 			q = pause_get(c, ifn, x->k.dir, (__u8)p);
 			if (!q)
@@ -129,7 +129,7 @@ static void collect_pauses(struct rt_rule_ctx *c)
 			q->frames += v->pfc_frames[p];
 			q->xoff += v->pfc_frames[p] - (v->pfc_xon[p] < v->pfc_frames[p] ? v->pfc_xon[p] : v->pfc_frames[p]);
 			q->quanta += v->pfc_quanta[p];
-			q->secs += rt_pause_seconds(v->pfc_quanta[p], rt_findings_speed(c->F, c->cur, ifn));
+			q->secs += rt_paused_secs(c->cur, x, v, (unsigned int)p, d->secs, c->F->cfg.speed_mbps);
 		}
 	}
 	for (i = 0; i < d->nports; i++) {

@@ -158,6 +158,9 @@ struct rt_ifdir {
 	struct rt_if_key k;
 	struct rt_if_val v;
 	__u64 evicted;		/* its flows removed from the table for idleness, since start */
+	/* v.pfc_paused_ns was not measured (a recording from before it):
+	 * rt_paused_secs (derive.h) estimates paused time from the quanta */
+	__u8 paused_est;
 };
 
 struct rt_iface {

@@ -13,6 +13,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "jobagg.h"
+#include "derive.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "print.h"
@@ -444,11 +445,11 @@ static void print_pfc(struct batch *b, const struct rt_snapshot *cur, const stru
 			const struct rt_if_val *v = &d->ifs[i].d;
 			double paused;
 
-			if (!v->pfc_frames[q])
+			if (!rt_paused_any(v, q))
 				continue;
 			if (!speed)
 				speed = rt_link_speed(cur, rawn, b->speed_given, &from);
-			paused = rt_pause_seconds(v->pfc_quanta[q], speed);
+			paused = rt_paused_secs(cur, r, v, q, secs, b->speed_given);
 			rt_pr_open_obj(p, NULL);
 			rt_pr_str(p, RT_PR_ANY, "ifname", "PFC %s", ifn);
 			rt_pr_str(p, RT_PR_ANY, "dir", " %s", rt_dir_name(r->k.dir));

@@ -24,6 +24,7 @@
 #include <net/if.h>
 #include "findings.h"
 #include "fmt.h"
+#include "derive.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "outfile.h"
@@ -597,18 +598,15 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		const struct rt_if_val *v = &d->ifs[i].d;
 		char qifn[2 * IF_NAMESIZE + 4];
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
-		__u64 speed = 0;	/* decided at the first pause frame */
 
 		ifn = rt_fmt_csv(ifn, qifn, sizeof(qifn));
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
-			if (!v->pfc_frames[p])
+			if (!rt_paused_any(v, p))
 				continue;
-			if (!speed)
-				speed = rt_link_speed(cur, rt_snapshot_ifname(cur, r->k.ifindex), c->speed_given, NULL);
 			fprintf(c->pfc, "%.6f,%s,%s,%s,%llu,%llu,%llu,", t, ifn, rt_dir_name(r->k.dir),
 				rt_prio_name(p, pn, sizeof(pn)), (unsigned long long)v->pfc_frames[p],
 				(unsigned long long)v->pfc_xon[p], (unsigned long long)v->pfc_quanta[p]);
-			fprintf(c->pfc, "%.9f\n", rt_pause_seconds(v->pfc_quanta[p], speed));
+			fprintf(c->pfc, "%.9f\n", rt_paused_secs(cur, r, v, p, d->secs, c->speed_given));
 		}
 		/* Evictions come after a flow went idle: such a row may have no frames. */
 		if (v->pkts || d->ifs[i].evicted)

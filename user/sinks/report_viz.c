@@ -318,18 +318,14 @@ static void take_pauses(struct rt_viz_host *h, const struct rt_snapshot *s, cons
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *x = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
-		__u64 speed = 0;
 
 		for (j = 0; j < h->npauses; j++) {
 			const struct rt_viz_pause *q = &h->pauses[j];
 
-			if (q->k.ifindex != x->k.ifindex || q->k.dir != x->k.dir || !v->pfc_frames[q->prio])
+			if (q->k.ifindex != x->k.ifindex || q->k.dir != x->k.dir || !rt_paused_any(v, q->prio))
 				continue;
-			/* the speed the report's aggregation takes (report_agg.c) */
-			if (!speed)
-				speed = rt_link_speed_quiet(s, rt_snapshot_ifname(s, x->k.ifindex),
-							    h->run->agg.speed_given, NULL);
-			acc[j] += rt_pause_seconds(v->pfc_quanta[q->prio], speed);
+			/* as the report's aggregation takes it (report_agg.c) */
+			acc[j] += rt_paused_secs(s, x, v, q->prio, d->secs, h->run->agg.speed_given);
 		}
 	}
 }

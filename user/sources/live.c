@@ -26,6 +26,11 @@
 #include "rocetop.skel.h"
 #include "linkspeed.h"
 #include "live_maps.h"
+/* pause.h unrolls a loop for the BPF target; gcc has no use for the hint. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "pause_map.h"
+#pragma GCC diagnostic pop
 #include "log.h"
 #include "nic.h"
 #include "source.h"
@@ -66,6 +71,7 @@ struct live {
 	struct rt_flow_key *gone;	/* incremental: evicted, their rows go next interval */
 	size_t ngone, gone_cap;
 	struct rt_if_val *ifvals;	/* one ifstats entry, per CPU */
+	__u64 paused_ns[RT_IF_SLOTS][2][RT_NPRIO];	/* the last totals given: they never go back */
 	/* link watcher: rtnetlink link events say when to look again */
 	int nl_fd;
 	int xdp_mode, no_ingress, no_egress;
@@ -496,6 +502,32 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 	return 0;
 }
 
+/*
+ * The paused time of ifstats entry idx (slot * 2 + dir) up to now, from the
+ * pause map (bpf/pause.h): read under its lock, the part of the pause in
+ * progress added as of now. A frame stamped before now but counted after
+ * this read may end that part earlier than now: the totals given never go
+ * back (a counter that went back would read as a reset). 0 or -1 (errno).
+ */
+static int read_paused(struct live *l, __u32 idx, __u64 out[RT_NPRIO])
+{
+	__u64 *last = l->paused_ns[idx / 2][idx % 2], now;
+	struct rt_pause_val v;
+	int p;
+
+	if (bpf_map_lookup_elem_flags(bpf_map__fd(l->skel->maps.pausestate), &idx, &v, BPF_F_LOCK))
+		return -1;
+	now = now_ns(CLOCK_MONOTONIC);	/* the programs' clock, bpf_ktime_get_ns */
+	for (p = 0; p < RT_NPRIO; p++) {
+		__u64 t = rt_pause_total(&v.prio[p], now);
+
+		if (t > last[p])
+			last[p] = t;
+		out[p] = last[p];
+	}
+	return 0;
+}
+
 /* ifstats is a per-CPU array: slot * 2 + dir, slots as set before load. */
 static int read_ifstats(struct live *l, struct rt_snapshot *s)
 {
@@ -516,6 +548,8 @@ static int read_ifstats(struct live *l, struct rt_snapshot *s)
 			/* Frames of unwatched interfaces only appear in tests. */
 			if (slot == RT_SLOT_OTHER && !sum.pkts)
 				continue;
+			if (sum.mac_ctrl && read_paused(l, idx, sum.pfc_paused_ns))
+				return -errno;
 			d = rt_snapshot_add_ifdir(s);
 			if (!d)
 				return -ENOMEM;
@@ -924,6 +958,24 @@ static int find_ifaces(struct live *l, const struct rt_opts *o)
 	return 0;
 }
 
+/* Each watched interface's link speed into its entries of the pause map
+ * (bpf/pause.h; iface_facts decided it, 0: the assumed speed). 0 or -errno. */
+static int pause_speeds(struct live *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.pausestate);
+
+	for (int i = 0; i < l->nifs; i++)
+		for (__u32 dir = 0; dir < 2; dir++) {
+			struct rt_pause_val v = { 0 };
+			__u32 idx = (__u32)i * 2 + dir;
+
+			v.mbps = l->ifs[i].speed_mbps > 0xffffffffULL ? 0xffffffffU : (__u32)l->ifs[i].speed_mbps;
+			if (bpf_map_update_elem(fd, &idx, &v, BPF_ANY))
+				return -errno;
+		}
+	return 0;
+}
+
 /* The BPF side, loaded and mapped: the programs, the kernel flow table in
  * memory, each interface's slot. 0 or -errno after saying why. */
 static int load_bpf(struct live *l, const struct rt_opts *o)
@@ -955,6 +1007,11 @@ static int load_bpf(struct live *l, const struct rt_opts *o)
 			pr_warn("cannot fill the BPF slot map: %s.\n", strerror(-err));
 			return err;
 		}
+	}
+	err = pause_speeds(l);
+	if (err) {
+		pr_warn("cannot fill the BPF pause map: %s.\n", strerror(-err));
+		return err;
 	}
 	/* one interface: the program takes its ifindex from here, not the frame's
 	 * context (bpf/rocetop.bpf.c, rt_one_ifindex and rt_one_slot) */
