@@ -716,6 +716,8 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 		fl->v.dscp = one.dscp;
 		fl->v.pcp = one.pcp;
 		fl->v.opcode = one.opcode;
+		fl->v.dscps |= one.dscps;
+		fl->v.prios |= one.prios;
 		fl->samples++;
 	}
 }
