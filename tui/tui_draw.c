@@ -859,14 +859,15 @@ static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, i
 		 rt_snapshot_ifname(&t->data.snap, f->k.ifindex));
 	put_attr(y++, 0, line, A_BOLD);
 	{
-		char prio[8];
+		char prio[8], ds[RT_BITS_STRLEN], ps[RT_BITS_STRLEN];
 
 		if (f->v.pcp == RT_PCP_NONE)
 			snprintf(prio, sizeof(prio), "-");
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
-		snprintf(line, sizeof(line), "DSCP %u  PCP %s  UDP sport %u  first seen %s ago  last %s ago",
-			 f->v.dscp, prio, f->v.sport,
+		snprintf(line, sizeof(line), "DSCP %s  priority %s  PCP %s  UDP sport %u  first seen %s ago  last %s ago",
+			 rt_fmt_bits(rt_flow_dscps(f), ds, sizeof(ds)), rt_fmt_bits(rt_flow_prios(f), ps, sizeof(ps)),
+			 prio, f->v.sport,
 			 RT_DUR(t->data.snap.mono_ns > f->v.first_ns ? (t->data.snap.mono_ns - f->v.first_ns) / 1e9 : 0.0),
 			 RT_DUR(t->data.snap.mono_ns > f->v.last_ns ? (t->data.snap.mono_ns - f->v.last_ns) / 1e9 : 0.0));
 		put(y++, 0, line);

@@ -28,6 +28,14 @@ for c in "${cases[@]}"; do
 		continue
 	fi
 	bad=""
+	# flows.csv's last two columns, prios and dscps (every packet's, where
+	# 82b647a had only the last packet's in dscp and pcp), came after it:
+	# tests/offline/test_prio_set.sh holds them to tshark; here every other
+	# column byte for byte.
+	for o in out replay; do
+		sed -E '1s/,prios,dscps$//; 2,$s/,("[0-9,]+"|[0-9]+),("[0-9,]+"|[0-9]+)$//' "$T/$o/flows.csv" \
+			>"$T/$o/flows.cut" && mv "$T/$o/flows.cut" "$T/$o/flows.csv"
+	done
 	for f in flows.csv stats.csv ports.csv; do
 		cmp -s "$T/out/$f" "$FX/expect/$name/$f" || bad="$bad $f"
 		cmp -s "$T/replay/$f" "$FX/expect/$name/replay-$f" || bad="$bad replay:$f"
@@ -43,7 +51,11 @@ for c in "${cases[@]}"; do
 	# The recording now names the kernel and options and keeps more of each
 	# interface, so it is no longer 82b647a's bytes: 82b647a's recording read
 	# by this build gives the CSV files this build's recording gives.
+	# (An old recording has no sets: the last packet's DSCP and priority stand
+	# for them, so its flows.csv is compared, as above, without them.)
 	if (cd "$T" && "$ROCETOP" -r "$FX/expect/$name/rec.rtr" -D -q -d "$d" --csv oldrec 2>>err); then
+		sed -E '1s/,prios,dscps$//; 2,$s/,("[0-9,]+"|[0-9]+),("[0-9,]+"|[0-9]+)$//' "$T/oldrec/flows.csv" \
+			>"$T/oldrec/flows.cut" && mv "$T/oldrec/flows.cut" "$T/oldrec/flows.csv"
 		for f in flows.csv pfc.csv stats.csv ports.csv; do
 			cmp -s "$T/oldrec/$f" "$T/replay/$f" || bad="$bad rec.rtr:$f"
 		done

@@ -19,10 +19,36 @@ static inline __u64 rt_congestion(const struct rt_flow_val *d)
 	return d->ecn[RT_ECN_CE] + d->cnp + d->nak_seq + d->nak_other + d->rnr_nak;
 }
 
-/* A flow's priority: its 802.1Q PCP, else its DSCP / 8 (the findings' rule). */
+/*
+ * A packet's priority is its 802.1Q PCP, else its DSCP / 8 (the findings'
+ * rule). A flow may carry several (its ACKs and NAKs on the data's priority,
+ * its CNPs on the CNP priority): the sets of every packet since the flow
+ * began, bit p for priority p and bit d for DSCP d. A recording made before
+ * the sets holds only the last packet's, which then stands for the set.
+ */
+static inline __u8 rt_flow_prios(const struct rt_flow *f)
+{
+	if (f->v.prios)
+		return f->v.prios;
+	return (__u8)(1u << (f->v.pcp != RT_PCP_NONE ? f->v.pcp & 7 : f->v.dscp >> 3));
+}
+
+static inline __u64 rt_flow_dscps(const struct rt_flow *f)
+{
+	return f->v.dscps ? f->v.dscps : 1ULL << (f->v.dscp & 63);
+}
+
+/* A flow's priority where one is needed: the lowest it carries, which does
+ * not depend on which of its packets came last. */
 static inline __u8 rt_flow_prio(const struct rt_flow *f)
 {
-	return f->v.pcp != RT_PCP_NONE ? (__u8)(f->v.pcp & 7) : (__u8)(f->v.dscp >> 3);
+	return (__u8)__builtin_ctz(rt_flow_prios(f));
+}
+
+/* ... and its lowest DSCP. */
+static inline __u8 rt_flow_dscp(const struct rt_flow *f)
+{
+	return (__u8)__builtin_ctzll(rt_flow_dscps(f));
 }
 
 static inline __u64 rt_nak(const struct rt_flow_val *v)

@@ -27,7 +27,7 @@
 #include "table.h"
 
 #define MAX_NODES 64
-#define MAX_VALS 3
+#define MAX_VALS 8	/* a flow's priorities, at most 8 */
 #define WORD_LEN 64
 
 /* ------------------------------------------------------------ the fields */
@@ -99,10 +99,18 @@ static int get_pid(const struct rt_fsubj *s, union rt_fv *v)
 	return s->f->pid != 0;
 }
 
+/* Every priority the flow carried (user/core/derive.h): a flow whose ACKs
+ * ride priority 3 and its CNPs 6 is of both, in every interval. */
 static int get_prio(const struct rt_fsubj *s, union rt_fv *v)
 {
-	v[0].n = rt_flow_prio(s->f);
-	return 1;
+	__u8 ps = rt_flow_prios(s->f);
+	int n = 0;
+
+	while (ps && n < MAX_VALS) {
+		v[n++].n = (__u64)__builtin_ctz(ps);
+		ps &= (__u8)(ps - 1);
+	}
+	return n;
 }
 
 static const struct rt_flow_val *counts(const struct rt_fsubj *s)
@@ -134,27 +142,32 @@ static int get_rnr(const struct rt_fsubj *s, union rt_fv *v)
 	return counts(s)->rnr_nak != 0;
 }
 
-/* Pause frames (XOFF) of the flow's priority on its interface, either
- * direction, in the interval (d) or since the start (s). */
+/* XOFF among the pause frames of priority p in v. */
+static int xoff(const struct rt_if_val *v, unsigned int p)
+{
+	return v->pfc_frames[p] > v->pfc_xon[p];
+}
+
+/* Pause frames (XOFF) of any of the flow's priorities on its interface,
+ * either direction, in the interval (d) or since the start (s). */
 static int get_paused(const struct rt_fsubj *s, union rt_fv *v)
 {
-	__u8 p = rt_flow_prio(s->f);
+	__u8 ps = rt_flow_prios(s->f);
 	size_t i;
 
 	(void)v;
 	if (s->paused >= 0)
 		return s->paused;
-	if (s->d) {
-		for (i = 0; i < s->d->nifs; i++)
-			if (s->d->ifs[i].s->k.ifindex == s->f->k.ifindex &&
-			    s->d->ifs[i].d.pfc_frames[p] > s->d->ifs[i].d.pfc_xon[p])
+	for (unsigned int p = 0; p < 8; p++) {
+		if (!(ps >> p & 1))
+			continue;
+		for (i = 0; s->d && i < s->d->nifs; i++)
+			if (s->d->ifs[i].s->k.ifindex == s->f->k.ifindex && xoff(&s->d->ifs[i].d, p))
 				return 1;
-		return 0;
+		for (i = 0; !s->d && s->s && i < s->s->nifs; i++)
+			if (s->s->ifs[i].k.ifindex == s->f->k.ifindex && xoff(&s->s->ifs[i].v, p))
+				return 1;
 	}
-	for (i = 0; s->s && i < s->s->nifs; i++)
-		if (s->s->ifs[i].k.ifindex == s->f->k.ifindex &&
-		    s->s->ifs[i].v.pfc_frames[p] > s->s->ifs[i].v.pfc_xon[p])
-			return 1;
 	return 0;
 }
 

@@ -103,6 +103,9 @@ static struct field flow_fields[] = {
 	F(struct rt_flow, sw_drops, "u64"),
 	/* absent (0: no job) in recordings before jobs */
 	F(struct rt_flow, job, "u32"),
+	/* absent (0) in recordings before them: the last packet's DSCP and
+	 * priority then stand for the sets (user/core/derive.h) */
+	F(struct rt_flow, v.dscps, "u64"), F(struct rt_flow, v.prios, "u8"),
 };
 
 static struct field ifdir_fields[] = {

@@ -35,7 +35,7 @@
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
 		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples,origin,mirror," \
-		  "job_kind,job,step,rank,size\n"
+		  "job_kind,job,step,rank,size,prios,dscps\n"
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted,mirrored\n"
@@ -73,7 +73,9 @@ struct csv {
  * are written straight into the sink's buffer (c->out), each field followed
  * by its comma; the buffer goes out in large writes.
  */
-#define ROW_MAX	1536	/* a row at its longest: every number at 20 digits, names quoted */
+#define ROW_MAX	(1536 + 2 * RT_BITS_STRLEN)	/* a row at its longest: every number at 20
+						 * digits, names quoted, all 8 priorities and
+						 * 64 DSCPs */
 
 static const char digits2[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -145,6 +147,29 @@ static char *put_text(char *p, const char *s)
 	char q[2 * 64 + 4];
 
 	return put_str(p, rt_fmt_csv(s, q, sizeof(q)));
+}
+
+/* A set of priorities or DSCPs since the flow began (user/core/derive.h),
+ * as rt_fmt_bits() writes it: "3" or, quoted, "3,6". */
+static char *put_bits(char *p, __u64 bits)
+{
+	int many = (bits & (bits - 1)) != 0;
+
+	if (many)
+		*p++ = '"';
+	for (int first = 1; bits; bits &= bits - 1, first = 0) {
+		unsigned int b = (unsigned int)__builtin_ctzll(bits);
+
+		if (!first)
+			*p++ = ',';
+		if (b >= 10)
+			*p++ = (char)('0' + b / 10);
+		*p++ = (char)('0' + b % 10);
+	}
+	if (many)
+		*p++ = '"';
+	*p++ = ',';
+	return p;
 }
 
 /* Rows come sorted by key, so neighbours share addresses: format each once. */
@@ -332,6 +357,8 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 			*p++ = ',';	/* seen directly: mirror left empty */
 		}
 		p = put_job(p, rt_snapshot_job(cur, f));
+		p = put_bits(p, rt_flow_prios(f));
+		p = put_bits(p, rt_flow_dscps(f));
 		p[-1] = '\n';	/* the last column's comma */
 	}
 	fwrite(c->out, 1, (size_t)(p - c->out), c->flows);

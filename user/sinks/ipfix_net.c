@@ -211,6 +211,13 @@ static void conn_queue(struct rt_ipfix_conn *c, const void *msg, size_t len)
 	c->msgs++;
 }
 
+/* The errors a connected UDP socket keeps from an ICMP answer to an earlier
+ * datagram (port, host or network unreachable), reported by the next call. */
+static int icmp_error(int e)
+{
+	return e == ECONNREFUSED || e == EHOSTUNREACH || e == ENETUNREACH || e == EHOSTDOWN;
+}
+
 void rt_ipfix_conn_send(struct rt_ipfix_conn *c, const void *msg, size_t len)
 {
 	if (c->state == RT_IPX_DOWN) {
@@ -223,9 +230,13 @@ void rt_ipfix_conn_send(struct rt_ipfix_conn *c, const void *msg, size_t len)
 			conn_flush(c);
 		return;
 	}
-	/* UDP: an error (a refused port, said by ICMP) loses this datagram
-	 * only; said once a run, the count at the end (rt_ipfix_conn_close). */
-	if (send(c->fd, msg, len, MSG_NOSIGNAL) < 0) {
+	/* UDP: an ICMP error (a port unreachable while the collector was
+	 * away) is about an earlier datagram, yet the connected socket reports
+	 * it on this send, which then sends nothing: send once more, the error
+	 * taken. Any other error loses this datagram only; said once a run,
+	 * the count at the end (rt_ipfix_conn_close). */
+	if (send(c->fd, msg, len, MSG_NOSIGNAL) < 0 && (!icmp_error(errno) ||
+							 send(c->fd, msg, len, MSG_NOSIGNAL) < 0)) {
 		c->dropped++;
 		if (!c->said)
 			pr_warn("IPFIX collector %s: cannot send (%s); rocetop goes on and keeps sending.\n",

@@ -189,6 +189,8 @@ static void take_flow(struct rt_rep_flow *a, const struct rt_snapshot *s, const 
 		a->v.pcp = v->pcp;
 		a->v.opcode = v->opcode;
 	}
+	a->v.dscps |= v->dscps;
+	a->v.prios |= v->prios;
 	if (f->lqpn || f->pid) {
 		a->lqpn = f->lqpn;
 		a->rqpn = f->rqpn;
