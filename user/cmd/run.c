@@ -104,6 +104,12 @@ static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts
 	}
 	L->src = o->read_file ? rt_file_source_new(o) :
 		P->sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
+	/* Degrading, not failing: the interfaces cannot be attached for want of
+	 * a capability (said), sFlow and the sinks run on. */
+	if (!L->src && P->sf && o->nifaces && rt_caps_attach_lacks(rt_caps_effective(), rt_caps_last())) {
+		pr_warn("the interfaces are not watched: sFlow and the outputs run on without them.\n");
+		L->src = rt_sflow_clock_source_new(o);
+	}
 	if (!L->src)
 		return -EINVAL;
 	if (!strcmp(L->src->name, "recording")) {
