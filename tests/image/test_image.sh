@@ -18,50 +18,28 @@ rt_need_cmd image podman buildah curl
 rt_need_py image prometheus_client
 rt_two_hosts image rti
 rt_checks image "image: "
-IMG=localhost/rocetop-test:$RT_ID
-SECCOMP=$PWD/dist/kubernetes/rocetop-seccomp.json
+. tests/image/lib.sh
 CTR=rocetop-test-$RT_ID
+PORT=9465
 inb() { ip netns exec "$B" "$@"; }
 
 # 1. Built twice from the same tree and date: the same image, no shell in it.
-[ -x "$BUILD/rocetop-entrypoint" ] || { fail build "no $BUILD/rocetop-entrypoint (run make)"; exit 1; }
-rt_on_exit "podman rmi -f '$IMG' '$IMG-again' >/dev/null"
 export SOURCE_DATE_EPOCH=1700000000
-if ! dist/image/build.sh "$BUILD" "$IMG" 0.1.0 >"$T/build.out" 2>&1 ||
-   ! dist/image/build.sh "$BUILD" "$IMG-again" 0.1.0 >>"$T/build.out" 2>&1; then
-	fail build "dist/image/build.sh failed: $(tail -3 "$T/build.out")"; exit 1
-fi
-id1=$(podman image inspect --format '{{.Id}}' "$IMG") id2=$(podman image inspect --format '{{.Id}}' "$IMG-again")
+img_build image
+first=$IMG
+img_build image-again
+id1=$(podman image inspect --format '{{.Id}}' "$first") id2=$(podman image inspect --format '{{.Id}}' "$IMG")
 size=$(podman image inspect --format '{{.Size}}' "$IMG")
 [ -n "$id1" ] && [ "$id1" = "$id2" ] && pass "two builds give one image (${id1:0:12}, $size bytes)" ||
 	fail reproducible "two builds gave $id1 and $id2"
 shells=$(tar -tf "$BUILD/image/rootfs.tar" | grep -E '/(sh|bash|dash|busybox|ash)$' | tr '\n' ' ')
 [ -z "$shells" ] && pass "no shell in the image" || fail "no shell" "the image holds $shells"
 
-# 2. The flags this podman runs with: as they are, or (a sandbox without
-# CAP_SYS_RESOURCE, hybrid cgroups) through runc with cgroupfs and limits it
-# may keep.
-G=() R=() ok=0
-for try in "|" "--runtime runc --cgroup-manager=cgroupfs|--ulimit nofile=1024:1024 --ulimit nproc=1024:1024"; do
-	read -ra G <<<"${try%%|*}"
-	read -ra R <<<"${try#*|}"
-	[ "$(podman "${G[@]}" run --rm "${R[@]}" --cap-drop=ALL "$IMG" --version 2>"$T/podman.err")" = "rocetop 0.1.0" ] &&
-		ok=1 && break
-done
-[ $ok = 1 ] || { fail podman "podman cannot run the image: $(tail -2 "$T/podman.err")"; exit 1; }
-pod() {	# NAME CAPS ARGS...: the container, detached, in namespace B
-	local name=$1 caps=$2
-	shift 2
-	rt_on_exit "podman ${G[*]} rm -f '$name' >/dev/null"
-	podman "${G[@]}" run -d --name "$name" "${R[@]}" --network "ns:/run/netns/$B" --read-only \
-		--security-opt "seccomp=$SECCOMP" --cap-drop=ALL ${caps:+--cap-add="$caps"} \
-		-e ROCETOP_LISTEN="127.0.0.1:$PORT" "$@" "$IMG" >/dev/null
-}
-PORT=9465
+img_podman
 
 # 3. The matrix's set: the exported counters equal scapy's tally.
 t0=$(date +%s.%N)
-pod "$CTR" BPF,PERFMON,NET_ADMIN -e ROCETOP_INTERFACES="-i $IFB" -e ROCETOP_OPTS="-d 0.2 --flow-timeout 0 --no-nic" ||
+pod "$CTR" BPF,PERFMON,NET_ADMIN -e ROCETOP_LISTEN="127.0.0.1:$PORT" -e ROCETOP_INTERFACES="-i $IFB" -e ROCETOP_OPTS="-d 0.2 --flow-timeout 0 --no-nic" ||
 	{ fail run "podman run failed"; exit 1; }
 if ! rt_wait_until - 100 inb curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics"; then
 	fail run "no /metrics: $(podman "${G[@]}" logs "$CTR" 2>&1 | tail -3)"; exit 1
@@ -90,7 +68,7 @@ grep -q 'rocetop: serving Prometheus metrics on http://127.0.0.1:9465/metrics' "
 for cap in BPF PERFMON NET_ADMIN; do
 	set=$(echo BPF,PERFMON,NET_ADMIN | tr ',' '\n' | grep -vx "$cap" | paste -sd,)
 	name=$CTR-$cap
-	pod "$name" "$set" -e ROCETOP_INTERFACES="-i $IFB" -e ROCETOP_OPTS="-d 0.2 --no-nic --sflow 127.0.0.1:6343"
+	pod "$name" "$set" -e ROCETOP_LISTEN="127.0.0.1:$PORT" -e ROCETOP_INTERFACES="-i $IFB" -e ROCETOP_OPTS="-d 0.2 --no-nic --sflow 127.0.0.1:6343"
 	up=0
 	rt_wait_until - 100 inb curl -sf -o "$T/m.$cap" "http://127.0.0.1:$PORT/metrics" && up=1
 	podman "${G[@]}" logs "$name" >"$T/log.$cap" 2>&1
