@@ -33,5 +33,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Try 'rocetop --help' for the options.\n");
 		return 2;
 	}
+	o.drop_caps = 1;
 	return rt_run(&o) ? 1 : 0;
 }

@@ -37,6 +37,8 @@ struct rt_opts {
 	long iterations;		/* -n/--iterations, 0 = no limit */
 	int batch;			/* --batch */
 	int daemon;			/* -D: no view */
+	int drop_caps;			/* rocetop's own run: keep only the capabilities
+					 * it needs once attached (user/cmd/run.c) */
 	int json;			/* --json: --batch as JSON lines; report's JSON */
 	int no_nic;			/* --no-nic: skip the NIC's counters */
 	int qp_counters;		/* --qp-counters: 1 bind QPs to counters, 2 (=cc) with

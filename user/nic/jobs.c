@@ -554,6 +554,9 @@ static void pod_name(const struct rt_jobs *J, struct rt_job *j)
 /* ---- the cache ---- */
 
 /* Read pid's job now: 0, or -errno when its cgroup file is unreadable. */
+/* The missing CAP_SYS_PTRACE, said once a run. */
+static int said_ptrace;
+
 static int resolve(const struct rt_jobs *J, __u32 pid, struct rt_job *j)
 {
 	char path[PATH_MAX], *buf;
@@ -579,6 +582,11 @@ static int resolve(const struct rt_jobs *J, __u32 pid, struct rt_job *j)
 	snprintf(path, sizeof(path), "%s/%u/environ", J->proc, pid);
 	if ((n = read_file(path, RT_JOBS_ENV_MAX, &buf)) >= 0)
 		rt_job_from_environ(buf, (size_t)n, j);
+	else if ((n == -EACCES || n == -EPERM) && !said_ptrace) {
+		said_ptrace = 1;
+		pr_warn("the jobs' ranks are off: reading another process's environment (%s) needs CAP_SYS_PTRACE, which rocetop lacks; the jobs from cgroups are still shown.\n",
+			path);
+	}
 	free(buf);
 	return 0;
 }

@@ -24,6 +24,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "rocetop.skel.h"
+#include "caps.h"
 #include "linkspeed.h"
 #include "live_maps.h"
 /* pause.h unrolls a loop for the BPF target; gcc has no use for the hint. */
@@ -97,25 +98,34 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Effective capabilities from /proc: no libcap needed for one question. */
+/* Whether a seccomp filter guards this process (/proc/self/status): a
+ * container engine's default one refuses bpf() without CAP_SYS_ADMIN. */
+static int seccomp_filtered(void)
+{
+	char line[256];
+	int mode = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mode == 2;
+}
+
+/* Whether this process holds what attaching needs; if not, say which
+ * capabilities it lacks (user/core/caps.h). */
 static int privileged(void)
 {
-	unsigned long long eff = 0;
-	char line[256];
-	FILE *f;
+	__u64 lacks = rt_caps_attach_lacks(rt_caps_effective(), rt_caps_last());
+	char names[128];
 
-	if (geteuid() == 0)
+	if (!lacks)
 		return 1;
-	f = fopen("/proc/self/status", "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	fclose(f);
-	/* CAP_NET_ADMIN (12), and CAP_SYS_ADMIN (21) or CAP_BPF (39) with
-	 * CAP_PERFMON (38): without it the verifier refuses the programs. */
-	return (eff >> 12 & 1) && ((eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1)));
+	pr_warn("attaching the BPF programs needs %s, which this process lacks: run rocetop as root, or grant %s (podman run --cap-add, the capabilities in dist/kubernetes/rocetop-daemonset.yaml).\n",
+		rt_caps_names(lacks, names, sizeof(names)), lacks & (lacks - 1) ? "them" : "it");
+	return 0;
 }
 
 /* The XDP program on i through a link in one mode (flags): 0, or -errno. */
@@ -917,14 +927,16 @@ static int load_programs(struct live *l, const struct rt_opts *o)
 	if (split && !o->bpf_split)
 		pr_debug("Linux before 6.12: loading the split BPF programs.\n");
 	err = open_load(l, o, split, frags);
-	if (err && !split && l->skel) {
+	if (err && err != -EPERM && !split && l->skel) {
 		libbpf_strerror(err, buf, sizeof(buf));
 		pr_info("this kernel's verifier refused rocetop's inlined BPF programs (%s): loading the split ones, which cost a frame a little more.\n",
 			buf);
 		rocetop_bpf__destroy(l->skel);
 		err = open_load(l, o, 1, frags);
 	}
-	if (err && l->skel) {
+	if ((err == -EPERM || err == -EACCES) && l->skel && seccomp_filtered()) {
+		pr_warn("a seccomp filter refused the bpf() system call, which loads the programs: run the container with dist/kubernetes/rocetop-seccomp.json (podman run --security-opt seccomp=FILE, or the DaemonSet's seccompProfile).\n");
+	} else if (err && l->skel) {
 		libbpf_strerror(err, buf, sizeof(buf));
 		pr_warn("the kernel refused rocetop's BPF programs (%s); run with -v for the verifier's log.\n",
 			buf);
@@ -1087,10 +1099,8 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	l->nl_fd = -1;
 	if (find_ifaces(l, o))
 		goto fail;
-	if (!privileged()) {
-		pr_warn("attaching BPF programs needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN): run rocetop with sudo.\n");
+	if (!privileged())
 		goto fail;
-	}
 	if (load_bpf(l, o) || attach_all(l, o))
 		goto fail;
 	watch_link_events(l);
