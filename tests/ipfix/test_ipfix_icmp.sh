@@ -28,7 +28,7 @@ done
 tds="${pids[*]: -2}"
 ip netns exec "$B" "$ROCETOP" -i "$IFB" -d 0.25 -D --flow-timeout 0 --csv "$T/csv" --ipfix "127.0.0.1:$U" 2>"$T/rt.err" &
 rt=$!; pids+=("$rt")
-rt_wait_file "$T/csv/flows.csv" "$rt" || { echo "FAIL ipfix_icmp: rocetop did not start: $(cat "$T/rt.err")"; exit 1; }
+rt_wait_file "$T/csv/flows.csv" "$rt" 300 || { echo "FAIL ipfix_icmp: rocetop did not start: $(cat "$T/rt.err")"; exit 1; }
 "$ROCETOP_GEN" --scenario steady --duration 3 --rate 400 --tx-data "$A:$IFA" -q &
 gen=$!; pids+=("$gen")
 sleep 1
