@@ -232,17 +232,22 @@ void rt_ipfix_conn_send(struct rt_ipfix_conn *c, const void *msg, size_t len)
 	}
 	/* UDP: an ICMP error (a port unreachable while the collector was
 	 * away) is about an earlier datagram, yet the connected socket reports
-	 * it on this send, which then sends nothing: send once more, the error
-	 * taken. Any other error loses this datagram only; said once a run,
-	 * the count at the end (rt_ipfix_conn_close). */
-	if (send(c->fd, msg, len, MSG_NOSIGNAL) < 0 && (!icmp_error(errno) ||
-							 send(c->fd, msg, len, MSG_NOSIGNAL) < 0)) {
-		c->dropped++;
+	 * it on this send, which then sends nothing: said once a run, and this
+	 * message sent once more, the error taken. Any other error loses this
+	 * datagram only; said once a run, the count at the end
+	 * (rt_ipfix_conn_close). */
+	if (send(c->fd, msg, len, MSG_NOSIGNAL) < 0) {
+		int e = errno;
+
 		if (!c->said)
-			pr_warn("IPFIX collector %s: cannot send (%s); rocetop goes on and keeps sending.\n",
-				c->dest.where, strerror(errno));
+			pr_warn("IPFIX collector %s: %s (%s); rocetop goes on and keeps sending.\n",
+				c->dest.where, icmp_error(e) ? "an earlier message was refused" : "cannot send",
+				strerror(e));
 		c->said = 1;
-		return;
+		if (!icmp_error(e) || send(c->fd, msg, len, MSG_NOSIGNAL) < 0) {
+			c->dropped++;
+			return;
+		}
 	}
 	c->msgs++;
 }
