@@ -82,7 +82,17 @@ for cap in BPF PERFMON NET_ADMIN; do
 	podman "${G[@]}" rm -f "$name" >/dev/null
 done
 
-# 5. No interface named: one sentence, exit 2.
+# 5. sFlow and the exporter need no capability at all.
+name=$CTR-none
+pod "$name" "" -e ROCETOP_LISTEN="127.0.0.1:$PORT" -e ROCETOP_OPTS="-d 0.2 --sflow 127.0.0.1:6343"
+if rt_wait_until - 100 inb curl -sf -o "$T/m.none" "http://127.0.0.1:$PORT/metrics" &&
+   grep -q '^rocetop_build_info{version="0.1.0"} 1$' "$T/m.none" &&
+   [ -z "$(podman "${G[@]}" logs "$name" 2>&1 | grep -v '^rocetop: serving Prometheus metrics')" ]; then
+	pass "no capability at all: sFlow and /metrics run, nothing to say"
+else fail "no capability" "$(podman "${G[@]}" logs "$name" 2>&1 | tail -3)"; fi
+podman "${G[@]}" rm -f "$name" >/dev/null
+
+# 6. No interface named: one sentence, exit 2.
 out=$(podman "${G[@]}" run --rm "${R[@]}" --cap-drop=ALL "$IMG" 2>&1); rc=$?
 [ $rc = 2 ] && [ "$out" = 'rocetop-entrypoint: no interface to watch: set ROCETOP_INTERFACES (e.g. ROCETOP_INTERFACES="-i eth0") or pass -i IFACE as the container'"'"'s arguments.' ] &&
 	pass "no interface: exit 2 and one sentence" || fail "no interface" "exit $rc: $out"
