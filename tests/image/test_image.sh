@@ -82,6 +82,20 @@ for cap in BPF PERFMON NET_ADMIN; do
 	podman "${G[@]}" rm -f "$name" >/dev/null
 done
 
+# The engines' default seccomp profile: bpf() refused, said with the fix.
+name=$CTR-seccomp
+if [ -f /usr/share/containers/seccomp.json ]; then
+	SECCOMP=/usr/share/containers/seccomp.json pod "$name" BPF,PERFMON,NET_ADMIN \
+		-e ROCETOP_LISTEN="127.0.0.1:$PORT" -e ROCETOP_INTERFACES="-i $IFB" -e ROCETOP_OPTS="--no-nic"
+	podman "${G[@]}" wait "$name" >"$T/seccomp.rc" 2>/dev/null
+	podman "${G[@]}" logs "$name" >"$T/seccomp.log" 2>&1
+	[ "$(cat "$T/seccomp.rc")" = 1 ] && [ "$(grep -c . "$T/seccomp.log")" = 1 ] &&
+		grep -q "a seccomp filter guards this process .*: run the container with dist/kubernetes/rocetop-seccomp.json" "$T/seccomp.log" &&
+		pass "the default seccomp profile: exit 1 and one sentence naming rocetop-seccomp.json" ||
+		fail "default seccomp" "exit $(cat "$T/seccomp.rc"): $(cat "$T/seccomp.log")"
+	podman "${G[@]}" rm -f "$name" >/dev/null
+else fail "default seccomp" "no /usr/share/containers/seccomp.json (golang-github-containers-common)"; fi
+
 # 5. sFlow and the exporter need no capability at all.
 name=$CTR-none
 pod "$name" "" -e ROCETOP_LISTEN="127.0.0.1:$PORT" -e ROCETOP_OPTS="-d 0.2 --sflow 127.0.0.1:6343"
