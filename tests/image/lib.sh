@@ -29,13 +29,14 @@ img_podman() {
 }
 
 # pod NAME CAPS ARGS...: container NAME, detached, in namespace B, read-only,
-# with the shipped seccomp profile, every capability dropped and CAPS added;
-# removed on exit. ARGS go to podman run before the image.
+# with the shipped seccomp profile (SECCOMP, when set, instead), every
+# capability dropped and CAPS added; removed on exit. ARGS go to podman run
+# before the image.
 pod() {
 	local name=$1 caps=$2
 	shift 2
 	rt_on_exit "podman ${G[*]} rm -f '$name' >/dev/null"
 	podman "${G[@]}" run -d --name "$name" "${R[@]}" --network "ns:/run/netns/$B" --read-only \
-		--security-opt "seccomp=$PWD/dist/kubernetes/rocetop-seccomp.json" --cap-drop=ALL \
+		--security-opt "seccomp=${SECCOMP:-$PWD/dist/kubernetes/rocetop-seccomp.json}" --cap-drop=ALL \
 		${caps:+--cap-add="$caps"} "$@" "$IMG" >/dev/null
 }

@@ -935,7 +935,7 @@ static int load_programs(struct live *l, const struct rt_opts *o)
 		err = open_load(l, o, 1, frags);
 	}
 	if ((err == -EPERM || err == -EACCES) && l->skel && seccomp_filtered()) {
-		pr_warn("a seccomp filter refused the bpf() system call, which loads the programs: run the container with dist/kubernetes/rocetop-seccomp.json (podman run --security-opt seccomp=FILE, or the DaemonSet's seccompProfile).\n");
+		pr_warn("the kernel refused bpf(), which loads the programs, though the capabilities are there, and a seccomp filter guards this process (a container engine's default one refuses bpf() without CAP_SYS_ADMIN): run the container with dist/kubernetes/rocetop-seccomp.json (podman run --security-opt seccomp=FILE, or the DaemonSet's seccompProfile).\n");
 	} else if (err && l->skel) {
 		libbpf_strerror(err, buf, sizeof(buf));
 		pr_warn("the kernel refused rocetop's BPF programs (%s); run with -v for the verifier's log.\n",
