@@ -24,7 +24,7 @@ struct rt_ipfix_dest {
 };
 
 /* Parse [udp:|tcp:]HOST:PORT ([IPv6]:PORT; HOST a name or an address).
- * 0 or -EINVAL; says nothing. */
+ * 0, -EINVAL, or -ENXIO for a name that does not resolve; says nothing. */
 int rt_ipfix_parse(const char *spec, struct rt_ipfix_dest *d);
 
 enum { RT_IPX_DOWN, RT_IPX_CONNECTING, RT_IPX_UP };

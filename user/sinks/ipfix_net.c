@@ -72,7 +72,7 @@ int rt_ipfix_parse(const char *spec, struct rt_ipfix_dest *d)
 		return -EINVAL;
 	hints.ai_socktype = d->tcp ? SOCK_STREAM : SOCK_DGRAM;
 	if (getaddrinfo(host, NULL, &hints, &res) || !res)
-		return -EINVAL;
+		return -ENXIO;		/* a well-formed name that does not resolve */
 	memcpy(&d->ss, res->ai_addr, res->ai_addrlen);
 	d->len = res->ai_addrlen;
 	freeaddrinfo(res);
