@@ -361,7 +361,7 @@ static void index_qp_flows(struct csv *c, const struct rt_snapshot *cur, const s
 
 		if (f->k.origin != RT_ORIGIN_NIC || f->k.dir != RT_DIR_INGRESS)
 			continue;
-		if (rt_grow_to((void **)&c->qpf, &c->qpf_cap, c->nqpf + 1, sizeof(*c->qpf)))
+		if (rt_grow_for((void **)&c->qpf, &c->qpf_cap, c->nqpf + 1, sizeof(*c->qpf)))
 			break;
 		c->qpf[c->nqpf++] = f;
 	}

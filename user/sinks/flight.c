@@ -309,7 +309,7 @@ static int push(struct flight *F, const struct rt_snapshot *cur)
 	}
 	if ((err = rt_rec_block(cur, &F->b)))
 		return err;
-	if (rt_grow_to((void **)&F->ring, &F->cap, F->n + 1, sizeof(*F->ring)))
+	if (rt_grow_for((void **)&F->ring, &F->cap, F->n + 1, sizeof(*F->ring)))
 		return -ENOMEM;
 	e = &F->ring[F->n];
 	e->blk = malloc(F->b.zlen);
