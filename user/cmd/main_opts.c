@@ -331,7 +331,11 @@ static int on_ipfix(void *ctx, const struct rt_opt *opt, const char *arg)
 	struct rt_opts *o = ctx;
 	struct rt_ipfix_dest d;
 
-	if (rt_ipfix_parse(arg, &d))
+	int err = rt_ipfix_parse(arg, &d);
+
+	if (err == -ENXIO)
+		return bad(opt, arg, "its host name does not resolve (give a name this host resolves, or an address)");
+	if (err)
 		return bad(opt, arg, "give [udp:|tcp:]HOST:PORT, e.g. 192.0.2.1:4739 or tcp:[2001:db8::1]:4739");
 	o->ipfix = arg;
 	return 0;

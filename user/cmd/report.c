@@ -951,7 +951,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 
 		as[i] = rs[i].a;
 		for (j = 0; j < rs[i].run.flog.n; j++) {
-			if (rt_grow_to((void **)&L.f, &L.cap, L.n + 1, sizeof(*L.f)))
+			if (rt_grow_for((void **)&L.f, &L.cap, L.n + 1, sizeof(*L.f)))
 				break;
 			L.f[L.n++] = rs[i].run.flog.f[j];
 		}

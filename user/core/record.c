@@ -556,6 +556,22 @@ static void rot_name(char *buf, size_t sz, const char *path, int k)
 	snprintf(buf, sz, "%s.%d", path, k);
 }
 
+/* May rotation put a file at path? Yes when nothing is there, or a file
+ * this run rotated (k <= nrot), or a recording (its header read) of this
+ * user's with one link, as a previous run left; never a file rocetop did
+ * not write (a user's w.rtr.2 was replaced). */
+static int rot_target_ok(const struct rec *r, const char *path, int k)
+{
+	char host[64], id[RT_REC_ID_LEN + 1], writer[16];
+	struct stat st;
+	__u64 created;
+
+	if (k <= r->nrot || (lstat(path, &st) && errno == ENOENT))
+		return 1;
+	return S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1 &&
+	       !rt_rec_peek(path, host, sizeof(host), id, &created, writer, sizeof(writer));
+}
+
 /* FILE -> FILE.1 -> FILE.2 ...; the oldest beyond --max-files goes. */
 static int rec_rotate(struct rec *r)
 {
@@ -572,6 +588,14 @@ static int rec_rotate(struct rec *r)
 		rot_name(a, sizeof(a), r->path, k);
 		if (rt_is_input(a)) {
 			pr_warn("rotating the recording would replace %s, the file being read (-r); choose another -w name.\n",
+				a);
+			return -EEXIST;
+		}
+	}
+	for (k = 1; keep > 0 && k <= (r->nrot < keep ? r->nrot + 1 : keep); k++) {
+		rot_name(a, sizeof(a), r->path, k);
+		if (!rot_target_ok(r, a, k)) {
+			pr_warn("rotating the recording would replace %s, which is not a rocetop recording of this user's; move it or choose another -w name.\n",
 				a);
 			return -EEXIST;
 		}

@@ -182,7 +182,7 @@ static int track_episodes(struct rt_rule_ctx *c)
 			if (F->eps[j].prio == c->p[i].prio && !strcmp(F->eps[j].ifname, c->p[i].ifname))
 				break;
 		if (j == F->neps) {
-			if (rt_grow_to((void **)&F->eps, &F->epcap, F->neps + 1, sizeof(*F->eps)))
+			if (rt_grow_for((void **)&F->eps, &F->epcap, F->neps + 1, sizeof(*F->eps)))
 				return -ENOMEM;
 			memset(&F->eps[j], 0, sizeof(F->eps[j]));
 			snprintf(F->eps[j].ifname, IF_NAMESIZE, "%s", c->p[i].ifname);
@@ -717,7 +717,7 @@ static int rule_incast(struct rt_rule_ctx *c)
 			if (g[j].family == f->k.family && !memcmp(g[j].dst, f->k.dst, 16))
 				x = &g[j];
 		if (!x) {
-			if (rt_grow_to((void **)&g, &cap, ng + 1, sizeof(*g))) {
+			if (rt_grow_for((void **)&g, &cap, ng + 1, sizeof(*g))) {
 				free(g);
 				return -ENOMEM;
 			}
@@ -810,7 +810,7 @@ static struct jt_flow *jt_row(struct jt_flow **r, size_t *n, size_t *cap, size_t
 {
 	struct jt_flow *x;
 
-	if (rt_grow_to((void **)r, cap, *n + 1, sizeof(**r)))
+	if (rt_grow_for((void **)r, cap, *n + 1, sizeof(**r)))
 		return NULL;
 	x = &(*r)[(*n)++];
 	memset(x, 0, offsetof(struct jt_flow, key) + 1);

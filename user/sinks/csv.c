@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <net/if.h>
 #include "findings.h"
@@ -388,7 +389,7 @@ static void index_qp_flows(struct csv *c, const struct rt_snapshot *cur, const s
 
 		if (f->k.origin != RT_ORIGIN_NIC || f->k.dir != RT_DIR_INGRESS)
 			continue;
-		if (rt_grow_to((void **)&c->qpf, &c->qpf_cap, c->nqpf + 1, sizeof(*c->qpf)))
+		if (rt_grow_for((void **)&c->qpf, &c->qpf_cap, c->nqpf + 1, sizeof(*c->qpf)))
 			break;
 		c->qpf[c->nqpf++] = f;
 	}
@@ -536,6 +537,16 @@ static void write_findings(struct csv *c, const struct rt_findings *F, const cha
 	}
 }
 
+/* A stream whose error stdio kept without its errno (a buffer written out
+ * inside an earlier fprintf): is its file system full? Then say so, not
+ * "Input/output error". */
+static int full_disk(FILE *f)
+{
+	struct statvfs v;
+
+	return !fstatvfs(fileno(f), &v) && v.f_bavail == 0;
+}
+
 /* The file ended: the closes of the episodes it left open, at its end. */
 static void csv_end(struct rt_sink *s, const struct rt_findings *F)
 {
@@ -549,7 +560,8 @@ static void csv_end(struct rt_sink *s, const struct rt_findings *F)
 	if (fflush(c->findings) == 0 && !ferror(c->findings))
 		c->good[C_FINDINGS] = ftello(c->findings);
 	else
-		pr_warn("writing %s/findings.csv failed: %s.\n", c->dir, strerror(errno ? errno : EIO));
+		pr_warn("writing %s/findings.csv failed: %s.\n", c->dir,
+			strerror(errno ? errno : full_disk(c->findings) ? ENOSPC : EIO));
 }
 
 static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr);
@@ -684,7 +696,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 				c->good[k] = ftello(fs[k]);
 				continue;
 			}
-			err = errno ? -errno : -EIO;
+			err = errno ? -errno : full_disk(fs[k]) ? -ENOSPC : -EIO;
 			break;
 		}
 		if (err) {

@@ -13,6 +13,7 @@
 #include "linkspeed.h"
 #include "print.h"
 #include "report_viz.h"
+#include "table.h"
 #include "sink.h"
 #include "source.h"
 
@@ -57,10 +58,8 @@ static int flow_add(struct rt_viz_host *h, const struct rt_rep_flow *f)
 	for (i = 0; i < h->nflows; i++)
 		if (!rt_flow_key_cmp(&h->flows[i].k, &f->k))
 			return (int)i;
-	x = realloc(h->flows, (h->nflows + 1) * sizeof(*x));
-	if (!x)
+	if (rt_grow_for((void **)&h->flows, &h->flows_cap, h->nflows + 1, sizeof(*h->flows)))
 		return -1;
-	h->flows = x;
 	x = &h->flows[h->nflows];
 	memset(x, 0, sizeof(*x));
 	x->k = f->k;
@@ -291,11 +290,9 @@ static struct rt_viz_port *port_get(struct rt_viz_host *h, const struct rt_swpor
 	for (i = 0; i < h->nports; i++)
 		if (h->ports[i].ifindex == p->ifindex && h->ports[i].dir == p->dir)
 			return &h->ports[i];
-	x = realloc(h->ports, (h->nports + 1) * sizeof(*x));
-	if (!x)
+	if (rt_grow_for((void **)&h->ports, &h->ports_cap, h->nports + 1, sizeof(*h->ports)))
 		return NULL;
-	h->ports = x;
-	x = &x[h->nports];
+	x = &h->ports[h->nports];
 	memset(x, 0, sizeof(*x));
 	x->ifindex = p->ifindex;
 	x->dir = p->dir;
