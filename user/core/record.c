@@ -117,8 +117,9 @@ static struct field ifdir_fields[] = {
 	F(struct rt_ifdir, v.flow_full, "u64"), F(struct rt_ifdir, v.pfc_frames, "u64[9]"),
 	F(struct rt_ifdir, v.pfc_xon, "u64[9]"), F(struct rt_ifdir, v.pfc_quanta, "u64[9]"),
 	F(struct rt_ifdir, evicted, "u64"), F(struct rt_ifdir, v.mirrored, "u64"),
-	/* absent in recordings before it: rows read from them are paused_est */
-	F(struct rt_ifdir, v.pfc_paused_ns, "u64[9]"),
+	/* absent in recordings before it: rows read from them are paused_est;
+	 * paused_est itself is kept for a row written from such a recording */
+	F(struct rt_ifdir, v.pfc_paused_ns, "u64[9]"), F(struct rt_ifdir, paused_est, "u8"),
 };
 
 static struct field port_fields[] = {
@@ -1306,7 +1307,7 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 		if (!d)
 			return -ENOMEM;
 		unpack(r, R_IFDIR, d, p);
-		d->paused_est = (__u8)r->paused_est;
+		d->paused_est = r->paused_est || d->paused_est ? 1 : 0;
 	}
 	for (i = 0; i < h.nports; i++, p += r->fsize[R_PORT]) {
 		struct rt_port_ctr *c = rt_snapshot_add_port(s);

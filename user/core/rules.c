@@ -38,8 +38,9 @@ struct pause {
 	__u8  prio;
 	__u64 xoff;		/* pause frames with a non-zero time */
 	__u64 frames, quanta;
-	double secs;		/* paused time: from quanta, or the NIC's duration counter */
+	double secs;		/* paused time: the frames' (rt_paused_secs), or the NIC's duration counter */
 	int   nic;		/* counted by the NIC (ethtool), not on the wire */
+	int   est;		/* the frames' time estimated from quanta (an old recording) */
 };
 
 #define MAX_PAUSE (2 * RT_MAX_IFACES * RT_NPRIO)
@@ -130,6 +131,7 @@ static void collect_pauses(struct rt_rule_ctx *c)
 			q->xoff += v->pfc_frames[p] - (v->pfc_xon[p] < v->pfc_frames[p] ? v->pfc_xon[p] : v->pfc_frames[p]);
 			q->quanta += v->pfc_quanta[p];
 			q->secs += rt_paused_secs(c->cur, x, v, (unsigned int)p, d->secs, c->F->cfg.speed_mbps);
+			q->est |= x->paused_est;
 		}
 	}
 	for (i = 0; i < d->nports; i++) {
@@ -465,7 +467,8 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 			job_set_text(&js, "its flows: ", jt, sizeof(jt)), (unsigned long long)q->frames,
 			(unsigned long long)(q->frames - q->xoff),
 			q->nic ? " counted by the NIC" : "", RT_DUR(q->secs),
-			q->nic ? "" : " (estimated from quanta at the link speed)");
+			q->nic ? "" : q->est ? " (estimated from quanta at the link speed: an old recording)" :
+			" (the union of the pauses its frames asked)");
 	}
 	for (i = 0; i < c->d->nports; i++) {
 		const struct rt_port_ctr *pc = c->d->ports[i].c;
