@@ -1105,6 +1105,7 @@ struct chain {
 	struct rt_sink *inner;
 	__u64 last_ns;
 	int fresh;
+	const char *file, *prev;	/* the file being read, the one before */
 };
 
 static int chain_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -1114,6 +1115,10 @@ static int chain_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 
 	if (ch->fresh && ch->last_ns && cur->time_ns > ch->last_ns)
 		dd.secs = (double)(cur->time_ns - ch->last_ns) / 1e9;
+	else if (ch->fresh && ch->last_ns && cur->time_ns < ch->last_ns)
+		pr_info("note: %s begins %s before %s ends: its times go backwards (a clock set back?); "
+			"the files are read in the order they were created.\n", ch->file,
+			RT_DUR((double)(ch->last_ns - cur->time_ns) / 1e9), ch->prev);
 	ch->fresh = 0;
 	ch->last_ns = cur->time_ns;
 	return ch->inner->emit(ch->inner, cur, &dd);
@@ -1140,7 +1145,8 @@ static int run_files(struct report *R, struct rt_opts *o, struct rt_sink *sink)
 
 	ch.s.priv = &ch;
 	for (k = 0; k < R->nfiles; k++) {
-		o->read_file = R->files[k];
+		o->read_file = ch.file = R->files[k];
+		ch.prev = k ? R->files[k - 1] : NULL;
 		o->sink = R->nfiles > 1 ? &ch.s : sink;
 		o->sink_findings = 1;
 		ch.fresh = 1;
