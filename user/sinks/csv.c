@@ -321,7 +321,7 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		p = put_u64(p, v->rnr_nak);
 		p = put_u64(p, v->nak_seq);
 		p = put_u64(p, v->nak_other);
-		p = put_u64(p, v->dscp);
+		p = put_u64(p, rt_flow_dscp(f));	/* the lowest it carried, as --batch --json */
 		if (v->pcp == RT_PCP_NONE)
 			*p++ = ',';
 		else
