@@ -1363,6 +1363,11 @@ static void draw_fdetail(struct tui *t, int y, int h)
 	}
 }
 
+/* Narrower than this, the findings view names each subject in its fewest
+ * words ("10.0.0.1>10.0.0.2 qp 48", "rcv0 egress p3"), so the flow or
+ * priority shows before the evidence; wider, with its keys. */
+#define TUI_FINDINGS_WIDE 120
+
 static void draw_findings(struct tui *t, int y, int h)
 {
 	static size_t idx[MAX_FROWS];
@@ -1395,7 +1400,8 @@ static void draw_findings(struct tui *t, int y, int h)
 
 		snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s: %s", rt_sev_name(f->sev), f->rule,
 			 rt_fmt_clock(f->start_ns, a, sizeof(a)), f->open ? "open" : rt_fmt_clock(f->end_ns, b, sizeof(b)),
-			 rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
+			 COLS < TUI_FINDINGS_WIDE ? rt_subject_short(&f->subj, subj, sizeof(subj))
+						  : rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
 		if ((int)i == t->fsel)
 			at = A_REVERSE | (at & A_BOLD);
 		put_attr(y++, 0, line, at);

@@ -265,6 +265,8 @@ int rt_sev_from_name(const char *s);	/* -1 when unknown */
 const char *rt_fev_name(int ev);
 /* "ifname=rcv0 dir=ingress prio=3 src=..." */
 const char *rt_subject_text(const struct rt_subject *s, char *buf, size_t len);
+/* The subject in its fewest words: "10.0.0.1>10.0.0.2 qp 48", "rcv0 egress p3". */
+const char *rt_subject_short(const struct rt_subject *s, char *buf, size_t len);
 /* The subject as a JSON object (no surrounding key). */
 const char *rt_subject_json(const struct rt_subject *s, char *buf, size_t len);
 
