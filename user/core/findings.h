@@ -12,6 +12,7 @@
 #define RT_FINDINGS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <net/if.h>
 #include "snapshot.h"
 
@@ -218,7 +219,11 @@ struct rt_rule_ctx;
 struct rt_rule {
 	const char *name;	/* its stable id: "pfc-storm", ... */
 	int (*run)(struct rt_rule_ctx *c);
+	const char *severity;	/* for people: "critical", "warning / info" */
+	const char *when;	/* when it matches, a sentence in Markdown */
 };
+/* The rules as README.md's table (Markdown), for rocetop --dump-rules. */
+void rt_rules_dump(const struct rt_ruleset *R, FILE *f);
 struct rt_ruleset {
 	struct rt_rule_ctx *(*begin)(struct rt_findings *F, const struct rt_snapshot *cur,
 				     const struct rt_delta *d);
