@@ -12,6 +12,7 @@
 #include <string.h>
 #include "filter.h"
 #include "fmt.h"
+#include "derive.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "tui_view.h"
@@ -576,21 +577,16 @@ static void draw_pfc(struct tui *t, int y, int h)
 		const struct rt_if_val *v = &D->ifs[i].d;
 		const struct rt_if_val *tot = i < S->nifs ? &S->ifs[i].d : v;
 		const char *ifn = rt_snapshot_ifname(&t->data.snap, D->ifs[i].s->k.ifindex);
-		__u64 sp = 0;	/* decided at the first pause frame */
 
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			double ps;
 
-			if (!tot->pfc_frames[p])
+			if (!rt_paused_any(tot, p))
 				continue;
 			if (shown++ < t->top || r >= h)
 				continue;
-			if (!sp)
-				sp = rt_link_speed(&t->data.snap, ifn, t->speed_given, NULL);
-			ps = rt_pause_seconds(v->pfc_quanta[p], sp);
-			if (!sp)
-				snprintf(e, sizeof(e), "?");
-			else if (secs > 0)
+			ps = rt_paused_secs(&t->data.snap, D->ifs[i].s, v, p, secs, t->speed_given);
+			if (secs > 0)
 				snprintf(e, sizeof(e), "%.1f", rt_share_pct(ps, secs));
 			else
 				snprintf(e, sizeof(e), "%.4f", ps);
@@ -863,14 +859,15 @@ static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, i
 		 rt_snapshot_ifname(&t->data.snap, f->k.ifindex));
 	put_attr(y++, 0, line, A_BOLD);
 	{
-		char prio[8];
+		char prio[8], ds[RT_BITS_STRLEN], ps[RT_BITS_STRLEN];
 
 		if (f->v.pcp == RT_PCP_NONE)
 			snprintf(prio, sizeof(prio), "-");
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
-		snprintf(line, sizeof(line), "DSCP %u  PCP %s  UDP sport %u  first seen %s ago  last %s ago",
-			 f->v.dscp, prio, f->v.sport,
+		snprintf(line, sizeof(line), "DSCP %s  priority %s  PCP %s  UDP sport %u  first seen %s ago  last %s ago",
+			 rt_fmt_bits(rt_flow_dscps(f), ds, sizeof(ds)), rt_fmt_bits(rt_flow_prios(f), ps, sizeof(ps)),
+			 prio, f->v.sport,
 			 RT_DUR(t->data.snap.mono_ns > f->v.first_ns ? (t->data.snap.mono_ns - f->v.first_ns) / 1e9 : 0.0),
 			 RT_DUR(t->data.snap.mono_ns > f->v.last_ns ? (t->data.snap.mono_ns - f->v.last_ns) / 1e9 : 0.0));
 		put(y++, 0, line);

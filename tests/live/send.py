@@ -3,21 +3,84 @@
 tally of what was sent, computed from scapy's own fields of the built frames.
 
 usage: send.py IFACE SRC_MAC DST_MAC SRC_NET DST_IP SEED TALLY_PREFIX
+       send.py --build DIR SRC_NET DST_IP SEED
 Writes TALLY_PREFIX.flows.csv (src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,
 ack,nak,rnr_nak,nak_seq,nak_other) and TALLY_PREFIX.pfc.csv (prio,frames,xon,quanta).
+
+--build writes the frames of SRC_NET, DST_IP and SEED (with stand-in MACs) and
+their tally into DIR once; a later send with RT_FRAMES=DIR in its environment
+sends those frames with its own MACs and copies their tally, without importing
+scapy. The VM tests build on the host: scapy under emulation (TCG) took minutes
+a send.
 """
 import os
 import random
+import shutil
+import socket
+import struct
 import sys
 
-from scapy.all import Ether, Dot1Q, IP, UDP, TCP, Raw, sendp, conf
-from scapy.contrib.roce import BTH, AETH, CNPPadding
+# The stand-in MACs of built frames, replaced by the sender's own.
+BUILD_SMAC, BUILD_DMAC = "02:00:00:00:00:0a", "02:00:00:00:00:0b"
+
+
+def key(src_net, dst_ip, seed):
+    return os.path.join(os.environ.get("RT_FRAMES", ""), f"{src_net}-{dst_ip}-{seed}")
+
+
+def read_pcap(path):
+    """The frames of a little-endian pcap file, as scapy's wrpcap writes it."""
+    with open(path, "rb") as f:
+        data = f.read()
+    frames, off = [], 24
+    while off + 16 <= len(data):
+        caplen = struct.unpack_from("<I", data, off + 8)[0]
+        frames.append(data[off + 16:off + 16 + caplen])
+        off += 16 + caplen
+    return frames
+
+
+def send_raw(iface, frames):
+    with socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as s:
+        s.bind((iface, 0))
+        for b in frames:
+            s.send(b)
+
+
+def send_built(argv):
+    """Send the frames --build wrote, with this sender's MACs; False if none."""
+    iface, smac, dmac, src_net, dst_ip, seed, prefix = argv
+    base = key(src_net, dst_ip, seed)
+    if not os.environ.get("RT_FRAMES") or not os.path.exists(base + ".pcap"):
+        return False
+    mac = {bytes.fromhex(BUILD_SMAC.replace(":", "")): bytes.fromhex(smac.replace(":", "")),
+           bytes.fromhex(BUILD_DMAC.replace(":", "")): bytes.fromhex(dmac.replace(":", ""))}
+    frames = [mac.get(b[0:6], b[0:6]) + mac.get(b[6:12], b[6:12]) + b[12:] for b in read_pcap(base + ".pcap")]
+    send_raw(iface, frames)
+    for ext in (".flows.csv", ".pfc.csv"):
+        shutil.copyfile(base + ext, prefix + ext)
+    print(f"sent {len(frames)} frames on {iface}")
+    return True
+
+
+if sys.argv[1:2] == ["--build"]:
+    os.environ["RT_FRAMES"] = sys.argv[2]
+    os.makedirs(sys.argv[2], exist_ok=True)
+    iface, smac, dmac = None, BUILD_SMAC, BUILD_DMAC
+    src_net, dst_ip, seed = sys.argv[3:6]
+    prefix = key(src_net, dst_ip, seed)
+elif send_built(sys.argv[1:8]):
+    sys.exit(0)
+else:
+    iface, smac, dmac, src_net, dst_ip, seed, prefix = sys.argv[1:8]
+
+from scapy.all import Ether, Dot1Q, IP, UDP, TCP, Raw, sendp, conf, wrpcap  # noqa: E402
+from scapy.contrib.roce import BTH, AETH, CNPPadding  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from rtlib.roce import count_mac_control, count_roce, flow_table, pfc_table, pfc_body, roce, write_tally  # noqa: E402
 
 conf.verb = 0
-iface, smac, dmac, src_net, dst_ip, seed, prefix = sys.argv[1:8]
 rnd = random.Random(int(seed))
 
 frames = []
@@ -61,7 +124,10 @@ for b in raw:
     count_roce(flows[(p[IP].src, p[IP].dst, p[BTH].dqpn)], len(b), p[IP].tos, p[BTH].opcode,
                p[AETH].syndrome if p.haslayer(AETH) else None)
 
-sendp(raw, iface=iface)
-
 write_tally(prefix, flows, pfc)
-print(f"sent {len(raw)} frames on {iface}")
+if iface is None:
+    wrpcap(prefix + ".pcap", [Ether(b) for b in raw])
+    print(f"built {len(raw)} frames in {prefix}.pcap")
+else:
+    sendp(raw, iface=iface)
+    print(f"sent {len(raw)} frames on {iface}")

@@ -13,6 +13,15 @@ rt_two_hosts live rte
 ip -n "$A" addr add 10.99.0.1/24 dev "$IFA" && ip -n "$B" addr add 10.99.0.2/24 dev "$IFB" ||
 	{ echo "FAIL live: cannot address the veth pair"; exit 1; }
 
+# The two mixes, built once with scapy (send.py --build) and sent by each
+# mode below without it; the VM tests build them on the host (RT_FRAMES).
+export RT_FRAMES=${RT_FRAMES:-$tmp/frames}
+for mix in "10.99.1 10.99.0.2 11" "10.99.2 10.99.0.1 22"; do
+	set -- $mix
+	[ -e "$RT_FRAMES/$1-$2-$3.pcap" ] || "$PY" $here/send.py --build "$RT_FRAMES" $mix >/dev/null ||
+		{ echo "FAIL live: scapy could not build the frames of $mix"; exit 1; }
+done
+
 # Wait until rocetop has attached: the CSV files appear once the source is up.
 wait_attached() { rt_wait_file "$1/flows.csv" "$2"; }
 

@@ -44,9 +44,12 @@ for kv in StateDirectory=rocetop WorkingDirectory=%S/rocetop UMask=0077 ProtectK
 done
 
 # systemd's own judgement: verify (on a copy naming the binary built here,
-# which it checks exists) says nothing; the exposure is at most 2.5.
+# which it checks exists, and with this tree's man page on MANPATH, since it
+# runs man for the unit's Documentation= and the page need not be installed)
+# says nothing; the exposure is at most 2.5.
 sed "s|/usr/bin/rocetop|$ROCETOP|g" "$unit" >"$tmp/rocetop-exporter.service"
-if out=$(systemd-analyze verify "$tmp/rocetop-exporter.service" 2>&1) && [ -z "$out" ]; then
+mkdir -p "$tmp/man/man8" && cp man/rocetop.8 "$tmp/man/man8/"
+if out=$(MANPATH="$tmp/man" systemd-analyze verify "$tmp/rocetop-exporter.service" 2>&1) && [ -z "$out" ]; then
 	ok "systemd-analyze verify passes, silently"
 else bad verify "$out"; fi
 exposure=$(systemd-analyze security --offline=yes "$unit" 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
@@ -104,8 +107,9 @@ fi
 uid=$(awk '/^Uid:/ {print $2}' /proc/$pid/status 2>/dev/null)
 eff=$(capsh --decode="$(awk '/^CapEff:/ {print $2}' /proc/$pid/status 2>/dev/null)" 2>/dev/null |
 	sed 's/.*=//' | tr ',' '\n' | tr a-z A-Z | sort | tr '\n' ' ')
-want=$(echo "$caps" | tr ' ' '\n' | sort | tr '\n' ' ')
-[ "$uid" = 65534 ] && [ "$eff" = "$want" ] && ok "it runs as uid 65534 with exactly $eff" ||
+# Once attached rocetop drops CAP_PERFMON, which only loading needs (rocetop(8) KERNELS).
+want=$(echo "$caps" | tr ' ' '\n' | grep -vx CAP_PERFMON | sort | tr '\n' ' ')
+[ "$uid" = 65534 ] && [ "$eff" = "$want" ] && ok "it runs as uid 65534 with exactly $eff once attached" ||
 	bad uid "uid '$uid', effective capabilities '$eff'"
 
 "$GEN" --scenario fixed --frames 50 --tx-data "$ns:$A" --pcap "$tmp/sent.pcap" -q 2>"$tmp/gen.err" ||

@@ -16,6 +16,9 @@
 #     the file has sFlow's;
 #   - clicking an episode moves every chart's time axis onto it; clicking a
 #     flow draws its chart;
+#   - nothing from the file runs as script (pages made from hostile names:
+#     test_html.sh): no alert, the title is the page's own, and the page's
+#     policy refuses an inline handler added after it drew itself;
 #   - optionally: the greatest CE rate a chart holds is SPIKE (a one-second
 #     spike kept by the buckets), and a screenshot.
 #
@@ -215,6 +218,30 @@ def pause_origin(name, d, rep):
        "the page's pause origin: %s" % want_heads, "the page: %s %s" % (heads, got))
 
 
+# Before the page's own scripts: count alerts (a script from a name would call one).
+COUNT_ALERTS = "window.rtAlerts = 0; window.alert = window.confirm = window.prompt = function () { window.rtAlerts++; };"
+
+
+def no_script(name, d):
+    """Nothing from the file ran, and the policy refuses any inline handler."""
+    n = d.execute_script("return window.rtAlerts;")
+    t = d.execute_script("return document.title;")
+    ok(name, n == 0 and t == "rocetop report", "no alert and the page's own title",
+       "%s alerts, title %r" % (n, t))
+    early = [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
+    d.execute_script("""var i = document.createElement('img'); i.setAttribute('onerror', 'window.rtProbe = 1');
+        i.src = 'data:,x'; document.body.appendChild(i);""")
+    time.sleep(0.3)
+    ran = d.execute_script("return window.rtProbe === 1;")
+    ok(name, not ran, "the page's policy refuses an inline handler", "an inline onerror ran")
+    d.execute_script("document.body.lastChild.remove();")
+    # the probe's own refusal is the one console error it may cause
+    probe = [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
+    ok(name, len(probe) <= 1 and all("Content Security Policy" in l.get("message", "") for l in probe),
+       "the probe's refusal is the only console message it caused", str(probe[:3]))
+    return early
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
@@ -227,6 +254,7 @@ def main():
     rep = json.load(open(a.report))
     d = browser()
     try:
+        d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_ALERTS})
         url = "file://" + os.path.abspath(a.page)
         d.get(url)
         for _ in range(100):
@@ -237,6 +265,7 @@ def main():
         res = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
         nav = d.execute_script("return performance.getEntriesByType('navigation').map(e => e.name);")
         ok(a.name, res == [] and nav == [url], "no request but the file itself", "resources %s, navigation %s" % (res, nav))
+        early = no_script(a.name, d)
         numbers(a.name, d, rep)
         episodes(a.name, d, rep)
         charts(a.name, d, rep, a.points)
@@ -257,7 +286,7 @@ def main():
             d.set_window_size(1400, 1000)
         click_episode(a.name, d, rep)
         click_flow(a.name, d, rep, a.points)
-        errs = [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
+        errs = early + [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
         ok(a.name, not errs, "no console error", str(errs[:3]))
     finally:
         d.quit()

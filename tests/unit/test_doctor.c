@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "doctor.h"
+#include "nic_doctor.h"
 
 #define LE16(v)	((v) & 0xff), (((v) >> 8) & 0xff)
 #define LE32(v)	LE16((v) & 0xffff), LE16(((v) >> 16) & 0xffff)

@@ -32,7 +32,7 @@
 #include <unistd.h>
 #include <linux/dcbnl.h>
 #include "cmd.h"
-#include "doctor.h"
+#include "nic_doctor.h"
 #include "which_bin.h"
 #include "bpf_features.h"
 #include "cli.h"

@@ -3,6 +3,7 @@
  * rocetop: where is my RoCEv2 fabric congested, per flow, live.
  * Subcommands, then the command line (user/cmd/main_opts.c) into the run (user/cmd/run.c).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
@@ -14,8 +15,15 @@
 int main(int argc, char **argv)
 {
 	struct rt_opts o;
+	sigset_t usr1;
 	int err;
 
+	/* SIGUSR1 ("flight recorder, write now") waits for the loop's signalfd
+	 * (user/core/loop.c): blocked here, before any thread starts, it cannot
+	 * end a run still attaching or building the lab, as its default would. */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
 	rt_rec_set_options(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return rt_report_main(argc - 1, argv + 1);
@@ -38,5 +46,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Try 'rocetop --help' for the options.\n");
 		return 2;
 	}
+	o.drop_caps = 1;
 	return rt_run(&o) ? 1 : 0;
 }

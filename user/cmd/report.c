@@ -10,9 +10,10 @@
  * file holds the command line and the printing.
  *
  * Totals are summed from the per-interval deltas (so flows evicted in a live
- * recording still count). Paused time per priority is quanta * 512 bit times
- * at the link speed rt_link_speed (user/core/linkspeed.h) decides for each
- * interval: --link-speed when given, else the speed the recording keeps for
+ * recording still count). Paused time per priority is the union of the pause
+ * intervals (bpf/pause.h, through rt_paused_secs in user/core/derive.h), each
+ * frame's quanta * 512 bit times at the link speed rt_link_speed
+ * (user/core/linkspeed.h) decides: --link-speed when given, else the speed the recording keeps for
  * the interface, else 100 Gb/s (said once); never the reading host's
  * interface of that name. The report says which ("--link-speed", "ethtool",
  * "given" at record time, "assumed").
@@ -310,8 +311,13 @@ static void pauses(struct rt_printer *p, struct report *R)
 		R->speed_mbps = RT_SPEED_ASSUMED_MBPS;
 	rt_pr_open_obj(p, "pfc");
 	rt_pr_u64(p, RT_PR_ANY, "link_speed_mbps",
-		  "\nPaused time per priority (quanta of 512 bit times at %llu Mb/s", R->speed_mbps);
+		  "\nPaused time per priority (the union of the pause intervals, quanta of 512 bit times at %llu Mb/s",
+		  R->speed_mbps);
 	rt_pr_str(p, RT_PR_ANY, "link_speed_from", ", %s)\n", R->speed_from ? R->speed_from : "assumed");
+	rt_pr_u64(p, RT_PR_JSON, "paused_estimated", NULL, (unsigned long long)r->paused_est);
+	if (r->paused_est)
+		rt_pr_text(p, "  estimated: the recording has no measured paused time (made before rocetop measured it), so\n"
+			   "  each interval's quanta at the link speed, capped at the interval, stand for it\n");
 	rt_pr_text(p, "  %-16s %-8s %-4s %10s %10s %14s %12s %s\n", "IFACE", "DIR", "PRIO", "FRAMES",
 		   "XON", "QUANTA", "PAUSED", "SPEED");
 	rt_pr_open_arr(p, "priorities");
@@ -319,7 +325,7 @@ static void pauses(struct rt_printer *p, struct report *R)
 		const struct rt_rep_if *a = &r->ifs[i];
 
 		for (prio = 0; prio < RT_NPRIO; prio++) {
-			if (!a->v.pfc_frames[prio])
+			if (!rt_paused_any(&a->v, (unsigned int)prio))
 				continue;
 			any = 1;
 			rt_prio_name((unsigned)prio, pn, sizeof(pn));
@@ -945,7 +951,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 
 		as[i] = rs[i].a;
 		for (j = 0; j < rs[i].run.flog.n; j++) {
-			if (rt_grow_to((void **)&L.f, &L.cap, L.n + 1, sizeof(*L.f)))
+			if (rt_grow_for((void **)&L.f, &L.cap, L.n + 1, sizeof(*L.f)))
 				break;
 			L.f[L.n++] = rs[i].run.flog.f[j];
 		}
@@ -1099,6 +1105,7 @@ struct chain {
 	struct rt_sink *inner;
 	__u64 last_ns;
 	int fresh;
+	const char *file, *prev;	/* the file being read, the one before */
 };
 
 static int chain_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -1108,6 +1115,10 @@ static int chain_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 
 	if (ch->fresh && ch->last_ns && cur->time_ns > ch->last_ns)
 		dd.secs = (double)(cur->time_ns - ch->last_ns) / 1e9;
+	else if (ch->fresh && ch->last_ns && cur->time_ns < ch->last_ns)
+		pr_info("note: %s begins %s before %s ends: its times go backwards (a clock set back?); "
+			"the files are read in the order they were created.\n", ch->file,
+			RT_DUR((double)(ch->last_ns - cur->time_ns) / 1e9), ch->prev);
 	ch->fresh = 0;
 	ch->last_ns = cur->time_ns;
 	return ch->inner->emit(ch->inner, cur, &dd);
@@ -1134,7 +1145,8 @@ static int run_files(struct report *R, struct rt_opts *o, struct rt_sink *sink)
 
 	ch.s.priv = &ch;
 	for (k = 0; k < R->nfiles; k++) {
-		o->read_file = R->files[k];
+		o->read_file = ch.file = R->files[k];
+		ch.prev = k ? R->files[k - 1] : NULL;
 		o->sink = R->nfiles > 1 ? &ch.s : sink;
 		o->sink_findings = 1;
 		ch.fresh = 1;
@@ -1166,8 +1178,8 @@ static int load_file(struct report *R, struct rt_opts *o, const struct rt_find_c
 	struct rt_sink *sink;
 	struct rt_rep *r;
 
-	if (R->speed_mbps)
-		sc.find.speed_mbps = R->speed_mbps;
+	if (R->speed_mbps)	/* for the report, and for a capture's paused time */
+		sc.find.speed_mbps = o->find.speed_mbps = R->speed_mbps;
 	sc.first_secs = rt_recording_first_secs(o, R->files[0]);
 	sink = rt_report_sink_new(&R->run, &sc);
 	R->a = r = &R->run.agg;

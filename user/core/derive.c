@@ -4,6 +4,8 @@
 #include <string.h>
 #include <stdlib.h>
 #include "derive.h"
+#include "fmt.h"
+#include "linkspeed.h"
 
 int rt_delta_cmp_congestion(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
 {
@@ -215,4 +217,19 @@ const char *rt_opcode_name(__u8 op, char *buf, size_t len)
 	else
 		snprintf(buf, len, "0x%02x", op);
 	return buf;
+}
+
+double rt_paused_secs(const struct rt_snapshot *s, const struct rt_ifdir *x, const struct rt_if_val *v,
+		      unsigned int prio, double secs, __u64 given)
+{
+	double t;
+
+	if (prio >= RT_NPRIO)
+		return 0;
+	if (!x->paused_est)
+		return (double)v->pfc_paused_ns[prio] / 1e9;
+	if (!v->pfc_quanta[prio])
+		return 0;
+	t = rt_pause_seconds(v->pfc_quanta[prio], rt_link_speed(s, rt_snapshot_ifname(s, x->k.ifindex), given, NULL));
+	return secs > 0 && t > secs ? secs : t;
 }

@@ -159,7 +159,7 @@ static int push_event(struct rt_findings *F, int event, const struct rt_finding 
 {
 	struct rt_fev *e;
 
-	if (rt_grow_to((void **)&F->ev, &F->evcap, F->nev + 1, sizeof(*F->ev)))
+	if (rt_grow_for((void **)&F->ev, &F->evcap, F->nev + 1, sizeof(*F->ev)))
 		return -ENOMEM;
 	e = &F->ev[F->nev++];
 	e->event = (__u8)event;
@@ -332,7 +332,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	if (p && p->seen)
 		return 0;
 	if (!p) {
-		if (rt_grow_to((void **)&F->pend, &F->pendcap, F->npend + 1, sizeof(*F->pend)))
+		if (rt_grow_for((void **)&F->pend, &F->pendcap, F->npend + 1, sizeof(*F->pend)))
 			return -ENOMEM;
 		p = &F->pend[F->npend++];
 		memset(p, 0, sizeof(*p));
@@ -347,7 +347,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	p->hits++;
 	if (p->hits < need)
 		return 0;
-	if (rt_grow_to((void **)&F->tab, &F->cap, F->n + 1, sizeof(*F->tab)))
+	if (rt_grow_for((void **)&F->tab, &F->cap, F->n + 1, sizeof(*F->tab)))
 		return -ENOMEM;
 	f = &F->tab[F->n++];
 	memset(f, 0, sizeof(*f));
@@ -638,7 +638,7 @@ int rt_flog_take(struct rt_flog *L, const struct rt_findings *F)
 			memset(L->byid + old, 0, (n - old) * sizeof(*L->byid));
 		}
 		if (!L->byid[e->id]) {
-			if (rt_grow_to((void **)&L->f, &L->cap, L->n + 1, sizeof(*L->f)))
+			if (rt_grow_for((void **)&L->f, &L->cap, L->n + 1, sizeof(*L->f)))
 				return -ENOMEM;
 			L->byid[e->id] = ++L->n;
 		}

@@ -38,8 +38,9 @@ struct pause {
 	__u8  prio;
 	__u64 xoff;		/* pause frames with a non-zero time */
 	__u64 frames, quanta;
-	double secs;		/* paused time: from quanta, or the NIC's duration counter */
+	double secs;		/* paused time: the frames' (rt_paused_secs), or the NIC's duration counter */
 	int   nic;		/* counted by the NIC (ethtool), not on the wire */
+	int   est;		/* the frames' time estimated from quanta (an old recording) */
 };
 
 #define MAX_PAUSE (2 * RT_MAX_IFACES * RT_NPRIO)
@@ -121,7 +122,7 @@ static void collect_pauses(struct rt_rule_ctx *c)
 		for (p = 0; p < RT_NPRIO; p++) {
 			struct pause *q;
 
-			if (!v->pfc_frames[p])
+			if (!rt_paused_any(v, (unsigned int)p))
 				continue;
 			q = pause_get(c, ifn, x->k.dir, (__u8)p);
 			if (!q)
@@ -129,7 +130,8 @@ static void collect_pauses(struct rt_rule_ctx *c)
 			q->frames += v->pfc_frames[p];
 			q->xoff += v->pfc_frames[p] - (v->pfc_xon[p] < v->pfc_frames[p] ? v->pfc_xon[p] : v->pfc_frames[p]);
 			q->quanta += v->pfc_quanta[p];
-			q->secs += rt_pause_seconds(v->pfc_quanta[p], rt_findings_speed(c->F, c->cur, ifn));
+			q->secs += rt_paused_secs(c->cur, x, v, (unsigned int)p, d->secs, c->F->cfg.speed_mbps);
+			q->est |= x->paused_est;
 		}
 	}
 	for (i = 0; i < d->nports; i++) {
@@ -182,7 +184,7 @@ static int track_episodes(struct rt_rule_ctx *c)
 			if (F->eps[j].prio == c->p[i].prio && !strcmp(F->eps[j].ifname, c->p[i].ifname))
 				break;
 		if (j == F->neps) {
-			if (rt_grow_to((void **)&F->eps, &F->epcap, F->neps + 1, sizeof(*F->eps)))
+			if (rt_grow_for((void **)&F->eps, &F->epcap, F->neps + 1, sizeof(*F->eps)))
 				return -ENOMEM;
 			memset(&F->eps[j], 0, sizeof(F->eps[j]));
 			snprintf(F->eps[j].ifname, IF_NAMESIZE, "%s", c->p[i].ifname);
@@ -465,7 +467,8 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 			job_set_text(&js, "its flows: ", jt, sizeof(jt)), (unsigned long long)q->frames,
 			(unsigned long long)(q->frames - q->xoff),
 			q->nic ? " counted by the NIC" : "", RT_DUR(q->secs),
-			q->nic ? "" : " (estimated from quanta at the link speed)");
+			q->nic ? "" : q->est ? " (estimated from quanta at the link speed: an old recording)" :
+			" (the union of the pauses its frames asked)");
 	}
 	for (i = 0; i < c->d->nports; i++) {
 		const struct rt_port_ctr *pc = c->d->ports[i].c;
@@ -717,7 +720,7 @@ static int rule_incast(struct rt_rule_ctx *c)
 			if (g[j].family == f->k.family && !memcmp(g[j].dst, f->k.dst, 16))
 				x = &g[j];
 		if (!x) {
-			if (rt_grow_to((void **)&g, &cap, ng + 1, sizeof(*g))) {
+			if (rt_grow_for((void **)&g, &cap, ng + 1, sizeof(*g))) {
 				free(g);
 				return -ENOMEM;
 			}
@@ -810,7 +813,7 @@ static struct jt_flow *jt_row(struct jt_flow **r, size_t *n, size_t *cap, size_t
 {
 	struct jt_flow *x;
 
-	if (rt_grow_to((void **)r, cap, *n + 1, sizeof(**r)))
+	if (rt_grow_for((void **)r, cap, *n + 1, sizeof(**r)))
 		return NULL;
 	x = &(*r)[(*n)++];
 	memset(x, 0, offsetof(struct jt_flow, key) + 1);
@@ -1461,7 +1464,7 @@ HEALTH_RULE(rule_pcie, rt_rule_pcie)
  * rules table says of each (rocetop --dump-rules writes it: make options). */
 static const struct rt_rule rules[] = {
 	{ "pfc-storm", rule_pfc_storm, "critical",
-	  "a priority paused at least 20% of the time (quanta at the link speed, or the NIC's `rx/tx_prioN_pause_duration`) for 2 intervals, or the NIC's `tx_pause_storm_*` counters moving" },
+	  "a priority paused at least 20% of the time (the union of its pauses, or the NIC's `rx/tx_prioN_pause_duration`) for 2 intervals, or the NIC's `tx_pause_storm_*` counters moving" },
 	{ "pause-without-ecn", rule_pause_without_ecn, "warning",
 	  "pauses on a priority whose RoCE flows carry no CE mark, 2 intervals in a row: ECN marks above the PFC threshold, or ECN is off" },
 	{ "victim", rule_victim, "warning",

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "doctor.h"
+#include "nic_doctor.h"
 #include "jobs.h"
 #include "log.h"
 #include "opts.h"

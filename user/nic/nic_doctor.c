@@ -3,7 +3,7 @@
  * A RoCE host's congestion configuration, read and judged: the part of
  * `rocetop doctor` (user/cmd/doctor.c) that the live view (a line in its
  * header, user/nic/nic.c) and the findings call too. What is read from where
- * is listed in user/cmd/doctor.c; doctor.h has the types.
+ * is listed in user/cmd/doctor.c; nic_doctor.h has the types.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <dirent.h>
 #include <infiniband/verbs.h>
 #include <linux/dcbnl.h>
-#include "doctor.h"
+#include "nic_doctor.h"
 #include "nic.h"
 
 /* ---- reading ---- */

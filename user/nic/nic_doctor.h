@@ -6,8 +6,8 @@
  * user/core/doc_findings.h): for `rocetop doctor` (user/cmd/doctor.c), the
  * live view's header (user/nic/nic.c) and the findings' doctor rule.
  */
-#ifndef RT_DOCTOR_H
-#define RT_DOCTOR_H
+#ifndef RT_NIC_DOCTOR_H
+#define RT_NIC_DOCTOR_H
 
 #include <stddef.h>
 #include <net/if.h>
