@@ -951,18 +951,24 @@ static int panel_sparklines(struct tui *t, const struct rt_flow *f, int idx, int
 		nspark = TUI_HIST;
 	if (nspark < 0)
 		nspark = 0;
-	for (int m = 0; m < 2 && y < ymax; m++) {
+	/* packets/s first, uncoloured: a stall shows as its gaps */
+	for (int i = 0, m; i < 3 && y < ymax; i++) {
+		static const int order[3] = { 2, 0, 1 };
+		static const char *const names[3] = { "CE %", "CNPs/s", "pkts/s" };
 		char spark[TUI_HIST * 4 + 1];
 		double max;
-		int n = tui_detail_series(hist, m, nspark, v, &max);
+		int n, sev;
 
+		m = order[i];
+		n = tui_detail_series(hist, m, nspark, v, &max);
+		sev = m == 2 ? 0 : m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0;
 		tui_sparkline(v, n, t->utf8, spark, sizeof(spark));
-		snprintf(line, sizeof(line), "%-7s max %6s ", m == 0 ? "CE %" : "CNPs/s",
+		snprintf(line, sizeof(line), "%-7s max %6s ", names[m],
 			 m == 0 ? (snprintf(a, sizeof(a), "%.1f", max), a) : rt_fmt_si(max, a, sizeof(a)));
 		put(y, 0, line);
-		attron(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
+		attron(sev_attr(t, sev));
 		put_glyphs(y++, (int)strlen(line), spark);
-		attroff(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
+		attroff(sev_attr(t, sev));
 	}
 	return y;
 }
@@ -1354,6 +1360,11 @@ static void draw_fdetail(struct tui *t, int y, int h)
 	}
 }
 
+/* Narrower than this, the findings view names each subject in its fewest
+ * words ("10.0.0.1>10.0.0.2 qp 48", "rcv0 egress p3"), so the flow or
+ * priority shows before the evidence; wider, with its keys. */
+#define TUI_FINDINGS_WIDE 120
+
 static void draw_findings(struct tui *t, int y, int h)
 {
 	static size_t idx[MAX_FROWS];
@@ -1386,7 +1397,8 @@ static void draw_findings(struct tui *t, int y, int h)
 
 		snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s: %s", rt_sev_name(f->sev), f->rule,
 			 rt_fmt_clock(f->start_ns, a, sizeof(a)), f->open ? "open" : rt_fmt_clock(f->end_ns, b, sizeof(b)),
-			 rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
+			 COLS < TUI_FINDINGS_WIDE ? rt_subject_short(&f->subj, subj, sizeof(subj))
+						  : rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
 		if ((int)i == t->fsel)
 			at = A_REVERSE | (at & A_BOLD);
 		put_attr(y++, 0, line, at);

@@ -130,8 +130,10 @@ int tui_detail_series(const struct tui_hist *h, int metric, int n, double *v, do
 
 		if (!s)
 			continue;
-		v[k] = metric == 0 ? rt_pct((double)s->c[TM_CE], (double)s->c[TM_PKTS])
-				   : (s->secs > 0 ? s->c[TM_CNP] / s->secs : 0);
+		if (metric == 0)
+			v[k] = rt_pct((double)s->c[TM_CE], (double)s->c[TM_PKTS]);
+		else
+			v[k] = s->secs > 0 ? s->c[metric == 1 ? TM_CNP : TM_PKTS] / s->secs : 0;
 		if (v[k] > *max)
 			*max = v[k];
 		k++;

@@ -131,6 +131,27 @@ def charts(name, d, rep, pmax):
     ok(name, sw == 2 * sum(1 for p in ports if p), "%d switch port charts for the %d ports sFlow saw" % (sw, sum(ports)))
 
 
+def legends(name, d):
+    """Each chart's legend lies outside the chart's box (its plot, axis
+    labels and titles): the boxes of the two do not intersect."""
+    got = d.execute_script("""return window.rocetop.charts.map(g => {
+        var a = g.graphDiv.getBoundingClientRect(), b = g.rtLegend ? g.rtLegend.getBoundingClientRect() : null,
+            l = g.graphDiv.querySelector('.dygraph-legend');
+        if (!b && l) b = l.getBoundingClientRect();
+        return [g.rtTitle, a.left, a.top, a.right, a.bottom, b ? [b.left, b.top, b.right, b.bottom] : null,
+                b ? b.height : 0, g.getLabels().length - 1];
+    });""")
+    bad = []
+    for t, l, tp, r, bt, lb, lh, n in got:
+        if lb is None or lh <= 0:
+            bad.append((t, "no legend"))
+        elif lb[0] < r and l < lb[2] and lb[1] < bt and tp < lb[3]:
+            bad.append((t, "legend %s over the chart %s" % (lb, [l, tp, r, bt])))
+    most = max((n for *_, n in got), default=0)
+    ok(name, got and not bad, "%d charts' legends (up to %d entries) lie outside their charts' boxes" % (len(got), most),
+       str(bad[:3]))
+
+
 def click_episode(name, d, rep):
     full = d.execute_script("return window.rocetop.charts[0].xAxisRange();")
     eps = d.execute_script("return window.rocetop.data.episodes;")
@@ -248,6 +269,7 @@ def main():
         numbers(a.name, d, rep)
         episodes(a.name, d, rep)
         charts(a.name, d, rep, a.points)
+        legends(a.name, d)
         clocks(a.name, d, rep)
         pause_origin(a.name, d, rep)
         if a.spike is not None:

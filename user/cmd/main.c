@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
+#include "findings.h"
 #include "log.h"
 #include "main_opts.h"
 #include "record.h"
@@ -30,6 +31,10 @@ int main(int argc, char **argv)
 		return rt_doctor_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "lab"))
 		return rt_lab_main(argc - 1, argv + 1);
+	if (argc == 2 && !strcmp(argv[1], "--dump-rules")) {	/* README.md's table: make options */
+		rt_rules_dump(&rt_rules, stdout);
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
 
 	err = rt_parse_args(argc, argv, &o);
 	if (err)

@@ -763,6 +763,57 @@ const char *rt_subject_text(const struct rt_subject *s, char *buf, size_t len)
 	return subject_fmt(s, buf, len, 0);
 }
 
+/*
+ * The subject in its fewest words, for narrow screens: a flow as "src>dst
+ * qp N" (its interface and priority left out), anything else its values
+ * without keys, a priority as "pN": "rcv0 egress p3", "mlx5_0 1 out_of_buffer".
+ */
+const char *rt_subject_short(const struct rt_subject *s, char *buf, size_t len)
+{
+	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN], v[RT_JOB_KEY_LEN + 8];
+	size_t n = 0;
+
+#define ADD(...) do { \
+		snprintf(v, sizeof(v), __VA_ARGS__); \
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? " " : "", \
+				      rt_fmt_safe(v, v, sizeof(v))); \
+	} while (0)
+
+	if (!len)
+		return "";
+	buf[0] = '\0';
+	if (s->has & (RT_SUBJ_SRC | RT_SUBJ_DST)) {
+		ADD("%s%s%s", s->has & RT_SUBJ_SRC ? rt_fmt_addr(s->family, s->src, a, sizeof(a)) : "",
+		    (s->has & RT_SUBJ_SRC) && (s->has & RT_SUBJ_DST) ? ">" : "",
+		    s->has & RT_SUBJ_DST ? rt_fmt_addr(s->family, s->dst, b, sizeof(b)) : "");
+		if (s->has & RT_SUBJ_DQPN)
+			ADD("qp %u", s->dqpn);
+	} else {
+		if (s->has & RT_SUBJ_AGENT)
+			ADD("%s", s->agent);
+		if (s->has & RT_SUBJ_DEVICE)
+			ADD("%s", s->device);
+		if (s->has & RT_SUBJ_PORT)
+			ADD("%u", s->port);
+		if (s->has & RT_SUBJ_IFNAME)
+			ADD("%s", s->ifname);
+		if (s->has & RT_SUBJ_DIR)
+			ADD("%s", rt_dir_name(s->dir));
+		if (s->has & RT_SUBJ_PRIO)
+			ADD("%s%s", s->prio == RT_PRIO_GLOBAL ? "" : "p", rt_prio_name(s->prio, a, sizeof(a)));
+		if (s->has & RT_SUBJ_DQPN)
+			ADD("qp %u", s->dqpn);
+	}
+	if (s->has & RT_SUBJ_COUNTER)
+		ADD("%s", s->counter);
+	if (s->has & RT_SUBJ_JOB)
+		ADD("job %s", s->job);
+#undef ADD
+	if (n >= len)
+		buf[len - 1] = '\0';
+	return buf;
+}
+
 const char *rt_subject_json(const struct rt_subject *s, char *buf, size_t len)
 {
 	return subject_fmt(s, buf, len, 1);
