@@ -226,8 +226,13 @@ double rt_paused_secs(const struct rt_snapshot *s, const struct rt_ifdir *x, con
 
 	if (prio >= RT_NPRIO)
 		return 0;
-	if (!x->paused_est)
+	if (!x->paused_est) {
+		/* measured at the speed the source gave BPF (none known: 100G
+		 * assumed, which rt_link_speed says once where pauses came) */
+		if (v->pfc_paused_ns[prio] && s)
+			(void)rt_link_speed(s, rt_snapshot_ifname(s, x->k.ifindex), given, NULL);
 		return (double)v->pfc_paused_ns[prio] / 1e9;
+	}
 	if (!v->pfc_quanta[prio])
 		return 0;
 	t = rt_pause_seconds(v->pfc_quanta[prio], rt_link_speed(s, rt_snapshot_ifname(s, x->k.ifindex), given, NULL));
