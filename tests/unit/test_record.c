@@ -93,6 +93,7 @@ static void fill(struct rt_snapshot *s, int i)
 		rt_hostcfg_init(c);
 		snprintf(c->netdev, sizeof(c->netdev), "eth%d", j);
 		snprintf(c->dev, sizeof(c->dev), "mlx5_%d", j);
+		snprintf(c->pci, sizeof(c->pci), "0000:03:00.%d", j);
 		c->port = 1;
 		c->mtu = 9000;
 		c->active_mtu = 1024 << i % 3;

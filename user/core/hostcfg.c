@@ -40,3 +40,14 @@ int rt_hostcfg_dscp_prio(const struct rt_hostcfg *c, unsigned int dscp)
 	/* Not in the APP table: mlx5's default DSCP map, DSCP d on priority d >> 3. */
 	return c->dscp_prio[dscp] != 0xff ? c->dscp_prio[dscp] : (int)(dscp >> 3);
 }
+
+int rt_roce_mtu_for(int netdev_mtu)
+{
+	/* GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4, as iboe_get_mtu */
+	int room = netdev_mtu - 96;
+
+	for (int m = 4096; m >= 256; m /= 2)
+		if (room >= m)
+			return m;
+	return -1;
+}

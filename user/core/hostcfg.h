@@ -28,6 +28,7 @@ extern const char *const rt_cc_param_names[RT_CC__N];
 struct rt_hostcfg {
 	char  netdev[16];
 	char  dev[32];		/* RDMA device, "" for a plain netdev */
+	char  pci[32];		/* its PCI address (the cc_params directory), "" unknown */
 	__u32 port;
 	__s32 mtu;		/* the netdev's */
 	__s32 active_mtu;	/* the RDMA port's (256..4096) */
@@ -44,7 +45,7 @@ struct rt_hostcfg {
 	__s64 cc[RT_CC__N];	/* enum rt_cc_param */
 };
 
-_Static_assert(sizeof(struct rt_hostcfg) == 256, "struct rt_hostcfg has no hidden padding");
+_Static_assert(sizeof(struct rt_hostcfg) == 288, "struct rt_hostcfg has no hidden padding");
 
 /* An empty row: every setting unknown. */
 void rt_hostcfg_init(struct rt_hostcfg *c);
@@ -52,5 +53,7 @@ void rt_hostcfg_init(struct rt_hostcfg *c);
  * DSCP >> 3 default of mlx5), -1 when the host classifies by PCP or DCB is
  * not known. */
 int rt_hostcfg_dscp_prio(const struct rt_hostcfg *c, unsigned int dscp);
+/* The largest RoCE MTU a netdev MTU allows (the kernel's iboe_get_mtu), -1 none. */
+int rt_roce_mtu_for(int netdev_mtu);
 
 #endif

@@ -180,6 +180,7 @@ static struct field job_fields[] = {
 /* The host's congestion settings as the doctor read them (hostcfg.h). */
 static struct field cfg_fields[] = {
 	F(struct rt_hostcfg, netdev, "char[16]"), F(struct rt_hostcfg, dev, "char[32]"),
+	F(struct rt_hostcfg, pci, "char[32]"),
 	F(struct rt_hostcfg, port, "u32"), F(struct rt_hostcfg, mtu, "s32"),
 	F(struct rt_hostcfg, active_mtu, "s32"), F(struct rt_hostcfg, pfc_known, "u8"),
 	F(struct rt_hostcfg, pfc_en, "u8"), F(struct rt_hostcfg, app_known, "u8"),

@@ -331,17 +331,6 @@ int rt_doctor_read(const char *root, const char *only, struct rt_doc_host *h)
 
 /* ---- judging ---- */
 
-int rt_roce_mtu_for(int netdev_mtu)
-{
-	/* GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4, as iboe_get_mtu */
-	int room = netdev_mtu - 96;
-
-	for (int m = 4096; m >= 256; m /= 2)
-		if (room >= m)
-			return m;
-	return -1;
-}
-
 static struct rt_doc_finding *add(struct rt_doc_findings *o, const char *id, int sev,
 				  const char *netdev)
 {
@@ -655,6 +644,7 @@ void rt_doctor_hostcfg(const struct rt_doc_netdev *d, struct rt_hostcfg *c)
 	rt_hostcfg_init(c);
 	snprintf(c->netdev, sizeof(c->netdev), "%s", d->netdev);
 	snprintf(c->dev, sizeof(c->dev), "%s", d->dev);
+	snprintf(c->pci, sizeof(c->pci), "%s", d->pci);
 	c->port = d->port;
 	c->mtu = d->mtu;
 	c->active_mtu = d->active_mtu;
