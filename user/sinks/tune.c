@@ -59,11 +59,14 @@ void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct
 	for (size_t i = 0; i < d->nflows; i++) {
 		const struct rt_flow_delta *x = &d->flows[i];
 		int q = flow_prio(cfg_of(t, rt_snapshot_ifname(cur, x->f->k.ifindex)), x->f);
+		__u64 ctl;
 
 		if (x->f->estimate)
 			continue;
+		/* data: what is neither a CNP nor an ACK or NAK */
+		ctl = x->d.cnp + x->d.ack + x->d.nak_seq + x->d.nak_other + x->d.rnr_nak;
 		t->p[q].cnp += x->d.cnp;
-		t->p[q].pkts += x->d.pkts - (x->d.cnp < x->d.pkts ? x->d.cnp : x->d.pkts);
+		t->p[q].pkts += x->d.pkts - (ctl < x->d.pkts ? ctl : x->d.pkts);
 		t->p[q].ce += x->d.ecn[RT_ECN_CE];
 		ce[q] += x->d.ecn[RT_ECN_CE];
 	}
