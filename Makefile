@@ -79,10 +79,10 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest \
 	libjs-dygraphs chromium chromium-driver python3-selenium libfixbuf-dev pmacct \
-	universal-ctags
+	universal-ctags groff-base buildah podman runc python3-yaml
 
-.PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb options
-all: $(BUILD)/rocetop $(BUILD)/rocetop-gen tests $(BENCH_BINS)
+.PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb options image image-test
+all: $(BUILD)/rocetop $(BUILD)/rocetop-gen $(BUILD)/rocetop-entrypoint tests $(BENCH_BINS)
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
 	$(call msg,BPF,$@)
@@ -114,7 +114,19 @@ $(BUILD)/gen/report_html.%.inc: user/sinks/report_html.% | $(BUILD)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/user/sinks/report_html.o $(BUILD)/fuzz/obj/user/sinks/report_html.o: $(HTML_INCS)
+# The page's Content-Security-Policy allows its two inline scripts by their
+# SHA-256 (report_html.c writes each between a newline before and after), and
+# no other inline script or handler.
+$(BUILD)/gen/report_html_csp.h: $(DYGRAPHS)/dygraph.min.js user/sinks/report_html.js | $(BUILD)
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q){ printf '#define RT_HTML_SCRIPT_HASHES "'; \
+	  for js in $(DYGRAPHS)/dygraph.min.js user/sinks/report_html.js; do \
+	    h=$$({ echo; cat $$js; echo; } | openssl dgst -sha256 -binary | openssl base64 -A) || exit 1; \
+	    [ -n "$$h" ] || exit 1; printf "'sha256-%s' " "$$h"; done; \
+	  printf '"\n'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/user/sinks/report_html.o $(BUILD)/fuzz/obj/user/sinks/report_html.o: $(HTML_INCS) $(BUILD)/gen/report_html_csp.h
 
 $(BUILD)/librocetop.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -189,6 +201,21 @@ test-vm: all
 
 bench: all
 	@bench/run $(BUILD)
+
+# The container image (dist/image/build.sh: rocetop, its entrypoint and
+# libraries, no shell), reproducible from SOURCE_DATE_EPOCH; image-test runs
+# it without privileges on generated traffic (tests/image/).
+IMAGE ?= localhost/rocetop:$(VERSION)
+$(BUILD)/rocetop-entrypoint: dist/image/entrypoint.c | $(BUILD)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
+
+image: $(BUILD)/rocetop $(BUILD)/rocetop-entrypoint
+	$(call msg,IMAGE,$(IMAGE))
+	$(Q)dist/image/build.sh $(BUILD) $(IMAGE) $(VERSION)
+
+image-test: all $(BUILD)/rocetop-entrypoint
+	@tests/run $(BUILD) tests/image/
 
 # The man pages' option lists and the bash completion's are made from the
 # commands' option tables: run after changing one (tests/cli/test_options.sh

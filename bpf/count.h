@@ -91,6 +91,9 @@ static __always_inline void rt_count_if(struct rt_if_val *v, const struct rt_pkt
 		(v)->dscp = (p)->tos >> 2;					\
 		(v)->pcp = (p)->pcp;						\
 		(v)->opcode = (p)->opcode;					\
+		(v)->dscps |= 1ULL << ((p)->tos >> 2);				\
+		(v)->prios |= (__u8)(1u << ((p)->pcp != RT_PCP_NONE ?		\
+					    ((p)->pcp & 7) : (p)->tos >> 5));	\
 		if ((p)->opcode == RT_OP_CNP) {					\
 			(v)->cnp++;						\
 			break;							\

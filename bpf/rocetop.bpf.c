@@ -10,6 +10,7 @@
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include "count.h"
+#include "pause_map.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -45,6 +46,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct rt_if_val);
 } ifstats SEC(".maps");
+
+/*
+ * Paused time per interface slot and direction (slot * 2 + dir, as
+ * ifstats), by bpf/pause.h's rule. Not per CPU: the frames of one priority
+ * can reach several CPUs and each restarts the one timer, so an entry is
+ * changed under its lock. User space writes each slot's link speed before
+ * attach and reads the totals (user/sources/live.c).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RT_IF_SLOTS * 2);
+	__type(key, __u32);
+	__type(value, struct rt_pause_val);
+} pausestate SEC(".maps");
 
 /*
  * Which ifstats slot counts a frame of an ifindex: watched interfaces whose
@@ -128,6 +143,22 @@ static __always_inline __u32 if_slot(__u32 ifindex)
 	}
 	slot = bpf_map_lookup_elem(&slots, &ifindex);
 	return slot && *slot < RT_SLOT_OTHER ? *slot : RT_SLOT_OTHER;
+}
+
+/* A PFC or pause frame at the clock's time into its slot's paused time
+ * (idx: slot * 2 + dir). Only these frames read the clock and take a lock:
+ * RoCE frames pay nothing for it. */
+static __always_inline void count_pause(const struct rt_pkt *p, __u32 idx)
+{
+	struct rt_pause_val *v = bpf_map_lookup_elem(&pausestate, &idx);
+	__u64 t;
+
+	if (!v)
+		return;
+	t = bpf_ktime_get_ns();	/* before the lock: no call while it is held */
+	bpf_spin_lock(&v->lock);
+	rt_pause_count(v->prio, p, t, v->mbps);
+	bpf_spin_unlock(&v->lock);
 }
 
 /* A value the compiler must compute with the arithmetic written, not turn
@@ -342,6 +373,8 @@ static __always_inline int handle(struct rt_pkt *p, __u64 len, __u32 ifindex, __
 	rt_count_if(iv, p, len);
 	if (p->kind == RT_K_ROCE && !fs)
 		iv->flow_full++;
+	if (p->kind == RT_K_PFC || p->kind == RT_K_PAUSE)
+		count_pause(p, slot);
 	return p->mirror != RT_MIRROR_NONE;
 }
 

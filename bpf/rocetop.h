@@ -76,6 +76,11 @@ struct rt_flow_val {
 	__u8  opcode;		/* BTH opcode of the last packet */
 	__u8  slot;		/* the kernel flow table's RT_FT_* state (below); 0 elsewhere */
 	__u8  pad[2];
+	/* Every packet's, not the last one's: a flow's ACKs and NAKs may ride the
+	 * data's priority and its CNPs another (DSCP 26 and 48) under one key. */
+	__u64 dscps;		/* bit d: a packet with DSCP d came */
+	__u8  prios;		/* bit p: a packet of priority p (its PCP when tagged, else DSCP / 8) */
+	__u8  pad2[7];
 };
 
 /*
@@ -146,6 +151,9 @@ struct rt_ft_val {
 	__u8  slot;		/* RT_FT_EMPTY, RT_FT_LIVE, RT_FT_DEAD */
 	__u16 mark;		/* the program's: rt_ft_epoch's low 16 bits when it last
 				 * set the slot's dirty bit (never 0 then) */
+	__u64 dscps;		/* as struct rt_flow_val's */
+	__u8  prios;
+	__u8  pad2[7];
 };
 
 struct rt_flow_slot {
@@ -221,12 +229,16 @@ struct rt_if_val {
 	__u64 pfc_frames[RT_NPRIO];	/* frames with that class enabled (XON included) */
 	__u64 pfc_xon[RT_NPRIO];	/* ... of which the time was 0 */
 	__u64 pfc_quanta[RT_NPRIO];	/* sum of the pause times, in quanta of 512 bit times */
+	/* ns paused: the union of the pause intervals (bpf/pause.h), up to the
+	 * snapshot's time. Live, user space fills it from the pause map; the
+	 * programs leave ifstats' copy 0. */
+	__u64 pfc_paused_ns[RT_NPRIO];
 };
 
 #define RT_FLOW_KEY_SIZE 48
-#define RT_FLOW_VAL_SIZE 112
-#define RT_FT_VAL_SIZE	 88
-#define RT_IF_VAL_SIZE	 (10 * 8 + 3 * 8 * RT_NPRIO)
+#define RT_FLOW_VAL_SIZE 128
+#define RT_FT_VAL_SIZE	 104
+#define RT_IF_VAL_SIZE	 (10 * 8 + 4 * 8 * RT_NPRIO)
 
 _Static_assert(sizeof(struct rt_flow_key) == RT_FLOW_KEY_SIZE, "rt_flow_key layout");
 _Static_assert(sizeof(struct rt_flow_val) == RT_FLOW_VAL_SIZE, "rt_flow_val layout");

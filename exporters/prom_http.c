@@ -296,18 +296,32 @@ static enum MHD_Result count_host(void *cls, enum MHD_ValueKind kind, const char
 	return MHD_YES;
 }
 
-/* Basic authentication against the users of --web-config (bcrypt). */
+/* Basic authentication against the users of --web-config (bcrypt, bounded
+ * per client: web_config.h). The header is decoded here, not by
+ * libmicrohttpd, which cuts a password at a NUL. */
 static int authorized(struct prom *p, struct MHD_Connection *c)
 {
-	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
-	int ok = rt_web_config_check(&p->web, user, pass);
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	char user[64], pass[1024];
+	const void *id = "";
+	size_t idlen = 0;
+	struct timespec ts;
+	int ok;
 
-	if (pass) {
-		explicit_bzero(pass, strlen(pass));
-		MHD_free(pass);
+	if (rt_web_basic_decode(h, user, sizeof(user), pass, sizeof(pass)))
+		return RT_WEB_DENIED;
+	if (sa && sa->sa_family == AF_INET) {
+		id = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+		idlen = 4;
+	} else if (sa && sa->sa_family == AF_INET6) {
+		id = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+		idlen = 16;
 	}
-	if (user)
-		MHD_free(user);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ok = rt_web_config_check(&p->web, user, pass, id, idlen, ts.tv_sec + ts.tv_nsec / 1e9);
+	explicit_bzero(pass, sizeof(pass));
 	return ok;
 }
 
@@ -322,6 +336,23 @@ static enum MHD_Result ask_auth(struct MHD_Connection *c)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
 	ret = MHD_queue_basic_auth_fail_response(c, "rocetop", resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* 429: this client has spent its password checks for now. */
+static enum MHD_Result too_many(struct MHD_Connection *c)
+{
+	static const char body[] = "too many password checks from this address: try again in a second\n";
+	struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof(body) - 1, (void *)body,
+								    MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	ret = MHD_queue_response(c, MHD_HTTP_TOO_MANY_REQUESTS, resp);
 	MHD_destroy_response(resp);
 	return ret;
 }
@@ -344,8 +375,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (nhost > 1 || (!nhost && version && strcmp(version, MHD_HTTP_VERSION_1_0)))
 		return reply(c, MHD_HTTP_BAD_REQUEST, "text/plain", (void *)no_host, sizeof(no_host) - 1,
 			     MHD_RESPMEM_PERSISTENT, 0);
-	if (p->web.nusers && !authorized(p, c))
-		return ask_auth(c);
+	if (p->web.nusers) {
+		int ok = authorized(p, c);
+
+		if (ok == RT_WEB_BUSY)
+			return too_many(c);
+		if (ok != RT_WEB_OK)
+			return ask_auth(c);
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
 			     "only GET and HEAD are served here\n", 34, MHD_RESPMEM_PERSISTENT, 1);

@@ -20,6 +20,7 @@
 #include "findings.h"
 #include "jobagg.h"
 #include "fmt.h"
+#include "derive.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "prom.h"
@@ -594,7 +595,7 @@ static void render_if_counters(struct out *w, const struct rt_snapshot *cur, siz
 
 /* PFC per priority, the paused time it asked and the link speeds it was reckoned at. */
 static void render_pfc(struct out *w, const struct rt_snapshot *cur, size_t n, const __u64 *speed,
-		       const int *known)
+		       const int *known, __u64 speed_given)
 {
 	static const struct if_fam pfc_fams[] = {
 		{ "rocetop_pfc_frames", NULL,
@@ -621,13 +622,13 @@ static void render_pfc(struct out *w, const struct rt_snapshot *cur, size_t n, c
 		}
 	}
 	family(w, "rocetop_pfc_paused_seconds", M_COUNTER, "seconds",
-	       "Paused time asked by PFC frames, from the quanta at the link speed (--link-speed, else the interface's, else 100G assumed).");
+	       "Time paused by PFC frames: the union of the pause intervals, each quanta x 512 bit times at the link speed (--link-speed, else the interface's, else 100G assumed) from its frame, a later frame restarting it, XON ending it.");
 	for (i = 0; i < n; i++) {
 		if_labels(cur, i, set, sizeof(set));
 		for (p = 0; p < RT_NPRIO; p++) {
 			prio_labels(set, p, more, sizeof(more));
 			sample_d(w, "rocetop_pfc_paused_seconds", M_COUNTER, more,
-				 rt_pause_seconds(cur->ifs[i].v.pfc_quanta[p], speed[i]));
+				 rt_paused_secs(cur, &cur->ifs[i], &cur->ifs[i].v, p, 0, speed_given));
 		}
 	}
 	family(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, "bytes_per_second",
@@ -648,7 +649,7 @@ static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct 
 	size_t n = if_speeds(r, cur, speed, known);
 
 	render_if_counters(w, cur, n);
-	render_pfc(w, cur, n, speed, known);
+	render_pfc(w, cur, n, speed, known, r->speed_given);
 }
 
 /* How idle flows rank in cmp_top: total congestion, then key. */

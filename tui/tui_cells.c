@@ -66,12 +66,16 @@ static void cell(const struct tui_row *r, enum tui_colid c, char *buf, size_t le
 	case C_SRC: rt_fmt_addr(f->k.family, f->k.src, buf, len); break;
 	case C_DST: rt_fmt_addr(f->k.family, f->k.dst, buf, len); break;
 	case C_DQPN: snprintf(buf, len, "%u", f->k.dqpn); break;
-	case C_PRIO:
+	case C_PRIO: {	/* every DSCP the flow carried (user/core/derive.h) */
+		char b[RT_BITS_STRLEN];
+
+		rt_fmt_bits(rt_flow_dscps(f), b, sizeof(b));
 		if (f->v.pcp == RT_PCP_NONE)
-			snprintf(buf, len, "%u/-", f->v.dscp);
+			snprintf(buf, len, "%s/-", b);
 		else
-			snprintf(buf, len, "%u/%u", f->v.dscp, f->v.pcp);
+			snprintf(buf, len, "%s/%u", b, f->v.pcp);
 		break;
+	}
 	case C_FLOWS: snprintf(buf, len, "%u", r->nflows); break;
 	case C_PKTS: case C_CNP: case C_NAK: case C_RNR:
 		if (r->secs > 0)

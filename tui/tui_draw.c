@@ -12,6 +12,7 @@
 #include <string.h>
 #include "filter.h"
 #include "fmt.h"
+#include "derive.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "tui_view.h"
@@ -576,21 +577,16 @@ static void draw_pfc(struct tui *t, int y, int h)
 		const struct rt_if_val *v = &D->ifs[i].d;
 		const struct rt_if_val *tot = i < S->nifs ? &S->ifs[i].d : v;
 		const char *ifn = rt_snapshot_ifname(&t->data.snap, D->ifs[i].s->k.ifindex);
-		__u64 sp = 0;	/* decided at the first pause frame */
 
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
 			double ps;
 
-			if (!tot->pfc_frames[p])
+			if (!rt_paused_any(tot, p))
 				continue;
 			if (shown++ < t->top || r >= h)
 				continue;
-			if (!sp)
-				sp = rt_link_speed(&t->data.snap, ifn, t->speed_given, NULL);
-			ps = rt_pause_seconds(v->pfc_quanta[p], sp);
-			if (!sp)
-				snprintf(e, sizeof(e), "?");
-			else if (secs > 0)
+			ps = rt_paused_secs(&t->data.snap, D->ifs[i].s, v, p, secs, t->speed_given);
+			if (secs > 0)
 				snprintf(e, sizeof(e), "%.1f", rt_share_pct(ps, secs));
 			else
 				snprintf(e, sizeof(e), "%.4f", ps);
@@ -863,17 +859,20 @@ static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, i
 		 rt_snapshot_ifname(&t->data.snap, f->k.ifindex));
 	put_attr(y++, 0, line, A_BOLD);
 	{
-		char prio[8];
+		char prio[8], ds[RT_BITS_STRLEN], ps[RT_BITS_STRLEN];
 
 		if (f->v.pcp == RT_PCP_NONE)
 			snprintf(prio, sizeof(prio), "-");
 		else
 			snprintf(prio, sizeof(prio), "%u", f->v.pcp);
-		snprintf(line, sizeof(line),
-			 "DSCP %u  PCP %s  UDP sport %u  last opcode 0x%02x  first seen %s ago  last %s ago",
-			 f->v.dscp, prio, f->v.sport, f->v.opcode,
+		snprintf(line, sizeof(line), "DSCP %s  priority %s  PCP %s  UDP sport %u  first seen %s ago  last %s ago",
+			 rt_fmt_bits(rt_flow_dscps(f), ds, sizeof(ds)), rt_fmt_bits(rt_flow_prios(f), ps, sizeof(ps)),
+			 prio, f->v.sport,
 			 RT_DUR(t->data.snap.mono_ns > f->v.first_ns ? (t->data.snap.mono_ns - f->v.first_ns) / 1e9 : 0.0),
 			 RT_DUR(t->data.snap.mono_ns > f->v.last_ns ? (t->data.snap.mono_ns - f->v.last_ns) / 1e9 : 0.0));
+		put(y++, 0, line);
+		snprintf(line, sizeof(line), "last opcode %s (0x%02x)",
+			 rt_opcode_name(f->v.opcode, s1, sizeof(s1)), f->v.opcode);
 		put(y++, 0, line);
 	}
 	if (f->estimate) {
@@ -952,18 +951,24 @@ static int panel_sparklines(struct tui *t, const struct rt_flow *f, int idx, int
 		nspark = TUI_HIST;
 	if (nspark < 0)
 		nspark = 0;
-	for (int m = 0; m < 2 && y < ymax; m++) {
+	/* packets/s first, uncoloured: a stall shows as its gaps */
+	for (int i = 0, m; i < 3 && y < ymax; i++) {
+		static const int order[3] = { 2, 0, 1 };
+		static const char *const names[3] = { "CE %", "CNPs/s", "pkts/s" };
 		char spark[TUI_HIST * 4 + 1];
 		double max;
-		int n = tui_detail_series(hist, m, nspark, v, &max);
+		int n, sev;
 
+		m = order[i];
+		n = tui_detail_series(hist, m, nspark, v, &max);
+		sev = m == 2 ? 0 : m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0;
 		tui_sparkline(v, n, t->utf8, spark, sizeof(spark));
-		snprintf(line, sizeof(line), "%-7s max %6s ", m == 0 ? "CE %" : "CNPs/s",
+		snprintf(line, sizeof(line), "%-7s max %6s ", names[m],
 			 m == 0 ? (snprintf(a, sizeof(a), "%.1f", max), a) : rt_fmt_si(max, a, sizeof(a)));
 		put(y, 0, line);
-		attron(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
+		attron(sev_attr(t, sev));
 		put_glyphs(y++, (int)strlen(line), spark);
-		attroff(sev_attr(t, m == 0 && max >= 10 ? 2 : max > 0 ? 1 : 0));
+		attroff(sev_attr(t, sev));
 	}
 	return y;
 }
@@ -1355,6 +1360,11 @@ static void draw_fdetail(struct tui *t, int y, int h)
 	}
 }
 
+/* Narrower than this, the findings view names each subject in its fewest
+ * words ("10.0.0.1>10.0.0.2 qp 48", "rcv0 egress p3"), so the flow or
+ * priority shows before the evidence; wider, with its keys. */
+#define TUI_FINDINGS_WIDE 120
+
 static void draw_findings(struct tui *t, int y, int h)
 {
 	static size_t idx[MAX_FROWS];
@@ -1387,7 +1397,8 @@ static void draw_findings(struct tui *t, int y, int h)
 
 		snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s: %s", rt_sev_name(f->sev), f->rule,
 			 rt_fmt_clock(f->start_ns, a, sizeof(a)), f->open ? "open" : rt_fmt_clock(f->end_ns, b, sizeof(b)),
-			 rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
+			 COLS < TUI_FINDINGS_WIDE ? rt_subject_short(&f->subj, subj, sizeof(subj))
+						  : rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
 		if ((int)i == t->fsel)
 			at = A_REVERSE | (at & A_BOLD);
 		put_attr(y++, 0, line, at);

@@ -29,9 +29,9 @@ double tui_paused_secs(const struct rt_snapshot *s, const struct rt_delta *D, in
 	for (size_t i = 0; i < D->nifs; i++) {
 		const char *ifn = rt_snapshot_ifname(s, D->ifs[i].s->k.ifindex);
 
-		if (!D->ifs[i].d.pfc_quanta[prio] || strcmp(ifn, ifname))
+		if (!rt_paused_any(&D->ifs[i].d, prio) || strcmp(ifn, ifname))
 			continue;
-		ps = rt_pause_seconds(D->ifs[i].d.pfc_quanta[prio], rt_link_speed(s, ifn, speed_given, NULL));
+		ps = rt_paused_secs(s, D->ifs[i].s, &D->ifs[i].d, prio, totals ? 0 : D->secs, speed_given);
 		if (ps > best)
 			best = ps;
 	}

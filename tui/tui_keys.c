@@ -219,31 +219,30 @@ static int act_sort_menu(struct tui *t, struct rt_ctl *ctl, int key)
 	return RD_ROWS;
 }
 
-/* < and >: the sort moves to the previous or next visible column. */
+/*
+ * < and >: the sort moves to the column on the left or right, round a ring
+ * of congestion (the default, which has no column of its own) and the
+ * columns on screen, so either key comes back to where it started.
+ */
 static int act_sort_move(struct tui *t, struct rt_ctl *ctl, int key)
 {
+	enum tui_colid ring[MAXCOLS + 1];
 	int i, cur = -1, n = 0;
-	int vis[MAXCOLS];
+	int back = key == '<' || key == ',';
 
 	(void)ctl;
 	if (!tui_view_is_table(t->view))
 		return RD_NONE;
+	ring[n++] = C_CONG;
 	for (i = 0; i < t->ncols; i++)
-		if (t->colw[i])
-			vis[n++] = i;
-	if (!n)
-		return RD_NONE;
+		if (t->colw[i] && t->cols[i] != C_CONG)
+			ring[n++] = t->cols[i];
 	for (i = 0; i < n; i++)
-		if (t->cols[vis[i]] == t->sort)
+		if (ring[i] == t->sort)
 			cur = i;
-	if (cur < 0)
-		cur = key == '<' || key == ',' ? n : -1;
-	cur += key == '<' || key == ',' ? -1 : 1;
-	if (cur < 0)
-		cur = 0;
-	if (cur >= n)
-		cur = n - 1;
-	t->sort = t->cols[vis[cur]];
+	if (cur < 0)	/* a column not on screen: start from the ring's far end */
+		cur = back ? 0 : n - 1;
+	t->sort = ring[(cur + (back ? n - 1 : 1)) % n];
 	t->invert = 0;
 	return RD_ROWS;
 }
@@ -405,7 +404,7 @@ const struct tui_action tui_actions[] = {
 	{ 'd', act_detail, NULL, NULL },
 	{ 27, act_escape, "Esc", "back from a detail (a flow's: to the finding it came from)" },
 	{ KEY_F(6), act_sort_menu, "F6", "sort menu" },
-	{ '<', act_sort_move, "< >", "sort by the column to the left / right" },
+	{ '<', act_sort_move, "< >", "sort by the column to the left / right, round" },
 	{ '>', act_sort_move, NULL, NULL },
 	{ ',', act_sort_move, NULL, NULL },
 	{ 'I', act_invert, "I", "invert the sort order" },

@@ -348,7 +348,8 @@ struct tui_detail {
 /* The detail of flow idx of t's snapshot. */
 void tui_detail_rates(const struct tui_data *t, size_t idx, struct tui_detail *out);
 /* A sparkline's values, oldest first, from the n newest samples of h:
- * metric 0 is CE %, 1 CNPs/s. Returns how many; *max the largest. */
+ * metric 0 is CE %, 1 CNPs/s, 2 packets/s (a flow PFC stopped falls to 0).
+ * Returns how many; *max the largest. */
 int tui_detail_series(const struct tui_hist *h, int metric, int n, double *v, double *max);
 
 #endif

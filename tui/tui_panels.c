@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include "fmt.h"
+#include "derive.h"
 #include "linkspeed.h"
 #include "tui_model.h"
 
@@ -17,15 +18,13 @@ void tui_pfc_prios(const struct rt_snapshot *s, const struct rt_delta *D, double
 		o->share = -1;
 		for (size_t i = 0; i < D->nifs; i++) {
 			const struct rt_if_val *v = &D->ifs[i].d;
-			__u64 sp;
 			double ps;
 
-			if (!v->pfc_frames[p])
+			if (!rt_paused_any(v, p))
 				continue;
 			o->frames += v->pfc_frames[p];
 			o->xon += v->pfc_xon[p];
-			sp = rt_link_speed(s, rt_snapshot_ifname(s, D->ifs[i].s->k.ifindex), speed_given, NULL);
-			ps = rt_pause_seconds(v->pfc_quanta[p], sp);
+			ps = rt_paused_secs(s, D->ifs[i].s, v, p, secs, speed_given);
 			o->paused += ps;
 			if (rt_share_pct(ps, secs) > o->share)
 				o->share = rt_share_pct(ps, secs);
@@ -131,8 +130,10 @@ int tui_detail_series(const struct tui_hist *h, int metric, int n, double *v, do
 
 		if (!s)
 			continue;
-		v[k] = metric == 0 ? rt_pct((double)s->c[TM_CE], (double)s->c[TM_PKTS])
-				   : (s->secs > 0 ? s->c[TM_CNP] / s->secs : 0);
+		if (metric == 0)
+			v[k] = rt_pct((double)s->c[TM_CE], (double)s->c[TM_PKTS]);
+		else
+			v[k] = s->secs > 0 ? s->c[metric == 1 ? TM_CNP : TM_PKTS] / s->secs : 0;
 		if (v[k] > *max)
 			*max = v[k];
 		k++;

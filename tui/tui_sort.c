@@ -17,7 +17,7 @@ double tui_row_num(const struct tui_row *r, enum tui_colid c)
 
 	switch (c) {
 	case C_DQPN: return r->f->k.dqpn;
-	case C_PRIO: return r->f->v.dscp * 256.0 + r->f->v.pcp;
+	case C_PRIO: return rt_flow_dscp(r->f) * 256.0 + r->f->v.pcp;
 	case C_FLOWS: return r->nflows;
 	case C_PKTS: return per(d->pkts, r->secs);
 	case C_GBPS: return per(d->bytes, r->secs);

@@ -35,7 +35,7 @@ fi
 # edited by SED-SCRIPT, and the agreement check must name WHAT.
 drift() {
 	local name=$1 what=$2 file=$3 script=$4 d=$tmp/$1 out
-	mkdir -p "$d" && cp -r man dist "$d"/
+	mkdir -p "$d" && cp -r man dist README.md "$d"/
 	sed -i "$script" "$d/$file"
 	cmp -s "$file" "$d/$file" && { bad "drift-$name" "the edit changed nothing"; return; }
 	if tools/gen-options --build "$BUILD" --check "$d" >/dev/null 2>&1; then

@@ -165,6 +165,50 @@ else
 	fail tcp_templates_after_collector_restart "exit $rc, ${out:-no second connection} $(head -3 "$T/tcp2.err")"
 fi
 
+# --- a collector that accepts and closes each connection at once: said once
+# (not a "closed" / "connected again" pair every reconnection), and the
+# messages rocetop says it sent (-v) are no more than tshark saw go out on
+# the wire (a message counts once written to the socket, not when queued:
+# the queue a lost connection throws away was counted as sent)
+P3=$(free_port tcp)
+capture "tcp port $P3" "$T/close.pcap"
+tdpid=${pids[-1]}
+"$PY" - "$P3" 10 >"$T/closer.out" <<'PY' &
+import socket, sys, time
+ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", int(sys.argv[1]))); ls.listen(8); ls.settimeout(1)
+print("listening", flush=True)
+t0, n = time.time(), 0
+while time.time() - t0 < float(sys.argv[2]):
+    try:
+        c, _ = ls.accept()
+    except socket.timeout:
+        continue
+    c.close(); n += 1
+print("accepted", n, flush=True)
+PY
+cpid=$!
+pids+=($cpid)
+for _ in $(seq 100); do grep -q listening "$T/closer.out" && break; sleep 0.05; done
+H=$(free_port tcp)
+"$ROCETOP" -r "$T/mixed.pcap" -d 0.5 -D --listen "127.0.0.1:$H" --ipfix "tcp:127.0.0.1:$P3" -v 2>"$T/close.err" >/dev/null
+rc=$?
+kill "$cpid" 2>/dev/null; wait "$cpid" 2>/dev/null
+sleep 0.3
+stop "$tdpid"
+closed=$(grep -c "IPFIX collector.*connection closed" "$T/close.err")
+again=$(grep -c "IPFIX collector.*connected again" "$T/close.err")
+sent=$(sed -n 's/.*IPFIX: [0-9]* records, \([0-9]*\) messages sent.*/\1/p' "$T/close.err")
+wire=$(tshark -r "$T/close.pcap" -d "tcp.port==$P3,cflow" -V 2>/dev/null | grep -c '^Cisco NetFlow/IPFIX')
+echo "MEASURE ipfix: a collector that accepts and closes: $sent messages said sent, $wire on the wire," \
+	"$(sed -n 's/.* \([0-9]*\) dropped,.*/\1/p' "$T/close.err") dropped; $closed 'closed' and $again 'connected again' lines"
+[ $rc = 0 ] && [ "$closed" = 1 ] && [ "$again" = 0 ] &&
+	pass "tcp_accept_and_close_said_once" ||
+	fail tcp_accept_and_close_said_once "exit $rc, $closed 'connection closed' and $again 'connected again' lines"
+[ -n "$sent" ] && [ "$wire" -ge 1 ] && [ "$sent" -le "$wire" ] &&
+	pass "tcp_sent_counts_what_was_written ($sent said sent, $wire on the wire)" ||
+	fail tcp_sent_counts_what_was_written "rocetop says ${sent:-?} sent, tshark saw $wire"
+
 # --- bad addresses: one sentence, exit 2, before anything starts
 for a in 127.0.0.1 127.0.0.1:0 127.0.0.1:70000 tcp: "sctp:127.0.0.1:4739" "::1:4739" "[::1]4739" ":4739"; do
 	"$ROCETOP" -r "$T/mixed.pcap" -D --ipfix "$a" >"$T/bad.out" 2>"$T/bad.err"
@@ -175,6 +219,12 @@ for a in 127.0.0.1 127.0.0.1:0 127.0.0.1:70000 tcp: "sctp:127.0.0.1:4739" "::1:4
 	fi
 	pass "bad_address '$a'"
 done
+
+# --- a name that does not resolve is said so (.invalid never resolves: RFC 6761)
+"$ROCETOP" -r "$T/mixed.pcap" -D --ipfix "tcp:collector.invalid:4739" >/dev/null 2>"$T/bad.err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$T/bad.err")" = 1 ] && grep -q "host name does not resolve" "$T/bad.err" &&
+	pass "unresolvable_name_said ($(cat "$T/bad.err"))" || fail unresolvable_name_said "exit $rc: $(cat "$T/bad.err")"
 
 # --- no collector: UDP to a closed port and TCP refused; the rest goes on
 for how in "127.0.0.1:$(free_port udp)" "tcp:127.0.0.1:$(free_port tcp)"; do

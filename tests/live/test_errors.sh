@@ -35,7 +35,7 @@ expect "bad interval" 2 "--interval 'abc' is not valid" "$ROCETOP" -i "$A" -d ab
 expect "nothing to watch" 2 "nothing to watch" "$ROCETOP"
 expect "-i with -r" 2 "cannot be combined" "$ROCETOP" -i "$A" -r x.pcap
 expect "an interface named twice" 2 "-i $A is given twice" "$ROCETOP" -i "$A" -i "$A" -b -n 1
-expect "not privileged" 1 "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups "$ROCETOP" -i "$A" -b -n 1
+expect "not privileged" 1 "needs CAP_NET_ADMIN, CAP_PERFMON and CAP_BPF, which this process lacks" setpriv --reuid=65534 --regid=65534 --clear-groups "$ROCETOP" -i "$A" -b -n 1
 expect "native XDP where there is none" 1 "cannot attach XDP in native mode to lo" ip netns exec "$N" "$ROCETOP" -i lo --xdp-mode native -b -n 1
 
 # Another XDP program already there: refused, and that program stays.

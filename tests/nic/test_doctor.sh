@@ -105,10 +105,11 @@ for args in "-d x" "--bogus" "-i no/such" "-i nope0 --sysfs-root $FIX/healthy" "
 	[ $rc = 2 ] || { echo "  doctor $args: exit $rc, want 2"; fail=1; }
 	[ -s "$tmp/e" ] || { echo "  doctor $args: said nothing"; fail=1; }
 done
-# no RDMA below the root: one sentence, exit 1 (nothing judged is no pass)
+# no RDMA below the root: one sentence, exit 3 (nothing judged: neither a pass nor
+# a failed check, rocetop(8) EXIT STATUS)
 mkdir -p "$tmp/empty"
 out=$("$ROCETOP" doctor --sysfs-root "$tmp/empty" 2>&1); rc=$?
-[ $rc = 1 ] || { echo "  no RDMA: exit $rc"; fail=1; }
+[ $rc = 3 ] || { echo "  no RDMA: exit $rc, want 3"; fail=1; }
 grep -q '^no RDMA device on this host (.*/sys/class/infiniband: No such file or directory): nothing to judge' <<< "$out" &&
 	[ "$(grep -c . <<< "$out")" = 1 ] || { echo "  no RDMA: $out"; fail=1; }
 

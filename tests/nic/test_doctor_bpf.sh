@@ -28,7 +28,7 @@ fail=0
 
 "$ROCETOP" doctor -d 0 > "$tmp/out" 2> "$tmp/err"; rc=$?
 "$ROCETOP" doctor -d 0 --json > "$tmp/json" 2>&1
-[ "$rc" = 1 ] || { echo "  no RDMA device: exit $rc, want 1"; fail=1; }
+[ "$rc" = 3 ] || { echo "  no RDMA device: exit $rc, want 3"; fail=1; }
 grep -qx 'no RDMA device on this host (/sys/class/infiniband: No such file or directory): nothing to judge; load the NIC.s RDMA driver (Soft-RoCE: rdma link add rxe0 type rxe netdev IF)' "$tmp/out" ||
 	{ echo "  no sentence saying there is no RDMA device: $(cat "$tmp/out")"; fail=1; }
 grep -q 'findings' "$tmp/out" && { echo "  a findings count though nothing was judged"; fail=1; }
@@ -67,5 +67,5 @@ sys.exit(1 if bad else 0)
 PYEOF
 grep -q "^  egress attach: *$want_egress (" "$tmp/out" || { echo "  text: no 'egress attach: $want_egress'"; fail=1; }
 grep -q '^  tcx link  *\(yes\|no (Linux 6.6 has it)\)$' "$tmp/out" || { echo "  text: no tcx line"; fail=1; }
-[ $fail = 0 ] && echo "PASS $name: no RDMA device is exit 1 with one sentence; 10 BPF features as bpftool finds them (tcx $want_tcx, egress: $want_egress)" ||
+[ $fail = 0 ] && echo "PASS $name: no RDMA device is exit 3 with one sentence; 10 BPF features as bpftool finds them (tcx $want_tcx, egress: $want_egress)" ||
 	echo "FAIL $name: doctor's report differs (above)"

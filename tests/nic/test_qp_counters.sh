@@ -25,15 +25,15 @@ fail=0
 # flows.csv: time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,
 #   rnr_nak,nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples,origin,
 #   mirror (empty: the NIC's flows are not mirror copies),job_kind,job,step,rank,size (empty:
-#   a fixture's pids are not this host's)
-head -1 "$tmp/csv/flows.csv" | grep -q ',last_seen,samples,origin,mirror,job_kind,job,step,rank,size$' ||
+#   a fixture's pids are not this host's),prios,dscps (the DSCP 0 the NIC's flows show)
+head -1 "$tmp/csv/flows.csv" | grep -q ',last_seen,samples,origin,mirror,job_kind,job,step,rank,size,prios,dscps$' ||
 	{ echo "  flows.csv header: $(head -1 "$tmp/csv/flows.csv")"; fail=1; }
 flow() {	# flow EXPECTED-ROW-AFTER-TIME
 	grep -qx "[0-9.]*,$1" "$tmp/csv/flows.csv" || { echo "  no flows.csv row ...,$1"; fail=1; }
 }
-flow 'eth2,ingress,192.168.1.20,192.168.1.10,282,60,0,0,0,0,60,0,0,0,0,0,0,0,,0,282,4242,,,,,nic,,,,,,'
-flow 'eth2,ingress,192.168.1.30,192.168.1.10,300,500,0,0,0,0,500,0,0,0,0,0,0,0,,0,300,5151,,,,,nic,,,,,,'
-flow 'eth2,egress,192.168.1.10,192.168.1.20,691,2,0,0,0,0,0,2,0,0,0,0,0,0,,0,282,4242,,,,,nic,,,,,,'
+flow 'eth2,ingress,192.168.1.20,192.168.1.10,282,60,0,0,0,0,60,0,0,0,0,0,0,0,,0,282,4242,,,,,nic,,,,,,,0,0'
+flow 'eth2,ingress,192.168.1.30,192.168.1.10,300,500,0,0,0,0,500,0,0,0,0,0,0,0,,0,300,5151,,,,,nic,,,,,,,0,0'
+flow 'eth2,egress,192.168.1.10,192.168.1.20,691,2,0,0,0,0,0,2,0,0,0,0,0,0,,0,282,4242,,,,,nic,,,,,,,0,0'
 nflows=$(($(wc -l < "$tmp/csv/flows.csv") - 1))
 [ "$nflows" = 3 ] || { echo "  flows.csv has $nflows rows, expected 3"; fail=1; }
 
@@ -61,7 +61,7 @@ grep -q '^note:' "$tmp/out" && { echo "  unexpected note: $(grep '^note:' "$tmp/
 # The recording replays the NIC flows (origin kept) and the report counts them.
 "$ROCETOP" -r "$tmp/run.rtr" --csv "$tmp/csv2" -D > /dev/null 2> "$tmp/err2" ||
 	{ echo "  replay failed: $(cat "$tmp/err2")"; fail=1; }
-grep -qx '[0-9.]*,eth2,ingress,192.168.1.30,192.168.1.10,300,500,0,0,0,0,500,0,0,0,0,0,0,0,,0,300,5151,,,,,nic,,,,,,' \
+grep -qx '[0-9.]*,eth2,ingress,192.168.1.30,192.168.1.10,300,500,0,0,0,0,500,0,0,0,0,0,0,0,,0,300,5151,,,,,nic,,,,,,,0,0' \
 	"$tmp/csv2/flows.csv" || { echo "  the replayed flows.csv lacks QP 300's NIC flow"; fail=1; }
 "$ROCETOP" report "$tmp/run.rtr" --json > "$tmp/report.json" 2> "$tmp/err3" ||
 	{ echo "  report failed: $(cat "$tmp/err3")"; fail=1; }

@@ -203,7 +203,7 @@ fi
 # --- report: valid JSON and the generator's numbers
 for f in eth.pcap rec.rtr; do
 	if "$ROCETOP" report "$T/$f" --json >"$T/rep.json" 2>"$T/rep.err" && $PY -m json.tool "$T/rep.json" >/dev/null; then
-		out=$($PY - "$T/rep.json" "$T/tally.json" <<'EOF'
+		out=$($PY - "$T/rep.json" "$T/tally.json" "$T/eth.pcap" <<'EOF'
 import json, sys
 r, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 tot = {k: sum(f[k] for f in t["eth"].values()) for k in ("pkts", "ce", "cnp", "ack", "nak", "rnr_nak")}
@@ -217,7 +217,23 @@ if r["top"]["cnp"][0]["cnp"] != 5 or r["top"]["nak"][0]["nak"] != 3: bad.append(
 p3 = [p for p in r["pfc"]["priorities"] if p["prio"] == "3"][0]
 w3 = t["pfc"]["3"]
 if (p3["frames"], p3["xon"], p3["quanta"]) != (w3["frames"], w3["xon"], w3["quanta"]): bad.append("pfc prio 3 %s" % p3)
-if abs(p3["seconds"] - w3["quanta"] * 512 / 100e9) > 1e-12 or r["pfc"]["link_speed_from"] != "assumed": bad.append("paused seconds %s" % p3["seconds"])
+# Paused time: the union over time of priority 3's pauses at 100G assumed,
+# worked out here from the capture's frames (each pauses until its time plus
+# quanta x 512 bit times; a later frame restarts that, an XON ends it).
+from scapy.all import rdpcap
+paused, start, until, t0 = 0.0, None, None, None
+for fr in rdpcap(sys.argv[3]):
+    b = bytes(fr)
+    if b[12:14] != b"\x88\x08" or b[14:16] != b"\x01\x01" or not b[17] & 8:
+        continue
+    t0 = fr.time if t0 is None else t0    # times from the first (a double near 1.7e9 keeps 0.2 us)
+    t, q = float(fr.time - t0), int.from_bytes(b[24:26], "big")
+    if start is not None:
+        paused += min(t, until) - start
+    start, until = (t, t + q * 512 / 100e9) if q else (None, None)
+if start is not None:
+    paused += until - start
+if abs(p3["seconds"] - paused) > 1e-9 or r["pfc"]["link_speed_from"] != "assumed": bad.append("paused seconds %s, the frames' union %s" % (p3["seconds"], paused))
 c = r["cnp_targets"][0]
 # The fixture's CNP flow also carries the ACKs to QP 34, and one data QP (17)
 # flows the other way: ARCHITECTURE.md's second rule (ACK-learnt) ties them.

@@ -370,6 +370,9 @@ static inline int corpus_expect_flow(struct corpus_flows *fl, const struct pcase
 	v->dscp = pc->e.tos >> 2;
 	v->pcp = pc->e.pcp;
 	v->opcode = pc->e.opcode;
+	/* every frame's DSCP and priority (its PCP, else DSCP / 8) */
+	v->dscps |= 1ULL << (pc->e.tos >> 2);
+	v->prios |= (__u8)(1u << (pc->e.pcp != RT_PCP_NONE ? pc->e.pcp & 7 : pc->e.tos >> 5));
 	return 0;
 }
 

@@ -3,8 +3,11 @@
 # authentication with bcrypt hashes (htpasswd -nbB), checked with curl: no
 # credentials 401, a wrong password or user 401, the right ones 200 over
 # TLS verified against the test's own CA certificate; clear text to the TLS
-# port gets no HTTP answer. A bad configuration is one sentence and a
-# non-zero exit.
+# port gets no HTTP answer; a password with a NUL is refused; bcrypt work is
+# bounded (a flood of wrong passwords does not delay the right user, 429
+# past 4 checks then one a second, SIGTERM prompt). A bad configuration
+# (a directory, a FIFO, a cost outside 04-14, a line over 1,023 bytes) is
+# one sentence and a non-zero exit.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -60,6 +63,7 @@ stop() {
 		sleep 0.1
 	done
 }
+calc() { awk "BEGIN { print ($1) }"; }
 code() { inb curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
 
 serve "$tmp/web.yml"
@@ -99,6 +103,90 @@ c4=$(code -u 'alice:open sesame' "http://127.0.0.1:$PORT/")
 	fail "basic auth without TLS: $c1 $c2 $c3 $c4, want 401 401 200 200"
 stop
 
+# A password with a NUL: "open sesame\0junk" is not "open sesame" (401).
+printf 'basic_auth_users:\n  alice: %s\n' "$HASH_Y" >"$tmp/auth.yml"
+serve "$tmp/auth.yml"
+url=http://127.0.0.1:$PORT/metrics
+b64=$(printf 'alice:open sesame\0junk' | base64 -w0)
+c1=$(code -H "Authorization: Basic $b64" "$url")
+c2=$(code -H "Authorization: Basic $(printf 'alice:open sesame' | base64 -w0)" "$url")
+[ "$c1 $c2" = "401 200" ] && pass "a Basic password 'open sesame\\0junk' 401, 'open sesame' 200" ||
+	fail "a Basic password with a NUL: $c1, the right one $c2, want 401 200"
+stop
+
+# bcrypt bounded: 400 wrong passwords at cost 10 sent 40 at a time (one
+# Python process: no process per request) do not hold up the right user's
+# scrape (verified before: remembered): it must take less than 10 times its
+# first, bcrypt-checked scrape (0.5 s at least; the machine may be busy),
+# where before it waited behind the flood's queue of bcrypts; an address
+# gets RT_WEB_BURST (4) wrong guesses, then one a second (429 past it); and
+# SIGTERM during a flood ends the run as quickly.
+flood() {	# N THREADS OUT: N wrong passwords, their status codes in OUT
+	inb "$PY" - "$PORT" "$1" "$2" >"$3" <<'PY' &
+import base64, http.client, sys, threading
+port, n, k = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+codes, lock, nxt = [], threading.Lock(), [0]
+def run():
+    while True:
+        with lock:
+            i = nxt[0]; nxt[0] += 1
+        if i >= n:
+            return
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            c.request("GET", "/metrics", headers={"Authorization": "Basic " +
+                      base64.b64encode(b"alice:wrong%d" % i).decode()})
+            code = c.getresponse().status
+            c.close()
+        except Exception:
+            code = 0
+        with lock:
+            codes.append(code)
+ts = [threading.Thread(target=run) for _ in range(k)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+print("\n".join(map(str, codes)))
+PY
+	flood_pid=$!
+}
+HASH_10=$(htpasswd -nbB -C 10 alice 'open sesame' | cut -d: -f2-)
+printf 'basic_auth_users:\n  alice: %s\n' "$HASH_10" >"$tmp/c10.yml"
+serve "$tmp/c10.yml"
+url=http://127.0.0.1:$PORT/metrics
+t=$(inb curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 30 -u 'alice:open sesame' "$url")
+c0=${t% *} first=${t#* }
+limit=$(calc "10 * $first < 0.5 ? 0.5 : 10 * $first")
+t0=$(date +%s.%N)
+flood 400 40 "$tmp/flood.codes"
+sleep 0.5
+t=$(inb curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 60 -u 'alice:open sesame' "$url")
+wait $flood_pid
+t1=$(date +%s.%N)
+n401=$(grep -c '^401$' "$tmp/flood.codes"); n429=$(grep -c '^429$' "$tmp/flood.codes")
+echo "MEASURE web config: the right user's scrape: $first s alone (a bcrypt of cost 10), ${t#* } s during a flood" \
+	"of 400 wrong passwords; the flood: $n401 answered 401, $n429 answered 429 in $(calc "$t1 - $t0") s"
+if [ "$c0" = 200 ] && [ "${t% *}" = 200 ] && [ "$(calc "${t#* } < $limit")" = 1 ]; then
+	pass "the right user's scrape during a flood of 400 wrong passwords: 200 in ${t#* } s (under $limit s)"
+else fail "the right user's scrape during the flood: first $c0, then ${t% *} in ${t#* } s (want 200 in under $limit s)"; fi
+# at most the burst and one a second of the flood's time cost a bcrypt
+most=$(calc "int(4 + $t1 - $t0 + 1)")
+[ "$n401" -ge 4 ] && [ "$n401" -le "$most" ] && [ $((n401 + n429)) = 400 ] &&
+	pass "the flood: $n401 checked (401, at most $most: 4 then 1/s), $n429 refused with 429" ||
+	fail "the flood: $n401 answered 401 and $n429 429 of 400 (want 4 to $most checked, the rest 429)"
+sleep 1.2
+c1=$(code -u 'alice:wrong' "$url")
+[ "$c1" = 401 ] && pass "a second later the address may check a password again (401)" || fail "a second later: $c1, want 401"
+flood 200 40 "$tmp/flood2.codes"
+sleep 0.5
+t0=$(date +%s.%N); kill -TERM $rt; wait $rt 2>/dev/null; t1=$(date +%s.%N)
+wait $flood_pid
+secs=$(calc "$t1 - $t0")
+limit=$(calc "10 * $first < 2 ? 2 : 10 * $first")
+echo "MEASURE web config: SIGTERM during a flood of wrong passwords ended the run in $secs s"
+[ "$(calc "$secs < $limit")" = 1 ] && pass "SIGTERM during a flood ends the run in $secs s (under $limit s)" ||
+	fail "SIGTERM during a flood took $secs s (want under $limit s)"
+stop 2>/dev/null
+
 # Bad configurations: one sentence, a non-zero exit, nothing served. An
 # empty capture for a source: the endpoint is set up before it is read.
 "$PY" -c 'import struct, sys; open(sys.argv[1], "wb").write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))' \
@@ -122,6 +210,31 @@ bad "a missing key file" "cannot read the key" "tls_server_config:\n  cert_file:
 bad "a key that is not PEM" "is not a PEM file" "tls_server_config:\n  cert_file: $tmp/server.crt\n  key_file: $tmp/web.yml\n"
 bad "a key that does not match" "not valid, or they do not match" \
 	"tls_server_config:\n  cert_file: $tmp/server.crt\n  key_file: $tmp/server.crt\n"
+long=$(head -c 1100 /dev/zero | tr '\0' x)
+bad "a line over 1,023 bytes: the error names it" "line 3: the line is longer than 1,023 bytes" \
+	"# users\nbasic_auth_users:\n  alice: '$HASH_Y' # $long\n  bob: '$HASH_B'\n"
+bad "a NUL byte" "line 2: the line holds a NUL byte" "basic_auth_users:\n  alice: '$HASH_Y'\0junk\n"
+for cost in 03 15 31 32 99; do
+	bad "a bcrypt hash of cost $cost" "cost must be 04 to 14" "basic_auth_users:\n  alice: '${HASH_Y:0:4}$cost${HASH_Y:6}'\n"
+done
+# configurations that cannot be read whole are refused at start: a
+# directory (read as empty, it served without authentication), a FIFO (it
+# hung the start)
+badpath() {	# WHAT PATH
+	timeout 10 "$ROCETOP" -r "$tmp/empty.pcap" --listen "127.0.0.1:$(freeport)" --web-config "$2" -D \
+		>/dev/null 2>"$tmp/bad.err"
+	local rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(grep -c . "$tmp/bad.err")" = 1 ] &&
+	   grep -q "is not a regular file" "$tmp/bad.err"; then
+		pass "$1: exit $rc, $(cat "$tmp/bad.err")"
+	else fail "$1: exit $rc (124: it hung), stderr: $(cat "$tmp/bad.err")"; fi
+}
+mkdir "$tmp/dir.yml"
+badpath "a directory" "$tmp/dir.yml"
+mkfifo "$tmp/fifo.yml"
+badpath "a FIFO" "$tmp/fifo.yml"
+printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$tmp/server.crt" "$tmp/fifo.yml" >"$tmp/fifokey.yml"
+badpath "a FIFO as the key" "$tmp/fifokey.yml"
 out=$("$ROCETOP" -i lo --web-config "$tmp/web.yml" -D 2>&1); rc=$?
 [ $rc -ne 0 ] && [ "$(echo "$out" | grep -c .)" = 1 ] && pass "--web-config without --listen: exit $rc, $out" ||
 	fail "--web-config without --listen: exit $rc, $out"

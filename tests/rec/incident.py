@@ -10,8 +10,9 @@ TALLY is rocetop-gen's tally of what it sent, LIVE the live run's --csv
 directory (findings.csv, pfc.csv). Each check prints its problems, one a
 line; nothing when all agree:
   - the packet totals are the generator's, exactly;
-  - the paused time per priority is the live run's and the tally's quanta at
-    10 Gb/s (the veth's speed where it was recorded), to 1%;
+  - the paused time per priority is the live run's (to 1%), and within 90% to
+    101% of the tally's quanta at 10 Gb/s (the veth's speed where it was
+    recorded): their union in time, which overlaps shorten;
   - the episodes are the live run's: the same (rule, subject), each starting
     where it started live (a tenth of an interval), ending where the live run closed it, and an
     episode the kill left open live ends in the output too;
@@ -98,7 +99,12 @@ def cmp_totals(what, got, want, bad):
 def cmp_paused(what, got, live_p, tally_p, bad):
     for p, v in tally_p.items():
         lv, g = live_p.get(p, 0), got.get(p, 0)
-        if abs(lv - v) > 0.01 * v:
+        # The time paused is the union of the pauses (rocetop(8) PAUSED
+        # TIME): the quanta's sum where none overlaps, less where the
+        # generator's frames bunch on a loaded machine; never more.
+        # test_pause_union.sh and test_pause_live.sh hold it to the frames'
+        # own times exactly.
+        if not 0.9 * v <= lv <= 1.01 * v:
             bad.append("live: priority %s paused %.4f s, the tally's quanta at 10G %.4f s" % (p, lv, v))
         if abs(g - lv) > 0.01 * lv:
             bad.append("%s: priority %s paused %.4f s, live %.4f s" % (what, p, g, lv))

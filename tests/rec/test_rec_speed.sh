@@ -4,7 +4,9 @@
 # scapy; the recording is then read in another namespace whose interface of
 # the same name is a bridge (no speed). Paused time from `report --json` and
 # `-r --batch --json` must equal the live run's (pfc.csv) to 1% and the hand
-# computation quanta * 512 / speed from the sent tally. A second run records
+# computation quanta * 512 / speed from the sent tally: the frames go 6 ms
+# apart, longer than any of their pauses (3.36 ms at most), so the time
+# paused, the union of the pauses (rocetop(8) PAUSED TIME), is their sum. A second run records
 # with --link-speed 25G and must read back at 25G the same way.
 set -u
 cd "$(dirname "$0")/../.."
@@ -38,7 +40,7 @@ run() {
 	rt_wait_file "$dir/csv/flows.csv" "$rt" ||
 		{ echo "FAIL rec_speed $name: rocetop did not start: $(cat "$dir/err")"; return 1; }
 	local tally
-	tally=$(ip netns exec "$A" "$PY" $here/send_pfc.py "$IFA" "$MAC_A" "$n" "$prio" "$q") ||
+	tally=$(ip netns exec "$A" "$PY" $here/send_pfc.py "$IFA" "$MAC_A" "$n" "$prio" "$q" 6) ||
 		{ echo "FAIL rec_speed $name: scapy could not send"; return 1; }
 	sleep 0.6
 	kill -INT "$rt"; wait "$rt"; local rc=$?

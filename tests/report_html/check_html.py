@@ -16,6 +16,9 @@
 #     the file has sFlow's;
 #   - clicking an episode moves every chart's time axis onto it; clicking a
 #     flow draws its chart;
+#   - nothing from the file runs as script (pages made from hostile names:
+#     test_html.sh): no alert, the title is the page's own, and the page's
+#     policy refuses an inline handler added after it drew itself;
 #   - optionally: the greatest CE rate a chart holds is SPIKE (a one-second
 #     spike kept by the buckets), and a screenshot.
 #
@@ -128,6 +131,27 @@ def charts(name, d, rep, pmax):
     ok(name, sw == 2 * sum(1 for p in ports if p), "%d switch port charts for the %d ports sFlow saw" % (sw, sum(ports)))
 
 
+def legends(name, d):
+    """Each chart's legend lies outside the chart's box (its plot, axis
+    labels and titles): the boxes of the two do not intersect."""
+    got = d.execute_script("""return window.rocetop.charts.map(g => {
+        var a = g.graphDiv.getBoundingClientRect(), b = g.rtLegend ? g.rtLegend.getBoundingClientRect() : null,
+            l = g.graphDiv.querySelector('.dygraph-legend');
+        if (!b && l) b = l.getBoundingClientRect();
+        return [g.rtTitle, a.left, a.top, a.right, a.bottom, b ? [b.left, b.top, b.right, b.bottom] : null,
+                b ? b.height : 0, g.getLabels().length - 1];
+    });""")
+    bad = []
+    for t, l, tp, r, bt, lb, lh, n in got:
+        if lb is None or lh <= 0:
+            bad.append((t, "no legend"))
+        elif lb[0] < r and l < lb[2] and lb[1] < bt and tp < lb[3]:
+            bad.append((t, "legend %s over the chart %s" % (lb, [l, tp, r, bt])))
+    most = max((n for *_, n in got), default=0)
+    ok(name, got and not bad, "%d charts' legends (up to %d entries) lie outside their charts' boxes" % (len(got), most),
+       str(bad[:3]))
+
+
 def click_episode(name, d, rep):
     full = d.execute_script("return window.rocetop.charts[0].xAxisRange();")
     eps = d.execute_script("return window.rocetop.data.episodes;")
@@ -194,6 +218,30 @@ def pause_origin(name, d, rep):
        "the page's pause origin: %s" % want_heads, "the page: %s %s" % (heads, got))
 
 
+# Before the page's own scripts: count alerts (a script from a name would call one).
+COUNT_ALERTS = "window.rtAlerts = 0; window.alert = window.confirm = window.prompt = function () { window.rtAlerts++; };"
+
+
+def no_script(name, d):
+    """Nothing from the file ran, and the policy refuses any inline handler."""
+    n = d.execute_script("return window.rtAlerts;")
+    t = d.execute_script("return document.title;")
+    ok(name, n == 0 and t == "rocetop report", "no alert and the page's own title",
+       "%s alerts, title %r" % (n, t))
+    early = [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
+    d.execute_script("""var i = document.createElement('img'); i.setAttribute('onerror', 'window.rtProbe = 1');
+        i.src = 'data:,x'; document.body.appendChild(i);""")
+    time.sleep(0.3)
+    ran = d.execute_script("return window.rtProbe === 1;")
+    ok(name, not ran, "the page's policy refuses an inline handler", "an inline onerror ran")
+    d.execute_script("document.body.lastChild.remove();")
+    # the probe's own refusal is the one console error it may cause
+    probe = [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
+    ok(name, len(probe) <= 1 and all("Content Security Policy" in l.get("message", "") for l in probe),
+       "the probe's refusal is the only console message it caused", str(probe[:3]))
+    return early
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
@@ -206,6 +254,7 @@ def main():
     rep = json.load(open(a.report))
     d = browser()
     try:
+        d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_ALERTS})
         url = "file://" + os.path.abspath(a.page)
         d.get(url)
         for _ in range(100):
@@ -216,9 +265,11 @@ def main():
         res = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
         nav = d.execute_script("return performance.getEntriesByType('navigation').map(e => e.name);")
         ok(a.name, res == [] and nav == [url], "no request but the file itself", "resources %s, navigation %s" % (res, nav))
+        early = no_script(a.name, d)
         numbers(a.name, d, rep)
         episodes(a.name, d, rep)
         charts(a.name, d, rep, a.points)
+        legends(a.name, d)
         clocks(a.name, d, rep)
         pause_origin(a.name, d, rep)
         if a.spike is not None:
@@ -235,7 +286,7 @@ def main():
             d.set_window_size(1400, 1000)
         click_episode(a.name, d, rep)
         click_flow(a.name, d, rep, a.points)
-        errs = [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
+        errs = early + [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
         ok(a.name, not errs, "no console error", str(errs[:3]))
     finally:
         d.quit()

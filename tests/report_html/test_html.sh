@@ -10,6 +10,9 @@
 #     points, clicks), with screenshots of the lab's pages kept in
 #     BUILD/artifacts/report_html; check_trace.py on each trace (the format,
 #     counters whose areas are the report's counts and paused seconds);
+#   - pages made from a capture named '<img src=x onerror=alert(1)>.pcap'
+#     and a recording whose --hostname is markup: nothing runs (no alert,
+#     the page's title kept, no console error, an inline handler refused);
 #   - the day: at most 5 MB of HTML, its one-second spike kept; size and
 #     time printed;
 #   - '-' writes to standard output (the same bytes as the file), not both;
@@ -95,6 +98,17 @@ tally_eq mixed "$T/mixed.json" "$T/mt"
 editcap -F pcapng "$T/mixed.pcap" "$T/mixedng.pcapng"
 both pcapng -- "$T/mixedng.pcapng"
 tally_eq pcapng "$T/pcapng.json" "$T/mt"
+
+# ---- hostile names: a capture named as markup, a recording whose host name
+# is markup; each page must show them as text (check_html.py: no alert, the
+# page's own title, no console error) ----
+evil=$T/'<img src=x onerror=alert(1)>.pcap'
+cp "$T/mixed.pcap" "$evil"
+both evil-file -- "$evil"
+# close-secs=1: episodes shorter than the recording, to click
+"$ROCETOP" -r "$T/mixed.pcap" -d 0.5 -w "$T/evil-host.rtr" -D --hostname "<img/src='x'/onerror=document.title=1337>" \
+	>/dev/null 2>"$T/evil.err" && both evil-host -- "$T/evil-host.rtr" --threshold close-secs=1 ||
+	fail evil-host "recording failed: $(tail -2 "$T/evil.err")"
 
 # ---- the lab's pfc-storm and incast (with sFlow from its switch), recorded ----
 for sc in pfc-storm incast; do

@@ -9,6 +9,11 @@
 #   9   a full disk (a tmpfs of the test's own): no empty file left, one
 #       sentence, exit status 1, the complete file already there untouched
 #   12  --flight-recorder 500ms says 0.5 s, not 0 s
+#   13  in a shared sticky DIR, another user's flight files (newer, this
+#       host's, genuine headers) neither count nor make root's real
+#       recording go (it did); they stay too
+#   14  -w rotation never replaces a file rocetop did not write: a user's
+#       w.rtr.2 stays byte for byte, one sentence, exit 1 (it was replaced)
 set -u
 export LC_ALL=C
 cd "$(dirname "$0")/../.."
@@ -79,6 +84,47 @@ esac
 "$ROCETOP" -r "$T/storm.pcap" -D -d 0.1 --flight-recorder 500ms --flight-dir "$T" 2>"$T/e4" >/dev/null
 grep -q 'keeping the last 0.5 s;' "$T/e4" && grep -q 'and the next 0.5 s' "$T/e4" &&
 	pass "flight_500ms_said_0.5s" || fail flight_500ms_said_0.5s "$(grep -h 'keeping\|next' "$T/e4")"
+
+# ---- 13: another user's files in a shared sticky directory
+S=$T/shared; mkdir -m 1777 "$S"; chmod 755 "$T"
+for k in 1 2 3; do shift_pcap "$T/storm.pcap" "$S/in$k.pcap" $((k * 10000000)); done
+chmod 644 "$S"/in*.pcap
+"$ROCETOP" -r "$T/storm.pcap" -D -d 0.5 --flight-recorder 2s --flight-dir "$S" 2>/dev/null
+real=$(cd "$S" && ls rocetop-*.rtr)
+sleep 1.1
+for k in 1 2 3; do	# as nobody: newer files of this host's flight recorder
+	setpriv --reuid nobody --regid nogroup --clear-groups "$ROCETOP" -r "$S/in$k.pcap" -D -d 0.5 \
+		--flight-recorder 2s --flight-dir "$S" 2>/dev/null
+done
+theirs=$(find "$S" -name 'rocetop-*.rtr' -user nobody | wc -l)
+before=$(cd "$S" && ls)
+"$ROCETOP" -r "$T/early.pcap" -D -d 0.5 --flight-recorder 2s --flight-dir "$S" --max-files 3 2>"$T/e6"; rc=$?
+mine=$(newfile "$S" "$before")
+if [ $rc = 0 ] && [ "$theirs" = 3 ] && [ -n "$real" ] && [ -f "$S/$real" ] && [ -n "$mine" ] &&
+   [ "$(find "$S" -name 'rocetop-*.rtr' -user nobody | wc -l)" = 3 ] && ! grep -q removed "$T/e6"; then
+	pass "flight_prune_only_own: root's $real and new $mine stay, nobody's 3 newer files neither count nor go"
+else
+	fail flight_prune_only_own "exit $rc, nobody wrote $theirs, left: $(cd "$S" && ls -l rocetop-*.rtr | awk '{print $3, $NF}' | tr '\n' ' '); $(grep removed "$T/e6")"
+fi
+
+# ---- 14: -w rotation and a file rocetop did not write
+W=$T/w; mkdir "$W"
+printf 'my notes\n' >"$W/w.rtr.2"
+"$ROCETOP" -r "$T/storm.pcap" -d 0.1 -w "$W/w.rtr" --max-size 5k -D 2>"$T/e7"; rc=$?
+if [ $rc -ne 0 ] && [ "$(cat "$W/w.rtr.2")" = "my notes" ] && [ "$(grep -c . "$T/e7")" = 1 ] &&
+   grep -q "would replace $W/w.rtr.2, which is not a rocetop recording" "$T/e7"; then
+	pass "rotation_never_replaces_a_user_file: exit $rc, w.rtr.2 kept, $(cat "$T/e7")"
+else
+	fail rotation_never_replaces_a_user_file "exit $rc, w.rtr.2 holds '$(head -c 40 "$W/w.rtr.2" | tr -dc '[:print:]')', said: $(head -3 "$T/e7")"
+fi
+# a previous run's rotated recordings are rocetop's: rotating over them goes on
+rm -f "$W"/w.rtr*
+"$ROCETOP" -r "$T/storm.pcap" -d 0.1 -w "$W/w.rtr" --max-size 5k -D -q 2>/dev/null
+n1=$(ls "$W" | wc -l)
+"$ROCETOP" -r "$T/storm.pcap" -d 0.1 -w "$W/w.rtr" --max-size 5k -D -q 2>"$T/e8"; rc=$?
+[ $rc = 0 ] && [ "$n1" -ge 3 ] && [ "$(ls "$W" | wc -l)" = "$n1" ] &&
+	pass "rotation_over_a_previous_run: $n1 files, rotated again" ||
+	fail rotation_over_a_previous_run "exit $rc, $n1 then $(ls "$W" | wc -l) files: $(head -2 "$T/e8")"
 
 # ---- 9: a full disk
 if [ "$(id -u)" != 0 ]; then

@@ -32,6 +32,7 @@
 /* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "../../bpf/pause_map.h"
 #include "../parser/corpus.h"
 #pragma GCC diagnostic pop
 
@@ -450,6 +451,80 @@ static void test_collector(const struct corpus *co)
 
 /* The whole corpus through one kind of programs (split), on a fresh load.
  * Returns 0 when that kind is not loaded here. */
+/* A PFC frame of 60 bytes: class-enable vector cev, the eight pause times q. */
+static void pfc_frame(__u8 f[60], __u8 cev, const __u16 q[8])
+{
+	static const __u8 head[16] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0, 0, 0, 0, 0x01,
+				       0x88, 0x08, 0x01, 0x01 };
+
+	memset(f, 0, 60);
+	memcpy(f, head, sizeof(head));
+	f[17] = cev;
+	for (int i = 0; i < 8; i++) {
+		f[18 + 2 * i] = (__u8)(q[i] >> 8);
+		f[19 + 2 * i] = (__u8)q[i];
+	}
+}
+
+/* One frame through a program of lo's; its pause map entry read after it. */
+static int pause_run(int fd, int xdp, const __u8 f[60], int pm_fd, __u32 idx, struct rt_pause_val *v)
+{
+	struct pcase pc = { .data = (__u8 *)f, .len = 60 };
+	__u8 out[128];
+	__u32 ret = 0, olen = 0;
+	int err = xdp ? run_xdp(fd, &pc, out, sizeof(out), &ret, &olen) :
+			run_tc(fd, &pc, out, sizeof(out), &ret, &olen);
+
+	return err ? err : bpf_map_lookup_elem_flags(pm_fd, &idx, v, BPF_F_LOCK) ? -errno : 0;
+}
+
+/*
+ * Paused time in the programs (bpf/pause.h in the pause map), on lo's entry
+ * of each direction with a link speed of 10G written as the loader does:
+ * an XOFF of 0xffff quanta on priority 3 and 100 on priority 5 in one frame
+ * starts both pauses at the one time the program stamped, 3,355,392 ns and
+ * 5,120 ns long; an XON on 3 alone ends it, its paused time the time between
+ * the two frames (capped at the pause), 5 untouched; ifstats' own copy of
+ * the paused time stays 0 (user space fills it).
+ */
+static void test_pause_map(struct rocetop_bpf *skel, int ifs_fd)
+{
+	int pm_fd = bpf_map__fd(skel->maps.pausestate);
+	__u16 q[8] = { 0 };
+	__u8 f[60];
+
+	for (int dir = 0; dir < 2; dir++) {
+		struct rt_pause_val z = { .mbps = 10000 }, a, b;
+		__u32 idx = 0 * 2 + (__u32)dir;
+		int fd = dir == RT_DIR_INGRESS ? xdp_fd(skel) : tc_fd(skel);
+		struct rt_if_val iv;
+		__u64 gap;
+
+		CHECK(!bpf_map_update_elem(pm_fd, &idx, &z, BPF_ANY), "speed into the pause map");
+		q[3] = 0xffff;
+		q[5] = 100;
+		pfc_frame(f, (1 << 3) | (1 << 5), q);
+		CHECK(!pause_run(fd, dir == RT_DIR_INGRESS, f, pm_fd, idx, &a), "XOFF run");
+		CHECK(a.prio[3].from > 0 && a.prio[5].from == a.prio[3].from, "one time for the frame");
+		CHECK_EQ(a.prio[3].until - a.prio[3].from, 3355392);
+		CHECK_EQ(a.prio[5].until - a.prio[5].from, 5120);
+		CHECK_EQ(a.prio[3].paused + a.prio[5].paused + a.prio[0].until, 0);
+		q[3] = 0;
+		pfc_frame(f, 1 << 3, q);
+		CHECK(!pause_run(fd, dir == RT_DIR_INGRESS, f, pm_fd, idx, &b), "XON run");
+		gap = b.prio[3].from - a.prio[3].from;
+		CHECK(b.prio[3].from >= a.prio[3].from, "the XON after the XOFF");
+		CHECK_EQ(b.prio[3].until, b.prio[3].from);
+		CHECK_EQ(b.prio[3].paused, gap < 3355392 ? gap : 3355392);
+		CHECK(!memcmp(&b.prio[5], &a.prio[5], sizeof(a.prio[5])), "priority 5 untouched");
+		CHECK_EQ(b.mbps, 10000);
+		CHECK(!read_slot(ifs_fd, idx, &iv), "ifstats");
+		for (int p = 0; p < RT_NPRIO; p++)
+			CHECK_EQ(iv.pfc_paused_ns[p], 0);
+	}
+	TEST_END(tn("bpf_pause_map_union"));
+}
+
 static int run_programs(const struct corpus *co_)
 {
 	static struct corpus_flows fl_in, fl_out;
@@ -525,6 +600,7 @@ static int run_programs(const struct corpus *co_)
 	if (xdp_jumbo)		/* else no frame is longer than its buffer */
 		test_xdp_split(xdp_fd(skel), ifs_fd, &co);
 	test_xdp_ifindex(skel, ifs_fd, &co);
+	test_pause_map(skel, ifs_fd);
 	rt_ftab_unmap(&ft);
 	rocetop_bpf__destroy(skel);
 

@@ -413,6 +413,8 @@ int main(void)
 	write.dscp = 26;
 	write.pcp = RT_PCP_NONE;
 	write.opcode = 0x0a;
+	write.dscps = 1ULL << 26;
+	write.prios = 1 << 3;		/* untagged: DSCP 26 / 8 */
 	memset(&cnp, 0, sizeof(cnp));
 	cnp.pkts = R;
 	cnp.bytes = 74 * R;
@@ -422,6 +424,8 @@ int main(void)
 	cnp.dscp = 48;
 	cnp.pcp = RT_PCP_NONE;
 	cnp.opcode = 0x81;
+	cnp.dscps = 1ULL << 48;
+	cnp.prios = 1 << 6;
 	inner = write;
 	inner.pkts = R;
 	inner.bytes = 122 * R;

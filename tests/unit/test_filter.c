@@ -91,6 +91,8 @@ static const struct keep_case {
 	{ "filter_terms", "qp 100", 0x1 },	/* dqpn (and remote QP) of 0 */
 	{ "filter_terms", "qp 300", 0x3 },	/* ... local QP of 0, dqpn of 1 */
 	{ "filter_terms", "qp 0x200", 0x4 },
+	{ "filter_terms", "qp 0300", 0x3 },	/* decimal 300, not octal 192 */
+	{ "filter_terms", "qp 0X200", 0x4 },
 	{ "filter_terms", "if eth1", 0xc },
 	{ "filter_terms", "if eth", 0 },	/* a name is whole */
 	{ "filter_terms", "proc ib_write_bw", 0x1 },
@@ -114,6 +116,7 @@ static const struct keep_case {
 	{ "filter_bare_word", "write_bw", 0x1 },
 	{ "filter_bare_word", "0x200", 0x4 },
 	{ "filter_bare_word", "512", 0x4 },
+	{ "filter_bare_word", "0512", 0x4 },	/* decimal, not octal 330 */
 	{ "filter_bare_word", "10.0.0.2 and eth1", 0x8 },
 };
 
@@ -149,6 +152,14 @@ static void test_errors(void)
 	expect_error("host 10.0.0.0/33", "the filter's 'host 10.0.0.0/33' is not an address (10.0.0.1, fd00::1, 10.0.0.0/24)");
 	expect_error("qp -1", "the filter's 'qp -1' is not a number from 0 to 16777215");
 	expect_error("prio 8", "the filter's 'prio 8' is not a number from 0 to 7");
+	/* numbers: decimal or 0x hex, nothing else */
+	expect_error("qp +1", "the filter's 'qp +1' is not a number from 0 to 16777215");
+	expect_error("qp 0x", "the filter's 'qp 0x' is not a number from 0 to 16777215");
+	expect_error("qp 0x-1", "the filter's 'qp 0x-1' is not a number from 0 to 16777215");
+	expect_error("pid 18446744073709551616", "the filter's 'pid 18446744073709551616' is not a number from 0 to 4294967295");
+	expect_error("host 10.0.0.0/-0", "the filter's 'host 10.0.0.0/-0' is not an address (10.0.0.1, fd00::1, 10.0.0.0/24)");
+	expect_error("host 10.0.0.0/+8", "the filter's 'host 10.0.0.0/+8' is not an address (10.0.0.1, fd00::1, 10.0.0.0/24)");
+	expect_error("host 10.0.0.0/", "the filter's 'host 10.0.0.0/' is not an address (10.0.0.1, fd00::1, 10.0.0.0/24)");
 	expect_error("(ce", "the filter has a '(' without its ')'");
 	expect_error("ce)", "the filter has a ')' without its '('");
 	expect_error("ce cnp", "the filter has 'cnp' where 'and', 'or' or its end should be");
@@ -156,6 +167,55 @@ static void test_errors(void)
 	expect_error("and ce", "the filter has 'and' where a term should be");
 	expect_error("if (", "the filter's 'if' needs a name after it");
 	TEST_END("filter_errors");
+}
+
+/* text made of n copies of open, then mid, then n copies of close */
+static char *nest(const char *open, const char *mid, const char *close, int n)
+{
+	size_t lo = strlen(open), lc = strlen(close), lm = strlen(mid);
+	char *s = malloc((size_t)n * (lo + lc) + lm + 1), *p = s;
+
+	if (!s)
+		abort();
+	for (int i = 0; i < n; i++, p += lo)
+		memcpy(p, open, lo);
+	memcpy(p, mid, lm);
+	p += lm;
+	for (int i = 0; i < n; i++, p += lc)
+		memcpy(p, close, lc);
+	*p = '\0';
+	return s;
+}
+
+/* Nesting is bounded (32 levels), and a deeper filter is refused in one
+ * sentence: 60,000 '(' or 'not' overflowed the stack before. */
+static void test_depth(void)
+{
+	static const char deep[] = "the filter nests '(' and 'not' too deep (32 levels at most)";
+	char *s;
+
+	s = nest("(", "ce", ")", 32);
+	CHECK(keeps(s) == 0x1, "32 parentheses around 'ce' keep 0x%x", keeps(s));
+	free(s);
+	s = nest("not ", "ce", "", 32);
+	CHECK(keeps(s) == 0x1, "32 'not' before 'ce' keep 0x%x", keeps(s));
+	free(s);
+	s = nest("(", "ce", ")", 33);
+	expect_error(s, deep);
+	free(s);
+	s = nest("not (", "ce", ")", 17);	/* 34 levels */
+	expect_error(s, deep);
+	free(s);
+	s = nest("(", "ce", ")", 60000);
+	expect_error(s, deep);
+	free(s);
+	s = nest("(", "", "", 60000);		/* never closed */
+	expect_error(s, deep);
+	free(s);
+	s = nest("not ", "ce", "", 60000);
+	expect_error(s, deep);
+	free(s);
+	TEST_END("filter_depth");
 }
 
 /* What an expression can judge: 'if' and bare words judge NIC counters too. */
@@ -260,6 +320,7 @@ int main(void)
 	setup();
 	test_keeps();
 	test_errors();
+	test_depth();
 	test_kinds();
 	test_paused_and_delta();
 	test_finding();

@@ -203,6 +203,9 @@ static void test_count_flow(const struct corpus *co)
 		exp.dscp = pc->e.tos >> 2;
 		exp.pcp = pc->e.pcp;
 		exp.opcode = pc->e.opcode;
+		/* every packet's DSCP and priority (the PCP, else DSCP / 8) */
+		exp.dscps = 1ULL << (pc->e.tos >> 2);
+		exp.prios = (__u8)(1u << (pc->e.pcp != RT_PCP_NONE ? pc->e.pcp & 7 : pc->e.tos >> 5));
 		CHECK(!memcmp(&got, &exp, sizeof(got)),
 		      "%s: flow pkts %llu bytes %llu ecn %llu/%llu/%llu/%llu cnp %llu ack %llu "
 		      "nak %llu/%llu rnr %llu first %llu last %llu sport %u dscp %u pcp %u op %u "

@@ -53,8 +53,11 @@ static void build1(struct rt_snapshot *s)
 	r = rt_snapshot_ifdir(s, 2, RT_DIR_INGRESS);
 	r->v.pkts = 100; r->v.bytes = 12345; r->v.roce = 80; r->v.not_roce = 10; r->v.truncated = 1;
 	r->v.malformed = 2; r->v.v6_unparsed = 3; r->v.mac_ctrl = 4; r->v.flow_full = 0;
-	r->v.pfc_frames[3] = 4; r->v.pfc_xon[3] = 1; r->v.pfc_quanta[3] = 3000;
+	/* paused time as measured (bpf/pause.h), not the quanta's 15.36 us: an
+	 * XON ended a pause early */
+	r->v.pfc_frames[3] = 4; r->v.pfc_xon[3] = 1; r->v.pfc_quanta[3] = 3000; r->v.pfc_paused_ns[3] = 9000;
 	r->v.pfc_frames[RT_PRIO_GLOBAL] = 1; r->v.pfc_quanta[RT_PRIO_GLOBAL] = 100;
+	r->v.pfc_paused_ns[RT_PRIO_GLOBAL] = 512;
 	r = rt_snapshot_ifdir(s, 3, RT_DIR_INGRESS);
 	r->v.pkts = 1; r->v.not_roce = 1;
 
@@ -274,8 +277,8 @@ static void test_render(void)
 	HAS(t, "rocetop_pfc_pause_quanta_total{interface=\"eth0\",direction=\"ingress\",priority=\"3\"} 3000");
 	HAS(t, "rocetop_pfc_frames_total{interface=\"eth0\",direction=\"ingress\",priority=\"all\"} 1");
 	HAS(t, "rocetop_pfc_frames_total{interface=\"eth0\",direction=\"ingress\",priority=\"0\"} 0");
-	HAS(t, "rocetop_pfc_paused_seconds_total{interface=\"eth0\",direction=\"ingress\",priority=\"3\"} 1.536e-05");
-	HAS(o, "rocetop_pfc_paused_seconds_total{interface=\"eth0\",direction=\"ingress\",priority=\"3\"} 1.536e-05");
+	HAS(t, "rocetop_pfc_paused_seconds_total{interface=\"eth0\",direction=\"ingress\",priority=\"3\"} 9e-06");
+	HAS(o, "rocetop_pfc_paused_seconds_total{interface=\"eth0\",direction=\"ingress\",priority=\"3\"} 9e-06");
 	HAS(t, "rocetop_pfc_paused_seconds_total{interface=\"eth0\",direction=\"ingress\",priority=\"all\"} 5.12e-07");
 	HAS(t, "rocetop_link_speed_bytes_per_second{interface=\"eth0\"} 12500000000");
 	/* no speed known for the other interface: paused time at 100G assumed, no link speed said */

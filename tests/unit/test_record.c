@@ -74,6 +74,8 @@ static void fill(struct rt_snapshot *s, int i)
 	d->v.pfc_frames[3] = 9 + (unsigned)i;
 	d->v.pfc_xon[3] = 1;
 	d->v.pfc_quanta[3] = 65535ULL * (unsigned)i;
+	d->v.pfc_paused_ns[3] = 1000000ULL * (unsigned)i;	/* measured paused time */
+	d->paused_est = (__u8)(i & 1);	/* a replay of an old recording: its time estimated */
 	d->v.flow_full = 4;
 	p = rt_snapshot_add_port(s);
 	snprintf(p->dev, sizeof(p->dev), "mlx5_0");

@@ -35,6 +35,8 @@ static void test_pfc(void)
 	rows[1].k.ifindex = 2;
 	dd[0].s = &rows[0];
 	dd[1].s = &rows[1];
+	/* rows of a recording without measured paused time: estimated from the quanta */
+	rows[0].paused_est = rows[1].paused_est = 1;
 	/* priority 3: a 4 frames (1 XON) of 100000 quanta, b 2 frames of 50000 */
 	dd[0].d.pfc_frames[3] = 4;
 	dd[0].d.pfc_xon[3] = 1;
@@ -61,6 +63,19 @@ static void test_pfc(void)
 	/* --link-speed 25G for every interface */
 	tui_pfc_prios(&s, &D, 1.0, 25000, pf);
 	CHECK(NEAR(pf[3].paused, 150000 * 512 / 25e9), "given: paused %g", pf[3].paused);
+	/* estimated, the quanta's time is capped at the interval: 300,000,000
+	 * quanta at 10 Gb/s (15.36 s) stand for 1 s; b adds its 0.000256 s */
+	dd[0].d.pfc_quanta[3] = 300000000ULL;
+	tui_pfc_prios(&s, &D, 1.0, 0, pf);
+	CHECK(NEAR(pf[3].paused, 1.000256), "capped: paused %g", pf[3].paused);
+	/* measured (rows of a live source or a capture): the union the source
+	 * gave, whatever the quanta: a 3 ms, b 1 ms, a 0.3 % of 1 s */
+	rows[0].paused_est = rows[1].paused_est = 0;
+	dd[0].d.pfc_paused_ns[3] = 3000000;
+	dd[1].d.pfc_paused_ns[3] = 1000000;
+	tui_pfc_prios(&s, &D, 1.0, 0, pf);
+	CHECK(NEAR(pf[3].paused, 0.004), "measured: paused %g", pf[3].paused);
+	CHECK(NEAR(pf[3].share, 0.3), "measured: share %g", pf[3].share);
 	rt_snapshot_free(&s);
 	TEST_END("tui_header_pfc");
 }
@@ -93,6 +108,7 @@ static void test_jobs_paused(void)
 	for (int i = 0; i < 2; i++) {
 		rows[i].k.ifindex = 1;
 		rows[i].k.dir = i ? RT_DIR_EGRESS : RT_DIR_INGRESS;
+		rows[i].paused_est = 1;	/* from the quanta (a recording without measured time) */
 		dd[i].s = &rows[i];
 		dd[i].d.pfc_frames[3] = 1;
 		snprintf(pc[i].netdev, sizeof(pc[i].netdev), "a");

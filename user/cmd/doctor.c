@@ -41,6 +41,10 @@
 #include "print.h"
 #include "nic.h"
 
+/* The exit status of a host with no RDMA device: nothing was judged, which is
+ * neither a pass (0) nor a check that failed (1); rocetop(8) EXIT STATUS. */
+#define RT_DOCTOR_NOTHING 3
+
 /* ---- the command ---- */
 
 /* A JSON string on stdout through the printer's one escaper (valid UTF-8, controls escaped). */
@@ -405,7 +409,8 @@ int rt_doctor_main(int argc, char **argv)
 		rt_doctor_check(NULL, h0, 0, o);
 		memcpy(h1, h0, sizeof(*h1));
 	}
-	rc = o->failed || !h1->n ? 1 : 0;	/* no RDMA device: nothing judged is no pass */
+	/* no RDMA device: nothing judged is no pass, nor a check that failed */
+	rc = !h1->n ? RT_DOCTOR_NOTHING : o->failed ? 1 : 0;
 	if (!root)
 		rt_bpf_features_probe(&bf);
 	if (json)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include "cmd.h"
 #include "fmt.h"
 #include "jobs.h"
@@ -58,8 +59,11 @@ int rt_job_of(const struct rt_opts *o)
 		int r = rt_jobs_get(J, o->job_of[i], &j);
 
 		if (r < 0) {
-			pr_warn("process %u: %s.\n", o->job_of[i], r == -ESRCH || r == -ENOENT ?
-				"no such process" : "its cgroup cannot be read");
+			if (r == -ESRCH || r == -ENOENT)
+				pr_warn("process %u: no such process.\n", o->job_of[i]);
+			else
+				pr_warn("process %u: its cgroup cannot be read: %s.\n", o->job_of[i],
+					r == -EINVAL ? "it is not a regular file" : strerror(-r));
 			bad = 1;
 			continue;
 		}

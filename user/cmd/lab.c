@@ -39,6 +39,7 @@
 #include "cmd.h"
 #include "lab_pause.h"
 #include "endpoint.h"
+#include "fmt.h"
 #include "cli.h"
 #include "log.h"
 #include "main_opts.h"
@@ -736,16 +737,41 @@ static void block_stop_signals(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
-static void say_what_runs(const struct lab *l)
+/* What ends the run, as the banner says it: "after 3 intervals, after 10 s
+ * of traffic or on q" (the first of them ends it). */
+static const char *lab_end_text(const struct lab *l, const struct rt_opts *o, char *buf, size_t len)
 {
+	int tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (o->iterations > 0)
+		n += (size_t)snprintf(buf, len, "after %ld interval%s, ", o->iterations,
+				      o->iterations == 1 ? "" : "s");
+	if (l->duration > 0 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "after %s of traffic%s%s%s, ", RT_DUR(l->duration),
+				      l->linger > 0 ? " and " : "", l->linger > 0 ? RT_DUR(l->linger) : "",
+				      l->linger > 0 ? " more" : "");
+	if (n >= 2 && n < len)	/* the last comma becomes "or" */
+		n -= 2, buf[n] = '\0';
+	if (n < len)
+		snprintf(buf + n, len - n, "%s%s", n ? " or " : "",
+			 tui ? "when you press q" : "on Ctrl-C");
+	return buf;
+}
+
+static void say_what_runs(const struct lab *l, const struct rt_opts *o)
+{
+	char end[128];
+
+	lab_end_text(l, o, end, sizeof(end));
 	if (l->mirror)
-		pr_info("lab: %s, %ld senders, %ld frames/s%s; the switch mirrors its port to the "
-			"receiver (%s, session 10), rocetop watches the collector col0 in %s.\n",
-			l->scenario, l->senders, l->rate, l->duration > 0 ? "" : ", until you quit", l->mirror,
-			l->ns_col);
+		pr_info("lab: %s, %ld senders, %ld frames/s; the switch mirrors its port to the "
+			"receiver (%s, session 10), rocetop watches the collector col0 in %s; "
+			"the run ends %s.\n", l->scenario, l->senders, l->rate, l->mirror, l->ns_col, end);
 	else
-		pr_info("lab: %s, %ld senders, %ld frames/s%s; rocetop watches rcv0 in %s.\n",
-			l->scenario, l->senders, l->rate, l->duration > 0 ? "" : ", until you quit", l->ns_rcv);
+		pr_info("lab: %s, %ld senders, %ld frames/s; rocetop watches rcv0 in %s; the run ends %s.\n",
+			l->scenario, l->senders, l->rate, l->ns_rcv, end);
 }
 
 /* rocetop in the namespace it watches, the generator started once it is up:
@@ -906,7 +932,7 @@ int rt_lab_main(int argc, char **argv)
 		teardown(l, 0);
 		return 1;
 	}
-	say_what_runs(l);
+	say_what_runs(l, &o);
 	if (l->record && mkdir(l->record, 0755) && errno != EEXIST) {
 		pr_warn("cannot create the recordings' directory %s: %s.\n", l->record, strerror(errno));
 		return finish(l, -1, 1) ? 1 : 0;

@@ -3,9 +3,11 @@
  * rocetop: where is my RoCEv2 fabric congested, per flow, live.
  * Subcommands, then the command line (user/cmd/main_opts.c) into the run (user/cmd/run.c).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cmd.h"
+#include "findings.h"
 #include "log.h"
 #include "main_opts.h"
 #include "record.h"
@@ -13,8 +15,15 @@
 int main(int argc, char **argv)
 {
 	struct rt_opts o;
+	sigset_t usr1;
 	int err;
 
+	/* SIGUSR1 ("flight recorder, write now") waits for the loop's signalfd
+	 * (user/core/loop.c): blocked here, before any thread starts, it cannot
+	 * end a run still attaching or building the lab, as its default would. */
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
 	rt_rec_set_options(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return rt_report_main(argc - 1, argv + 1);
@@ -22,6 +31,10 @@ int main(int argc, char **argv)
 		return rt_doctor_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "lab"))
 		return rt_lab_main(argc - 1, argv + 1);
+	if (argc == 2 && !strcmp(argv[1], "--dump-rules")) {	/* README.md's table: make options */
+		rt_rules_dump(&rt_rules, stdout);
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
+	}
 
 	err = rt_parse_args(argc, argv, &o);
 	if (err)
@@ -33,5 +46,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Try 'rocetop --help' for the options.\n");
 		return 2;
 	}
+	o.drop_caps = 1;
 	return rt_run(&o) ? 1 : 0;
 }

@@ -43,6 +43,7 @@ static int on_verbosity(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_version(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_group_by(void *ctx, const struct rt_opt *opt, const char *arg);
 static int on_job_of(void *ctx, const struct rt_opt *opt, const char *arg);
+static int on_sysfs_root(void *ctx, const struct rt_opt *opt, const char *arg);
 
 /* The view's columns (tui/tui_model.c), which --sort takes. */
 #define SORT_COLUMNS "congestion src dst dqpn dir iface prio pkts bytes ce cnp nak rnr idle age " \
@@ -114,7 +115,7 @@ const struct rt_opt rt_main_opts[] = {
 		"(everything else passes; without it nothing is dropped)", RT_SET_FLAG(O, collector) },
 	RT_OPT_SECTION("NIC counters"),
 	{ 270, "sysfs-root", "DIR", "read /sys/class/infiniband below DIR (fixtures, containers)",
-	  RT_SET_STR(O, sysfs_root) },
+	  RT_CALL(on_sysfs_root) },
 	{ 271, "no-nic", NULL, "do not read the NIC's counters", RT_SET_FLAG(O, no_nic) },
 	{ 272, "qp-counters", "[=cc]", "for this run, bind every QP of the watched RDMA ports to a\n"
 		"hardware counter (auto by QP type), for per-QP flows from\n"
@@ -330,7 +331,11 @@ static int on_ipfix(void *ctx, const struct rt_opt *opt, const char *arg)
 	struct rt_opts *o = ctx;
 	struct rt_ipfix_dest d;
 
-	if (rt_ipfix_parse(arg, &d))
+	int err = rt_ipfix_parse(arg, &d);
+
+	if (err == -ENXIO)
+		return bad(opt, arg, "its host name does not resolve (give a name this host resolves, or an address)");
+	if (err)
 		return bad(opt, arg, "give [udp:|tcp:]HOST:PORT, e.g. 192.0.2.1:4739 or tcp:[2001:db8::1]:4739");
 	o->ipfix = arg;
 	return 0;
@@ -429,6 +434,20 @@ static int on_hostname(void *ctx, const struct rt_opt *opt, const char *arg)
 	if (!arg[0] || strlen(arg) > 63)
 		return bad(opt, arg, "give a name of 1 to 63 characters");
 	o->hostname = arg;
+	return 0;
+}
+
+/* The paths below it (proc/PID/environ, sys/class/infiniband/DEV/ports/N/
+ * hw_counters/NAME) must fit the readers' buffers: a longer root was cut
+ * short without a word. */
+static int on_sysfs_root(void *ctx, const struct rt_opt *opt, const char *arg)
+{
+	struct rt_opts *o = ctx;
+
+	_Static_assert(RT_SYSFS_ROOT_MAX == 2048, "the message says 2048");
+	if (strlen(arg) > RT_SYSFS_ROOT_MAX)
+		return bad(opt, arg, "give a directory of at most 2048 characters");
+	o->sysfs_root = arg;
 	return 0;
 }
 

@@ -10,9 +10,10 @@
  * file holds the command line and the printing.
  *
  * Totals are summed from the per-interval deltas (so flows evicted in a live
- * recording still count). Paused time per priority is quanta * 512 bit times
- * at the link speed rt_link_speed (user/core/linkspeed.h) decides for each
- * interval: --link-speed when given, else the speed the recording keeps for
+ * recording still count). Paused time per priority is the union of the pause
+ * intervals (bpf/pause.h, through rt_paused_secs in user/core/derive.h), each
+ * frame's quanta * 512 bit times at the link speed rt_link_speed
+ * (user/core/linkspeed.h) decides: --link-speed when given, else the speed the recording keeps for
  * the interface, else 100 Gb/s (said once); never the reading host's
  * interface of that name. The report says which ("--link-speed", "ethtool",
  * "given" at record time, "assumed").
@@ -348,8 +349,13 @@ static void pauses(struct rt_printer *p, struct report *R)
 		R->speed_mbps = RT_SPEED_ASSUMED_MBPS;
 	rt_pr_open_obj(p, "pfc");
 	rt_pr_u64(p, RT_PR_ANY, "link_speed_mbps",
-		  "\nPaused time per priority (quanta of 512 bit times at %llu Mb/s", R->speed_mbps);
+		  "\nPaused time per priority (the union of the pause intervals, quanta of 512 bit times at %llu Mb/s",
+		  R->speed_mbps);
 	rt_pr_str(p, RT_PR_ANY, "link_speed_from", ", %s)\n", R->speed_from ? R->speed_from : "assumed");
+	rt_pr_u64(p, RT_PR_JSON, "paused_estimated", NULL, (unsigned long long)r->paused_est);
+	if (r->paused_est)
+		rt_pr_text(p, "  estimated: the recording has no measured paused time (made before rocetop measured it), so\n"
+			   "  each interval's quanta at the link speed, capped at the interval, stand for it\n");
 	rt_pr_text(p, "  %-16s %-8s %-4s %10s %10s %14s %12s %s\n", "IFACE", "DIR", "PRIO", "FRAMES",
 		   "XON", "QUANTA", "PAUSED", "SPEED");
 	rt_pr_open_arr(p, "priorities");
@@ -357,7 +363,7 @@ static void pauses(struct rt_printer *p, struct report *R)
 		const struct rt_rep_if *a = &r->ifs[i];
 
 		for (prio = 0; prio < RT_NPRIO; prio++) {
-			if (!a->v.pfc_frames[prio])
+			if (!rt_paused_any(&a->v, (unsigned int)prio))
 				continue;
 			any = 1;
 			rt_prio_name((unsigned)prio, pn, sizeof(pn));
@@ -985,7 +991,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 
 		as[i] = rs[i].a;
 		for (j = 0; j < rs[i].run.flog.n; j++) {
-			if (rt_grow_to((void **)&L.f, &L.cap, L.n + 1, sizeof(*L.f)))
+			if (rt_grow_for((void **)&L.f, &L.cap, L.n + 1, sizeof(*L.f)))
 				break;
 			L.f[L.n++] = rs[i].run.flog.f[j];
 		}
@@ -1031,7 +1037,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 struct report_args {
 	struct rt_opts o;
 	struct rt_find_cfg cfg;
-	int json, top, episodes, tune;
+	int json, text, top, episodes, tune;
 	__u64 speed;
 	const char *speed_from;
 	const char *html, *perfetto;	/* --html, --perfetto: the paths */
@@ -1063,7 +1069,9 @@ static const struct rt_opt report_opts[] = {
 		"to FILE (open it in a browser; '-': standard output)", RT_SET_STR(A, html) },
 	{ 262, "perfetto", "FILE", "also write a Chrome Trace Event JSON to FILE\n"
 		"(open it in ui.perfetto.dev; '-': standard output)", RT_SET_STR(A, perfetto) },
-	{ 264, "tune", NULL, "also say what to change in the host's ECN, PFC and CNP\n"
+	{ 264, "text", NULL, "with --html or --perfetto to a file, print the report\n"
+		"too (without, one line says where each went)", RT_SET_FLAG(A, text) },
+	{ 265, "tune", NULL, "also say what to change in the host's ECN, PFC and CNP\n"
 		"settings, with the evidence and the command (see\n"
 		"TUNING in rocetop(8))", RT_SET_FLAG(A, tune) },
 	{ 340, "filter", "EXPR", "only the flows EXPR keeps, the host pairs of those flows\n"
@@ -1077,7 +1085,7 @@ static const struct rt_cli report_cli = {
 	.prog = "rocetop report",
 	.usage =
 "Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--episodes N]\n"
-"                      [--link-speed SPEED] [--filter EXPR] [--html FILE] [--perfetto FILE]\n"
+"                      [--link-speed SPEED] [--filter EXPR] [--html FILE] [--perfetto FILE] [--text]\n"
 "                      [--tune]\n"
 "Summarise rocetop recordings or pcap/pcapng captures: the findings' episodes\n"
 "first, most severe first, then duration and totals, the top flows by CE, CNP\n"
@@ -1141,6 +1149,7 @@ struct chain {
 	struct rt_sink *inner;
 	__u64 last_ns;
 	int fresh;
+	const char *file, *prev;	/* the file being read, the one before */
 };
 
 static int chain_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
@@ -1150,6 +1159,10 @@ static int chain_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 
 	if (ch->fresh && ch->last_ns && cur->time_ns > ch->last_ns)
 		dd.secs = (double)(cur->time_ns - ch->last_ns) / 1e9;
+	else if (ch->fresh && ch->last_ns && cur->time_ns < ch->last_ns)
+		pr_info("note: %s begins %s before %s ends: its times go backwards (a clock set back?); "
+			"the files are read in the order they were created.\n", ch->file,
+			RT_DUR((double)(ch->last_ns - cur->time_ns) / 1e9), ch->prev);
 	ch->fresh = 0;
 	ch->last_ns = cur->time_ns;
 	return ch->inner->emit(ch->inner, cur, &dd);
@@ -1176,7 +1189,8 @@ static int run_files(struct report *R, struct rt_opts *o, struct rt_sink *sink)
 
 	ch.s.priv = &ch;
 	for (k = 0; k < R->nfiles; k++) {
-		o->read_file = R->files[k];
+		o->read_file = ch.file = R->files[k];
+		ch.prev = k ? R->files[k - 1] : NULL;
 		o->sink = R->nfiles > 1 ? &ch.s : sink;
 		o->sink_findings = 1;
 		ch.fresh = 1;
@@ -1208,8 +1222,8 @@ static int load_file(struct report *R, struct rt_opts *o, const struct rt_find_c
 	struct rt_sink *sink;
 	struct rt_rep *r;
 
-	if (R->speed_mbps)
-		sc.find.speed_mbps = R->speed_mbps;
+	if (R->speed_mbps)	/* for the report, and for a capture's paused time */
+		sc.find.speed_mbps = o->find.speed_mbps = R->speed_mbps;
 	sc.first_secs = rt_recording_first_secs(o, R->files[0]);
 	sink = rt_report_sink_new(&R->run, &sc);
 	R->a = r = &R->run.agg;
@@ -1424,6 +1438,14 @@ static int viz_args_bad(const struct report_args *ra, char **in, int nin)
 		pr_warn("--html and --perfetto cannot both write to standard output: give one a file.\n");
 		return 1;
 	}
+	if ((ra->text || ra->json) && ((ra->html && !strcmp(ra->html, "-")) ||
+				       (ra->perfetto && !strcmp(ra->perfetto, "-")))) {
+		pr_warn("%s and %s - cannot both write to standard output: give the %s a file.\n",
+			ra->json ? "--json" : "--text", ra->html && !strcmp(ra->html, "-") ? "--html" : "--perfetto",
+			ra->html && !strcmp(ra->html, "-") ? "page" : "trace");
+		return 1;
+	}
+
 	for (i = 0; (ra->html || ra->perfetto) && i < nin; i++)
 		if (!strcmp(in[i], "-") || (!stat(in[i], &st) && !S_ISREG(st.st_mode))) {
 			pr_warn("--html and --perfetto read each file twice, and %s cannot be read twice: save it to a file first.\n",
@@ -1515,6 +1537,24 @@ out:
 	return rc;
 }
 
+/* Where --html and --perfetto went, a line each: on standard output when
+ * it holds nothing else, else on standard error. 0, or 1 after saying why. */
+static int viz_said(const struct report_args *ra)
+{
+	FILE *f = ra->text || ra->json ? stderr : stdout;
+
+	if (ra->html)
+		fprintf(f, "rocetop report: the HTML page is in %s (open it in a browser)\n", ra->html);
+	if (ra->perfetto)
+		fprintf(f, "rocetop report: the Perfetto trace is in %s (open it in ui.perfetto.dev)\n", ra->perfetto);
+	errno = 0;
+	if (f == stdout && (fflush(stdout) || ferror(stdout))) {
+		pr_warn("writing to standard output failed: %s.\n", strerror(errno ? errno : EIO));
+		return 1;
+	}
+	return 0;
+}
+
 /* --filter parses, and applies to every output asked for. */
 static int filter_args_bad(struct report_args *ra)
 {
@@ -1583,6 +1623,9 @@ int rt_report_main(int argc, char **argv)
 		rc = viz_out(rs, nrep, &ra.o, &ra, fh, ft);
 		fh = ft = NULL;	/* closed */
 		if (rc || (ra.html && !strcmp(ra.html, "-")) || (ra.perfetto && !strcmp(ra.perfetto, "-")))
+			goto out;
+		rc = viz_said(&ra);
+		if (rc || !(ra.text || ra.json))
 			goto out;
 		rc = 1;
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "caps.h"
 #include "cmd.h"
 #include "log.h"
 #include "jobs.h"
@@ -103,6 +104,12 @@ static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts
 	}
 	L->src = o->read_file ? rt_file_source_new(o) :
 		P->sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
+	/* Degrading, not failing: the interfaces cannot be attached for want of
+	 * a capability (said), sFlow and the sinks run on. */
+	if (!L->src && P->sf && o->nifaces && rt_caps_attach_lacks(rt_caps_effective(), rt_caps_last())) {
+		pr_warn("the interfaces are not watched: sFlow and the outputs run on without them.\n");
+		L->src = rt_sflow_clock_source_new(o);
+	}
 	if (!L->src)
 		return -EINVAL;
 	if (!strcmp(L->src->name, "recording")) {
@@ -155,6 +162,34 @@ static int build_sinks(struct rt_loop *L, const struct rt_opts *o)
 	return 0;
 }
 
+/*
+ * Once the source is attached, before the sinks start their threads (the
+ * exporter's: capabilities belong to each thread), every capability the rest
+ * of the run does not use goes (README.md,
+ * "Containers and Kubernetes", the matrix): CAP_BPF and CAP_NET_ADMIN for a
+ * live source (the link watcher attaches again, TC filters go at exit),
+ * CAP_NET_ADMIN for --qp-counters (put back at exit), CAP_SYS_PTRACE for the
+ * jobs (other users' /proc/PID/environ), CAP_NET_BIND_SERVICE for a
+ * --listen port below 1024, and root's access to files (CAP_DAC_OVERRIDE,
+ * CAP_DAC_READ_SEARCH) for the sinks' files, rotated later too.
+ */
+static void drop_caps(const struct rt_loop *L, const struct parts *P, const struct rt_opts *o)
+{
+	__u64 keep = RT_CAP(RT_CAP_DAC_OVERRIDE) | RT_CAP(RT_CAP_DAC_READ_SEARCH) |
+		     RT_CAP(RT_CAP_NET_BIND_SERVICE);
+	int err;
+
+	if (L->src->live && o->nifaces)
+		keep |= RT_CAP(RT_CAP_BPF) | RT_CAP(RT_CAP_NET_ADMIN);
+	if (o->qp_counters)
+		keep |= RT_CAP(RT_CAP_NET_ADMIN);
+	if (P->jobs)
+		keep |= RT_CAP(RT_CAP_SYS_PTRACE);
+	err = rt_caps_keep(keep);
+	if (err)
+		pr_warn("cannot drop the capabilities rocetop no longer needs: %s.\n", strerror(-err));
+}
+
 int rt_run(const struct rt_opts *o)
 {
 	struct parts P = { 0 };
@@ -163,6 +198,8 @@ int rt_run(const struct rt_opts *o)
 
 	rt_loop_init(&L, o);
 	err = build_source(&L, &P, o);
+	if (!err && o->drop_caps)
+		drop_caps(&L, &P, o);
 	if (!err)
 		err = build_sinks(&L, o);
 	if (!err)

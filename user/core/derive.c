@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The derived views of derive.h: one definition of each. */
+#include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
 #include "derive.h"
+#include "fmt.h"
+#include "linkspeed.h"
 
 int rt_delta_cmp_congestion(const struct rt_flow_delta *a, const struct rt_flow_delta *b)
 {
@@ -179,4 +182,59 @@ const char *rt_dir_name(__u8 dir)
 const char *rt_ecn_name(unsigned int ecn)
 {
 	return rt_ecn_names(ecn)->key;
+}
+
+/*
+ * A BTH opcode's name as Wireshark's InfiniBand dissector gives it, its
+ * transport in short: the top 3 bits are the transport, the low 5 the
+ * operation (IBTA, table 38). Which operations each transport has: RC all
+ * (its 21 "Reserved"), XRC all but 21, UC the SENDs and RDMA WRITEs, RD up to RESYNC,
+ * UD the SEND Only two (Wireshark writes "only" there), and 0x80, RoCEv2's CNP.
+ */
+const char *rt_opcode_name(__u8 op, char *buf, size_t len)
+{
+	static const char *const ops[24] = {
+		"SEND First", "SEND Middle", "SEND Last", "SEND Last with Immediate", "SEND Only",
+		"SEND Only with Immediate", "RDMA WRITE First", "RDMA WRITE Middle", "RDMA WRITE Last",
+		"RDMA WRITE Last with Immediate", "RDMA WRITE Only", "RDMA WRITE Only with Immediate",
+		"RDMA READ Request", "RDMA READ response First", "RDMA READ response Middle",
+		"RDMA READ response Last", "RDMA READ response Only", "Acknowledge", "ATOMIC Acknowledge",
+		"CmpSwap", "FetchAdd", "RESYNC", "SEND Last with Invalidate", "SEND Only with Invalidate",
+	};
+	/* per transport (op >> 5): its short name and the operations it has, a bit each */
+	static const struct { const char *name; __u32 has; } tr[8] = {
+		{ "RC", 0xffffff }, { "UC", 0xfff }, { "RD", 0x3fffff }, { "UD", 0x30 },
+		{ NULL, 0 }, { "XRC", 0xdfffff }, { NULL, 0 }, { NULL, 0 },
+	};
+	unsigned int t = op >> 5, o = op & 31;
+
+	if (op == 0x80)
+		snprintf(buf, len, "CNP");
+	else if (o < 24 && (tr[t].has >> o & 1))
+		snprintf(buf, len, "%s %s%s", tr[t].name,
+			 t == 3 ? "SEND only" : t == 0 && o == 21 ? "Reserved" : ops[o],
+			 t == 3 && o == 5 ? " with Immediate" : "");
+	else
+		snprintf(buf, len, "0x%02x", op);
+	return buf;
+}
+
+double rt_paused_secs(const struct rt_snapshot *s, const struct rt_ifdir *x, const struct rt_if_val *v,
+		      unsigned int prio, double secs, __u64 given)
+{
+	double t;
+
+	if (prio >= RT_NPRIO)
+		return 0;
+	if (!x->paused_est) {
+		/* measured at the speed the source gave BPF (none known: 100G
+		 * assumed, which rt_link_speed says once where pauses came) */
+		if (v->pfc_paused_ns[prio] && s)
+			(void)rt_link_speed(s, rt_snapshot_ifname(s, x->k.ifindex), given, NULL);
+		return (double)v->pfc_paused_ns[prio] / 1e9;
+	}
+	if (!v->pfc_quanta[prio])
+		return 0;
+	t = rt_pause_seconds(v->pfc_quanta[prio], rt_link_speed(s, rt_snapshot_ifname(s, x->k.ifindex), given, NULL));
+	return secs > 0 && t > secs ? secs : t;
 }

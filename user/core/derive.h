@@ -19,10 +19,36 @@ static inline __u64 rt_congestion(const struct rt_flow_val *d)
 	return d->ecn[RT_ECN_CE] + d->cnp + d->nak_seq + d->nak_other + d->rnr_nak;
 }
 
-/* A flow's priority: its 802.1Q PCP, else its DSCP / 8 (the findings' rule). */
+/*
+ * A packet's priority is its 802.1Q PCP, else its DSCP / 8 (the findings'
+ * rule). A flow may carry several (its ACKs and NAKs on the data's priority,
+ * its CNPs on the CNP priority): the sets of every packet since the flow
+ * began, bit p for priority p and bit d for DSCP d. A recording made before
+ * the sets holds only the last packet's, which then stands for the set.
+ */
+static inline __u8 rt_flow_prios(const struct rt_flow *f)
+{
+	if (f->v.prios)
+		return f->v.prios;
+	return (__u8)(1u << (f->v.pcp != RT_PCP_NONE ? f->v.pcp & 7 : f->v.dscp >> 3));
+}
+
+static inline __u64 rt_flow_dscps(const struct rt_flow *f)
+{
+	return f->v.dscps ? f->v.dscps : 1ULL << (f->v.dscp & 63);
+}
+
+/* A flow's priority where one is needed: the lowest it carries, which does
+ * not depend on which of its packets came last. */
 static inline __u8 rt_flow_prio(const struct rt_flow *f)
 {
-	return f->v.pcp != RT_PCP_NONE ? (__u8)(f->v.pcp & 7) : (__u8)(f->v.dscp >> 3);
+	return (__u8)__builtin_ctz(rt_flow_prios(f));
+}
+
+/* ... and its lowest DSCP. */
+static inline __u8 rt_flow_dscp(const struct rt_flow *f)
+{
+	return (__u8)__builtin_ctzll(rt_flow_dscps(f));
 }
 
 static inline __u64 rt_nak(const struct rt_flow_val *v)
@@ -91,6 +117,27 @@ static inline double rt_share_pct(double part, double whole)
 	return 100.0 * (part > whole ? whole : part) / whole;
 }
 
+/* ---- paused time ---- */
+
+/*
+ * Seconds interface row x (of snapshot s) was paused on priority prio in v:
+ * x's delta over an interval of secs seconds, or its totals (secs: the time
+ * they span, 0 when unknown). The one function every output takes paused
+ * time from (rocetop(8) PAUSED TIME): the union of the pause intervals the
+ * source measured (rt_if_val.pfc_paused_ns, bpf/pause.h); in a recording
+ * from before that (x->paused_est), estimated as the quanta at the link
+ * speed (rt_link_speed with given, --link-speed), capped at secs.
+ */
+double rt_paused_secs(const struct rt_snapshot *s, const struct rt_ifdir *x, const struct rt_if_val *v,
+		      unsigned int prio, double secs, __u64 given);
+
+/* Whether v says anything of prio's pauses: frames, or time paused (a pause
+ * that began in an earlier interval). */
+static inline int rt_paused_any(const struct rt_if_val *v, unsigned int prio)
+{
+	return v->pfc_frames[prio] || v->pfc_paused_ns[prio];
+}
+
 /* ---- the host pair ---- */
 
 /*
@@ -146,5 +193,8 @@ const struct rt_name *rt_ecn_names(unsigned int ecn);	/* RT_ECN_* */
 const char *rt_scope_name(__u8 scope);			/* its key */
 const char *rt_dir_name(__u8 dir);			/* "ingress" / "egress" */
 const char *rt_ecn_name(unsigned int ecn);		/* "not_ect", "ect0", "ect1", "ce" */
+/* A BTH opcode as Wireshark names it, the transport short: "RC RDMA WRITE
+ * Middle", "UD SEND only", "CNP"; "0x15" for one no transport has. */
+const char *rt_opcode_name(__u8 op, char *buf, size_t len);
 
 #endif

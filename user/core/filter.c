@@ -22,11 +22,12 @@
 #include "filter.h"
 #include "fmt.h"
 #include "job.h"
+#include "num.h"
 #include "prefix.h"
 #include "table.h"
 
 #define MAX_NODES 64
-#define MAX_VALS 3
+#define MAX_VALS 8	/* a flow's priorities, at most 8 */
 #define WORD_LEN 64
 
 /* ------------------------------------------------------------ the fields */
@@ -98,10 +99,18 @@ static int get_pid(const struct rt_fsubj *s, union rt_fv *v)
 	return s->f->pid != 0;
 }
 
+/* Every priority the flow carried (user/core/derive.h): a flow whose ACKs
+ * ride priority 3 and its CNPs 6 is of both, in every interval. */
 static int get_prio(const struct rt_fsubj *s, union rt_fv *v)
 {
-	v[0].n = rt_flow_prio(s->f);
-	return 1;
+	__u8 ps = rt_flow_prios(s->f);
+	int n = 0;
+
+	while (ps && n < MAX_VALS) {
+		v[n++].n = (__u64)__builtin_ctz(ps);
+		ps &= (__u8)(ps - 1);
+	}
+	return n;
 }
 
 static const struct rt_flow_val *counts(const struct rt_fsubj *s)
@@ -133,27 +142,32 @@ static int get_rnr(const struct rt_fsubj *s, union rt_fv *v)
 	return counts(s)->rnr_nak != 0;
 }
 
-/* Pause frames (XOFF) of the flow's priority on its interface, either
- * direction, in the interval (d) or since the start (s). */
+/* XOFF among the pause frames of priority p in v. */
+static int xoff(const struct rt_if_val *v, unsigned int p)
+{
+	return v->pfc_frames[p] > v->pfc_xon[p];
+}
+
+/* Pause frames (XOFF) of any of the flow's priorities on its interface,
+ * either direction, in the interval (d) or since the start (s). */
 static int get_paused(const struct rt_fsubj *s, union rt_fv *v)
 {
-	__u8 p = rt_flow_prio(s->f);
+	__u8 ps = rt_flow_prios(s->f);
 	size_t i;
 
 	(void)v;
 	if (s->paused >= 0)
 		return s->paused;
-	if (s->d) {
-		for (i = 0; i < s->d->nifs; i++)
-			if (s->d->ifs[i].s->k.ifindex == s->f->k.ifindex &&
-			    s->d->ifs[i].d.pfc_frames[p] > s->d->ifs[i].d.pfc_xon[p])
+	for (unsigned int p = 0; p < 8; p++) {
+		if (!(ps >> p & 1))
+			continue;
+		for (i = 0; s->d && i < s->d->nifs; i++)
+			if (s->d->ifs[i].s->k.ifindex == s->f->k.ifindex && xoff(&s->d->ifs[i].d, p))
 				return 1;
-		return 0;
+		for (i = 0; !s->d && s->s && i < s->s->nifs; i++)
+			if (s->s->ifs[i].k.ifindex == s->f->k.ifindex && xoff(&s->s->ifs[i].v, p))
+				return 1;
 	}
-	for (i = 0; s->s && i < s->s->nifs; i++)
-		if (s->s->ifs[i].k.ifindex == s->f->k.ifindex &&
-		    s->s->ifs[i].v.pfc_frames[p] > s->s->ifs[i].v.pfc_xon[p])
-			return 1;
 	return 0;
 }
 
@@ -279,6 +293,7 @@ struct parser {
 	char *err;
 	size_t errlen;
 	int failed;
+	int depth;			/* '(' and 'not' open around the token */
 };
 
 static int fail(struct parser *P, const char *fmt, const char *what)
@@ -333,7 +348,7 @@ static int parse_arg(struct parser *P, struct node *x, const struct term *t)
 		[A_ADDR] = "an address (10.0.0.1, fd00::1, 10.0.0.0/24)",
 		[A_NUM] = "a number", [A_NAME] = "a name",
 	};
-	char *end;
+	unsigned long long n;
 
 	if (!P->tok[0] || !strcmp(P->tok, "(") || !strcmp(P->tok, ")")) {
 		snprintf(P->err, P->errlen, "the filter's '%s' needs %s after it", t->name, want[t->arg]);
@@ -346,13 +361,13 @@ static int parse_arg(struct parser *P, struct node *x, const struct term *t)
 		return -1;
 	}
 	if (t->arg == A_NUM) {
-		x->n = strtoull(P->tok, &end, 0);
-		if (*end || P->tok[0] == '-' || x->n > t->max) {
+		if (rt_parse_uint(P->tok, t->max, &n)) {
 			snprintf(P->err, P->errlen, "the filter's '%s %s' is not a number from 0 to %llu",
 				 t->name, P->tok, (unsigned long long)t->max);
 			P->failed = 1;
 			return -1;
 		}
+		x->n = n;
 	}
 	if (t->arg == A_NAME)
 		snprintf(x->word, sizeof(x->word), "%s", P->tok);
@@ -393,20 +408,32 @@ static int parse_term(struct parser *P)
 	return i;
 }
 
+/* Parentheses and 'not's nest this deep at most: each is a level of the
+ * parser's recursion, and a '(' makes no node for MAX_NODES to bound. */
+#define MAX_DEPTH 32
+
 static int parse_not(struct parser *P)
 {
 	int i, a;
 
+	if ((!strcmp(P->tok, "not") || !strcmp(P->tok, "(")) && P->depth >= MAX_DEPTH)
+		return fail(P, "the filter nests '(' and 'not' too deep (%s levels at most)", "32");
 	if (!strcmp(P->tok, "not")) {
 		next_tok(P);
-		if ((a = parse_not(P)) < 0 || (i = new_node(P, OP_NOT)) < 0)
+		P->depth++;
+		a = parse_not(P);
+		P->depth--;
+		if (a < 0 || (i = new_node(P, OP_NOT)) < 0)
 			return -1;
 		P->F->nodes[i].a = a;
 		return i;
 	}
 	if (!strcmp(P->tok, "(")) {
 		next_tok(P);
-		if ((a = parse_or(P)) < 0)
+		P->depth++;
+		a = parse_or(P);
+		P->depth--;
+		if (a < 0)
 			return -1;
 		if (strcmp(P->tok, ")"))
 			return fail(P, "the filter has a '(' without its ')'%s", "");
@@ -505,14 +532,13 @@ int rt_filter_check(const struct rt_filter *F, unsigned int kind, const char *wh
 static int word_match(const struct node *x, const struct rt_fsubj *s)
 {
 	const struct rt_flow *f = s->f;
-	char a[RT_ADDR_STRLEN], *end;
-	unsigned long qp;
+	char a[RT_ADDR_STRLEN];
+	unsigned long long qp;
 
 	if (s->kind == RT_FK_PORT)
 		return strstr(s->port->dev, x->word) || strstr(s->port->netdev, x->word) ||
 		       strstr(s->port->name, x->word);
-	qp = strtoul(x->word, &end, 0);
-	if (!*end && qp <= 0xffffff &&
+	if (!rt_parse_uint(x->word, 0xffffff, &qp) &&
 	    (f->k.dqpn == qp || (f->lqpn && f->lqpn == qp) || (f->rqpn && f->rqpn == qp)))
 		return 1;
 	if (strstr(rt_fmt_addr(f->k.family, f->k.src, a, sizeof(a)), x->word) ||

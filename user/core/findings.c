@@ -159,7 +159,7 @@ static int push_event(struct rt_findings *F, int event, const struct rt_finding 
 {
 	struct rt_fev *e;
 
-	if (rt_grow_to((void **)&F->ev, &F->evcap, F->nev + 1, sizeof(*F->ev)))
+	if (rt_grow_for((void **)&F->ev, &F->evcap, F->nev + 1, sizeof(*F->ev)))
 		return -ENOMEM;
 	e = &F->ev[F->nev++];
 	e->event = (__u8)event;
@@ -332,7 +332,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	if (p && p->seen)
 		return 0;
 	if (!p) {
-		if (rt_grow_to((void **)&F->pend, &F->pendcap, F->npend + 1, sizeof(*F->pend)))
+		if (rt_grow_for((void **)&F->pend, &F->pendcap, F->npend + 1, sizeof(*F->pend)))
 			return -ENOMEM;
 		p = &F->pend[F->npend++];
 		memset(p, 0, sizeof(*p));
@@ -347,7 +347,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	p->hits++;
 	if (p->hits < need)
 		return 0;
-	if (rt_grow_to((void **)&F->tab, &F->cap, F->n + 1, sizeof(*F->tab)))
+	if (rt_grow_for((void **)&F->tab, &F->cap, F->n + 1, sizeof(*F->tab)))
 		return -ENOMEM;
 	f = &F->tab[F->n++];
 	memset(f, 0, sizeof(*f));
@@ -638,7 +638,7 @@ int rt_flog_take(struct rt_flog *L, const struct rt_findings *F)
 			memset(L->byid + old, 0, (n - old) * sizeof(*L->byid));
 		}
 		if (!L->byid[e->id]) {
-			if (rt_grow_to((void **)&L->f, &L->cap, L->n + 1, sizeof(*L->f)))
+			if (rt_grow_for((void **)&L->f, &L->cap, L->n + 1, sizeof(*L->f)))
 				return -ENOMEM;
 			L->byid[e->id] = ++L->n;
 		}
@@ -761,6 +761,57 @@ static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len
 const char *rt_subject_text(const struct rt_subject *s, char *buf, size_t len)
 {
 	return subject_fmt(s, buf, len, 0);
+}
+
+/*
+ * The subject in its fewest words, for narrow screens: a flow as "src>dst
+ * qp N" (its interface and priority left out), anything else its values
+ * without keys, a priority as "pN": "rcv0 egress p3", "mlx5_0 1 out_of_buffer".
+ */
+const char *rt_subject_short(const struct rt_subject *s, char *buf, size_t len)
+{
+	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN], v[RT_JOB_KEY_LEN + 8];
+	size_t n = 0;
+
+#define ADD(...) do { \
+		snprintf(v, sizeof(v), __VA_ARGS__); \
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? " " : "", \
+				      rt_fmt_safe(v, v, sizeof(v))); \
+	} while (0)
+
+	if (!len)
+		return "";
+	buf[0] = '\0';
+	if (s->has & (RT_SUBJ_SRC | RT_SUBJ_DST)) {
+		ADD("%s%s%s", s->has & RT_SUBJ_SRC ? rt_fmt_addr(s->family, s->src, a, sizeof(a)) : "",
+		    (s->has & RT_SUBJ_SRC) && (s->has & RT_SUBJ_DST) ? ">" : "",
+		    s->has & RT_SUBJ_DST ? rt_fmt_addr(s->family, s->dst, b, sizeof(b)) : "");
+		if (s->has & RT_SUBJ_DQPN)
+			ADD("qp %u", s->dqpn);
+	} else {
+		if (s->has & RT_SUBJ_AGENT)
+			ADD("%s", s->agent);
+		if (s->has & RT_SUBJ_DEVICE)
+			ADD("%s", s->device);
+		if (s->has & RT_SUBJ_PORT)
+			ADD("%u", s->port);
+		if (s->has & RT_SUBJ_IFNAME)
+			ADD("%s", s->ifname);
+		if (s->has & RT_SUBJ_DIR)
+			ADD("%s", rt_dir_name(s->dir));
+		if (s->has & RT_SUBJ_PRIO)
+			ADD("%s%s", s->prio == RT_PRIO_GLOBAL ? "" : "p", rt_prio_name(s->prio, a, sizeof(a)));
+		if (s->has & RT_SUBJ_DQPN)
+			ADD("qp %u", s->dqpn);
+	}
+	if (s->has & RT_SUBJ_COUNTER)
+		ADD("%s", s->counter);
+	if (s->has & RT_SUBJ_JOB)
+		ADD("job %s", s->job);
+#undef ADD
+	if (n >= len)
+		buf[len - 1] = '\0';
+	return buf;
 }
 
 const char *rt_subject_json(const struct rt_subject *s, char *buf, size_t len)

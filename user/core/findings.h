@@ -12,6 +12,7 @@
 #define RT_FINDINGS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <net/if.h>
 #include "snapshot.h"
 
@@ -218,7 +219,11 @@ struct rt_rule_ctx;
 struct rt_rule {
 	const char *name;	/* its stable id: "pfc-storm", ... */
 	int (*run)(struct rt_rule_ctx *c);
+	const char *severity;	/* for people: "critical", "warning / info" */
+	const char *when;	/* when it matches, a sentence in Markdown */
 };
+/* The rules as README.md's table (Markdown), for rocetop --dump-rules. */
+void rt_rules_dump(const struct rt_ruleset *R, FILE *f);
 struct rt_ruleset {
 	struct rt_rule_ctx *(*begin)(struct rt_findings *F, const struct rt_snapshot *cur,
 				     const struct rt_delta *d);
@@ -265,6 +270,8 @@ int rt_sev_from_name(const char *s);	/* -1 when unknown */
 const char *rt_fev_name(int ev);
 /* "ifname=rcv0 dir=ingress prio=3 src=..." */
 const char *rt_subject_text(const struct rt_subject *s, char *buf, size_t len);
+/* The subject in its fewest words: "10.0.0.1>10.0.0.2 qp 48", "rcv0 egress p3". */
+const char *rt_subject_short(const struct rt_subject *s, char *buf, size_t len);
 /* The subject as a JSON object (no surrounding key). */
 const char *rt_subject_json(const struct rt_subject *s, char *buf, size_t len);
 

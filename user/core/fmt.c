@@ -21,6 +21,24 @@ const char *rt_prio_name(unsigned int prio, char *buf, size_t len)
 	return buf;
 }
 
+const char *rt_fmt_bits(__u64 bits, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	while (bits && n < len) {
+		int b = __builtin_ctzll(bits);
+		int w = snprintf(buf + n, len - n, "%s%d", n ? "," : "", b);
+
+		if (w < 0 || (size_t)w >= len - n)
+			break;
+		n += (size_t)w;
+		bits &= bits - 1;
+	}
+	return buf;
+}
+
 const char *rt_fmt_si(double v, char *buf, size_t len)
 {
 	static const char units[] = " kMGTP";

@@ -17,6 +17,10 @@ const char *rt_fmt_addr(__u8 family, const __u8 *addr, char *buf, size_t len);
 #define RT_MIRROR_STRLEN 32
 const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len);
 const char *rt_prio_name(unsigned int prio, char *buf, size_t len);	/* "0".."7", "all" */
+/* A set as the numbers of its bits, lowest first: "3,6" (priorities), "26,48"
+ * (DSCPs); "" for none. RT_BITS_STRLEN holds any 64-bit set. */
+#define RT_BITS_STRLEN 192
+const char *rt_fmt_bits(__u64 bits, char *buf, size_t len);
 /* An interface's name in a text column of RT_IFNAME_COLS characters, made
  * printable: a longer name (a capture file's, an sFlow AGENT:PORT) is cut to
  * RT_IFNAME_COLS - 1 characters and '~', so the columns after it stay put

@@ -63,3 +63,27 @@ int rt_parse_num(const char *s, enum rt_num_kind kind, double lo, double hi, dou
 	*out = v;
 	return 0;
 }
+
+int rt_parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	const char *digits = "0123456789";
+	unsigned long long v;
+	char *end;
+	int base = 10;
+
+	if (!s)
+		return -EINVAL;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		base = 16;
+		digits = "0123456789abcdefABCDEF";
+	}
+	if (!*s || strspn(s, digits) != strlen(s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}

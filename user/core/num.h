@@ -20,4 +20,9 @@ enum rt_num_kind {
  * applied); 0, or -EINVAL leaving *out alone. */
 int rt_parse_num(const char *s, enum rt_num_kind kind, double lo, double hi, double *out);
 
+/* s as an unsigned integer, decimal (leading zeros allowed: 010 is ten) or
+ * 0x hexadecimal, nothing else (no sign, no space, no octal) and at most
+ * max: 0, or -EINVAL leaving *out alone. */
+int rt_parse_uint(const char *s, unsigned long long max, unsigned long long *out);
+
 #endif

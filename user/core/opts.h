@@ -12,6 +12,9 @@ struct rt_sink;
 #define RT_MAX_SFLOW_ALLOW 16
 #define RT_MAX_JOB_OF 64
 
+/* --sysfs-root's longest: the paths below it fit PATH_MAX buffers. */
+#define RT_SYSFS_ROOT_MAX	2048
+
 struct rt_opts {
 	const char *ifaces[RT_MAX_SRC_IFACES];	/* -i */
 	int nifaces;
@@ -26,13 +29,16 @@ struct rt_opts {
 	int nsflow_allow;
 	int sflow_fd;			/* a socket opened already (rt_sflow_socket) ... */
 	int have_sflow_fd;		/* ... when this is set */
-	const char *sysfs_root;		/* --sysfs-root: RDMA sysfs tree (default /sys) */
+	const char *sysfs_root;		/* --sysfs-root: RDMA sysfs tree (default /sys),
+					 * at most RT_SYSFS_ROOT_MAX characters */
 	const char *filter;		/* --filter: initial TUI filter */
 	const char *sort;		/* --sort column */
 	double interval;		/* --interval seconds */
 	long iterations;		/* -n/--iterations, 0 = no limit */
 	int batch;			/* --batch */
 	int daemon;			/* -D: no view */
+	int drop_caps;			/* rocetop's own run: keep only the capabilities
+					 * it needs once attached (user/cmd/run.c) */
 	int json;			/* --json: --batch as JSON lines; report's JSON */
 	int no_nic;			/* --no-nic: skip the NIC's counters */
 	int qp_counters;		/* --qp-counters: 1 bind QPs to counters, 2 (=cc) with

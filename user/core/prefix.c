@@ -25,8 +25,11 @@ int rt_prefix_parse(const char *s, struct rt_prefix *p)
 		return -1;
 	p->bits = p->family == 4 ? 32 : 128;
 	if (slash) {
+		/* digits only: strtol alone takes "-0", "+8" and " 8" */
+		if (!*slash || strlen(slash) > 3 || strspn(slash, "0123456789") != strlen(slash))
+			return -1;
 		bits = strtol(slash, &end, 10);
-		if (!*slash || *end || bits < 0 || bits > p->bits)
+		if (*end || bits < 0 || bits > p->bits)
 			return -1;
 		p->bits = (int)bits;
 	}

@@ -105,6 +105,9 @@ static struct field flow_fields[] = {
 	F(struct rt_flow, sw_drops, "u64"),
 	/* absent (0: no job) in recordings before jobs */
 	F(struct rt_flow, job, "u32"),
+	/* absent (0) in recordings before them: the last packet's DSCP and
+	 * priority then stand for the sets (user/core/derive.h) */
+	F(struct rt_flow, v.dscps, "u64"), F(struct rt_flow, v.prios, "u8"),
 };
 
 static struct field ifdir_fields[] = {
@@ -116,6 +119,9 @@ static struct field ifdir_fields[] = {
 	F(struct rt_ifdir, v.flow_full, "u64"), F(struct rt_ifdir, v.pfc_frames, "u64[9]"),
 	F(struct rt_ifdir, v.pfc_xon, "u64[9]"), F(struct rt_ifdir, v.pfc_quanta, "u64[9]"),
 	F(struct rt_ifdir, evicted, "u64"), F(struct rt_ifdir, v.mirrored, "u64"),
+	/* absent in recordings before it: rows read from them are paused_est;
+	 * paused_est itself is kept for a row written from such a recording */
+	F(struct rt_ifdir, v.pfc_paused_ns, "u64[9]"), F(struct rt_ifdir, paused_est, "u8"),
 };
 
 static struct field port_fields[] = {
@@ -573,6 +579,22 @@ static void rot_name(char *buf, size_t sz, const char *path, int k)
 	snprintf(buf, sz, "%s.%d", path, k);
 }
 
+/* May rotation put a file at path? Yes when nothing is there, or a file
+ * this run rotated (k <= nrot), or a recording (its header read) of this
+ * user's with one link, as a previous run left; never a file rocetop did
+ * not write (a user's w.rtr.2 was replaced). */
+static int rot_target_ok(const struct rec *r, const char *path, int k)
+{
+	char host[64], id[RT_REC_ID_LEN + 1], writer[16];
+	struct stat st;
+	__u64 created;
+
+	if (k <= r->nrot || (lstat(path, &st) && errno == ENOENT))
+		return 1;
+	return S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1 &&
+	       !rt_rec_peek(path, host, sizeof(host), id, &created, writer, sizeof(writer));
+}
+
 /* FILE -> FILE.1 -> FILE.2 ...; the oldest beyond --max-files goes. */
 static int rec_rotate(struct rec *r)
 {
@@ -589,6 +611,14 @@ static int rec_rotate(struct rec *r)
 		rot_name(a, sizeof(a), r->path, k);
 		if (rt_is_input(a)) {
 			pr_warn("rotating the recording would replace %s, the file being read (-r); choose another -w name.\n",
+				a);
+			return -EEXIST;
+		}
+	}
+	for (k = 1; keep > 0 && k <= (r->nrot < keep ? r->nrot + 1 : keep); k++) {
+		rot_name(a, sizeof(a), r->path, k);
+		if (!rot_target_ok(r, a, k)) {
+			pr_warn("rotating the recording would replace %s, which is not a rocetop recording of this user's; move it or choose another -w name.\n",
 				a);
 			return -EEXIST;
 		}
@@ -806,6 +836,7 @@ struct rt_rec_reader {
 	char id[RT_REC_ID_LEN + 1];	/* "recording-id": "" in files from before it */
 	char writer[16];		/* "writer": "record", "flight" or "" */
 	__u64 created_ns;		/* "created-ns": 0 in files from before it */
+	int paused_est;			/* the file has no v.pfc_paused_ns: its rows are paused_est */
 };
 
 static ssize_t read_full(int fd, void *buf, size_t n)
@@ -990,6 +1021,9 @@ static const char *layout_complete(struct rt_rec_reader *r, const unsigned long 
 		if (!r->maps[i])
 			return "out of memory";
 	}
+	for (c = 0; c < layout[R_IFDIR].nf; c++)
+		if (!strcmp(layout[R_IFDIR].f[c].name, "v.pfc_paused_ns"))
+			r->paused_est = !(seen[R_IFDIR] & (1ull << c));
 	/* Without the counts the records cannot be walked. */
 	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
 		size_t j;
@@ -1297,6 +1331,7 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 		if (!d)
 			return -ENOMEM;
 		unpack(r, R_IFDIR, d, p);
+		d->paused_est = r->paused_est || d->paused_est ? 1 : 0;
 	}
 	for (i = 0; i < h.nports; i++, p += r->fsize[R_PORT]) {
 		struct rt_port_ctr *c = rt_snapshot_add_port(s);

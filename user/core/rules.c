@@ -38,8 +38,9 @@ struct pause {
 	__u8  prio;
 	__u64 xoff;		/* pause frames with a non-zero time */
 	__u64 frames, quanta;
-	double secs;		/* paused time: from quanta, or the NIC's duration counter */
+	double secs;		/* paused time: the frames' (rt_paused_secs), or the NIC's duration counter */
 	int   nic;		/* counted by the NIC (ethtool), not on the wire */
+	int   est;		/* the frames' time estimated from quanta (an old recording) */
 };
 
 #define MAX_PAUSE (2 * RT_MAX_IFACES * RT_NPRIO)
@@ -121,7 +122,7 @@ static void collect_pauses(struct rt_rule_ctx *c)
 		for (p = 0; p < RT_NPRIO; p++) {
 			struct pause *q;
 
-			if (!v->pfc_frames[p])
+			if (!rt_paused_any(v, (unsigned int)p))
 				continue;
 			q = pause_get(c, ifn, x->k.dir, (__u8)p);
 			if (!q)
@@ -129,7 +130,8 @@ static void collect_pauses(struct rt_rule_ctx *c)
 			q->frames += v->pfc_frames[p];
 			q->xoff += v->pfc_frames[p] - (v->pfc_xon[p] < v->pfc_frames[p] ? v->pfc_xon[p] : v->pfc_frames[p]);
 			q->quanta += v->pfc_quanta[p];
-			q->secs += rt_pause_seconds(v->pfc_quanta[p], rt_findings_speed(c->F, c->cur, ifn));
+			q->secs += rt_paused_secs(c->cur, x, v, (unsigned int)p, d->secs, c->F->cfg.speed_mbps);
+			q->est |= x->paused_est;
 		}
 	}
 	for (i = 0; i < d->nports; i++) {
@@ -182,7 +184,7 @@ static int track_episodes(struct rt_rule_ctx *c)
 			if (F->eps[j].prio == c->p[i].prio && !strcmp(F->eps[j].ifname, c->p[i].ifname))
 				break;
 		if (j == F->neps) {
-			if (rt_grow_to((void **)&F->eps, &F->epcap, F->neps + 1, sizeof(*F->eps)))
+			if (rt_grow_for((void **)&F->eps, &F->epcap, F->neps + 1, sizeof(*F->eps)))
 				return -ENOMEM;
 			memset(&F->eps[j], 0, sizeof(F->eps[j]));
 			snprintf(F->eps[j].ifname, IF_NAMESIZE, "%s", c->p[i].ifname);
@@ -465,7 +467,8 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 			job_set_text(&js, "its flows: ", jt, sizeof(jt)), (unsigned long long)q->frames,
 			(unsigned long long)(q->frames - q->xoff),
 			q->nic ? " counted by the NIC" : "", RT_DUR(q->secs),
-			q->nic ? "" : " (estimated from quanta at the link speed)");
+			q->nic ? "" : q->est ? " (estimated from quanta at the link speed: an old recording)" :
+			" (the union of the pauses its frames asked)");
 	}
 	for (i = 0; i < c->d->nports; i++) {
 		const struct rt_port_ctr *pc = c->d->ports[i].c;
@@ -717,7 +720,7 @@ static int rule_incast(struct rt_rule_ctx *c)
 			if (g[j].family == f->k.family && !memcmp(g[j].dst, f->k.dst, 16))
 				x = &g[j];
 		if (!x) {
-			if (rt_grow_to((void **)&g, &cap, ng + 1, sizeof(*g))) {
+			if (rt_grow_for((void **)&g, &cap, ng + 1, sizeof(*g))) {
 				free(g);
 				return -ENOMEM;
 			}
@@ -810,7 +813,7 @@ static struct jt_flow *jt_row(struct jt_flow **r, size_t *n, size_t *cap, size_t
 {
 	struct jt_flow *x;
 
-	if (rt_grow_to((void **)r, cap, *n + 1, sizeof(**r)))
+	if (rt_grow_for((void **)r, cap, *n + 1, sizeof(**r)))
 		return NULL;
 	x = &(*r)[(*n)++];
 	memset(x, 0, offsetof(struct jt_flow, key) + 1);
@@ -1457,27 +1460,47 @@ HEALTH_RULE(rule_buffer_discard, rt_rule_buffer_discard)
 HEALTH_RULE(rule_slow_receiver, rt_rule_slow_receiver)
 HEALTH_RULE(rule_pcie, rt_rule_pcie)
 
-/* In the order they run. */
+/* The table the engine runs, in order; severity and when are what README.md's
+ * rules table says of each (rocetop --dump-rules writes it: make options). */
 static const struct rt_rule rules[] = {
-	{ "pfc-storm",		rule_pfc_storm },
-	{ "pause-without-ecn",	rule_pause_without_ecn },
-	{ "victim",		rule_victim },
-	{ "congestion",		rule_congestion },
-	{ "incast",		rule_incast },
-	{ "job-throttled",	rule_job_throttled },
-	{ "loss",		rule_loss },
-	{ "receiver-not-ready",	rule_rnr },
-	{ "cnp-ignored",	rule_cnp_ignored },
-	{ "ecn-without-cnp",	rule_ecn_without_cnp },
-	{ "switch-drops",	rule_switch_drops },
-	{ "deep-queue",		rule_deep_queue },
-	{ "doctor",		rule_doctor },
-	{ "link-flap",		rule_link_flap },
-	{ "fec-degrading",	rule_fec_degrading },
-	{ "link-errors",	rule_link_errors },
-	{ "buffer-discard",	rule_buffer_discard },
-	{ "slow-receiver",	rule_slow_receiver },
-	{ "pcie",		rule_pcie },
+	{ "pfc-storm", rule_pfc_storm, "critical",
+	  "a priority paused at least 20% of the time (the union of its pauses, or the NIC's `rx/tx_prioN_pause_duration`) for 2 intervals, or the NIC's `tx_pause_storm_*` counters moving" },
+	{ "pause-without-ecn", rule_pause_without_ecn, "warning",
+	  "pauses on a priority whose RoCE flows carry no CE mark, 2 intervals in a row: ECN marks above the PFC threshold, or ECN is off" },
+	{ "victim", rule_victim, "warning",
+	  "a data flow on a paused priority with no CE of its own (head-of-line blocking)" },
+	{ "congestion", rule_congestion, "warning",
+	  "a flow with at least 10 CE marks and 5% of its ECN-capable packets CE" },
+	{ "incast", rule_incast, "warning",
+	  "3 or more sources congested towards one destination at once" },
+	{ "job-throttled", rule_job_throttled, "warning",
+	  "2 or more data flows of one job congested or slowed by CNPs at once (subject `job=slurm:4711`)" },
+	{ "loss", rule_loss, "warning",
+	  "NAKs for PSN sequence errors, or `out_of_sequence`, `packet_seq_err`, `implied_nak_seq_err`, `local_ack_timeout_err` moving; not the sequence NAKs of a host pair with RNR NAKs in the same interval (rxe sends both for an RNR)" },
+	{ "receiver-not-ready", rule_rnr, "warning",
+	  "RNR NAKs, or `rnr_nak_retry_err`, `out_of_buffer` moving: the application, not the network" },
+	{ "cnp-ignored", rule_cnp_ignored, "warning",
+	  "`rp_cnp_ignored` moving: congestion control off at the sender" },
+	{ "ecn-without-cnp", rule_ecn_without_cnp, "warning",
+	  "CE-marked data comes in but no CNP goes back to its sender while ACKs do (or `np_ecn_marked_roce_packets` moving, `np_cnp_sent` still): the notification point is off or not supported" },
+	{ "switch-drops", rule_switch_drops, "warning",
+	  "sFlow drop notifications at a switch port" },
+	{ "deep-queue", rule_deep_queue, "warning",
+	  "an sFlow queue depth of 1 MB or more at a switch port" },
+	{ "doctor", rule_doctor, "warning / info",
+	  "a check of `rocetop doctor` fails (warning) or is doubtful (info) on this host's configuration, while its last run (every 10 intervals, live with RDMA ports) says so" },
+	{ "link-flap", rule_link_flap, "warning",
+	  "`carrier_changes` (a flap counts 2) or `link_down_events_phy` moving by flap-min (1): cable, transceiver or the switch port" },
+	{ "fec-degrading", rule_fec_degrading, "warning",
+	  "the pre-FEC bit error rate (`rx_corrected_bits_phy`, else ethtool's `fec_stat_corrected_bits`, over the bits received) at fec-ber (1e-6) or more: FEC still corrects, its margin shrinks" },
+	{ "link-errors", rule_link_errors, "critical",
+	  "errors FEC did not correct (`rx_pcs_symbol_err_phy`, `rx_symbol_err_phy`, `fec_stat_uncorrectable_blocks`) moving by link-err-min (1): packets are lost on the link" },
+	{ "buffer-discard", rule_buffer_discard, "critical / warning",
+	  "`rx_prioN_buf_discard` moving by discard-min (1): critical on a lossless priority, a warning on a lossy one; `rx_discards_phy` moving (a warning)" },
+	{ "slow-receiver", rule_slow_receiver, "critical",
+	  "this host sends PFC on a priority while it receives none there, and `rx_out_of_buffer`, `out_of_buffer` or the `outbound_pci_*` stall counters move in the same interval: the host, not the fabric, is the pause source" },
+	{ "pcie", rule_pcie, "warning",
+	  "`rx/tx_pci_signal_integrity` (the PCIe link retrains), `outbound_pci_stalled_rd/wr_events` or `outbound_pci_buffer_overflow` moving by pcie-min (1)" },
 };
 
 const struct rt_ruleset rt_rules = {
@@ -1486,3 +1509,10 @@ const struct rt_ruleset rt_rules = {
 	.rules = rules,
 	.n = sizeof(rules) / sizeof(rules[0]),
 };
+
+void rt_rules_dump(const struct rt_ruleset *R, FILE *f)
+{
+	fputs("| rule | severity | when |\n| --- | --- | --- |\n", f);
+	for (size_t i = 0; i < R->n; i++)
+		fprintf(f, "| `%s` | %s | %s |\n", R->rules[i].name, R->rules[i].severity, R->rules[i].when);
+}

@@ -60,7 +60,7 @@ enum rt_origin {
 /*
  * A row. Laid out so that what a sink writing every changed flow reads of the
  * row itself (the key, estimate, lqpn and pid: the counters come from the
- * delta) is its first 64 bytes, at most two cache lines (rows are 216 bytes
+ * delta) is its first 64 bytes, at most two cache lines (rows are 232 bytes
  * apart), not the three or four of the key and the owner fields 160 bytes
  * further; rows are met in key order, at random places, so each line is a
  * miss. Recordings name fields, not offsets (user/core/record.c), so the
@@ -82,7 +82,7 @@ struct rt_flow {
 	__u64 samples;		/* sFlow samples behind the counters (0 for exact sources) */
 	__u64 sw_drops;		/* sFlow dropped-packet notifications of this flow, since start */
 };
-_Static_assert(sizeof(struct rt_flow) == 216, "a row's size (bench/collect_cpu.c counts it)");
+_Static_assert(sizeof(struct rt_flow) == 232, "a row's size (bench/collect_cpu.c counts it)");
 _Static_assert(offsetof(struct rt_flow, pid) + 4 <= 64, "what csv.c reads of every row: one line");
 
 /*
@@ -159,6 +159,9 @@ struct rt_ifdir {
 	struct rt_if_key k;
 	struct rt_if_val v;
 	__u64 evicted;		/* its flows removed from the table for idleness, since start */
+	/* v.pfc_paused_ns was not measured (a recording from before it):
+	 * rt_paused_secs (derive.h) estimates paused time from the quanta */
+	__u8 paused_est;
 };
 
 struct rt_iface {

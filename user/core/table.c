@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "table.h"
@@ -16,6 +17,22 @@ int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz)
 	*arr = p;
 	*cap = n;
 	return 0;
+}
+
+int rt_grow_for(void **arr, size_t *cap, size_t n, size_t sz)
+{
+	size_t want = *cap ? *cap : 16;
+
+	if (n <= *cap)
+		return 0;
+	while (want < n) {
+		if (want > SIZE_MAX / 2)
+			return -ENOMEM;
+		want *= 2;
+	}
+	if (sz && want > SIZE_MAX / sz)
+		return -ENOMEM;
+	return rt_grow_to(arr, cap, want, sz);
 }
 
 void *rt_append(void **arr, size_t *n, size_t *cap, size_t sz)

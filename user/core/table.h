@@ -35,6 +35,10 @@ static inline __attribute__((always_inline)) void rt_zero_words(void *p, size_t 
 
 /* Grow *arr (of elements of size sz, *cap of them) to hold exactly n; 0 or -ENOMEM. */
 int rt_grow_to(void **arr, size_t *cap, size_t n, size_t sz);
+/* Make room for n elements in *arr (*cap of them allocated), growing
+ * geometrically (at least doubling): rows added one at a time cost O(n)
+ * copies in all, not O(n^2). 0 or -ENOMEM (*arr then unchanged). */
+int rt_grow_for(void **arr, size_t *cap, size_t n, size_t sz);
 /* Append one zeroed element to *arr (*n used, *cap allocated), doubling the
  * room when it is full; the new element, or NULL without memory. */
 void *rt_append(void **arr, size_t *n, size_t *cap, size_t sz);

@@ -15,10 +15,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "jobs.h"
 #include "log.h"
 #include "table.h"
@@ -29,6 +31,7 @@ struct jent {
 	__u32 row_gen;		/* the interval row was given in */
 	__u32 row;		/* its row + 1 in that interval's snapshot */
 	__u64 start;		/* /proc/PID/stat's starttime when read */
+	int err;		/* -errno: its cgroup could not be read */
 	struct rt_job j;
 };
 
@@ -36,9 +39,9 @@ struct rt_jobs {
 	struct rt_htab t[2];	/* t[cur]: the cache; the other, for sweeps */
 	int cur;
 	__u32 gen;
-	char pods[256];
-	char containers[256];
-	char proc[256];
+	char pods[RT_JOBS_DIR_MAX + 1];
+	char containers[RT_JOBS_DIR_MAX + 16];
+	char proc[RT_JOBS_DIR_MAX + 1];
 };
 
 struct rt_jobs *rt_jobs_new(const char *pods_dir, const char *proc)
@@ -48,6 +51,11 @@ struct rt_jobs *rt_jobs_new(const char *pods_dir, const char *proc)
 
 	if (!J) {
 		pr_warn("out of memory for the jobs' cache.\n");
+		return NULL;
+	}
+	if ((proc && strlen(proc) > RT_JOBS_DIR_MAX) || (pods_dir && strlen(pods_dir) > RT_JOBS_DIR_MAX)) {
+		pr_warn("the directory of /proc or of the pods' logs is longer than %d characters.\n", RT_JOBS_DIR_MAX);
+		free(J);
 		return NULL;
 	}
 	for (int i = 0; i < 2; i++)
@@ -110,17 +118,40 @@ void rt_jobs_interval(struct rt_jobs *J)
 
 /* ---- reading /proc ---- */
 
-/* Up to max bytes of a file into a fresh buffer (NUL-terminated): its length, or -errno. */
+/* A file of /proc opened to read: O_NONBLOCK and a regular file only (a
+ * FIFO under --sysfs-root hung the run); an fd, or -errno (-EINVAL: not a
+ * regular file). */
+static int open_proc(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+
+	int e = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	if (e) {
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* Up to max bytes of a file into a fresh buffer (NUL-terminated): its length,
+ * or -errno (a read error too: it is not an empty file). */
 static long read_file(const char *path, size_t max, char **out)
 {
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap + 1);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_proc(path), e = 0;
 
 	*out = NULL;
 	if (fd < 0 || !buf) {
-		int e = fd < 0 ? errno : ENOMEM;
-
+		e = fd < 0 ? -fd : ENOMEM;
 		free(buf);
 		if (fd >= 0)
 			close(fd);
@@ -140,33 +171,31 @@ static long read_file(const char *path, size_t max, char **out)
 		if (len == cap)
 			break;
 		k = read(fd, buf + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			e = errno;
 		if (k <= 0)
 			break;
 		len += (size_t)k;
 	}
 	close(fd);
+	if (e) {
+		free(buf);
+		return -e;
+	}
 	buf[len] = '\0';
 	*out = buf;
 	return (long)len;
 }
 
-/* Field 22 of /proc/PID/stat (after the comm's last ')'): 0 when unreadable. */
-static __u64 start_time(const struct rt_jobs *J, __u32 pid)
+__u64 rt_jobs_stat_start(const char *text)
 {
-	char path[300], buf[1024], *p;
 	unsigned long long v = 0;
-	ssize_t k;
-	int fd, field;
+	const char *p = strrchr(text, ')');
+	int field;
 
-	snprintf(path, sizeof(path), "%s/%u/stat", J->proc, pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	k = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (k <= 0)
-		return 0;
-	buf[k] = '\0';
-	if (!(p = strrchr(buf, ')')))
+	if (!p)
 		return 0;
 	/* ") S ppid ...": field 3 is the state */
 	for (field = 2; *p && field < 22; p++)
@@ -175,6 +204,24 @@ static __u64 start_time(const struct rt_jobs *J, __u32 pid)
 	if (sscanf(p, "%llu", &v) != 1)
 		return 0;
 	return v ? v : 1;
+}
+
+/* Field 22 of /proc/PID/stat (after the comm's last ')'): 0 when unreadable. */
+static __u64 start_time(const struct rt_jobs *J, __u32 pid)
+{
+	char path[PATH_MAX], buf[1024];
+	ssize_t k;
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%u/stat", J->proc, pid) >= sizeof(path) ||
+	    (fd = open_proc(path)) < 0)
+		return 0;
+	k = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (k <= 0)
+		return 0;
+	buf[k] = '\0';
+	return rt_jobs_stat_start(buf);
 }
 
 /* ---- the layouts ---- */
@@ -507,13 +554,19 @@ static void pod_name(const struct rt_jobs *J, struct rt_job *j)
 /* ---- the cache ---- */
 
 /* Read pid's job now: 0, or -errno when its cgroup file is unreadable. */
+/* The missing CAP_SYS_PTRACE, said once a run. */
+static int said_ptrace;
+
 static int resolve(const struct rt_jobs *J, __u32 pid, struct rt_job *j)
 {
-	char path[300], *buf;
+	char path[PATH_MAX], *buf;
 	long n;
 
-	snprintf(path, sizeof(path), "%s/%u/cgroup", J->proc, pid);
-	if ((n = read_file(path, 65536, &buf)) < 0) {
+	if ((size_t)snprintf(path, sizeof(path), "%s/%u/cgroup", J->proc, pid) >= sizeof(path))
+		n = -ENAMETOOLONG;
+	else
+		n = read_file(path, 65536, &buf);
+	if (n < 0) {
 		memset(j, 0, sizeof(*j));
 		j->rank = j->size = j->local_rank = -1;
 		return (int)n;
@@ -529,6 +582,11 @@ static int resolve(const struct rt_jobs *J, __u32 pid, struct rt_job *j)
 	snprintf(path, sizeof(path), "%s/%u/environ", J->proc, pid);
 	if ((n = read_file(path, RT_JOBS_ENV_MAX, &buf)) >= 0)
 		rt_job_from_environ(buf, (size_t)n, j);
+	else if ((n == -EACCES || n == -EPERM) && !said_ptrace) {
+		said_ptrace = 1;
+		pr_warn("the jobs' ranks are off: reading another process's environment (%s) needs CAP_SYS_PTRACE, which rocetop lacks; the jobs from cgroups are still shown.\n",
+			path);
+	}
 	free(buf);
 	return 0;
 }
@@ -553,7 +611,7 @@ static struct jent *lookup(struct rt_jobs *J, __u32 pid)
 	e->seen = J->gen;
 	e->start = st;
 	e->row_gen = 0;
-	if (resolve(J, pid, &e->j) < 0)
+	if ((e->err = resolve(J, pid, &e->j)) < 0)
 		e->start = 0;	/* went between the two reads: read again if asked */
 	return e;
 }
@@ -564,7 +622,7 @@ int rt_jobs_get(struct rt_jobs *J, __u32 pid, struct rt_job *out)
 
 	if (e) {
 		*out = e->j;
-		return 0;
+		return e->err;	/* a cgroup that cannot be read is not "no job" */
 	}
 	/* not cached (gone, or past the bound): read directly */
 	return start_time(J, pid) ? resolve(J, pid, out) : (resolve(J, pid, out), -ESRCH);

@@ -24,6 +24,8 @@
 
 #define RT_JOBS_MAX	4096
 #define RT_JOBS_ENV_MAX	(1u << 20)	/* bytes of /proc/PID/environ read at most */
+#define RT_JOBS_DIR_MAX	2100		/* the longest proc and pods directory: a
+					 * --sysfs-root's 2048 and "/proc" fit */
 
 struct rt_jobs;
 
@@ -48,5 +50,8 @@ size_t rt_jobs_cached(const struct rt_jobs *J, size_t *bytes);
  * Slurm job from environ's text (NUL-separated, len bytes). */
 void rt_job_from_cgroup(const char *text, size_t len, struct rt_job *j);
 void rt_job_from_environ(const char *env, size_t len, struct rt_job *j);
+/* Pure: the start time (field 22) of /proc/PID/stat's text, NUL-terminated;
+ * 0 when it has none (1 for a start time of 0). */
+__u64 rt_jobs_stat_start(const char *text);
 
 #endif

@@ -13,6 +13,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "jobagg.h"
+#include "derive.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "print.h"
@@ -278,6 +279,32 @@ static void print_job(struct rt_printer *p, const struct rt_job *j)
 		rt_pr_u64(p, RT_PR_JSON, "local_rank", NULL, (unsigned long long)j->local_rank);
 }
 
+/* A JSON array of a set's bits, lowest first (nothing in text). */
+static void print_bits(struct rt_printer *p, const char *key, __u64 bits)
+{
+	rt_pr_open_arr(p, key);
+	for (; bits; bits &= bits - 1)
+		rt_pr_u64(p, RT_PR_JSON, NULL, NULL, (unsigned long long)__builtin_ctzll(bits));
+	rt_pr_close_arr(p);
+}
+
+/* The priorities and DSCPs of every packet of the flow (user/core/derive.h):
+ * text "3,6" and "26,48"; JSON the lowest of each ("prio", "dscp") and the
+ * sets ("prios", "dscps"). pcp is the last packet's, absent when untagged. */
+static void print_prios(struct rt_printer *p, const struct rt_flow *f)
+{
+	char b[RT_BITS_STRLEN];
+
+	rt_pr_str(p, RT_PR_TEXT, NULL, " %4s", rt_fmt_bits(rt_flow_prios(f), b, sizeof(b)));
+	rt_pr_u64(p, RT_PR_JSON, "prio", NULL, rt_flow_prio(f));
+	if (f->v.pcp != RT_PCP_NONE)
+		rt_pr_u64(p, RT_PR_JSON, "pcp", NULL, f->v.pcp);
+	rt_pr_str(p, RT_PR_TEXT, NULL, " %4s", rt_fmt_bits(rt_flow_dscps(f), b, sizeof(b)));
+	rt_pr_u64(p, RT_PR_JSON, "dscp", NULL, rt_flow_dscp(f));
+	print_bits(p, "prios", rt_flow_prios(f));
+	print_bits(p, "dscps", rt_flow_dscps(f));
+}
+
 static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, const struct rt_flow_delta *fd,
 		       double secs)
 {
@@ -296,10 +323,7 @@ static void print_flow(struct rt_printer *p, const struct rt_snapshot *cur, cons
 	rt_pr_str(p, RT_PR_ANY, "src", " %-15s", rt_fmt_addr(f->k.family, f->k.src, a1, sizeof(a1)));
 	rt_pr_str(p, RT_PR_ANY, "dst", " %-15s", rt_fmt_addr(f->k.family, f->k.dst, a1, sizeof(a1)));
 	rt_pr_u64(p, RT_PR_ANY, "dqpn", " %8llu", f->k.dqpn);
-	rt_pr_u64(p, RT_PR_ANY, "prio", " %4llu", rt_flow_prio(f));	/* PCP, else DSCP / 8 */
-	if (f->v.pcp != RT_PCP_NONE)	/* JSON: no pcp key when untagged */
-		rt_pr_u64(p, RT_PR_JSON, "pcp", NULL, f->v.pcp);
-	rt_pr_u64(p, RT_PR_ANY, "dscp", " %4llu", f->v.dscp);
+	print_prios(p, f);
 	rt_pr_bool(p, RT_PR_JSON, "estimate", NULL, f->estimate);
 	rt_pr_u64(p, RT_PR_JSON, "pkts", NULL, (unsigned long long)v->pkts);
 	rt_pr_u64(p, RT_PR_JSON, "bytes", NULL, (unsigned long long)v->bytes);
@@ -444,11 +468,11 @@ static void print_pfc(struct batch *b, const struct rt_snapshot *cur, const stru
 			const struct rt_if_val *v = &d->ifs[i].d;
 			double paused;
 
-			if (!v->pfc_frames[q])
+			if (!rt_paused_any(v, q))
 				continue;
 			if (!speed)
 				speed = rt_link_speed(cur, rawn, b->speed_given, &from);
-			paused = rt_pause_seconds(v->pfc_quanta[q], speed);
+			paused = rt_paused_secs(cur, r, v, q, secs, b->speed_given);
 			rt_pr_open_obj(p, NULL);
 			rt_pr_str(p, RT_PR_ANY, "ifname", "PFC %s", ifn);
 			rt_pr_str(p, RT_PR_ANY, "dir", " %s", rt_dir_name(r->k.dir));

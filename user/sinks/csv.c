@@ -20,10 +20,12 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <net/if.h>
 #include "findings.h"
 #include "fmt.h"
+#include "derive.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "outfile.h"
@@ -34,7 +36,7 @@
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
 		  "nak_seq,nak_other,dscp,pcp,sport,lqpn,pid,comm,first_seen,last_seen,samples,origin,mirror," \
-		  "job_kind,job,step,rank,size\n"
+		  "job_kind,job,step,rank,size,prios,dscps\n"
 #define PFC_HDR   "time,ifname,dir,prio,frames,xon,quanta,paused_seconds\n"
 #define STATS_HDR "time,ifname,dir,frames,bytes,roce,not_roce,pause,truncated,malformed," \
 		  "v6_unparsed,table_full,evicted,mirrored\n"
@@ -72,7 +74,9 @@ struct csv {
  * are written straight into the sink's buffer (c->out), each field followed
  * by its comma; the buffer goes out in large writes.
  */
-#define ROW_MAX	1536	/* a row at its longest: every number at 20 digits, names quoted */
+#define ROW_MAX	(1536 + 2 * RT_BITS_STRLEN)	/* a row at its longest: every number at 20
+						 * digits, names quoted, all 8 priorities and
+						 * 64 DSCPs */
 
 static const char digits2[] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -144,6 +148,29 @@ static char *put_text(char *p, const char *s)
 	char q[2 * 64 + 4];
 
 	return put_str(p, rt_fmt_csv(s, q, sizeof(q)));
+}
+
+/* A set of priorities or DSCPs since the flow began (user/core/derive.h),
+ * as rt_fmt_bits() writes it: "3" or, quoted, "3,6". */
+static char *put_bits(char *p, __u64 bits)
+{
+	int many = (bits & (bits - 1)) != 0;
+
+	if (many)
+		*p++ = '"';
+	for (int first = 1; bits; bits &= bits - 1, first = 0) {
+		unsigned int b = (unsigned int)__builtin_ctzll(bits);
+
+		if (!first)
+			*p++ = ',';
+		if (b >= 10)
+			*p++ = (char)('0' + b / 10);
+		*p++ = (char)('0' + b % 10);
+	}
+	if (many)
+		*p++ = '"';
+	*p++ = ',';
+	return p;
 }
 
 /* Rows come sorted by key, so neighbours share addresses: format each once. */
@@ -294,7 +321,7 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 		p = put_u64(p, v->rnr_nak);
 		p = put_u64(p, v->nak_seq);
 		p = put_u64(p, v->nak_other);
-		p = put_u64(p, v->dscp);
+		p = put_u64(p, rt_flow_dscp(f));	/* the lowest it carried, as --batch --json */
 		if (v->pcp == RT_PCP_NONE)
 			*p++ = ',';
 		else
@@ -331,6 +358,8 @@ static void write_flows(struct csv *c, const struct rt_snapshot *cur, const stru
 			*p++ = ',';	/* seen directly: mirror left empty */
 		}
 		p = put_job(p, rt_snapshot_job(cur, f));
+		p = put_bits(p, rt_flow_prios(f));
+		p = put_bits(p, rt_flow_dscps(f));
 		p[-1] = '\n';	/* the last column's comma */
 	}
 	fwrite(c->out, 1, (size_t)(p - c->out), c->flows);
@@ -360,7 +389,7 @@ static void index_qp_flows(struct csv *c, const struct rt_snapshot *cur, const s
 
 		if (f->k.origin != RT_ORIGIN_NIC || f->k.dir != RT_DIR_INGRESS)
 			continue;
-		if (rt_grow_to((void **)&c->qpf, &c->qpf_cap, c->nqpf + 1, sizeof(*c->qpf)))
+		if (rt_grow_for((void **)&c->qpf, &c->qpf_cap, c->nqpf + 1, sizeof(*c->qpf)))
 			break;
 		c->qpf[c->nqpf++] = f;
 	}
@@ -508,6 +537,16 @@ static void write_findings(struct csv *c, const struct rt_findings *F, const cha
 	}
 }
 
+/* A stream whose error stdio kept without its errno (a buffer written out
+ * inside an earlier fprintf): is its file system full? Then say so, not
+ * "Input/output error". */
+static int full_disk(FILE *f)
+{
+	struct statvfs v;
+
+	return !fstatvfs(fileno(f), &v) && v.f_bavail == 0;
+}
+
 /* The file ended: the closes of the episodes it left open, at its end. */
 static void csv_end(struct rt_sink *s, const struct rt_findings *F)
 {
@@ -521,7 +560,8 @@ static void csv_end(struct rt_sink *s, const struct rt_findings *F)
 	if (fflush(c->findings) == 0 && !ferror(c->findings))
 		c->good[C_FINDINGS] = ftello(c->findings);
 	else
-		pr_warn("writing %s/findings.csv failed: %s.\n", c->dir, strerror(errno ? errno : EIO));
+		pr_warn("writing %s/findings.csv failed: %s.\n", c->dir,
+			strerror(errno ? errno : full_disk(c->findings) ? ENOSPC : EIO));
 }
 
 static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr);
@@ -597,18 +637,15 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 		const struct rt_if_val *v = &d->ifs[i].d;
 		char qifn[2 * IF_NAMESIZE + 4];
 		const char *ifn = rt_snapshot_ifname(cur, r->k.ifindex);
-		__u64 speed = 0;	/* decided at the first pause frame */
 
 		ifn = rt_fmt_csv(ifn, qifn, sizeof(qifn));
 		for (unsigned int p = 0; p < RT_NPRIO; p++) {
-			if (!v->pfc_frames[p])
+			if (!rt_paused_any(v, p))
 				continue;
-			if (!speed)
-				speed = rt_link_speed(cur, rt_snapshot_ifname(cur, r->k.ifindex), c->speed_given, NULL);
 			fprintf(c->pfc, "%.6f,%s,%s,%s,%llu,%llu,%llu,", t, ifn, rt_dir_name(r->k.dir),
 				rt_prio_name(p, pn, sizeof(pn)), (unsigned long long)v->pfc_frames[p],
 				(unsigned long long)v->pfc_xon[p], (unsigned long long)v->pfc_quanta[p]);
-			fprintf(c->pfc, "%.9f\n", rt_pause_seconds(v->pfc_quanta[p], speed));
+			fprintf(c->pfc, "%.9f\n", rt_paused_secs(cur, r, v, p, d->secs, c->speed_given));
 		}
 		/* Evictions come after a flow went idle: such a row may have no frames. */
 		if (v->pkts || d->ifs[i].evicted)
@@ -659,7 +696,7 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 				c->good[k] = ftello(fs[k]);
 				continue;
 			}
-			err = errno ? -errno : -EIO;
+			err = errno ? -errno : full_disk(fs[k]) ? -ENOSPC : -EIO;
 			break;
 		}
 		if (err) {

@@ -130,8 +130,9 @@ static int owned_cmp(const void *a, const void *b)
 
 /*
  * Keep at most max_files flight recordings in DIR. Only files this recorder
- * wrote count and may go: a regular file with one of its names whose header
- * says the flight recorder of this host wrote it ("writer flight", "host");
+ * wrote count and may go: a regular file of this user's with one link and one
+ * of its names, whose header says the flight recorder of this host wrote it
+ * ("writer flight", "host");
  * a user's rocetop-baseline.rtr, a -w recording or another host's file are
  * never touched. The oldest go first by the creation time in their headers,
  * never the file being written (F->path).
@@ -153,12 +154,16 @@ static void prune_files(struct flight *F)
 		struct stat st;
 		__u64 created;
 
-		if (!strcmp(p, F->path) || !flight_name(b ? b + 1 : p) || lstat(p, &st) || !S_ISREG(st.st_mode))
+		/* this user's own file with one name: in a shared sticky DIR
+		 * another user's forgery (a matching header, created-ns far
+		 * in the future) made the real recordings go */
+		if (!strcmp(p, F->path) || !flight_name(b ? b + 1 : p) || lstat(p, &st) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid() || st.st_nlink != 1)
 			continue;
 		if (rt_rec_peek(p, host, sizeof(host), id, &created, writer, sizeof(writer)) ||
 		    strcmp(writer, "flight") || strcmp(host, F->host))
 			continue;
-		if (rt_grow_to((void **)&own, &cap, n + 1, sizeof(*own)))
+		if (rt_grow_for((void **)&own, &cap, n + 1, sizeof(*own)))
 			break;
 		own[n].path = p;
 		own[n++].created_ns = created;
@@ -304,7 +309,7 @@ static int push(struct flight *F, const struct rt_snapshot *cur)
 	}
 	if ((err = rt_rec_block(cur, &F->b)))
 		return err;
-	if (rt_grow_to((void **)&F->ring, &F->cap, F->n + 1, sizeof(*F->ring)))
+	if (rt_grow_for((void **)&F->ring, &F->cap, F->n + 1, sizeof(*F->ring)))
 		return -ENOMEM;
 	e = &F->ring[F->n];
 	e->blk = malloc(F->b.zlen);

@@ -219,12 +219,6 @@ static int session_new(struct ipx *x, __u64 now_ns)
 	return send_templates(x, now_ns);
 }
 
-/* The flow's priority, as the rules take it: the 802.1Q PCP, else the DSCP's class. */
-static __u8 flow_prio(const struct rt_flow_val *v)
-{
-	return v->pcp != RT_PCP_NONE ? (__u8)(v->pcp & 7) : (__u8)(v->dscp >> 3);
-}
-
 /* The PFC frames and quanta of prio counted on the flow's interface in the
  * interval, both directions: the pauses its priority saw there (a capture
  * has one direction for all; live, received ones hold what it sends). The
@@ -298,9 +292,11 @@ static void fill(struct ipx_rec *r, const struct rt_snapshot *cur, const struct 
 	r->sport = v->sport;
 	r->dport = 4791;	/* RoCEv2 */
 	r->proto = IPPROTO_UDP;
-	r->dscp = v->dscp;
+	/* the lowest the flow carried, as --batch --json's prio and dscp
+	 * (user/core/derive.h): not the last packet's, which may flip */
+	r->dscp = rt_flow_dscp(f);
 	r->dir = f->k.dir == RT_DIR_EGRESS;	/* flowDirection: 0 ingress, 1 egress */
-	r->prio = flow_prio(v);
+	r->prio = rt_flow_prio(f);
 	r->estimate = f->estimate ? 1 : 0;
 	flow_pfc(d, f, r->prio, r);
 }

@@ -5,7 +5,9 @@
  * as one datagram; a TCP connection is made without blocking, messages wait
  * in a bounded queue while it connects, and a connection the collector closed
  * is made again (at most once a second), the caller starting a new IPFIX
- * session (templates first) on it.
+ * session (templates first) on it. A message counts as sent once all its
+ * bytes were written to the socket; what a lost connection or the end of the
+ * run leaves in the queue counts as dropped.
  */
 #ifndef RT_IPFIX_H
 #define RT_IPFIX_H
@@ -22,10 +24,14 @@ struct rt_ipfix_dest {
 };
 
 /* Parse [udp:|tcp:]HOST:PORT ([IPv6]:PORT; HOST a name or an address).
- * 0 or -EINVAL; says nothing. */
+ * 0, -EINVAL, or -ENXIO for a name that does not resolve; says nothing. */
 int rt_ipfix_parse(const char *spec, struct rt_ipfix_dest *d);
 
 enum { RT_IPX_DOWN, RT_IPX_CONNECTING, RT_IPX_UP };
+
+/* A collector is back once a connection to it lasted this long: one that
+ * accepts and closes at once is said once, not every reconnection. */
+#define RT_IPX_STABLE_NS	5000000000ULL
 
 struct rt_ipfix_conn {
 	struct rt_ipfix_dest dest;
@@ -33,10 +39,14 @@ struct rt_ipfix_conn {
 	int state;			/* RT_IPX_* */
 	unsigned char *q;		/* TCP: bytes not sent yet, whole messages */
 	size_t qoff, qlen, qcap;
+	size_t *qend;			/* TCP: where each queued message ends in q */
+	size_t qn, qdone, qend_cap;	/* messages queued; of them, written whole */
+	__u64 up_ns;			/* TCP: when the connection came up */
 	__u64 next_try_ns;		/* TCP: no new connect before (CLOCK_MONOTONIC) */
 	__u64 sessions;			/* connections made (UDP: 1) */
-	__u64 msgs, dropped;		/* messages sent; messages dropped */
-	int said;			/* the collector's trouble was said (once until it is back) */
+	__u64 msgs, dropped;		/* messages written whole to the socket; the others */
+	int said;			/* the collector's trouble was said (once until it is back:
+					 * a connection that lasted RT_IPX_STABLE_NS) */
 };
 
 void rt_ipfix_conn_init(struct rt_ipfix_conn *c, const struct rt_ipfix_dest *d);

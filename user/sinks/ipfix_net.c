@@ -18,6 +18,7 @@
 #include "endpoint.h"
 #include "ipfix.h"
 #include "log.h"
+#include "table.h"
 
 #define IPX_QUEUE_MAX	(16u << 20)	/* TCP: bytes kept while the collector is slow */
 #define IPX_RETRY_NS	1000000000ULL	/* TCP: one connect a second while down */
@@ -71,7 +72,7 @@ int rt_ipfix_parse(const char *spec, struct rt_ipfix_dest *d)
 		return -EINVAL;
 	hints.ai_socktype = d->tcp ? SOCK_STREAM : SOCK_DGRAM;
 	if (getaddrinfo(host, NULL, &hints, &res) || !res)
-		return -EINVAL;
+		return -ENXIO;		/* a well-formed name that does not resolve */
 	memcpy(&d->ss, res->ai_addr, res->ai_addrlen);
 	d->len = res->ai_addrlen;
 	freeaddrinfo(res);
@@ -107,16 +108,24 @@ static void conn_down(struct rt_ipfix_conn *c, const char *what, int err)
 		close(c->fd);
 	c->fd = -1;
 	c->state = RT_IPX_DOWN;
-	c->qoff = c->qlen = 0;
+	c->dropped += c->qn - c->qdone;	/* queued, or cut short: not sent */
+	c->qoff = c->qlen = c->qn = c->qdone = 0;
 	c->next_try_ns = mono_ns() + IPX_RETRY_NS;
 }
 
 static void conn_up(struct rt_ipfix_conn *c)
 {
-	if (c->said)
-		pr_info("IPFIX collector %s: connected again.\n", c->dest.where);
-	c->said = 0;
 	c->state = RT_IPX_UP;
+	c->up_ns = mono_ns();
+}
+
+/* Back: a connection that lasted RT_IPX_STABLE_NS (ipfix.h). */
+static void conn_stable(struct rt_ipfix_conn *c)
+{
+	if (c->said && c->state == RT_IPX_UP && c->dest.tcp && mono_ns() - c->up_ns >= RT_IPX_STABLE_NS) {
+		pr_info("IPFIX collector %s: connected again.\n", c->dest.where);
+		c->said = 0;
+	}
 }
 
 /* TCP: send what waits, as far as the socket takes it now. */
@@ -132,9 +141,13 @@ static void conn_flush(struct rt_ipfix_conn *c)
 			return;
 		}
 		c->qoff += (size_t)n;
+		while (c->qdone < c->qn && c->qend[c->qdone] <= c->qoff) {
+			c->qdone++;
+			c->msgs++;
+		}
 	}
 	if (c->qoff == c->qlen)
-		c->qoff = c->qlen = 0;
+		c->qoff = c->qlen = c->qn = c->qdone = 0;
 }
 
 /* TCP: has the connect begun earlier finished? */
@@ -181,6 +194,7 @@ int rt_ipfix_conn_tick(struct rt_ipfix_conn *c)
 		conn_check(c);
 	if (c->state == RT_IPX_UP && c->dest.tcp)
 		conn_flush(c);
+	conn_stable(c);
 	if (c->state != RT_IPX_DOWN || (c->sessions && mono_ns() < c->next_try_ns))
 		return 0;
 	return conn_open(c);
@@ -206,9 +220,20 @@ static void conn_queue(struct rt_ipfix_conn *c, const void *msg, size_t len)
 		c->q = q;
 		c->qcap = cap;
 	}
+	if (rt_grow_for((void **)&c->qend, &c->qend_cap, c->qn + 1, sizeof(*c->qend))) {
+		c->dropped++;
+		return;
+	}
 	memcpy(c->q + c->qlen, msg, len);
 	c->qlen += len;
-	c->msgs++;
+	c->qend[c->qn++] = c->qlen;	/* counted as sent once written whole */
+}
+
+/* The errors a connected UDP socket keeps from an ICMP answer to an earlier
+ * datagram (port, host or network unreachable), reported by the next call. */
+static int icmp_error(int e)
+{
+	return e == ECONNREFUSED || e == EHOSTUNREACH || e == ENETUNREACH || e == EHOSTDOWN;
 }
 
 void rt_ipfix_conn_send(struct rt_ipfix_conn *c, const void *msg, size_t len)
@@ -223,15 +248,24 @@ void rt_ipfix_conn_send(struct rt_ipfix_conn *c, const void *msg, size_t len)
 			conn_flush(c);
 		return;
 	}
-	/* UDP: an error (a refused port, said by ICMP) loses this datagram
-	 * only; said once a run, the count at the end (rt_ipfix_conn_close). */
+	/* UDP: an ICMP error (a port unreachable while the collector was
+	 * away) is about an earlier datagram, yet the connected socket reports
+	 * it on this send, which then sends nothing: said once a run, and this
+	 * message sent once more, the error taken. Any other error loses this
+	 * datagram only; said once a run, the count at the end
+	 * (rt_ipfix_conn_close). */
 	if (send(c->fd, msg, len, MSG_NOSIGNAL) < 0) {
-		c->dropped++;
+		int e = errno;
+
 		if (!c->said)
-			pr_warn("IPFIX collector %s: cannot send (%s); rocetop goes on and keeps sending.\n",
-				c->dest.where, strerror(errno));
+			pr_warn("IPFIX collector %s: %s (%s); rocetop goes on and keeps sending.\n",
+				c->dest.where, icmp_error(e) ? "an earlier message was refused" : "cannot send",
+				strerror(e));
 		c->said = 1;
-		return;
+		if (!icmp_error(e) || send(c->fd, msg, len, MSG_NOSIGNAL) < 0) {
+			c->dropped++;
+			return;
+		}
 	}
 	c->msgs++;
 }
@@ -248,13 +282,17 @@ void rt_ipfix_conn_close(struct rt_ipfix_conn *c, int ms)
 			conn_check(c);
 		conn_flush(c);
 	}
+	c->dropped += c->qn - c->qdone;	/* left in the queue at the end */
 	if (c->dropped)
-		pr_info("IPFIX collector %s: %llu of %llu messages were not sent.\n", c->dest.where,
-			(unsigned long long)c->dropped, (unsigned long long)(c->dropped + c->msgs));
+		pr_warn("IPFIX collector %s: %llu of %llu messages were not sent (%llu were).\n", c->dest.where,
+			(unsigned long long)c->dropped, (unsigned long long)(c->dropped + c->msgs),
+			(unsigned long long)c->msgs);
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
 	free(c->q);
+	free(c->qend);
 	c->q = NULL;
-	c->qlen = c->qoff = c->qcap = 0;
+	c->qend = NULL;
+	c->qlen = c->qoff = c->qcap = c->qn = c->qdone = c->qend_cap = 0;
 }

@@ -189,6 +189,8 @@ static void take_flow(struct rt_rep_flow *a, const struct rt_snapshot *s, const 
 		a->v.pcp = v->pcp;
 		a->v.opcode = v->opcode;
 	}
+	a->v.dscps |= v->dscps;
+	a->v.prios |= v->prios;
 	if (f->lqpn || f->pid) {
 		a->lqpn = f->lqpn;
 		a->rqpn = f->rqpn;
@@ -278,8 +280,10 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 							       &from);
 				snprintf(ai->speed_from, sizeof(ai->speed_from), "%s", from);
 			}
-			if (v->pfc_frames[p])
-				ai->paused[p] += rt_pause_seconds(v->pfc_quanta[p], ai->speed_mbps);
+			if (rt_paused_any(v, p))
+				ai->paused[p] += rt_paused_secs(s, x, v, p, d->secs, r->speed_given);
+			if (v->pfc_frames[p] && x->paused_est)
+				r->paused_est = 1;
 			m.pfc += v->pfc_frames[p];
 			m.xon += v->pfc_xon[p];
 			m.quanta += v->pfc_quanta[p];

@@ -104,6 +104,7 @@ struct rt_rep {
 	struct rt_rep_if ifs[2 * RT_MAX_IFACES];
 	size_t nifs;
 	__u64 speed_given;		/* --link-speed, 0: rt_link_speed decides */
+	int paused_est;			/* paused time estimated from quanta somewhere (an old recording) */
 	struct rt_iface ifaces[RT_MAX_IFACES];	/* the last snapshot's: what the source said of them */
 	size_t nifaces;
 	struct rt_rep_top ce_peaks, pfc_peaks;

@@ -5,7 +5,9 @@
  * (report_html.js, report_html.css) are inlined at build time (the Makefile
  * turns each into an array of bytes), so the file needs no network and the
  * binary no package at run time; a Content-Security-Policy forbids every
- * request. The page reads two JSON blocks: the report's own --json document,
+ * request, and every script but those two (allowed by their SHA-256, which
+ * the Makefile computes into gen/report_html_csp.h): a text from a file that
+ * reached the page as markup could run nothing. The page reads two JSON blocks: the report's own --json document,
  * shown as it is (summary, paused time, host pairs), and the drawing's data
  * (report_viz.h: the hosts' series, the flows drawn, the episodes).
  */
@@ -15,6 +17,7 @@
 #include <string.h>
 #include "derive.h"
 #include "report_viz.h"
+#include "gen/report_html_csp.h"
 
 static const char dygraph_js[] = {
 #include "gen/dygraph.min.js.inc"
@@ -206,7 +209,7 @@ int rt_report_html_write(FILE *f, const struct rt_viz_host *hs, int n, const cha
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+	      "script-src " RT_HTML_SCRIPT_HASHES "; style-src 'unsafe-inline'; img-src data:\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>rocetop report</title>\n<style>\n", f);
 	fwrite(dygraph_css, 1, sizeof(dygraph_css), f);
 	fwrite(page_css, 1, sizeof(page_css), f);

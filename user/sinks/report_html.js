@@ -103,6 +103,11 @@
 	function seriesAt(h, s, i) {
 		return h.k === 1 ? s.v[i] : [s.min[i], s.max[i], s.max[i]];
 	}
+	/* dygraphs inserts a title and a y label as markup: a name from a file
+	 * (a host label, a flow) goes in as text. */
+	function esc(s) {
+		return String(s).replace(/[&<>"']/g, function (c) { return '&#' + c.charCodeAt(0) + ';'; });
+	}
 	function chart(parent, title, hi, list, ylabel) {
 		var h = D.hosts[hi], rows = [], div = el('div', { 'class': 'chart' });
 		if (!list.length)
@@ -112,13 +117,19 @@
 			list.forEach(function (x) { row.push(seriesAt(h, x.s, i)); });
 			rows.push(row);
 		}
+		/* the legend in a box of its own below the chart, never over its
+		 * lines or its axis labels, however many series there are */
+		var legend = el('div', { 'class': 'legend' });
 		parent.appendChild(div);
+		parent.appendChild(legend);
 		var g = new Dygraph(div, rows, {
 			labels: ['time'].concat(list.map(function (x) { return x.name; })),
-			title: title, ylabel: ylabel, labelsUTC: true, stepPlot: true, customBars: h.k > 1,
-			legend: 'always', labelsSeparateLines: true, height: 220, dateWindow: current,
-			drawCallback: onDraw, includeZero: true,
+			title: esc(title), ylabel: esc(ylabel), labelsUTC: true, stepPlot: true, customBars: h.k > 1,
+			legend: 'always', labelsDiv: legend, labelsSeparateLines: false, height: 220,
+			dateWindow: current, drawCallback: onDraw, includeZero: true,
+			yLabelWidth: 16, axes: { y: { axisLabelWidth: 64 } },
 		});
+		g.rtLegend = legend;
 		g.rtHost = hi;
 		g.rtTitle = title;
 		charts.push(g);

@@ -70,7 +70,7 @@ static int pep_add(struct rt_rep *r, const struct rt_snapshot *s, const char *na
 			r->peps_left++;
 			return 0;
 		}
-		if (rt_grow_to((void **)&r->peps, &r->peps_cap, r->npeps + 1, sizeof(*r->peps)))
+		if (rt_grow_for((void **)&r->peps, &r->peps_cap, r->npeps + 1, sizeof(*r->peps)))
 			return -ENOMEM;
 		e = &r->peps[r->npeps++];
 		memset(e, 0, sizeof(*e));

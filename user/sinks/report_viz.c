@@ -13,6 +13,7 @@
 #include "linkspeed.h"
 #include "print.h"
 #include "report_viz.h"
+#include "table.h"
 #include "sink.h"
 #include "source.h"
 
@@ -57,10 +58,8 @@ static int flow_add(struct rt_viz_host *h, const struct rt_rep_flow *f)
 	for (i = 0; i < h->nflows; i++)
 		if (!rt_flow_key_cmp(&h->flows[i].k, &f->k))
 			return (int)i;
-	x = realloc(h->flows, (h->nflows + 1) * sizeof(*x));
-	if (!x)
+	if (rt_grow_for((void **)&h->flows, &h->flows_cap, h->nflows + 1, sizeof(*h->flows)))
 		return -1;
-	h->flows = x;
 	x = &h->flows[h->nflows];
 	memset(x, 0, sizeof(*x));
 	x->k = f->k;
@@ -291,11 +290,9 @@ static struct rt_viz_port *port_get(struct rt_viz_host *h, const struct rt_swpor
 	for (i = 0; i < h->nports; i++)
 		if (h->ports[i].ifindex == p->ifindex && h->ports[i].dir == p->dir)
 			return &h->ports[i];
-	x = realloc(h->ports, (h->nports + 1) * sizeof(*x));
-	if (!x)
+	if (rt_grow_for((void **)&h->ports, &h->ports_cap, h->nports + 1, sizeof(*h->ports)))
 		return NULL;
-	h->ports = x;
-	x = &x[h->nports];
+	x = &h->ports[h->nports];
 	memset(x, 0, sizeof(*x));
 	x->ifindex = p->ifindex;
 	x->dir = p->dir;
@@ -318,18 +315,14 @@ static void take_pauses(struct rt_viz_host *h, const struct rt_snapshot *s, cons
 	for (i = 0; i < d->nifs; i++) {
 		const struct rt_ifdir *x = d->ifs[i].s;
 		const struct rt_if_val *v = &d->ifs[i].d;
-		__u64 speed = 0;
 
 		for (j = 0; j < h->npauses; j++) {
 			const struct rt_viz_pause *q = &h->pauses[j];
 
-			if (q->k.ifindex != x->k.ifindex || q->k.dir != x->k.dir || !v->pfc_frames[q->prio])
+			if (q->k.ifindex != x->k.ifindex || q->k.dir != x->k.dir || !rt_paused_any(v, q->prio))
 				continue;
-			/* the speed the report's aggregation takes (report_agg.c) */
-			if (!speed)
-				speed = rt_link_speed_quiet(s, rt_snapshot_ifname(s, x->k.ifindex),
-							    h->run->agg.speed_given, NULL);
-			acc[j] += rt_pause_seconds(v->pfc_quanta[q->prio], speed);
+			/* as the report's aggregation takes it (report_agg.c) */
+			acc[j] += rt_paused_secs(s, x, v, q->prio, d->secs, h->run->agg.speed_given);
 		}
 	}
 }

@@ -86,6 +86,7 @@ struct rt_viz_host {
 	struct rt_viz_pt *tot[RT_VIZ_NRATES];
 	struct rt_viz_flow *flows;
 	size_t nflows, nflows_top;	/* the top ones first, then the CNP targets */
+	size_t flows_cap, ports_cap;	/* allocated (rt_grow_for) */
 	struct rt_viz_pause *pauses;
 	size_t npauses;
 	struct rt_viz_port *ports;

@@ -24,8 +24,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "rocetop.skel.h"
+#include "caps.h"
 #include "linkspeed.h"
 #include "live_maps.h"
+/* pause.h unrolls a loop for the BPF target; gcc has no use for the hint. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "pause_map.h"
+#pragma GCC diagnostic pop
 #include "log.h"
 #include "nic.h"
 #include "source.h"
@@ -66,6 +72,7 @@ struct live {
 	struct rt_flow_key *gone;	/* incremental: evicted, their rows go next interval */
 	size_t ngone, gone_cap;
 	struct rt_if_val *ifvals;	/* one ifstats entry, per CPU */
+	__u64 paused_ns[RT_IF_SLOTS][2][RT_NPRIO];	/* the last totals given: they never go back */
 	/* link watcher: rtnetlink link events say when to look again */
 	int nl_fd;
 	int xdp_mode, no_ingress, no_egress;
@@ -91,25 +98,34 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Effective capabilities from /proc: no libcap needed for one question. */
+/* Whether a seccomp filter guards this process (/proc/self/status): a
+ * container engine's default one refuses bpf() without CAP_SYS_ADMIN. */
+static int seccomp_filtered(void)
+{
+	char line[256];
+	int mode = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return mode == 2;
+}
+
+/* Whether this process holds what attaching needs; if not, say which
+ * capabilities it lacks (user/core/caps.h). */
 static int privileged(void)
 {
-	unsigned long long eff = 0;
-	char line[256];
-	FILE *f;
+	__u64 lacks = rt_caps_attach_lacks(rt_caps_effective(), rt_caps_last());
+	char names[128];
 
-	if (geteuid() == 0)
+	if (!lacks)
 		return 1;
-	f = fopen("/proc/self/status", "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	fclose(f);
-	/* CAP_NET_ADMIN (12), and CAP_SYS_ADMIN (21) or CAP_BPF (39) with
-	 * CAP_PERFMON (38): without it the verifier refuses the programs. */
-	return (eff >> 12 & 1) && ((eff >> 21 & 1) || ((eff >> 39 & 1) && (eff >> 38 & 1)));
+	pr_warn("attaching the BPF programs needs %s, which this process lacks: run rocetop as root, or grant %s (podman run --cap-add, the capabilities in dist/kubernetes/rocetop-daemonset.yaml).\n",
+		rt_caps_names(lacks, names, sizeof(names)), lacks & (lacks - 1) ? "them" : "it");
+	return 0;
 }
 
 /* The XDP program on i through a link in one mode (flags): 0, or -errno. */
@@ -496,6 +512,32 @@ static int read_changed(struct live *l, struct rt_snapshot *s)
 	return 0;
 }
 
+/*
+ * The paused time of ifstats entry idx (slot * 2 + dir) up to now, from the
+ * pause map (bpf/pause.h): read under its lock, the part of the pause in
+ * progress added as of now. A frame stamped before now but counted after
+ * this read may end that part earlier than now: the totals given never go
+ * back (a counter that went back would read as a reset). 0 or -1 (errno).
+ */
+static int read_paused(struct live *l, __u32 idx, __u64 out[RT_NPRIO])
+{
+	__u64 *last = l->paused_ns[idx / 2][idx % 2], now;
+	struct rt_pause_val v;
+	int p;
+
+	if (bpf_map_lookup_elem_flags(bpf_map__fd(l->skel->maps.pausestate), &idx, &v, BPF_F_LOCK))
+		return -1;
+	now = now_ns(CLOCK_MONOTONIC);	/* the programs' clock, bpf_ktime_get_ns */
+	for (p = 0; p < RT_NPRIO; p++) {
+		__u64 t = rt_pause_total(&v.prio[p], now);
+
+		if (t > last[p])
+			last[p] = t;
+		out[p] = last[p];
+	}
+	return 0;
+}
+
 /* ifstats is a per-CPU array: slot * 2 + dir, slots as set before load. */
 static int read_ifstats(struct live *l, struct rt_snapshot *s)
 {
@@ -516,6 +558,8 @@ static int read_ifstats(struct live *l, struct rt_snapshot *s)
 			/* Frames of unwatched interfaces only appear in tests. */
 			if (slot == RT_SLOT_OTHER && !sum.pkts)
 				continue;
+			if (sum.mac_ctrl && read_paused(l, idx, sum.pfc_paused_ns))
+				return -errno;
 			d = rt_snapshot_add_ifdir(s);
 			if (!d)
 				return -ENOMEM;
@@ -883,14 +927,16 @@ static int load_programs(struct live *l, const struct rt_opts *o)
 	if (split && !o->bpf_split)
 		pr_debug("Linux before 6.12: loading the split BPF programs.\n");
 	err = open_load(l, o, split, frags);
-	if (err && !split && l->skel) {
+	if (err && err != -EPERM && !split && l->skel) {
 		libbpf_strerror(err, buf, sizeof(buf));
 		pr_info("this kernel's verifier refused rocetop's inlined BPF programs (%s): loading the split ones, which cost a frame a little more.\n",
 			buf);
 		rocetop_bpf__destroy(l->skel);
 		err = open_load(l, o, 1, frags);
 	}
-	if (err && l->skel) {
+	if ((err == -EPERM || err == -EACCES) && l->skel && seccomp_filtered()) {
+		pr_warn("the kernel refused bpf(), which loads the programs, though the capabilities are there, and a seccomp filter guards this process (a container engine's default one refuses bpf() without CAP_SYS_ADMIN): run the container with dist/kubernetes/rocetop-seccomp.json (podman run --security-opt seccomp=FILE, or the DaemonSet's seccompProfile).\n");
+	} else if (err && l->skel) {
 		libbpf_strerror(err, buf, sizeof(buf));
 		pr_warn("the kernel refused rocetop's BPF programs (%s); run with -v for the verifier's log.\n",
 			buf);
@@ -921,6 +967,24 @@ static int find_ifaces(struct live *l, const struct rt_opts *o)
 		if (off >= sizeof(l->source))
 			off = sizeof(l->source) - 1;
 	}
+	return 0;
+}
+
+/* Each watched interface's link speed into its entries of the pause map
+ * (bpf/pause.h; iface_facts decided it, 0: the assumed speed). 0 or -errno. */
+static int pause_speeds(struct live *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.pausestate);
+
+	for (int i = 0; i < l->nifs; i++)
+		for (__u32 dir = 0; dir < 2; dir++) {
+			struct rt_pause_val v = { 0 };
+			__u32 idx = (__u32)i * 2 + dir;
+
+			v.mbps = l->ifs[i].speed_mbps > 0xffffffffULL ? 0xffffffffU : (__u32)l->ifs[i].speed_mbps;
+			if (bpf_map_update_elem(fd, &idx, &v, BPF_ANY))
+				return -errno;
+		}
 	return 0;
 }
 
@@ -955,6 +1019,11 @@ static int load_bpf(struct live *l, const struct rt_opts *o)
 			pr_warn("cannot fill the BPF slot map: %s.\n", strerror(-err));
 			return err;
 		}
+	}
+	err = pause_speeds(l);
+	if (err) {
+		pr_warn("cannot fill the BPF pause map: %s.\n", strerror(-err));
+		return err;
 	}
 	/* one interface: the program takes its ifindex from here, not the frame's
 	 * context (bpf/rocetop.bpf.c, rt_one_ifindex and rt_one_slot) */
@@ -1030,10 +1099,8 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	l->nl_fd = -1;
 	if (find_ifaces(l, o))
 		goto fail;
-	if (!privileged()) {
-		pr_warn("attaching BPF programs needs root (or CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN): run rocetop with sudo.\n");
+	if (!privileged())
 		goto fail;
-	}
 	if (load_bpf(l, o) || attach_all(l, o))
 		goto fail;
 	watch_link_events(l);

@@ -289,6 +289,8 @@ static int sum_regions(const struct rt_ftab *t, const struct rt_flow_key *k, __u
 			continue;
 		n++;
 		rt_flow_val_add(out, &v);
+		out->dscps |= v.dscps;
+		out->prios |= v.prios;
 		if (v.last_ns >= out->last_ns) {
 			out->sport = v.sport;
 			out->dscp = v.dscp;

@@ -68,9 +68,11 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "count.h"
+#include "pause.h"
 #pragma GCC diagnostic pop
 #include "fmt.h"
 #include "join.h"
+#include "linkspeed.h"
 #include "log.h"
 #include "pcap_classic.h"
 #include "pcap_sflow.h"
@@ -124,6 +126,8 @@ struct pcapsrc {
 	__u64 evicted, evicted_dir[2];
 	struct rt_if_val ifv[2];
 	int ifseen[2];
+	struct rt_pause_prio pause[2][RT_NPRIO];	/* paused time (bpf/pause.h) in capture time */
+	__u64 speed_mbps;	/* --link-speed, 0: assumed (said once, rt_link_speed) */
 	struct rt_pcapc mm;	/* a classic pcap read in place; mm.p NULL: libpcap reads */
 	void *map;		/* the mapping mm reads */
 	size_t maplen, released;	/* its length; bytes already given back */
@@ -177,6 +181,8 @@ static int account(struct pcapsrc *s, struct rt_snapshot *snap, const struct ahe
 
 	s->ifseen[q->dir] = 1;
 	rt_count_if(iv, &q->p, q->len);
+	if (q->p.kind == RT_K_PFC || q->p.kind == RT_K_PAUSE)
+		rt_pause_count(s->pause[q->dir], &q->p, q->ts, s->speed_mbps);
 	if (q->p.kind == RT_K_ROCE) {
 		struct rt_flow *f;
 		int fresh;
@@ -617,6 +623,7 @@ static void reset(struct pcapsrc *s)
 	memset(s->evicted_dir, 0, sizeof(s->evicted_dir));
 	memset(s->ifv, 0, sizeof(s->ifv));
 	memset(s->ifseen, 0, sizeof(s->ifseen));
+	memset(s->pause, 0, sizeof(s->pause));
 	memset(&s->pend, 0, sizeof(s->pend));
 	rt_pcap_sflow_reset(s->sflow);
 	s->sflow_err = 0;
@@ -740,6 +747,10 @@ static int interval_end(struct pcapsrc *s, struct rt_snapshot *snap)
 			return -ENOMEM;
 		r->v = s->ifv[d];
 		r->evicted = s->evicted_dir[d];
+		for (int p = 0; p < RT_NPRIO; p++)	/* up to the interval's end */
+			r->v.pfc_paused_ns[p] = rt_pause_total(&s->pause[d][p], s->end);
+		if (r->v.mac_ctrl && !s->speed_mbps)
+			rt_link_speed(snap, s->ifname, 0, NULL);	/* says the speed is assumed */
 	}
 	/* sFlow's rows before the join, in the order the loop merges a live
 	 * collector's (user/core/stream.c) */
@@ -823,6 +834,7 @@ struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void
 		return NULL;
 	}
 	src->priv = s;
+	s->speed_mbps = o->find.speed_mbps;
 	s->stream_fd = fd;
 	s->stream = fd >= 0;
 	s->sflow = rt_pcap_sflow_new(o);

@@ -8,10 +8,13 @@
  * drops and flows idle for --flow-timeout are forgotten (sweep()), so a
  * collector that runs for months keeps room for what is new.
  *
- * Only an agent that sent a whole, clean datagram gets a slot: senders
- * --sflow-allow refuses, datagrams that are not sFlow v5, and damaged ones
- * from agents not seen before are counted in one "(rejected)" row, so spoofed
- * junk can never crowd real agents into the shared "other" slot.
+ * Only an agent that sent a whole datagram (every sample it announced inside
+ * it) gets a slot: senders --sflow-allow refuses, datagrams that are not
+ * sFlow v5, and damaged ones from agents not seen before are counted in one
+ * "(rejected)" row, so spoofed junk can never crowd real agents into the
+ * shared "other" slot. Bytes after the announced samples do not damage them
+ * (real switches send such datagrams; tshark and sflowtool read their
+ * samples): the samples count, and so does the datagram's error.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -713,6 +716,8 @@ static void on_flow(void *arg, const struct rt_sf_dgram *d, const struct rt_sf_f
 		fl->v.dscp = one.dscp;
 		fl->v.pcp = one.pcp;
 		fl->v.opcode = one.opcode;
+		fl->v.dscps |= one.dscps;
+		fl->v.prios |= one.prios;
 		fl->samples++;
 	}
 }
@@ -823,8 +828,9 @@ void rt_sflow_datagram(struct rt_sflow *sf, const void *buf, size_t len, const s
 	}
 	a = agent_find(sf, d.agent_family, d.agent, d.sub_agent);
 	if (!a) {
-		/* A new agent only from a whole, clean datagram. */
-		if (rt_sf_decode(buf, len, &d, NULL, NULL) != RT_SF_OK) {
+		/* A new agent only from a datagram whose samples all fit. */
+		err = rt_sf_decode(buf, len, &d, NULL, NULL);
+		if (err != RT_SF_OK && err != RT_SF_E_TRAILING) {
 			sf->rejected++;
 			return;
 		}
