@@ -88,6 +88,29 @@ static void fill(struct rt_snapshot *s, int i)
 	p->congestion = 1;
 	rt_snapshot_add_iface(s, 2, "eth0", "native");
 	rt_snapshot_note(s, "note %d", i);
+	/* The host's settings: every field away from its "unknown" value. */
+	for (j = 0; j < 2; j++) {
+		struct rt_hostcfg *c = &s->cfgs[s->ncfgs++];
+
+		rt_hostcfg_init(c);
+		snprintf(c->netdev, sizeof(c->netdev), "eth%d", j);
+		snprintf(c->dev, sizeof(c->dev), "mlx5_%d", j);
+		snprintf(c->pci, sizeof(c->pci), "0000:03:00.%d", j);
+		c->port = 1;
+		c->mtu = 9000;
+		c->active_mtu = 1024 << i % 3;
+		c->pfc_known = c->app_known = c->trusts_dscp = 1;
+		c->pfc_en = (__u8)(0x08 | j << 4);
+		c->dscp_prio[26] = 3;
+		c->dscp_prio[48] = (__u8)(6 + j);
+		c->np_en[3] = 1;
+		c->rp_en[3] = (__s8)(i & 1);
+		c->pfc_tout = 0xffff;
+		c->roce_tos = 106;
+		c->roce_prio = 3;
+		for (int k = 0; k < RT_CC__N; k++)
+			c->cc[k] = 1000LL * k + i + j;
+	}
 }
 
 /* Equal field by field (padding is not part of the record). */
@@ -122,6 +145,8 @@ static int same(const struct rt_snapshot *a, const struct rt_snapshot *b)
 	for (i = 0; i < a->nnotes; i++)
 		if (strcmp(a->notes[i], b->notes[i]))
 			return 0;
+	if (a->ncfgs != b->ncfgs || memcmp(a->cfgs, b->cfgs, a->ncfgs * sizeof(a->cfgs[0])))
+		return 0;
 	return 1;
 }
 

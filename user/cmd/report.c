@@ -80,6 +80,7 @@ struct report {
 	__u64 speed_mbps;
 	const char *speed_from;
 	int multi;		/* one of several files: name hosts */
+	int tune;		/* --tune: the tuning section */
 	const struct rt_filter *filter;	/* --filter, or NULL */
 	struct rt_rep_run run;	/* the aggregation, the findings, host and kind */
 	struct rt_rep *a;	/* &run.agg */
@@ -87,6 +88,43 @@ struct report {
 };
 
 /* ---- printing: text and JSON from the same calls (print.h) ---- */
+
+/* --tune: what to change, from the settings the recording carries and its
+ * numbers (user/sinks/tune.c; rocetop(8) TUNING). */
+static void tuning(struct rt_printer *p, struct report *R)
+{
+	struct rt_tune_rec rec[RT_TUNE_MAX];
+	size_t n = rt_tune_rules(&R->run.tune, rec, RT_TUNE_MAX);
+	char safe[4][1024];
+
+	rt_pr_text(p, "\nTuning (%zu recommendation%s)\n", n, n == 1 ? "" : "s");
+	if (!R->run.tune.ncfg)
+		rt_pr_text(p, "  the recording carries no congestion settings (recorded without an RDMA port, "
+			   "or by an older rocetop): only what the traffic alone shows\n");
+	else if (!n)
+		rt_pr_text(p, "  nothing to change: no setting this recording shows at fault\n");
+	rt_pr_open_arr(p, "tuning");
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_tune_rec *r = &rec[i];
+
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_TEXT, NULL, "  %s", rt_fmt_safe(r->setting, safe[0], sizeof(safe[0])));
+		rt_pr_str(p, RT_PR_TEXT, NULL, " (%s)", rt_fmt_safe(r->scope, safe[1], sizeof(safe[1])));
+		rt_pr_str(p, RT_PR_TEXT, NULL, ": %s", rt_fmt_safe(r->current, safe[2], sizeof(safe[2])));
+		rt_pr_str(p, RT_PR_TEXT, NULL, " -> %s", rt_fmt_safe(r->recommended, safe[3], sizeof(safe[3])));
+		rt_pr_str(p, RT_PR_ANY, "confidence", ", confidence %s\n", r->confidence);
+		rt_pr_str(p, RT_PR_TEXT, NULL, "    evidence: %s\n", rt_fmt_safe(r->evidence, safe[0], sizeof(safe[0])));
+		rt_pr_str(p, RT_PR_TEXT, NULL, "    command:  %s\n", rt_fmt_safe(r->command, safe[1], sizeof(safe[1])));
+		rt_pr_str(p, RT_PR_JSON, "setting", NULL, r->setting);
+		rt_pr_str(p, RT_PR_JSON, "scope", NULL, r->scope);
+		rt_pr_str(p, RT_PR_JSON, "current", NULL, r->current);
+		rt_pr_str(p, RT_PR_JSON, "recommended", NULL, r->recommended);
+		rt_pr_str(p, RT_PR_JSON, "evidence", NULL, r->evidence);
+		rt_pr_str(p, RT_PR_JSON, "command", NULL, r->command);
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
+}
 
 static const char *fmt_time(__u64 ns, char *buf, size_t len)
 {
@@ -661,6 +699,8 @@ static void print_report(struct rt_printer *p, struct report *R)
 	jobs_table(p, &R->a->jobs, R->top);
 	throttled(p, R);
 	nic_counters(p, R);
+	if (R->tune)
+		tuning(p, R);
 }
 
 /* ---- several files: one timeline across hosts ---- */
@@ -997,7 +1037,7 @@ static int print_merged(struct rt_printer *p, struct report *rs, int n, int top)
 struct report_args {
 	struct rt_opts o;
 	struct rt_find_cfg cfg;
-	int json, text, top, episodes;
+	int json, text, top, episodes, tune;
 	__u64 speed;
 	const char *speed_from;
 	const char *html, *perfetto;	/* --html, --perfetto: the paths */
@@ -1031,6 +1071,9 @@ static const struct rt_opt report_opts[] = {
 		"(open it in ui.perfetto.dev; '-': standard output)", RT_SET_STR(A, perfetto) },
 	{ 264, "text", NULL, "with --html or --perfetto to a file, print the report\n"
 		"too (without, one line says where each went)", RT_SET_FLAG(A, text) },
+	{ 265, "tune", NULL, "also say what to change in the host's ECN, PFC and CNP\n"
+		"settings, with the evidence and the command (see\n"
+		"TUNING in rocetop(8))", RT_SET_FLAG(A, tune) },
 	{ 340, "filter", "EXPR", "only the flows EXPR keeps, the host pairs of those flows\n"
 		"and the findings that involve them (the language of\n"
 		"rocetop --filter; see FILTERS in rocetop(8))", RT_SET_STR(A, filter) },
@@ -1043,6 +1086,7 @@ static const struct rt_cli report_cli = {
 	.usage =
 "Usage: rocetop report FILE [FILE ...] [--json] [--interval S] [--top N] [--episodes N]\n"
 "                      [--link-speed SPEED] [--filter EXPR] [--html FILE] [--perfetto FILE] [--text]\n"
+"                      [--tune]\n"
 "Summarise rocetop recordings or pcap/pcapng captures: the findings' episodes\n"
 "first, most severe first, then duration and totals, the top flows by CE, CNP\n"
 "and NAK, the moments of peak CE rate and PFC pauses, paused time per priority,\n"
@@ -1561,6 +1605,7 @@ int rt_report_main(int argc, char **argv)
 		rs[i].speed_mbps = ra.speed;
 		rs[i].speed_from = ra.speed_from;
 		rs[i].multi = nrep > 1;
+		rs[i].tune = ra.tune;
 		rs[i].filter = ra.flt;
 		if (load_file(&rs[i], &ra.o, &ra.cfg))
 			goto out;

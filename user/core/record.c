@@ -50,6 +50,7 @@ struct rec_snap {
 	char  source[128];
 	__u32 nswports, nswdrops, nsfagents;	/* sFlow; absent (0) in older files */
 	__u32 njobs;		/* the owners' jobs (job.h); absent (0) in older files */
+	__u32 ncfgs;		/* the host's congestion settings (hostcfg.h); absent (0) in older files */
 };
 
 struct rec_note {
@@ -80,6 +81,7 @@ static struct field snap_fields[] = {
 	F(struct rec_snap, source, "char[128]"),
 	F(struct rec_snap, nswports, "u32"), F(struct rec_snap, nswdrops, "u32"),
 	F(struct rec_snap, nsfagents, "u32"), F(struct rec_snap, njobs, "u32"),
+	F(struct rec_snap, ncfgs, "u32"),
 };
 
 /* The layout tables: one F() per field of each struct a recording holds (alike in shape only). */
@@ -181,8 +183,23 @@ static struct field job_fields[] = {
 	F(struct rt_job, cgroup, "char[256]"),
 };
 
-/* From R_SWPORT on, structs a file may leave out (recordings before sFlow, jobs). */
-enum { R_SNAP, R_FLOW, R_IFDIR, R_PORT, R_IFACE, R_NOTE, R_SWPORT, R_SWDROP, R_SFAGENT, R_JOB, R__N };
+/* The host's congestion settings as the doctor read them (hostcfg.h). */
+static struct field cfg_fields[] = {
+	F(struct rt_hostcfg, netdev, "char[16]"), F(struct rt_hostcfg, dev, "char[32]"),
+	F(struct rt_hostcfg, pci, "char[32]"),
+	F(struct rt_hostcfg, port, "u32"), F(struct rt_hostcfg, mtu, "s32"),
+	F(struct rt_hostcfg, active_mtu, "s32"), F(struct rt_hostcfg, pfc_known, "u8"),
+	F(struct rt_hostcfg, pfc_en, "u8"), F(struct rt_hostcfg, app_known, "u8"),
+	F(struct rt_hostcfg, trusts_dscp, "u8"), F(struct rt_hostcfg, dscp_prio, "u8[64]"),
+	F(struct rt_hostcfg, np_en, "s8[8]"), F(struct rt_hostcfg, rp_en, "s8[8]"),
+	F(struct rt_hostcfg, pfc_tout, "s32"), F(struct rt_hostcfg, roce_tos, "s32"),
+	F(struct rt_hostcfg, roce_prio, "s32"), F(struct rt_hostcfg, cc, "s64[12]"),
+};
+_Static_assert(RT_CC__N == 12, "cfg_fields names cc as s64[12]");
+
+/* From R_SWPORT on, structs a file may leave out (recordings before sFlow, jobs, settings). */
+enum { R_SNAP, R_FLOW, R_IFDIR, R_PORT, R_IFACE, R_NOTE, R_SWPORT, R_SWDROP, R_SFAGENT, R_JOB, R_CFG,
+       R__N };
 #define R_OPTIONAL R_SWPORT
 
 struct rstruct {
@@ -197,7 +214,7 @@ static struct rstruct layout[R__N] = {
 	RS("snap", snap_fields), RS("flow", flow_fields), RS("ifdir", ifdir_fields),
 	RS("port", port_fields), RS("iface", iface_fields), RS("note", note_fields),
 	RS("swport", swport_fields), RS("swdrop", swdrop_fields), RS("sfagent", sfagent_fields),
-	RS("job", job_fields),
+	RS("job", job_fields), RS("cfg", cfg_fields),
 };
 
 _Static_assert(sizeof(((struct rt_iface *)0)->name) == 16, "IF_NAMESIZE is 16");
@@ -268,7 +285,8 @@ static char *layout_text(size_t *len, const struct rt_rec_meta *m)
 	OUT("rocetop recording\nversion %d\nbyteorder little\n", RT_REC_VERSION);
 	OUT("block u32 magic 'RTBK', u32 zlen, u32 rawlen, u32 crc32 of the zlib data, zlib data[zlen] inflating to record[rawlen]\n");
 	OUT("record snap, flow[snap.nflows], ifdir[snap.nifs], port[snap.nports], iface[snap.nifaces], note[snap.nnotes], "
-	    "swport[snap.nswports], swdrop[snap.nswdrops], sfagent[snap.nsfagents], job[snap.njobs]\n");
+	    "swport[snap.nswports], swdrop[snap.nswdrops], sfagent[snap.nsfagents], job[snap.njobs], "
+	    "cfg[snap.ncfgs]\n");
 	OUT("counters are totals since the source started (or since the previous rotated file ended)\n");
 	if (m && m->host && m->host[0])
 		OUT("host %s\n", m->host);
@@ -331,7 +349,8 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 	       s->nifs * layout[R_IFDIR].fsize + s->nports * layout[R_PORT].fsize +
 	       s->nifaces * layout[R_IFACE].fsize + s->nnotes * layout[R_NOTE].fsize +
 	       s->nswports * layout[R_SWPORT].fsize + s->nswdrops * layout[R_SWDROP].fsize +
-	       s->nsfagents * layout[R_SFAGENT].fsize + s->njobs * layout[R_JOB].fsize;
+	       s->nsfagents * layout[R_SFAGENT].fsize + s->njobs * layout[R_JOB].fsize +
+	       s->ncfgs * layout[R_CFG].fsize;
 	if (need > RT_REC_MAX_BLOCK)
 		return -E2BIG;
 	if (*len < need || !*buf) {
@@ -353,6 +372,7 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 	h.nswdrops = (__u32)s->nswdrops;
 	h.nsfagents = (__u32)s->nsfagents;
 	h.njobs = (__u32)s->njobs;
+	h.ncfgs = (__u32)s->ncfgs;
 	memcpy(h.source, s->source, sizeof(h.source));
 	pack(&layout[R_SNAP], p, &h);
 	p += layout[R_SNAP].fsize;
@@ -378,6 +398,8 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 		pack(&layout[R_SFAGENT], p, &s->sfagents[i]);
 	for (i = 0; i < s->njobs; i++, p += layout[R_JOB].fsize)
 		pack(&layout[R_JOB], p, &s->jobs[i]);
+	for (i = 0; i < s->ncfgs; i++, p += layout[R_CFG].fsize)
+		pack(&layout[R_CFG], p, &s->cfgs[i]);
 	*len = need;
 	return 0;
 }
@@ -1189,11 +1211,12 @@ static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, 
 {
 	unsigned long long need = r->fsize[R_SNAP], mem = 0;
 
-	if (h->nifaces > RT_MAX_IFACES || h->nnotes > RT_MAX_NOTES)
+	if (h->nifaces > RT_MAX_IFACES || h->nnotes > RT_MAX_NOTES || h->ncfgs > RT_MAX_CFGS)
 		return -EINVAL;
 	/* A struct the file leaves out (size 0) has no records. */
 	if ((!r->fsize[R_SWPORT] && h->nswports) || (!r->fsize[R_SWDROP] && h->nswdrops) ||
-	    (!r->fsize[R_SFAGENT] && h->nsfagents) || (!r->fsize[R_JOB] && h->njobs))
+	    (!r->fsize[R_SFAGENT] && h->nsfagents) || (!r->fsize[R_JOB] && h->njobs) ||
+	    (!r->fsize[R_CFG] && h->ncfgs))
 		return -EINVAL;
 	if (add_product(&need, h->nflows, r->fsize[R_FLOW]) ||
 	    add_product(&need, h->nifs, r->fsize[R_IFDIR]) ||
@@ -1203,7 +1226,8 @@ static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, 
 	    add_product(&need, h->nswports, r->fsize[R_SWPORT]) ||
 	    add_product(&need, h->nswdrops, r->fsize[R_SWDROP]) ||
 	    add_product(&need, h->nsfagents, r->fsize[R_SFAGENT]) ||
-	    add_product(&need, h->njobs, r->fsize[R_JOB]))
+	    add_product(&need, h->njobs, r->fsize[R_JOB]) ||
+	    add_product(&need, h->ncfgs, r->fsize[R_CFG]))
 		return -EINVAL;
 	/* A small stored struct may stand for a large one in memory: cap that. */
 	if (add_product(&mem, h->nflows, sizeof(struct rt_flow)) ||
@@ -1357,6 +1381,11 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 			return -ENOMEM;
 		unpack(r, R_JOB, w, p);
 	}
+	for (i = 0; i < h.ncfgs; i++, p += r->fsize[R_CFG]) {
+		rt_hostcfg_init(&s->cfgs[i]);	/* fields the file lacks: unknown */
+		unpack(r, R_CFG, &s->cfgs[i], p);
+	}
+	s->ncfgs = h.ncfgs;
 	return 0;
 }
 

@@ -79,7 +79,7 @@ static void table_empty(struct rt_flow_table *t)
 
 void rt_snapshot_clear(struct rt_snapshot *s)
 {
-	s->nflows = s->nifs = s->nports = s->nifaces = s->nnotes = 0;
+	s->nflows = s->nifs = s->nports = s->nifaces = s->nnotes = s->ncfgs = 0;
 	s->nswports = s->nswdrops = s->nsfagents = s->njobs = 0;
 	s->time_ns = s->mono_ns = s->evicted = 0;
 	s->source[0] = '\0';

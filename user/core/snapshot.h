@@ -38,6 +38,7 @@
 #include "rocetop.h"
 #include "table.h"
 #include "job.h"
+#include "hostcfg.h"
 
 #define RT_MAX_IFACES	64
 #define RT_MAX_NOTES	8
@@ -347,6 +348,11 @@ struct rt_snapshot {
 
 	char notes[RT_MAX_NOTES][160];	/* degradations worth a line on screen */
 	size_t nnotes;
+
+	/* The host's congestion settings (hostcfg.h), one row per RDMA netdev:
+	 * filled by the NIC's doctor reading (live) or a recording; none before. */
+	struct rt_hostcfg cfgs[RT_MAX_CFGS];
+	size_t ncfgs;
 
 	struct rt_flow_table *tab;	/* NULL: a plain array of rows (see above) */
 };

@@ -87,6 +87,7 @@ struct rt_nic {
 	 * the first failing one is a line of the view's header. */
 	struct rt_doc_host *doc[2];
 	struct rt_doc_findings *doc_out;
+	const struct rt_doc_host *doc_last;	/* the last reading, for the snapshots' settings */
 	unsigned int doc_tick;
 	char doc_line[160];
 	/* Over the loop's persistent table (stream.c): the NIC flows' keys of
@@ -961,6 +962,7 @@ static void doctor_line(struct rt_nic *n, struct rt_snapshot *snap)
 		prev = n->doc[(n->doc_tick / DOC_EVERY) % 2];
 		cur = n->doc[(n->doc_tick / DOC_EVERY + 1) % 2];
 		rt_doctor_read(n->root, NULL, cur);
+		n->doc_last = cur;
 		for (size_t i = 0; i < cur->n; i++)
 			seen |= seen_prios(snap, &cur->nd[i]);
 		rt_doctor_check(n->doc_tick > 1 ? prev : NULL, cur, seen, n->doc_out);
@@ -975,6 +977,10 @@ static void doctor_line(struct rt_nic *n, struct rt_snapshot *snap)
 	}
 	if (n->doc_line[0])
 		rt_snapshot_note(snap, "%s", n->doc_line);
+	/* The settings of the last reading go with every snapshot (recordings keep them). */
+	snap->ncfgs = 0;
+	for (size_t i = 0; n->doc_last && i < n->doc_last->n && snap->ncfgs < RT_MAX_CFGS; i++)
+		rt_doctor_hostcfg(&n->doc_last->nd[i], &snap->cfgs[snap->ncfgs++]);
 }
 
 void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)

@@ -331,17 +331,6 @@ int rt_doctor_read(const char *root, const char *only, struct rt_doc_host *h)
 
 /* ---- judging ---- */
 
-int rt_roce_mtu_for(int netdev_mtu)
-{
-	/* GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4, as iboe_get_mtu */
-	int room = netdev_mtu - 96;
-
-	for (int m = 4096; m >= 256; m /= 2)
-		if (room >= m)
-			return m;
-	return -1;
-}
-
 static struct rt_doc_finding *add(struct rt_doc_findings *o, const char *id, int sev,
 				  const char *netdev)
 {
@@ -644,4 +633,39 @@ void rt_doctor_check(const struct rt_doc_host *before, const struct rt_doc_host 
 		SAY(f, evidence, "hw_counters np_cnp_sent %llu%s, rp_cnp_handled 0 on every port",
 		    (unsigned long long)t.sent, before ? " (since the first reading)" : "");
 	}
+}
+
+/* ---- the settings a snapshot and a recording carry (user/core/hostcfg.h) ---- */
+
+void rt_doctor_hostcfg(const struct rt_doc_netdev *d, struct rt_hostcfg *c)
+{
+	char why[160];
+
+	rt_hostcfg_init(c);
+	snprintf(c->netdev, sizeof(c->netdev), "%s", d->netdev);
+	snprintf(c->dev, sizeof(c->dev), "%s", d->dev);
+	snprintf(c->pci, sizeof(c->pci), "%s", d->pci);
+	c->port = d->port;
+	c->mtu = d->mtu;
+	c->active_mtu = d->active_mtu;
+	c->pfc_known = d->dcb.ok && d->dcb.has_pfc;
+	c->pfc_en = c->pfc_known ? d->dcb.pfc_en : 0;
+	c->app_known = d->dcb.ok || d->trust[0];
+	c->trusts_dscp = (__u8)trusts_dscp(d);
+	for (unsigned int q = 0; q < 64; q++) {
+		int p = d->dcb.ok ? rt_dcb_app_prio(&d->dcb, q) : -1;
+
+		c->dscp_prio[q] = p >= 0 && p < 8 ? (__u8)p : 0xff;
+	}
+	for (int q = 0; q < 8; q++) {
+		c->np_en[q] = (__s8)(d->np_en[q] < 0 ? -1 : d->np_en[q] > 0);
+		c->rp_en[q] = (__s8)(d->rp_en[q] < 0 ? -1 : d->rp_en[q] > 0);
+	}
+	c->pfc_tout = d->pfc_tout;
+	c->roce_tos = d->roce_tos;
+	c->roce_prio = roce_prio(d, why, sizeof(why));
+	for (size_t i = 0; i < d->ncc; i++)
+		for (int k = 0; k < RT_CC__N; k++)
+			if (!strcmp(d->cc[i].name, rt_cc_param_names[k]))
+				c->cc[k] = d->cc[i].v;
 }

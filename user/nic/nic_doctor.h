@@ -13,6 +13,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 #include "doc_findings.h"
+#include "hostcfg.h"
 #include "nic.h"
 
 #define RT_DOC_MAX_NETDEVS	16
@@ -66,8 +67,8 @@ int rt_doctor_read(const char *root, const char *only, struct rt_doc_host *h);
 void rt_doctor_check(const struct rt_doc_host *before, const struct rt_doc_host *now,
 		     unsigned int seen_prios, struct rt_doc_findings *out);
 
-/* The largest RoCE MTU a netdev MTU allows (the kernel's iboe_get_mtu). */
-int rt_roce_mtu_for(int netdev_mtu);
+/* One netdev's settings as a snapshot and a recording carry them. */
+void rt_doctor_hostcfg(const struct rt_doc_netdev *d, struct rt_hostcfg *c);
 
 /* A bit mask of priorities as "3,4" ("none" for 0). */
 void rt_doc_prio_list(unsigned int mask, char *buf, size_t len);

@@ -58,6 +58,8 @@ static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	err = rt_filter_delta(k->filter, cur, &dd, &kept, &k->fl, &k->flcap);
 	if (!err)
 		err = rt_rep_take(&k->out->agg, cur, &kept);
+	if (!err)
+		rt_tune_take(&k->out->tune, cur, &kept);
 	if (err)
 		return err;
 	/* The rules want a length: a recording's first interval takes the

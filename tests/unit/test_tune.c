@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The --tune rules (user/sinks/tune.c) on hand-built intervals: a host whose
+ * settings are healthy gives no recommendation for CE, CNPs and pauses; each
+ * rule the live test (tests/nic/test_tune.sh) does not plant gives exactly
+ * its recommendation at its edge: the reaction point off with CNPs, PFC on a
+ * priority no RoCE took, the RDMA MTU below the netdev's, and PFC before ECN
+ * in 2 of 3 episodes (1 of 3: none). Expected values are worked out here.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "check.h"
+#include "tune.h"
+
+/* A host like the hwhost fixture's healthy one: eth2, PFC and data on 3, CNPs DSCP 48 -> 6. */
+static void healthy(struct rt_hostcfg *c)
+{
+	rt_hostcfg_init(c);
+	snprintf(c->netdev, sizeof(c->netdev), "eth2");
+	snprintf(c->dev, sizeof(c->dev), "mlx5_0");
+	snprintf(c->pci, sizeof(c->pci), "0000:03:00.0");
+	c->port = 1;
+	c->mtu = 9000;
+	c->active_mtu = 4096;
+	c->pfc_known = c->app_known = c->trusts_dscp = 1;
+	c->pfc_en = 1u << 3;
+	c->dscp_prio[26] = 3;
+	c->dscp_prio[48] = 6;
+	memset(c->np_en, 1, sizeof(c->np_en));
+	memset(c->rp_en, 1, sizeof(c->rp_en));
+	c->pfc_tout = 0xffff;
+	c->cc[RT_CC_NP_CNP_DSCP] = 48;
+	c->cc[RT_CC_NP_CNP_PRIO] = 6;
+}
+
+/* One interval on eth2 (ifindex 2): data of DSCP dscp, ce of them CE-marked,
+ * cnp CNPs on DSCP 48, pause PFC frames on priority 3. */
+static void interval(struct rt_tune *t, const struct rt_hostcfg *c, unsigned dscp, __u64 pkts, __u64 ce,
+		     __u64 cnp, __u64 pause)
+{
+	static struct rt_snapshot s;
+	struct rt_flow fl[2] = { 0 };
+	struct rt_flow_delta fd[2] = { 0 };
+	struct rt_ifdir ifd = { 0 };
+	struct rt_ifdir_delta id = { 0 };
+	struct rt_delta d = { 0 };
+
+	rt_snapshot_init(&s);
+	rt_snapshot_add_iface(&s, 2, "eth2", "native");
+	s.cfgs[0] = *c;
+	s.ncfgs = 1;
+	fl[0].k.ifindex = fl[1].k.ifindex = 2;
+	fl[0].v.dscp = (__u8)dscp;
+	fl[1].v.dscp = 48;
+	fd[0] = (struct rt_flow_delta){ .f = &fl[0] };
+	fd[0].d.pkts = pkts;
+	fd[0].d.ecn[RT_ECN_CE] = ce;
+	fd[1] = (struct rt_flow_delta){ .f = &fl[1] };
+	fd[1].d.pkts = fd[1].d.cnp = cnp;
+	id.s = &ifd;
+	id.d.pfc_frames[3] = pause;
+	d.flows = fd;
+	d.nflows = 2;
+	d.ifs = &id;
+	d.nifs = 1;
+	rt_tune_take(t, &s, &d);
+}
+
+static size_t rules(const struct rt_tune *t, struct rt_tune_rec *r)
+{
+	return rt_tune_rules(t, r, RT_TUNE_MAX);
+}
+
+int main(void)
+{
+	struct rt_tune_rec r[RT_TUNE_MAX];
+	struct rt_hostcfg c;
+	struct rt_tune t;
+
+	/* Healthy: CE, CNPs on their own priority, pauses that follow CE. */
+	healthy(&c);
+	memset(&t, 0, sizeof(t));
+	interval(&t, &c, 26, 1000, 50, 20, 0);
+	interval(&t, &c, 26, 1000, 50, 20, 4);
+	CHECK_EQ(rules(&t, r), (size_t)0);
+	TEST_END("tune_healthy_none");
+
+	/* The reaction point off on 3, CNPs arriving: enable it. */
+	healthy(&c);
+	c.rp_en[3] = 0;
+	memset(&t, 0, sizeof(t));
+	interval(&t, &c, 26, 1000, 0, 20, 0);
+	CHECK_EQ(rules(&t, r), (size_t)1);
+	CHECK(!strcmp(r[0].setting, "ecn/roce_rp/enable") && !strcmp(r[0].scope, "eth2 priority 3") &&
+	      !strcmp(r[0].current, "0") && !strcmp(r[0].recommended, "1") &&
+	      !strcmp(r[0].command, "echo 1 > /sys/class/net/eth2/ecn/roce_rp/enable/3"), "%s %s %s", r[0].setting,
+	      r[0].scope, r[0].command);
+	CHECK(!strcmp(r[0].evidence, "1000 RoCE packets sent on priority 3; 20 CNPs seen, rp_cnp_ignored +0"),
+	      "%s", r[0].evidence);
+	/* No CNP: nothing says the reaction point matters. */
+	memset(&t, 0, sizeof(t));
+	interval(&t, &c, 26, 1000, 0, 0, 0);
+	CHECK_EQ(rules(&t, r), (size_t)0);
+	TEST_END("tune_rp_off_with_cnps");
+
+	/* PFC on 3 and 5, RoCE only on 3: PFC off on 5. */
+	healthy(&c);
+	c.pfc_en |= 1u << 5;
+	memset(&t, 0, sizeof(t));
+	interval(&t, &c, 26, 1000, 0, 0, 0);
+	CHECK_EQ(rules(&t, r), (size_t)1);
+	CHECK(!strcmp(r[0].setting, "pfc") && !strcmp(r[0].scope, "eth2 priority 5") &&
+	      !strcmp(r[0].current, "on") && !strcmp(r[0].recommended, "off") &&
+	      !strcmp(r[0].command, "dcb pfc set dev eth2 prio-pfc 5:off") &&
+	      !strcmp(r[0].evidence, "no RoCE packet on priority 5; 1000 on priority 3"), "%s %s", r[0].scope,
+	      r[0].evidence);
+	TEST_END("tune_pfc_without_roce");
+
+	/* RDMA MTU 1024 under a netdev MTU of 9000 (4096 fits); 4096 under 4200 fits (4200 - 96). */
+	healthy(&c);
+	c.active_mtu = 1024;
+	memset(&t, 0, sizeof(t));
+	interval(&t, &c, 26, 1000, 0, 0, 0);
+	CHECK_EQ(rules(&t, r), (size_t)1);
+	CHECK(!strcmp(r[0].setting, "rdma-mtu") && !strcmp(r[0].current, "1024") &&
+	      !strcmp(r[0].recommended, "4096"), "%s %s -> %s", r[0].setting, r[0].current, r[0].recommended);
+	healthy(&c);
+	c.mtu = 4200;
+	memset(&t, 0, sizeof(t));
+	interval(&t, &c, 26, 1000, 0, 0, 0);
+	CHECK_EQ(rules(&t, r), (size_t)0);
+	TEST_END("tune_rdma_mtu");
+
+	/* Three episodes on 3: two begin with PFC alone, one with CE: PFC before ECN. */
+	healthy(&c);
+	memset(&t, 0, sizeof(t));
+	interval(&t, &c, 26, 1000, 0, 0, 10);
+	interval(&t, &c, 26, 1000, 5, 0, 10);
+	interval(&t, &c, 26, 1000, 0, 0, 0);
+	interval(&t, &c, 26, 1000, 0, 0, 7);
+	interval(&t, &c, 26, 1000, 0, 0, 0);
+	interval(&t, &c, 26, 1000, 3, 0, 2);
+	CHECK_EQ(rules(&t, r), (size_t)1);
+	CHECK(!strcmp(r[0].setting, "switch ECN thresholds") && !strcmp(r[0].scope, "switch, priority 3") &&
+	      !strcmp(r[0].evidence, "2 of 3 congestion episodes on priority 3 began with PFC frames and no CE mark"),
+	      "%s: %s", r[0].setting, r[0].evidence);
+	/* One of three began with PFC: none. */
+	memset(&t, 0, sizeof(t));
+	interval(&t, &c, 26, 1000, 0, 0, 10);
+	interval(&t, &c, 26, 1000, 0, 0, 0);
+	interval(&t, &c, 26, 1000, 1, 0, 0);
+	interval(&t, &c, 26, 1000, 0, 0, 0);
+	interval(&t, &c, 26, 1000, 1, 0, 3);
+	CHECK_EQ(rules(&t, r), (size_t)0);
+	TEST_END("tune_pfc_before_ecn");
+	return TEST_EXIT();
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Tuning from a recording (see tune.h): the per-priority tally and the
+ * rules. Each rule needs both a setting the recording carries and a number
+ * of the recording that shows it matters, so a healthy recording, or one
+ * without settings, gives no recommendation. rocetop(8) TUNING lists them.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "tune.h"
+
+/* The settings row of a flow's interface (the only row when there is one). */
+static const struct rt_hostcfg *cfg_of(const struct rt_tune *t, const char *ifname)
+{
+	for (size_t i = 0; i < t->ncfg; i++)
+		if (!strcmp(t->cfg[i].netdev, ifname))
+			return &t->cfg[i];
+	return t->ncfg == 1 ? &t->cfg[0] : NULL;
+}
+
+/* The priority a flow's packets take: the DSCP map where the host trusts
+ * DSCP, else the VLAN PCP. */
+static int flow_prio(const struct rt_hostcfg *c, const struct rt_flow *f)
+{
+	int p = c ? rt_hostcfg_dscp_prio(c, f->v.dscp) : -1;
+
+	return p >= 0 && p < 8 ? p : f->v.pcp & 7;
+}
+
+/* Congestion episodes per priority: one opens at an interval with CE or
+ * PFC on it and closes after an interval with neither; it began with PFC
+ * when its first interval had pause frames and no CE mark. */
+static void episodes(struct rt_tune *t, const __u64 ce[8], const __u64 pause[8])
+{
+	for (int q = 0; q < 8; q++) {
+		struct rt_tune_prio *p = &t->p[q];
+
+		if (!ce[q] && !pause[q]) {
+			p->open = 0;
+			continue;
+		}
+		if (p->open)
+			continue;
+		p->open = 1;
+		p->episodes++;
+		if (pause[q] && !ce[q])
+			p->pause_first++;
+	}
+}
+
+void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	__u64 ce[8] = { 0 }, pause[8] = { 0 };
+
+	if (cur->ncfgs) {
+		memcpy(t->cfg, cur->cfgs, cur->ncfgs * sizeof(cur->cfgs[0]));
+		t->ncfg = cur->ncfgs;
+	}
+	for (size_t i = 0; i < d->nflows; i++) {
+		const struct rt_flow_delta *x = &d->flows[i];
+		int q = flow_prio(cfg_of(t, rt_snapshot_ifname(cur, x->f->k.ifindex)), x->f);
+		__u64 ctl;
+
+		if (x->f->estimate)
+			continue;
+		/* data: what is neither a CNP nor an ACK or NAK */
+		ctl = x->d.cnp + x->d.ack + x->d.nak_seq + x->d.nak_other + x->d.rnr_nak;
+		t->p[q].cnp += x->d.cnp;
+		t->p[q].pkts += x->d.pkts - (ctl < x->d.pkts ? ctl : x->d.pkts);
+		t->p[q].ce += x->d.ecn[RT_ECN_CE];
+		ce[q] += x->d.ecn[RT_ECN_CE];
+	}
+	for (size_t i = 0; i < d->nifs; i++)
+		for (int q = 0; q < 8; q++) {
+			t->p[q].pause += d->ifs[i].d.pfc_frames[q];
+			pause[q] += d->ifs[i].d.pfc_frames[q];
+		}
+	for (size_t i = 0; i < d->nports; i++) {
+		const char *n = d->ports[i].c->name;
+		__u64 v = d->ports[i].d;
+
+		if (d->ports[i].c->scope != RT_SCOPE_HW_PORT)
+			continue;
+		if (!strcmp(n, "np_ecn_marked_roce_packets"))
+			t->np_marked += v;
+		else if (!strcmp(n, "np_cnp_sent"))
+			t->np_cnp_sent += v;
+		else if (!strcmp(n, "rp_cnp_handled"))
+			t->rp_handled += v;
+		else if (!strcmp(n, "rp_cnp_ignored"))
+			t->rp_ignored += v;
+	}
+	episodes(t, ce, pause);
+}
+
+/* ---- the rules ---- */
+
+struct out {
+	struct rt_tune_rec *r;
+	size_t n, max;
+};
+
+static struct rt_tune_rec *add(struct out *o, const char *setting, const char *conf)
+{
+	struct rt_tune_rec *r;
+
+	if (o->n == o->max)
+		return NULL;
+	r = &o->r[o->n++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->setting, sizeof(r->setting), "%s", setting);
+	snprintf(r->confidence, sizeof(r->confidence), "%s", conf);
+	return r;
+}
+
+#define SAY(r, field, ...) do { if (r) snprintf((r)->field, sizeof((r)->field), __VA_ARGS__); } while (0)
+
+/* CE marks on a priority whose notification point is off: no CNP answers
+ * them. CNPs arriving for a priority whose reaction point is off: no rate
+ * is cut. */
+static void rule_np_rp(struct out *o, const struct rt_tune *t, const struct rt_hostcfg *c)
+{
+	struct rt_tune_rec *r;
+	__u64 cnps = 0;
+
+	for (int q = 0; q < 8; q++)
+		cnps += t->p[q].cnp;
+	for (int q = 0; q < 8; q++) {
+		if (c->np_en[q] == 0 && t->p[q].ce) {
+			r = add(o, "ecn/roce_np/enable", "high");
+			SAY(r, scope, "%s priority %d", c->netdev, q);
+			SAY(r, current, "0");
+			SAY(r, recommended, "1");
+			SAY(r, evidence, "%llu CE-marked RoCE packets on priority %d, %llu CNPs sent (np_cnp_sent)",
+			    (unsigned long long)t->p[q].ce, q, (unsigned long long)t->np_cnp_sent);
+			SAY(r, command, "echo 1 > /sys/class/net/%s/ecn/roce_np/enable/%d", c->netdev, q);
+		}
+		if (c->rp_en[q] == 0 && t->p[q].pkts && (cnps || t->rp_ignored)) {
+			r = add(o, "ecn/roce_rp/enable", "high");
+			SAY(r, scope, "%s priority %d", c->netdev, q);
+			SAY(r, current, "0");
+			SAY(r, recommended, "1");
+			SAY(r, evidence, "%llu RoCE packets sent on priority %d; %llu CNPs seen, rp_cnp_ignored +%llu",
+			    (unsigned long long)t->p[q].pkts, q, (unsigned long long)cnps,
+			    (unsigned long long)t->rp_ignored);
+			SAY(r, command, "echo 1 > /sys/class/net/%s/ecn/roce_rp/enable/%d", c->netdev, q);
+		}
+	}
+}
+
+/* The priority the most RoCE data took, -1 none. */
+static int data_prio(const struct rt_tune *t)
+{
+	int best = -1;
+
+	for (int q = 0; q < 8; q++)
+		if (t->p[q].pkts && (best < 0 || t->p[q].pkts > t->p[best].pkts))
+			best = q;
+	return best;
+}
+
+/* The NP's CNPs on the priority the data takes (cc_params np_cnp_dscp, or
+ * np_cnp_prio where the host classifies by PCP): CNPs wait behind the data
+ * they should slow, and pause with it. */
+static void rule_cnp_prio(struct out *o, const struct rt_tune *t, const struct rt_hostcfg *c, int dp)
+{
+	long long dscp = c->cc[RT_CC_NP_CNP_DSCP], prio = c->cc[RT_CC_NP_CNP_PRIO];
+	int trust = c->app_known && c->trusts_dscp;
+	int cq = trust && dscp >= 0 ? rt_hostcfg_dscp_prio(c, (unsigned int)dscp) : (int)prio;
+	__u64 cnps = dp < 0 ? 0 : t->p[dp].cnp ? t->p[dp].cnp : t->np_cnp_sent;
+	struct rt_tune_rec *r;
+
+	if (dp < 0 || cq != dp || !cnps || !c->pci[0] || (trust ? dscp < 0 : prio < 0))
+		return;
+	r = add(o, trust ? "cc_params/np_cnp_dscp" : "cc_params/np_cnp_prio", "high");
+	SAY(r, scope, "%s (%s) priority %d", c->netdev, c->pci, dp);
+	SAY(r, current, "%lld", trust ? dscp : prio);
+	SAY(r, recommended, "%d", trust ? 48 : 6);
+	SAY(r, evidence, "CNPs on priority %d, the priority of %llu RoCE data packets: %llu %s", dp,
+	    (unsigned long long)t->p[dp].pkts, (unsigned long long)cnps,
+	    t->p[dp].cnp ? "CNPs seen on it" : "CNPs sent (np_cnp_sent)");
+	SAY(r, command, "echo %d > /sys/kernel/debug/mlx5/%s/cc_params/%s", trust ? 48 : 6, c->pci,
+	    trust ? "np_cnp_dscp" : "np_cnp_prio");
+}
+
+/* RoCE data on a priority without PFC, and PFC on a priority no RoCE took
+ * while RoCE ran on another. */
+static void rule_pfc(struct out *o, const struct rt_tune *t, const struct rt_hostcfg *c, int dp)
+{
+	struct rt_tune_rec *r;
+
+	if (!c->pfc_known || dp < 0)
+		return;
+	for (int q = 0; q < 8; q++) {
+		int on = !!(c->pfc_en & (1u << q));
+
+		if (on == !!t->p[q].pkts)
+			continue;
+		if (on && (q == c->cc[RT_CC_NP_CNP_PRIO] || t->p[q].cnp))
+			continue;	/* the CNPs' own priority */
+		r = add(o, "pfc", on ? "medium" : "high");
+		SAY(r, scope, "%s priority %d", c->netdev, q);
+		SAY(r, current, "%s", on ? "on" : "off");
+		SAY(r, recommended, "%s", on ? "off" : "on");
+		if (on)
+			SAY(r, evidence, "no RoCE packet on priority %d; %llu on priority %d", q,
+			    (unsigned long long)t->p[dp].pkts, dp);
+		else
+			SAY(r, evidence, "%llu RoCE packets on priority %d, PFC enabled on 0x%02x",
+			    (unsigned long long)t->p[q].pkts, q, c->pfc_en);
+		SAY(r, command, "dcb pfc set dev %s prio-pfc %d:%s", c->netdev, q, on ? "off" : "on");
+	}
+}
+
+/* PFC storm prevention off where PFC is on and RoCE ran. */
+static void rule_storm(struct out *o, const struct rt_tune *t, const struct rt_hostcfg *c, int dp)
+{
+	struct rt_tune_rec *r;
+
+	if (!c->pfc_known || !c->pfc_en || c->pfc_tout != 0 || dp < 0)
+		return;
+	r = add(o, "pfc-prevention-tout", "high");
+	SAY(r, scope, "%s", c->netdev);
+	SAY(r, current, "0 (off)");
+	SAY(r, recommended, "auto");
+	SAY(r, evidence, "PFC on 0x%02x carrying %llu RoCE packets; %llu PFC frames in the recording", c->pfc_en,
+	    (unsigned long long)t->p[dp].pkts, (unsigned long long)t->p[dp].pause);
+	SAY(r, command, "ethtool --set-tunable %s pfc-prevention-tout auto", c->netdev);
+}
+
+/* The RDMA MTU below what the netdev's MTU allows. */
+static void rule_mtu(struct out *o, const struct rt_hostcfg *c, int dp)
+{
+	int fits = c->mtu > 0 ? rt_roce_mtu_for(c->mtu) : -1;
+	struct rt_tune_rec *r;
+
+	if (dp < 0 || c->active_mtu <= 0 || fits <= 0 || c->active_mtu >= fits)
+		return;
+	r = add(o, "rdma-mtu", "medium");
+	SAY(r, scope, "%s (%s/%u)", c->netdev, c->dev, c->port);
+	SAY(r, current, "%d", c->active_mtu);
+	SAY(r, recommended, "%d", fits);
+	SAY(r, evidence, "netdev MTU %d allows %d; RoCE ran at %d", c->mtu, fits, c->active_mtu);
+	SAY(r, command, "ibv_devinfo -d %s -i %u | grep -E 'max_mtu|active_mtu'  (the port's or the peer's "
+	    "max_mtu limits it; the application's path MTU follows)", c->dev, c->port);
+}
+
+/* PFC before ECN: most congestion episodes on a priority began with pause
+ * frames and no CE mark. The switch's ECN thresholds are above its XOFF. */
+static void rule_pfc_first(struct out *o, const struct rt_tune *t)
+{
+	struct rt_tune_rec *r;
+
+	for (int q = 0; q < 8; q++) {
+		const struct rt_tune_prio *p = &t->p[q];
+
+		if (p->episodes < 3 || p->pause_first * 2 <= p->episodes)
+			continue;
+		r = add(o, "switch ECN thresholds", "medium");
+		SAY(r, scope, "switch, priority %d", q);
+		SAY(r, current, "ECN marks after PFC XOFF");
+		SAY(r, recommended, "Kmin/Kmax below the XOFF threshold");
+		SAY(r, evidence, "%llu of %llu congestion episodes on priority %d began with PFC frames and no CE "
+		    "mark", (unsigned long long)p->pause_first, (unsigned long long)p->episodes, q);
+		SAY(r, command, "on the switch: set the WRED/ECN Kmin and Kmax of priority %d's queue below its PFC "
+		    "XOFF threshold (e.g. Kmin 100 KB, Kmax 400 KB at 25 Gb/s, scaled with the speed)", q);
+	}
+}
+
+size_t rt_tune_rules(const struct rt_tune *t, struct rt_tune_rec *rec, size_t max)
+{
+	struct out o = { rec, 0, max };
+	int dp = data_prio(t);
+
+	for (size_t i = 0; i < t->ncfg; i++) {
+		const struct rt_hostcfg *c = &t->cfg[i];
+
+		rule_np_rp(&o, t, c);
+		rule_cnp_prio(&o, t, c, dp);
+		rule_pfc(&o, t, c, dp);
+		rule_storm(&o, t, c, dp);
+		rule_mtu(&o, c, dp);
+	}
+	rule_pfc_first(&o, t);
+	return o.n;
+}

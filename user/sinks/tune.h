@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Tuning from a recording (`rocetop report --tune`): a tally of what the
+ * recording shows per priority (RoCE data, CE marks, CNPs, pause frames, the
+ * NIC's DCQCN counters), taken interval by interval beside the report's
+ * aggregation, and the rules that read it against the host's congestion
+ * settings the recording carries (user/core/hostcfg.h) into recommendations,
+ * each with the setting, its scope, the current and recommended values, the
+ * evidence from the recording and the command for this host. Pure: no I/O.
+ * rocetop(8) TUNING lists the rules.
+ */
+#ifndef RT_TUNE_H
+#define RT_TUNE_H
+
+#include "snapshot.h"
+
+struct rt_tune_prio {
+	__u64 pkts, ce, cnp, pause;	/* RoCE data, CE-marked, CNPs, PFC frames */
+	__u64 episodes, pause_first;	/* congestion episodes, those PFC began */
+	int open, quiet;		/* an episode is open; intervals quiet since */
+};
+
+struct rt_tune {
+	struct rt_tune_prio p[8];
+	struct rt_hostcfg cfg[RT_MAX_CFGS];	/* the last settings recorded */
+	size_t ncfg;
+	__u64 np_marked, np_cnp_sent, rp_handled, rp_ignored;	/* NIC counters' increase */
+};
+
+/* One interval of the recording. */
+void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct rt_delta *d);
+
+struct rt_tune_rec {
+	char setting[64], scope[48], current[64], recommended[64];
+	char evidence[256], command[320], confidence[8];
+};
+
+#define RT_TUNE_MAX 32
+/* The recommendations the tally supports (none on a healthy recording); their number. */
+size_t rt_tune_rules(const struct rt_tune *t, struct rt_tune_rec *out, size_t max);
+
+#endif
