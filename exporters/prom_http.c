@@ -226,8 +226,10 @@ static const char root_page[] =
 	"<h1>rocetop</h1><p>RoCEv2 congestion per flow, host pair, interface and NIC port.</p>\n"
 	"<p><a href=\"/metrics\">/metrics</a></p>\n</body></html>\n";
 
+/* A response of type with body, and one more header (hdr: its name, or NULL for none). */
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
-			     void *body, size_t len, enum MHD_ResponseMemoryMode mode, int allow)
+			     void *body, size_t len, enum MHD_ResponseMemoryMode mode, const char *hdr,
+			     const char *val)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
 	enum MHD_Result ret;
@@ -238,8 +240,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, cons
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	if (allow)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (hdr)
+		MHD_add_response_header(resp, hdr, val);
 	ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -266,7 +268,7 @@ static enum MHD_Result serve_metrics(struct prom *p, struct MHD_Connection *c)
 	pthread_mutex_unlock(&p->mu);
 	if (!d)
 		return reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no snapshot yet\n", 16,
-			     MHD_RESPMEM_PERSISTENT, 0);
+			     MHD_RESPMEM_PERSISTENT, NULL, NULL);
 	/* the copy happens outside the lock, the collector never waits for it */
 	body = d->len;
 	if (om && body >= sizeof(eof) - 1)
@@ -283,7 +285,7 @@ static enum MHD_Result serve_metrics(struct prom *p, struct MHD_Connection *c)
 		     "# HELP rocetop_scrapes%s Requests for /metrics served since rocetop started, this one included.\n"
 		     "# TYPE rocetop_scrapes%s counter\nrocetop_scrapes_total %llu\n%s",
 		     om ? "" : "_total", om ? "" : "_total", n, om ? eof : "");
-	return reply(c, MHD_HTTP_OK, om ? OM_TYPE : TEXT_TYPE, buf, body + (size_t)k, MHD_RESPMEM_MUST_FREE, 0);
+	return reply(c, MHD_HTTP_OK, om ? OM_TYPE : TEXT_TYPE, buf, body + (size_t)k, MHD_RESPMEM_MUST_FREE, NULL, NULL);
 }
 
 /* Counts the Host header lines (MHD_get_connection_values' iterator). */
@@ -344,17 +346,9 @@ static enum MHD_Result ask_auth(struct MHD_Connection *c)
 static enum MHD_Result too_many(struct MHD_Connection *c)
 {
 	static const char body[] = "too many password checks from this address: try again in a second\n";
-	struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof(body) - 1, (void *)body,
-								    MHD_RESPMEM_PERSISTENT);
-	enum MHD_Result ret;
 
-	if (!resp)
-		return MHD_NO;
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
-	ret = MHD_queue_response(c, MHD_HTTP_TOO_MANY_REQUESTS, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	return reply(c, MHD_HTTP_TOO_MANY_REQUESTS, "text/plain", (void *)body, sizeof(body) - 1,
+		     MHD_RESPMEM_PERSISTENT, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -374,7 +368,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_host, &nhost);
 	if (nhost > 1 || (!nhost && version && strcmp(version, MHD_HTTP_VERSION_1_0)))
 		return reply(c, MHD_HTTP_BAD_REQUEST, "text/plain", (void *)no_host, sizeof(no_host) - 1,
-			     MHD_RESPMEM_PERSISTENT, 0);
+			     MHD_RESPMEM_PERSISTENT, NULL, NULL);
 	if (p->web.nusers) {
 		int ok = authorized(p, c);
 
@@ -385,14 +379,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
-			     "only GET and HEAD are served here\n", 34, MHD_RESPMEM_PERSISTENT, 1);
+			     "only GET and HEAD are served here\n", 34, MHD_RESPMEM_PERSISTENT,
+			     MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	if (!strcmp(url, "/metrics"))
 		return serve_metrics(p, c);
 	if (!strcmp(url, "/"))
 		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)root_page,
-			     sizeof(root_page) - 1, MHD_RESPMEM_PERSISTENT, 0);
+			     sizeof(root_page) - 1, MHD_RESPMEM_PERSISTENT, NULL, NULL);
 	return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found: try /metrics\n", 24,
-		     MHD_RESPMEM_PERSISTENT, 0);
+		     MHD_RESPMEM_PERSISTENT, NULL, NULL);
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
