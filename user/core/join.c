@@ -133,7 +133,9 @@ static size_t qpx_lower(const struct rt_qp *q, const __u32 *idx, size_t n, __u32
  * of the process that called rdma_cm. Such a flow is labelled "rdma_cm", with
  * the QP the handshake sets up and its process where a CM ID of the QP table
  * has the flow's addresses (one QP, or several of one process: QP1 and the
- * process), else QP1 and no process; never the kernel's ib_core that sends it.
+ * process), else where a CM ID without a QP has them (before its QP is made,
+ * after it is destroyed: QP1 and the process), else QP1 and no process;
+ * never the kernel's ib_core that sends it.
  */
 #define RT_QP_GSI	1
 
@@ -156,6 +158,28 @@ static const struct rt_qp *cm_owner(const struct rt_qp_table *qps, const struct 
 		if (!one)
 			one = q;
 		n++;
+	}
+	/* No QP of these addresses: a CM ID whose QP is not made yet or is
+	 * already destroyed (its disconnect) still names the process. */
+	for (size_t i = 0; !n && i < qps->ncm; i++) {
+		const struct rt_qp *q = &qps->cm[i];
+
+		if (q->family != f->k.family || memcmp(q->src, local, 16) || memcmp(q->dst, remote, 16))
+			continue;
+		if (one && q->pid != one->pid)
+			one_pid = 0;
+		if (!one)
+			one = q;
+	}
+	if (!n && one) {
+		memset(out, 0, sizeof(*out));
+		out->lqpn = RT_QP_GSI;
+		snprintf(out->comm, sizeof(out->comm), "rdma_cm");
+		if (one_pid) {
+			out->pid = one->pid;
+			out->job = one->job;
+		}
+		return out;
 	}
 	memset(out, 0, sizeof(*out));
 	out->lqpn = RT_QP_GSI;

@@ -40,6 +40,11 @@ struct rt_qp_table {
 	__u32 dev_nports[RT_QP_MAX_DEVS];	/* its PORT_INDEX: the number of ports */
 	char  dev_name[RT_QP_MAX_DEVS][32];
 	size_t ndevs;
+	/* CM IDs with both addresses and no QP: its QP not made yet, or gone
+	 * before the ID (rdma_cm's disconnect goes out as the ID is destroyed,
+	 * after the QP). lqpn 0; only connection management flows look here. */
+	struct rt_qp *cm;
+	size_t ncm, cmcap;
 };
 
 #endif

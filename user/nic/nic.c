@@ -102,6 +102,8 @@ struct rt_nic {
 	 * dump are kept for that interval (rt_qp_table_keep_gone). */
 	struct rt_qp *qps_dump;
 	size_t nqps_dump;
+	struct rt_qp *cm_dump, *cm_last;	/* the same of its CM IDs without a QP */
+	size_t ncm_dump, ncm_last, cm_last_cap;
 	int joined;
 	struct rt_jobs *jobs;		/* the owners' jobs, NULL: none (rt_nic_set_jobs) */
 };
@@ -167,6 +169,8 @@ void rt_nic_free(struct rt_nic *n)
 	free(n->ctl);
 	free(n->qpc_old);
 	free(n->qps_dump);
+	free(n->cm_dump);
+	free(n->cm_last);
 	free(n->nk);
 	free(n->nk_prev);
 	free(n->qps_last);
@@ -343,17 +347,27 @@ static int fixture_qps(struct rt_nic *n)
  */
 static void keep_gone(struct rt_nic *n)
 {
-	size_t nraw = n->qps.n;
+	size_t nraw = n->qps.n, ncm = n->qps.ncm;
 	struct rt_qp *raw = malloc((nraw ? nraw : 1) * sizeof(*raw));
+	struct rt_qp *cm = malloc((ncm ? ncm : 1) * sizeof(*cm));
 
-	if (!raw)
+	if (!raw || !cm) {
+		free(raw);
+		free(cm);
 		return;
+	}
 	if (nraw)
 		memcpy(raw, n->qps.q, nraw * sizeof(*raw));
+	if (ncm)
+		memcpy(cm, n->qps.cm, ncm * sizeof(*cm));
 	rt_qp_table_keep_gone(&n->qps, n->qps_dump, n->nqps_dump);
+	rt_qp_table_keep_gone_cm(&n->qps, n->cm_dump, n->ncm_dump);
 	free(n->qps_dump);
+	free(n->cm_dump);
 	n->qps_dump = raw;
 	n->nqps_dump = nraw;
+	n->cm_dump = cm;
+	n->ncm_dump = ncm;
 }
 
 void rt_nic_set_jobs(struct rt_nic *n, struct rt_jobs *J)
@@ -371,6 +385,11 @@ static void qp_jobs(struct rt_nic *n, struct rt_snapshot *snap)
 	rt_jobs_interval(n->jobs);
 	for (size_t i = 0; i < n->qps.n; i++) {
 		struct rt_qp *q = &n->qps.q[i];
+
+		q->job = q->pid ? rt_jobs_row(n->jobs, q->pid, snap) : 0;
+	}
+	for (size_t i = 0; i < n->qps.ncm; i++) {
+		struct rt_qp *q = &n->qps.cm[i];
 
 		q->job = q->pid ? rt_jobs_row(n->jobs, q->pid, snap) : 0;
 	}
@@ -766,18 +785,24 @@ static void nic_flows_gone(struct rt_nic *n, struct rt_snapshot *snap)
 /* Whether the QP table differs from the one of the last join (and keep it). */
 static int qps_changed(struct rt_nic *n)
 {
-	size_t sz = n->qps.n * sizeof(*n->qps.q);
+	size_t sz = n->qps.n * sizeof(*n->qps.q), csz = n->qps.ncm * sizeof(*n->qps.cm);
 
-	if (n->joined && n->qps.n == n->nqps_last && (!sz || !memcmp(n->qps.q, n->qps_last, sz)))
+	if (n->joined && n->qps.n == n->nqps_last && (!sz || !memcmp(n->qps.q, n->qps_last, sz)) &&
+	    n->qps.ncm == n->ncm_last && (!csz || !memcmp(n->qps.cm, n->cm_last, csz)))
 		return 0;
 	if (rt_grow_to((void **)&n->qps_last, &n->qps_last_cap, n->qps.n ? n->qps.n : 1,
-		       sizeof(*n->qps_last))) {
+		       sizeof(*n->qps_last)) ||
+	    rt_grow_to((void **)&n->cm_last, &n->cm_last_cap, n->qps.ncm ? n->qps.ncm : 1,
+		       sizeof(*n->cm_last))) {
 		n->joined = 0;		/* no copy: the next join looks at everything again */
 		return 1;
 	}
 	if (sz)
 		memcpy(n->qps_last, n->qps.q, sz);
+	if (csz)
+		memcpy(n->cm_last, n->qps.cm, csz);
 	n->nqps_last = n->qps.n;
+	n->ncm_last = n->qps.ncm;
 	n->joined = 1;
 	return 1;
 }

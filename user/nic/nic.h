@@ -140,6 +140,9 @@ int rt_rdma_nl_parse(const void *buf, size_t len, struct rt_qp_table *t);
  * or -ENOMEM.
  */
 int rt_qp_table_keep_gone(struct rt_qp_table *t, const struct rt_qp *prev, size_t nprev);
+/* The same for the CM IDs without a QP (t->cm), matched by process and
+ * addresses: rdma_cm's disconnect can leave an interval after the QP. */
+int rt_qp_table_keep_gone_cm(struct rt_qp_table *t, const struct rt_qp *prev, size_t nprev);
 
 /* Dump the QPs (and CM IDs for their addresses) of every device through
  * NETLINK_RDMA into t (cleared first). 0 or -errno. */

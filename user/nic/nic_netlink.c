@@ -26,11 +26,13 @@ void rt_qp_table_clear(struct rt_qp_table *t)
 {
 	t->n = 0;
 	t->ndevs = 0;
+	t->ncm = 0;
 }
 
 void rt_qp_table_free(struct rt_qp_table *t)
 {
 	free(t->q);
+	free(t->cm);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -97,6 +99,36 @@ int rt_qp_table_keep_gone(struct rt_qp_table *t, const struct rt_qp *prev, size_
 	return kept;
 }
 
+static int same_cm(const struct rt_qp *a, const struct rt_qp *b)
+{
+	return a->pid == b->pid && a->dev_index == b->dev_index && a->family == b->family &&
+	       !memcmp(a->src, b->src, 16) && !memcmp(a->dst, b->dst, 16);
+}
+
+int rt_qp_table_keep_gone_cm(struct rt_qp_table *t, const struct rt_qp *prev, size_t nprev)
+{
+	size_t n = t->ncm;
+	int kept = 0;
+
+	for (size_t i = 0; i < nprev; i++) {
+		struct rt_qp *q;
+		size_t j;
+
+		if (prev[i].gone)
+			continue;
+		for (j = 0; j < n && !same_cm(&t->cm[j], &prev[i]); j++)
+			;
+		if (j < n)
+			continue;
+		if (!(q = rt_append((void **)&t->cm, &t->ncm, &t->cmcap, sizeof(*t->cm))))
+			return -ENOMEM;
+		*q = prev[i];
+		q->gone = 1;
+		kept++;
+	}
+	return kept;
+}
+
 /* A __kernel_sockaddr_storage: family (host order u16), then sin / sin6. */
 static int get_addr(const struct nlattr *a, __u8 *family, __u8 out[16])
 {
@@ -154,6 +186,8 @@ static struct rt_qp *find_qp(struct rt_qp_table *t, __u32 dev_index, const char 
 static int parse_table(const struct nlattr *tab, int cm, __u32 dev_index, const char *dev,
 		       struct rt_qp_table *t)
 {
+	static const __u8 zero[16];
+
 	FOR_ATTR(ent, ATTR_DATA(tab), ATTR_LEN(tab)) {
 		struct entry e;
 		struct rt_qp *q;
@@ -162,8 +196,22 @@ static int parse_table(const struct nlattr *tab, int cm, __u32 dev_index, const 
 			continue;
 		memset(&e, 0, sizeof(e));
 		parse_entry(ent, &e);
-		if (!e.has_lqpn)
-			continue;	/* a CM ID without a QP (listener) */
+		if (!e.has_lqpn) {
+			/* A listener has no peer; a connection's ID without its QP
+			 * still names the process its handshake is for. */
+			if (cm && e.sfam && e.sfam == e.dfam && memcmp(e.dst, zero, 16)) {
+				if (!(q = rt_append((void **)&t->cm, &t->ncm, &t->cmcap, sizeof(*t->cm))))
+					return -ENOMEM;
+				*q = e.q;
+				q->lqpn = 0;
+				q->dev_index = dev_index;
+				snprintf(q->dev, sizeof(q->dev), "%s", dev);
+				q->family = e.sfam;
+				memcpy(q->src, e.src, 16);
+				memcpy(q->dst, e.dst, 16);
+			}
+			continue;
+		}
 		q = cm ? find_qp(t, dev_index, dev, e.q.lqpn) : NULL;
 		if (!q) {
 			if (!(q = qp_add(t)))
@@ -290,6 +338,9 @@ int rt_rdma_nl_dump(struct rt_qp_table *t)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->q[i].pid && !t->q[i].comm[0])
 			pid_comm(t->q[i].pid, t->q[i].comm, sizeof(t->q[i].comm));
+	for (size_t i = 0; i < t->ncm; i++)
+		if (t->cm[i].pid && !t->cm[i].comm[0])
+			pid_comm(t->cm[i].pid, t->cm[i].comm, sizeof(t->cm[i].comm));
 	close(fd);
 	return r;
 }
