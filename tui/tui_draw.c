@@ -1322,7 +1322,7 @@ static void fdetail_flow(const struct tui *t, const struct rt_find_flow *x, char
 static void draw_fdetail(struct tui *t, int y, int h)
 {
 	const struct rt_finding *f = tui_fdetail(t);
-	char line[1024], a[16], b[16], qps[512], procs[512], ports[512];
+	char line[1024], a[16], b[16], qps[512], procs[512], ports[512], pk[RT_PEAK_STRLEN];
 	int ymax = y + h;
 
 	t->table_y = y;
@@ -1333,8 +1333,9 @@ static void draw_fdetail(struct tui *t, int y, int h)
 	}
 	snprintf(line, sizeof(line), "%s %s  %s", rt_sev_name(f->sev), f->rule, f->open ? "open" : "closed");
 	put_attr(y++, 0, line, f->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) : f->sev == RT_SEV_WARNING ? sev_attr(t, 1) : A_BOLD);
-	snprintf(line, sizeof(line), "start %s  end %s%s  (%s)  peak %g", rt_fmt_clock(f->start_ns, a, sizeof(a)),
-		 rt_fmt_clock(f->end_ns, b, sizeof(b)), f->open ? " so far" : "", RT_DUR((f->end_ns - f->start_ns) / 1e9), f->peak);
+	snprintf(line, sizeof(line), "start %s  end %s%s  (%s)  peak %s", rt_fmt_clock(f->start_ns, a, sizeof(a)),
+		 rt_fmt_clock(f->end_ns, b, sizeof(b)), f->open ? " so far" : "", RT_DUR((f->end_ns - f->start_ns) / 1e9),
+		 rt_fmt_peak(f->peak, f->peak_unit, pk, sizeof(pk)));
 	put(y++, 0, line);
 	y = put_wrapped(y, ymax, "subject   ", rt_subject_text(&f->subj, line, sizeof(line)));
 	y = put_wrapped(y, ymax, "evidence  ", f->evidence);

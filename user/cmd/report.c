@@ -574,6 +574,7 @@ static void finding_out(struct rt_printer *p, int multi, const struct rt_finding
 	rt_pr_dbl(p, RT_PR_JSON, "start", NULL, f->start_ns / 1e9);
 	rt_pr_dbl(p, RT_PR_JSON, "end", NULL, f->end_ns / 1e9);
 	rt_pr_dbl(p, RT_PR_JSON, "peak", NULL, f->peak);
+	rt_pr_str(p, RT_PR_JSON, "peak_unit", NULL, f->peak_unit ? f->peak_unit : "");
 	if (multi)	/* text: after the rule; JSON: last */
 		rt_pr_str(p, RT_PR_TEXT, NULL, " [%s]", f->host);
 	rt_pr_json_raw(p, "subject", rt_subject_json(&f->subj, subj, sizeof(subj)));

@@ -288,7 +288,7 @@ static int index_put(struct rt_findings *F, __u32 h, __u32 v, const char *rule, 
 }
 
 int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
-		      const struct rt_subject *subj, int need, double score,
+		      const struct rt_subject *subj, int need, double score, const char *unit,
 		      const char *next, const char *fmt, ...)
 {
 	struct rt_pending *p = NULL;
@@ -310,6 +310,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 		f->end_ns = F->t_end;
 		f->score = score;
 		if (score > f->peak) {
+			f->peak_unit = unit;
 			va_start(ap, fmt);
 			vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
 			va_end(ap);
@@ -362,6 +363,7 @@ int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
 	f->opened_ns = F->t_end;
 	f->subj = *subj;
 	f->score = f->peak = score;
+	f->peak_unit = unit;
 	f->next = next ? next : "";
 	snprintf(f->host, sizeof(f->host), "%s", F->host);
 	va_start(ap, fmt);

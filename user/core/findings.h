@@ -84,6 +84,10 @@ struct rt_finding {
 	struct rt_subject subj;
 	double score;		/* the rule's main figure (a share, a count): for updates */
 	double peak;
+	/* what the score and peak count (static storage, as rt_findings_match
+	 * got it): RT_UNIT_SHARE (a fraction 0..1), RT_UNIT_BER, or a noun
+	 * after a count ("pause frames"); rt_fmt_peak prints it */
+	const char *peak_unit;
 	char  evidence[256];
 	/* the data flows of a priority's episode (pfc-storm, pause-without-ecn)
 	 * over its whole length, "src -> dst QP n (process pid)" joined by "; " */
@@ -201,11 +205,12 @@ void rt_findings_count(const struct rt_findings *F, size_t counts[3]);
 const struct rt_finding *rt_findings_newest(const struct rt_findings *F);
 
 /* Called by the rules: the subject matched this interval. need: intervals in a
- * row before it opens. 0 or -ENOMEM. */
+ * row before it opens; unit: what score counts (peak_unit above, a string of
+ * static storage). 0 or -ENOMEM. */
 int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
-		      const struct rt_subject *subj, int need, double score,
+		      const struct rt_subject *subj, int need, double score, const char *unit,
 		      const char *next, const char *evidence_fmt, ...)
-	__attribute__((format(printf, 8, 9)));
+	__attribute__((format(printf, 9, 10)));
 /* The link speed used for paused time on an interface of s, Mb/s (rt_link_speed). */
 __u64 rt_findings_speed(struct rt_findings *F, const struct rt_snapshot *s, const char *ifname);
 

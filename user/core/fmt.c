@@ -91,6 +91,25 @@ const char *rt_fmt_dur(double secs, char *buf, size_t len)
 	return buf;
 }
 
+const char *rt_fmt_share(double v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f%%", 100 * v);
+	return buf;
+}
+
+const char *rt_fmt_peak(double v, const char *unit, char *buf, size_t len)
+{
+	if (!unit || !unit[0])
+		snprintf(buf, len, "%g", v);
+	else if (!strcmp(unit, RT_UNIT_SHARE))
+		rt_fmt_share(v, buf, len);
+	else if (!strcmp(unit, RT_UNIT_BER))
+		snprintf(buf, len, "%.2e %s", v, unit);
+	else
+		snprintf(buf, len, "%.0f %s", v, unit);
+	return buf;
+}
+
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps)
 {
 	if (!speed_mbps)

@@ -38,6 +38,19 @@ const char *rt_fmt_gbps(double gbps, int width, char *buf, size_t len);
 const char *rt_fmt_dur(double secs, char *buf, size_t len);
 /* The same into a buffer of the enclosing block: an argument of one call. */
 #define RT_DUR(secs) rt_fmt_dur((secs), (char[24]){ 0 }, 24)
+/* A share (0..1) as a percentage, one way in every text output (as
+ * rt_pr_share prints it): one decimal, "75.1%". */
+const char *rt_fmt_share(double v, char *buf, size_t len);
+/*
+ * A finding's score or peak with its unit (struct rt_finding's peak_unit):
+ * RT_UNIT_SHARE as rt_fmt_share ("75.1%"); RT_UNIT_BER as "%.2e" and the
+ * unit ("1.20e-05 bit error rate"); any other unit names what is counted in
+ * an interval, after the count ("360 pause frames"); no unit: "%g".
+ */
+#define RT_UNIT_SHARE "share"
+#define RT_UNIT_BER "bit error rate"
+#define RT_PEAK_STRLEN 64
+const char *rt_fmt_peak(double v, const char *unit, char *buf, size_t len);
 /* Seconds a link at speed_mbps was paused by that many quanta (512 bit times each). */
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps);
 /* Time as "HH:MM:SS" (local) and as seconds with milliseconds. */

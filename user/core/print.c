@@ -237,7 +237,7 @@ void rt_pr_share(struct rt_printer *p, const char *key, const char *fmt, double 
 		rt_pr_json_raw(p, key, "null");
 	} else {
 		rt_pr_dbl(p, RT_PR_JSON, key, NULL, v);
-		snprintf(t, sizeof(t), "%.1f%%", 100 * v);
+		rt_fmt_share(v, t, sizeof(t));
 	}
 	rt_pr_str(p, RT_PR_TEXT, NULL, fmt, t);
 }

@@ -155,6 +155,8 @@ static void episode_out(FILE *f, const struct rt_viz_ep *e, int first)
 	rt_viz_json_exact(f, x->end_ns / 1e9);
 	fputs(",\"peak\":", f);
 	rt_viz_json_exact(f, x->peak);
+	fputs(",\"peak_unit\":", f);
+	rt_viz_json_str(f, x->peak_unit ? x->peak_unit : "");
 	fputs(",\"evidence\":", f);
 	rt_viz_json_str(f, x->evidence);
 	fputs(",\"next\":", f);
