@@ -5,12 +5,17 @@
 #   - no console message of level SEVERE, and no request but the file itself
 #     (the Resource Timing entries, the navigation entry);
 #   - every number the page shows from the report (an element with
-#     data-path) equals the value at that path of `rocetop report --json`
-#     run on its own, and the totals, intervals, duration and the paused
-#     seconds of every priority are among them;
+#     data-path) keeps in data-value exactly the value at that path of
+#     `rocetop report --json` run on its own, and shows it in the text
+#     report's form (fmt_dur, fmt_share below, from user/core/fmt.h's
+#     rules): a count as it is, a duration in s/ms/us/ns, a link speed in
+#     Mb/s, a share as a percentage; the totals, intervals, duration and
+#     the paused seconds of every priority are among them; no table cell
+#     holds a raw float (a number with more than 3 decimals);
 #   - the episodes: as many as the report's findings, each row's rule,
-#     severity, start and length those of a finding (as multisets), its UTC
-#     text the start's;
+#     severity, start, length, peak and peak unit those of a finding (as
+#     multisets), its UTC text the start's, its length and peak shown in
+#     their forms with their units;
 #   - every chart holds as many points as the host's intervals, or its
 #     buckets when there are more than POINTS; switch ports are drawn when
 #     the file has sFlow's;
@@ -41,6 +46,45 @@ def at(doc, path):
     for p in path.split('.'):
         v = v[int(p)] if isinstance(v, list) else v[p]
     return v
+
+
+# The text report's forms, written again from user/core/fmt.h's rules (not
+# the page's script): a duration in three significant digits and s, ms, us
+# or ns, whole seconds from 1000 s, "0 s" for 0; a share in percent with one
+# decimal; a finding's peak with its unit (a share; a bit error rate "%.2e";
+# else a count and the noun of what it counts).
+def fmt_dur(secs):
+    if not secs > 0:
+        return "0 s"
+    if secs >= 999.5:
+        return "%.0f s" % secs
+    v, u = secs, 0
+    while v < 0.9995 and u < 3:
+        v *= 1000
+        u += 1
+    return ("%.2f" if v < 9.995 else "%.1f" if v < 99.95 else "%.0f") % v + " " + ("s", "ms", "us", "ns")[u]
+
+
+def fmt_share(v):
+    return "%.1f%%" % (100 * v)
+
+
+def fmt_peak(v, unit):
+    if unit == "share":
+        return fmt_share(v)
+    if unit == "bit error rate":
+        return "%.2e %s" % (v, unit)
+    return "%.0f %s" % (v, unit)
+
+
+def form_of(path, v):
+    """The text a value of the report's JSON at path is shown as."""
+    last = path.split(".")[-1]
+    if last in ("duration", "seconds"):
+        return fmt_dur(v)
+    if last == "link_speed_mbps":
+        return "%d Mb/s" % v
+    return str(v)
 
 
 def same(text, v):
@@ -77,10 +121,24 @@ def want_points(n, pmax):
 
 def numbers(name, d, rep):
     cells = d.execute_script(
-        "return Array.from(document.querySelectorAll('[data-path]')).map(e => [e.dataset.path, e.textContent]);")
-    bad = [(p, t, at(rep, p)) for p, t in cells if not same(t, at(rep, p))]
-    ok(name, not bad, "%d numbers on the page equal report --json" % len(cells), str(bad[:5]))
-    paths = set(p for p, _ in cells)
+        "return Array.from(document.querySelectorAll('[data-path]')).map(e => [e.dataset.path, e.dataset.value, e.textContent]);")
+    bad = [(p, x, at(rep, p)) for p, x, _ in cells if x is None or not same(x, at(rep, p))]
+    ok(name, not bad, "%d numbers on the page keep report --json's exact values (data-value)" % len(cells), str(bad[:5]))
+    bad = [(p, t, form_of(p, at(rep, p))) for p, _, t in cells if t != form_of(p, at(rep, p))]
+    ok(name, not bad, "each shows in the text report's form with its unit (e.g. %s)" %
+       ", ".join(sorted(set("%r" % t for p, _, t in cells if p.endswith(("duration", "seconds"))))[:3]),
+       "(path, shown, want) " + str(bad[:5]))
+    frac = d.execute_script("return Array.from(document.querySelectorAll('.frac')).map(e => [e.dataset.value, e.textContent]);")
+    want = [(p["seconds"] / f["duration"] if f["duration"] > 0 else 0) for f in files_of(rep)
+            for p in f["pfc"]["priorities"]]
+    got = [float(v) for v, _ in frac]
+    bad = [t for v, t in frac if t != fmt_share(float(v))]
+    ok(name, got == want and not bad, "each priority's share of the time paused is its seconds over the duration, "
+       "shown as a percentage (%s)" % [t for _, t in frac][:3], "got %s want %s, shown %s" % (got[:3], want[:3], bad[:3]))
+    raw = d.execute_script(
+        "return Array.from(document.querySelectorAll('#app td')).map(e => e.textContent).filter(t => /\\d\\.\\d{4,}/.test(t));")
+    ok(name, not raw, "no table cell shows a raw float", str(raw[:5]))
+    paths = set(p for p, _, _ in cells)
     need = []
     multi = "files" in rep
     for i, f in enumerate(files_of(rep)):
@@ -106,13 +164,29 @@ def episodes(name, d, rep):
     rows = d.execute_script("""return Array.from(document.querySelectorAll('tr.ep')).map(r => [
         r.querySelector('a.ep-link').textContent, r.querySelector('.sev').textContent,
         r.querySelector('.ep-start').title, r.querySelector('.ep-start').textContent,
-        r.querySelector('.ep-dur').title, r.querySelector('.ep-dur').textContent]);""")
-    page = sorted((r[0], r[1], float(r[2]), float(r[4])) for r in rows)
-    bad = [r for r in rows if abs(float(r[5]) - float(r[4])) > 0.0005 + 1e-12]
-    ok(name, not bad, "each episode's seconds shown to the millisecond", str(bad[:2]))
-    rep_ = sorted((f["rule"], f["severity"], f["start"], f["end"] - f["start"]) for f in finds)
-    ok(name, page == rep_, "each episode's rule, severity, start and seconds are a finding's of the report",
+        r.querySelector('.ep-dur').dataset.value, r.querySelector('.ep-dur').textContent,
+        r.querySelector('.ep-peak').dataset.value, r.querySelector('.ep-peak').dataset.unit,
+        r.querySelector('.ep-peak').textContent]);""")
+    page = sorted((r[0], r[1], float(r[2]), float(r[4]), float(r[6]), r[7]) for r in rows)
+    bad = [(r[5], fmt_dur(float(r[4]))) for r in rows if r[5] != fmt_dur(float(r[4]))]
+    ok(name, not bad, "each episode's length shown as a duration (%s)" % sorted(set(r[5] for r in rows))[:3],
+       "(shown, want) " + str(bad[:3]))
+    bad = [(r[8], fmt_peak(float(r[6]), r[7])) for r in rows if not r[7] or r[8] != fmt_peak(float(r[6]), r[7])]
+    ok(name, not bad, "each episode's peak shown with its unit (%s)" % sorted(set(r[8] for r in rows))[:4],
+       "(shown, want) " + str(bad[:3]))
+    rep_ = sorted((f["rule"], f["severity"], f["start"], f["end"] - f["start"], f["peak"], f.get("peak_unit"))
+                  for f in finds)
+    ok(name, page == rep_, "each episode's rule, severity, start, length, peak and unit are a finding's of the report",
        "page %s report %s" % (page[:3], rep_[:3]))
+    # the units the rules give (rules.c): a share of time paused or the NIC's
+    # pause-storm counter, pause frames on a victim's priority, a share of CE
+    units = {"pfc-storm": ("share", "pause-storm events"), "victim": ("pause frames",),
+             "pause-without-ecn": ("pause frames",), "congestion": ("share",)}
+    bad = [(f["rule"], f.get("peak_unit"), f["peak"]) for f in finds
+           if f["rule"] in units and f.get("peak_unit") not in units[f["rule"]]
+           or f.get("peak_unit") == "share" and not 0 < f["peak"] <= 1]
+    ok(name, not bad, "the report's peak units are the rules': %s" %
+       sorted(set((f["rule"], f.get("peak_unit")) for f in finds)), str(bad[:3]))
     bad = [r for r in rows if r[3] != utc_ms(float(r[2]))]
     ok(name, not bad, "each episode's UTC start is its start", str(bad[:2]))
     shown = d.execute_script("return Array.from(document.querySelectorAll('tr.ep')).filter(r => r.offsetParent).length")

@@ -36,9 +36,48 @@
 		var d = new Date(sec * 1000);
 		return isNaN(d) ? '?' : d.toISOString().replace('T', ' ').replace('Z', ' UTC');
 	}
-	/* A value of the report's JSON: its text as it is, and where it sits. */
-	function num(path, v) {
-		return el('span', { 'class': 'num', 'data-path': path, text: String(v) });
+	/*
+	 * Numbers in the forms of the text report (user/core/fmt.c): C's printf
+	 * rounds an exact half to even where toFixed rounds it up (112.5 s is
+	 * "112 s"), so a tie is settled on the exact decimal expansion.
+	 */
+	function fixed(v, d) {
+		var t = v.toFixed(d), x = v.toFixed(Math.min(100, d + 80)), i = x.indexOf('.') + d + (d ? 1 : 0);
+		var rest = x.slice(d ? i : i + 1);
+		if (/^50*$/.test(rest) && +x.charAt(i - 1) % 2 === 0)
+			return x.slice(0, i);
+		return t;
+	}
+	/* rt_fmt_dur: three significant digits and s, ms, us or ns; from 1000 s whole seconds */
+	function dur(secs) {
+		var units = ['s', 'ms', 'us', 'ns'], v = secs, u = 0;
+		if (!(secs > 0))
+			return '0 s';
+		if (v >= 999.5)
+			return fixed(v, 0) + ' s';
+		while (v < 0.9995 && u < 3) {
+			v *= 1000;
+			u++;
+		}
+		return fixed(v, v < 9.995 ? 2 : v < 99.95 ? 1 : 0) + ' ' + units[u];
+	}
+	/* rt_fmt_share: a share 0..1 as a percentage */
+	function share(v) { return fixed(100 * v, 1) + '%'; }
+	/* rt_fmt_peak: a finding's peak with its unit */
+	function peak(v, unit) {
+		if (unit === 'share')
+			return share(v);
+		if (unit === 'bit error rate')
+			return v.toExponential(2).replace(/e([+-])(\d)$/, function (m, sg, d) { return 'e' + sg + '0' + d; }) +
+				' ' + unit;
+		return unit ? fixed(v, 0) + ' ' + unit : String(v);
+	}
+	/* A value of the report's JSON in its form (count: as it is; duration;
+	 * Mb/s), where it sits, and its exact value (data-value) */
+	var FORMS = { count: String, duration: dur, mbps: function (v) { return v + ' Mb/s'; } };
+	function num(path, v, form) {
+		return el('span', { 'class': 'num', 'data-path': path, 'data-value': String(v),
+				    text: FORMS[form || 'count'](v) });
 	}
 	function fileReport(i) { return multi ? R.files[i] : R; }
 	function filePath(i, rest) { return (multi ? 'files.' + i + '.' : '') + rest; }
@@ -152,11 +191,11 @@
 		var rows = D.hosts.map(function (h, i) {
 			var f = fileReport(i);
 			return el('tr', {}, [td(h.label), td(f.file), td(h.kind), td(f.start_utc), td(f.end_utc),
-					     td(num(filePath(i, 'duration'), f.duration)),
+					     td(num(filePath(i, 'duration'), f.duration, 'duration')),
 					     td(num(filePath(i, 'intervals'), f.intervals)),
 					     td(h.k === 1 ? 'one interval' : h.k + ' intervals (drawn: the greatest, over a band down to the least)')]);
 		});
-		app.appendChild(table(['host', 'file', 'kind', 'start', 'end', 'seconds', 'intervals', 'a point is'],
+		app.appendChild(table(['host', 'file', 'kind', 'start', 'end', 'length', 'intervals', 'a point is'],
 				      rows, 'hosts'));
 		app.appendChild(el('p', { 'class': 'offsets', id: 'clock-offsets', text: D.hosts.length > 1 ?
 			'Clock offsets, estimated from the flows hosts share; every time is on ' + D.hosts[0].label +
@@ -179,13 +218,15 @@
 				td(a), td(el('span', { 'class': 'sev', text: e.severity })), td(D.hosts[e.host].label),
 				td(e.subject),
 				td(el('span', { 'class': 'ep-start', title: String(e.start), text: utc(e.start) })),
-				td(el('span', { 'class': 'ep-dur', title: String(e.end - e.start), text: (e.end - e.start).toFixed(3) })),
-				td(el('span', { 'class': 'ep-peak', text: String(Number(e.peak.toPrecision(4))) })),
+				td(el('span', { 'class': 'ep-dur', title: String(e.end - e.start), 'data-value': String(e.end - e.start),
+						 text: dur(e.end - e.start) })),
+				td(el('span', { 'class': 'ep-peak', 'data-value': String(e.peak), 'data-unit': e.peak_unit,
+						 text: peak(e.peak, e.peak_unit) })),
 				td(el('div', {}, [el('div', { 'class': 'ev', text: e.evidence }),
 						  el('div', { 'class': 'next', text: 'next: ' + e.next })]))]);
 			rows.push(tr);
 		});
-		var t = table(['rule', 'severity', 'host', 'subject', 'start', 'seconds', 'peak', 'evidence, next step'],
+		var t = table(['rule', 'severity', 'host', 'subject', 'start', 'length', 'peak', 'evidence, next step'],
 			      rows, 'episodes');
 		s.appendChild(t);
 		if (n > TOP_EPISODES) {
@@ -229,7 +270,7 @@
 			l.bars.forEach(function (b) {
 				var e = D.episodes[b.ep];
 				b.el = el('div', { 'class': 'bar sev-' + e.severity, title: e.rule + ' ' + utc(e.start) + ', ' +
-						   (e.end - e.start) + ' s: ' + e.evidence, onclick: function () { zoomTo(b.ep); } });
+						   dur(e.end - e.start) + ': ' + e.evidence, onclick: function () { zoomTo(b.ep); } });
 				track.appendChild(b.el);
 			});
 			lanesDiv.appendChild(el('div', { 'class': 'lane' }, [el('div', { 'class': 'lane-label', text: l.label }), track]));
@@ -283,18 +324,19 @@
 			var f = fileReport(i);
 			((f.pfc && f.pfc.priorities) || []).forEach(function (p, j) {
 				var path = filePath(i, 'pfc.priorities.' + j + '.');
+				var fr = f.duration > 0 ? p.seconds / f.duration : 0;
 				rows.push(el('tr', {}, [td(h.label), td(p.ifname), td(p.dir), td(p.prio),
-					td(num(path + 'frames', p.frames)), td(num(path + 'seconds', p.seconds)),
-					td(el('span', { 'class': 'frac', text: (f.duration > 0 ? 100 * p.seconds / f.duration : 0).toFixed(2) + ' %' })),
-					td(num(path + 'link_speed_mbps', p.link_speed_mbps)), td(p.link_speed_from)]));
+					td(num(path + 'frames', p.frames)), td(num(path + 'seconds', p.seconds, 'duration')),
+					td(el('span', { 'class': 'frac', 'data-value': String(fr), text: share(fr) })),
+					td(num(path + 'link_speed_mbps', p.link_speed_mbps, 'mbps')), td(p.link_speed_from)]));
 			});
 		});
 		if (!rows.length) {
 			s.appendChild(el('p', { text: 'No pause frames.' }));
 			return;
 		}
-		s.appendChild(table(['host', 'interface', 'direction', 'priority', 'pause frames', 'seconds paused',
-				     'of the time', 'Mb/s', 'speed from'], rows, 'pauses'));
+		s.appendChild(table(['host', 'interface', 'direction', 'priority', 'pause frames', 'paused',
+				     'of the time', 'link speed', 'speed from'], rows, 'pauses'));
 	}
 	/* Where each priority's pause storm started: the report's tree, as it says it. */
 	function origin() {
