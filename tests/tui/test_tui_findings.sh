@@ -41,9 +41,10 @@ else
 fi
 # The victim's detail: its next step whole, wrapped at the 120 columns.
 tmux send-keys -t "$S" Down Down Enter
+# Its peak with its unit: the 1000 pause frames of an interval on its priority.
 if wait_for 'view finding ' && wait_for '^warning victim  open' &&
-   wait_for '^start [0-9:]+  end [0-9:]+ so far  \(3\.00 s\)  peak 1000$'; then
-	pass "tui_fdetail_head: the victim's detail, open, 3.00 s long, peak 1000"
+   wait_for '^start [0-9:]+  end [0-9:]+ so far  \(3\.00 s\)  peak 1000 pause frames$'; then
+	pass "tui_fdetail_head: the victim's detail, open, 3.00 s long, peak 1000 pause frames"
 else
 	bad tui_fdetail_head "no detail of the victim"
 fi
@@ -130,7 +131,16 @@ PYEOF
 tmux send-keys -t "$S" C-l "clear; $ROCETOP -r $DIR/p5.pcap -d 1 --speed 50 --link-speed 100G; echo RC2=\$?" Enter
 wait_for '\[END\]' || bad tui_fdetail_noflows "the view did not come up"
 tmux send-keys -t "$S" F Enter
-if wait_for '^critical pfc-storm  open' && wait_for '^Flows \(0\)   none kept: Enter goes to the subject' ; then
+# Its peak, a share of the time, in percent (rocetop's share form, one
+# decimal): 1000 pauses of 65535 quanta at 100G in each 1-s interval.
+share=$(awk 'BEGIN { printf "%.1f%%", 100 * 1000 * 65535 * 512 / 1e11 }')
+if wait_for '^critical pfc-storm  open' && wait_for "peak ${share}\$" &&
+   cap | grep -qE '^evidence +priority 5 on p5\.pcap \(received\) paused 34% of 1\.00 s'; then
+	pass "tui_fdetail_peak_share: the pfc-storm's peak in percent, $share, beside its evidence's 34%"
+else
+	bad tui_fdetail_peak_share "no 'peak $share' beside the evidence"
+fi
+if wait_for '^Flows \(0\)   none kept: Enter goes to the subject' ; then
 	tmux send-keys -t "$S" Enter
 	if wait_for 'view PFC' && wait_for 'pfc-storm: priority 5 on p5\.pcap'; then
 		pass "tui_fdetail_noflows: a finding without flows; Enter goes to the PFC view"
