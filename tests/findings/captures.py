@@ -124,9 +124,16 @@ def check(want_path, report_path):
     rules_g = sorted(g["rule"] for g in got)
     if rules_w != rules_g:
         errs.append("rules %s, expected %s" % (rules_g, rules_w))
+    # what each rule's peak counts, as rocetop(8) FINDINGS documents peak_unit
+    units = {"pfc-storm": "share", "pause-without-ecn": "pause frames", "victim": "pause frames",
+             "congestion": "share", "incast": "sources", "loss": "NAKs for PSN sequence errors",
+             "receiver-not-ready": "RNR NAKs", "ecn-without-cnp": "CE-marked packets"}
     for g in got:
-        if set(g) - {"involved"} != {"rule", "severity", "start", "end", "peak", "subject", "evidence", "next"}:
+        if set(g) - {"involved"} != {"rule", "severity", "start", "end", "peak", "peak_unit", "subject", "evidence",
+                                     "next"}:
             errs.append("fields %s" % sorted(g))
+        elif g["peak_unit"] != units.get(g["rule"], g["peak_unit"]):
+            errs.append("%s: peak_unit %r, expected %r" % (g["rule"], g["peak_unit"], units[g["rule"]]))
     for w in want:
         match = [g for g in got if g["rule"] == w["rule"] and g["subject"] == w["subject"]]
         if len(match) != 1:

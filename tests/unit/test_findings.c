@@ -9,6 +9,7 @@
 #include "check.h"
 #include "nic_doctor.h"
 #include "findings.h"
+#include "fmt.h"
 
 #define NS 1000000000ULL
 #define T0 (1700000000ULL * NS)
@@ -227,6 +228,10 @@ static void test_pfc_storm(void)
 		CHECK_EQ(e->f.subj.prio, 3);
 		CHECK(!strcmp(e->f.subj.ifname, "eth3"), "ifname %s", e->f.subj.ifname);
 		CHECK(strstr(e->f.evidence, "paused 40%") != NULL, "evidence: %s", e->f.evidence);
+		/* its peak, 2 x Q20 quanta of a 1-s interval: a share, 40.0% */
+		CHECK(e->f.peak_unit && !strcmp(e->f.peak_unit, RT_UNIT_SHARE), "unit %s", e->f.peak_unit);
+		CHECK(!strcmp(rt_fmt_peak(e->f.peak, e->f.peak_unit, (char[RT_PEAK_STRLEN]){ 0 }, RT_PEAK_STRLEN), "40.0%"),
+		      "peak %g", e->f.peak);
 	}
 	/* Quiet for two intervals (2 s): still open; matching again it is the
 	 * same episode (no new open); it closes only after close_after intervals
@@ -856,8 +861,23 @@ static void test_episode_jobs(void)
 	TEST_END("findings: a pause episode names the jobs of the flows it pauses and their ranks");
 }
 
+/* A peak with its unit, each form on hand-written values. */
+static void test_fmt_peak(void)
+{
+	char b[RT_PEAK_STRLEN];
+
+
+	CHECK(!strcmp(rt_fmt_peak(0.750593, RT_UNIT_SHARE, b, sizeof(b)), "75.1%"), "%s", b);
+	CHECK(!strcmp(rt_fmt_peak(1, RT_UNIT_SHARE, b, sizeof(b)), "100.0%"), "%s", b);
+	CHECK(!strcmp(rt_fmt_peak(360, "pause frames", b, sizeof(b)), "360 pause frames"), "%s", b);
+	CHECK(!strcmp(rt_fmt_peak(1.2e-5, RT_UNIT_BER, b, sizeof(b)), "1.20e-05 bit error rate"), "%s", b);
+	CHECK(!strcmp(rt_fmt_peak(0.5, NULL, b, sizeof(b)), "0.5"), "%s", b);
+	TEST_END("findings: a peak with its unit: 75.1%, 360 pause frames, 1.20e-05 bit error rate");
+}
+
 int main(void)
 {
+	test_fmt_peak();
 	test_pfc_storm();
 	test_episode_jobs();
 	test_pause_without_ecn_and_victim();
