@@ -131,8 +131,8 @@ def numbers(name, d, rep):
     frac = d.execute_script("return Array.from(document.querySelectorAll('.frac')).map(e => [e.dataset.value, e.textContent]);")
     want = [(p["seconds"] / f["duration"] if f["duration"] > 0 else 0) for f in files_of(rep)
             for p in f["pfc"]["priorities"]]
-    got = [float(v) for v, _ in frac]
-    bad = [t for v, t in frac if t != fmt_share(float(v))]
+    got = [float(v) if v is not None else None for v, _ in frac]
+    bad = [t for v, t in frac if v is None or t != fmt_share(float(v))]
     ok(name, got == want and not bad, "each priority's share of the time paused is its seconds over the duration, "
        "shown as a percentage (%s)" % [t for _, t in frac][:3], "got %s want %s, shown %s" % (got[:3], want[:3], bad[:3]))
     raw = d.execute_script(
@@ -167,6 +167,9 @@ def episodes(name, d, rep):
         r.querySelector('.ep-dur').dataset.value, r.querySelector('.ep-dur').textContent,
         r.querySelector('.ep-peak').dataset.value, r.querySelector('.ep-peak').dataset.unit,
         r.querySelector('.ep-peak').textContent]);""")
+    if any(r[4] is None or r[6] is None for r in rows):
+        ok(name, False, "each episode's length and peak keep their exact values (data-value)", str(rows[:2]))
+        return rows
     page = sorted((r[0], r[1], float(r[2]), float(r[4]), float(r[6]), r[7]) for r in rows)
     bad = [(r[5], fmt_dur(float(r[4]))) for r in rows if r[5] != fmt_dur(float(r[4]))]
     ok(name, not bad, "each episode's length shown as a duration (%s)" % sorted(set(r[5] for r in rows))[:3],
