@@ -104,7 +104,10 @@ $(BUILD)/obj/%.o: %.c $(SKELS) | $(BUILD)
 DYGRAPHS ?= /usr/share/javascript/dygraphs
 HTML_INCS := $(addprefix $(BUILD)/gen/,dygraph.min.js.inc dygraph.min.css.inc report_html.js.inc report_html.css.inc)
 
-$(BUILD)/gen/dygraph.%.inc: $(DYGRAPHS)/dygraph.% | $(BUILD)
+# A static pattern rule: its prerequisites are explicit, so make looks for
+# them when it builds, not in the directory listing it read at start (make
+# deps all on a new machine installs them after that).
+$(filter $(BUILD)/gen/dygraph.%,$(HTML_INCS)): $(BUILD)/gen/dygraph.%.inc: $(DYGRAPHS)/dygraph.% | $(BUILD)
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
