@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "opts.h"
 #include "record.h"
-#include "sink.h"
+#include "sinks.h"
 
 /* The header of a recording of s (16 fixed bytes, the layout text, its CRC)
  * in a malloc'd buffer, its length in *len; aborts on any failure. */

@@ -18,7 +18,7 @@
 #include "check.h"
 #include "log.h"
 #include "record.h"
-#include "sink.h"
+#include "sinks.h"
 #include "fixture.h"
 
 #define NSNAP 5

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Offline files: pcap/pcapng captures (user/sources/pcap.c) and rocetop recordings
- * (user/core/record.c). rt_file_source_new() (user/sources/file.c) tells them apart by
- * their first bytes.
+ * The recording format: its layout, the header, blocks written and read
+ * back (record.c writes, record_read.c reads; record_int.h is their shared
+ * inside). The -w sink is user/sinks/record_sink.c, the -r source
+ * user/sources/record_source.c (rt_file_source_new() in user/sources/file.c
+ * tells a recording from a capture by its first bytes).
  *
  * A recording (-w FILE) is, all integers little-endian:
  *
@@ -46,24 +48,13 @@
 #define RT_RECORD_H
 
 #include <stddef.h>
-#include "opts.h"
 #include "snapshot.h"
-#include "source.h"
 
 #define RT_REC_MAGIC		"\x89RTREC\r\n"
 #define RT_REC_MAGIC_LEN	8
 #define RT_REC_VERSION		1
 #define RT_REC_BLOCK_MAGIC	0x4b425452u	/* "RTBK" read as little-endian u32 */
 #define RT_REC_MAX_BLOCK	(1u << 30)
-
-/*
- * Sources behind rt_file_source_new(); each returns NULL after saying why.
- * fd < 0: open o->read_file (a regular file, rewound by reopening). fd >= 0:
- * a stream (a pipe, -r -) whose first nhead bytes, head, were already read to
- * tell the format; the source owns fd.
- */
-struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead);
-struct rt_source *rt_rec_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead);
 
 /* The recording reader on its own (the report and the tests use it). */
 struct rt_rec_reader;
@@ -90,18 +81,17 @@ const char *rt_rec_host(const struct rt_rec_reader *r);
 const char *rt_rec_id(const struct rt_rec_reader *r);
 const char *rt_rec_writer(const struct rt_rec_reader *r);
 __u64 rt_rec_created_ns(const struct rt_rec_reader *r);
+/* The rocetop version, kernel and command line that made it ("" in files from
+ * before them); valid until rt_rec_close(). */
+void rt_rec_made_by(const struct rt_rec_reader *r, const char **version, const char **kernel, const char **options);
 /* The same read quietly from a file's header (no symbolic link followed):
  * 0, or a negative errno (-EINVAL: not a recording this rocetop reads). */
 int rt_rec_peek(const char *path, char *host, size_t hostlen, char id[RT_REC_ID_LEN + 1],
 		__u64 *created_ns, char *writer, size_t writerlen);
-/* The name recorded: the given one, else gethostname(), as one word. */
-const char *rt_rec_hostname(const char *given, char *buf, size_t len);
 
 /* The command line recordings name in their header (main() sets it). */
 void rt_rec_set_options(int argc, char *const argv[]);
 const char *rt_rec_options(void);
-/* This host's kernel as a recording names it: sysname, release and machine. */
-const char *rt_rec_kernel(char *buf, size_t len);
 
 /* Writing blocks (the recorder and the flight recorder). */
 struct rt_rec_buf {
@@ -120,7 +110,8 @@ struct rt_rec_meta {
 int rt_rec_header(unsigned char **out, size_t *len, const struct rt_rec_meta *m);
 void rt_rec_new_id(char id[RT_REC_ID_LEN + 1]);
 __u64 rt_rec_now_ns(void);
-/* A snapshot as one complete block in b->z (b->zlen bytes). */
+/* A snapshot as one complete block in b->z (b->zlen bytes): 0, -EIO when
+ * compressing fails, else what rt_rec_encode() returns. */
 int rt_rec_block(const struct rt_snapshot *s, struct rt_rec_buf *b);
 void rt_rec_buf_free(struct rt_rec_buf *b);
 int rt_rec_write_all(int fd, const void *buf, size_t n);

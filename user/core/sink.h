@@ -62,9 +62,7 @@ struct rt_sink *rt_sink_new(const char *name, size_t priv_size, rt_sink_emit_fn 
  * sink's to free first). */
 void rt_sink_free(struct rt_sink *s);
 
-/* The recorder (user/core/record.c); NULL after saying why. The other
- * sinks' constructors are above the core: user/sinks/sinks.h, tui/tui.h,
+/* The sinks' constructors are above the core: user/sinks/sinks.h, tui/tui.h,
  * exporters/prom.h; user/cmd/run.c chooses them. */
-struct rt_sink *rt_record_sink_new(const struct rt_opts *o);
 
 #endif

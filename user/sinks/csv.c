@@ -26,12 +26,14 @@
 #include "findings.h"
 #include "fmt.h"
 #include "derive.h"
+#include "host.h"
 #include "linkspeed.h"
 #include "log.h"
 #include "outfile.h"
 #include "record.h"
 #include "sf_drop.h"
 #include "sink.h"
+#include "source.h"
 #include "sinks.h"
 
 #define FLOWS_HDR "time,ifname,dir,src,dst,dqpn,pkts,bytes,not_ect,ect0,ect1,ce,cnp,ack,nak,rnr_nak," \
@@ -758,8 +760,8 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	c = s->priv;
 	snprintf(c->dir, sizeof(c->dir), "%s", o->csv_dir);
 	c->speed_given = o->find.speed_mbps;
-	rt_rec_hostname(o->hostname, c->host, sizeof(c->host));
-	rt_rec_kernel(c->kernel, sizeof(c->kernel));
+	rt_host_name(o->hostname, c->host, sizeof(c->host));
+	rt_host_kernel(c->kernel, sizeof(c->kernel));
 	snprintf(c->version, sizeof(c->version), "%s", RT_VERSION);
 	snprintf(c->options, sizeof(c->options), "%s", rt_rec_options());
 	if (mkdir(c->dir, 0755) && errno != EEXIST) {

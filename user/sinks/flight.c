@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 #include "findings.h"
+#include "host.h"
 #include "log.h"
 #include "record.h"
 #include "sink.h"
@@ -419,7 +420,7 @@ struct rt_sink *rt_flight_sink_new(const struct rt_opts *o)
 	F->trigger = o->trigger;
 	F->max_files = o->max_files;
 	snprintf(F->dir, sizeof(F->dir), "%s", o->flight_dir ? o->flight_dir : ".");
-	rt_rec_hostname(o->hostname, F->host, sizeof(F->host));
+	rt_host_name(o->hostname, F->host, sizeof(F->host));
 	if (access(F->dir, W_OK)) {
 		pr_warn("--flight-dir %s: cannot write there: %s.\n", F->dir, strerror(errno));
 		flight_close(s);

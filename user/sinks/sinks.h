@@ -13,6 +13,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o);	/* batch.c: --batch 
 struct rt_sink *rt_csv_sink_new(const struct rt_opts *o);	/* csv.c: --csv */
 struct rt_sink *rt_flight_sink_new(const struct rt_opts *o);	/* flight.c: --flight-recorder */
 struct rt_sink *rt_ipfix_sink_new(const struct rt_opts *o);	/* ipfix.c: --ipfix */
+struct rt_sink *rt_record_sink_new(const struct rt_opts *o);	/* record_sink.c: -w */
 /* filtered.c: --filter EXPR in front of inner (--batch, --csv); inner itself
  * without a filter; NULL (inner closed) after saying why. */
 struct rt_sink *rt_filtered_sink_new(struct rt_sink *inner, const char *expr);

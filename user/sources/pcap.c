@@ -76,7 +76,7 @@
 #include "log.h"
 #include "pcap_classic.h"
 #include "pcap_sflow.h"
-#include "record.h"
+#include "sources.h"
 
 #define RT_PCAP_MAX_EMPTY	100
 #define RT_PCAP_IFINDEX		1

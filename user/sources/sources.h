@@ -7,6 +7,7 @@
 #ifndef RT_SOURCES_H
 #define RT_SOURCES_H
 
+#include <stddef.h>
 #include "opts.h"
 #include "source.h"
 
@@ -20,5 +21,13 @@ const struct rt_ftab *rt_live_flowtab(struct rt_source *src);
 int rt_live_xdp_fd(struct rt_source *src);
 /* A file: a rocetop recording or a capture, told apart by its magic (file.c). */
 struct rt_source *rt_file_source_new(const struct rt_opts *o);
+/*
+ * The two behind it: a capture (pcap.c) and a recording (record_source.c).
+ * fd < 0: open o->read_file (a regular file, rewound by reopening). fd >= 0:
+ * a stream (a pipe, -r -) whose first nhead bytes, head, were already read to
+ * tell the format; the source owns fd.
+ */
+struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead);
+struct rt_source *rt_rec_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead);
 
 #endif
