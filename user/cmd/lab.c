@@ -40,6 +40,7 @@
 #include "lab_pause.h"
 #include "endpoint.h"
 #include "fmt.h"
+#include "host.h"
 #include "cli.h"
 #include "log.h"
 #include "main_opts.h"
@@ -909,12 +910,15 @@ int rt_lab_main(int argc, char **argv)
 {
 	static struct lab_parse pc;
 	struct lab *l = &pc.l;
+	char cmdline[1024];
 	struct rt_opts o;
 	int err, saved_ns = -1;
 
 	err = lab_parse_args(argc, argv, &pc, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
+	/* The view's recording and CSV name the lab's command line ("lab ..."). */
+	o.cmdline = rt_host_options(cmdline, sizeof(cmdline), argc, argv);
 	if (geteuid() != 0) {
 		pr_warn("the lab creates network namespaces and attaches BPF programs: run it as root (sudo rocetop lab).\n");
 		return 1;

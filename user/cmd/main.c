@@ -9,11 +9,12 @@
 #include "cmd.h"
 #include "findings.h"
 #include "log.h"
+#include "host.h"
 #include "main_opts.h"
-#include "record.h"
 
 int main(int argc, char **argv)
 {
+	char cmdline[1024];
 	struct rt_opts o;
 	sigset_t usr1;
 	int err;
@@ -24,7 +25,6 @@ int main(int argc, char **argv)
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &usr1, NULL);
-	rt_rec_set_options(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return rt_report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "doctor"))
@@ -39,6 +39,8 @@ int main(int argc, char **argv)
 	err = rt_parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
+	/* What recordings and --csv say the run was (user/core/host.h). */
+	o.cmdline = rt_host_options(cmdline, sizeof(cmdline), argc - 1, argv + 1);
 	if (o.njob_of)
 		return rt_job_of(&o);
 	if (!o.nifaces && !o.read_file && !o.sflow) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * This host's name and kernel, as recordings, the CSV output and the flight
- * recorder name them (host.h): one word for the name, so a header line or a
- * report's column holds it whole.
+ * This host's name and kernel and the run's command line, as recordings,
+ * the CSV output and the flight recorder name them (host.h): one word for
+ * the name and one line for the command line, so a header line or a
+ * report's column holds each whole.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -34,5 +35,20 @@ const char *rt_host_name(const char *given, char *buf, size_t len)
 	for (i = 0; buf[i]; i++)
 		if ((unsigned char)buf[i] <= ' ' || buf[i] == 0x7f)
 			buf[i] = '_';
+	return buf;
+}
+
+const char *rt_host_options(char *buf, size_t len, int n, char *const args[])
+{
+	size_t k = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? " " : "", args[i]);
+	/* one line of printable text */
+	for (k = 0; buf[k]; k++)
+		if ((unsigned char)buf[k] < 0x20 || buf[k] == 0x7f)
+			buf[k] = '?';
 	return buf;
 }

@@ -63,6 +63,9 @@ struct rt_opts {
 	int trigger;			/* --trigger SEVERITY (enum rt_sev) */
 	const char *flight_dir;		/* --flight-dir DIR */
 	const char *hostname;		/* --hostname: the name recordings carry */
+	const char *cmdline;		/* the command line after the program's name, as
+					 * recordings and --csv name it (NULL: none;
+					 * main() fills it, rt_host_options) */
 	const char *pods_dir;		/* --pods-log-dir: the kubelet's pod logs (default /var/log/pods) */
 	int group_by;			/* --group-by: enum rt_group (user/core/job.h), 0: flows */
 	__u32 job_of[RT_MAX_JOB_OF];	/* --job-of PID: print the pids' jobs and exit */

@@ -184,28 +184,6 @@ void rt_rec_layout_init(void)
 	done = 1;
 }
 
-/* The command line recordings name in their header (rt_rec_set_options). */
-static char run_options[1024];
-
-void rt_rec_set_options(int argc, char *const argv[])
-{
-	size_t n = 0;
-	int i;
-
-	for (i = 1; i < argc && n < sizeof(run_options); i++)
-		n += (size_t)snprintf(run_options + n, sizeof(run_options) - n, "%s%s", i > 1 ? " " : "",
-				      argv[i]);
-	/* one line of printable text */
-	for (n = 0; run_options[n]; n++)
-		if ((unsigned char)run_options[n] < 0x20 || run_options[n] == 0x7f)
-			run_options[n] = '?';
-}
-
-const char *rt_rec_options(void)
-{
-	return run_options;
-}
-
 /* The text of the file header that describes the layout; malloc'ed. */
 char *rt_rec_layout_text(size_t *len, const struct rt_rec_meta *m)
 {
@@ -241,8 +219,8 @@ char *rt_rec_layout_text(size_t *len, const struct rt_rec_meta *m)
 	/* The run's facts (after the layout: readers before them skip the lines). */
 	OUT("rocetop %s\n", RT_VERSION);
 	OUT("kernel %s\n", rt_host_kernel(kern, sizeof(kern)));
-	if (run_options[0])
-		OUT("options %s\n", run_options);
+	if (m && m->options && m->options[0])
+		OUT("options %s\n", m->options);
 	OUT("end\n");
 #undef OUT
 	if (n >= cap) {

@@ -32,7 +32,7 @@
  * recorder (which removes, under --max-files, only files it wrote); and,
  * after the layout, the run's facts: "rocetop VERSION", "kernel SYSNAME
  * RELEASE MACHINE" and "options ARGS" (the command line after the program's
- * name). A reader skips lines it does not know, so older readers read these
+ * name, struct rt_opts' cmdline). A reader skips lines it does not know, so older readers read these
  * files. What a reader needs of each interface (link speed and where it came
  * from, MTU, PFC-enabled priorities where known) is in every record's iface
  * structs.
@@ -89,10 +89,6 @@ void rt_rec_made_by(const struct rt_rec_reader *r, const char **version, const c
 int rt_rec_peek(const char *path, char *host, size_t hostlen, char id[RT_REC_ID_LEN + 1],
 		__u64 *created_ns, char *writer, size_t writerlen);
 
-/* The command line recordings name in their header (main() sets it). */
-void rt_rec_set_options(int argc, char *const argv[]);
-const char *rt_rec_options(void);
-
 /* Writing blocks (the recorder and the flight recorder). */
 struct rt_rec_buf {
 	unsigned char *raw, *z;
@@ -105,6 +101,7 @@ struct rt_rec_meta {
 	char id[RT_REC_ID_LEN + 1];
 	__u64 created_ns;
 	const char *writer;
+	const char *options;	/* the command line (user/core/host.h) */
 };
 /* The file header (malloc'ed in *out), with m's lines when m is given. */
 int rt_rec_header(unsigned char **out, size_t *len, const struct rt_rec_meta *m);

@@ -30,7 +30,6 @@
 #include "linkspeed.h"
 #include "log.h"
 #include "outfile.h"
-#include "record.h"
 #include "sf_drop.h"
 #include "sink.h"
 #include "source.h"
@@ -763,7 +762,7 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	rt_host_name(o->hostname, c->host, sizeof(c->host));
 	rt_host_kernel(c->kernel, sizeof(c->kernel));
 	snprintf(c->version, sizeof(c->version), "%s", RT_VERSION);
-	snprintf(c->options, sizeof(c->options), "%s", rt_rec_options());
+	snprintf(c->options, sizeof(c->options), "%s", o->cmdline ? o->cmdline : "");
 	if (mkdir(c->dir, 0755) && errno != EEXIST) {
 		pr_warn("cannot create the CSV directory %s: %s.\n", c->dir, strerror(errno));
 		goto fail;

@@ -43,6 +43,7 @@ struct flight {
 	int max_files;
 	char dir[4096];
 	char host[64];
+	char options[1024];	/* the command line, for each file's header */
 	char id[RT_REC_ID_LEN + 1];	/* a new one for each file */
 	struct fblock *ring;
 	size_t n, cap;
@@ -244,7 +245,7 @@ static int fail_file(struct flight *F, int err)
 static int start_file(struct flight *F, const struct rt_snapshot *cur, const char *why)
 {
 	time_t t = (time_t)(cur->time_ns / 1000000000ULL);
-	struct rt_rec_meta m = { .host = F->host, .writer = "flight" };
+	struct rt_rec_meta m = { .host = F->host, .writer = "flight", .options = F->options };
 	unsigned char *h;
 	char stamp[32];
 	struct tm tm;
@@ -421,6 +422,7 @@ struct rt_sink *rt_flight_sink_new(const struct rt_opts *o)
 	F->max_files = o->max_files;
 	snprintf(F->dir, sizeof(F->dir), "%s", o->flight_dir ? o->flight_dir : ".");
 	rt_host_name(o->hostname, F->host, sizeof(F->host));
+	snprintf(F->options, sizeof(F->options), "%s", o->cmdline ? o->cmdline : "");
 	if (access(F->dir, W_OK)) {
 		pr_warn("--flight-dir %s: cannot write there: %s.\n", F->dir, strerror(errno));
 		flight_close(s);

@@ -43,6 +43,7 @@ struct rec {
 	struct rt_snapshot last, base, tmp;
 	struct rt_snapshot sorted;	/* the loop's table in key order, as stored */
 	char host[64];
+	char options[1024];	/* the command line, for each file's header */
 	char id[RT_REC_ID_LEN + 1];	/* one id for FILE and every file rotated from it */
 	int have_base;
 	struct timespec synced;
@@ -59,7 +60,8 @@ static int rec_open_file(struct rec *r)
 	r->fd = rt_out_open(r->path, "the recording", RT_OUT_LOCK);
 	if (r->fd < 0)
 		return r->fd;
-	struct rt_rec_meta m = { .host = r->host, .created_ns = rt_rec_now_ns(), .writer = "record" };
+	struct rt_rec_meta m = { .host = r->host, .created_ns = rt_rec_now_ns(), .writer = "record",
+				   .options = r->options };
 
 	memcpy(m.id, r->id, sizeof(m.id));
 	if (rt_rec_header(&h, &n, &m))
@@ -232,6 +234,7 @@ struct rt_sink *rt_record_sink_new(const struct rt_opts *o)
 	r->max_size = o->max_size;
 	r->max_files = o->max_files;
 	rt_host_name(o->hostname, r->host, sizeof(r->host));
+	snprintf(r->options, sizeof(r->options), "%s", o->cmdline ? o->cmdline : "");
 	rt_rec_new_id(r->id);
 	clock_gettime(CLOCK_MONOTONIC, &r->synced);
 	if (rec_open_file(r)) {
