@@ -68,6 +68,21 @@ static void test_ranking(void)
 	TEST_END("derive_ranking");
 }
 
+/* Packets, the most first (or the fewest when *(int *)arg), then derive.h's order. */
+static int by_pkts(const struct rt_flow_delta *a, const struct rt_flow_delta *b, void *arg)
+{
+	int c = a->d.pkts < b->d.pkts ? 1 : a->d.pkts > b->d.pkts ? -1 : 0;
+
+	if (*(const int *)arg)
+		c = -c;
+	return c ? c : rt_delta_cmp_congestion(a, b);
+}
+
+static int by_pkts_q(const void *a, const void *b, void *arg)
+{
+	return by_pkts(*(const struct rt_flow_delta *const *)a, *(const struct rt_flow_delta *const *)b, arg);
+}
+
 /*
  * rt_delta_top against the oracle: qsort of a copy of all n, first K. Random
  * deltas with many ties (small ranges), so the key's tie-break is exercised.
@@ -111,6 +126,22 @@ static void test_top(void)
 				bad += v[i] != all[i];
 			CHECK(got == want && !bad, "top %zu of %zu: %zu returned, %zu differ from qsort's first %zu",
 			      k, n, got, bad, want);
+		}
+		/* With an order that takes an argument (--batch --sort): by packets,
+		 * the fewest first when the argument says so, against qsort_r's. */
+		for (int fewest = 0; fewest < 2; fewest++) {
+			qsort_r(all, n, sizeof(*all), by_pkts_q, &fewest);
+			for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
+				size_t k = ks[j], want = k < n ? k : n, got, bad = 0;
+
+				for (size_t i = 0; i < n; i++)
+					v[i] = &d[(i * 7919) % n];
+				got = rt_delta_top_r(v, n, k, by_pkts, &fewest);
+				for (size_t i = 0; i < want; i++)
+					bad += v[i] != all[i];
+				CHECK(got == want && !bad, "top %zu of %zu by packets (fewest first: %d): %zu returned, "
+				      "%zu differ from qsort_r's first %zu", k, n, fewest, got, bad, want);
+			}
 		}
 	}
 }

@@ -23,17 +23,18 @@ int rt_delta_qcmp_congestion(const void *a, const void *b)
 }
 
 typedef int (*delta_cmp_fn)(const struct rt_flow_delta *, const struct rt_flow_delta *);
+typedef int (*delta_cmp_r_fn)(const struct rt_flow_delta *, const struct rt_flow_delta *, void *);
 
 /* The heap's root is the kept entry that sorts last. */
-static void top_sift(const struct rt_flow_delta **h, size_t n, size_t i, delta_cmp_fn cmp)
+static void top_sift(const struct rt_flow_delta **h, size_t n, size_t i, delta_cmp_r_fn cmp, void *arg)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
 		const struct rt_flow_delta *t;
 
-		if (l < n && cmp(h[l], h[m]) > 0)
+		if (l < n && cmp(h[l], h[m], arg) > 0)
 			m = l;
-		if (r < n && cmp(h[r], h[m]) > 0)
+		if (r < n && cmp(h[r], h[m], arg) > 0)
 			m = r;
 		if (m == i)
 			return;
@@ -44,14 +45,22 @@ static void top_sift(const struct rt_flow_delta **h, size_t n, size_t i, delta_c
 	}
 }
 
+/* qsort_r's comparison over pointers to flow deltas, in the order and arg of top_arg. */
+struct top_arg {
+	delta_cmp_r_fn cmp;
+	void *arg;
+};
+
 static int top_qcmp(const void *a, const void *b, void *arg)
 {
-	return (*(delta_cmp_fn *)arg)(*(const struct rt_flow_delta *const *)a,
-				      *(const struct rt_flow_delta *const *)b);
+	const struct top_arg *t = arg;
+
+	return t->cmp(*(const struct rt_flow_delta *const *)a, *(const struct rt_flow_delta *const *)b, t->arg);
 }
 
-size_t rt_delta_top(const struct rt_flow_delta **v, size_t n, size_t k, delta_cmp_fn cmp)
+size_t rt_delta_top_r(const struct rt_flow_delta **v, size_t n, size_t k, delta_cmp_r_fn cmp, void *arg)
 {
+	struct top_arg ta = { cmp, arg };
 	size_t i;
 
 	if (k > n)
@@ -59,17 +68,28 @@ size_t rt_delta_top(const struct rt_flow_delta **v, size_t n, size_t k, delta_cm
 	if (!k)
 		return 0;
 	for (i = k / 2; i-- > 0;)
-		top_sift(v, k, i, cmp);
+		top_sift(v, k, i, cmp, arg);
 	for (i = k; i < n; i++)
-		if (cmp(v[i], v[0]) < 0) {
+		if (cmp(v[i], v[0], arg) < 0) {
 			const struct rt_flow_delta *t = v[0];
 
 			v[0] = v[i];
 			v[i] = t;
-			top_sift(v, k, 0, cmp);
+			top_sift(v, k, 0, cmp, arg);
 		}
-	qsort_r(v, k, sizeof(*v), top_qcmp, &cmp);
+	qsort_r(v, k, sizeof(*v), top_qcmp, &ta);
 	return k;
+}
+
+/* rt_delta_top's order without an arg, called through rt_delta_top_r's. */
+static int plain_cmp(const struct rt_flow_delta *a, const struct rt_flow_delta *b, void *arg)
+{
+	return (*(delta_cmp_fn *)arg)(a, b);
+}
+
+size_t rt_delta_top(const struct rt_flow_delta **v, size_t n, size_t k, delta_cmp_fn cmp)
+{
+	return rt_delta_top_r(v, n, k, plain_cmp, &cmp);
 }
 
 void rt_hostpair_of(struct rt_hostpair *hp, const struct rt_flow_key *k, enum rt_hp_scope scope)

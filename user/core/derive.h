@@ -93,6 +93,9 @@ int rt_delta_qcmp_congestion(const void *a, const void *b);
  */
 size_t rt_delta_top(const struct rt_flow_delta **v, size_t n, size_t k,
 		    int (*cmp)(const struct rt_flow_delta *, const struct rt_flow_delta *));
+/* The same with an order that takes arg (a view's --sort column), as qsort_r's does. */
+size_t rt_delta_top_r(const struct rt_flow_delta **v, size_t n, size_t k,
+		      int (*cmp)(const struct rt_flow_delta *, const struct rt_flow_delta *, void *), void *arg);
 
 /* ---- percentages ---- */
 

@@ -24,11 +24,11 @@
 
 /* --sort for --batch: the columns it prints (user/cmd/main_opts.c checks the name). */
 enum { S_CONGESTION, S_PKTS, S_BYTES, S_CE, S_CNP, S_NAK, S_RNR };
-static int sort_by = S_CONGESTION;	/* qsort has no context argument */
 
 struct batch {
 	struct rt_printer pr;	/* text, or one JSON object per line (--json) */
 	int top;
+	int sort_by;		/* --sort: S_CONGESTION, S_PKTS, ... */
 	__u64 speed_given;	/* --link-speed */
 	struct rt_flow_delta **order;
 	size_t cap;
@@ -37,7 +37,7 @@ struct batch {
 };
 
 /* The --sort column of a flow's interval, larger first. */
-static double sort_value(const struct rt_flow_delta *f)
+static double sort_value(const struct rt_flow_delta *f, int sort_by)
 {
 	switch (sort_by) {
 	case S_PKTS: return (double)f->d.pkts;
@@ -50,11 +50,13 @@ static double sort_value(const struct rt_flow_delta *f)
 	return 0;
 }
 
-/* By --sort (larger first), then derive.h's congestion ordering. */
-static int order(const struct rt_flow_delta *x, const struct rt_flow_delta *y)
+/* By --sort (larger first: *(int *)arg), then derive.h's congestion ordering. */
+static int order(const struct rt_flow_delta *x, const struct rt_flow_delta *y, void *arg)
 {
+	int sort_by = *(const int *)arg;
+
 	if (sort_by != S_CONGESTION) {
-		double vx = sort_value(x), vy = sort_value(y);
+		double vx = sort_value(x, sort_by), vy = sort_value(y, sort_by);
 
 		if (vx != vy)
 			return vx < vy ? 1 : -1;
@@ -62,9 +64,9 @@ static int order(const struct rt_flow_delta *x, const struct rt_flow_delta *y)
 	return rt_delta_cmp_congestion(x, y);
 }
 
-static int cmp_order(const void *a, const void *b)
+static int cmp_order(const void *a, const void *b, void *arg)
 {
-	return order(*(const struct rt_flow_delta *const *)a, *(const struct rt_flow_delta *const *)b);
+	return order(*(const struct rt_flow_delta *const *)a, *(const struct rt_flow_delta *const *)b, arg);
 }
 
 static size_t all_active(struct rt_flow_delta **out, const struct rt_delta *d)
@@ -504,9 +506,10 @@ static int print_flows(struct batch *b, const struct rt_snapshot *cur, const str
 	/* Only --top rows are printed: those are selected, not everything sorted. */
 	active = all_active(b->order, d);
 	if (b->top)
-		n = rt_delta_top((const struct rt_flow_delta **)b->order, active, (size_t)b->top, order);
+		n = rt_delta_top_r((const struct rt_flow_delta **)b->order, active, (size_t)b->top, order,
+				   &b->sort_by);
 	else if ((n = active) > 1)
-		qsort(b->order, n, sizeof(*b->order), cmp_order);
+		qsort_r(b->order, n, sizeof(*b->order), cmp_order, &b->sort_by);
 	rt_pr_text(p, "\n%-15s %-7s %-15s %-15s %8s %4s %4s %9s %8s %6s %8s %8s %8s  %s\n", "IFACE", "DIR",
 		   "SRC", "DST", "DQPN", "PRIO", "DSCP", "PKTS/s", "Gb/s", "CE%", "CNP/s", "NAK/s", "RNR/s",
 		   "MIRROR  JOB");
@@ -666,7 +669,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
 			if (!strcasecmp(o->sort, names[k]) || (k == S_BYTES && (!strcasecmp(o->sort, "gbps") ||
 									       !strcasecmp(o->sort, "gb"))))
-				sort_by = (int)k;
+				b->sort_by = (int)k;
 	}
 	return s;
 }
