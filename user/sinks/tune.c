@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "linkspeed.h"
 #include "tune.h"
 
 /* The settings row of a flow's interface (the only row when there is one). */
@@ -48,9 +49,61 @@ static void episodes(struct rt_tune *t, const __u64 ce[8], const __u64 pause[8])
 	}
 }
 
+/* One interval's data bytes per interface, direction and priority. */
+struct ifbytes {
+	__u32 ifindex;
+	__u8 dir;
+	__u64 bytes[8];
+};
+
+static void add_bytes(struct ifbytes *b, size_t *n, size_t max, const struct rt_flow *f, int q, __u64 bytes)
+{
+	size_t i;
+
+	for (i = 0; i < *n && (b[i].ifindex != f->k.ifindex || b[i].dir != f->k.dir); i++)
+		;
+	if (i == *n) {
+		if (*n == max)
+			return;
+		memset(&b[i], 0, sizeof(b[i]));
+		b[i].ifindex = f->k.ifindex;
+		b[i].dir = f->k.dir;
+		(*n)++;
+	}
+	b[i].bytes[q] += bytes;
+}
+
+/* The interval's data rate on each interface and direction against its link
+ * speed, where the speed is known (recorded, not assumed): each priority
+ * keeps its busiest. */
+static void peaks(struct rt_tune *t, const struct rt_snapshot *cur, double secs, const struct ifbytes *b, size_t n)
+{
+	for (size_t i = 0; secs > 0 && i < n; i++) {
+		const char *ifname = rt_snapshot_ifname(cur, b[i].ifindex), *from = NULL;
+		__u64 mbps = rt_link_speed_quiet(cur, ifname, 0, &from);
+
+		if (!strcmp(from, "assumed"))
+			continue;
+		for (int q = 0; q < 8; q++) {
+			struct rt_tune_prio *p = &t->p[q];
+			double bps = (double)b[i].bytes[q] * 8 / secs, share = bps / ((double)mbps * 1e6);
+
+			if (!b[i].bytes[q] || (p->rated && share <= p->peak_share))
+				continue;
+			p->rated = 1;
+			p->peak_share = share;
+			p->peak_bps = bps;
+			p->peak_mbps = mbps;
+			snprintf(p->peak_if, sizeof(p->peak_if), "%s", ifname);
+		}
+	}
+}
+
 void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	__u64 ce[8] = { 0 }, pause[8] = { 0 };
+	struct ifbytes b[16];
+	size_t nb = 0;
 
 	if (cur->ncfgs) {
 		memcpy(t->cfg, cur->cfgs, cur->ncfgs * sizeof(cur->cfgs[0]));
@@ -69,7 +122,10 @@ void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct
 		t->p[q].pkts += x->d.pkts - (ctl < x->d.pkts ? ctl : x->d.pkts);
 		t->p[q].ce += x->d.ecn[RT_ECN_CE];
 		ce[q] += x->d.ecn[RT_ECN_CE];
+		if (ctl < x->d.pkts)	/* a flow that carries data: its bytes */
+			add_bytes(b, &nb, sizeof(b) / sizeof(b[0]), x->f, q, x->d.bytes);
 	}
+	peaks(t, cur, d->secs, b, nb);
 	for (size_t i = 0; i < d->nifs; i++)
 		for (int q = 0; q < 8; q++) {
 			t->p[q].pause += d->ifs[i].d.pfc_frames[q];
@@ -108,6 +164,7 @@ static struct rt_tune_rec *add(struct out *o, const char *setting, const char *c
 		return NULL;
 	r = &o->r[o->n++];
 	memset(r, 0, sizeof(*r));
+	snprintf(r->kind, sizeof(r->kind), "change");
 	snprintf(r->setting, sizeof(r->setting), "%s", setting);
 	snprintf(r->confidence, sizeof(r->confidence), "%s", conf);
 	return r;
@@ -267,6 +324,47 @@ static void rule_pfc_first(struct out *o, const struct rt_tune *t)
 	}
 }
 
+/* The reaction point may cut too hard: many CNPs (at least RT_TUNE_RP_CNPS,
+ * and one per RT_TUNE_RP_PER data packets or more) while the data's busiest
+ * interval stayed under half its link and no PFC frame paused its priority.
+ * An observation, not a command: it names the DCQCN parameters to look at. */
+#define RT_TUNE_RP_CNPS	100
+#define RT_TUNE_RP_PER	20
+static void rule_rp_cuts(struct out *o, const struct rt_tune *t, int dp)
+{
+	const struct rt_tune_prio *p = dp >= 0 ? &t->p[dp] : NULL;
+	const struct rt_hostcfg *c = t->ncfg ? cfg_of(t, p ? p->peak_if : "") : NULL;
+	__u64 cnps = 0;
+	struct rt_tune_rec *r;
+
+	for (int q = 0; q < 8; q++)
+		cnps += t->p[q].cnp;
+	if (!cnps)
+		cnps = t->rp_handled;
+	if (!p || !p->rated || p->pause || cnps < RT_TUNE_RP_CNPS || cnps * RT_TUNE_RP_PER < p->pkts ||
+	    p->peak_share >= 0.5)
+		return;
+	r = add(o, "DCQCN reaction point rate cuts", "low");
+	if (!r)
+		return;
+	snprintf(r->kind, sizeof(r->kind), "observation");
+	SAY(r, scope, "%s priority %d", p->peak_if, dp);
+	if (c && c->cc[RT_CC_RP_GD] >= 0 && c->cc[RT_CC_RP_MIN_DEC_FAC] >= 0)
+		SAY(r, current, "rp_gd %lld, rp_min_dec_fac %lld, rp_ai_rate %lld", c->cc[RT_CC_RP_GD],
+		    c->cc[RT_CC_RP_MIN_DEC_FAC], c->cc[RT_CC_RP_AI_RATE]);
+	else
+		SAY(r, current, "cc_params not recorded");
+	/* no command: the parameters to look at, and where */
+	SAY(r, recommended, "look at cc_params rp_gd, rp_min_dec_fac, rp_rate_reduce_monitor_period (how deep and "
+	    "how often a CNP cuts), rp_ai_rate, rp_hai_rate, rp_time_reset, rp_byte_reset (how fast the rate "
+	    "comes back) in %s%s%s", c && c->pci[0] ? "/sys/kernel/debug/mlx5/" : "the NIC's debugfs",
+	    c && c->pci[0] ? c->pci : "", c && c->pci[0] ? "/cc_params" : "");
+	SAY(r, evidence, "%llu CNPs for %llu RoCE data packets on priority %d, no PFC frame on it; its busiest "
+	    "interval on %s was %.3f Gb/s, %.1f%% of the %llu Mb/s link", (unsigned long long)cnps,
+	    (unsigned long long)p->pkts, dp, p->peak_if, p->peak_bps / 1e9, 100 * p->peak_share,
+	    (unsigned long long)p->peak_mbps);
+}
+
 size_t rt_tune_rules(const struct rt_tune *t, struct rt_tune_rec *rec, size_t max)
 {
 	struct out o = { rec, 0, max };
@@ -282,5 +380,6 @@ size_t rt_tune_rules(const struct rt_tune *t, struct rt_tune_rec *rec, size_t ma
 		rule_mtu(&o, c, dp);
 	}
 	rule_pfc_first(&o, t);
+	rule_rp_cuts(&o, t, dp);
 	return o.n;
 }

@@ -18,6 +18,12 @@ struct rt_tune_prio {
 	__u64 pkts, ce, cnp, pause;	/* RoCE data, CE-marked, CNPs, PFC frames */
 	__u64 episodes, pause_first;	/* congestion episodes, those PFC began */
 	int open, quiet;		/* an episode is open; intervals quiet since */
+	/* The busiest interval of the data on an interface and direction whose
+	 * link speed is known (not assumed): its share of the link. */
+	int rated;			/* such an interval was seen */
+	double peak_share, peak_bps;
+	__u64 peak_mbps;		/* that link's speed */
+	char peak_if[16];
 };
 
 struct rt_tune {
@@ -31,12 +37,18 @@ struct rt_tune {
 void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct rt_delta *d);
 
 struct rt_tune_rec {
-	char setting[64], scope[48], current[64], recommended[64];
+	char kind[12];		/* "change", or "observation": no command, recommended names what to look at */
+	char setting[64], scope[48], current[96], recommended[320];
 	char evidence[256], command[320], confidence[8];
 };
 
 #define RT_TUNE_MAX 32
 /* The recommendations the tally supports (none on a healthy recording); their number. */
 size_t rt_tune_rules(const struct rt_tune *t, struct rt_tune_rec *out, size_t max);
+
+/* The recommendations as a "tuning" array in JSON, in text a paragraph
+ * each (user/sinks/tune_print.c). */
+struct rt_printer;
+void rt_tune_print(struct rt_printer *p, const struct rt_tune_rec *r, size_t n);
 
 #endif
