@@ -132,6 +132,15 @@ int main(void)
 	      r[0].scope, r[0].command);
 	CHECK(!strcmp(r[0].evidence, "1000 RoCE packets sent on priority 3; 20 CNPs seen, rp_cnp_ignored +0"),
 	      "%s", r[0].evidence);
+	/* Below a tree (doctor --sysfs-root), the command names the tree's file;
+	 * a netdev named as markup with a quote is one shell word. */
+	snprintf(t.root, sizeof(t.root), "/tmp/tree");
+	CHECK_EQ(rules(&t, r), (size_t)1);
+	CHECK(!strcmp(r[0].command, "echo 1 > /tmp/tree/sys/class/net/eth2/ecn/roce_rp/enable/3"), "%s", r[0].command);
+	t.root[0] = 0;
+	snprintf(t.cfg[0].netdev, sizeof(t.cfg[0].netdev), "<s>e'2");
+	CHECK_EQ(rules(&t, r), (size_t)1);
+	CHECK(!strcmp(r[0].command, "echo 1 > '/sys/class/net/<s>e'\\''2/ecn/roce_rp/enable/3'"), "%s", r[0].command);
 	/* No CNP: nothing says the reaction point matters. */
 	memset(&t, 0, sizeof(t));
 	interval(&t, &c, 26, 1000, 0, 0, 0);

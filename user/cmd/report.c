@@ -97,6 +97,7 @@ static void tuning(struct rt_printer *p, struct report *R)
 	size_t n = rt_tune_rules(&R->run.tune, rec, RT_TUNE_MAX);
 
 	rt_pr_text(p, "\nTuning (%zu recommendation%s)\n", n, n == 1 ? "" : "s");
+	rt_pr_u64(p, RT_PR_JSON, "tuning_settings", NULL, R->run.tune.ncfg);
 	if (!R->run.tune.ncfg)
 		rt_pr_text(p, "  the recording carries no congestion settings (recorded without an RDMA port, "
 			   "or by an older rocetop): only what the traffic alone shows\n");

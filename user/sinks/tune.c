@@ -170,6 +170,41 @@ static struct rt_tune_rec *add(struct out *o, const char *setting, const char *c
 	return r;
 }
 
+/* s as one shell word: as it is when every byte is safe, else in single
+ * quotes (a netdev's name may hold '<', '$' or a quote). */
+static const char *shell_word(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-")] == 0)
+		return s;
+	buf[n++] = '\'';
+	for (; *s && n + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	buf[n++] = '\'';
+	buf[n] = 0;
+	return buf;
+}
+
+/* r's command: "echo V > FILE", FILE below the tree the settings were read
+ * from (t->root, "" for the host's own /sys), quoted for a shell. */
+static void cmd_write(struct rt_tune_rec *r, const struct rt_tune *t, long long v, const char *fmt, const char *name,
+		      const char *leaf)
+{
+	char path[512], q[1100];
+
+	if (!r)
+		return;
+	snprintf(path, sizeof(path), fmt, t->root, name, leaf);
+	snprintf(r->command, sizeof(r->command), "echo %lld > %s", v, shell_word(path, q, sizeof(q)));
+}
+
 #define SAY(r, field, ...) do { if (r) snprintf((r)->field, sizeof((r)->field), __VA_ARGS__); } while (0)
 
 /* CE marks on a priority whose notification point is off: no CNP answers
@@ -183,6 +218,8 @@ static void rule_np_rp(struct out *o, const struct rt_tune *t, const struct rt_h
 	for (int q = 0; q < 8; q++)
 		cnps += t->p[q].cnp;
 	for (int q = 0; q < 8; q++) {
+		char qs[4] = { (char)('0' + q), 0 };
+
 		if (c->np_en[q] == 0 && t->p[q].ce) {
 			r = add(o, "ecn/roce_np/enable", "high");
 			SAY(r, scope, "%s priority %d", c->netdev, q);
@@ -190,7 +227,7 @@ static void rule_np_rp(struct out *o, const struct rt_tune *t, const struct rt_h
 			SAY(r, recommended, "1");
 			SAY(r, evidence, "%llu CE-marked RoCE packets on priority %d, %llu CNPs sent (np_cnp_sent)",
 			    (unsigned long long)t->p[q].ce, q, (unsigned long long)t->np_cnp_sent);
-			SAY(r, command, "echo 1 > /sys/class/net/%s/ecn/roce_np/enable/%d", c->netdev, q);
+			cmd_write(r, t, 1, "%s/sys/class/net/%s/ecn/roce_np/enable/%s", c->netdev, qs);
 		}
 		if (c->rp_en[q] == 0 && t->p[q].pkts && (cnps || t->rp_ignored)) {
 			r = add(o, "ecn/roce_rp/enable", "high");
@@ -200,7 +237,7 @@ static void rule_np_rp(struct out *o, const struct rt_tune *t, const struct rt_h
 			SAY(r, evidence, "%llu RoCE packets sent on priority %d; %llu CNPs seen, rp_cnp_ignored +%llu",
 			    (unsigned long long)t->p[q].pkts, q, (unsigned long long)cnps,
 			    (unsigned long long)t->rp_ignored);
-			SAY(r, command, "echo 1 > /sys/class/net/%s/ecn/roce_rp/enable/%d", c->netdev, q);
+			cmd_write(r, t, 1, "%s/sys/class/net/%s/ecn/roce_rp/enable/%s", c->netdev, qs);
 		}
 	}
 }
@@ -236,8 +273,8 @@ static void rule_cnp_prio(struct out *o, const struct rt_tune *t, const struct r
 	SAY(r, evidence, "CNPs on priority %d, the priority of %llu RoCE data packets: %llu %s", dp,
 	    (unsigned long long)t->p[dp].pkts, (unsigned long long)cnps,
 	    t->p[dp].cnp ? "CNPs seen on it" : "CNPs sent (np_cnp_sent)");
-	SAY(r, command, "echo %d > /sys/kernel/debug/mlx5/%s/cc_params/%s", trust ? 48 : 6, c->pci,
-	    trust ? "np_cnp_dscp" : "np_cnp_prio");
+	cmd_write(r, t, trust ? 48 : 6, "%s/sys/kernel/debug/mlx5/%s/cc_params/%s", c->pci,
+		  trust ? "np_cnp_dscp" : "np_cnp_prio");
 }
 
 /* RoCE data on a priority without PFC, and PFC on a priority no RoCE took
@@ -245,6 +282,7 @@ static void rule_cnp_prio(struct out *o, const struct rt_tune *t, const struct r
 static void rule_pfc(struct out *o, const struct rt_tune *t, const struct rt_hostcfg *c, int dp)
 {
 	struct rt_tune_rec *r;
+	char w[80];
 
 	if (!c->pfc_known || dp < 0)
 		return;
@@ -265,7 +303,8 @@ static void rule_pfc(struct out *o, const struct rt_tune *t, const struct rt_hos
 		else
 			SAY(r, evidence, "%llu RoCE packets on priority %d, PFC enabled on 0x%02x",
 			    (unsigned long long)t->p[q].pkts, q, c->pfc_en);
-		SAY(r, command, "dcb pfc set dev %s prio-pfc %d:%s", c->netdev, q, on ? "off" : "on");
+		SAY(r, command, "dcb pfc set dev %s prio-pfc %d:%s", shell_word(c->netdev, w, sizeof(w)), q,
+		    on ? "off" : "on");
 	}
 }
 
@@ -273,6 +312,7 @@ static void rule_pfc(struct out *o, const struct rt_tune *t, const struct rt_hos
 static void rule_storm(struct out *o, const struct rt_tune *t, const struct rt_hostcfg *c, int dp)
 {
 	struct rt_tune_rec *r;
+	char w[80];
 
 	if (!c->pfc_known || !c->pfc_en || c->pfc_tout != 0 || dp < 0)
 		return;
@@ -282,7 +322,7 @@ static void rule_storm(struct out *o, const struct rt_tune *t, const struct rt_h
 	SAY(r, recommended, "auto");
 	SAY(r, evidence, "PFC on 0x%02x carrying %llu RoCE packets; %llu PFC frames in the recording", c->pfc_en,
 	    (unsigned long long)t->p[dp].pkts, (unsigned long long)t->p[dp].pause);
-	SAY(r, command, "ethtool --set-tunable %s pfc-prevention-tout auto", c->netdev);
+	SAY(r, command, "ethtool --set-tunable %s pfc-prevention-tout auto", shell_word(c->netdev, w, sizeof(w)));
 }
 
 /* The RDMA MTU below what the netdev's MTU allows. */
@@ -290,6 +330,7 @@ static void rule_mtu(struct out *o, const struct rt_hostcfg *c, int dp)
 {
 	int fits = c->mtu > 0 ? rt_roce_mtu_for(c->mtu) : -1;
 	struct rt_tune_rec *r;
+	char w[80];
 
 	if (dp < 0 || c->active_mtu <= 0 || fits <= 0 || c->active_mtu >= fits)
 		return;
@@ -299,7 +340,7 @@ static void rule_mtu(struct out *o, const struct rt_hostcfg *c, int dp)
 	SAY(r, recommended, "%d", fits);
 	SAY(r, evidence, "netdev MTU %d allows %d; RoCE ran at %d", c->mtu, fits, c->active_mtu);
 	SAY(r, command, "ibv_devinfo -d %s -i %u | grep -E 'max_mtu|active_mtu'  (the port's or the peer's "
-	    "max_mtu limits it; the application's path MTU follows)", c->dev, c->port);
+	    "max_mtu limits it; the application's path MTU follows)", shell_word(c->dev, w, sizeof(w)), c->port);
 }
 
 /* PFC before ECN: most congestion episodes on a priority began with pause

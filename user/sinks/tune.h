@@ -31,6 +31,8 @@ struct rt_tune {
 	struct rt_hostcfg cfg[RT_MAX_CFGS];	/* the last settings recorded */
 	size_t ncfg;
 	__u64 np_marked, np_cnp_sent, rp_handled, rp_ignored;	/* NIC counters' increase */
+	char root[256];		/* the tree the settings were read below: the commands' files
+				 * are there ("": the host's own /sys) */
 };
 
 /* One interval of the recording. */
