@@ -149,7 +149,33 @@ void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct
 	episodes(t, ce, pause);
 }
 
+void rt_tune_take_nic(struct rt_tune *t, const struct rt_hostcfg *c, const struct rt_tune_nic *n, double secs)
+{
+	int q = c->roce_prio;
+
+	if (t->ncfg < RT_MAX_CFGS)
+		t->cfg[t->ncfg++] = *c;
+	t->nic = 1;
+	t->nic_secs = secs;
+	t->np_marked += n->np_marked;
+	t->np_cnp_sent += n->np_cnp_sent;
+	t->rp_handled += n->rp_handled;
+	t->rp_ignored += n->rp_ignored;
+	for (int k = 0; k < 8; k++)
+		t->p[k].pause += n->pause[k];
+	if (q < 0 || q > 7 || !(n->np_marked || n->np_cnp_sent || n->rp_handled || n->rp_ignored))
+		return;
+	t->p[q].nic_ran = 1;
+	t->p[q].ce += n->np_marked;
+}
+
 /* ---- the rules ---- */
+
+/* RoCE ran on priority q: data packets in the recording, or the NIC's counters. */
+static int ran(const struct rt_tune *t, int q)
+{
+	return t->p[q].pkts || t->p[q].nic_ran;
+}
 
 struct out {
 	struct rt_tune_rec *r;
@@ -217,6 +243,8 @@ static void rule_np_rp(struct out *o, const struct rt_tune *t, const struct rt_h
 
 	for (int q = 0; q < 8; q++)
 		cnps += t->p[q].cnp;
+	if (t->nic)
+		cnps = t->rp_handled;
 	for (int q = 0; q < 8; q++) {
 		char qs[4] = { (char)('0' + q), 0 };
 
@@ -225,30 +253,44 @@ static void rule_np_rp(struct out *o, const struct rt_tune *t, const struct rt_h
 			SAY(r, scope, "%s priority %d", c->netdev, q);
 			SAY(r, current, "0");
 			SAY(r, recommended, "1");
-			SAY(r, evidence, "%llu CE-marked RoCE packets on priority %d, %llu CNPs sent (np_cnp_sent)",
-			    (unsigned long long)t->p[q].ce, q, (unsigned long long)t->np_cnp_sent);
+			if (t->nic)
+				SAY(r, evidence, "np_ecn_marked_roce_packets +%llu, np_cnp_sent +%llu in %.1f s; RoCE "
+				    "takes priority %d (rdma_cm's default ToS)", (unsigned long long)t->p[q].ce,
+				    (unsigned long long)t->np_cnp_sent, t->nic_secs, q);
+			else
+				SAY(r, evidence, "%llu CE-marked RoCE packets on priority %d, %llu CNPs sent (np_cnp_sent)",
+				    (unsigned long long)t->p[q].ce, q, (unsigned long long)t->np_cnp_sent);
 			cmd_write(r, t, 1, "%s/sys/class/net/%s/ecn/roce_np/enable/%s", c->netdev, qs);
 		}
-		if (c->rp_en[q] == 0 && t->p[q].pkts && (cnps || t->rp_ignored)) {
+		if (c->rp_en[q] == 0 && ran(t, q) && (cnps || t->rp_ignored)) {
 			r = add(o, "ecn/roce_rp/enable", "high");
 			SAY(r, scope, "%s priority %d", c->netdev, q);
 			SAY(r, current, "0");
 			SAY(r, recommended, "1");
-			SAY(r, evidence, "%llu RoCE packets sent on priority %d; %llu CNPs seen, rp_cnp_ignored +%llu",
-			    (unsigned long long)t->p[q].pkts, q, (unsigned long long)cnps,
-			    (unsigned long long)t->rp_ignored);
+			if (t->nic)
+				SAY(r, evidence, "rp_cnp_handled +%llu, rp_cnp_ignored +%llu in %.1f s; RoCE takes "
+				    "priority %d (rdma_cm's default ToS)", (unsigned long long)cnps,
+				    (unsigned long long)t->rp_ignored, t->nic_secs, q);
+			else
+				SAY(r, evidence, "%llu RoCE packets sent on priority %d; %llu CNPs seen, rp_cnp_ignored "
+				    "+%llu", (unsigned long long)t->p[q].pkts, q, (unsigned long long)cnps,
+				    (unsigned long long)t->rp_ignored);
 			cmd_write(r, t, 1, "%s/sys/class/net/%s/ecn/roce_rp/enable/%s", c->netdev, qs);
 		}
 	}
 }
 
-/* The priority the most RoCE data took, -1 none. */
+/* The priority the most RoCE data took (from the NIC's counters: the one
+ * they were put on), -1 none. */
 static int data_prio(const struct rt_tune *t)
 {
 	int best = -1;
 
 	for (int q = 0; q < 8; q++)
 		if (t->p[q].pkts && (best < 0 || t->p[q].pkts > t->p[best].pkts))
+			best = q;
+	for (int q = 0; best < 0 && q < 8; q++)
+		if (t->p[q].nic_ran)
 			best = q;
 	return best;
 }
@@ -270,9 +312,13 @@ static void rule_cnp_prio(struct out *o, const struct rt_tune *t, const struct r
 	SAY(r, scope, "%s (%s) priority %d", c->netdev, c->pci, dp);
 	SAY(r, current, "%lld", trust ? dscp : prio);
 	SAY(r, recommended, "%d", trust ? 48 : 6);
-	SAY(r, evidence, "CNPs on priority %d, the priority of %llu RoCE data packets: %llu %s", dp,
-	    (unsigned long long)t->p[dp].pkts, (unsigned long long)cnps,
-	    t->p[dp].cnp ? "CNPs seen on it" : "CNPs sent (np_cnp_sent)");
+	if (t->nic)
+		SAY(r, evidence, "CNPs on priority %d, RoCE's (rdma_cm's default ToS): np_cnp_sent +%llu in %.1f s", dp,
+		    (unsigned long long)cnps, t->nic_secs);
+	else
+		SAY(r, evidence, "CNPs on priority %d, the priority of %llu RoCE data packets: %llu %s", dp,
+		    (unsigned long long)t->p[dp].pkts, (unsigned long long)cnps,
+		    t->p[dp].cnp ? "CNPs seen on it" : "CNPs sent (np_cnp_sent)");
 	cmd_write(r, t, trust ? 48 : 6, "%s/sys/kernel/debug/mlx5/%s/cc_params/%s", c->pci,
 		  trust ? "np_cnp_dscp" : "np_cnp_prio");
 }
@@ -289,8 +335,8 @@ static void rule_pfc(struct out *o, const struct rt_tune *t, const struct rt_hos
 	for (int q = 0; q < 8; q++) {
 		int on = !!(c->pfc_en & (1u << q));
 
-		if (on == !!t->p[q].pkts)
-			continue;
+		if (on == !!ran(t, q) || (on && t->nic))
+			continue;	/* the port's counters cannot say a priority had no RoCE */
 		if (on && (q == c->cc[RT_CC_NP_CNP_PRIO] || t->p[q].cnp))
 			continue;	/* the CNPs' own priority */
 		r = add(o, "pfc", on ? "medium" : "high");
@@ -300,6 +346,11 @@ static void rule_pfc(struct out *o, const struct rt_tune *t, const struct rt_hos
 		if (on)
 			SAY(r, evidence, "no RoCE packet on priority %d; %llu on priority %d", q,
 			    (unsigned long long)t->p[dp].pkts, dp);
+		else if (t->nic)
+			SAY(r, evidence, "RoCE on priority %d (rdma_cm's default ToS; np_ecn_marked_roce_packets +%llu, "
+			    "np_cnp_sent +%llu, rp_cnp_handled +%llu in %.1f s), PFC enabled on 0x%02x", q,
+			    (unsigned long long)t->np_marked, (unsigned long long)t->np_cnp_sent,
+			    (unsigned long long)t->rp_handled, t->nic_secs, c->pfc_en);
 		else
 			SAY(r, evidence, "%llu RoCE packets on priority %d, PFC enabled on 0x%02x",
 			    (unsigned long long)t->p[q].pkts, q, c->pfc_en);
@@ -320,8 +371,12 @@ static void rule_storm(struct out *o, const struct rt_tune *t, const struct rt_h
 	SAY(r, scope, "%s", c->netdev);
 	SAY(r, current, "0 (off)");
 	SAY(r, recommended, "auto");
-	SAY(r, evidence, "PFC on 0x%02x carrying %llu RoCE packets; %llu PFC frames in the recording", c->pfc_en,
-	    (unsigned long long)t->p[dp].pkts, (unsigned long long)t->p[dp].pause);
+	if (t->nic)
+		SAY(r, evidence, "PFC on 0x%02x, RoCE on priority %d (rdma_cm's default ToS); %llu PFC frames on it in "
+		    "%.1f s", c->pfc_en, dp, (unsigned long long)t->p[dp].pause, t->nic_secs);
+	else
+		SAY(r, evidence, "PFC on 0x%02x carrying %llu RoCE packets; %llu PFC frames in the recording",
+		    c->pfc_en, (unsigned long long)t->p[dp].pkts, (unsigned long long)t->p[dp].pause);
 	SAY(r, command, "ethtool --set-tunable %s pfc-prevention-tout auto", shell_word(c->netdev, w, sizeof(w)));
 }
 

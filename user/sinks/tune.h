@@ -24,6 +24,7 @@ struct rt_tune_prio {
 	double peak_share, peak_bps;
 	__u64 peak_mbps;		/* that link's speed */
 	char peak_if[16];
+	int nic_ran;			/* the NIC's counters moved for RoCE of this priority */
 };
 
 struct rt_tune {
@@ -33,7 +34,24 @@ struct rt_tune {
 	__u64 np_marked, np_cnp_sent, rp_handled, rp_ignored;	/* NIC counters' increase */
 	char root[256];		/* the tree the settings were read below: the commands' files
 				 * are there ("": the host's own /sys) */
+	int nic;		/* the tally is the NIC's counters' (rt_tune_take_nic), no packets */
+	double nic_secs;	/* between their two readings */
 };
+
+/* One RDMA netdev's NIC counters' increase between two readings. */
+struct rt_tune_nic {
+	__u64 np_marked, np_cnp_sent, rp_handled, rp_ignored;	/* hw_counters */
+	__u64 pause[8];		/* PFC frames per priority, received and sent (ethtool) */
+};
+
+/*
+ * The tally of `rocetop doctor --tune` (a hardware NIC handles RoCE in
+ * silicon: its counters are what the host sees of it): c's settings and its
+ * counters' increase over secs. The counters are the port's, not a
+ * priority's: the RoCE they count is put on the priority rdma_cm's default
+ * ToS takes (c->roce_prio), when one of them moved.
+ */
+void rt_tune_take_nic(struct rt_tune *t, const struct rt_hostcfg *c, const struct rt_tune_nic *n, double secs);
 
 /* One interval of the recording. */
 void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct rt_delta *d);
