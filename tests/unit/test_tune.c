@@ -9,7 +9,11 @@
  * (many CNPs, the data under half its link, no pause) at each of its edges:
  * 100 CNPs, one per 20 data packets, a share just under 50%; one CNP, one
  * data packet or one pause frame across an edge, a share of exactly 50%, or a
- * link speed not known gives none. Expected values are worked out here.
+ * link speed not known gives none. From the NIC's counters (doctor --tune):
+ * CE marks on rdma_cm's priority 3 with NP off there give the NP rule with
+ * the counters as evidence, NP off on another priority or rdma_cm's
+ * priority unknown give none, PFC on a priority without RoCE is not said.
+ * Expected values are worked out here.
  */
 #include <stdio.h>
 #include <string.h>
@@ -220,5 +224,32 @@ int main(void)
 	/* a healthy tally: CNPs on a link the data fills */
 	CHECK_EQ(rp_case(r, 2000, 100, 0, 1200000000, 10000), (size_t)0);
 	TEST_END("tune_rp_observation");
+
+	/* The NIC's counters: RoCE on rdma_cm's priority 3, NP off there. */
+	healthy(&c);
+	c.roce_prio = 3;
+	c.np_en[3] = 0;
+	c.pfc_en |= 1u << 5;	/* PFC on 5 too: the port's counters cannot say 5 had no RoCE */
+	{
+		struct rt_tune_nic n = { .np_marked = 100, .np_cnp_sent = 7 };
+
+		memset(&t, 0, sizeof(t));
+		rt_tune_take_nic(&t, &c, &n, 3);
+		CHECK_EQ(rules(&t, r), (size_t)1);
+		CHECK(!strcmp(r[0].setting, "ecn/roce_np/enable") && !strcmp(r[0].scope, "eth2 priority 3") &&
+		      !strcmp(r[0].evidence, "np_ecn_marked_roce_packets +100, np_cnp_sent +7 in 3.0 s; RoCE takes "
+			      "priority 3 (rdma_cm's default ToS)"), "%s: %s", r[0].setting, r[0].evidence);
+		c.np_en[3] = 1;
+		c.np_en[4] = 0;	/* off where RoCE is not */
+		memset(&t, 0, sizeof(t));
+		rt_tune_take_nic(&t, &c, &n, 3);
+		CHECK_EQ(rules(&t, r), (size_t)0);
+		c.np_en[3] = 0;
+		c.roce_prio = -1;	/* rdma_cm's priority not known */
+		memset(&t, 0, sizeof(t));
+		rt_tune_take_nic(&t, &c, &n, 3);
+		CHECK_EQ(rules(&t, r), (size_t)0);
+	}
+	TEST_END("tune_nic_counters");
 	return TEST_EXIT();
 }
