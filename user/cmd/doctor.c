@@ -329,11 +329,15 @@ static void print_tune_text(const struct rt_doc_host *h, const struct tuned *tu,
 {
 	struct rt_printer p;
 
+	if (!h->n) {
+		printf("\nTuning (0 recommendations)\n  nothing to judge: no RDMA netdev\n");
+		return;
+	}
 	printf("\nTuning from the NIC's counters over %g s (%d recommendation%s)\n", secs, tu->n,
 	       tu->n == 1 ? "" : "s");
 	if (!tu->n)
-		printf("  nothing to change: %s\n", h->n ? "no setting these counters show at fault (a rule needs "
-		       "its counter to move: CE marks, CNPs sent or handled)" : "no RDMA netdev");
+		printf("  nothing to change: no setting these counters show at fault (a rule needs its counter to "
+		       "move: CE marks, CNPs sent or handled)\n");
 	fflush(stdout);
 	rt_pr_init(&p, stdout, 0);
 	rt_tune_print(&p, tu->rec, (size_t)tu->n);
