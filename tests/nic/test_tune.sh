@@ -4,12 +4,15 @@
 # one setting planted per case, and scapy's RoCE traffic (send_tune.py):
 #   healthy tree, data on DSCP 26 (priority 3), CE-marked: no recommendation;
 #   ecn/roce_np/enable/3 = 0, the same traffic: enable it (0 -> 1);
+#   ecn/roce_rp/enable/3 = 0, data on 3 and CNPs on DSCP 48: enable it (0 -> 1);
 #   cc_params/np_cnp_dscp = 26, CNPs on DSCP 26: 26 -> 48;
 #   data also on DSCP 8 (priority 1, no PFC): PFC on priority 1, off -> on;
 #   ethtool pfc-prevention-tout 0: -> auto.
 # The settings the recording carries equal the tree's files (report --json's
-# tuning current values), and the sysfs commands printed, run against the
-# copy, write the files they name.
+# tuning current values), and every sysfs or debugfs write printed (each
+# "echo V > /sys/..."), run against the copy (report's commands name the
+# recorded host's /sys: the test puts the copy's path in front), leaves the
+# file it names holding the recommended value where it held the current one.
 set -u
 cd "$(dirname "$0")/../.."
 name=tune
@@ -53,6 +56,30 @@ for r in json.load(open(sys.argv[1]))["tuning"]:
     print(r["evidence"])' "$1"
 }
 fresh() { rm -rf "$T/tree"; cp -a tests/fixtures/hwhost/healthy "$T/tree"; }
+# writes CASE: run each "echo V > /sys/PATH" of CASE's recommendations on the
+# copy; each file must go from the recommendation's current value to V (its
+# recommended one). Prints one line per write, "PATH current -> now".
+writes() {
+	"$PY" -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["tuning"]:
+    if r["command"].startswith("echo "):
+        print(r["current"], r["recommended"], r["command"])' "$T/$1.json" |
+	while read -r cur rec cmd; do
+		f=$(printf '%s' "$cmd" | sed -n 's|^echo [^ ]* > \(/sys/.*\)$|\1|p')
+		before=$(cat "$T/tree$f")
+		(eval "${cmd/\/sys/$T/tree/sys}")
+		echo "$f $before -> $(cat "$T/tree$f") (want $cur -> $rec)"
+	done
+}
+# check_writes CASE N: N writes, each from current to recommended.
+check_writes() {
+	local out n bad
+	out=$(writes "$1")
+	n=$(printf '%s' "$out" | grep -c .)
+	bad=$(printf '%s\n' "$out" | awk 'NF && !($2 == $6 && $4 ")" == $8)')
+	[ "$n" = "$2" ] && [ -z "$bad" ] && pass "$1: the $n sysfs write(s) printed change the copy's file(s): $out" ||
+		fail "$1 writes" "$n writes (want $2): $out"
+}
 
 fresh
 run_case "$T/tree" healthy 26:200:1:0
@@ -65,15 +92,19 @@ run_case "$T/tree" np 26:200:1:0
 got=$(recs "$T/np.json" 2>&1)
 want='ecn/roce_np/enable|eth2 priority 3|0|1|echo 1 > /sys/class/net/eth2/ecn/roce_np/enable/3'
 ev=$(evid "$T/np.json")
-if [ "$got" = "$want" ] && [ "$ev" = "400 CE-marked RoCE packets on priority 3, 0 CNPs sent (np_cnp_sent)" ]; then
-	cmd=${got##*|}
-	(eval "${cmd/\/sys/$T/tree/sys}")
-	[ "$(cat "$T/tree/sys/class/net/eth2/ecn/roce_np/enable/3")" = 1 ] &&
-		pass "NP off on priority 3 with CE marks: enable it; the command writes the file" ||
-		fail np "the command left enable/3 at $(cat "$T/tree/sys/class/net/eth2/ecn/roce_np/enable/3")"
-else
-	fail np "got '$got' ($ev), want '$want'"
-fi
+[ "$got" = "$want" ] && [ "$ev" = "400 CE-marked RoCE packets on priority 3, 0 CNPs sent (np_cnp_sent)" ] &&
+	pass "NP off on priority 3 with CE marks: enable it" || fail np "got '$got' ($ev), want '$want'"
+check_writes np 1
+
+fresh
+echo 0 >"$T/tree/sys/class/net/eth2/ecn/roce_rp/enable/3"
+run_case "$T/tree" rp 26:200:0:0 48:0:0:50
+got=$(recs "$T/rp.json" 2>&1)
+want='ecn/roce_rp/enable|eth2 priority 3|0|1|echo 1 > /sys/class/net/eth2/ecn/roce_rp/enable/3'
+ev=$(evid "$T/rp.json")
+[ "$got" = "$want" ] && [ "$ev" = "400 RoCE packets sent on priority 3; 100 CNPs seen, rp_cnp_ignored +0" ] &&
+	pass "RP off on priority 3 with CNPs: enable it" || fail rp "got '$got' ($ev), want '$want'"
+check_writes rp 1
 
 fresh
 cc=$T/tree/sys/kernel/debug/mlx5/0000:03:00.0/cc_params
@@ -82,15 +113,9 @@ run_case "$T/tree" cnp 26:200:1:50
 got=$(recs "$T/cnp.json" 2>&1)
 want='cc_params/np_cnp_dscp|eth2 (0000:03:00.0) priority 3|26|48|echo 48 > /sys/kernel/debug/mlx5/0000:03:00.0/cc_params/np_cnp_dscp'
 ev=$(evid "$T/cnp.json")
-if [ "$got" = "$want" ] && [ "$ev" = "CNPs on priority 3, the priority of 400 RoCE data packets: 100 CNPs seen on it" ]; then
-	cmd=${got##*|}
-	(eval "${cmd/\/sys/$T/tree/sys}")
-	[ "$(cat "$cc/np_cnp_dscp")" = 48 ] &&
-		pass "CNPs on the data priority: np_cnp_dscp 26 -> 48; the command writes the file" ||
-		fail cnp "the command left np_cnp_dscp at $(cat "$cc/np_cnp_dscp")"
-else
-	fail cnp "got '$got' ($ev), want '$want'"
-fi
+[ "$got" = "$want" ] && [ "$ev" = "CNPs on priority 3, the priority of 400 RoCE data packets: 100 CNPs seen on it" ] &&
+	pass "CNPs on the data priority: np_cnp_dscp 26 -> 48" || fail cnp "got '$got' ($ev), want '$want'"
+check_writes cnp 1
 
 fresh
 run_case "$T/tree" prio 26:200:0:0 8:100:0:0

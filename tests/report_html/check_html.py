@@ -24,6 +24,9 @@
 #   - nothing from the file runs as script (pages made from hostile names:
 #     test_html.sh): no alert, the title is the page's own, and the page's
 #     policy refuses an inline handler added after it drew itself;
+#   - the tuning section (report --tune): its rows, host by host, are the
+#     report's tuning arrays exactly (every field, as text); no section when
+#     the report has none;
 #   - optionally: the greatest CE rate a chart holds is SPIKE (a one-second
 #     spike kept by the buckets), and a screenshot.
 #
@@ -295,6 +298,27 @@ def pause_origin(name, d, rep):
        "the page's pause origin: %s" % want_heads, "the page: %s %s" % (heads, got))
 
 
+TUNE_FIELDS = ("kind", "setting", "scope", "current", "recommended", "evidence", "command", "confidence")
+
+
+def tuning(name, d, rep):
+    """The page's tuning rows are report --json's tuning arrays, field by field."""
+    got = d.execute_script(
+        "return Array.from(document.querySelectorAll('table.tuning tr.tune'))"
+        ".map(r => Array.from(r.cells).map(c => c.textContent));")
+    section = d.execute_script("return !!document.getElementById('tuning');")
+    labels = d.execute_script("return window.rocetop.data.hosts.map(h => h.label);")
+    fs = files_of(rep)
+    if not any("tuning" in f for f in fs):
+        ok(name, not section and not got, "no tuning section: the report was not asked for one",
+           "a section with %s" % got[:2])
+        return
+    want = [[labels[i]] + [r[k] for k in TUNE_FIELDS] for i, f in enumerate(fs) for r in f.get("tuning", [])]
+    ok(name, section and got == want, "the tuning section's %d rows are report --json's tuning array exactly (%s)" %
+       (len(want), "; ".join("%s %s: %s -> %s" % (r[2], r[3], r[4], r[5][:40]) for r in want)[:300]),
+       "page %s, report %s" % (got[:3], want[:3]))
+
+
 # Before the page's own scripts: count alerts (a script from a name would call one).
 COUNT_ALERTS = "window.rtAlerts = 0; window.alert = window.confirm = window.prompt = function () { window.rtAlerts++; };"
 
@@ -349,6 +373,7 @@ def main():
         legends(a.name, d)
         clocks(a.name, d, rep)
         pause_origin(a.name, d, rep)
+        tuning(a.name, d, rep)
         if a.spike is not None:
             top = d.execute_script("""var g = window.rocetop.charts[0], i = g.getLabels().indexOf('CE marks/s'), m = 0;
                 for (var r = 0; r < g.numRows(); r++) { var v = g.rawData_[r][i]; m = Math.max(m, Array.isArray(v) ? v[2] : v); }

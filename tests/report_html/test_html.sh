@@ -13,6 +13,11 @@
 #   - pages made from a capture named '<img src=x onerror=alert(1)>.pcap'
 #     and a recording whose --hostname is markup: nothing runs (no alert,
 #     the page's title kept, no console error, an inline handler refused);
+#   - report --tune: the lab's incast under a copy of the hwhost tree whose
+#     netdev is named "<s>e'2" (markup and a quote), with NP off on 3 and
+#     storm prevention off: report --json recommends exactly those two (the
+#     planted values), and the page's tuning rows are its tuning array,
+#     field by field, as text (check_html.py); the other pages have none;
 #   - the day: at most 5 MB of HTML, its one-second spike kept; size and
 #     time printed;
 #   - '-' writes to standard output (the same bytes as the file), not both;
@@ -130,6 +135,29 @@ fl=$(ls "$T"/fl/rocetop-*.rtr 2>/dev/null | head -1)
 [ -n "$fl" ] && both flight -- "$fl" --threshold close-secs=1 || fail flight "the flight recorder wrote no file: $(grep -i flight "$T/pfc-storm.lab.err")"
 # the two recordings as two hosts on one timeline
 [ -f "$T/pfc-storm.rtr" ] && [ -f "$T/incast.rtr" ] && both two-hosts -- "$T/pfc-storm.rtr" "$T/incast.rtr"
+
+# ---- report --tune: settings planted in a copy of the hwhost tree, its netdev named as markup ----
+tree=$T/tune-tree
+nd="<s>e'2"
+cp -a tests/fixtures/hwhost/healthy "$tree"
+for dir in dcbnl ethtool-tunable ethtool sys/class/net; do mv "$tree/$dir/eth2" "$tree/$dir/$nd"; done
+printf '%s\n' "$nd" >"$tree/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/ndevs/0"
+echo 0 >"$tree/sys/class/net/$nd/ecn/roce_np/enable/3"
+echo 0 >"$tree/ethtool-tunable/$nd/pfc-prevention-tout"
+if "$ROCETOP" lab --name "$name" --scenario incast --duration 3 --rate 2000 --seed 7 -D -d 0.5 --sysfs-root "$tree" \
+	-w "$T/tune.rtr" >"$T/tune.out" 2>&1; then
+	both tune --shot "$ART/tune.png" -- "$T/tune.rtr" --tune
+	got=$($PY -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["tuning"]:
+    print("|".join(r[k] for k in ("setting","scope","current","recommended")))' "$T/tune.json")
+	want="ecn/roce_np/enable|$nd priority 3|0|1
+pfc-prevention-tout|$nd|0 (off)|auto"
+	[ "$got" = "$want" ] && pass "tune: NP off on 3 and storm prevention off, as planted, named $nd" ||
+		fail tune "report --tune says '$got', want '$want'"
+	cp "$T/tune.html" "$ART/"
+else
+	fail tune "rocetop lab failed: $(tail -3 "$T/tune.out")"
+fi
 
 # ---- a day of 1-s intervals ----
 "$GEN" --scenario mixed --duration 20 --rate 3000 --senders 8 --pcap "$T/m20.pcap" --tally "$T/m20t" -q

@@ -5,7 +5,15 @@
  * rule the live test (tests/nic/test_tune.sh) does not plant gives exactly
  * its recommendation at its edge: the reaction point off with CNPs, PFC on a
  * priority no RoCE took, the RDMA MTU below the netdev's, and PFC before ECN
- * in 2 of 3 episodes (1 of 3: none). Expected values are worked out here.
+ * in 2 of 3 episodes (1 of 3: none), and the reaction point observation
+ * (many CNPs, the data under half its link, no pause) at each of its edges:
+ * 100 CNPs, one per 20 data packets, a share just under 50%; one CNP, one
+ * data packet or one pause frame across an edge, a share of exactly 50%, or a
+ * link speed not known gives none. From the NIC's counters (doctor --tune):
+ * CE marks on rdma_cm's priority 3 with NP off there give the NP rule with
+ * the counters as evidence, NP off on another priority or rdma_cm's
+ * priority unknown give none, PFC on a priority without RoCE is not said.
+ * Expected values are worked out here.
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,8 +43,8 @@ static void healthy(struct rt_hostcfg *c)
 
 /* One interval on eth2 (ifindex 2): data of DSCP dscp, ce of them CE-marked,
  * cnp CNPs on DSCP 48, pause PFC frames on priority 3. */
-static void interval(struct rt_tune *t, const struct rt_hostcfg *c, unsigned dscp, __u64 pkts, __u64 ce,
-		     __u64 cnp, __u64 pause)
+static void interval_at(struct rt_tune *t, const struct rt_hostcfg *c, unsigned dscp, __u64 pkts, __u64 ce,
+			__u64 cnp, __u64 pause, __u64 bytes, double secs, __u64 mbps)
 {
 	static struct rt_snapshot s;
 	struct rt_flow fl[2] = { 0 };
@@ -47,6 +55,10 @@ static void interval(struct rt_tune *t, const struct rt_hostcfg *c, unsigned dsc
 
 	rt_snapshot_init(&s);
 	rt_snapshot_add_iface(&s, 2, "eth2", "native");
+	if (mbps) {
+		s.ifaces[0].speed_mbps = mbps;
+		snprintf(s.ifaces[0].speed_from, sizeof(s.ifaces[0].speed_from), "ethtool");
+	}
 	s.cfgs[0] = *c;
 	s.ncfgs = 1;
 	fl[0].k.ifindex = fl[1].k.ifindex = 2;
@@ -54,6 +66,7 @@ static void interval(struct rt_tune *t, const struct rt_hostcfg *c, unsigned dsc
 	fl[1].v.dscp = 48;
 	fd[0] = (struct rt_flow_delta){ .f = &fl[0] };
 	fd[0].d.pkts = pkts;
+	fd[0].d.bytes = bytes;
 	fd[0].d.ecn[RT_ECN_CE] = ce;
 	fd[1] = (struct rt_flow_delta){ .f = &fl[1] };
 	fd[1].d.pkts = fd[1].d.cnp = cnp;
@@ -63,12 +76,38 @@ static void interval(struct rt_tune *t, const struct rt_hostcfg *c, unsigned dsc
 	d.nflows = 2;
 	d.ifs = &id;
 	d.nifs = 1;
+	d.secs = secs;
 	rt_tune_take(t, &s, &d);
 }
 
 static size_t rules(const struct rt_tune *t, struct rt_tune_rec *r)
 {
 	return rt_tune_rules(t, r, RT_TUNE_MAX);
+}
+
+/* An interval of no known length: no data rate. */
+static void interval(struct rt_tune *t, const struct rt_hostcfg *c, unsigned dscp, __u64 pkts, __u64 ce,
+		     __u64 cnp, __u64 pause)
+{
+	interval_at(t, c, dscp, pkts, ce, cnp, pause, 0, 0, 0);
+}
+
+/* The observation's case on the healthy host: two 1-s intervals of data on
+ * priority 3 at 10 Gb/s, the busier of bytes1; cnp CNPs and pause frames in
+ * the first. The tally's number of recommendations. */
+static size_t rp_case(struct rt_tune_rec *r, __u64 pkts, __u64 cnp, __u64 pause, __u64 bytes1, __u64 mbps)
+{
+	struct rt_hostcfg c;
+	struct rt_tune t;
+
+	healthy(&c);
+	c.cc[RT_CC_RP_GD] = 11;
+	c.cc[RT_CC_RP_MIN_DEC_FAC] = 50;
+	c.cc[RT_CC_RP_AI_RATE] = 5;
+	memset(&t, 0, sizeof(t));
+	interval_at(&t, &c, 26, pkts / 2, 0, cnp, pause, bytes1, 1, mbps);
+	interval_at(&t, &c, 26, pkts - pkts / 2, 0, 0, 0, 1000000, 1, mbps);
+	return rules(&t, r);
 }
 
 int main(void)
@@ -97,6 +136,15 @@ int main(void)
 	      r[0].scope, r[0].command);
 	CHECK(!strcmp(r[0].evidence, "1000 RoCE packets sent on priority 3; 20 CNPs seen, rp_cnp_ignored +0"),
 	      "%s", r[0].evidence);
+	/* Below a tree (doctor --sysfs-root), the command names the tree's file;
+	 * a netdev named as markup with a quote is one shell word. */
+	snprintf(t.root, sizeof(t.root), "/tmp/tree");
+	CHECK_EQ(rules(&t, r), (size_t)1);
+	CHECK(!strcmp(r[0].command, "echo 1 > /tmp/tree/sys/class/net/eth2/ecn/roce_rp/enable/3"), "%s", r[0].command);
+	t.root[0] = 0;
+	snprintf(t.cfg[0].netdev, sizeof(t.cfg[0].netdev), "<s>e'2");
+	CHECK_EQ(rules(&t, r), (size_t)1);
+	CHECK(!strcmp(r[0].command, "echo 1 > '/sys/class/net/<s>e'\\''2/ecn/roce_rp/enable/3'"), "%s", r[0].command);
 	/* No CNP: nothing says the reaction point matters. */
 	memset(&t, 0, sizeof(t));
 	interval(&t, &c, 26, 1000, 0, 0, 0);
@@ -153,5 +201,55 @@ int main(void)
 	interval(&t, &c, 26, 1000, 1, 0, 3);
 	CHECK_EQ(rules(&t, r), (size_t)0);
 	TEST_END("tune_pfc_before_ecn");
+
+	/* 100 CNPs for 2000 data packets (one per 20), no pause, the busier
+	 * second 624999999 bytes on a 10000 Mb/s link: 4999999992 b/s, just
+	 * under half. An observation with no command. */
+	CHECK_EQ(rp_case(r, 2000, 100, 0, 624999999, 10000), (size_t)1);
+	CHECK(!strcmp(r[0].kind, "observation") && !strcmp(r[0].setting, "DCQCN reaction point rate cuts") &&
+	      !strcmp(r[0].scope, "eth2 priority 3") && !strcmp(r[0].confidence, "low") && !r[0].command[0] &&
+	      !strcmp(r[0].current, "rp_gd 11, rp_min_dec_fac 50, rp_ai_rate 5"), "%s|%s|%s|%s|%s", r[0].kind,
+	      r[0].setting, r[0].scope, r[0].current, r[0].command);
+	CHECK(!strcmp(r[0].evidence, "100 CNPs for 2000 RoCE data packets on priority 3, no PFC frame on it; its "
+		      "busiest interval on eth2 was 5.000 Gb/s, 50.0% of the 10000 Mb/s link"), "%s", r[0].evidence);
+	CHECK(strstr(r[0].recommended, "rp_gd, rp_min_dec_fac, rp_rate_reduce_monitor_period") &&
+	      strstr(r[0].recommended, "rp_ai_rate, rp_hai_rate, rp_time_reset, rp_byte_reset") &&
+	      strstr(r[0].recommended, "/sys/kernel/debug/mlx5/0000:03:00.0/cc_params"), "%s", r[0].recommended);
+	/* each edge crossed by one: none */
+	CHECK_EQ(rp_case(r, 2000, 99, 0, 624999999, 10000), (size_t)0);	/* 99 CNPs */
+	CHECK_EQ(rp_case(r, 2002, 100, 0, 624999999, 10000), (size_t)0);	/* under one per 20 */
+	CHECK_EQ(rp_case(r, 2000, 100, 1, 624999999, 10000), (size_t)0);	/* a pause frame */
+	CHECK_EQ(rp_case(r, 2000, 100, 0, 625000000, 10000), (size_t)0);	/* exactly half */
+	CHECK_EQ(rp_case(r, 2000, 100, 0, 624999999, 0), (size_t)0);	/* the link speed not known */
+	/* a healthy tally: CNPs on a link the data fills */
+	CHECK_EQ(rp_case(r, 2000, 100, 0, 1200000000, 10000), (size_t)0);
+	TEST_END("tune_rp_observation");
+
+	/* The NIC's counters: RoCE on rdma_cm's priority 3, NP off there. */
+	healthy(&c);
+	c.roce_prio = 3;
+	c.np_en[3] = 0;
+	c.pfc_en |= 1u << 5;	/* PFC on 5 too: the port's counters cannot say 5 had no RoCE */
+	{
+		struct rt_tune_nic n = { .np_marked = 100, .np_cnp_sent = 7 };
+
+		memset(&t, 0, sizeof(t));
+		rt_tune_take_nic(&t, &c, &n, 3);
+		CHECK_EQ(rules(&t, r), (size_t)1);
+		CHECK(!strcmp(r[0].setting, "ecn/roce_np/enable") && !strcmp(r[0].scope, "eth2 priority 3") &&
+		      !strcmp(r[0].evidence, "np_ecn_marked_roce_packets +100, np_cnp_sent +7 in 3.0 s; RoCE takes "
+			      "priority 3 (rdma_cm's default ToS)"), "%s: %s", r[0].setting, r[0].evidence);
+		c.np_en[3] = 1;
+		c.np_en[4] = 0;	/* off where RoCE is not */
+		memset(&t, 0, sizeof(t));
+		rt_tune_take_nic(&t, &c, &n, 3);
+		CHECK_EQ(rules(&t, r), (size_t)0);
+		c.np_en[3] = 0;
+		c.roce_prio = -1;	/* rdma_cm's priority not known */
+		memset(&t, 0, sizeof(t));
+		rt_tune_take_nic(&t, &c, &n, 3);
+		CHECK_EQ(rules(&t, r), (size_t)0);
+	}
+	TEST_END("tune_nic_counters");
 	return TEST_EXIT();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * rocetop doctor [-i IF] [--sysfs-root DIR] [--json] [--interval S]
+ * rocetop doctor [-i IF] [--sysfs-root DIR] [--json] [--interval S] [--tune]
  *
  * Reads a RoCE host's congestion configuration and says what is wrong, each
  * finding a sentence with its evidence. For every RDMA netdev (or -i IF):
@@ -22,6 +22,11 @@
  * --sysfs-root it also reports the running kernel's BPF features, each
  * probed (user/sources/bpf_features.c), and which egress attach rocetop uses. Exit 0 when no check fails, 1 when one does or
  * when there is no RDMA device to judge, 2 for a bad command line.
+ *
+ * --tune: the recommendations of `report --tune` (user/sinks/tune.c) from
+ * the NIC's counters' increase between the two readings (a hardware NIC
+ * handles RoCE in silicon: its counters are what the host sees of it), each
+ * command naming files below --sysfs-root where one is given.
  */
 #include <errno.h>
 #include <limits.h>
@@ -40,6 +45,7 @@
 #include "num.h"
 #include "print.h"
 #include "nic.h"
+#include "tune.h"
 
 /* The exit status of a host with no RDMA device: nothing was judged, which is
  * neither a pass (0) nor a check that failed (1); rocetop(8) EXIT STATUS. */
@@ -220,8 +226,14 @@ static int print_text_safe(const struct rt_doc_host *h, const struct rt_doc_find
 	return 0;
 }
 
+/* --tune's recommendations, or none (n < 0: not asked for). */
+struct tuned {
+	struct rt_tune_rec rec[RT_TUNE_MAX];
+	int n;
+};
+
 static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings *o,
-		       const struct rt_bpf_features *bf)
+		       const struct rt_bpf_features *bf, const struct tuned *tu)
 {
 	struct rt_which w;
 
@@ -300,13 +312,77 @@ static void print_json(const struct rt_doc_host *h, const struct rt_doc_findings
 		json_str(o->f[i].check);
 		printf("}");
 	}
-	printf("],\"failed\":%d}\n", o->failed);
+	printf("],\"failed\":%d", o->failed);
+	if (tu->n >= 0) {
+		struct rt_printer p;
+
+		fflush(stdout);
+		rt_pr_init(&p, stdout, 1);
+		rt_pr_inside(&p);
+		rt_tune_print(&p, tu->rec, (size_t)tu->n);
+	}
+	printf("}\n");
+}
+
+/* --tune in text: the section report --tune prints. */
+static void print_tune_text(const struct rt_doc_host *h, const struct tuned *tu, double secs)
+{
+	struct rt_printer p;
+
+	if (!h->n) {
+		printf("\nTuning (0 recommendations)\n  nothing to judge: no RDMA netdev\n");
+		return;
+	}
+	printf("\nTuning from the NIC's counters over %g s (%d recommendation%s)\n", secs, tu->n,
+	       tu->n == 1 ? "" : "s");
+	if (!tu->n)
+		printf("  nothing to change: no setting these counters show at fault (a rule needs its counter to "
+		       "move: CE marks, CNPs sent or handled)\n");
+	fflush(stdout);
+	rt_pr_init(&p, stdout, 0);
+	rt_tune_print(&p, tu->rec, (size_t)tu->n);
+}
+
+static __u64 grew(__u64 now, __u64 before)
+{
+	return now >= before ? now - before : now;	/* a reset counts from 0 */
+}
+
+/* The recommendations from each netdev's settings (as read last) and its
+ * counters' increase between the two readings (user/sinks/tune.h). */
+static void tune_host(const struct rt_doc_host *h0, const struct rt_doc_host *h1, const char *root, double secs,
+		      struct tuned *tu)
+{
+	struct rt_tune *t = calloc(1, sizeof(*t));
+
+	tu->n = 0;
+	for (size_t i = 0; t && i < h1->n; i++) {
+		const struct rt_doc_netdev *a = i < h0->n && !strcmp(h0->nd[i].netdev, h1->nd[i].netdev) ? &h0->nd[i] :
+						NULL, *b = &h1->nd[i];
+		struct rt_tune_nic nic = { 0 };
+		struct rt_hostcfg c;
+
+		if (a && a->has_cnp && b->has_cnp) {
+			nic.np_marked = grew(b->np_ecn_marked, a->np_ecn_marked);
+			nic.np_cnp_sent = grew(b->np_cnp_sent, a->np_cnp_sent);
+			nic.rp_handled = grew(b->rp_cnp_handled, a->rp_cnp_handled);
+			nic.rp_ignored = grew(b->rp_cnp_ignored, a->rp_cnp_ignored);
+		}
+		for (int q = 0; a && a->has_ethtool && b->has_ethtool && q < 8; q++)
+			nic.pause[q] = grew(b->rx_pause[q], a->rx_pause[q]) + grew(b->tx_pause[q], a->tx_pause[q]);
+		memset(t, 0, sizeof(*t));
+		snprintf(t->root, sizeof(t->root), "%s", root ? root : "");
+		rt_doctor_hostcfg(b, &c);
+		rt_tune_take_nic(t, &c, &nic, secs);
+		tu->n += (int)rt_tune_rules(t, tu->rec + tu->n, RT_TUNE_MAX - (size_t)tu->n);
+	}
+	free(t);
 }
 
 struct doctor_args {
 	const char *only, *root;
 	double interval;
-	int json;
+	int json, tune;
 };
 
 static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg);
@@ -321,6 +397,9 @@ static const struct rt_opt doctor_opts[] = {
 	{ 'd', "interval", "S", "seconds between the two counter readings (default 1;\n"
 		"0: one reading, counters judged by their values)",
 	  RT_SET_REAL(A, interval, RT_NUM_SECONDS, 0, 3600, "give seconds from 0 to 3600") },
+	{ 258, "tune", NULL, "also say what to change in the ECN, PFC and CNP\n"
+		"settings, from the NIC's counters' increase over the\n"
+		"interval (default then 3 s; TUNING in rocetop(8))", RT_SET_FLAG(A, tune) },
 	RT_OPT_HELP_ENTRY,
 	RT_OPT_END,
 };
@@ -328,7 +407,7 @@ static const struct rt_opt doctor_opts[] = {
 static const struct rt_cli doctor_cli = {
 	.prog = "rocetop doctor",
 	.usage =
-"Usage: rocetop doctor [-i IFACE] [--sysfs-root DIR] [--json] [--interval S]\n"
+"Usage: rocetop doctor [-i IFACE] [--sysfs-root DIR] [--json] [--interval S] [--tune]\n"
 "Read this host's RoCE congestion configuration and say what is wrong: for each\n"
 "RDMA netdev, PFC (DCB netlink), the DSCP-to-priority map and trust, ECN per\n"
 "priority (ecn/roce_np, ecn/roce_rp), DCQCN parameters (mlx5 debugfs cc_params),\n"
@@ -355,11 +434,12 @@ static int on_iface(void *ctx, const struct rt_opt *opt, const char *arg)
 
 int rt_doctor_main(int argc, char **argv)
 {
-	struct doctor_args a = { .interval = 1 };
+	struct doctor_args a = { .interval = -1 };	/* not given: 1 s, 3 s with --tune */
 	const char *only, *root;
 	struct rt_doc_host *h0 = NULL, *h1 = NULL;
 	struct rt_doc_findings *o = NULL;
 	struct rt_bpf_features bf;
+	struct tuned *tu = NULL;
 	double interval;
 	int json, first, err, rc = 1;
 
@@ -372,7 +452,11 @@ int rt_doctor_main(int argc, char **argv)
 	}
 	only = a.only;
 	root = a.root;
-	interval = a.interval;
+	interval = a.interval >= 0 ? a.interval : a.tune ? 3 : 1;
+	if (a.tune && interval == 0) {
+		pr_warn("doctor: --tune compares two readings of the NIC's counters: give --interval above 0.\n");
+		return 2;
+	}
 	json = a.json;
 	if (root && access(root, F_OK)) {
 		pr_warn("doctor: --sysfs-root %s: %s.\n", root, strerror(errno));
@@ -391,7 +475,8 @@ int rt_doctor_main(int argc, char **argv)
 	h0 = calloc(1, sizeof(*h0));
 	h1 = calloc(1, sizeof(*h1));
 	o = calloc(1, sizeof(*o));
-	if (!h0 || !h1 || !o) {
+	tu = calloc(1, sizeof(*tu));
+	if (!h0 || !h1 || !o || !tu) {
 		pr_warn("doctor: out of memory.\n");
 		goto out;
 	}
@@ -411,13 +496,19 @@ int rt_doctor_main(int argc, char **argv)
 	}
 	/* no RDMA device: nothing judged is no pass, nor a check that failed */
 	rc = !h1->n ? RT_DOCTOR_NOTHING : o->failed ? 1 : 0;
+	tu->n = -1;
+	if (a.tune)
+		tune_host(h0, h1, root, interval, tu);
 	if (!root)
 		rt_bpf_features_probe(&bf);
 	if (json)
-		print_json(h1, o, root ? NULL : &bf);
+		print_json(h1, o, root ? NULL : &bf, tu);
 	else if (print_text_safe(h1, o, root ? NULL : &bf))
 		rc = 1;
+	else if (a.tune)
+		print_tune_text(h1, tu, interval);
 out:
+	free(tu);
 	free(h0);
 	free(h1);
 	free(o);

@@ -95,35 +95,15 @@ static void tuning(struct rt_printer *p, struct report *R)
 {
 	struct rt_tune_rec rec[RT_TUNE_MAX];
 	size_t n = rt_tune_rules(&R->run.tune, rec, RT_TUNE_MAX);
-	char safe[4][1024];
 
 	rt_pr_text(p, "\nTuning (%zu recommendation%s)\n", n, n == 1 ? "" : "s");
+	rt_pr_u64(p, RT_PR_JSON, "tuning_settings", NULL, R->run.tune.ncfg);
 	if (!R->run.tune.ncfg)
 		rt_pr_text(p, "  the recording carries no congestion settings (recorded without an RDMA port, "
 			   "or by an older rocetop): only what the traffic alone shows\n");
 	else if (!n)
 		rt_pr_text(p, "  nothing to change: no setting this recording shows at fault\n");
-	rt_pr_open_arr(p, "tuning");
-	for (size_t i = 0; i < n; i++) {
-		const struct rt_tune_rec *r = &rec[i];
-
-		rt_pr_open_obj(p, NULL);
-		rt_pr_str(p, RT_PR_TEXT, NULL, "  %s", rt_fmt_safe(r->setting, safe[0], sizeof(safe[0])));
-		rt_pr_str(p, RT_PR_TEXT, NULL, " (%s)", rt_fmt_safe(r->scope, safe[1], sizeof(safe[1])));
-		rt_pr_str(p, RT_PR_TEXT, NULL, ": %s", rt_fmt_safe(r->current, safe[2], sizeof(safe[2])));
-		rt_pr_str(p, RT_PR_TEXT, NULL, " -> %s", rt_fmt_safe(r->recommended, safe[3], sizeof(safe[3])));
-		rt_pr_str(p, RT_PR_ANY, "confidence", ", confidence %s\n", r->confidence);
-		rt_pr_str(p, RT_PR_TEXT, NULL, "    evidence: %s\n", rt_fmt_safe(r->evidence, safe[0], sizeof(safe[0])));
-		rt_pr_str(p, RT_PR_TEXT, NULL, "    command:  %s\n", rt_fmt_safe(r->command, safe[1], sizeof(safe[1])));
-		rt_pr_str(p, RT_PR_JSON, "setting", NULL, r->setting);
-		rt_pr_str(p, RT_PR_JSON, "scope", NULL, r->scope);
-		rt_pr_str(p, RT_PR_JSON, "current", NULL, r->current);
-		rt_pr_str(p, RT_PR_JSON, "recommended", NULL, r->recommended);
-		rt_pr_str(p, RT_PR_JSON, "evidence", NULL, r->evidence);
-		rt_pr_str(p, RT_PR_JSON, "command", NULL, r->command);
-		rt_pr_close_obj(p);
-	}
-	rt_pr_close_arr(p);
+	rt_tune_print(p, rec, n);
 }
 
 static const char *fmt_time(__u64 ns, char *buf, size_t len)

@@ -166,6 +166,12 @@ void rt_pr_end(struct rt_printer *p)
 	fputc('\n', p->f);
 }
 
+void rt_pr_inside(struct rt_printer *p)
+{
+	p->depth = 1;
+	p->first[0] = 0;
+}
+
 void rt_pr_open_obj(struct rt_printer *p, const char *key) { open_(p, key, '{'); }
 void rt_pr_close_obj(struct rt_printer *p) { close_(p, '}'); }
 void rt_pr_open_arr(struct rt_printer *p, const char *key) { open_(p, key, '['); }

@@ -60,6 +60,9 @@ void rt_pr_mute(struct rt_printer *p, int to);
 /* Text only: free text (titles, separators, newlines). */
 void rt_pr_text(struct rt_printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* JSON: what follows are members of an object the caller opened and wrote
+ * a member of with its own writes (a comma comes first); it closes it. */
+void rt_pr_inside(struct rt_printer *p);
 int rt_pr_is_json(const struct rt_printer *p);	/* for layout choices only, never for values */
 /* A JSON string on f: quotes, backslashes and controls escaped, a byte that
  * is not valid UTF-8 as U+FFFD (the report's own JSON writer uses it too). */

@@ -253,6 +253,8 @@ static void read_rdma(const char *root, struct rt_doc_netdev *d)
 		d->np_cnp_sent = (__u64)a;
 		d->rp_cnp_handled = (__u64)b;
 		d->rp_cnp_ignored = c >= 0 ? (__u64)c : 0;
+		c = ll_at(-1, "%s/np_ecn_marked_roce_packets", path);
+		d->np_ecn_marked = c >= 0 ? (__u64)c : 0;
 	}
 	d->active_mtu = r[0] ? (int)ll_at(-1, "%s/verbs/%s/%u/active_mtu", r, d->dev, d->port) :
 			       active_mtu_verbs(d->dev, d->port);

@@ -44,6 +44,7 @@ struct rt_doc_netdev {
 	size_t nopt;
 	int   opt_err;		/* 0, or why they are unknown (-errno) */
 	__u64 np_cnp_sent, rp_cnp_handled, rp_cnp_ignored;
+	__u64 np_ecn_marked;	/* hw_counters np_ecn_marked_roce_packets (0 where absent) */
 	int   pfc_tout;		/* ethtool pfc-prevention-tout: ms, 0xffff auto, 0 off; -1 unknown */
 	char  trust[8];		/* /sys/class/net/IF/qos/trust ("pcp", "dscp"), "" where none */
 };

@@ -364,6 +364,32 @@
 			s.appendChild(el('p', { 'class': 'po-why', text: 'How: ' + p.why + '.' }));
 		});
 	}
+	/* report --tune: each host's recommendations, every field as text (a
+	 * netdev's name or a command may hold markup). */
+	var TUNE_FIELDS = ['kind', 'setting', 'scope', 'current', 'recommended', 'evidence', 'command', 'confidence'];
+	function tuning() {
+		var rows = [], asked = false, notes = [];
+		D.hosts.forEach(function (h, i) {
+			var f = fileReport(i);
+			if (!Array.isArray(f.tuning))
+				return;
+			asked = true;
+			if (!f.tuning_settings)
+				notes.push(h.label + ': the recording carries no congestion settings (recorded without an ' +
+					   'RDMA port, or by an older rocetop): only what the traffic alone shows.');
+			f.tuning.forEach(function (r) {
+				rows.push(el('tr', { 'class': 'tune' }, [td(h.label)].concat(TUNE_FIELDS.map(function (k) {
+					return el('td', { 'class': 'tune-' + k, text: String(r[k]) });
+				}))));
+			});
+		});
+		if (!asked)
+			return;
+		var s = section('tuning', 'Tuning (' + rows.length + ' recommendation' + (rows.length === 1 ? '' : 's') + ')');
+		notes.forEach(function (t) { s.appendChild(el('p', { 'class': 'tune-note', text: t })); });
+		s.appendChild(rows.length ? table(['host'].concat(TUNE_FIELDS), rows, 'tuning') :
+			      el('p', { text: 'Nothing to change: no setting the recording shows at fault.' }));
+	}
 	function showFlow(hi, fi) {
 		var h = D.hosts[hi], f = h.flows[fi], box = document.getElementById('flow-detail');
 		box.textContent = '';
@@ -418,6 +444,7 @@
 	timeline();
 	pauses();
 	origin();
+	tuning();
 	flows();
 	pairs();
 	app.appendChild(el('p', { 'class': 'foot', text: 'Made by ' + D.generator + ' with dygraphs.' }));
