@@ -20,7 +20,7 @@ Q := @
 msg = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
-PKGS      := libbpf libpcap ncursesw libmicrohttpd libnl-3.0 libibverbs zlib libfixbuf
+PKGS      := libbpf libpcap ncursesw libmicrohttpd libnl-3.0 libibverbs librdmacm zlib libfixbuf
 # pkg-config failing is an error worth seeing: it names the missing package.
 # Expanded when a recipe runs, so that 'make deps test' sees what deps installed.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -33,7 +33,7 @@ endif
 
 # The folders of user space: the snapshot core, its sources and sinks, the
 # NIC's counters, the subcommands (ARCHITECTURE.md tells why this cut).
-USER_DIRS := user/core user/sources user/sinks user/nic user/cmd tui exporters
+USER_DIRS := user/core user/sources user/sinks user/nic user/probe user/cmd tui exporters
 INCLUDES  := -I$(BUILD) -Ibpf $(addprefix -I,$(USER_DIRS))
 
 # CFLAGS is the user's (make CFLAGS=-O0 keeps our includes and defines);
@@ -72,7 +72,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 # Debian packages to build and to test.
 DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev \
-	libibverbs-dev libncurses-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
+	libibverbs-dev librdmacm-dev libncurses-dev libpcap-dev libnl-3-dev libnl-route-3-dev \
 	libmicrohttpd-dev libcrypt-dev linux-libc-dev iproute2 ethtool python3 python3-scapy \
 	tshark tcpdump tmux strace prometheus prometheus-alertmanager curl python3-prometheus-client procps \
 	debhelper dpkg-dev lintian bash-completion systemd util-linux apache2-utils openssl \

@@ -30,5 +30,6 @@ int rt_job_of(const struct rt_opts *o);
 int rt_report_main(int argc, char **argv);		/* report.c */
 int rt_lab_main(int argc, char **argv);			/* lab.c */
 int rt_doctor_main(int argc, char **argv);		/* doctor.c */
+int rt_probe_main(int argc, char **argv);		/* probe.c */
 
 #endif

@@ -29,6 +29,8 @@ int main(int argc, char **argv)
 		return rt_report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "doctor"))
 		return rt_doctor_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "probe"))
+		return rt_probe_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "lab"))
 		return rt_lab_main(argc - 1, argv + 1);
 	if (argc == 2 && !strcmp(argv[1], "--dump-rules")) {	/* README.md's table: make options */

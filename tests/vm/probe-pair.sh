@@ -1,0 +1,148 @@
+#!/bin/bash
+# The guest side of the probe mesh's VM test (tests/vm/run): runs in both VMs
+# of "vm.sh pair" with rdma_rxe on eth0. b answers on two addresses (its own
+# and a second one, 10.77.0.22); a probes both, phase by phase, while the
+# kernel makes the faults: netem loss and delay, an nftables rule on frame
+# length, the answerer's CPU throttled by its cgroup (cpu.max) or stopped
+# (SIGSTOP). dumpcap on a's eth0 is the independent record of every frame.
+# Everything lands under $SYNC/$ROLE for tests/vm/probe_check.py.
+# usage: probe-pair.sh BUILD_DIR
+set -u
+BUILD=$1
+ROCETOP=$BUILD/rocetop
+R=$SYNC/$ROLE
+mkdir -p "$R"
+exec 2>&1
+log() { echo "[$ROLE $(cut -d' ' -f1 /proc/uptime)] $*"; }
+barrier() {
+	touch "$SYNC/$ROLE.$1"
+	local end=$((SECONDS + 300))
+	while [ ! -e "$SYNC/$PEER.$1" ]; do
+		[ $SECONDS -lt $end ] || { log "barrier $1: the peer never came"; echo "barrier $1" >>"$R/errors"; exit 1; }
+		sleep 0.1
+	done
+}
+B2=10.77.0.22
+modprobe rdma_rxe || echo "modprobe rdma_rxe failed" >>"$R/errors"
+modprobe rdma_ucm || echo "modprobe rdma_ucm failed" >>"$R/errors"
+rdma link add rxe0 type rxe netdev eth0 || echo "rdma link add failed" >>"$R/errors"
+[ "$ROLE" = b ] && ip addr add $B2/24 dev eth0
+uname -r >"$R/kver"
+barrier up
+
+if [ "$ROLE" = b ]; then
+	# The answerer, in a cgroup of its own so that a phase can throttle it.
+	mkdir -p /sys/fs/cgroup/answerer
+	echo "+cpu" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	( echo $BASHPID >/sys/fs/cgroup/answerer/cgroup.procs && exec "$ROCETOP" probe --json -d 1 ) >"$R/answerer.json" 2>"$R/answerer.err" &
+	echo $! >"$R/answerer.pid"
+	sleep 3
+	barrier answering
+	barrier size
+	nft -f - <<NFT
+table netdev probe_test {
+	chain in {
+		type filter hook ingress device eth0 priority 0; policy accept;
+		ip daddr $B2 udp dport 4791 meta length > 1024 counter drop
+	}
+}
+NFT
+	barrier size_on
+	barrier size_done
+	nft list table netdev probe_test >"$R/nft.txt"
+	nft delete table netdev probe_test
+	barrier throttle
+	( echo $BASHPID >/sys/fs/cgroup/answerer/cgroup.procs && exec sh -c 'while :; do :; done' ) &
+	HOG=$!
+	echo "20000 100000" >/sys/fs/cgroup/answerer/cpu.max
+	barrier unthrottle
+	kill $HOG
+	echo "max 100000" >/sys/fs/cgroup/answerer/cpu.max
+	# a says when: 5 s into its phase, once the peers are resolved
+	while [ ! -e "$SYNC/a.stop" ]; do sleep 0.1; done
+	kill -STOP "$(cat "$R/answerer.pid")"
+	barrier resume
+	kill -CONT "$(cat "$R/answerer.pid")"
+	barrier done
+	kill -INT "$(cat "$R/answerer.pid")" 2>/dev/null
+	sleep 3
+	exit 0
+fi
+
+barrier answering
+# The answerer's QP, to tell its frames in the capture (b says it on stderr).
+sed -n 's/.*answering on UD QP \([0-9]*\).*/\1/p' "$SYNC/b/answerer.err" | head -n 1 >"$R/answerer_qpn"
+# probe_phase NAME SECONDS ARGS...: a probes b's two addresses for SECONDS
+# intervals of 1 s, 50 probes a second each. The thresholds fit this bed:
+# under TCG a round trip takes 2-6 ms and a VM can be held for tens of ms.
+probe_phase() {
+	local name=$1 secs=$2
+	shift 2
+	log "phase $name"
+	mkdir -p "$R/$name"
+	timeout -s INT $((secs + 40)) "$ROCETOP" probe --no-answer --json --csv "$R/$name" -d 1 -n "$secs" \
+		--probe-timeout 3 --probe-net-us 6500 --probe-resp-us 15000 --probe-window 5 --probe-rate 50 "$@" \
+		"$PEER_IP" $B2 >"$R/$name/out.json" 2>"$R/$name/stderr"
+	echo $? >"$R/$name/rc"
+}
+# Only the probes to b's second address go through the fault: a prio qdisc
+# whose band 1:1 takes, by a u32 filter, IPv4 to 10.77.0.22, UDP port 4791
+# and the probes' Q_Key in the DETH (offset 40: IP 20, UDP 8, BTH 12), so
+# rdma_cm's MADs (Q_Key 0x80010000) and the answers never do.
+fault_on() {
+	tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+	tc qdisc add dev eth0 parent 1:1 handle 10: netem "$@"
+	tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dst $B2/32 match ip dport 4791 0xffff \
+		match u32 0x00524f43 0xffffffff at 40 flowid 1:1
+}
+fault_off() { # fault_off NAME: netem's own counters kept, then the qdisc goes
+	tc -s qdisc show dev eth0 >"$R/$1/tc.txt"
+	tc qdisc del dev eth0 root
+}
+# capture_on / capture_off NAME: dumpcap records a phase on a's eth0 (the
+# snap length keeps the probe's header, its send time among it). It is
+# capturing once its file has its first block (under TCG that takes seconds).
+capture_on() {
+	rm -f /tmp/probe.pcapng
+	dumpcap -q -s 128 -B 64 -i eth0 -f 'udp port 4791' -w /tmp/probe.pcapng >/tmp/dumpcap.log 2>&1 &
+	DUMPCAP=$!
+	local end=$((SECONDS + 120))
+	while [ $SECONDS -lt $end ] && [ ! -s /tmp/probe.pcapng ]; do sleep 0.2; done
+	sleep 2
+}
+capture_off() {
+	sleep 1
+	kill -INT $DUMPCAP
+	wait $DUMPCAP
+	cp /tmp/probe.pcapng /tmp/dumpcap.log "$R/$1/"
+}
+# The clean phase: every probe a counts as sent, and every answer, must be
+# in the capture.
+capture_on
+probe_phase clean 10
+capture_off clean
+fault_on loss 2%
+probe_phase loss 25
+fault_off loss
+fault_on delay 5ms
+capture_on
+probe_phase delay 20
+capture_off delay
+fault_off delay
+# Large frames only: b's ingress drops the probes to 10.77.0.22 over 1,024
+# bytes (nftables). On a's output instead, Soft-RoCE would send the refused
+# frame again and again.
+barrier size
+barrier size_on
+probe_phase size 12
+barrier size_done
+# b's answerer shares a cgroup held to 20 ms of CPU in 100 ms with a job that
+# burns it (the throttled host); then it is stopped (SIGSTOP) mid-phase.
+barrier throttle
+probe_phase throttle 15 --probe-net-us 20000 --probe-timeout 10
+barrier unthrottle
+mkdir -p "$R/stop"
+( sleep 5; touch "$SYNC/a.stop" ) &
+probe_phase stop 15
+barrier resume
+barrier done

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""The probe mesh's checks, on what tests/vm/probe-pair.sh left in RESULTS
+(a/ and b/): each phase's --json lines and probes.csv held to what the kernel
+itself counted and saw, never to rocetop's own figures:
+  clean     every probe a counts as sent is in dumpcap's capture, on the UDP
+            source port rocetop names for its path, and every answer a counts
+            has its answer frame there (tshark's dissection of BTH and DETH);
+  loss      netem's own drop counter equals the probes lost to 10.77.0.22,
+            none lost to 10.77.0.2; path-loss opens for .22 within 30 s;
+  delay     path-latency opens for .22; its network time rises by netem's
+            5 ms (+-10%) over .2's, while its responder time does not;
+  size      the large probes to .22 lost are exactly those b's nftables rule
+            dropped; no small one is lost; the finding names the large size;
+  throttle  host-stall opens, and never path-loss or path-latency;
+  stop      path-down opens for both addresses.
+Prints PASS/FAIL lines. Usage: probe_check.py RESULTS KERNEL
+"""
+import collections
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+RES, KVER = sys.argv[1], sys.argv[2]
+A, B = '10.77.0.2', '10.77.0.22'
+QKEY = 0x524f43
+failed = 0
+
+
+def check(name, ok, why=''):
+    global failed
+    print(f"{'PASS' if ok else 'FAIL'} {KVER} probe {name}{'' if ok else ': ' + why}")
+    failed += not ok
+
+
+def phase(name):
+    """(intervals, totals) of a phase: lists of dicts."""
+    path = os.path.join(RES, 'a', name, 'out.json')
+    try:
+        lines = [json.loads(x) for x in open(path) if x.strip()]
+    except (OSError, ValueError) as e:
+        check(f'{name} output', False, f'{path}: {e}')
+        return [], []
+    return [x for x in lines if 'paths' in x], [x['total'] for x in lines if 'total' in x]
+
+
+def lost(totals, peer, size=None):
+    return sum(t['lost'] for t in totals if t['peer'] == peer and (size is None or t['size'] == size))
+
+
+def findings(intervals, peer, size=None):
+    """peer's findings, interval by interval: a list of sets."""
+    return [{p['finding'] for p in i['paths'] if p['peer'] == peer and p['finding']
+             and (size is None or p['size'] == size)} for i in intervals]
+
+
+def first(intervals, peer, name, size=None):
+    for n, f in enumerate(findings(intervals, peer, size)):
+        if name in f:
+            return n + 1
+    return None
+
+
+def median_of(intervals, peer, key):
+    v = [p[key] for i in intervals for p in i['paths'] if p['peer'] == peer and p[key] is not None]
+    return statistics.median(v) if v else None
+
+
+def netem_dropped(name):
+    text = open(os.path.join(RES, 'a', name, 'tc.txt')).read()
+    m = re.search(r'qdisc netem 10:.*?\n\s*Sent \d+ bytes (\d+) pkt \(dropped (\d+)', text, re.S)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def clean():
+    iv, tot = phase('clean')
+    check('clean: nothing lost', tot and all(t['lost'] == 0 for t in tot), f'{tot}')
+    cap = os.path.join(RES, 'a', 'clean', 'probe.pcapng')
+    out = subprocess.run(['tshark', '-r', cap, '-Y', f'infiniband.deth.q_key == {QKEY}', '-T', 'fields',
+                          '-e', 'ip.src', '-e', 'ip.dst', '-e', 'udp.srcport', '-e', 'udp.length'],
+                         capture_output=True, text=True)
+    req, ans = collections.Counter(), collections.Counter()
+    for line in out.stdout.splitlines():
+        src, dst, sport, ulen = line.split('\t')
+        size = int(ulen) - 8 - 12 - 8 - 4          # UDP, BTH, DETH, ICRC
+        if src == '10.77.0.1':
+            req[(dst, int(sport), size)] += 1
+        else:
+            ans[(src, size)] += 1
+    want_req = collections.Counter()
+    want_ans = collections.Counter()
+    for t in tot:
+        want_req[(t['peer'], t['udp_sport'], t['size'])] += t['sent']
+        want_ans[(t['peer'], t['size'])] += t['answered']
+    check('clean: every probe sent is in the capture, on its path\'s UDP source port',
+          req == want_req and sum(req.values()) > 0, f'capture {dict(req)}, rocetop {dict(want_req)}')
+    check('clean: every answer counted is in the capture, from the address probed',
+          ans == want_ans and sum(ans.values()) > 0, f'capture {dict(ans)}, rocetop {dict(want_ans)}')
+    print(f'  clean: {sum(req.values())} probes and {sum(ans.values())} answers in the capture; '
+          f'network p50 {median_of(iv, A, "net_p50_us")} / {median_of(iv, B, "net_p50_us")} us, '
+          f'responder p50 {median_of(iv, A, "resp_p50_us")} / {median_of(iv, B, "resp_p50_us")} us')
+    return iv
+
+
+def loss():
+    iv, tot = phase('loss')
+    sent, dropped = netem_dropped('loss')
+    check('loss: probes lost to .22 = netem\'s drops', dropped is not None and lost(tot, B) == dropped,
+          f'rocetop {lost(tot, B)}, netem {dropped} of {sent}')
+    check('loss: none lost to .2', tot and lost(tot, A) == 0, f'{lost(tot, A)} lost')
+    at = first(iv, B, 'path-loss')
+    check('loss: path-loss opens for .22 within 30 s', at is not None and at <= 30, f'at interval {at}')
+    check('loss: no path-loss for .2', first(iv, A, 'path-loss') is None, f'at interval {first(iv, A, "path-loss")}')
+    print(f'  loss: netem dropped {dropped} of {sent + (dropped or 0) if sent is not None else None} probes to .22, '
+          f'rocetop lost {lost(tot, B)}; path-loss opened after {at} s')
+
+
+def capture_delay():
+    """How much longer the probes to .22 took than those to .2 from their send
+    (the probe's own t_tx, CLOCK_MONOTONIC) to the wire (dumpcap's time, after
+    the qdisc): the delay netem applied, as the capture shows; median, in us."""
+    from scapy.all import PcapNgReader  # the capture read by scapy, not by rocetop
+    d = collections.defaultdict(list)
+    with PcapNgReader(os.path.join(RES, 'a', 'delay', 'probe.pcapng')) as r:
+        for pkt in r:
+            b = bytes(pkt)
+            # Ethernet 14, IPv4 20, UDP 8, BTH 12, DETH 8; then the probe ("RTPB", request)
+            if len(b) < 94 or b[12:14] != b'\x08\x00' or b[26:30] != bytes([10, 77, 0, 1]) or b[62:66] != b'RTPB':
+                continue
+            dst = '.'.join(str(x) for x in b[30:34])
+            t_tx = int.from_bytes(b[86:94], 'big')
+            d[dst].append(float(pkt.time) * 1e6 - t_tx / 1e3)
+    if not d.get(A) or not d.get(B):
+        return None
+    return statistics.median(d[B]) - statistics.median(d[A])
+
+
+def delay(clean_iv):
+    iv, tot = phase('delay')
+    at = first(iv, B, 'path-latency')
+    check('delay: path-latency opens for .22', at is not None, 'never')
+    net_b, net_a = median_of(iv, B, 'net_p50_us'), median_of(iv, A, 'net_p50_us')
+    rise = net_b - net_a if net_b is not None and net_a is not None else None
+    held = capture_delay()
+    check('delay: the capture shows netem held the probes to .22 5 ms or more', held is not None and held >= 4900,
+          f'{held} us')
+    check('delay: .22\'s network time rises over .2\'s by what the capture shows, +-0.5 ms (10% of 5 ms)',
+          rise is not None and held is not None and abs(rise - held) <= 500,
+          f'.22 {net_b} us, .2 {net_a} us: rise {rise} us, capture {held} us')
+    rb, rb0 = median_of(iv, B, 'resp_p50_us'), median_of(clean_iv, B, 'resp_p50_us')
+    check('delay: .22\'s responder time does not take the delay', rb is not None and rb0 is not None and rb - rb0 < 2500,
+          f'{rb0} us clean, {rb} us delayed')
+    check('delay: nothing lost', tot and lost(tot, A) + lost(tot, B) == 0, f'{tot}')
+    print(f'  delay: network p50 .22 {net_b} us, .2 {net_a} us (rise {rise} us, the capture {held} us); responder p50 .22 {rb} us '
+          f'(clean {rb0}); path-latency after {at} s')
+
+
+def size():
+    iv, tot = phase('size')
+    text = open(os.path.join(RES, 'b', 'nft.txt')).read()
+    m = re.search(r'counter packets (\d+)', text)
+    big = max((t['size'] for t in tot), default=0)
+    check('size: large probes lost to .22 = nftables\' drops', m is not None and lost(tot, B, big) == int(m.group(1)),
+          f'rocetop {lost(tot, B, big)}, nft {m.group(1) if m else None}')
+    check('size: no small probe lost', lost(tot, B, 64) + lost(tot, A) == 0, f'{lost(tot, B, 64)} to .22, {lost(tot, A)} to .2')
+    fb = set().union(*findings(iv, B, big)) if iv else set()
+    fs = set().union(*findings(iv, B, 64)) if iv else set()
+    check(f'size: .22\'s {big}-byte probes get path-down or path-loss, its 64-byte ones neither',
+          fb & {'path-down', 'path-loss'} and not fs & {'path-down', 'path-loss'}, f'{big}: {fb}, 64: {fs}')
+    err = open(os.path.join(RES, 'a', 'size', 'stderr')).read()
+    check('size: the finding names the size', re.search(rf'path-(down|loss) opened: peer {re.escape(B)} .*{big}-byte', err),
+          'no such line')
+    print(f'  size: {m.group(1) if m else None} frames over 1,024 bytes dropped by nftables, rocetop lost '
+          f'{lost(tot, B, big)} {big}-byte probes; findings {sorted(fb)}')
+
+
+def throttle():
+    iv, tot = phase('throttle')
+    fa = set().union(*findings(iv, A), *findings(iv, B)) if iv else set()
+    check('throttle: host-stall opens', 'host-stall' in fa, f'{fa}')
+    check('throttle: never path-loss or path-latency', not fa & {'path-loss', 'path-latency', 'path-down'}, f'{fa}')
+    print(f'  throttle: responder p50 {median_of(iv, A, "resp_p50_us")} / {median_of(iv, B, "resp_p50_us")} us, '
+          f'network p50 {median_of(iv, A, "net_p50_us")} / {median_of(iv, B, "net_p50_us")} us; findings {sorted(fa)}')
+
+
+def stop():
+    iv, tot = phase('stop')
+    for peer in (A, B):
+        at = first(iv, peer, 'path-down')
+        check(f'stop: path-down opens for {peer}', at is not None, 'never')
+    print(f'  stop: path-down after {first(iv, A, "path-down")} / {first(iv, B, "path-down")} s')
+
+
+def main():
+    errors = os.path.join(RES, 'a', 'errors'), os.path.join(RES, 'b', 'errors')
+    for e in errors:
+        if os.path.exists(e):
+            check('guest', False, open(e).read().strip())
+    civ = clean()
+    loss()
+    delay(civ)
+    size()
+    throttle()
+    stop()
+    sys.exit(1 if failed else 0)
+
+
+main()
