@@ -79,7 +79,7 @@ DEPS := make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev 
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd debian-archive-keyring \
 	rdma-core ibverbs-providers ibverbs-utils rdmacm-utils perftest \
 	libjs-dygraphs chromium chromium-driver python3-selenium libfixbuf-dev pmacct \
-	universal-ctags groff-base buildah podman runc python3-yaml
+	universal-ctags groff-base buildah podman runc python3-yaml nftables
 
 .PHONY: all deps test test-vm bench fuzz install uninstall clean tests deb options image image-test
 all: $(BUILD)/rocetop $(BUILD)/rocetop-gen $(BUILD)/rocetop-entrypoint tests $(BENCH_BINS)

@@ -13,6 +13,7 @@
  * and prints the totals.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include "cli.h"
 #include "cmd.h"
@@ -81,13 +83,18 @@ static int add_peer(struct probe_run *r, const char *addr, const char *name, con
 /* --probe-peers FILE: one peer a line, its address and an optional name; # starts a comment. */
 static int read_peers(struct probe_run *r, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	/* opened without blocking (a FIFO would hang the start), a regular file only */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), n = 0, err = 0;
 	char line[512], where[300];
-	int n = 0, err = 0;
+	struct stat st = { 0 };
+	FILE *f;
 
-	if (!f) {
-		pr_warn("probe: cannot read --probe-peers %s: %s.\n", path, strerror(errno));
-		return -errno;
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		pr_warn("probe: cannot read --probe-peers %s: %s.\n", path,
+			fd >= 0 && !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -EINVAL;
 	}
 	while (!err && fgets(line, sizeof(line), f)) {
 		char *addr, *name, *save, *hash = strchr(line, '#');
@@ -111,6 +118,10 @@ static int read_peers(struct probe_run *r, const char *path)
 			break;
 		}
 		err = add_peer(r, addr, name, where);
+	}
+	if (!err && ferror(f)) {
+		pr_warn("probe: cannot read --probe-peers %s: %s.\n", path, strerror(errno));
+		err = -EIO;
 	}
 	fclose(f);
 	return err;
@@ -323,16 +334,19 @@ static void report_totals(struct probe_run *r, struct rt_probe_mesh *m)
 				}
 			}
 	if (r->a.json)
-		printf("{\"answerer\":{\"answered\":%llu,\"dropped_rate\":%llu,\"bad\":%llu}}\n",
+		printf("{\"answerer\":{\"answered\":%llu,\"dropped_rate\":%llu,\"bad\":%llu},\"memory_bytes\":%zu}\n",
 		       (unsigned long long)a->answered, (unsigned long long)a->dropped_rate,
 		       (unsigned long long)(a->bad[RT_PROBE_SHORT] + a->bad[RT_PROBE_NOT_OURS] +
-					    a->bad[RT_PROBE_BAD_TYPE] + a->bad[RT_PROBE_BAD_SIZE]));
+					    a->bad[RT_PROBE_BAD_TYPE] + a->bad[RT_PROBE_BAD_SIZE]),
+		       rt_probe_mesh_bytes(m));
 	else
 		printf("answerer: %llu answered, %llu dropped at the rate bound, %llu refused (%llu short, %llu not ours, %llu wrong type, %llu size not as received)\n",
 		       (unsigned long long)a->answered, (unsigned long long)a->dropped_rate,
 		       (unsigned long long)(a->bad[1] + a->bad[2] + a->bad[3] + a->bad[4]),
 		       (unsigned long long)a->bad[1], (unsigned long long)a->bad[2], (unsigned long long)a->bad[3],
 		       (unsigned long long)a->bad[4]);
+	if (!r->a.json)
+		printf("memory: %zu bytes\n", rt_probe_mesh_bytes(m));
 	fflush(stdout);
 }
 
