@@ -28,13 +28,14 @@ modprobe rdma_ucm || echo "modprobe rdma_ucm failed" >>"$R/errors"
 rdma link add rxe0 type rxe netdev eth0 || echo "rdma link add failed" >>"$R/errors"
 [ "$ROLE" = b ] && ip addr add $B2/24 dev eth0
 uname -r >"$R/kver"
+cat /sys/class/net/eth0/address >"$R/mac"
 barrier up
 
 if [ "$ROLE" = b ]; then
 	# The answerer, in a cgroup of its own so that a phase can throttle it.
 	mkdir -p /sys/fs/cgroup/answerer
 	echo "+cpu" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-	( echo $BASHPID >/sys/fs/cgroup/answerer/cgroup.procs && exec "$ROCETOP" probe --json -d 1 ) >"$R/answerer.json" 2>"$R/answerer.err" &
+	( echo $BASHPID >/sys/fs/cgroup/answerer/cgroup.procs && exec "$ROCETOP" probe --json -d 1 --answer-rate 200 ) >"$R/answerer.json" 2>"$R/answerer.err" &
 	echo $! >"$R/answerer.pid"
 	sleep 3
 	barrier answering
@@ -51,10 +52,17 @@ NFT
 	barrier size_done
 	nft list table netdev probe_test >"$R/nft.txt"
 	nft delete table netdev probe_test
+	barrier bad_start
+	sleep 2
+	wc -l <"$R/answerer.json" >"$R/bad_start"
+	barrier bad_ready
+	barrier bad_end
+	sleep 4
+	wc -l <"$R/answerer.json" >"$R/bad_end"
 	barrier throttle
 	( echo $BASHPID >/sys/fs/cgroup/answerer/cgroup.procs && exec sh -c 'while :; do :; done' ) &
 	HOG=$!
-	echo "20000 100000" >/sys/fs/cgroup/answerer/cpu.max
+	echo "50000 100000" >/sys/fs/cgroup/answerer/cpu.max
 	barrier unthrottle
 	kill $HOG
 	echo "max 100000" >/sys/fs/cgroup/answerer/cpu.max
@@ -70,7 +78,7 @@ NFT
 fi
 
 barrier answering
-# The answerer's QP, to tell its frames in the capture (b says it on stderr).
+# The answerer's QP (b says it on stderr once its port answers).
 sed -n 's/.*answering on UD QP \([0-9]*\).*/\1/p' "$SYNC/b/answerer.err" | head -n 1 >"$R/answerer_qpn"
 # probe_phase NAME SECONDS ARGS...: a probes b's two addresses for SECONDS
 # intervals of 1 s, 50 probes a second each. The thresholds fit this bed:
@@ -136,10 +144,22 @@ barrier size
 barrier size_on
 probe_phase size 12
 barrier size_done
-# b's answerer shares a cgroup held to 20 ms of CPU in 100 ms with a job that
+# Hostile input (tests/vm/probe_bad.py): malformed probes, another Q_Key, and a
+# flood of 500 (the answerer's receive queue holds 512) against its bound of
+# 200 answers a second; b notes its answerer's JSON lines at either end.
+mkdir -p "$R/bad"
+capture_on
+barrier bad_start
+barrier bad_ready
+"${PYTHON:-/usr/bin/python3}" "$(dirname "$0")/probe_bad.py" eth0 "$MY_IP" $B2 \
+	"$(cat "$SYNC/b/mac")" "$(cat "$R/answerer_qpn")" 0x524f43 500 \
+	>"$R/bad/tally.json" 2>"$R/bad/stderr"
+barrier bad_end
+capture_off bad
+# b's answerer shares a cgroup held to 50 ms of CPU in 100 ms with a job that
 # burns it (the throttled host); then it is stopped (SIGSTOP) mid-phase.
 barrier throttle
-probe_phase throttle 15 --probe-net-us 20000 --probe-timeout 10
+probe_phase throttle 15 --probe-net-us 20000 --probe-timeout 10 --probe-rate 20
 barrier unthrottle
 mkdir -p "$R/stop"
 ( sleep 5; touch "$SYNC/a.stop" ) &

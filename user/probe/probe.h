@@ -117,8 +117,11 @@ struct rt_probe_stats {
 double rt_probe_quantile(uint32_t *v, uint32_t n, double p);
 /* The interval's statistics of a cell (sorts its samples). */
 void rt_probe_cell_stats(struct rt_probe_cell *c, struct rt_probe_stats *st);
-/* A probe's answer: its round trip and the responder's and prober's own time, in ns. */
-void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t own_stall_ns);
+/* A probe's answer, in ns: its round trip, the responder's time and the part
+ * of it the responder was kept from running (the answer says both), and the
+ * time this prober was kept from running before it saw the answer. */
+void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t resp_stall_ns,
+			  uint64_t own_stall_ns);
 /* Close the interval: the window advances, the baseline takes the interval's
  * network time unless f (its finding) says the path was not normal, the
  * interval's counts are zeroed. */

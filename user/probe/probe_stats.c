@@ -39,13 +39,20 @@ static uint32_t us_of(uint64_t ns)
 	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
-void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t own_stall_ns)
+/*
+ * A probe (or its answer) came at an unknown moment of a stall: the time it
+ * waited lies between none of the stall and all of it, and its middle is
+ * taken. The responder's time is thus its own work plus half its stall, and
+ * never more than the round trip; the network's is the rest, less half of
+ * this prober's stall.
+ */
+void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t resp_stall_ns,
+			  uint64_t own_stall_ns)
 {
 	struct rt_probe_samples *s = &c->s;
-	/* the responder's stall is counted whole, though the probe may have come
-	 * late in it: its time is never taken as more than the round trip */
-	uint64_t resp = resp_ns < rtt_ns ? resp_ns : rtt_ns, mine = resp + own_stall_ns,
-		 net = rtt_ns > mine ? rtt_ns - mine : 0;
+	uint64_t stall = resp_stall_ns < resp_ns ? resp_stall_ns : resp_ns, work = resp_ns - stall,
+		 hi = resp_ns < rtt_ns ? resp_ns : rtt_ns, resp = hi > work ? work + (hi - work) / 2 : hi,
+		 mine = resp + own_stall_ns / 2, net = rtt_ns > mine ? rtt_ns - mine : 0;
 	uint32_t k = s->n;
 
 	c->answered++;

@@ -546,7 +546,7 @@ static void on_answer(struct rt_probe_mesh *m, struct dev *d, const struct ibv_w
 	}
 	e->live = 0;
 	p = &m->peers[e->peer];
-	rt_probe_cell_answer(&p->cell[e->path][e->size], mono_ns() - e->t_tx, a.resp_ns, m->stall);
+	rt_probe_cell_answer(&p->cell[e->path][e->size], mono_ns() - e->t_tx, a.resp_ns, a.stall_ns, m->stall);
 }
 
 static void send_probe(struct rt_probe_mesh *m, int i, uint64_t now)
@@ -681,8 +681,34 @@ static int listen_answerer(struct rt_probe_mesh *m)
 		pr_warn("probe: cannot listen on rdma_cm port %u: %s.\n", m->cfg.cm_port, strerror(errno));
 		return -1;
 	}
-	/* the devices answer from the start, not from the first request */
 	return 0;
+}
+
+/* Every active RoCE port answers from the start, not from the first request
+ * (which finds its device through rdma_cm); 0, or -1 with none. */
+static int answer_everywhere(struct rt_probe_mesh *m)
+{
+	int n = 0, up = 0;
+	struct ibv_context **ctxs = rdma_get_devices(&n);
+
+	for (int i = 0; ctxs && i < n; i++) {
+		struct ibv_device_attr da;
+
+		if (ibv_query_device(ctxs[i], &da))
+			continue;
+		for (uint8_t p = 1; p <= da.phys_port_cnt; p++) {
+			struct ibv_port_attr pa;
+
+			if (!ibv_query_port(ctxs[i], p, &pa) && pa.state == IBV_PORT_ACTIVE &&
+			    pa.link_layer == IBV_LINK_LAYER_ETHERNET && dev_for(m, ctxs[i], p))
+				up++;
+		}
+	}
+	if (ctxs)
+		rdma_free_devices(ctxs);
+	if (!up)
+		pr_warn("probe: no active RoCE port to answer on%s.\n", n ? "" : " (no RDMA device)");
+	return up ? 0 : -1;
 }
 
 struct rt_probe_mesh *rt_probe_mesh_new(const struct rt_probe_cfg *cfg, struct rt_probe_peer *peers, int npeers)
@@ -706,7 +732,7 @@ struct rt_probe_mesh *rt_probe_mesh_new(const struct rt_probe_cfg *cfg, struct r
 	}
 	if (fcntl(m->ech->fd, F_SETFL, fcntl(m->ech->fd, F_GETFL) | O_NONBLOCK))
 		goto fail;
-	if (cfg->answer && listen_answerer(m))
+	if (cfg->answer && (listen_answerer(m) || answer_everywhere(m)))
 		goto fail;
 	for (int i = 0; i < npeers; i++)
 		m->ps[i].next_due = now + (uint64_t)((double)i * 1e9 / cfg->rate / (npeers ? npeers : 1));
