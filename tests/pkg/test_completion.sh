@@ -61,7 +61,10 @@ exp=$( (echo "$want"; "$ROCETOP" --help | grep -E '^ +-' | grep -o -- '--[a-z][a
 
 # Subcommands.
 got=$(complete_words rocetop "" | tr '\n' ' ')
-[ "$got" = "doctor lab report " ] && ok "subcommands: $got" || bad subcommands "'$got'"
+[ "$got" = "doctor lab probe report " ] && ok "subcommands: $got" || bad subcommands "'$got'"
+# probe's own options, from its table.
+got=$(complete_words rocetop probe --probe-s | tr '\n' ' ')
+[ "$got" = "--probe-sizes " ] && ok "probe options: $got" || bad probe_options "'$got'"
 
 # Fixed choices: exactly these, and the binary accepts each one.
 got=$(complete_words rocetop --xdp-mode "" | tr '\n' ' ')
