@@ -105,13 +105,24 @@ fi
 # ---- the lab, live: findings.csv against the generator's tally; Prometheus
 # A free port on the host's loopback (the lab serves metrics there).
 port=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# Two of these runs serve later checks too: pfc-storm's (6 s) triggers the
+# flight recorder (the flight check below), incast's is recorded on the
+# receiver (-w) while a second rocetop records the sender (the merge check).
+mkdir -p "$T/flight/dir" "$T/merge"
 for sc in pfc-storm incast steady; do
 	d=$T/lab-$sc; mkdir -p "$d"
-	args=()
-	[ "$sc" = pfc-storm ] && args=(--listen "$port")
-	"$ROCETOP" lab --name "$name" --scenario "$sc" --duration 5 --rate 4000 --seed 3 --tally "$d/tally" \
+	args=(--duration 5)
+	[ "$sc" = pfc-storm ] && args=(--duration 6 --listen "$port" --flight-recorder 2s --flight-dir "$T/flight/dir")
+	[ "$sc" = incast ] && args=(--duration 5 -w "$T/merge/rcv.rtr" --hostname receiver)
+	"$ROCETOP" lab --name "$name" --scenario "$sc" --rate 4000 --seed 3 --tally "$d/tally" \
 		--csv "$d/csv" -D -d 0.5 "${args[@]}" >"$d.out" 2>"$d.err" &
 	lp=$!
+	if [ "$sc" = incast ]; then
+		for _ in $(seq 100); do ip -n "$name-snd" link show snd0 >/dev/null 2>&1 && break; sleep 0.05; done
+		ip netns exec "$name-snd" "$ROCETOP" -i snd0 --no-nic -D -d 0.5 -w "$T/merge/snd.rtr" --hostname sender \
+			>"$T/merge/snd.out" 2>"$T/merge/snd.err" &
+		sp=$!; pids+=("$sp")
+	fi
 	if [ "$sc" = pfc-storm ]; then
 		for _ in $(seq 60); do
 			curl -sf --max-time 2 "http://127.0.0.1:$port/metrics" >"$T/metrics" 2>/dev/null &&
@@ -119,7 +130,9 @@ for sc in pfc-storm incast steady; do
 			sleep 0.1
 		done
 	fi
-	wait $lp || { fail "lab_$sc" "rocetop lab failed: $(tail -2 "$d.err")"; continue; }
+	wait $lp; lrc=$?
+	[ "$sc" = incast ] && { kill $sp 2>/dev/null; wait $sp; merge_rc=$lrc; }
+	[ $lrc = 0 ] || { fail "lab_$sc" "rocetop lab failed: $(tail -2 "$d.err")"; continue; }
 	if out=$($PY tests/findings/lab_check.py csv "$d/csv/findings.csv" "$d/tally" "$sc"); then
 		pass "lab_$sc: the findings the generator's traffic calls for, and no others"
 	else
@@ -154,12 +167,11 @@ else
 	fail sflow "rocetop lab --sflow failed: $(tail -2 "$d.err")"
 fi
 
-# ---- the flight recorder in the lab: triggered by the storm (critical)
-d=$T/flight; mkdir -p "$d/dir"
-"$ROCETOP" lab --name "$name" --scenario pfc-storm --duration 6 --rate 4000 --seed 3 -D -d 0.5 \
-	--flight-recorder 2s --flight-dir "$d/dir" --csv "$d/csv" >"$d.out" 2>"$d.err"
+# ---- the flight recorder in the lab: triggered by the storm (critical), in
+# the pfc-storm run above
+d=$T/flight
 f=$(ls "$d"/dir/rocetop-*.rtr 2>/dev/null | head -1)
-opened=$(awk -F, '$2=="open" && $3=="pfc-storm" {print $1; exit}' "$d/csv/findings.csv")
+opened=$(awk -F, '$2=="open" && $3=="pfc-storm" {print $1; exit}' "$T/lab-pfc-storm/csv/findings.csv")
 if [ -n "$f" ] && [ -n "$opened" ] && "$ROCETOP" report "$f" --json --link-speed 10G >"$d/r.json" 2>"$d/r.err"; then
 	if $PY - "$d/r.json" "$opened" <<'PYEOF'
 import json, sys
@@ -175,7 +187,7 @@ PYEOF
 	then pass "flight: the storm's file holds the snapshots from before the trigger and the storm"
 	else fail flight "see above"; fi
 else
-	fail flight "no flight file ($(ls "$d/dir")) or no storm in findings.csv: $(tail -3 "$d.err")"
+	fail flight "no flight file ($(ls "$d/dir")) or no storm in findings.csv: $(tail -3 "$T/lab-pfc-storm.err")"
 fi
 # SIGUSR1 writes one on demand; --max-files 1 keeps the newest of two.
 d=$T/usr1; mkdir -p "$d/dir"
@@ -196,22 +208,14 @@ else
 	fail flight_usr1 "exit $rc, files '$first' then '$left', intervals '$n': $(grep flight "$d.err" | tail -3)"
 fi
 
-# ---- two recordings, the sender's and the receiver's, one timeline
-d=$T/merge; mkdir -p "$d"
-"$ROCETOP" lab --name "$name" --scenario incast --duration 4 --rate 3000 --seed 5 --tally "$d/tally" \
-	-D -d 0.5 -w "$d/rcv.rtr" --hostname receiver >"$d/lab.out" 2>"$d/lab.err" &
-lp=$!
-for _ in $(seq 100); do ip -n "$name-snd" link show snd0 >/dev/null 2>&1 && break; sleep 0.05; done
-ip netns exec "$name-snd" "$ROCETOP" -i snd0 --no-nic -D -d 0.5 -w "$d/snd.rtr" --hostname sender \
-	>"$d/snd.out" 2>"$d/snd.err" &
-sp=$!
-wait $lp; lrc=$?
-kill $sp 2>/dev/null; wait $sp
-if [ $lrc = 0 ] && "$ROCETOP" report "$d/snd.rtr" "$d/rcv.rtr" --json --top 0 >"$d/m.json" 2>"$d/m.err" &&
-   out=$($PY tests/findings/lab_check.py merge "$d/m.json" "$d/tally"); then
+# ---- two recordings, the sender's and the receiver's, one timeline: those
+# of the incast run above
+d=$T/merge
+if [ "${merge_rc:-}" = 0 ] && "$ROCETOP" report "$d/snd.rtr" "$d/rcv.rtr" --json --top 0 >"$d/m.json" 2>"$d/m.err" &&
+   out=$($PY tests/findings/lab_check.py merge "$d/m.json" "$T/lab-incast/tally"); then
 	pass "merge: the sender's and the receiver's recordings in one timeline, each CNP flow matched to its sender's data flow"
 else
-	fail merge "lab $lrc; ${out:-$(tail -2 "$d/m.err") $(tail -2 "$d/snd.err")}"
+	fail merge "lab ${merge_rc:-not run}; ${out:-$(tail -2 "$d/m.err") $(tail -2 "$d/snd.err")}"
 fi
 "$ROCETOP" report "$d/snd.rtr" "$d/rcv.rtr" >"$d/m.txt" 2>&1
 if grep -q '^rocetop report: 2 files, one timeline' "$d/m.txt" && grep -q '\[receiver\] ' "$d/m.txt" &&

@@ -31,7 +31,8 @@
 #     spike kept by the buckets), and a screenshot.
 #
 #   check_html.py NAME PAGE.html REPORT.json [--shot OUT.png] [--points N] [--spike CE]
-import argparse, datetime, json, math, os, sys, time
+#   check_html.py --pages LIST   (a line of LIST: the arguments above, one page)
+import argparse, datetime, json, math, os, shlex, sys, time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -343,7 +344,49 @@ def no_script(name, d):
     return early
 
 
-def main():
+def check_page(d, a):
+    """Every check of one page (a: its arguments) in the browser d."""
+    rep = json.load(open(a.report))
+    url = "file://" + os.path.abspath(a.page)
+    d.get(url)
+    for _ in range(100):
+        if d.execute_script("return !!window.rocetop;"):
+            break
+        time.sleep(0.1)
+    ok(a.name, d.execute_script("return !!window.rocetop;"), "the page drew itself")
+    res = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
+    nav = d.execute_script("return performance.getEntriesByType('navigation').map(e => e.name);")
+    ok(a.name, res == [] and nav == [url], "no request but the file itself", "resources %s, navigation %s" % (res, nav))
+    early = no_script(a.name, d)
+    numbers(a.name, d, rep)
+    episodes(a.name, d, rep)
+    charts(a.name, d, rep, a.points)
+    legends(a.name, d)
+    clocks(a.name, d, rep)
+    pause_origin(a.name, d, rep)
+    tuning(a.name, d, rep)
+    if a.spike is not None:
+        top = d.execute_script("""var g = window.rocetop.charts[0], i = g.getLabels().indexOf('CE marks/s'), m = 0;
+            for (var r = 0; r < g.numRows(); r++) { var v = g.rawData_[r][i]; m = Math.max(m, Array.isArray(v) ? v[2] : v); }
+            return m;""")
+        ok(a.name, top == float("%.4g" % a.spike), "the one-second spike of %d CE/s is the chart's greatest value" % a.spike,
+           "the chart's greatest CE rate is %s" % top)
+    if a.shot:
+        h = d.execute_script("return document.body.scrollHeight;")
+        d.set_window_size(1400, min(max(h + 50, 1000), 16000))
+        time.sleep(0.3)
+        d.save_screenshot(a.shot)
+        d.set_window_size(1400, 1000)
+    click_episode(a.name, d, rep)
+    click_flow(a.name, d, rep, a.points)
+    errs = early + [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
+    # leave the page, so that what it logs on the way out is its own
+    d.get("about:blank")
+    errs += [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
+    ok(a.name, not errs, "no console error", str(errs[:3]))
+
+
+def parser():
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
     ap.add_argument("page")
@@ -351,45 +394,28 @@ def main():
     ap.add_argument("--shot")
     ap.add_argument("--points", type=int, default=2000)
     ap.add_argument("--spike", type=int)
-    a = ap.parse_args()
-    rep = json.load(open(a.report))
+    return ap
+
+
+# One browser for every page: check_html.py NAME PAGE REPORT [...], or
+# check_html.py --pages LIST, where each line of LIST holds one page's
+# arguments in that form (split as the shell would). A page whose checks
+# crash fails and the next is checked.
+def main():
+    if sys.argv[1:2] == ["--pages"] and len(sys.argv) == 3:
+        pages = [parser().parse_args(shlex.split(l)) for l in open(sys.argv[2]) if l.strip()]
+    else:
+        pages = [parser().parse_args()]
     d = browser()
     try:
         d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNT_ALERTS})
-        url = "file://" + os.path.abspath(a.page)
-        d.get(url)
-        for _ in range(100):
-            if d.execute_script("return !!window.rocetop;"):
-                break
-            time.sleep(0.1)
-        ok(a.name, d.execute_script("return !!window.rocetop;"), "the page drew itself")
-        res = d.execute_script("return performance.getEntriesByType('resource').map(e => e.name);")
-        nav = d.execute_script("return performance.getEntriesByType('navigation').map(e => e.name);")
-        ok(a.name, res == [] and nav == [url], "no request but the file itself", "resources %s, navigation %s" % (res, nav))
-        early = no_script(a.name, d)
-        numbers(a.name, d, rep)
-        episodes(a.name, d, rep)
-        charts(a.name, d, rep, a.points)
-        legends(a.name, d)
-        clocks(a.name, d, rep)
-        pause_origin(a.name, d, rep)
-        tuning(a.name, d, rep)
-        if a.spike is not None:
-            top = d.execute_script("""var g = window.rocetop.charts[0], i = g.getLabels().indexOf('CE marks/s'), m = 0;
-                for (var r = 0; r < g.numRows(); r++) { var v = g.rawData_[r][i]; m = Math.max(m, Array.isArray(v) ? v[2] : v); }
-                return m;""")
-            ok(a.name, top == float("%.4g" % a.spike), "the one-second spike of %d CE/s is the chart's greatest value" % a.spike,
-               "the chart's greatest CE rate is %s" % top)
-        if a.shot:
-            h = d.execute_script("return document.body.scrollHeight;")
-            d.set_window_size(1400, min(max(h + 50, 1000), 16000))
-            time.sleep(0.3)
-            d.save_screenshot(a.shot)
-            d.set_window_size(1400, 1000)
-        click_episode(a.name, d, rep)
-        click_flow(a.name, d, rep, a.points)
-        errs = early + [l for l in d.get_log("browser") if l.get("level") == "SEVERE"]
-        ok(a.name, not errs, "no console error", str(errs[:3]))
+        for a in pages:
+            try:
+                check_page(d, a)
+            except Exception as e:  # noqa: BLE001 (one page's crash is that page's failure)
+                ok(a.name, False, "the page's checks ran to the end", "%s: %s" % (type(e).__name__, e))
+                d.get("about:blank")
+                d.get_log("browser")
     finally:
         d.quit()
     C.done()

@@ -57,6 +57,9 @@ count() {
 
 # The browser with no network: a namespace of its own, lo up, nothing else.
 browse() { unshare -n sh -c 'ip link set lo up && exec "$@"' sh "$PY" $H/check_html.py "$@"; }
+# page ARGS...: a page for the browser to check, with check_html.py's
+# arguments; one browser checks them all at the end (browse --pages).
+page() { printf '%q ' "$@" >>"$T/pages"; echo >>"$T/pages"; }
 
 # report --json's totals against the tally: label JSON TALLY_DIR
 tally_eq() {
@@ -89,11 +92,31 @@ both() {
 		fail "$label" "report failed: $(tail -2 "$T/$label.err")"
 		return
 	fi
-	n=$(count browse "$label" "$T/$label.html" "$T/$label.json" "${shot[@]}")
-	fails=$((fails + n))
+	page "$label" "$T/$label.html" "$T/$label.json" "${shot[@]}"
 	n=$(count $PY $H/check_trace.py "$label" "$T/$label.trace" "$T/$label.json")
 	fails=$((fails + n))
 }
+
+# What only waits runs beside the rest: the day's capture (rocetop-gen
+# paces its frames in real time, 20 s) and the lab's two recordings, one
+# after the other (each a namespace set named $name); their checks come
+# below, after a wait.
+"$GEN" --scenario mixed --duration 20 --rate 3000 --senders 8 --pcap "$T/m20.pcap" --tally "$T/m20t" -q &
+m20_pid=$!
+lab() {
+	local sc sf
+	for sc in pfc-storm incast; do
+		# incast: the switch's ports drawn too; pfc-storm: its critical finding
+		# makes the flight recorder write a file
+		sf=(--sflow); [ "$sc" = pfc-storm ] && sf=(--flight-recorder 10s --flight-dir "$T/fl") && mkdir -p "$T/fl"
+		"$ROCETOP" lab --name "$name" --scenario "$sc" "${sf[@]}" --duration 4 --rate 4000 --seed 7 \
+			--tally "$T/$sc.tally" -w "$T/$sc.rtr" -D -d 0.5 >"$T/$sc.out" 2>"$T/$sc.lab.err"
+		echo $? >"$T/$sc.rc"
+	done
+}
+lab &
+lab_pid=$!
+rt_on_exit "kill $m20_pid $lab_pid; wait"
 
 # ---- a capture of the generator's mixed scenario, and its pcapng copy ----
 "$GEN" --scenario mixed --duration 4 --rate 3000 --pcap "$T/mixed.pcap" --tally "$T/mt" -q 2>"$T/gen.err" ||
@@ -115,13 +138,11 @@ both evil-file -- "$evil"
 	>/dev/null 2>"$T/evil.err" && both evil-host -- "$T/evil-host.rtr" --threshold close-secs=1 ||
 	fail evil-host "recording failed: $(tail -2 "$T/evil.err")"
 
-# ---- the lab's pfc-storm and incast (with sFlow from its switch), recorded ----
+# ---- the lab's pfc-storm and incast (with sFlow from its switch), recorded
+# above (lab) ----
+wait $lab_pid
 for sc in pfc-storm incast; do
-	# incast: the switch's ports drawn too; pfc-storm: its critical finding
-	# makes the flight recorder write a file
-	sf=(--sflow); [ "$sc" = pfc-storm ] && sf=(--flight-recorder 10s --flight-dir "$T/fl") && mkdir -p "$T/fl"
-	if ! "$ROCETOP" lab --name "$name" --scenario "$sc" "${sf[@]}" --duration 4 --rate 4000 --seed 7 \
-		--tally "$T/$sc.tally" -w "$T/$sc.rtr" -D -d 0.5 >"$T/$sc.out" 2>"$T/$sc.lab.err"; then
+	if [ "$(cat "$T/$sc.rc" 2>/dev/null)" != 0 ]; then
 		fail "lab $sc" "rocetop lab failed: $(tail -3 "$T/$sc.lab.err")"
 		continue
 	fi
@@ -160,7 +181,7 @@ else
 fi
 
 # ---- a day of 1-s intervals ----
-"$GEN" --scenario mixed --duration 20 --rate 3000 --senders 8 --pcap "$T/m20.pcap" --tally "$T/m20t" -q
+wait $m20_pid || fail day "rocetop-gen failed"
 read -r _ day_ce day_cnp spike < <($PY $H/day.py "$T/m20.pcap" "$T/m20t" "$T/day.pcap" 86400 12 43210 500)
 if "$ROCETOP" -r "$T/day.pcap" -d 1 -w "$T/day.rtr" -D 2>"$T/day.err" &&
    "$ROCETOP" report "$T/day.rtr" --json --episodes 0 >"$T/day.json" 2>>"$T/day.err"; then
@@ -174,8 +195,7 @@ if "$ROCETOP" -r "$T/day.pcap" -d 1 -w "$T/day.rtr" -D 2>"$T/day.err" &&
 	got=$($PY -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(t["ce"], t["cnp"], json.load(open(sys.argv[1]))["intervals"])' "$T/day.json")
 	[ "$got" = "$day_ce $day_cnp 86400" ] && pass "day: 86400 intervals, $day_ce CE and $day_cnp CNPs as laid out" ||
 		fail day "report says '$got', the file holds '$day_ce $day_cnp 86400'"
-	n=$(count browse day "$T/day.html" "$T/day.json" --spike "$spike")
-	fails=$((fails + n))
+	page day "$T/day.html" "$T/day.json" --spike "$spike"
 else
 	fail day "$(tail -2 "$T/day.err")"
 fi
@@ -212,6 +232,10 @@ cp "$f" "$T/copy.pcap"
 "$ROCETOP" report "$T/copy.pcap" --perfetto "$T/copy.pcap" >/dev/null 2>"$T/e"; rc=$?
 [ $rc -ne 0 ] && cmp -s "$f" "$T/copy.pcap" && pass "the file being read as output: refused ($(cat "$T/e"))" ||
 	fail input-output "rc $rc: $(cat "$T/e")"
+
+# ---- every page in one browser
+n=$(count browse --pages "$T/pages")
+fails=$((fails + n))
 
 grep '^PASS\|^FAIL' "$T/checks.out"
 echo "report_html: screenshots and pages in $ART"

@@ -3,7 +3,10 @@
 # The capture is written here with scapy: 30 RoCEv2 packets of one flow (QP
 # 0x111), packet i at i + 0.5 s, packets 10..19 CE-marked. With -d 1, the
 # snapshot at position P s holds packets 0..P: P + 1 packets, of which
-# max(0, min(P + 1, 20) - 10) CE. No root needed.
+# max(0, min(P + 1, 20) - 10) CE. No root needed. The frames name both MAC
+# addresses: a bare Ether() makes scapy ask the network for the
+# destination's (an ARP of 2 s per frame when 10.88.0.2 has a route but no
+# answer).
 set -u
 cd "$(dirname "$0")/../.."
 . tests/lib.sh
@@ -19,7 +22,7 @@ from scapy.contrib.roce import BTH
 pkts = []
 for i in range(30):
     ecn = 3 if 10 <= i < 20 else 2
-    p = (Ether() / IP(src="10.88.0.1", dst="10.88.0.2", tos=(26 << 2) | ecn) /
+    p = (Ether(src="02:00:00:00:00:01", dst="ff:ff:ff:ff:ff:ff") / IP(src="10.88.0.1", dst="10.88.0.2", tos=(26 << 2) | ecn) /
          UDP(sport=5000, dport=4791) / BTH(opcode=4, dqpn=0x111, psn=i) / Raw(b"a" * 32))
     p.time = 1700000000.0 + i + 0.5
     pkts.append(p)

@@ -17,7 +17,8 @@ from scapy.all import Ether, IP, UDP, Raw, wrpcap
 from scapy.contrib.roce import BTH
 pkts = []
 for i in range(3):
-    p = Ether() / IP(src="10.88.0.1", dst="10.88.0.2") / UDP(sport=5000, dport=4791) / \
+    # both MAC addresses given: for a bare Ether() scapy asks for 10.88.0.2's (ARP, 2 s a frame)
+    p = Ether(src="02:00:00:00:00:01", dst="ff:ff:ff:ff:ff:ff") / IP(src="10.88.0.1", dst="10.88.0.2") / UDP(sport=5000, dport=4791) / \
         BTH(opcode=4, dqpn=0x111, psn=i) / Raw(b"a" * 32)
     p.time = 1700000000.0 + i + 0.5
     pkts.append(p)
