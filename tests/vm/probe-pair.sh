@@ -37,7 +37,10 @@ if [ "$ROLE" = b ]; then
 	echo "+cpu" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 	( echo $BASHPID >/sys/fs/cgroup/answerer/cgroup.procs && exec "$ROCETOP" probe --json -d 1 --answer-rate 200 ) >"$R/answerer.json" 2>"$R/answerer.err" &
 	echo $! >"$R/answerer.pid"
-	sleep 3
+	# answering once it says its QP (its device set up; seconds under TCG)
+	end=$((SECONDS + 120))
+	while [ $SECONDS -lt $end ] && ! grep -q 'answering on UD QP' "$R/answerer.err"; do sleep 0.2; done
+	grep -q 'answering on UD QP' "$R/answerer.err" || echo "the answerer never said its QP" >>"$R/errors"
 	barrier answering
 	barrier size
 	nft -f - <<NFT
