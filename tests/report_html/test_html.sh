@@ -104,13 +104,17 @@ both() {
 "$GEN" --scenario mixed --duration 20 --rate 3000 --senders 8 --pcap "$T/m20.pcap" --tally "$T/m20t" -q &
 m20_pid=$!
 lab() {
-	local sc sf
+	local sc sf child=
+	# killed (the test ends early): its rocetop lab goes too
+	trap '[ -n "$child" ] && kill $child; exit 1' TERM
 	for sc in pfc-storm incast; do
 		# incast: the switch's ports drawn too; pfc-storm: its critical finding
 		# makes the flight recorder write a file
 		sf=(--sflow); [ "$sc" = pfc-storm ] && sf=(--flight-recorder 10s --flight-dir "$T/fl") && mkdir -p "$T/fl"
 		"$ROCETOP" lab --name "$name" --scenario "$sc" "${sf[@]}" --duration 4 --rate 4000 --seed 7 \
-			--tally "$T/$sc.tally" -w "$T/$sc.rtr" -D -d 0.5 >"$T/$sc.out" 2>"$T/$sc.lab.err"
+			--tally "$T/$sc.tally" -w "$T/$sc.rtr" -D -d 0.5 >"$T/$sc.out" 2>"$T/$sc.lab.err" &
+		child=$!
+		wait $child
 		echo $? >"$T/$sc.rc"
 	done
 }
