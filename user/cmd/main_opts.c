@@ -19,6 +19,7 @@
 #include "main_opts.h"
 #include "prom.h"
 #include "tui_model.h"
+#include "probe_table.h"
 #include "sflow.h"
 #include "ipfix.h"
 #include "job.h"
@@ -66,6 +67,17 @@ const struct rt_opt rt_main_opts[] = {
 	  RT_SET_STR(O, sflow) },
 	{ 257, "sflow-allow", "CIDR", "accept sFlow only from senders in CIDR (repeatable);\n"
 		"others are counted and dropped", RT_CALL(on_sflow_allow) },
+	{ 303, "probe", NULL, "the probe mesh: answer rocetop's probes on this host's RoCE\n"
+		"ports, probe the peers its QPs talk to (and --probe-peers')\n"
+		"and tell the network from the peer host (rocetop(8) PROBING)", RT_SET_FLAG(O, probe) },
+	{ 304, "probe-peers", "FILE", "probe the peers FILE names too: one a line, an IPv4\n"
+		"address and an optional name (implies --probe)", RT_SET_STR(O, probe_peers) },
+	{ 305, "probe-rate", "N", "probes a second per peer, all paths and sizes (default 10)",
+	  RT_SET_REAL(O, probe_rate, RT_NUM_REAL, 0.1, 1000, "give probes a second from 0.1 to 1000") },
+	{ 306, "probe-paths", "N", "paths (flow labels, so ECMP paths) per peer (default 2)",
+	  RT_SET_INT(O, probe_paths, 1, 4, "give 1 to 4 paths") },
+	{ 307, "probe-sizes", "LIST", "probe sizes in bytes, 48 to 4096 or mtu (default 64,mtu)",
+	  RT_SET_STR(O, probe_sizes) },
 	RT_OPT_GROUP_NOTE("Views and sinks", "combine freely; the default is the live ncurses view\n"
 		"when standard output is a terminal"),
 	{ 'b', "batch", NULL, "plain text, one table per interval, like top -b", RT_SET_FLAG(O, batch) },
@@ -510,6 +522,14 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 	}
 	if (o->sflow && o->read_file) {
 		pr_warn("--sflow collects live and cannot be combined with -r; use it alone or beside -i.\n");
+		return -EINVAL;
+	}
+	if (o->probe_peers)
+		o->probe = 1;
+	if (o->probe_sizes && rt_probe_parse_sizes(o->probe_sizes, &(struct rt_probe_cfg){ 0 }))
+		return -EINVAL;
+	if (o->probe && o->read_file) {
+		pr_warn("--probe sends probes from this host and cannot be combined with -r; a recording made with --probe shows its probes.\n");
 		return -EINVAL;
 	}
 	if (o->nsflow_allow && !o->sflow) {

@@ -30,9 +30,9 @@
 #include "log.h"
 #include "num.h"
 #include "print.h"
-#include "probe_verbs.h"
+#include "probe_table.h"
+#include "table.h"
 
-#define MAX_PEERS	1024
 #define CLOSE_AFTER	3	/* clean intervals that close a finding */
 
 struct probe_args {
@@ -44,122 +44,24 @@ struct probe_args {
 	int tclass;
 };
 
-struct probe_run {
-	struct probe_args a;
-	struct rt_probe_peer *peers;
-	int npeers;
-	struct rt_probe_thresholds th;
-	enum rt_probe_finding open[MAX_PEERS][RT_PROBE_MAX_PATHS][RT_PROBE_MAX_SIZES];
-	int clean[MAX_PEERS][RT_PROBE_MAX_PATHS][RT_PROBE_MAX_SIZES];
-	FILE *csv;
-	double t0;
+/* A path's finding as said on stderr: open since it was first supported,
+ * closed after CLOSE_AFTER clean intervals. */
+struct said {
+	char addr[48];
+	int path;
+	uint32_t size;
+	enum rt_probe_finding open;
+	int clean;
 };
 
-/* ---- the peers ---- */
-
-static int add_peer(struct probe_run *r, const char *addr, const char *name, const char *where)
-{
-	struct rt_probe_peer *p;
-	struct sockaddr_in *sin;
-
-	if (r->npeers == MAX_PEERS) {
-		pr_warn("probe: more than %d peers%s.\n", MAX_PEERS, where);
-		return -E2BIG;
-	}
-	p = &r->peers[r->npeers];
-	memset(p, 0, sizeof(*p));
-	sin = (struct sockaddr_in *)&p->addr;
-	sin->sin_family = AF_INET;
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
-		pr_warn("probe: '%s'%s is no IPv4 address; give a peer as a.b.c.d.\n", addr, where);
-		return -EINVAL;
-	}
-	snprintf(p->addr_text, sizeof(p->addr_text), "%s", addr);
-	snprintf(p->name, sizeof(p->name), "%s", name && *name ? name : addr);
-	r->npeers++;
-	return 0;
-}
-
-/* --probe-peers FILE: one peer a line, its address and an optional name; # starts a comment. */
-static int read_peers(struct probe_run *r, const char *path)
-{
-	/* opened without blocking (a FIFO would hang the start), a regular file only */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), n = 0, err = 0;
-	char line[512], where[300];
-	struct stat st = { 0 };
-	FILE *f;
-
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
-		pr_warn("probe: cannot read --probe-peers %s: %s.\n", path,
-			fd >= 0 && !S_ISREG(st.st_mode) ? "not a regular file" : strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -EINVAL;
-	}
-	while (!err && fgets(line, sizeof(line), f)) {
-		char *addr, *name, *save, *hash = strchr(line, '#');
-
-		n++;
-		if (!strchr(line, '\n') && !feof(f)) {
-			pr_warn("probe: %s line %d is longer than %zu bytes.\n", path, n, sizeof(line) - 2);
-			err = -EINVAL;
-			break;
-		}
-		if (hash)
-			*hash = '\0';
-		addr = strtok_r(line, " \t\r\n", &save);
-		if (!addr)
-			continue;
-		name = strtok_r(NULL, " \t\r\n", &save);
-		snprintf(where, sizeof(where), " (%s line %d)", path, n);
-		if (strtok_r(NULL, " \t\r\n", &save)) {
-			pr_warn("probe: %s line %d has more than an address and a name.\n", path, n);
-			err = -EINVAL;
-			break;
-		}
-		err = add_peer(r, addr, name, where);
-	}
-	if (!err && ferror(f)) {
-		pr_warn("probe: cannot read --probe-peers %s: %s.\n", path, strerror(errno));
-		err = -EIO;
-	}
-	fclose(f);
-	return err;
-}
-
-static int parse_sizes(struct probe_run *r, struct rt_probe_cfg *cfg)
-{
-	char buf[128], *tok, *save;
-
-	snprintf(buf, sizeof(buf), "%s", r->a.sizes);
-	cfg->nsizes = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long v;
-		char *end;
-
-		if (cfg->nsizes == RT_PROBE_MAX_SIZES) {
-			pr_warn("probe: --probe-sizes takes %d sizes at most.\n", RT_PROBE_MAX_SIZES);
-			return -EINVAL;
-		}
-		if (!strcmp(tok, "mtu")) {
-			cfg->sizes[cfg->nsizes++] = 0;
-			continue;
-		}
-		errno = 0;
-		v = strtoul(tok, &end, 10);
-		if (errno || *end || tok[0] < '0' || tok[0] > '9' || v < RT_PROBE_HDR || v > RT_PROBE_MAX) {
-			pr_warn("probe: --probe-sizes '%s' is not valid: give sizes from %d to %d bytes, or mtu, separated by commas.\n",
-				r->a.sizes, RT_PROBE_HDR, RT_PROBE_MAX);
-			return -EINVAL;
-		}
-		cfg->sizes[cfg->nsizes++] = (uint32_t)v;
-	}
-	if (!cfg->nsizes) {
-		pr_warn("probe: --probe-sizes names no size.\n");
-		return -EINVAL;
-	}
-	return 0;
-}
+struct probe_run {
+	struct probe_args a;
+	struct rt_probe_table *t;
+	struct rt_snapshot snap;	/* the interval's rows */
+	struct said *said;
+	size_t nsaid, said_cap;
+	FILE *csv;
+};
 
 /* ---- output ---- */
 
@@ -179,18 +81,17 @@ static void num_or_dash(char *b, size_t n, double v)
 		snprintf(b, n, "%.0f", v);
 }
 
-static void print_cell_text(const struct rt_probe_peer *p, int k, uint32_t size, const struct rt_probe_stats *st,
-			    enum rt_probe_finding f, const char *clock)
+static void print_row_text(const struct rt_probe_row *r)
 {
 	char r50[16], r99[16], n50[16], s50[16];
 
-	num_or_dash(r50, sizeof(r50), st->rtt_p50);
-	num_or_dash(r99, sizeof(r99), st->rtt_p99);
-	num_or_dash(n50, sizeof(n50), st->net_p50);
-	num_or_dash(s50, sizeof(s50), st->resp_p50);
-	printf("%-16.16s %4d %7u %6u %5u %6llu %5llu %8s %8s %8s %8s %-6s %s\n", p->name, k, p->flow_label[k],
-	       p->sport[k], size, (unsigned long long)st->sent, (unsigned long long)st->lost, r50, r99, n50, s50,
-	       clock, f ? rt_probe_finding_name(f) : "");
+	num_or_dash(r50, sizeof(r50), r->rtt_p50_us);
+	num_or_dash(r99, sizeof(r99), r->rtt_p99_us);
+	num_or_dash(n50, sizeof(n50), r->net_p50_us);
+	num_or_dash(s50, sizeof(s50), r->resp_p50_us);
+	printf("%-16.16s %4d %7u %6u %5u %6llu %5llu %8s %8s %8s %8s %-6s %s\n", r->peer, r->path, r->flow_label,
+	       r->udp_sport, r->size, (unsigned long long)r->sent, (unsigned long long)r->lost, r50, r99, n50, s50,
+	       rt_probe_clock_name(r->clock), r->finding ? rt_probe_finding_name(r->finding) : "");
 }
 
 static void json_num(const char *key, double v)
@@ -201,98 +102,103 @@ static void json_num(const char *key, double v)
 		printf(",\"%s\":%.0f", key, v);
 }
 
-static void print_cell_json(const struct rt_probe_peer *p, int k, uint32_t size, const struct rt_probe_stats *st,
-			    enum rt_probe_finding f, const char *clock, int first)
+static void print_row_json(const struct rt_probe_row *r, int first)
 {
 	printf("%s{\"peer\":", first ? "" : ",");
-	rt_pr_json_string(stdout, p->name);
+	rt_pr_json_string(stdout, r->peer);
 	printf(",\"addr\":");
-	rt_pr_json_string(stdout, p->addr_text);
+	rt_pr_json_string(stdout, r->addr);
 	printf(",\"path\":%d,\"flow_label\":%u,\"udp_sport\":%u,\"size\":%u,\"sent\":%llu,\"answered\":%llu,\"lost\":%llu",
-	       k, p->flow_label[k], p->sport[k], size, (unsigned long long)st->sent,
-	       (unsigned long long)st->answered, (unsigned long long)st->lost);
-	json_num("rtt_p50_us", st->rtt_p50);
-	json_num("rtt_p99_us", st->rtt_p99);
-	json_num("net_p50_us", st->net_p50);
-	json_num("resp_p50_us", st->resp_p50);
-	printf(",\"clock\":\"%s\",\"finding\":%s%s%s}", clock, f ? "\"" : "null", f ? rt_probe_finding_name(f) : "",
-	       f ? "\"" : "");
+	       r->path, r->flow_label, r->udp_sport, r->size, (unsigned long long)r->sent,
+	       (unsigned long long)r->answered, (unsigned long long)r->lost);
+	json_num("rtt_p50_us", r->rtt_p50_us);
+	json_num("rtt_p99_us", r->rtt_p99_us);
+	json_num("net_p50_us", r->net_p50_us);
+	json_num("resp_p50_us", r->resp_p50_us);
+	printf(",\"clock\":\"%s\",\"finding\":%s%s%s}", rt_probe_clock_name(r->clock), r->finding ? "\"" : "null",
+	       r->finding ? rt_probe_finding_name(r->finding) : "", r->finding ? "\"" : "");
 }
 
-static void print_csv_row(FILE *c, double t, const struct rt_probe_peer *p, int k, uint32_t size,
-			  const struct rt_probe_stats *st, enum rt_probe_finding f, const char *clock)
+static void print_csv_row(FILE *c, double t, const struct rt_probe_row *r)
 {
 	char r50[16], r99[16], n50[16], s50[16];
 
-	num_or_dash(r50, sizeof(r50), st->rtt_p50);
-	num_or_dash(r99, sizeof(r99), st->rtt_p99);
-	num_or_dash(n50, sizeof(n50), st->net_p50);
-	num_or_dash(s50, sizeof(s50), st->resp_p50);
+	num_or_dash(r50, sizeof(r50), r->rtt_p50_us);
+	num_or_dash(r99, sizeof(r99), r->rtt_p99_us);
+	num_or_dash(n50, sizeof(n50), r->net_p50_us);
+	num_or_dash(s50, sizeof(s50), r->resp_p50_us);
 	/* a peer's name goes between quotes, doubled inside, as RFC 4180 asks */
 	fprintf(c, "%.3f,\"", t);
-	for (const char *s = p->name; *s; s++)
+	for (const char *s = r->peer; *s; s++)
 		fprintf(c, *s == '"' ? "\"\"" : "%c", *s);
-	fprintf(c, "\",%u,%u,%u,%llu,%llu,%s,%s,%s,%s,%s,%llu,%s\n", p->flow_label[k], p->sport[k], size,
-		(unsigned long long)st->sent, (unsigned long long)st->lost, strcmp(r50, "-") ? r50 : "",
-		strcmp(r99, "-") ? r99 : "", strcmp(n50, "-") ? n50 : "", strcmp(s50, "-") ? s50 : "", clock,
-		(unsigned long long)st->answered, f ? rt_probe_finding_name(f) : "");
+	fprintf(c, "\",%u,%u,%u,%llu,%llu,%s,%s,%s,%s,%s,%llu,%s\n", r->flow_label, r->udp_sport, r->size,
+		(unsigned long long)r->sent, (unsigned long long)r->lost, strcmp(r50, "-") ? r50 : "",
+		strcmp(r99, "-") ? r99 : "", strcmp(n50, "-") ? n50 : "", strcmp(s50, "-") ? s50 : "",
+		rt_probe_clock_name(r->clock), (unsigned long long)r->answered,
+		r->finding ? rt_probe_finding_name(r->finding) : "");
+}
+
+static struct said *said_of(struct probe_run *r, const struct rt_probe_row *row)
+{
+	struct said *x;
+
+	for (size_t i = 0; i < r->nsaid; i++)
+		if (r->said[i].path == row->path && r->said[i].size == row->size && !strcmp(r->said[i].addr, row->addr))
+			return &r->said[i];
+	x = rt_append((void **)&r->said, &r->nsaid, &r->said_cap, sizeof(*x));
+	if (x) {
+		snprintf(x->addr, sizeof(x->addr), "%s", row->addr);
+		x->path = row->path;
+		x->size = row->size;
+	}
+	return x;
 }
 
 /* A finding opens when a path's interval first supports it and closes after
  * CLOSE_AFTER intervals that support none; both said on stderr. */
-static void track_finding(struct probe_run *r, int i, int k, int z, enum rt_probe_finding f, const char *why,
-			  uint32_t size)
+static void track_finding(struct probe_run *r, const struct rt_probe_row *row)
 {
-	struct rt_probe_peer *p = &r->peers[i];
-	enum rt_probe_finding *o = &r->open[i][k][z];
+	struct said *x = said_of(r, row);
 
-	if (f) {
-		r->clean[i][k][z] = 0;
-		if (*o != f)
+	if (!x)
+		return;
+	if (row->finding) {
+		x->clean = 0;
+		if (x->open != row->finding)
 			pr_warn("probe: %s opened: peer %s (%s) path %d (flow label %u, UDP source port %u), %u-byte probes: %s.\n",
-				rt_probe_finding_name(f), p->name, p->addr_text, k, p->flow_label[k], p->sport[k], size,
-				why);
-		*o = f;
-	} else if (*o && ++r->clean[i][k][z] >= CLOSE_AFTER) {
-		pr_warn("probe: %s closed: peer %s path %d, %u-byte probes.\n", rt_probe_finding_name(*o), p->name, k, size);
-		*o = RT_PF_NONE;
+				rt_probe_finding_name(row->finding), row->peer, row->addr, row->path, row->flow_label,
+				row->udp_sport, row->size, row->why);
+		x->open = row->finding;
+	} else if (x->open && ++x->clean >= CLOSE_AFTER) {
+		pr_warn("probe: %s closed: peer %s path %d, %u-byte probes.\n", rt_probe_finding_name(x->open), row->peer,
+			row->path, row->size);
+		x->open = RT_PF_NONE;
 	}
 }
 
-static void report_interval(struct probe_run *r, struct rt_probe_mesh *m)
+static void report_interval(struct probe_run *r)
 {
-	const struct rt_probe_cfg *cfg = rt_probe_mesh_cfg(m);
-	const char *clock = rt_probe_clock_name(rt_probe_mesh_clock(m));
+	struct rt_probe_mesh *m = rt_probe_table_mesh(r->t);
 	double t = now_secs();
-	int first = 1;
 
+	rt_snapshot_clear(&r->snap);
+	if (rt_probe_table_rows(r->t, &r->snap))
+		pr_warn("probe: out of memory: the interval's rows are not all there.\n");
 	if (r->a.json)
 		printf("{\"time\":%.3f,\"paths\":[", t);
 	else
 		printf("\n%-16s %4s %7s %6s %5s %6s %5s %8s %8s %8s %8s %-6s %s\n", "PEER", "PATH", "LABEL", "SPORT",
 		       "SIZE", "SENT", "LOST", "RTT50us", "RTT99us", "NET50us", "RESP50us", "CLOCK", "FINDING");
-	for (int i = 0; i < r->npeers; i++) {
-		struct rt_probe_peer *p = &r->peers[i];
+	for (size_t i = 0; i < r->snap.nprobes; i++) {
+		const struct rt_probe_row *row = &r->snap.probes[i];
 
-		for (int k = 0; k < p->npaths; k++)
-			for (int z = 0; z < cfg->nsizes; z++) {
-				struct rt_probe_cell *c = &p->cell[k][z];
-				struct rt_probe_stats st;
-				enum rt_probe_finding f;
-				char why[256];
-
-				rt_probe_cell_stats(c, &st);
-				f = rt_probe_judge(c, &st, &r->th, why, sizeof(why));
-				track_finding(r, i, k, z, f, why, cfg->sizes[z]);
-				if (r->a.json)
-					print_cell_json(p, k, cfg->sizes[z], &st, f, clock, first);
-				else
-					print_cell_text(p, k, cfg->sizes[z], &st, f, clock);
-				if (r->csv)
-					print_csv_row(r->csv, t, p, k, cfg->sizes[z], &st, f, clock);
-				first = 0;
-				rt_probe_cell_roll(c, &st, f, r->th.window);
-			}
+		track_finding(r, row);
+		if (r->a.json)
+			print_row_json(row, !i);
+		else
+			print_row_text(row);
+		if (r->csv)
+			print_csv_row(r->csv, t, row);
 	}
 	if (r->a.json) {
 		const struct rt_probe_answerer *a = rt_probe_mesh_answerer(m);
@@ -309,30 +215,28 @@ static void report_interval(struct probe_run *r, struct rt_probe_mesh *m)
 		fflush(r->csv);
 }
 
-/* The totals since the start, one line a path and size (and the answerer's). */
-static void report_totals(struct probe_run *r, struct rt_probe_mesh *m)
+/* The totals since the start, one line a path and size (the last interval's
+ * rows carry them), and the answerer's. */
+static void report_totals(struct probe_run *r)
 {
-	const struct rt_probe_cfg *cfg = rt_probe_mesh_cfg(m);
+	struct rt_probe_mesh *m = rt_probe_table_mesh(r->t);
 	const struct rt_probe_answerer *a = rt_probe_mesh_answerer(m);
 
-	for (int i = 0; i < r->npeers; i++)
-		for (int k = 0; k < r->peers[i].npaths; k++)
-			for (int z = 0; z < cfg->nsizes; z++) {
-				const struct rt_probe_cell *c = &r->peers[i].cell[k][z];
+	for (size_t i = 0; i < r->snap.nprobes; i++) {
+		const struct rt_probe_row *row = &r->snap.probes[i];
 
-				if (r->a.json) {
-					printf("{\"total\":{\"peer\":");
-					rt_pr_json_string(stdout, r->peers[i].name);
-					printf(",\"path\":%d,\"udp_sport\":%u,\"size\":%u,\"sent\":%llu,\"answered\":%llu,\"lost\":%llu}}\n",
-					       k, r->peers[i].sport[k], cfg->sizes[z], (unsigned long long)c->sent,
-					       (unsigned long long)c->answered, (unsigned long long)c->lost);
-				} else {
-					printf("total %s path %d sport %u size %u: %llu sent, %llu answered, %llu lost\n",
-					       r->peers[i].name, k, r->peers[i].sport[k], cfg->sizes[z],
-					       (unsigned long long)c->sent, (unsigned long long)c->answered,
-					       (unsigned long long)c->lost);
-				}
-			}
+		if (r->a.json) {
+			printf("{\"total\":{\"peer\":");
+			rt_pr_json_string(stdout, row->peer);
+			printf(",\"path\":%d,\"udp_sport\":%u,\"size\":%u,\"sent\":%llu,\"answered\":%llu,\"lost\":%llu}}\n",
+			       row->path, row->udp_sport, row->size, (unsigned long long)row->sent_total,
+			       (unsigned long long)row->answered_total, (unsigned long long)row->lost_total);
+		} else {
+			printf("total %s path %d sport %u size %u: %llu sent, %llu answered, %llu lost\n", row->peer,
+			       row->path, row->udp_sport, row->size, (unsigned long long)row->sent_total,
+			       (unsigned long long)row->answered_total, (unsigned long long)row->lost_total);
+		}
+	}
 	if (r->a.json)
 		printf("{\"answerer\":{\"answered\":%llu,\"dropped_rate\":%llu,\"bad\":%llu},\"memory_bytes\":%zu}\n",
 		       (unsigned long long)a->answered, (unsigned long long)a->dropped_rate,
@@ -367,8 +271,9 @@ static uint64_t mono(void)
  * stall), not the network's. A tick of 5 ms costs 200 wakes a second.
  */
 #define TICK_NS	5000000ull
-static int run_loop(struct probe_run *r, struct rt_probe_mesh *m, int tfd, int sfd)
+static int run_loop(struct probe_run *r, int tfd, int sfd)
 {
+	struct rt_probe_mesh *m = rt_probe_table_mesh(r->t);
 	uint64_t last = mono(), every = (uint64_t)(r->a.interval * 1e9), next = last + every, drain_end = 0;
 	long intervals = 0;
 	int stopping = 0;
@@ -393,8 +298,7 @@ static int run_loop(struct probe_run *r, struct rt_probe_mesh *m, int tfd, int s
 			(void)!read(sfd, &si, sizeof(si));
 			stopping = 1;
 		}
-		rt_probe_mesh_poll(m, now, stall);
-		rt_probe_mesh_tick(m, now, !stopping);
+		rt_probe_table_step(r->t, now, stall, !stopping);
 		if (stopping && !drain_end) {
 			/* no new probe; the ones in flight get the timeout to come back */
 			drain_end = now + (uint64_t)(r->a.timeout * 1e9) + 1000000;
@@ -402,14 +306,14 @@ static int run_loop(struct probe_run *r, struct rt_probe_mesh *m, int tfd, int s
 				fprintf(stderr, "rocetop probe: waiting %g s for the probes in flight\n", r->a.timeout);
 		}
 		if (drain_end && (now >= drain_end || !rt_probe_mesh_inflight(m))) {
-			report_interval(r, m);
+			report_interval(r);
 			return 0;
 		}
 		if (now >= next) {
 			next += every;
 			if (next <= now)
 				next = now + every;
-			report_interval(r, m);
+			report_interval(r);
 			if (r->a.count && ++intervals >= r->a.count)
 				stopping = 1;
 		}
@@ -502,31 +406,34 @@ static const struct rt_cli probe_cli = {
 	.who = "probe: ",
 };
 
-static int setup(struct probe_run *r, int argc, char **argv, int first, struct rt_probe_cfg *cfg)
+static int setup(struct probe_run *r, int argc, char **argv, int first)
 {
-	int err;
-
-	for (int i = first; i < argc; i++)
-		if ((err = add_peer(r, argv[i], NULL, "")))
-			return err;
-	if (r->a.peers_file && (err = read_peers(r, r->a.peers_file)))
-		return err;
-	*cfg = (struct rt_probe_cfg){
+	struct rt_probe_thresholds th = RT_PROBE_THRESHOLDS_DEFAULT;
+	struct rt_probe_cfg cfg = {
 		.cm_port = (uint16_t)r->a.port, .qkey = (uint32_t)r->a.qkey, .answer = !r->a.no_answer,
 		.npaths = r->a.paths, .rate = r->a.rate, .timeout = r->a.timeout,
 		.answer_rate = r->a.answer_rate, .tclass = (uint8_t)r->a.tclass,
 	};
-	if ((err = parse_sizes(r, cfg)))
+	int err;
+
+	if ((err = rt_probe_parse_sizes(r->a.sizes, &cfg)))
 		return err;
-	if (!r->npeers && r->a.no_answer) {
+	th.loss = r->a.loss_pct / 100;
+	th.window = r->a.window;
+	th.net_us = r->a.net_us;
+	th.resp_us = r->a.resp_us;
+	r->t = rt_probe_table_new(&cfg, &th, RT_PROBE_MAX_PEERS);
+	if (!r->t)
+		return -ENOMEM;
+	for (int i = first; i < argc; i++)
+		if ((err = rt_probe_table_add(r->t, argv[i], NULL, RT_PROBE_FROM_LIST, "")))
+			return err == -E2BIG ? -EINVAL : err;
+	if (r->a.peers_file && (err = rt_probe_table_read_peers(r->t, r->a.peers_file)))
+		return err == -E2BIG ? -EINVAL : err;
+	if (!rt_probe_table_npeers(r->t) && r->a.no_answer) {
 		pr_warn("probe: nothing to do: no peer to probe, and --no-answer.\n");
 		return -EINVAL;
 	}
-	r->th = (struct rt_probe_thresholds)RT_PROBE_THRESHOLDS_DEFAULT;
-	r->th.loss = r->a.loss_pct / 100;
-	r->th.window = r->a.window;
-	r->th.net_us = r->a.net_us;
-	r->th.resp_us = r->a.resp_us;
 	return 0;
 }
 
@@ -546,10 +453,10 @@ static int open_csv(struct probe_run *r)
 	return 0;
 }
 
-static int run(struct probe_run *r, const struct rt_probe_cfg *cfg)
+static int run(struct probe_run *r)
 {
 	struct itimerspec its = { .it_interval = { 0, TICK_NS }, .it_value = { 0, TICK_NS } };
-	struct rt_probe_mesh *m;
+	const struct rt_probe_cfg *cfg;
 	sigset_t ss;
 	int tfd, sfd, err;
 
@@ -563,15 +470,14 @@ static int run(struct probe_run *r, const struct rt_probe_cfg *cfg)
 		pr_warn("probe: %s.\n", strerror(errno));
 		return 1;
 	}
-	m = rt_probe_mesh_new(cfg, r->peers, r->npeers);
-	if (!m)
+	if (rt_probe_table_start(r->t))
 		return 1;
+	cfg = rt_probe_mesh_cfg(rt_probe_table_mesh(r->t));
 	fprintf(stderr, "rocetop probe: %s %d peer(s), %g probes/s each, on rdma_cm port %d, Q_Key 0x%lx; clock %s\n",
-		cfg->answer ? "answering, and probing" : "probing", r->npeers, cfg->rate, r->a.port, r->a.qkey,
-		rt_probe_clock_name(rt_probe_mesh_clock(m)));
-	err = run_loop(r, m, tfd, sfd);
-	report_totals(r, m);
-	rt_probe_mesh_free(m);
+		cfg->answer ? "answering, and probing" : "probing", rt_probe_table_npeers(r->t), cfg->rate, r->a.port,
+		r->a.qkey, rt_probe_clock_name(rt_probe_mesh_clock(rt_probe_table_mesh(r->t))));
+	err = run_loop(r, tfd, sfd);
+	report_totals(r);
 	close(tfd);
 	close(sfd);
 	return err ? 1 : 0;
@@ -580,14 +486,13 @@ static int run(struct probe_run *r, const struct rt_probe_cfg *cfg)
 int rt_probe_main(int argc, char **argv)
 {
 	struct probe_run *r = calloc(1, sizeof(*r));
-	struct rt_probe_cfg cfg;
 	int first, err, rc = 2;
 
-	if (!r || !(r->peers = calloc(MAX_PEERS, sizeof(*r->peers)))) {
+	if (!r) {
 		pr_warn("probe: out of memory.\n");
-		free(r);
 		return 1;
 	}
+	rt_snapshot_init(&r->snap);
 	r->a = (struct probe_args){ .interval = 1, .rate = 10, .timeout = 1, .answer_rate = 1000, .loss_pct = 0.5,
 				    .net_us = 2000, .resp_us = 1000, .paths = 2, .port = 18515, .window = 10,
 				    .qkey = RT_PROBE_QKEY, .tclass = 106, .sizes = "64,mtu" };
@@ -596,10 +501,12 @@ int rt_probe_main(int argc, char **argv)
 		rc = err > 0 ? 0 : 2;
 		goto out;
 	}
-	if (setup(r, argc, argv, first, &cfg) || open_csv(r))
+	err = setup(r, argc, argv, first);
+	if (err == -ENOMEM)
+		rc = 1;
+	if (err || open_csv(r))
 		goto out;
-	r->t0 = now_secs();
-	rc = run(r, &cfg);
+	rc = run(r);
 	if (r->csv && fclose(r->csv)) {
 		pr_warn("probe: cannot write probes.csv: %s.\n", strerror(errno));
 		rc = 1;
@@ -608,7 +515,9 @@ int rt_probe_main(int argc, char **argv)
 out:
 	if (r->csv)
 		fclose(r->csv);
-	free(r->peers);
+	rt_probe_table_free(r->t);
+	rt_snapshot_free(&r->snap);
+	free(r->said);
 	free(r);
 	return rc;
 }

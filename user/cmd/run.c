@@ -17,6 +17,7 @@
 #include "jobs.h"
 #include "loop.h"
 #include "nic.h"
+#include "probe_table.h"
 #include "prom.h"
 #include "sflow.h"
 #include "sinks.h"
@@ -29,7 +30,41 @@ struct parts {
 	struct rt_sflow *sf;
 	struct rt_nic *nic;
 	struct rt_jobs *jobs;	/* the QP owners' jobs (user/nic/jobs.h) */
+	struct rt_probe_table *probes;	/* --probe: the mesh, in a thread of its own */
 };
+
+/* The probe mesh's rows, added to each snapshot (rt_stream.probes): the
+ * peers the QP table names join first. */
+static int add_probes(void *arg, struct rt_snapshot *snap)
+{
+	struct parts *P = arg;
+
+	rt_probe_table_from_qps(P->probes, rt_nic_view(P->nic).qps);
+	return rt_probe_table_rows(P->probes, snap);
+}
+
+/*
+ * --probe: the mesh answers on every RoCE port and probes the listed peers
+ * and those the QP table names, with `rocetop probe`'s defaults for what
+ * the main command line does not set. 0 or -EINVAL (said).
+ */
+static int build_probes(struct rt_loop *L, struct parts *P, const struct rt_opts *o)
+{
+	struct rt_probe_thresholds th = RT_PROBE_THRESHOLDS_DEFAULT;
+	struct rt_probe_cfg cfg = {
+		.cm_port = 18515, .qkey = RT_PROBE_QKEY, .answer = 1, .npaths = o->probe_paths,
+		.rate = o->probe_rate, .timeout = 1, .answer_rate = 1000, .tclass = 106,
+	};
+
+	if (rt_probe_parse_sizes(o->probe_sizes, &cfg))
+		return -EINVAL;
+	P->probes = rt_probe_table_new(&cfg, &th, RT_PROBE_MAX_PEERS);
+	if (!P->probes || (o->probe_peers && rt_probe_table_read_peers(P->probes, o->probe_peers)) ||
+	    rt_probe_table_start(P->probes) || rt_probe_table_thread(P->probes))
+		return -EINVAL;
+	L->probes = (struct rt_probes_view){ .add = add_probes, .arg = P };
+	return 0;
+}
 
 /* sFlow's rows, added to each snapshot the source took (rt_stream.merge). */
 static int merge_sflow(void *arg, struct rt_snapshot *snap)
@@ -123,6 +158,8 @@ static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts
 		rt_nic_set_jobs(P->nic, P->jobs);
 		L->nic = rt_nic_view(P->nic);
 	}
+	if (o->probe && build_probes(L, P, o))
+		return -EINVAL;
 	return rt_loop_open(L);
 }
 
@@ -214,6 +251,7 @@ int rt_run(const struct rt_opts *o)
 	if (P.nic)
 		rt_nic_free(P.nic);
 	rt_jobs_free(P.jobs);
+	rt_probe_table_free(P.probes);
 	if (L.src)
 		L.src->close(L.src);
 	rt_sflow_free(P.sf);

@@ -415,6 +415,8 @@ int rt_loop_open(struct rt_loop *L)
 	}
 	L->st.merge = L->merge.merge;
 	L->st.merge_arg = L->merge.arg;
+	L->st.probes = L->probes.add;
+	L->st.probes_arg = L->probes.arg;
 	return 0;
 }
 

@@ -31,11 +31,19 @@ struct rt_merge {
 	void *arg;
 };
 
+/* The probe mesh (user/probe/), whose rows join each snapshot last
+ * (rt_stream.probes): add NULL: none. */
+struct rt_probes_view {
+	int (*add)(void *arg, struct rt_snapshot *snap);
+	void *arg;
+};
+
 struct rt_loop {
 	/* Given by the caller, between rt_loop_init and rt_loop_open: */
 	struct rt_source *src;
 	struct rt_nic_view nic;		/* .nic NULL: no NIC */
 	struct rt_merge merge;
+	struct rt_probes_view probes;
 	double first_secs;		/* a recording's first interval (0: -d's) */
 	/* Added with rt_loop_add_sink, in the order they get each snapshot: */
 	struct rt_sink *sinks[RT_MAX_SINKS];

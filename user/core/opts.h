@@ -24,6 +24,11 @@ struct rt_opts {
 	const char *listen;		/* --listen [ADDR:]PORT */
 	const char *ipfix;		/* --ipfix [udp:|tcp:]HOST:PORT */
 	const char *web_config;		/* --web-config FILE (exporters/web_config.h) */
+	int probe;			/* --probe: the probe mesh (user/probe/) in the run */
+	const char *probe_peers;	/* --probe-peers FILE */
+	double probe_rate;		/* --probe-rate: probes a second per peer */
+	int probe_paths;		/* --probe-paths */
+	const char *probe_sizes;	/* --probe-sizes LIST */
 	const char *sflow;		/* --sflow [ADDR:]PORT: collect sFlow v5 */
 	const char *sflow_allow[RT_MAX_SFLOW_ALLOW];	/* --sflow-allow CIDR */
 	int nsflow_allow;

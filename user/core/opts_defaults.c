@@ -13,6 +13,9 @@ void rt_opts_defaults(struct rt_opts *o)
 	o->prom_flows = 10;
 	o->speed = 1.0;
 	o->top = 20;
+	o->probe_rate = 10;
+	o->probe_paths = 2;
+	o->probe_sizes = "64,mtu";
 	o->max_files = 0;
 	rt_find_cfg_defaults(&o->find);
 	o->trigger = RT_SEV_CRITICAL;

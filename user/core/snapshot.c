@@ -43,7 +43,7 @@ static void table_free(struct rt_flow_table *t)
 static const struct snap_arr {
 	size_t arr, n, cap, size;
 } snap_arrs[] = {
-	ARR(flows), ARR(ifs), ARR(ports), ARR(swports), ARR(swdrops), ARR(sfagents), ARR(jobs),
+	ARR(flows), ARR(ifs), ARR(ports), ARR(swports), ARR(swdrops), ARR(sfagents), ARR(jobs), ARR(probes),
 };
 #undef ARR
 
@@ -80,7 +80,7 @@ static void table_empty(struct rt_flow_table *t)
 void rt_snapshot_clear(struct rt_snapshot *s)
 {
 	s->nflows = s->nifs = s->nports = s->nifaces = s->nnotes = s->ncfgs = 0;
-	s->nswports = s->nswdrops = s->nsfagents = s->njobs = 0;
+	s->nswports = s->nswdrops = s->nsfagents = s->njobs = s->nprobes = 0;
 	s->time_ns = s->mono_ns = s->evicted = 0;
 	s->source[0] = '\0';
 	if (s->tab)
@@ -172,6 +172,15 @@ struct rt_job *rt_snapshot_add_job(struct rt_snapshot *s)
 	if (j)
 		j->rank = j->size = j->local_rank = -1;
 	return j;
+}
+
+struct rt_probe_row *rt_snapshot_add_probe(struct rt_snapshot *s)
+{
+	struct rt_probe_row *p = rt_append((void **)&s->probes, &s->nprobes, &s->probes_cap, sizeof(*p));
+
+	if (p)
+		p->rtt_p50_us = p->rtt_p99_us = p->net_p50_us = p->resp_p50_us = -1;
+	return p;
 }
 
 void rt_snapshot_note(struct rt_snapshot *s, const char *fmt, ...)

@@ -39,6 +39,7 @@
 #include "table.h"
 #include "job.h"
 #include "hostcfg.h"
+#include "probe_row.h"
 
 #define RT_MAX_IFACES	64
 #define RT_MAX_NOTES	8
@@ -342,6 +343,10 @@ struct rt_snapshot {
 	 * name theirs by rt_flow.job; filled by the NIC's join, or a recording. */
 	struct rt_job *jobs;
 	size_t njobs, jobs_cap;
+	/* The probe mesh's rows of this interval (probe_row.h), one per peer,
+	 * path and size: filled by the mesh (--probe) or a recording. */
+	struct rt_probe_row *probes;
+	size_t nprobes, probes_cap;
 
 	struct rt_iface ifaces[RT_MAX_IFACES];
 	size_t nifaces;
@@ -483,6 +488,8 @@ struct rt_swdrop *rt_snapshot_add_swdrop(struct rt_snapshot *s);
 struct rt_sfagent *rt_snapshot_add_sfagent(struct rt_snapshot *s);
 /* A row of jobs[], zeroed (ranks -1); NULL without memory. */
 struct rt_job *rt_snapshot_add_job(struct rt_snapshot *s);
+/* A row of probes[], zeroed (its times -1: no sample); NULL without memory. */
+struct rt_probe_row *rt_snapshot_add_probe(struct rt_snapshot *s);
 /* The job of flow f in s, or NULL (none, or an index out of range). */
 static inline const struct rt_job *rt_snapshot_job(const struct rt_snapshot *s, const struct rt_flow *f)
 {

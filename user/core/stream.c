@@ -61,6 +61,8 @@ int rt_stream_step(struct rt_stream *st)
 	}
 	if (!have_nic && st->src->live)
 		rt_join(&st->cur, NULL);
+	if (st->probes && (r = st->probes(st->probes_arg, &st->cur)) < 0)
+		return r;
 	if (rt_delta_changes(&st->delta, st->have_prev ? &st->prev : NULL, &st->cur) ||
 	    rt_snapshot_copy_small(&st->prev, &st->cur)) {
 		pr_warn("out of memory computing rates.\n");

@@ -12,6 +12,7 @@
 #include "source.h"
 
 struct rt_doc_findings;
+struct rt_qp_table;
 
 /*
  * The NIC's view of a live source's host, built above the core (user/nic/nic.h:
@@ -25,6 +26,7 @@ struct rt_nic_view {
 	void (*collect)(void *nic, struct rt_snapshot *snap);
 	int (*failed)(const void *nic);
 	const struct rt_doc_findings *(*doctor)(const void *nic);
+	const struct rt_qp_table *qps;	/* the QP table as last read (the probe mesh's peers) */
 };
 
 struct rt_stream {
@@ -43,6 +45,10 @@ struct rt_stream {
 	 */
 	int (*merge)(void *arg, struct rt_snapshot *snap);
 	void *merge_arg;
+	/* Optional: adds the probe mesh's rows (probe_row.h) to the table once
+	 * the source's, sFlow's and the NIC's are in; 0 or a negative errno. */
+	int (*probes)(void *arg, struct rt_snapshot *snap);
+	void *probes_arg;
 };
 
 /* 0 or -ENOMEM. src and the NIC (nic may be NULL: none) stay the caller's. */

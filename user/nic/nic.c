@@ -559,7 +559,7 @@ static const struct rt_doc_findings *view_doctor(const void *nic)
 struct rt_nic_view rt_nic_view(struct rt_nic *n)
 {
 	return (struct rt_nic_view){
-		.nic = n, .collect = view_collect, .failed = view_failed, .doctor = view_doctor,
+		.nic = n, .collect = view_collect, .failed = view_failed, .doctor = view_doctor, .qps = n ? &n->qps : NULL,
 	};
 }
 

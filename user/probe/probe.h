@@ -8,8 +8,8 @@
  * whether the fabric or the peer host is at fault.
  *
  * This header is the engine's whole interface: the wire format (probe_wire.c),
- * the table of paths and their statistics (probe_stats.c), the findings drawn
- * from them (probe_judge.c) and the verbs side (probe_verbs.c).
+ * the table of paths, their statistics and the findings drawn from them
+ * (probe_stats.c); the rows every output reads are user/core/probe_row.h's and the verbs side (probe_verbs.c).
  */
 #ifndef RT_PROBE_H
 #define RT_PROBE_H
@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <netinet/in.h>
+#include "probe_row.h"
 
 /* ---- the wire: a probe and its answer, UD payloads ---- */
 
@@ -41,8 +42,6 @@ struct rt_probe_msg {
 	uint64_t stall_ns;	/* the answer's: of resp_ns, the time the responder was kept from running */
 };
 
-enum { RT_PROBE_CLOCK_SYSTEM = 1, RT_PROBE_CLOCK_DEVICE = 2 };
-
 /* Why a received payload is not a probe to answer (0: it is). */
 enum rt_probe_bad {
 	RT_PROBE_OK = 0,
@@ -58,15 +57,12 @@ void rt_probe_encode(const struct rt_probe_msg *m, void *buf, size_t len);
 /* Read a payload of len bytes; expect RT_PROBE_REQ or RT_PROBE_ANS. */
 enum rt_probe_bad rt_probe_decode(const void *buf, size_t len, int expect, struct rt_probe_msg *m);
 const char *rt_probe_bad_name(enum rt_probe_bad b);
-const char *rt_probe_clock_name(int clock);
 
 /* The UDP source port a RoCEv2 frame carries for a flow label (the IB spec's
  * rule, which mlx5 follows), and for Soft-RoCE, which takes it from the
  * sending QP's number. */
 uint16_t rt_probe_sport_flow_label(uint32_t flow_label);
 uint16_t rt_probe_sport_rxe(uint32_t qpn);
-
-enum rt_probe_finding;
 
 /* ---- the table: peers, their paths, and what each path's probes saw ---- */
 
@@ -96,7 +92,7 @@ struct rt_probe_cell {
 struct rt_probe_peer {
 	char name[64];			/* as given, or the address */
 	struct sockaddr_storage addr;
-	char addr_text[64];
+	char addr_text[48];
 	int npaths;
 	uint32_t flow_label[RT_PROBE_MAX_PATHS];
 	uint16_t sport[RT_PROBE_MAX_PATHS];	/* the UDP source port the frames carry (0: unknown) */
@@ -130,14 +126,6 @@ void rt_probe_cell_roll(struct rt_probe_cell *c, const struct rt_probe_stats *st
 
 /* ---- the findings the probes support ---- */
 
-enum rt_probe_finding {
-	RT_PF_NONE = 0,
-	RT_PF_PATH_DOWN,	/* every probe on the path lost over the window */
-	RT_PF_PATH_LOSS,	/* probes lost beyond the threshold */
-	RT_PF_PATH_LATENCY,	/* network time above the threshold or far above the baseline */
-	RT_PF_HOST_STALL,	/* the responder's time high while the network's is normal */
-};
-
 struct rt_probe_thresholds {
 	int window;		/* intervals the loss is judged over (1..32) */
 	double loss;		/* share of probes lost that is a path-loss */
@@ -155,6 +143,5 @@ struct rt_probe_thresholds {
  * why gets the evidence in one sentence. */
 enum rt_probe_finding rt_probe_judge(const struct rt_probe_cell *c, const struct rt_probe_stats *st,
 				     const struct rt_probe_thresholds *t, char *why, size_t whylen);
-const char *rt_probe_finding_name(enum rt_probe_finding f);
 
 #endif

@@ -153,14 +153,3 @@ enum rt_probe_finding rt_probe_judge(const struct rt_probe_cell *c, const struct
 	}
 	return RT_PF_NONE;
 }
-
-const char *rt_probe_finding_name(enum rt_probe_finding f)
-{
-	switch (f) {
-	case RT_PF_PATH_DOWN: return "path-down";
-	case RT_PF_PATH_LOSS: return "path-loss";
-	case RT_PF_PATH_LATENCY: return "path-latency";
-	case RT_PF_HOST_STALL: return "host-stall";
-	default: return "-";
-	}
-}

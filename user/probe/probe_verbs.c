@@ -82,6 +82,7 @@ struct pstate {
 	struct ibv_ah *ah[RT_PROBE_MAX_PATHS];
 	uint32_t rr;
 	int said;			/* its last failure was said */
+	int recheck;			/* asked to find its answerer again (rt_probe_mesh_recheck) */
 };
 
 struct pend {
@@ -94,7 +95,7 @@ struct rt_probe_mesh {
 	struct rt_probe_cfg cfg;
 	struct rt_probe_peer *peers;
 	struct pstate *ps;
-	int npeers;
+	int npeers, max_peers;
 	struct rdma_event_channel *ech;
 	struct rdma_cm_id *listen;
 	struct dev *devs[8];
@@ -283,6 +284,11 @@ static void peer_fail(struct rt_probe_mesh *m, int i, const char *what, int stat
 	struct rt_probe_peer *p = &m->peers[i];
 	struct pstate *s = &m->ps[i];
 
+	if (s->state == P_READY) {
+		/* a recheck that failed: probe on with the answerer known, try again later */
+		s->retry_at = mono_ns() + RETRY_NS;
+		return;
+	}
 	if (!s->said)
 		pr_warn("probe: peer %s (%s): %s%s%s; trying again every %llu s.\n", p->name, p->addr_text, what,
 			status ? ": " : "", status ? strerror(status < 0 ? -status : status) : "",
@@ -308,7 +314,8 @@ static void peer_resolve(struct rt_probe_mesh *m, int i)
 		s->id = NULL;
 		return;
 	}
-	s->state = P_RESOLVING;
+	if (s->state != P_READY)
+		s->state = P_RESOLVING;
 }
 
 static void peer_ready(struct rt_probe_mesh *m, int i, const struct rdma_ud_param *ud)
@@ -316,7 +323,9 @@ static void peer_ready(struct rt_probe_mesh *m, int i, const struct rdma_ud_para
 	struct rt_probe_peer *p = &m->peers[i];
 	struct pstate *s = &m->ps[i];
 
-	for (int k = 0; k < m->cfg.npaths; k++) {
+	/* found again (a recheck): the route is the one the address handles
+	 * hold, which probes in flight still use; only the QP may be new */
+	for (int k = 0; k < m->cfg.npaths && !(s->state == P_READY && s->ah[k]); k++) {
 		struct ibv_ah_attr a = ud->ah_attr;
 
 		a.is_global = 1;
@@ -336,9 +345,9 @@ static void peer_ready(struct rt_probe_mesh *m, int i, const struct rdma_ud_para
 					     : rt_probe_sport_flow_label(flow_label(k));
 	}
 	p->npaths = m->cfg.npaths;
-	p->remote_qpn = ud->qp_num;
-	if (!p->ready || s->said)
+	if (!p->ready || s->said || p->remote_qpn != ud->qp_num)
 		pr_info("probe: peer %s (%s) answers on QP %u.\n", p->name, p->addr_text, ud->qp_num);
+	p->remote_qpn = ud->qp_num;
 	p->ready = 1;
 	s->said = 0;
 	s->state = P_READY;
@@ -549,7 +558,7 @@ static void on_answer(struct rt_probe_mesh *m, struct dev *d, const struct ibv_w
 	rt_probe_cell_answer(&p->cell[e->path][e->size], mono_ns() - e->t_tx, a.resp_ns, a.stall_ns, m->stall);
 }
 
-static void send_probe(struct rt_probe_mesh *m, int i, uint64_t now)
+static void send_probe(struct rt_probe_mesh *m, int i)
 {
 	struct rt_probe_peer *p = &m->peers[i];
 	struct pstate *s = &m->ps[i];
@@ -588,7 +597,6 @@ static void send_probe(struct rt_probe_mesh *m, int i, uint64_t now)
 	}
 	p->cell[path][size].sent++;
 	p->cell[path][size].i_sent++;
-	(void)now;
 }
 
 /* ---- completions ---- */
@@ -659,12 +667,16 @@ void rt_probe_mesh_tick(struct rt_probe_mesh *m, uint64_t now, int send)
 
 		if (s->state == P_IDLE && now >= s->retry_at)
 			peer_resolve(m, i);
+		if (s->state == P_READY && s->recheck && !s->id && now >= s->retry_at) {
+			s->recheck = 0;
+			peer_resolve(m, i);
+		}
 		if (s->state != P_READY)
 			continue;
 		if (s->next_due + 1000000000ull < now)	/* kept from running: no burst after */
 			s->next_due = now;
 		while (s->next_due <= now) {
-			send_probe(m, i, now);
+			send_probe(m, i);
 			s->next_due += every;
 		}
 	}
@@ -711,7 +723,8 @@ static int answer_everywhere(struct rt_probe_mesh *m)
 	return up ? 0 : -1;
 }
 
-struct rt_probe_mesh *rt_probe_mesh_new(const struct rt_probe_cfg *cfg, struct rt_probe_peer *peers, int npeers)
+struct rt_probe_mesh *rt_probe_mesh_new(const struct rt_probe_cfg *cfg, struct rt_probe_peer *peers, int npeers,
+				       int max_peers)
 {
 	struct rt_probe_mesh *m = calloc(1, sizeof(*m));
 	uint64_t now = mono_ns();
@@ -721,7 +734,8 @@ struct rt_probe_mesh *rt_probe_mesh_new(const struct rt_probe_cfg *cfg, struct r
 	m->cfg = *cfg;
 	m->peers = peers;
 	m->npeers = npeers;
-	m->ps = calloc((size_t)(npeers ? npeers : 1), sizeof(*m->ps));
+	m->max_peers = max_peers > npeers ? max_peers : npeers;
+	m->ps = calloc((size_t)(m->max_peers ? m->max_peers : 1), sizeof(*m->ps));
 	m->ring = calloc(RING, sizeof(*m->ring));
 	m->next_seq = m->tail = 1;
 	m->tokens_at = now;
@@ -762,6 +776,20 @@ void rt_probe_mesh_free(struct rt_probe_mesh *m)
 	free(m->ring);
 	free(m->ps);
 	free(m);
+}
+
+int rt_probe_mesh_add_peer(struct rt_probe_mesh *m)
+{
+	if (m->npeers >= m->max_peers)
+		return -E2BIG;
+	m->ps[m->npeers] = (struct pstate){ .next_due = mono_ns() };
+	return m->npeers++;
+}
+
+void rt_probe_mesh_recheck(struct rt_probe_mesh *m, int i)
+{
+	if (i >= 0 && i < m->npeers && m->ps[i].state == P_READY)
+		m->ps[i].recheck = 1;
 }
 
 int rt_probe_mesh_fds(struct rt_probe_mesh *m, int *fds, int max)
@@ -808,7 +836,7 @@ int rt_probe_mesh_clock(const struct rt_probe_mesh *m)
 
 size_t rt_probe_mesh_bytes(const struct rt_probe_mesh *m)
 {
-	size_t b = sizeof(*m) + RING * sizeof(struct pend) + (size_t)m->npeers * (sizeof(struct pstate) + sizeof(struct rt_probe_peer));
+	size_t b = sizeof(*m) + RING * sizeof(struct pend) + (size_t)m->max_peers * (sizeof(struct pstate) + sizeof(struct rt_probe_peer));
 
 	for (int i = 0; i < m->ndevs; i++)
 		b += sizeof(struct dev) + m->devs[i]->buflen;

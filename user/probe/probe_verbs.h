@@ -33,8 +33,16 @@ struct rt_probe_answerer {
 
 struct rt_probe_mesh;
 
-/* The mesh for these peers (peers[i].name and .addr set); NULL after saying why. */
-struct rt_probe_mesh *rt_probe_mesh_new(const struct rt_probe_cfg *cfg, struct rt_probe_peer *peers, int npeers);
+/* The mesh for these peers (peers[i].name and .addr set), room made for
+ * max_peers of them (peers has that room); NULL after saying why. */
+struct rt_probe_mesh *rt_probe_mesh_new(const struct rt_probe_cfg *cfg, struct rt_probe_peer *peers, int npeers,
+				       int max_peers);
+/* peers[npeers] (its name and address set) joins the mesh: its index, or
+ * -E2BIG with max_peers already. */
+int rt_probe_mesh_add_peer(struct rt_probe_mesh *m);
+/* Find peer i's answerer again (it may have restarted, on another QP); it is
+ * probed on as before meanwhile. */
+void rt_probe_mesh_recheck(struct rt_probe_mesh *m, int i);
 void rt_probe_mesh_free(struct rt_probe_mesh *m);
 /* The file descriptors to wait on (at most max); their number. */
 int rt_probe_mesh_fds(struct rt_probe_mesh *m, int *fds, int max);

@@ -77,11 +77,6 @@ const char *rt_probe_bad_name(enum rt_probe_bad b)
 	return (unsigned)b < RT_PROBE_NBAD ? names[b] : "?";
 }
 
-const char *rt_probe_clock_name(int clock)
-{
-	return clock == RT_PROBE_CLOCK_DEVICE ? "device" : clock == RT_PROBE_CLOCK_SYSTEM ? "system" : "none";
-}
-
 uint16_t rt_probe_sport_flow_label(uint32_t fl)
 {
 	uint32_t lo = fl & 0x3fff, hi = (fl & 0xfc000) >> 14;
