@@ -277,7 +277,6 @@ int rt_probe_table_start(struct rt_probe_table *t)
 	t->m = rt_probe_mesh_new(&t->cfg, t->peers, t->npeers, t->max_peers);
 	if (!t->m)
 		return -1;
-	t->cfg = *rt_probe_mesh_cfg(t->m);
 	t->last = mono();
 	return 0;
 }
@@ -378,10 +377,12 @@ static void fill_row(struct rt_probe_row *r, const struct rt_probe_peer *p, int 
 static int peer_rows(struct rt_probe_table *t, int i, struct rt_snapshot *snap, int clock, int *err)
 {
 	struct rt_probe_peer *p = &t->peers[i];
+	/* the mesh's: a size of 0 (the MTU) becomes the port's once a device is up */
+	const struct rt_probe_cfg *cfg = rt_probe_mesh_cfg(t->m);
 	int down = 1, any = 0;
 
 	for (int k = 0; k < p->npaths; k++)
-		for (int z = 0; z < t->cfg.nsizes; z++) {
+		for (int z = 0; z < cfg->nsizes; z++) {
 			struct rt_probe_cell *c = &p->cell[k][z];
 			struct rt_probe_row *r = rt_snapshot_add_probe(snap);
 			struct rt_probe_stats st;
@@ -392,7 +393,7 @@ static int peer_rows(struct rt_probe_table *t, int i, struct rt_snapshot *snap, 
 			down &= st.answered == 0 && st.lost > 0;
 			f = rt_probe_judge(c, &st, &t->th, why, sizeof(why));
 			if (r) {
-				fill_row(r, p, t->from[i], k, t->cfg.sizes[z], c, &st, clock);
+				fill_row(r, p, t->from[i], k, cfg->sizes[z], c, &st, clock);
 				r->finding = (__u8)f;
 				snprintf(r->why, sizeof(r->why), "%s", why);
 			} else {

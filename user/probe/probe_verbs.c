@@ -848,7 +848,7 @@ int rt_probe_mesh_clock(const struct rt_probe_mesh *m)
 
 size_t rt_probe_mesh_bytes(const struct rt_probe_mesh *m)
 {
-	size_t b = sizeof(*m) + RING * sizeof(struct pend) + (size_t)m->max_peers * (sizeof(struct pstate) + sizeof(struct rt_probe_peer));
+	size_t b = sizeof(*m) + RING * sizeof(struct pend) + (size_t)m->npeers * (sizeof(struct pstate) + sizeof(struct rt_probe_peer));
 
 	for (int i = 0; i < m->ndevs; i++)
 		b += sizeof(struct dev) + m->devs[i]->buflen;
