@@ -121,6 +121,10 @@ void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct
 		t->p[q].cnp += x->d.cnp;
 		t->p[q].pkts += x->d.pkts - (ctl < x->d.pkts ? ctl : x->d.pkts);
 		t->p[q].ce += x->d.ecn[RT_ECN_CE];
+		if (!x->f->k.mirror && !x->f->k.origin && x->f->k.dir == RT_DIR_INGRESS)
+			t->p[q].ce_in += x->d.ecn[RT_ECN_CE];
+		if (!x->f->k.mirror && !x->f->k.origin && x->f->k.dir == RT_DIR_EGRESS)
+			t->cnp_out += x->d.cnp;
 		ce[q] += x->d.ecn[RT_ECN_CE];
 		if (ctl < x->d.pkts)	/* a flow that carries data: its bytes */
 			add_bytes(b, &nb, sizeof(b) / sizeof(b[0]), x->f, q, x->d.bytes);
@@ -277,6 +281,38 @@ static void rule_np_rp(struct out *o, const struct rt_tune *t, const struct rt_h
 				    (unsigned long long)t->rp_ignored);
 			cmd_write(r, t, 1, "%s/sys/class/net/%s/ecn/roce_rp/enable/%s", c->netdev, qs);
 		}
+	}
+}
+
+/* CE marks this host received on a priority, no CNP left it, and its RDMA
+ * device has no notification point to enable (no ecn/roce_np file on any
+ * priority: Soft-RoCE's rxe, which sends no CNP). Packets the host saw are
+ * its own device's only where the device is software (a hardware NIC takes
+ * its RoCE before XDP), so the CE marks and the CNPs are counted as the host
+ * received and sent them, never from mirror copies. An observation: there is
+ * no file to write on this host. */
+static void rule_no_np(struct out *o, const struct rt_tune *t, const struct rt_hostcfg *c)
+{
+	struct rt_tune_rec *r;
+
+	if (t->nic || !c->dev[0] || t->cnp_out || t->np_cnp_sent)
+		return;
+	for (int q = 0; q < 8; q++)
+		if (c->np_en[q] >= 0)
+			return;
+	for (int q = 0; q < 8; q++) {
+		if (!t->p[q].ce_in)
+			continue;
+		r = add(o, "ecn/roce_np/enable", "high");
+		if (!r)
+			return;
+		snprintf(r->kind, sizeof(r->kind), "observation");
+		SAY(r, scope, "%s priority %d", c->netdev, q);
+		SAY(r, current, "absent (%s has no notification point)", c->dev);
+		SAY(r, recommended, "a notification point on priority %d: a RoCE device whose DCQCN sends CNPs (its "
+		    "ecn/roce_np/enable/%d at 1); until then CE marks on priority %d slow no sender", q, q, q);
+		SAY(r, evidence, "%llu CE-marked RoCE packets arrived on priority %d, 0 CNPs left (sent on the wire, "
+		    "np_cnp_sent +0); %s has no ecn/roce_np/enable", (unsigned long long)t->p[q].ce_in, q, c->netdev);
 	}
 }
 
@@ -470,6 +506,7 @@ size_t rt_tune_rules(const struct rt_tune *t, struct rt_tune_rec *rec, size_t ma
 		const struct rt_hostcfg *c = &t->cfg[i];
 
 		rule_np_rp(&o, t, c);
+		rule_no_np(&o, t, c);
 		rule_cnp_prio(&o, t, c, dp);
 		rule_pfc(&o, t, c, dp);
 		rule_storm(&o, t, c, dp);

@@ -16,6 +16,7 @@
 
 struct rt_tune_prio {
 	__u64 pkts, ce, cnp, pause;	/* RoCE data, CE-marked, CNPs, PFC frames */
+	__u64 ce_in;			/* CE-marked data this host received itself (ingress, no mirror) */
 	__u64 episodes, pause_first;	/* congestion episodes, those PFC began */
 	int open, quiet;		/* an episode is open; intervals quiet since */
 	/* The busiest interval of the data on an interface and direction whose
@@ -32,6 +33,7 @@ struct rt_tune {
 	struct rt_hostcfg cfg[RT_MAX_CFGS];	/* the last settings recorded */
 	size_t ncfg;
 	__u64 np_marked, np_cnp_sent, rp_handled, rp_ignored;	/* NIC counters' increase */
+	__u64 cnp_out;		/* CNPs this host sent itself (egress, no mirror) */
 	char root[256];		/* the tree the settings were read below: the commands' files
 				 * are there ("": the host's own /sys) */
 	int nic;		/* the tally is the NIC's counters' (rt_tune_take_nic), no packets */
