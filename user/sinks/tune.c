@@ -28,10 +28,22 @@ static int flow_prio(const struct rt_hostcfg *c, const struct rt_flow *f)
 	return p >= 0 && p < 8 ? p : f->v.pcp & 7;
 }
 
+static void depth_add(struct rt_tune_depth *d, __u32 v)
+{
+	if (!d->n || v < d->lo)
+		d->lo = v;
+	if (!d->n || v > d->hi)
+		d->hi = v;
+	d->n++;
+}
+
 /* Congestion episodes per priority: one opens at an interval with CE or
  * PFC on it and closes after an interval with neither; it began with PFC
- * when its first interval had pause frames and no CE mark. */
-static void episodes(struct rt_tune *t, const __u64 ce[8], const __u64 pause[8])
+ * when its first interval had pause frames and no CE mark. Where sFlow
+ * reported the priority's queue depth in the interval marking (or pausing)
+ * first came in an episode, that depth is kept (depth[q], has[q]). */
+static void episodes(struct rt_tune *t, const __u64 ce[8], const __u64 pause[8], const __u32 depth[8],
+		     const int has[8])
 {
 	for (int q = 0; q < 8; q++) {
 		struct rt_tune_prio *p = &t->p[q];
@@ -40,12 +52,40 @@ static void episodes(struct rt_tune *t, const __u64 ce[8], const __u64 pause[8])
 			p->open = 0;
 			continue;
 		}
-		if (p->open)
+		if (!p->open) {
+			p->open = 1;
+			p->marked = p->paused = 0;
+			p->episodes++;
+			if (pause[q] && !ce[q])
+				p->pause_first++;
+		}
+		if (ce[q] && !p->marked) {
+			p->marked = 1;
+			if (has[q])
+				depth_add(&p->mark_depth, depth[q]);
+		}
+		if (pause[q] && !p->paused) {
+			p->paused = 1;
+			if (has[q])
+				depth_add(&p->pause_depth, depth[q]);
+		}
+	}
+}
+
+/* The interval's greatest queue depth per priority from sFlow: the switch
+ * ports that reported a depth (1040) in it and whose last egress queue
+ * index (1036) is the priority. */
+static void sflow_depths(const struct rt_delta *d, __u32 depth[8], int has[8])
+{
+	for (size_t i = 0; i < d->nswports; i++) {
+		const struct rt_swport *p = d->swports[i].p;
+		__u32 q = p->queue;
+
+		if (!d->swports[i].d.depth_n || !p->has_queue || q > 7)
 			continue;
-		p->open = 1;
-		p->episodes++;
-		if (pause[q] && !ce[q])
-			p->pause_first++;
+		if (!has[q] || p->max_depth > depth[q])
+			depth[q] = p->max_depth;
+		has[q] = 1;
 	}
 }
 
@@ -102,6 +142,8 @@ static void peaks(struct rt_tune *t, const struct rt_snapshot *cur, double secs,
 void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	__u64 ce[8] = { 0 }, pause[8] = { 0 };
+	__u32 depth[8] = { 0 };
+	int has[8] = { 0 };
 	struct ifbytes b[16];
 	size_t nb = 0;
 
@@ -150,7 +192,8 @@ void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct
 		else if (!strcmp(n, "rp_cnp_ignored"))
 			t->rp_ignored += v;
 	}
-	episodes(t, ce, pause);
+	sflow_depths(d, depth, has);
+	episodes(t, ce, pause, depth, has);
 }
 
 void rt_tune_take_nic(struct rt_tune *t, const struct rt_hostcfg *c, const struct rt_tune_nic *n, double secs)
@@ -434,8 +477,21 @@ static void rule_mtu(struct out *o, const struct rt_hostcfg *c, int dp)
 	    "max_mtu limits it; the application's path MTU follows)", shell_word(c->dev, w, sizeof(w)), c->port);
 }
 
+/* "150000 bytes in 1 episode", "150000..170000 bytes in 3 episodes", "not reported". */
+static const char *depth_say(const struct rt_tune_depth *d, char *buf, size_t len)
+{
+	if (!d->n)
+		snprintf(buf, len, "not reported");
+	else if (d->lo == d->hi)
+		snprintf(buf, len, "%u bytes in %llu episode%s", d->lo, (unsigned long long)d->n, d->n > 1 ? "s" : "");
+	else
+		snprintf(buf, len, "%u..%u bytes in %llu episodes", d->lo, d->hi, (unsigned long long)d->n);
+	return buf;
+}
+
 /* PFC before ECN: most congestion episodes on a priority began with pause
- * frames and no CE mark. The switch's ECN thresholds are above its XOFF. */
+ * frames and no CE mark. The switch's ECN thresholds are above its XOFF.
+ * With sFlow's queue depths, the depths at which pausing and marking began. */
 static void rule_pfc_first(struct out *o, const struct rt_tune *t)
 {
 	struct rt_tune_rec *r;
@@ -449,8 +505,17 @@ static void rule_pfc_first(struct out *o, const struct rt_tune *t)
 		SAY(r, scope, "switch, priority %d", q);
 		SAY(r, current, "ECN marks after PFC XOFF");
 		SAY(r, recommended, "Kmin/Kmax below the XOFF threshold");
-		SAY(r, evidence, "%llu of %llu congestion episodes on priority %d began with PFC frames and no CE "
-		    "mark", (unsigned long long)p->pause_first, (unsigned long long)p->episodes, q);
+		if (p->pause_depth.n || p->mark_depth.n) {
+			char a[64], b[64];
+
+			SAY(r, evidence, "%llu of %llu congestion episodes on priority %d began with PFC frames and no "
+			    "CE mark; switch queue %d's depth (sFlow) when pausing began: %s, when marking began: %s",
+			    (unsigned long long)p->pause_first, (unsigned long long)p->episodes, q, q,
+			    depth_say(&p->pause_depth, a, sizeof(a)), depth_say(&p->mark_depth, b, sizeof(b)));
+		} else {
+			SAY(r, evidence, "%llu of %llu congestion episodes on priority %d began with PFC frames and no "
+			    "CE mark", (unsigned long long)p->pause_first, (unsigned long long)p->episodes, q);
+		}
 		SAY(r, command, "on the switch: set the WRED/ECN Kmin and Kmax of priority %d's queue below its PFC "
 		    "XOFF threshold (e.g. Kmin 100 KB, Kmax 400 KB at 25 Gb/s, scaled with the speed)", q);
 	}
