@@ -311,6 +311,10 @@ int main(void)
 	      "%s|%s|%s|%s|%s", r[0].kind, r[0].setting, r[0].scope, r[0].current, r[0].recommended);
 	CHECK(!strcmp(r[0].evidence, "40 CE-marked RoCE packets arrived on priority 5, 0 CNPs left (sent on the wire, "
 		      "np_cnp_sent +0); eth2 has no ecn/roce_np/enable"), "%s", r[0].evidence);
+	/* Untagged (rxe's, with DSCP 26 and no DCB): DSCP / 8, priority 3,
+	 * never the PCP field's "none" (0xff) read as 7. */
+	CHECK_EQ(rxe_case(r, &c, RT_PCP_NONE, 500, 40, 0, 0), (size_t)1);
+	CHECK(!strcmp(r[0].scope, "eth2 priority 3"), "%s", r[0].scope);
 	/* one CNP sent, the marks in a mirror copy, no mark, or the file there: none */
 	CHECK_EQ(rxe_case(r, &c, 5, 500, 40, 1, 0), (size_t)0);
 	CHECK_EQ(rxe_case(r, &c, 5, 500, 40, 0, 1), (size_t)0);

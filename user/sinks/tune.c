@@ -20,12 +20,15 @@ static const struct rt_hostcfg *cfg_of(const struct rt_tune *t, const char *ifna
 }
 
 /* The priority a flow's packets take: the DSCP map where the host trusts
- * DSCP, else the VLAN PCP. */
+ * DSCP, else the VLAN PCP, else (untagged) DSCP / 8, the findings' rule
+ * (user/core/derive.h): of its last packet. */
 static int flow_prio(const struct rt_hostcfg *c, const struct rt_flow *f)
 {
 	int p = c ? rt_hostcfg_dscp_prio(c, f->v.dscp) : -1;
 
-	return p >= 0 && p < 8 ? p : f->v.pcp & 7;
+	if (p >= 0 && p < 8)
+		return p;
+	return f->v.pcp != RT_PCP_NONE ? f->v.pcp & 7 : (f->v.dscp & 63) >> 3;
 }
 
 static void depth_add(struct rt_tune_depth *d, __u32 v)
