@@ -555,7 +555,7 @@ static void rule_rp_cuts(struct out *o, const struct rt_tune *t, int dp)
 	else
 		SAY(r, current, "cc_params not recorded");
 	/* no command: the parameters to look at, and where */
-	SAY(r, recommended, "look at cc_params rp_gd, rp_min_dec_fac, rp_rate_reduce_monitor_period (how deep and "
+	SAY(r, recommended, "cc_params rp_gd, rp_min_dec_fac, rp_rate_reduce_monitor_period (how deep and "
 	    "how often a CNP cuts), rp_ai_rate, rp_hai_rate, rp_time_reset, rp_byte_reset (how fast the rate "
 	    "comes back) in %s%s%s", c && c->pci[0] ? "/sys/kernel/debug/mlx5/" : "the NIC's debugfs",
 	    c && c->pci[0] ? c->pci : "", c && c->pci[0] ? "/cc_params" : "");
