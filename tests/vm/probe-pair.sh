@@ -84,7 +84,7 @@ NFT
 	# live: an RC connection by rdma_cm from a (its QP names b to a's QP
 	# table), a slow one, while a's live view probes
 	barrier live
-	timeout 60 ib_send_bw -R -D 6 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW \
+	timeout 150 ib_send_bw -R -D 8 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW \
 		>"$R/live_bw.txt" 2>&1 &
 	barrier live_server
 	barrier done
@@ -188,21 +188,22 @@ mkdir -p "$R/restart"
 probe_phase restart 20
 barrier restarted
 # The live view with --probe (rocetop -i eth0): b's first address comes from
-# a's QP table (an RC connection by rdma_cm, a slow ib_send_bw), the second
-# from --probe-peers; the probes to the second lose 2% to netem from the 3rd
-# to the 13th second, so that every probe lost has timed out by the end.
+# a's QP table (an RC connection by rdma_cm, a slow ib_send_bw of 8 s once the
+# view runs), the second from --probe-peers; the probes to the second lose 2%
+# to netem for 10 s from the view's first line, so that every probe lost has
+# timed out by the end. The first rests --flow-timeout (6 s) after its QP went.
 barrier live
 mkdir -p "$R/live"
 barrier live_server
-sleep 3
 echo "$B2 second # a name for b's second address" >"$R/live/peers"
-timeout 60 ib_send_bw -R -D 6 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW "$PEER_IP" \
+timeout -s INT 150 "$ROCETOP" -i eth0 --probe --probe-peers "$R/live/peers" --probe-rate 50 --flow-timeout 6 \
+	-b --json --csv "$R/live" -w "$R/live/rec.rtr" -d 1 -n 34 >"$R/live/out.json" 2>"$R/live/stderr" &
+LIVE=$!
+end=$((SECONDS + 90))
+while [ $SECONDS -lt $end ] && [ ! -s "$R/live/out.json" ]; do sleep 0.2; done
+timeout 60 ib_send_bw -R -D 8 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW "$PEER_IP" \
 	>"$R/live/bw.txt" 2>&1 &
 BW=$!
-timeout -s INT 90 "$ROCETOP" -i eth0 --probe --probe-peers "$R/live/peers" --probe-rate 50 -b --json \
-	--csv "$R/live" -w "$R/live/rec.rtr" -d 1 -n 22 >"$R/live/out.json" 2>"$R/live/stderr" &
-LIVE=$!
-sleep 3
 fault_on loss 2%
 sleep 10
 fault_off live

@@ -281,7 +281,7 @@ def restart():
 def live():
     d = os.path.join(RES, 'a', 'live')
     rc = open(os.path.join(d, 'rc')).read().strip()
-    check('live: rocetop -i eth0 --probe ran its 22 intervals', rc == '0',
+    check('live: rocetop -i eth0 --probe ran its 34 intervals', rc == '0',
           f'exit {rc}: {open(os.path.join(d, "stderr")).read()[-400:]}')
     rows = list(csv.DictReader(open(os.path.join(d, 'probes.csv'))))
     want = ['time', 'peer', 'flow_label', 'udp_sport', 'size', 'sent', 'lost', 'rtt_p50_us', 'rtt_p99_us',
@@ -302,6 +302,13 @@ def live():
           f'{by["second"]["lost"]} lost, netem dropped {dropped}')
     check('live: none lost to the QP table\'s peer', by[A]['lost'] == 0, f'{by[A]["lost"]}')
     check('live: every row says its clock', rows and all(r['clock'] == 'system' for r in rows), '')
+    times = sorted({r['time'] for r in rows})
+    last = {r['peer'] for r in rows if r['time'] in times[-2:]}
+    check('live: the QP table\'s peer rests once its QP is gone (no row in the last 2 intervals)', A not in last
+          and 'second' in last, f'peers in the last 2 intervals: {sorted(last)}')
+    err = open(os.path.join(d, 'stderr')).read()
+    check('live: the QP table\'s peer found by rdma_cm', re.search(rf'peer {re.escape(A)} \({re.escape(A)}\) answers on QP', err),
+          err[-300:])
     print(f'  live: {dict((k, dict(v)) for k, v in by.items())}, netem dropped {dropped}')
 
 
