@@ -13,15 +13,8 @@ ROCETOP=$BUILD/rocetop
 R=$SYNC/$ROLE
 mkdir -p "$R"
 exec 2>&1
-log() { echo "[$ROLE $(cut -d' ' -f1 /proc/uptime)] $*"; }
-barrier() {
-	touch "$SYNC/$ROLE.$1"
-	local end=$((SECONDS + 300))
-	while [ ! -e "$SYNC/$PEER.$1" ]; do
-		[ $SECONDS -lt $end ] || { log "barrier $1: the peer never came"; echo "barrier $1" >>"$R/errors"; exit 1; }
-		sleep 0.1
-	done
-}
+# shellcheck source=tests/vm/guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 B2=10.77.0.22
 modprobe rdma_rxe || echo "modprobe rdma_rxe failed" >>"$R/errors"
 modprobe rdma_ucm || echo "modprobe rdma_ucm failed" >>"$R/errors"

@@ -11,14 +11,8 @@ ROCETOP=$BUILD/rocetop
 R=$SYNC/$ROLE
 mkdir -p "$R"
 exec 2>&1
-barrier() {
-	touch "$SYNC/$ROLE.$1"
-	local end=$((SECONDS + 300))
-	while [ ! -e "$SYNC/$PEER.$1" ]; do
-		[ $SECONDS -lt $end ] || { echo "barrier $1: the peer never came" >>"$R/errors"; exit 1; }
-		sleep 0.1
-	done
-}
+# shellcheck source=tests/vm/guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 modprobe rdma_rxe && modprobe rdma_ucm && rdma link add rxe0 type rxe netdev eth0 ||
 	echo "rdma_rxe could not be set up" >>"$R/errors"
 if [ "$ROLE" = b ]; then
