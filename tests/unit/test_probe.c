@@ -77,24 +77,28 @@ static void test_split(void)
 	struct rt_probe_cell c = { 0 };
 	struct rt_probe_stats st;
 
-	/* 3 ms round trip, the responder 1 ms of it, the prober held 1 ms (half
-	 * of it taken): 1.5 ms network */
-	rt_probe_cell_answer(&c, 3000000, 1000000, 0, 1000000);
-	/* the responder did 0.2 ms of work after a 4.8 ms stall, in a 2 ms round
-	 * trip: it waited between none and 1.8 ms of the stall, the middle is
-	 * taken: 1.1 ms responder, 0.9 ms network */
-	rt_probe_cell_answer(&c, 2000000, 5000000, 4800000, 0);
-	rt_probe_cell_answer(&c, 4000000, 1000000, 0, 0);	/* 3 ms network, 1 ms responder */
+	/* 3 ms round trip, the responder 1 ms of it, the prober held 1 ms (all
+	 * of it the prober's): 1 ms network */
+	rt_probe_cell_answer(&c, 3000000, 1000000, 1000000);
+	/* the responder says 5 ms (0.2 ms of work after a 4.8 ms stall) in a 2 ms
+	 * round trip: the whole round trip is the responder's, the network none */
+	rt_probe_cell_answer(&c, 2000000, 5000000, 0);
+	rt_probe_cell_answer(&c, 4000000, 1000000, 0);	/* 3 ms network, 1 ms responder */
 	c.i_sent = 4;
 	c.i_lost = 1;
 	rt_probe_cell_stats(&c, &st);
 	CHECK_EQ(st.answered, 3);
 	CHECK_EQ(st.lost, 1);
 	CHECK(st.loss == 0.25, "loss %g", st.loss);
-	CHECK_EQ((long)st.net_p50, 1500);	/* of 900, 1500, 3000 */
-	CHECK_EQ((long)st.resp_p50, 1000);	/* of 1000, 1100, 1000 */
+	CHECK_EQ((long)st.net_p50, 1000);	/* of 0, 1000, 3000 */
+	CHECK_EQ((long)st.resp_p50, 1000);	/* of 1000, 2000, 1000 */
 	CHECK_EQ((long)st.rtt_p50, 3000);
 	CHECK_EQ((long)st.rtt_p99, 4000);
+	/* a wake on time (the tick, the timer's slack) is no stall; one later is, less the tick */
+	CHECK_EQ(rt_probe_stall_of(RT_PROBE_TICK_NS), 0);
+	CHECK_EQ(rt_probe_stall_of(RT_PROBE_TICK_NS + RT_PROBE_SLACK_NS), 0);
+	CHECK_EQ(rt_probe_stall_of(RT_PROBE_TICK_NS + RT_PROBE_SLACK_NS + 1), RT_PROBE_SLACK_NS + 1);
+	CHECK_EQ(rt_probe_stall_of(50000000), 45000000);
 	TEST_END("probe_split");
 }
 
@@ -107,7 +111,7 @@ static enum rt_probe_finding interval(struct rt_probe_cell *c, const struct rt_p
 	char why[256];
 
 	for (int i = 0; i < n; i++)
-		rt_probe_cell_answer(c, (net_us + resp_us) * 1000, resp_us * 1000, 0, 0);
+		rt_probe_cell_answer(c, (net_us + resp_us) * 1000, resp_us * 1000, 0);
 	c->i_sent += (uint64_t)(n + lost);
 	c->i_lost += (uint64_t)lost;
 	rt_probe_cell_stats(c, &st);

@@ -21,6 +21,7 @@ modprobe rdma_ucm || echo "modprobe rdma_ucm failed" >>"$R/errors"
 rdma link add rxe0 type rxe netdev eth0 || echo "rdma link add failed" >>"$R/errors"
 [ "$ROLE" = b ] && ip addr add $B2/24 dev eth0
 uname -r >"$R/kver"
+ibv_devinfo -v -d rxe0 >"$R/devinfo.txt" 2>&1
 cat /sys/class/net/eth0/address >"$R/mac"
 barrier up
 

@@ -3,8 +3,8 @@
  * The probe mesh as a part of a run (probe_table.h): the peers, the mesh's
  * loop and its rows. The peers come from the command line, --probe-peers
  * FILE and the QP table; the loop wakes at least every 5 ms and at once for
- * a completion or an rdma_cm event, and a wake later than two ticks after the
- * one before is this process's own stall, taken out of the network's time.
+ * a completion or an rdma_cm event, and a wake late past its tick is this
+ * process's own stall (rt_probe_stall_of), taken out of the network's time.
  * In the live view the loop has a thread of its own, so the probes keep their
  * times while the main loop draws or writes; a mutex keeps the rows, taken
  * once an interval by the main loop, apart from the mesh's updates.
@@ -26,7 +26,6 @@
 #include "probe_table.h"
 #include "qp.h"
 
-#define TICK_NS		5000000ull
 #define RECHECK_NS	5000000000ull	/* a peer down is looked up again at most this often */
 
 struct rt_probe_table {
@@ -312,7 +311,7 @@ static void *loop(void *arg)
 		if (pf[1].revents & POLLIN)
 			(void)!read(t->tick_fd, &x, sizeof(x));
 		now = mono();
-		stall = now - t->last > 2 * TICK_NS ? now - t->last - TICK_NS : 0;
+		stall = rt_probe_stall_of(now - t->last);
 		t->last = now;
 		rt_probe_table_step(t, now, stall, 1);
 	}
@@ -321,7 +320,7 @@ static void *loop(void *arg)
 
 int rt_probe_table_thread(struct rt_probe_table *t)
 {
-	struct itimerspec its = { .it_interval = { 0, TICK_NS }, .it_value = { 0, TICK_NS } };
+	struct itimerspec its = { .it_interval = { 0, RT_PROBE_TICK_NS }, .it_value = { 0, RT_PROBE_TICK_NS } };
 	sigset_t all, old;
 	int err;
 

@@ -58,6 +58,7 @@ struct dev {
 	struct ibv_context *ctx;	/* librdmacm's */
 	uint8_t port;
 	int is_rxe;
+	uint64_t ts_mask, core_khz;	/* completion timestamps: their mask and the device clock (0: none) */
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *cq;
@@ -204,12 +205,15 @@ static void dev_free(struct dev *d)
 
 static int dev_setup(struct rt_probe_mesh *m, struct dev *d)
 {
-	struct ibv_device_attr da;
+	struct ibv_device_attr_ex dx;
+	struct ibv_port_attr pa;
 	int n = 0;
 
-	struct ibv_port_attr pa;
-
-	d->is_rxe = !ibv_query_device(d->ctx, &da) && da.vendor_id == 0xffffff;
+	if (!ibv_query_device_ex(d->ctx, NULL, &dx)) {
+		d->is_rxe = dx.orig_attr.vendor_id == 0xffffff;
+		d->ts_mask = dx.completion_timestamp_mask;
+		d->core_khz = dx.hca_core_clock;
+	}
 	/* a size of 0 is the port's active MTU (a UD message is at most one) */
 	if (!ibv_query_port(d->ctx, d->port, &pa))
 		for (int k = 0; k < m->cfg.nsizes; k++)
@@ -273,6 +277,15 @@ static struct dev *dev_for(struct rt_probe_mesh *m, struct ibv_context *ctx, uin
 	else
 		pr_info("probe: %s port %u: probing from %d QP(s).\n", ibv_get_device_name(ctx->device), port,
 			m->cfg.npaths);
+	/* which clock, and why: the device's completion timestamps are not read yet */
+	if (d->ts_mask && d->core_khz)
+		pr_info("probe: %s: completion timestamps offered (mask 0x%llx, clock %llu kHz), not used yet: clock system.\n",
+			ibv_get_device_name(ctx->device), (unsigned long long)d->ts_mask,
+			(unsigned long long)d->core_khz);
+	else
+		pr_info("probe: %s: no completion timestamps (mask 0x%llx, clock %llu kHz): clock system.\n",
+			ibv_get_device_name(ctx->device), (unsigned long long)d->ts_mask,
+			(unsigned long long)d->core_khz);
 	m->devs[m->ndevs++] = d;
 	m->ans.ndevs = m->ndevs;
 	return d;
@@ -556,7 +569,7 @@ static void on_answer(struct rt_probe_mesh *m, struct dev *d, const struct ibv_w
 	}
 	e->live = 0;
 	p = &m->peers[e->peer];
-	rt_probe_cell_answer(&p->cell[e->path][e->size], mono_ns() - e->t_tx, a.resp_ns, a.stall_ns, m->stall);
+	rt_probe_cell_answer(&p->cell[e->path][e->size], mono_ns() - e->t_tx, a.resp_ns, m->stall);
 }
 
 static void send_probe(struct rt_probe_mesh *m, int i)
