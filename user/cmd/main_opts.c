@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * rocetop's own command line: its option table (user/core/cli.h), from which
+ * rocetop's own command line: its option table (user/lib/cli.h), from which
  * its --help, its parsing into struct rt_opts, the man page's OPTIONS and the
  * bash completion all come, and the checks between options.
  */

@@ -8,7 +8,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "cli.h"
+#include "cli_doc.h"
 
 /* One option's lines: "  -x, --name ARG" then its help at the column. */
 static void help_opt(const struct rt_cli *c, const struct rt_opt *o, FILE *f)
