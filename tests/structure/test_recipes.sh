@@ -27,4 +27,4 @@ breach() { # breach NAME SED-EXPRESSION WANT: the check names WANT on the change
 }
 breach "a constructor's header that moved" 's#`user/sources/sources.h`#`user/core/sources.h`#' 'user/core/sources.h: no such file'
 breach "a column table named in the wrong file" 's#`tui_flow_cols`#`tui_flow_cols` in `tui/tui_model.c`#' 'tui/tui_model.c'
-breach "a symbol that is not in its file" 's#`rt_find_cfg_defaults`#`rt_find_cfg_default_values`#' 'rt_find_cfg_default_values: not in user/core/findings.c'
+breach "a symbol that is not in its file" 's#`RT_THRESHOLDS`#`RT_THRESHOLD_ROWS`#' 'RT_THRESHOLD_ROWS: not in user/core/findings.h'

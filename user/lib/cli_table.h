@@ -42,6 +42,8 @@ struct rt_opt {
 	const char *values;	/* the values it takes, space separated (completion,
 				 * checked by tests/cli/test_options.sh); NULL: free */
 	const char *note;	/* RT_OPT_GROUP: said under the heading */
+	const char *(*text)(void);	/* RT_OPT_TEXT: its lines, made when first
+					 * asked for (instead of .help) */
 };
 
 /*
@@ -66,6 +68,8 @@ struct rt_opt {
 #define RT_OPT_SECTION(title)		{ .kind = RT_OPT_GROUP, .help = (title) }
 #define RT_OPT_GROUP_NOTE(title, n)	{ .kind = RT_OPT_GROUP, .help = (title), .note = (n) }
 #define RT_OPT_LINES(text)		{ .kind = RT_OPT_TEXT, .help = (text) }
+/* Lines a function makes (from another table: a rule's thresholds) */
+#define RT_OPT_LINES_OF(fn)		{ .kind = RT_OPT_TEXT, .help = "", .text = (fn) }
 #define RT_OPT_END			{ .help = NULL }
 /* -h/--help, the same in every command's table */
 #define RT_OPT_HELP_ENTRY		{ 'h', "help", NULL, "print this help", .kind = RT_OPT_HELP }
