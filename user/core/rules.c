@@ -30,34 +30,9 @@
 #include "doc_findings.h"
 #include "findings.h"
 #include "fmt.h"
-#include "rules_health.h"
-
-/* Pauses on one interface, direction and priority over the interval. */
-struct pause {
-	char  ifname[IF_NAMESIZE];
-	__u8  dir;
-	__u8  prio;
-	__u64 xoff;		/* pause frames with a non-zero time */
-	__u64 frames, quanta;
-	double secs;		/* paused time: the frames' (rt_paused_secs), or the NIC's duration counter */
-	int   nic;		/* counted by the NIC (ethtool), not on the wire */
-	int   est;		/* the frames' time estimated from quanta (an old recording) */
-};
-
-#define MAX_PAUSE (2 * RT_MAX_IFACES * RT_NPRIO)
+#include "rules_int.h"
 
 #define RECENT_INTERVALS 3
-
-/* The interval's state the rules share (findings.h: the rule table's begin). */
-struct rt_rule_ctx {
-	struct rt_findings *F;
-	const struct rt_snapshot *cur;
-	const struct rt_delta *d;
-	const struct rt_flow_val **dv;	/* per flow of cur: its delta, or NULL (only while c->np) */
-	struct pause p[MAX_PAUSE];
-	size_t np;
-	int err;		/* -ENOMEM from begin's own steps, returned by end */
-};
 
 static __u64 data_pkts(const struct rt_flow_val *v)
 {
@@ -377,8 +352,8 @@ static void flow_subject(struct rt_subject *s, const struct rt_rule_ctx *c, cons
 }
 
 /* The flow behind a finding that just matched (open, not pending): kept
- * with it for the view's jump and the filters. */
-/* Add flow f to the open finding of the running rule about s. */
+ * with it for the view's jump and the filters (the running rule's finding
+ * about s). */
 static void involve_subject(struct rt_rule_ctx *c, const struct rt_subject *s, const struct rt_flow *f, int paused)
 {
 	struct rt_finding *x = rt_findings_get(c->F, c->F->rule, s);
@@ -1448,16 +1423,6 @@ static int rules_end(struct rt_rule_ctx *c)
 	return err;
 }
 
-/* The health rules (rules_health.c) over the interval's NIC counters. */
-#define HEALTH_RULE(fn, impl) \
-	static int fn(struct rt_rule_ctx *c) { return impl(c->F, c->cur, c->d); }
-HEALTH_RULE(rule_link_flap, rt_rule_link_flap)
-HEALTH_RULE(rule_fec_degrading, rt_rule_fec_degrading)
-HEALTH_RULE(rule_link_errors, rt_rule_link_errors)
-HEALTH_RULE(rule_buffer_discard, rt_rule_buffer_discard)
-HEALTH_RULE(rule_slow_receiver, rt_rule_slow_receiver)
-HEALTH_RULE(rule_pcie, rt_rule_pcie)
-
 /* The table the engine runs, in order; severity and when are what README.md's
  * rules table says of each (rocetop --dump-rules writes it: make options). */
 static const struct rt_rule rules[] = {
@@ -1487,17 +1452,17 @@ static const struct rt_rule rules[] = {
 	  "an sFlow queue depth of 1 MB or more at a switch port" },
 	{ "doctor", rule_doctor, "warning / info",
 	  "a check of `rocetop doctor` fails (warning) or is doubtful (info) on this host's configuration, while its last run (every 10 intervals, live with RDMA ports) says so" },
-	{ "link-flap", rule_link_flap, "warning",
+	{ "link-flap", rt_rule_link_flap, "warning",
 	  "`carrier_changes` (a flap counts 2) or `link_down_events_phy` moving by flap-min (1): cable, transceiver or the switch port" },
-	{ "fec-degrading", rule_fec_degrading, "warning",
+	{ "fec-degrading", rt_rule_fec_degrading, "warning",
 	  "the pre-FEC bit error rate (`rx_corrected_bits_phy`, else ethtool's `fec_stat_corrected_bits`, over the bits received) at fec-ber (1e-6) or more: FEC still corrects, its margin shrinks" },
-	{ "link-errors", rule_link_errors, "critical",
+	{ "link-errors", rt_rule_link_errors, "critical",
 	  "errors FEC did not correct (`rx_pcs_symbol_err_phy`, `rx_symbol_err_phy`, `fec_stat_uncorrectable_blocks`) moving by link-err-min (1): packets are lost on the link" },
-	{ "buffer-discard", rule_buffer_discard, "critical / warning",
+	{ "buffer-discard", rt_rule_buffer_discard, "critical / warning",
 	  "`rx_prioN_buf_discard` moving by discard-min (1): critical on a lossless priority, a warning on a lossy one; `rx_discards_phy` moving (a warning)" },
-	{ "slow-receiver", rule_slow_receiver, "critical",
+	{ "slow-receiver", rt_rule_slow_receiver, "critical",
 	  "this host sends PFC on a priority while it receives none there, and `rx_out_of_buffer`, `out_of_buffer` or the `outbound_pci_*` stall counters move in the same interval: the host, not the fabric, is the pause source" },
-	{ "pcie", rule_pcie, "warning",
+	{ "pcie", rt_rule_pcie, "warning",
 	  "`rx/tx_pci_signal_integrity` (the PCIe link retrains), `outbound_pci_stalled_rd/wr_events` or `outbound_pci_buffer_overflow` moving by pcie-min (1)" },
 };
 

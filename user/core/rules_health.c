@@ -16,7 +16,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "linkspeed.h"
-#include "rules_health.h"
+#include "rules_int.h"
 
 /* The delta row of counter name on netdev, or NULL when there is none. */
 static const struct rt_port_delta *on(const struct rt_delta *d, const char *netdev, const char *name)
@@ -310,11 +310,11 @@ static int pcie(struct rt_findings *F, const struct rt_snapshot *cur, const stru
 		"packets dropped: the PCIe buffer overflowed" : "seconds with the outbound PCIe requests stalled over 30% of the time");
 }
 
-/* The rules: each its look at a port row, over the rows that moved its
- * minimum (an expression that may read the rule's F). */
+/* The rules of rules.c's table: each its look at a port row, over the rows
+ * that moved its minimum (an expression that may read the rule's F). */
 #define PORT_RULE(name, fn, min) \
-	int name(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d) \
-	{ return each_port(F, cur, d, (min), fn); }
+	int name(struct rt_rule_ctx *c) \
+	{ struct rt_findings *F = c->F; return each_port(F, c->cur, c->d, (min), fn); }
 PORT_RULE(rt_rule_link_flap, link_flap, F->cfg.flap_min)
 PORT_RULE(rt_rule_fec_degrading, fec_degrading, 1)
 PORT_RULE(rt_rule_link_errors, link_errors, F->cfg.link_err_min)
