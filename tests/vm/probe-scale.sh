@@ -17,13 +17,14 @@ modprobe rdma_rxe && modprobe rdma_ucm && rdma link add rxe0 type rxe netdev eth
 	echo "rdma_rxe could not be set up" >>"$R/errors"
 if [ "$ROLE" = b ]; then
 	for i in $(seq 1 100); do ip addr add 10.77.1.$i/16 dev eth0; done
-	"$ROCETOP" probe -d 5 --answer-rate 5000 >/dev/null 2>"$R/answerer.err" &
+	"$ROCETOP" probe --json -d 5 --answer-rate 5000 >"$R/answerer.json" 2>"$R/answerer.err" &
 	ANS=$!
 	end=$((SECONDS + 120))
 	while [ $SECONDS -lt $end ] && ! grep -q 'answering on UD QP' "$R/answerer.err"; do sleep 0.2; done
 	barrier answering
 	barrier done
 	kill -INT $ANS
+	wait $ANS
 	exit 0
 fi
 ip route add 10.77.1.0/24 dev eth0

@@ -37,12 +37,12 @@
 #include "probe_verbs.h"
 
 #define NRECV_ANS	512		/* the answerer's receive slots */
-#define NRECV_PATH	64		/* each path QP's (answers only) */
+#define NRECV_PATH	256		/* each path QP's (answers only): 0.5 s of a hundred peers' */
 #define NSEND		256		/* send slots, shared by the device's QPs */
 #define GRH		40
 #define SLOT		(RT_PROBE_MAX + GRH)
 #define RING		65536		/* probes in flight at most (a power of 2) */
-#define NAHCACHE	64
+#define NAHCACHE	1024		/* answers' address handles kept, direct-mapped by address pair */
 #define RETRY_NS	5000000000ull	/* a peer not resolved is tried again after */
 
 enum { WR_RECV_ANS = 1, WR_RECV_PATH = 2, WR_SEND = 3 };
@@ -57,7 +57,7 @@ struct ah_entry {
 struct dev {
 	struct ibv_context *ctx;	/* librdmacm's */
 	uint8_t port;
-	int is_rxe;
+	int is_rxe, npaths;
 	uint64_t ts_mask, core_khz;	/* completion timestamps: their mask and the device clock (0: none) */
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *ch;
@@ -70,7 +70,6 @@ struct dev {
 	int free_send[NSEND], nfree;
 	struct ibv_ah *send_ah[NSEND];	/* an answer's AH to put away when its send completes */
 	struct ah_entry cache[NAHCACHE];
-	int ncache, next_evict;
 };
 
 enum { P_IDLE, P_RESOLVING, P_READY };
@@ -165,7 +164,7 @@ static uint8_t *recv_slot(struct dev *d, int kind, uint32_t i)
 
 static uint8_t *send_slot(struct dev *d, uint32_t i)
 {
-	return d->buf + (size_t)(NRECV_ANS + RT_PROBE_MAX_PATHS * NRECV_PATH) * SLOT + (size_t)i * RT_PROBE_MAX;
+	return d->buf + (size_t)(NRECV_ANS + d->npaths * NRECV_PATH) * SLOT + (size_t)i * RT_PROBE_MAX;
 }
 
 static int post_recv(struct dev *d, int kind, uint32_t i)
@@ -181,8 +180,9 @@ static void dev_free(struct dev *d)
 {
 	if (!d)
 		return;
-	for (int i = 0; i < d->ncache; i++)
-		ibv_destroy_ah(d->cache[i].ah);
+	for (int i = 0; i < NAHCACHE; i++)
+		if (d->cache[i].ah)
+			ibv_destroy_ah(d->cache[i].ah);
 	for (int i = 0; i < NSEND; i++)
 		if (d->send_ah[i])
 			ibv_destroy_ah(d->send_ah[i]);
@@ -219,12 +219,13 @@ static int dev_setup(struct rt_probe_mesh *m, struct dev *d)
 		for (int k = 0; k < m->cfg.nsizes; k++)
 			if (!m->cfg.sizes[k] || m->cfg.sizes[k] > (256u << (pa.active_mtu - 1)))
 				m->cfg.sizes[k] = 256u << (pa.active_mtu - 1);
-	d->buflen = (size_t)(NRECV_ANS + RT_PROBE_MAX_PATHS * NRECV_PATH) * SLOT + (size_t)NSEND * RT_PROBE_MAX;
+	d->npaths = m->cfg.npaths;
+	d->buflen = (size_t)(NRECV_ANS + d->npaths * NRECV_PATH) * SLOT + (size_t)NSEND * RT_PROBE_MAX;
 	d->buf = calloc(1, d->buflen);
 	d->pd = d->buf ? ibv_alloc_pd(d->ctx) : NULL;
 	d->mr = d->pd ? ibv_reg_mr(d->pd, d->buf, d->buflen, IBV_ACCESS_LOCAL_WRITE) : NULL;
 	d->ch = d->mr ? ibv_create_comp_channel(d->ctx) : NULL;
-	d->cq = d->ch ? ibv_create_cq(d->ctx, 2 * NSEND + NRECV_ANS + RT_PROBE_MAX_PATHS * NRECV_PATH, NULL, d->ch, 0) : NULL;
+	d->cq = d->ch ? ibv_create_cq(d->ctx, 2 * NSEND + NRECV_ANS + d->npaths * NRECV_PATH, NULL, d->ch, 0) : NULL;
 	if (!d->cq || fcntl(d->ch->fd, F_SETFL, fcntl(d->ch->fd, F_GETFL) | O_NONBLOCK) ||
 	    ibv_req_notify_cq(d->cq, 0))
 		return -1;
@@ -451,6 +452,7 @@ static int ipv4_header(const uint8_t *h)
 static struct ibv_ah *answer_ah(struct dev *d, const struct ibv_wc *wc, const uint8_t *grh, uint64_t now, int *cached)
 {
 	uint8_t key[32] = { 0 };
+	uint32_t h = 2166136261u;
 	struct ah_entry *e;
 	struct ibv_ah *ah;
 
@@ -459,16 +461,21 @@ static struct ibv_ah *answer_ah(struct dev *d, const struct ibv_wc *wc, const ui
 		memcpy(key, grh + 20 + 12, 8);
 	else
 		memcpy(key, grh + 8, 32);
-	for (int i = 0; i < d->ncache; i++)
-		if (!memcmp(d->cache[i].key, key, 32) && now - d->cache[i].born < 60000000000ull) {
-			*cached = 1;
-			return d->cache[i].ah;
-		}
+	/* one place per address pair (FNV-1a): a probe from an answered pair
+	 * finds its handle there; making one (a neighbour lookup) costs a
+	 * syscall or more, which at a thousand answers a second is the
+	 * answerer's whole budget */
+	for (int i = 0; i < 32; i++)
+		h = (h ^ key[i]) * 16777619u;
+	e = &d->cache[h % NAHCACHE];
+	if (e->ah && !memcmp(e->key, key, 32) && now - e->born < 60000000000ull) {
+		*cached = 1;
+		return e->ah;
+	}
 	ah = ibv_create_ah_from_wc(d->pd, (struct ibv_wc *)wc, (struct ibv_grh *)grh, d->port);
 	*cached = 0;
 	if (!ah)
 		return NULL;
-	e = d->ncache < NAHCACHE ? &d->cache[d->ncache++] : &d->cache[d->next_evict++ % NAHCACHE];
 	/* an evicted or stale entry's AH may still be in a send: it goes when that completes */
 	if (e->ah)
 		for (int j = 0; j < NSEND; j++)
