@@ -8,11 +8,20 @@
  *   is not what arrived or over the largest;
  * - the quantiles (nearest rank) and the split of a round trip, the
  *   responder's time never taken as more than the round trip;
- * - the findings at their edges.
+ * - the findings at their edges;
+ * - the table's peers (probe_table.c): an address met twice is one peer with
+ *   both origins; of the QP table, only connected QPs (RC, UC) with an IPv4
+ *   remote address (or a v4-mapped one) name a peer, a UD QP, a QP without
+ *   rdma_cm's addresses and one gone do not; a bad address or size list is
+ *   one sentence.
  */
 #include <string.h>
+#include <arpa/inet.h>
 #include "check.h"
+#include "log.h"
 #include "probe.h"
+#include "probe_table.h"
+#include "qp.h"
 
 static void test_sport(void)
 {
@@ -142,6 +151,52 @@ static void test_judge(void)
 	TEST_END("probe_judge");
 }
 
+static void qp(struct rt_qp *q, __u8 type, __u8 family, const char *dst, int mapped, int gone)
+{
+	memset(q, 0, sizeof(*q));
+	q->type = type;
+	q->family = family;
+	q->gone = (__u8)gone;
+	if (mapped) {
+		q->dst[10] = q->dst[11] = 0xff;
+		inet_pton(AF_INET, dst, q->dst + 12);
+	} else {
+		inet_pton(AF_INET, dst, q->dst);
+	}
+}
+
+static void test_table_peers(void)
+{
+	struct rt_probe_cfg cfg = { .npaths = 1, .rate = 10, .nsizes = 1 };
+	struct rt_probe_thresholds th = RT_PROBE_THRESHOLDS_DEFAULT;
+	struct rt_probe_table *t = rt_probe_table_new(&cfg, &th, 4);
+	struct rt_qp q[6];
+	struct rt_qp_table qt = { .q = q, .n = 6 };
+
+	CHECK(t != NULL, "a table");
+	CHECK_EQ(rt_probe_table_add(t, "10.0.0.2", "b", RT_PROBE_FROM_LIST, ""), 0);
+	rt_log_hold(1);
+	CHECK_EQ(rt_probe_table_add(t, "10.0.0.300", NULL, RT_PROBE_FROM_LIST, ""), -EINVAL);
+	CHECK_EQ(rt_probe_parse_sizes("64,47", &cfg), -EINVAL);
+	CHECK_EQ(rt_probe_parse_sizes("", &cfg), -EINVAL);
+	rt_log_hold(0);
+	CHECK_EQ(rt_probe_parse_sizes("64,mtu,4096", &cfg), 0);
+	CHECK_EQ(cfg.nsizes, 3);
+	CHECK_EQ(cfg.sizes[1], 0);
+	qp(&q[0], 2, 4, "10.0.0.2", 0, 0);	/* RC to the listed peer: one peer, both origins */
+	qp(&q[1], 3, 4, "10.0.0.3", 1, 0);	/* UC, v4-mapped */
+	qp(&q[2], 4, 4, "10.0.0.4", 0, 0);	/* UD: names no peer */
+	qp(&q[3], 2, 0, "10.0.0.5", 0, 0);	/* no rdma_cm addresses */
+	qp(&q[4], 2, 4, "10.0.0.6", 0, 1);	/* gone */
+	qp(&q[5], 2, 4, "10.0.0.3", 0, 0);	/* again */
+	rt_probe_table_from_qps(t, &qt);
+	CHECK_EQ(rt_probe_table_npeers(t), 2);
+	rt_probe_table_from_qps(t, NULL);
+	CHECK_EQ(rt_probe_table_npeers(t), 2);
+	rt_probe_table_free(t);
+	TEST_END("probe_table_peers");
+}
+
 int main(void)
 {
 	test_sport();
@@ -149,5 +204,6 @@ int main(void)
 	test_quantile();
 	test_split();
 	test_judge();
+	test_table_peers();
 	return TEST_EXIT();
 }

@@ -74,6 +74,19 @@ NFT
 	kill -STOP "$(cat "$R/answerer.pid")"
 	barrier resume
 	kill -CONT "$(cat "$R/answerer.pid")"
+	# restart: the answerer killed and started again (its UD QP is another)
+	while [ ! -e "$SYNC/a.restart" ]; do sleep 0.1; done
+	kill -KILL "$(cat "$R/answerer.pid")"
+	sleep 1
+	"$ROCETOP" probe --json -d 1 >"$R/answerer2.json" 2>"$R/answerer2.err" &
+	echo $! >"$R/answerer.pid"
+	barrier restarted
+	# live: an RC connection by rdma_cm from a (its QP names b to a's QP
+	# table), a slow one, while a's live view probes
+	barrier live
+	timeout 60 ib_send_bw -R -D 6 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW \
+		>"$R/live_bw.txt" 2>&1 &
+	barrier live_server
 	barrier done
 	kill -INT "$(cat "$R/answerer.pid")" 2>/dev/null
 	sleep 3
@@ -168,4 +181,32 @@ mkdir -p "$R/stop"
 ( sleep 5; touch "$SYNC/a.stop" ) &
 probe_phase stop 15
 barrier resume
+# b's answerer is killed 4 s into the phase and starts again on another QP:
+# a finds it again (a peer none of whose paths answered is looked up anew).
+mkdir -p "$R/restart"
+( sleep 4; touch "$SYNC/a.restart" ) &
+probe_phase restart 20
+barrier restarted
+# The live view with --probe (rocetop -i eth0): b's first address comes from
+# a's QP table (an RC connection by rdma_cm, a slow ib_send_bw), the second
+# from --probe-peers; the probes to the second lose 2% to netem from the 3rd
+# to the 13th second, so that every probe lost has timed out by the end.
+barrier live
+mkdir -p "$R/live"
+barrier live_server
+sleep 3
+echo "$B2 second # a name for b's second address" >"$R/live/peers"
+timeout 60 ib_send_bw -R -D 6 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW "$PEER_IP" \
+	>"$R/live/bw.txt" 2>&1 &
+BW=$!
+timeout -s INT 90 "$ROCETOP" -i eth0 --probe --probe-peers "$R/live/peers" --probe-rate 50 -b --json \
+	--csv "$R/live" -w "$R/live/rec.rtr" -d 1 -n 22 >"$R/live/out.json" 2>"$R/live/stderr" &
+LIVE=$!
+sleep 3
+fault_on loss 2%
+sleep 10
+fault_off live
+wait $LIVE
+echo $? >"$R/live/rc"
+wait $BW
 barrier done

@@ -15,10 +15,17 @@ itself counted and saw, never to rocetop's own figures:
   bad       malformed probes refused and counted by why, as probe_bad.py sent
             them; a flood answered at the bound, the rest dropped and counted;
   throttle  host-stall opens (path-latency and loss printed, not held);
-  stop      path-down opens for both addresses.
+  stop      path-down opens for both addresses;
+  restart   b's answerer killed and started again: a finds it again, on the
+            QP the new answerer says, and its probes are answered again;
+  live      the live view (rocetop -i eth0 --probe): b's first address found
+            in a's QP table (an RC connection by rdma_cm), the second from
+            --probe-peers by its name; probes.csv's lost probes to it equal
+            netem's drops, none to the first.
 Prints PASS/FAIL lines. Usage: probe_check.py RESULTS KERNEL
 """
 import collections
+import csv
 import json
 import os
 import re
@@ -255,6 +262,49 @@ def stop():
     print(f'  stop: path-down after {first(iv, A, "path-down")} / {first(iv, B, "path-down")} s')
 
 
+def restart():
+    iv, _ = phase('restart')
+    err = open(os.path.join(RES, 'a', 'restart', 'stderr')).read()
+    m = re.search(r'answering on UD QP (\d+)', open(os.path.join(RES, 'b', 'answerer2.err')).read())
+    new = m and m.group(1)
+    for peer in (A, B):
+        qps = re.findall(rf'peer {re.escape(peer)} \({re.escape(peer)}\) answers on QP (\d+)', err)
+        check(f'restart: {peer} found again on the new answerer\'s QP {new}', new and len(qps) >= 2 and qps[-1] == new
+              and qps[0] != new, f'QPs said: {qps}')
+        # the last line is the drain's, which sends nothing
+        tail = [sum(p['answered'] for p in i['paths'] if p['peer'] == peer) for i in iv[-4:-1]]
+        check(f'restart: {peer}\'s probes answered again in the 3 intervals before the end', len(tail) == 3 and all(tail),
+              f'{tail}')
+    print(f'  restart: path-down at {first(iv, A, "path-down")} / {first(iv, B, "path-down")} s')
+
+
+def live():
+    d = os.path.join(RES, 'a', 'live')
+    rc = open(os.path.join(d, 'rc')).read().strip()
+    check('live: rocetop -i eth0 --probe ran its 22 intervals', rc == '0',
+          f'exit {rc}: {open(os.path.join(d, "stderr")).read()[-400:]}')
+    rows = list(csv.DictReader(open(os.path.join(d, 'probes.csv'))))
+    want = ['time', 'peer', 'flow_label', 'udp_sport', 'size', 'sent', 'lost', 'rtt_p50_us', 'rtt_p99_us',
+            'net_p50_us', 'resp_p50_us', 'clock']
+    check('live: probes.csv has the columns asked for', rows and list(rows[0].keys())[:len(want)] == want,
+          f'{list(rows[0].keys()) if rows else "no row"}')
+    by = collections.defaultdict(lambda: collections.Counter())
+    for r in rows:
+        by[r['peer']]['lost'] += int(r['lost'])
+        by[r['peer']]['answered'] += int(r['answered'])
+        by[r['peer']]['sent'] += int(r['sent'])
+    _, dropped = netem_dropped('live')
+    check('live: the peer from the QP table (b\'s address) probed and answered', by[A]['answered'] > 0,
+          f'{dict(by)}')
+    check('live: the listed peer named as its line says ("second")', by['second']['sent'] > 0 and B not in by,
+          f'{sorted(by)}')
+    check('live: probes lost to "second" = netem\'s drops', dropped is not None and by['second']['lost'] == dropped,
+          f'{by["second"]["lost"]} lost, netem dropped {dropped}')
+    check('live: none lost to the QP table\'s peer', by[A]['lost'] == 0, f'{by[A]["lost"]}')
+    check('live: every row says its clock', rows and all(r['clock'] == 'system' for r in rows), '')
+    print(f'  live: {dict((k, dict(v)) for k, v in by.items())}, netem dropped {dropped}')
+
+
 def main():
     errors = os.path.join(RES, 'a', 'errors'), os.path.join(RES, 'b', 'errors')
     for e in errors:
@@ -263,7 +313,7 @@ def main():
     civ = guarded(clean, 'clean') or []
     guarded(loss, 'loss')
     guarded(lambda: delay(civ), 'delay')
-    for f in (size, bad, throttle, stop):
+    for f in (size, bad, throttle, stop, restart, live):
         guarded(f, f.__name__)
     sys.exit(1 if failed else 0)
 

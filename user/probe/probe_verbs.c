@@ -83,6 +83,7 @@ struct pstate {
 	uint32_t rr;
 	int said;			/* its last failure was said */
 	int recheck;			/* asked to find its answerer again (rt_probe_mesh_recheck) */
+	int paused;			/* not probed for now (rt_probe_mesh_pause) */
 };
 
 struct pend {
@@ -665,6 +666,8 @@ void rt_probe_mesh_tick(struct rt_probe_mesh *m, uint64_t now, int send)
 	for (int i = 0; send && i < m->npeers; i++) {
 		struct pstate *s = &m->ps[i];
 
+		if (s->paused)
+			continue;
 		if (s->state == P_IDLE && now >= s->retry_at)
 			peer_resolve(m, i);
 		if (s->state == P_READY && s->recheck && !s->id && now >= s->retry_at) {
@@ -792,6 +795,15 @@ void rt_probe_mesh_recheck(struct rt_probe_mesh *m, int i)
 		m->ps[i].recheck = 1;
 }
 
+void rt_probe_mesh_pause(struct rt_probe_mesh *m, int i, int paused)
+{
+	if (i >= 0 && i < m->npeers) {
+		if (m->ps[i].paused && !paused)
+			m->ps[i].next_due = mono_ns();	/* no burst for the time it was paused */
+		m->ps[i].paused = paused;
+	}
+}
+
 int rt_probe_mesh_fds(struct rt_probe_mesh *m, int *fds, int max)
 {
 	int n = 0;
@@ -836,7 +848,7 @@ int rt_probe_mesh_clock(const struct rt_probe_mesh *m)
 
 size_t rt_probe_mesh_bytes(const struct rt_probe_mesh *m)
 {
-	size_t b = sizeof(*m) + RING * sizeof(struct pend) + (size_t)m->max_peers * (sizeof(struct pstate) + sizeof(struct rt_probe_peer));
+	size_t b = sizeof(*m) + RING * sizeof(struct pend) + (size_t)m->npeers * (sizeof(struct pstate) + sizeof(struct rt_probe_peer));
 
 	for (int i = 0; i < m->ndevs; i++)
 		b += sizeof(struct dev) + m->devs[i]->buflen;
