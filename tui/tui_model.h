@@ -239,6 +239,17 @@ struct tui_nic_sum {
  * name once. Returns how many went into out (at most max). */
 size_t tui_nic_sums(const struct rt_delta *D, int totals, struct tui_nic_sum *out, size_t max);
 
+/* ---- the probes view (tui_probes.c) ---- */
+
+/* Its heading, and the line of a probe row: peer, path, flow label, UDP
+ * source port, size, the interval's sent and lost (since the start with
+ * totals), RTT p50 and p99, network and responder p50 (whole us, "-" with no
+ * sample), clock, finding. */
+void tui_probe_head(int totals, char *line, size_t len);
+void tui_probe_line(const struct rt_probe_row *r, int totals, char *line, size_t len);
+/* How loud the row is drawn: 0, 1 (a finding), 2 (path-down). */
+int tui_probe_sev(const struct rt_probe_row *r);
+
 /* The detail view's table of one flow: pkts/s, Gb/s, CE %, CNPs/s, NAKs/s. */
 enum tui_dmetric { TUI_DM_PKTS, TUI_DM_GBPS, TUI_DM_CE, TUI_DM_CNP, TUI_DM_NAK, TUI_DM_N };
 

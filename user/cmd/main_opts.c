@@ -83,7 +83,8 @@ const struct rt_opt rt_main_opts[] = {
 		"the keys are listed in rocetop(8))", RT_CALL(on_json) },
 	{ 259, "csv", "DIR", "write DIR/flows.csv, pfc.csv, stats.csv, ports.csv,\n"
 		"qpctr.csv and findings.csv per interval, and meta.csv once\n"
-		"(with --sflow also switchports.csv and drops.csv)", RT_SET_STR(O, csv_dir) },
+		"(with --sflow also switchports.csv and drops.csv, with\n"
+		"--probe probes.csv)", RT_SET_STR(O, csv_dir) },
 	{ 'w', "write", "FILE", "record every snapshot to FILE (replay with -r FILE)",
 	  RT_SET_STR(O, write_file) },
 	{ 260, "listen", "[ADDR:]PORT", "serve Prometheus metrics on /metrics (a bare port: loopback)",
