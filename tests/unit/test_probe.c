@@ -79,11 +79,11 @@ static void test_split(void)
 
 	/* 3 ms round trip, the responder 1 ms of it, the prober held 1 ms (all
 	 * of it the prober's): 1 ms network */
-	rt_probe_cell_answer(&c, 3000000, 1000000, 1000000);
+	rt_probe_cell_answer(&c, 3000000, 1000000, 0, 1000000);
 	/* the responder says 5 ms (0.2 ms of work after a 4.8 ms stall) in a 2 ms
 	 * round trip: the whole round trip is the responder's, the network none */
-	rt_probe_cell_answer(&c, 2000000, 5000000, 0);
-	rt_probe_cell_answer(&c, 4000000, 1000000, 0);	/* 3 ms network, 1 ms responder */
+	rt_probe_cell_answer(&c, 2000000, 5000000, 4800000, 0);
+	rt_probe_cell_answer(&c, 4000000, 1000000, 0, 0);	/* 3 ms network, 1 ms responder */
 	c.i_sent = 4;
 	c.i_lost = 1;
 	rt_probe_cell_stats(&c, &st);
@@ -111,13 +111,48 @@ static enum rt_probe_finding interval(struct rt_probe_cell *c, const struct rt_p
 	char why[256];
 
 	for (int i = 0; i < n; i++)
-		rt_probe_cell_answer(c, (net_us + resp_us) * 1000, resp_us * 1000, 0);
+		rt_probe_cell_answer(c, (net_us + resp_us) * 1000, resp_us * 1000, 0, 0);
 	c->i_sent += (uint64_t)(n + lost);
 	c->i_lost += (uint64_t)lost;
 	rt_probe_cell_stats(c, &st);
 	f = rt_probe_judge(c, &st, t, why, sizeof(why));
 	rt_probe_cell_roll(c, &st, f, t->window);
 	return f;
+}
+
+/* An interval of n answers, each through a responder's stall (stalled) or not. */
+static enum rt_probe_finding stalled_interval(struct rt_probe_cell *c, const struct rt_probe_thresholds *t,
+					      uint64_t net_us, int stalled)
+{
+	struct rt_probe_stats st;
+	enum rt_probe_finding f;
+	char why[256];
+
+	for (int i = 0; i < 10; i++)
+		rt_probe_cell_answer(c, (net_us + 20) * 1000, 20000, stalled ? 10000 : 0, 0);
+	c->i_sent += 10;
+	rt_probe_cell_stats(c, &st);
+	f = rt_probe_judge(c, &st, t, why, sizeof(why));
+	rt_probe_cell_roll(c, &st, f, t->window);
+	return f;
+}
+
+/* Intervals whose answers came through stalls teach no baseline and are not
+ * judged against one (their network time is a lower bound). */
+static void test_stalled(void)
+{
+	struct rt_probe_thresholds t = RT_PROBE_THRESHOLDS_DEFAULT;
+	struct rt_probe_cell c = { 0 };
+
+	for (int i = 0; i < 10; i++)
+		CHECK_EQ(stalled_interval(&c, &t, 0, 1), RT_PF_NONE);
+	CHECK_EQ(c.base_n, 0);
+	for (int i = 0; i < 5; i++)
+		CHECK_EQ(stalled_interval(&c, &t, 100, 0), RT_PF_NONE);
+	CHECK_EQ(c.base_n, 5);
+	CHECK_EQ(stalled_interval(&c, &t, 700, 0), RT_PF_PATH_LATENCY);	/* 7x a baseline of 100 us */
+	CHECK_EQ(stalled_interval(&c, &t, 700, 1), RT_PF_NONE);	/* the same, through stalls */
+	TEST_END("probe_stalled");
 }
 
 static void test_judge(void)
@@ -208,6 +243,7 @@ int main(void)
 	test_quantile();
 	test_split();
 	test_judge();
+	test_stalled();
 	test_table_peers();
 	return TEST_EXIT();
 }

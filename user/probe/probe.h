@@ -72,6 +72,7 @@ uint16_t rt_probe_sport_rxe(uint32_t qpn);
 
 struct rt_probe_samples {
 	uint32_t n;			/* samples taken in the interval (those kept: at most RT_PROBE_NSAMPLES) */
+	uint32_t stalled;		/* of them, answers that came through a stall (either host's) */
 	uint32_t rtt_us[RT_PROBE_NSAMPLES];
 	uint32_t net_us[RT_PROBE_NSAMPLES];
 	uint32_t resp_us[RT_PROBE_NSAMPLES];
@@ -107,7 +108,13 @@ struct rt_probe_stats {
 	uint64_t sent, lost, answered;
 	double loss;			/* lost / (answered + lost) of the interval; 0 with none */
 	double rtt_p50, rtt_p99, net_p50, resp_p50;	/* us; -1 with no sample */
+	double stalled;			/* the share of answers that came through a stall */
 };
+
+/* An interval with more of its answers through a stall says little of the
+ * network's usual time (its network time is a lower bound there): it does
+ * not teach the path's baseline, nor is it judged against it. */
+#define RT_PROBE_STALLED_MAX	0.1
 
 /* The p-quantile (0..1) of n values, nearest rank; sorts v. -1 for n == 0. */
 double rt_probe_quantile(uint32_t *v, uint32_t n, double p);
@@ -125,7 +132,7 @@ void rt_probe_cell_stats(struct rt_probe_cell *c, struct rt_probe_stats *st);
 /* A probe's answer, in ns: its round trip, the responder's time and the part
  * of it the responder was kept from running (the answer says both), and the
  * time this prober was kept from running before it saw the answer. */
-void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns,
+void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t resp_stall_ns,
 			  uint64_t own_stall_ns);
 /* Close the interval: the window advances, the baseline takes the interval's
  * network time unless f (its finding) says the path was not normal, the

@@ -52,7 +52,8 @@ uint64_t rt_probe_stall_of(uint64_t gap_ns)
  * whole stall. A stalled host thus never shows as a slow network; in such an
  * interval the network's time is a lower bound.
  */
-void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t own_stall_ns)
+void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t resp_stall_ns,
+			  uint64_t own_stall_ns)
 {
 	struct rt_probe_samples *s = &c->s;
 	uint64_t resp = resp_ns < rtt_ns ? resp_ns : rtt_ns, mine = resp + own_stall_ns,
@@ -61,6 +62,7 @@ void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t res
 
 	c->answered++;
 	c->i_answered++;
+	s->stalled += resp_stall_ns || own_stall_ns;
 	if (k >= RT_PROBE_NSAMPLES) {
 		/* a reservoir: every answer of the interval equally likely to be kept */
 		k = (uint32_t)(((uint64_t)rand() * (s->n + 1)) / ((uint64_t)RAND_MAX + 1));
@@ -88,6 +90,7 @@ void rt_probe_cell_stats(struct rt_probe_cell *c, struct rt_probe_stats *st)
 	st->rtt_p99 = rt_probe_quantile(c->s.rtt_us, n, 0.99);
 	st->net_p50 = rt_probe_quantile(c->s.net_us, n, 0.5);
 	st->resp_p50 = rt_probe_quantile(c->s.resp_us, n, 0.5);
+	st->stalled = c->s.n ? (double)c->s.stalled / c->s.n : 0;
 }
 
 void rt_probe_cell_roll(struct rt_probe_cell *c, const struct rt_probe_stats *st,
@@ -98,12 +101,13 @@ void rt_probe_cell_roll(struct rt_probe_cell *c, const struct rt_probe_stats *st
 	c->w_ans[slot] = (uint32_t)c->i_answered;
 	c->w_lost[slot] = (uint32_t)c->i_lost;
 	c->nroll++;
-	if (st->net_p50 >= 0 && f != RT_PF_PATH_LATENCY && f != RT_PF_PATH_DOWN) {
+	if (st->net_p50 >= 0 && f != RT_PF_PATH_LATENCY && f != RT_PF_PATH_DOWN && f != RT_PF_HOST_STALL &&
+	    st->stalled <= RT_PROBE_STALLED_MAX) {
 		c->base_n++;
 		c->net_base_us += (st->net_p50 - c->net_base_us) / (c->base_n < 30 ? c->base_n : 30);
 	}
 	c->i_sent = c->i_answered = c->i_lost = 0;
-	c->s.n = 0;
+	c->s.n = c->s.stalled = 0;
 }
 
 /* The window's answered and lost probes: the closed intervals in it and this one. */
@@ -143,7 +147,7 @@ enum rt_probe_finding rt_probe_judge(const struct rt_probe_cell *c, const struct
 	if (st->net_p50 < 0)
 		return RT_PF_NONE;
 	net_high = st->net_p50 > t->net_us ||
-		   (c->base_n >= 5 && st->net_p50 > t->net_factor * c->net_base_us &&
+		   (c->base_n >= 5 && st->stalled <= RT_PROBE_STALLED_MAX && st->net_p50 > t->net_factor * c->net_base_us &&
 		    st->net_p50 - c->net_base_us > t->net_over_us);
 	if (net_high) {
 		snprintf(why, whylen, "network time p50 %.0f us (usually %.0f us), responder %.0f us",

@@ -576,7 +576,7 @@ static void on_answer(struct rt_probe_mesh *m, struct dev *d, const struct ibv_w
 	}
 	e->live = 0;
 	p = &m->peers[e->peer];
-	rt_probe_cell_answer(&p->cell[e->path][e->size], mono_ns() - e->t_tx, a.resp_ns, m->stall);
+	rt_probe_cell_answer(&p->cell[e->path][e->size], mono_ns() - e->t_tx, a.resp_ns, a.stall_ns, m->stall);
 }
 
 static void send_probe(struct rt_probe_mesh *m, int i)
