@@ -191,7 +191,8 @@ mkdir -p "$R/live"
 barrier live_server
 echo "$B2 second # a name for b's second address" >"$R/live/peers"
 timeout -s INT 150 "$ROCETOP" -i eth0 --probe --probe-peers "$R/live/peers" --probe-rate 50 --flow-timeout 6 \
-	-b --json --csv "$R/live" -w "$R/live/rec.rtr" -d 1 -n 34 >"$R/live/out.json" 2>"$R/live/stderr" &
+	-b --json --csv "$R/live" -w "$R/live/rec.rtr" --listen 127.0.0.1:9977 -d 1 -n 34 >"$R/live/out.json" \
+	2>"$R/live/stderr" &
 LIVE=$!
 end=$((SECONDS + 90))
 while [ $SECONDS -lt $end ] && [ ! -s "$R/live/out.json" ]; do sleep 0.2; done
@@ -201,6 +202,7 @@ BW=$!
 fault_on loss 2%
 sleep 10
 fault_off live
+curl -s -m 10 http://127.0.0.1:9977/metrics >"$R/live/metrics.txt"
 wait $LIVE
 echo $? >"$R/live/rc"
 wait $BW

@@ -323,6 +323,16 @@ def live():
     err = open(os.path.join(d, 'stderr')).read()
     check('live: the QP table\'s peer found by rdma_cm', re.search(rf'peer {re.escape(A)} \({re.escape(A)}\) answers on QP', err),
           err[-300:])
+    # --json's lines carry the same rows as probes.csv
+    lines = [json.loads(x) for x in open(os.path.join(d, 'out.json')) if x.strip()]
+    jlost = sum(p['lost'] for x in lines for p in x.get('probes', []) if p['peer'] == 'second')
+    check('live: --json\'s probes say the losses probes.csv does', jlost == by['second']['lost'],
+          f'{jlost} in --json, {by["second"]["lost"]} in probes.csv')
+    # the exporter, scraped once mid-run (after the loss): both peers' series
+    metrics = open(os.path.join(d, 'metrics.txt')).read()
+    series = collections.Counter(m.group(1) for m in re.finditer(r'^rocetop_probe_sent_total\{[^}]*peer="([^"]*)"', metrics, re.M))
+    check('live: Prometheus has the probes\' series of both peers', series['second'] > 0 and series[A] > 0,
+          f'{dict(series)}')
     print(f'  live: {dict((k, dict(v)) for k, v in by.items())}, netem dropped {dropped}')
 
 
