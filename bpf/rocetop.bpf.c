@@ -32,7 +32,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 3);	/* rt_ft_dirty_words(RT_FT_MIN_SLOTS) */
+	__uint(max_entries, 10);	/* rt_ft_dirty_words(RT_FT_MIN_SLOTS) */
 	__type(key, __u32);
 	__type(value, __u64);
 } dirty SEC(".maps");
@@ -258,28 +258,29 @@ static __always_inline int bucket_tags(__u32 tagw, __u32 base, __u64 *w0, __u64 
 /*
  * The live slot of key k (tag t repeated in each byte) in the bucket whose
  * first slot is base, NULL when there is none; *idx: its index. Only the
- * slots whose tag is k's are read, in order. The slot read is base + j, not
- * an index worked out of the tags: its address waits for no arithmetic on
- * them, and a flow's frames follow one predicted path to it.
+ * slots whose tag is k's are read, lowest first: nearly always one, k's.
  */
 static __always_inline struct rt_flow_slot *bucket_find(const struct key_words *k, __u32 tagw,
 							__u32 base, __u64 t, __u32 *idx)
 {
 	struct rt_flow_slot *s;
-	__u64 c0, c1, hit;
+	__u64 m0, m1, m, z;
 	__u32 j, at;
 
-	if (bucket_tags(tagw, base, &c0, &c1))
+	if (bucket_tags(tagw, base, &m0, &m1))
 		return NULL;
-	c0 = tag_match(c0, t) >> 7;	/* bit 8j: slot j's tag is k's */
-	c1 = tag_match(c1, t) >> 7;	/* ... slot 8 + j's */
-	for (j = 0; j < RT_FT_BUCKET && (c0 | c1); j++) {
-		hit = c0 & 1;
-		c0 = (c0 >> 8) | (c1 << 56);
-		c1 >>= 8;
-		if (!hit)
-			continue;
-		at = base + j;
+	m0 = tag_match(m0, t);	/* bit 8j + 7: slot j's tag is k's */
+	m1 = tag_match(m1, t);	/* ... slot 8 + j's */
+	for (j = 0; j < RT_FT_BUCKET; j++) {
+		z = is_zero(m0);	/* the lowest left: word 0's, else word 1's */
+		m = m0 | (m1 & -z);
+		if (!m)
+			break;
+		at = base + low_byte(m) + 8 * (__u32)z;
+		m0 &= m0 - 1;
+		m1 &= m1 - z;
+		RT_OPAQUE(m0);
+		RT_OPAQUE(m1);
 		s = bpf_map_lookup_elem(&flows, &at);
 		if (!s)
 			return NULL;

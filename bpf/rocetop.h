@@ -218,11 +218,18 @@ static __inline __u8 rt_ft_tag(__u64 h)
 	return (__u8)(RT_FT_TAG_LIVE | ((h >> 20) & 0x7f));
 }
 
-/* The dirty map's words for a table of nslots slots: the bitmap's
- * (rt_ft_tag_word of them), then the tags', 8 slots a word. */
-static __inline __u64 rt_ft_tag_word(__u64 nslots)
+/* The dirty map's words for a table of nslots slots: the bitmap's, from
+ * word 0; the tags', 8 slots a word, from the first whole cache line after
+ * it (rt_ft_tag_word: the map's data starts on a page), so that a bucket's
+ * two words of tags are in one line. */
+static __inline __u64 rt_ft_bit_words(__u64 nslots)
 {
 	return (nslots + 63) / 64;
+}
+
+static __inline __u64 rt_ft_tag_word(__u64 nslots)
+{
+	return (rt_ft_bit_words(nslots) + 7) & ~7ULL;
 }
 
 static __inline __u64 rt_ft_dirty_words(__u64 nslots)

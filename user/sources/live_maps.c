@@ -52,7 +52,7 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 	t->flows = skel->rodata->rt_ft_flows;
 	t->nregions = skel->rodata->rt_ft_nregions;
 	t->nslots = (size_t)t->nregions * t->rslots;
-	t->nwords = rt_ft_tag_word(t->nslots);
+	t->nwords = rt_ft_bit_words(t->nslots);
 	t->epoch = (__u32 *)&skel->data->rt_ft_epoch;
 	if (bpf_map__max_entries(skel->maps.flows) != t->nslots ||
 	    bpf_map__value_size(skel->maps.flows) != sizeof(struct rt_flow_slot))
@@ -73,7 +73,7 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 		return err;
 	}
 	t->dirty = p;
-	t->tags = (__u8 *)(t->dirty + t->nwords);
+	t->tags = (__u8 *)(t->dirty + rt_ft_tag_word(t->nslots));
 	t->taken = calloc(t->nwords, sizeof(*t->taken));
 	if (!t->taken) {
 		rt_ftab_unmap(t);
