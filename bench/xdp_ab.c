@@ -18,6 +18,9 @@
  * of its object instead of rt_xdp: `-p rt_xdp_split` weighs the split
  * program that older kernels load (bpf/rocetop.bpf.c) against rt_xdp.
  *
+ * Then both tables at 40% and 80% fill with their slots cold (bench/cold.h),
+ * A and B taking turns on every frame.
+ *
  * Usage: xdp_ab [BUILD] [-b OTHER.bpf.o] [-p PROG] [-r ROUNDS] [-n REPEAT]
  * Exit 0 when it ran, 1 when it cannot (not root, no BPF, OTHER unreadable or
  * not a build of the same program).
@@ -40,6 +43,7 @@
 #include "rocetop.skel.h"
 #include "bench_pass.skel.h"
 #include "bpf_bench.h"
+#include "cold.h"
 
 #define MAX_ROUNDS 401
 
@@ -185,8 +189,15 @@ int main(int argc, char **argv)
 		pin_cpu();
 		bench_frames(fr);
 		if (!run_rounds(fd, pass_fd, fr, repeat, rounds)) {
+			static const char *const name[] = { "A", "B" };
+			struct cold_fill c[COLD_NFILL];
+
 			print_rounds(fr, other, prog_b, repeat, rounds);
-			rc = 0;
+			if (!cold_bench("xdp_ab", fd, 2, pass_fd,
+					o.ra->rodata->rt_ft_nbuckets * RT_FT_BUCKET, c)) {
+				cold_print(c, 2, name);
+				rc = 0;
+			}
 		}
 	}
 	bench_pass_bpf__destroy(o.bp);

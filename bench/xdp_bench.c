@@ -10,6 +10,9 @@
  * wrapped frame's "more" is taken per round too, against the unwrapped frame
  * of the same round.
  *
+ * Then the flow table at 40% and 80% fill with its slots cold, in a fresh load
+ * of rocetop's object (bench/cold.h), its goals printed beside.
+ *
  * Targets: at most 35 ns added for a RoCE data frame of an existing flow; the
  * same frame wrapped as a switch's mirror copy (GRE + ERSPAN III, VXLAN) at
  * most 10 ns more than unwrapped. A benchmark, not a test: a missed target
@@ -36,6 +39,7 @@
 #include "rocetop.skel.h"
 #include "bench_pass.skel.h"
 #include "bpf_bench.h"
+#include "cold.h"
 
 #define TARGET_NS 35.0	/* a RoCE data frame of a known flow */
 #define TARGET_WRAP_NS 10.0
@@ -146,6 +150,26 @@ static int print_rounds(const struct frame *fr, __u32 repeat, int runs)
 	return met;
 }
 
+/* The cold figures (bench/cold.h) of a fresh load of rocetop's object, whose
+ * table holds none of the flows above: 0, or 1 after saying why. */
+static int cold(int pass_fd)
+{
+	static const char *const name[] = { "rt_xdp" };
+	struct rocetop_bpf *rt = bench_load_rocetop("xdp_bench");
+	struct cold_fill c[COLD_NFILL];
+	int fd, rc = 1;
+
+	if (!rt)
+		return 1;
+	fd = bpf_program__fd(rt->progs.rt_xdp);
+	if (!cold_bench("xdp_bench", &fd, 1, pass_fd, rt->rodata->rt_ft_nbuckets * RT_FT_BUCKET, c)) {
+		cold_print(c, 1, name);
+		rc = 0;
+	}
+	rocetop_bpf__destroy(rt);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct rocetop_bpf *rt = NULL;
@@ -185,7 +209,7 @@ int main(int argc, char **argv)
 		       newf - oldf, newf, oldf);
 	printf("\ntarget: at most %.0f ns added for a RoCE packet: %s\n", TARGET_NS,
 	       met ? "met" : "NOT met");
-	rc = 0;
+	rc = cold(bp_fd);
 out:
 	bench_stop(rt, bp);
 	return rc;

@@ -17,8 +17,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /*
  * The flow table (bpf/rocetop.h, "The kernel flow table"): one region of
  * rt_ft_nbuckets buckets of RT_FT_BUCKET slots per possible CPU,
- * rt_ft_nregions of them, and a bit per slot in dirty. The loader sizes both
- * maps and sets these before load (user/sources/live_maps.c, rt_ftab_size).
+ * rt_ft_nregions of them, and a bit and a tag byte per slot in dirty. The
+ * loader sizes both maps and sets these before load
+ * (user/sources/live_maps.c, rt_ftab_size).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -31,7 +32,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
+	__uint(max_entries, 10);	/* rt_ft_dirty_words(RT_FT_MIN_SLOTS) */
 	__type(key, __u32);
 	__type(value, __u64);
 } dirty SEC(".maps");
@@ -204,59 +205,144 @@ static __always_inline int key_eq(const struct rt_flow_key *a, const struct key_
 		 (word_at(a, 4) ^ word_at(ad, 3)) | (word_at(a, 5) ^ kw->w5));
 }
 
+#define RT_BYTES_01	0x0101010101010101ULL
+#define RT_BYTES_7F	0x7f7f7f7f7f7f7f7fULL
+#define RT_BYTES_80	0x8080808080808080ULL
+
+/* Bit 8j+7 set for each byte j of w equal to the byte of t (t: one byte
+ * repeated), exactly (no borrow from one byte into the next). */
+static __always_inline __u64 tag_match(__u64 w, __u64 t)
+{
+	__u64 x = w ^ t;
+
+	return ~(((x & RT_BYTES_7F) + RT_BYTES_7F) | x) & RT_BYTES_80;
+}
+
+/* The byte of the lowest bit of m (m: bits 8j+7 only, not 0): 2^8j times
+ * bytes 7, 6, ... 0 leaves j in the top byte. */
+static __always_inline __u32 low_byte(__u64 m)
+{
+	return (__u32)((((m & -m) >> 7) * 0x0001020304050607ULL) >> 56);
+}
+
+/* The live slots of a tag word (tags with RT_FT_TAG_LIVE): a byte sum. */
+static __always_inline __u64 live_count(__u64 w)
+{
+	return (((w & RT_BYTES_80) >> 7) * RT_BYTES_01) >> 56;
+}
+
+/* 1 if m is 0, else 0. */
+static __always_inline __u64 is_zero(__u64 m)
+{
+	return ((m - 1) & ~m) >> 63;
+}
+
+/* The tags of the bucket whose first slot is base (tagw: the dirty map's
+ * first tag word), into w[0] and w[1]; 0, or -1 when out of the map. */
+static __always_inline int bucket_tags(__u32 tagw, __u32 base, __u64 *w0, __u64 *w1)
+{
+	__u32 tw = tagw + base / 8;
+	__u64 *d = bpf_map_lookup_elem(&dirty, &tw);
+
+	if (!d)
+		return -1;
+	*w0 = *d;
+	tw++;
+	d = bpf_map_lookup_elem(&dirty, &tw);
+	if (!d)
+		return -1;
+	*w1 = *d;
+	return 0;
+}
+
 /*
- * The slot of key k in this CPU's region, claimed (zeroed, k written) if k is
- * new; NULL when neither of k's buckets has a slot that is not live. *idx:
- * the slot's index in the whole table. A bucket is searched up to its first
- * empty slot (bpf/rocetop.h: its keys are all before it), counting its live
- * slots and noting its first slot that is not live; a new key goes to the
- * bucket with fewer live slots, the first on a tie.
+ * The live slot of key k (tag t repeated in each byte) in the bucket whose
+ * first slot is base, NULL when there is none; *idx: its index. Only the
+ * slots whose tag is k's are read, lowest first: nearly always one, k's.
+ */
+static __always_inline struct rt_flow_slot *bucket_find(const struct key_words *k, __u32 tagw,
+							__u32 base, __u64 t, __u32 *idx)
+{
+	struct rt_flow_slot *s;
+	__u64 m0, m1, m, z;
+	__u32 j, at;
+
+	if (bucket_tags(tagw, base, &m0, &m1))
+		return NULL;
+	m0 = tag_match(m0, t);	/* bit 8j + 7: slot j's tag is k's */
+	m1 = tag_match(m1, t);	/* ... slot 8 + j's */
+	for (j = 0; j < RT_FT_BUCKET; j++) {
+		z = is_zero(m0);	/* the lowest left: word 0's, else word 1's */
+		m = m0 | (m1 & -z);
+		if (!m)
+			break;
+		at = base + low_byte(m) + 8 * (__u32)z;
+		m0 &= m0 - 1;
+		m1 &= m1 - z;
+		RT_OPAQUE(m0);
+		RT_OPAQUE(m1);
+		s = bpf_map_lookup_elem(&flows, &at);
+		if (!s)
+			return NULL;
+		if (key_eq(&s->k, k)) {
+			*idx = at;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* Of the bucket whose first slot is base: its live slots into *live, and
+ * 1 + its first slot that is not live, 0 when all are (branch-free: the
+ * verifier walks one path). */
+static __always_inline __u64 bucket_free(__u32 tagw, __u32 base, __u64 *live)
+{
+	__u64 w0, w1, f0, f1, f, z;
+
+	if (bucket_tags(tagw, base, &w0, &w1))
+		return 0;
+	*live = live_count(w0) + live_count(w1);
+	f0 = ~w0 & RT_BYTES_80;
+	f1 = ~w1 & RT_BYTES_80;
+	z = is_zero(f0);
+	f = f0 | (f1 & -z);
+	return (base + 1 + low_byte(f) + 8 * z) & -(1 - is_zero(f));
+}
+
+/*
+ * The slot of key k in this CPU's region, claimed (k written, counters
+ * zeroed, then its tag) if k is new; NULL when neither of k's buckets has a
+ * slot that is not live. *idx: the slot's index in the whole table. A
+ * bucket is searched by its tags (bpf/rocetop.h), one cache line. A new key
+ * goes to the bucket with fewer live slots, the first on a tie, in its
+ * first slot that is not live, so a bucket's keys stay before its first
+ * empty slot (user space searches so: user/sources/live_maps.c).
  */
 static __always_inline struct rt_flow_slot *flow_slot(const struct key_words *k, __u32 *idx)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), i, b, at, first0, base;
-	__u64 live0 = 0, live1 = 0, free0 = 0, free1 = 0, st, use1;
+	__u32 cpu = bpf_get_smp_processor_id(), at, base0, base1, tagw;
+	__u64 live0 = 0, live1 = 0, free0, free1 = 0, use1, t, *d;
 	struct rt_flow_slot *s;
 	__u64 h = rt_ft_hash_words(k->w0, word_at(k->addr, 0), word_at(k->addr, 1),
 				   word_at(k->addr, 2), word_at(k->addr, 3), k->w5);
 
 	if (cpu >= rt_ft_nregions)
 		return NULL;
+	tagw = (__u32)rt_ft_tag_word((__u64)rt_ft_nregions * rt_ft_nbuckets * RT_FT_BUCKET);
+	t = rt_ft_tag(h) * RT_BYTES_01;
 	cpu *= rt_ft_nbuckets;
-	first0 = base = (cpu + rt_ft_bucket(h, 0, rt_ft_nbuckets)) * RT_FT_BUCKET;
-	for (b = 0; b < 2; b++) {
-		if (b) {	/* the second bucket only when the first has not k */
-			base = (cpu + rt_ft_bucket(h, 1, rt_ft_nbuckets)) * RT_FT_BUCKET;
-			if (base == first0)
-				break;
-		}
-		for (i = 0; i < RT_FT_BUCKET; i++) {
-			at = base + i;
-			s = bpf_map_lookup_elem(&flows, &at);
-			if (!s)
-				return NULL;
-			st = s->v.slot;
-			if (st == RT_FT_LIVE) {
-				if (key_eq(&s->k, k)) {
-					*idx = at;
-					return s;
-				}
-				if (b)
-					live1++;
-				else
-					live0++;
-				RT_OPAQUE(live0);
-				RT_OPAQUE(live1);
-				continue;
-			}
-			if (b && !free1)
-				free1 = at + 1;
-			else if (!b && !free0)
-				free0 = at + 1;
-			if (st == RT_FT_EMPTY)	/* k is not further on */
-				break;
-		}
+	base0 = (cpu + rt_ft_bucket(h, 0, rt_ft_nbuckets)) * RT_FT_BUCKET;
+	base1 = (cpu + rt_ft_bucket(h, 1, rt_ft_nbuckets)) * RT_FT_BUCKET;
+	s = bucket_find(k, tagw, base0, t, idx);
+	if (s)
+		return s;
+	if (base1 != base0) {	/* the second bucket only when the first has not k */
+		s = bucket_find(k, tagw, base1, t, idx);
+		if (s)
+			return s;
+		free1 = bucket_free(tagw, base1, &live1);
 	}
+	free0 = bucket_free(tagw, base0, &live0);
 	/* bucket 1 when it has a free slot and bucket 0 has none or more live
 	 * ones: (x - 1) >> 63 is 1 for x == 0; live1 - live0 is negative
 	 * (its top bit set) when live1 < live0 */
@@ -269,7 +355,8 @@ static __always_inline struct rt_flow_slot *flow_slot(const struct key_words *k,
 	if (!s)
 		return NULL;
 	/* A dead slot may hold counts of a packet that raced its eviction:
-	 * they were the evicted flow's. Key first, then the state. */
+	 * they were the evicted flow's. Key first, then the state, then the
+	 * tag that lets a search find it. */
 	{
 		__u64 *kd = (__u64 *)&s->k;
 
@@ -282,6 +369,10 @@ static __always_inline struct rt_flow_slot *flow_slot(const struct key_words *k,
 	}
 	__builtin_memset(&s->v, 0, sizeof(s->v));
 	s->v.slot = RT_FT_LIVE;
+	tagw += at / 8;
+	d = bpf_map_lookup_elem(&dirty, &tagw);
+	if (d)
+		((__u8 *)d)[at & 7] = (__u8)t;
 	*idx = at;
 	return s;
 }

@@ -118,10 +118,24 @@ struct rt_flow_val {
  * v.slot: RT_FT_EMPTY, RT_FT_LIVE, or RT_FT_DEAD: evicted by user space,
  * which writes nothing else; the owning CPU may claim a dead slot again for
  * any key, counting from zero.
+ *
+ * Tags: so that a search reads one cache line a bucket, not a slot's key and
+ * state (two lines of a 152-byte slot) for every slot it passes, each slot
+ * has a tag byte, and a bucket's 16 tags sit together in two __u64 words of
+ * the dirty map, after its bitmap words (rt_ft_tag_word): byte i of them is
+ * slot i's. RT_FT_TAG_EMPTY (never claimed), RT_FT_TAG_DEAD, or a live slot's
+ * rt_ft_tag(): RT_FT_TAG_LIVE and 7 bits of its key's hash. The program
+ * reads only the tags to find a key's candidates (a live slot whose tag is
+ * the key's; its key is then compared) and a bucket's live and first free
+ * slots; it writes a claimed slot's tag after the slot. User space reads
+ * v.slot, and when it evicts a slot writes v.slot then the tag.
  */
 #define RT_FT_EMPTY	0
 #define RT_FT_LIVE	1
 #define RT_FT_DEAD	2
+#define RT_FT_TAG_EMPTY	0
+#define RT_FT_TAG_DEAD	1
+#define RT_FT_TAG_LIVE	0x80
 #define RT_FT_BUCKET	16
 #define RT_FT_PROBES	(2 * RT_FT_BUCKET)	/* the slots a key can be in */
 #define RT_FT_MIN_SLOTS	RT_FT_BUCKET		/* a region: whole buckets, at least one */
@@ -195,6 +209,32 @@ static __inline __u64 rt_ft_hash(const struct rt_flow_key *k)
 static __inline __u32 rt_ft_bucket(__u64 h, int which, __u32 nbuckets)
 {
 	return (__u32)(((which ? h >> 32 : h & 0xffffffffULL) * nbuckets) >> 32);
+}
+
+/* A live slot's tag for a key of hash h: 7 bits that choose neither bucket
+ * (rt_ft_bucket reads the top bits of each half). */
+static __inline __u8 rt_ft_tag(__u64 h)
+{
+	return (__u8)(RT_FT_TAG_LIVE | ((h >> 20) & 0x7f));
+}
+
+/* The dirty map's words for a table of nslots slots: the bitmap's, from
+ * word 0; the tags', 8 slots a word, from the first whole cache line after
+ * it (rt_ft_tag_word: the map's data starts on a page), so that a bucket's
+ * two words of tags are in one line. */
+static __inline __u64 rt_ft_bit_words(__u64 nslots)
+{
+	return (nslots + 63) / 64;
+}
+
+static __inline __u64 rt_ft_tag_word(__u64 nslots)
+{
+	return (rt_ft_bit_words(nslots) + 7) & ~7ULL;
+}
+
+static __inline __u64 rt_ft_dirty_words(__u64 nslots)
+{
+	return rt_ft_tag_word(nslots) + nslots / 8;
 }
 
 /*

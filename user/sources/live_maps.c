@@ -27,7 +27,7 @@ int rt_ftab_size(struct rocetop_bpf *skel, __u32 max_flows, int ncpus)
 	if (nslots > 1U << 31)
 		return -E2BIG;
 	if (bpf_map__set_max_entries(skel->maps.flows, (__u32)nslots) ||
-	    bpf_map__set_max_entries(skel->maps.dirty, (__u32)((nslots + 63) / 64)))
+	    bpf_map__set_max_entries(skel->maps.dirty, (__u32)rt_ft_dirty_words(nslots)))
 		return -EINVAL;
 	skel->rodata->rt_ft_nbuckets = (__u32)nbuckets;
 	skel->rodata->rt_ft_nregions = (__u32)ncpus;
@@ -52,13 +52,13 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 	t->flows = skel->rodata->rt_ft_flows;
 	t->nregions = skel->rodata->rt_ft_nregions;
 	t->nslots = (size_t)t->nregions * t->rslots;
-	t->nwords = (t->nslots + 63) / 64;
+	t->nwords = rt_ft_bit_words(t->nslots);
 	t->epoch = (__u32 *)&skel->data->rt_ft_epoch;
 	if (bpf_map__max_entries(skel->maps.flows) != t->nslots ||
 	    bpf_map__value_size(skel->maps.flows) != sizeof(struct rt_flow_slot))
 		return -EINVAL;
 	t->slots_len = page_round(t->nslots * sizeof(struct rt_flow_slot));
-	t->dirty_len = page_round(t->nwords * sizeof(__u64));
+	t->dirty_len = page_round(rt_ft_dirty_words(t->nslots) * sizeof(__u64));
 	p = mmap(NULL, t->slots_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		 bpf_map__fd(skel->maps.flows), 0);
 	if (p == MAP_FAILED)
@@ -73,6 +73,7 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 		return err;
 	}
 	t->dirty = p;
+	t->tags = (__u8 *)(t->dirty + rt_ft_tag_word(t->nslots));
 	t->taken = calloc(t->nwords, sizeof(*t->taken));
 	if (!t->taken) {
 		rt_ftab_unmap(t);
@@ -105,6 +106,7 @@ void rt_ftab_unmap(struct rt_ftab *t)
 	free(t->taken);
 	t->slots = NULL;
 	t->dirty = NULL;
+	t->tags = NULL;
 	t->seen = NULL;
 	t->taken = NULL;
 }
@@ -323,7 +325,10 @@ int rt_ftab_kill(struct rt_ftab *t, const struct rt_flow_key *k)
 		struct rt_flow_slot *s = rt_ftab_find(t, r, k, h);
 
 		if (s) {
+			/* the state, then the tag (bpf/rocetop.h): a claim of the
+			 * slot, which the tag lets in, then writes both again */
 			__atomic_store_n(&s->v.slot, RT_FT_DEAD, __ATOMIC_RELEASE);
+			__atomic_store_n(&t->tags[s - t->slots], RT_FT_TAG_DEAD, __ATOMIC_RELEASE);
 			if (t->seen)
 				t->seen[s - t->slots] = (struct rt_ft_seen){ 0, 0 };
 			n++;

@@ -28,7 +28,8 @@ struct rt_ft_seen {
 
 struct rt_ftab {
 	struct rt_flow_slot *slots;	/* nregions x rslots, mmapped */
-	__u64 *dirty;			/* a bit per slot, mmapped */
+	__u64 *dirty;			/* a bit per slot, mmapped, then the tags */
+	__u8 *tags;			/* a tag byte per slot (bpf/rocetop.h), in dirty */
 	struct rt_ft_seen *seen;	/* per slot, user space's own; NULL: the
 					 * caller keeps the times per flow */
 	__u64 *taken;			/* the dirty words the last rt_ftab_stamp took */
