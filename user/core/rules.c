@@ -30,6 +30,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "rules_health.h"
+#include "rules_probe.h"
 
 /* Pauses on one interface, direction and priority over the interval. */
 struct pause {
@@ -1444,7 +1445,7 @@ static int rules_end(struct rt_rule_ctx *c)
 
 	if (c->np)
 		involve(c);
-
+	rt_probe_evidence(c->F, c->cur);	/* the probes to a finding's peer (rules_probe.c) */
 	free(c->dv);
 	free(c);
 	return err;
@@ -1459,6 +1460,7 @@ HEALTH_RULE(rule_link_errors, rt_rule_link_errors)
 HEALTH_RULE(rule_buffer_discard, rt_rule_buffer_discard)
 HEALTH_RULE(rule_slow_receiver, rt_rule_slow_receiver)
 HEALTH_RULE(rule_pcie, rt_rule_pcie)
+RT_PROBE_RULE_FNS	/* the probe mesh's rules (rules_probe.c), wrapped the same way */
 
 /* The table the engine runs, in order; severity and when are what README.md's
  * rules table says of each (rocetop --dump-rules writes it: make options). */
@@ -1501,6 +1503,7 @@ static const struct rt_rule rules[] = {
 	  "this host sends PFC on a priority while it receives none there, and `rx_out_of_buffer`, `out_of_buffer` or the `outbound_pci_*` stall counters move in the same interval: the host, not the fabric, is the pause source" },
 	{ "pcie", rule_pcie, "warning",
 	  "`rx/tx_pci_signal_integrity` (the PCIe link retrains), `outbound_pci_stalled_rd/wr_events` or `outbound_pci_buffer_overflow` moving by pcie-min (1)" },
+	RT_PROBE_RULE_ROWS
 };
 
 const struct rt_ruleset rt_rules = {
@@ -1509,10 +1512,3 @@ const struct rt_ruleset rt_rules = {
 	.rules = rules,
 	.n = sizeof(rules) / sizeof(rules[0]),
 };
-
-void rt_rules_dump(const struct rt_ruleset *R, FILE *f)
-{
-	fputs("| rule | severity | when |\n| --- | --- | --- |\n", f);
-	for (size_t i = 0; i < R->n; i++)
-		fprintf(f, "| `%s` | %s | %s |\n", R->rules[i].name, R->rules[i].severity, R->rules[i].when);
-}
