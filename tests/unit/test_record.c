@@ -645,6 +645,89 @@ static int write_hostile(const char *path)
 	return err ? 1 : 0;
 }
 
+/*
+ * test_record --probes PATH: 6 intervals 1 s apart of probe rows (and a
+ * congested flow 10.0.0.1 -> 10.0.0.2), for tests/rec/test_rec_probes.sh,
+ * which works out what report must say from the values below. Peer node-b
+ * (10.0.0.2) path 0: 64-byte probes never lost (RTT 50 + i us, network
+ * 38 + i, responder 12); 1024-byte ones lose 4 of 10 in intervals 2 and 3
+ * (judged path-loss there). A peer whose name is markup (10.0.0.3), path 1,
+ * 64 bytes: its responder at 41 ms in interval 4 (judged host-stall).
+ */
+static void probe_row_set(struct rt_probe_row *r, const char *peer, const char *addr, int path, __u32 size,
+			  __u64 lost, int finding, double rtt, double net, double resp, const char *why)
+{
+	snprintf(r->peer, sizeof(r->peer), "%s", peer);
+	snprintf(r->addr, sizeof(r->addr), "%s", addr);
+	r->path = (__u8)path;
+	r->flow_label = 0x100u + (unsigned)path;
+	r->udp_sport = (__u16)(49152 + path);
+	r->clock = RT_PROBE_CLOCK_SYSTEM;
+	r->size = size;
+	r->sent = 10;
+	r->lost = lost;
+	r->answered = 10 - lost;
+	r->finding = (__u8)finding;
+	r->rtt_p50_us = rtt;
+	r->rtt_p99_us = rtt + 10;
+	r->net_p50_us = net;
+	r->resp_p50_us = resp;
+	r->net_base_us = 37;
+	snprintf(r->why, sizeof(r->why), "%s", why);
+}
+
+static int write_probes(const char *path)
+{
+	static const char evil[] = "<img src=x onerror=alert(1)>\"'&";
+	struct rt_delta d = { 0 };
+	struct rt_opts o;
+	struct rt_sink *sink;
+	struct rt_snapshot s;
+	int i, err = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.write_file = path;
+	sink = rt_record_sink_new(&o);
+	if (!sink)
+		return 1;
+	for (i = 0; i < 6 && !err; i++) {
+		struct rt_flow *f;
+		int loss = i == 2 || i == 3, stall = i == 4;
+
+		rt_snapshot_init(&s);
+		s.time_ns = 1700000000000000000ULL + (unsigned long long)i * 1000000000ULL;
+		s.mono_ns = 1000000000ULL * (unsigned)(i + 1);
+		snprintf(s.source, sizeof(s.source), "probes");
+		rt_snapshot_add_iface(&s, 2, "eth0", "native");
+		f = rt_snapshot_add_flow(&s);
+		f->k.ifindex = 2;
+		f->k.family = 4;
+		f->k.src[0] = 10, f->k.src[3] = 1;
+		f->k.dst[0] = 10, f->k.dst[3] = 2;
+		f->k.dqpn = 0x111;
+		f->v.ecn[RT_ECN_ECT0] = 100ULL * (unsigned)(i + 1);
+		f->v.ecn[RT_ECN_CE] = 20ULL * (unsigned)(i + 1);
+		f->v.pkts = 120ULL * (unsigned)(i + 1);
+		f->v.bytes = f->v.pkts * 1024;
+		f->v.dscp = 26;
+		f->v.opcode = 0x0a;
+		f->v.first_ns = 1;
+		f->v.last_ns = s.mono_ns;
+		f->throttles = -1;
+		probe_row_set(rt_snapshot_add_probe(&s), "node-b", "10.0.0.2", 0, 64, 0, RT_PF_NONE, 50 + i, 38 + i, 12, "");
+		probe_row_set(rt_snapshot_add_probe(&s), "node-b", "10.0.0.2", 0, 1024, loss ? 4 : 0,
+			      loss ? RT_PF_PATH_LOSS : RT_PF_NONE, 60, 40, 12,
+			      loss ? "4 of 10 probes lost (40.0%) in the last 5 intervals" : "");
+		probe_row_set(rt_snapshot_add_probe(&s), evil, "10.0.0.3", 1, 64, 0, stall ? RT_PF_HOST_STALL : RT_PF_NONE,
+			      stall ? 41040 : 40, 30, stall ? 41000 : 10,
+			      stall ? "responder time p50 41000 us while the network's is 30 us as usual: the peer host stalls" : "");
+		err = sink->emit(sink, &s, &d);
+		rt_snapshot_free(&s);
+	}
+	sink->close(sink);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/rto-rec.XXXXXX", path[256], cut[256], rot[300];
@@ -656,6 +739,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--hostile"))
 		return write_hostile(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--probes"))
+		return write_probes(argv[2]);
 
 	rt_verbosity = RT_LOG_WARN;
 	/* The cuts below each warn once: keep those off the test's output. */
