@@ -72,6 +72,30 @@ if grep -q '^Probes (per peer, path and size' "$tmp/r.txt" &&
 	grep -Eq '^  node-b +10\.0\.0\.2 +0 0x00100 49152  1024 +60 +8 +13\.33% +60\.0 us +40\.0 us +12\.0 us system path-loss x2$' "$tmp/r.txt"; then
 	pass "report: the probes section's rows as text"
 else fail "report text: $(grep -A4 '^Probes' "$tmp/r.txt")"; fi
+# Perfetto: a counter per peer of its network p50 and of its lost probes,
+# each interval's value from its start (the interval before's end), 0 at the end.
+"$ROCETOP" report "$rec" --perfetto "$tmp/t.json" >/dev/null 2>"$tmp/t.err" || fail "report --perfetto exited $?: $(head -2 "$tmp/t.err")"
+out=$("$PY" - "$tmp/t.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+tr = {}
+for e in d["traceEvents"]:
+    if e.get("ph") == "C" and e["name"].startswith(("probe network p50 us: ", "probes lost: ")):
+        tr.setdefault(e["name"], []).append((round(e["ts"] / 1e6), e["args"]["value"]))
+t0 = 1700000000
+ts = [t0 - 1 + i for i in range(7)]
+evil = "<img src=x onerror=alert(1)>\"'&"
+want = {
+    "probe network p50 us: node-b (10.0.0.2)": list(zip(ts, [max(38 + i, 40) for i in range(6)] + [0])),
+    "probes lost: node-b (10.0.0.2)": list(zip(ts, [0, 0, 4, 4, 0, 0, 0])),
+    "probe network p50 us: %s (10.0.0.3)" % evil: list(zip(ts, [30] * 6 + [0])),
+    "probes lost: %s (10.0.0.3)" % evil: list(zip(ts, [0] * 7)),
+}
+print("ok" if tr == want else "got %r" % tr)
+PY
+)
+[ "$out" = ok ] && pass "report --perfetto: each peer's network p50 and lost probes per interval" ||
+	fail "report --perfetto: $out"
 old=tests/fixtures/rec/main-e7a5c90-rtoldy-10G.rtr
 "$ROCETOP" report --json "$old" >"$tmp/old.json" 2>/dev/null || fail "the old recording's report exited $?"
 "$PY" -c 'import json,sys; sys.exit("probes" in json.load(open(sys.argv[1])))' "$tmp/old.json" &&
