@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "check.h"
 #include "findings.h"
 
@@ -284,8 +285,43 @@ static void test_peer_evidence(void)
 	TEST_END("rules_probe: a congestion finding's evidence says what the probes to its peer show");
 }
 
+/* 100 peers of 4 paths and 2 sizes (800 rows): every peer's responder
+ * stalls on its paths, path 3 of every other peer loses its large probes;
+ * 100 host-stall and 50 path-loss episodes; the interval's cost printed. */
+static void test_mesh_of_100(void)
+{
+	struct rt_findings F;
+	struct iv v;
+	char name[16], addr[16];
+	struct timespec a, b;
+
+	start(&F);
+	iv_init(&v, 1);
+	for (int p = 0; p < 100; p++)
+		for (int path = 0; path < 4; path++)
+			for (int k = 0; k < 2; k++) {
+				int loss = path == 3 && k == 1 && p % 2 == 0;
+
+				snprintf(name, sizeof(name), "n%d", p);
+				snprintf(addr, sizeof(addr), "10.0.%d.%d", p / 200, 1 + p % 200);
+				row(&v, name, addr, path, k ? 4096 : 64, loss ? RT_PF_PATH_LOSS : RT_PF_HOST_STALL, 10,
+				    loss ? 5 : 0, loss ? "5 of 10 probes lost" : "the peer host stalls");
+			}
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	CHECK_EQ(eval(&F, &v), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "host-stall"), 100);
+	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, "path-loss"), 50);
+	CHECK_EQ(count_ev(&F, RT_FEV_OPEN, NULL), 150);
+	printf("  800 probe rows judged in %.2f ms\n", (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6);
+	rt_snapshot_free(&v.s);
+	rt_findings_free(&F);
+	TEST_END("rules_probe: a mesh of 100 peers, 4 paths, 2 sizes: one host-stall a peer, one path-loss a lossy path");
+}
+
 int main(void)
 {
+	test_mesh_of_100();
 	test_loss_by_size();
 	test_down_latency_stall();
 	test_peer_evidence();

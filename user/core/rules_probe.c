@@ -12,6 +12,8 @@
  * (rt_probe_evidence, from rules.c's end of an interval).
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "findings.h"
@@ -57,32 +59,75 @@ static int same_path(const struct rt_probe_row *a, const struct rt_probe_row *b)
 	return same_peer(a, b) && a->path == b->path && a->flow_label == b->flow_label;
 }
 
-/* The first row of its path (or peer) in the snapshot: a group is read once, from there. */
-static int first_of(const struct rt_snapshot *s, size_t i, int (*same)(const struct rt_probe_row *,
-								     const struct rt_probe_row *))
+/*
+ * The rows in path order: by address, name, path and flow label, then as
+ * the snapshot has them (so a path's sizes keep the mesh's order). A
+ * path's rows, and a peer's, are then runs of the order: each rule reads
+ * the interval's rows in O(n log n), not a walk of every row for each.
+ */
+struct order {
+	const struct rt_probe_row **ix;	/* the snapshot's rows, in path order */
+	size_t n;
+};
+
+static int order_cmp(const void *x, const void *y)
 {
-	for (size_t j = 0; j < i; j++)
-		if (same(&s->probes[j], &s->probes[i]))
-			return 0;
-	return 1;
+	const struct rt_probe_row *a = *(const struct rt_probe_row *const *)x;
+	const struct rt_probe_row *b = *(const struct rt_probe_row *const *)y;
+	int c = strcmp(a->addr, b->addr);
+
+	if (!c)
+		c = strcmp(a->peer, b->peer);
+	if (!c)
+		c = (a->path > b->path) - (a->path < b->path);
+	if (!c)
+		c = (a->flow_label > b->flow_label) - (a->flow_label < b->flow_label);
+	return c ? c : (a > b) - (a < b);	/* one array: its order */
 }
 
-/* "64 and 1024", "64, 512 and 1024": the sizes of the path's rows (of i on) that pick selects. */
-static const char *sizes_text(const struct rt_snapshot *s, size_t i, int (*pick)(const struct rt_probe_row *),
+/* 0, or -ENOMEM. */
+static int order_make(struct order *o, const struct rt_snapshot *s)
+{
+	o->n = s->nprobes;
+	o->ix = malloc((o->n ? o->n : 1) * sizeof(*o->ix));
+	if (!o->ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n; i++)
+		o->ix[i] = &s->probes[i];
+	qsort(o->ix, o->n, sizeof(*o->ix), order_cmp);
+	return 0;
+}
+
+static const struct rt_probe_row *at(const struct order *o, size_t k)
+{
+	return o->ix[k];
+}
+
+/* The end of the run of rows from g on that same keeps together. */
+static size_t run_end(const struct order *o, size_t g, int (*same)(const struct rt_probe_row *,
+								   const struct rt_probe_row *))
+{
+	size_t e = g + 1;
+
+	while (e < o->n && same(at(o, e), at(o, g)))
+		e++;
+	return e;
+}
+
+/* "64 and 1024", "64, 512 and 1024": the sizes of rows [g, e) that pick selects. */
+static const char *sizes_text(const struct order *o, size_t g, size_t e, int (*pick)(const struct rt_probe_row *),
 			      char *buf, size_t len)
 {
 	size_t n = 0, k = 0, all = 0;
 
-	for (size_t j = i; j < s->nprobes; j++)
-		all += same_path(&s->probes[j], &s->probes[i]) && pick(&s->probes[j]);
+	for (size_t j = g; j < e; j++)
+		all += pick(at(o, j)) != 0;
 	buf[0] = '\0';
-	for (size_t j = i; j < s->nprobes; j++) {
-		const struct rt_probe_row *r = &s->probes[j];
-
-		if (!same_path(r, &s->probes[i]) || !pick(r))
+	for (size_t j = g; j < e; j++) {
+		if (!pick(at(o, j)))
 			continue;
 		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%u",
-				      !k ? "" : k + 1 == all ? " and " : ", ", r->size);
+				      !k ? "" : k + 1 == all ? " and " : ", ", at(o, j)->size);
 		k++;
 	}
 	if (n >= len)
@@ -112,21 +157,23 @@ static int is_any(const struct rt_probe_row *r)
 	return 1;
 }
 
-/* The path's rows of i on: how many, and the first that pick selects (or NULL). */
-static const struct rt_probe_row *path_rows(const struct rt_snapshot *s, size_t i,
-					     int (*pick)(const struct rt_probe_row *), size_t *n, size_t *npick,
+static int is_latency(const struct rt_probe_row *r)
+{
+	return r->finding == RT_PF_PATH_LATENCY;
+}
+
+/* Rows [g, e) that pick selects: how many, their probes sent and lost, the first (or NULL). */
+static const struct rt_probe_row *path_rows(const struct order *o, size_t g, size_t e,
+					     int (*pick)(const struct rt_probe_row *), size_t *npick,
 					     __u64 *sent, __u64 *lost)
 {
 	const struct rt_probe_row *first = NULL;
 
-	*n = *npick = 0;
+	*npick = 0;
 	*sent = *lost = 0;
-	for (size_t j = i; j < s->nprobes; j++) {
-		const struct rt_probe_row *r = &s->probes[j];
+	for (size_t j = g; j < e; j++) {
+		const struct rt_probe_row *r = at(o, j);
 
-		if (!same_path(r, &s->probes[i]))
-			continue;
-		(*n)++;
 		if (!pick(r))
 			continue;
 		(*npick)++;
@@ -150,130 +197,137 @@ static const char *path_text(const struct rt_probe_row *r, char *buf, size_t len
 	return buf;
 }
 
-int rt_rule_path_down(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+/* One path's rows [g, e): path-down when every size is down. */
+static int path_down(struct rt_findings *F, const struct order *o, size_t g, size_t e)
 {
+	const struct rt_probe_row *r;
+	struct rt_subject s;
+	size_t ndown;
+	__u64 sent, lost;
+	char pt[200], sz[64];
+
+	r = path_rows(o, g, e, is_down, &ndown, &sent, &lost);
+	if (!r || ndown != e - g)
+		return 0;
+	peer_subject(&s, r, 1);
+	return rt_findings_match(F, "path-down", RT_SEV_CRITICAL, &s, 1, (double)lost, "probes lost", next_down,
+				 "%s; %s, %s-byte probes", r->why, path_text(r, pt, sizeof(pt)),
+				 sizes_text(o, g, e, is_any, sz, sizeof(sz)));
+}
+
+/* One path's rows [g, e): path-loss when some size lost, not every one down;
+ * the sizes named when others on the path lost none. */
+static int path_loss(struct rt_findings *F, const struct order *o, size_t g, size_t e)
+{
+	const struct rt_probe_row *r;
+	struct rt_subject s;
+	size_t nlossy, nclean, ndown;
+	__u64 sent, lost, s2, l2;
+	char pt[200], sz[64], ok[64];
+
+	r = path_rows(o, g, e, is_lossy, &nlossy, &sent, &lost);
+	path_rows(o, g, e, is_down, &ndown, &s2, &l2);
+	if (!r || ndown == e - g)	/* every size down: path-down says it */
+		return 0;
+	path_rows(o, g, e, is_clean, &nclean, &s2, &l2);
+	peer_subject(&s, r, 1);
+	path_text(r, pt, sizeof(pt));
+	sizes_text(o, g, e, is_lossy, sz, sizeof(sz));
+	if (nclean)	/* only some sizes die: name them */
+		return rt_findings_match(F, "path-loss", RT_SEV_WARNING, &s, 1, sent ? (double)lost / (double)sent : 1,
+			RT_UNIT_SHARE, next_loss,
+			"only the %s-byte probes die (%s), the %s-byte ones on the same path lose none; %s", sz, r->why,
+			sizes_text(o, g, e, is_clean, ok, sizeof(ok)), pt);
+	return rt_findings_match(F, "path-loss", RT_SEV_WARNING, &s, 1, sent ? (double)lost / (double)sent : 1,
+				 RT_UNIT_SHARE, next_loss, "%s; %s, %s-byte probes", r->why, pt, sz);
+}
+
+/* One path's rows [g, e): path-latency when a size says so. */
+static int path_latency(struct rt_findings *F, const struct order *o, size_t g, size_t e)
+{
+	const struct rt_probe_row *r;
+	struct rt_subject s;
+	size_t nlat;
+	__u64 sent, lost;
+	char pt[200], sz[64];
+
+	r = path_rows(o, g, e, is_latency, &nlat, &sent, &lost);
+	if (!r)
+		return 0;
+	peer_subject(&s, r, 1);
+	return rt_findings_match(F, "path-latency", RT_SEV_WARNING, &s, 1, r->net_p50_us, "us network time (p50)",
+				 next_latency, "%s; %s, %s-byte probes", r->why, path_text(r, pt, sizeof(pt)),
+				 sizes_text(o, g, e, is_latency, sz, sizeof(sz)));
+}
+
+/* One peer's rows [g, e): host-stall when a path of it says so. */
+static int host_stall(struct rt_findings *F, const struct order *o, size_t g, size_t e)
+{
+	const struct rt_probe_row *r = NULL;
+	struct rt_subject s;
+	size_t paths = 0, stalled = 0;
+	char pt[200];
+
+	for (size_t p = g, pe; p < e; p = pe) {
+		pe = run_end(o, p, same_path);
+		paths++;
+		for (size_t k = p; k < pe; k++)
+			if (at(o, k)->finding == RT_PF_HOST_STALL) {
+				stalled++;
+				r = r ? r : at(o, k);
+				break;
+			}
+	}
+	if (!r)
+		return 0;
+	peer_subject(&s, r, 0);
+	return rt_findings_match(F, "host-stall", RT_SEV_WARNING, &s, 1, r->resp_p50_us, "us responder time (p50)",
+				 next_stall, "%s; on %zu of %zu paths to the peer, %s, %u-byte probes", r->why, stalled,
+				 paths, path_text(r, pt, sizeof(pt)), r->size);
+}
+
+/* Each run of rows that same keeps together, judged by one: 0 or -ENOMEM. */
+static int each_run(struct rt_findings *F, const struct rt_snapshot *cur,
+		    int (*same)(const struct rt_probe_row *, const struct rt_probe_row *),
+		    int (*one)(struct rt_findings *, const struct order *, size_t, size_t))
+{
+	struct order o;
 	int err = 0;
 
-	(void)d;
-	for (size_t i = 0; i < cur->nprobes; i++) {
-		const struct rt_probe_row *r;
-		struct rt_subject s;
-		size_t n, ndown;
-		__u64 sent, lost;
-		char pt[200], sz[64];
-
-		if (!first_of(cur, i, same_path))
-			continue;
-		r = path_rows(cur, i, is_down, &n, &ndown, &sent, &lost);
-		if (!r || ndown != n)
-			continue;
-		peer_subject(&s, r, 1);
-		err |= rt_findings_match(F, "path-down", RT_SEV_CRITICAL, &s, 1, (double)lost, "probes lost",
-					 next_down, "%s; %s, %s-byte probes", r->why, path_text(r, pt, sizeof(pt)),
-					 sizes_text(cur, i, is_any, sz, sizeof(sz)));
+	if (!cur->nprobes)
+		return 0;
+	if (order_make(&o, cur))
+		return -ENOMEM;
+	for (size_t g = 0, e; g < o.n; g = e) {
+		e = run_end(&o, g, same);
+		err |= one(F, &o, g, e);
 	}
+	free(o.ix);
 	return err;
+}
+
+int rt_rule_path_down(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	(void)d;
+	return each_run(F, cur, same_path, path_down);
 }
 
 int rt_rule_path_loss(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
-	int err = 0;
-
 	(void)d;
-	for (size_t i = 0; i < cur->nprobes; i++) {
-		const struct rt_probe_row *r;
-		struct rt_subject s;
-		size_t n, nlossy, nclean, ndown;
-		__u64 sent, lost, s2, l2;
-		char pt[200], sz[64], ok[64];
-
-		if (!first_of(cur, i, same_path))
-			continue;
-		r = path_rows(cur, i, is_lossy, &n, &nlossy, &sent, &lost);
-		path_rows(cur, i, is_down, &n, &ndown, &s2, &l2);
-		if (!r || ndown == n)	/* every size down: path-down says it */
-			continue;
-		path_rows(cur, i, is_clean, &n, &nclean, &s2, &l2);
-		peer_subject(&s, r, 1);
-		path_text(r, pt, sizeof(pt));
-		sizes_text(cur, i, is_lossy, sz, sizeof(sz));
-		if (nclean)	/* only some sizes die: name them */
-			err |= rt_findings_match(F, "path-loss", RT_SEV_WARNING, &s, 1,
-				sent ? (double)lost / (double)sent : 1, RT_UNIT_SHARE, next_loss,
-				"only the %s-byte probes die (%s), the %s-byte ones on the same path lose none; %s", sz, r->why,
-				sizes_text(cur, i, is_clean, ok, sizeof(ok)), pt);
-		else
-			err |= rt_findings_match(F, "path-loss", RT_SEV_WARNING, &s, 1,
-				sent ? (double)lost / (double)sent : 1, RT_UNIT_SHARE, next_loss,
-				"%s; %s, %s-byte probes", r->why, pt, sz);
-	}
-	return err;
-}
-
-static int is_latency(const struct rt_probe_row *r)
-{
-	return r->finding == RT_PF_PATH_LATENCY;
+	return each_run(F, cur, same_path, path_loss);
 }
 
 int rt_rule_path_latency(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
-	int err = 0;
-
 	(void)d;
-	for (size_t i = 0; i < cur->nprobes; i++) {
-		const struct rt_probe_row *r;
-		struct rt_subject s;
-		size_t n, nlat;
-		__u64 sent, lost;
-		char pt[200], sz[64];
-
-		if (!first_of(cur, i, same_path))
-			continue;
-		r = path_rows(cur, i, is_latency, &n, &nlat, &sent, &lost);
-		if (!r)
-			continue;
-		peer_subject(&s, r, 1);
-		err |= rt_findings_match(F, "path-latency", RT_SEV_WARNING, &s, 1, r->net_p50_us,
-					 "us network time (p50)", next_latency, "%s; %s, %s-byte probes", r->why,
-					 path_text(r, pt, sizeof(pt)), sizes_text(cur, i, is_latency, sz, sizeof(sz)));
-	}
-	return err;
+	return each_run(F, cur, same_path, path_latency);
 }
 
 int rt_rule_host_stall(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
-	int err = 0;
-
 	(void)d;
-	for (size_t i = 0; i < cur->nprobes; i++) {
-		const struct rt_probe_row *r = NULL;
-		struct rt_subject s;
-		size_t paths = 0, stalled = 0;
-		char pt[200];
-
-		if (!first_of(cur, i, same_peer))
-			continue;
-		for (size_t j = i; j < cur->nprobes; j++) {
-			const struct rt_probe_row *x = &cur->probes[j];
-
-			if (!same_peer(x, &cur->probes[i]) || !first_of(cur, j, same_path))
-				continue;
-			paths++;
-			for (size_t k = j; k < cur->nprobes; k++)
-				if (same_path(&cur->probes[k], x) && cur->probes[k].finding == RT_PF_HOST_STALL) {
-					stalled++;
-					r = r ? r : &cur->probes[k];
-					break;
-				}
-		}
-		if (!r)
-			continue;
-		peer_subject(&s, r, 0);
-		err |= rt_findings_match(F, "host-stall", RT_SEV_WARNING, &s, 1, r->resp_p50_us,
-					 "us responder time (p50)", next_stall, "%s; on %zu of %zu paths to the peer, %s, %u-byte probes",
-					 r->why, stalled, paths, path_text(r, pt, sizeof(pt)), r->size);
-	}
-	return err;
+	return each_run(F, cur, same_peer, host_stall);
 }
 
 /* ---- what the probes to a flow's peer show, for that flow's findings ---- */

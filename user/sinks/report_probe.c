@@ -23,13 +23,22 @@ static int same_row(const struct rt_rep_probe *a, const struct rt_probe_row *r)
 	       !strcmp(a->addr, r->addr) && !strcmp(a->peer, r->peer);
 }
 
-static struct rt_rep_probe *row_of(struct rt_rep_probes *P, const struct rt_probe_row *r)
+/*
+ * The row of r: the mesh gives its rows in the same order each interval, so
+ * the row after the last one found (*hint) is tried first, and a run costs
+ * one comparison a row; a walk of the rows otherwise.
+ */
+static struct rt_rep_probe *row_of(struct rt_rep_probes *P, const struct rt_probe_row *r, size_t *hint)
 {
 	struct rt_rep_probe *a;
 
+	if (*hint < P->n && same_row(&P->rows[*hint], r))
+		return &P->rows[(*hint)++];
 	for (size_t i = 0; i < P->n; i++)
-		if (same_row(&P->rows[i], r))
+		if (same_row(&P->rows[i], r)) {
+			*hint = i + 1;
 			return &P->rows[i];
+		}
 	if (P->n >= RT_REP_PROBE_ROWS)
 		return NULL;
 	if (rt_grow_for((void **)&P->rows, &P->cap, P->n + 1, sizeof(*P->rows)))
@@ -42,16 +51,28 @@ static struct rt_rep_probe *row_of(struct rt_rep_probes *P, const struct rt_prob
 	a->flow_label = r->flow_label;
 	a->size = r->size;
 	a->stride = 1;
+	*hint = P->n;
 	return a;
 }
 
-static struct rt_rep_probe_peer *peer_of(struct rt_rep_probes *P, const struct rt_probe_row *r)
+static int same_peer(const struct rt_rep_probe_peer *q, const struct rt_probe_row *r)
+{
+	return !strcmp(q->addr, r->addr) && !strcmp(q->peer, r->peer);
+}
+
+/* The peer of r: its rows come together, so the last one found (*hint) first. */
+static struct rt_rep_probe_peer *peer_of(struct rt_rep_probes *P, const struct rt_probe_row *r, size_t *hint)
 {
 	struct rt_rep_probe_peer *a;
 
+	for (size_t k = 0; k < 2; k++)
+		if (*hint + k < P->npeers && same_peer(&P->peers[*hint + k], r))
+			return &P->peers[*hint += k];
 	for (size_t i = 0; i < P->npeers; i++)
-		if (!strcmp(P->peers[i].addr, r->addr) && !strcmp(P->peers[i].peer, r->peer))
+		if (same_peer(&P->peers[i], r)) {
+			*hint = i;
 			return &P->peers[i];
+		}
 	if (P->npeers >= RT_REP_PROBE_PEERS ||
 	    rt_grow_for((void **)&P->peers, &P->peers_cap, P->npeers + 1, sizeof(*P->peers)))
 		return NULL;
@@ -60,6 +81,7 @@ static struct rt_rep_probe_peer *peer_of(struct rt_rep_probes *P, const struct r
 	snprintf(a->peer, sizeof(a->peer), "%s", r->peer);
 	snprintf(a->addr, sizeof(a->addr), "%s", r->addr);
 	a->stride = 1;
+	*hint = P->npeers - 1;
 	return a;
 }
 
@@ -108,10 +130,12 @@ static struct rt_rep_probe_pt *point(struct rt_rep_probe_peer *q, __u64 t)
 
 int rt_rep_probes_take(struct rt_rep_probes *P, const struct rt_snapshot *s)
 {
+	size_t hrow = 0, hpeer = 0;
+
 	for (size_t i = 0; i < s->nprobes; i++) {
 		const struct rt_probe_row *r = &s->probes[i];
-		struct rt_rep_probe *a = row_of(P, r);
-		struct rt_rep_probe_peer *q = peer_of(P, r);
+		struct rt_rep_probe *a = row_of(P, r, &hrow);
+		struct rt_rep_probe_peer *q = peer_of(P, r, &hpeer);
 		struct rt_rep_probe_pt *pt;
 
 		if (!a || !q) {
