@@ -90,14 +90,14 @@ static int keep_p50(struct rt_rep_probe *a, const struct rt_probe_row *r)
 {
 	if (a->seen++ % a->stride)
 		return 0;
-	if (!a->p50 && !(a->p50 = malloc(RT_REP_PROBE_KEEP * 3 * sizeof(double))))
-		return -ENOMEM;
 	if (a->nkept == RT_REP_PROBE_KEEP) {
 		for (size_t i = 0; i < RT_REP_PROBE_KEEP / 2; i++)
 			memcpy(a->p50 + 3 * i, a->p50 + 6 * i, 3 * sizeof(double));
 		a->nkept = RT_REP_PROBE_KEEP / 2;
 		a->stride *= 2;
 	}
+	if (rt_grow_for((void **)&a->p50, &a->p50_cap, 3 * (a->nkept + 1), sizeof(double)))
+		return -ENOMEM;
 	a->p50[3 * a->nkept] = r->rtt_p50_us;
 	a->p50[3 * a->nkept + 1] = r->net_p50_us;
 	a->p50[3 * a->nkept + 2] = r->resp_p50_us;
@@ -112,8 +112,6 @@ static struct rt_rep_probe_pt *point(struct rt_rep_probe_peer *q, __u64 t)
 		return &q->pts[q->n - 1];
 	if (q->seen++ % q->stride && q->n)
 		return &q->pts[q->n - 1];	/* thinned: folded into the last point */
-	if (!q->pts && !(q->pts = calloc(RT_REP_PROBE_KEEP, sizeof(*q->pts))))
-		return NULL;
 	if (q->n == RT_REP_PROBE_KEEP) {
 		for (size_t i = 0; i < RT_REP_PROBE_KEEP / 2; i++) {
 			struct rt_rep_probe_pt x = q->pts[2 * i], y = q->pts[2 * i + 1];
@@ -124,6 +122,8 @@ static struct rt_rep_probe_pt *point(struct rt_rep_probe_peer *q, __u64 t)
 		q->n = RT_REP_PROBE_KEEP / 2;
 		q->stride *= 2;
 	}
+	if (rt_grow_for((void **)&q->pts, &q->cap, q->n + 1, sizeof(*q->pts)))
+		return NULL;
 	q->pts[q->n] = (struct rt_rep_probe_pt){ t, -1, 0, 0 };
 	return &q->pts[q->n++];
 }

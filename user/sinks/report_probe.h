@@ -28,7 +28,7 @@ struct rt_rep_probe {
 	__u32 nfinding[RT_PF__N];		/* intervals judged each finding */
 	/* the intervals' p50s kept (-1s left out): 3 per kept interval */
 	double *p50;				/* rtt, net, resp of each kept interval */
-	size_t nkept, stride, seen;
+	size_t nkept, stride, seen, p50_cap;
 };
 
 /* One point of a peer's timeline: an interval (or several, thinned). */
@@ -41,7 +41,7 @@ struct rt_rep_probe_pt {
 struct rt_rep_probe_peer {
 	char peer[64], addr[48];
 	struct rt_rep_probe_pt *pts;
-	size_t n, stride, seen;
+	size_t n, stride, seen, cap;
 };
 
 struct rt_rep_probes {
