@@ -31,9 +31,10 @@ $(error pkg-config cannot find every one of: $(PKGS); run 'make deps' first)
 endif
 endif
 
-# The folders of user space: the snapshot core, its sources and sinks, the
-# NIC's counters, the subcommands (ARCHITECTURE.md tells why this cut).
-USER_DIRS := user/core user/sources user/sinks user/nic user/probe user/cmd tui exporters
+# The folders of user space: the library rocetop-gen shares (options,
+# numbers, logging), the snapshot core, its sources and sinks, the NIC's
+# counters, the subcommands (ARCHITECTURE.md tells why this cut).
+USER_DIRS := user/lib user/core user/sources user/sinks user/nic user/probe user/cmd tui exporters
 INCLUDES  := -I$(BUILD) -Ibpf $(addprefix -I,$(USER_DIRS))
 
 # CFLAGS is the user's (make CFLAGS=-O0 keeps our includes and defines);
@@ -63,8 +64,9 @@ MAIN_SRC  := user/cmd/main.c
 LIB_SRCS  := $(filter-out $(MAIN_SRC),$(wildcard $(addsuffix /*.c,$(USER_DIRS))))
 LIB_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 
-# rocetop-gen parses its command line with rocetop's option tables (user/core/cli.h).
-GEN_SRCS  := $(wildcard gen/*.c) user/core/cli.c user/core/cli_doc.c user/core/num.c user/core/log.c
+# rocetop-gen parses its command line with rocetop's option engine and links
+# user/lib/ and nothing else of rocetop (it is the tests' independent tally).
+GEN_SRCS  := $(wildcard gen/*.c user/lib/*.c)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BENCH_SRCS := $(wildcard bench/*.c)
@@ -139,9 +141,9 @@ $(BUILD)/rocetop: $(BUILD)/obj/user/cmd/main.o $(BUILD)/librocetop.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/rocetop-gen: $(GEN_SRCS) $(wildcard gen/*.h) user/core/cli.h user/core/num.h user/core/log.h | $(BUILD)
+$(BUILD)/rocetop-gen: $(GEN_SRCS) $(wildcard gen/*.h user/lib/*.h) | $(BUILD)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -Iuser/core $(filter -fsanitize%,$(ALL_CFLAGS)) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
+	$(Q)$(CC) -std=gnu11 -Wall -Wextra -Werror -Iuser/lib $(filter -fsanitize%,$(ALL_CFLAGS)) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(GEN_SRCS) -lz -lm -o $@
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/librocetop.a
 	$(call msg,TEST-CC,$@)

@@ -24,6 +24,7 @@
 #include "linkspeed.h"
 #include "log.h"
 #include "prom.h"
+#include "prom_out.h"
 #include "sf_drop.h"
 
 #define MAX_HOSTPAIRS	65536	/* host-pair accumulators kept */
@@ -39,137 +40,6 @@
 #define RT_STR_(x)	#x
 #define RT_STR(x)	RT_STR_(x)
 
-/* ------------------------------------------------------------------ */
-/* Rendering */
-
-struct sb {
-	char *p;
-	size_t len, cap;
-	int err;
-};
-
-static void sb_vprintf(struct sb *b, const char *fmt, va_list ap)
-{
-	va_list aq;
-	int n;
-
-	if (b->err)
-		return;
-	for (;;) {
-		size_t room = b->cap - b->len;
-
-		va_copy(aq, ap);
-		n = vsnprintf(b->p ? b->p + b->len : NULL, room, fmt, aq);
-		va_end(aq);
-		if (n < 0) {
-			b->err = -EINVAL;
-			return;
-		}
-		if ((size_t)n < room) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t cap = b->cap ? b->cap * 2 : 16384;
-		while (cap - b->len <= (size_t)n)
-			cap *= 2;
-		if (rt_grow_to((void **)&b->p, &b->cap, cap, 1)) {
-			b->err = -ENOMEM;
-			return;
-		}
-	}
-}
-
-static void sb_printf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	sb_vprintf(b, fmt, ap);
-	va_end(ap);
-}
-
-/* Both documents at once: headers differ, sample lines are the same. */
-struct out {
-	struct sb t, o;
-};
-
-enum mtype { M_COUNTER, M_GAUGE, M_INFO };
-
-/* A family's HELP, TYPE (and UNIT). name is the family name without _total/_info. */
-static void family(struct out *w, const char *name, enum mtype type, const char *unit, const char *help)
-{
-	static const char *const tname[] = { "counter", "gauge", "info" };
-	static const char *const suffix[] = { "_total", "", "_info" };
-
-	/* text 0.0.4: named as the samples are; no info type there */
-	sb_printf(&w->t, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, suffix[type], help, name,
-		  suffix[type], type == M_INFO ? "gauge" : tname[type]);
-	sb_printf(&w->o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, tname[type]);
-	if (unit)
-		sb_printf(&w->o, "# UNIT %s %s\n", name, unit);
-}
-
-/* A sample line, the same in both formats. labels: already escaped, "" for none. */
-static void sample_u(struct out *w, const char *name, enum mtype type, const char *labels, __u64 v)
-{
-	static const char *const suffix[] = { "_total", "", "_info" };
-	const char *ob = *labels ? "{" : "", *cb = *labels ? "}" : "";
-
-	sb_printf(&w->t, "%s%s%s%s%s %llu\n", name, suffix[type], ob, labels, cb, (unsigned long long)v);
-	sb_printf(&w->o, "%s%s%s%s%s %llu\n", name, suffix[type], ob, labels, cb, (unsigned long long)v);
-}
-
-/* The shortest decimal that reads back as the same double. */
-static void fmt_double(double v, char *buf, size_t len)
-{
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-}
-
-static void sample_d(struct out *w, const char *name, enum mtype type, const char *labels, double v)
-{
-	static const char *const suffix[] = { "_total", "", "_info" };
-	const char *ob = *labels ? "{" : "", *cb = *labels ? "}" : "";
-	char num[40];
-
-	fmt_double(v, num, sizeof(num));
-	sb_printf(&w->t, "%s%s%s%s%s %s\n", name, suffix[type], ob, labels, cb, num);
-	sb_printf(&w->o, "%s%s%s%s%s %s\n", name, suffix[type], ob, labels, cb, num);
-}
-
-/* A label value as the exposition formats want it: \\, \" and \n escaped. */
-static void esc(const char *s, char *buf, size_t len)
-{
-	size_t j = 0;
-
-	for (; *s && j + 3 < len; s++) {
-		if (*s == '\\' || *s == '"') {
-			buf[j++] = '\\';
-			buf[j++] = *s;
-		} else if (*s == '\n') {
-			buf[j++] = '\\';
-			buf[j++] = 'n';
-		} else {
-			buf[j++] = *s;
-		}
-	}
-	buf[j] = 0;
-}
-
-/* Append `,name="value"` (or without the comma at the start) to a label set. */
-static void label(char *set, size_t len, const char *name, const char *value)
-{
-	char e[256];
-	size_t n = strlen(set);
-
-	esc(value, e, sizeof(e));
-	snprintf(set + n, len - n, "%s%s=\"%s\"", n ? "," : "", name, e);
-}
-
 /* The labels of a switch port (sFlow): agent and port, and its direction
  * when dir is not NULL. */
 static void swport_labels(char *set, size_t len, const char *agent, unsigned int port, const char *dir)
@@ -178,10 +48,10 @@ static void swport_labels(char *set, size_t len, const char *agent, unsigned int
 
 	set[0] = 0;
 	snprintf(pn, sizeof(pn), "%u", port);
-	label(set, len, "agent", agent);
-	label(set, len, "port", pn);
+	prom_label(set, len, "agent", agent);
+	prom_label(set, len, "port", pn);
 	if (dir)
-		label(set, len, "direction", dir);
+		prom_label(set, len, "direction", dir);
 }
 
 /* Host-pair accumulators: flow deltas summed per host pair in the
@@ -221,6 +91,7 @@ struct rt_prom_render {
 	/* NIC counters as exported: sorted like a snapshot's ports table. */
 	struct nic_acc *nic;
 	size_t nic_n, nic_cap;
+	size_t *probe_order, probe_cap;	/* the probe rows exported (prom_probe.c) */
 };
 
 /*
@@ -269,6 +140,7 @@ void rt_prom_render_free(struct rt_prom_render *r)
 	free(r->heap);
 	free(r->hp_order);
 	free(r->nic);
+	free(r->probe_order);
 	free(r);
 }
 
@@ -363,8 +235,8 @@ static void rows_u64(struct out *w, const char *name, const struct rowset *rs,
 		for (int k = 0; k < n; k++) {
 			snprintf(more, sizeof(more), "%s", set);
 			if (lname)
-				label(more, sizeof(more), lname, values[k]);
-			sample_u(w, name, M_COUNTER, more, *(const __u64 *)(v + offs[k]));
+				prom_label(more, sizeof(more), lname, values[k]);
+			prom_sample_u(w, name, M_COUNTER, more, *(const __u64 *)(v + offs[k]));
 		}
 	}
 }
@@ -398,7 +270,7 @@ static void flow_families(struct out *w, const char *prefix, const char *what, c
 	for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
 		snprintf(name, sizeof(name), "%s_%s", prefix, fams[f].suffix);
 		snprintf(help, sizeof(help), fams[f].help, what);
-		family(w, name, M_COUNTER, fams[f].unit, help);
+		prom_family(w, name, M_COUNTER, fams[f].unit, help);
 		rows_u64(w, name, rs, fams[f].lname, fams[f].values, fams[f].offs, fams[f].n);
 	}
 }
@@ -416,10 +288,10 @@ static void addr_labels(const struct rt_snapshot *cur, __u32 ifindex, __u8 dir, 
 {
 	char a[RT_ADDR_STRLEN];
 
-	label(set, len, "interface", rt_snapshot_ifname(cur, ifindex));
-	label(set, len, "direction", rt_dir_name(dir));
-	label(set, len, "src", rt_fmt_addr(fam, src, a, sizeof(a)));
-	label(set, len, "dst", rt_fmt_addr(fam, dst, a, sizeof(a)));
+	prom_label(set, len, "interface", rt_snapshot_ifname(cur, ifindex));
+	prom_label(set, len, "direction", rt_dir_name(dir));
+	prom_label(set, len, "src", rt_fmt_addr(fam, src, a, sizeof(a)));
+	prom_label(set, len, "dst", rt_fmt_addr(fam, dst, a, sizeof(a)));
 }
 
 /* The mirror label of a flow that came inside a mirror copy (flows.csv's mirror
@@ -430,7 +302,7 @@ static void mirror_label(char *set, size_t len, __u8 mirror, __u32 id)
 	char m[RT_MIRROR_STRLEN];
 
 	if (mirror)
-		label(set, len, "mirror", rt_fmt_mirror(&k, m, sizeof(m)));
+		prom_label(set, len, "mirror", rt_fmt_mirror(&k, m, sizeof(m)));
 }
 
 static const struct rt_flow_val *hp_val(void *ctx, size_t i)
@@ -460,11 +332,11 @@ static void top_labels(void *ctx, size_t i, char *set, size_t len)
 
 	addr_labels(c->cur, f->k.ifindex, f->k.dir, f->k.family, f->k.src, f->k.dst, set, len);
 	snprintf(q, sizeof(q), "%u", f->k.dqpn);
-	label(set, len, "dqpn", q);
+	prom_label(set, len, "dqpn", q);
 	mirror_label(set, len, f->k.mirror, f->k.mirror_id);
 	/* Flows from the NIC's per-QP counters are marked; wire flows keep their labels. */
 	if (f->k.origin == RT_ORIGIN_NIC)
-		label(set, len, "origin", "nic");
+		prom_label(set, len, "origin", "nic");
 }
 
 static void render_meta(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur,
@@ -472,25 +344,25 @@ static void render_meta(struct rt_prom_render *r, struct out *w, const struct rt
 {
 	char set[LSET] = "";
 
-	label(set, sizeof(set), "version", RT_VERSION);
-	family(w, "rocetop_build", M_INFO, NULL, "rocetop's version; the value is always 1.");
-	sample_u(w, "rocetop_build", M_INFO, set, 1);
-	family(w, "rocetop_intervals", M_COUNTER, NULL, "Snapshots taken and rendered since rocetop started.");
-	sample_u(w, "rocetop_intervals", M_COUNTER, "", r->intervals);
+	prom_label(set, sizeof(set), "version", RT_VERSION);
+	prom_family(w, "rocetop_build", M_INFO, NULL, "rocetop's version; the value is always 1.");
+	prom_sample_u(w, "rocetop_build", M_INFO, set, 1);
+	prom_family(w, "rocetop_intervals", M_COUNTER, NULL, "Snapshots taken and rendered since rocetop started.");
+	prom_sample_u(w, "rocetop_intervals", M_COUNTER, "", r->intervals);
 	if (!cur)
 		return;
-	family(w, "rocetop_last_snapshot_timestamp_seconds", M_GAUGE, "seconds",
+	prom_family(w, "rocetop_last_snapshot_timestamp_seconds", M_GAUGE, "seconds",
 	       "Time of the snapshot these metrics come from, seconds since the epoch.");
-	sample_d(w, "rocetop_last_snapshot_timestamp_seconds", M_GAUGE, "", cur->time_ns / 1e9);
-	family(w, "rocetop_interval_seconds", M_GAUGE, "seconds", "Length of the last interval.");
-	sample_d(w, "rocetop_interval_seconds", M_GAUGE, "", d ? d->secs : 0);
-	family(w, "rocetop_render_duration_seconds", M_GAUGE, "seconds",
+	prom_sample_d(w, "rocetop_last_snapshot_timestamp_seconds", M_GAUGE, "", cur->time_ns / 1e9);
+	prom_family(w, "rocetop_interval_seconds", M_GAUGE, "seconds", "Length of the last interval.");
+	prom_sample_d(w, "rocetop_interval_seconds", M_GAUGE, "", d ? d->secs : 0);
+	prom_family(w, "rocetop_render_duration_seconds", M_GAUGE, "seconds",
 	       "Time the previous interval's exposition took to render (scrapes only copy it).");
-	sample_d(w, "rocetop_render_duration_seconds", M_GAUGE, "", r->last_render_secs);
-	family(w, "rocetop_flows", M_GAUGE, NULL, "Flows in the flow table now.");
-	sample_u(w, "rocetop_flows", M_GAUGE, "", cur->nflows);
-	family(w, "rocetop_flows_evicted", M_COUNTER, NULL, "Flows removed from the flow table for idleness.");
-	sample_u(w, "rocetop_flows_evicted", M_COUNTER, "", cur->evicted);
+	prom_sample_d(w, "rocetop_render_duration_seconds", M_GAUGE, "", r->last_render_secs);
+	prom_family(w, "rocetop_flows", M_GAUGE, NULL, "Flows in the flow table now.");
+	prom_sample_u(w, "rocetop_flows", M_GAUGE, "", cur->nflows);
+	prom_family(w, "rocetop_flows_evicted", M_COUNTER, NULL, "Flows removed from the flow table for idleness.");
+	prom_sample_u(w, "rocetop_flows_evicted", M_COUNTER, "", cur->evicted);
 }
 
 /* Counters of struct rt_if_val, each a family: one table, one loop. */
@@ -506,8 +378,8 @@ struct if_fam {
 static void if_labels(const struct rt_snapshot *cur, size_t i, char *set, size_t len)
 {
 	set[0] = 0;
-	label(set, len, "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));
-	label(set, len, "direction", rt_dir_name(cur->ifs[i].k.dir));
+	prom_label(set, len, "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));
+	prom_label(set, len, "direction", rt_dir_name(cur->ifs[i].k.dir));
 }
 
 /* set with the priority label added, into more. */
@@ -516,7 +388,7 @@ static void prio_labels(const char *set, unsigned int p, char *more, size_t len)
 	char pn[8];
 
 	snprintf(more, len, "%s", set);
-	label(more, len, "priority", rt_prio_name(p, pn, sizeof(pn)));
+	prom_label(more, len, "priority", rt_prio_name(p, pn, sizeof(pn)));
 }
 
 /* Each row's link speed for the paused time; known[i]: not assumed. Returns the rows. */
@@ -562,22 +434,22 @@ static void render_if_counters(struct out *w, const struct rt_snapshot *cur, siz
 	unsigned int o;
 
 	/* A watched interface deleted (live.c's link watcher) is 0 until it returns. */
-	family(w, "rocetop_interface_up", M_GAUGE, NULL,
+	prom_family(w, "rocetop_interface_up", M_GAUGE, NULL,
 	       "1 while a watched interface exists and is attached, 0 after it was deleted (until it returns).");
 	for (i = 0; i < cur->nifaces; i++) {
 		set[0] = 0;
-		label(set, sizeof(set), "interface", cur->ifaces[i].name);
-		sample_u(w, "rocetop_interface_up", M_GAUGE, set, strcmp(cur->ifaces[i].mode, "gone") != 0);
+		prom_label(set, sizeof(set), "interface", cur->ifaces[i].name);
+		prom_sample_u(w, "rocetop_interface_up", M_GAUGE, set, strcmp(cur->ifaces[i].mode, "gone") != 0);
 	}
 	/* One family per counter of the interface and direction. */
 	for (f = 0; f < sizeof(if_fams) / sizeof(if_fams[0]); f++) {
-		family(w, if_fams[f].name, M_COUNTER, if_fams[f].unit, if_fams[f].help);
+		prom_family(w, if_fams[f].name, M_COUNTER, if_fams[f].unit, if_fams[f].help);
 		for (i = 0; i < n; i++) {
 			if_labels(cur, i, set, sizeof(set));
-			sample_u(w, if_fams[f].name, M_COUNTER, set, *IF_CTR(&cur->ifs[i].v, if_fams[f].off));
+			prom_sample_u(w, if_fams[f].name, M_COUNTER, set, *IF_CTR(&cur->ifs[i].v, if_fams[f].off));
 		}
 	}
-	family(w, "rocetop_parser_frames", M_COUNTER, NULL,
+	prom_family(w, "rocetop_parser_frames", M_COUNTER, NULL,
 	       "Frames by parser outcome: roce, not_roce, truncated, malformed, pause (PFC and 802.3x), table_full (flow table full), v6_unparsed.");
 	for (i = 0; i < n; i++) {
 		const struct rt_if_val *v = &cur->ifs[i].v;
@@ -587,8 +459,8 @@ static void render_if_counters(struct out *w, const struct rt_snapshot *cur, siz
 		if_labels(cur, i, set, sizeof(set));
 		for (o = 0; o < sizeof(val) / sizeof(val[0]); o++) {
 			snprintf(more, sizeof(more), "%s", set);
-			label(more, sizeof(more), "outcome", outcome[o]);
-			sample_u(w, "rocetop_parser_frames", M_COUNTER, more, val[o]);
+			prom_label(more, sizeof(more), "outcome", outcome[o]);
+			prom_sample_u(w, "rocetop_parser_frames", M_COUNTER, more, val[o]);
 		}
 	}
 }
@@ -612,33 +484,33 @@ static void render_pfc(struct out *w, const struct rt_snapshot *cur, size_t n, c
 
 	/* One family per counter of the priority, on each interface and direction. */
 	for (f = 0; f < sizeof(pfc_fams) / sizeof(pfc_fams[0]); f++) {
-		family(w, pfc_fams[f].name, M_COUNTER, pfc_fams[f].unit, pfc_fams[f].help);
+		prom_family(w, pfc_fams[f].name, M_COUNTER, pfc_fams[f].unit, pfc_fams[f].help);
 		for (i = 0; i < n; i++) {
 			if_labels(cur, i, set, sizeof(set));
 			for (p = 0; p < RT_NPRIO; p++) {
 				prio_labels(set, p, more, sizeof(more));
-				sample_u(w, pfc_fams[f].name, M_COUNTER, more, IF_CTR(&cur->ifs[i].v, pfc_fams[f].off)[p]);
+				prom_sample_u(w, pfc_fams[f].name, M_COUNTER, more, IF_CTR(&cur->ifs[i].v, pfc_fams[f].off)[p]);
 			}
 		}
 	}
-	family(w, "rocetop_pfc_paused_seconds", M_COUNTER, "seconds",
+	prom_family(w, "rocetop_pfc_paused_seconds", M_COUNTER, "seconds",
 	       "Time paused by PFC frames: the union of the pause intervals, each quanta x 512 bit times at the link speed (--link-speed, else the interface's, else 100G assumed) from its frame, a later frame restarting it, XON ending it.");
 	for (i = 0; i < n; i++) {
 		if_labels(cur, i, set, sizeof(set));
 		for (p = 0; p < RT_NPRIO; p++) {
 			prio_labels(set, p, more, sizeof(more));
-			sample_d(w, "rocetop_pfc_paused_seconds", M_COUNTER, more,
+			prom_sample_d(w, "rocetop_pfc_paused_seconds", M_COUNTER, more,
 				 rt_paused_secs(cur, &cur->ifs[i], &cur->ifs[i].v, p, 0, speed_given));
 		}
 	}
-	family(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, "bytes_per_second",
+	prom_family(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, "bytes_per_second",
 	       "Link speed of the interface where it is known.");
 	for (i = 0; i < n; i++) {
 		if (!known[i] || (i && cur->ifs[i - 1].k.ifindex == cur->ifs[i].k.ifindex && known[i - 1]))
 			continue;
 		set[0] = 0;
-		label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));
-		sample_u(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, set, speed[i] * 1000000ULL / 8);
+		prom_label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));
+		prom_sample_u(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, set, speed[i] * 1000000ULL / 8);
 	}
 }
 
@@ -745,10 +617,10 @@ static int render_flows(struct rt_prom_render *r, struct out *w, const struct rt
 	rs.val = hp_val;
 	rs.labels = hp_labels;
 	flow_families(w, "rocetop_hostpair", "between the host pair (all queue pairs)", &rs);
-	family(w, "rocetop_hostpairs_unexported", M_GAUGE, NULL,
+	prom_family(w, "rocetop_hostpairs_unexported", M_GAUGE, NULL,
 	       "Host pairs with totals left out of rocetop_hostpair_*, beyond the " RT_STR(EXPORT_HOSTPAIRS)
 	       " with the most congestion, then packets.");
-	sample_u(w, "rocetop_hostpairs_unexported", M_GAUGE, "", r->hp_tracked - n);
+	prom_sample_u(w, "rocetop_hostpairs_unexported", M_GAUGE, "", r->hp_tracked - n);
 
 	/* top K flows of this interval, their totals */
 	active = 0;
@@ -792,8 +664,8 @@ static void job_labels(void *ctx, size_t i, char *set, size_t len)
 	const struct pjob *j = ((struct render_ctx *)ctx)->r->job_order[i];
 	const char *colon = strchr(j->key, ':');
 
-	label(set, len, "job_kind", rt_job_kind_name(j->kind));
-	label(set, len, "job_name", colon ? colon + 1 : j->key);
+	prom_label(set, len, "job_kind", rt_job_kind_name(j->kind));
+	prom_label(set, len, "job_name", colon ? colon + 1 : j->key);
 }
 
 static int cmp_job_rank(const void *a, const void *b)
@@ -832,7 +704,7 @@ static int render_job_shares(struct rt_prom_render *r, struct out *w, const stru
 	for (int k = 0; k < 2; k++) {
 		const char *name = k ? "rocetop_job_victim_ratio" : "rocetop_job_culprit_ratio";
 
-		family(w, name, M_GAUGE, "ratio", k ?
+		prom_family(w, name, M_GAUGE, "ratio", k ?
 		       "Of the congestion the job's flows got in the last interval, the share other flows' load at the same destinations stands for (rocetop(8), JOBS)." :
 		       "Of all the congestion seen in the last interval, the share the job's load stands for (rocetop(8), JOBS).");
 		for (size_t i = 0; i < n; i++) {
@@ -845,7 +717,7 @@ static int render_job_shares(struct rt_prom_render *r, struct out *w, const stru
 				continue;
 			set[0] = '\0';
 			job_labels(&c, i, set, sizeof(set));
-			sample_d(w, name, M_GAUGE, set, v);
+			prom_sample_d(w, name, M_GAUGE, set, v);
 		}
 	}
 	return 0;
@@ -888,10 +760,10 @@ static int render_jobs(struct rt_prom_render *r, struct out *w, const struct rt_
 	flow_families(w, "rocetop_job", "of the job's flows (its processes' queue pairs)", &rs);
 	if (render_job_shares(r, w, cur, d, n))
 		return -ENOMEM;
-	family(w, "rocetop_jobs_unexported", M_GAUGE, NULL,
+	prom_family(w, "rocetop_jobs_unexported", M_GAUGE, NULL,
 	       "Jobs with totals left out of rocetop_job_*, beyond the " RT_STR(EXPORT_JOBS)
 	       " with the most congestion, then packets.");
-	sample_u(w, "rocetop_jobs_unexported", M_GAUGE, "", r->jobs_tracked - n);
+	prom_sample_u(w, "rocetop_jobs_unexported", M_GAUGE, "", r->jobs_tracked - n);
 	return 0;
 }
 
@@ -900,7 +772,7 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 	char set[LSET], pn[16];
 	size_t i;
 
-	family(w, "rocetop_nic_stat", M_COUNTER, NULL,
+	prom_family(w, "rocetop_nic_stat", M_COUNTER, NULL,
 	       "RDMA NIC counters (sysfs hw_counters, counters, ethtool), by device, port, netdev, counter and scope: the driver's value when first seen, then growing by each interval's increase, 32-bit wraps and driver resets accounted for.");
 	for (i = 0; i < d->nports; i++) {
 		const struct rt_port_ctr *p = d->ports[i].c;
@@ -918,12 +790,12 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 
 		set[0] = 0;
 		snprintf(pn, sizeof(pn), "%u", p->port);
-		label(set, sizeof(set), "device", p->dev);
-		label(set, sizeof(set), "port", pn);
-		label(set, sizeof(set), "netdev", p->netdev);
-		label(set, sizeof(set), "counter", p->name);
-		label(set, sizeof(set), "scope", rt_scope_name(p->scope));
-		sample_u(w, "rocetop_nic_stat", M_COUNTER, set, a->total);
+		prom_label(set, sizeof(set), "device", p->dev);
+		prom_label(set, sizeof(set), "port", pn);
+		prom_label(set, sizeof(set), "netdev", p->netdev);
+		prom_label(set, sizeof(set), "counter", p->name);
+		prom_label(set, sizeof(set), "scope", rt_scope_name(p->scope));
+		prom_sample_u(w, "rocetop_nic_stat", M_COUNTER, set, a->total);
 	}
 	return 0;
 }
@@ -934,36 +806,36 @@ static void subject_labels(const struct rt_subject *s, char *set, size_t len)
 	char a[RT_ADDR_STRLEN], n[16];
 
 	if (s->has & RT_SUBJ_IFNAME)
-		label(set, len, "interface", s->ifname);
+		prom_label(set, len, "interface", s->ifname);
 	if (s->has & RT_SUBJ_DIR)
-		label(set, len, "direction", rt_dir_name(s->dir));
+		prom_label(set, len, "direction", rt_dir_name(s->dir));
 	if (s->has & RT_SUBJ_PRIO)
-		label(set, len, "priority", rt_prio_name(s->prio, n, sizeof(n)));
+		prom_label(set, len, "priority", rt_prio_name(s->prio, n, sizeof(n)));
 	if (s->has & RT_SUBJ_SRC)
-		label(set, len, "src", rt_fmt_addr(s->family, s->src, a, sizeof(a)));
+		prom_label(set, len, "src", rt_fmt_addr(s->family, s->src, a, sizeof(a)));
 	if (s->has & RT_SUBJ_DST)
-		label(set, len, "dst", rt_fmt_addr(s->family, s->dst, a, sizeof(a)));
+		prom_label(set, len, "dst", rt_fmt_addr(s->family, s->dst, a, sizeof(a)));
 	if (s->has & RT_SUBJ_DQPN) {
 		snprintf(n, sizeof(n), "%u", s->dqpn);
-		label(set, len, "dqpn", n);
+		prom_label(set, len, "dqpn", n);
 	}
 	if (s->has & RT_SUBJ_AGENT)
-		label(set, len, "agent", s->agent);
+		prom_label(set, len, "agent", s->agent);
 	if (s->has & RT_SUBJ_PORT) {
 		snprintf(n, sizeof(n), "%u", s->port);
-		label(set, len, "port", n);
+		prom_label(set, len, "port", n);
 	}
 	if (s->has & RT_SUBJ_DEVICE)
-		label(set, len, "device", s->device);
+		prom_label(set, len, "device", s->device);
 	if (s->has & RT_SUBJ_COUNTER)
-		label(set, len, "counter", s->counter);
+		prom_label(set, len, "counter", s->counter);
 	if (s->has & RT_SUBJ_JOB) {	/* as rocetop_job_* name it */
 		const char *colon = strchr(s->job, ':');
 		char kind[16];
 
 		snprintf(kind, sizeof(kind), "%.*s", colon ? (int)(colon - s->job) : 0, s->job);
-		label(set, len, "job_kind", kind);
-		label(set, len, "job_name", colon ? colon + 1 : s->job);
+		prom_label(set, len, "job_kind", kind);
+		prom_label(set, len, "job_name", colon ? colon + 1 : s->job);
 	}
 }
 
@@ -978,7 +850,7 @@ static void render_open_findings(struct out *w, const struct rt_findings *F)
 	size_t j, shown = 0, open = 0;
 	int sev;
 
-	family(w, "rocetop_finding", M_GAUGE, NULL,
+	prom_family(w, "rocetop_finding", M_GAUGE, NULL,
 	       "1 for each open finding, labelled by rule, severity and subject (interface, direction, priority, src, dst, dqpn, agent, port, device, counter as the rule gives them); at most " RT_STR(MAX_FINDING_SERIES) ", the most severe first.");
 	for (sev = RT_SEV_CRITICAL; sev >= RT_SEV_INFO; sev--)
 		for (j = 0; j < F->n; j++) {
@@ -991,14 +863,14 @@ static void render_open_findings(struct out *w, const struct rt_findings *F)
 				continue;
 			shown++;
 			set[0] = 0;
-			label(set, sizeof(set), "rule", f->rule);
-			label(set, sizeof(set), "severity", rt_sev_name(f->sev));
+			prom_label(set, sizeof(set), "rule", f->rule);
+			prom_label(set, sizeof(set), "severity", rt_sev_name(f->sev));
 			subject_labels(&f->subj, set, sizeof(set));
-			sample_u(w, "rocetop_finding", M_GAUGE, set, 1);
+			prom_sample_u(w, "rocetop_finding", M_GAUGE, set, 1);
 		}
-	family(w, "rocetop_findings_unexported", M_GAUGE, NULL,
+	prom_family(w, "rocetop_findings_unexported", M_GAUGE, NULL,
 	       "Open findings left out of rocetop_finding now, beyond its bound of " RT_STR(MAX_FINDING_SERIES) " series.");
-	sample_u(w, "rocetop_findings_unexported", M_GAUGE, "", open - shown);
+	prom_sample_u(w, "rocetop_findings_unexported", M_GAUGE, "", open - shown);
 }
 
 /* Findings: open ones by rule and severity, and opened since the start by rule. */
@@ -1009,7 +881,7 @@ static void render_findings(struct out *w, const struct rt_findings *F)
 	size_t i, j;
 	int sev;
 
-	family(w, "rocetop_findings_open", M_GAUGE, NULL,
+	prom_family(w, "rocetop_findings_open", M_GAUGE, NULL,
 	       "Findings open now, by rule and severity (see rocetop(8), FINDINGS).");
 	for (i = 0; R && i < R->n; i++)
 		for (sev = RT_SEV_INFO; sev <= RT_SEV_CRITICAL; sev++) {
@@ -1018,11 +890,11 @@ static void render_findings(struct out *w, const struct rt_findings *F)
 			for (j = 0; j < F->n; j++)
 				n += F->tab[j].open && F->tab[j].sev == sev && !strcmp(F->tab[j].rule, R->rules[i].name);
 			set[0] = 0;
-			label(set, sizeof(set), "rule", R->rules[i].name);
-			label(set, sizeof(set), "severity", rt_sev_name(sev));
-			sample_u(w, "rocetop_findings_open", M_GAUGE, set, n);
+			prom_label(set, sizeof(set), "rule", R->rules[i].name);
+			prom_label(set, sizeof(set), "severity", rt_sev_name(sev));
+			prom_sample_u(w, "rocetop_findings_open", M_GAUGE, set, n);
 		}
-	family(w, "rocetop_findings_opened", M_COUNTER, NULL, "Findings opened since the start, by rule.");
+	prom_family(w, "rocetop_findings_opened", M_COUNTER, NULL, "Findings opened since the start, by rule.");
 	for (i = 0; R && i < R->n; i++) {
 		__u64 n = 0;
 
@@ -1030,8 +902,8 @@ static void render_findings(struct out *w, const struct rt_findings *F)
 			if (!strcmp(F->per_rule[j].rule, R->rules[i].name))
 				n = F->per_rule[j].opened;
 		set[0] = 0;
-		label(set, sizeof(set), "rule", R->rules[i].name);
-		sample_u(w, "rocetop_findings_opened", M_COUNTER, set, n);
+		prom_label(set, sizeof(set), "rule", R->rules[i].name);
+		prom_sample_u(w, "rocetop_findings_opened", M_COUNTER, set, n);
 	}
 	render_open_findings(w, F);
 }
@@ -1073,16 +945,16 @@ static void sflow_ports(struct out *w, const struct rt_delta *d)
 	size_t i, k;
 
 	for (k = 0; k < sizeof(ctr) / sizeof(ctr[0]); k++) {
-		family(w, ctr[k].name, M_COUNTER, NULL, ctr[k].help);
+		prom_family(w, ctr[k].name, M_COUNTER, NULL, ctr[k].help);
 		for (i = 0; i < d->nswports; i++) {
 			const struct rt_swport *p = d->swports[i].p;
 
 			swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
-			sample_u(w, ctr[k].name, M_COUNTER, set, *(const __u64 *)((const char *)&p->c + ctr[k].off));
+			prom_sample_u(w, ctr[k].name, M_COUNTER, set, *(const __u64 *)((const char *)&p->c + ctr[k].off));
 		}
 	}
 	for (k = 0; k < 2; k++) {
-		family(w, gauge[k].name, M_GAUGE, gauge[k].unit, gauge[k].help);
+		prom_family(w, gauge[k].name, M_GAUGE, gauge[k].unit, gauge[k].help);
 		for (i = 0; i < d->nswports; i++) {
 			const struct rt_swport *p = d->swports[i].p;
 
@@ -1090,9 +962,9 @@ static void sflow_ports(struct out *w, const struct rt_delta *d)
 				continue;	/* none sampled in the interval */
 			swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
 			if (k)
-				sample_d(w, gauge[k].name, M_GAUGE, set, p->max_transit / 1e9);
+				prom_sample_d(w, gauge[k].name, M_GAUGE, set, p->max_transit / 1e9);
 			else
-				sample_u(w, gauge[k].name, M_GAUGE, set, p->max_depth);
+				prom_sample_u(w, gauge[k].name, M_GAUGE, set, p->max_depth);
 		}
 	}
 }
@@ -1115,7 +987,7 @@ static void sflow_ifctr(struct out *w, const struct rt_delta *d)
 	size_t i, k;
 
 	for (k = 0; k < sizeof(ifc) / sizeof(ifc[0]); k++) {
-		family(w, ifc[k].name, ifc[k].type, k ? NULL : "bytes_per_second", ifc[k].help);
+		prom_family(w, ifc[k].name, ifc[k].type, k ? NULL : "bytes_per_second", ifc[k].help);
 		for (i = 0; i < d->nswports; i++) {
 			const struct rt_swport *p = d->swports[i].p;
 
@@ -1123,13 +995,13 @@ static void sflow_ifctr(struct out *w, const struct rt_delta *d)
 				continue;
 			swport_labels(set, sizeof(set), p->agent, p->port, NULL);
 			if (k == 0) {
-				sample_u(w, ifc[k].name, M_GAUGE, set, p->speed_bps / 8);
+				prom_sample_u(w, ifc[k].name, M_GAUGE, set, p->speed_bps / 8);
 				continue;
 			}
 			for (int side = 0; side < 2; side++) {
 				snprintf(more, sizeof(more), "%s", set);
-				label(more, sizeof(more), "side", side ? "out" : "in");
-				sample_u(w, ifc[k].name, M_COUNTER, more,
+				prom_label(more, sizeof(more), "side", side ? "out" : "in");
+				prom_sample_u(w, ifc[k].name, M_COUNTER, more,
 					 k == 1 ? (side ? p->out_discards : p->in_discards)
 						: (side ? p->out_errors : p->in_errors));
 			}
@@ -1143,7 +1015,7 @@ static void sflow_agents(struct out *w, const struct rt_delta *d)
 	char set[LSET];
 	size_t i, k;
 
-	family(w, "rocetop_sflow_drops", M_COUNTER, NULL,
+	prom_family(w, "rocetop_sflow_drops", M_COUNTER, NULL,
 	       "sFlow dropped-packet notifications by switch port and reason (the name sFlow gives the code).");
 	for (i = 0; i < d->nswdrops; i++) {
 		const struct rt_swdrop *p = d->swdrops[i].p;
@@ -1152,11 +1024,11 @@ static void sflow_agents(struct out *w, const struct rt_delta *d)
 
 		swport_labels(set, sizeof(set), p->agent, p->port, NULL);
 		snprintf(code, sizeof(code), "%u", p->reason);
-		label(set, sizeof(set), "reason", name ? name : "unknown_code");
-		label(set, sizeof(set), "reason_code", code);
-		sample_u(w, "rocetop_sflow_drops", M_COUNTER, set, p->drops);
+		prom_label(set, sizeof(set), "reason", name ? name : "unknown_code");
+		prom_label(set, sizeof(set), "reason_code", code);
+		prom_sample_u(w, "rocetop_sflow_drops", M_COUNTER, set, p->drops);
 	}
-	family(w, "rocetop_sflow_datagrams", M_COUNTER, NULL,
+	prom_family(w, "rocetop_sflow_datagrams", M_COUNTER, NULL,
 	       "sFlow datagrams by agent and outcome: decoded (errors included), lost (sequence gaps), error (the rest of the datagram skipped), rejected (not allowed, or not sFlow v5).");
 	for (i = 0; i < d->nsfagents; i++) {
 		const struct rt_sfagent *a = d->sfagents[i].a;
@@ -1165,19 +1037,19 @@ static void sflow_agents(struct out *w, const struct rt_delta *d)
 
 		for (k = 0; k < 4; k++) {
 			set[0] = 0;
-			label(set, sizeof(set), "agent", a->agent);
-			label(set, sizeof(set), "outcome", outcome[k]);
-			sample_u(w, "rocetop_sflow_datagrams", M_COUNTER, set, v[k]);
+			prom_label(set, sizeof(set), "agent", a->agent);
+			prom_label(set, sizeof(set), "outcome", outcome[k]);
+			prom_sample_u(w, "rocetop_sflow_datagrams", M_COUNTER, set, v[k]);
 		}
 	}
-	family(w, "rocetop_sflow_bad_samples", M_COUNTER, NULL,
+	prom_family(w, "rocetop_sflow_bad_samples", M_COUNTER, NULL,
 	       "sFlow flow samples whose frame length (over 64 KiB) or sampling rate (above the sample pool) cannot be true, by agent: bounded before use.");
 	for (i = 0; i < d->nsfagents; i++) {
 		const struct rt_sfagent *a = d->sfagents[i].a;
 
 		set[0] = 0;
-		label(set, sizeof(set), "agent", a->agent);
-		sample_u(w, "rocetop_sflow_bad_samples", M_COUNTER, set, a->bad_samples);
+		prom_label(set, sizeof(set), "agent", a->agent);
+		prom_sample_u(w, "rocetop_sflow_bad_samples", M_COUNTER, set, a->bad_samples);
 	}
 }
 
@@ -1193,21 +1065,21 @@ static void render_sflow(struct out *w, const struct rt_delta *d)
 /* The process_* families as the Prometheus client libraries name them. */
 static void render_process(struct out *w, const struct rt_prom_self *s)
 {
-	family(w, "process_cpu_seconds", M_COUNTER, "seconds", "Total user and system CPU time spent in seconds.");
-	sample_d(w, "process_cpu_seconds", M_COUNTER, "", s->cpu_secs);
-	family(w, "process_resident_memory_bytes", M_GAUGE, "bytes", "Resident memory size in bytes.");
-	sample_u(w, "process_resident_memory_bytes", M_GAUGE, "", s->rss_bytes);
-	family(w, "process_virtual_memory_bytes", M_GAUGE, "bytes", "Virtual memory size in bytes.");
-	sample_u(w, "process_virtual_memory_bytes", M_GAUGE, "", s->vsize_bytes);
-	family(w, "process_open_fds", M_GAUGE, NULL, "Number of open file descriptors.");
-	sample_u(w, "process_open_fds", M_GAUGE, "", s->open_fds);
+	prom_family(w, "process_cpu_seconds", M_COUNTER, "seconds", "Total user and system CPU time spent in seconds.");
+	prom_sample_d(w, "process_cpu_seconds", M_COUNTER, "", s->cpu_secs);
+	prom_family(w, "process_resident_memory_bytes", M_GAUGE, "bytes", "Resident memory size in bytes.");
+	prom_sample_u(w, "process_resident_memory_bytes", M_GAUGE, "", s->rss_bytes);
+	prom_family(w, "process_virtual_memory_bytes", M_GAUGE, "bytes", "Virtual memory size in bytes.");
+	prom_sample_u(w, "process_virtual_memory_bytes", M_GAUGE, "", s->vsize_bytes);
+	prom_family(w, "process_open_fds", M_GAUGE, NULL, "Number of open file descriptors.");
+	prom_sample_u(w, "process_open_fds", M_GAUGE, "", s->open_fds);
 	if (s->max_fds) {
-		family(w, "process_max_fds", M_GAUGE, NULL, "Maximum number of open file descriptors.");
-		sample_u(w, "process_max_fds", M_GAUGE, "", s->max_fds);
+		prom_family(w, "process_max_fds", M_GAUGE, NULL, "Maximum number of open file descriptors.");
+		prom_sample_u(w, "process_max_fds", M_GAUGE, "", s->max_fds);
 	}
-	family(w, "process_start_time_seconds", M_GAUGE, "seconds",
+	prom_family(w, "process_start_time_seconds", M_GAUGE, "seconds",
 	       "Start time of the process since unix epoch in seconds.");
-	sample_d(w, "process_start_time_seconds", M_GAUGE, "", s->start_time);
+	prom_sample_d(w, "process_start_time_seconds", M_GAUGE, "", s->start_time);
 }
 
 /* The collector's costs, and the BPF programs' run count and time. */
@@ -1216,35 +1088,35 @@ static void render_self(struct out *w, const struct rt_prom_self *s, const struc
 	char set[LSET], id[16];
 	size_t i;
 
-	family(w, "rocetop_collect_duration_seconds", M_GAUGE, "seconds",
+	prom_family(w, "rocetop_collect_duration_seconds", M_GAUGE, "seconds",
 	       "Time the last snapshot took to collect (the kernel's maps, NIC counters, sFlow).");
-	sample_d(w, "rocetop_collect_duration_seconds", M_GAUGE, "", d->collect_secs);
-	family(w, "rocetop_snapshots_missed", M_COUNTER, NULL,
+	prom_sample_d(w, "rocetop_collect_duration_seconds", M_GAUGE, "", d->collect_secs);
+	prom_family(w, "rocetop_snapshots_missed", M_COUNTER, NULL,
 	       "Intervals whose snapshot was not taken because the previous one was still being taken or shown.");
-	sample_u(w, "rocetop_snapshots_missed", M_COUNTER, "", d->missed);
+	prom_sample_u(w, "rocetop_snapshots_missed", M_COUNTER, "", d->missed);
 	if (!s->valid)
 		return;
 	render_process(w, s);
-	family(w, "rocetop_bpf_stats_enabled", M_GAUGE, NULL,
+	prom_family(w, "rocetop_bpf_stats_enabled", M_GAUGE, NULL,
 	       "kernel.bpf_stats_enabled: 1 while the kernel counts the BPF programs' runs and run time.");
-	sample_u(w, "rocetop_bpf_stats_enabled", M_GAUGE, "", s->bpf_stats == 1);
-	family(w, "rocetop_bpf_prog_runs", M_COUNTER, NULL,
+	prom_sample_u(w, "rocetop_bpf_stats_enabled", M_GAUGE, "", s->bpf_stats == 1);
+	prom_family(w, "rocetop_bpf_prog_runs", M_COUNTER, NULL,
 	       "Runs of each BPF program rocetop holds (bpf_prog_info run_cnt), counted while kernel.bpf_stats_enabled is 1.");
 	for (i = 0; i < s->nprogs; i++) {
 		set[0] = 0;
-		label(set, sizeof(set), "prog", s->progs[i].name);
+		prom_label(set, sizeof(set), "prog", s->progs[i].name);
 		snprintf(id, sizeof(id), "%u", s->progs[i].id);
-		label(set, sizeof(set), "id", id);
-		sample_u(w, "rocetop_bpf_prog_runs", M_COUNTER, set, s->progs[i].run_cnt);
+		prom_label(set, sizeof(set), "id", id);
+		prom_sample_u(w, "rocetop_bpf_prog_runs", M_COUNTER, set, s->progs[i].run_cnt);
 	}
-	family(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, "seconds",
+	prom_family(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, "seconds",
 	       "Time each BPF program rocetop holds ran (bpf_prog_info run_time_ns), counted while kernel.bpf_stats_enabled is 1.");
 	for (i = 0; i < s->nprogs; i++) {
 		set[0] = 0;
-		label(set, sizeof(set), "prog", s->progs[i].name);
+		prom_label(set, sizeof(set), "prog", s->progs[i].name);
 		snprintf(id, sizeof(id), "%u", s->progs[i].id);
-		label(set, sizeof(set), "id", id);
-		sample_d(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, set, s->progs[i].run_ns / 1e9);
+		prom_label(set, sizeof(set), "id", id);
+		prom_sample_d(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, set, s->progs[i].run_ns / 1e9);
 	}
 }
 
@@ -1277,12 +1149,14 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 			render_findings(&w, d->findings);
 		if (!err)
 			render_sflow(&w, d);
+		if (!err && cur->nprobes)	/* runs without --probe: no probe families */
+			err = rt_prom_render_probes(&w, cur, &r->probe_order, &r->probe_cap);
 		if (!err)
 			render_self(&w, &r->self, d);
 	}
-	sb_printf(&w.o, "# EOF\n");
+	prom_printf(&w.o, "# EOF\n");
 	/* make sure both are allocated even when empty */
-	sb_printf(&w.t, "%s", "");
+	prom_printf(&w.t, "%s", "");
 	if (!err)
 		err = w.t.err ? w.t.err : w.o.err;
 	if (err) {

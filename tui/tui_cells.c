@@ -1,12 +1,41 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* What the live view's cells say (numbers to text), where the columns go on a
- * line, and sparklines. */
+/* What the live view's cells hold (a column's number, tui_row_num, and its
+ * text), where the columns go on a line, and sparklines. */
 #include <stdio.h>
 #include <string.h>
 #include "fmt.h"
 #include "tui_model.h"
 
 /* ---------------------------------------------------------------- cells */
+
+static double per(__u64 n, double secs)
+{
+	return secs > 0 ? n / secs : (double)n;
+}
+
+double tui_row_num(const struct tui_row *r, enum tui_colid c)
+{
+	const struct rt_flow_val *d = &r->d;
+
+	switch (c) {
+	case C_DQPN: return r->f->k.dqpn;
+	case C_PRIO: return rt_flow_dscp(r->f) * 256.0 + r->f->v.pcp;
+	case C_FLOWS: return r->nflows;
+	case C_PKTS: return per(d->pkts, r->secs);
+	case C_GBPS: return per(d->bytes, r->secs);
+	case C_CE: return d->pkts ? (double)d->ecn[RT_ECN_CE] / d->pkts : 0;
+	case C_CNP: return per(d->cnp, r->secs);
+	case C_NAK: return per(rt_nak(d), r->secs);
+	case C_RNR: return per(d->rnr_nak, r->secs);
+	case C_GB2: case C_GB10: case C_GB40: return r->avg[c - C_GB2][1];
+	case C_CE2: case C_CE10: case C_CE40: return r->avg[c - C_CE2][2];
+	case C_CNP2: case C_CNP10: case C_CNP40: return r->avg[c - C_CNP2][3];
+	case C_IDLE: return (double)r->idle_ns;
+	case C_AGE: return (double)r->age_ns;
+	case C_CONG: return (double)rt_congestion(d);
+	default: return 0;
+	}
+}
 
 static void fmt_rate(double v, char *buf, size_t len)
 {

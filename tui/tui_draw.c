@@ -18,7 +18,8 @@
 #include "tui_view.h"
 
 const char *const tui_view_names[V_NVIEWS] = { "flows", "host pairs", "PFC", "NIC ports", "switch ports",
-						  "findings", "jobs", "detail", "finding" };
+						  "findings", "jobs", "probes", "detail",
+						  "finding" };
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -32,12 +33,12 @@ static const struct rt_delta *cur_delta(const struct tui *t)
 	return t->totals ? &t->data.since : &t->data.iv;
 }
 
-static double cur_secs(const struct tui *t)
+double tui_cur_secs(const struct tui *t)
 {
 	return t->totals ? 0 : t->data.iv.secs;
 }
 
-static const char *num(double v, double secs, char *buf, size_t len)
+const char *tui_num(double v, double secs, char *buf, size_t len)
 {
 	if (secs > 0)
 		return rt_fmt_si(v / secs, buf, len);
@@ -71,7 +72,7 @@ static int appendf(char *line, size_t len, int off, const char *fmt, ...)
  * only other call into curses' text output is put_glyphs() below.
  * tests/tui/test_tui_escape.sh checks both the bytes written and the screen.
  */
-static void put(int y, int x, const char *s)
+void tui_put(int y, int x, const char *s)
 {
 	char safe[1024];
 
@@ -81,7 +82,7 @@ static void put(int y, int x, const char *s)
 }
 
 /* The sparkline's block characters (UTF-8 built by tui_sparkline from
- * numbers, never from a name): the one text not passed through put(). */
+ * numbers, never from a name): the one text not passed through tui_put(). */
 static void put_glyphs(int y, int x, const char *spark)
 {
 	if (y < 0 || y >= LINES || x >= COLS)
@@ -89,10 +90,10 @@ static void put_glyphs(int y, int x, const char *spark)
 	mvaddnstr(y, x, spark, COLS - x);
 }
 
-static void put_attr(int y, int x, const char *s, attr_t a)
+void tui_put_attr(int y, int x, const char *s, attr_t a)
 {
 	attron(a);
-	put(y, x, s);
+	tui_put(y, x, s);
 	attroff(a);
 }
 
@@ -113,7 +114,7 @@ static int severity(const struct rt_flow_val *d)
 	return 0;
 }
 
-static attr_t sev_attr(const struct tui *t, int sev)
+attr_t tui_sev_attr(const struct tui *t, int sev)
 {
 	if (sev == 2)
 		return cp(t, CP_RED, A_BOLD) | (t->color ? A_BOLD : 0);
@@ -267,7 +268,7 @@ static int meter_title(struct tui *t, int y)
 	/* the source last: a long path is what the width cuts */
 	snprintf(line + off, sizeof(line) - off, "  view %s  %s", tui_view_names[t->view],
 		 t->have_snap ? s->source : "(waiting for the first snapshot)");
-	put_attr(y, 0, line, A_BOLD);
+	tui_put_attr(y, 0, line, A_BOLD);
 	return 1;
 }
 
@@ -289,8 +290,8 @@ static int meter_findings(struct tui *t, int y)
 		snprintf(line + off, sizeof(line) - off, "   newest: %s %s since %s  %s  (F: all)",
 			 rt_sev_name(nf->sev), nf->rule, rt_fmt_clock(nf->start_ns, a, sizeof(a)),
 			 rt_subject_text(&nf->subj, subj, sizeof(subj)));
-	put_attr(y, 0, line, !nf ? 0 : nf->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
-			     nf->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0);
+	tui_put_attr(y, 0, line, !nf ? 0 : nf->sev == RT_SEV_CRITICAL ? tui_sev_attr(t, 2) :
+			     nf->sev == RT_SEV_WARNING ? tui_sev_attr(t, 1) : 0);
 	return 1;
 }
 
@@ -299,16 +300,16 @@ static int meter_wire(struct tui *t, int y)
 {
 	const struct rt_delta *D = cur_delta(t);
 	const struct rt_flow_val *ft = &D->flow_tot;
-	double secs = cur_secs(t);
+	double secs = tui_cur_secs(t);
 	char line[512], a[32], b[32], c[32], e[32], g[32];
 
 	if (secs > 0)
 		snprintf(line, sizeof(line),
 			 "wire  RoCE %s pkt/s %.3f Gb/s  CE %.2f%% (%s/s)  CNP %s/s  NAK %s/s  RNR %s/s",
-			 num(ft->pkts, secs, a, sizeof(a)), ft->bytes * 8 / 1e9 / secs,
+			 tui_num(ft->pkts, secs, a, sizeof(a)), ft->bytes * 8 / 1e9 / secs,
 			 rt_ce_pct(ft),
-			 num(ft->ecn[RT_ECN_CE], secs, b, sizeof(b)), num(ft->cnp, secs, c, sizeof(c)),
-			 num(rt_nak(ft), secs, e, sizeof(e)), num(ft->rnr_nak, secs, g, sizeof(g)));
+			 tui_num(ft->ecn[RT_ECN_CE], secs, b, sizeof(b)), tui_num(ft->cnp, secs, c, sizeof(c)),
+			 tui_num(rt_nak(ft), secs, e, sizeof(e)), tui_num(ft->rnr_nak, secs, g, sizeof(g)));
 	else
 		snprintf(line, sizeof(line),
 			 "wire  RoCE %llu pkts %sB  CE %.2f%% (%llu)  CNP %llu  NAK %llu  RNR %llu",
@@ -322,12 +323,12 @@ static int meter_wire(struct tui *t, int y)
 
 		if (secs > 0)
 			snprintf(line + n, sizeof(line) - n, "   sFlow ~%s pkt/s CE ~%.2f%%",
-				 num(et->pkts, secs, a, sizeof(a)), rt_ce_pct(et));
+				 tui_num(et->pkts, secs, a, sizeof(a)), rt_ce_pct(et));
 		else
 			snprintf(line + n, sizeof(line) - n, "   sFlow ~%llu pkts CE ~%.2f%%",
 				 (unsigned long long)et->pkts, rt_ce_pct(et));
 	}
-	put(y, 0, line);
+	tui_put(y, 0, line);
 	return 1;
 }
 
@@ -336,16 +337,16 @@ static int meter_table(struct tui *t, int y)
 {
 	const struct rt_delta *D = cur_delta(t);
 	const struct rt_if_val *it = &D->if_tot;
-	double secs = cur_secs(t);
+	double secs = tui_cur_secs(t);
 	char line[512], a[32], b[32], c[32], e[32], g[32], h[32];
 
 	snprintf(line, sizeof(line),
 		 "flows %zu  evicted %s  frames %s%s  errors: trunc %s malformed %s full %s v6ext %s",
-		 t->data.snap.nflows, num(D->evicted, 0, a, sizeof(a)), num(it->pkts, secs, b, sizeof(b)),
+		 t->data.snap.nflows, tui_num(D->evicted, 0, a, sizeof(a)), tui_num(it->pkts, secs, b, sizeof(b)),
 		 secs > 0 ? "/s" : "",
-		 num(it->truncated, 0, c, sizeof(c)), num(it->malformed, 0, e, sizeof(e)),
-		 num(it->flow_full, 0, g, sizeof(g)), num(it->v6_unparsed, 0, h, sizeof(h)));
-	put(y, 0, line);
+		 tui_num(it->truncated, 0, c, sizeof(c)), tui_num(it->malformed, 0, e, sizeof(e)),
+		 tui_num(it->flow_full, 0, g, sizeof(g)), tui_num(it->v6_unparsed, 0, h, sizeof(h)));
+	tui_put(y, 0, line);
 	return 1;
 }
 
@@ -353,7 +354,7 @@ static int meter_table(struct tui *t, int y)
 static int meter_pfc(struct tui *t, int y)
 {
 	struct tui_pfc_prio pf[RT_NPRIO];
-	double secs = cur_secs(t);
+	double secs = tui_cur_secs(t);
 	char line[512], a[32], b[32], c[32];
 	int off = snprintf(line, sizeof(line), "PFC  "), any = 0;
 
@@ -363,8 +364,8 @@ static int meter_pfc(struct tui *t, int y)
 			continue;
 		any = 1;
 		off = appendf(line, sizeof(line), off, "p%s %s%s xon %s ",
-			      rt_prio_name(p, a, sizeof(a)), num(pf[p].frames, secs, b, sizeof(b)),
-			      secs > 0 ? "/s" : "", num(pf[p].xon, secs, c, sizeof(c)));
+			      rt_prio_name(p, a, sizeof(a)), tui_num(pf[p].frames, secs, b, sizeof(b)),
+			      secs > 0 ? "/s" : "", tui_num(pf[p].xon, secs, c, sizeof(c)));
 		if (pf[p].share < 0)
 			off = appendf(line, sizeof(line), off, "paused ? (speed unknown)  ");
 		else if (secs > 0)
@@ -374,7 +375,7 @@ static int meter_pfc(struct tui *t, int y)
 	}
 	if (!any)
 		appendf(line, sizeof(line), off, "no pause frames");
-	put(y, 0, line);
+	tui_put(y, 0, line);
 	return 1;
 }
 
@@ -384,7 +385,7 @@ static int meter_nic(struct tui *t, int y)
 {
 	struct tui_nic_sum ns[64];
 	size_t n = tui_nic_sums(cur_delta(t), t->totals, ns, sizeof(ns) / sizeof(ns[0]));
-	double secs = cur_secs(t);
+	double secs = tui_cur_secs(t);
 	char line[512], a[32];
 	int off;
 
@@ -393,8 +394,8 @@ static int meter_nic(struct tui *t, int y)
 	off = snprintf(line, sizeof(line), "nic   ");
 	for (size_t i = 0; i < n; i++)
 		off = appendf(line, sizeof(line), off, "%s %s%s  ", ns[i].name,
-			      num(ns[i].v, secs, a, sizeof(a)), secs > 0 ? "/s" : "");
-	put(y, 0, line);
+			      tui_num(ns[i].v, secs, a, sizeof(a)), secs > 0 ? "/s" : "");
+	tui_put(y, 0, line);
 	return 1;
 }
 
@@ -404,7 +405,7 @@ static int meter_doctor(struct tui *t, int y)
 {
 	for (size_t i = 0; i < t->data.snap.nnotes; i++)
 		if (!strncmp(t->data.snap.notes[i], "doctor: ", 8)) {
-			put_attr(y, 0, t->data.snap.notes[i], sev_attr(t, 1));
+			tui_put_attr(y, 0, t->data.snap.notes[i], tui_sev_attr(t, 1));
 			return 1;
 		}
 	return 0;
@@ -475,7 +476,7 @@ static void table_titles(struct tui *t, int y)
 	memset(line, ' ', COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1);
 	line[COLS < (int)sizeof(line) ? COLS : (int)sizeof(line) - 1] = '\0';
 	attron(cp(t, CP_BAR, A_REVERSE));
-	put(y, 0, line);
+	tui_put(y, 0, line);
 	for (int j = 0; j < t->ncols; j++) {
 		const struct tui_col *c = &tui_cols[t->cols[j]];
 		const char *title = t->totals ? c->ttitle : c->title;
@@ -485,11 +486,11 @@ static void table_titles(struct tui *t, int y)
 		snprintf(cell, sizeof(cell), c->flags & TUI_COL_LEFT ? "%-*.*s" : "%*.*s", w[j], w[j], title);
 		if (t->cols[j] == t->sort) {
 			attron(cp(t, CP_SORT, A_BOLD));
-			put(y, x[j], cell);
+			tui_put(y, x[j], cell);
 			attroff(cp(t, CP_SORT, A_BOLD));
 			attron(cp(t, CP_BAR, A_REVERSE));
 		} else {
-			put(y, x[j], cell);
+			tui_put(y, x[j], cell);
 		}
 	}
 	attroff(cp(t, CP_BAR, A_REVERSE));
@@ -500,7 +501,7 @@ static void table_row(struct tui *t, int y, int r)
 {
 	const struct tui_row *row = tui_row_at(t, (size_t)(t->top + r));
 	const int *w = t->colw;
-	attr_t a = sev_attr(t, severity(&row->d));
+	attr_t a = tui_sev_attr(t, severity(&row->d));
 	char cell[64], line[1024];
 	int off = 0;
 
@@ -520,7 +521,7 @@ static void table_row(struct tui *t, int y, int r)
 		while (off < COLS && off < (int)sizeof(line) - 1)
 			line[off++] = ' ';
 	line[off < (int)sizeof(line) ? off : (int)sizeof(line) - 1] = '\0';
-	put_attr(y + r, 0, line, a);
+	tui_put_attr(y + r, 0, line, a);
 }
 
 static void draw_flow_table(struct tui *t, int y, int h)
@@ -541,7 +542,7 @@ static void draw_flow_table(struct tui *t, int y, int h)
 	if (t->top < 0)
 		t->top = 0;
 	if (!t->nrows) {
-		put(y, 1, !t->have_snap ? "waiting for the first snapshot..." :
+		tui_put(y, 1, !t->have_snap ? "waiting for the first snapshot..." :
 			  t->filter[0] ? "no flow matches the filter (Esc in / clears it)" :
 			  "no RoCEv2 flows seen yet");
 		return;
@@ -553,9 +554,9 @@ static void draw_flow_table(struct tui *t, int y, int h)
 }
 
 /* A table's header bar on line *y: the table is the *h - 1 lines below it. */
-static void table_head(struct tui *t, int *y, int *h, const char *line)
+void tui_table_head(struct tui *t, int *y, int *h, const char *line)
 {
-	put_attr((*y)++, 0, line, cp(t, CP_BAR, A_REVERSE));
+	tui_put_attr((*y)++, 0, line, cp(t, CP_BAR, A_REVERSE));
 	(*h)--;
 	t->table_y = *y;
 	t->table_h = *h;
@@ -565,14 +566,14 @@ static void draw_pfc(struct tui *t, int y, int h)
 {
 	const struct rt_delta *D = cur_delta(t);
 	const struct rt_delta *S = &t->data.since;
-	double secs = cur_secs(t);
+	double secs = tui_cur_secs(t);
 	char line[512], a[16], b[16], c[16], e[16];
 	int r = 0, shown = 0;
 
 	snprintf(line, sizeof(line), "%-12s %-4s %-4s %9s %9s %11s %9s %12s", "IFACE", "DIR", "PRIO",
 		 secs > 0 ? "FRAMES/s" : "FRAMES", secs > 0 ? "XON/s" : "XON",
 		 secs > 0 ? "QUANTA/s" : "QUANTA", secs > 0 ? "PAUSED%" : "PAUSED s", "TOTAL FRAMES");
-	table_head(t, &y, &h, line);
+	tui_table_head(t, &y, &h, line);
 	for (size_t i = 0; i < D->nifs; i++) {
 		const struct rt_if_val *v = &D->ifs[i].d;
 		const struct rt_if_val *tot = i < S->nifs ? &S->ifs[i].d : v;
@@ -592,66 +593,15 @@ static void draw_pfc(struct tui *t, int y, int h)
 				snprintf(e, sizeof(e), "%.4f", ps);
 			snprintf(line, sizeof(line), "%-12s %-4s %-4s %9s %9s %11s %9s %12llu", ifn,
 				 D->ifs[i].s->k.dir == RT_DIR_EGRESS ? "out" : "in",
-				 rt_prio_name(p, a, sizeof(a)), num(v->pfc_frames[p], secs, b, sizeof(b)),
-				 num(v->pfc_xon[p], secs, c, sizeof(c)),
-				 num(v->pfc_quanta[p], secs, line + 400, 16), e,
+				 rt_prio_name(p, a, sizeof(a)), tui_num(v->pfc_frames[p], secs, b, sizeof(b)),
+				 tui_num(v->pfc_xon[p], secs, c, sizeof(c)),
+				 tui_num(v->pfc_quanta[p], secs, line + 400, 16), e,
 				 (unsigned long long)tot->pfc_frames[p]);
-			put_attr(y + r++, 0, line, v->pfc_frames[p] ? sev_attr(t, 1) : 0);
+			tui_put_attr(y + r++, 0, line, v->pfc_frames[p] ? tui_sev_attr(t, 1) : 0);
 		}
 	}
 	if (!shown)
-		put(y, 1, "no pause frames seen (on hardware RoCE NICs see view 4: the NIC's counters)");
-}
-
-/* A culprit or victim share as the jobs view shows it: "90.0%", "-" undefined. */
-static const char *share_pct(double v, char buf[16])
-{
-	if (isnan(v))
-		return strcpy(buf, "-");
-	snprintf(buf, 16, "%.1f%%", 100 * v);
-	return buf;
-}
-
-/* The flows (as the flows view keeps them: the filter, rates or totals)
- * folded by job, most congested first (rt_jobagg_sorted). */
-static void draw_jobs(struct tui *t, int y, int h)
-{
-	double secs = cur_secs(t);
-	size_t n = rt_jobagg_sorted(&t->jobs);
-	char line[512], safe[RT_JOB_KEY_LEN * 4], ranks[128], c[5][16], ps[16], sh[2][16];
-
-	snprintf(line, sizeof(line), "%-40s %6s %9s %9s %9s %9s %9s %7s %7s %9s %s", "JOB", "FLOWS",
-		 secs > 0 ? "PKT/s" : "PKTS", secs > 0 ? "CE/s" : "CE", secs > 0 ? "CNP/s" : "CNP",
-		 secs > 0 ? "NAK/s" : "NAK", secs > 0 ? "RNR/s" : "RNR", "CULPRIT", "VICTIM",
-		 secs > 0 ? "PAUSED%" : "PAUSED s", "RANKS");
-	table_head(t, &y, &h, line);
-	if (!n) {
-		put(y, 1, !t->have_snap ? "waiting for the first snapshot..." :
-			  t->filter[0] ? "no flow matches the filter (Esc in / clears it)" : "no RoCEv2 flows seen yet");
-		return;
-	}
-	if (t->top >= (int)n)
-		t->top = (int)n - 1;
-	for (int r = 0; r < h && (size_t)(t->top + r) < n; r++) {
-		struct rt_jobsum *g = t->jobs.order[t->top + r];
-		size_t off;
-
-		if (secs > 0)
-			snprintf(ps, sizeof(ps), "%.1f", rt_share_pct(g->paused, secs));
-		else
-			snprintf(ps, sizeof(ps), "%.4f", g->paused);
-		rt_fmt_ranks(g->ranks, g->nranks, ranks, sizeof(ranks) - 24);
-		off = strlen(ranks);
-		if (g->ranks_over)
-			snprintf(ranks + off, sizeof(ranks) - off, " +%llu", (unsigned long long)g->ranks_over);
-		snprintf(line, sizeof(line), "%-40s %6llu %9s %9s %9s %9s %9s %7s %7s %9s %s",
-			 rt_fmt_safe(g->key, safe, sizeof(safe)), (unsigned long long)g->flows,
-			 num(g->pkts, secs, c[0], 16), num(g->ce, secs, c[1], 16), num(g->cnp, secs, c[2], 16),
-			 num(g->nak, secs, c[3], 16), num(g->rnr, secs, c[4], 16),
-			 share_pct(rt_jobsum_culprit(&t->jobs, g), sh[0]), share_pct(rt_jobsum_victim(g), sh[1]),
-			 ps, ranks[0] ? ranks : "-");
-		put_attr(y + r, 0, line, g->ce || g->cnp || g->nak || g->paused > 0 ? sev_attr(t, 1) : 0);
-	}
+		tui_put(y, 1, "no pause frames seen (on hardware RoCE NICs see view 4: the NIC's counters)");
 }
 
 /* Index in D->ports of the row-th row when congestion counters (ncong of
@@ -684,13 +634,13 @@ static void draw_ports(struct tui *t, int y, int h)
 		cw = 40;
 	snprintf(line, sizeof(line), "%-8s %2s %-8s %-7s %-*s %13s %9s", "DEVICE", "PT", "NETDEV", "FROM",
 		 cw, "COUNTER (* congestion)", "VALUE", "PER SEC");
-	table_head(t, &y, &h, line);
+	tui_table_head(t, &y, &h, line);
 	if (tui_filter_refusal(t, line, sizeof(line))) {
-		put(y, 1, line);
+		tui_put(y, 1, line);
 		return;
 	}
 	if (!D->nports) {
-		put(y, 1, "no NIC counters (no RDMA device, --no-nic, or a file without them)");
+		tui_put(y, 1, "no NIC counters (no RDMA device, --no-nic, or a file without them)");
 		return;
 	}
 	/* The congestion counters first, each group in the snapshot's order. */
@@ -711,7 +661,7 @@ static void draw_ports(struct tui *t, int y, int h)
 			 c->dev[0] ? c->dev : "-", c->port, c->netdev[0] ? c->netdev : "-",
 			 rt_scope_names(c->scope)->label, cw, cw, name, (unsigned long long)c->value,
 			 secs > 0 ? rt_fmt_si(D->ports[i].d / secs, a, sizeof(a)) : "-");
-		put_attr(y + r++, 0, line, c->congestion && D->ports[i].d ? sev_attr(t, 1) : 0);
+		tui_put_attr(y + r++, 0, line, c->congestion && D->ports[i].d ? tui_sev_attr(t, 1) : 0);
 	}
 }
 
@@ -763,9 +713,9 @@ static void draw_swports(struct tui *t, int y, int h)
 	snprintf(line, sizeof(line), "%-24s %-4s %7s %8s %7s %6s %6s %9s %9s %9s %6s %5s %8s %6s",
 		 "SWITCH PORT (sFlow)", "DIR", "SAMPLES", "~PKT/s", "~Gb/s", "~CE%", "~CNP/s", "MAXQ B", "MEANQ B",
 		 "MAXDLY us", "DROPS", "QUEUE", "DISCARDS", "ERRORS");
-	table_head(t, &y, &h, line);
+	tui_table_head(t, &y, &h, line);
 	if (!n) {
-		put(y, 1, "no switch ports: collect sFlow with --sflow PORT (rocetop lab --sflow shows one)");
+		tui_put(y, 1, "no switch ports: collect sFlow with --sflow PORT (rocetop lab --sflow shows one)");
 		return;
 	}
 	order = malloc(n * sizeof(*order));
@@ -802,8 +752,8 @@ static void draw_swports(struct tui *t, int y, int h)
 			 secs > 0 ? v->est_bytes * 8 / 1e9 / secs : 0.0, sw_ce(x),
 			 secs > 0 ? rt_fmt_si(v->est_cnp / secs, cn, sizeof(cn)) : "-", mq, aq, md,
 			 (unsigned long long)v->drops, qi, di, er);
-		put_attr(y + r++, 0, line, v->drops || sw_ce(x) >= 10 || sw_disc(x) || sw_err(x) ? sev_attr(t, 2) :
-			 v->est_ce ? sev_attr(t, 1) : 0);
+		tui_put_attr(y + r++, 0, line, v->drops || sw_ce(x) >= 10 || sw_disc(x) || sw_err(x) ? tui_sev_attr(t, 2) :
+			 v->est_ce ? tui_sev_attr(t, 1) : 0);
 	}
 	free(order);
 	for (size_t i = 0; i < D->nsfagents && r < h; i++) {
@@ -814,7 +764,7 @@ static void draw_swports(struct tui *t, int y, int h)
 			 D->sfagents[i].a->agent, (unsigned long long)ag->datagrams, (unsigned long long)ag->lost,
 			 (unsigned long long)ag->errors, (unsigned long long)ag->rejected,
 			 (unsigned long long)ag->bad_samples);
-		put_attr(y + r++, 0, line, ag->lost || ag->errors || ag->bad_samples ? sev_attr(t, 1) : 0);
+		tui_put_attr(y + r++, 0, line, ag->lost || ag->errors || ag->bad_samples ? tui_sev_attr(t, 1) : 0);
 	}
 }
 
@@ -837,8 +787,8 @@ static void flow_line(const struct tui *t, const struct rt_flow *f, const struct
 		 rt_fmt_addr(f->k.family, f->k.src, s1, sizeof(s1)),
 		 rt_fmt_addr(f->k.family, f->k.dst, s2, sizeof(s2)), f->k.dqpn,
 		 f->k.dir == RT_DIR_EGRESS ? "out" : "in", rt_snapshot_ifname(&t->data.snap, f->k.ifindex),
-		 num(d->pkts, secs, a, sizeof(a)), num(d->cnp, secs, b, sizeof(b)),
-		 num(rt_nak(d), secs, c, sizeof(c)), secs > 0 ? "(/s)" : "(since start)");
+		 tui_num(d->pkts, secs, a, sizeof(a)), tui_num(d->cnp, secs, b, sizeof(b)),
+		 tui_num(rt_nak(d), secs, c, sizeof(c)), secs > 0 ? "(/s)" : "(since start)");
 }
 
 /*
@@ -857,7 +807,7 @@ static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, i
 		 rt_fmt_addr(f->k.family, f->k.src, s1, sizeof(s1)),
 		 rt_fmt_addr(f->k.family, f->k.dst, s2, sizeof(s2)), f->k.dqpn, rt_dir_name(f->k.dir),
 		 rt_snapshot_ifname(&t->data.snap, f->k.ifindex));
-	put_attr(y++, 0, line, A_BOLD);
+	tui_put_attr(y++, 0, line, A_BOLD);
 	{
 		char prio[8], ds[RT_BITS_STRLEN], ps[RT_BITS_STRLEN];
 
@@ -870,21 +820,21 @@ static int panel_about(struct tui *t, const struct rt_flow *f, int idx, int y, i
 			 prio, f->v.sport,
 			 RT_DUR(t->data.snap.mono_ns > f->v.first_ns ? (t->data.snap.mono_ns - f->v.first_ns) / 1e9 : 0.0),
 			 RT_DUR(t->data.snap.mono_ns > f->v.last_ns ? (t->data.snap.mono_ns - f->v.last_ns) / 1e9 : 0.0));
-		put(y++, 0, line);
+		tui_put(y++, 0, line);
 		snprintf(line, sizeof(line), "last opcode %s (0x%02x)",
 			 rt_opcode_name(f->v.opcode, s1, sizeof(s1)), f->v.opcode);
-		put(y++, 0, line);
+		tui_put(y++, 0, line);
 	}
 	if (f->estimate) {
 		snprintf(line, sizeof(line),
 			 "~ estimates from %llu sFlow samples: each stands for its sampling rate in packets",
 			 (unsigned long long)f->samples);
-		put_attr(y++, 0, line, A_BOLD);
+		tui_put_attr(y++, 0, line, A_BOLD);
 	}
 	if (f->comm[0] || f->lqpn || f->rqpn) {
 		snprintf(line, sizeof(line), "owner %s pid %u  local QP %u  remote QP %u",
 			 f->comm[0] ? f->comm : "-", f->pid, f->lqpn, f->rqpn);
-		put(y++, 0, line);
+		tui_put(y++, 0, line);
 	}
 	return y;
 }
@@ -903,7 +853,7 @@ static int panel_counters(struct tui *t, const struct rt_flow *f, int idx, int y
 	tui_detail_rates(&t->data, (size_t)idx, &dt);
 	snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", "", "now", "2s", "10s", "40s",
 		 "since start");
-	put_attr(y++, 0, line, A_UNDERLINE);
+	tui_put_attr(y++, 0, line, A_UNDERLINE);
 	for (int m = 0; m < TUI_DM_N && y < ymax; m++) {
 		char cols[1 + TUI_NWIN][16];
 
@@ -926,14 +876,14 @@ static int panel_counters(struct tui *t, const struct rt_flow *f, int idx, int y
 			snprintf(a, sizeof(a), "%llu", (unsigned long long)dt.total[m]);
 		snprintf(line, sizeof(line), "%-8s %10s %10s %10s %10s %12s", names[m], cols[0], cols[1],
 			 cols[2], cols[3], a);
-		put(y++, 0, line);
+		tui_put(y++, 0, line);
 	}
 	snprintf(line, sizeof(line), "RNR NAKs %llu  ACKs %llu  ECT0 %llu  ECT1 %llu  not-ECT %llu (since start)",
 		 (unsigned long long)tot->rnr_nak, (unsigned long long)tot->ack,
 		 (unsigned long long)tot->ecn[RT_ECN_ECT0], (unsigned long long)tot->ecn[RT_ECN_ECT1],
 		 (unsigned long long)tot->ecn[RT_ECN_NOT_ECT]);
 	if (y < ymax)
-		put(y++, 0, line);
+		tui_put(y++, 0, line);
 	return y;
 }
 
@@ -965,10 +915,10 @@ static int panel_sparklines(struct tui *t, const struct rt_flow *f, int idx, int
 		tui_sparkline(v, n, t->utf8, spark, sizeof(spark));
 		snprintf(line, sizeof(line), "%-7s max %6s ", names[m],
 			 m == 0 ? (snprintf(a, sizeof(a), "%.1f", max), a) : rt_fmt_si(max, a, sizeof(a)));
-		put(y, 0, line);
-		attron(sev_attr(t, sev));
+		tui_put(y, 0, line);
+		attron(tui_sev_attr(t, sev));
 		put_glyphs(y++, (int)strlen(line), spark);
-		attroff(sev_attr(t, sev));
+		attroff(tui_sev_attr(t, sev));
 	}
 	return y;
 }
@@ -992,7 +942,7 @@ static int panel_sflow(struct tui *t, const struct rt_flow *f, int idx, int y, i
 			    t->data.snap.swports[k].dir == o->k.dir)
 				p = &t->data.snap.swports[k];
 		if (!shown++)
-			put_attr(y++, 0, "sampled by sFlow at switch ports (estimates)", A_UNDERLINE);
+			tui_put_attr(y++, 0, "sampled by sFlow at switch ports (estimates)", A_UNDERLINE);
 		if (y >= ymax)
 			break;
 		snprintf(line, sizeof(line), "%s %s: %llu samples ~%llu pkts since start",
@@ -1008,7 +958,7 @@ static int panel_sflow(struct tui *t, const struct rt_flow *f, int idx, int y, i
 		if (p && p->c.drops)
 			snprintf(line + strlen(line), sizeof(line) - strlen(line), "  port drops %llu",
 				 (unsigned long long)p->c.drops);
-		put(y++, 2, line);
+		tui_put(y++, 2, line);
 	}
 	return y;
 }
@@ -1016,12 +966,12 @@ static int panel_sflow(struct tui *t, const struct rt_flow *f, int idx, int y, i
 /* the reverse direction: the CNPs (and ACK/NAKs) that answer this flow */
 static int panel_reverse(struct tui *t, const struct rt_flow *f, int idx, int y, int ymax)
 {
-	double secs = cur_secs(t);
+	double secs = tui_cur_secs(t);
 	char line[512];
 	int shown = 0;
 
 	if (y < ymax)
-		put_attr(y++, 0, "reverse flows (destination > source on the same interface: their CNPs throttle this one)",
+		tui_put_attr(y++, 0, "reverse flows (destination > source on the same interface: their CNPs throttle this one)",
 			 A_UNDERLINE);
 	for (size_t i = 0; i < t->data.snap.nflows && y < ymax; i++) {
 		const struct rt_flow *r = &t->data.snap.flows[i];
@@ -1038,7 +988,7 @@ static int panel_reverse(struct tui *t, const struct rt_flow *f, int idx, int y,
 			snprintf(line + off, sizeof(line) - off, "  throttles this flow (%s)",
 				 rt_attr_names(r->attr)->label);
 		}
-		put_attr(y++, 2, line, sev_attr(t, severity(&rd)));
+		tui_put_attr(y++, 2, line, tui_sev_attr(t, severity(&rd)));
 		shown++;
 	}
 	/* CNP flows the attribution tied to this one elsewhere */
@@ -1053,24 +1003,24 @@ static int panel_reverse(struct tui *t, const struct rt_flow *f, int idx, int y,
 		flow_line(t, r, &rd, secs, line, sizeof(line));
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), "  throttles this flow (%s)",
 			 rt_attr_names(r->attr)->label);
-		put(y++, 2, line);
+		tui_put(y++, 2, line);
 		shown++;
 	}
 	if (f->throttles >= 0 && (size_t)f->throttles < t->data.snap.nflows && y < ymax) {
 		const struct rt_flow *r = &t->data.snap.flows[f->throttles];
 
-		put(y++, 0, "this CNP flow throttles:");
+		tui_put(y++, 0, "this CNP flow throttles:");
 		if (y < ymax) {
 			struct rt_flow_val rd;
 
 			tui_flow_d(&t->data, t->totals, (size_t)f->throttles, &rd);
 			flow_line(t, r, &rd, secs, line, sizeof(line));
-			put(y++, 2, line);
+			tui_put(y++, 2, line);
 		}
 		shown++;
 	}
 	if (!shown && y < ymax)
-		put(y++, 2, "none seen");
+		tui_put(y++, 2, "none seen");
 	return y;
 }
 
@@ -1087,7 +1037,7 @@ static void draw_detail(struct tui *t, int y, int h)
 	t->table_h = 0;
 	f = t->have_sel_key ? find_flow(t, &t->sel_key, &idx) : NULL;
 	if (!f) {
-		put(y, 1, t->detail_back == V_FDETAIL ? "the flow is no longer in the table (Esc: back to the finding)" :
+		tui_put(y, 1, t->detail_back == V_FDETAIL ? "the flow is no longer in the table (Esc: back to the finding)" :
 			  "the selected flow is gone (Esc: back to the flows)");
 		return;
 	}
@@ -1103,7 +1053,7 @@ static void draw_help(struct tui *t)
 	int y = 1;
 
 	erase();
-	put_attr(0, 0, "rocetop keys (any key returns)", A_BOLD);
+	tui_put_attr(0, 0, "rocetop keys (any key returns)", A_BOLD);
 	for (const struct tui_action *a = tui_actions; a->key && y < LINES - 1; a++) {
 		const char *h = a->help, *nl;
 		char line[200];
@@ -1114,13 +1064,13 @@ static void draw_help(struct tui *t)
 			nl = strchr(h, '\n');
 			snprintf(line, sizeof(line), "  %-16s %.*s", first ? a->keys : "",
 				 (int)(nl ? nl - h : (int)strlen(h)), h);
-			put(y++, 0, line);
+			tui_put(y++, 0, line);
 		}
 	}
 	if (y < LINES - 1)
-		put(y++, 0, "  mouse            click a column title to sort by it (again: invert), a row to select");
+		tui_put(y++, 0, "  mouse            click a column title to sort by it (again: invert), a row to select");
 	if (y < LINES - 1)
-		put(y++, 0, "  wire: counted by rocetop's BPF programs on the wire; nic: the RDMA NIC's counters");
+		tui_put(y++, 0, "  wire: counted by rocetop's BPF programs on the wire; nic: the RDMA NIC's counters");
 	(void)t;
 }
 
@@ -1142,12 +1092,12 @@ static void draw_sort_menu(struct tui *t)
 	enum tui_colid c[C_NCOLS + 1];
 	int n = tui_sort_candidates(t, c), y0 = t->hdr_y > 0 ? t->hdr_y : 1;
 
-	put_attr(y0, 0, " Sort by        ", cp(t, CP_BAR, A_REVERSE));
+	tui_put_attr(y0, 0, " Sort by        ", cp(t, CP_BAR, A_REVERSE));
 	for (int i = 0; i < n && y0 + 1 + i < LINES - 1; i++) {
 		char line[20];
 
 		snprintf(line, sizeof(line), " %-14s ", tui_cols[c[i]].name);
-		put_attr(y0 + 1 + i, 0, line, i == t->menu_sel ? A_REVERSE :
+		tui_put_attr(y0 + 1 + i, 0, line, i == t->menu_sel ? A_REVERSE :
 					       c[i] == t->sort ? A_BOLD : A_NORMAL);
 	}
 }
@@ -1161,7 +1111,7 @@ static void draw_status(struct tui *t)
 		snprintf(line, sizeof(line), "%s: %s_   (Enter applies, Esc %s)",
 			 t->mode == M_FILTER ? "Filter" : "Search", t->edit,
 			 t->mode == M_FILTER ? "clears" : "cancels");
-		put_attr(LINES - 2, 0, line, A_BOLD);
+		tui_put_attr(LINES - 2, 0, line, A_BOLD);
 	} else {
 		int off = 0;
 
@@ -1177,7 +1127,7 @@ static void draw_status(struct tui *t)
 			off += snprintf(line + off, sizeof(line) - off, "note: %s  ", t->data.snap.notes[i]);
 		if (last && off < (int)sizeof(line) - 1)
 			snprintf(line + off, sizeof(line) - off, "log: %s", last);
-		put(LINES - 2, 0, line);
+		tui_put(LINES - 2, 0, line);
 	}
 	{
 		static const char *const fk[][2] = {
@@ -1189,10 +1139,10 @@ static void draw_status(struct tui *t)
 
 		move(LINES - 1, 0);
 		for (size_t i = 0; i < sizeof(fk) / sizeof(fk[0]) && x < COLS; i++) {
-			put_attr(LINES - 1, x, fk[i][0], A_BOLD);
+			tui_put_attr(LINES - 1, x, fk[i][0], A_BOLD);
 			x += (int)strlen(fk[i][0]);
 			snprintf(line, sizeof(line), "%-7s", fk[i][1]);
-			put_attr(LINES - 1, x, line, cp(t, CP_BAR, A_REVERSE));
+			tui_put_attr(LINES - 1, x, line, cp(t, CP_BAR, A_REVERSE));
 			x += (int)strlen(line);
 		}
 	}
@@ -1248,7 +1198,7 @@ static int put_wrapped(int y, int ymax, const char *label, const char *text)
 
 	if (w < 10)
 		w = 10;
-	put(y, 0, label);
+	tui_put(y, 0, label);
 	while (y < ymax) {
 		char part[1024];
 		size_t len = n - at, cut;
@@ -1262,7 +1212,7 @@ static int put_wrapped(int y, int ymax, const char *label, const char *text)
 			len = sizeof(part) - 1;
 		memcpy(part, text + at, len);
 		part[len] = '\0';
-		put(y++, x, part);
+		tui_put(y++, x, part);
 		at += len;
 		while (text[at] == ' ')
 			at++;
@@ -1328,15 +1278,15 @@ static void draw_fdetail(struct tui *t, int y, int h)
 	t->table_y = y;
 	t->table_h = 0;
 	if (!f) {
-		put(y, 1, "the finding is gone (Esc: back to the findings)");
+		tui_put(y, 1, "the finding is gone (Esc: back to the findings)");
 		return;
 	}
 	snprintf(line, sizeof(line), "%s %s  %s", rt_sev_name(f->sev), f->rule, f->open ? "open" : "closed");
-	put_attr(y++, 0, line, f->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) : f->sev == RT_SEV_WARNING ? sev_attr(t, 1) : A_BOLD);
+	tui_put_attr(y++, 0, line, f->sev == RT_SEV_CRITICAL ? tui_sev_attr(t, 2) : f->sev == RT_SEV_WARNING ? tui_sev_attr(t, 1) : A_BOLD);
 	snprintf(line, sizeof(line), "start %s  end %s%s  (%s)  peak %s", rt_fmt_clock(f->start_ns, a, sizeof(a)),
 		 rt_fmt_clock(f->end_ns, b, sizeof(b)), f->open ? " so far" : "", RT_DUR((f->end_ns - f->start_ns) / 1e9),
 		 rt_fmt_peak(f->peak, f->peak_unit, pk, sizeof(pk)));
-	put(y++, 0, line);
+	tui_put(y++, 0, line);
 	y = put_wrapped(y, ymax, "subject   ", rt_subject_text(&f->subj, line, sizeof(line)));
 	y = put_wrapped(y, ymax, "evidence  ", f->evidence);
 	y = put_wrapped(y, ymax, "next step ", f->next);
@@ -1351,13 +1301,13 @@ static void draw_fdetail(struct tui *t, int y, int h)
 	snprintf(line, sizeof(line), "Flows (%u)   %s", f->nflows,
 		 f->nflows ? "arrows select, Enter: the flow's detail" : "none kept: Enter goes to the subject's view");
 	if (y < ymax)
-		put_attr(++y, 0, line, A_BOLD);
+		tui_put_attr(++y, 0, line, A_BOLD);
 	y++;
 	if (t->fd_sel >= f->nflows)
 		t->fd_sel = f->nflows ? f->nflows - 1 : 0;
 	for (int i = 0; i < f->nflows && y < ymax; i++) {
 		fdetail_flow(t, &f->flows[i], line, sizeof(line));
-		put_attr(y++, 0, line, i == t->fd_sel ? A_REVERSE : 0);
+		tui_put_attr(y++, 0, line, i == t->fd_sel ? A_REVERSE : 0);
 	}
 }
 
@@ -1374,13 +1324,13 @@ static void draw_findings(struct tui *t, int y, int h)
 
 	snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s", "SEVERITY", "RULE", "START", "END",
 		 "SUBJECT: EVIDENCE   (Enter: the finding's detail)");
-	table_head(t, &y, &h, line);
+	tui_table_head(t, &y, &h, line);
 	if (!t->fnd) {
-		put(y, 0, "  (no findings engine on this source)");
+		tui_put(y, 0, "  (no findings engine on this source)");
 		return;
 	}
 	if (!n) {
-		put(y, 0, t->flt ? "  (none that the filter keeps)" : "  (none: no rule has matched)");
+		tui_put(y, 0, t->flt ? "  (none that the filter keeps)" : "  (none: no rule has matched)");
 		return;
 	}
 	if (t->fsel >= (int)n)
@@ -1393,8 +1343,8 @@ static void draw_findings(struct tui *t, int y, int h)
 		t->top = t->fsel - h + 1;
 	for (i = (size_t)t->top; i < n && (int)(i - (size_t)t->top) < h; i++) {
 		const struct rt_finding *f = &t->fnd->tab[idx[i]];
-		attr_t at = f->open ? (f->sev == RT_SEV_CRITICAL ? sev_attr(t, 2) :
-				       f->sev == RT_SEV_WARNING ? sev_attr(t, 1) : 0) : A_DIM;
+		attr_t at = f->open ? (f->sev == RT_SEV_CRITICAL ? tui_sev_attr(t, 2) :
+				       f->sev == RT_SEV_WARNING ? tui_sev_attr(t, 1) : 0) : A_DIM;
 
 		snprintf(line, sizeof(line), "%-8s %-18s %-8s %-8s %s: %s", rt_sev_name(f->sev), f->rule,
 			 rt_fmt_clock(f->start_ns, a, sizeof(a)), f->open ? "open" : rt_fmt_clock(f->end_ns, b, sizeof(b)),
@@ -1402,7 +1352,7 @@ static void draw_findings(struct tui *t, int y, int h)
 						  : rt_subject_text(&f->subj, subj, sizeof(subj)), f->evidence);
 		if ((int)i == t->fsel)
 			at = A_REVERSE | (at & A_BOLD);
-		put_attr(y++, 0, line, at);
+		tui_put_attr(y++, 0, line, at);
 	}
 }
 
@@ -1413,7 +1363,7 @@ void tui_draw(struct tui *t)
 
 	erase();
 	if (LINES < 12 || COLS < 40) {
-		put(0, 0, "rocetop: the terminal is too small (40x12 at least)");
+		tui_put(0, 0, "rocetop: the terminal is too small (40x12 at least)");
 		refresh();
 		return;
 	}
@@ -1431,7 +1381,8 @@ void tui_draw(struct tui *t)
 	case V_PORTS: draw_ports(t, y, h); break;
 	case V_SWPORTS: draw_swports(t, y, h); break;
 	case V_FINDINGS: draw_findings(t, y, h); break;
-	case V_JOBS: draw_jobs(t, y, h); break;
+	case V_JOBS: tui_draw_jobs(t, y, h); break;
+	case V_PROBES: tui_draw_probes(t, y, h); break;
 	case V_DETAIL: draw_detail(t, y, h); break;
 	case V_FDETAIL: draw_fdetail(t, y, h); break;
 	}

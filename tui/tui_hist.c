@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The live view's per-flow histories (tui_model.h): a flow's samples, packed,
+/* The live view's per-flow histories (tui_hist.h): a flow's samples, packed,
  * behind the 2 s / 10 s / 40 s averages and the detail's sparklines. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
-#include "tui_model.h"
+#include "tui_hist.h"
 
 const double tui_windows[TUI_NWIN] = { 2, 10, 40 };
 

@@ -72,8 +72,10 @@ static int act_view(struct tui *t, struct rt_ctl *ctl, int key)
 		return set_view(t, V_FINDINGS);
 	if (key == '7' || key == 'J')
 		return set_view(t, V_JOBS);
-	/* Tab, F5: the next of the seven views */
-	return set_view(t, t->view >= V_JOBS ? V_FLOWS : t->view + 1);
+	if (key == '8' || key == 'P')
+		return set_view(t, V_PROBES);
+	/* Tab, F5: the next of the eight views */
+	return set_view(t, t->view >= V_PROBES ? V_FLOWS : t->view + 1);
 }
 
 static void set_filter(struct tui *t, const char *text);
@@ -303,6 +305,8 @@ static int act_move(struct tui *t, struct rt_ctl *ctl, int key)
 			t->top = t->data.iv.nports ? (int)t->data.iv.nports - 1 : 0;
 		if (t->view == V_SWPORTS && t->top >= (int)t->data.iv.nswports)
 			t->top = t->data.iv.nswports ? (int)t->data.iv.nswports - 1 : 0;
+		if (t->view == V_PROBES && t->top >= (int)t->data.snap.nprobes)
+			t->top = t->data.snap.nprobes ? (int)t->data.snap.nprobes - 1 : 0;
 	}
 	return RD_DRAW;
 }
@@ -395,6 +399,9 @@ const struct tui_action tui_actions[] = {
 	{ 'J', act_view, "J 7", "jobs: the flows by job (as --group-by job), most congested first, with the\n"
 		"ranks seen and the longest pause of the interfaces and priorities their flows cross" },
 	{ '7', act_view, NULL, NULL },
+	{ 'P', act_view, "P 8", "probes: the probe mesh's paths (--probe): sent, lost, RTT p50 and p99, the\n"
+		"network's and the responder's p50, the finding; t: sent and lost since the start" },
+	{ '8', act_view, NULL, NULL },
 	{ '\t', act_view, "Tab F5", "next view" },
 	{ KEY_F(5), act_view, NULL, NULL },
 	{ '\n', act_detail, "Enter d", "detail of the selected flow (history, reverse flows) or finding;\n"

@@ -1,39 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The live view's row order: the value of a column, comparators, the sort, the
- * ordering of one page only, and the widths the rows want. */
+/* The live view's row order: comparators over a column's value (tui_cells.c),
+ * the sort, the ordering of one page only, and the widths the rows want. */
 #include <stdlib.h>
 #include <string.h>
 #include "fmt.h"
 #include "tui_model.h"
-
-static double per(__u64 n, double secs)
-{
-	return secs > 0 ? n / secs : (double)n;
-}
-
-double tui_row_num(const struct tui_row *r, enum tui_colid c)
-{
-	const struct rt_flow_val *d = &r->d;
-
-	switch (c) {
-	case C_DQPN: return r->f->k.dqpn;
-	case C_PRIO: return rt_flow_dscp(r->f) * 256.0 + r->f->v.pcp;
-	case C_FLOWS: return r->nflows;
-	case C_PKTS: return per(d->pkts, r->secs);
-	case C_GBPS: return per(d->bytes, r->secs);
-	case C_CE: return d->pkts ? (double)d->ecn[RT_ECN_CE] / d->pkts : 0;
-	case C_CNP: return per(d->cnp, r->secs);
-	case C_NAK: return per(rt_nak(d), r->secs);
-	case C_RNR: return per(d->rnr_nak, r->secs);
-	case C_GB2: case C_GB10: case C_GB40: return r->avg[c - C_GB2][1];
-	case C_CE2: case C_CE10: case C_CE40: return r->avg[c - C_CE2][2];
-	case C_CNP2: case C_CNP10: case C_CNP40: return r->avg[c - C_CNP2][3];
-	case C_IDLE: return (double)r->idle_ns;
-	case C_AGE: return (double)r->age_ns;
-	case C_CONG: return (double)rt_congestion(d);
-	default: return 0;
-	}
-}
 
 static int addr_cmp(__u8 fa, const __u8 *a, __u8 fb, const __u8 *b)
 {

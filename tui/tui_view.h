@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The live view's insides, shared by its three files: tui_draw.c (drawing),
- * tui_keys.c (keys and actions) and tui.c (the sink: setup, input, teardown).
+ * The live view's insides, shared by its files: tui_draw.c (drawing),
+ * tui_views.c (the jobs and probes views), tui_keys.c (keys and actions) and
+ * tui.c (the sink: setup, input, teardown).
  * The pure, unit-tested part is tui_model.h.
  */
 #ifndef RT_TUI_VIEW_H
@@ -12,7 +13,8 @@
 #include "tui_model.h"
 #include "findings.h"
 
-enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_JOBS, V_DETAIL, V_FDETAIL, V_NVIEWS };
+enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_JOBS, V_PROBES, V_DETAIL, V_FDETAIL,
+	    V_NVIEWS };
 extern const char *const tui_view_names[V_NVIEWS];
 
 enum mode { M_NORMAL, M_FILTER, M_SEARCH, M_SORTMENU, M_HELP };
@@ -99,6 +101,19 @@ size_t tui_findings_order(const struct tui *t, size_t *idx, size_t cap);
 const struct rt_finding *tui_fdetail(struct tui *t);
 /* 1 and a sentence when the view shown cannot apply the filter. */
 int tui_filter_refusal(const struct tui *t, char *buf, size_t len);
+/* tui_draw.c's helpers for the other drawing files: the interval's length
+ * (0 with totals); a count as a rate over secs (or whole); text made safe and
+ * cut at the screen's edge, with an attribute; a table's heading bar (it
+ * takes a line off h); the attribute of severity 0, 1 or 2. */
+double tui_cur_secs(const struct tui *t);
+const char *tui_num(double v, double secs, char *buf, size_t len);
+void tui_put(int y, int x, const char *s);
+void tui_put_attr(int y, int x, const char *s, attr_t a);
+void tui_table_head(struct tui *t, int *y, int *h, const char *line);
+attr_t tui_sev_attr(const struct tui *t, int sev);
+/* tui_views.c */
+void tui_draw_jobs(struct tui *t, int y, int h);
+void tui_draw_probes(struct tui *t, int y, int h);
 /* tui_keys.c */
 int tui_drain_keys(struct tui *t, struct rt_ctl *ctl);
 void tui_mirror_ctl(struct tui *t, const struct rt_ctl *ctl, int *changed);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One option table per command (user/core/cli.h) makes --help, the man pages'
+# One option table per command (user/lib/cli.h) makes --help, the man pages'
 # option lists and the bash completion. Checked here:
 # - the committed man pages and completion hold exactly what the tables make
 #   (tools/gen-options --check);

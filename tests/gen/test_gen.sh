@@ -35,9 +35,9 @@ finish() {
 # ---- build ----
 if [ -z "$GEN" ]; then
 	GEN=$WORK/rocetop-gen
-	# as the Makefile builds it: with the option tables of user/core/cli.h
-	if ! cc -O2 -g -Wall -Wextra -Werror -I"$ROOT/user/core" -o "$GEN" "$ROOT"/gen/*.c \
-		"$ROOT"/user/core/{cli,cli_doc,num,log}.c -lz -lm 2>"$WORK/build.log"; then
+	# as the Makefile builds it: with user/lib/ (the option engine) and nothing else of rocetop
+	if ! cc -O2 -g -Wall -Wextra -Werror -I"$ROOT/user/lib" -o "$GEN" "$ROOT"/gen/*.c \
+		"$ROOT"/user/lib/*.c -lz -lm 2>"$WORK/build.log"; then
 		fail build "$(head -5 "$WORK/build.log")"
 		finish
 	fi

@@ -73,7 +73,7 @@ for m in $got; do
 	"$ROCETOP" --xdp-mode "$m" -V >/dev/null 2>&1 || bad xdp-mode "rocetop refuses --xdp-mode $m"
 done
 got=$(complete_words rocetop lab --scenario "" | tr '\n' ' ')
-[ "$got" = "incast mixed pause-origin pfc-storm steady " ] && ok "lab --scenario offers $got" || bad scenario "'$got'"
+[ "$got" = "incast mixed pause-origin pfc-storm rp-cuts steady " ] && ok "lab --scenario offers $got" || bad scenario "'$got'"
 for s in $got; do
 	"$ROCETOP" lab --scenario "$s" --help >/dev/null 2>&1 || bad scenario "rocetop lab refuses --scenario $s"
 done

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """The floors of user space, checked on the sources and on the built objects.
 
-user/core/ is the ground floor: its files include only headers of user/core/
-and bpf/ (the BPF programs' shared structs) and its objects call only
-functions of core objects or of system libraries. Above it: user/nic/ does
-not reach into user/cmd/ (the commands), user/sinks/ and exporters/ do not
-reach into user/sources/. The core's modules call each other in no circle.
+user/lib/ (the option engine, number parsing, logging) is the floor below
+everything, shared with rocetop-gen: its files include only its own headers
+and its objects call only its own functions or system libraries. user/core/
+is the ground floor of rocetop above it: its files include only headers of
+user/lib/, user/core/ and bpf/ (the BPF programs' shared structs) and its
+objects call only functions of lib and core objects or of system libraries.
+gen/ (rocetop-gen, an independent tally) includes only its own headers and
+user/lib/'s. Above the core: user/nic/ does not reach into user/cmd/ (the
+commands), user/sinks/ and exporters/ do not reach into user/sources/. The
+modules of lib and of core call each other in no circle.
 
 Usage: layers.py ROOT OBJDIR   (OBJDIR: BUILD/obj, objects laid out as ROOT)
 Prints one line per breach and exits 1 when there is any, else 0.
@@ -15,18 +20,25 @@ import re
 import subprocess
 import sys
 
-FLOORS = ["user/core", "user/sources", "user/sinks", "user/nic", "user/probe", "user/cmd", "tui", "exporters"]
+FLOORS = ["user/lib", "user/core", "user/sources", "user/sinks", "user/nic", "user/probe", "user/cmd", "tui", "exporters"]
 # folder -> folders whose headers and functions it must not use
 FORBIDDEN = {
-    "user/core": ["user/sources", "user/sinks", "user/nic", "user/cmd", "tui", "exporters"],
+    "user/lib": ["user/core", "user/sources", "user/sinks", "user/nic", "user/probe", "user/cmd", "tui", "exporters"],
+    "user/core": ["user/sources", "user/sinks", "user/nic", "user/probe", "user/cmd", "tui", "exporters"],
     "user/nic": ["user/cmd"],
     "user/probe": ["user/sources", "user/sinks", "user/cmd", "tui", "exporters"],
     "user/sinks": ["user/sources"],
     "exporters": ["user/sources"],
 }
-# Headers the core may include besides its own (bpf/: the kernel side's
-# structs, below every floor of user space).
-CORE_HEADER_DIRS = ["user/core", "bpf"]
+# The folders whose headers each ground floor may include, and nothing else
+# of the tree (bpf/: the kernel side's structs, below every floor of user space).
+HEADER_DIRS = {
+    "user/lib": ["user/lib"],
+    "user/core": ["user/lib", "user/core", "bpf"],
+    "gen": ["gen", "user/lib"],
+}
+# The floors whose modules must call each other in no circle.
+CIRCLE_FREE = ["user/lib", "user/core"]
 # Breaches known and allowed for now, each as printed: none.
 ALLOWED = set()
 
@@ -41,7 +53,7 @@ def files(root, d, exts):
 def header_home(root):
     """Each header's name -> the floors (or bpf/) that hold one of that name."""
     home = {}
-    for d in FLOORS + ["bpf"]:
+    for d in FLOORS + ["bpf", "gen"]:
         for h in files(root, d, (".h",)):
             home.setdefault(h, []).append(d)
     return home
@@ -49,15 +61,16 @@ def header_home(root):
 
 def check_includes(root, out):
     home = header_home(root)
-    for d in FLOORS:
+    for d in FLOORS + ["gen"]:
         for f in files(root, d, (".c", ".h")):
             text = open(os.path.join(root, d, f), encoding="utf-8", errors="replace").read()
             for inc in INCLUDE.findall(text):
                 name = os.path.basename(inc)
                 where = home.get(name, [])
-                if d == "user/core":
-                    if not any(w in CORE_HEADER_DIRS for w in where):
-                        out.append(f"{d}/{f}: includes \"{inc}\", not a header of {' or '.join(CORE_HEADER_DIRS)}"
+                if d in HEADER_DIRS:
+                    ok = HEADER_DIRS[d]
+                    if not any(w in ok for w in where):
+                        out.append(f"{d}/{f}: includes \"{inc}\", not a header of {' or '.join(ok)}"
                                    + (f" (it is {', '.join(where)}'s)" if where else ""))
                     continue
                 bad = [w for w in where if w in FORBIDDEN.get(d, [])]
@@ -107,23 +120,26 @@ def check_symbols(root, objdir, out):
                 for b in bad:
                     if s in defs[b]:
                         out.append(f"{src}: calls {s} of {defs[b][s]}, which {d}/ must not use")
-    # No circle among the core's modules. A module is a file, or the files
-    # that share an internal header NAME_int.h (NAME.c and NAME_*.c: one
-    # concept split into files of one job each, calling each other freely).
-    core = objs["user/core"]
-    internal = [f[:-6] for f in files(root, "user/core", (".h",)) if f.endswith("_int.h")]
+    for d in CIRCLE_FREE:
+        check_circles(root, d, objs[d], defs[d], nm, out)
+
+
+def check_circles(root, d, objs, defs, nm, out):
+    """No circle among the modules of folder d. A module is a file, or the
+    files that share an internal header NAME_int.h (NAME.c and NAME_*.c: one
+    concept split into files of one job each, calling each other freely)."""
+    internal = [f[:-6] for f in files(root, d, (".h",)) if f.endswith("_int.h")]
 
     def module(src):
         stem = os.path.basename(src)[:-2]
         for m in internal:
             if stem == m or stem.startswith(m + "_"):
-                return f"user/core/{m}*.c"
+                return f"{d}/{m}*.c"
         return src
     uses = {}
-    for src, o in core.items():
+    for src, o in objs.items():
         mine = module(src)
-        uses.setdefault(mine, set()).update(
-            module(defs["user/core"][s]) for s in nm(o, False) if s in defs["user/core"])
+        uses.setdefault(mine, set()).update(module(defs[s]) for s in nm(o, False) if s in defs)
         uses[mine].discard(mine)
     state = {}
 
@@ -132,7 +148,7 @@ def check_symbols(root, objdir, out):
         for m in sorted(uses[n]):
             if state.get(m) == 1:
                 cyc = path[path.index(m):] + [m]
-                out.append("user/core: " + " -> ".join(cyc) + " call each other in a circle")
+                out.append(f"{d}: " + " -> ".join(cyc) + " call each other in a circle")
             elif m not in state:
                 visit(m, path + [m])
         state[n] = 2
@@ -140,7 +156,6 @@ def check_symbols(root, objdir, out):
     for n in sorted(uses):
         if n not in state:
             visit(n, [n])
-
 
 def main():
     if len(sys.argv) != 3:

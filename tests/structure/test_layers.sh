@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The floors of user space (tests/structure/layers.py): the core includes and
-# calls nothing above it, the NIC code nothing of the commands, the sinks and
+# The floors of user space (tests/structure/layers.py): user/lib/ includes and
+# calls nothing else of the tree, rocetop-gen (gen/) includes only its own
+# headers and user/lib's, the core includes and calls nothing above it, the NIC code nothing of the commands, the sinks and
 # exporters nothing of the sources; the core's objects call each other in no
 # circle. Checked on this tree and its objects, then on copies with one breach
 # each put in, which the check must name.
@@ -25,7 +26,7 @@ rt_tmpdir T
 copy() {
 	rm -rf "$T/src" "$T/obj"
 	mkdir -p "$T/src"
-	cp -a user tui exporters bpf "$T/src/"
+	cp -a user tui exporters bpf gen "$T/src/"
 	cp -a "$OBJ" "$T/obj"
 }
 # expect NAME PATTERN: the check fails on the copy and prints PATTERN.
@@ -48,7 +49,19 @@ probe() {
 
 copy
 sed -i '0,/#include "/s//#include "sflow.h"\n#include "/' "$T/src/user/core/stream.c"
-expect core-include 'user/core/stream.c: includes "sflow.h", not a header of user/core or bpf'
+expect core-include 'user/core/stream.c: includes "sflow.h", not a header of user/lib or user/core or bpf'
+
+copy
+sed -i '0,/#include "/s//#include "fmt.h"\n#include "/' "$T/src/user/lib/num.c"
+expect lib-include 'user/lib/num.c: includes "fmt.h", not a header of user/lib (it is user/core'"'"'s)'
+
+copy
+probe user/lib/zz_probe.c 'struct rt_delta; int rt_fmt_bits(char *b, unsigned long n, double v); int zz(char *b) { return rt_fmt_bits(b, 8, 1); }'
+expect lib-call 'user/lib/zz_probe.c: calls rt_fmt_bits of user/core/fmt.c'
+
+copy
+sed -i '0,/#include "/s//#include "snapshot.h"\n#include "/' "$T/src/gen/gen_util.c"
+expect gen-include 'gen/gen_util.c: includes "snapshot.h", not a header of gen or user/lib'
 
 copy
 probe user/core/zz_probe.c 'struct rt_nic; struct rt_nic *rt_nic_new(const void *o); struct rt_nic *zz(void) { return rt_nic_new(0); }'

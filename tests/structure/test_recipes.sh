@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# ARCHITECTURE.md's recipes ("How to add things") name places that exist: each
-# path is there and each symbol is in the file the recipe names for it
-# (tests/structure/recipes.py). Then on copies of the map with one recipe
-# made wrong (a file that moved, a symbol in the wrong file), which the check
-# must name.
+# ARCHITECTURE.md's recipes ("How to add things": a source, a sink, an
+# option, a finding rule and its threshold, a column) name places that exist:
+# each recipe is there, each path exists and each symbol is in the code (not
+# only a comment) of the file the recipe names for it
+# (tests/structure/recipes.py). Then on copies of the map with one recipe made
+# wrong (a file that moved, a symbol in the wrong file or only in a comment, a
+# recipe gone), which the check must name.
 . "$(dirname "$0")/../lib.sh"
 cd "$(dirname "$0")/../.."
 PYTHON=${PYTHON:-python3}
@@ -27,4 +29,6 @@ breach() { # breach NAME SED-EXPRESSION WANT: the check names WANT on the change
 }
 breach "a constructor's header that moved" 's#`user/sources/sources.h`#`user/core/sources.h`#' 'user/core/sources.h: no such file'
 breach "a column table named in the wrong file" 's#`tui_flow_cols`#`tui_flow_cols` in `tui/tui_model.c`#' 'tui/tui_model.c'
-breach "a symbol that is not in its file" 's#`rt_find_cfg_defaults`#`rt_find_cfg_default_values`#' 'rt_find_cfg_default_values: not in user/core/findings.c'
+breach "a recipe gone" 's#^\*\*A column\*\*#**Columns**#' 'no recipe for a column'
+breach "a symbol only a comment of its file names" 's#`RT_THRESHOLDS`#`rt_link_speed`#' 'rt_link_speed: not in user/core/findings.h'
+breach "a symbol that is not in its file" 's#`RT_THRESHOLDS`#`RT_THRESHOLD_ROWS`#' 'RT_THRESHOLD_ROWS: not in user/core/findings.h'

@@ -2,7 +2,7 @@
 /*
  * The derived views at their homes: user/core/derive.c (ranking, CE %, host
  * pairs, enum names), user/core/table.c (rt_grow_to, rt_append, the
- * open-addressed table) and user/core/num.c (the number parser). Expected
+ * open-addressed table) and user/lib/num.c (the number parser). Expected
  * values are worked out by hand in the comments.
  */
 #include <arpa/inet.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The one printing layer (user/core/print.c) and the option tables
- * (user/core/cli.c): the same calls give the text and the JSON written out
+ * (user/lib/cli_doc.c): the same calls give the text and the JSON written out
  * by hand below; --help comes from the table.
  */
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include "check.h"
 #include "cli.h"
+#include "cli_doc.h"
 #include "fmt.h"
 #include "log.h"
 #include "print.h"

@@ -8,11 +8,20 @@
  *   is not what arrived or over the largest;
  * - the quantiles (nearest rank) and the split of a round trip, the
  *   responder's time never taken as more than the round trip;
- * - the findings at their edges.
+ * - the findings at their edges;
+ * - the table's peers (probe_table.c): an address met twice is one peer with
+ *   both origins; of the QP table, only connected QPs (RC, UC) with an IPv4
+ *   remote address (or a v4-mapped one) name a peer, a UD QP, a QP without
+ *   rdma_cm's addresses and one gone do not; a bad address or size list is
+ *   one sentence.
  */
 #include <string.h>
+#include <arpa/inet.h>
 #include "check.h"
+#include "log.h"
 #include "probe.h"
+#include "probe_table.h"
+#include "qp.h"
 
 static void test_sport(void)
 {
@@ -68,24 +77,28 @@ static void test_split(void)
 	struct rt_probe_cell c = { 0 };
 	struct rt_probe_stats st;
 
-	/* 3 ms round trip, the responder 1 ms of it, the prober held 1 ms (half
-	 * of it taken): 1.5 ms network */
-	rt_probe_cell_answer(&c, 3000000, 1000000, 0, 1000000);
-	/* the responder did 0.2 ms of work after a 4.8 ms stall, in a 2 ms round
-	 * trip: it waited between none and 1.8 ms of the stall, the middle is
-	 * taken: 1.1 ms responder, 0.9 ms network */
-	rt_probe_cell_answer(&c, 2000000, 5000000, 4800000, 0);
-	rt_probe_cell_answer(&c, 4000000, 1000000, 0, 0);	/* 3 ms network, 1 ms responder */
+	/* 3 ms round trip, the responder 1 ms of it, the prober held 1 ms (all
+	 * of it the prober's): 1 ms network */
+	rt_probe_cell_answer(&c, 3000000, 1000000, 1000000);
+	/* the responder says 5 ms (0.2 ms of work after a 4.8 ms stall) in a 2 ms
+	 * round trip: the whole round trip is the responder's, the network none */
+	rt_probe_cell_answer(&c, 2000000, 5000000, 0);
+	rt_probe_cell_answer(&c, 4000000, 1000000, 0);	/* 3 ms network, 1 ms responder */
 	c.i_sent = 4;
 	c.i_lost = 1;
 	rt_probe_cell_stats(&c, &st);
 	CHECK_EQ(st.answered, 3);
 	CHECK_EQ(st.lost, 1);
 	CHECK(st.loss == 0.25, "loss %g", st.loss);
-	CHECK_EQ((long)st.net_p50, 1500);	/* of 900, 1500, 3000 */
-	CHECK_EQ((long)st.resp_p50, 1000);	/* of 1000, 1100, 1000 */
+	CHECK_EQ((long)st.net_p50, 1000);	/* of 0, 1000, 3000 */
+	CHECK_EQ((long)st.resp_p50, 1000);	/* of 1000, 2000, 1000 */
 	CHECK_EQ((long)st.rtt_p50, 3000);
 	CHECK_EQ((long)st.rtt_p99, 4000);
+	/* a wake on time (the tick, the timer's slack) is no stall; one later is, less the tick */
+	CHECK_EQ(rt_probe_stall_of(RT_PROBE_TICK_NS), 0);
+	CHECK_EQ(rt_probe_stall_of(RT_PROBE_TICK_NS + RT_PROBE_SLACK_NS), 0);
+	CHECK_EQ(rt_probe_stall_of(RT_PROBE_TICK_NS + RT_PROBE_SLACK_NS + 1), RT_PROBE_SLACK_NS + 1);
+	CHECK_EQ(rt_probe_stall_of(50000000), 45000000);
 	TEST_END("probe_split");
 }
 
@@ -98,7 +111,7 @@ static enum rt_probe_finding interval(struct rt_probe_cell *c, const struct rt_p
 	char why[256];
 
 	for (int i = 0; i < n; i++)
-		rt_probe_cell_answer(c, (net_us + resp_us) * 1000, resp_us * 1000, 0, 0);
+		rt_probe_cell_answer(c, (net_us + resp_us) * 1000, resp_us * 1000, 0);
 	c->i_sent += (uint64_t)(n + lost);
 	c->i_lost += (uint64_t)lost;
 	rt_probe_cell_stats(c, &st);
@@ -142,6 +155,52 @@ static void test_judge(void)
 	TEST_END("probe_judge");
 }
 
+static void qp(struct rt_qp *q, __u8 type, __u8 family, const char *dst, int mapped, int gone)
+{
+	memset(q, 0, sizeof(*q));
+	q->type = type;
+	q->family = family;
+	q->gone = (__u8)gone;
+	if (mapped) {
+		q->dst[10] = q->dst[11] = 0xff;
+		inet_pton(AF_INET, dst, q->dst + 12);
+	} else {
+		inet_pton(AF_INET, dst, q->dst);
+	}
+}
+
+static void test_table_peers(void)
+{
+	struct rt_probe_cfg cfg = { .npaths = 1, .rate = 10, .nsizes = 1 };
+	struct rt_probe_thresholds th = RT_PROBE_THRESHOLDS_DEFAULT;
+	struct rt_probe_table *t = rt_probe_table_new(&cfg, &th, 4);
+	struct rt_qp q[6];
+	struct rt_qp_table qt = { .q = q, .n = 6 };
+
+	CHECK(t != NULL, "a table");
+	CHECK_EQ(rt_probe_table_add(t, "10.0.0.2", "b", RT_PROBE_FROM_LIST, ""), 0);
+	rt_log_hold(1);
+	CHECK_EQ(rt_probe_table_add(t, "10.0.0.300", NULL, RT_PROBE_FROM_LIST, ""), -EINVAL);
+	CHECK_EQ(rt_probe_parse_sizes("64,47", &cfg), -EINVAL);
+	CHECK_EQ(rt_probe_parse_sizes("", &cfg), -EINVAL);
+	rt_log_hold(0);
+	CHECK_EQ(rt_probe_parse_sizes("64,mtu,4096", &cfg), 0);
+	CHECK_EQ(cfg.nsizes, 3);
+	CHECK_EQ(cfg.sizes[1], 0);
+	qp(&q[0], 2, 4, "10.0.0.2", 0, 0);	/* RC to the listed peer: one peer, both origins */
+	qp(&q[1], 3, 4, "10.0.0.3", 1, 0);	/* UC, v4-mapped */
+	qp(&q[2], 4, 4, "10.0.0.4", 0, 0);	/* UD: names no peer */
+	qp(&q[3], 2, 0, "10.0.0.5", 0, 0);	/* no rdma_cm addresses */
+	qp(&q[4], 2, 4, "10.0.0.6", 0, 1);	/* gone */
+	qp(&q[5], 2, 4, "10.0.0.3", 0, 0);	/* again */
+	rt_probe_table_from_qps(t, &qt);
+	CHECK_EQ(rt_probe_table_npeers(t), 2);
+	rt_probe_table_from_qps(t, NULL);
+	CHECK_EQ(rt_probe_table_npeers(t), 2);
+	rt_probe_table_free(t);
+	TEST_END("probe_table_peers");
+}
+
 int main(void)
 {
 	test_sport();
@@ -149,5 +208,6 @@ int main(void)
 	test_quantile();
 	test_split();
 	test_judge();
+	test_table_peers();
 	return TEST_EXIT();
 }

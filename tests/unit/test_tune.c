@@ -13,6 +13,9 @@
  * CE marks on rdma_cm's priority 3 with NP off there give the NP rule with
  * the counters as evidence, NP off on another priority or rdma_cm's
  * priority unknown give none, PFC on a priority without RoCE is not said.
+ * A device with no notification point (Soft-RoCE) that received CE marks
+ * and sent no CNP gives the observation on the marks' priority; a CNP sent,
+ * marks seen only in a mirror copy, or an ecn/roce_np file give none.
  * Expected values are worked out here.
  */
 #include <stdio.h>
@@ -107,6 +110,52 @@ static size_t rp_case(struct rt_tune_rec *r, __u64 pkts, __u64 cnp, __u64 pause,
 	memset(&t, 0, sizeof(t));
 	interval_at(&t, &c, 26, pkts / 2, 0, cnp, pause, bytes1, 1, mbps);
 	interval_at(&t, &c, 26, pkts - pkts / 2, 0, 0, 0, 1000000, 1, mbps);
+	return rules(&t, r);
+}
+
+/* A Soft-RoCE host: rxe0 on eth2 (ifindex 2), no DCB, no ecn/roce_np file. */
+static void rxe_host(struct rt_hostcfg *c)
+{
+	rt_hostcfg_init(c);
+	snprintf(c->netdev, sizeof(c->netdev), "eth2");
+	snprintf(c->dev, sizeof(c->dev), "rxe0");
+	c->port = 1;
+	c->mtu = 1500;
+	c->active_mtu = 1024;
+}
+
+/* One interval on it: pkts data packets received with VLAN PCP pcp, ce of
+ * them CE-marked (in a mirror copy if mirror), and cnp CNPs sent. */
+static size_t rxe_case(struct rt_tune_rec *r, const struct rt_hostcfg *c, unsigned pcp, __u64 pkts, __u64 ce,
+		       __u64 cnp, int mirror)
+{
+	static struct rt_snapshot s;
+	struct rt_flow fl[2] = { 0 };
+	struct rt_flow_delta fd[2] = { 0 };
+	struct rt_delta d = { 0 };
+	struct rt_tune t;
+
+	memset(&t, 0, sizeof(t));
+	rt_snapshot_init(&s);
+	rt_snapshot_add_iface(&s, 2, "eth2", "native");
+	s.cfgs[0] = *c;
+	s.ncfgs = 1;
+	fl[0].k.ifindex = fl[1].k.ifindex = 2;
+	fl[0].k.dir = RT_DIR_INGRESS;
+	fl[0].k.mirror = (__u8)mirror;
+	fl[0].v.pcp = (__u8)pcp;
+	fl[0].v.dscp = 26;
+	fl[1].k.dir = RT_DIR_EGRESS;
+	fl[1].v.pcp = (__u8)pcp;
+	fd[0] = (struct rt_flow_delta){ .f = &fl[0] };
+	fd[0].d.pkts = pkts;
+	fd[0].d.ecn[RT_ECN_CE] = ce;
+	fd[1] = (struct rt_flow_delta){ .f = &fl[1] };
+	fd[1].d.pkts = fd[1].d.cnp = cnp;
+	d.flows = fd;
+	d.nflows = 2;
+	d.secs = 1;
+	rt_tune_take(&t, &s, &d);
 	return rules(&t, r);
 }
 
@@ -251,5 +300,27 @@ int main(void)
 		CHECK_EQ(rules(&t, r), (size_t)0);
 	}
 	TEST_END("tune_nic_counters");
+
+	/* Soft-RoCE: 40 of 500 packets received on PCP 5 CE-marked, no CNP
+	 * sent, no notification point to enable: the observation on 5. */
+	rxe_host(&c);
+	CHECK_EQ(rxe_case(r, &c, 5, 500, 40, 0, 0), (size_t)1);
+	CHECK(!strcmp(r[0].kind, "observation") && !strcmp(r[0].setting, "ecn/roce_np/enable") &&
+	      !strcmp(r[0].scope, "eth2 priority 5") && !strcmp(r[0].current, "absent (rxe0 has no notification point)") &&
+	      !r[0].command[0] && !strncmp(r[0].recommended, "a notification point on priority 5: ", 36),
+	      "%s|%s|%s|%s|%s", r[0].kind, r[0].setting, r[0].scope, r[0].current, r[0].recommended);
+	CHECK(!strcmp(r[0].evidence, "40 CE-marked RoCE packets arrived on priority 5, 0 CNPs left (sent on the wire, "
+		      "np_cnp_sent +0); eth2 has no ecn/roce_np/enable"), "%s", r[0].evidence);
+	/* Untagged (rxe's, with DSCP 26 and no DCB): DSCP / 8, priority 3,
+	 * never the PCP field's "none" (0xff) read as 7. */
+	CHECK_EQ(rxe_case(r, &c, RT_PCP_NONE, 500, 40, 0, 0), (size_t)1);
+	CHECK(!strcmp(r[0].scope, "eth2 priority 3"), "%s", r[0].scope);
+	/* one CNP sent, the marks in a mirror copy, no mark, or the file there: none */
+	CHECK_EQ(rxe_case(r, &c, 5, 500, 40, 1, 0), (size_t)0);
+	CHECK_EQ(rxe_case(r, &c, 5, 500, 40, 0, 1), (size_t)0);
+	CHECK_EQ(rxe_case(r, &c, 5, 500, 0, 0, 0), (size_t)0);
+	c.np_en[0] = 1;
+	CHECK_EQ(rxe_case(r, &c, 5, 500, 40, 0, 0), (size_t)0);
+	TEST_END("tune_no_notification_point");
 	return TEST_EXIT();
 }

@@ -13,7 +13,7 @@ The sources: tshark's dissection of each VM's capture of eth0 (packets, bytes,
 ECN, CNPs, ACKs, NAKs, RNR NAKs per direction, flow and destination QP); the
 processes the test started (pid, comm) and the QPNs they printed; the jobs the
 guest placed two phases' tools in (jobs: cgroup and rank variables); rdma
-netlink's QP table; the rxe device's sysfs hw_counters. rocetop's egress hook runs before
+netlink's QP table; the rxe device's sysfs hw_counters; a's qdiscs' counts. rocetop's egress hook runs before
 the qdisc and the capture after it: on a, the loss phase's netem drops and the
 CE phase's marks happen between them, so those two flows are judged apart.
 """
@@ -482,6 +482,53 @@ def incident(ph, tl, capt, jobs):
         check_report(f"{what} (text)", text_jobs(text), want)
 
 
+def tune():
+    """rocetop report --tune of each end's recording. rxe sends no CNP and has
+    no notification point to enable: b, where a's fq_codel marked CE (the CE
+    and incident phases), must get exactly the CE-without-CNP observation
+    (setting ecn/roce_np/enable) on the priority the marked packets carried
+    (untagged, no DCB: DSCP / 8, from tshark), its count equal to the CE-marked
+    RoCE packets b's capture received and to fq_codel's ce_mark on a, and b's
+    capture must hold no CNP; a, which received no mark, must get none."""
+    cap = os.path.join(res, "b", "cap.pcapng")
+    try:
+        ce = fields(cap, ["ip.dsfield.dscp", "vlan.priority"], "udp.dstport==4791 && !icmp && infiniband.bth && "
+                    f"ip.dst=={IPS['b']} && ip.dsfield.ecn==3")
+        cnps = fields(cap, ["frame.number"], "udp.dstport==4791 && !icmp && infiniband.bth.opcode==0x81")
+    except subprocess.CalledProcessError:
+        out(False, "b: report --tune: tshark reads the capture", "tshark failed on cap.pcapng")
+        return
+    prios = sorted({int(v, 0) if v else int(d, 0) >> 3 for d, v in ce})
+    marks = [re.search(r"ce_mark (\d+)", read("a", n)) for n in ("qdisc.ce", "qdisc.incident")]
+    marks = sum(int(m.group(1)) for m in marks if m) if all(marks) else None
+    print(f"INFO {ver} b: report --tune: tshark: {len(ce)} CE-marked RoCE packets received on priorities {prios}, "
+          f"{len(cnps)} CNPs; fq_codel ce_mark on a {marks}")
+    got = {}
+    for r in "ab":
+        cmd = [os.path.join(BUILD, "rocetop"), "report", "--tune", "--json", os.path.join(res, r, "rocetop", "run.rtr")]
+        try:
+            got[r] = json.loads(subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                                               check=True).stdout).get("tuning")
+        except (OSError, ValueError, subprocess.SubprocessError) as e:
+            got[r] = f"failed: {str(e)[:200]}"
+    out(got["a"] == [], "a: report --tune recommends nothing (no CE mark came to a)", f"tuning {got['a']}")
+    ok = len(prios) == 1 and marks == len(ce) > 0 and not cnps
+    out(ok, "b: the marks: one priority, as many CE in b's capture as fq_codel marked on a, no CNP",
+        f"priorities {prios}, tshark CE {len(ce)}, fq_codel ce_mark {marks}, CNPs {len(cnps)}")
+    if not ok:
+        return
+    p, n = prios[0], len(ce)
+    want = ("observation", "ecn/roce_np/enable", f"eth0 priority {p}", "absent (rxe0 has no notification point)",
+            f"{n} CE-marked RoCE packets arrived on priority {p}, 0 CNPs left (sent on the wire, np_cnp_sent +0); "
+            "eth0 has no ecn/roce_np/enable")
+    have = [tuple(x.get(k) for k in ("kind", "setting", "scope", "current", "evidence")) for x in got["b"]] \
+        if isinstance(got["b"], list) else got["b"]
+    out(have == [want] and got["b"][0]["recommended"].startswith(f"a notification point on priority {p}: ") and
+        not got["b"][0]["command"],
+        f"b: report --tune: exactly CE without CNP (ecn/roce_np/enable, absent) on priority {p} with {n} CE marks",
+        f"tuning {got['b']}, want [{want}]")
+
+
 def main():
     ph = {r: phases(r) for r in "ab"}
     jobs = {r: placed_jobs(r) for r in "ab"}
@@ -709,6 +756,7 @@ def main():
             f"ports.csv/sysfs differ: {dict(list(bad.items())[:5])}")
 
     incident(ph, tl, capt, jobs)
+    tune()
     return 1 if failed else 0
 
 

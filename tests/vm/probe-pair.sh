@@ -13,21 +13,15 @@ ROCETOP=$BUILD/rocetop
 R=$SYNC/$ROLE
 mkdir -p "$R"
 exec 2>&1
-log() { echo "[$ROLE $(cut -d' ' -f1 /proc/uptime)] $*"; }
-barrier() {
-	touch "$SYNC/$ROLE.$1"
-	local end=$((SECONDS + 300))
-	while [ ! -e "$SYNC/$PEER.$1" ]; do
-		[ $SECONDS -lt $end ] || { log "barrier $1: the peer never came"; echo "barrier $1" >>"$R/errors"; exit 1; }
-		sleep 0.1
-	done
-}
+# shellcheck source=tests/vm/guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 B2=10.77.0.22
 modprobe rdma_rxe || echo "modprobe rdma_rxe failed" >>"$R/errors"
 modprobe rdma_ucm || echo "modprobe rdma_ucm failed" >>"$R/errors"
 rdma link add rxe0 type rxe netdev eth0 || echo "rdma link add failed" >>"$R/errors"
 [ "$ROLE" = b ] && ip addr add $B2/24 dev eth0
 uname -r >"$R/kver"
+ibv_devinfo -v -d rxe0 >"$R/devinfo.txt" 2>&1
 cat /sys/class/net/eth0/address >"$R/mac"
 barrier up
 
@@ -74,6 +68,19 @@ NFT
 	kill -STOP "$(cat "$R/answerer.pid")"
 	barrier resume
 	kill -CONT "$(cat "$R/answerer.pid")"
+	# restart: the answerer killed and started again (its UD QP is another)
+	while [ ! -e "$SYNC/a.restart" ]; do sleep 0.1; done
+	kill -KILL "$(cat "$R/answerer.pid")"
+	sleep 1
+	"$ROCETOP" probe --json -d 1 >"$R/answerer2.json" 2>"$R/answerer2.err" &
+	echo $! >"$R/answerer.pid"
+	barrier restarted
+	# live: an RC connection by rdma_cm from a (its QP names b to a's QP
+	# table), a slow one, while a's live view probes
+	barrier live
+	timeout 150 ib_send_bw -R -D 8 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW \
+		>"$R/live_bw.txt" 2>&1 &
+	barrier live_server
 	barrier done
 	kill -INT "$(cat "$R/answerer.pid")" 2>/dev/null
 	sleep 3
@@ -168,4 +175,33 @@ mkdir -p "$R/stop"
 ( sleep 5; touch "$SYNC/a.stop" ) &
 probe_phase stop 15
 barrier resume
+# b's answerer is killed 4 s into the phase and starts again on another QP:
+# a finds it again (a peer none of whose paths answered is looked up anew).
+mkdir -p "$R/restart"
+( sleep 4; touch "$SYNC/a.restart" ) &
+probe_phase restart 20
+barrier restarted
+# The live view with --probe (rocetop -i eth0): b's first address comes from
+# a's QP table (an RC connection by rdma_cm, a slow ib_send_bw of 8 s once the
+# view runs), the second from --probe-peers; the probes to the second lose 2%
+# to netem for 10 s from the view's first line, so that every probe lost has
+# timed out by the end. The first rests --flow-timeout (6 s) after its QP went.
+barrier live
+mkdir -p "$R/live"
+barrier live_server
+echo "$B2 second # a name for b's second address" >"$R/live/peers"
+timeout -s INT 150 "$ROCETOP" -i eth0 --probe --probe-peers "$R/live/peers" --probe-rate 50 --flow-timeout 6 \
+	-b --json --csv "$R/live" -w "$R/live/rec.rtr" -d 1 -n 34 >"$R/live/out.json" 2>"$R/live/stderr" &
+LIVE=$!
+end=$((SECONDS + 90))
+while [ $SECONDS -lt $end ] && [ ! -s "$R/live/out.json" ]; do sleep 0.2; done
+timeout 60 ib_send_bw -R -D 8 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW "$PEER_IP" \
+	>"$R/live/bw.txt" 2>&1 &
+BW=$!
+fault_on loss 2%
+sleep 10
+fault_off live
+wait $LIVE
+echo $? >"$R/live/rc"
+wait $BW
 barrier done

@@ -8,17 +8,24 @@ itself counted and saw, never to rocetop's own figures:
   loss      netem's own drop counter equals the probes lost to 10.77.0.22,
             none lost to 10.77.0.2; path-loss opens for .22 within 30 s;
   delay     path-latency opens for .22; its network time rises over .2's by
-            more than half the delay the capture shows netem applied (how
-            close, printed), while its responder time does not;
+            the delay the capture shows netem applied, within 10% of 5 ms,
+            while its responder time does not;
   size      the large probes to .22 lost are exactly those b's nftables rule
             dropped; no small one is lost; the finding names the large size;
   bad       malformed probes refused and counted by why, as probe_bad.py sent
             them; a flood answered at the bound, the rest dropped and counted;
-  throttle  host-stall opens (path-latency and loss printed, not held);
-  stop      path-down opens for both addresses.
+  throttle  host-stall opens, path-latency never (loss printed, not held);
+  stop      path-down opens for both addresses;
+  restart   b's answerer killed and started again: a finds it again, on the
+            QP the new answerer says, and its probes are answered again;
+  live      the live view (rocetop -i eth0 --probe): b's first address found
+            in a's QP table (an RC connection by rdma_cm), the second from
+            --probe-peers by its name; probes.csv's lost probes to it equal
+            netem's drops, none to the first.
 Prints PASS/FAIL lines. Usage: probe_check.py RESULTS KERNEL
 """
 import collections
+import csv
 import json
 import os
 import re
@@ -107,6 +114,22 @@ def clean():
     return iv
 
 
+def clock():
+    """The clock said, against what ibv_devinfo -v says of the device."""
+    info = open(os.path.join(RES, 'a', 'devinfo.txt')).read()
+    mask = re.search(r'completion.timestamp_mask:\s*(0x[0-9a-f]+|\d+)', info)
+    khz = re.search(r'hca_core_clock:\s*(\d+)', info)
+    err = open(os.path.join(RES, 'a', 'clean', 'stderr')).read()
+    said = re.search(r'rxe0: (no completion timestamps|completion timestamps offered) \(mask (0x[0-9a-f]+), clock (\d+) kHz\)', err)
+    # ibv_devinfo -v prints either line only when it is not 0
+    want = (int(mask.group(1), 0) if mask else 0, int(khz.group(1)) if khz else 0)
+    check('clock: the device\'s completion timestamps as ibv_devinfo -v says them', 'hca_id:' in info and said and
+          (int(said.group(2), 16), int(said.group(3))) == want,
+          f'devinfo {mask and mask.group(0)} {khz and khz.group(0)}; rocetop {said and said.group(0)}')
+    iv, _ = phase('clean')
+    check('clock: every row says system', iv and all(p['clock'] == 'system' for i in iv for p in i['paths']), '')
+
+
 def loss():
     iv, tot = phase('loss')
     sent, dropped = netem_dropped('loss')
@@ -157,13 +180,11 @@ def delay(clean_iv):
     held = capture_delay()
     check('delay: the capture shows netem held the probes to .22 5 ms or more', held is not None and held >= 4900,
           f'{held} us')
-    # Measured, not yet held to the issue's 10%: on the loaded TCG bed the rise
-    # came 4.9-6.0 ms against the capture's 5.2 (2.8 when both VMs starved).
-    check('delay: .22\'s network time rises over .2\'s by more than half the delay the capture shows',
-          rise is not None and held is not None and rise > held / 2,
+    # The issue's bound: the rise is netem's 5 ms within 10%, as the capture
+    # measured what netem held (the probes' own send times against dumpcap's).
+    check('delay: .22\'s network time rises over .2\'s by the delay the capture shows, within 10% of 5 ms',
+          rise is not None and held is not None and abs(rise - held) <= 500,
           f'.22 {net_b} us, .2 {net_a} us: rise {rise} us, capture {held} us')
-    print(f'  delay: the rise is {rise} us against the capture\'s {held} us '
-          f'({"within" if rise is not None and held is not None and abs(rise - held) <= 500 else "NOT within"} 10% of 5 ms)')
     rb, rb0 = median_of(iv, B, 'resp_p50_us'), median_of(clean_iv, B, 'resp_p50_us')
     check('delay: .22\'s responder time does not take the delay', rb is not None and rb0 is not None and rb - rb0 < 2500,
           f'{rb0} us clean, {rb} us delayed')
@@ -236,9 +257,9 @@ def throttle():
     iv, tot = phase('throttle')
     fa = set().union(*findings(iv, A), *findings(iv, B)) if iv else set()
     check('throttle: host-stall opens', 'host-stall' in fa, f'{fa}')
-    # Measured, not held: on a loaded TCG bed a throttled answerer's VM also
-    # slows its network path now and then (one CI run saw a path-latency).
-    print(f'  throttle: {"no" if "path-latency" not in fa else "SOME"} path-latency')
+    # A stall is all the host's (rt_probe_cell_answer), so the network's time
+    # of a throttled answerer is never taken as high.
+    check('throttle: no path-latency', 'path-latency' not in fa, f'{fa}')
     # Measured, not held: a VM starved by the host as well as by its cgroup
     # lets probes queue past the timeout.
     print(f'  throttle: {"no" if not fa & {"path-loss", "path-down"} else "SOME"} path-loss or path-down '
@@ -255,15 +276,66 @@ def stop():
     print(f'  stop: path-down after {first(iv, A, "path-down")} / {first(iv, B, "path-down")} s')
 
 
+def restart():
+    iv, _ = phase('restart')
+    err = open(os.path.join(RES, 'a', 'restart', 'stderr')).read()
+    m = re.search(r'answering on UD QP (\d+)', open(os.path.join(RES, 'b', 'answerer2.err')).read())
+    new = m and m.group(1)
+    for peer in (A, B):
+        qps = re.findall(rf'peer {re.escape(peer)} \({re.escape(peer)}\) answers on QP (\d+)', err)
+        check(f'restart: {peer} found again on the new answerer\'s QP {new}', new and len(qps) >= 2 and qps[-1] == new
+              and qps[0] != new, f'QPs said: {qps}')
+        # the last line is the drain's, which sends nothing
+        tail = [sum(p['answered'] for p in i['paths'] if p['peer'] == peer) for i in iv[-4:-1]]
+        check(f'restart: {peer}\'s probes answered again in the 3 intervals before the end', len(tail) == 3 and all(tail),
+              f'{tail}')
+    print(f'  restart: path-down at {first(iv, A, "path-down")} / {first(iv, B, "path-down")} s')
+
+
+def live():
+    d = os.path.join(RES, 'a', 'live')
+    rc = open(os.path.join(d, 'rc')).read().strip()
+    check('live: rocetop -i eth0 --probe ran its 34 intervals', rc == '0',
+          f'exit {rc}: {open(os.path.join(d, "stderr")).read()[-400:]}')
+    rows = list(csv.DictReader(open(os.path.join(d, 'probes.csv'))))
+    want = ['time', 'peer', 'flow_label', 'udp_sport', 'size', 'sent', 'lost', 'rtt_p50_us', 'rtt_p99_us',
+            'net_p50_us', 'resp_p50_us', 'clock']
+    check('live: probes.csv has the columns asked for', rows and list(rows[0].keys())[:len(want)] == want,
+          f'{list(rows[0].keys()) if rows else "no row"}')
+    by = collections.defaultdict(lambda: collections.Counter())
+    for r in rows:
+        by[r['peer']]['lost'] += int(r['lost'])
+        by[r['peer']]['answered'] += int(r['answered'])
+        by[r['peer']]['sent'] += int(r['sent'])
+    _, dropped = netem_dropped('live')
+    check('live: the peer from the QP table (b\'s address) probed and answered', by[A]['answered'] > 0,
+          f'{dict(by)}')
+    check('live: the listed peer named as its line says ("second")', by['second']['sent'] > 0 and B not in by,
+          f'{sorted(by)}')
+    check('live: probes lost to "second" = netem\'s drops', dropped is not None and by['second']['lost'] == dropped,
+          f'{by["second"]["lost"]} lost, netem dropped {dropped}')
+    check('live: none lost to the QP table\'s peer', by[A]['lost'] == 0, f'{by[A]["lost"]}')
+    check('live: every row says its clock', rows and all(r['clock'] == 'system' for r in rows), '')
+    times = sorted({r['time'] for r in rows})
+    last = {r['peer'] for r in rows if r['time'] in times[-2:]}
+    check('live: the QP table\'s peer rests once its QP is gone (no row in the last 2 intervals)', A not in last
+          and 'second' in last, f'peers in the last 2 intervals: {sorted(last)}')
+    err = open(os.path.join(d, 'stderr')).read()
+    check('live: the QP table\'s peer found by rdma_cm', re.search(rf'peer {re.escape(A)} \({re.escape(A)}\) answers on QP', err),
+          err[-300:])
+    print(f'  live: {dict((k, dict(v)) for k, v in by.items())}, netem dropped {dropped}')
+
+
 def main():
     errors = os.path.join(RES, 'a', 'errors'), os.path.join(RES, 'b', 'errors')
     for e in errors:
         if os.path.exists(e):
             check('guest', False, open(e).read().strip())
     civ = guarded(clean, 'clean') or []
+    guarded(clock, 'clock')
     guarded(loss, 'loss')
     guarded(lambda: delay(civ), 'delay')
-    for f in (size, bad, throttle, stop):
+    for f in (size, bad, throttle, stop, restart, live):
         guarded(f, f.__name__)
     sys.exit(1 if failed else 0)
 

@@ -10,18 +10,10 @@ ROCETOP=$BUILD/rocetop
 R=$SYNC/$ROLE
 mkdir -p "$R"
 exec 2>&1
-log() { echo "[$ROLE $(cut -d' ' -f1 /proc/uptime)] $*"; }
 
-# barrier NAME: both VMs reach NAME (bounded: 180 s).
-barrier() {
-	touch "$SYNC/$ROLE.$1"
-	local end=$((SECONDS + 180))
-	while [ ! -e "$SYNC/$PEER.$1" ]; do
-		# The peer is gone (its kernel crashed, say): stop here, the host judges.
-		[ $SECONDS -lt $end ] || { log "barrier $1: the peer never came"; echo "barrier $1" >>"$R/errors"; exit 1; }
-		sleep 0.1
-	done
-}
+BARRIER_SECS=180
+# shellcheck source=tests/vm/guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 
 uname -r >"$R/kver"
 echo "$MY_IP" >"$R/ip"

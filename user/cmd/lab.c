@@ -62,6 +62,13 @@ extern char **environ;
 #define LAB_PAUSE_DELAY_NS	2000000000ULL
 #define LAB_PAUSE_PRIO		3
 
+/* --scenario rp-cuts: the generator's incast with a switch port that marks
+ * every packet finding any queue (Kmin = Kmax = 0 KB, probability 1) and a
+ * receiver that answers every mark with a CNP (no gap): the senders' DCQCN
+ * cuts again and again, so CNPs are many and the link stays far from full,
+ * with no pause (rocetop(8) TUNING, the reaction point observation). */
+static const char *const lab_rp_cuts_args[] = { "--kmin", "0", "--kmax", "0", "--pmax", "1", "--cnp-interval", "0" };
+
 /* Labs side by side: instance k of a name is NAME (k = 1) or NAME-k, each
  * with its namespaces and a lock file holding its owner's pid. */
 #define LAB_LOCK_DIR	"/run/rocetop"
@@ -109,8 +116,8 @@ static int on_name(void *ctx, const struct rt_opt *opt, const char *arg);
 /* The lab's own options; rocetop's (user/cmd/main_opts.c) go on to its view. */
 static const struct rt_opt lab_opts[] = {
 	RT_OPT_SECTION("Lab options"),
-	{ 512, "scenario", "NAME", "one of incast, pfc-storm, steady, mixed or pause-origin\n"
-		"  (default mixed)\n"
+	{ 512, "scenario", "NAME", "one of incast, pfc-storm, steady, mixed, pause-origin or\n"
+		"rp-cuts (default mixed)\n"
 		"  incast:    senders into one receiver through a congested\n"
 		"             port: CE marks, CNPs, DCQCN, drops and NAKs\n"
 		"  pfc-storm: priority 3 paused by a PFC storm, priority 1 flows on\n"
@@ -119,9 +126,13 @@ static const struct rt_opt lab_opts[] = {
 		"  pause-origin: steady flows; the receiver stops draining\n"
 		"             (PFC XOFF on priority 3 from rcv0, 1 s in, for\n"
 		"             4 s) and the switch pauses its other port after\n"
-		"             2 s: a storm that spreads (--record, then report)",
+		"             2 s: a storm that spreads (--record, then report)\n"
+		"  rp-cuts:   incast whose switch marks every packet that finds\n"
+		"             a queue and whose receiver answers every mark with\n"
+		"             a CNP: DCQCN cuts again and again, many CNPs, the\n"
+		"             link far from full, no pause (report --tune)",
 	  RT_CALL(on_value), .off = RT_OFF(P, l.scenario, const char *),
-	  .values = "incast pfc-storm steady mixed pause-origin" },
+	  .values = "incast pfc-storm steady mixed pause-origin rp-cuts" },
 	{ 513, "duration", "S", "stop the traffic after S seconds, then exit (default: run\n"
 		"until you quit)",
 	  RT_SET_REAL(P, l.duration, RT_NUM_REAL, 0.1, 86400, "give a number between 0.1 and 86400") },
@@ -477,7 +488,7 @@ static int start_gen(struct lab *l)
 {
 	char dur[32], rate[32], snd[32], seed[32], tdata[80], trcv[80], tmir[80], gbuf[PATH_MAX],
 	     sfrate[32];
-	const char *argv[40];
+	const char *argv[48];
 	sigset_t all;
 	int n;
 	pid_t pid, parent;
@@ -489,9 +500,12 @@ static int start_gen(struct lab *l)
 	snprintf(tdata, sizeof(tdata), "%s:snd0", l->ns_snd);
 	snprintf(trcv, sizeof(trcv), "%s:rcv0", l->ns_rcv);
 	n = add_args(argv, 0, find_gen(l->gen, gbuf, sizeof(gbuf)), "--scenario",
-		     strcmp(l->scenario, "pause-origin") ? l->scenario : "steady",
-		     "--tx-data", tdata, "--tx-rcv", trcv, "--sink", l->ns_rcv, "--duration", dur,
+		     !strcmp(l->scenario, "pause-origin") ? "steady" : !strcmp(l->scenario, "rp-cuts") ? "incast" :
+		     l->scenario, "--tx-data", tdata, "--tx-rcv", trcv, "--sink", l->ns_rcv, "--duration", dur,
 		     "--rate", rate, "--senders", snd, "--seed", seed, NULL);
+	if (!strcmp(l->scenario, "rp-cuts"))
+		for (size_t i = 0; i < sizeof(lab_rp_cuts_args) / sizeof(lab_rp_cuts_args[0]); i++)
+			argv[n++] = lab_rp_cuts_args[i];
 	if (l->tally)
 		n = add_args(argv, n, "--tally", l->tally, NULL);
 	if (l->mirror) {

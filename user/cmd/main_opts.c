@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * rocetop's own command line: its option table (user/core/cli.h), from which
+ * rocetop's own command line: its option table (user/lib/cli.h), from which
  * its --help, its parsing into struct rt_opts, the man page's OPTIONS and the
  * bash completion all come, and the checks between options.
  */
@@ -49,8 +49,6 @@ static int on_sysfs_root(void *ctx, const struct rt_opt *opt, const char *arg);
 /* The view's columns (tui/tui_model.c), which --sort takes. */
 #define SORT_COLUMNS "congestion src dst dqpn dir iface prio pkts bytes ce cnp nak rnr idle age " \
 	"process job mirror flows gb2s gb10s gb40s ce2s ce10s ce40s cnp2s cnp10s cnp40s"
-#define THRESHOLDS "pfc-share= pfc-intervals= pwe-intervals= ce-share= ce-min= incast-sources= job-flows= " \
-	"nak-min= rnr-min= cnp-ignored-min= victim-pkts= queue-bytes= drops-min= close-after= close-secs="
 
 /*
  * The main command line, one row per option: its letter (or a number from
@@ -85,7 +83,8 @@ const struct rt_opt rt_main_opts[] = {
 		"the keys are listed in rocetop(8))", RT_CALL(on_json) },
 	{ 259, "csv", "DIR", "write DIR/flows.csv, pfc.csv, stats.csv, ports.csv,\n"
 		"qpctr.csv and findings.csv per interval, and meta.csv once\n"
-		"(with --sflow also switchports.csv and drops.csv)", RT_SET_STR(O, csv_dir) },
+		"(with --sflow also switchports.csv and drops.csv, with\n"
+		"--probe probes.csv)", RT_SET_STR(O, csv_dir) },
 	{ 'w', "write", "FILE", "record every snapshot to FILE (replay with -r FILE)",
 	  RT_SET_STR(O, write_file) },
 	{ 260, "listen", "[ADDR:]PORT", "serve Prometheus metrics on /metrics (a bare port: loopback)",
@@ -162,8 +161,8 @@ const struct rt_opt rt_main_opts[] = {
 		"exit; with --json as JSON lines", RT_CALL(on_job_of) },
 	RT_OPT_GROUP_NOTE("Findings", "rules applied every interval; see FINDINGS in rocetop(8)"),
 	{ 280, "threshold", "NAME=VALUE", "change a rule's threshold (repeat); NAME is one of:",
-	  RT_CALL(on_threshold), .values = THRESHOLDS },
-	RT_OPT_LINES(rt_find_cfg_help),
+	  RT_CALL(on_threshold), .values = RT_THRESHOLD_NAMES },
+	RT_OPT_LINES_OF(rt_find_cfg_help),
 	{ 281, "link-speed", "SPEED", "link speed for paused time, e.g. 25G, 100G (default:\n"
 		"the interface's own speed (ethtool; a recording keeps it), else 100G)",
 	  RT_CALL(on_link_speed), .values = "10G 25G 40G 50G 100G 200G 400G 800G" },

@@ -265,12 +265,11 @@ static uint64_t mono(void)
 }
 
 /*
- * One wake every TICK_NS at least (a timerfd), and at once for an event or a
- * completion: a wake more than two ticks after the one before means this
- * process was kept from running, and that time less a tick is its own (the
- * stall), not the network's. A tick of 5 ms costs 200 wakes a second.
+ * One wake every RT_PROBE_TICK_NS at least (a timerfd), and at once for an
+ * event or a completion: a wake late past the tick is this process's own
+ * stall (rt_probe_stall_of), not the network's. A tick of 5 ms costs 200
+ * wakes a second.
  */
-#define TICK_NS	5000000ull
 static int run_loop(struct probe_run *r, int tfd, int sfd)
 {
 	struct rt_probe_mesh *m = rt_probe_table_mesh(r->t);
@@ -288,7 +287,7 @@ static int run_loop(struct probe_run *r, int tfd, int sfd)
 		if (poll(pf, (nfds_t)(2 + n), -1) < 0 && errno != EINTR)
 			return -errno;
 		now = mono();
-		stall = now - last > 2 * TICK_NS ? now - last - TICK_NS : 0;
+		stall = rt_probe_stall_of(now - last);
 		last = now;
 		if (pf[0].revents & POLLIN)
 			(void)!read(tfd, &x, sizeof(x));
@@ -455,7 +454,7 @@ static int open_csv(struct probe_run *r)
 
 static int run(struct probe_run *r)
 {
-	struct itimerspec its = { .it_interval = { 0, TICK_NS }, .it_value = { 0, TICK_NS } };
+	struct itimerspec its = { .it_interval = { 0, RT_PROBE_TICK_NS }, .it_value = { 0, RT_PROBE_TICK_NS } };
 	const struct rt_probe_cfg *cfg;
 	sigset_t ss;
 	int tfd, sfd, err;

@@ -62,6 +62,7 @@ static int build_probes(struct rt_loop *L, struct parts *P, const struct rt_opts
 	if (!P->probes || (o->probe_peers && rt_probe_table_read_peers(P->probes, o->probe_peers)) ||
 	    rt_probe_table_start(P->probes) || rt_probe_table_thread(P->probes))
 		return -EINVAL;
+	rt_probe_table_forget_after(P->probes, o->flow_timeout);
 	L->probes = (struct rt_probes_view){ .add = add_probes, .arg = P };
 	return 0;
 }

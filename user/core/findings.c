@@ -24,102 +24,98 @@
 #include "linkspeed.h"
 #include "print.h"
 
+/* The default as stored: a percentage's as a share. */
+#define THR_DEF_PCT(d)		((d) / 100.0)
+#define THR_DEF_REAL(d)		(d)
+#define THR_DEF_INT(d)		(d)
+#define THR_DEF_U64(d)		(d)
+/* How a value is read: a double (percent allowed), an int, a __u64. */
+#define THR_KIND_PCT		0
+#define THR_KIND_REAL		0
+#define THR_KIND_INT		1
+#define THR_KIND_U64		2
+/* The default as the help line says it. */
+#define THR_SAY_PCT(d)		#d "%"
+#define THR_SAY_REAL(d)		#d
+#define THR_SAY_INT(d)		#d
+#define THR_SAY_U64(d)		#d
+
+static const struct thr {
+	const char *name, *meta, *help, *def;
+	int kind;
+	size_t off;
+	double lo, hi;
+} thresholds[] = {
+#define ROW(kind, field, name, meta, def, lo, hi, help) \
+	{ name, meta, help, THR_SAY_##kind(def), THR_KIND_##kind, offsetof(struct rt_find_cfg, field), lo, hi },
+	RT_THRESHOLDS(ROW)
+#undef ROW
+};
+#define NTHR (sizeof(thresholds) / sizeof(thresholds[0]))
+
 void rt_find_cfg_defaults(struct rt_find_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->pfc_share = 0.20;
-	c->pfc_intervals = 2;
-	c->pwe_intervals = 2;
-	c->ce_share = 0.05;
-	c->ce_min = 10;
-	c->incast_sources = 3;
-	c->job_flows = 2;
-	c->nak_min = 1;
-	c->rnr_min = 1;
-	c->cnp_ignored_min = 1;
-	c->victim_min_pkts = 10;
-	c->queue_bytes = 1e6;
-	c->drops_min = 1;
-	c->flap_min = 1;
-	c->fec_ber = 1e-6;
-	c->link_err_min = 1;
-	c->discard_min = 1;
-	c->pcie_min = 1;
-	c->close_after = 2;
-	c->close_secs = 10;
+#define DEF(kind, field, name, meta, def, lo, hi, help) c->field = THR_DEF_##kind(def);
+	RT_THRESHOLDS(DEF)
+#undef DEF
 }
 
-const char rt_find_cfg_help[] =
-"  pfc-share=PCT        pfc-storm: share of the time a priority is paused (20%)\n"
-"  pfc-intervals=N      pfc-storm: intervals in a row above it (2)\n"
-"  pwe-intervals=N      pause-without-ecn: intervals in a row (2)\n"
-"  ce-share=PCT         congestion: CE share of a flow's ECN-capable packets (5%)\n"
-"  ce-min=N             congestion: CE marks per interval at least (10)\n"
-"  incast-sources=N     incast: congested sources towards one destination (3)\n"
-"  job-flows=N          job-throttled: a job's flows congested or throttled at once (2)\n"
-"  nak-min=N            loss: sequence NAKs or NIC loss counts per interval (1)\n"
-"  rnr-min=N            receiver-not-ready: RNR NAKs per interval (1)\n"
-"  cnp-ignored-min=N    cnp-ignored: rp_cnp_ignored per interval (1)\n"
-"  victim-pkts=N        victim: the flow's data packets per interval (10)\n"
-"  queue-bytes=N        deep-queue: queue depth at a switch port (1000000)\n"
-"  drops-min=N          switch-drops: drop notifications per interval (1)\n"
-"  flap-min=N           link-flap: carrier changes or link downs per interval (1)\n"
-"  fec-ber=X            fec-degrading: pre-FEC bit error rate (1e-6)\n"
-"  link-err-min=N       link-errors: symbol errors past FEC per interval (1)\n"
-"  discard-min=N        buffer-discard: packets discarded per interval (1)\n"
-"  pcie-min=N           pcie: PCIe errors or stall events per interval (1)\n"
-"  close-after=N        intervals without a match before a finding closes (2)\n"
-"  close-secs=S         and seconds without a match at least (10)\n";
+const char *rt_find_cfg_help(void)
+{
+	static char text[NTHR * 128];
+	size_t n = 0;
+
+	if (text[0])
+		return text;
+	for (size_t i = 0; i < NTHR && n < sizeof(text); i++) {
+		const struct thr *t = &thresholds[i];
+		char left[40];
+
+		snprintf(left, sizeof(left), "%s=%s", t->name, t->meta);
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "  %-20s %s (%s)\n", left, t->help, t->def);
+	}
+	return text;
+}
+
+static void thr_store(struct rt_find_cfg *c, const struct thr *t, double v)
+{
+	char *field = (char *)c + t->off;
+
+	if (t->kind == 0)
+		*(double *)field = v;
+	else if (t->kind == 1)
+		*(int *)field = (int)v;
+	else
+		*(__u64 *)field = (__u64)v;
+}
 
 int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg)
 {
-	static const struct { const char *name; int kind; size_t off; double lo, hi; } t[] = {
-#define D(n, m, lo, hi) { n, 0, offsetof(struct rt_find_cfg, m), lo, hi }
-#define I(n, m, lo, hi) { n, 1, offsetof(struct rt_find_cfg, m), lo, hi }
-#define U(n, m, lo, hi) { n, 2, offsetof(struct rt_find_cfg, m), lo, hi }
-		D("pfc-share", pfc_share, 0.001, 1), I("pfc-intervals", pfc_intervals, 1, 1000),
-		I("pwe-intervals", pwe_intervals, 1, 1000), D("ce-share", ce_share, 0.0001, 1),
-		U("ce-min", ce_min, 1, 1e15), I("incast-sources", incast_sources, 2, 100000),
-		I("job-flows", job_flows, 1, 100000),
-		U("nak-min", nak_min, 1, 1e15), U("rnr-min", rnr_min, 1, 1e15),
-		U("cnp-ignored-min", cnp_ignored_min, 1, 1e15), U("victim-pkts", victim_min_pkts, 1, 1e15),
-		D("queue-bytes", queue_bytes, 1, 1e15), U("drops-min", drops_min, 1, 1e15),
-		I("close-after", close_after, 1, 1000), D("close-secs", close_secs, 0, 86400),
-		U("flap-min", flap_min, 1, 1e15), D("fec-ber", fec_ber, 1e-15, 1),
-		U("link-err-min", link_err_min, 1, 1e15), U("discard-min", discard_min, 1, 1e15),
-		U("pcie-min", pcie_min, 1, 1e15),
-#undef D
-#undef I
-#undef U
-	};
 	const char *eq = strchr(arg, '=');
 	size_t i, nl = eq ? (size_t)(eq - arg) : 0;
 
-	for (i = 0; eq && i < sizeof(t) / sizeof(t[0]); i++) {
+	for (i = 0; eq && i < NTHR; i++) {
+		const struct thr *t = &thresholds[i];
 		char *end;
 		double v;
 
-		if (strlen(t[i].name) != nl || strncmp(arg, t[i].name, nl))
+		if (strlen(t->name) != nl || strncmp(arg, t->name, nl))
 			continue;
 		errno = 0;
 		v = strtod(eq + 1, &end);
-		if (t[i].kind == 0 && *end == '%') {
+		if (t->kind == 0 && *end == '%') {
 			v /= 100;
 			end++;
 		}
-		if (errno || end == eq + 1 || *end || !isfinite(v) || v < t[i].lo || v > t[i].hi ||
-		    (t[i].kind && v != floor(v))) {
+		if (errno || end == eq + 1 || *end || !isfinite(v) || v < t->lo || v > t->hi ||
+		    (t->kind && v != floor(v))) {
 			pr_warn("--threshold %s: give a %s between %g and %g%s.\n", arg,
-				t[i].kind ? "whole number" : "value", t[i].lo, t[i].hi,
-				t[i].kind ? "" : " (or a percentage, e.g. 20%)");
+				t->kind ? "whole number" : "value", t->lo, t->hi,
+				t->kind ? "" : " (or a percentage, e.g. 20%)");
 			return -EINVAL;
 		}
-		if (t[i].kind == 0)
-			*(double *)((char *)c + t[i].off) = v;
-		else if (t[i].kind == 1)
-			*(int *)((char *)c + t[i].off) = (int)v;
-		else
-			*(__u64 *)((char *)c + t[i].off) = (__u64)v;
+		thr_store(c, t, v);
 		return 0;
 	}
 	pr_warn("--threshold '%s' is not known: give NAME=VALUE, NAME one of those rocetop --help lists.\n", arg);
@@ -287,10 +283,11 @@ static int index_put(struct rt_findings *F, __u32 h, __u32 v, const char *rule, 
 	return 0;
 }
 
-int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
+int rt_findings_match(struct rt_findings *F, enum rt_sev sev,
 		      const struct rt_subject *subj, int need, double score, const char *unit,
 		      const char *next, const char *fmt, ...)
 {
+	const char *rule = F->rule;
 	struct rt_pending *p = NULL;
 	struct rt_finding *f;
 	__u32 h = key_hash(rule, subj), v;
@@ -524,8 +521,11 @@ static int run_rules(struct rt_findings *F, const struct rt_snapshot *cur, const
 	c = R->begin(F, cur, d);
 	if (!c)
 		return -ENOMEM;
-	for (i = 0; i < R->n; i++)
+	for (i = 0; i < R->n; i++) {
+		F->rule = R->rules[i].name;
 		err |= R->rules[i].run(c);
+	}
+	F->rule = NULL;
 	err |= R->end(c);
 	return err ? -ENOMEM : 0;
 }

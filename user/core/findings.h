@@ -113,36 +113,59 @@ struct rt_fev {
 	struct rt_finding f;	/* as it stood at the event */
 };
 
-/* Thresholds; rt_find_cfg_defaults() sets the documented defaults. */
+/*
+ * The thresholds, one row each: X(KIND, field, "name", "META", default,
+ * lo, hi, "help"). The row makes the field of struct rt_find_cfg, its
+ * default (rt_find_cfg_defaults), its --threshold name=VALUE and range
+ * (rt_find_cfg_set), its help line (rt_find_cfg_help: "name=META  help
+ * (default)", in --help and the man page) and its name in the bash
+ * completion (RT_THRESHOLD_NAMES). KIND: PCT (a double, its default written
+ * in percent), REAL (a double), INT (an int), U64 (a __u64); a double's
+ * VALUE may be given in percent (20%); lo and hi bound the value as stored.
+ */
+#define RT_THRESHOLDS(X) \
+	X(PCT,  pfc_share,       "pfc-share",       "PCT", 20,      0.001,  1,      "pfc-storm: share of the time a priority is paused") \
+	X(INT,  pfc_intervals,   "pfc-intervals",   "N",   2,       1,      1000,   "pfc-storm: intervals in a row above it") \
+	X(INT,  pwe_intervals,   "pwe-intervals",   "N",   2,       1,      1000,   "pause-without-ecn: intervals in a row") \
+	X(PCT,  ce_share,        "ce-share",        "PCT", 5,       0.0001, 1,      "congestion: CE share of a flow's ECN-capable packets") \
+	X(U64,  ce_min,          "ce-min",          "N",   10,      1,      1e15,   "congestion: CE marks per interval at least") \
+	X(INT,  incast_sources,  "incast-sources",  "N",   3,       2,      100000, "incast: congested sources towards one destination") \
+	X(INT,  job_flows,       "job-flows",       "N",   2,       1,      100000, "job-throttled: a job's flows congested or throttled at once") \
+	X(U64,  nak_min,         "nak-min",         "N",   1,       1,      1e15,   "loss: sequence NAKs or NIC loss counts per interval") \
+	X(U64,  rnr_min,         "rnr-min",         "N",   1,       1,      1e15,   "receiver-not-ready: RNR NAKs per interval") \
+	X(U64,  cnp_ignored_min, "cnp-ignored-min", "N",   1,       1,      1e15,   "cnp-ignored: rp_cnp_ignored per interval") \
+	X(U64,  victim_min_pkts, "victim-pkts",     "N",   10,      1,      1e15,   "victim: the flow's data packets per interval") \
+	X(REAL, queue_bytes,     "queue-bytes",     "N",   1000000, 1,      1e15,   "deep-queue: queue depth at a switch port") \
+	X(U64,  drops_min,       "drops-min",       "N",   1,       1,      1e15,   "switch-drops: drop notifications per interval") \
+	X(U64,  flap_min,        "flap-min",        "N",   1,       1,      1e15,   "link-flap: carrier changes or link downs per interval") \
+	X(REAL, fec_ber,         "fec-ber",         "X",   1e-6,    1e-15,  1,      "fec-degrading: pre-FEC bit error rate") \
+	X(U64,  link_err_min,    "link-err-min",    "N",   1,       1,      1e15,   "link-errors: symbol errors past FEC per interval") \
+	X(U64,  discard_min,     "discard-min",     "N",   1,       1,      1e15,   "buffer-discard: packets discarded per interval") \
+	X(U64,  pcie_min,        "pcie-min",        "N",   1,       1,      1e15,   "pcie: PCIe errors or stall events per interval") \
+	X(INT,  close_after,     "close-after",     "N",   2,       1,      1000,   "intervals without a match before a finding closes") \
+	X(REAL, close_secs,      "close-secs",      "S",   10,      0,      86400,  "and seconds without a match at least")
+
+#define RT_THR_TYPE_PCT		double
+#define RT_THR_TYPE_REAL	double
+#define RT_THR_TYPE_INT		int
+#define RT_THR_TYPE_U64		__u64
+#define RT_THR_FIELD(kind, field, name, meta, def, lo, hi, help)	RT_THR_TYPE_##kind field;
+#define RT_THR_NAME(kind, field, name, meta, def, lo, hi, help)	" " name "="
+/* "pfc-share= pfc-intervals= ...": the names as completion offers them */
+#define RT_THRESHOLD_NAMES	(RT_THRESHOLDS(RT_THR_NAME) + 1)
+
+/* Thresholds (RT_THRESHOLDS); rt_find_cfg_defaults() sets the documented defaults. */
 struct rt_find_cfg {
-	double pfc_share;	/* pfc-storm: share of the time paused, 0..1 */
-	int    pfc_intervals;	/* pfc-storm: for this many intervals in a row */
-	int    pwe_intervals;	/* pause-without-ecn: intervals in a row */
-	double ce_share;	/* congestion: CE share of a flow's ECN-capable packets */
-	__u64  ce_min;		/* congestion: at least this many CE marks */
-	int    incast_sources;	/* incast: CE-marked sources towards one destination */
-	int    job_flows;	/* job-throttled: a job's flows congested or throttled at once */
-	__u64  nak_min;		/* loss: sequence NAKs (or NIC loss counters) per interval */
-	__u64  rnr_min;		/* receiver-not-ready: RNR NAKs per interval */
-	__u64  cnp_ignored_min;	/* cnp-ignored: rp_cnp_ignored per interval */
-	__u64  victim_min_pkts;	/* victim: data packets of the flow in the interval */
-	double queue_bytes;	/* deep-queue: bytes of queue at a switch port */
-	__u64  drops_min;	/* switch-drops: drop notifications per interval */
-	int    close_after;	/* intervals without a match before a finding closes, */
-	double close_secs;	/* and seconds at least: the episode's quiet period */
+	RT_THRESHOLDS(RT_THR_FIELD)
 	__u64  speed_mbps;	/* --link-speed for paused time; 0: rt_link_speed decides */
-	__u64  flap_min;	/* link-flap: carrier changes or link downs per interval */
-	double fec_ber;		/* fec-degrading: pre-FEC bit error rate */
-	__u64  link_err_min;	/* link-errors: symbol errors after FEC per interval */
-	__u64  discard_min;	/* buffer-discard: discarded packets per interval */
-	__u64  pcie_min;	/* pcie: signal integrity errors or stall events per interval */
 };
 
 void rt_find_cfg_defaults(struct rt_find_cfg *c);
 /* Set one threshold from "NAME=VALUE" (--threshold); 0 or -EINVAL after saying why. */
 int rt_find_cfg_set(struct rt_find_cfg *c, const char *arg);
-/* The thresholds' names, defaults and meaning, for --help and the man page. */
-extern const char rt_find_cfg_help[];
+/* The thresholds' names, defaults and meaning, one line each, for --help and
+ * the man page (made once from RT_THRESHOLDS, kept for the run). */
+const char *rt_find_cfg_help(void);
 
 /* A candidate seen this interval, not yet (or already) a finding. */
 struct rt_pending {
@@ -169,6 +192,8 @@ struct rt_ruleset;
 struct rt_findings {
 	struct rt_find_cfg cfg;
 	const struct rt_ruleset *rules;	/* what each interval runs (NULL: nothing) */
+	const char *rule;		/* the rule running now: its row's name, which
+					 * its matches take (NULL between runs) */
 	/* the doctor's last judgement of this host's configuration, or NULL */
 	const struct rt_doc_findings *doc;
 	struct rt_pause_ep *eps;	/* pause episodes under way */
@@ -210,13 +235,14 @@ void rt_findings_finish(struct rt_findings *F);
 void rt_findings_count(const struct rt_findings *F, size_t counts[3]);
 const struct rt_finding *rt_findings_newest(const struct rt_findings *F);
 
-/* Called by the rules: the subject matched this interval. need: intervals in a
- * row before it opens; unit: what score counts (peak_unit above, a string of
- * static storage). 0 or -ENOMEM. */
-int rt_findings_match(struct rt_findings *F, const char *rule, enum rt_sev sev,
+/* Called by a rule's run: the subject matched this interval, under the name
+ * of the rule's row (F->rule). need: intervals in a row before it opens;
+ * unit: what score counts (peak_unit above, a string of static storage).
+ * 0 or -ENOMEM. */
+int rt_findings_match(struct rt_findings *F, enum rt_sev sev,
 		      const struct rt_subject *subj, int need, double score, const char *unit,
 		      const char *next, const char *evidence_fmt, ...)
-	__attribute__((format(printf, 9, 10)));
+	__attribute__((format(printf, 8, 9)));
 /* The link speed used for paused time on an interface of s, Mb/s (rt_link_speed). */
 __u64 rt_findings_speed(struct rt_findings *F, const struct rt_snapshot *s, const char *ifname);
 

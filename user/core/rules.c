@@ -3,9 +3,10 @@
  * The rules: how an operator reads RoCE congestion numbers, as plain
  * functions of (the engine's previous state, this interval's delta), given
  * to the engine (findings.c) as a table (rt_rules, at the end). Each calls
- * rt_findings_match() for the subjects that match this interval; the engine
- * opens, updates and closes findings. Thresholds are in
- * struct rt_find_cfg (--threshold NAME=VALUE).
+ * rt_findings_match() for the subjects that match this interval, which
+ * names them after the rule's row; the engine opens, updates and closes
+ * findings. Thresholds are the rows of RT_THRESHOLDS (findings.h), read as
+ * F->cfg (--threshold NAME=VALUE).
  *
  * A flow's priority is its outer 802.1Q PCP when tagged, else DSCP / 8 (the
  * usual DSCP-to-priority map of RDMA NICs trusting DSCP: 26 -> 3, 48 -> 6).
@@ -29,35 +30,10 @@
 #include "doc_findings.h"
 #include "findings.h"
 #include "fmt.h"
-#include "rules_health.h"
+#include "rules_int.h"
 #include "rules_probe.h"
 
-/* Pauses on one interface, direction and priority over the interval. */
-struct pause {
-	char  ifname[IF_NAMESIZE];
-	__u8  dir;
-	__u8  prio;
-	__u64 xoff;		/* pause frames with a non-zero time */
-	__u64 frames, quanta;
-	double secs;		/* paused time: the frames' (rt_paused_secs), or the NIC's duration counter */
-	int   nic;		/* counted by the NIC (ethtool), not on the wire */
-	int   est;		/* the frames' time estimated from quanta (an old recording) */
-};
-
-#define MAX_PAUSE (2 * RT_MAX_IFACES * RT_NPRIO)
-
 #define RECENT_INTERVALS 3
-
-/* The interval's state the rules share (findings.h: the rule table's begin). */
-struct rt_rule_ctx {
-	struct rt_findings *F;
-	const struct rt_snapshot *cur;
-	const struct rt_delta *d;
-	const struct rt_flow_val **dv;	/* per flow of cur: its delta, or NULL (only while c->np) */
-	struct pause p[MAX_PAUSE];
-	size_t np;
-	int err;		/* -ENOMEM from begin's own steps, returned by end */
-};
 
 static __u64 data_pkts(const struct rt_flow_val *v)
 {
@@ -377,11 +353,11 @@ static void flow_subject(struct rt_subject *s, const struct rt_rule_ctx *c, cons
 }
 
 /* The flow behind a finding that just matched (open, not pending): kept
- * with it for the view's jump and the filters. */
-static void involve_subject(struct rt_rule_ctx *c, const char *rule, const struct rt_subject *s,
-			    const struct rt_flow *f, int paused)
+ * with it for the view's jump and the filters (the running rule's finding
+ * about s). */
+static void involve_subject(struct rt_rule_ctx *c, const struct rt_subject *s, const struct rt_flow *f, int paused)
 {
-	struct rt_finding *x = rt_findings_get(c->F, rule, s);
+	struct rt_finding *x = rt_findings_get(c->F, c->F->rule, s);
 
 	if (x)
 		rt_finding_add_flow(x, c->cur, f, paused);
@@ -457,7 +433,7 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 		prio_flows(c, q->ifname, q->prio, &pf, &js);	/* the jobs of the flows it pauses */
 		prio_subject(&s, q, 1);
 		rt_prio_name(q->prio, pn, sizeof(pn));
-		err |= rt_findings_match(F, "pfc-storm", RT_SEV_CRITICAL, &s, F->cfg.pfc_intervals,
+		err |= rt_findings_match(F, RT_SEV_CRITICAL, &s, F->cfg.pfc_intervals,
 			share > 1 ? 1 : share, RT_UNIT_SHARE,
 			q->dir == RT_DIR_EGRESS ?
 			"This host sends the pauses: it cannot drain what it receives (slow application, PCIe, receive buffers); check out_of_buffer and rx_discards_phy here and the switch's PFC watchdog." :
@@ -478,7 +454,7 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 		if (!c->d->ports[i].d || strncmp(pc->name, "tx_pause_storm_", 15))
 			continue;
 		counter_subject(&s, pc);
-		err |= rt_findings_match(F, "pfc-storm", RT_SEV_CRITICAL, &s, 1, (double)c->d->ports[i].d, "pause-storm events",
+		err |= rt_findings_match(F, RT_SEV_CRITICAL, &s, 1, (double)c->d->ports[i].d, "pause-storm events",
 			"The NIC's pause-storm watchdog fired: the host stopped draining and kept sending pauses; check the application, PCIe and out_of_buffer.",
 			"%s on %s moved by %llu in %s (%s)", pc->name, pc->netdev[0] ? pc->netdev : pc->dev,
 			(unsigned long long)c->d->ports[i].d, RT_DUR(c->d->secs), strstr(pc->name, "error") ?
@@ -518,7 +494,7 @@ static int rule_pause_without_ecn(struct rt_rule_ctx *c)
 			continue;
 		prio_subject(&s, q, 0);
 		rt_prio_name(q->prio, pn, sizeof(pn));
-		err |= rt_findings_match(F, "pause-without-ecn", RT_SEV_WARNING, &s, F->cfg.pwe_intervals,
+		err |= rt_findings_match(F, RT_SEV_WARNING, &s, F->cfg.pwe_intervals,
 			(double)q->xoff, "pause frames",
 			pf.total_ect ? "ECN marks too late: set the switch's ECN (WRED) marking threshold for this priority below its PFC xoff threshold." :
 				       "ECN is off: these packets are not ECN-capable; enable ECN (DCQCN) on the NICs and marking on the switch for this priority.",
@@ -566,12 +542,12 @@ static int rule_victim(struct rt_rule_ctx *c)
 		s.has |= RT_SUBJ_PRIO;
 		s.prio = prio;
 		rt_prio_name(prio, pn, sizeof(pn));
-		err |= rt_findings_match(F, "victim", RT_SEV_WARNING, &s, 1, (double)xoff, "pause frames",
+		err |= rt_findings_match(F, RT_SEV_WARNING, &s, 1, (double)xoff, "pause frames",
 			"Head-of-line blocking: this flow is slowed by someone else's congestion on its priority; find the culprit (pfc-storm, congestion findings on the priority) or move the traffic to another priority.",
 			"%s on %s priority %s: %llu data packets, not one CE mark, while the priority was paused by %llu pause frames (%s paused of %s)",
 			flow_name(c->cur, f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
 			RT_DUR(paused), RT_DUR(c->d->secs));
-		involve_subject(c, "victim", &s, f, 1);
+		involve_subject(c, &s, f, 1);
 	}
 	return err;
 }
@@ -605,13 +581,13 @@ static int rule_congestion(struct rt_rule_ctx *c)
 		if (!congested(&F->cfg, v, &share))
 			continue;
 		flow_subject(&s, c, f);
-		err |= rt_findings_match(F, "congestion", RT_SEV_WARNING, &s, 1, share, RT_UNIT_SHARE,
+		err |= rt_findings_match(F, RT_SEV_WARNING, &s, 1, share, RT_UNIT_SHARE,
 			"The queue this flow crosses is marking: DCQCN slows its sender; if it persists, look for an incast or a slow receiver, and at rp_cnp_handled on the sender.",
 			"%s: CE on %llu of %llu ECN-capable packets (%.1f%%) in %s",
 			flow_name(c->cur, f, fn, sizeof(fn)), (unsigned long long)v->ecn[RT_ECN_CE],
 			(unsigned long long)(v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE]),
 			100 * share, RT_DUR(d->secs));
-		involve_subject(c, "congestion", &s, f, 0);
+		involve_subject(c, &s, f, 0);
 	}
 	return err;
 }
@@ -760,13 +736,13 @@ static int rule_incast(struct rt_rule_ctx *c)
 		s.has = RT_SUBJ_DST;
 		s.family = g[j].family;
 		memcpy(s.dst, g[j].dst, 16);
-		err |= rt_findings_match(F, "incast", RT_SEV_WARNING, &s, 1, (double)g[j].nsrc, "sources",
+		err |= rt_findings_match(F, RT_SEV_WARNING, &s, 1, (double)g[j].nsrc, "sources",
 			"Many senders converge on one receiver's port: spread or pace the collective, and check that DCQCN converges (rp_cnp_handled on the senders).",
 			"%u sources CE-marked towards %s at once%s: %s%s", g[j].nsrc,
 			rt_fmt_addr(g[j].family, g[j].dst, a, sizeof(a)), group_job_text(&g[j], jt, sizeof(jt)),
 			list, g[j].nsrc > 8 ? ", ..." : "");
 		for (k = 0; k < g[j].nsrc && k < 8; k++)
-			involve_subject(c, "incast", &s, g[j].fl[k], 0);
+			involve_subject(c, &s, g[j].fl[k], 0);
 	}
 	free(g);
 	return err;
@@ -906,13 +882,13 @@ static int jt_match(struct rt_rule_ctx *c, const struct jt_flow *r, size_t n)
 	memset(&s, 0, sizeof(s));
 	s.has = RT_SUBJ_JOB;
 	snprintf(s.job, sizeof(s.job), "%s", r[0].key);
-	err = rt_findings_match(c->F, "job-throttled", RT_SEV_WARNING, &s, 1, (double)n, "flows", jt_next,
+	err = rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)n, "flows", jt_next,
 		"%s throttled: %zu flows, %s CNPs, CE on %s of %s packets (%.1f%%)",
 		job_ranks_text(&jr, jt, sizeof(jt)), n, fmt_count(cnp, b[0], sizeof(b[0])),
 		fmt_count(ce, b[1], sizeof(b[1])), fmt_count(data, b[2], sizeof(b[2])),
 		rt_share_pct((double)ce, (double)data));
 	for (i = 0; i < n; i++)
-		involve_subject(c, "job-throttled", &s, &cur->flows[r[i].idx], 0);
+		involve_subject(c, &s, &cur->flows[r[i].idx], 0);
 	return err;
 }
 
@@ -956,7 +932,7 @@ static int counter_is(const char *name, const char *const *list)
 	return 0;
 }
 
-static int rule_counters(struct rt_rule_ctx *c, const char *rule, enum rt_sev sev, const char *const *names,
+static int rule_counters(struct rt_rule_ctx *c, enum rt_sev sev, const char *const *names,
 			 __u64 min, const char *next, const char *what)
 {
 	const struct rt_delta *d = c->d;
@@ -970,7 +946,7 @@ static int rule_counters(struct rt_rule_ctx *c, const char *rule, enum rt_sev se
 		if (d->ports[i].d < min || !counter_is(pc->name, names))
 			continue;
 		counter_subject(&s, pc);
-		err |= rt_findings_match(c->F, rule, sev, &s, 1, (double)d->ports[i].d, "counts", next,
+		err |= rt_findings_match(c->F, sev, &s, 1, (double)d->ports[i].d, "counts", next,
 			"%s on %s%s%.0u moved by %llu in %s (%s)", pc->name, pc->dev[0] ? pc->dev : pc->netdev,
 			pc->dev[0] ? " port " : "", pc->dev[0] ? pc->port : 0,
 			(unsigned long long)d->ports[i].d, RT_DUR(d->secs), what);
@@ -984,7 +960,6 @@ static int rule_counters(struct rt_rule_ctx *c, const char *rule, enum rt_sev se
  * "FLOW: N <count_what> in S s (<why>)".
  */
 struct flow_ctr_rule {
-	const char *rule;
 	size_t off;			/* the counter: offsetof(struct rt_flow_val, ...) */
 	const char *const *names;	/* the NIC's counters of the same meaning */
 	const char *next;
@@ -1065,13 +1040,13 @@ static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, _
 			snprintf(with, sizeof(with), "; with them %llu sequence NAKs on the host pair, "
 				 "counted as part of the RNR episode, not as loss", (unsigned long long)seq);
 		flow_subject(&s, c, f);
-		err |= rt_findings_match(c->F, r->rule, RT_SEV_WARNING, &s, 1, (double)n, r->count_what, r->next,
+		err |= rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)n, r->count_what, r->next,
 			"%s: %llu %s in %s (%s%s)", flow_name(c->cur, f, fn, sizeof(fn)), (unsigned long long)n,
 			r->count_what, RT_DUR(d->secs), r->why, with);
-		involve_subject(c, r->rule, &s, f, 0);
+		involve_subject(c, &s, f, 0);
 	}
 	free(k.e);
-	return err | rule_counters(c, r->rule, RT_SEV_WARNING, r->names, min, r->next, r->ctr_what);
+	return err | rule_counters(c, RT_SEV_WARNING, r->names, min, r->next, r->ctr_what);
 }
 
 /* ---- loss: sequence NAKs on the wire (not those of an RNR episode on the
@@ -1081,7 +1056,6 @@ static int rule_loss(struct rt_rule_ctx *c)
 	static const char *const names[] = { "out_of_sequence", "packet_seq_err", "implied_nak_seq_err",
 					     "local_ack_timeout_err", NULL };
 	static const struct flow_ctr_rule r = {
-		.rule = "loss",
 		.off = offsetof(struct rt_flow_val, nak_seq),
 		.names = names,
 		.next = "Packets are lost between sender and receiver: look for drops at the switch (buffer overflow, PFC off on this priority) and link errors; retransmissions cost the collective far more than the lost packets.",
@@ -1100,7 +1074,6 @@ static int rule_rnr(struct rt_rule_ctx *c)
 	static const char *const names[] = { "rnr_nak_retry_err", "out_of_buffer", NULL };
 	/* same shape as the loss rule above: the rules' table entries, each its own counter and words */
 	static const struct flow_ctr_rule r = {
-		.rule = "receiver-not-ready",
 		.off = offsetof(struct rt_flow_val, rnr_nak),
 		.names = names,
 		.next = "The receiving application does not post receive buffers fast enough: not the network. Check the receiver's process (its CPU, its receive queue depth).",
@@ -1162,7 +1135,7 @@ static int rule_ecn_without_cnp_ctrs(struct rt_rule_ctx *c)
 		if (sent)
 			continue;	/* CNPs go out, or np_cnp_sent is not there to say */
 		counter_subject(&s, pc);
-		err |= rt_findings_match(c->F, "ecn-without-cnp", RT_SEV_WARNING, &s, 1, (double)d->ports[i].d,
+		err |= rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)d->ports[i].d,
 			"CE-marked packets", ecn_no_cnp_next,
 			"ECN marks arrive but no CNPs go back: the notification point is off or not supported "
 			"(%s port %u: np_ecn_marked_roce_packets +%llu, np_cnp_sent +0, in %s)",
@@ -1219,7 +1192,7 @@ static int rule_ecn_without_cnp(struct rt_rule_ctx *c)
 		if (cnp)
 			continue;
 		flow_subject(&s, c, f);
-		err |= rt_findings_match(c->F, "ecn-without-cnp", RT_SEV_WARNING, &s, 1, (double)v->ecn[RT_ECN_CE],
+		err |= rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)v->ecn[RT_ECN_CE],
 			"CE-marked packets", ecn_no_cnp_next,
 			"ECN marks arrive for this flow%s but no CNPs go back: the notification point is off or "
 			"not supported (CE in: %llu, CNPs out: 0, other packets out: %llu, in %s)",
@@ -1253,7 +1226,7 @@ static int rule_cnp_ignored(struct rt_rule_ctx *c)
 					 (unsigned long long)d->ports[j].d);
 		}
 		counter_subject(&s, pc);
-		err |= rt_findings_match(c->F, "cnp-ignored", RT_SEV_WARNING, &s, 1, (double)d->ports[i].d, "CNPs ignored",
+		err |= rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)d->ports[i].d, "CNPs ignored",
 			"Congestion control is off at this sender: CNPs arrive but do not slow it. Enable DCQCN (roce_np/roce_rp in the NIC's ECN settings) for the priority.",
 			"rp_cnp_ignored on %s%s%.0u moved by %llu in %s (CNPs received but not acted on%s)",
 			pc->dev[0] ? pc->dev : pc->netdev, pc->dev[0] ? " port " : "", pc->dev[0] ? pc->port : 0,
@@ -1287,7 +1260,7 @@ static int rule_switch_drops(struct rt_rule_ctx *c)
 		swport_subject(&s, p->agent, p->port);
 		s.has |= RT_SUBJ_COUNTER;
 		snprintf(s.counter, sizeof(s.counter), "drop reason %u", p->reason);
-		err |= rt_findings_match(F, "switch-drops", RT_SEV_WARNING, &s, 1, (double)d->swdrops[i].drops, "drop notifications",
+		err |= rt_findings_match(F, RT_SEV_WARNING, &s, 1, (double)d->swdrops[i].drops, "drop notifications",
 			"The switch drops packets on this port: RoCE needs a lossless class; check PFC on the priority, the buffer and the drop reason.",
 			"switch %s port %u: %llu dropped-packet notifications (sFlow reason %u) in %s",
 			p->agent, p->port, (unsigned long long)d->swdrops[i].drops, p->reason, RT_DUR(d->secs));
@@ -1312,7 +1285,7 @@ static int rule_deep_queue(struct rt_rule_ctx *c)
 		swport_subject(&s, p->agent, p->port);
 		s.has |= RT_SUBJ_DIR;
 		s.dir = p->dir;
-		err |= rt_findings_match(F, "deep-queue", RT_SEV_WARNING, &s, 1, (double)p->max_depth, "bytes of queue",
+		err |= rt_findings_match(F, RT_SEV_WARNING, &s, 1, (double)p->max_depth, "bytes of queue",
 			"A queue builds up at this switch port: its ECN marking threshold may sit too high, or too many senders converge on it (incast).",
 			"switch %s port %u (%s): queue up to %u bytes, %.0f on average over %llu sFlow samples in %s",
 			p->agent, p->port, rt_dir_name(p->dir), p->max_depth, (double)v->depth_sum / (double)v->depth_n,
@@ -1343,7 +1316,7 @@ static int rule_doctor(struct rt_rule_ctx *c)
 			snprintf(s.ifname, sizeof(s.ifname), "%s", x->netdev);
 		}
 		snprintf(s.counter, sizeof(s.counter), "doctor:%s", x->id);
-		err |= rt_findings_match(c->F, "doctor", x->severity == RT_DOC_FAIL ? RT_SEV_WARNING : RT_SEV_INFO,
+		err |= rt_findings_match(c->F, x->severity == RT_DOC_FAIL ? RT_SEV_WARNING : RT_SEV_INFO,
 			&s, 1, (double)x->severity, "(the doctor's level: 1 doubtful, 2 failed)",
 			"Run rocetop doctor for the host's whole configuration and what to change.",
 			"%.160s (%.90s)", x->sentence, x->evidence);
@@ -1451,17 +1424,6 @@ static int rules_end(struct rt_rule_ctx *c)
 	return err;
 }
 
-/* The health rules (rules_health.c) over the interval's NIC counters. */
-#define HEALTH_RULE(fn, impl) \
-	static int fn(struct rt_rule_ctx *c) { return impl(c->F, c->cur, c->d); }
-HEALTH_RULE(rule_link_flap, rt_rule_link_flap)
-HEALTH_RULE(rule_fec_degrading, rt_rule_fec_degrading)
-HEALTH_RULE(rule_link_errors, rt_rule_link_errors)
-HEALTH_RULE(rule_buffer_discard, rt_rule_buffer_discard)
-HEALTH_RULE(rule_slow_receiver, rt_rule_slow_receiver)
-HEALTH_RULE(rule_pcie, rt_rule_pcie)
-RT_PROBE_RULE_FNS	/* the probe mesh's rules (rules_probe.c), wrapped the same way */
-
 /* The table the engine runs, in order; severity and when are what README.md's
  * rules table says of each (rocetop --dump-rules writes it: make options). */
 static const struct rt_rule rules[] = {
@@ -1491,17 +1453,17 @@ static const struct rt_rule rules[] = {
 	  "an sFlow queue depth of 1 MB or more at a switch port" },
 	{ "doctor", rule_doctor, "warning / info",
 	  "a check of `rocetop doctor` fails (warning) or is doubtful (info) on this host's configuration, while its last run (every 10 intervals, live with RDMA ports) says so" },
-	{ "link-flap", rule_link_flap, "warning",
+	{ "link-flap", rt_rule_link_flap, "warning",
 	  "`carrier_changes` (a flap counts 2) or `link_down_events_phy` moving by flap-min (1): cable, transceiver or the switch port" },
-	{ "fec-degrading", rule_fec_degrading, "warning",
+	{ "fec-degrading", rt_rule_fec_degrading, "warning",
 	  "the pre-FEC bit error rate (`rx_corrected_bits_phy`, else ethtool's `fec_stat_corrected_bits`, over the bits received) at fec-ber (1e-6) or more: FEC still corrects, its margin shrinks" },
-	{ "link-errors", rule_link_errors, "critical",
+	{ "link-errors", rt_rule_link_errors, "critical",
 	  "errors FEC did not correct (`rx_pcs_symbol_err_phy`, `rx_symbol_err_phy`, `fec_stat_uncorrectable_blocks`) moving by link-err-min (1): packets are lost on the link" },
-	{ "buffer-discard", rule_buffer_discard, "critical / warning",
+	{ "buffer-discard", rt_rule_buffer_discard, "critical / warning",
 	  "`rx_prioN_buf_discard` moving by discard-min (1): critical on a lossless priority, a warning on a lossy one; `rx_discards_phy` moving (a warning)" },
-	{ "slow-receiver", rule_slow_receiver, "critical",
+	{ "slow-receiver", rt_rule_slow_receiver, "critical",
 	  "this host sends PFC on a priority while it receives none there, and `rx_out_of_buffer`, `out_of_buffer` or the `outbound_pci_*` stall counters move in the same interval: the host, not the fabric, is the pause source" },
-	{ "pcie", rule_pcie, "warning",
+	{ "pcie", rt_rule_pcie, "warning",
 	  "`rx/tx_pci_signal_integrity` (the PCIe link retrains), `outbound_pci_stalled_rd/wr_events` or `outbound_pci_buffer_overflow` moving by pcie-min (1)" },
 	RT_PROBE_RULE_ROWS
 };

@@ -16,7 +16,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "linkspeed.h"
-#include "rules_health.h"
+#include "rules_int.h"
 
 /* The delta row of counter name on netdev, or NULL when there is none. */
 static const struct rt_port_delta *on(const struct rt_delta *d, const char *netdev, const char *name)
@@ -118,12 +118,12 @@ static int link_flap(struct rt_findings *F, const struct rt_snapshot *cur, const
 
 	(void)cur;
 	if (!strcmp(c->name, "carrier_changes") && c->scope == RT_SCOPE_NETDEV)
-		return rt_findings_match(F, "link-flap", RT_SEV_WARNING, s, 1, (double)n, "carrier changes", next_step[NX_LINK_FLAP],
+		return rt_findings_match(F, RT_SEV_WARNING, s, 1, (double)n, "carrier changes", next_step[NX_LINK_FLAP],
 			"%s: carrier_changes +%llu in %s: the link lost its carrier %llu time%s (a flap is a down and an up)",
 			c->netdev, (unsigned long long)n, RT_DUR(d->secs), (unsigned long long)(n + 1) / 2,
 			plural((n + 1) / 2));
 	if (!strcmp(c->name, "link_down_events_phy"))
-		return rt_findings_match(F, "link-flap", RT_SEV_WARNING, s, 1, (double)n, "link downs", next_step[NX_LINK_FLAP],
+		return rt_findings_match(F, RT_SEV_WARNING, s, 1, (double)n, "link downs", next_step[NX_LINK_FLAP],
 			"%s: link_down_events_phy +%llu in %s: the port went down %llu time%s",
 			c->netdev, (unsigned long long)n, RT_DUR(d->secs), (unsigned long long)n, plural(n));
 	return 0;
@@ -178,7 +178,7 @@ static int fec_degrading(struct rt_findings *F, const struct rt_snapshot *cur, c
 	if (ber < F->cfg.fec_ber)
 		return 0;
 	worst_lane(d, c->netdev, lane, sizeof(lane));
-	return rt_findings_match(F, "fec-degrading", RT_SEV_WARNING, s, 1, ber, RT_UNIT_BER, next_step[NX_FEC_DEGRADING],
+	return rt_findings_match(F, RT_SEV_WARNING, s, 1, ber, RT_UNIT_BER, next_step[NX_FEC_DEGRADING],
 		"%s: %s +%llu over %s: pre-FEC bit error rate %.2e (fec-ber %.0e)%s",
 		c->netdev, c->name, (unsigned long long)p->d, how, ber, F->cfg.fec_ber, lane);
 }
@@ -194,12 +194,12 @@ static int link_errors(struct rt_findings *F, const struct rt_snapshot *cur, con
 	if (!strcmp(c->name, "rx_pcs_symbol_err_phy")) {
 		double ber = (double)n / bits_in(F, cur, d, c->netdev, how, sizeof(how));
 
-		return rt_findings_match(F, "link-errors", RT_SEV_CRITICAL, s, 1, (double)n, "symbol errors", next_step[NX_LINK_ERRORS],
+		return rt_findings_match(F, RT_SEV_CRITICAL, s, 1, (double)n, "symbol errors", next_step[NX_LINK_ERRORS],
 			"%s: rx_pcs_symbol_err_phy +%llu over %s: bit error rate after FEC %.2e (symbol errors FEC did not correct)",
 			c->netdev, (unsigned long long)n, how, ber);
 	}
 	if (!strcmp(c->name, "rx_symbol_err_phy") || !strcmp(c->name, "fec_stat_uncorrectable_blocks"))
-		return rt_findings_match(F, "link-errors", RT_SEV_CRITICAL, s, 1, (double)n,
+		return rt_findings_match(F, RT_SEV_CRITICAL, s, 1, (double)n,
 			c->name[0] == 'r' ? "symbol errors" : "uncorrectable blocks", next_step[NX_LINK_ERRORS],
 			"%s: %s +%llu in %s (%s)", c->netdev, c->name, (unsigned long long)n, RT_DUR(d->secs),
 			c->name[0] == 'r' ? "received packets dropped for symbol errors" :
@@ -220,14 +220,14 @@ static int buffer_discard(struct rt_findings *F, const struct rt_snapshot *cur, 
 	(void)cur;
 	if (prio < 0)
 		return strcmp(c->name, "rx_discards_phy") ? 0 :
-			rt_findings_match(F, "buffer-discard", RT_SEV_WARNING, s, 1, (double)p->d, "discarded packets", next_step[NX_LOSSY],
+			rt_findings_match(F, RT_SEV_WARNING, s, 1, (double)p->d, "discarded packets", next_step[NX_LOSSY],
 				"%s: rx_discards_phy +%llu in %s (received packets dropped for lack of buffers on the port)",
 				c->netdev, (unsigned long long)p->d, RT_DUR(d->secs));
 	snprintf(pause, sizeof(pause), "rx_prio%d_pause", prio);
 	snprintf(tx, sizeof(tx), "tx_prio%d_pause", prio);
 	pfc = on(d, c->netdev, pause) != NULL;
 	subject(s, c->netdev, prio, c->name);
-	return rt_findings_match(F, "buffer-discard", pfc ? RT_SEV_CRITICAL : RT_SEV_WARNING, s, 1,
+	return rt_findings_match(F, pfc ? RT_SEV_CRITICAL : RT_SEV_WARNING, s, 1,
 		(double)p->d, "discarded packets", next_step[pfc ? NX_LOSSLESS : NX_LOSSY],
 		"%s priority %d: %s +%llu in %s on a %s priority (%s %s; %s +%llu)",
 		c->netdev, prio, c->name, (unsigned long long)p->d, RT_DUR(d->secs), pfc ? "lossless" : "lossy",
@@ -286,7 +286,7 @@ static int slow_receiver(struct rt_findings *F, const struct rt_snapshot *cur, c
 	if (moved(d, c->netdev, rx) || !host_signs(d, c->netdev, signs, sizeof(signs)))
 		return 0;
 	subject(s, c->netdev, prio, c->name);
-	return rt_findings_match(F, "slow-receiver", RT_SEV_CRITICAL, s, 1, (double)p->d, "pause frames sent", next_step[NX_SLOW_RECEIVER],
+	return rt_findings_match(F, RT_SEV_CRITICAL, s, 1, (double)p->d, "pause frames sent", next_step[NX_SLOW_RECEIVER],
 		"%s sent %llu PFC pauses on priority %d and received none (%s +0) in %s, while %s",
 		c->netdev, (unsigned long long)p->d, prio, rx, RT_DUR(d->secs), signs);
 }
@@ -303,18 +303,18 @@ static int pcie(struct rt_findings *F, const struct rt_snapshot *cur, const stru
 	if (!sig && strcmp(c->name, "outbound_pci_stalled_rd_events") &&
 	    strcmp(c->name, "outbound_pci_stalled_wr_events") && strcmp(c->name, "outbound_pci_buffer_overflow"))
 		return 0;
-	return rt_findings_match(F, "pcie", RT_SEV_WARNING, s, 1, (double)p->d, "events",
+	return rt_findings_match(F, RT_SEV_WARNING, s, 1, (double)p->d, "events",
 		next_step[sig ? NX_PCIE_SIGNAL : NX_PCIE_STALL],
 		"%s: %s +%llu in %s (%s)", c->netdev, c->name, (unsigned long long)p->d, RT_DUR(d->secs),
 		sig ? "PCIe transitions to recovery" : strstr(c->name, "buffer_overflow") ?
 		"packets dropped: the PCIe buffer overflowed" : "seconds with the outbound PCIe requests stalled over 30% of the time");
 }
 
-/* The rules: each its look at a port row, over the rows that moved its
- * minimum (an expression that may read the rule's F). */
+/* The rules of rules.c's table: each its look at a port row, over the rows
+ * that moved its minimum (an expression that may read the rule's F). */
 #define PORT_RULE(name, fn, min) \
-	int name(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d) \
-	{ return each_port(F, cur, d, (min), fn); }
+	int name(struct rt_rule_ctx *c) \
+	{ struct rt_findings *F = c->F; return each_port(F, c->cur, c->d, (min), fn); }
 PORT_RULE(rt_rule_link_flap, link_flap, F->cfg.flap_min)
 PORT_RULE(rt_rule_fec_degrading, fec_degrading, 1)
 PORT_RULE(rt_rule_link_errors, link_errors, F->cfg.link_err_min)

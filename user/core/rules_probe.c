@@ -210,7 +210,7 @@ static int path_down(struct rt_findings *F, const struct order *o, size_t g, siz
 	if (!r || ndown != e - g)
 		return 0;
 	peer_subject(&s, r, 1);
-	return rt_findings_match(F, "path-down", RT_SEV_CRITICAL, &s, 1, (double)lost, "probes lost", next_down,
+	return rt_findings_match(F, RT_SEV_CRITICAL, &s, 1, (double)lost, "probes lost", next_down,
 				 "%s; %s, %s-byte probes", r->why, path_text(r, pt, sizeof(pt)),
 				 sizes_text(o, g, e, is_any, sz, sizeof(sz)));
 }
@@ -234,11 +234,11 @@ static int path_loss(struct rt_findings *F, const struct order *o, size_t g, siz
 	path_text(r, pt, sizeof(pt));
 	sizes_text(o, g, e, is_lossy, sz, sizeof(sz));
 	if (nclean)	/* only some sizes die: name them */
-		return rt_findings_match(F, "path-loss", RT_SEV_WARNING, &s, 1, sent ? (double)lost / (double)sent : 1,
+		return rt_findings_match(F, RT_SEV_WARNING, &s, 1, sent ? (double)lost / (double)sent : 1,
 			RT_UNIT_SHARE, next_loss,
 			"only the %s-byte probes die (%s), the %s-byte ones on the same path lose none; %s", sz, r->why,
 			sizes_text(o, g, e, is_clean, ok, sizeof(ok)), pt);
-	return rt_findings_match(F, "path-loss", RT_SEV_WARNING, &s, 1, sent ? (double)lost / (double)sent : 1,
+	return rt_findings_match(F, RT_SEV_WARNING, &s, 1, sent ? (double)lost / (double)sent : 1,
 				 RT_UNIT_SHARE, next_loss, "%s; %s, %s-byte probes", r->why, pt, sz);
 }
 
@@ -255,7 +255,7 @@ static int path_latency(struct rt_findings *F, const struct order *o, size_t g, 
 	if (!r)
 		return 0;
 	peer_subject(&s, r, 1);
-	return rt_findings_match(F, "path-latency", RT_SEV_WARNING, &s, 1, r->net_p50_us, "us network time (p50)",
+	return rt_findings_match(F, RT_SEV_WARNING, &s, 1, r->net_p50_us, "us network time (p50)",
 				 next_latency, "%s; %s, %s-byte probes", r->why, path_text(r, pt, sizeof(pt)),
 				 sizes_text(o, g, e, is_latency, sz, sizeof(sz)));
 }
@@ -281,7 +281,7 @@ static int host_stall(struct rt_findings *F, const struct order *o, size_t g, si
 	if (!r)
 		return 0;
 	peer_subject(&s, r, 0);
-	return rt_findings_match(F, "host-stall", RT_SEV_WARNING, &s, 1, r->resp_p50_us, "us responder time (p50)",
+	return rt_findings_match(F, RT_SEV_WARNING, &s, 1, r->resp_p50_us, "us responder time (p50)",
 				 next_stall, "%s; on %zu of %zu paths to the peer, %s, %u-byte probes", r->why, stalled,
 				 paths, path_text(r, pt, sizeof(pt)), r->size);
 }
@@ -306,28 +306,24 @@ static int each_run(struct rt_findings *F, const struct rt_snapshot *cur,
 	return err;
 }
 
-int rt_rule_path_down(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+int rt_rule_path_down(struct rt_rule_ctx *c)
 {
-	(void)d;
-	return each_run(F, cur, same_path, path_down);
+	return each_run(c->F, c->cur, same_path, path_down);
 }
 
-int rt_rule_path_loss(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+int rt_rule_path_loss(struct rt_rule_ctx *c)
 {
-	(void)d;
-	return each_run(F, cur, same_path, path_loss);
+	return each_run(c->F, c->cur, same_path, path_loss);
 }
 
-int rt_rule_path_latency(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+int rt_rule_path_latency(struct rt_rule_ctx *c)
 {
-	(void)d;
-	return each_run(F, cur, same_path, path_latency);
+	return each_run(c->F, c->cur, same_path, path_latency);
 }
 
-int rt_rule_host_stall(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
+int rt_rule_host_stall(struct rt_rule_ctx *c)
 {
-	(void)d;
-	return each_run(F, cur, same_peer, host_stall);
+	return each_run(c->F, c->cur, same_peer, host_stall);
 }
 
 /* ---- what the probes to a flow's peer show, for that flow's findings ---- */

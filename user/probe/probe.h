@@ -111,12 +111,21 @@ struct rt_probe_stats {
 
 /* The p-quantile (0..1) of n values, nearest rank; sorts v. -1 for n == 0. */
 double rt_probe_quantile(uint32_t *v, uint32_t n, double p);
+/*
+ * The loops wake every RT_PROBE_TICK_NS at least (a timerfd) and at once for a
+ * completion: a wake gap ns after the one before, past the tick and a slack
+ * of RT_PROBE_SLACK_NS for the timer, means the process was kept from
+ * running for the gap less the tick (at least): its stall.
+ */
+#define RT_PROBE_TICK_NS	5000000ull
+#define RT_PROBE_SLACK_NS	1000000ull
+uint64_t rt_probe_stall_of(uint64_t gap_ns);
 /* The interval's statistics of a cell (sorts its samples). */
 void rt_probe_cell_stats(struct rt_probe_cell *c, struct rt_probe_stats *st);
 /* A probe's answer, in ns: its round trip, the responder's time and the part
  * of it the responder was kept from running (the answer says both), and the
  * time this prober was kept from running before it saw the answer. */
-void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t resp_stall_ns,
+void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns,
 			  uint64_t own_stall_ns);
 /* Close the interval: the window advances, the baseline takes the interval's
  * network time unless f (its finding) says the path was not normal, the

@@ -39,20 +39,24 @@ static uint32_t us_of(uint64_t ns)
 	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
 }
 
+uint64_t rt_probe_stall_of(uint64_t gap_ns)
+{
+	return gap_ns > RT_PROBE_TICK_NS + RT_PROBE_SLACK_NS ? gap_ns - RT_PROBE_TICK_NS : 0;
+}
+
 /*
- * A probe (or its answer) came at an unknown moment of a stall: the time it
- * waited lies between none of the stall and all of it, and its middle is
- * taken. The responder's time is thus its own work plus half its stall, and
- * never more than the round trip; the network's is the rest, less half of
- * this prober's stall.
+ * A probe (or its answer) came at an unknown moment of a stall, so the time
+ * it waited is unknown: all of the stall is taken as the host's, never the
+ * network's. The responder's time is its work and its whole stall (never
+ * more than the round trip); the network's is the rest, less this prober's
+ * whole stall. A stalled host thus never shows as a slow network; in such an
+ * interval the network's time is a lower bound.
  */
-void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t resp_stall_ns,
-			  uint64_t own_stall_ns)
+void rt_probe_cell_answer(struct rt_probe_cell *c, uint64_t rtt_ns, uint64_t resp_ns, uint64_t own_stall_ns)
 {
 	struct rt_probe_samples *s = &c->s;
-	uint64_t stall = resp_stall_ns < resp_ns ? resp_stall_ns : resp_ns, work = resp_ns - stall,
-		 hi = resp_ns < rtt_ns ? resp_ns : rtt_ns, resp = hi > work ? work + (hi - work) / 2 : hi,
-		 mine = resp + own_stall_ns / 2, net = rtt_ns > mine ? rtt_ns - mine : 0;
+	uint64_t resp = resp_ns < rtt_ns ? resp_ns : rtt_ns, mine = resp + own_stall_ns,
+		 net = rtt_ns > mine ? rtt_ns - mine : 0;
 	uint32_t k = s->n;
 
 	c->answered++;

@@ -3,8 +3,8 @@
  * The probe mesh as a part of a run (probe_table.h): the peers, the mesh's
  * loop and its rows. The peers come from the command line, --probe-peers
  * FILE and the QP table; the loop wakes at least every 5 ms and at once for
- * a completion or an rdma_cm event, and a wake later than two ticks after the
- * one before is this process's own stall, taken out of the network's time.
+ * a completion or an rdma_cm event, and a wake late past its tick is this
+ * process's own stall (rt_probe_stall_of), taken out of the network's time.
  * In the live view the loop has a thread of its own, so the probes keep their
  * times while the main loop draws or writes; a mutex keeps the rows, taken
  * once an interval by the main loop, apart from the mesh's updates.
@@ -26,7 +26,6 @@
 #include "probe_table.h"
 #include "qp.h"
 
-#define TICK_NS		5000000ull
 #define RECHECK_NS	5000000000ull	/* a peer down is looked up again at most this often */
 
 struct rt_probe_table {
@@ -35,6 +34,8 @@ struct rt_probe_table {
 	struct rt_probe_peer *peers;
 	uint8_t *from;
 	uint64_t *recheck_at;
+	uint64_t *seen_at;		/* QP table peers: when a QP last named it */
+	uint64_t forget_ns;		/* a peer only the QP table named, gone for this long, rests */
 	int npeers, max_peers, said_full;
 	struct rt_probe_mesh *m;
 	pthread_mutex_t mu;
@@ -60,7 +61,8 @@ struct rt_probe_table *rt_probe_table_new(const struct rt_probe_cfg *cfg, const 
 		max_peers = RT_PROBE_MAX_PEERS;
 	if (!t || !(t->peers = calloc((size_t)max_peers, sizeof(*t->peers))) ||
 	    !(t->from = calloc((size_t)max_peers, 1)) ||
-	    !(t->recheck_at = calloc((size_t)max_peers, sizeof(*t->recheck_at)))) {
+	    !(t->recheck_at = calloc((size_t)max_peers, sizeof(*t->recheck_at))) ||
+	    !(t->seen_at = calloc((size_t)max_peers, sizeof(*t->seen_at)))) {
 		pr_warn("probe: out of memory.\n");
 		rt_probe_table_free(t);
 		return NULL;
@@ -93,6 +95,7 @@ void rt_probe_table_free(struct rt_probe_table *t)
 	free(t->peers);
 	free(t->from);
 	free(t->recheck_at);
+	free(t->seen_at);
 	free(t);
 }
 
@@ -116,6 +119,8 @@ static int add_locked(struct rt_probe_table *t, const struct in_addr *a, const c
 
 	if (i >= 0) {
 		t->from[i] |= (uint8_t)from;
+		if (from & RT_PROBE_FROM_QP)
+			t->seen_at[i] = mono();
 		return 0;
 	}
 	if (t->npeers == t->max_peers) {
@@ -133,6 +138,7 @@ static int add_locked(struct rt_probe_table *t, const struct in_addr *a, const c
 	snprintf(p->addr_text, sizeof(p->addr_text), "%s", addr);
 	snprintf(p->name, sizeof(p->name), "%s", name && *name ? name : addr);
 	t->from[t->npeers] = (uint8_t)from;
+	t->seen_at[t->npeers] = mono();
 	if (t->m && rt_probe_mesh_add_peer(t->m) < 0)
 		return -E2BIG;
 	t->npeers++;
@@ -200,6 +206,11 @@ int rt_probe_table_read_peers(struct rt_probe_table *t, const char *path)
 	return err;
 }
 
+void rt_probe_table_forget_after(struct rt_probe_table *t, double secs)
+{
+	t->forget_ns = secs > 0 ? (uint64_t)(secs * 1e9) : 0;
+}
+
 int rt_probe_table_npeers(const struct rt_probe_table *t)
 {
 	return t->npeers;
@@ -265,7 +276,6 @@ int rt_probe_table_start(struct rt_probe_table *t)
 	t->m = rt_probe_mesh_new(&t->cfg, t->peers, t->npeers, t->max_peers);
 	if (!t->m)
 		return -1;
-	t->cfg = *rt_probe_mesh_cfg(t->m);
 	t->last = mono();
 	return 0;
 }
@@ -301,7 +311,7 @@ static void *loop(void *arg)
 		if (pf[1].revents & POLLIN)
 			(void)!read(t->tick_fd, &x, sizeof(x));
 		now = mono();
-		stall = now - t->last > 2 * TICK_NS ? now - t->last - TICK_NS : 0;
+		stall = rt_probe_stall_of(now - t->last);
 		t->last = now;
 		rt_probe_table_step(t, now, stall, 1);
 	}
@@ -310,7 +320,7 @@ static void *loop(void *arg)
 
 int rt_probe_table_thread(struct rt_probe_table *t)
 {
-	struct itimerspec its = { .it_interval = { 0, TICK_NS }, .it_value = { 0, TICK_NS } };
+	struct itimerspec its = { .it_interval = { 0, RT_PROBE_TICK_NS }, .it_value = { 0, RT_PROBE_TICK_NS } };
 	sigset_t all, old;
 	int err;
 
@@ -360,14 +370,18 @@ static void fill_row(struct rt_probe_row *r, const struct rt_probe_peer *p, int 
 	r->net_base_us = c->base_n ? c->net_base_us : 0;
 }
 
-/* One peer's rows; 1 when every one of its paths is down. */
+/* One peer's rows; 1 when no path of it had an answer in the interval and
+ * every one lost probes (its answerer may have gone, or come back on
+ * another QP). */
 static int peer_rows(struct rt_probe_table *t, int i, struct rt_snapshot *snap, int clock, int *err)
 {
 	struct rt_probe_peer *p = &t->peers[i];
+	/* the mesh's: a size of 0 (the MTU) becomes the port's once a device is up */
+	const struct rt_probe_cfg *cfg = rt_probe_mesh_cfg(t->m);
 	int down = 1, any = 0;
 
 	for (int k = 0; k < p->npaths; k++)
-		for (int z = 0; z < t->cfg.nsizes; z++) {
+		for (int z = 0; z < cfg->nsizes; z++) {
 			struct rt_probe_cell *c = &p->cell[k][z];
 			struct rt_probe_row *r = rt_snapshot_add_probe(snap);
 			struct rt_probe_stats st;
@@ -375,9 +389,10 @@ static int peer_rows(struct rt_probe_table *t, int i, struct rt_snapshot *snap, 
 			char why[sizeof(r->why)];
 
 			rt_probe_cell_stats(c, &st);
+			down &= st.answered == 0 && st.lost > 0;
 			f = rt_probe_judge(c, &st, &t->th, why, sizeof(why));
 			if (r) {
-				fill_row(r, p, t->from[i], k, t->cfg.sizes[z], c, &st, clock);
+				fill_row(r, p, t->from[i], k, cfg->sizes[z], c, &st, clock);
 				r->finding = (__u8)f;
 				snprintf(r->why, sizeof(r->why), "%s", why);
 			} else {
@@ -385,7 +400,6 @@ static int peer_rows(struct rt_probe_table *t, int i, struct rt_snapshot *snap, 
 			}
 			rt_probe_cell_roll(c, &st, f, t->th.window);
 			any = 1;
-			down &= f == RT_PF_PATH_DOWN;
 		}
 	return any && down;
 }
@@ -400,6 +414,11 @@ int rt_probe_table_rows(struct rt_probe_table *t, struct rt_snapshot *snap)
 	pthread_mutex_lock(&t->mu);
 	clock = rt_probe_mesh_clock(t->m);
 	for (int i = 0; i < t->npeers; i++) {
+		int rests = t->forget_ns && t->from[i] == RT_PROBE_FROM_QP && now - t->seen_at[i] > t->forget_ns;
+
+		rt_probe_mesh_pause(t->m, i, rests);
+		if (rests)
+			continue;
 		if (!t->peers[i].ready) {
 			unknown++;
 			continue;

@@ -30,6 +30,9 @@ int rt_probe_table_add(struct rt_probe_table *t, const char *addr, const char *n
 /* --probe-peers FILE: a peer a line, its address and an optional name; '#'
  * starts a comment. 0 or -errno after saying why. */
 int rt_probe_table_read_peers(struct rt_probe_table *t, const char *path);
+/* A peer only the QP table names rests (is not probed, has no row) once no
+ * QP has named it for secs (0: never); it is probed again when one does. */
+void rt_probe_table_forget_after(struct rt_probe_table *t, double secs);
 int rt_probe_table_npeers(const struct rt_probe_table *t);
 /* Sizes as --probe-sizes gives them ("64,mtu"), into cfg. 0 or -EINVAL (said). */
 int rt_probe_parse_sizes(const char *list, struct rt_probe_cfg *cfg);

@@ -37,12 +37,12 @@
 #include "probe_verbs.h"
 
 #define NRECV_ANS	512		/* the answerer's receive slots */
-#define NRECV_PATH	64		/* each path QP's (answers only) */
+#define NRECV_PATH	256		/* each path QP's (answers only): 0.5 s of a hundred peers' */
 #define NSEND		256		/* send slots, shared by the device's QPs */
 #define GRH		40
 #define SLOT		(RT_PROBE_MAX + GRH)
 #define RING		65536		/* probes in flight at most (a power of 2) */
-#define NAHCACHE	64
+#define NAHCACHE	1024		/* answers' address handles kept, direct-mapped by address pair */
 #define RETRY_NS	5000000000ull	/* a peer not resolved is tried again after */
 
 enum { WR_RECV_ANS = 1, WR_RECV_PATH = 2, WR_SEND = 3 };
@@ -57,7 +57,8 @@ struct ah_entry {
 struct dev {
 	struct ibv_context *ctx;	/* librdmacm's */
 	uint8_t port;
-	int is_rxe;
+	int is_rxe, npaths;
+	uint64_t ts_mask, core_khz;	/* completion timestamps: their mask and the device clock (0: none) */
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *cq;
@@ -69,7 +70,6 @@ struct dev {
 	int free_send[NSEND], nfree;
 	struct ibv_ah *send_ah[NSEND];	/* an answer's AH to put away when its send completes */
 	struct ah_entry cache[NAHCACHE];
-	int ncache, next_evict;
 };
 
 enum { P_IDLE, P_RESOLVING, P_READY };
@@ -83,6 +83,7 @@ struct pstate {
 	uint32_t rr;
 	int said;			/* its last failure was said */
 	int recheck;			/* asked to find its answerer again (rt_probe_mesh_recheck) */
+	int paused;			/* not probed for now (rt_probe_mesh_pause) */
 };
 
 struct pend {
@@ -163,7 +164,7 @@ static uint8_t *recv_slot(struct dev *d, int kind, uint32_t i)
 
 static uint8_t *send_slot(struct dev *d, uint32_t i)
 {
-	return d->buf + (size_t)(NRECV_ANS + RT_PROBE_MAX_PATHS * NRECV_PATH) * SLOT + (size_t)i * RT_PROBE_MAX;
+	return d->buf + (size_t)(NRECV_ANS + d->npaths * NRECV_PATH) * SLOT + (size_t)i * RT_PROBE_MAX;
 }
 
 static int post_recv(struct dev *d, int kind, uint32_t i)
@@ -179,8 +180,9 @@ static void dev_free(struct dev *d)
 {
 	if (!d)
 		return;
-	for (int i = 0; i < d->ncache; i++)
-		ibv_destroy_ah(d->cache[i].ah);
+	for (int i = 0; i < NAHCACHE; i++)
+		if (d->cache[i].ah)
+			ibv_destroy_ah(d->cache[i].ah);
 	for (int i = 0; i < NSEND; i++)
 		if (d->send_ah[i])
 			ibv_destroy_ah(d->send_ah[i]);
@@ -203,23 +205,27 @@ static void dev_free(struct dev *d)
 
 static int dev_setup(struct rt_probe_mesh *m, struct dev *d)
 {
-	struct ibv_device_attr da;
+	struct ibv_device_attr_ex dx;
+	struct ibv_port_attr pa;
 	int n = 0;
 
-	struct ibv_port_attr pa;
-
-	d->is_rxe = !ibv_query_device(d->ctx, &da) && da.vendor_id == 0xffffff;
+	if (!ibv_query_device_ex(d->ctx, NULL, &dx)) {
+		d->is_rxe = dx.orig_attr.vendor_id == 0xffffff;
+		d->ts_mask = dx.completion_timestamp_mask;
+		d->core_khz = dx.hca_core_clock;
+	}
 	/* a size of 0 is the port's active MTU (a UD message is at most one) */
 	if (!ibv_query_port(d->ctx, d->port, &pa))
 		for (int k = 0; k < m->cfg.nsizes; k++)
 			if (!m->cfg.sizes[k] || m->cfg.sizes[k] > (256u << (pa.active_mtu - 1)))
 				m->cfg.sizes[k] = 256u << (pa.active_mtu - 1);
-	d->buflen = (size_t)(NRECV_ANS + RT_PROBE_MAX_PATHS * NRECV_PATH) * SLOT + (size_t)NSEND * RT_PROBE_MAX;
+	d->npaths = m->cfg.npaths;
+	d->buflen = (size_t)(NRECV_ANS + d->npaths * NRECV_PATH) * SLOT + (size_t)NSEND * RT_PROBE_MAX;
 	d->buf = calloc(1, d->buflen);
 	d->pd = d->buf ? ibv_alloc_pd(d->ctx) : NULL;
 	d->mr = d->pd ? ibv_reg_mr(d->pd, d->buf, d->buflen, IBV_ACCESS_LOCAL_WRITE) : NULL;
 	d->ch = d->mr ? ibv_create_comp_channel(d->ctx) : NULL;
-	d->cq = d->ch ? ibv_create_cq(d->ctx, 2 * NSEND + NRECV_ANS + RT_PROBE_MAX_PATHS * NRECV_PATH, NULL, d->ch, 0) : NULL;
+	d->cq = d->ch ? ibv_create_cq(d->ctx, 2 * NSEND + NRECV_ANS + d->npaths * NRECV_PATH, NULL, d->ch, 0) : NULL;
 	if (!d->cq || fcntl(d->ch->fd, F_SETFL, fcntl(d->ch->fd, F_GETFL) | O_NONBLOCK) ||
 	    ibv_req_notify_cq(d->cq, 0))
 		return -1;
@@ -272,6 +278,15 @@ static struct dev *dev_for(struct rt_probe_mesh *m, struct ibv_context *ctx, uin
 	else
 		pr_info("probe: %s port %u: probing from %d QP(s).\n", ibv_get_device_name(ctx->device), port,
 			m->cfg.npaths);
+	/* which clock, and why: the device's completion timestamps are not read yet */
+	if (d->ts_mask && d->core_khz)
+		pr_info("probe: %s: completion timestamps offered (mask 0x%llx, clock %llu kHz), not used yet: clock system.\n",
+			ibv_get_device_name(ctx->device), (unsigned long long)d->ts_mask,
+			(unsigned long long)d->core_khz);
+	else
+		pr_info("probe: %s: no completion timestamps (mask 0x%llx, clock %llu kHz): clock system.\n",
+			ibv_get_device_name(ctx->device), (unsigned long long)d->ts_mask,
+			(unsigned long long)d->core_khz);
 	m->devs[m->ndevs++] = d;
 	m->ans.ndevs = m->ndevs;
 	return d;
@@ -437,6 +452,7 @@ static int ipv4_header(const uint8_t *h)
 static struct ibv_ah *answer_ah(struct dev *d, const struct ibv_wc *wc, const uint8_t *grh, uint64_t now, int *cached)
 {
 	uint8_t key[32] = { 0 };
+	uint32_t h = 2166136261u;
 	struct ah_entry *e;
 	struct ibv_ah *ah;
 
@@ -445,16 +461,21 @@ static struct ibv_ah *answer_ah(struct dev *d, const struct ibv_wc *wc, const ui
 		memcpy(key, grh + 20 + 12, 8);
 	else
 		memcpy(key, grh + 8, 32);
-	for (int i = 0; i < d->ncache; i++)
-		if (!memcmp(d->cache[i].key, key, 32) && now - d->cache[i].born < 60000000000ull) {
-			*cached = 1;
-			return d->cache[i].ah;
-		}
+	/* one place per address pair (FNV-1a): a probe from an answered pair
+	 * finds its handle there; making one (a neighbour lookup) costs a
+	 * syscall or more, which at a thousand answers a second is the
+	 * answerer's whole budget */
+	for (int i = 0; i < 32; i++)
+		h = (h ^ key[i]) * 16777619u;
+	e = &d->cache[h % NAHCACHE];
+	if (e->ah && !memcmp(e->key, key, 32) && now - e->born < 60000000000ull) {
+		*cached = 1;
+		return e->ah;
+	}
 	ah = ibv_create_ah_from_wc(d->pd, (struct ibv_wc *)wc, (struct ibv_grh *)grh, d->port);
 	*cached = 0;
 	if (!ah)
 		return NULL;
-	e = d->ncache < NAHCACHE ? &d->cache[d->ncache++] : &d->cache[d->next_evict++ % NAHCACHE];
 	/* an evicted or stale entry's AH may still be in a send: it goes when that completes */
 	if (e->ah)
 		for (int j = 0; j < NSEND; j++)
@@ -555,7 +576,7 @@ static void on_answer(struct rt_probe_mesh *m, struct dev *d, const struct ibv_w
 	}
 	e->live = 0;
 	p = &m->peers[e->peer];
-	rt_probe_cell_answer(&p->cell[e->path][e->size], mono_ns() - e->t_tx, a.resp_ns, a.stall_ns, m->stall);
+	rt_probe_cell_answer(&p->cell[e->path][e->size], mono_ns() - e->t_tx, a.resp_ns, m->stall);
 }
 
 static void send_probe(struct rt_probe_mesh *m, int i)
@@ -665,6 +686,8 @@ void rt_probe_mesh_tick(struct rt_probe_mesh *m, uint64_t now, int send)
 	for (int i = 0; send && i < m->npeers; i++) {
 		struct pstate *s = &m->ps[i];
 
+		if (s->paused)
+			continue;
 		if (s->state == P_IDLE && now >= s->retry_at)
 			peer_resolve(m, i);
 		if (s->state == P_READY && s->recheck && !s->id && now >= s->retry_at) {
@@ -792,6 +815,15 @@ void rt_probe_mesh_recheck(struct rt_probe_mesh *m, int i)
 		m->ps[i].recheck = 1;
 }
 
+void rt_probe_mesh_pause(struct rt_probe_mesh *m, int i, int paused)
+{
+	if (i >= 0 && i < m->npeers) {
+		if (m->ps[i].paused && !paused)
+			m->ps[i].next_due = mono_ns();	/* no burst for the time it was paused */
+		m->ps[i].paused = paused;
+	}
+}
+
 int rt_probe_mesh_fds(struct rt_probe_mesh *m, int *fds, int max)
 {
 	int n = 0;
@@ -836,7 +868,7 @@ int rt_probe_mesh_clock(const struct rt_probe_mesh *m)
 
 size_t rt_probe_mesh_bytes(const struct rt_probe_mesh *m)
 {
-	size_t b = sizeof(*m) + RING * sizeof(struct pend) + (size_t)m->max_peers * (sizeof(struct pstate) + sizeof(struct rt_probe_peer));
+	size_t b = sizeof(*m) + RING * sizeof(struct pend) + (size_t)m->npeers * (sizeof(struct pstate) + sizeof(struct rt_probe_peer));
 
 	for (int i = 0; i < m->ndevs; i++)
 		b += sizeof(struct dev) + m->devs[i]->buflen;

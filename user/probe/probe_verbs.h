@@ -43,6 +43,8 @@ int rt_probe_mesh_add_peer(struct rt_probe_mesh *m);
 /* Find peer i's answerer again (it may have restarted, on another QP); it is
  * probed on as before meanwhile. */
 void rt_probe_mesh_recheck(struct rt_probe_mesh *m, int i);
+/* Stop probing peer i for now (paused 1), or start again (0). */
+void rt_probe_mesh_pause(struct rt_probe_mesh *m, int i, int paused);
 void rt_probe_mesh_free(struct rt_probe_mesh *m);
 /* The file descriptors to wait on (at most max); their number. */
 int rt_probe_mesh_fds(struct rt_probe_mesh *m, int *fds, int max);

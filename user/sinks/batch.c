@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * --batch: plain text, one table per interval, like `top -b`. Names from
+ * --batch: plain text, one table per interval, like `top -b` (with --probe,
+ * the probe mesh's rows after the flows). Names from
  * files pass through rt_fmt_safe() (no terminal escapes); a failed write
  * (a full disk, a closed pipe) is said and ends the run with status 1.
  */
@@ -34,6 +35,7 @@ struct batch {
 	size_t cap;
 	struct rt_jobagg groups;	/* --group-by: the interval's flows folded */
 	int live;		/* the source: its end is a run's, not a file's */
+	int probe;		/* --probe: the JSON lines carry "probes", empty or not */
 };
 
 /* The --sort column of a flow's interval, larger first. */
@@ -573,6 +575,71 @@ static int print_groups(struct batch *b, const struct rt_snapshot *cur, const st
 	return 0;
 }
 
+/* A probe's time in microseconds as `rocetop probe` prints it: whole
+ * microseconds in text and JSON, "-" in text and null in JSON with no sample. */
+static void print_us(struct rt_printer *p, const char *key, const char *fmt, double v)
+{
+	char b[32];
+
+	if (v < 0) {
+		rt_pr_str(p, RT_PR_TEXT, NULL, fmt, "-");
+		rt_pr_json_raw(p, key, "null");
+		return;
+	}
+	snprintf(b, sizeof(b), "%.0f", v);
+	rt_pr_str(p, RT_PR_TEXT, NULL, fmt, b);
+	rt_pr_json_raw(p, key, b);
+}
+
+/*
+ * The probe mesh's rows of the interval (user/core/probe_row.h), after the
+ * flows: the columns and JSON keys of `rocetop probe` (user/cmd/probe.c), the
+ * counts of this interval. The table when there are rows; the JSON array
+ * under --probe always, so that "no probe yet" is an empty array.
+ */
+static void print_probes(struct batch *b, const struct rt_snapshot *cur)
+{
+	struct rt_printer *p = &b->pr;
+	char safe[sizeof(cur->probes[0].peer)];
+
+	if (!cur->nprobes && !b->probe)
+		return;
+	if (cur->nprobes)
+		rt_pr_text(p, "PROBES\n%-16s %4s %7s %6s %5s %6s %5s %8s %8s %8s %8s %-6s %s\n", "PEER", "PATH",
+			   "LABEL", "SPORT", "SIZE", "SENT", "LOST", "RTT50us", "RTT99us", "NET50us", "RESP50us",
+			   "CLOCK", "FINDING");
+	rt_pr_open_arr(p, "probes");
+	for (size_t i = 0; i < cur->nprobes; i++) {
+		const struct rt_probe_row *r = &cur->probes[i];
+
+		rt_pr_open_obj(p, NULL);
+		rt_pr_str(p, RT_PR_TEXT, NULL, "%-16.16s", rt_fmt_safe(r->peer, safe, sizeof(safe)));
+		rt_pr_str(p, RT_PR_JSON, "peer", NULL, r->peer);
+		rt_pr_str(p, RT_PR_JSON, "addr", NULL, r->addr);
+		rt_pr_u64(p, RT_PR_ANY, "path", " %4llu", r->path);
+		rt_pr_u64(p, RT_PR_ANY, "flow_label", " %7llu", r->flow_label);
+		rt_pr_u64(p, RT_PR_ANY, "udp_sport", " %6llu", r->udp_sport);
+		rt_pr_u64(p, RT_PR_ANY, "size", " %5llu", r->size);
+		rt_pr_u64(p, RT_PR_ANY, "sent", " %6llu", (unsigned long long)r->sent);
+		rt_pr_u64(p, RT_PR_JSON, "answered", NULL, (unsigned long long)r->answered);
+		rt_pr_u64(p, RT_PR_ANY, "lost", " %5llu", (unsigned long long)r->lost);
+		print_us(p, "rtt_p50_us", " %8s", r->rtt_p50_us);
+		print_us(p, "rtt_p99_us", " %8s", r->rtt_p99_us);
+		print_us(p, "net_p50_us", " %8s", r->net_p50_us);
+		print_us(p, "resp_p50_us", " %8s", r->resp_p50_us);
+		rt_pr_str(p, RT_PR_ANY, "clock", " %-6s", rt_probe_clock_name(r->clock));
+		if (r->finding)
+			rt_pr_str(p, RT_PR_ANY, "finding", " %s", rt_probe_finding_name(r->finding));
+		else
+			rt_pr_json_raw(p, "finding", "null");
+		rt_pr_text(p, "\n");
+		rt_pr_close_obj(p);
+	}
+	rt_pr_close_arr(p);
+	if (cur->nprobes)
+		rt_pr_text(p, "\n");
+}
+
 static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	struct batch *b = s->priv;
@@ -602,6 +669,7 @@ static int batch_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	err = b->groups.group ? print_groups(b, cur, d) : print_flows(b, cur, d);
 	if (err)
 		return err;
+	print_probes(b, cur);
 	rt_pr_end(p);
 	errno = 0;
 	if (fflush(stdout) || ferror(stdout)) {
@@ -659,6 +727,7 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 	s->start = batch_start;
 	b = s->priv;
 	b->top = o->top;
+	b->probe = o->probe;
 	b->speed_given = o->find.speed_mbps;
 	rt_pr_init(&b->pr, stdout, o->json);
 	rt_jobagg_init(&b->groups, o->group_by);

@@ -2,7 +2,8 @@
 /*
  * --csv DIR: DIR/flows.csv, DIR/pfc.csv, DIR/stats.csv, DIR/ports.csv and
  * DIR/findings.csv (one row per finding event: open, update, close),
- * DIR/qpctr.csv (the counters bound to QPs, every one by name).
+ * DIR/qpctr.csv (the counters bound to QPs, every one by name); with --probe
+ * (or a recording's probe rows) DIR/probes.csv, the probe mesh's rows.
  * A header once, then per interval one row per key that changed, holding that
  * interval's deltas, so the rows of a key sum to its totals. Flushed every
  * interval. The columns are documented in the README and the man page; new
@@ -49,14 +50,18 @@
 		    "mean_queue_bytes,max_transit_ns,mean_transit_ns,ce_pct,queue,speed_bps,util_pct," \
 		    "in_discards,out_discards,in_errors,out_errors,drops,agent_dgrams_lost,counter_samples\n"
 #define DROPS_HDR "time,agent,port,reason,reason_code,drops\n"
+/* rocetop probe --csv's columns (user/cmd/probe.c) */
+#define PROBES_HDR "time,peer,flow_label,udp_sport,size,sent,lost,rtt_p50_us,rtt_p99_us,net_p50_us," \
+		   "resp_p50_us,clock,answered,finding\n"
 
-enum { C_FLOWS, C_PFC, C_STATS, C_PORTS, C_SWPORTS, C_DROPS, C_QPCTR, C_FINDINGS, C__N };
+enum { C_FLOWS, C_PFC, C_STATS, C_PORTS, C_SWPORTS, C_DROPS, C_QPCTR, C_FINDINGS, C_PROBES, C__N };
 
 struct csv {
 	FILE *flows, *pfc, *stats, *ports;
 	FILE *swports, *drops;	/* with --sflow */
 	FILE *findings;
 	FILE *qpctr;
+	FILE *probes;		/* with --probe, or rows in a recording */
 	int qp_seen;		/* qpctr.csv: the first interval written in full */
 	const struct rt_flow **qpf;	/* the NIC's ingress flows by lqpn, this interval */
 	size_t nqpf, qpf_cap;
@@ -436,7 +441,8 @@ static void write_qpctr(struct csv *c, const struct rt_port_delta *pd, double t)
  * end of its last whole row, and write nothing more. */
 static void cut_back(struct csv *c)
 {
-	FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr, c->findings };
+	FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr, c->findings,
+			 c->probes };
 	int k;
 
 	c->failed = 1;
@@ -512,6 +518,35 @@ static void write_sflow(struct csv *c, const struct rt_delta *d, double t)
 		else
 			fprintf(c->drops, "%.6f,%s,%u,code_%u,%u,%llu\n", t, ag, p->port, p->reason,
 				p->reason, (unsigned long long)d->swdrops[i].drops);
+	}
+}
+
+/* A probe time: whole microseconds, empty with no sample (as rocetop probe). */
+static void put_us(FILE *f, double v)
+{
+	if (v >= 0)
+		fprintf(f, ",%.0f", v);
+	else
+		fputc(',', f);
+}
+
+/* probes.csv: the probe mesh's rows of the interval (user/core/probe_row.h),
+ * one per peer, path and size, with that interval's counts. */
+static void write_probes(struct csv *c, const struct rt_snapshot *cur, const char *ts)
+{
+	char q[2 * sizeof(cur->probes[0].peer) + 4];
+
+	for (size_t i = 0; i < cur->nprobes; i++) {
+		const struct rt_probe_row *r = &cur->probes[i];
+
+		fprintf(c->probes, "%s,%s,%u,%u,%u,%llu,%llu", ts, rt_fmt_csv(r->peer, q, sizeof(q)), r->flow_label,
+			r->udp_sport, r->size, (unsigned long long)r->sent, (unsigned long long)r->lost);
+		put_us(c->probes, r->rtt_p50_us);
+		put_us(c->probes, r->rtt_p99_us);
+		put_us(c->probes, r->net_p50_us);
+		put_us(c->probes, r->resp_p50_us);
+		fprintf(c->probes, ",%s,%llu,%s\n", rt_probe_clock_name(r->clock), (unsigned long long)r->answered,
+			r->finding ? rt_probe_finding_name(r->finding) : "");
 	}
 }
 
@@ -685,8 +720,15 @@ static int csv_emit(struct rt_sink *s, const struct rt_snapshot *cur, const stru
 	}
 	if (c->swports)
 		write_sflow(c, d, t);
+	if (!c->probes && cur->nprobes && !(c->probes = open_csv(c, C_PROBES, "probes.csv", PROBES_HDR))) {
+		c->failed = 1;
+		return -EIO;
+	}
+	if (c->probes)
+		write_probes(c, cur, ts);
 	{
-		FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr, c->findings };
+		FILE *fs[C__N] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops, c->qpctr, c->findings,
+				   c->probes };
 		int k;
 
 		for (k = 0; k < C__N; k++) {
@@ -713,7 +755,7 @@ static void csv_close(struct rt_sink *s)
 {
 	struct csv *c = s->priv;
 	FILE *const files[] = { c->flows, c->pfc, c->stats, c->ports, c->swports, c->drops,
-				c->findings, c->qpctr };
+				c->findings, c->qpctr, c->probes };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (files[i])
@@ -781,6 +823,10 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	    !(c->ports = open_csv(c, C_PORTS, "ports.csv", PORTS_HDR)) ||
 	    !(c->qpctr = open_csv(c, C_QPCTR, "qpctr.csv", QPCTR_HDR)) ||
 	    !(c->findings = open_csv(c, C_FINDINGS, "findings.csv", FINDINGS_HDR))) {
+		csv_close(s);
+		return NULL;
+	}
+	if (o->probe && !(c->probes = open_csv(c, C_PROBES, "probes.csv", PROBES_HDR))) {
 		csv_close(s);
 		return NULL;
 	}

@@ -20,18 +20,33 @@ static const struct rt_hostcfg *cfg_of(const struct rt_tune *t, const char *ifna
 }
 
 /* The priority a flow's packets take: the DSCP map where the host trusts
- * DSCP, else the VLAN PCP. */
+ * DSCP, else the VLAN PCP, else (untagged) DSCP / 8, the findings' rule
+ * (user/core/derive.h): of its last packet. */
 static int flow_prio(const struct rt_hostcfg *c, const struct rt_flow *f)
 {
 	int p = c ? rt_hostcfg_dscp_prio(c, f->v.dscp) : -1;
 
-	return p >= 0 && p < 8 ? p : f->v.pcp & 7;
+	if (p >= 0 && p < 8)
+		return p;
+	return f->v.pcp != RT_PCP_NONE ? f->v.pcp & 7 : (f->v.dscp & 63) >> 3;
+}
+
+static void depth_add(struct rt_tune_depth *d, __u32 v)
+{
+	if (!d->n || v < d->lo)
+		d->lo = v;
+	if (!d->n || v > d->hi)
+		d->hi = v;
+	d->n++;
 }
 
 /* Congestion episodes per priority: one opens at an interval with CE or
  * PFC on it and closes after an interval with neither; it began with PFC
- * when its first interval had pause frames and no CE mark. */
-static void episodes(struct rt_tune *t, const __u64 ce[8], const __u64 pause[8])
+ * when its first interval had pause frames and no CE mark. Where sFlow
+ * reported the priority's queue depth in the interval marking (or pausing)
+ * first came in an episode, that depth is kept (depth[q], has[q]). */
+static void episodes(struct rt_tune *t, const __u64 ce[8], const __u64 pause[8], const __u32 depth[8],
+		     const int has[8])
 {
 	for (int q = 0; q < 8; q++) {
 		struct rt_tune_prio *p = &t->p[q];
@@ -40,12 +55,40 @@ static void episodes(struct rt_tune *t, const __u64 ce[8], const __u64 pause[8])
 			p->open = 0;
 			continue;
 		}
-		if (p->open)
+		if (!p->open) {
+			p->open = 1;
+			p->marked = p->paused = 0;
+			p->episodes++;
+			if (pause[q] && !ce[q])
+				p->pause_first++;
+		}
+		if (ce[q] && !p->marked) {
+			p->marked = 1;
+			if (has[q])
+				depth_add(&p->mark_depth, depth[q]);
+		}
+		if (pause[q] && !p->paused) {
+			p->paused = 1;
+			if (has[q])
+				depth_add(&p->pause_depth, depth[q]);
+		}
+	}
+}
+
+/* The interval's greatest queue depth per priority from sFlow: the switch
+ * ports that reported a depth (1040) in it and whose last egress queue
+ * index (1036) is the priority. */
+static void sflow_depths(const struct rt_delta *d, __u32 depth[8], int has[8])
+{
+	for (size_t i = 0; i < d->nswports; i++) {
+		const struct rt_swport *p = d->swports[i].p;
+		__u32 q = p->queue;
+
+		if (!d->swports[i].d.depth_n || !p->has_queue || q > 7)
 			continue;
-		p->open = 1;
-		p->episodes++;
-		if (pause[q] && !ce[q])
-			p->pause_first++;
+		if (!has[q] || p->max_depth > depth[q])
+			depth[q] = p->max_depth;
+		has[q] = 1;
 	}
 }
 
@@ -102,6 +145,8 @@ static void peaks(struct rt_tune *t, const struct rt_snapshot *cur, double secs,
 void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
 	__u64 ce[8] = { 0 }, pause[8] = { 0 };
+	__u32 depth[8] = { 0 };
+	int has[8] = { 0 };
 	struct ifbytes b[16];
 	size_t nb = 0;
 
@@ -121,6 +166,10 @@ void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct
 		t->p[q].cnp += x->d.cnp;
 		t->p[q].pkts += x->d.pkts - (ctl < x->d.pkts ? ctl : x->d.pkts);
 		t->p[q].ce += x->d.ecn[RT_ECN_CE];
+		if (!x->f->k.mirror && !x->f->k.origin && x->f->k.dir == RT_DIR_INGRESS)
+			t->p[q].ce_in += x->d.ecn[RT_ECN_CE];
+		if (!x->f->k.mirror && !x->f->k.origin && x->f->k.dir == RT_DIR_EGRESS)
+			t->cnp_out += x->d.cnp;
 		ce[q] += x->d.ecn[RT_ECN_CE];
 		if (ctl < x->d.pkts)	/* a flow that carries data: its bytes */
 			add_bytes(b, &nb, sizeof(b) / sizeof(b[0]), x->f, q, x->d.bytes);
@@ -146,7 +195,8 @@ void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct
 		else if (!strcmp(n, "rp_cnp_ignored"))
 			t->rp_ignored += v;
 	}
-	episodes(t, ce, pause);
+	sflow_depths(d, depth, has);
+	episodes(t, ce, pause, depth, has);
 }
 
 void rt_tune_take_nic(struct rt_tune *t, const struct rt_hostcfg *c, const struct rt_tune_nic *n, double secs)
@@ -280,6 +330,38 @@ static void rule_np_rp(struct out *o, const struct rt_tune *t, const struct rt_h
 	}
 }
 
+/* CE marks this host received on a priority, no CNP left it, and its RDMA
+ * device has no notification point to enable (no ecn/roce_np file on any
+ * priority: Soft-RoCE's rxe, which sends no CNP). Packets the host saw are
+ * its own device's only where the device is software (a hardware NIC takes
+ * its RoCE before XDP), so the CE marks and the CNPs are counted as the host
+ * received and sent them, never from mirror copies. An observation: there is
+ * no file to write on this host. */
+static void rule_no_np(struct out *o, const struct rt_tune *t, const struct rt_hostcfg *c)
+{
+	struct rt_tune_rec *r;
+
+	if (t->nic || !c->dev[0] || t->cnp_out || t->np_cnp_sent)
+		return;
+	for (int q = 0; q < 8; q++)
+		if (c->np_en[q] >= 0)
+			return;
+	for (int q = 0; q < 8; q++) {
+		if (!t->p[q].ce_in)
+			continue;
+		r = add(o, "ecn/roce_np/enable", "high");
+		if (!r)
+			return;
+		snprintf(r->kind, sizeof(r->kind), "observation");
+		SAY(r, scope, "%s priority %d", c->netdev, q);
+		SAY(r, current, "absent (%s has no notification point)", c->dev);
+		SAY(r, recommended, "a notification point on priority %d: a RoCE device whose DCQCN sends CNPs (its "
+		    "ecn/roce_np/enable/%d at 1); until then CE marks on priority %d slow no sender", q, q, q);
+		SAY(r, evidence, "%llu CE-marked RoCE packets arrived on priority %d, 0 CNPs left (sent on the wire, "
+		    "np_cnp_sent +0); %s has no ecn/roce_np/enable", (unsigned long long)t->p[q].ce_in, q, c->netdev);
+	}
+}
+
 /* The priority the most RoCE data took (from the NIC's counters: the one
  * they were put on), -1 none. */
 static int data_prio(const struct rt_tune *t)
@@ -398,8 +480,21 @@ static void rule_mtu(struct out *o, const struct rt_hostcfg *c, int dp)
 	    "max_mtu limits it; the application's path MTU follows)", shell_word(c->dev, w, sizeof(w)), c->port);
 }
 
+/* "150000 bytes in 1 episode", "150000..170000 bytes in 3 episodes", "not reported". */
+static const char *depth_say(const struct rt_tune_depth *d, char *buf, size_t len)
+{
+	if (!d->n)
+		snprintf(buf, len, "not reported");
+	else if (d->lo == d->hi)
+		snprintf(buf, len, "%u bytes in %llu episode%s", d->lo, (unsigned long long)d->n, d->n > 1 ? "s" : "");
+	else
+		snprintf(buf, len, "%u..%u bytes in %llu episodes", d->lo, d->hi, (unsigned long long)d->n);
+	return buf;
+}
+
 /* PFC before ECN: most congestion episodes on a priority began with pause
- * frames and no CE mark. The switch's ECN thresholds are above its XOFF. */
+ * frames and no CE mark. The switch's ECN thresholds are above its XOFF.
+ * With sFlow's queue depths, the depths at which pausing and marking began. */
 static void rule_pfc_first(struct out *o, const struct rt_tune *t)
 {
 	struct rt_tune_rec *r;
@@ -413,8 +508,17 @@ static void rule_pfc_first(struct out *o, const struct rt_tune *t)
 		SAY(r, scope, "switch, priority %d", q);
 		SAY(r, current, "ECN marks after PFC XOFF");
 		SAY(r, recommended, "Kmin/Kmax below the XOFF threshold");
-		SAY(r, evidence, "%llu of %llu congestion episodes on priority %d began with PFC frames and no CE "
-		    "mark", (unsigned long long)p->pause_first, (unsigned long long)p->episodes, q);
+		if (p->pause_depth.n || p->mark_depth.n) {
+			char a[64], b[64];
+
+			SAY(r, evidence, "%llu of %llu congestion episodes on priority %d began with PFC frames and no "
+			    "CE mark; switch queue %d's depth (sFlow) when pausing began: %s, when marking began: %s",
+			    (unsigned long long)p->pause_first, (unsigned long long)p->episodes, q, q,
+			    depth_say(&p->pause_depth, a, sizeof(a)), depth_say(&p->mark_depth, b, sizeof(b)));
+		} else {
+			SAY(r, evidence, "%llu of %llu congestion episodes on priority %d began with PFC frames and no "
+			    "CE mark", (unsigned long long)p->pause_first, (unsigned long long)p->episodes, q);
+		}
 		SAY(r, command, "on the switch: set the WRED/ECN Kmin and Kmax of priority %d's queue below its PFC "
 		    "XOFF threshold (e.g. Kmin 100 KB, Kmax 400 KB at 25 Gb/s, scaled with the speed)", q);
 	}
@@ -451,7 +555,7 @@ static void rule_rp_cuts(struct out *o, const struct rt_tune *t, int dp)
 	else
 		SAY(r, current, "cc_params not recorded");
 	/* no command: the parameters to look at, and where */
-	SAY(r, recommended, "look at cc_params rp_gd, rp_min_dec_fac, rp_rate_reduce_monitor_period (how deep and "
+	SAY(r, recommended, "cc_params rp_gd, rp_min_dec_fac, rp_rate_reduce_monitor_period (how deep and "
 	    "how often a CNP cuts), rp_ai_rate, rp_hai_rate, rp_time_reset, rp_byte_reset (how fast the rate "
 	    "comes back) in %s%s%s", c && c->pci[0] ? "/sys/kernel/debug/mlx5/" : "the NIC's debugfs",
 	    c && c->pci[0] ? c->pci : "", c && c->pci[0] ? "/cc_params" : "");
@@ -470,6 +574,7 @@ size_t rt_tune_rules(const struct rt_tune *t, struct rt_tune_rec *rec, size_t ma
 		const struct rt_hostcfg *c = &t->cfg[i];
 
 		rule_np_rp(&o, t, c);
+		rule_no_np(&o, t, c);
 		rule_cnp_prio(&o, t, c, dp);
 		rule_pfc(&o, t, c, dp);
 		rule_storm(&o, t, c, dp);

@@ -14,10 +14,21 @@
 
 #include "snapshot.h"
 
+/* sFlow queue depths (bytes) at the starts of episodes: how many, the least, the greatest. */
+struct rt_tune_depth {
+	__u64 n;
+	__u32 lo, hi;
+};
+
 struct rt_tune_prio {
 	__u64 pkts, ce, cnp, pause;	/* RoCE data, CE-marked, CNPs, PFC frames */
+	__u64 ce_in;			/* CE-marked data this host received itself (ingress, no mirror) */
 	__u64 episodes, pause_first;	/* congestion episodes, those PFC began */
 	int open, quiet;		/* an episode is open; intervals quiet since */
+	int marked, paused;		/* the open episode has had CE marks; PFC frames */
+	/* The switch queue's depth (sFlow, the ports whose egress queue is
+	 * this priority) in the interval marking, and pausing, began in an episode. */
+	struct rt_tune_depth mark_depth, pause_depth;
 	/* The busiest interval of the data on an interface and direction whose
 	 * link speed is known (not assumed): its share of the link. */
 	int rated;			/* such an interval was seen */
@@ -32,6 +43,7 @@ struct rt_tune {
 	struct rt_hostcfg cfg[RT_MAX_CFGS];	/* the last settings recorded */
 	size_t ncfg;
 	__u64 np_marked, np_cnp_sent, rp_handled, rp_ignored;	/* NIC counters' increase */
+	__u64 cnp_out;		/* CNPs this host sent itself (egress, no mirror) */
 	char root[256];		/* the tree the settings were read below: the commands' files
 				 * are there ("": the host's own /sys) */
 	int nic;		/* the tally is the NIC's counters' (rt_tune_take_nic), no packets */
@@ -59,7 +71,7 @@ void rt_tune_take(struct rt_tune *t, const struct rt_snapshot *cur, const struct
 struct rt_tune_rec {
 	char kind[12];		/* "change", or "observation": no command, recommended names what to look at */
 	char setting[64], scope[48], current[96], recommended[320];
-	char evidence[256], command[320], confidence[8];
+	char evidence[320], command[320], confidence[8];
 };
 
 #define RT_TUNE_MAX 32

@@ -1,18 +1,15 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Command lines as data: each command (rocetop, rocetop report, rocetop lab,
- * rocetop doctor, rocetop-gen) declares its options in one table, which says
- * for each option its name, letter, argument, help and group, and what it
- * does: the field it sets, or a small handler. Parsing (getopt_long), --help,
- * the man page's option lists and the bash completion all come from that
- * table (rocetop --dump-options=FORMAT, user/core/cli_doc.c), so none of them
- * can disagree with another.
+ * An option table's types: struct rt_opt (one option: its name, letter,
+ * argument, help and group, and what it does: the field it sets, or a small
+ * handler) and struct rt_cli (a command: its usage, table and epilog), with
+ * the setters that build entries. Only types and inline helpers: the parser
+ * (cli.h) and the table's written forms (cli_doc.h) both stand on it.
  */
-#ifndef RT_CLI_H
-#define RT_CLI_H
+#ifndef RT_CLI_TABLE_H
+#define RT_CLI_TABLE_H
 
 #include <stddef.h>
-#include <stdio.h>
 #include "num.h"
 
 struct rt_opt;
@@ -38,13 +35,15 @@ struct rt_opt {
 	const char *help;	/* its help text; "\n" starts an indented continuation line */
 	enum rt_opt_kind kind;
 	size_t off;		/* the field it sets, in the parse's ctx */
-	int num;		/* how a number is read: enum rt_num_kind (user/core/num.h) */
+	int num;		/* how a number is read: enum rt_num_kind (user/lib/num.h) */
 	double lo, hi;		/* the range of a number */
 	const char *want;	/* a bad value's message ends with it: "give ... " */
 	int (*fn)(void *ctx, const struct rt_opt *o, const char *arg);
 	const char *values;	/* the values it takes, space separated (completion,
 				 * checked by tests/cli/test_options.sh); NULL: free */
 	const char *note;	/* RT_OPT_GROUP: said under the heading */
+	const char *(*text)(void);	/* RT_OPT_TEXT: its lines, made when first
+					 * asked for (instead of .help) */
 };
 
 /*
@@ -69,6 +68,8 @@ struct rt_opt {
 #define RT_OPT_SECTION(title)		{ .kind = RT_OPT_GROUP, .help = (title) }
 #define RT_OPT_GROUP_NOTE(title, n)	{ .kind = RT_OPT_GROUP, .help = (title), .note = (n) }
 #define RT_OPT_LINES(text)		{ .kind = RT_OPT_TEXT, .help = (text) }
+/* Lines a function makes (from another table: a rule's thresholds) */
+#define RT_OPT_LINES_OF(fn)		{ .kind = RT_OPT_TEXT, .help = "", .text = (fn) }
 #define RT_OPT_END			{ .help = NULL }
 /* -h/--help, the same in every command's table */
 #define RT_OPT_HELP_ENTRY		{ 'h', "help", NULL, "print this help", .kind = RT_OPT_HELP }
@@ -82,32 +83,12 @@ struct rt_cli {
 	int long_indent;	/* column of a long-only option (0: 6, under the short ones' "--") */
 	const char *who;	/* put before a bad value's message ("doctor: "); may be NULL */
 	/* Says that arg is no value for o, in one sentence on stderr; NULL: rocetop's
-	 * "--name 'arg' is not valid: <want>." through user/core/log.h. */
+	 * "--name 'arg' is not valid: <want>." through user/lib/log.h. */
 	void (*bad)(const struct rt_cli *c, const struct rt_opt *o, const char *arg);
 	const struct rt_opt *more;	/* a second table whose options all go to on(), by
 					 * id (rocetop lab hands rocetop's own on to its
 					 * view); opts wins a name both have; may be NULL */
 };
-
-/* Write the --help text: usage, the options table, the epilog. */
-void rt_cli_help(const struct rt_cli *c, FILE *f);
-
-/*
- * Parse argv by the table (getopt_long underneath: options and arguments may
- * mix, "--" ends the options). Each option does what its table entry says;
- * an RT_OPT_CALL without .fn goes to on(ctx, id, arg) (arg NULL for flags).
- * A handler returns 0 to go on, a positive number to stop and have
- * rt_cli_parse return it (--help, --version), or a negative errno after
- * saying what was wrong. An option not in the table gets getopt's message
- * and a hint at --help, and -EINVAL. --dump-options=FORMAT (not in any
- * table) writes the table as FORMAT (rt_cli_dump) and returns 1. On success
- * *first is the index of the first non-option argument.
- */
-int rt_cli_parse(const struct rt_cli *c, int argc, char **argv,
-		 int (*on)(void *ctx, int id, const char *arg), void *ctx, int *first);
-
-/* The table entry of an option id, or NULL. */
-const struct rt_opt *rt_cli_find(const struct rt_opt *opts, int id);
 
 /* Is this entry an option (not a heading or text)? */
 static inline int rt_opt_is_opt(const struct rt_opt *o)
@@ -120,13 +101,5 @@ static inline int rt_opt_optional(const struct rt_opt *o)
 {
 	return o->arg && o->arg[0] == '[' && o->arg[1] == '=';
 }
-
-/*
- * The table in another form, for the files made from it: "help" (--help),
- * "man" (roff for the man page's option list), "bash" (the bash completion's
- * option list) or "list" (one line per option: letter or "-", long name,
- * argument or "-", values). 0, or -EINVAL for an unknown format.
- */
-int rt_cli_dump(const struct rt_cli *c, const char *format, FILE *f);
 
 #endif

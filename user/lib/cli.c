@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_doc.h"
 #include "log.h"
 #include "num.h"
 

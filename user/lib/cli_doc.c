@@ -8,7 +8,13 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "cli.h"
+#include "cli_doc.h"
+
+/* The lines of an RT_OPT_TEXT entry. */
+static const char *text_of(const struct rt_opt *o)
+{
+	return o->text ? o->text() : o->help;
+}
 
 /* One option's lines: "  -x, --name ARG" then its help at the column. */
 static void help_opt(const struct rt_cli *c, const struct rt_opt *o, FILE *f)
@@ -41,7 +47,7 @@ void rt_cli_help(const struct rt_cli *c, FILE *f)
 		else if (o->kind == RT_OPT_GROUP)
 			fprintf(f, "%s:\n", o->help);
 		else if (o->kind == RT_OPT_TEXT)
-			fputs(o->help, f);
+			fputs(text_of(o), f);
 		else
 			help_opt(c, o, f);
 	}
@@ -154,7 +160,7 @@ static void dump_man(const struct rt_cli *c, FILE *f)
 				man_note(f, o->note);
 		} else if (o->kind == RT_OPT_TEXT) {
 			fputs(".IP\n", f);
-			man_text(f, o->help);
+			man_text(f, text_of(o));
 		} else if (rt_opt_is_opt(o)) {
 			man_opt(f, o);
 		}
