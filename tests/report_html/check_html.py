@@ -202,9 +202,13 @@ def episodes(name, d, rep):
 
 
 def charts(name, d, rep, pmax):
-    got = d.execute_script("return window.rocetop.charts.map(g => [g.rtHost, g.numRows(), g.rtTitle]);")
+    got = d.execute_script("return window.rocetop.charts.map(g => [g.rtHost, g.numRows(), g.rtTitle, !!g.rtProbe]);")
+    # a probed peers' chart: a row per time any peer has (their own timelines, report_probe.h)
+    ptimes = d.execute_script("return window.rocetop.data.hosts.map(h => new Set([].concat(...(h.probes || [])"
+                              ".map(p => p.t))).size);")
     fs = files_of(rep)
-    bad = [(h, n, t) for h, n, t in got if n != want_points(fs[h]["intervals"], pmax)]
+    bad = [(h, n, t) for h, n, t, pr in got if n != (ptimes[h] if pr else want_points(fs[h]["intervals"], pmax))]
+    got = [x[:3] for x in got]
     ok(name, got and not bad, "%d charts each hold the points of their host's %s intervals" %
        (len(got), "/".join(str(f["intervals"]) for f in fs)), str(bad[:3]))
     ports = d.execute_script("return window.rocetop.data.hosts.map(h => h.ports.length);")
@@ -320,6 +324,31 @@ def tuning(name, d, rep):
        "page %s, report %s" % (got[:3], want[:3]))
 
 
+def probes(name, d, rep):
+    """The page's probe rows are report --json's probes rows (names from the file as text), and its
+    episodes list holds each probe episode."""
+    got = d.execute_script(
+        "return Array.from(document.querySelectorAll('table.probes tr.probe'))"
+        ".map(r => Array.from(r.cells).map(c => c.textContent));")
+    neps = d.execute_script("return document.querySelectorAll('#probes li.probe-ep').length;")
+    labels = d.execute_script("return window.rocetop.data.hosts.map(h => h.label);")
+    fs = files_of(rep)
+    if not any("probes" in f for f in fs):
+        ok(name, not got, "no probes section: the recording holds no probe rows", "rows %s" % got[:2])
+        return
+
+    def us(v):
+        return "-" if v < 0 else "%.1f us" % v
+    want = [[labels[i], r["peer"], r["addr"], str(r["path"]), "0x%x" % r["flow_label"], str(r["udp_sport"]),
+             str(r["size"]), str(r["sent"]), str(r["lost"]), "%.2f%%" % r["loss_pct"], us(r["rtt_p50_us"]),
+             us(r["net_p50_us"]), us(r["resp_p50_us"]), r["clock"]]
+            for i, f in enumerate(fs) for r in f.get("probes", {"rows": []})["rows"]]
+    weps = sum(len(f["probes"]["episodes"]) for f in fs if "probes" in f)
+    ok(name, got == want and neps == weps,
+       "the probes section's %d rows are report --json's, field by field, as text (peers %s), and its %d episodes" %
+       (len(want), sorted(set(r[1] for r in want)), weps), "page %s, report %s, episodes %d" % (got[:3], want[:3], neps))
+
+
 # Before the page's own scripts: count alerts (a script from a name would call one).
 COUNT_ALERTS = "window.rtAlerts = 0; window.alert = window.confirm = window.prompt = function () { window.rtAlerts++; };"
 
@@ -365,6 +394,7 @@ def check_page(d, a):
     clocks(a.name, d, rep)
     pause_origin(a.name, d, rep)
     tuning(a.name, d, rep)
+    probes(a.name, d, rep)
     if a.spike is not None:
         top = d.execute_script("""var g = window.rocetop.charts[0], i = g.getLabels().indexOf('CE marks/s'), m = 0;
             for (var r = 0; r < g.numRows(); r++) { var v = g.rawData_[r][i]; m = Math.max(m, Array.isArray(v) ? v[2] : v); }

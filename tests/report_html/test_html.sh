@@ -10,9 +10,11 @@
 #     points, clicks), with screenshots of the lab's pages kept in
 #     BUILD/artifacts/report_html; check_trace.py on each trace (the format,
 #     counters whose areas are the report's counts and paused seconds);
-#   - pages made from a capture named '<img src=x onerror=alert(1)>.pcap'
-#     and a recording whose --hostname is markup: nothing runs (no alert,
-#     the page's title kept, no console error, an inline handler refused);
+#   - pages made from a capture named '<img src=x onerror=alert(1)>.pcap',
+#     a recording whose --hostname is markup and one whose probed peer's
+#     name is: nothing runs (no alert, the page's title kept, no console
+#     error, an inline handler refused), the peer's name is text in the
+#     probes table, whose rows are report --json's;
 #   - report --tune: the lab's incast under a copy of the hwhost tree whose
 #     netdev is named "<s>e'2" (markup and a quote), with NP off on 3 and
 #     storm prevention off: report --json recommends exactly those two (the
@@ -141,6 +143,10 @@ both evil-file -- "$evil"
 "$ROCETOP" -r "$T/mixed.pcap" -d 0.5 -w "$T/evil-host.rtr" -D --hostname "<img/src='x'/onerror=document.title=1337>" \
 	>/dev/null 2>"$T/evil.err" && both evil-host -- "$T/evil-host.rtr" --threshold close-secs=1 ||
 	fail evil-host "recording failed: $(tail -2 "$T/evil.err")"
+# the probe mesh's rows (test_record --probes: a peer named as markup):
+# the probes table, its episodes and the peers' charts, names as text
+"${BUILD:-build}/tests/test_record" --probes "$T/probes.rtr" && both probes -- "$T/probes.rtr" ||
+	fail probes "test_record --probes could not write the recording"
 
 # ---- the lab's pfc-storm and incast (with sFlow from its switch), recorded
 # above (lab) ----

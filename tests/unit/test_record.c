@@ -111,6 +111,46 @@ static void fill(struct rt_snapshot *s, int i)
 		for (int k = 0; k < RT_CC__N; k++)
 			c->cc[k] = 1000LL * k + i + j;
 	}
+	/* The probe mesh's rows: a peer's two sizes on one path, every field set. */
+	for (j = 0; j < 2; j++) {
+		struct rt_probe_row *r = rt_snapshot_add_probe(s);
+
+		snprintf(r->peer, sizeof(r->peer), "node-b%d", j);
+		snprintf(r->addr, sizeof(r->addr), "10.0.0.%d", 2 + j);
+		r->flow_label = 0x12345u + (unsigned)i;
+		r->udp_sport = (__u16)(49152 + j);
+		r->path = (__u8)(1 + j);
+		r->clock = j ? RT_PROBE_CLOCK_DEVICE : RT_PROBE_CLOCK_SYSTEM;
+		r->size = j ? 1024 : 64;
+		r->finding = j ? RT_PF_PATH_LOSS : RT_PF_HOST_STALL;
+		r->from = RT_PROBE_FROM_LIST | RT_PROBE_FROM_QP;
+		r->ready = 1;
+		r->sent = 10 + (unsigned)i;
+		r->answered = 9;
+		r->lost = 1 + (unsigned)i;
+		r->sent_total = 100ULL * (unsigned)(i + 1);
+		r->answered_total = 90ULL * (unsigned)(i + 1);
+		r->lost_total = 10ULL * (unsigned)(i + 1);
+		r->rtt_p50_us = j ? -1 : 41.5 + i;
+		r->rtt_p99_us = 80.25;
+		r->net_p50_us = 38.0 + j;
+		r->resp_p50_us = 41000.0;
+		r->net_base_us = 37.5;
+		snprintf(r->why, sizeof(r->why), "%d of %d probes lost", 1 + i, 10 + i);
+	}
+}
+
+/* Two probe rows equal field by field (their padding aside). */
+static int same_probe(const struct rt_probe_row *x, const struct rt_probe_row *y)
+{
+	return !strcmp(x->peer, y->peer) && !strcmp(x->addr, y->addr) && x->flow_label == y->flow_label &&
+	       x->udp_sport == y->udp_sport && x->path == y->path && x->clock == y->clock &&
+	       x->size == y->size && x->finding == y->finding && x->from == y->from && x->ready == y->ready &&
+	       x->sent == y->sent && x->answered == y->answered && x->lost == y->lost &&
+	       x->sent_total == y->sent_total && x->answered_total == y->answered_total &&
+	       x->lost_total == y->lost_total && x->rtt_p50_us == y->rtt_p50_us &&
+	       x->rtt_p99_us == y->rtt_p99_us && x->net_p50_us == y->net_p50_us &&
+	       x->resp_p50_us == y->resp_p50_us && x->net_base_us == y->net_base_us && !strcmp(x->why, y->why);
 }
 
 /* Equal field by field (padding is not part of the record). */
@@ -147,6 +187,11 @@ static int same(const struct rt_snapshot *a, const struct rt_snapshot *b)
 			return 0;
 	if (a->ncfgs != b->ncfgs || memcmp(a->cfgs, b->cfgs, a->ncfgs * sizeof(a->cfgs[0])))
 		return 0;
+	if (a->nprobes != b->nprobes)
+		return 0;
+	for (i = 0; i < a->nprobes; i++)
+		if (!same_probe(&a->probes[i], &b->probes[i]))
+			return 0;
 	return 1;
 }
 
@@ -399,6 +444,101 @@ static void hostile_layouts(const char *dir, const unsigned char *file, long lon
 	free(text);
 }
 
+/* Cut the lines from the one starting with `from` up to (not including) the
+ * one starting with `to`, in place. */
+static void cut_lines(char *text, const char *from, const char *to)
+{
+	char *a = strstr(text, from), *b = a ? strstr(a, to) : NULL;
+
+	if (a && b)
+		memmove(a, b, strlen(b) + 1);
+}
+
+/*
+ * The probe struct: a file whose layout lacks it (as written before the
+ * probe mesh) reads with no probe rows and every other table intact; rows
+ * whose values no mesh makes (an unknown finding and clock, NaN, a huge and
+ * a negative time, a name without its NUL) read back bounded.
+ */
+static void probe_formats(const char *dir, const char *written, const struct rt_snapshot *like)
+{
+	char path[256], *text;
+	unsigned char hdr[16], *raw = NULL;
+	size_t rawlen = 0;
+	struct rt_snapshot s, old, got;
+	struct rt_rec_reader *r;
+	unsigned dlen;
+	FILE *f = fopen(written, "rb");
+
+	CHECK(f && fread(hdr, 1, 16, f) == 16, "header of %s", written);
+	dlen = hdr[12] | hdr[13] << 8 | hdr[14] << 16 | (unsigned)hdr[15] << 24;
+	text = calloc(1, dlen + 1);
+	CHECK(fread(text, 1, dlen, f) == dlen, "layout of %s", written);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/noprobe.rtr", dir);
+	/* the older layout: no nprobes in snap, no struct probe */
+	cut_lines(text, "field nprobes ", "struct flow ");
+	cut_lines(text, "struct probe ", "rocetop ");
+	cut_lines(text, ", probe[snap.nprobes]", "\n");
+	CHECK(!strstr(text, "probe"), "the older layout names no probe");
+	rt_snapshot_init(&old);
+	CHECK_EQ(rt_snapshot_copy(&old, like), 0);
+	old.nprobes = 0;
+	CHECK_EQ(rt_rec_encode(&old, &raw, &rawlen), 0);
+	write_crafted(path, text, raw, rawlen);
+	rt_snapshot_init(&got);
+	r = rt_rec_open(path);
+	CHECK(r != NULL, "a recording without the probe struct opens");
+	CHECK_EQ(r ? rt_rec_next(r, &got) : -1, 1);
+	CHECK_EQ(got.nprobes, 0);
+	CHECK(same(&got, &old), "its other tables read back as written");
+	CHECK_EQ(got.nflows, 3);
+	CHECK_EQ(got.ncfgs, 2);
+	if (r)
+		rt_rec_close(r);
+	TEST_END("record_without_probe_struct_opens");
+
+	/* Rows no mesh makes, in this build's layout. */
+	rt_snapshot_init(&s);
+	s.time_ns = 1700000000000000000ULL;
+	{
+		struct rt_probe_row *p = rt_snapshot_add_probe(&s);
+
+		memset(p->peer, 'A', sizeof(p->peer));	/* no NUL */
+		snprintf(p->addr, sizeof(p->addr), "10.0.0.9");
+		p->finding = 200;
+		p->clock = 7;
+		p->rtt_p50_us = __builtin_nan("");
+		p->rtt_p99_us = 1e300;
+		p->net_p50_us = -5;
+		p->resp_p50_us = __builtin_inf();
+		p->net_base_us = __builtin_nan("");
+		p->sent = 4;
+	}
+	CHECK_EQ(rt_rec_encode(&s, &raw, &rawlen), 0);
+	rt_snapshot_clear(&got);
+	CHECK_EQ(rt_rec_decode_own(raw, rawlen, &got), 0);
+	CHECK_EQ(got.nprobes, 1);
+	if (got.nprobes == 1) {
+		const struct rt_probe_row *p = &got.probes[0];
+
+		CHECK_EQ(strlen(p->peer), 63);
+		CHECK_EQ(p->finding, RT_PF_NONE);
+		CHECK_EQ(p->clock, 0);
+		CHECK(p->rtt_p50_us == -1 && p->rtt_p99_us == -1 && p->net_p50_us == -1 && p->resp_p50_us == -1,
+		      "times read as no sample: %g %g %g %g", p->rtt_p50_us, p->rtt_p99_us, p->net_p50_us,
+		      p->resp_p50_us);
+		CHECK(p->net_base_us == 0, "no baseline: %g", p->net_base_us);
+		CHECK_EQ(p->sent, 4);
+	}
+	TEST_END("record_probe_rows_bounded");
+	rt_snapshot_free(&s);
+	rt_snapshot_free(&old);
+	rt_snapshot_free(&got);
+	free(raw);
+	free(text);
+}
+
 /*
  * test_record --hostile PATH: a recording whose every string carries terminal
  * controls, for tests/tui/test_tui_escape.sh. Each
@@ -505,6 +645,89 @@ static int write_hostile(const char *path)
 	return err ? 1 : 0;
 }
 
+/*
+ * test_record --probes PATH: 6 intervals 1 s apart of probe rows (and a
+ * congested flow 10.0.0.1 -> 10.0.0.2), for tests/rec/test_rec_probes.sh,
+ * which works out what report must say from the values below. Peer node-b
+ * (10.0.0.2) path 0: 64-byte probes never lost (RTT 50 + i us, network
+ * 38 + i, responder 12); 1024-byte ones lose 4 of 10 in intervals 2 and 3
+ * (judged path-loss there). A peer whose name is markup (10.0.0.3), path 1,
+ * 64 bytes: its responder at 41 ms in interval 4 (judged host-stall).
+ */
+static void probe_row_set(struct rt_probe_row *r, const char *peer, const char *addr, int path, __u32 size,
+			  __u64 lost, int finding, double rtt, double net, double resp, const char *why)
+{
+	snprintf(r->peer, sizeof(r->peer), "%s", peer);
+	snprintf(r->addr, sizeof(r->addr), "%s", addr);
+	r->path = (__u8)path;
+	r->flow_label = 0x100u + (unsigned)path;
+	r->udp_sport = (__u16)(49152 + path);
+	r->clock = RT_PROBE_CLOCK_SYSTEM;
+	r->size = size;
+	r->sent = 10;
+	r->lost = lost;
+	r->answered = 10 - lost;
+	r->finding = (__u8)finding;
+	r->rtt_p50_us = rtt;
+	r->rtt_p99_us = rtt + 10;
+	r->net_p50_us = net;
+	r->resp_p50_us = resp;
+	r->net_base_us = 37;
+	snprintf(r->why, sizeof(r->why), "%s", why);
+}
+
+static int write_probes(const char *path)
+{
+	static const char evil[] = "<img src=x onerror=alert(1)>\"'&";
+	struct rt_delta d = { 0 };
+	struct rt_opts o;
+	struct rt_sink *sink;
+	struct rt_snapshot s;
+	int i, err = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.write_file = path;
+	sink = rt_record_sink_new(&o);
+	if (!sink)
+		return 1;
+	for (i = 0; i < 6 && !err; i++) {
+		struct rt_flow *f;
+		int loss = i == 2 || i == 3, stall = i == 4;
+
+		rt_snapshot_init(&s);
+		s.time_ns = 1700000000000000000ULL + (unsigned long long)i * 1000000000ULL;
+		s.mono_ns = 1000000000ULL * (unsigned)(i + 1);
+		snprintf(s.source, sizeof(s.source), "probes");
+		rt_snapshot_add_iface(&s, 2, "eth0", "native");
+		f = rt_snapshot_add_flow(&s);
+		f->k.ifindex = 2;
+		f->k.family = 4;
+		f->k.src[0] = 10, f->k.src[3] = 1;
+		f->k.dst[0] = 10, f->k.dst[3] = 2;
+		f->k.dqpn = 0x111;
+		f->v.ecn[RT_ECN_ECT0] = 100ULL * (unsigned)(i + 1);
+		f->v.ecn[RT_ECN_CE] = 20ULL * (unsigned)(i + 1);
+		f->v.pkts = 120ULL * (unsigned)(i + 1);
+		f->v.bytes = f->v.pkts * 1024;
+		f->v.dscp = 26;
+		f->v.opcode = 0x0a;
+		f->v.first_ns = 1;
+		f->v.last_ns = s.mono_ns;
+		f->throttles = -1;
+		probe_row_set(rt_snapshot_add_probe(&s), "node-b", "10.0.0.2", 0, 64, 0, RT_PF_NONE, 50 + i, 38 + i, 12, "");
+		probe_row_set(rt_snapshot_add_probe(&s), "node-b", "10.0.0.2", 0, 1024, loss ? 4 : 0,
+			      loss ? RT_PF_PATH_LOSS : RT_PF_NONE, 60, 40, 12,
+			      loss ? "4 of 10 probes lost (40.0%) in the last 5 intervals" : "");
+		probe_row_set(rt_snapshot_add_probe(&s), evil, "10.0.0.3", 1, 64, 0, stall ? RT_PF_HOST_STALL : RT_PF_NONE,
+			      stall ? 41040 : 40, 30, stall ? 41000 : 10,
+			      stall ? "responder time p50 41000 us while the network's is 30 us as usual: the peer host stalls" : "");
+		err = sink->emit(sink, &s, &d);
+		rt_snapshot_free(&s);
+	}
+	sink->close(sink);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/rto-rec.XXXXXX", path[256], cut[256], rot[300];
@@ -516,6 +739,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--hostile"))
 		return write_hostile(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "--probes"))
+		return write_probes(argv[2]);
 
 	rt_verbosity = RT_LOG_WARN;
 	/* The cuts below each warn once: keep those off the test's output. */
@@ -535,6 +760,7 @@ int main(int argc, char **argv)
 	CHECK_EQ(read_rec(path, snaps, &ok), NSNAP);
 	CHECK(ok, "a snapshot read back differs from the one written");
 	TEST_END("record_roundtrip_every_field");
+	probe_formats(dir, path, &snaps[2]);
 
 	/* Cut at every byte of the last block: the NSNAP-1 complete ones remain. */
 	f = fopen(path, "rb");

@@ -680,6 +680,7 @@ static void print_report(struct rt_printer *p, struct report *R)
 	jobs_table(p, &R->a->jobs, R->top);
 	throttled(p, R);
 	nic_counters(p, R);
+	rt_rep_probes_print(p, &R->run.probes, &R->run.flog);
 	if (R->tune)
 		tuning(p, R);
 }

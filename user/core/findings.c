@@ -500,6 +500,14 @@ static void prune(struct rt_findings *F)
 	F->n -= closed - F->keep_closed;
 }
 
+/* A rule table as README.md's (Markdown), for rocetop --dump-rules. */
+void rt_rules_dump(const struct rt_ruleset *R, FILE *f)
+{
+	fputs("| rule | severity | when |\n| --- | --- | --- |\n", f);
+	for (size_t i = 0; i < R->n; i++)
+		fprintf(f, "| `%s` | %s | %s |\n", R->rules[i].name, R->rules[i].severity, R->rules[i].when);
+}
+
 /* The table's rules on one interval: 0 or -ENOMEM. */
 static int run_rules(struct rt_findings *F, const struct rt_snapshot *cur, const struct rt_delta *d)
 {
@@ -752,6 +760,12 @@ static const char *subject_fmt(const struct rt_subject *s, char *buf, size_t len
 		PUT("counter", 1, "%s", s->counter);
 	if (s->has & RT_SUBJ_JOB)
 		PUT("job", 1, "%s", s->job);
+	if (s->has & RT_SUBJ_PEER)
+		PUT("peer", 1, "%s", s->peer);
+	if (s->has & RT_SUBJ_PATH) {
+		PUT("path", 0, "%u", s->path);
+		PUT("flow_label", 0, "%u", s->flow_label);
+	}
 #undef PUT
 	if (json)
 		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "}");
@@ -810,6 +824,10 @@ const char *rt_subject_short(const struct rt_subject *s, char *buf, size_t len)
 		ADD("%s", s->counter);
 	if (s->has & RT_SUBJ_JOB)
 		ADD("job %s", s->job);
+	if (s->has & RT_SUBJ_PEER)
+		ADD("peer %s", s->peer);
+	if (s->has & RT_SUBJ_PATH)
+		ADD("path %u", s->path);
 #undef ADD
 	if (n >= len)
 		buf[len - 1] = '\0';

@@ -30,6 +30,8 @@ enum rt_sev { RT_SEV_INFO = 0, RT_SEV_WARNING, RT_SEV_CRITICAL };
 #define RT_SUBJ_DEVICE	(1u << 8)
 #define RT_SUBJ_COUNTER	(1u << 9)
 #define RT_SUBJ_JOB	(1u << 10)	/* job: a job's --group-by job key ("slurm:4711") */
+#define RT_SUBJ_PEER	(1u << 11)	/* peer: a probed peer's name (its address in dst) */
+#define RT_SUBJ_PATH	(1u << 12)	/* path, flow_label: one of a probed peer's paths */
 
 /* What a finding is about; zero-filled, so two subjects compare with memcmp. */
 struct rt_subject {
@@ -46,6 +48,10 @@ struct rt_subject {
 	char  device[32];	/* an RDMA device, or a netdev for ethtool counters */
 	char  counter[64];
 	char  job[RT_JOB_KEY_LEN];
+	char  peer[64];		/* the probe mesh's name of a peer (probe_row.h) */
+	__u32 flow_label;	/* a probed path's flow label, */
+	__u8  path;		/* and its index at the peer */
+	__u8  pad2[3];
 };
 
 enum rt_fevent { RT_FEV_OPEN = 0, RT_FEV_UPDATE, RT_FEV_CLOSE };

@@ -39,7 +39,7 @@ static struct field snap_fields[] = {
 	F(struct rec_snap, source, "char[128]"),
 	F(struct rec_snap, nswports, "u32"), F(struct rec_snap, nswdrops, "u32"),
 	F(struct rec_snap, nsfagents, "u32"), F(struct rec_snap, njobs, "u32"),
-	F(struct rec_snap, ncfgs, "u32"),
+	F(struct rec_snap, ncfgs, "u32"), F(struct rec_snap, nprobes, "u32"),
 };
 
 /* The layout tables: one F() per field of each struct a recording holds (alike in shape only). */
@@ -155,12 +155,27 @@ static struct field cfg_fields[] = {
 };
 _Static_assert(RT_CC__N == 12, "cfg_fields names cc as s64[12]");
 
+/* The probe mesh's rows (probe_row.h): one per peer, path and size an interval. */
+static struct field probe_fields[] = {
+	F(struct rt_probe_row, peer, "char[64]"), F(struct rt_probe_row, addr, "char[48]"),
+	F(struct rt_probe_row, flow_label, "u32"), F(struct rt_probe_row, udp_sport, "u16"),
+	F(struct rt_probe_row, path, "u8"), F(struct rt_probe_row, clock, "u8"),
+	F(struct rt_probe_row, size, "u32"), F(struct rt_probe_row, finding, "u8"),
+	F(struct rt_probe_row, from, "u8"), F(struct rt_probe_row, ready, "u8"),
+	F(struct rt_probe_row, sent, "u64"), F(struct rt_probe_row, answered, "u64"),
+	F(struct rt_probe_row, lost, "u64"), F(struct rt_probe_row, sent_total, "u64"),
+	F(struct rt_probe_row, answered_total, "u64"), F(struct rt_probe_row, lost_total, "u64"),
+	F(struct rt_probe_row, rtt_p50_us, "f64"), F(struct rt_probe_row, rtt_p99_us, "f64"),
+	F(struct rt_probe_row, net_p50_us, "f64"), F(struct rt_probe_row, resp_p50_us, "f64"),
+	F(struct rt_probe_row, net_base_us, "f64"), F(struct rt_probe_row, why, "char[160]"),
+};
+
 #define RS(n, a) { n, a, sizeof(a) / sizeof(a[0]), 0 }
 struct rstruct rt_rec_layout[R__N] = {
 	RS("snap", snap_fields), RS("flow", flow_fields), RS("ifdir", ifdir_fields),
 	RS("port", port_fields), RS("iface", iface_fields), RS("note", note_fields),
 	RS("swport", swport_fields), RS("swdrop", swdrop_fields), RS("sfagent", sfagent_fields),
-	RS("job", job_fields), RS("cfg", cfg_fields),
+	RS("job", job_fields), RS("cfg", cfg_fields), RS("probe", probe_fields),
 };
 
 _Static_assert(sizeof(((struct rt_iface *)0)->name) == 16, "IF_NAMESIZE is 16");
@@ -200,7 +215,7 @@ char *rt_rec_layout_text(size_t *len, const struct rt_rec_meta *m)
 	OUT("block u32 magic 'RTBK', u32 zlen, u32 rawlen, u32 crc32 of the zlib data, zlib data[zlen] inflating to record[rawlen]\n");
 	OUT("record snap, flow[snap.nflows], ifdir[snap.nifs], port[snap.nports], iface[snap.nifaces], note[snap.nnotes], "
 	    "swport[snap.nswports], swdrop[snap.nswdrops], sfagent[snap.nsfagents], job[snap.njobs], "
-	    "cfg[snap.ncfgs]\n");
+	    "cfg[snap.ncfgs], probe[snap.nprobes]\n");
 	OUT("counters are totals since the source started (or since the previous rotated file ended)\n");
 	if (m && m->host && m->host[0])
 		OUT("host %s\n", m->host);
@@ -251,7 +266,7 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 	       s->nifaces * rt_rec_layout[R_IFACE].fsize + s->nnotes * rt_rec_layout[R_NOTE].fsize +
 	       s->nswports * rt_rec_layout[R_SWPORT].fsize + s->nswdrops * rt_rec_layout[R_SWDROP].fsize +
 	       s->nsfagents * rt_rec_layout[R_SFAGENT].fsize + s->njobs * rt_rec_layout[R_JOB].fsize +
-	       s->ncfgs * rt_rec_layout[R_CFG].fsize;
+	       s->ncfgs * rt_rec_layout[R_CFG].fsize + s->nprobes * rt_rec_layout[R_PROBE].fsize;
 	if (need > RT_REC_MAX_BLOCK)
 		return -E2BIG;
 	if (*len < need || !*buf) {
@@ -274,6 +289,7 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 	h.nsfagents = (__u32)s->nsfagents;
 	h.njobs = (__u32)s->njobs;
 	h.ncfgs = (__u32)s->ncfgs;
+	h.nprobes = (__u32)s->nprobes;
 	memcpy(h.source, s->source, sizeof(h.source));
 	pack(&rt_rec_layout[R_SNAP], p, &h);
 	p += rt_rec_layout[R_SNAP].fsize;
@@ -301,6 +317,8 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 		pack(&rt_rec_layout[R_JOB], p, &s->jobs[i]);
 	for (i = 0; i < s->ncfgs; i++, p += rt_rec_layout[R_CFG].fsize)
 		pack(&rt_rec_layout[R_CFG], p, &s->cfgs[i]);
+	for (i = 0; i < s->nprobes; i++, p += rt_rec_layout[R_PROBE].fsize)
+		pack(&rt_rec_layout[R_PROBE], p, &s->probes[i]);
 	*len = need;
 	return 0;
 }

@@ -24,6 +24,7 @@ struct rec_snap {
 	__u32 nswports, nswdrops, nsfagents;	/* sFlow; absent (0) in older files */
 	__u32 njobs;		/* the owners' jobs (job.h); absent (0) in older files */
 	__u32 ncfgs;		/* the host's congestion settings (hostcfg.h); absent (0) in older files */
+	__u32 nprobes;		/* the probe mesh's rows (probe_row.h); absent (0) in older files */
 };
 
 struct rec_note {
@@ -37,9 +38,9 @@ struct field {
 	size_t foff;		/* offset in the stored struct (computed) */
 };
 
-/* From R_SWPORT on, structs a file may leave out (recordings before sFlow, jobs, settings). */
+/* From R_SWPORT on, structs a file may leave out (recordings before sFlow, jobs, settings, probes). */
 enum { R_SNAP, R_FLOW, R_IFDIR, R_PORT, R_IFACE, R_NOTE, R_SWPORT, R_SWDROP, R_SFAGENT, R_JOB, R_CFG,
-       R__N };
+       R_PROBE, R__N };
 #define R_OPTIONAL R_SWPORT
 
 struct rstruct {

@@ -445,7 +445,7 @@ static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, 
 	/* A struct the file leaves out (size 0) has no records. */
 	if ((!r->fsize[R_SWPORT] && h->nswports) || (!r->fsize[R_SWDROP] && h->nswdrops) ||
 	    (!r->fsize[R_SFAGENT] && h->nsfagents) || (!r->fsize[R_JOB] && h->njobs) ||
-	    (!r->fsize[R_CFG] && h->ncfgs))
+	    (!r->fsize[R_CFG] && h->ncfgs) || (!r->fsize[R_PROBE] && h->nprobes))
 		return -EINVAL;
 	if (add_product(&need, h->nflows, r->fsize[R_FLOW]) ||
 	    add_product(&need, h->nifs, r->fsize[R_IFDIR]) ||
@@ -456,7 +456,8 @@ static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, 
 	    add_product(&need, h->nswdrops, r->fsize[R_SWDROP]) ||
 	    add_product(&need, h->nsfagents, r->fsize[R_SFAGENT]) ||
 	    add_product(&need, h->njobs, r->fsize[R_JOB]) ||
-	    add_product(&need, h->ncfgs, r->fsize[R_CFG]))
+	    add_product(&need, h->ncfgs, r->fsize[R_CFG]) ||
+	    add_product(&need, h->nprobes, r->fsize[R_PROBE]))
 		return -EINVAL;
 	/* A small stored struct may stand for a large one in memory: cap that. */
 	if (add_product(&mem, h->nflows, sizeof(struct rt_flow)) ||
@@ -465,7 +466,8 @@ static int record_size(const struct rt_rec_reader *r, const struct rec_snap *h, 
 	    add_product(&mem, h->nswports, sizeof(struct rt_swport)) ||
 	    add_product(&mem, h->nswdrops, sizeof(struct rt_swdrop)) ||
 	    add_product(&mem, h->nsfagents, sizeof(struct rt_sfagent)) ||
-	    add_product(&mem, h->njobs, sizeof(struct rt_job)) || mem > RT_REC_MAX_DECODED)
+	    add_product(&mem, h->njobs, sizeof(struct rt_job)) ||
+	    add_product(&mem, h->nprobes, sizeof(struct rt_probe_row)) || mem > RT_REC_MAX_DECODED)
 		return -E2BIG;
 	*raw = need;
 	return 0;
@@ -521,6 +523,34 @@ static int inflate_block(struct rt_rec_reader *r, __u32 zlen, __u32 rawlen)
 out:
 	inflateEnd(&zs);
 	return err;
+}
+
+/*
+ * The probe rows, last in a record (p: the first). What the file says is
+ * bounded to what a row can mean: a finding or clock this build does not
+ * know reads as none, a time that is no number (NaN, infinite, below -1) as
+ * no sample, so no output prints a figure the mesh never measured.
+ */
+static int decode_probes(struct rt_rec_reader *r, struct rt_snapshot *s, const struct rec_snap *h,
+			 const unsigned char *p)
+{
+	for (size_t i = 0; i < h->nprobes; i++, p += r->fsize[R_PROBE]) {
+		struct rt_probe_row *w = rt_snapshot_add_probe(s);
+
+		if (!w)
+			return -ENOMEM;
+		double *t[] = { &w->rtt_p50_us, &w->rtt_p99_us, &w->net_p50_us, &w->resp_p50_us, &w->net_base_us };
+
+		unpack(r, R_PROBE, w, p);
+		if (w->finding >= RT_PF__N)
+			w->finding = RT_PF_NONE;
+		if (w->clock != RT_PROBE_CLOCK_SYSTEM && w->clock != RT_PROBE_CLOCK_DEVICE)
+			w->clock = 0;
+		for (size_t k = 0; k < 5; k++)
+			if (!(*t[k] >= -1 && *t[k] < 1e15))	/* NaN fails both */
+				*t[k] = k == 4 ? 0 : -1;
+	}
+	return 0;
 }
 
 /* 0, -EINVAL (the block does not match the layout), -E2BIG or -ENOMEM. */
@@ -615,7 +645,7 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 		unpack(r, R_CFG, &s->cfgs[i], p);
 	}
 	s->ncfgs = h.ncfgs;
-	return 0;
+	return decode_probes(r, s, &h, p);
 }
 
 /*

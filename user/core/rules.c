@@ -31,6 +31,7 @@
 #include "findings.h"
 #include "fmt.h"
 #include "rules_int.h"
+#include "rules_probe.h"
 
 #define RECENT_INTERVALS 3
 
@@ -1417,7 +1418,7 @@ static int rules_end(struct rt_rule_ctx *c)
 
 	if (c->np)
 		involve(c);
-
+	rt_probe_evidence(c->F, c->cur);	/* the probes to a finding's peer (rules_probe.c) */
 	free(c->dv);
 	free(c);
 	return err;
@@ -1464,6 +1465,7 @@ static const struct rt_rule rules[] = {
 	  "this host sends PFC on a priority while it receives none there, and `rx_out_of_buffer`, `out_of_buffer` or the `outbound_pci_*` stall counters move in the same interval: the host, not the fabric, is the pause source" },
 	{ "pcie", rt_rule_pcie, "warning",
 	  "`rx/tx_pci_signal_integrity` (the PCIe link retrains), `outbound_pci_stalled_rd/wr_events` or `outbound_pci_buffer_overflow` moving by pcie-min (1)" },
+	RT_PROBE_RULE_ROWS
 };
 
 const struct rt_ruleset rt_rules = {
@@ -1472,10 +1474,3 @@ const struct rt_ruleset rt_rules = {
 	.rules = rules,
 	.n = sizeof(rules) / sizeof(rules[0]),
 };
-
-void rt_rules_dump(const struct rt_ruleset *R, FILE *f)
-{
-	fputs("| rule | severity | when |\n| --- | --- | --- |\n", f);
-	for (size_t i = 0; i < R->n; i++)
-		fprintf(f, "| `%s` | %s | %s |\n", R->rules[i].name, R->rules[i].severity, R->rules[i].when);
-}

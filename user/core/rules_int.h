@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Inside the rules (rules.c and rules_health.c, one module): the interval's
+ * Inside the rules (rules.c, rules_health.c and rules_probe.c, one module): the interval's
  * state every rule of the table reads, struct rt_rule_ctx, which rules.c's
  * begin makes, and the NIC health rules of rules_health.c that rules.c's
  * table lists beside its own. Each rule is a function of the state calling

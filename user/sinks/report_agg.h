@@ -178,6 +178,7 @@ int rt_rep_pairs_merge(const struct rt_rep *const *rs, int n, struct rt_rep_pair
 /* ---- the report as a sink of the one loop (report_sink.c) ---- */
 
 #include "findings.h"
+#include "report_probe.h"
 #include "tune.h"
 
 /* What one file's run leaves for the printer. */
@@ -185,6 +186,7 @@ struct rt_rep_run {
 	struct rt_rep agg;
 	struct rt_flog flog;		/* every finding over the file, in time order */
 	struct rt_tune tune;		/* what --tune reads (tune.h) */
+	struct rt_rep_probes probes;	/* the probe mesh's rows added up (report_probe.h) */
 	char host[64];			/* the recording's host, else the file's name */
 	char version[200], kernel[200];	/* what the recording says made it ("": not said) */
 	char options[1024];

@@ -243,4 +243,5 @@ void rt_rep_shift(struct rt_rep_run *run, __s64 ns)
 		shift(&run->flog.f[i].end_ns, ns);
 		shift(&run->flog.f[i].opened_ns, ns);
 	}
+	rt_rep_probes_shift(&run->probes, ns);
 }

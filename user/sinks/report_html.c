@@ -114,6 +114,43 @@ static void pauses_ports_out(FILE *f, const struct rt_viz_host *h)
 	fputc(']', f);
 }
 
+/* The probed peers' timelines (report_probe.h): each interval's network
+ * p50 (us, null: none timed) and lost probes, from its start; the times are
+ * the report's run's, on the first host's clock already. */
+static void probes_out(FILE *f, const struct rt_viz_host *h, __u64 base)
+{
+	const struct rt_rep_probes *P = &h->run->probes;
+	char name[120];
+
+	fputs(",\"probes\":[", f);
+	for (size_t i = 0; i < P->npeers; i++) {
+		const struct rt_rep_probe_peer *q = &P->peers[i];
+
+		snprintf(name, sizeof(name), "%s (%s)", q->peer, q->addr);
+		fprintf(f, "%s{\"name\":", i ? "," : "");
+		rt_viz_json_str(f, name);
+		fputs(",\"t\":[", f);
+		for (size_t j = 0; j < q->n; j++) {
+			__u64 t = j ? q->pts[j - 1].time_ns : q->pts[j].time_ns - h->run->agg.step_ns;
+
+			fprintf(f, "%s%.10g", j ? "," : "", ((double)t - (double)base) / 1e6);
+		}
+		fputs("],\"net\":[", f);
+		for (size_t j = 0; j < q->n; j++) {
+			fputs(j ? "," : "", f);
+			if (q->pts[j].net_p50_us >= 0)
+				rt_viz_json_num(f, q->pts[j].net_p50_us);
+			else
+				fputs("null", f);
+		}
+		fputs("],\"lost\":[", f);
+		for (size_t j = 0; j < q->n; j++)
+			fprintf(f, "%s%llu", j ? "," : "", (unsigned long long)q->pts[j].lost);
+		fputs("]}", f);
+	}
+	fputc(']', f);
+}
+
 static void host_out(FILE *f, const struct rt_viz_host *hs, int hi, __u64 base)
 {
 	const struct rt_viz_host *h = &hs[hi];
@@ -135,6 +172,7 @@ static void host_out(FILE *f, const struct rt_viz_host *hs, int hi, __u64 base)
 	rates_out(f, h, h->tot);
 	flows_out(f, h);
 	pauses_ports_out(f, h);
+	probes_out(f, h, base);
 	fputc('}', f);
 }
 

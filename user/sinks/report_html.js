@@ -174,6 +174,65 @@
 		charts.push(g);
 		return g;
 	}
+	/* A chart of the probed peers' timelines (their own times, one series a
+	 * peer, a gap where a peer has no value): key "net" or "lost". */
+	function probeChart(parent, title, hi, key, ylabel) {
+		var h = D.hosts[hi], at = {}, rows = [], div = el('div', { 'class': 'chart' });
+		h.probes.forEach(function (p, pi) {
+			p.t.forEach(function (t, i) {
+				if (!at[t])
+					at[t] = h.probes.map(function () { return null; });
+				at[t][pi] = p[key][i];
+			});
+		});
+		Object.keys(at).map(Number).sort(function (a, b) { return a - b; }).forEach(function (t) {
+			rows.push([new Date(D.base_ms + t)].concat(at[t]));
+		});
+		if (!rows.length)
+			return null;
+		var legend = el('div', { 'class': 'legend' });
+		parent.appendChild(div);
+		parent.appendChild(legend);
+		/* dygraphs escapes the series' names in its legend (a peer's name is from a file) */
+		var g = new Dygraph(div, rows, {
+			labels: ['time'].concat(h.probes.map(function (p) { return p.name; })),
+			title: esc(title), ylabel: esc(ylabel), labelsUTC: true, stepPlot: true, connectSeparatedPoints: false,
+			legend: 'always', labelsDiv: legend, labelsSeparateLines: false, height: 220,
+			dateWindow: current, drawCallback: onDraw, includeZero: true,
+			yLabelWidth: 16, axes: { y: { axisLabelWidth: 64 } },
+		});
+		g.rtLegend = legend;
+		g.rtHost = hi;
+		g.rtTitle = title;
+		g.rtProbe = true;
+		charts.push(g);
+		return g;
+	}
+	function probes() {
+		var rows = [], eps = [];
+		D.hosts.forEach(function (h, i) {
+			var p = fileReport(i).probes;
+			if (!p)
+				return;
+			p.rows.forEach(function (r) {
+				rows.push(el('tr', { 'class': 'probe' }, [td(h.label), td(r.peer), td(r.addr), td(r.path),
+					td('0x' + r.flow_label.toString(16)), td(r.udp_sport), td(r.size), td(r.sent), td(r.lost),
+					td(fixed(r.loss_pct, 2) + '%'), td(r.rtt_p50_us < 0 ? '-' : fixed(r.rtt_p50_us, 1) + ' us'),
+					td(r.net_p50_us < 0 ? '-' : fixed(r.net_p50_us, 1) + ' us'),
+					td(r.resp_p50_us < 0 ? '-' : fixed(r.resp_p50_us, 1) + ' us'), td(r.clock)]));
+			});
+			p.episodes.forEach(function (e) {
+				eps.push(el('li', { 'class': 'probe-ep', text: h.label + ': ' + e.rule + ' ' + utc(e.start) + ' .. ' +
+					utc(e.end) + ': ' + e.evidence }));
+			});
+		});
+		if (!rows.length)
+			return;
+		var s = section('probes', 'Probes (per peer, path and size over the run)');
+		s.appendChild(table(['host', 'peer', 'address', 'path', 'flow label', 'UDP sport', 'size', 'sent', 'lost',
+				     'loss', 'RTT p50', 'network p50', 'responder p50', 'clock'], rows, 'probes'));
+		s.appendChild(eps.length ? el('ul', {}, eps) : el('p', { text: 'No path lost, slowed or stalled.' }));
+	}
 	function rates(obj) {
 		return Object.keys(obj).map(function (k) { return { name: k, s: obj[k] }; });
 	}
@@ -295,6 +354,10 @@
 				      h.ports.map(function (p) { return { name: p.name, s: p.depth }; }), 'bytes');
 				chart(box, h.label + ': switch ports, drops/s', hi,
 				      h.ports.map(function (p) { return { name: p.name, s: p.drops }; }), 'per second');
+			}
+			if (h.probes && h.probes.length) {
+				probeChart(box, h.label + ': probes, network p50', hi, 'net', 'us');
+				probeChart(box, h.label + ': probes lost per interval', hi, 'lost', 'probes');
 			}
 		});
 	}
@@ -445,6 +508,7 @@
 	pauses();
 	origin();
 	tuning();
+	probes();
 	flows();
 	pairs();
 	app.appendChild(el('p', { 'class': 'foot', text: 'Made by ' + D.generator + ' with dygraphs.' }));

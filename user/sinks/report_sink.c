@@ -60,6 +60,8 @@ static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		err = rt_rep_take(&k->out->agg, cur, &kept);
 	if (!err)
 		rt_tune_take(&k->out->tune, cur, &kept);
+	if (!err)
+		err = rt_rep_probes_take(&k->out->probes, cur);
 	if (err)
 		return err;
 	/* The rules want a length: a recording's first interval takes the
@@ -121,4 +123,5 @@ void rt_rep_run_free(struct rt_rep_run *run)
 {
 	rt_rep_free(&run->agg);
 	rt_flog_free(&run->flog);
+	rt_rep_probes_free(&run->probes);
 }

@@ -10,7 +10,8 @@
  * flow's slice to the slice of the data flow its CNPs throttle; where each
  * priority's pause storm started (report_origin.c): a slice per host on the
  * interface of its first pause episode sending and receiving, and a flow
- * event from the host it received from.
+ * event from the host it received from; per probed peer, counters of its
+ * network time and lost probes.
  *
  * Timestamps are microseconds since the epoch, written exactly from the
  * nanoseconds, on the first host's clock (the report's times are; the
@@ -89,6 +90,36 @@ static void counter(struct tw *w, int pid, const struct rt_viz_host *h, const ch
 		counter_at(w, pid, name, rt_viz_time(h, h->last_ns), 0);
 }
 
+/*
+ * The probe mesh's peers (report_probe.h): a counter of the network time's
+ * p50 (the greatest of the peer's paths and sizes, microseconds; 0: none
+ * timed) and one of the probes lost, per interval from its start, 0 at the
+ * end. Their times are the report's run's: on the first host's clock.
+ */
+static void probe_counters(struct tw *w, int pid, const struct rt_viz_host *h)
+{
+	const struct rt_rep_probes *P = &h->run->probes;
+	__u64 step = h->run->agg.step_ns;
+	char name[2][200];
+
+	for (size_t i = 0; i < P->npeers; i++) {
+		const struct rt_rep_probe_peer *q = &P->peers[i];
+
+		snprintf(name[0], sizeof(name[0]), "probe network p50 us: %s (%s)", q->peer, q->addr);
+		snprintf(name[1], sizeof(name[1]), "probes lost: %s (%s)", q->peer, q->addr);
+		for (size_t j = 0; j < q->n; j++) {
+			__u64 t = j ? q->pts[j - 1].time_ns : q->pts[j].time_ns - step;
+
+			counter_at(w, pid, name[0], t, q->pts[j].net_p50_us > 0 ? q->pts[j].net_p50_us : 0);
+			counter_at(w, pid, name[1], t, (double)q->pts[j].lost);
+		}
+		if (q->n) {
+			counter_at(w, pid, name[0], q->pts[q->n - 1].time_ns, 0);
+			counter_at(w, pid, name[1], q->pts[q->n - 1].time_ns, 0);
+		}
+	}
+}
+
 static void counters(struct tw *w, int pid, const struct rt_viz_host *h)
 {
 	char name[320];
@@ -112,6 +143,7 @@ static void counters(struct tw *w, int pid, const struct rt_viz_host *h)
 		snprintf(name, sizeof(name), "drops/s: %s", h->ports[i].name);
 		counter(w, pid, h, name, h->ports[i].drops);
 	}
+	probe_counters(w, pid, h);
 }
 
 /* The track of a finding's subject: a drawn flow, an interface, or the host's. */
