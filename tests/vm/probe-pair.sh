@@ -192,7 +192,7 @@ barrier live
 mkdir -p "$R/live"
 barrier live_server
 echo "$B2 second # a name for b's second address" >"$R/live/peers"
-timeout -s INT 150 "$ROCETOP" -i eth0 --probe --probe-peers "$R/live/peers" --probe-rate 50 --flow-timeout 6 \
+timeout -s INT 150 "$ROCETOP" -i eth0 --probe --probe-peers "$R/live/peers" --probe-rate 50 --probe-timeout 3 --flow-timeout 6 \
 	-b --json --csv "$R/live" -w "$R/live/rec.rtr" --listen 127.0.0.1:9977 -d 1 -n 34 >"$R/live/out.json" \
 	2>"$R/live/stderr" &
 LIVE=$!

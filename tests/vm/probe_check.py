@@ -333,7 +333,20 @@ def live():
     series = collections.Counter(m.group(1) for m in re.finditer(r'^rocetop_probe_sent_total\{[^}]*peer="([^"]*)"', metrics, re.M))
     check('live: Prometheus has the probes\' series of both peers', series['second'] > 0 and series[A] > 0,
           f'{dict(series)}')
-    print(f'  live: {dict((k, dict(v)) for k, v in by.items())}, netem dropped {dropped}')
+    # the recording (-w) read back by the report: its probes, and the
+    # path-loss the listed peer's losses opened
+    rocetop = os.environ.get('ROCETOP', os.path.join(os.path.dirname(__file__), '..', '..', 'build', 'rocetop'))
+    rep = json.loads(subprocess.run([rocetop, 'report', '--json', os.path.join(d, 'rec.rtr')], capture_output=True,
+                                    text=True, check=True).stdout)
+    rlost = collections.Counter()
+    for r in rep['probes']['rows']:
+        rlost[r['peer']] += r['lost']
+    check('live: the report of the recording has the losses netem made', rlost['second'] == dropped and rlost[A] == 0,
+          f'{dict(rlost)}, netem dropped {dropped}')
+    rules = {(e['rule'], e['subject'].get('peer')) for e in rep['probes']['episodes']}
+    check('live: the report names the path-loss to "second", nothing to the QP table\'s peer',
+          ('path-loss', 'second') in rules and not any(p == A for _, p in rules), f'{sorted(rules)}')
+    print(f'  live: {dict((k, dict(v)) for k, v in by.items())}, netem dropped {dropped}; report episodes {sorted(rules)}')
 
 
 def main():

@@ -76,6 +76,8 @@ const struct rt_opt rt_main_opts[] = {
 	  RT_SET_INT(O, probe_paths, 1, 4, "give 1 to 4 paths") },
 	{ 307, "probe-sizes", "LIST", "probe sizes in bytes, 48 to 4096 or mtu (default 64,mtu)",
 	  RT_SET_STR(O, probe_sizes) },
+	{ 308, "probe-timeout", "S", "seconds after which a probe is lost (default 1)",
+	  RT_SET_REAL(O, probe_timeout, RT_NUM_SECONDS, 0.01, 10, "give seconds from 0.01 to 10") },
 	RT_OPT_GROUP_NOTE("Views and sinks", "combine freely; the default is the live ncurses view\n"
 		"when standard output is a terminal"),
 	{ 'b', "batch", NULL, "plain text, one table per interval, like top -b", RT_SET_FLAG(O, batch) },

@@ -53,7 +53,7 @@ static int build_probes(struct rt_loop *L, struct parts *P, const struct rt_opts
 	struct rt_probe_thresholds th = RT_PROBE_THRESHOLDS_DEFAULT;
 	struct rt_probe_cfg cfg = {
 		.cm_port = 18515, .qkey = RT_PROBE_QKEY, .answer = 1, .npaths = o->probe_paths,
-		.rate = o->probe_rate, .timeout = 1, .answer_rate = 1000, .tclass = 106,
+		.rate = o->probe_rate, .timeout = o->probe_timeout, .answer_rate = 1000, .tclass = 106,
 	};
 
 	if (rt_probe_parse_sizes(o->probe_sizes, &cfg))

@@ -28,6 +28,7 @@ struct rt_opts {
 	const char *probe_peers;	/* --probe-peers FILE */
 	double probe_rate;		/* --probe-rate: probes a second per peer */
 	int probe_paths;		/* --probe-paths */
+	double probe_timeout;		/* --probe-timeout: seconds after which a probe is lost */
 	const char *probe_sizes;	/* --probe-sizes LIST */
 	const char *sflow;		/* --sflow [ADDR:]PORT: collect sFlow v5 */
 	const char *sflow_allow[RT_MAX_SFLOW_ALLOW];	/* --sflow-allow CIDR */

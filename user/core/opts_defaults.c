@@ -15,6 +15,7 @@ void rt_opts_defaults(struct rt_opts *o)
 	o->top = 20;
 	o->probe_rate = 10;
 	o->probe_paths = 2;
+	o->probe_timeout = 1;
 	o->probe_sizes = "64,mtu";
 	o->max_files = 0;
 	rt_find_cfg_defaults(&o->find);
