@@ -344,8 +344,11 @@ def live():
     check('live: the report of the recording has the losses netem made', rlost['second'] == dropped and rlost[A] == 0,
           f'{dict(rlost)}, netem dropped {dropped}')
     rules = {(e['rule'], e['subject'].get('peer')) for e in rep['probes']['episodes']}
-    check('live: the report names the path-loss to "second", nothing to the QP table\'s peer',
-          ('path-loss', 'second') in rules and not any(p == A for _, p in rules), f'{sorted(rules)}')
+    # (path-latency and host-stall come and go on this bed at the live view's
+    # default thresholds, made for real hosts: 2 ms and 1 ms)
+    check('live: the report names the path-loss to "second", no loss to the QP table\'s peer',
+          ('path-loss', 'second') in rules and not any(p == A and r in ('path-loss', 'path-down') for r, p in rules),
+          f'{sorted(rules)}')
     print(f'  live: {dict((k, dict(v)) for k, v in by.items())}, netem dropped {dropped}; report episodes {sorted(rules)}')
 
 
