@@ -2,7 +2,14 @@
 /*
  * The rules: how an operator reads RoCE congestion numbers, as plain
  * functions of (the engine's previous state, this interval's delta), given
- * to the engine (findings.c) as a table (rt_rules, at the end). Each calls
+ * to the engine (findings.c) as a table (rt_rules, at the end). This file
+ * holds the table, the interval's state every rule reads (rules_begin, the
+ * pauses and their episodes; rules_int.h), how findings name a flow, the
+ * pause rules (pfc-storm, pause-without-ecn, victim), the sFlow switch and
+ * doctor rules, and the end of an interval; the others sit beside it:
+ * rules_jobs.c (congestion, incast, job-throttled), rules_flow.c (loss,
+ * receiver-not-ready, ecn-without-cnp, cnp-ignored), rules_health.c (the
+ * NIC's health counters) and rules_probe.c (the probe mesh). Each calls
  * rt_findings_match() for the subjects that match this interval, which
  * names them after the rule's row; the engine opens, updates and closes
  * findings. Thresholds are the rows of RT_THRESHOLDS (findings.h), read as
@@ -34,11 +41,6 @@
 #include "rules_probe.h"
 
 #define RECENT_INTERVALS 3
-
-static __u64 data_pkts(const struct rt_flow_val *v)
-{
-	return rt_data_pkts(v);
-}
 
 static __u8 flow_prio(const struct rt_flow *f)
 {
@@ -180,107 +182,6 @@ static int track_episodes(struct rt_rule_ctx *c)
 	return 0;
 }
 
-/* A job and the ranks of it seen (the first 16) among some flows, and
- * their data packets (where the caller counts them). */
-struct job_ranks {
-	const struct rt_job *job;
-	__s32 ranks[16];
-	size_t nranks;
-	__u64 pkts;
-};
-
-/* j's row of the first max of a[0..*n), added if new; NULL past max. */
-static struct job_ranks *job_ranks_of(struct job_ranks *a, size_t *n, size_t max, const struct rt_job *j)
-{
-	size_t k;
-
-	for (k = 0; k < *n && !rt_job_same(a[k].job, j); k++)
-		;
-	if (k == max)
-		return NULL;
-	if (k == *n) {
-		memset(&a[k], 0, sizeof(a[k]));
-		a[(*n)++].job = j;
-	}
-	return &a[k];
-}
-
-static void job_rank_add(struct job_ranks *r, __s32 rank)
-{
-	size_t k;
-
-	for (k = 0; k < r->nranks && r->ranks[k] != rank; k++)
-		;
-	if (k == r->nranks && rank >= 0 && r->nranks < sizeof(r->ranks) / sizeof(r->ranks[0]))
-		r->ranks[r->nranks++] = rank;
-}
-
-#define RANKS_LEN 96
-
-/* r's ranks ("0-7") and its job's key ("slurm:4711", made printable). */
-static void job_ranks_parts(struct job_ranks *r, char ranks[RANKS_LEN], char key[RT_JOB_KEY_LEN])
-{
-	rt_fmt_ranks(r->ranks, r->nranks, ranks, RANKS_LEN);
-	rt_job_group_key(r->job, RT_GROUP_JOB, 0, "", key, RT_JOB_KEY_LEN);
-	rt_fmt_safe(key, key, RT_JOB_KEY_LEN);
-}
-
-/* "job slurm:4711 ranks 0-7" ("rank 3" for one, no ranks when none are known). */
-static const char *job_ranks_text(struct job_ranks *r, char *buf, size_t len)
-{
-	char ranks[RANKS_LEN], key[RT_JOB_KEY_LEN];
-
-	job_ranks_parts(r, ranks, key);
-	snprintf(buf, len, "job %.80s%s%s", key, r->nranks ? (r->nranks > 1 ? " ranks " : " rank ") : "", ranks);
-	return buf;
-}
-
-/* The jobs of a priority's flows (the first JOBSET_MAX), for an episode's evidence. */
-#define JOBSET_MAX 4
-struct job_set {
-	struct job_ranks j[JOBSET_MAX];
-	size_t n;
-	int more;		/* a job past JOBSET_MAX */
-};
-
-static void job_set_add(struct job_set *s, const struct rt_job *j)
-{
-	struct job_ranks *r;
-
-	if (!s || !j || j->kind == RT_JOB_NONE)
-		return;
-	if (!(r = job_ranks_of(s->j, &s->n, JOBSET_MAX, j))) {
-		s->more = 1;
-		return;
-	}
-	job_rank_add(r, j->rank);
-}
-
-static int text_cmp(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-/* " (PRE job slurm:4711 ranks 8-15, job k8s:ns/pod rank 1)": the jobs in
- * the order of their names; "" without any. */
-static const char *job_set_text(struct job_set *s, const char *pre, char *buf, size_t len)
-{
-	char one[JOBSET_MAX][200];
-	size_t i, n;
-
-	buf[0] = '\0';
-	if (!s->n)
-		return buf;
-	for (i = 0; i < s->n; i++)
-		job_ranks_text(&s->j[i], one[i], sizeof(one[i]));
-	qsort(one, s->n, sizeof(one[0]), text_cmp);
-	n = (size_t)snprintf(buf, len, " (%s", pre);
-	for (i = 0; i < s->n; i++)
-		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s", i ? ", " : "", one[i]);
-	snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s)", s->more ? ", ..." : "");
-	return buf;
-}
-
 /* A data flow of the snapshot seen since a few intervals before `since`. */
 static int recent_data_flow(const struct rt_rule_ctx *c, const struct rt_flow *f, __u64 since)
 {
@@ -320,7 +221,7 @@ static void prio_flows(const struct rt_rule_ctx *c, const char *ifname, __u8 pri
 		    strcmp(rt_snapshot_ifname(cur, f->k.ifindex), ifname))
 			continue;
 		out->flows++;
-		job_set_add(jobs, rt_snapshot_job(cur, f));
+		rt_rules_job_set_add(jobs, rt_snapshot_job(cur, f));
 		out->total_ect += f->v.ecn[RT_ECN_ECT0] + f->v.ecn[RT_ECN_ECT1] + f->v.ecn[RT_ECN_CE];
 		if (!v)
 			continue;
@@ -340,7 +241,7 @@ static void prio_subject(struct rt_subject *s, const struct pause *q, int with_d
 	s->dir = with_dir ? q->dir : 0;
 }
 
-static void flow_subject(struct rt_subject *s, const struct rt_rule_ctx *c, const struct rt_flow *f)
+void rt_rules_flow_subject(struct rt_subject *s, const struct rt_rule_ctx *c, const struct rt_flow *f)
 {
 	memset(s, 0, sizeof(*s));
 	s->has = RT_SUBJ_IFNAME | RT_SUBJ_DIR | RT_SUBJ_SRC | RT_SUBJ_DST | RT_SUBJ_DQPN;
@@ -355,7 +256,7 @@ static void flow_subject(struct rt_subject *s, const struct rt_rule_ctx *c, cons
 /* The flow behind a finding that just matched (open, not pending): kept
  * with it for the view's jump and the filters (the running rule's finding
  * about s). */
-static void involve_subject(struct rt_rule_ctx *c, const struct rt_subject *s, const struct rt_flow *f, int paused)
+void rt_rules_involve_subject(struct rt_rule_ctx *c, const struct rt_subject *s, const struct rt_flow *f, int paused)
 {
 	struct rt_finding *x = rt_findings_get(c->F, c->F->rule, s);
 
@@ -363,7 +264,7 @@ static void involve_subject(struct rt_rule_ctx *c, const struct rt_subject *s, c
 		rt_finding_add_flow(x, c->cur, f, paused);
 }
 
-static void counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
+void rt_rules_counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
 {
 	memset(s, 0, sizeof(*s));
 	s->has = RT_SUBJ_COUNTER;
@@ -379,10 +280,9 @@ static void counter_subject(struct rt_subject *s, const struct rt_port_ctr *pc)
 }
 
 /* Flows sampled by sFlow carry estimates: the evidence says so. */
-#define RT_FLOW_NAME	300	/* a flow's name in a finding, its job included */
 
 /* " (job slurm:4711.0 rank 3)": the job and rank of a flow's owner, "" when not known. */
-static const char *flow_job(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
+const char *rt_rules_flow_job(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
 {
 	const struct rt_job *j = rt_snapshot_job(s, f);
 	char lab[RT_JOB_NAME_LEN + RT_JOB_STEP_LEN + 16], rk[24] = "";
@@ -399,7 +299,7 @@ static const char *flow_job(const struct rt_snapshot *s, const struct rt_flow *f
 
 /* A flow as findings name it, with its owner's job and rank when known
  * ("... QP 17 (job slurm:4711.0 rank 3)"). */
-static const char *flow_name(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
+const char *rt_rules_flow_name(const struct rt_snapshot *s, const struct rt_flow *f, char *buf, size_t len)
 {
 	char a[RT_ADDR_STRLEN], b[RT_ADDR_STRLEN];
 	size_t n;
@@ -408,7 +308,7 @@ static const char *flow_name(const struct rt_snapshot *s, const struct rt_flow *
 		 rt_fmt_addr(f->k.family, f->k.dst, b, sizeof(b)), f->k.dqpn,
 		 f->k.ifindex >= RT_SFLOW_IFBASE ? " (sFlow estimates)" : "");
 	n = strlen(buf);
-	flow_job(s, f, buf + n, len - n);
+	rt_rules_flow_job(s, f, buf + n, len - n);
 	return buf;
 }
 
@@ -441,7 +341,7 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 			"priority %s on %s (%s) paused %.0f%% of %s%s: %llu pause frames (%llu XON)%s, %s paused%s",
 			pn, q->ifname, q->dir == RT_DIR_EGRESS ? "sent by this host" : "received",
 			100 * (share > 1 ? 1 : share), RT_DUR(c->d->secs),
-			job_set_text(&js, "its flows: ", jt, sizeof(jt)), (unsigned long long)q->frames,
+			rt_rules_job_set_text(&js, "its flows: ", jt, sizeof(jt)), (unsigned long long)q->frames,
 			(unsigned long long)(q->frames - q->xoff),
 			q->nic ? " counted by the NIC" : "", RT_DUR(q->secs),
 			q->nic ? "" : q->est ? " (estimated from quanta at the link speed: an old recording)" :
@@ -453,7 +353,7 @@ static int rule_pfc_storm(struct rt_rule_ctx *c)
 
 		if (!c->d->ports[i].d || strncmp(pc->name, "tx_pause_storm_", 15))
 			continue;
-		counter_subject(&s, pc);
+		rt_rules_counter_subject(&s, pc);
 		err |= rt_findings_match(F, RT_SEV_CRITICAL, &s, 1, (double)c->d->ports[i].d, "pause-storm events",
 			"The NIC's pause-storm watchdog fired: the host stopped draining and kept sending pauses; check the application, PCIe and out_of_buffer.",
 			"%s on %s moved by %llu in %s (%s)", pc->name, pc->netdev[0] ? pc->netdev : pc->dev,
@@ -500,7 +400,7 @@ static int rule_pause_without_ecn(struct rt_rule_ctx *c)
 				       "ECN is off: these packets are not ECN-capable; enable ECN (DCQCN) on the NICs and marking on the switch for this priority.",
 			"priority %s on %s: %llu pause frames while its %llu RoCE flows%s carried %llu data packets (%llu ECN-capable) and not one CE mark",
 			pn, q->ifname, (unsigned long long)q->xoff, (unsigned long long)pf.flows,
-			job_set_text(&js, "", jt, sizeof(jt)),
+			rt_rules_job_set_text(&js, "", jt, sizeof(jt)),
 			(unsigned long long)pf.pkts, (unsigned long long)pf.ect);
 	}
 	return err;
@@ -538,699 +438,16 @@ static int rule_victim(struct rt_rule_ctx *c)
 			}
 		if (!xoff)
 			continue;
-		flow_subject(&s, c, f);
+		rt_rules_flow_subject(&s, c, f);
 		s.has |= RT_SUBJ_PRIO;
 		s.prio = prio;
 		rt_prio_name(prio, pn, sizeof(pn));
 		err |= rt_findings_match(F, RT_SEV_WARNING, &s, 1, (double)xoff, "pause frames",
 			"Head-of-line blocking: this flow is slowed by someone else's congestion on its priority; find the culprit (pfc-storm, congestion findings on the priority) or move the traffic to another priority.",
 			"%s on %s priority %s: %llu data packets, not one CE mark, while the priority was paused by %llu pause frames (%s paused of %s)",
-			flow_name(c->cur, f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
+			rt_rules_flow_name(c->cur, f, fn, sizeof(fn)), ifn, pn, (unsigned long long)dp, (unsigned long long)xoff,
 			RT_DUR(paused), RT_DUR(c->d->secs));
-		involve_subject(c, &s, f, 1);
-	}
-	return err;
-}
-
-/* ---- congestion and incast: CE share of a flow's ECN-capable packets ---- */
-static int congested(const struct rt_find_cfg *cfg, const struct rt_flow_val *v, double *share)
-{
-	__u64 ect = v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE];
-	__u64 ce = v->ecn[RT_ECN_CE];
-
-	if (!ect || !data_pkts(v) || ce < cfg->ce_min)
-		return 0;
-	*share = (double)ce / (double)ect;
-	return *share >= cfg->ce_share;
-}
-
-static int rule_congestion(struct rt_rule_ctx *c)
-{
-	struct rt_findings *F = c->F;
-	const struct rt_delta *d = c->d;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < d->nflows; i++) {
-		const struct rt_flow *f = d->flows[i].f;
-		const struct rt_flow_val *v = &d->flows[i].d;
-		struct rt_subject s;
-		double share;
-		char fn[RT_FLOW_NAME];
-
-		if (!congested(&F->cfg, v, &share))
-			continue;
-		flow_subject(&s, c, f);
-		err |= rt_findings_match(F, RT_SEV_WARNING, &s, 1, share, RT_UNIT_SHARE,
-			"The queue this flow crosses is marking: DCQCN slows its sender; if it persists, look for an incast or a slow receiver, and at rp_cnp_handled on the sender.",
-			"%s: CE on %llu of %llu ECN-capable packets (%.1f%%) in %s",
-			flow_name(c->cur, f, fn, sizeof(fn)), (unsigned long long)v->ecn[RT_ECN_CE],
-			(unsigned long long)(v->ecn[RT_ECN_ECT0] + v->ecn[RT_ECN_ECT1] + v->ecn[RT_ECN_CE]),
-			100 * share, RT_DUR(d->secs));
-		involve_subject(c, &s, f, 0);
-	}
-	return err;
-}
-
-#define GROUP_JOBS 8	/* jobs kept per incast group (the evidence names 4) */
-
-struct dst_group {
-	__u8 family;
-	__u8 dst[16];
-	__u8 src[8][16];	/* distinct sources, the first 8 named */
-	double share[8];
-	const struct rt_flow *fl[8];
-	__u32 nsrc;
-	/* the flows' owners' jobs (on a receiver: the receiving ranks'), their
-	 * data packets, and the group's */
-	struct job_ranks jr[GROUP_JOBS];
-	__u64 pkts;
-	size_t njobs;
-	int jobs_mixed;		/* a flow of no job, or past GROUP_JOBS */
-	int egress;		/* a flow going out: a sender's view */
-};
-
-/* The owner's job of flow f into the group, its ranks and data packets. */
-static void group_job(struct dst_group *x, const struct rt_flow *f, const struct rt_job *j, __u64 pkts)
-{
-	struct job_ranks *r;
-
-	x->pkts += pkts;
-	x->egress |= f->k.dir == RT_DIR_EGRESS;
-	if (!j || j->kind == RT_JOB_NONE || !(r = job_ranks_of(x->jr, &x->njobs, GROUP_JOBS, j))) {
-		x->jobs_mixed = 1;
-		return;
-	}
-	r->pkts += pkts;
-	job_rank_add(r, j->rank);
-}
-
-/* "rank 3 of job slurm:4712", "ranks 0-7 of job ...", "job ..." without ranks. */
-static const char *onto_text(struct job_ranks *r, char *buf, size_t len)
-{
-	char ranks[RANKS_LEN], key[RT_JOB_KEY_LEN];
-
-	job_ranks_parts(r, ranks, key);
-	if (r->nranks)
-		snprintf(buf, len, "%s %s of job %.80s", r->nranks > 1 ? "ranks" : "rank", ranks, key);
-	else
-		snprintf(buf, len, "job %.80s", key);
-	return buf;
-}
-
-/*
- * Whom the group's flows are of. A sender's view (a flow going out): " (job
- * slurm:4711 ranks 0-7)" when they are one job's, else "". A receiver's (all
- * coming in, their owners the receiving ranks): " onto rank 3 of job
- * slurm:4712" for one job; for several, each with its ranks and its share of
- * the group's data packets, largest first, at most 4: " onto job slurm:4712
- * ranks 4-7 (92%), job slurm:4711 rank 1 (8%)".
- */
-static const char *group_job_text(struct dst_group *x, char *buf, size_t len)
-{
-	char one[200];
-	size_t i, k, n, idx[GROUP_JOBS];
-
-	buf[0] = '\0';
-	if (!x->njobs || (x->egress && (x->jobs_mixed || x->njobs > 1)))
-		return buf;
-	if (x->egress) {
-		snprintf(buf, len, " (%.190s)", job_ranks_text(&x->jr[0], one, sizeof(one)));
-		return buf;
-	}
-	if (x->njobs == 1 && !x->jobs_mixed) {
-		snprintf(buf, len, " onto %.180s", onto_text(&x->jr[0], one, sizeof(one)));
-		return buf;
-	}
-	for (i = 0; i < x->njobs; i++) {	/* largest share first, ties as seen */
-		for (k = i; k > 0 && x->jr[idx[k - 1]].pkts < x->jr[i].pkts; k--)
-			idx[k] = idx[k - 1];
-		idx[k] = i;
-	}
-	n = (size_t)snprintf(buf, len, " onto");
-	for (i = 0; i < x->njobs && i < 4; i++)
-		n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s %s (%.0f%%)",
-				      i ? "," : "", job_ranks_text(&x->jr[idx[i]], one, sizeof(one)),
-				      rt_share_pct((double)x->jr[idx[i]].pkts, (double)x->pkts));
-	if (x->njobs > 4)
-		snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, ", ...");
-	return buf;
-}
-
-static int rule_incast(struct rt_rule_ctx *c)
-{
-	struct rt_findings *F = c->F;
-	const struct rt_delta *d = c->d;
-	struct dst_group *g = NULL;
-	size_t ng = 0, cap = 0, i, j, k;
-	int err = 0;
-
-	for (i = 0; i < d->nflows; i++) {
-		const struct rt_flow *f = d->flows[i].f;
-		double share;
-		struct dst_group *x = NULL;
-		int known = 0;
-
-		if (!congested(&F->cfg, &d->flows[i].d, &share))
-			continue;
-		for (j = 0; j < ng; j++)
-			if (g[j].family == f->k.family && !memcmp(g[j].dst, f->k.dst, 16))
-				x = &g[j];
-		if (!x) {
-			if (rt_grow_for((void **)&g, &cap, ng + 1, sizeof(*g))) {
-				free(g);
-				return -ENOMEM;
-			}
-			x = &g[ng++];
-			memset(x, 0, sizeof(*x));
-			x->family = f->k.family;
-			memcpy(x->dst, f->k.dst, 16);
-		}
-		group_job(x, f, rt_snapshot_job(c->cur, f), data_pkts(&d->flows[i].d));
-		for (k = 0; k < x->nsrc && k < 8; k++)
-			if (!memcmp(x->src[k], f->k.src, 16))
-				known = 1;
-		/* Beyond 8 sources, a repeated one may count twice: the finding
-		 * is already certain by then. */
-		if (known)
-			continue;
-		if (x->nsrc < 8) {
-			memcpy(x->src[x->nsrc], f->k.src, 16);
-			x->share[x->nsrc] = share;
-			x->fl[x->nsrc] = f;
-		}
-		x->nsrc++;
-	}
-	for (j = 0; j < ng; j++) {
-		struct rt_subject s;
-		char a[RT_ADDR_STRLEN], list[200], jt[400];
-		size_t n = 0;
-
-		if (g[j].nsrc < (__u32)F->cfg.incast_sources)
-			continue;
-		for (k = 0; k < g[j].nsrc && k < 8; k++)
-			n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0, "%s%s (%.0f%%)",
-					      k ? ", " : "", rt_fmt_addr(g[j].family, g[j].src[k], a, sizeof(a)),
-					      100 * g[j].share[k]);
-		memset(&s, 0, sizeof(s));
-		s.has = RT_SUBJ_DST;
-		s.family = g[j].family;
-		memcpy(s.dst, g[j].dst, 16);
-		err |= rt_findings_match(F, RT_SEV_WARNING, &s, 1, (double)g[j].nsrc, "sources",
-			"Many senders converge on one receiver's port: spread or pace the collective, and check that DCQCN converges (rp_cnp_handled on the senders).",
-			"%u sources CE-marked towards %s at once%s: %s%s", g[j].nsrc,
-			rt_fmt_addr(g[j].family, g[j].dst, a, sizeof(a)), group_job_text(&g[j], jt, sizeof(jt)),
-			list, g[j].nsrc > 8 ? ", ..." : "");
-		for (k = 0; k < g[j].nsrc && k < 8; k++)
-			involve_subject(c, &s, g[j].fl[k], 0);
-	}
-	free(g);
-	return err;
-}
-
-/* ---- job-throttled: several flows of one job congested or slowed by CNPs
- * at once ---- */
-struct jt_flow {
-	size_t idx;		/* the data flow's, in cur->flows */
-	__u64 data, ce, cnp;	/* its data packets and CE, the CNPs tied to it */
-	int cong;		/* congested() */
-	char key[RT_JOB_KEY_LEN];
-};
-
-static int jt_by_idx(const void *a, const void *b)
-{
-	return RT_SPACESHIP(((const struct jt_flow *)a)->idx, ((const struct jt_flow *)b)->idx);
-}
-
-static int jt_by_key(const void *a, const void *b)
-{
-	const struct jt_flow *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
-
-	return c ? c : RT_SPACESHIP(x->idx, y->idx);
-}
-
-/* "1,234" */
-static const char *fmt_count(__u64 v, char *buf, size_t len)
-{
-	char d[32];
-	size_t n = (size_t)snprintf(d, sizeof(d), "%llu", (unsigned long long)v), j = 0;
-
-	for (size_t i = 0; i < n && j + 2 < len; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[j++] = ',';
-		buf[j++] = d[i];
-	}
-	buf[j] = '\0';
-	return buf;
-}
-
-/* Row n of r (room grown for it), zeroed but for its key; NULL without memory. */
-static struct jt_flow *jt_row(struct jt_flow **r, size_t *n, size_t *cap, size_t idx)
-{
-	struct jt_flow *x;
-
-	if (rt_grow_for((void **)r, cap, *n + 1, sizeof(**r)))
-		return NULL;
-	x = &(*r)[(*n)++];
-	memset(x, 0, offsetof(struct jt_flow, key) + 1);
-	x->idx = idx;
-	return x;
-}
-
-static int jt_tied(const struct jt_flow *r, size_t n, size_t idx)
-{
-	struct jt_flow k = { .idx = idx };
-
-	return n && bsearch(&k, r, n, sizeof(*r), jt_by_idx) != NULL;
-}
-
-/* The interval's data flows with CE or CNPs tied to them (their data packets
- * and CE, the CNPs), one row each, in *out: how many, or -ENOMEM. */
-static long jt_collect(const struct rt_rule_ctx *c, struct jt_flow **out)
-{
-	const struct rt_snapshot *cur = c->cur;
-	const struct rt_delta *d = c->d;
-	struct jt_flow *r = NULL, *x;
-	size_t n = 0, nt, cap = 0, i, m;
-
-	for (i = 0; i < d->nflows; i++) {	/* the CNPs, by the flow they throttle */
-		const struct rt_flow *f = d->flows[i].f;
-
-		if (!d->flows[i].d.cnp || f->throttles < 0 || (size_t)f->throttles >= cur->nflows)
-			continue;
-		if (!(x = jt_row(&r, &n, &cap, (size_t)f->throttles)))
-			goto nomem;
-		x->cnp = d->flows[i].d.cnp;
-	}
-	if (n > 1)
-		qsort(r, n, sizeof(*r), jt_by_idx);
-	nt = n;
-	for (i = 0; i < d->nflows; i++) {	/* the data flows with CE or CNPs */
-		const struct rt_flow *f = d->flows[i].f;
-		const struct rt_flow_val *v = &d->flows[i].d;
-		size_t idx = (size_t)(f - cur->flows);
-		double share;
-
-		if (f < cur->flows || idx >= cur->nflows || !data_pkts(v) ||
-		    (!v->ecn[RT_ECN_CE] && !jt_tied(r, nt, idx)))
-			continue;
-		if (!(x = jt_row(&r, &n, &cap, idx)))
-			goto nomem;
-		x->data = data_pkts(v), x->ce = v->ecn[RT_ECN_CE];
-		x->cong = congested(&c->F->cfg, v, &share);
-	}
-	if (n > 1)
-		qsort(r, n, sizeof(*r), jt_by_idx);
-	for (i = 0, m = 0; i < n; i++) {	/* one row per data flow */
-		if (m && r[m - 1].idx == r[i].idx) {
-			r[m - 1].data += r[i].data, r[m - 1].ce += r[i].ce, r[m - 1].cnp += r[i].cnp;
-			r[m - 1].cong |= r[i].cong;
-		} else {
-			r[m++] = r[i];
-		}
-	}
-	*out = r;
-	return (long)m;
-nomem:
-	free(r);
-	return -ENOMEM;
-}
-
-static const char jt_next[] =
-	"Several of this job's flows are slowed at once: its VICTIM and CULPRIT shares (the jobs view, --group-by job, the report's jobs table) say whether others' traffic fills the queues it crosses (separate them by priority, placement or time) or its own does (spread or pace its collectives); the incast and congestion findings say where.";
-
-/* One job's flows r[0..n): a finding when job-flows of them qualify. */
-static int jt_match(struct rt_rule_ctx *c, const struct jt_flow *r, size_t n)
-{
-	const struct rt_snapshot *cur = c->cur;
-	struct job_ranks jr = { .job = rt_snapshot_job(cur, &cur->flows[r[0].idx]) };
-	__u64 data = 0, ce = 0, cnp = 0;
-	struct rt_subject s;
-	char jt[200], b[3][32];
-	size_t i;
-	int err;
-
-	if (n < (size_t)c->F->cfg.job_flows)
-		return 0;
-	for (i = 0; i < n; i++) {
-		const struct rt_job *j = rt_snapshot_job(cur, &cur->flows[r[i].idx]);
-
-		data += r[i].data, ce += r[i].ce, cnp += r[i].cnp;
-		job_rank_add(&jr, j ? j->rank : -1);
-	}
-	memset(&s, 0, sizeof(s));
-	s.has = RT_SUBJ_JOB;
-	snprintf(s.job, sizeof(s.job), "%s", r[0].key);
-	err = rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)n, "flows", jt_next,
-		"%s throttled: %zu flows, %s CNPs, CE on %s of %s packets (%.1f%%)",
-		job_ranks_text(&jr, jt, sizeof(jt)), n, fmt_count(cnp, b[0], sizeof(b[0])),
-		fmt_count(ce, b[1], sizeof(b[1])), fmt_count(data, b[2], sizeof(b[2])),
-		rt_share_pct((double)ce, (double)data));
-	for (i = 0; i < n; i++)
-		involve_subject(c, &s, &cur->flows[r[i].idx], 0);
-	return err;
-}
-
-static int rule_job_throttled(struct rt_rule_ctx *c)
-{
-	const struct rt_snapshot *cur = c->cur;
-	struct jt_flow *r;
-	long n = jt_collect(c, &r);
-	size_t i, j, m = 0;
-	int err = 0;
-
-	if (n < 0)
-		return (int)n;
-	for (i = 0; i < (size_t)n; i++) {	/* the flows that qualify, of a job */
-		const struct rt_flow *f = &cur->flows[r[i].idx];
-		const struct rt_job *jb = rt_snapshot_job(cur, f);
-
-		if (!jb || jb->kind == RT_JOB_NONE || !data_pkts(&f->v) ||
-		    !(r[i].cong || r[i].cnp >= c->F->cfg.ce_min))
-			continue;
-		r[m] = r[i];
-		rt_job_group_key(jb, RT_GROUP_JOB, 0, "", r[m++].key, sizeof(r[0].key));
-	}
-	if (m > 1)
-		qsort(r, m, sizeof(*r), jt_by_key);
-	for (i = 0; i < m; i = j) {
-		for (j = i + 1; j < m && !strcmp(r[j].key, r[i].key); j++)
-			;
-		err |= jt_match(c, r + i, j - i);
-	}
-	free(r);
-	return err;
-}
-
-/* ---- NIC counters that name a rule ---- */
-static int counter_is(const char *name, const char *const *list)
-{
-	for (; *list; list++)
-		if (!strcmp(name, *list))
-			return 1;
-	return 0;
-}
-
-static int rule_counters(struct rt_rule_ctx *c, enum rt_sev sev, const char *const *names,
-			 __u64 min, const char *next, const char *what)
-{
-	const struct rt_delta *d = c->d;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < d->nports; i++) {
-		const struct rt_port_ctr *pc = d->ports[i].c;
-		struct rt_subject s;
-
-		if (d->ports[i].d < min || !counter_is(pc->name, names))
-			continue;
-		counter_subject(&s, pc);
-		err |= rt_findings_match(c->F, sev, &s, 1, (double)d->ports[i].d, "counts", next,
-			"%s on %s%s%.0u moved by %llu in %s (%s)", pc->name, pc->dev[0] ? pc->dev : pc->netdev,
-			pc->dev[0] ? " port " : "", pc->dev[0] ? pc->port : 0,
-			(unsigned long long)d->ports[i].d, RT_DUR(d->secs), what);
-	}
-	return err;
-}
-
-/*
- * A counter of each flow at or over min, then the NIC counters that say the
- * same thing: the shape of loss and receiver-not-ready. The evidence reads
- * "FLOW: N <count_what> in S s (<why>)".
- */
-struct flow_ctr_rule {
-	size_t off;			/* the counter: offsetof(struct rt_flow_val, ...) */
-	const char *const *names;	/* the NIC's counters of the same meaning */
-	const char *next;
-	const char *count_what, *why;	/* the flow's evidence */
-	const char *ctr_what;		/* the NIC counter's evidence */
-	int rnr_episode;		/* loss: skip a pair with RNR NAKs; rnr: count its sequence NAKs */
-};
-
-/*
- * The flows of this interval that carry sequence or RNR NAKs (few: a
- * responder's ACK flows), for telling an RNR episode from loss: rxe answers
- * a receive-not-ready with a PSN sequence NAK as well as the RNR NAK, on the
- * same ACK flow or another QP of the same host pair.
- */
-struct naks {
-	const struct rt_flow_delta **e;
-	size_t n;
-};
-
-static int naks_collect(const struct rt_rule_ctx *c, struct naks *k)
-{
-	const struct rt_delta *d = c->d;
-
-	k->n = 0;
-	k->e = NULL;
-	for (size_t i = 0; i < d->nflows; i++) {
-		const struct rt_flow_val *v = &d->flows[i].d;
-
-		if (!v->nak_seq && !v->rnr_nak)
-			continue;
-		if (!k->e && !(k->e = malloc(d->nflows * sizeof(*k->e))))
-			return -ENOMEM;
-		k->e[k->n++] = &d->flows[i];
-	}
-	return 0;
-}
-
-static int same_pair(const struct rt_flow_key *a, const struct rt_flow_key *b)
-{
-	return a->ifindex == b->ifindex && a->dir == b->dir && a->family == b->family &&
-	       a->origin == b->origin && !memcmp(a->src, b->src, 16) && !memcmp(a->dst, b->dst, 16);
-}
-
-/* This interval's sequence and RNR NAKs on f's host pair (interface, direction). */
-static void pair_naks(const struct naks *k, const struct rt_flow *f, __u64 *seq, __u64 *rnr)
-{
-	*seq = *rnr = 0;
-	for (size_t i = 0; i < k->n; i++)
-		if (same_pair(&k->e[i]->f->k, &f->k)) {
-			*seq += k->e[i]->d.nak_seq;
-			*rnr += k->e[i]->d.rnr_nak;
-		}
-}
-
-static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, __u64 min)
-{
-	const struct rt_delta *d = c->d;
-	struct naks k = { 0 };
-	size_t i;
-	int err = 0;
-
-	if (r->rnr_episode && naks_collect(c, &k))
-		return -ENOMEM;
-	for (i = 0; i < d->nflows; i++) {
-		const struct rt_flow *f = d->flows[i].f;
-		__u64 n, seq = 0, rnr = 0;
-		struct rt_subject s;
-		char fn[RT_FLOW_NAME], with[160] = "";
-
-		memcpy(&n, (const char *)&d->flows[i].d + r->off, sizeof(n));
-		if (n < min)
-			continue;
-		if (r->rnr_episode)
-			pair_naks(&k, f, &seq, &rnr);
-		if (r->rnr_episode && r->off == offsetof(struct rt_flow_val, nak_seq) && rnr)
-			continue;	/* part of an RNR episode: receiver-not-ready says it */
-		if (r->rnr_episode && r->off == offsetof(struct rt_flow_val, rnr_nak) && seq)
-			snprintf(with, sizeof(with), "; with them %llu sequence NAKs on the host pair, "
-				 "counted as part of the RNR episode, not as loss", (unsigned long long)seq);
-		flow_subject(&s, c, f);
-		err |= rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)n, r->count_what, r->next,
-			"%s: %llu %s in %s (%s%s)", flow_name(c->cur, f, fn, sizeof(fn)), (unsigned long long)n,
-			r->count_what, RT_DUR(d->secs), r->why, with);
-		involve_subject(c, &s, f, 0);
-	}
-	free(k.e);
-	return err | rule_counters(c, RT_SEV_WARNING, r->names, min, r->next, r->ctr_what);
-}
-
-/* ---- loss: sequence NAKs on the wire (not those of an RNR episode on the
- * same host pair), or the NIC's loss counters ---- */
-static int rule_loss(struct rt_rule_ctx *c)
-{
-	static const char *const names[] = { "out_of_sequence", "packet_seq_err", "implied_nak_seq_err",
-					     "local_ack_timeout_err", NULL };
-	static const struct flow_ctr_rule r = {
-		.off = offsetof(struct rt_flow_val, nak_seq),
-		.names = names,
-		.next = "Packets are lost between sender and receiver: look for drops at the switch (buffer overflow, PFC off on this priority) and link errors; retransmissions cost the collective far more than the lost packets.",
-		.count_what = "NAKs for PSN sequence errors",
-		.why = "the responder saw gaps; the requester retransmits",
-		.ctr_what = "packets lost or timed out",
-		.rnr_episode = 1,
-	};
-
-	return rule_flow_ctr(c, &r, c->F->cfg.nak_min);
-}
-
-/* ---- receiver-not-ready: RNR NAKs, or rnr_nak_retry_err/out_of_buffer ---- */
-static int rule_rnr(struct rt_rule_ctx *c)
-{
-	static const char *const names[] = { "rnr_nak_retry_err", "out_of_buffer", NULL };
-	/* same shape as the loss rule above: the rules' table entries, each its own counter and words */
-	static const struct flow_ctr_rule r = {
-		.off = offsetof(struct rt_flow_val, rnr_nak),
-		.names = names,
-		.next = "The receiving application does not post receive buffers fast enough: not the network. Check the receiver's process (its CPU, its receive queue depth).",
-		.count_what = "RNR NAKs",
-		.why = "the responder had no receive buffer posted",
-		.ctr_what = "no receive buffer posted",
-		.rnr_episode = 1,
-	};
-
-	return rule_flow_ctr(c, &r, c->F->cfg.rnr_min);
-}
-
-/*
- * ---- ecn-without-cnp: CE-marked data comes in, and the host sends no CNP
- * back to its sender in the same interval, while other packets (ACKs) do go
- * back on that pair, so the way out is seen. The notification point (the
- * receiving NIC) is off for the priority (mlx5: ecn/roce_np/enable/PRIO) or
- * does not exist (rxe). Also the NIC's own np_ecn_marked_roce_packets moving
- * with np_cnp_sent still. ----
- */
-static int rev_cmp(const void *a, const void *b)
-{
-	const struct rt_flow_key *x = &(*(const struct rt_flow_delta *const *)a)->f->k;
-	const struct rt_flow_key *y = &(*(const struct rt_flow_delta *const *)b)->f->k;
-
-	/* ifindex, family, origin, src, dst: as in struct rt_flow_key, without dir */
-	if (x->ifindex != y->ifindex)
-		return x->ifindex < y->ifindex ? -1 : 1;
-	if (x->family != y->family)
-		return (int)x->family - (int)y->family;
-	if (x->origin != y->origin)
-		return (int)x->origin - (int)y->origin;
-	if (memcmp(x->src, y->src, 16))
-		return memcmp(x->src, y->src, 16);
-	return memcmp(x->dst, y->dst, 16);
-}
-
-static const char ecn_no_cnp_next[] =
-	"Enable the notification point for the flow's priority: on mlx5 echo 1 > /sys/class/net/IF/ecn/roce_np/enable/PRIO; rxe (Soft-RoCE) has none, so ECN never slows its senders.";
-
-static int rule_ecn_without_cnp_ctrs(struct rt_rule_ctx *c)
-{
-	const struct rt_delta *d = c->d;
-	int err = 0;
-
-	for (size_t i = 0; i < d->nports; i++) {
-		const struct rt_port_ctr *pc = d->ports[i].c;
-		struct rt_subject s;
-		int sent = -1;
-
-		if (strcmp(pc->name, "np_ecn_marked_roce_packets") || d->ports[i].d < c->F->cfg.ce_min)
-			continue;
-		for (size_t j = 0; j < d->nports; j++) {
-			const struct rt_port_ctr *q = d->ports[j].c;
-
-			if (!strcmp(q->name, "np_cnp_sent") && q->port == pc->port && !strcmp(q->dev, pc->dev))
-				sent = d->ports[j].d ? 1 : 0;
-		}
-		if (sent)
-			continue;	/* CNPs go out, or np_cnp_sent is not there to say */
-		counter_subject(&s, pc);
-		err |= rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)d->ports[i].d,
-			"CE-marked packets", ecn_no_cnp_next,
-			"ECN marks arrive but no CNPs go back: the notification point is off or not supported "
-			"(%s port %u: np_ecn_marked_roce_packets +%llu, np_cnp_sent +0, in %s)",
-			pc->dev, pc->port, (unsigned long long)d->ports[i].d, RT_DUR(d->secs));
-	}
-	return err;
-}
-
-static int rule_ecn_without_cnp(struct rt_rule_ctx *c)
-{
-	const struct rt_delta *d = c->d;
-	const struct rt_flow_delta **out = NULL;
-	size_t nout = 0, i;
-	int err = 0, any = 0;
-
-	for (i = 0; i < d->nflows && !any; i++)
-		any = d->flows[i].f->k.dir == RT_DIR_INGRESS && d->flows[i].d.ecn[RT_ECN_CE] >= c->F->cfg.ce_min;
-	if (any) {
-		/* the packets going out, by interface and addresses */
-		if (!(out = malloc(d->nflows * sizeof(*out))))
-			return -ENOMEM;
-		for (i = 0; i < d->nflows; i++)
-			if (d->flows[i].f->k.dir == RT_DIR_EGRESS && d->flows[i].d.pkts)
-				out[nout++] = &d->flows[i];
-		qsort(out, nout, sizeof(*out), rev_cmp);
-	}
-	for (i = 0; any && i < d->nflows; i++) {
-		const struct rt_flow *f = d->flows[i].f;
-		const struct rt_flow_val *v = &d->flows[i].d;
-		struct rt_flow_delta rk;
-		struct rt_flow rf;
-		const struct rt_flow_delta *key = &rk, **at;
-		__u64 cnp = 0, back = 0;
-		struct rt_subject s;
-		char jt[RT_FLOW_NAME];
-
-		if (f->k.dir != RT_DIR_INGRESS || v->ecn[RT_ECN_CE] < c->F->cfg.ce_min || !data_pkts(v))
-			continue;
-		/* the reverse pair: from the flow's destination back to its source */
-		memset(&rf, 0, sizeof(rf));
-		rf.k = f->k;
-		memcpy(rf.k.src, f->k.dst, 16);
-		memcpy(rf.k.dst, f->k.src, 16);
-		rk.f = &rf;
-		at = bsearch(&key, out, nout, sizeof(*out), rev_cmp);
-		if (!at)
-			continue;	/* nothing seen going back: the way out is not watched */
-		while (at > out && !rev_cmp(at - 1, &key))
-			at--;
-		for (; at < out + nout && !rev_cmp(at, &key); at++) {
-			cnp += (*at)->d.cnp;
-			back += (*at)->d.pkts;
-		}
-		if (cnp)
-			continue;
-		flow_subject(&s, c, f);
-		err |= rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)v->ecn[RT_ECN_CE],
-			"CE-marked packets", ecn_no_cnp_next,
-			"ECN marks arrive for this flow%s but no CNPs go back: the notification point is off or "
-			"not supported (CE in: %llu, CNPs out: 0, other packets out: %llu, in %s)",
-			flow_job(c->cur, f, jt, sizeof(jt)), (unsigned long long)v->ecn[RT_ECN_CE],
-			(unsigned long long)back, RT_DUR(d->secs));
-	}
-	free(out);
-	return err | rule_ecn_without_cnp_ctrs(c);
-}
-
-/* ---- cnp-ignored: rp_cnp_ignored moving; the evidence sets it against
- * rp_cnp_handled of the same port (the CNPs that did slow the sender) ---- */
-static int rule_cnp_ignored(struct rt_rule_ctx *c)
-{
-	const struct rt_delta *d = c->d;
-	int err = 0;
-
-	for (size_t i = 0; i < d->nports; i++) {
-		const struct rt_port_ctr *pc = d->ports[i].c;
-		char handled[64] = "";
-		struct rt_subject s;
-
-		if (d->ports[i].d < c->F->cfg.cnp_ignored_min || strcmp(pc->name, "rp_cnp_ignored"))
-			continue;
-		for (size_t j = 0; j < d->nports; j++) {
-			const struct rt_port_ctr *q = d->ports[j].c;
-
-			if (!strcmp(q->name, "rp_cnp_handled") && q->port == pc->port && q->scope == pc->scope &&
-			    !strcmp(q->dev, pc->dev) && !strcmp(q->netdev, pc->netdev))
-				snprintf(handled, sizeof(handled), "; rp_cnp_handled +%llu",
-					 (unsigned long long)d->ports[j].d);
-		}
-		counter_subject(&s, pc);
-		err |= rt_findings_match(c->F, RT_SEV_WARNING, &s, 1, (double)d->ports[i].d, "CNPs ignored",
-			"Congestion control is off at this sender: CNPs arrive but do not slow it. Enable DCQCN (roce_np/roce_rp in the NIC's ECN settings) for the priority.",
-			"rp_cnp_ignored on %s%s%.0u moved by %llu in %s (CNPs received but not acted on%s)",
-			pc->dev[0] ? pc->dev : pc->netdev, pc->dev[0] ? " port " : "", pc->dev[0] ? pc->port : 0,
-			(unsigned long long)d->ports[i].d, RT_DUR(d->secs), handled);
+		rt_rules_involve_subject(c, &s, f, 1);
 	}
 	return err;
 }
@@ -1366,7 +583,7 @@ static void involve_flow(struct rt_finding *f, const struct rt_snapshot *cur, co
 	char fn[RT_FLOW_NAME], one[RT_FLOW_NAME + 40];
 	size_t n = strlen(f->involved);
 
-	flow_name(cur, fl, fn, sizeof(fn));
+	rt_rules_flow_name(cur, fl, fn, sizeof(fn));
 	if (fl->pid)
 		snprintf(one, sizeof(one), "%s (%.16s pid %u)", fn, fl->comm, fl->pid);
 	else
@@ -1433,19 +650,19 @@ static const struct rt_rule rules[] = {
 	  "pauses on a priority whose RoCE flows carry no CE mark, 2 intervals in a row: ECN marks above the PFC threshold, or ECN is off" },
 	{ "victim", rule_victim, "warning",
 	  "a data flow on a paused priority with no CE of its own (head-of-line blocking)" },
-	{ "congestion", rule_congestion, "warning",
+	{ "congestion", rt_rule_congestion, "warning",
 	  "a flow with at least 10 CE marks and 5% of its ECN-capable packets CE" },
-	{ "incast", rule_incast, "warning",
+	{ "incast", rt_rule_incast, "warning",
 	  "3 or more sources congested towards one destination at once" },
-	{ "job-throttled", rule_job_throttled, "warning",
+	{ "job-throttled", rt_rule_job_throttled, "warning",
 	  "2 or more data flows of one job congested or slowed by CNPs at once (subject `job=slurm:4711`)" },
-	{ "loss", rule_loss, "warning",
+	{ "loss", rt_rule_loss, "warning",
 	  "NAKs for PSN sequence errors, or `out_of_sequence`, `packet_seq_err`, `implied_nak_seq_err`, `local_ack_timeout_err` moving; not the sequence NAKs of a host pair with RNR NAKs in the same interval (rxe sends both for an RNR)" },
-	{ "receiver-not-ready", rule_rnr, "warning",
+	{ "receiver-not-ready", rt_rule_rnr, "warning",
 	  "RNR NAKs, or `rnr_nak_retry_err`, `out_of_buffer` moving: the application, not the network" },
-	{ "cnp-ignored", rule_cnp_ignored, "warning",
+	{ "cnp-ignored", rt_rule_cnp_ignored, "warning",
 	  "`rp_cnp_ignored` moving: congestion control off at the sender" },
-	{ "ecn-without-cnp", rule_ecn_without_cnp, "warning",
+	{ "ecn-without-cnp", rt_rule_ecn_without_cnp, "warning",
 	  "CE-marked data comes in but no CNP goes back to its sender while ACKs do (or `np_ecn_marked_roce_packets` moving, `np_cnp_sent` still): the notification point is off or not supported" },
 	{ "switch-drops", rule_switch_drops, "warning",
 	  "sFlow drop notifications at a switch port" },
