@@ -399,7 +399,7 @@ def incident_findings(ph, tl, recs, fnd, placed):
     out(len(srcs) == 3 and ok, f"b: incident: an incast finding towards {IPS['b']} names the culprit's sources "
         f"{', '.join(srcs)}", f"{len(inc)} incast rows, e.g. '{inc[0]['evidence'] if inc else ''}'")
     # Whom it hits: the receiving ranks of both jobs, each with its share of
-    # the packets (rules.c's incast on a receiver), and the culprit's own
+    # the packets (rules_jobs.c's incast on a receiver), and the culprit's own
     # finding as a job (job-throttled: its three flows congested).
     ranks = {n: fmt_ranks(placed[x][3] for x in names if x in placed)
              for n, names in (("culprit", CULPRIT), ("victim", (VICTIM,)))}
