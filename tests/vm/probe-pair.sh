@@ -78,7 +78,7 @@ NFT
 	# live: an RC connection by rdma_cm from a (its QP names b to a's QP
 	# table), a slow one, while a's live view probes
 	barrier live
-	timeout 150 chrt --idle 0 ib_send_bw -R -D 8 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW \
+	timeout 150 chrt --idle 0 ib_send_bw -R -D 3 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW \
 		>"$R/live_bw.txt" 2>&1 &
 	barrier live_server
 	barrier done
@@ -184,30 +184,34 @@ mkdir -p "$R/restart"
 probe_phase restart 20
 barrier restarted
 # The live view with --probe (rocetop -i eth0): b's first address comes from
-# a's QP table (an RC connection by rdma_cm, a slow ib_send_bw of 8 s once the
+# a's QP table (an RC connection by rdma_cm, a slow ib_send_bw of 3 s once the
 # view runs, at idle priority on both ends: its rate limiter spins, and took
 # the one vCPU from the mesh, whose answers then came past the timeout), the
-# second from --probe-peers; the probes to the second lose 2%
-# to netem for 10 s from the view's first line, so that every probe lost has
-# timed out by the end. The first rests --flow-timeout (6 s) after its QP went.
+# second from --probe-peers. The probes to the second lose 2% to netem for
+# 10 s from the view's first line, so that every probe lost has timed out by
+# the end; the first rests --flow-timeout (4 s) after its QP went.
 barrier live
 mkdir -p "$R/live"
 barrier live_server
+# the fault's qdisc in place before the view (netem losing nothing yet): a
+# root qdisc added or deleted under traffic drops what it held, uncounted
+fault_on loss 0%
 echo "$B2 second # a name for b's second address" >"$R/live/peers"
-timeout -s INT 150 "$ROCETOP" -i eth0 --probe --probe-peers "$R/live/peers" --probe-rate 50 --probe-timeout 3 --flow-timeout 6 \
-	-b --json --csv "$R/live" -w "$R/live/rec.rtr" --listen 127.0.0.1:9977 -d 1 -n 34 >"$R/live/out.json" \
+timeout -s INT 150 "$ROCETOP" -i eth0 --probe --probe-peers "$R/live/peers" --probe-rate 50 --probe-timeout 3 --flow-timeout 4 \
+	-b --json --csv "$R/live" -w "$R/live/rec.rtr" --listen 127.0.0.1:9977 -d 1 -n 40 >"$R/live/out.json" \
 	2>"$R/live/stderr" &
 LIVE=$!
 end=$((SECONDS + 90))
 while [ $SECONDS -lt $end ] && [ ! -s "$R/live/out.json" ]; do sleep 0.2; done
-timeout 60 chrt --idle 0 ib_send_bw -R -D 8 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW "$PEER_IP" \
+timeout 60 chrt --idle 0 ib_send_bw -R -D 3 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW "$PEER_IP" \
 	>"$R/live/bw.txt" 2>&1 &
 BW=$!
-fault_on loss 2%
+tc qdisc change dev eth0 parent 1:1 handle 10: netem loss 2%
 sleep 10
-fault_off live
+tc qdisc change dev eth0 parent 1:1 handle 10: netem loss 0%
 curl -s -m 10 http://127.0.0.1:9977/metrics >"$R/live/metrics.txt"
 wait $LIVE
 echo $? >"$R/live/rc"
+fault_off live
 wait $BW
 barrier done

@@ -295,7 +295,7 @@ def restart():
 def live():
     d = os.path.join(RES, 'a', 'live')
     rc = open(os.path.join(d, 'rc')).read().strip()
-    check('live: rocetop -i eth0 --probe ran its 34 intervals', rc == '0',
+    check('live: rocetop -i eth0 --probe ran its 40 intervals', rc == '0',
           f'exit {rc}: {open(os.path.join(d, "stderr")).read()[-400:]}')
     rows = list(csv.DictReader(open(os.path.join(d, 'probes.csv'))))
     want = ['time', 'peer', 'flow_label', 'udp_sport', 'size', 'sent', 'lost', 'rtt_p50_us', 'rtt_p99_us',
