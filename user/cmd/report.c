@@ -18,26 +18,20 @@
  * another host; every host's label is distinct.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include "cli.h"
 #include "cmd.h"
-#include "derive.h"
 #include "filter.h"
 #include "findings.h"
 #include "fmt.h"
-#include "linkspeed.h"
 #include "outfile.h"
 #include "log.h"
 #include "num.h"
 #include "main_opts.h"
-#include "print.h"
 #include "record.h"
 #include "report_agg.h"
 #include "report_print.h"

@@ -3,7 +3,7 @@
  * rocetop report's aggregation: what one file adds up to, interval by
  * interval, with no I/O (tests/unit/test_report_agg.c). The report's sink
  * (user/report/report_sink.c) feeds it the loop's snapshots and deltas;
- * user/cmd/report.c prints it through user/core/print.h.
+ * user/report/report_print.c prints it through user/core/print.h.
  *
  * Memory follows the flows, interfaces and NIC counters of the file, not
  * its length: the moments (the intervals of highest CE rate and of most PFC
