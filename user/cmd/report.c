@@ -146,63 +146,18 @@ static int on_threshold(void *ctx, const struct rt_opt *opt, const char *arg)
 }
 
 
-/*
- * The sink the loop gets for each file of a rotated set: it hands every
- * interval to the report's sink, which stays open from the first file to the
- * last (its findings go on across the files), and gives the first interval
- * of each later file its length: since the previous file's last snapshot,
- * from which its counters count (record.c).
- */
-struct chain {
-	struct rt_sink s;
-	struct rt_sink *inner;
-	__u64 last_ns;
-	int fresh;
-	const char *file, *prev;	/* the file being read, the one before */
-};
-
-static int chain_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
-{
-	struct chain *ch = s->priv;
-	struct rt_delta dd = *d;
-
-	if (ch->fresh && ch->last_ns && cur->time_ns > ch->last_ns)
-		dd.secs = (double)(cur->time_ns - ch->last_ns) / 1e9;
-	else if (ch->fresh && ch->last_ns && cur->time_ns < ch->last_ns)
-		pr_info("note: %s begins %s before %s ends: its times go backwards (a clock set back?); "
-			"the files are read in the order they were created.\n", ch->file,
-			RT_DUR((double)(ch->last_ns - cur->time_ns) / 1e9), ch->prev);
-	ch->fresh = 0;
-	ch->last_ns = cur->time_ns;
-	return ch->inner->emit(ch->inner, cur, &dd);
-}
-
-static void chain_start(struct rt_sink *s, const struct rt_source *src)
-{
-	struct chain *ch = s->priv;
-
-	ch->inner->start(ch->inner, src);
-}
-
-static void chain_close(struct rt_sink *s)
-{
-	(void)s;	/* the report's sink is closed after the last file */
-}
-
 /* Run R's files through the one loop into R->run; 0, or 1 after saying why. */
 static int run_files(struct rt_rep_file *R, struct rt_opts *o, struct rt_sink *sink)
 {
-	struct chain ch = { .s = { .name = "report", .emit = chain_emit, .close = chain_close,
-				   .start = chain_start, .input_fd = -1 }, .inner = sink };
+	struct rt_rep_chain ch;
 	int k, err = 0;
 
-	ch.s.priv = &ch;
+	rt_rep_chain_init(&ch, sink);
 	for (k = 0; k < R->nfiles; k++) {
-		o->read_file = ch.file = R->files[k];
-		ch.prev = k ? R->files[k - 1] : NULL;
+		o->read_file = R->files[k];
+		rt_rep_chain_next(&ch, R->files[k], k ? R->files[k - 1] : NULL);
 		o->sink = R->nfiles > 1 ? &ch.s : sink;
 		o->sink_findings = 1;
-		ch.fresh = 1;
 		R->run.started = 0;
 		err = rt_run(o);
 		o->sink = NULL;
