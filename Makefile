@@ -34,7 +34,7 @@ endif
 # The folders of user space: the library rocetop-gen shares (options,
 # numbers, logging), the snapshot core, its sources and sinks, the NIC's
 # counters, the subcommands (ARCHITECTURE.md tells why this cut).
-USER_DIRS := user/lib user/core user/sources user/sinks user/nic user/probe user/cmd tui exporters
+USER_DIRS := user/lib user/core user/sources user/sinks user/report user/nic user/probe user/cmd tui exporters
 INCLUDES  := -I$(BUILD) -Ibpf $(addprefix -I,$(USER_DIRS))
 
 # CFLAGS is the user's (make CFLAGS=-O0 keeps our includes and defines);
@@ -114,7 +114,7 @@ $(filter $(BUILD)/gen/dygraph.%,$(HTML_INCS)): $(BUILD)/gen/dygraph.%.inc: $(DYG
 	$(Q)mkdir -p $(dir $@)
 	$(Q)od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/report_html.%.inc: user/sinks/report_html.% | $(BUILD)
+$(BUILD)/gen/report_html.%.inc: user/report/report_html.% | $(BUILD)
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)od -An -v -tx1 $< | sed -e 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g' > $@.tmp && mv $@.tmp $@
@@ -122,16 +122,16 @@ $(BUILD)/gen/report_html.%.inc: user/sinks/report_html.% | $(BUILD)
 # The page's Content-Security-Policy allows its two inline scripts by their
 # SHA-256 (report_html.c writes each between a newline before and after), and
 # no other inline script or handler.
-$(BUILD)/gen/report_html_csp.h: $(DYGRAPHS)/dygraph.min.js user/sinks/report_html.js | $(BUILD)
+$(BUILD)/gen/report_html_csp.h: $(DYGRAPHS)/dygraph.min.js user/report/report_html.js | $(BUILD)
 	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q){ printf '#define RT_HTML_SCRIPT_HASHES "'; \
-	  for js in $(DYGRAPHS)/dygraph.min.js user/sinks/report_html.js; do \
+	  for js in $(DYGRAPHS)/dygraph.min.js user/report/report_html.js; do \
 	    h=$$({ echo; cat $$js; echo; } | openssl dgst -sha256 -binary | openssl base64 -A) || exit 1; \
 	    [ -n "$$h" ] || exit 1; printf "'sha256-%s' " "$$h"; done; \
 	  printf '"\n'; } > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/user/sinks/report_html.o $(BUILD)/fuzz/obj/user/sinks/report_html.o: $(HTML_INCS) $(BUILD)/gen/report_html_csp.h
+$(BUILD)/obj/user/report/report_html.o $(BUILD)/fuzz/obj/user/report/report_html.o: $(HTML_INCS) $(BUILD)/gen/report_html_csp.h
 
 $(BUILD)/librocetop.a: $(LIB_OBJS)
 	$(call msg,AR,$@)

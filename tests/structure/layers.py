@@ -9,8 +9,11 @@ user/lib/, user/core/ and bpf/ (the BPF programs' shared structs) and its
 objects call only functions of lib and core objects or of system libraries.
 gen/ (rocetop-gen, an independent tally) includes only its own headers and
 user/lib/'s. Above the core: user/nic/ does not reach into user/cmd/ (the
-commands), user/sinks/ and exporters/ do not reach into user/sources/. The
-modules of lib and of core call each other in no circle.
+commands), user/sinks/ and exporters/ do not reach into user/sources/.
+user/report/ (rocetop report's aggregation, merge and writers) uses the
+core's and the sinks' interfaces and nothing else above the core; only
+user/cmd/ uses it (no other floor includes or calls it). The modules of lib
+and of core call each other in no circle.
 
 Usage: layers.py ROOT OBJDIR   (OBJDIR: BUILD/obj, objects laid out as ROOT)
 Prints one line per breach and exits 1 when there is any, else 0.
@@ -20,15 +23,18 @@ import re
 import subprocess
 import sys
 
-FLOORS = ["user/lib", "user/core", "user/sources", "user/sinks", "user/nic", "user/probe", "user/cmd", "tui", "exporters"]
+FLOORS = ["user/lib", "user/core", "user/sources", "user/sinks", "user/report", "user/nic", "user/probe", "user/cmd", "tui", "exporters"]
 # folder -> folders whose headers and functions it must not use
 FORBIDDEN = {
-    "user/lib": ["user/core", "user/sources", "user/sinks", "user/nic", "user/probe", "user/cmd", "tui", "exporters"],
-    "user/core": ["user/sources", "user/sinks", "user/nic", "user/probe", "user/cmd", "tui", "exporters"],
-    "user/nic": ["user/cmd"],
-    "user/probe": ["user/sources", "user/sinks", "user/cmd", "tui", "exporters"],
-    "user/sinks": ["user/sources"],
-    "exporters": ["user/sources"],
+    "user/lib": ["user/core", "user/sources", "user/sinks", "user/report", "user/nic", "user/probe", "user/cmd", "tui", "exporters"],
+    "user/core": ["user/sources", "user/sinks", "user/report", "user/nic", "user/probe", "user/cmd", "tui", "exporters"],
+    "user/nic": ["user/report", "user/cmd"],
+    "user/probe": ["user/sources", "user/sinks", "user/report", "user/cmd", "tui", "exporters"],
+    "user/sources": ["user/report"],
+    "user/sinks": ["user/sources", "user/report"],
+    "user/report": ["user/sources", "user/nic", "user/probe", "user/cmd", "tui", "exporters"],
+    "tui": ["user/report"],
+    "exporters": ["user/sources", "user/report"],
 }
 # The folders whose headers each ground floor may include, and nothing else
 # of the tree (bpf/: the kernel side's structs, below every floor of user space).

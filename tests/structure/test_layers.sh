@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The floors of user space (tests/structure/layers.py): user/lib/ includes and
 # calls nothing else of the tree, rocetop-gen (gen/) includes only its own
-# headers and user/lib's, the core includes and calls nothing above it, the NIC code nothing of the commands, the sinks and
-# exporters nothing of the sources; the core's objects call each other in no
-# circle. Checked on this tree and its objects, then on copies with one breach
-# each put in, which the check must name.
+# headers and user/lib's, the core includes and calls nothing above it, the
+# NIC code nothing of the commands, the sinks and exporters nothing of the
+# sources, and nothing but the commands uses the report (user/report/); the
+# core's objects call each other in no circle. Checked on this tree and its
+# objects, then on copies with one breach each put in, which the check must
+# name.
 . "$(dirname "$0")/../lib.sh"
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -83,3 +85,11 @@ expect sink-source 'user/sinks/batch.c: includes "sflow_decode.h" of user/source
 copy
 probe exporters/zz_probe.c 'int rt_sflow_fd(const void *sf); int zz(const void *sf) { return rt_sflow_fd(sf); }'
 expect exporter-call 'exporters/zz_probe.c: calls rt_sflow_fd of user/sources/sflow.c'
+
+copy
+sed -i '0,/#include "/s//#include "report_agg.h"\n#include "/' "$T/src/user/sinks/batch.c"
+expect sink-report 'user/sinks/batch.c: includes "report_agg.h" of user/report/'
+
+copy
+sed -i '0,/#include "/s//#include "cmd.h"\n#include "/' "$T/src/user/report/report_agg.c"
+expect report-cmd 'user/report/report_agg.c: includes "cmd.h" of user/cmd/'

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * rocetop report's aggregation (user/sinks/report_agg.c) on hand-built
+ * rocetop report's aggregation (user/report/report_agg.c) on hand-built
  * intervals: the bounded moments against a full sort of every interval
  * done here, a recording's first interval, totals with sFlow estimates left
  * out, host pairs and their merge, the CNP questions. Expected values are

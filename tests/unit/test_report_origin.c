@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Where a pause storm started (user/sinks/report_origin.c): a file's pause
+ * Where a pause storm started (user/report/report_origin.c): a file's pause
  * episodes from hand-built intervals, and the origin, roles and tree over
  * hand-built hosts, each expected value worked out in the comments.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The report's probe aggregation (user/sinks/report_probe.c) over a long
+ * The report's probe aggregation (user/report/report_probe.c) over a long
  * run: 10,000 intervals of one row whose network p50 is the interval's
  * number and which loses i % 7 probes. Sums stay exact; the p50s kept are
  * thinned evenly (every 4th of 0..9999 once past 2 x 4096: their median

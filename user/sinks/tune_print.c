@@ -2,9 +2,10 @@
 /*
  * The tuning section (user/sinks/tune.h's recommendations) in text and JSON
  * through the one printer (user/core/print.h), for `rocetop report --tune`
- * (user/cmd/report.c) and `rocetop doctor --tune` (user/cmd/doctor.c), so
- * both say the same thing the same way. Text is made safe for a terminal
- * (rt_fmt_safe): names come from a recording or a host's sysfs.
+ * (user/report/report_print.c) and `rocetop doctor --tune`
+ * (user/cmd/doctor.c), so both say the same thing the same way. Text is
+ * made safe for a terminal (rt_fmt_safe): names come from a recording or a
+ * host's sysfs.
  */
 #include <string.h>
 #include "fmt.h"

@@ -2,8 +2,8 @@
 /*
  * rocetop report's aggregation: what one file adds up to, interval by
  * interval, with no I/O (tests/unit/test_report_agg.c). The report's sink
- * (user/sinks/report_sink.c) feeds it the loop's snapshots and deltas;
- * user/cmd/report.c prints it through user/core/print.h.
+ * (user/report/report_sink.c) feeds it the loop's snapshots and deltas;
+ * user/report/report_print.c prints it through user/core/print.h.
  *
  * Memory follows the flows, interfaces and NIC counters of the file, not
  * its length: the moments (the intervals of highest CE rate and of most PFC
@@ -179,6 +179,7 @@ int rt_rep_pairs_merge(const struct rt_rep *const *rs, int n, struct rt_rep_pair
 
 #include "findings.h"
 #include "report_probe.h"
+#include "sink.h"
 #include "tune.h"
 
 /* What one file's run leaves for the printer. */
@@ -210,6 +211,23 @@ struct rt_rep_sink_cfg {
 struct rt_filter;
 struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_sink_cfg *cfg);
 void rt_rep_run_free(struct rt_rep_run *run);
+
+/* The sink the loop gets for each file of a rotated set: it hands every
+ * interval to the report's sink, which stays open from the first file to the
+ * last (its findings go on across the files), and gives the first interval
+ * of each later file its length: since the previous file's last snapshot,
+ * from which its counters count (record.c).
+ */
+struct rt_rep_chain {
+	struct rt_sink s;		/* hand &s to the loop */
+	struct rt_sink *inner;		/* the report's sink */
+	__u64 last_ns;
+	int fresh;
+	const char *file, *prev;	/* the file being read, the one before */
+};
+void rt_rep_chain_init(struct rt_rep_chain *ch, struct rt_sink *inner);
+/* Before each file: its name and the one read before it (NULL: none). */
+void rt_rep_chain_next(struct rt_rep_chain *ch, const char *file, const char *prev);
 
 /* ---- several hosts on one clock (report_clock.c) ---- */
 

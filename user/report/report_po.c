@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * rocetop report: where the pause storms started, printed (report_po.h).
- * The decision is user/sinks/report_origin.c's; here each priority's tree
+ * The decision is user/report/report_origin.c's; here each priority's tree
  * is written with the intervals and frames it rests on, and a sentence that
  * says how the origin was decided or why it cannot be.
  */

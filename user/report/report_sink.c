@@ -5,12 +5,15 @@
  * this sink adds each interval to the aggregation (report_agg.c) and runs
  * the findings' rules with the report's host, link speed and interval
  * lengths. The loop leaves its own findings to it (rt_opts.sink_findings).
+ * A rotated set's files go through one such sink behind a chain
+ * (rt_rep_chain), which gives each later file's first interval its length.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "filter.h"
+#include "fmt.h"
 #include "log.h"
 #include "report_agg.h"
 #include "sink.h"
@@ -124,4 +127,47 @@ void rt_rep_run_free(struct rt_rep_run *run)
 	rt_rep_free(&run->agg);
 	rt_flog_free(&run->flog);
 	rt_rep_probes_free(&run->probes);
+}
+
+static int chain_emit(struct rt_sink *s, const struct rt_snapshot *cur, const struct rt_delta *d)
+{
+	struct rt_rep_chain *ch = s->priv;
+	struct rt_delta dd = *d;
+
+	if (ch->fresh && ch->last_ns && cur->time_ns > ch->last_ns)
+		dd.secs = (double)(cur->time_ns - ch->last_ns) / 1e9;
+	else if (ch->fresh && ch->last_ns && cur->time_ns < ch->last_ns)
+		pr_info("note: %s begins %s before %s ends: its times go backwards (a clock set back?); "
+			"the files are read in the order they were created.\n", ch->file,
+			RT_DUR((double)(ch->last_ns - cur->time_ns) / 1e9), ch->prev);
+	ch->fresh = 0;
+	ch->last_ns = cur->time_ns;
+	return ch->inner->emit(ch->inner, cur, &dd);
+}
+
+static void chain_start(struct rt_sink *s, const struct rt_source *src)
+{
+	struct rt_rep_chain *ch = s->priv;
+
+	ch->inner->start(ch->inner, src);
+}
+
+static void chain_close(struct rt_sink *s)
+{
+	(void)s;	/* the report's sink is closed after the last file */
+}
+
+void rt_rep_chain_init(struct rt_rep_chain *ch, struct rt_sink *inner)
+{
+	memset(ch, 0, sizeof(*ch));
+	rt_sink_init(&ch->s, "report", chain_emit, chain_close, ch);
+	ch->s.start = chain_start;
+	ch->inner = inner;
+}
+
+void rt_rep_chain_next(struct rt_rep_chain *ch, const char *file, const char *prev)
+{
+	ch->file = file;
+	ch->prev = prev;
+	ch->fresh = 1;
 }

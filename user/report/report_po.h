@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * rocetop report's "where the pause storms started" over several hosts
- * (report_po.c prints what user/sinks/report_origin.c decides).
+ * (report_po.c prints what user/report/report_origin.c decides).
  */
 #ifndef RT_REPORT_PO_H
 #define RT_REPORT_PO_H
