@@ -206,10 +206,21 @@ while [ $SECONDS -lt $end ] && [ ! -s "$R/live/out.json" ]; do sleep 0.2; done
 timeout 60 chrt --idle 0 ib_send_bw -R -D 3 -s 64 --rate_limit=20 --rate_units=p --rate_limit_type=SW "$PEER_IP" \
 	>"$R/live/bw.txt" 2>&1 &
 BW=$!
+# the exporter, scraped until the QP table's peer is in it (it is probed for
+# a few seconds only: from its connection until it rests)
+(
+	end=$((SECONDS + 40))
+	while [ $SECONDS -lt $end ]; do
+		curl -s -m 5 http://127.0.0.1:9977/metrics >"$R/live/metrics.txt"
+		grep -q "^rocetop_probe_sent_total{.*peer=\"$PEER_IP\"" "$R/live/metrics.txt" && break
+		sleep 0.5
+	done
+) &
+SCRAPE=$!
 tc qdisc change dev eth0 parent 1:1 handle 10: netem loss 2%
 sleep 10
 tc qdisc change dev eth0 parent 1:1 handle 10: netem loss 0%
-curl -s -m 10 http://127.0.0.1:9977/metrics >"$R/live/metrics.txt"
+wait $SCRAPE
 wait $LIVE
 echo $? >"$R/live/rc"
 fault_off live

@@ -328,7 +328,7 @@ def live():
     jlost = sum(p['lost'] for x in lines for p in x.get('probes', []) if p['peer'] == 'second')
     check('live: --json\'s probes say the losses probes.csv does', jlost == by['second']['lost'],
           f'{jlost} in --json, {by["second"]["lost"]} in probes.csv')
-    # the exporter, scraped once mid-run (after the loss): both peers' series
+    # the exporter, scraped while the QP table's peer was probed: both peers' series
     metrics = open(os.path.join(d, 'metrics.txt')).read()
     series = collections.Counter(m.group(1) for m in re.finditer(r'^rocetop_probe_sent_total\{[^}]*peer="([^"]*)"', metrics, re.M))
     check('live: Prometheus has the probes\' series of both peers', series['second'] > 0 and series[A] > 0,
