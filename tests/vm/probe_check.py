@@ -14,7 +14,7 @@ itself counted and saw, never to rocetop's own figures:
             dropped; no small one is lost; the finding names the large size;
   bad       malformed probes refused and counted by why, as probe_bad.py sent
             them; a flood answered at the bound, the rest dropped and counted;
-  throttle  host-stall opens, path-latency never (loss printed, not held);
+  throttle  host-stall opens, never path-latency, path-loss or path-down;
   stop      path-down opens for both addresses;
   restart   b's answerer killed and started again: a finds it again, on the
             QP the new answerer says, and its probes are answered again;
@@ -260,10 +260,8 @@ def throttle():
     # A stall is all the host's (rt_probe_cell_answer), so the network's time
     # of a throttled answerer is never taken as high.
     check('throttle: no path-latency', 'path-latency' not in fa, f'{fa}')
-    # Measured, not held: a VM starved by the host as well as by its cgroup
-    # lets probes queue past the timeout.
-    print(f'  throttle: {"no" if not fa & {"path-loss", "path-down"} else "SOME"} path-loss or path-down '
-          f'({lost(tot, A) + lost(tot, B)} probes lost)')
+    check('throttle: no path-loss or path-down', not fa & {'path-loss', 'path-down'},
+          f'{sorted(fa)} ({lost(tot, A) + lost(tot, B)} probes lost)')
     print(f'  throttle: responder p50 {median_of(iv, A, "resp_p50_us")} / {median_of(iv, B, "resp_p50_us")} us, '
           f'network p50 {median_of(iv, A, "net_p50_us")} / {median_of(iv, B, "net_p50_us")} us; findings {sorted(fa)}')
 
