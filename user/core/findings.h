@@ -152,7 +152,7 @@ struct rt_fev {
 #define RT_THR_FIELD(kind, field, name, meta, def, lo, hi, help)	RT_THR_TYPE_##kind field;
 #define RT_THR_NAME(kind, field, name, meta, def, lo, hi, help)	" " name "="
 /* "pfc-share= pfc-intervals= ...": the names as completion offers them */
-#define RT_THRESHOLD_NAMES	(RT_THRESHOLDS(RT_THR_NAME) + 1)
+#define RT_THRESHOLD_NAMES	(&(RT_THRESHOLDS(RT_THR_NAME))[1])
 
 /* Thresholds (RT_THRESHOLDS); rt_find_cfg_defaults() sets the documented defaults. */
 struct rt_find_cfg {
