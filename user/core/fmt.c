@@ -127,6 +127,17 @@ const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *rt_fmt_hms_utc(__u64 time_ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(time_ns / 1000000000ULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, len, "%02d:%02d:%02d.%03u", tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned)(time_ns % 1000000000ULL / 1000000));
+	return buf;
+}
+
 const char *rt_fmt_mirror(const struct rt_flow_key *k, char *buf, size_t len)
 {
 	/* each encapsulation's name, and whether its session ID follows */

@@ -55,6 +55,8 @@ const char *rt_fmt_peak(double v, const char *unit, char *buf, size_t len);
 double rt_pause_seconds(__u64 quanta, __u64 speed_mbps);
 /* Time as "HH:MM:SS" (local) and as seconds with milliseconds. */
 const char *rt_fmt_clock(__u64 time_ns, char *buf, size_t len);
+/* Time as "HH:MM:SS.mmm" in UTC (the report's times, the same on every host). */
+const char *rt_fmt_hms_utc(__u64 time_ns, char *buf, size_t len);
 
 /* Untrusted text made printable for a terminal ('?' for controls and 8-bit bytes);
  * buf may be s itself. */

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "derive.h"
 #include "fmt.h"
 #include "report_po.h"
@@ -18,18 +17,6 @@ static const char *const role_name[] = {
 	[RT_PO_ORIGIN] = "origin", [RT_PO_SPREAD] = "spread", [RT_PO_PAUSED] = "paused",
 	[RT_PO_UNSURE] = "unsure", [RT_PO_UNPLACED] = "unplaced",
 };
-
-/* "HH:MM:SS.mmm" UTC */
-static const char *hms(__u64 ns, char *buf, size_t len)
-{
-	time_t t = (time_t)(ns / 1000000000ULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, len, "%02d:%02d:%02d.%03u", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (unsigned)(ns % 1000000000ULL / 1000000));
-	return buf;
-}
 
 /* t less t0 in seconds, "+1.234" or "-0.200" */
 static const char *rel(__u64 t, __u64 t0, char *buf, size_t len)
@@ -72,8 +59,8 @@ static void side(struct rt_printer *p, const char *what, const struct rt_rep_pep
 	rt_pr_u64(p, RT_PR_JSON, k, NULL, e->start_ns);
 	snprintf(k, sizeof(k), "%s_to_ns", what);
 	rt_pr_u64(p, RT_PR_JSON, k, NULL, e->first_ns);
-	rt_pr_str(p, RT_PR_TEXT, NULL, " in %s", hms(e->start_ns, a, sizeof(a)));
-	rt_pr_str(p, RT_PR_TEXT, NULL, "-%s", hms(e->first_ns, b, sizeof(b)));
+	rt_pr_str(p, RT_PR_TEXT, NULL, " in %s", rt_fmt_hms_utc(e->start_ns, a, sizeof(a)));
+	rt_pr_str(p, RT_PR_TEXT, NULL, "-%s", rt_fmt_hms_utc(e->first_ns, b, sizeof(b)));
 	if (!unplaced)
 		rt_pr_str(p, RT_PR_TEXT, NULL, " (%s s)", rel(e->start_ns, t0, r, sizeof(r)));
 	snprintf(k, sizeof(k), "%s_frames", what);
@@ -141,7 +128,8 @@ static void why_out(struct rt_printer *p, const struct rt_po_host *h, const stru
 		else if (n->role == RT_PO_UNSURE)
 			k += (size_t)snprintf(why + k, sizeof(why) - k, "%s[%s] first sent and first received pauses within the interval %s-%s: which came first is below the recording's interval",
 					      k ? "; " : "cannot decide: ", h[n->host].label,
-					      hms(n->tx->start_ns, a, sizeof(a)), hms(n->tx->first_ns, b, sizeof(b)));
+					      rt_fmt_hms_utc(n->tx->start_ns, a, sizeof(a)),
+					      rt_fmt_hms_utc(n->tx->first_ns, b, sizeof(b)));
 	}
 	if (!k && P->norigins == 1)
 		snprintf(why, sizeof(why), "one origin: the only host that sent pauses on this priority before it received any; every other host received pauses before it sent any, or sent none");

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "findings.h"
 #include "fmt.h"
 #include "print.h"
@@ -204,18 +203,6 @@ double rt_rep_probe_p50(const struct rt_rep_probe *r, int which)
 	return m;
 }
 
-/* "12:00:03.000" (UTC) */
-static const char *hms(__u64 ns, char *buf, size_t len)
-{
-	time_t t = (time_t)(ns / 1000000000ULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	snprintf(buf, len, "%02d:%02d:%02d.%03u", tm.tm_hour, tm.tm_min, tm.tm_sec,
-		 (unsigned)(ns % 1000000000ULL / 1000000));
-	return buf;
-}
-
 static int probe_rule(const char *rule)
 {
 	return !strcmp(rule, "path-down") || !strcmp(rule, "path-loss") || !strcmp(rule, "path-latency") ||
@@ -294,8 +281,8 @@ void rt_rep_probes_print(struct rt_printer *p, const struct rt_rep_probes *P, co
 		rt_pr_str(p, RT_PR_JSON, "severity", NULL, rt_sev_name(f->sev));
 		rt_pr_dbl(p, RT_PR_JSON, "start", NULL, f->start_ns / 1e9);
 		rt_pr_dbl(p, RT_PR_JSON, "end", NULL, f->end_ns / 1e9);
-		rt_pr_str(p, RT_PR_TEXT, NULL, " %s", hms(f->start_ns, t, sizeof(t)));
-		rt_pr_str(p, RT_PR_TEXT, NULL, " .. %s", hms(f->end_ns, t, sizeof(t)));
+		rt_pr_str(p, RT_PR_TEXT, NULL, " %s", rt_fmt_hms_utc(f->start_ns, t, sizeof(t)));
+		rt_pr_str(p, RT_PR_TEXT, NULL, " .. %s", rt_fmt_hms_utc(f->end_ns, t, sizeof(t)));
 		rt_pr_json_raw(p, "subject", rt_subject_json(&f->subj, subj, sizeof(subj)));
 		rt_pr_str(p, RT_PR_TEXT, NULL, "  %s\n", rt_subject_short(&f->subj, subj, sizeof(subj)));
 		rt_pr_str(p, RT_PR_ANY, "evidence", "      %s\n", f->evidence);
