@@ -45,3 +45,23 @@ if [ -e /dev/infiniband/rdma_cm ]; then
 else
 	bad no_rdma 1 "rdma_cm is not there" --probe-peers "$T/good" -n 1
 fi
+# The main command line's --probe-* options: the findings' thresholds are
+# those of rocetop probe, bounded alike; without --probe they tune nothing,
+# which is said rather than ignored.
+badmain() { # badmain NAME PATTERN ARGS...: rocetop (no subcommand), one line, exit 2
+	local name=$1 pat=$2 rc
+	shift 2
+	timeout 10 "$ROCETOP" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q -- "$pat" "$T/err"; then
+		pass "probe_cli_main_$name"
+	else
+		fail "probe_cli_main_$name" "exit $rc (want 2), stderr: $(head -3 "$T/err" | tr '\n' '|')"
+	fi
+}
+badmain no_probe "tune the probe mesh, which --probe (or --probe-peers) turns on" -i lo -b -n 1 --probe-net-us 500
+badmain no_probe_rate "tune the probe mesh" -i lo -b -n 1 --probe-rate 5
+badmain net_zero "probe-net-us '0' is not valid: give microseconds from 1 to 10000000" -i lo -b -n 1 --probe --probe-net-us 0
+badmain resp_word "probe-resp-us 'slow' is not valid" -i lo -b -n 1 --probe --probe-resp-us slow
+badmain window "probe-window '40' is not valid: give 1 to 32 intervals" -i lo -b -n 1 --probe --probe-window 40
+badmain loss "probe-loss '101' is not valid: give a percentage from 0 to 100" -i lo -b -n 1 --probe --probe-loss 101

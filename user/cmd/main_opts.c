@@ -78,6 +78,14 @@ const struct rt_opt rt_main_opts[] = {
 	  RT_SET_STR(O, probe_sizes) },
 	{ 308, "probe-timeout", "S", "seconds after which a probe is lost (default 1)",
 	  RT_SET_REAL(O, probe_timeout, RT_NUM_SECONDS, 0.01, 10, "give seconds from 0.01 to 10") },
+	{ 309, "probe-loss", "PCT", "a path-loss at this share of probes lost over the window (default 0.5)",
+	  RT_SET_REAL(O, probe_loss_pct, RT_NUM_REAL, 0, 100, "give a percentage from 0 to 100") },
+	{ 310, "probe-window", "N", "intervals the probes' loss is judged over (default 10)",
+	  RT_SET_INT(O, probe_window, 1, 32, "give 1 to 32 intervals") },
+	{ 311, "probe-net-us", "US", "a path-latency at this network time p50, in us (default 2000)",
+	  RT_SET_REAL(O, probe_net_us, RT_NUM_REAL, 1, 10000000, "give microseconds from 1 to 10000000") },
+	{ 312, "probe-resp-us", "US", "a host-stall at this responder time p50, in us (default 1000)",
+	  RT_SET_REAL(O, probe_resp_us, RT_NUM_REAL, 1, 10000000, "give microseconds from 1 to 10000000") },
 	RT_OPT_GROUP_NOTE("Views and sinks", "combine freely; the default is the live ncurses view\n"
 		"when standard output is a terminal"),
 	{ 'b', "batch", NULL, "plain text, one table per interval, like top -b", RT_SET_FLAG(O, batch) },
@@ -481,6 +489,18 @@ static int on_version(void *ctx, const struct rt_opt *opt, const char *arg)
 	return 1;
 }
 
+/* Any --probe-* option given a value other than its default. */
+static int probe_tuned(const struct rt_opts *o)
+{
+	struct rt_opts d;
+
+	rt_opts_defaults(&d);
+	return o->probe_rate != d.probe_rate || o->probe_paths != d.probe_paths ||
+	       o->probe_timeout != d.probe_timeout || o->probe_sizes != d.probe_sizes ||
+	       o->probe_loss_pct != d.probe_loss_pct || o->probe_window != d.probe_window ||
+	       o->probe_net_us != d.probe_net_us || o->probe_resp_us != d.probe_resp_us;
+}
+
 /* --filter parses, and some output applies it. */
 static int check_filter(const struct rt_opts *o)
 {
@@ -529,6 +549,10 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		o->probe = 1;
 	if (o->probe_sizes && rt_probe_parse_sizes(o->probe_sizes, &(struct rt_probe_cfg){ 0 }))
 		return -EINVAL;
+	if (!o->probe && probe_tuned(o)) {
+		pr_warn("the --probe-* options tune the probe mesh, which --probe (or --probe-peers) turns on.\n");
+		return -EINVAL;
+	}
 	if (o->probe && o->read_file) {
 		pr_warn("--probe sends probes from this host and cannot be combined with -r; a recording made with --probe shows its probes.\n");
 		return -EINVAL;

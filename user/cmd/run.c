@@ -58,6 +58,10 @@ static int build_probes(struct rt_loop *L, struct parts *P, const struct rt_opts
 
 	if (rt_probe_parse_sizes(o->probe_sizes, &cfg))
 		return -EINVAL;
+	th.loss = o->probe_loss_pct / 100;
+	th.window = o->probe_window;
+	th.net_us = o->probe_net_us;
+	th.resp_us = o->probe_resp_us;
 	P->probes = rt_probe_table_new(&cfg, &th, RT_PROBE_MAX_PEERS);
 	if (!P->probes || (o->probe_peers && rt_probe_table_read_peers(P->probes, o->probe_peers)) ||
 	    rt_probe_table_start(P->probes) || rt_probe_table_thread(P->probes))

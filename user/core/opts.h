@@ -30,6 +30,10 @@ struct rt_opts {
 	int probe_paths;		/* --probe-paths */
 	double probe_timeout;		/* --probe-timeout: seconds after which a probe is lost */
 	const char *probe_sizes;	/* --probe-sizes LIST */
+	double probe_loss_pct;		/* --probe-loss: a path-loss at this share lost (percent) */
+	int probe_window;		/* --probe-window: intervals the loss is judged over */
+	double probe_net_us;		/* --probe-net-us: a path-latency at this network p50 */
+	double probe_resp_us;		/* --probe-resp-us: a host-stall at this responder p50 */
 	const char *sflow;		/* --sflow [ADDR:]PORT: collect sFlow v5 */
 	const char *sflow_allow[RT_MAX_SFLOW_ALLOW];	/* --sflow-allow CIDR */
 	int nsflow_allow;

@@ -17,6 +17,11 @@ void rt_opts_defaults(struct rt_opts *o)
 	o->probe_paths = 2;
 	o->probe_timeout = 1;
 	o->probe_sizes = "64,mtu";
+	/* the findings' thresholds, those of `rocetop probe` (RT_PROBE_THRESHOLDS_DEFAULT) */
+	o->probe_loss_pct = 0.5;
+	o->probe_window = 10;
+	o->probe_net_us = 2000;
+	o->probe_resp_us = 1000;
 	o->max_files = 0;
 	rt_find_cfg_defaults(&o->find);
 	o->trigger = RT_SEV_CRITICAL;
