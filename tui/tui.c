@@ -121,7 +121,7 @@ static void tui_close(struct rt_sink *s)
 	rt_sink_free(s);
 }
 
-struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
+struct rt_sink *rt_tui_sink_new(const struct rt_tui_cfg *cfg)
 {
 	struct rt_sink *s = rt_sink_new("tui", sizeof(struct tui), tui_emit, tui_close);
 	static int registered;
@@ -135,26 +135,26 @@ struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
 	rt_jobagg_init(&t->jobs, RT_GROUP_JOB);
 	t->actions = tui_actions;
 	t->sort = C_CONG;
-	if (o->sort) {
-		int c = tui_col_by_name(o->sort);
+	if (cfg->sort) {
+		int c = tui_col_by_name(cfg->sort);
 
 		if (c < 0)
-			pr_warn("--sort %s: no such column; sorting by congestion.\n", o->sort);
+			pr_warn("--sort %s: no such column; sorting by congestion.\n", cfg->sort);
 		else
 			t->sort = (enum tui_colid)c;
 	}
-	if (o->filter) {	/* main checked it */
+	if (cfg->filter) {	/* main checked it */
 		char err[160];
 
-		if (rt_filter_parse(o->filter, &t->flt, err, sizeof(err)))
+		if (rt_filter_parse(cfg->filter, &t->flt, err, sizeof(err)))
 			pr_warn("%s.\n", err);
 		else
-			snprintf(t->filter, sizeof(t->filter), "%s", o->filter);
+			snprintf(t->filter, sizeof(t->filter), "%s", cfg->filter);
 	}
-	t->seen.interval = o->interval;
-	t->seen.speed = o->speed;
-	t->speed_given = o->find.speed_mbps;
-	t->file_interval = o->interval;
+	t->seen.interval = cfg->interval;
+	t->seen.speed = cfg->speed;
+	t->speed_given = cfg->speed_mbps;
+	t->file_interval = cfg->interval;
 
 	setlocale(LC_ALL, "");
 	t->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
