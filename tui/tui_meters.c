@@ -15,11 +15,6 @@
 #include "linkspeed.h"
 #include "tui_view.h"
 
-/*
- * The header is a column of meters (htop's): each puts its line at row y, or
- * none, and says how many rows it took.
- */
-
 /* 1: time, source, interval, state */
 static int meter_title(struct tui *t, int y)
 {
