@@ -16,7 +16,7 @@
  *          rank, one 40-row page put in order (tui_rows_order), its
  *          averages, whether rows have owners or mirror sessions
  *          (tui_rows_have), the address, interface, owner and mirror
- *          columns' widths (tui_rows_want_t): what tui_draw.c does per
+ *          columns' widths (tui_rows_want_t): what tui_state.c does per
  *          refresh;
  *   full   baseline, same run, same rows: what the view did before, every
  *          row's averages, every row sorted (tui_rows_sort, qsort_r) and

@@ -13,9 +13,16 @@
 #include <sys/socket.h>
 #include "snapshot.h"
 
+/* What the exporter takes from the command line (user/cmd/run.c fills it). */
+struct rt_prom_cfg {
+	const char *listen;	/* --listen [ADDR:]PORT */
+	const char *web_config;	/* --web-config FILE (exporters/web_config.h); NULL: plain HTTP, no users */
+	int flows;		/* --prom-flows K: flows exported per interval */
+	__u64 speed_mbps;	/* --link-speed for paused time; 0: rt_link_speed decides */
+};
+
 /* --listen: the sink that serves the scrapes (user/core/sink.h); NULL after saying why. */
-struct rt_opts;
-struct rt_sink *rt_prom_sink_new(const struct rt_opts *o);
+struct rt_sink *rt_prom_sink_new(const struct rt_prom_cfg *c);
 
 /* --listen [ADDR:]PORT: a bare port is 127.0.0.1; IPv6 as [ADDR]:PORT.
  * Fills ss/len; returns 0 or -EINVAL. */

@@ -450,22 +450,22 @@ static struct MHD_Daemon *start_daemon(struct prom *p, int fd, int family)
 }
 
 /* --web-config: read it, and make sure this libmicrohttpd can serve TLS. */
-static int web_setup(struct prom *p, const struct rt_opts *o)
+static int web_setup(struct prom *p, const struct rt_prom_cfg *c)
 {
-	if (!o->web_config)
+	if (!c->web_config)
 		return 0;
-	if (rt_web_config_load(o->web_config, &p->web))
+	if (rt_web_config_load(c->web_config, &p->web))
 		return -1;
 	if (p->web.cert_pem && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 		pr_warn("--web-config %s asks for TLS, but this libmicrohttpd was built without it (GnuTLS).\n",
-			o->web_config);
+			c->web_config);
 		return -1;
 	}
 	return 0;
 }
 
 /* Our own socket, so that a port in use gets a clear sentence. */
-static int listen_on(const struct rt_opts *o, const struct sockaddr_storage *ss, socklen_t len,
+static int listen_on(const struct rt_prom_cfg *c, const struct sockaddr_storage *ss, socklen_t len,
 		     const char *where)
 {
 	int fd, one = 1;
@@ -473,7 +473,7 @@ static int listen_on(const struct rt_opts *o, const struct sockaddr_storage *ss,
 	/* In rocetop's home namespace, whichever one it watches (endpoint.h). */
 	fd = rt_endpoint_socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		pr_warn("cannot open a socket for --listen %s: %s.\n", o->listen, strerror(errno));
+		pr_warn("cannot open a socket for --listen %s: %s.\n", c->listen, strerror(errno));
 		return -1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -496,7 +496,7 @@ static int listen_on(const struct rt_opts *o, const struct sockaddr_storage *ss,
 	return fd;
 }
 
-struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
+struct rt_sink *rt_prom_sink_new(const struct rt_prom_cfg *c)
 {
 	struct sockaddr_storage ss;
 	struct rt_sink *s = calloc(1, sizeof(*s));
@@ -517,24 +517,24 @@ struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 	s->close = prom_close;
 	s->input_fd = -1;
 	s->priv = p;
-	if (rt_prom_parse_listen(o->listen, &ss, &len)) {
+	if (rt_prom_parse_listen(c->listen, &ss, &len)) {
 		pr_warn("--listen '%s' is not valid: give PORT, ADDR:PORT or [IPv6]:PORT, e.g. 9100 or 0.0.0.0:9100.\n",
-			o->listen);
+			c->listen);
 		goto fail;
 	}
 	fmt_sockaddr(&ss, p->where, sizeof(p->where));
 	if ((ss.ss_family == AF_INET && ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY)) ||
 	    (ss.ss_family == AF_INET6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)))
 		pr_warn("--listen %s binds every address: the metrics (addresses, QPs, process names) are reachable from the network; give 127.0.0.1:PORT or one interface's address to keep them local.\n",
-			o->listen);
-	if (web_setup(p, o))
+			c->listen);
+	if (web_setup(p, c))
 		goto fail;
-	p->r = rt_prom_render_new(o->prom_flows, o->find.speed_mbps);
+	p->r = rt_prom_render_new(c->flows, c->speed_mbps);
 	if (!p->r || publish(p, NULL, NULL)) {
 		pr_warn("out of memory.\n");
 		goto fail;
 	}
-	fd = listen_on(o, &ss, len, p->where);
+	fd = listen_on(c, &ss, len, p->where);
 	if (fd < 0)
 		goto fail;
 	/* The HTTP thread must not take the signals the main loop reads from its signalfd. */
@@ -553,7 +553,7 @@ struct rt_sink *rt_prom_sink_new(const struct rt_opts *o)
 	if (!p->mhd) {
 		if (p->web.cert_pem)
 			pr_warn("cannot start the HTTPS server on %s: the certificate or key of --web-config %s is not valid, or they do not match.\n",
-				p->where, o->web_config);
+				p->where, c->web_config);
 		else
 			pr_warn("cannot start the HTTP server on %s (libmicrohttpd refused; -v says why).\n", p->where);
 		close(fd);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The exposition's writing, shared by the renderer's files (prom_render.c,
+ * prom_iface.c, prom_findings.c, prom_sflow.c, prom_self_render.c,
  * prom_probe.c): a growing buffer for each of the two documents, a family's
  * HELP, TYPE and UNIT lines, sample lines, and label values escaped as the
  * text format 0.0.4 and OpenMetrics 1.0 want them. No I/O.

@@ -8,6 +8,12 @@
  * kernel's table vanishes from the top K (fine for Prometheus); the host-pair
  * totals are summed here from the per-interval deltas so that they stay
  * monotonic when their flows are evicted. Names: exporters/README.md.
+ *
+ * This file keeps the renderer's state across intervals (the host-pair, job
+ * and NIC-counter accumulators), writes the families that read it (build
+ * and interval meta, host pairs, top-K flows, jobs, NIC counters) and puts
+ * the document together; the families that need no state are written by
+ * the files beside it (exporters/prom_out.h names them).
  */
 #include <errno.h>
 #include <math.h>
@@ -25,7 +31,6 @@
 #include "log.h"
 #include "prom.h"
 #include "prom_out.h"
-#include "sf_drop.h"
 
 #define MAX_HOSTPAIRS	65536	/* host-pair accumulators kept */
 /* Host pairs exported: the most congested (then busiest) since start. With
@@ -36,26 +41,9 @@
  * congested since start): eleven series each and two shares, at most 832. */
 #define MAX_JOBS	4096
 #define EXPORT_JOBS	64
-#define MAX_FINDING_SERIES 200	/* open findings exported one series each */
-#define RT_STR_(x)	#x
-#define RT_STR(x)	RT_STR_(x)
-
-/* The labels of a switch port (sFlow): agent and port, and its direction
- * when dir is not NULL. */
-static void swport_labels(char *set, size_t len, const char *agent, unsigned int port, const char *dir)
-{
-	char pn[16];
-
-	set[0] = 0;
-	snprintf(pn, sizeof(pn), "%u", port);
-	prom_label(set, len, "agent", agent);
-	prom_label(set, len, "port", pn);
-	if (dir)
-		prom_label(set, len, "direction", dir);
-}
 
 /* Host-pair accumulators: flow deltas summed per host pair in the
- * RT_HP_IFACE scope (derive.h): the series carry interface and direction. */
+ * RT_HP_IFACE scope scope (derive.h): the series carry interface and direction. */
 struct hp {
 	struct rt_hostpair k;	/* first: the table's key */
 	struct rt_flow_val v;
@@ -210,8 +198,6 @@ static int cmp_top_key(const void *a, const void *b)
 /* Label order of the ecn label: not_ect, ect0, ect1, ce. */
 static const int ecn_order[4] = { RT_ECN_NOT_ECT, RT_ECN_ECT0, RT_ECN_ECT1, RT_ECN_CE };
 
-#define LSET 512
-
 /* The per-host-pair and per-flow families share their shape: rows of rt_flow_val. */
 struct rowset {
 	size_t n;
@@ -363,165 +349,6 @@ static void render_meta(struct rt_prom_render *r, struct out *w, const struct rt
 	prom_sample_u(w, "rocetop_flows", M_GAUGE, "", cur->nflows);
 	prom_family(w, "rocetop_flows_evicted", M_COUNTER, NULL, "Flows removed from the flow table for idleness.");
 	prom_sample_u(w, "rocetop_flows_evicted", M_COUNTER, "", cur->evicted);
-}
-
-/* Counters of struct rt_if_val, each a family: one table, one loop. */
-struct if_fam {
-	const char *name, *unit, *help;
-	size_t off;	/* offsetof(struct rt_if_val, ...): a __u64, or __u64[RT_NPRIO] */
-};
-
-#define IF_CTR(v, off) ((const __u64 *)((const char *)(v) + (off)))
-#define IF_ROWS (RT_MAX_IFACES * 2 + 1)
-
-/* The labels of an interface and direction row of cur->ifs. */
-static void if_labels(const struct rt_snapshot *cur, size_t i, char *set, size_t len)
-{
-	set[0] = 0;
-	prom_label(set, len, "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));
-	prom_label(set, len, "direction", rt_dir_name(cur->ifs[i].k.dir));
-}
-
-/* set with the priority label added, into more. */
-static void prio_labels(const char *set, unsigned int p, char *more, size_t len)
-{
-	char pn[8];
-
-	snprintf(more, len, "%s", set);
-	prom_label(more, len, "priority", rt_prio_name(p, pn, sizeof(pn)));
-}
-
-/* Each row's link speed for the paused time; known[i]: not assumed. Returns the rows. */
-static size_t if_speeds(struct rt_prom_render *r, const struct rt_snapshot *cur, __u64 *speed, int *known)
-{
-	size_t i, n = cur->nifs;
-	const char *from;
-	unsigned int p;
-
-	if (n > IF_ROWS - 1)
-		n = IF_ROWS - 1;
-	for (i = 0; i < n; i++) {
-		const char *ifn = rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex);
-		int frames = 0;
-
-		for (p = 0; p < RT_NPRIO; p++)
-			frames |= cur->ifs[i].v.pfc_frames[p] != 0;
-		/* said (if assumed) only where pause frames make it matter */
-		speed[i] = frames ? rt_link_speed(cur, ifn, r->speed_given, &from) :
-				    rt_link_speed_quiet(cur, ifn, r->speed_given, &from);
-		known[i] = strcmp(from, "assumed") != 0;
-	}
-	return n;
-}
-
-/* Whether each watched interface is there, its frame counters and the parser's outcomes. */
-static void render_if_counters(struct out *w, const struct rt_snapshot *cur, size_t n)
-{
-	static const char *const outcome[] = {
-		"roce", "not_roce", "truncated", "malformed", "pause", "table_full", "v6_unparsed",
-	};
-	static const struct if_fam if_fams[] = {
-		{ "rocetop_interface_frames", NULL, "Frames the BPF programs saw, per interface and direction.",
-		  offsetof(struct rt_if_val, pkts) },
-		{ "rocetop_interface_bytes", "bytes", "Bytes of the frames the BPF programs saw.",
-		  offsetof(struct rt_if_val, bytes) },
-		{ "rocetop_interface_mirrored_frames", NULL,
-		  "Mirror copies (GRE + ERSPAN II/III, GRE TEB, VXLAN) decapsulated; the frames inside are counted as if seen on the mirrored wire.",
-		  offsetof(struct rt_if_val, mirrored) },
-	};
-	char set[LSET], more[LSET + 64];
-	size_t i, f;
-	unsigned int o;
-
-	/* A watched interface deleted (live.c's link watcher) is 0 until it returns. */
-	prom_family(w, "rocetop_interface_up", M_GAUGE, NULL,
-	       "1 while a watched interface exists and is attached, 0 after it was deleted (until it returns).");
-	for (i = 0; i < cur->nifaces; i++) {
-		set[0] = 0;
-		prom_label(set, sizeof(set), "interface", cur->ifaces[i].name);
-		prom_sample_u(w, "rocetop_interface_up", M_GAUGE, set, strcmp(cur->ifaces[i].mode, "gone") != 0);
-	}
-	/* One family per counter of the interface and direction. */
-	for (f = 0; f < sizeof(if_fams) / sizeof(if_fams[0]); f++) {
-		prom_family(w, if_fams[f].name, M_COUNTER, if_fams[f].unit, if_fams[f].help);
-		for (i = 0; i < n; i++) {
-			if_labels(cur, i, set, sizeof(set));
-			prom_sample_u(w, if_fams[f].name, M_COUNTER, set, *IF_CTR(&cur->ifs[i].v, if_fams[f].off));
-		}
-	}
-	prom_family(w, "rocetop_parser_frames", M_COUNTER, NULL,
-	       "Frames by parser outcome: roce, not_roce, truncated, malformed, pause (PFC and 802.3x), table_full (flow table full), v6_unparsed.");
-	for (i = 0; i < n; i++) {
-		const struct rt_if_val *v = &cur->ifs[i].v;
-		const __u64 val[] = { v->roce, v->not_roce, v->truncated, v->malformed, v->mac_ctrl,
-				      v->flow_full, v->v6_unparsed };
-
-		if_labels(cur, i, set, sizeof(set));
-		for (o = 0; o < sizeof(val) / sizeof(val[0]); o++) {
-			snprintf(more, sizeof(more), "%s", set);
-			prom_label(more, sizeof(more), "outcome", outcome[o]);
-			prom_sample_u(w, "rocetop_parser_frames", M_COUNTER, more, val[o]);
-		}
-	}
-}
-
-/* PFC per priority, the paused time it asked and the link speeds it was reckoned at. */
-static void render_pfc(struct out *w, const struct rt_snapshot *cur, size_t n, const __u64 *speed,
-		       const int *known, __u64 speed_given)
-{
-	static const struct if_fam pfc_fams[] = {
-		{ "rocetop_pfc_frames", NULL,
-		  "PFC frames with the priority enabled, XON included (priority all: 802.3x global pause).",
-		  offsetof(struct rt_if_val, pfc_frames) },
-		{ "rocetop_pfc_xon_frames", NULL, "PFC frames of the priority with a pause time of 0 (XON, resume).",
-		  offsetof(struct rt_if_val, pfc_xon) },
-		{ "rocetop_pfc_pause_quanta", NULL, "Sum of the PFC pause times asked, in quanta of 512 bit times.",
-		  offsetof(struct rt_if_val, pfc_quanta) },
-	};
-	char set[LSET], more[LSET + 64];
-	size_t i, f;
-	unsigned int p;
-
-	/* One family per counter of the priority, on each interface and direction. */
-	for (f = 0; f < sizeof(pfc_fams) / sizeof(pfc_fams[0]); f++) {
-		prom_family(w, pfc_fams[f].name, M_COUNTER, pfc_fams[f].unit, pfc_fams[f].help);
-		for (i = 0; i < n; i++) {
-			if_labels(cur, i, set, sizeof(set));
-			for (p = 0; p < RT_NPRIO; p++) {
-				prio_labels(set, p, more, sizeof(more));
-				prom_sample_u(w, pfc_fams[f].name, M_COUNTER, more, IF_CTR(&cur->ifs[i].v, pfc_fams[f].off)[p]);
-			}
-		}
-	}
-	prom_family(w, "rocetop_pfc_paused_seconds", M_COUNTER, "seconds",
-	       "Time paused by PFC frames: the union of the pause intervals, each quanta x 512 bit times at the link speed (--link-speed, else the interface's, else 100G assumed) from its frame, a later frame restarting it, XON ending it.");
-	for (i = 0; i < n; i++) {
-		if_labels(cur, i, set, sizeof(set));
-		for (p = 0; p < RT_NPRIO; p++) {
-			prio_labels(set, p, more, sizeof(more));
-			prom_sample_d(w, "rocetop_pfc_paused_seconds", M_COUNTER, more,
-				 rt_paused_secs(cur, &cur->ifs[i], &cur->ifs[i].v, p, 0, speed_given));
-		}
-	}
-	prom_family(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, "bytes_per_second",
-	       "Link speed of the interface where it is known.");
-	for (i = 0; i < n; i++) {
-		if (!known[i] || (i && cur->ifs[i - 1].k.ifindex == cur->ifs[i].k.ifindex && known[i - 1]))
-			continue;
-		set[0] = 0;
-		prom_label(set, sizeof(set), "interface", rt_snapshot_ifname(cur, cur->ifs[i].k.ifindex));
-		prom_sample_u(w, "rocetop_link_speed_bytes_per_second", M_GAUGE, set, speed[i] * 1000000ULL / 8);
-	}
-}
-
-static void render_ifaces(struct rt_prom_render *r, struct out *w, const struct rt_snapshot *cur)
-{
-	__u64 speed[IF_ROWS];
-	int known[IF_ROWS];	/* not assumed */
-	size_t n = if_speeds(r, cur, speed, known);
-
-	render_if_counters(w, cur, n);
-	render_pfc(w, cur, n, speed, known, r->speed_given);
 }
 
 /* How idle flows rank in cmp_top: total congestion, then key. */
@@ -800,326 +627,6 @@ static int render_ports(struct rt_prom_render *r, struct out *w, const struct rt
 	return 0;
 }
 
-/* A finding's subject as labels: only the fields its rule gives (findings.h). */
-static void subject_labels(const struct rt_subject *s, char *set, size_t len)
-{
-	char a[RT_ADDR_STRLEN], n[16];
-
-	if (s->has & RT_SUBJ_IFNAME)
-		prom_label(set, len, "interface", s->ifname);
-	if (s->has & RT_SUBJ_DIR)
-		prom_label(set, len, "direction", rt_dir_name(s->dir));
-	if (s->has & RT_SUBJ_PRIO)
-		prom_label(set, len, "priority", rt_prio_name(s->prio, n, sizeof(n)));
-	if (s->has & RT_SUBJ_SRC)
-		prom_label(set, len, "src", rt_fmt_addr(s->family, s->src, a, sizeof(a)));
-	if (s->has & RT_SUBJ_DST)
-		prom_label(set, len, "dst", rt_fmt_addr(s->family, s->dst, a, sizeof(a)));
-	if (s->has & RT_SUBJ_DQPN) {
-		snprintf(n, sizeof(n), "%u", s->dqpn);
-		prom_label(set, len, "dqpn", n);
-	}
-	if (s->has & RT_SUBJ_AGENT)
-		prom_label(set, len, "agent", s->agent);
-	if (s->has & RT_SUBJ_PORT) {
-		snprintf(n, sizeof(n), "%u", s->port);
-		prom_label(set, len, "port", n);
-	}
-	if (s->has & RT_SUBJ_DEVICE)
-		prom_label(set, len, "device", s->device);
-	if (s->has & RT_SUBJ_COUNTER)
-		prom_label(set, len, "counter", s->counter);
-	if (s->has & RT_SUBJ_JOB) {	/* as rocetop_job_* name it */
-		const char *colon = strchr(s->job, ':');
-		char kind[16];
-
-		snprintf(kind, sizeof(kind), "%.*s", colon ? (int)(colon - s->job) : 0, s->job);
-		prom_label(set, len, "job_kind", kind);
-		prom_label(set, len, "job_name", colon ? colon + 1 : s->job);
-	}
-}
-
-/*
- * One series per open finding, for alerting on its subject: at most
- * MAX_FINDING_SERIES, the most severe first, then the oldest; the open
- * findings left out are counted.
- */
-static void render_open_findings(struct out *w, const struct rt_findings *F)
-{
-	char set[LSET];
-	size_t j, shown = 0, open = 0;
-	int sev;
-
-	prom_family(w, "rocetop_finding", M_GAUGE, NULL,
-	       "1 for each open finding, labelled by rule, severity and subject (interface, direction, priority, src, dst, dqpn, agent, port, device, counter as the rule gives them); at most " RT_STR(MAX_FINDING_SERIES) ", the most severe first.");
-	for (sev = RT_SEV_CRITICAL; sev >= RT_SEV_INFO; sev--)
-		for (j = 0; j < F->n; j++) {
-			const struct rt_finding *f = &F->tab[j];
-
-			if (!f->open || f->sev != sev)
-				continue;
-			open++;
-			if (shown == MAX_FINDING_SERIES)
-				continue;
-			shown++;
-			set[0] = 0;
-			prom_label(set, sizeof(set), "rule", f->rule);
-			prom_label(set, sizeof(set), "severity", rt_sev_name(f->sev));
-			subject_labels(&f->subj, set, sizeof(set));
-			prom_sample_u(w, "rocetop_finding", M_GAUGE, set, 1);
-		}
-	prom_family(w, "rocetop_findings_unexported", M_GAUGE, NULL,
-	       "Open findings left out of rocetop_finding now, beyond its bound of " RT_STR(MAX_FINDING_SERIES) " series.");
-	prom_sample_u(w, "rocetop_findings_unexported", M_GAUGE, "", open - shown);
-}
-
-/* Findings: open ones by rule and severity, and opened since the start by rule. */
-static void render_findings(struct out *w, const struct rt_findings *F)
-{
-	const struct rt_ruleset *R = F->rules;	/* the rules the engine ran */
-	char set[LSET];
-	size_t i, j;
-	int sev;
-
-	prom_family(w, "rocetop_findings_open", M_GAUGE, NULL,
-	       "Findings open now, by rule and severity (see rocetop(8), FINDINGS).");
-	for (i = 0; R && i < R->n; i++)
-		for (sev = RT_SEV_INFO; sev <= RT_SEV_CRITICAL; sev++) {
-			__u64 n = 0;
-
-			for (j = 0; j < F->n; j++)
-				n += F->tab[j].open && F->tab[j].sev == sev && !strcmp(F->tab[j].rule, R->rules[i].name);
-			set[0] = 0;
-			prom_label(set, sizeof(set), "rule", R->rules[i].name);
-			prom_label(set, sizeof(set), "severity", rt_sev_name(sev));
-			prom_sample_u(w, "rocetop_findings_open", M_GAUGE, set, n);
-		}
-	prom_family(w, "rocetop_findings_opened", M_COUNTER, NULL, "Findings opened since the start, by rule.");
-	for (i = 0; R && i < R->n; i++) {
-		__u64 n = 0;
-
-		for (j = 0; j < F->nrules; j++)
-			if (!strcmp(F->per_rule[j].rule, R->rules[i].name))
-				n = F->per_rule[j].opened;
-		set[0] = 0;
-		prom_label(set, sizeof(set), "rule", R->rules[i].name);
-		prom_sample_u(w, "rocetop_findings_opened", M_COUNTER, set, n);
-	}
-	render_open_findings(w, F);
-}
-
-/*
- * sFlow: per switch port and direction (bounded by the collector's port
- * table), the drops per port and reason, and what each agent sent. The
- * est_ families are estimates (each sample stands for its sampling rate).
- */
-static void sflow_ports(struct out *w, const struct rt_delta *d)
-{
-	/* the counters' table: one row each, alike in shape only */
-	static const struct {
-		const char *name;
-		size_t off;
-		const char *help;
-	} ctr[] = {
-		{ "rocetop_sflow_port_samples", offsetof(struct rt_swport_ctr, samples),
-		  "sFlow flow samples taken at the switch port in the direction." },
-		{ "rocetop_sflow_port_est_packets", offsetof(struct rt_swport_ctr, est_pkts),
-		  "Packets through the switch port, estimated from sFlow: the sum of the samples' sampling rates." },
-		{ "rocetop_sflow_port_est_bytes", offsetof(struct rt_swport_ctr, est_bytes),
-		  "Bytes through the switch port, estimated from sFlow (rate x frame length, no FCS)." },
-		{ "rocetop_sflow_port_est_ce_packets", offsetof(struct rt_swport_ctr, est_ce),
-		  "CE-marked RoCEv2 packets through the switch port, estimated from sFlow." },
-		{ "rocetop_sflow_port_est_cnp_packets", offsetof(struct rt_swport_ctr, est_cnp),
-		  "RoCEv2 CNPs through the switch port, estimated from sFlow." },
-		{ "rocetop_sflow_port_drop_notifications", offsetof(struct rt_swport_ctr, drops),
-		  "sFlow dropped-packet notifications of the switch port." },
-	};
-	/* the largest queue depth (bytes), then transit delay (ns, shown in seconds) */
-	static const struct { const char *name, *unit, *help; } gauge[2] = {
-		{ "rocetop_sflow_port_queue_max_bytes", "bytes",
-		  "Largest egress queue depth (sFlow 1040) sampled at the switch port in the last interval." },
-		{ "rocetop_sflow_port_transit_delay_max_seconds", "seconds",
-		  "Largest transit delay (sFlow 1039) sampled at the switch port in the last interval." },
-	};
-	char set[LSET];
-	size_t i, k;
-
-	for (k = 0; k < sizeof(ctr) / sizeof(ctr[0]); k++) {
-		prom_family(w, ctr[k].name, M_COUNTER, NULL, ctr[k].help);
-		for (i = 0; i < d->nswports; i++) {
-			const struct rt_swport *p = d->swports[i].p;
-
-			swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
-			prom_sample_u(w, ctr[k].name, M_COUNTER, set, *(const __u64 *)((const char *)&p->c + ctr[k].off));
-		}
-	}
-	for (k = 0; k < 2; k++) {
-		prom_family(w, gauge[k].name, M_GAUGE, gauge[k].unit, gauge[k].help);
-		for (i = 0; i < d->nswports; i++) {
-			const struct rt_swport *p = d->swports[i].p;
-
-			if (!(k ? d->swports[i].d.transit_n : d->swports[i].d.depth_n))
-				continue;	/* none sampled in the interval */
-			swport_labels(set, sizeof(set), p->agent, p->port, rt_dir_name(p->dir));
-			if (k)
-				prom_sample_d(w, gauge[k].name, M_GAUGE, set, p->max_transit / 1e9);
-			else
-				prom_sample_u(w, gauge[k].name, M_GAUGE, set, p->max_depth);
-		}
-	}
-}
-
-/* The switch's own interface counters (counter samples), once per port. */
-static void sflow_ifctr(struct out *w, const struct rt_delta *d)
-{
-	static const struct {
-		const char *name, *help;
-		enum mtype type;
-	} ifc[] = {
-		{ "rocetop_sflow_port_speed_bytes_per_second",
-		  "The switch port's speed, from its sFlow counter samples (ifSpeed / 8).", M_GAUGE },
-		{ "rocetop_sflow_port_interface_discards",
-		  "The switch port's discarded packets (ifInDiscards, ifOutDiscards) as its agent counts them.", M_COUNTER },
-		{ "rocetop_sflow_port_interface_errors",
-		  "The switch port's packets in error (ifInErrors, ifOutErrors) as its agent counts them.", M_COUNTER },
-	};
-	char set[LSET], more[LSET];
-	size_t i, k;
-
-	for (k = 0; k < sizeof(ifc) / sizeof(ifc[0]); k++) {
-		prom_family(w, ifc[k].name, ifc[k].type, k ? NULL : "bytes_per_second", ifc[k].help);
-		for (i = 0; i < d->nswports; i++) {
-			const struct rt_swport *p = d->swports[i].p;
-
-			if (!p->has_ifctr || (i && d->swports[i - 1].p->ifindex == p->ifindex))
-				continue;
-			swport_labels(set, sizeof(set), p->agent, p->port, NULL);
-			if (k == 0) {
-				prom_sample_u(w, ifc[k].name, M_GAUGE, set, p->speed_bps / 8);
-				continue;
-			}
-			for (int side = 0; side < 2; side++) {
-				snprintf(more, sizeof(more), "%s", set);
-				prom_label(more, sizeof(more), "side", side ? "out" : "in");
-				prom_sample_u(w, ifc[k].name, M_COUNTER, more,
-					 k == 1 ? (side ? p->out_discards : p->in_discards)
-						: (side ? p->out_errors : p->in_errors));
-			}
-		}
-	}
-}
-
-/* Drops by port and reason, and what each agent sent. */
-static void sflow_agents(struct out *w, const struct rt_delta *d)
-{
-	char set[LSET];
-	size_t i, k;
-
-	prom_family(w, "rocetop_sflow_drops", M_COUNTER, NULL,
-	       "sFlow dropped-packet notifications by switch port and reason (the name sFlow gives the code).");
-	for (i = 0; i < d->nswdrops; i++) {
-		const struct rt_swdrop *p = d->swdrops[i].p;
-		const char *name = rt_sf_drop_reason(p->reason);
-		char code[16];
-
-		swport_labels(set, sizeof(set), p->agent, p->port, NULL);
-		snprintf(code, sizeof(code), "%u", p->reason);
-		prom_label(set, sizeof(set), "reason", name ? name : "unknown_code");
-		prom_label(set, sizeof(set), "reason_code", code);
-		prom_sample_u(w, "rocetop_sflow_drops", M_COUNTER, set, p->drops);
-	}
-	prom_family(w, "rocetop_sflow_datagrams", M_COUNTER, NULL,
-	       "sFlow datagrams by agent and outcome: decoded (errors included), lost (sequence gaps), error (the rest of the datagram skipped), rejected (not allowed, or not sFlow v5).");
-	for (i = 0; i < d->nsfagents; i++) {
-		const struct rt_sfagent *a = d->sfagents[i].a;
-		const __u64 v[4] = { a->datagrams, a->lost, a->errors, a->rejected };
-		static const char *const outcome[4] = { "decoded", "lost", "error", "rejected" };
-
-		for (k = 0; k < 4; k++) {
-			set[0] = 0;
-			prom_label(set, sizeof(set), "agent", a->agent);
-			prom_label(set, sizeof(set), "outcome", outcome[k]);
-			prom_sample_u(w, "rocetop_sflow_datagrams", M_COUNTER, set, v[k]);
-		}
-	}
-	prom_family(w, "rocetop_sflow_bad_samples", M_COUNTER, NULL,
-	       "sFlow flow samples whose frame length (over 64 KiB) or sampling rate (above the sample pool) cannot be true, by agent: bounded before use.");
-	for (i = 0; i < d->nsfagents; i++) {
-		const struct rt_sfagent *a = d->sfagents[i].a;
-
-		set[0] = 0;
-		prom_label(set, sizeof(set), "agent", a->agent);
-		prom_sample_u(w, "rocetop_sflow_bad_samples", M_COUNTER, set, a->bad_samples);
-	}
-}
-
-static void render_sflow(struct out *w, const struct rt_delta *d)
-{
-	if (!d->nsfagents)
-		return;
-	sflow_ports(w, d);
-	sflow_ifctr(w, d);
-	sflow_agents(w, d);
-}
-
-/* The process_* families as the Prometheus client libraries name them. */
-static void render_process(struct out *w, const struct rt_prom_self *s)
-{
-	prom_family(w, "process_cpu_seconds", M_COUNTER, "seconds", "Total user and system CPU time spent in seconds.");
-	prom_sample_d(w, "process_cpu_seconds", M_COUNTER, "", s->cpu_secs);
-	prom_family(w, "process_resident_memory_bytes", M_GAUGE, "bytes", "Resident memory size in bytes.");
-	prom_sample_u(w, "process_resident_memory_bytes", M_GAUGE, "", s->rss_bytes);
-	prom_family(w, "process_virtual_memory_bytes", M_GAUGE, "bytes", "Virtual memory size in bytes.");
-	prom_sample_u(w, "process_virtual_memory_bytes", M_GAUGE, "", s->vsize_bytes);
-	prom_family(w, "process_open_fds", M_GAUGE, NULL, "Number of open file descriptors.");
-	prom_sample_u(w, "process_open_fds", M_GAUGE, "", s->open_fds);
-	if (s->max_fds) {
-		prom_family(w, "process_max_fds", M_GAUGE, NULL, "Maximum number of open file descriptors.");
-		prom_sample_u(w, "process_max_fds", M_GAUGE, "", s->max_fds);
-	}
-	prom_family(w, "process_start_time_seconds", M_GAUGE, "seconds",
-	       "Start time of the process since unix epoch in seconds.");
-	prom_sample_d(w, "process_start_time_seconds", M_GAUGE, "", s->start_time);
-}
-
-/* The collector's costs, and the BPF programs' run count and time. */
-static void render_self(struct out *w, const struct rt_prom_self *s, const struct rt_delta *d)
-{
-	char set[LSET], id[16];
-	size_t i;
-
-	prom_family(w, "rocetop_collect_duration_seconds", M_GAUGE, "seconds",
-	       "Time the last snapshot took to collect (the kernel's maps, NIC counters, sFlow).");
-	prom_sample_d(w, "rocetop_collect_duration_seconds", M_GAUGE, "", d->collect_secs);
-	prom_family(w, "rocetop_snapshots_missed", M_COUNTER, NULL,
-	       "Intervals whose snapshot was not taken because the previous one was still being taken or shown.");
-	prom_sample_u(w, "rocetop_snapshots_missed", M_COUNTER, "", d->missed);
-	if (!s->valid)
-		return;
-	render_process(w, s);
-	prom_family(w, "rocetop_bpf_stats_enabled", M_GAUGE, NULL,
-	       "kernel.bpf_stats_enabled: 1 while the kernel counts the BPF programs' runs and run time.");
-	prom_sample_u(w, "rocetop_bpf_stats_enabled", M_GAUGE, "", s->bpf_stats == 1);
-	prom_family(w, "rocetop_bpf_prog_runs", M_COUNTER, NULL,
-	       "Runs of each BPF program rocetop holds (bpf_prog_info run_cnt), counted while kernel.bpf_stats_enabled is 1.");
-	for (i = 0; i < s->nprogs; i++) {
-		set[0] = 0;
-		prom_label(set, sizeof(set), "prog", s->progs[i].name);
-		snprintf(id, sizeof(id), "%u", s->progs[i].id);
-		prom_label(set, sizeof(set), "id", id);
-		prom_sample_u(w, "rocetop_bpf_prog_runs", M_COUNTER, set, s->progs[i].run_cnt);
-	}
-	prom_family(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, "seconds",
-	       "Time each BPF program rocetop holds ran (bpf_prog_info run_time_ns), counted while kernel.bpf_stats_enabled is 1.");
-	for (i = 0; i < s->nprogs; i++) {
-		set[0] = 0;
-		prom_label(set, sizeof(set), "prog", s->progs[i].name);
-		snprintf(id, sizeof(id), "%u", s->progs[i].id);
-		prom_label(set, sizeof(set), "id", id);
-		prom_sample_d(w, "rocetop_bpf_prog_run_seconds", M_COUNTER, set, s->progs[i].run_ns / 1e9);
-	}
-}
-
 static double mono_secs(void)
 {
 	struct timespec ts;
@@ -1139,20 +646,20 @@ int rt_prom_render(struct rt_prom_render *r, const struct rt_snapshot *cur, cons
 		r->intervals++;
 	render_meta(r, &w, cur, d);
 	if (cur && d) {
-		render_ifaces(r, &w, cur);
+		rt_prom_render_ifaces(&w, cur, r->speed_given);
 		err = render_flows(r, &w, cur, d);
 		if (!err && (cur->njobs || r->jobs.n))	/* hosts without jobs: no job families */
 			err = render_jobs(r, &w, cur, d);
 		if (!err)
 			err = render_ports(r, &w, d);
 		if (!err && d->findings)
-			render_findings(&w, d->findings);
+			rt_prom_render_findings(&w, d->findings);
 		if (!err)
-			render_sflow(&w, d);
+			rt_prom_render_sflow(&w, d);
 		if (!err && cur->nprobes)	/* runs without --probe: no probe families */
 			err = rt_prom_render_probes(&w, cur, &r->probe_order, &r->probe_cap);
 		if (!err)
-			render_self(&w, &r->self, d);
+			rt_prom_render_self_figures(&w, &r->self, d);
 	}
 	prom_printf(&w.o, "# EOF\n");
 	/* make sure both are allocated even when empty */

@@ -2,16 +2,23 @@
 /*
  * The ncurses live view, in htop's shape, as a sink of the one loop. This
  * file is the sink: the screen's setup and teardown, input and idle calls,
- * each snapshot taken into the model. The view has four parts:
+ * each snapshot taken into the model. The view is in layers, each calling
+ * only those below it:
  *   tui_model.c  the pure part, unit-tested (tui_model.h): the view's copy
  *                of the data here, then by concept tui_hist.c (histories,
  *                averages), tui_rows.c (columns, filter, flow and pair rows),
  *                tui_sort.c (comparators that cannot overflow, the page's
  *                order), tui_cells.c (cells, layout), tui_panels.c (the
  *                header's and detail's arithmetic);
- *   tui_draw.c   drawing, one erase + draw + refresh per change;
- *   tui_keys.c   the key -> action table (it also writes the help screen);
- *   tui.c        this sink.
+ *   tui_state.c  the state between frames (tui_state.h, no curses): the
+ *                rows of the view in order, the selection, the findings;
+ *   tui_paint.c  the one way text reaches the screen, and its colours;
+ *   tui_meters.c, tui_tables.c, tui_detail.c, tui_views.c  the header's
+ *                meters, the table views, the detail views, jobs and probes;
+ *   tui_draw.c   the frame, one erase + draw + refresh per change;
+ *   tui_keys.c   the key -> action table (the help screen lists it, handed
+ *                over in struct tui); it changes the state, never draws;
+ *   tui.c        this sink, which draws when the keys ask.
  */
 #include <errno.h>
 #include <locale.h>
@@ -39,13 +46,23 @@ static void tui_atexit(void)
 		endwin();
 }
 
+/* The keys pending, acted on, and the frame drawn again if they ask. */
+static int drain_keys(struct tui *t, struct rt_ctl *ctl)
+{
+	int redraw = 0, n = tui_drain_keys(t, ctl, &redraw);
+
+	if (redraw)
+		tui_draw(t);
+	return n;
+}
+
 static int tui_on_input(struct rt_sink *s, struct rt_ctl *ctl)
 {
 	struct tui *t = s->priv;
 	int changed = 0;
 
 	tui_mirror_ctl(t, ctl, &changed);
-	if (!tui_drain_keys(t, ctl)) {
+	if (!drain_keys(t, ctl)) {
 		/* readable but no key: the terminal went away */
 		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
 
@@ -62,7 +79,7 @@ static void tui_on_idle(struct rt_sink *s, struct rt_ctl *ctl)
 	int changed = 0;
 
 	tui_mirror_ctl(t, ctl, &changed);
-	tui_drain_keys(t, ctl);
+	drain_keys(t, ctl);
 	if (changed)
 		tui_draw(t);
 }
@@ -104,7 +121,7 @@ static void tui_close(struct rt_sink *s)
 	rt_sink_free(s);
 }
 
-struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
+struct rt_sink *rt_tui_sink_new(const struct rt_tui_cfg *cfg)
 {
 	struct rt_sink *s = rt_sink_new("tui", sizeof(struct tui), tui_emit, tui_close);
 	static int registered;
@@ -116,27 +133,28 @@ struct rt_sink *rt_tui_sink_new(const struct rt_opts *o)
 	t = s->priv;
 	tui_data_init(&t->data);
 	rt_jobagg_init(&t->jobs, RT_GROUP_JOB);
+	t->actions = tui_actions;
 	t->sort = C_CONG;
-	if (o->sort) {
-		int c = tui_col_by_name(o->sort);
+	if (cfg->sort) {
+		int c = tui_col_by_name(cfg->sort);
 
 		if (c < 0)
-			pr_warn("--sort %s: no such column; sorting by congestion.\n", o->sort);
+			pr_warn("--sort %s: no such column; sorting by congestion.\n", cfg->sort);
 		else
 			t->sort = (enum tui_colid)c;
 	}
-	if (o->filter) {	/* main checked it */
+	if (cfg->filter) {	/* main checked it */
 		char err[160];
 
-		if (rt_filter_parse(o->filter, &t->flt, err, sizeof(err)))
+		if (rt_filter_parse(cfg->filter, &t->flt, err, sizeof(err)))
 			pr_warn("%s.\n", err);
 		else
-			snprintf(t->filter, sizeof(t->filter), "%s", o->filter);
+			snprintf(t->filter, sizeof(t->filter), "%s", cfg->filter);
 	}
-	t->seen.interval = o->interval;
-	t->seen.speed = o->speed;
-	t->speed_given = o->find.speed_mbps;
-	t->file_interval = o->interval;
+	t->seen.interval = cfg->interval;
+	t->seen.speed = cfg->speed;
+	t->speed_given = cfg->speed_mbps;
+	t->file_interval = cfg->interval;
 
 	setlocale(LC_ALL, "");
 	t->utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");

@@ -604,7 +604,7 @@ static int dispatch(struct tui *t, struct rt_ctl *ctl, int key)
 }
 
 /* Read every pending key; returns how many were read. */
-int tui_drain_keys(struct tui *t, struct rt_ctl *ctl)
+int tui_drain_keys(struct tui *t, struct rt_ctl *ctl, int *redraw)
 {
 	int key, n = 0, rd = RD_NONE;
 
@@ -617,10 +617,7 @@ int tui_drain_keys(struct tui *t, struct rt_ctl *ctl)
 			tui_rebuild_rows(t);
 		rd |= r;
 	}
-	if (ctl->quit)
-		return n;
-	if (rd)
-		tui_draw(t);
+	*redraw = !ctl->quit && rd;
 	return n;
 }
 

@@ -1,121 +1,55 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The live view's insides, shared by its files: tui_draw.c (drawing),
- * tui_views.c (the jobs and probes views), tui_keys.c (keys and actions) and
- * tui.c (the sink: setup, input, teardown).
- * The pure, unit-tested part is tui_model.h.
+ * The live view's drawing and keys, over its state (tui_state.h). The files
+ * form layers, each calling only those below it: tui.c (the sink: setup,
+ * input, teardown) over tui_keys.c (keys and actions) and tui_draw.c (the
+ * frame), which puts tui_meters.c (the header), tui_tables.c (the table
+ * views), tui_detail.c (the detail views) and tui_views.c (the jobs and
+ * probes views), all painting through tui_paint.c; below them tui_state.c
+ * and the pure, unit-tested model (tui_model.h).
  */
 #ifndef RT_TUI_VIEW_H
 #define RT_TUI_VIEW_H
 
 #include <curses.h>
-#include "sink.h"
-#include "tui_model.h"
-#include "findings.h"
+#include "tui_state.h"
 
-enum view { V_FLOWS, V_PAIRS, V_PFC, V_PORTS, V_SWPORTS, V_FINDINGS, V_JOBS, V_PROBES, V_DETAIL, V_FDETAIL,
-	    V_NVIEWS };
-extern const char *const tui_view_names[V_NVIEWS];
-
-enum mode { M_NORMAL, M_FILTER, M_SEARCH, M_SORTMENU, M_HELP };
-
-/* What an action asks for: nothing, a redraw, or new rows (sort, filter) first. */
-enum redraw { RD_NONE = 0, RD_DRAW = 1, RD_ROWS = 3 };
-
-enum { CP_RED = 1, CP_YELLOW, CP_BAR, CP_SORT, CP_GREEN, CP_MAGENTA };
-
-#define MAXCOLS 32
-
-struct tui {
-	struct tui_data data;
-	__u64 speed_given;		/* --link-speed (rt_link_speed decides) */
-	struct tui_row *rows;		/* in the order they were built: see ord */
-	size_t nrows, rows_cap;
-	/* The rows' order by the sort key, only as far as it is shown (top-K
-	 * selection, tui_rows_order): rows[ord[i]] is row i of the table for
-	 * olo <= i < ohi, or for every i when ofull. tui_row_at() orders more. */
-	__u32 *ord;
-	size_t ord_cap, olo, ohi;
-	int ofull;
-	int view, mode;
-	enum tui_colid sort;
-	int invert, totals, avgs, utf8, color;
-	char filter[256], edit[256];
-	struct rt_filter *flt;		/* filter parsed (NULL: none) */
-	size_t editlen;
-	int edit_fresh;		/* the old filter shown: the first key typed replaces it */
-	int sel, top;
-	struct rt_flow_key sel_key;
-	int have_sel_key;
-	int menu_sel;
-	/* where the last frame put things, for the mouse */
-	int hdr_y, table_y, table_h;
-	int ncols;
-	enum tui_colid cols[MAXCOLS];
-	int colx[MAXCOLS], colw[MAXCOLS];
-	/* the loop's controls as last seen */
-	struct rt_ctl seen;
-	char msg[160];
-	int msg_seek;		/* msg says a seek: gone with the snapshot the seek brings */
-	int have_snap;
-	double file_interval;	/* capture time per snapshot of a file (-d) */
-	const struct rt_findings *fnd;	/* the loop's findings (user/core/findings.h) */
-	int fsel;		/* the selected row of the findings view */
-	/* the finding detail: the finding (by id, as it last stood), the
-	 * selected one of its flows, and the view Esc goes back to from a
-	 * flow's detail */
-	__u32 fd_id;
-	struct rt_finding fd;
-	int fd_sel;
-	int detail_back;
-	struct rt_jobagg jobs;		/* the jobs view's: the flow rows folded by job */
-};
-
-#define MAX_FROWS 1024	/* rows of the findings view */
-
-/* A key and its action; the action says what to redraw (enum redraw). The
- * table also writes the help screen. */
-struct tui_action {
-	int key;
-	int (*fn)(struct tui *t, struct rt_ctl *ctl, int key);
-	const char *keys;	/* for the help screen; NULL: an alias, not listed again */
-	const char *help;
-};
-extern const struct tui_action tui_actions[];	/* tui_keys.c; ends with key 0 */
-
-/* tui_draw.c */
-int tui_view_is_table(int v);
-void tui_remember_sel(struct tui *t);
-void tui_rebuild_rows(struct tui *t);
-/* Row i of the table in the sort order (i < nrows), ordering a page about it
- * if it is not yet in place; its averages filled. */
-struct tui_row *tui_row_at(struct tui *t, size_t i);
-/* Put every row in order (a search walks them all). */
-void tui_rows_order_all(struct tui *t);
-int tui_sort_candidates(const struct tui *t, enum tui_colid *out);
-void tui_draw(struct tui *t);
-/* The findings to list that pass the filter, as indexes into t->fnd->tab,
- * ranked as the report ranks them (rt_finding_rank_cmp). */
-size_t tui_findings_order(const struct tui *t, size_t *idx, size_t cap);
-/* The finding detail's finding, refreshed from the engine (NULL: none). */
-const struct rt_finding *tui_fdetail(struct tui *t);
-/* 1 and a sentence when the view shown cannot apply the filter. */
-int tui_filter_refusal(const struct tui *t, char *buf, size_t len);
-/* tui_draw.c's helpers for the other drawing files: the interval's length
- * (0 with totals); a count as a rate over secs (or whole); text made safe and
- * cut at the screen's edge, with an attribute; a table's heading bar (it
- * takes a line off h); the attribute of severity 0, 1 or 2. */
-double tui_cur_secs(const struct tui *t);
+/* tui_paint.c: a count as a rate over secs (or whole); text made safe and
+ * cut at the screen's edge, with an attribute; the sparkline's glyphs; a
+ * colour pair or, without colours, the fallback; a flow's severity (0 calm,
+ * 1 some congestion, 2 severe) and the attribute of severity 0, 1 or 2;
+ * snprintf at line + off (the new offset); a table's heading bar (it takes a
+ * line off h). */
 const char *tui_num(double v, double secs, char *buf, size_t len);
 void tui_put(int y, int x, const char *s);
 void tui_put_attr(int y, int x, const char *s, attr_t a);
-void tui_table_head(struct tui *t, int *y, int *h, const char *line);
+void tui_put_glyphs(int y, int x, const char *spark);
+attr_t tui_cp(const struct tui *t, int pair, attr_t fallback);
+int tui_severity(const struct rt_flow_val *d);
 attr_t tui_sev_attr(const struct tui *t, int sev);
+int tui_appendf(char *line, size_t len, int off, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void tui_table_head(struct tui *t, int *y, int *h, const char *line);
+/* tui_meters.c: the header's meters from row *yp; *yp moves below them. */
+void tui_draw_header(struct tui *t, int *yp);
+/* The views, each from row y in h lines: tui_tables.c */
+void tui_draw_flow_table(struct tui *t, int y, int h);
+void tui_draw_pfc(struct tui *t, int y, int h);
+void tui_draw_ports(struct tui *t, int y, int h);
+void tui_draw_swports(struct tui *t, int y, int h);
+void tui_draw_findings(struct tui *t, int y, int h);
+/* tui_detail.c */
+void tui_draw_detail(struct tui *t, int y, int h);
+void tui_draw_fdetail(struct tui *t, int y, int h);
 /* tui_views.c */
 void tui_draw_jobs(struct tui *t, int y, int h);
 void tui_draw_probes(struct tui *t, int y, int h);
-/* tui_keys.c */
-int tui_drain_keys(struct tui *t, struct rt_ctl *ctl);
+/* tui_draw.c: the whole frame */
+void tui_draw(struct tui *t);
+/* tui_keys.c: the key table (ends with key 0); every pending key read and
+ * acted on, *redraw set when the screen should be drawn again (the caller
+ * draws); the loop's controls mirrored, *changed set when they moved. */
+extern const struct tui_action tui_actions[];
+int tui_drain_keys(struct tui *t, struct rt_ctl *ctl, int *redraw);
 void tui_mirror_ctl(struct tui *t, const struct rt_ctl *ctl, int *changed);
 
 #endif

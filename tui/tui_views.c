@@ -2,7 +2,7 @@
 /*
  * The live view's lists that are not the flow table: the jobs view (the
  * flows folded by job, tui_jobs.c's arithmetic) and the probes view (the
- * probe table's rows, tui_probes.c's lines). Drawn with tui_draw.c's
+ * probe table's rows, tui_probes.c's lines). Drawn with tui_paint.c's
  * helpers (tui_view.h); numbers come from the model.
  */
 #include <math.h>

@@ -4,7 +4,7 @@
 # headers and user/lib's, the core includes and calls nothing above it, the
 # NIC code nothing of the commands, the sinks and exporters nothing of the
 # sources, and nothing but the commands uses the report (user/report/); the
-# core's objects call each other in no circle. Checked on this tree and its
+# core's objects, and tui/'s, call each other in no circle. Checked on this tree and its
 # objects, then on copies with one breach each put in, which the check must
 # name.
 . "$(dirname "$0")/../lib.sh"
@@ -73,6 +73,11 @@ copy
 probe user/core/zz_a.c 'int zz_b(int); int zz_a(int x) { return x ? zz_b(x - 1) : 0; }'
 probe user/core/zz_b.c 'int zz_a(int); int zz_b(int x) { return x ? zz_a(x - 1) : 1; }'
 expect core-circle 'user/core/zz_a.c -> user/core/zz_b.c -> user/core/zz_a.c call each other in a circle'
+
+copy
+probe tui/zz_a.c 'int zz_b(int); int zz_a(int x) { return x ? zz_b(x - 1) : 0; }'
+probe tui/zz_b.c 'int zz_a(int); int zz_b(int x) { return x ? zz_a(x - 1) : 1; }'
+expect tui-circle 'tui: tui/zz_a.c -> tui/zz_b.c -> tui/zz_a.c call each other in a circle'
 
 copy
 sed -i '0,/#include "/s//#include "cmd.h"\n#include "/' "$T/src/user/nic/nic_dcb.c"

@@ -29,7 +29,7 @@ bad() { echo "FAIL $1: $2"; fail=1; }
 # The one drawing path, from the source.
 calls=$(grep -nE '\b(mv)?w?(addn?str|addch|addnwstr|addwstr|add_wch|printw|vw_printw|echochar|insn?str)\b' tui/*.c |
 	grep -v '^\s*//' | wc -l)
-if [ "$calls" = 2 ] && grep -q 'mvaddnstr(y, x, rt_fmt_safe(s, safe, sizeof(safe)), COLS - x);' tui/tui_draw.c; then
+if [ "$calls" = 2 ] && grep -q 'mvaddnstr(y, x, rt_fmt_safe(s, safe, sizeof(safe)), COLS - x);' tui/tui_paint.c; then
 	pass tui_one_drawing_path
 else
 	bad tui_one_drawing_path "expected 2 curses text calls (put, put_glyphs), found $calls:"

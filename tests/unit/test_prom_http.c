@@ -101,7 +101,7 @@ static char big[1 << 20];
 
 static void test_http(void)
 {
-	struct rt_opts o;
+	struct rt_prom_cfg o;
 	struct rt_snapshot s;
 	struct rt_delta d = { 0 };
 	struct rt_sink *k, *k2;
@@ -109,7 +109,7 @@ static void test_http(void)
 	int port = free_port(), st;
 
 	memset(&o, 0, sizeof(o));
-	o.prom_flows = 10;
+	o.flows = 10;
 	snprintf(spec, sizeof(spec), "%d", port);
 	o.listen = spec;
 	k = rt_prom_sink_new(&o);
@@ -187,13 +187,13 @@ static void test_http(void)
 
 static void test_ipv6(void)
 {
-	struct rt_opts o;
+	struct rt_prom_cfg o;
 	struct rt_sink *k;
 	char spec[64];
 	int port = free_port();
 
 	memset(&o, 0, sizeof(o));
-	o.prom_flows = 10;
+	o.flows = 10;
 	snprintf(spec, sizeof(spec), "[::1]:%d", port);
 	o.listen = spec;
 	k = rt_prom_sink_new(&o);
@@ -243,7 +243,7 @@ static double now(void)
 static void test_emit_under_load(void)
 {
 	struct load l = { .port = free_port() };
-	struct rt_opts o;
+	struct rt_prom_cfg o;
 	struct rt_snapshot s;
 	struct rt_delta d = { 0 };
 	struct rt_sink *k;
@@ -253,7 +253,7 @@ static void test_emit_under_load(void)
 	int i;
 
 	memset(&o, 0, sizeof(o));
-	o.prom_flows = 10;
+	o.flows = 10;
 	snprintf(spec, sizeof(spec), "127.0.0.1:%d", l.port);
 	o.listen = spec;
 	k = rt_prom_sink_new(&o);

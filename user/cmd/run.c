@@ -178,6 +178,28 @@ static int add_sink(struct rt_loop *L, struct rt_sink *s)
 	return r;
 }
 
+/* The exporter, from its part of the command line. */
+static struct rt_sink *prom_sink(const struct rt_opts *o)
+{
+	const struct rt_prom_cfg c = {
+		.listen = o->listen, .web_config = o->web_config,
+		.flows = o->prom_flows, .speed_mbps = o->find.speed_mbps,
+	};
+
+	return rt_prom_sink_new(&c);
+}
+
+/* The live view, from its part of the command line. */
+static struct rt_sink *tui_sink(const struct rt_opts *o)
+{
+	const struct rt_tui_cfg c = {
+		.sort = o->sort, .filter = o->filter, .interval = o->interval,
+		.speed = o->speed, .speed_mbps = o->find.speed_mbps,
+	};
+
+	return rt_tui_sink_new(&c);
+}
+
 /* The sinks, in the order each snapshot reaches them. 0 or -errno (said). */
 static int build_sinks(struct rt_loop *L, const struct rt_opts *o)
 {
@@ -190,13 +212,13 @@ static int build_sinks(struct rt_loop *L, const struct rt_opts *o)
 		return r;
 	if (o->write_file && (r = add_sink(L, rt_record_sink_new(o))))
 		return r;
-	if (o->listen && (r = add_sink(L, rt_prom_sink_new(o))))
+	if (o->listen && (r = add_sink(L, prom_sink(o))))
 		return r;
 	if (o->flight_secs && (r = add_sink(L, rt_flight_sink_new(o))))
 		return r;
 	if (o->ipfix && (r = add_sink(L, rt_ipfix_sink_new(o))))
 		return r;
-	if (tui && (r = add_sink(L, rt_tui_sink_new(o))))
+	if (tui && (r = add_sink(L, tui_sink(o))))
 		return r;
 	/* The caller's (the report's): closed by rt_run whether taken or not. */
 	if (o->sink)
