@@ -118,11 +118,24 @@ rt_scapy_start() {
 	rt_tmpdir T
 }
 
-# rt_captures NAME: the findings tests' scapy captures
-# (tests/findings/captures.py: storm.pcap and the others) written into $T.
+# rt_captures NAME [DIR]: the findings tests' scapy captures
+# (tests/findings/captures.py: storm.pcap and the others, and what each calls
+# for) written into DIR ($T by default). Under tests/run (RT_SHARED) scapy
+# writes them once for every test, under a lock, and each test gets a copy.
 rt_captures() {
+	local to=${2:-$T} c
 	rt_need_py "$1" scapy
-	"$PY" tests/findings/captures.py gen "$T" >/dev/null || { fail "$1" "the scapy generator failed"; exit 1; }
+	if [ -z "${RT_SHARED:-}" ]; then
+		"$PY" tests/findings/captures.py gen "$to" >/dev/null || { echo "FAIL $1: the scapy generator failed"; exit 1; }
+		return
+	fi
+	c=$RT_SHARED/captures
+	(
+		flock 9 || exit 1
+		[ -f "$c/done" ] && exit 0
+		rm -rf "$c" && mkdir -p "$c" && "$PY" tests/findings/captures.py gen "$c" >/dev/null && touch "$c/done"
+	) 9>"$RT_SHARED/captures.lock" && cp "$c"/*.pcap "$c"/*.want.json "$to"/ ||
+		{ echo "FAIL $1: the scapy generator failed"; exit 1; }
 }
 
 # rt_mac NS IF: the interface's MAC address.

@@ -23,6 +23,7 @@ cleanup() {
 	for ns in snd sw rcv; do ip netns del "$name-$ns" 2>/dev/null; done
 	rm -rf "$T"
 }
+. tests/lib.sh
 trap cleanup EXIT
 fails=0
 pass() { echo "PASS $1"; }
@@ -30,7 +31,7 @@ fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
 T0=1700000000
 
 # ---- captures built with scapy
-$PY tests/findings/captures.py gen "$T" || { fail captures "the scapy generator failed"; exit 1; }
+rt_captures captures
 for c in storm incast nak rnr; do
 	if ! "$ROCETOP" report "$T/$c.pcap" --json --link-speed 100G >"$T/$c.json" 2>"$T/$c.err"; then
 		fail "report_$c" "report failed: $(head -2 "$T/$c.err")"

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 S=rtfi$RT_ID
 rt_tui_need tui_findings
 rt_tmpdir DIR
-$PY tests/findings/captures.py gen "$DIR" || skip "cannot write the captures (scapy)"
+rt_captures tui_findings "$DIR"
 NEXT="Head-of-line blocking: this flow is slowed by someone else's congestion on its priority; find the culprit (pfc-storm, congestion findings on the priority) or move the traffic to another priority."
 
 pass() { echo "PASS $1"; }

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/../.."
 S=rtf8$RT_ID
 rt_tui_need tui_findings80
 rt_tmpdir DIR
-$PY tests/findings/captures.py gen "$DIR" >/dev/null 2>&1 || skip "cannot write the captures (scapy)"
+rt_captures tui_findings80 "$DIR"
 rt_tmux tui_findings80 "$S" 80 24
 
 # The rows the list expects, as extended regular expressions, one a line.
