@@ -35,9 +35,10 @@ assert off == len(b) and len(recs) > 100
 
 def write(name, rs, end="<", nano=False, snaplen=snap, minor=4, raw=None):
     m = 0xa1b23c4d if nano else 0xa1b2c3d4
-    d = struct.pack(end + "IHHiIII", m, 2, minor, 0, 0, snaplen, lt)
+    parts = [struct.pack(end + "IHHiIII", m, 2, minor, 0, 0, snaplen, lt)]
     for sec, usec, incl, orig, data in rs:
-        d += struct.pack(end + "IIII", sec, usec * 1000 if nano and usec < 1000000 else usec, incl, orig) + data
+        parts += [struct.pack(end + "IIII", sec, usec * 1000 if nano and usec < 1000000 else usec, incl, orig), data]
+    d = b"".join(parts)  # joined once: adding to one bytes object copied it at every record
     open(os.path.join(out, name), "wb").write(d if raw is None else raw(d))
 
 write("le-us.pcap", recs)
