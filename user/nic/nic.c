@@ -33,7 +33,6 @@
 #include "nic_doctor.h"
 #include "jobs.h"
 #include "log.h"
-#include "opts.h"
 #include "nic.h"
 
 struct qpc_acc {
@@ -45,7 +44,7 @@ struct qpc_acc {
 
 struct rt_nic {
 	char root[PATH_MAX];		/* "" for the real host */
-	const char *ifaces[RT_MAX_SRC_IFACES];
+	const char *ifaces[RT_NIC_MAX_IFACES];
 	int nifaces;
 	struct rt_rdma_ports verbs;	/* found once by libibverbs */
 	int verbs_ndev;
@@ -120,7 +119,7 @@ void rt_nic_set_root(struct rt_nic *n, const char *root)
 	snprintf(n->root, sizeof(n->root), "%s", root ? root : "");
 }
 
-struct rt_nic *rt_nic_new(const struct rt_opts *o)
+struct rt_nic *rt_nic_new(const struct rt_nic_cfg *c)
 {
 	struct rt_nic *n = calloc(1, sizeof(*n));
 
@@ -129,11 +128,11 @@ struct rt_nic *rt_nic_new(const struct rt_opts *o)
 		return NULL;
 	}
 	rt_htab_init(&n->acc, sizeof(struct qpc_acc), offsetof(struct qpc_acc, last), 0);
-	rt_nic_set_root(n, o->sysfs_root);
-	for (int i = 0; i < o->nifaces && i < RT_MAX_SRC_IFACES; i++)
-		n->ifaces[n->nifaces++] = o->ifaces[i];
+	rt_nic_set_root(n, c->sysfs_root);
+	for (int i = 0; i < c->nifaces && i < RT_NIC_MAX_IFACES; i++)
+		n->ifaces[n->nifaces++] = c->ifaces[i];
 	rt_nl_io_socket(&n->io);
-	n->qp_counters = o->qp_counters;
+	n->qp_counters = c->qp_counters;
 	if (!n->root[0]) {
 		char msg[256];
 		int r = rt_qpc_recover(&n->io, msg, sizeof(msg));
@@ -141,9 +140,9 @@ struct rt_nic *rt_nic_new(const struct rt_opts *o)
 		/* A rocetop killed with -9 left a binding mode to put back. */
 		if (r > 0)
 			pr_info("%s.\n", msg);
-		else if (r < 0 && (r != -EBUSY || o->qp_counters))
+		else if (r < 0 && (r != -EBUSY || c->qp_counters))
 			pr_warn("%s.\n", msg);
-		if (r == -EBUSY && o->qp_counters) {
+		if (r == -EBUSY && c->qp_counters) {
 			pr_warn("--qp-counters left to that process: this run only reads.\n");
 			n->qp_counters = 0;
 		}

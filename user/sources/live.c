@@ -41,7 +41,7 @@
 #define RT_BPF_TCX_INGRESS 46
 #define RT_BPF_TCX_EGRESS  47
 
-_Static_assert(RT_MAX_SRC_IFACES <= RT_SLOT_OTHER, "one ifstats slot per watched interface");
+_Static_assert(RT_LIVE_MAX_IFACES <= RT_SLOT_OTHER, "one ifstats slot per watched interface");
 
 struct live_if {
 	__u32 ifindex;
@@ -59,7 +59,7 @@ struct live_if {
 
 struct live {
 	struct rocetop_bpf *skel;
-	struct live_if ifs[RT_MAX_SRC_IFACES];
+	struct live_if ifs[RT_LIVE_MAX_IFACES];
 	int nifs;
 	int ncpus;
 	double flow_timeout;
@@ -784,16 +784,16 @@ static void watch_links(struct live *l)
  * hosts': there the speed is said unknown unless given. MTU through the
  * ioctl, PFC-enabled priorities through DCB netlink where the driver has DCB.
  */
-static void iface_facts(struct live_if *f, const struct rt_opts *o)
+static void iface_facts(struct live_if *f, const struct rt_live_cfg *c)
 {
 	struct ifreq ifr = { 0 };
 	struct rt_dcb dcb;
 	int fd;
 
-	if (o->find.speed_mbps) {
-		f->speed_mbps = o->find.speed_mbps;
+	if (c->speed_mbps) {
+		f->speed_mbps = c->speed_mbps;
 		f->speed_from = RT_SPEED_FROM_GIVEN;
-	} else if (o->collector) {
+	} else if (c->collector) {
 		f->speed_mbps = 0;
 		f->speed_from = RT_SPEED_FROM_MIRROR;
 	} else {
@@ -879,7 +879,7 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 
 /* Open and load the object with the inlined programs (rt_xdp, rt_tc) or the
  * split ones (rt_xdp_split, rt_tc_split), only those asked for. */
-static int open_load(struct live *l, const struct rt_opts *o, int split, int frags)
+static int open_load(struct live *l, const struct rt_live_cfg *c, int split, int frags)
 {
 	struct bpf_program *all[4];
 	int err, k;
@@ -889,13 +889,13 @@ static int open_load(struct live *l, const struct rt_opts *o, int split, int fra
 		pr_warn("cannot open the BPF object: %s.\n", strerror(errno));
 		return -errno;
 	}
-	err = rt_ftab_size(l->skel, o->max_flows, l->ncpus);
+	err = rt_ftab_size(l->skel, c->max_flows, l->ncpus);
 	if (err) {
 		pr_warn("cannot size the kernel flow table for --max-flows %u on %d CPUs: %s.\n",
-			o->max_flows, l->ncpus, strerror(-err));
+			c->max_flows, l->ncpus, strerror(-err));
 		return err;
 	}
-	l->skel->rodata->rt_collector = o->collector ? 1 : 0;
+	l->skel->rodata->rt_collector = c->collector ? 1 : 0;
 	l->skel->rodata->rt_frags = split && frags;
 	all[0] = l->skel->progs.rt_xdp;
 	all[1] = l->skel->progs.rt_tc;
@@ -904,8 +904,8 @@ static int open_load(struct live *l, const struct rt_opts *o, int split, int fra
 	l->xdp_prog = all[split ? 2 : 0];
 	l->tc_prog = all[split ? 3 : 1];
 	for (k = 0; k < 4; k++)
-		bpf_program__set_autoload(all[k], (all[k] == l->xdp_prog && !o->no_ingress) ||
-						  (all[k] == l->tc_prog && !o->no_egress));
+		bpf_program__set_autoload(all[k], (all[k] == l->xdp_prog && !c->no_ingress) ||
+						  (all[k] == l->tc_prog && !c->no_egress));
 	if (split && frags)
 		bpf_program__set_flags(l->xdp_prog,
 				       bpf_program__flags(l->xdp_prog) | BPF_F_XDP_HAS_FRAGS);
@@ -919,20 +919,20 @@ static int open_load(struct live *l, const struct rt_opts *o, int split, int fra
  * directly before Linux 6.12 (rt_kernel_inlined) and with --bpf-split, and
  * when the verifier refuses the inlined ones.
  */
-static int load_programs(struct live *l, const struct rt_opts *o)
+static int load_programs(struct live *l, const struct rt_live_cfg *c)
 {
-	int frags = rt_kernel_xdp_frags(), split = o->bpf_split || !rt_kernel_inlined(frags), err;
+	int frags = rt_kernel_xdp_frags(), split = c->bpf_split || !rt_kernel_inlined(frags), err;
 	char buf[128];
 
-	if (split && !o->bpf_split)
+	if (split && !c->bpf_split)
 		pr_debug("Linux before 6.12: loading the split BPF programs.\n");
-	err = open_load(l, o, split, frags);
+	err = open_load(l, c, split, frags);
 	if (err && err != -EPERM && !split && l->skel) {
 		libbpf_strerror(err, buf, sizeof(buf));
 		pr_info("this kernel's verifier refused rocetop's inlined BPF programs (%s): loading the split ones, which cost a frame a little more.\n",
 			buf);
 		rocetop_bpf__destroy(l->skel);
-		err = open_load(l, o, 1, frags);
+		err = open_load(l, c, 1, frags);
 	}
 	if ((err == -EPERM || err == -EACCES) && l->skel && seccomp_filtered()) {
 		pr_warn("the kernel refused bpf(), which loads the programs, though the capabilities are there, and a seccomp filter guards this process (a container engine's default one refuses bpf() without CAP_SYS_ADMIN): run the container with dist/kubernetes/rocetop-seccomp.json (podman run --security-opt seccomp=FILE, or the DaemonSet's seccompProfile).\n");
@@ -946,24 +946,24 @@ static int load_programs(struct live *l, const struct rt_opts *o)
 
 /* The interfaces named (-i): their ifindex and facts, and the source's name
  * ("eth0,eth1"). 0, or -ENODEV after saying which one is missing. */
-static int find_ifaces(struct live *l, const struct rt_opts *o)
+static int find_ifaces(struct live *l, const struct rt_live_cfg *c)
 {
 	size_t off = 0;
 	int i;
 
-	for (i = 0; i < o->nifaces; i++) {
+	for (i = 0; i < c->nifaces; i++) {
 		struct live_if *f = &l->ifs[l->nifs];
 
 		f->xdp_link = f->tc_link = -1;
-		snprintf(f->name, sizeof(f->name), "%s", o->ifaces[i]);
-		if (strlen(o->ifaces[i]) >= IF_NAMESIZE || !(f->ifindex = if_nametoindex(o->ifaces[i]))) {
-			pr_warn("no such interface: %s (ip link lists the interfaces).\n", o->ifaces[i]);
+		snprintf(f->name, sizeof(f->name), "%s", c->ifaces[i]);
+		if (strlen(c->ifaces[i]) >= IF_NAMESIZE || !(f->ifindex = if_nametoindex(c->ifaces[i]))) {
+			pr_warn("no such interface: %s (ip link lists the interfaces).\n", c->ifaces[i]);
 			return -ENODEV;
 		}
-		iface_facts(f, o);
+		iface_facts(f, c);
 		l->nifs++;
 		off += snprintf(l->source + off, off < sizeof(l->source) ? sizeof(l->source) - off : 0,
-				"%s%s", i ? "," : "", o->ifaces[i]);
+				"%s%s", i ? "," : "", c->ifaces[i]);
 		if (off >= sizeof(l->source))
 			off = sizeof(l->source) - 1;
 	}
@@ -990,7 +990,7 @@ static int pause_speeds(struct live *l)
 
 /* The BPF side, loaded and mapped: the programs, the kernel flow table in
  * memory, each interface's slot. 0 or -errno after saying why. */
-static int load_bpf(struct live *l, const struct rt_opts *o)
+static int load_bpf(struct live *l, const struct rt_live_cfg *c)
 {
 	int i, err;
 
@@ -1005,7 +1005,7 @@ static int load_bpf(struct live *l, const struct rt_opts *o)
 		pr_warn("out of memory.\n");
 		return -ENOMEM;
 	}
-	err = load_programs(l, o);
+	err = load_programs(l, c);
 	if (err)
 		return err;
 	err = rt_ftab_map(&l->ft, l->skel);
@@ -1033,21 +1033,21 @@ static int load_bpf(struct live *l, const struct rt_opts *o)
 
 /* XDP on ingress and TC on egress of every interface, as asked. 0 or -1
  * (said by attach_xdp / attach_tc). */
-static int attach_all(struct live *l, const struct rt_opts *o)
+static int attach_all(struct live *l, const struct rt_live_cfg *c)
 {
 	int i;
 
 	for (i = 0; i < l->nifs; i++) {
-		if (!o->no_ingress && attach_xdp(l, &l->ifs[i], o->xdp_mode))
+		if (!c->no_ingress && attach_xdp(l, &l->ifs[i], c->xdp_mode))
 			return -1;
-		if (o->no_ingress)
+		if (c->no_ingress)
 			l->ifs[i].mode = "tc-only";
-		if (!o->no_egress && attach_tc(l, &l->ifs[i]) && o->no_ingress)
+		if (!c->no_egress && attach_tc(l, &l->ifs[i]) && c->no_ingress)
 			return -1;
 		pr_debug("attached to %s (ifindex %u, XDP %s)\n", l->ifs[i].name, l->ifs[i].ifindex,
 			 l->ifs[i].mode);
 	}
-	if (o->collector)
+	if (c->collector)
 		pr_info("collector: XDP counts and drops ERSPAN, GRE and VXLAN mirror copies on %s; "
 			"every other frame passes.\n", l->source);
 	return 0;
@@ -1070,7 +1070,7 @@ static void watch_link_events(struct live *l)
 			strerror(errno));
 }
 
-struct rt_source *rt_live_source_new(const struct rt_opts *o)
+struct rt_source *rt_live_source_new(const struct rt_live_cfg *c)
 {
 	struct rt_source *src = calloc(1, sizeof(*src));
 	struct live *l = calloc(1, sizeof(*l));
@@ -1090,18 +1090,18 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	 * whole-table read (read_flows) is left for a caller that collects on
 	 * its own (tests/unit/test_flowtab.c holds the two paths to the same
 	 * deltas). */
-	src->incremental = o->no_nic && !o->sflow && !o->have_sflow_fd;
-	l->flow_timeout = o->flow_timeout;
-	l->xdp_mode = o->xdp_mode;
-	l->no_ingress = o->no_ingress;
-	l->no_egress = o->no_egress;
-	l->no_tcx = o->tc_filter;
+	src->incremental = c->incremental;
+	l->flow_timeout = c->flow_timeout;
+	l->xdp_mode = c->xdp_mode;
+	l->no_ingress = c->no_ingress;
+	l->no_egress = c->no_egress;
+	l->no_tcx = c->tc_filter;
 	l->nl_fd = -1;
-	if (find_ifaces(l, o))
+	if (find_ifaces(l, c))
 		goto fail;
 	if (!privileged())
 		goto fail;
-	if (load_bpf(l, o) || attach_all(l, o))
+	if (load_bpf(l, c) || attach_all(l, c))
 		goto fail;
 	watch_link_events(l);
 	return src;

@@ -96,7 +96,7 @@ struct drop {
 
 struct rt_sflow {
 	int fd;
-	struct rt_prefix allow[RT_MAX_SFLOW_ALLOW];
+	struct rt_prefix allow[RT_SFLOW_MAX_ALLOW];
 	int nallow;
 	struct agent *agents;
 	__u32 nagents;
@@ -217,19 +217,19 @@ static int parse_spec(const char *spec, struct sockaddr_storage *ss_, socklen_t 
 #undef sl
 }
 
-int rt_sflow_check_opts(const struct rt_opts *o)
+int rt_sflow_check_cfg(const struct rt_sflow_cfg *c)
 {
 	struct sockaddr_storage ss;
-	struct rt_prefix c;
+	struct rt_prefix pfx;
 	socklen_t sl;
 	int bare, i;
 
-	if (o->sflow && parse_spec(o->sflow, &ss, &sl, &bare))
+	if (c->spec && parse_spec(c->spec, &ss, &sl, &bare))
 		return -EINVAL;
-	for (i = 0; i < o->nsflow_allow; i++)
-		if (rt_prefix_parse(o->sflow_allow[i], &c)) {
+	for (i = 0; i < c->nallow; i++)
+		if (rt_prefix_parse(c->allow[i], &pfx)) {
 			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
-				o->sflow_allow[i]);
+				c->allow[i]);
 			return -EINVAL;
 		}
 	return 0;
@@ -279,7 +279,7 @@ int rt_sflow_socket(const char *spec, int here)
 
 /* ---- the collector ---- */
 
-struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
+struct rt_sflow *rt_sflow_new(const struct rt_sflow_cfg *c)
 {
 	struct rt_sflow *sf = calloc(1, sizeof(*sf));
 	int i;
@@ -289,11 +289,11 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 		return NULL;
 	}
 	sf->fd = -1;
-	sf->timeout_ns = o->flow_timeout > 0 ? (__u64)(o->flow_timeout * 1e9) : 0;
-	for (i = 0; i < o->nsflow_allow; i++) {
-		if (rt_prefix_parse(o->sflow_allow[i], &sf->allow[i])) {
+	sf->timeout_ns = c->flow_timeout > 0 ? (__u64)(c->flow_timeout * 1e9) : 0;
+	for (i = 0; i < c->nallow; i++) {
+		if (rt_prefix_parse(c->allow[i], &sf->allow[i])) {
 			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
-				o->sflow_allow[i]);
+				c->allow[i]);
 			goto fail;
 		}
 		sf->nallow++;
@@ -301,13 +301,13 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 	sf->agents = calloc(RT_SF_MAX_AGENTS, sizeof(*sf->agents));
 	/* recvmmsg's buffers (4 MiB) only for a socket: a capture's
 	 * collector (pcap_sflow.c) is handed its datagrams */
-	if (o->have_sflow_fd || o->sflow)
+	if (c->have_fd || c->spec)
 		sf->buf = malloc((size_t)RT_SF_BATCH * RT_SF_DGRAM_MAX);
 	rt_htab_init(&sf->ports, sizeof(struct port), sizeof(struct port_key), RT_SF_MAX_PORTS);
 	rt_htab_init(&sf->flows, sizeof(struct flow), sizeof(struct rt_flow_key),
-		     o->max_flows ? o->max_flows : 16384);
+		     c->max_flows ? c->max_flows : 16384);
 	rt_htab_init(&sf->drops, sizeof(struct drop), 2 * sizeof(__u32), RT_SF_MAX_PORTS);
-	if (!sf->agents || (!sf->buf && (o->have_sflow_fd || o->sflow))) {
+	if (!sf->agents || (!sf->buf && (c->have_fd || c->spec))) {
 		pr_warn("out of memory.\n");
 		goto fail;
 	}
@@ -318,9 +318,9 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 		sf->msgs[i].msg_hdr.msg_iovlen = 1;
 		sf->msgs[i].msg_hdr.msg_name = &sf->from[i];
 	}
-	if (o->have_sflow_fd)
-		sf->fd = o->sflow_fd;
-	else if (o->sflow && (sf->fd = rt_sflow_socket(o->sflow, 0)) < 0)
+	if (c->have_fd)
+		sf->fd = c->fd;
+	else if (c->spec && (sf->fd = rt_sflow_socket(c->spec, 0)) < 0)
 		goto fail;
 	return sf;
 fail:
@@ -1031,7 +1031,7 @@ static void clock_close(struct rt_source *s)
 	free(s);
 }
 
-struct rt_source *rt_sflow_clock_source_new(const struct rt_opts *o)
+struct rt_source *rt_sflow_clock_source_new(const struct rt_sflow_cfg *c)
 {
 	struct rt_source *s = calloc(1, sizeof(*s));
 	char *name = malloc(128);
@@ -1042,7 +1042,7 @@ struct rt_source *rt_sflow_clock_source_new(const struct rt_opts *o)
 		pr_warn("out of memory.\n");
 		return NULL;
 	}
-	snprintf(name, 128, "sflow %s", o->sflow ? o->sflow : "");
+	snprintf(name, 128, "sflow %s", c->spec ? c->spec : "");
 	s->name = "sflow";
 	s->live = 1;
 	s->collect = clock_collect;
