@@ -30,7 +30,7 @@ struct rt_sflow_cfg {
 };
 
 /*
- * Open and bind the UDP socket for --sflow [ADDR:]PORT (a bare port listens
+ * Open and bind the UDP socket for --sflow [ADDR:]PORT (sflow_socket.c) (a bare port listens
  * on every IPv6 and IPv4 address). Returns the socket or a negative errno
  * after saying why. here = 0: a port the user asked for, made in the
  * endpoints' home namespace (user/core/endpoint.h: where rocetop started,
