@@ -35,7 +35,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-/* The installed uapi header may predate tcx (Linux 6.6); as user/sources/live.c. */
+/* The installed uapi header may predate tcx (Linux 6.6); as user/sources/live_attach.c. */
 #define RT_BPF_TCX_EGRESS 47
 #define MAX_PROGS 8
 

@@ -50,6 +50,7 @@
 #include "sinks.h"
 #include "source.h"
 #include "sources.h"
+#include "src_cfg.h"
 #include "stream.h"
 
 #define INTERVALS	15		/* timed, after one warm-up: a median of 15 steadies it on a shared machine */
@@ -341,7 +342,7 @@ static int run_open(struct cc_run *c, __u32 n, __u32 table)
 	c->o.top = 20;			/* the default of --batch */
 	c->o.csv_dir = c->dir;
 	c->o.no_nic = 1;
-	c->src = rt_live_source_new(&c->o);
+	c->src = rt_live_source_new((struct rt_live_cfg[]){ rt_live_cfg_of(&c->o) });
 	if (!c->src)
 		return 2;
 	c->batch = rt_batch_sink_new(&c->o);

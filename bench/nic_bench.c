@@ -27,7 +27,6 @@
 #include "cpu.h"
 #include "flows.h"
 #include "nic.h"
-#include "opts.h"
 #include "source.h"
 #include "stream.h"
 
@@ -104,7 +103,7 @@ static int run_case(__u32 n, __u32 every, double med[W_N], size_t *changed, size
 	struct wire w = { .n = n };
 	struct rt_stream st[W_N];
 	struct rt_nic *nic[W_N] = { NULL, NULL };
-	struct rt_opts o;
+	struct rt_nic_cfg c = { .sysfs_root = FIXTURE };
 	double s[W_N][RUNS + 1];
 	int err = -1;
 
@@ -113,8 +112,6 @@ static int run_case(__u32 n, __u32 every, double med[W_N], size_t *changed, size
 	w.moved = calloc(n, sizeof(*w.moved));
 	if (!w.v || !w.moved)
 		goto out;
-	rt_opts_defaults(&o);
-	o.sysfs_root = FIXTURE;
 	for (int p = 0; p < W_N; p++) {
 		struct rt_nic_view view;
 
@@ -123,7 +120,7 @@ static int run_case(__u32 n, __u32 every, double med[W_N], size_t *changed, size
 		src[p].live = 1;
 		src[p].collect = wire_collect;
 		src[p].priv = &w;
-		if (!(nic[p] = rt_nic_new(&o)))
+		if (!(nic[p] = rt_nic_new(&c)))
 			goto out;
 		view = rt_nic_view(nic[p]);
 		if (rt_stream_init(&st[p], &src[p], &view))

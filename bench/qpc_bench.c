@@ -25,7 +25,6 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 #include "nic.h"
-#include "opts.h"
 #include "source.h"
 
 struct buf {
@@ -237,13 +236,12 @@ int main(void)
 {
 	static const int sizes[] = { 1000, 10000 };
 	char base[] = "/tmp/rt-qpc-bench-XXXXXX", with[600], without[600], cmd[700];
-	struct rt_opts o;
+	struct rt_nic_cfg c = { 0 };
 
 	if (!mkdtemp(base)) {
 		perror("mkdtemp");
 		return 1;
 	}
-	rt_opts_defaults(&o);
 	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
 		enum { REPS = 21 };
 		double a[REPS], b[REPS];
@@ -255,8 +253,8 @@ int main(void)
 		snprintf(without, sizeof(without), "%s/without%d", base, sizes[si]);
 		tree(with, sizes[si], 1);
 		tree(without, sizes[si], 0);
-		o.sysfs_root = with;
-		n = rt_nic_new(&o);
+		c.sysfs_root = with;
+		n = rt_nic_new(&c);
 		rt_snapshot_init(&s);
 		if (!n)
 			return 1;

@@ -31,7 +31,6 @@
 #include <sys/wait.h>
 #include "../tests/lib/xdr.h"
 #include "log.h"
-#include "opts.h"
 #include "sflow.h"
 
 #define NDGRAMS		64	/* distinct datagrams the sender cycles through */
@@ -186,7 +185,7 @@ int main(void)
 	socklen_t al = sizeof(a);
 	struct rt_snapshot snap;
 	struct rt_sflow *sf;
-	struct rt_opts o;
+	struct rt_sflow_cfg c = { .have_fd = 1, .max_flows = 16384, .flow_timeout = 60 };
 	double base = 0, rt = 0, b, r;
 	int fd, rcv = 8 << 20, pass;
 	pid_t pid;
@@ -198,10 +197,8 @@ int main(void)
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-	rt_opts_defaults(&o);
-	o.have_sflow_fd = 1;
-	o.sflow_fd = fd;
-	sf = rt_sflow_new(&o);
+	c.fd = fd;
+	sf = rt_sflow_new(&c);
 	if (!sf)
 		return 1;
 	rt_snapshot_init(&snap);

@@ -68,7 +68,7 @@ struct {
  * none), an array lookup the verifier inlines; the others in the slots hash.
  * The loader fills both after load, and changes them while running when a
  * watched interface is deleted and comes back with a new ifindex
- * (user/sources/live.c's link watcher).
+ * (user/sources/live_attach.c's link watcher).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -123,8 +123,8 @@ const volatile __u8 rt_collector = 0;
 /*
  * The ifindex of the one interface the programs are attached to, 0 when
  * they are attached to several (or none yet). Written by user space, after
- * load too (user/sources/live.c: at attach, and when a watched interface
- * comes back with a new ifindex), before the programs run on that interface:
+ * load too (user/sources/live.c after load; live_attach.c when a watched
+ * interface comes back with a new ifindex), before the programs run on that interface:
  * then a frame reads its ifindex here in one load instead of XDP's
  * ctx->ingress_ifindex, three dependent loads (rxq, its device, the device's
  * ifindex), or tc's skb->ifindex, two; and its ifstats slot in rt_one_slot,

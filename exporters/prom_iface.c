@@ -83,7 +83,7 @@ static void render_if_counters(struct out *w, const struct rt_snapshot *cur, siz
 	size_t i, f;
 	unsigned int o;
 
-	/* A watched interface deleted (live.c's link watcher) is 0 until it returns. */
+	/* A watched interface deleted (live_attach.c's link watcher) is 0 until it returns. */
 	prom_family(w, "rocetop_interface_up", M_GAUGE, NULL,
 	       "1 while a watched interface exists and is attached, 0 after it was deleted (until it returns).");
 	for (i = 0; i < cur->nifaces; i++) {

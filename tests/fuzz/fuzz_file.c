@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include "log.h"
-#include "opts.h"
 #include "source.h"
 #include "sources.h"
 #include "stream.h"
@@ -29,7 +28,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct rt_stream st = { 0 };
 	struct rt_source *src;
-	struct rt_opts o;
+	struct rt_file_cfg c = { .interval = 0.5, .max_flows = 64, .max_flows_set = 1,
+				 .flow_timeout = 60, .view = 1 };
 	static int fd = -1;
 	char path[64];
 	int r, n = 0;
@@ -41,12 +41,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	rt_opts_defaults(&o);
-	o.read_file = path;
-	o.max_flows = 64;
-	o.interval = 0.5;
-	o.max_flows_set = 1;
-	src = rt_file_source_new(&o);
+	c.path = path;
+	src = rt_file_source_new(&c);
 	if (src && !rt_stream_init(&st, src, NULL)) {
 		/* Bounded: a gap in capture time makes many empty intervals.
 		 * 64 reach every path (a damaged block, a rewind, a table that

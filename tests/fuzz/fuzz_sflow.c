@@ -9,7 +9,6 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
-#include "opts.h"
 #include "sflow.h"
 #include "sflow_decode.h"
 #include "snapshot.h"
@@ -45,13 +44,9 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	if (r < 0 || r >= RT_SF_E__COUNT)
 		abort();
 	if (!sf) {
-		struct rt_opts o;
+		struct rt_sflow_cfg c = { .fd = -1, .have_fd = 1, .max_flows = 4096, .flow_timeout = 60 };
 
-		rt_opts_defaults(&o);
-		o.have_sflow_fd = 1;
-		o.sflow_fd = -1;
-		o.max_flows = 4096;
-		sf = rt_sflow_new(&o);
+		sf = rt_sflow_new(&c);
 		if (!sf)
 			abort();
 	}

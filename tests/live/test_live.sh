@@ -59,7 +59,7 @@ fails=0
 run_mode native --xdp-mode native || fails=$((fails + 1))
 run_mode generic --xdp-mode generic || fails=$((fails + 1))
 # What kernels before 6.6 run: the split programs (bpf/rocetop.bpf.c), egress
-# through a TC filter instead of tcx (user/sources/live.c).
+# through a TC filter instead of tcx (user/sources/live_attach.c).
 run_mode split --bpf-split || fails=$((fails + 1))
 run_mode tc-filter --tc-filter || fails=$((fails + 1))
 

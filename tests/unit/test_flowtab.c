@@ -89,16 +89,13 @@ static int run(int fd, __u32 dqpn, __u32 k)
 
 static struct rt_source *open_lo(int no_nic, double timeout, __u32 max_flows)
 {
-	struct rt_opts o;
+	static const char *const lo[] = { "lo" };
+	struct rt_live_cfg c = {
+		.ifaces = lo, .nifaces = 1, .xdp_mode = 2, .incremental = no_nic,
+		.flow_timeout = timeout, .max_flows = max_flows,
+	};
 
-	rt_opts_defaults(&o);
-	o.ifaces[0] = "lo";
-	o.nifaces = 1;
-	o.xdp_mode = 2;
-	o.no_nic = no_nic;
-	o.flow_timeout = timeout;
-	o.max_flows = max_flows;
-	return rt_live_source_new(&o);
+	return rt_live_source_new(&c);
 }
 
 /* open_lo() without the NIC, a stream over it, its XDP program's fd in *fd;

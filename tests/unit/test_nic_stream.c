@@ -22,7 +22,6 @@
 #include "check.h"
 #include "nic.h"
 #include "snapshot.h"
-#include "opts.h"
 #include "source.h"
 #include "stream.h"
 
@@ -74,16 +73,14 @@ static int wire_collect(struct rt_source *src, struct rt_snapshot *s)
  * interface, and flows no QP owns. */
 static int make_wire(struct wire *w)
 {
-	struct rt_opts o;
+	struct rt_nic_cfg c = { .sysfs_root = HW "healthy" };
 	struct rt_nic *nic;
 	struct rt_snapshot s;
 	struct rt_flow_key base[16];
 	int nb = 0, n = 0;
 
-	rt_opts_defaults(&o);
-	o.sysfs_root = HW "healthy";
 	rt_snapshot_init(&s);
-	if (!(nic = rt_nic_new(&o)))
+	if (!(nic = rt_nic_new(&c)))
 		return 0;
 	rt_nic_collect(nic, &s);
 	for (size_t i = 0; i < s.nflows && nb < 16; i++)
@@ -159,13 +156,11 @@ int main(void)
 	struct rt_stream st[2];
 	struct rt_nic *nic[2] = { NULL, NULL };
 	struct rt_snapshot sa, sb;
-	struct rt_opts o;
+	struct rt_nic_cfg c = { .sysfs_root = roots[0] };
 	int bad_rows = 0, bad_delta = 0, rows = 0, nic_rows = 0, attributed = 0, owned = 0, nw;
 
 	nw = make_wire(&w);
 	CHECK_EQ(nw, NW);
-	rt_opts_defaults(&o);
-	o.sysfs_root = roots[0];
 	memset(st, 0, sizeof(st));
 	rt_snapshot_init(&sa);
 	rt_snapshot_init(&sb);
@@ -178,7 +173,7 @@ int main(void)
 		src[p].priv = &w;
 		/* 0: live, stepped in place (stream.c); 1: the whole-snapshot path */
 		src[p].live = p == 0;
-		nic[p] = rt_nic_new(&o);
+		nic[p] = rt_nic_new(&c);
 		view = rt_nic_view(nic[p]);
 		CHECK(nic[p] && !rt_stream_init(&st[p], &src[p], &view), "stream %d", p);
 	}

@@ -11,7 +11,6 @@
 #include "check.h"
 #include "derive.h"
 #include "nic.h"
-#include "opts.h"
 #include "source.h"
 
 #define FIX "tests/fixtures/sysfs/"
@@ -82,12 +81,10 @@ static void collect(struct rt_nic *n, const char *root, struct rt_snapshot *s, _
 /* The NIC reader on the sysfs tree at root. */
 static struct rt_nic *nic_at(const char *root)
 {
-	struct rt_opts o;
+	struct rt_nic_cfg c = { .sysfs_root = root };
 	struct rt_nic *n;
 
-	memset(&o, 0, sizeof(o));
-	o.sysfs_root = root;
-	n = rt_nic_new(&o);
+	n = rt_nic_new(&c);
 	CHECK(n != NULL, "rt_nic_new");
 	return n;
 }

@@ -19,7 +19,6 @@
 #include <sys/mman.h>
 #include "check.h"
 #include "log.h"
-#include "opts.h"
 #include "pcap_classic.h"
 #include "../fuzz/pcapc_diff.h"
 #include "source.h"
@@ -228,7 +227,7 @@ static void cut_while_read(const char *name, size_t n, size_t cut)
 	char path[] = "/tmp/rt-pcapc-XXXXXX";
 	struct rt_stream st = { 0 };
 	struct rt_source *src;
-	struct rt_opts o;
+	struct rt_file_cfg c = { .interval = 1.0, .max_flows = 16384, .flow_timeout = 60, .view = 1 };
 	unsigned char *b;
 	size_t len = 24 + n * 1016, whole, i;
 	__u64 pkts = 0;
@@ -249,10 +248,8 @@ static void cut_while_read(const char *name, size_t n, size_t cut)
 		f[16 + 13] = 0xb5;
 	}
 	CHECK(write(fd, b, len) == (ssize_t)len, "write");
-	rt_opts_defaults(&o);
-	o.read_file = path;
-	o.interval = 1.0;
-	src = rt_file_source_new(&o);
+	c.path = path;
+	src = rt_file_source_new(&c);
 	CHECK(src != NULL, "source");
 	if (src && !rt_stream_init(&st, src, NULL)) {
 		while ((r = rt_stream_step(&st)) > 0) {

@@ -23,7 +23,6 @@
 #include "../lib/xdr.h"
 #include "check.h"
 #include "fmt.h"
-#include "opts.h"
 #include "prom.h"
 #include "sflow.h"
 #include "sf_drop.h"
@@ -522,7 +521,10 @@ static const struct rt_sfagent *find_agent(const struct rt_snapshot *s, const ch
 
 static void test_collector(void)
 {
-	struct rt_opts o;
+	static const char *const allow[] = { "192.0.2.0/24", "2001:db8::/32" };
+	static const char *const bad_allow[] = { "10.0.0.0/33" };
+	struct rt_sflow_cfg c = { .fd = -1, .have_fd = 1, .allow = allow, .nallow = 2,
+				  .max_flows = 16384, .flow_timeout = 60 };
 	struct rt_sflow *sf;
 	struct rt_snapshot s;
 	struct sockaddr_in src = from4("192.0.2.1"), other = from4("198.51.100.7");
@@ -531,12 +533,7 @@ static void test_collector(void)
 	struct b b;
 	int found = 0;
 
-	rt_opts_defaults(&o);
-	o.sflow_allow[o.nsflow_allow++] = "192.0.2.0/24";
-	o.sflow_allow[o.nsflow_allow++] = "2001:db8::/32";
-	o.have_sflow_fd = 1;
-	o.sflow_fd = -1;
-	sf = rt_sflow_new(&o);
+	sf = rt_sflow_new(&c);
 	CHECK(sf != NULL, "collector");
 	if (!sf)
 		return;
@@ -700,11 +697,9 @@ static void test_collector(void)
 	rt_sflow_free(sf);
 
 	/* A bad --sflow-allow is refused. */
-	rt_opts_defaults(&o);
-	o.sflow_allow[o.nsflow_allow++] = "10.0.0.0/33";
-	o.have_sflow_fd = 1;
-	o.sflow_fd = -1;
-	sf = rt_sflow_new(&o);
+	c.allow = bad_allow;
+	c.nallow = 1;
+	sf = rt_sflow_new(&c);
 	CHECK(sf == NULL, "10.0.0.0/33 refused");
 	rt_sflow_free(sf);
 	TEST_END("sflow_collector");
@@ -716,15 +711,11 @@ static void test_collector_many(void)
 	struct sockaddr_in src = from4("192.0.2.1");
 	struct rt_snapshot s;
 	struct rt_sflow *sf;
-	struct rt_opts o;
+	struct rt_sflow_cfg c = { .fd = -1, .have_fd = 1, .max_flows = 100000, .flow_timeout = 60 };
 	struct b b;
 	int bad = 0;
 
-	rt_opts_defaults(&o);
-	o.have_sflow_fd = 1;
-	o.sflow_fd = -1;
-	o.max_flows = 100000;
-	sf = rt_sflow_new(&o);
+	sf = rt_sflow_new(&c);
 	rt_snapshot_init(&s);
 	for (int round = 0; round < 2; round++)
 		for (__u32 q = 0; q < 3000; q++) {
@@ -752,16 +743,10 @@ static void test_collector_many(void)
 
 static struct rt_sflow *collector(__u32 max_flows, double timeout, const char *allow)
 {
-	struct rt_opts o;
+	struct rt_sflow_cfg c = { .fd = -1, .have_fd = 1, .allow = &allow, .nallow = allow != NULL,
+				  .max_flows = max_flows, .flow_timeout = timeout };
 
-	rt_opts_defaults(&o);
-	o.have_sflow_fd = 1;
-	o.sflow_fd = -1;
-	o.max_flows = max_flows;
-	o.flow_timeout = timeout;
-	if (allow)
-		o.sflow_allow[o.nsflow_allow++] = allow;
-	return rt_sflow_new(&o);
+	return rt_sflow_new(&c);
 }
 
 static void send_at(struct rt_sflow *sf, const struct b *b, const char *src, double t)
@@ -909,16 +894,14 @@ static int merge(void *arg, struct rt_snapshot *snap)
  * the table too, so the view and the files show only what is alive. */
 static void test_timeout_stream(void)
 {
-	struct rt_opts o;
+	struct rt_sflow_cfg c = { .spec = "6343", .max_flows = 16384, .flow_timeout = 60 };
 	struct rt_sflow *sf = collector(4, 60, NULL);
 	struct rt_stream st = { 0 };
 	struct rt_source *src;
 	struct b b;
 	int ok = 0;
 
-	rt_opts_defaults(&o);
-	o.sflow = "6343";
-	src = rt_sflow_clock_source_new(&o);
+	src = rt_sflow_clock_source_new(&c);
 	CHECK(sf && src && !rt_stream_init(&st, src, NULL), "stream");
 	if (!sf || !src)
 		return;

@@ -21,6 +21,7 @@
 #include "tui_model.h"
 #include "probe_table.h"
 #include "sflow.h"
+#include "src_cfg.h"
 #include "ipfix.h"
 #include "job.h"
 
@@ -561,7 +562,7 @@ int rt_parse_args(int argc, char **argv, struct rt_opts *o)
 		pr_warn("--sflow-allow restricts --sflow, which is not given.\n");
 		return -EINVAL;
 	}
-	if (rt_sflow_check_opts(o))
+	if (rt_sflow_check_cfg((struct rt_sflow_cfg[]){ rt_sflow_cfg_of(o) }))
 		return -EINVAL;
 	if (o->no_egress && o->no_ingress) {
 		pr_warn("--no-egress and --no-ingress together leave nothing to watch.\n");

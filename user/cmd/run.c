@@ -23,6 +23,7 @@
 #include "sinks.h"
 #include "source.h"
 #include "sources.h"
+#include "src_cfg.h"
 #include "tui.h"
 
 /* What the run built besides the loop's source and sinks, closed at its end. */
@@ -98,6 +99,7 @@ static void read_sflow(void *arg)
 double rt_recording_first_secs(struct rt_opts *o, const char *path)
 {
 	struct rt_snapshot snaps[2];
+	struct rt_file_cfg fc;
 	struct rt_source *src;
 	struct stat st;
 	double secs = 0;
@@ -105,8 +107,9 @@ double rt_recording_first_secs(struct rt_opts *o, const char *path)
 	if (!strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode))
 		return 0;
 	o->read_file = path;
+	fc = rt_file_cfg_of(o);
 	rt_log_hold(1);	/* the run itself says what is wrong with the file */
-	src = rt_file_source_new(o);
+	src = rt_file_source_new(&fc);
 	rt_log_hold(0);
 	if (!src)
 		return 0;
@@ -132,23 +135,27 @@ double rt_recording_first_secs(struct rt_opts *o, const char *path)
  */
 static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts *o)
 {
+	struct rt_sflow_cfg sc = rt_sflow_cfg_of(o);
+	struct rt_live_cfg lc = rt_live_cfg_of(o);
+	struct rt_file_cfg fc = rt_file_cfg_of(o);
+	struct rt_nic_cfg nc = rt_nic_cfg_of(o);
 	char proc[PATH_MAX];
 
 	if (o->sflow || o->have_sflow_fd) {
-		P->sf = rt_sflow_new(o);
+		P->sf = rt_sflow_new(&sc);
 		if (!P->sf)
 			return -EINVAL;
 		L->merge = (struct rt_merge){
 			.fd = rt_sflow_fd(P->sf), .read = read_sflow, .merge = merge_sflow, .arg = P->sf,
 		};
 	}
-	L->src = o->read_file ? rt_file_source_new(o) :
-		P->sf && !o->nifaces ? rt_sflow_clock_source_new(o) : rt_live_source_new(o);
+	L->src = o->read_file ? rt_file_source_new(&fc) :
+		P->sf && !o->nifaces ? rt_sflow_clock_source_new(&sc) : rt_live_source_new(&lc);
 	/* Degrading, not failing: the interfaces cannot be attached for want of
 	 * a capability (said), sFlow and the sinks run on. */
 	if (!L->src && P->sf && o->nifaces && rt_caps_attach_lacks(rt_caps_effective(), rt_caps_last())) {
 		pr_warn("the interfaces are not watched: sFlow and the outputs run on without them.\n");
-		L->src = rt_sflow_clock_source_new(o);
+		L->src = rt_sflow_clock_source_new(&sc);
 	}
 	if (!L->src)
 		return -EINVAL;
@@ -158,7 +165,7 @@ static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts
 		L->first_secs = rt_recording_first_secs(&again, o->read_file);
 	}
 	if (L->src->live && !o->no_nic) {
-		P->nic = rt_nic_new(o);
+		P->nic = rt_nic_new(&nc);
 		P->jobs = P->nic ? rt_jobs_new(o->pods_dir, rt_jobs_proc(o, proc, sizeof(proc))) : NULL;
 		rt_nic_set_jobs(P->nic, P->jobs);
 		L->nic = rt_nic_view(P->nic);

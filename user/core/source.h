@@ -6,7 +6,6 @@
 #ifndef RT_SOURCE_H
 #define RT_SOURCE_H
 
-#include "opts.h"
 #include "snapshot.h"
 
 struct rt_source {

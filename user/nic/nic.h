@@ -332,8 +332,17 @@ int rt_dcb_query(const char *ifname, struct rt_dcb *d);
 
 /* The NIC's own counters, joined into a snapshot after collect. */
 struct rt_nic;
-struct rt_opts;
-struct rt_nic *rt_nic_new(const struct rt_opts *o);
+/* -i interfaces whose ethtool statistics are read at most. */
+#define RT_NIC_MAX_IFACES 16
+/* What the NIC's view reads of the command line. */
+struct rt_nic_cfg {
+	const char *sysfs_root;		/* --sysfs-root DIR: a fixture tree; NULL: the host */
+	const char *const *ifaces;	/* -i: nifaces names (the first RT_NIC_MAX_IFACES kept) */
+	int nifaces;
+	int qp_counters;		/* --qp-counters: 1 bind QPs to counters, 2 (=cc) with
+					 * the optional congestion counters; put back at exit */
+};
+struct rt_nic *rt_nic_new(const struct rt_nic_cfg *c);
 void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap);
 void rt_nic_free(struct rt_nic *n);
 /* --qp-counters could bind nothing (said in one sentence): -errno, else 0. */

@@ -33,9 +33,9 @@ static int is_capture(const unsigned char *m, ssize_t n)
 	return 0;
 }
 
-struct rt_source *rt_file_source_new(const struct rt_opts *o)
+struct rt_source *rt_file_source_new(const struct rt_file_cfg *c)
 {
-	const char *path = o->read_file;
+	const char *path = c->path;
 	unsigned char m[RT_REC_MAGIC_LEN];
 	struct stat st;
 	ssize_t n = 0, k;
@@ -79,9 +79,9 @@ struct rt_source *rt_file_source_new(const struct rt_opts *o)
 		return NULL;
 	}
 	if (n == RT_REC_MAGIC_LEN && !memcmp(m, RT_REC_MAGIC, RT_REC_MAGIC_LEN))
-		return rt_rec_source_new(o, stream ? fd : -1, m, (size_t)n);
+		return rt_rec_source_new(c, stream ? fd : -1, m, (size_t)n);
 	if (is_capture(m, n))
-		return rt_pcap_source_new(o, stream ? fd : -1, m, (size_t)n);
+		return rt_pcap_source_new(c, stream ? fd : -1, m, (size_t)n);
 	if (stream)
 		close(fd);
 	pr_warn("%s is neither a pcap/pcapng capture nor a rocetop recording (unknown first bytes).\n",

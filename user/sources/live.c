@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The live source: load the BPF programs, attach them to interfaces through
- * links (XDP on ingress, tcx on egress) and read their maps into snapshots.
- * Links die with the process, so even `kill -9` leaves nothing attached.
- * Before Linux 6.6 there is no tcx: egress goes through a TC filter on a
- * clsact qdisc, which is not a link and outlives a killed process; rocetop
- * marks its filter (its handle, priority and program name), removes it at
- * exit, and removes one a dead rocetop left at the next start.
+ * The live source: load the BPF programs (the inlined or the split ones,
+ * bpf/rocetop.bpf.c), size and map the kernel flow table, and read it and the
+ * interface counters into snapshots, in place from its dirty bits or whole,
+ * evicting idle flows. Attaching the programs to the interfaces, and again
+ * when one returns, is live_attach.c's; the state both share is live_int.h.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
-#include <linux/rtnetlink.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <stdio.h>
@@ -24,9 +20,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "rocetop.skel.h"
-#include "caps.h"
 #include "linkspeed.h"
-#include "live_maps.h"
+#include "live_int.h"
 /* pause.h unrolls a loop for the BPF target; gcc has no use for the hint. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
@@ -35,51 +30,6 @@
 #include "log.h"
 #include "nic.h"
 #include "source.h"
-#include "sources.h"
-
-/* Older uapi headers lack the tcx attach types; the kernel (6.6+) knows them. */
-#define RT_BPF_TCX_INGRESS 46
-#define RT_BPF_TCX_EGRESS  47
-
-_Static_assert(RT_MAX_SRC_IFACES <= RT_SLOT_OTHER, "one ifstats slot per watched interface");
-
-struct live_if {
-	__u32 ifindex;
-	char name[IF_NAMESIZE];
-	int xdp_link;
-	int tc_link;
-	int tc_filter;		/* egress through rocetop's TC filter (no tcx) */
-	const char *mode;
-	int gone;		/* deleted (or renamed, or moved away): waiting for its name */
-	__u64 speed_mbps;	/* the facts each snapshot carries (struct rt_iface) */
-	const char *speed_from;
-	__u32 mtu;
-	__u8 pfc_known, pfc_en;
-};
-
-struct live {
-	struct rocetop_bpf *skel;
-	struct live_if ifs[RT_MAX_SRC_IFACES];
-	int nifs;
-	int ncpus;
-	double flow_timeout;
-	__u64 evicted;
-	__u64 evicted_by[RT_SLOT_OTHER][2];	/* per watched interface and direction */
-	__u64 full_seen;	/* RoCE frames the kernel table had no room for, so far */
-	__u64 full_since;	/* when that first moved (time_ns), 0: never */
-	char source[128];
-	struct rt_ftab ft;	/* the kernel flow table, mmapped */
-	struct rt_flow_key *gone;	/* incremental: evicted, their rows go next interval */
-	size_t ngone, gone_cap;
-	struct rt_if_val *ifvals;	/* one ifstats entry, per CPU */
-	__u64 paused_ns[RT_IF_SLOTS][2][RT_NPRIO];	/* the last totals given: they never go back */
-	/* link watcher: rtnetlink link events say when to look again */
-	int nl_fd;
-	int xdp_mode, no_ingress, no_egress;
-	int split;		/* the split programs are loaded (bpf/rocetop.bpf.c) */
-	int no_tcx;		/* tcx refused once: TC filters from then on */
-	struct bpf_program *xdp_prog, *tc_prog;
-};
 
 static __u64 now_ns(clockid_t c)
 {
@@ -114,216 +64,6 @@ static int seccomp_filtered(void)
 	return mode == 2;
 }
 
-/* Whether this process holds what attaching needs; if not, say which
- * capabilities it lacks (user/core/caps.h). */
-static int privileged(void)
-{
-	__u64 lacks = rt_caps_attach_lacks(rt_caps_effective(), rt_caps_last());
-	char names[128];
-
-	if (!lacks)
-		return 1;
-	pr_warn("attaching the BPF programs needs %s, which this process lacks: run rocetop as root, or grant %s (podman run --cap-add, the capabilities in dist/kubernetes/rocetop-daemonset.yaml).\n",
-		rt_caps_names(lacks, names, sizeof(names)), lacks & (lacks - 1) ? "them" : "it");
-	return 0;
-}
-
-/* The XDP program on i through a link in one mode (flags): 0, or -errno. */
-static int link_xdp(struct live *l, struct live_if *i, __u32 flags, const char *mode)
-{
-	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
-	int fd = bpf_link_create(bpf_program__fd(l->xdp_prog), i->ifindex, BPF_XDP, &opts);
-
-	if (fd < 0)
-		return -errno;
-	i->xdp_link = fd;
-	i->mode = mode;
-	return 0;
-}
-
-static int attach_xdp(struct live *l, struct live_if *i, int want_mode)
-{
-	int err;
-
-	if (want_mode != 2) {
-		err = link_xdp(l, i, XDP_FLAGS_DRV_MODE, "native");
-		if (!err)
-			return 0;
-		if (err == -EBUSY || err == -EEXIST)
-			goto busy;
-		if (want_mode == 1) {
-			pr_warn("cannot attach XDP in native mode to %s: %s; try without --xdp-mode=native.\n",
-				i->name, strerror(-err));
-			return err;
-		}
-		pr_info("%s: native XDP not available (%s), falling back to generic XDP.\n",
-			i->name, strerror(-err));
-	}
-	err = link_xdp(l, i, XDP_FLAGS_SKB_MODE, "generic");
-	if (!err)
-		return 0;
-	if (err == -EBUSY || err == -EEXIST)
-		goto busy;
-	if (err == -EINVAL)	/* BPF_LINK_CREATE knows no XDP before 5.9 */
-		pr_warn("cannot attach XDP to %s through a BPF link (%s): Linux 5.9 or later has XDP links; --no-ingress counts egress alone.\n",
-			i->name, strerror(-err));
-	else
-		pr_warn("cannot attach XDP to %s: %s; this interface or kernel has no XDP support (--no-ingress counts egress alone).\n",
-			i->name, strerror(-err));
-	return err;
-busy:
-	/* A program attached through a BPF link (another rocetop, an XDP tool)
-	 * cannot be removed with `ip link set dev X xdp off`: name its owner. */
-	pr_warn("another XDP program is already attached to %s, possibly another rocetop holding it through a BPF link; 'bpftool net show dev %s' names it (and 'bpftool link' its owner): stop that program, or detach it ('ip link set dev %s xdp off' works only without a link), and run rocetop again, or count egress alone with --no-ingress.\n",
-		i->name, i->name, i->name);
-	return -EBUSY;
-}
-
-/*
- * rocetop's TC filter, where there is no tcx: on the clsact qdisc's egress
- * hook, at this handle and priority, running a program named rt_tc or
- * rt_tc_split. All three together are the mark by which a later rocetop
- * knows a filter as its own.
- */
-#define RT_TC_HANDLE	0x7274
-#define RT_TC_PRIO	0x7274
-
-/* Whether a process holds BPF program id open (its fdinfo names it). */
-static pid_t prog_holder(__u32 id)
-{
-	char path[2 * 256 + 32], line[128];
-	struct dirent *p, *f;
-	DIR *proc = opendir("/proc"), *fds;
-	pid_t found = 0;
-
-	while (proc && !found && (p = readdir(proc))) {
-		if (p->d_name[0] < '1' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fdinfo", p->d_name);
-		fds = opendir(path);
-		while (fds && !found && (f = readdir(fds))) {
-			FILE *in;
-			unsigned int got;
-
-			if (f->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", p->d_name, f->d_name);
-			in = fopen(path, "r");
-			while (in && fgets(line, sizeof(line), in))
-				if (sscanf(line, "prog_id: %u", &got) == 1 && got == id) {
-					found = (pid_t)atoi(p->d_name);
-					break;
-				}
-			if (in)
-				fclose(in);
-		}
-		if (fds)
-			closedir(fds);
-	}
-	if (proc)
-		closedir(proc);
-	return found;
-}
-
-/*
- * A filter at rocetop's handle and priority on i's egress hook: removed when
- * it runs rocetop's program and no process holds that program (a rocetop
- * killed before it could remove it). Returns 0 when the place is free now,
- * -EBUSY when a running rocetop has it, -EEXIST when another program does.
- */
-static int clear_stale_filter(struct live_if *i, struct bpf_tc_hook *hook)
-{
-	LIBBPF_OPTS(bpf_tc_opts, q, .handle = RT_TC_HANDLE, .priority = RT_TC_PRIO);
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-	pid_t holder;
-	int fd;
-
-	if (bpf_tc_query(hook, &q))
-		return 0;	/* nothing there */
-	memset(&info, 0, sizeof(info));
-	fd = bpf_prog_get_fd_by_id(q.prog_id);
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) ||
-	    (strcmp(info.name, "rt_tc") && strcmp(info.name, "rt_tc_split"))) {
-		if (fd >= 0)
-			close(fd);
-		pr_warn("%s: another program (id %u, '%s') holds the TC filter place rocetop uses on egress (handle 0x%x, priority 0x%x): 'tc filter show dev %s egress' lists it; remove it, or use --no-egress.\n",
-			i->name, q.prog_id, info.name, RT_TC_HANDLE, RT_TC_PRIO, i->name);
-		return -EEXIST;
-	}
-	close(fd);
-	holder = prog_holder(q.prog_id);
-	if (holder) {
-		pr_warn("%s: another rocetop (pid %d) counts egress here through its TC filter: stop it, or use --no-egress.\n",
-			i->name, (int)holder);
-		return -EBUSY;
-	}
-	q.flags = q.prog_fd = q.prog_id = 0;
-	if (bpf_tc_detach(hook, &q) == 0)
-		pr_info("%s: removed the TC filter a stopped rocetop left on egress.\n", i->name);
-	return 0;
-}
-
-static int attach_tc_filter(struct live *l, struct live_if *i)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)i->ifindex, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RT_TC_HANDLE, .priority = RT_TC_PRIO,
-		    .prog_fd = bpf_program__fd(l->tc_prog));
-	int err = bpf_tc_hook_create(&hook);
-
-	if (err && err != -EEXIST) {
-		pr_warn("%s: cannot add a clsact qdisc for the egress program (%s): egress is not counted.\n",
-			i->name, strerror(-err));
-		return err;
-	}
-	err = clear_stale_filter(i, &hook);
-	if (err)
-		return err;
-	err = bpf_tc_attach(&hook, &opts);
-	if (err) {
-		pr_warn("%s: cannot attach the egress program as a TC filter (%s): egress is not counted.\n",
-			i->name, strerror(-err));
-		return err;
-	}
-	i->tc_filter = 1;
-	return 0;
-}
-
-/* rocetop's own filter off i's egress hook (the clsact qdisc stays: other
- * filters may be on it). */
-static void detach_tc_filter(struct live_if *i)
-{
-	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)i->ifindex, .attach_point = BPF_TC_EGRESS);
-	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RT_TC_HANDLE, .priority = RT_TC_PRIO);
-
-	if (i->tc_filter)
-		bpf_tc_detach(&hook, &opts);
-	i->tc_filter = 0;
-}
-
-/* Egress: a tcx link where the kernel has tcx (6.6+), else a TC filter. */
-static int attach_tc(struct live *l, struct live_if *i)
-{
-	int prog = bpf_program__fd(l->tc_prog), fd = -1;
-
-	if (!l->no_tcx) {
-		fd = bpf_link_create(prog, i->ifindex, RT_BPF_TCX_EGRESS, NULL);
-		if (fd >= 0) {
-			i->tc_link = fd;
-			return 0;
-		}
-		if (errno != EINVAL) {
-			pr_warn("%s: cannot attach the egress program through tcx (%s): egress is not counted (--no-egress avoids it).\n",
-				i->name, strerror(errno));
-			return -errno;
-		}
-		/* EINVAL: the kernel knows no tcx attach type */
-		pr_info("no tcx in this kernel (Linux 6.6 has it): egress goes through a TC filter on a clsact qdisc, removed at exit.\n");
-		l->no_tcx = 1;
-	}
-	return attach_tc_filter(l, i);
-}
-
 static void live_close(struct rt_source *s)
 {
 	struct live *l = s->priv;
@@ -335,7 +75,7 @@ static void live_close(struct rt_source *s)
 		if (l->ifs[i].tc_link >= 0)
 			close(l->ifs[i].tc_link);
 		if (!l->ifs[i].gone)
-			detach_tc_filter(&l->ifs[i]);
+			rt_live_detach_tc_filter(&l->ifs[i]);
 		if (l->ifs[i].xdp_link >= 0)
 			close(l->ifs[i].xdp_link);
 	}
@@ -692,108 +432,22 @@ static void table_full(struct live *l, struct rt_snapshot *s)
 }
 
 /*
- * Interfaces that vanish and return. A deleted interface takes its XDP and
- * tcx links with it; an interface of that name created later has a new
- * ifindex and nothing attached. The watcher reads rtnetlink link events
- * (RTMGRP_LINK) at every interval; on any event (or a lost one) it compares
- * each watched name with the ifindex the kernel has for it now, says what
- * changed on stderr, marks the interface "gone" in the snapshot (the view,
- * the notes, Prometheus' rocetop_interface_up) and re-attaches when the name
- * returns, into the same counter slot.
- */
-static int link_events(struct live *l)
-{
-	char buf[8192];
-	int any = 0;
-
-	if (l->nl_fd < 0)
-		return 0;
-	for (;;) {
-		ssize_t n = recv(l->nl_fd, buf, sizeof(buf), MSG_DONTWAIT);
-
-		if (n > 0) {
-			any = 1;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ENOBUFS) {	/* events lost: look anyway */
-			any = 1;
-			continue;
-		}
-		return any;
-	}
-}
-
-static void detach(struct live_if *f)
-{
-	f->tc_filter = 0;	/* went with the interface */
-	if (f->tc_link >= 0)
-		close(f->tc_link);
-	if (f->xdp_link >= 0)
-		close(f->xdp_link);
-	f->tc_link = f->xdp_link = -1;
-}
-
-static void watch_links(struct live *l)
-{
-	int i;
-
-	if (!link_events(l))
-		return;
-	for (i = 0; i < l->nifs; i++) {
-		struct live_if *f = &l->ifs[i];
-		__u32 now = if_nametoindex(f->name);
-
-		if (!f->gone && now == f->ifindex)
-			continue;
-		if (!f->gone) {
-			pr_warn("%s has disappeared (deleted, renamed or moved to another namespace): it is not counted until an interface of that name returns.\n",
-				f->name);
-			detach(f);
-			f->gone = 1;
-			f->mode = "gone";
-		}
-		if (!now)
-			continue;
-		{
-			__u32 old = f->ifindex, slot = (__u32)i;
-			rt_ifslot_set(l->skel, old, now, slot);
-		}
-		f->ifindex = now;
-		if (l->nifs == 1)	/* before the program runs there */
-			rt_one_if_set(l->skel, now, (__u32)i);
-		if ((!l->no_ingress && attach_xdp(l, f, l->xdp_mode)) ||
-		    (!l->no_egress && attach_tc(l, f) && l->no_ingress)) {
-			pr_warn("%s is back (ifindex %u) but cannot be attached again.\n", f->name, now);
-			detach(f);
-			f->mode = "gone";
-			continue;
-		}
-		if (l->no_ingress)
-			f->mode = "tc-only";
-		f->gone = 0;
-		pr_warn("%s is back (ifindex %u): attached again, counting from here.\n", f->name, now);
-	}
-}
-
-/*
  * What paused time needs to know of an interface, read once at the start:
  * --link-speed when given (so a recording keeps it), else the interface's own
  * speed through ethtool. A --collector port's speed is not the mirrored
  * hosts': there the speed is said unknown unless given. MTU through the
  * ioctl, PFC-enabled priorities through DCB netlink where the driver has DCB.
  */
-static void iface_facts(struct live_if *f, const struct rt_opts *o)
+static void iface_facts(struct live_if *f, const struct rt_live_cfg *c)
 {
 	struct ifreq ifr = { 0 };
 	struct rt_dcb dcb;
 	int fd;
 
-	if (o->find.speed_mbps) {
-		f->speed_mbps = o->find.speed_mbps;
+	if (c->speed_mbps) {
+		f->speed_mbps = c->speed_mbps;
 		f->speed_from = RT_SPEED_FROM_GIVEN;
-	} else if (o->collector) {
+	} else if (c->collector) {
 		f->speed_mbps = 0;
 		f->speed_from = RT_SPEED_FROM_MIRROR;
 	} else {
@@ -832,7 +486,7 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 	struct live *l = src->priv;
 	int i, err;
 
-	watch_links(l);
+	rt_live_watch_links(l);
 	s->time_ns = now_ns(CLOCK_REALTIME);
 	s->mono_ns = now_ns(CLOCK_MONOTONIC);
 	snprintf(s->source, sizeof(s->source), "%s", l->source);
@@ -879,7 +533,7 @@ static int live_collect(struct rt_source *src, struct rt_snapshot *s)
 
 /* Open and load the object with the inlined programs (rt_xdp, rt_tc) or the
  * split ones (rt_xdp_split, rt_tc_split), only those asked for. */
-static int open_load(struct live *l, const struct rt_opts *o, int split, int frags)
+static int open_load(struct live *l, const struct rt_live_cfg *c, int split, int frags)
 {
 	struct bpf_program *all[4];
 	int err, k;
@@ -889,13 +543,13 @@ static int open_load(struct live *l, const struct rt_opts *o, int split, int fra
 		pr_warn("cannot open the BPF object: %s.\n", strerror(errno));
 		return -errno;
 	}
-	err = rt_ftab_size(l->skel, o->max_flows, l->ncpus);
+	err = rt_ftab_size(l->skel, c->max_flows, l->ncpus);
 	if (err) {
 		pr_warn("cannot size the kernel flow table for --max-flows %u on %d CPUs: %s.\n",
-			o->max_flows, l->ncpus, strerror(-err));
+			c->max_flows, l->ncpus, strerror(-err));
 		return err;
 	}
-	l->skel->rodata->rt_collector = o->collector ? 1 : 0;
+	l->skel->rodata->rt_collector = c->collector ? 1 : 0;
 	l->skel->rodata->rt_frags = split && frags;
 	all[0] = l->skel->progs.rt_xdp;
 	all[1] = l->skel->progs.rt_tc;
@@ -904,8 +558,8 @@ static int open_load(struct live *l, const struct rt_opts *o, int split, int fra
 	l->xdp_prog = all[split ? 2 : 0];
 	l->tc_prog = all[split ? 3 : 1];
 	for (k = 0; k < 4; k++)
-		bpf_program__set_autoload(all[k], (all[k] == l->xdp_prog && !o->no_ingress) ||
-						  (all[k] == l->tc_prog && !o->no_egress));
+		bpf_program__set_autoload(all[k], (all[k] == l->xdp_prog && !c->no_ingress) ||
+						  (all[k] == l->tc_prog && !c->no_egress));
 	if (split && frags)
 		bpf_program__set_flags(l->xdp_prog,
 				       bpf_program__flags(l->xdp_prog) | BPF_F_XDP_HAS_FRAGS);
@@ -919,20 +573,20 @@ static int open_load(struct live *l, const struct rt_opts *o, int split, int fra
  * directly before Linux 6.12 (rt_kernel_inlined) and with --bpf-split, and
  * when the verifier refuses the inlined ones.
  */
-static int load_programs(struct live *l, const struct rt_opts *o)
+static int load_programs(struct live *l, const struct rt_live_cfg *c)
 {
-	int frags = rt_kernel_xdp_frags(), split = o->bpf_split || !rt_kernel_inlined(frags), err;
+	int frags = rt_kernel_xdp_frags(), split = c->bpf_split || !rt_kernel_inlined(frags), err;
 	char buf[128];
 
-	if (split && !o->bpf_split)
+	if (split && !c->bpf_split)
 		pr_debug("Linux before 6.12: loading the split BPF programs.\n");
-	err = open_load(l, o, split, frags);
+	err = open_load(l, c, split, frags);
 	if (err && err != -EPERM && !split && l->skel) {
 		libbpf_strerror(err, buf, sizeof(buf));
 		pr_info("this kernel's verifier refused rocetop's inlined BPF programs (%s): loading the split ones, which cost a frame a little more.\n",
 			buf);
 		rocetop_bpf__destroy(l->skel);
-		err = open_load(l, o, 1, frags);
+		err = open_load(l, c, 1, frags);
 	}
 	if ((err == -EPERM || err == -EACCES) && l->skel && seccomp_filtered()) {
 		pr_warn("the kernel refused bpf(), which loads the programs, though the capabilities are there, and a seccomp filter guards this process (a container engine's default one refuses bpf() without CAP_SYS_ADMIN): run the container with dist/kubernetes/rocetop-seccomp.json (podman run --security-opt seccomp=FILE, or the DaemonSet's seccompProfile).\n");
@@ -946,24 +600,28 @@ static int load_programs(struct live *l, const struct rt_opts *o)
 
 /* The interfaces named (-i): their ifindex and facts, and the source's name
  * ("eth0,eth1"). 0, or -ENODEV after saying which one is missing. */
-static int find_ifaces(struct live *l, const struct rt_opts *o)
+static int find_ifaces(struct live *l, const struct rt_live_cfg *c)
 {
 	size_t off = 0;
 	int i;
 
-	for (i = 0; i < o->nifaces; i++) {
+	if (c->nifaces > RT_LIVE_MAX_IFACES) {
+		pr_warn("at most %d interfaces can be watched at once.\n", RT_LIVE_MAX_IFACES);
+		return -EINVAL;
+	}
+	for (i = 0; i < c->nifaces; i++) {
 		struct live_if *f = &l->ifs[l->nifs];
 
 		f->xdp_link = f->tc_link = -1;
-		snprintf(f->name, sizeof(f->name), "%s", o->ifaces[i]);
-		if (strlen(o->ifaces[i]) >= IF_NAMESIZE || !(f->ifindex = if_nametoindex(o->ifaces[i]))) {
-			pr_warn("no such interface: %s (ip link lists the interfaces).\n", o->ifaces[i]);
+		snprintf(f->name, sizeof(f->name), "%s", c->ifaces[i]);
+		if (strlen(c->ifaces[i]) >= IF_NAMESIZE || !(f->ifindex = if_nametoindex(c->ifaces[i]))) {
+			pr_warn("no such interface: %s (ip link lists the interfaces).\n", c->ifaces[i]);
 			return -ENODEV;
 		}
-		iface_facts(f, o);
+		iface_facts(f, c);
 		l->nifs++;
 		off += snprintf(l->source + off, off < sizeof(l->source) ? sizeof(l->source) - off : 0,
-				"%s%s", i ? "," : "", o->ifaces[i]);
+				"%s%s", i ? "," : "", c->ifaces[i]);
 		if (off >= sizeof(l->source))
 			off = sizeof(l->source) - 1;
 	}
@@ -990,7 +648,7 @@ static int pause_speeds(struct live *l)
 
 /* The BPF side, loaded and mapped: the programs, the kernel flow table in
  * memory, each interface's slot. 0 or -errno after saying why. */
-static int load_bpf(struct live *l, const struct rt_opts *o)
+static int load_bpf(struct live *l, const struct rt_live_cfg *c)
 {
 	int i, err;
 
@@ -1005,7 +663,7 @@ static int load_bpf(struct live *l, const struct rt_opts *o)
 		pr_warn("out of memory.\n");
 		return -ENOMEM;
 	}
-	err = load_programs(l, o);
+	err = load_programs(l, c);
 	if (err)
 		return err;
 	err = rt_ftab_map(&l->ft, l->skel);
@@ -1031,46 +689,7 @@ static int load_bpf(struct live *l, const struct rt_opts *o)
 	return 0;
 }
 
-/* XDP on ingress and TC on egress of every interface, as asked. 0 or -1
- * (said by attach_xdp / attach_tc). */
-static int attach_all(struct live *l, const struct rt_opts *o)
-{
-	int i;
-
-	for (i = 0; i < l->nifs; i++) {
-		if (!o->no_ingress && attach_xdp(l, &l->ifs[i], o->xdp_mode))
-			return -1;
-		if (o->no_ingress)
-			l->ifs[i].mode = "tc-only";
-		if (!o->no_egress && attach_tc(l, &l->ifs[i]) && o->no_ingress)
-			return -1;
-		pr_debug("attached to %s (ifindex %u, XDP %s)\n", l->ifs[i].name, l->ifs[i].ifindex,
-			 l->ifs[i].mode);
-	}
-	if (o->collector)
-		pr_info("collector: XDP counts and drops ERSPAN, GRE and VXLAN mirror copies on %s; "
-			"every other frame passes.\n", l->source);
-	return 0;
-}
-
-/* Link events (RTMGRP_LINK), for watch_links: an interface deleted and back. */
-static void watch_link_events(struct live *l)
-{
-	l->nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-	if (l->nl_fd >= 0) {
-		struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
-
-		if (bind(l->nl_fd, (struct sockaddr *)&sa, sizeof(sa))) {
-			close(l->nl_fd);
-			l->nl_fd = -1;
-		}
-	}
-	if (l->nl_fd < 0)
-		pr_warn("cannot watch link events (%s): a deleted interface will go unnoticed.\n",
-			strerror(errno));
-}
-
-struct rt_source *rt_live_source_new(const struct rt_opts *o)
+struct rt_source *rt_live_source_new(const struct rt_live_cfg *c)
 {
 	struct rt_source *src = calloc(1, sizeof(*src));
 	struct live *l = calloc(1, sizeof(*l));
@@ -1090,20 +709,20 @@ struct rt_source *rt_live_source_new(const struct rt_opts *o)
 	 * whole-table read (read_flows) is left for a caller that collects on
 	 * its own (tests/unit/test_flowtab.c holds the two paths to the same
 	 * deltas). */
-	src->incremental = o->no_nic && !o->sflow && !o->have_sflow_fd;
-	l->flow_timeout = o->flow_timeout;
-	l->xdp_mode = o->xdp_mode;
-	l->no_ingress = o->no_ingress;
-	l->no_egress = o->no_egress;
-	l->no_tcx = o->tc_filter;
+	src->incremental = c->incremental;
+	l->flow_timeout = c->flow_timeout;
+	l->xdp_mode = c->xdp_mode;
+	l->no_ingress = c->no_ingress;
+	l->no_egress = c->no_egress;
+	l->no_tcx = c->tc_filter;
 	l->nl_fd = -1;
-	if (find_ifaces(l, o))
+	if (find_ifaces(l, c))
 		goto fail;
-	if (!privileged())
+	if (!rt_live_privileged())
 		goto fail;
-	if (load_bpf(l, o) || attach_all(l, o))
+	if (load_bpf(l, c) || rt_live_attach_all(l, c))
 		goto fail;
-	watch_link_events(l);
+	rt_live_watch_link_events(l);
 	return src;
 fail:
 	if (l && l->skel)

@@ -817,7 +817,7 @@ static void pcap_src_close(struct rt_source *src)
 	free(src);
 }
 
-struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead)
+struct rt_source *rt_pcap_source_new(const struct rt_file_cfg *c, int fd, const void *head, size_t nhead)
 {
 	struct rt_source *src = calloc(1, sizeof(*src));
 	struct pcapsrc *s = calloc(1, sizeof(*s));
@@ -834,10 +834,10 @@ struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void
 		return NULL;
 	}
 	src->priv = s;
-	s->speed_mbps = o->find.speed_mbps;
+	s->speed_mbps = c->speed_mbps;
 	s->stream_fd = fd;
 	s->stream = fd >= 0;
-	s->sflow = rt_pcap_sflow_new(o);
+	s->sflow = rt_pcap_sflow_new(c);
 	if (!s->sflow) {
 		pr_warn("out of memory.\n");
 		pcap_src_close(src);	/* closes fd */
@@ -855,19 +855,19 @@ struct rt_source *rt_pcap_source_new(const struct rt_opts *o, int fd, const void
 	src->incremental = 1;
 	src->rewind = pcap_rewind;
 	src->close = pcap_src_close;
-	snprintf(s->path, sizeof(s->path), "%s", o->read_file);
+	snprintf(s->path, sizeof(s->path), "%s", c->path);
 	base = strrchr(s->path, '/');
 	base = base ? base + 1 : s->path;
 	copy_str(s->ifname, sizeof(s->ifname), base);
-	s->interval_ns = (__u64)(o->interval * 1e9);
+	s->interval_ns = (__u64)(c->interval * 1e9);
 	if (!s->interval_ns)
 		s->interval_ns = 1;
-	s->max_flows = o->max_flows_set ? o->max_flows : 0;
+	s->max_flows = c->max_flows_set ? c->max_flows : 0;
 	src->max_flows = s->max_flows;
-	s->timeout_ns = (__u64)(o->flow_timeout * 1e9);
+	s->timeout_ns = (__u64)(c->flow_timeout * 1e9);
 	s->fsize = fd >= 0 || stat(s->path, &st) ? 0 : (long long)st.st_size;
 	/* Progress only where nobody draws on the terminal (main.c's test for the view). */
-	tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	tui = c->view && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
 	if (!tui && isatty(STDERR_FILENO) && rt_verbosity >= RT_LOG_INFO)
 		s->progress = 1;
 	else if (rt_verbosity >= RT_LOG_DEBUG)

@@ -19,7 +19,7 @@ struct qent {
 };
 
 struct rt_pcap_sflow {
-	struct rt_opts o;	/* what the collector reads of the command line */
+	struct rt_sflow_cfg cfg;	/* the collector's: the capture's table size and timeout */
 	struct rt_sflow *sf;	/* made at the first datagram */
 	__u8 *q;		/* queued entries: [head, len) */
 	size_t head, len, cap;
@@ -30,15 +30,15 @@ static __u16 be16(const __u8 *p)
 	return (__u16)(p[0] << 8 | p[1]);
 }
 
-struct rt_pcap_sflow *rt_pcap_sflow_new(const struct rt_opts *o)
+struct rt_pcap_sflow *rt_pcap_sflow_new(const struct rt_file_cfg *c)
 {
 	struct rt_pcap_sflow *ps = calloc(1, sizeof(*ps));
 
 	if (!ps)
 		return NULL;
-	ps->o.max_flows = o->max_flows;
-	ps->o.flow_timeout = o->flow_timeout;
-	ps->o.sflow_fd = -1;
+	ps->cfg.max_flows = c->max_flows;
+	ps->cfg.flow_timeout = c->flow_timeout;
+	ps->cfg.fd = -1;
 	return ps;
 }
 
@@ -133,7 +133,7 @@ int rt_pcap_sflow_merge(struct rt_pcap_sflow *ps, __u64 end, struct rt_snapshot 
 
 		if (e->ts >= end)
 			break;
-		if (!ps->sf && !(ps->sf = rt_sflow_new(&ps->o)))
+		if (!ps->sf && !(ps->sf = rt_sflow_new(&ps->cfg)))
 			return -ENOMEM;
 		rt_sflow_datagram(ps->sf, e + 1, e->len, (const struct sockaddr *)&e->from, e->ts);
 		ps->head += sizeof(*e) + ((e->len + 7) & ~(__u32)7);

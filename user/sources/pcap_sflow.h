@@ -14,13 +14,14 @@
 
 #include <stddef.h>
 #include <linux/types.h>
-#include "opts.h"
 #include "snapshot.h"
+#include "sources.h"
 
 struct rt_pcap_sflow;
 
-/* A queue for a capture; no collector until its first datagram. NULL without memory. */
-struct rt_pcap_sflow *rt_pcap_sflow_new(const struct rt_opts *o);
+/* A queue for a capture read with c; no collector until its first datagram.
+ * NULL without memory. */
+struct rt_pcap_sflow *rt_pcap_sflow_new(const struct rt_file_cfg *c);
 /*
  * The Ethernet frame f (cap bytes captured) at capture time ts: when it is a
  * UDP datagram to port 6343 (IPv4 unfragmented, or IPv6 with UDP as the

@@ -27,7 +27,7 @@ static void recsrc_close(struct rt_source *src)
 	free(src);
 }
 
-struct rt_source *rt_rec_source_new(const struct rt_opts *o, int fd, const void *head, size_t nhead)
+struct rt_source *rt_rec_source_new(const struct rt_file_cfg *c, int fd, const void *head, size_t nhead)
 {
 	struct rt_source *src = calloc(1, sizeof(*src));
 
@@ -37,7 +37,7 @@ struct rt_source *rt_rec_source_new(const struct rt_opts *o, int fd, const void 
 			close(fd);
 		return NULL;
 	}
-	src->priv = fd >= 0 ? rt_rec_open_fd(fd, o->read_file, head, nhead) : rt_rec_open(o->read_file);
+	src->priv = fd >= 0 ? rt_rec_open_fd(fd, c->path, head, nhead) : rt_rec_open(c->path);
 	if (!src->priv) {
 		free(src);
 		return NULL;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The sFlow collector: see sflow.h. Each flow sample stands for `rate`
- * packets: the parser's counts for its header are added rate times, and the
- * flow is marked an estimate. Tables are open-addressed and bounded: agents by
+ * The sFlow collector: see sflow.h (where it listens is sflow_socket.c's).
+ * Each flow sample stands for `rate` packets: the parser's counts for its
+ * header are added rate times, and the flow is marked an estimate. Tables are open-addressed and bounded: agents by
  * RT_SF_MAX_AGENTS, switch ports by RT_SF_MAX_PORTS, flows by --max-flows;
  * what does not fit is counted, never grown without bound. Agents, ports,
  * drops and flows idle for --flow-timeout are forgotten (sweep()), so a
@@ -30,7 +30,6 @@
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #include "count.h"
 #pragma GCC diagnostic pop
-#include "endpoint.h"
 #include "log.h"
 #include "prefix.h"
 #include "sflow.h"
@@ -96,7 +95,7 @@ struct drop {
 
 struct rt_sflow {
 	int fd;
-	struct rt_prefix allow[RT_MAX_SFLOW_ALLOW];
+	struct rt_prefix allow[RT_SFLOW_MAX_ALLOW];
 	int nallow;
 	struct agent *agents;
 	__u32 nagents;
@@ -160,126 +159,9 @@ static void addr_text(int family, const __u8 *addr, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-/* ---- the socket ---- */
-
-/* --sflow's [ADDR:]PORT into an address to bind; 0 or -EINVAL after saying why. */
-static int parse_spec(const char *spec, struct sockaddr_storage *ss_, socklen_t *sl_, int *bare)
-{
-#define ss (*ss_)
-#define sl (*sl_)
-	char host[128] = "", *end;
-	const char *colon = strrchr(spec, ':');
-	long port;
-
-	memset(&ss, 0, sizeof(ss));
-	errno = 0;
-	port = strtol(colon ? colon + 1 : spec, &end, 10);
-	if (errno || end == (colon ? colon + 1 : spec) || *end || port < 1 || port > 65535) {
-		pr_warn("--sflow '%s' is not valid: give a UDP port (6343) or ADDR:PORT.\n", spec);
-		return -EINVAL;
-	}
-	if (colon) {
-		size_t n = (size_t)(colon - spec);
-
-		if (n >= sizeof(host)) {
-			pr_warn("--sflow '%s': the address is too long.\n", spec);
-			return -EINVAL;
-		}
-		memcpy(host, spec, n);
-		host[n] = '\0';
-		if (host[0] == '[' && n >= 2 && host[n - 1] == ']') {
-			memmove(host, host + 1, n - 2);
-			host[n - 2] = '\0';
-		}
-	}
-	if (!host[0]) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = in6addr_any;
-		s6->sin6_port = htons((__u16)port);
-		sl = sizeof(*s6);
-	} else if (inet_pton(AF_INET, host, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
-		((struct sockaddr_in *)&ss)->sin_family = AF_INET;
-		((struct sockaddr_in *)&ss)->sin_port = htons((__u16)port);
-		sl = sizeof(struct sockaddr_in);
-	} else if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
-		((struct sockaddr_in6 *)&ss)->sin6_family = AF_INET6;
-		((struct sockaddr_in6 *)&ss)->sin6_port = htons((__u16)port);
-		sl = sizeof(struct sockaddr_in6);
-	} else {
-		pr_warn("--sflow '%s': '%s' is not an IPv4 or IPv6 address.\n", spec, host);
-		return -EINVAL;
-	}
-	*bare = !host[0];
-	return 0;
-#undef ss
-#undef sl
-}
-
-int rt_sflow_check_opts(const struct rt_opts *o)
-{
-	struct sockaddr_storage ss;
-	struct rt_prefix c;
-	socklen_t sl;
-	int bare, i;
-
-	if (o->sflow && parse_spec(o->sflow, &ss, &sl, &bare))
-		return -EINVAL;
-	for (i = 0; i < o->nsflow_allow; i++)
-		if (rt_prefix_parse(o->sflow_allow[i], &c)) {
-			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
-				o->sflow_allow[i]);
-			return -EINVAL;
-		}
-	return 0;
-}
-
-int rt_sflow_socket(const char *spec, int here)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	int fd, zero = 0, rcv = 8 << 20, bare;
-
-	if (parse_spec(spec, &ss, &sl, &bare))
-		return -EINVAL;
-	fd = here ? socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
-		    rt_endpoint_socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 && bare) {
-		/* No IPv6 on this host: every IPv4 address, then. */
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		__u16 port = ((struct sockaddr_in6 *)&ss)->sin6_port;
-
-		memset(&ss, 0, sizeof(ss));
-		s4->sin_family = AF_INET;
-		s4->sin_port = port;
-		sl = sizeof(*s4);
-		fd = here ? socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0) :
-			    rt_endpoint_socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	}
-	if (fd < 0) {
-		pr_warn("cannot open a UDP socket for --sflow: %s.\n", strerror(errno));
-		return -errno;
-	}
-	if (ss.ss_family == AF_INET6 && bare)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	/* Room for bursts between two reads; beyond rmem_max only as root. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)))
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
-	if (bind(fd, (struct sockaddr *)&ss, sl)) {
-		int e = errno;
-
-		pr_warn("cannot listen for sFlow on %s: %s%s.\n", spec, strerror(e),
-			e == EADDRINUSE ? " (another collector has the port; give another with --sflow PORT)" : "");
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
-
 /* ---- the collector ---- */
 
-struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
+struct rt_sflow *rt_sflow_new(const struct rt_sflow_cfg *c)
 {
 	struct rt_sflow *sf = calloc(1, sizeof(*sf));
 	int i;
@@ -289,11 +171,15 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 		return NULL;
 	}
 	sf->fd = -1;
-	sf->timeout_ns = o->flow_timeout > 0 ? (__u64)(o->flow_timeout * 1e9) : 0;
-	for (i = 0; i < o->nsflow_allow; i++) {
-		if (rt_prefix_parse(o->sflow_allow[i], &sf->allow[i])) {
+	sf->timeout_ns = c->flow_timeout > 0 ? (__u64)(c->flow_timeout * 1e9) : 0;
+	if (c->nallow > RT_SFLOW_MAX_ALLOW) {
+		pr_warn("--sflow-allow can be given at most %d times.\n", RT_SFLOW_MAX_ALLOW);
+		goto fail;
+	}
+	for (i = 0; i < c->nallow; i++) {
+		if (rt_prefix_parse(c->allow[i], &sf->allow[i])) {
 			pr_warn("--sflow-allow '%s' is not valid: give an address or ADDR/BITS (10.0.0.0/8, fd00::/8).\n",
-				o->sflow_allow[i]);
+				c->allow[i]);
 			goto fail;
 		}
 		sf->nallow++;
@@ -301,13 +187,13 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 	sf->agents = calloc(RT_SF_MAX_AGENTS, sizeof(*sf->agents));
 	/* recvmmsg's buffers (4 MiB) only for a socket: a capture's
 	 * collector (pcap_sflow.c) is handed its datagrams */
-	if (o->have_sflow_fd || o->sflow)
+	if (c->have_fd || c->spec)
 		sf->buf = malloc((size_t)RT_SF_BATCH * RT_SF_DGRAM_MAX);
 	rt_htab_init(&sf->ports, sizeof(struct port), sizeof(struct port_key), RT_SF_MAX_PORTS);
 	rt_htab_init(&sf->flows, sizeof(struct flow), sizeof(struct rt_flow_key),
-		     o->max_flows ? o->max_flows : 16384);
+		     c->max_flows ? c->max_flows : 16384);
 	rt_htab_init(&sf->drops, sizeof(struct drop), 2 * sizeof(__u32), RT_SF_MAX_PORTS);
-	if (!sf->agents || (!sf->buf && (o->have_sflow_fd || o->sflow))) {
+	if (!sf->agents || (!sf->buf && (c->have_fd || c->spec))) {
 		pr_warn("out of memory.\n");
 		goto fail;
 	}
@@ -318,9 +204,9 @@ struct rt_sflow *rt_sflow_new(const struct rt_opts *o)
 		sf->msgs[i].msg_hdr.msg_iovlen = 1;
 		sf->msgs[i].msg_hdr.msg_name = &sf->from[i];
 	}
-	if (o->have_sflow_fd)
-		sf->fd = o->sflow_fd;
-	else if (o->sflow && (sf->fd = rt_sflow_socket(o->sflow, 0)) < 0)
+	if (c->have_fd)
+		sf->fd = c->fd;
+	else if (c->spec && (sf->fd = rt_sflow_socket(c->spec, 0)) < 0)
 		goto fail;
 	return sf;
 fail:
@@ -1031,7 +917,7 @@ static void clock_close(struct rt_source *s)
 	free(s);
 }
 
-struct rt_source *rt_sflow_clock_source_new(const struct rt_opts *o)
+struct rt_source *rt_sflow_clock_source_new(const struct rt_sflow_cfg *c)
 {
 	struct rt_source *s = calloc(1, sizeof(*s));
 	char *name = malloc(128);
@@ -1042,7 +928,7 @@ struct rt_source *rt_sflow_clock_source_new(const struct rt_opts *o)
 		pr_warn("out of memory.\n");
 		return NULL;
 	}
-	snprintf(name, 128, "sflow %s", o->sflow ? o->sflow : "");
+	snprintf(name, 128, "sflow %s", c->spec ? c->spec : "");
 	s->name = "sflow";
 	s->live = 1;
 	s->collect = clock_collect;

@@ -10,14 +10,27 @@
 #define RT_SFLOW_H
 
 #include <sys/socket.h>
-#include "opts.h"
 #include "snapshot.h"
 #include "source.h"
 
 struct rt_sflow;
 
+/* Senders --sflow-allow may name at most. */
+#define RT_SFLOW_MAX_ALLOW 16
+
+/* What the collector reads of the command line. */
+struct rt_sflow_cfg {
+	const char *spec;		/* --sflow [ADDR:]PORT; NULL: no socket of its own */
+	int fd;				/* a socket opened already (rt_sflow_socket) ... */
+	int have_fd;			/* ... when this is set */
+	const char *const *allow;	/* --sflow-allow CIDR: nallow, at most RT_SFLOW_MAX_ALLOW */
+	int nallow;
+	__u32 max_flows;		/* --max-flows: flows kept (0: 16384) */
+	double flow_timeout;		/* --flow-timeout seconds; idle entries forgotten, 0: never */
+};
+
 /*
- * Open and bind the UDP socket for --sflow [ADDR:]PORT (a bare port listens
+ * Open and bind the UDP socket for --sflow [ADDR:]PORT (sflow_socket.c) (a bare port listens
  * on every IPv6 and IPv4 address). Returns the socket or a negative errno
  * after saying why. here = 0: a port the user asked for, made in the
  * endpoints' home namespace (user/core/endpoint.h: where rocetop started,
@@ -26,11 +39,11 @@ struct rt_sflow;
  */
 int rt_sflow_socket(const char *spec, int here);
 /* The command line's --sflow and --sflow-allow, checked: 0 or -EINVAL after saying why. */
-int rt_sflow_check_opts(const struct rt_opts *o);
+int rt_sflow_check_cfg(const struct rt_sflow_cfg *c);
 
-/* The collector over o->sflow_fd when o->have_sflow_fd, else a socket it
- * opens for o->sflow; NULL after saying why. */
-struct rt_sflow *rt_sflow_new(const struct rt_opts *o);
+/* The collector over c->fd when c->have_fd, else a socket it opens for
+ * c->spec (none without it: datagrams are handed to it); NULL after saying why. */
+struct rt_sflow *rt_sflow_new(const struct rt_sflow_cfg *c);
 int rt_sflow_fd(const struct rt_sflow *sf);
 /* Read and decode what waits on the socket, at most a bounded batch so an
  * interval keeps its cadence under a flood. Returns datagrams read. */
@@ -46,6 +59,6 @@ int rt_sflow_collect(struct rt_sflow *sf, struct rt_snapshot *snap);
 void rt_sflow_free(struct rt_sflow *sf);
 
 /* A source with no data of its own, for --sflow alone: time and a name. */
-struct rt_source *rt_sflow_clock_source_new(const struct rt_opts *o);
+struct rt_source *rt_sflow_clock_source_new(const struct rt_sflow_cfg *c);
 
 #endif
