@@ -62,12 +62,13 @@ while True:
     if p:
         break
     try:
-        for l in open("/proc/%d/status" % pid):
-            k = l.split(":")[0]
-            if k in peak:
-                peak[k] = max(peak[k], int(l.split()[1]))
-    except OSError:
-        pass
+        ps = dict(l.split(":", 1) for l in open("/proc/%d/status" % pid))
+    except (OSError, ValueError):
+        ps = {}
+    # only once it runs the command (before the exec it is a copy of Python)
+    if ps.get("Name", "").strip() == os.path.basename(sys.argv[1])[:15]:
+        for k in peak:
+            peak[k] = max(peak[k], int(ps.get(k, "0 kB").split()[0]))
     time.sleep(0.002)
 if os.waitstatus_to_exitcode(st) != 0:
     print("fail 0 0"); sys.exit(0)

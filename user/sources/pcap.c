@@ -458,27 +458,27 @@ static int next_record(struct pcapsrc *s, struct pcap_pkthdr *hb, struct pcap_pk
 	return pcap_next_ex(s->pc, h, d);
 }
 
-/* Read and parse the next packet into s->pend; at the end (or a cut) pend.have = 0. */
-static void next_packet(struct pcapsrc *s)
+/* Read and parse the next packet into q; at the end (or a cut) q->have = 0. */
+static void next_packet_to(struct pcapsrc *s, struct pending *q)
 {
 	struct pcap_pkthdr hb, *h;
 	const unsigned char *d;
 	int r;
 
-	s->pend.have = 0;
+	q->have = 0;
 	if (s->eof)
 		return;
 again:
 	r = next_record(s, &hb, &h, &d);
 	if (r == 1) {
-		parse_one(s, h, d, &s->pend);
-		if (s->pend.unplaced) {
+		parse_one(s, h, d, q);
+		if (q->unplaced) {
 			if (!s->unplaced++)
 				pr_warn("%s: packet %llu has a time that cannot be placed (before 1970 or after 2242); such packets are skipped and counted in a note.\n",
 					s->path, s->npkts + s->unplaced);
 			goto again;
 		}
-		s->pend.have = 1;
+		q->have = 1;
 		s->npkts++;
 		if (s->progress && !(s->npkts & 8191))
 			progress(s, 0);
@@ -492,6 +492,12 @@ again:
 	s->read_error = 1;
 	pr_warn("%s stops in the middle of a record after %llu complete packets (%s); the packets before it are counted.\n",
 		s->path, s->npkts, pcap_geterr(s->pc));
+}
+
+/* The same into s->pend: the next packet not yet counted. */
+static void next_packet(struct pcapsrc *s)
+{
+	next_packet_to(s, &s->pend);
 }
 
 static const char *dlt_label(int dlt)
@@ -680,18 +686,29 @@ static unsigned long long count_interval(struct pcapsrc *s, struct rt_snapshot *
 		int i, n = 0;
 
 		/* Read up to a batch of this interval's packets, asking for each
-		 * flow's index slot; then for the rows; then count in order. */
-		do {
+		 * flow's index slot; then for the rows; then count in order. The
+		 * packets are parsed where they are counted from (a copy of one
+		 * just parsed waited for its stores); the first one after the
+		 * batch or the interval goes back to s->pend. */
+		b[0].q = s->pend;
+		for (;;) {
 			struct ahead *a = &b[n++];
 
-			a->q = s->pend;
 			if (a->q.p.kind == RT_K_ROCE) {
 				key_init(&a->k, &a->q.p, a->q.dir);
 				a->h = rt_flow_key_hash(&a->k);
 				rt_snapshot_prefetch_slot(snap, a->h);
 			}
-			next_packet(s);
-		} while (n < RT_PCAP_BATCH && s->pend.have && s->pend.ts < s->end);
+			if (n == RT_PCAP_BATCH) {
+				next_packet(s);
+				break;
+			}
+			next_packet_to(s, &b[n].q);
+			if (!b[n].q.have || b[n].q.ts >= s->end) {
+				s->pend = b[n].q;
+				break;
+			}
+		}
 		/* a few packets ahead of the counting, what it will read: a
 		 * known flow's row, or for a new flow the pair slots and the
 		 * place of its row (the k-th new one in line lands k rows on) */
