@@ -6,11 +6,17 @@
 #   1000 flows: rocetop -r --csv >= 50x tshark and >= 0.5x the bare loop;
 #   17 flows (holdout-style): >= 0.6x the bare loop;
 #   100k flows over 1000 s, DEFAULT options (--flow-timeout 60, what a user
-#   runs): >= 0.5x the bare loop and >= 50x tshark's per-flow count, peak
-#   RSS <= 64 MB. --flow-timeout 0 and --csv are printed as extra lines.
+#   runs): >= 0.5x the bare loop and >= 50x tshark's per-flow count; memory
+#   <= 64 MB, twice: the peak RSS (VmHWM of /proc/PID/status: every resident
+#   page, the libraries' mapped files among them) and the peak of the memory
+#   rocetop allocates itself (RssAnon there), sampled every 2 ms, each beside
+#   the bare loop's (wait4's ru_maxrss would count the forking Python's). --flow-timeout 0 and --csv are
+#   printed as extra lines.
 # CPU time (user + system, microseconds from wait4) of alternating runs,
 # median of RT_BENCH_RUNS (5); the load average is printed beside them,
-# since other work on the machine inflates every figure.
+# since other work on the machine inflates every figure. RT_BENCH_OLD=BINARY
+# (another tree's rocetop) adds it to the 100k-flow rounds: old and new in
+# the same alternating runs, and the ratio of their medians.
 . "$(dirname "$0")/lib.bash"
 N=${RT_BENCH_PKTS:-1000000}
 NT=${RT_BENCH_TSHARK_PKTS:-100000}
@@ -33,6 +39,40 @@ _, st, ru = os.wait4(pid, 0)
 if os.waitstatus_to_exitcode(st) != 0:
     print("fail 0"); sys.exit(0)
 print("%.4f %d" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss))' "$@"
+}
+# anon command...: "peak_RssAnon_kb peak_RssFile_kb VmHWM_kb" of the command:
+# /proc/PID/status sampled every 2 ms (RssAnon: the pages the program
+# allocated; RssFile: files mapped, its libraries and any capture; VmHWM:
+# the kernel's own peak of their sum). A run of its own: the sampling costs
+# CPU time.
+anon() {
+	/usr/bin/python3 -c '
+import os, sys, time
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_RDWR)
+    os.dup2(fd, 1); os.dup2(fd, 2)
+    try:
+        os.execvp(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+peak = {"RssAnon": 0, "RssFile": 0, "VmHWM": 0}
+while True:
+    p, st, ru = os.wait4(pid, os.WNOHANG)
+    if p:
+        break
+    try:
+        ps = dict(l.split(":", 1) for l in open("/proc/%d/status" % pid))
+    except (OSError, ValueError):
+        ps = {}
+    # only once it runs the command (before the exec it is a copy of Python)
+    if ps.get("Name", "").strip() == os.path.basename(sys.argv[1])[:15]:
+        for k in peak:
+            peak[k] = max(peak[k], int(ps.get(k, "0 kB").split()[0]))
+    time.sleep(0.002)
+if os.waitstatus_to_exitcode(st) != 0:
+    print("fail 0 0"); sys.exit(0)
+print("%d %d %d" % (peak["RssAnon"], peak["RssFile"], peak["VmHWM"]))' "$@"
 }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -88,24 +128,43 @@ awk -v a="$b_rt" -v b="$b_loop" 'BEGIN { if (a <= 0) a = 0.001; printf "  bare l
 # what a user gets. CPU seconds (median of RUNS, alternating with the loop)
 # and peak RSS; tshark's per-flow count on the first NT packets, scaled.
 "$BUILD/bench/pcap_gen" "$D/wide.pcap" "$N" 100000 1000 || exit 1
-: >"$D/w_loop"; : >"$D/w_rt"
+OLD=${RT_BENCH_OLD:-}
+[ -z "$OLD" ] || [ -x "$OLD" ] || { echo "bench/pcap.sh: RT_BENCH_OLD=$OLD is not a program" >&2; exit 1; }
+: >"$D/w_loop"; : >"$D/w_rt"; : >"$D/w_old"
 l0=$(load)
 for i in $(seq "$RUNS"); do
 	cpu "$BUILD/bench/pcap_loop" "$D/wide.pcap" >>"$D/w_loop"
 	cpu "$BUILD/rocetop" -r "$D/wide.pcap" -D -q >>"$D/w_rt"
+	[ -z "$OLD" ] || cpu "$OLD" -r "$D/wide.pcap" -D -q >>"$D/w_old"
 done
-grep -q fail "$D/w_loop" "$D/w_rt" && { echo "bench/pcap.sh: a 100k-flow run failed" >&2; exit 1; }
-c_loop=$(cut -d' ' -f1 "$D/w_loop" | median) m_loop=$(cut -d' ' -f2 "$D/w_loop" | sort -n | tail -1)
-c_rt=$(cut -d' ' -f1 "$D/w_rt" | median) m_rt=$(cut -d' ' -f2 "$D/w_rt" | sort -n | tail -1)
-read -r c_rt0 m_rt0 < <(cpu "$BUILD/rocetop" -r "$D/wide.pcap" -D -q --flow-timeout 0)
-read -r c_csv m_csv < <(cpu "$BUILD/rocetop" -r "$D/wide.pcap" -D -q --csv "$D/wcsv")
-echo "pcap read, $N packets, 100000 flows over 1000 s (CPU seconds, median of $RUNS alternating; peak RSS; load $l0 -> $(load)):"
-printf "  %-48s %8.3f s %8d KB\n" "bare libpcap loop" "$c_loop" "$m_loop"
-printf "  %-48s %8.3f s %8d KB\n" "rocetop -r (default options: --flow-timeout 60)" "$c_rt" "$m_rt"
-printf "  %-48s %8.3f s %8d KB  (extra: nothing forgotten, one run)\n" "rocetop -r --flow-timeout 0" "$c_rt0" "$m_rt0"
-printf "  %-48s %8.3f s %8d KB  (extra: a row per flow and interval, one run)\n" "rocetop -r --csv" "$c_csv" "$m_csv"
+grep -q fail "$D/w_loop" "$D/w_rt" "$D/w_old" && { echo "bench/pcap.sh: a 100k-flow run failed" >&2; exit 1; }
+c_loop=$(cut -d' ' -f1 "$D/w_loop" | median)
+c_rt=$(cut -d' ' -f1 "$D/w_rt" | median)
+read -r c_rt0 _ < <(cpu "$BUILD/rocetop" -r "$D/wide.pcap" -D -q --flow-timeout 0)
+read -r c_csv _ < <(cpu "$BUILD/rocetop" -r "$D/wide.pcap" -D -q --csv "$D/wcsv")
+echo "pcap read, $N packets, 100000 flows over 1000 s (CPU seconds, median of $RUNS alternating; load $l0 -> $(load)):"
+printf "  %-48s %8.3f s\n" "bare libpcap loop (the baseline)" "$c_loop"
+printf "  %-48s %8.3f s\n" "rocetop -r (default options: --flow-timeout 60)" "$c_rt"
+if [ -n "$OLD" ]; then
+	c_old=$(cut -d' ' -f1 "$D/w_old" | median)
+	printf "  %-48s %8.3f s  (RT_BENCH_OLD=%s, same rounds)\n" "old rocetop -r (default options)" "$c_old" "$OLD"
+fi
+printf "  %-48s %8.3f s  (extra: nothing forgotten, one run)\n" "rocetop -r --flow-timeout 0" "$c_rt0"
+printf "  %-48s %8.3f s  (extra: a row per flow and interval, one run)\n" "rocetop -r --csv" "$c_csv"
 awk -v a="$c_rt" -v b="$c_loop" 'BEGIN { printf "  bare loop / rocetop (default options) = %.2f  (target >= 0.5)%s\n", b / a, (b / a >= 0.5) ? "" : "  BELOW TARGET" }'
-awk -v a="$m_rt" -v b="$m_rt0" 'BEGIN { m = a > b ? a : b; printf "  peak RSS at 100k flows, the larger of the default and --flow-timeout 0: %.1f MB  (target <= 64 MB)%s\n", m / 1024, (m <= 65536) ? "" : "  ABOVE TARGET" }'
+[ -z "$OLD" ] || awk -v a="$c_rt" -v b="$c_old" -v l="$c_loop" 'BEGIN { printf "  bare loop / old rocetop = %.2f; old / new CPU time = %.2f\n", l / b, b / a }'
+# Memory: runs of their own (the sampling costs CPU), the file's pages in
+# the page cache (read just before).
+read -r a_loop f_loop m_loop < <(anon "$BUILD/bench/pcap_loop" "$D/wide.pcap")
+read -r a_rt f_rt m_rt < <(anon "$BUILD/rocetop" -r "$D/wide.pcap" -D -q)
+read -r a_rt0 f_rt0 m_rt0 < <(anon "$BUILD/rocetop" -r "$D/wide.pcap" -D -q --flow-timeout 0)
+[ "$a_loop" = fail ] || [ "$a_rt" = fail ] || [ "$a_rt0" = fail ] && { echo "bench/pcap.sh: a 100k-flow memory run failed" >&2; exit 1; }
+echo "memory at 100k flows, KB, sampled every 2 ms: peak RSS (VmHWM: file pages mapped included) / peak RssAnon (allocated) / peak RssFile:"
+printf "  %-48s %8d / %8d / %8d\n" "bare libpcap loop (the baseline)" "$m_loop" "$a_loop" "$f_loop" \
+	"rocetop -r (default options)" "$m_rt" "$a_rt" "$f_rt" \
+	"rocetop -r --flow-timeout 0" "$m_rt0" "$a_rt0" "$f_rt0"
+awk -v a="$m_rt" -v b="$m_rt0" -v l="$m_loop" 'BEGIN { m = a > b ? a : b; printf "  peak RSS, the larger of the default and --flow-timeout 0: %.1f MB (bare loop %.1f MB)  (target <= 64 MB)%s\n", m / 1024, l / 1024, (m <= 65536) ? "" : "  ABOVE TARGET" }'
+awk -v a="$a_rt" -v b="$a_rt0" -v l="$a_loop" 'BEGIN { m = a > b ? a : b; printf "  allocated (RssAnon), the larger of the two: %.1f MB (bare loop %.1f MB)  (target <= 64 MB)%s\n", m / 1024, l / 1024, (m <= 65536) ? "" : "  ABOVE TARGET" }'
 if command -v tshark >/dev/null; then
 	editcap -r "$D/wide.pcap" "$D/wide_small.pcap" "1-$NT" 2>/dev/null
 	# tshark's per-flow count: every packet dissected (RoCE decoded on

@@ -7,7 +7,7 @@
  * takes, followed by what libpcap reads from the offset where it stopped (as
  * user/sources/pcap.c hands over), must be exactly what libpcap alone reads,
  * down to the error text. And the real source on a file cut while it reads
- * it: no crash (SIGBUS), every whole record before the cut counted, nothing
+ * it: no crash, every whole record before the cut counted, nothing
  * after it.
  */
 #include <pcap/pcap.h>
@@ -279,9 +279,9 @@ int main(void)
 	test_against_libpcap();
 	rt_verbosity = RT_LOG_WARN;
 	/* a cut on a page edge that is also a record's start (24 + 1016 * 387 =
-	 * 96 pages): reading the next record raises SIGBUS */
+	 * 96 pages), inside the first block read */
 	cut_while_read("pcapc_file_cut_while_read_sigbus", 3000, 24 + 1016 * 387);
-	/* a cut mid-page, seen at the next look at the file's size (every MB) */
+	/* a cut mid-page, beyond the first block */
 	cut_while_read("pcapc_file_cut_while_read_shorter", 3000, 2500000 + 123);
 	return TEST_EXIT();
 }

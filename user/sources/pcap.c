@@ -4,13 +4,15 @@
  * counting of bpf/count.h turn the packets into the same counters the BPF
  * programs keep, so a capture and a live run agree.
  *
- * Reading: a classic pcap in a regular file is read in place (mapped, each
- * record parsed where it lies: pcap_classic.h), its pages given back as they
- * are passed; libpcap opens every capture (so its checks and messages on the
- * file header stay), reads pcapng, pipes and FIFOs, and takes over at the
- * first record the own reader leaves (cut, beyond the snapshot length,
- * bytes appended since the mapping), seeking its FILE to that record: a
- * damaged file gets libpcap's own message, as before.
+ * Reading: a classic pcap in a regular file is read in place: in blocks of
+ * RT_PCAP_BLOCK bytes into one buffer, each record parsed where it lies there
+ * (pcap_classic.h), never copied again. No part of the file is mapped, so the
+ * page cache never counts in rocetop's resident memory, and a file cut while
+ * it is read cannot fault. libpcap opens every capture (so its checks and
+ * messages on the file header stay), reads pcapng, pipes and FIFOs, and takes
+ * over at the first record the own reader leaves (cut, beyond the snapshot
+ * length, bytes appended since the file was opened), seeking its FILE to that
+ * record: a damaged file gets libpcap's own message, as before.
  *
  * Link types: Ethernet; Linux cooked SLL and SLL2 (tcpdump -i any), whose
  * packet type gives the direction (outgoing: egress, else ingress); raw IPv4 /
@@ -54,15 +56,16 @@
  * estimated flows as a live collector fed the same datagrams shows them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 /* parse.h unrolls its loops for the BPF target; gcc has no use for the hint. */
 #pragma GCC diagnostic push
@@ -82,6 +85,10 @@
 #define RT_PCAP_IFINDEX		1
 #define RT_PCAP_MAX_SECS	(1ULL << 33)	/* year 2242: ns stay below 2^63 */
 #define RT_PCAP_MAX_FRAME	262144		/* libpcap's largest snapshot length */
+/* The in-place reader's block: any record libpcap takes fits (its header and
+ * RT_PCAP_MAX_FRAME bytes), and the block stays within a core's L2 cache. */
+#define RT_PCAP_BLOCK		(1 << 19)
+_Static_assert(RT_PCAP_BLOCK >= RT_PCAPC_REC + RT_PCAP_MAX_FRAME, "a whole record fits");
 
 #ifndef DLT_LINUX_SLL2
 #define DLT_LINUX_SLL2	276
@@ -128,10 +135,12 @@ struct pcapsrc {
 	int ifseen[2];
 	struct rt_pause_prio pause[2][RT_NPRIO];	/* paused time (bpf/pause.h) in capture time */
 	__u64 speed_mbps;	/* --link-speed, 0: assumed (said once, rt_link_speed) */
-	struct rt_pcapc mm;	/* a classic pcap read in place; mm.p NULL: libpcap reads */
-	void *map;		/* the mapping mm reads */
-	size_t maplen, released;	/* its length; bytes already given back */
-	size_t rec_off;		/* where the record being read starts */
+	struct rt_pcapc mm;	/* a classic pcap read in place: its block in blk;
+				 * mm.p NULL: libpcap reads */
+	unsigned char *blk;	/* the block buffer (RT_PCAP_BLOCK bytes) */
+	size_t base;		/* the file offset of blk[0] (of mm.off 0) */
+	size_t limit;		/* the file's size when opened, or since cut: the own
+				 * reader reads no further */
 	unsigned char *buf;	/* rebuilt Ethernet frames of SLL / raw captures */
 	size_t bufsz;
 	unsigned long long npkts;
@@ -155,13 +164,33 @@ struct ahead {
 };
 
 /*
- * rt_flow_key_init() (bpf/count.h) for this source, the addresses copied 16
- * bytes at a time: the hash reads the key as 8-byte words at once, which
- * byte-wise stores would stall. The same key, byte for byte (the key has no
- * padding; tests/offline/test_incremental.sh compares the rows).
+ * rt_flow_key_init() (bpf/count.h) for this source, each 8-byte word of the
+ * key written at once: the hash reads the key as 8-byte words right after,
+ * and a word written in parts (ifindex, dir, family, origin, mirror; dqpn,
+ * mirror_id) cannot be forwarded to that read, which then waits for the
+ * stores to land. The same key, byte for byte (the key has no padding;
+ * tests/offline/test_incremental.sh compares the rows).
  */
 static inline void key_init(struct rt_flow_key *k, const struct rt_pkt *p, __u8 dir)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	_Static_assert(offsetof(struct rt_flow_key, dir) == 4 &&
+			       offsetof(struct rt_flow_key, family) == 5 &&
+			       offsetof(struct rt_flow_key, origin) == 6 &&
+			       offsetof(struct rt_flow_key, mirror) == 7 &&
+			       offsetof(struct rt_flow_key, dqpn) == 40 &&
+			       offsetof(struct rt_flow_key, mirror_id) == 44 &&
+			       sizeof(struct rt_flow_key) == 48,
+		       "the key's words as key_init writes them");
+	__u64 w0 = RT_PCAP_IFINDEX | (__u64)dir << 32 | (__u64)p->family << 40 |
+		   (__u64)p->mirror << 56;	/* origin 0 */
+	__u64 w5 = p->dqpn | (__u64)(p->mirror_id | (p->mirror_dir ? RT_MIRROR_EGRESS : 0)) << 32;
+
+	__builtin_memcpy(k, &w0, 8);
+	__builtin_memcpy(k->src, p->src, 16);
+	__builtin_memcpy(k->dst, p->dst, 16);
+	__builtin_memcpy(&k->dqpn, &w5, 8);
+#else
 	k->ifindex = RT_PCAP_IFINDEX;
 	k->dir = dir;
 	k->family = p->family;
@@ -171,6 +200,7 @@ static inline void key_init(struct rt_flow_key *k, const struct rt_pkt *p, __u8 
 	__builtin_memcpy(k->dst, p->dst, 16);
 	k->dqpn = p->dqpn;
 	k->mirror_id = p->mirror_id | (p->mirror_dir ? RT_MIRROR_EGRESS : 0);
+#endif
 }
 
 /* Count one packet; 1 when it made a new row. */
@@ -319,7 +349,7 @@ static void progress(struct pcapsrc *s, int last)
 		return;
 	s->last_progress = now;
 	f = s->mm.p ? NULL : pcap_file(s->pc);
-	pos = s->mm.p ? (long)s->mm.off : f ? ftell(f) : -1;
+	pos = s->mm.p ? (long)(s->base + s->mm.off) : f ? ftell(f) : -1;
 	if (pos < 0 || s->fsize <= 0)
 		return;
 	if (last)
@@ -332,102 +362,76 @@ static void progress(struct pcapsrc *s, int last)
 			 (int)(100.0 * (double)pos / (double)s->fsize), s->npkts);
 }
 
-/*
- * A file made shorter while it is mapped (a capture rotated under the same
- * name, another program truncating it): reading a page past its new end
- * raises SIGBUS. The handler maps zero pages over the rest of the mapping and
- * says so in bus_hit; the record being read then is not trusted: libpcap
- * reads on from its start, in the file as it is now. One mapping at a time is
- * guarded (a second capture open at once is read by libpcap alone).
- */
-static char *bus_lo, *bus_hi;
-static volatile sig_atomic_t bus_hit;
-static struct sigaction bus_old;
-static int bus_set;
-
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
-{
-	char *a = si->si_addr;
-	long pg = sysconf(_SC_PAGESIZE);
-
-	(void)sig;
-	(void)uc;
-	if (bus_lo && a >= bus_lo && a < bus_hi && pg > 0) {
-		char *p = (char *)((uintptr_t)a & ~(uintptr_t)(pg - 1));
-
-		if (mmap(p, (size_t)(bus_hi - p), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-			 -1, 0) != MAP_FAILED) {
-			bus_hit = 1;
-			return;
-		}
-	}
-	/* not a mapped capture's: what SIGBUS did before (returning faults again) */
-	sigaction(SIGBUS, &bus_old, NULL);
-}
-
-static int bus_guard(void *m, size_t len)
-{
-	struct sigaction sa;
-
-	if (bus_lo)
-		return -EBUSY;
-	if (!bus_set) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_sigaction = on_sigbus;
-		sa.sa_flags = SA_SIGINFO;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(SIGBUS, &sa, &bus_old))
-			return -errno;
-		bus_set = 1;
-	}
-	bus_hit = 0;
-	bus_lo = m;
-	bus_hi = (char *)m + len;
-	return 0;
-}
-
-/* Drop the mapping; libpcap reads on from where the own reader stopped. */
+/* Stop reading in place; libpcap reads on from where the own reader stopped. */
 static int unmap(struct pcapsrc *s)
 {
-	FILE *f = s->map && s->pc ? pcap_file(s->pc) : NULL;
+	FILE *f = s->mm.p && s->pc ? pcap_file(s->pc) : NULL;
+	size_t at = s->base + s->mm.off;
 	int r = 0;
 
-	if (f && fseeko(f, (off_t)s->mm.off, SEEK_SET))
+	if (f && fseeko(f, (off_t)at, SEEK_SET))
 		r = -errno;
 	if (f && s->mm.off < s->mm.size)
 		pr_debug("%s: libpcap reads on from byte %zu (a record the in-place reader leaves to it)\n",
-			 s->path, s->mm.off);
-	if (s->map) {
-		munmap(s->map, s->maplen);
-		if (bus_lo == s->map)
-			bus_lo = bus_hi = NULL;
-	}
-	s->map = NULL;
+			 s->path, at);
 	s->mm.p = NULL;
-	s->maplen = s->released = 0;
+	s->base = s->limit = 0;
 	return r;
 }
 
-/* Give back the pages read (they count in the process's resident memory). */
-#define RT_PCAP_RELEASE	(1u << 20)
-
-static void release_behind(struct pcapsrc *s)
+/*
+ * A file made shorter since it was opened (a capture rotated under the same
+ * name, another program truncating it): the own reader stops where it ends
+ * now, also in the bytes it has read already, and libpcap says what it finds
+ * there. Looked at as each interval begins and before each block is read.
+ */
+static void check_size(struct pcapsrc *s)
 {
-	size_t upto = s->mm.off & ~(size_t)(RT_PCAP_RELEASE - 1);
-	FILE *f = pcap_file(s->pc);
+	FILE *f = s->mm.p ? pcap_file(s->pc) : NULL;
 	struct stat st;
 
-	if (upto > s->released) {
-		madvise((char *)s->map + s->released, upto - s->released, MADV_DONTNEED);
-		s->released = upto;
-	}
-	/* A file made shorter since: stop where it ends now, and libpcap says
-	 * what it finds there (on_sigbus covers a cut between two looks). */
-	if (f && !fstat(fileno(f), &st) && st.st_size >= 0 && (size_t)st.st_size < s->mm.size)
-		s->mm.size = (size_t)st.st_size < s->mm.off ? s->mm.off : (size_t)st.st_size;
+	if (!f || fstat(fileno(f), &st) || st.st_size < 0 || (size_t)st.st_size >= s->limit)
+		return;
+	s->limit = (size_t)st.st_size;
+	if (s->limit < s->base + s->mm.size)
+		s->mm.size = s->limit < s->base + s->mm.off ? s->mm.off : s->limit - s->base;
 }
 
-/* The next record: read in place from the mapping while it takes them, then
+/* The next block: the bytes not yet taken moved to the buffer's start, the
+ * rest filled from the file (up to its limit). 1 when bytes came. */
+static int refill(struct pcapsrc *s)
+{
+	FILE *f = pcap_file(s->pc);
+	size_t keep, got = 0, want;
+
+	check_size(s);
+	keep = s->mm.size - s->mm.off;
+	if (!f || s->base + s->mm.size >= s->limit)
+		return 0;
+	memmove(s->blk, s->blk + s->mm.off, keep);
+	s->base += s->mm.off;
+	s->mm.off = 0;
+	s->mm.size = keep;
+	want = RT_PCAP_BLOCK - keep;
+	if (want > s->limit - s->base - keep)
+		want = s->limit - s->base - keep;
+	while (got < want) {
+		ssize_t n = pread(fileno(f), s->blk + keep + got, want - got,
+				  (off_t)(s->base + keep + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {	/* shorter now, or unreadable: libpcap says which */
+			s->limit = s->base + keep + got;
+			break;
+		}
+		got += (size_t)n;
+	}
+	s->mm.size = keep + got;
+	return got > 0;
+}
+
+/* The next record: read in place from the blocks while they take them, then
  * from libpcap (pcap_next_ex's results). */
 static int next_record(struct pcapsrc *s, struct pcap_pkthdr *hb, struct pcap_pkthdr **h,
 		       const unsigned char **d)
@@ -436,16 +440,13 @@ static int next_record(struct pcapsrc *s, struct pcap_pkthdr *hb, struct pcap_pk
 		struct rt_pcapc_rec rec;
 		int e;
 
-		s->rec_off = s->mm.off;
-		if (!bus_hit && rt_pcapc_next(&s->mm, &rec)) {
+		if (rt_pcapc_next(&s->mm, &rec) || (refill(s) && rt_pcapc_next(&s->mm, &rec))) {
 			hb->ts.tv_sec = (time_t)rec.sec;
 			hb->ts.tv_usec = (suseconds_t)rec.frac;
 			hb->caplen = rec.caplen;
 			hb->len = rec.len;
 			*h = hb;
 			*d = rec.data;
-			if (s->mm.off - s->released >= 2 * RT_PCAP_RELEASE)
-				release_behind(s);
 			return 1;
 		}
 		e = unmap(s);
@@ -457,40 +458,27 @@ static int next_record(struct pcapsrc *s, struct pcap_pkthdr *hb, struct pcap_pk
 	return pcap_next_ex(s->pc, h, d);
 }
 
-/* Read and parse the next packet into s->pend; at the end (or a cut) pend.have = 0. */
-static void next_packet(struct pcapsrc *s)
+/* Read and parse the next packet into q; at the end (or a cut) q->have = 0. */
+static void next_packet_to(struct pcapsrc *s, struct pending *q)
 {
 	struct pcap_pkthdr hb, *h;
 	const unsigned char *d;
 	int r;
 
-	s->pend.have = 0;
+	q->have = 0;
 	if (s->eof)
 		return;
 again:
 	r = next_record(s, &hb, &h, &d);
 	if (r == 1) {
-		parse_one(s, h, d, &s->pend);
-		if (bus_hit && s->map) {
-			/* the file got shorter under this record: libpcap reads
-			 * on from it, in the file as it is now */
-			pr_warn("%s became shorter while being read, after %llu packets; the rest is read as the file is now.\n",
-				s->path, s->npkts);
-			s->mm.off = s->rec_off;
-			bus_hit = 0;
-			if (unmap(s)) {
-				s->eof = 1;
-				return;
-			}
-			goto again;
-		}
-		if (s->pend.unplaced) {
+		parse_one(s, h, d, q);
+		if (q->unplaced) {
 			if (!s->unplaced++)
 				pr_warn("%s: packet %llu has a time that cannot be placed (before 1970 or after 2242); such packets are skipped and counted in a note.\n",
 					s->path, s->npkts + s->unplaced);
 			goto again;
 		}
-		s->pend.have = 1;
+		q->have = 1;
 		s->npkts++;
 		if (s->progress && !(s->npkts & 8191))
 			progress(s, 0);
@@ -504,6 +492,12 @@ again:
 	s->read_error = 1;
 	pr_warn("%s stops in the middle of a record after %llu complete packets (%s); the packets before it are counted.\n",
 		s->path, s->npkts, pcap_geterr(s->pc));
+}
+
+/* The same into s->pend: the next packet not yet counted. */
+static void next_packet(struct pcapsrc *s)
+{
+	next_packet_to(s, &s->pend);
 }
 
 static const char *dlt_label(int dlt)
@@ -555,32 +549,35 @@ static FILE *stream_file(struct pcapsrc *s)
 	return fopencookie(s, "r", io);
 }
 
-/* A classic pcap in a regular file is read in place: map it, and if the own
- * reader takes its header, read through the mapping (libpcap, which opened
- * it, checked the header and says the snapshot length). */
+/* A classic pcap in a regular file is read in place: its first block read,
+ * and if the own reader takes its header, the records read from the blocks
+ * (libpcap, which opened it, checked the header and says the snapshot
+ * length). The file's FILE keeps its place until libpcap takes over. */
 static void map_file(struct pcapsrc *s)
 {
 	FILE *f = pcap_file(s->pc);
 	struct stat st;
-	void *m;
+	ssize_t n;
 
 	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size < RT_PCAPC_HDR ||
 	    (unsigned long long)st.st_size > (size_t)-1)
 		return;
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
-	if (m == MAP_FAILED)
+	if (pcap_snapshot(s->pc) < 0 || (size_t)pcap_snapshot(s->pc) + RT_PCAPC_REC > RT_PCAP_BLOCK ||
+	    (!s->blk && !(s->blk = malloc(RT_PCAP_BLOCK))))
 		return;	/* libpcap reads it */
-	if (rt_pcapc_init(&s->mm, m, (size_t)st.st_size, (__u32)pcap_snapshot(s->pc)) ||
-	    bus_guard(m, (size_t)st.st_size)) {
-		munmap(m, (size_t)st.st_size);
+	do
+		n = pread(fileno(f), s->blk, RT_PCAPC_HDR, 0);
+	while (n < 0 && errno == EINTR);
+	if (n != RT_PCAPC_HDR ||
+	    rt_pcapc_init(&s->mm, s->blk, RT_PCAPC_HDR, (__u32)pcap_snapshot(s->pc))) {
 		s->mm.p = NULL;
 		return;
 	}
-	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-	pr_debug("%s: read in place (%lld bytes mapped)\n", s->path, (long long)st.st_size);
-	s->map = m;
-	s->maplen = (size_t)st.st_size;
-	s->released = 0;
+	posix_fadvise(fileno(f), 0, 0, POSIX_FADV_SEQUENTIAL);
+	pr_debug("%s: read in place (%lld bytes, in blocks of %d)\n", s->path, (long long)st.st_size,
+		 RT_PCAP_BLOCK);
+	s->base = 0;
+	s->limit = (size_t)st.st_size;
 }
 
 static int open_capture(struct pcapsrc *s)
@@ -659,6 +656,7 @@ static int interval_begin(struct pcapsrc *s, struct rt_snapshot *snap)
 		return 0;
 	}
 	s->note[0] = '\0';
+	check_size(s);
 	/* Without --flow-timeout nothing expires: the table keeps no recency list
 	 * (its links cost a packet two more cache misses). Set before any row. */
 	if (snap->tab && !snap->nflows)
@@ -688,18 +686,29 @@ static unsigned long long count_interval(struct pcapsrc *s, struct rt_snapshot *
 		int i, n = 0;
 
 		/* Read up to a batch of this interval's packets, asking for each
-		 * flow's index slot; then for the rows; then count in order. */
-		do {
+		 * flow's index slot; then for the rows; then count in order. The
+		 * packets are parsed where they are counted from (a copy of one
+		 * just parsed waited for its stores); the first one after the
+		 * batch or the interval goes back to s->pend. */
+		b[0].q = s->pend;
+		for (;;) {
 			struct ahead *a = &b[n++];
 
-			a->q = s->pend;
 			if (a->q.p.kind == RT_K_ROCE) {
 				key_init(&a->k, &a->q.p, a->q.dir);
 				a->h = rt_flow_key_hash(&a->k);
 				rt_snapshot_prefetch_slot(snap, a->h);
 			}
-			next_packet(s);
-		} while (n < RT_PCAP_BATCH && s->pend.have && s->pend.ts < s->end);
+			if (n == RT_PCAP_BATCH) {
+				next_packet(s);
+				break;
+			}
+			next_packet_to(s, &b[n].q);
+			if (!b[n].q.have || b[n].q.ts >= s->end) {
+				s->pend = b[n].q;
+				break;
+			}
+		}
 		/* a few packets ahead of the counting, what it will read: a
 		 * known flow's row, or for a new flow the pair slots and the
 		 * place of its row (the k-th new one in line lands k rows on) */
@@ -804,8 +813,7 @@ static void pcap_src_close(struct rt_source *src)
 	struct pcapsrc *s = src->priv;
 
 	if (s) {
-		if (s->map)
-			munmap(s->map, s->maplen);
+		free(s->blk);
 		if (s->pc)
 			pcap_close(s->pc);
 		else if (s->stream_fd >= 0)

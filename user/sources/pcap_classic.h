@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * A classic pcap file read in place (user/sources/pcap_classic.c): the records
- * of a mapped file, parsed where they lie, nothing copied. It takes only what
+ * of the file's bytes in memory (pcap.c reads them in blocks), parsed where
+ * they lie, nothing copied. It takes only what
  * it is sure of (version 2.4, either byte order, micro- or nanosecond magic,
  * records whole and within the snapshot length); at the first record it does
  * not take, it stops and says where that record starts, so libpcap can go on
