@@ -300,18 +300,23 @@ static void drop_caps(const struct rt_loop *L, const struct parts *P, const stru
 
 int rt_run(const struct rt_opts *o)
 {
+	struct rt_loop_cfg lc = {
+		.interval = o->interval, .iterations = o->iterations, .speed = o->speed,
+		.scraped = o->listen != NULL, .find = o->find, .sink_findings = o->sink_findings,
+		.hook = o->hook, .hook_arg = o->hook_arg,
+	};
 	struct parts P = { 0 };
 	struct rt_loop L;
 	int err, i;
 
-	rt_loop_init(&L, o);
+	rt_loop_init(&L, &lc);
 	err = build_source(&L, &P, o);
 	if (!err && o->drop_caps)
 		drop_caps(&L, &P, o);
 	if (!err)
 		err = build_sinks(&L, o);
 	if (!err)
-		err = rt_loop_run(&L, o);
+		err = rt_loop_run(&L);
 	if (!err && P.nic)
 		err = rt_nic_end(P.nic);
 	for (i = L.nsinks - 1; i >= 0; i--)
