@@ -345,8 +345,8 @@ static int run_open(struct cc_run *c, __u32 n, __u32 table)
 	c->src = rt_live_source_new((struct rt_live_cfg[]){ rt_live_cfg_of(&c->o) });
 	if (!c->src)
 		return 2;
-	c->batch = rt_batch_sink_new(&c->o);
-	c->csv = rt_csv_sink_new(&c->o);
+	c->batch = rt_batch_sink_new(&(struct rt_batch_cfg){ .top = c->o.top });
+	c->csv = rt_csv_sink_new(&(struct rt_csv_cfg){ .dir = c->dir });
 	if (!c->batch || !c->csv || rt_stream_init(&c->st, c->src, NULL))
 		return -1;
 	c->ft = rt_live_flowtab(c->src);

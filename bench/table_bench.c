@@ -30,7 +30,6 @@
 #include "log.h"
 #include "cpu.h"
 #include "flows.h"
-#include "opts.h"
 #include "sink.h"
 #include "sinks.h"
 #include "snapshot.h"
@@ -182,18 +181,13 @@ static int interval_case(__u32 n, __u32 every, double med[NI], size_t *changed)
 	struct rt_snapshot prev, cur;
 	struct rt_delta d = { 0 };
 	struct rt_sink *batch, *csv;
-	struct rt_opts o;
 	double s[NI][RUNS + 1];
 	int err = -1;
 
 	if (!mkdtemp(dir))
 		return -1;
-	rt_opts_defaults(&o);
-	o.batch = 1;
-	o.top = 20;
-	o.csv_dir = dir;
-	batch = rt_batch_sink_new(&o);
-	csv = rt_csv_sink_new(&o);
+	batch = rt_batch_sink_new(&(struct rt_batch_cfg){ .top = 20 });
+	csv = rt_csv_sink_new(&(struct rt_csv_cfg){ .dir = dir });
 	rt_snapshot_init(&prev);
 	rt_snapshot_init(&cur);
 	if (!batch || !csv || rt_snapshot_make_table(&cur))

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "opts.h"
 #include "record.h"
 #include "sinks.h"
 
@@ -21,15 +20,13 @@ static inline unsigned char *fuzz_genuine_header(const struct rt_snapshot *s, si
 	struct rt_delta d = { 0 };
 	unsigned char fixed[16], *h;
 	struct rt_sink *sink;
-	struct rt_opts o;
+	struct rt_record_cfg o = { .path = path };
 	FILE *f;
 	int fd = mkstemp(path);
 
 	if (fd < 0)
 		abort();
 	close(fd);
-	rt_opts_defaults(&o);
-	o.write_file = path;
 	sink = rt_record_sink_new(&o);
 	if (!sink || rt_delta_compute(&d, NULL, s) || sink->emit(sink, s, &d))
 		abort();

@@ -126,7 +126,7 @@ static void test_batch(void)
 {
 	struct rt_snapshot s, e;
 	struct rt_delta d = { 0 };
-	struct rt_opts o = { 0 };
+	struct rt_batch_cfg o = { 0 };
 	struct rt_sink *k;
 	char path[256], *out;
 
@@ -202,7 +202,7 @@ static void test_csv(void)
 {
 	struct rt_snapshot s1, s2;
 	struct rt_delta d = { 0 };
-	struct rt_opts o = { 0 };
+	struct rt_csv_cfg o = { 0 };
 	struct rt_sink *k;
 	char dir[256], path[300], *out;
 	struct stat st;
@@ -215,7 +215,7 @@ static void test_csv(void)
 
 	/* --probe: probes.csv from the start, its header alone before rows */
 	snprintf(dir, sizeof(dir), "%s/csv", tmp);
-	o.csv_dir = dir;
+	o.dir = dir;
 	o.probe = 1;
 	k = rt_csv_sink_new(&o);
 	CHECK(k != NULL, "the CSV sink");
@@ -241,7 +241,7 @@ static void test_csv(void)
 
 	/* no --probe and no rows: no probes.csv */
 	snprintf(dir, sizeof(dir), "%s/csv2", tmp);
-	o.csv_dir = dir;
+	o.dir = dir;
 	o.probe = 0;
 	rt_snapshot_clear(&s2);
 	s2.time_ns = 1700000003000000000ULL;
@@ -253,7 +253,7 @@ static void test_csv(void)
 	CHECK(stat(path, &st) == -1 && errno == ENOENT, "probes.csv without --probe");
 	/* a recording's rows without --probe: the file at its first rows */
 	snprintf(dir, sizeof(dir), "%s/csv3", tmp);
-	o.csv_dir = dir;
+	o.dir = dir;
 	k = rt_csv_sink_new(&o);
 	snprintf(path, sizeof(path), "%s/probes.csv", dir);
 	CHECK(stat(path, &st) == -1 && errno == ENOENT, "probes.csv before rows came");

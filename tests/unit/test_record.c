@@ -197,13 +197,13 @@ static int same(const struct rt_snapshot *a, const struct rt_snapshot *b)
 
 static void write_rec(const char *path, struct rt_snapshot *snaps, long long max_size, int max_files)
 {
-	struct rt_opts o;
+	struct rt_record_cfg o;
 	struct rt_sink *s;
 	struct rt_delta d = { 0 };
 	int i;
 
 	memset(&o, 0, sizeof(o));
-	o.write_file = path;
+	o.path = path;
 	o.max_size = max_size;
 	o.max_files = max_files;
 	s = rt_record_sink_new(&o);
@@ -560,12 +560,12 @@ static int write_hostile(const char *path)
 {
 	struct rt_snapshot s;
 	struct rt_delta d = { 0 };
-	struct rt_opts o;
+	struct rt_record_cfg o;
 	struct rt_sink *sink;
 	int i, err = 0;
 
 	memset(&o, 0, sizeof(o));
-	o.write_file = path;
+	o.path = path;
 	sink = rt_record_sink_new(&o);
 	if (!sink)
 		return 1;
@@ -680,13 +680,13 @@ static int write_probes(const char *path)
 {
 	static const char evil[] = "<img src=x onerror=alert(1)>\"'&";
 	struct rt_delta d = { 0 };
-	struct rt_opts o;
+	struct rt_record_cfg o;
 	struct rt_sink *sink;
 	struct rt_snapshot s;
 	int i, err = 0;
 
 	memset(&o, 0, sizeof(o));
-	o.write_file = path;
+	o.path = path;
 	sink = rt_record_sink_new(&o);
 	if (!sink)
 		return 1;

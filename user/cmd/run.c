@@ -207,23 +207,67 @@ static struct rt_sink *tui_sink(const struct rt_opts *o)
 	return rt_tui_sink_new(&c);
 }
 
+/* --batch, from its part of the command line. */
+static struct rt_sink *batch_sink(const struct rt_opts *o)
+{
+	const struct rt_batch_cfg c = {
+		.json = o->json, .top = o->top, .sort = o->sort, .group_by = o->group_by,
+		.probe = o->probe, .speed_mbps = o->find.speed_mbps,
+	};
+
+	return rt_batch_sink_new(&c);
+}
+
+/* --csv, from its part of the command line. */
+static struct rt_sink *csv_sink(const struct rt_opts *o)
+{
+	const struct rt_csv_cfg c = {
+		.dir = o->csv_dir, .speed_mbps = o->find.speed_mbps, .hostname = o->hostname,
+		.cmdline = o->cmdline, .probe = o->probe, .sflow = o->sflow || o->have_sflow_fd,
+	};
+
+	return rt_csv_sink_new(&c);
+}
+
+/* -w, from its part of the command line. */
+static struct rt_sink *record_sink(const struct rt_opts *o)
+{
+	const struct rt_record_cfg c = {
+		.path = o->write_file, .max_size = o->max_size, .max_files = o->max_files,
+		.hostname = o->hostname, .cmdline = o->cmdline,
+	};
+
+	return rt_record_sink_new(&c);
+}
+
+/* The flight recorder, from its part of the command line. */
+static struct rt_sink *flight_sink(const struct rt_opts *o)
+{
+	const struct rt_flight_cfg c = {
+		.secs = o->flight_secs, .trigger = o->trigger, .max_files = o->max_files,
+		.dir = o->flight_dir, .hostname = o->hostname, .cmdline = o->cmdline,
+	};
+
+	return rt_flight_sink_new(&c);
+}
+
 /* The sinks, in the order each snapshot reaches them. 0 or -errno (said). */
 static int build_sinks(struct rt_loop *L, const struct rt_opts *o)
 {
 	int tui = !o->batch && !o->daemon && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO), r;
 
 	if ((o->batch || (!o->daemon && !tui)) &&
-	    (r = add_sink(L, rt_filtered_sink_new(rt_batch_sink_new(o), o->filter))))
+	    (r = add_sink(L, rt_filtered_sink_new(batch_sink(o), o->filter))))
 		return r;
-	if (o->csv_dir && (r = add_sink(L, rt_filtered_sink_new(rt_csv_sink_new(o), o->filter))))
+	if (o->csv_dir && (r = add_sink(L, rt_filtered_sink_new(csv_sink(o), o->filter))))
 		return r;
-	if (o->write_file && (r = add_sink(L, rt_record_sink_new(o))))
+	if (o->write_file && (r = add_sink(L, record_sink(o))))
 		return r;
 	if (o->listen && (r = add_sink(L, prom_sink(o))))
 		return r;
-	if (o->flight_secs && (r = add_sink(L, rt_flight_sink_new(o))))
+	if (o->flight_secs && (r = add_sink(L, flight_sink(o))))
 		return r;
-	if (o->ipfix && (r = add_sink(L, rt_ipfix_sink_new(o))))
+	if (o->ipfix && (r = add_sink(L, rt_ipfix_sink_new(&(struct rt_ipfix_cfg){ .dest = o->ipfix }))))
 		return r;
 	if (tui && (r = add_sink(L, tui_sink(o))))
 		return r;
@@ -263,18 +307,23 @@ static void drop_caps(const struct rt_loop *L, const struct parts *P, const stru
 
 int rt_run(const struct rt_opts *o)
 {
+	struct rt_loop_cfg lc = {
+		.interval = o->interval, .iterations = o->iterations, .speed = o->speed,
+		.scraped = o->listen != NULL, .find = o->find, .sink_findings = o->sink_findings,
+		.hook = o->hook, .hook_arg = o->hook_arg,
+	};
 	struct parts P = { 0 };
 	struct rt_loop L;
 	int err, i;
 
-	rt_loop_init(&L, o);
+	rt_loop_init(&L, &lc);
 	err = build_source(&L, &P, o);
 	if (!err && o->drop_caps)
 		drop_caps(&L, &P, o);
 	if (!err)
 		err = build_sinks(&L, o);
 	if (!err)
-		err = rt_loop_run(&L, o);
+		err = rt_loop_run(&L);
 	if (!err && P.nic)
 		err = rt_nic_end(P.nic);
 	for (i = L.nsinks - 1; i >= 0; i--)

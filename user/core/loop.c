@@ -69,7 +69,7 @@ static int arm_timer(int fd, double secs)
 }
 
 /* Take one snapshot and hand it to every sink. 1: done, 0: source ended, <0: error. */
-static int step(struct rt_loop *L, const struct rt_opts *o, int emit)
+static int step(struct rt_loop *L, int emit)
 {
 	int first = !L->st.have_prev, i, r;
 	struct timespec t0, t1;
@@ -87,8 +87,8 @@ static int step(struct rt_loop *L, const struct rt_opts *o, int emit)
 		L->file_start_ns = L->st.cur.time_ns;
 	/* The first snapshot counts from the start: rate it over one interval. */
 	if (first)
-		L->st.delta.secs = L->first_secs > 0 ? L->first_secs : o->interval;
-	if (!o->sink_findings) {
+		L->st.delta.secs = L->first_secs > 0 ? L->first_secs : L->cfg.interval;
+	if (!L->cfg.sink_findings) {
 		L->findings.doc = L->nic.nic ? L->nic.doctor(L->nic.nic) : NULL;
 		if (rt_findings_eval(&L->findings, &L->st.cur, &L->st.delta)) {
 			pr_warn("out of memory evaluating the findings.\n");
@@ -111,11 +111,11 @@ static int step(struct rt_loop *L, const struct rt_opts *o, int emit)
  * each sink told of their closes (an episode cut by the end of a recording
  * or of the run shows its end and its peak's evidence, in the live run's
  * findings.csv as in a replay of its recording). */
-static void run_ended(struct rt_loop *L, const struct rt_opts *o)
+static void run_ended(struct rt_loop *L)
 {
 	int i;
 
-	if (o->sink_findings)
+	if (L->cfg.sink_findings)
 		return;
 	rt_findings_finish(&L->findings);
 	for (i = 0; i < L->nsinks; i++)
@@ -124,7 +124,7 @@ static void run_ended(struct rt_loop *L, const struct rt_opts *o)
 }
 
 /* Restart a file source and skip to `to` seconds of capture time. */
-static int seek(struct rt_loop *L, const struct rt_opts *o, double to)
+static int seek(struct rt_loop *L, double to)
 {
 	const struct rt_ruleset *rules = L->findings.rules;
 	int r;
@@ -133,13 +133,13 @@ static int seek(struct rt_loop *L, const struct rt_opts *o, double to)
 		return 0;
 	rt_stream_restart(&L->st);
 	rt_findings_free(&L->findings);
-	rt_findings_init(&L->findings, &o->find, rules);
+	rt_findings_init(&L->findings, &L->cfg.find, rules);
 	/* Within the first interval: the caller's next step shows the first snapshot. */
-	if (to < o->interval - 1e-9)
+	if (to < L->cfg.interval - 1e-9)
 		return 1;
 	do {
-		r = step(L, o, 0);
-	} while (r > 0 && (L->st.cur.time_ns - L->file_start_ns) / 1e9 + 1e-9 < to - o->interval);
+		r = step(L, 0);
+	} while (r > 0 && (L->st.cur.time_ns - L->file_start_ns) / 1e9 + 1e-9 < to - L->cfg.interval);
 	return r < 0 ? r : 1;
 }
 
@@ -209,15 +209,15 @@ static void events_close(struct events *ev)
  * --speed as in the view (run_paced), so the endpoint lives as long as the
  * replay.
  */
-static int run_unpaced(struct rt_loop *L, const struct rt_opts *o, int sfd)
+static int run_unpaced(struct rt_loop *L, int sfd)
 {
 	struct signalfd_siginfo si;
 	struct timespec ts;
 	long long next = 0, now;
 	int r;
 
-	while ((r = step(L, o, 1)) > 0) {
-		if (o->iterations && L->emitted >= o->iterations)
+	while ((r = step(L, 1)) > 0) {
+		if (L->cfg.iterations && L->emitted >= L->cfg.iterations)
 			break;
 		/* The signalfd every 10 ms, not every interval: a file of
 		 * short intervals paid a system call for each. */
@@ -235,7 +235,7 @@ static int run_unpaced(struct rt_loop *L, const struct rt_opts *o, int sfd)
 		}
 	}
 	if (r == 0)
-		run_ended(L, o);
+		run_ended(L);
 	return r < 0 ? r : 0;
 }
 
@@ -256,7 +256,7 @@ static nfds_t poll_set(const struct rt_loop *L, const struct events *ev, struct 
 
 /* A signal came: SIGUSR1 goes to the sinks (0: go on); a stop signal ends
  * the run after a last snapshot of a live source (1, or -EIO). */
-static int on_signal(struct rt_loop *L, const struct rt_opts *o, int sfd)
+static int on_signal(struct rt_loop *L, int sfd)
 {
 	struct signalfd_siginfo si;
 	ssize_t got = read(sfd, &si, sizeof(si));
@@ -269,31 +269,30 @@ static int on_signal(struct rt_loop *L, const struct rt_opts *o, int sfd)
 	}
 	pr_debug("signal %u: stopping\n", si.ssi_signo);
 	/* What arrived since the last interval still counts. */
-	if (L->src->live && step(L, o, 1) < 0)
+	if (L->src->live && step(L, 1) < 0)
 		return -EIO;
 	return 1;
 }
 
 /* A sink asked to seek in a file: restart there and show that snapshot. 0 or -errno. */
-static int on_seek(struct rt_loop *L, const struct rt_opts *o, struct rt_ctl *ctl)
+static int on_seek(struct rt_loop *L, struct rt_ctl *ctl)
 {
 	double to = ctl->seek_to;
 	int r;
 
 	ctl->seek_to = 0;
-	r = seek(L, o, to);
+	r = seek(L, to);
 	if (r < 0)
 		return r;
 	ctl->at_end = 0;
-	if (r > 0 && (r = step(L, o, 1)) < 0)
+	if (r > 0 && (r = step(L, 1)) < 0)
 		return r;
 	return 0;
 }
 
 /* The timer ticked, or a step was asked for while paused: the next snapshot
  * unless paused or at the end. 0: go on, 1: the run ends, <0: an error. */
-static int on_tick(struct rt_loop *L, const struct rt_opts *o, int tfd, struct rt_ctl *ctl,
-		   int interactive)
+static int on_tick(struct rt_loop *L, int tfd, struct rt_ctl *ctl, int interactive)
 {
 	__u64 ticks;
 	int r;
@@ -306,21 +305,21 @@ static int on_tick(struct rt_loop *L, const struct rt_opts *o, int tfd, struct r
 		return 0;
 	if (ctl->step > 0)
 		ctl->step--;
-	r = step(L, o, 1);
+	r = step(L, 1);
 	if (r < 0)
 		return r;
 	if (r == 0) {
 		ctl->at_end = 1;
 		/* The view keeps the episodes open at the end on screen. */
 		if (!interactive) {
-			run_ended(L, o);
+			run_ended(L);
 			return 1;
 		}
 	}
-	if (o->iterations && L->emitted >= o->iterations)
+	if (L->cfg.iterations && L->emitted >= L->cfg.iterations)
 		return 1;
-	if (o->hook && o->hook(o->hook_arg, RT_HOOK_TICK) > 0) {
-		if (L->src->live && step(L, o, 1) < 0)
+	if (L->cfg.hook && L->cfg.hook(L->cfg.hook_arg, RT_HOOK_TICK) > 0) {
+		if (L->src->live && step(L, 1) < 0)
 			return -EIO;
 		return 1;
 	}
@@ -334,9 +333,9 @@ static double pace(const struct rt_loop *L, const struct rt_ctl *ctl)
 
 /* A live source, or a file with a view or a scraper: one snapshot a tick,
  * between the signals, the sinks' input and the merged source's datagrams. */
-static int run_paced(struct rt_loop *L, const struct rt_opts *o, struct events *ev, int interactive)
+static int run_paced(struct rt_loop *L, struct events *ev, int interactive)
 {
-	struct rt_ctl ctl = { .interval = o->interval, .speed = o->speed, .is_file = !L->src->live };
+	struct rt_ctl ctl = { .interval = L->cfg.interval, .speed = L->cfg.speed, .is_file = !L->src->live };
 	struct pollfd pfd[3 + RT_MAX_SINKS];
 	double armed = pace(L, &ctl);
 	int i, r;
@@ -344,7 +343,7 @@ static int run_paced(struct rt_loop *L, const struct rt_opts *o, struct events *
 	arm_timer(ev->tfd, armed);
 	/* A live source shows its first snapshot after one interval; a file at once. */
 	if (!L->src->live) {
-		r = step(L, o, 1);
+		r = step(L, 1);
 		if (r < 0)
 			return r;
 		ctl.at_end = r == 0;
@@ -357,7 +356,7 @@ static int run_paced(struct rt_loop *L, const struct rt_opts *o, struct events *
 		/* A bounded batch: a flood cannot hold off the timer or the keys. */
 		if (L->merge.read && (pfd[n - 1].revents & POLLIN))
 			L->merge.read(L->merge.arg);
-		if ((pfd[0].revents & POLLIN) && (r = on_signal(L, o, ev->sfd)))
+		if ((pfd[0].revents & POLLIN) && (r = on_signal(L, ev->sfd)))
 			return r < 0 ? r : 0;
 		for (i = 0; i < L->nsinks; i++)
 			if (pfd[2 + i].fd >= 0 && (pfd[2 + i].revents & (POLLIN | POLLHUP)) &&
@@ -365,14 +364,14 @@ static int run_paced(struct rt_loop *L, const struct rt_opts *o, struct events *
 				L->sinks[i]->on_input(L->sinks[i], &ctl);
 		if (ctl.quit)
 			break;
-		if (ctl.seek_to > 0 && (r = on_seek(L, o, &ctl)) < 0)
+		if (ctl.seek_to > 0 && (r = on_seek(L, &ctl)) < 0)
 			return r;
 		if (pace(L, &ctl) != armed) {
 			armed = pace(L, &ctl);
 			arm_timer(ev->tfd, armed);
 		}
 		if (((pfd[1].revents & POLLIN) || (ctl.paused && ctl.step > 0)) &&
-		    (r = on_tick(L, o, ev->tfd, &ctl, interactive)))
+		    (r = on_tick(L, ev->tfd, &ctl, interactive)))
 			return r < 0 ? r : 0;
 		for (i = 0; i < L->nsinks; i++)
 			if (L->sinks[i]->on_idle)
@@ -381,7 +380,7 @@ static int run_paced(struct rt_loop *L, const struct rt_opts *o, struct events *
 	return 0;
 }
 
-static int run(struct rt_loop *L, const struct rt_opts *o)
+static int run(struct rt_loop *L)
 {
 	struct events ev;
 	int interactive = 0, err, i;
@@ -390,21 +389,22 @@ static int run(struct rt_loop *L, const struct rt_opts *o)
 		if (L->sinks[i]->input_fd >= 0)
 			interactive = 1;
 	err = events_open(&ev);
-	if (!err && o->hook && (i = o->hook(o->hook_arg, RT_HOOK_READY)) < 0)
+	if (!err && L->cfg.hook && (i = L->cfg.hook(L->cfg.hook_arg, RT_HOOK_READY)) < 0)
 		err = i;
 	if (!err)
-		err = !L->src->live && !interactive && !o->listen ? run_unpaced(L, o, ev.sfd) :
-			run_paced(L, o, &ev, interactive);
+		err = !L->src->live && !interactive && !L->cfg.scraped ? run_unpaced(L, ev.sfd) :
+			run_paced(L, &ev, interactive);
 	if (!err && L->src->live)
-		run_ended(L, o);
+		run_ended(L);
 	events_close(&ev);
 	return err;
 }
 
-void rt_loop_init(struct rt_loop *L, const struct rt_opts *o)
+void rt_loop_init(struct rt_loop *L, const struct rt_loop_cfg *cfg)
 {
 	memset(L, 0, sizeof(*L));
-	rt_findings_init(&L->findings, &o->find, &rt_rules);
+	L->cfg = *cfg;
+	rt_findings_init(&L->findings, &L->cfg.find, &rt_rules);
 }
 
 int rt_loop_open(struct rt_loop *L)
@@ -432,14 +432,14 @@ int rt_loop_add_sink(struct rt_loop *L, struct rt_sink *s)
 	return 0;
 }
 
-int rt_loop_run(struct rt_loop *L, const struct rt_opts *o)
+int rt_loop_run(struct rt_loop *L)
 {
 	int i;
 
 	for (i = 0; i < L->nsinks; i++)
 		if (L->sinks[i]->start)
 			L->sinks[i]->start(L->sinks[i], L->src);
-	return run(L, o);
+	return run(L);
 }
 
 void rt_loop_free(struct rt_loop *L)

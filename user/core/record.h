@@ -32,9 +32,10 @@
  * recorder (which removes, under --max-files, only files it wrote); and,
  * after the layout, the run's facts: "rocetop VERSION", "kernel SYSNAME
  * RELEASE MACHINE" and "options ARGS" (the command line after the program's
- * name, struct rt_opts' cmdline). A reader skips lines it does not know, so older readers read these
- * files. What a reader needs of each interface (link speed and where it came
- * from, MTU, PFC-enabled priorities where known) is in every record's iface
+ * name: the cmdline of the recorders' configs, user/sinks/sinks.h). A
+ * reader skips lines it does not know, so older readers read these files.
+ * What a reader needs of each interface (link speed and where it came from,
+ * MTU, PFC-enabled priorities where known) is in every record's iface
  * structs.
  *
  * A reader maps the fields it knows by name and size and leaves the others

@@ -7,7 +7,6 @@
 #ifndef RT_SINK_H
 #define RT_SINK_H
 
-#include "opts.h"
 #include "snapshot.h"
 
 struct rt_source;

@@ -4,9 +4,10 @@
  * steps the file source and keeps the snapshot cycle (user/core/stream.c),
  * this sink adds each interval to the aggregation (report_agg.c) and runs
  * the findings' rules with the report's host, link speed and interval
- * lengths. The loop leaves its own findings to it (rt_opts.sink_findings).
- * A rotated set's files go through one such sink behind a chain
- * (rt_rep_chain), which gives each later file's first interval its length.
+ * lengths. The loop leaves its own findings to it (rt_loop_cfg's
+ * sink_findings, user/core/loop.h). A rotated set's files go through one
+ * such sink behind a chain (rt_rep_chain), which gives each later file's
+ * first interval its length.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -716,7 +716,7 @@ static void batch_close(struct rt_sink *s)
 }
 
 /* same shape as the other sinks' close and constructor: user/core/sink.c does the shared part */
-struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
+struct rt_sink *rt_batch_sink_new(const struct rt_batch_cfg *c)
 {
 	struct rt_sink *s = rt_sink_new("batch", sizeof(struct batch), batch_emit, batch_close);
 	struct batch *b;
@@ -726,18 +726,18 @@ struct rt_sink *rt_batch_sink_new(const struct rt_opts *o)
 	s->on_end = batch_end;
 	s->start = batch_start;
 	b = s->priv;
-	b->top = o->top;
-	b->probe = o->probe;
-	b->speed_given = o->find.speed_mbps;
-	rt_pr_init(&b->pr, stdout, o->json);
-	rt_jobagg_init(&b->groups, o->group_by);
-	if (o->sort) {
+	b->top = c->top;
+	b->probe = c->probe;
+	b->speed_given = c->speed_mbps;
+	rt_pr_init(&b->pr, stdout, c->json);
+	rt_jobagg_init(&b->groups, c->group_by);
+	if (c->sort) {
 		static const char *const names[] = { "congestion", "pkts", "bytes", "ce", "cnp", "nak", "rnr" };
 		size_t k;
 
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
-			if (!strcasecmp(o->sort, names[k]) || (k == S_BYTES && (!strcasecmp(o->sort, "gbps") ||
-									       !strcasecmp(o->sort, "gb"))))
+			if (!strcasecmp(c->sort, names[k]) || (k == S_BYTES && (!strcasecmp(c->sort, "gbps") ||
+									       !strcasecmp(c->sort, "gb"))))
 				b->sort_by = (int)k;
 	}
 	return s;

@@ -790,7 +790,7 @@ static FILE *open_csv(struct csv *c, int k, const char *name, const char *hdr)
 	return f;
 }
 
-struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
+struct rt_sink *rt_csv_sink_new(const struct rt_csv_cfg *cfg)
 {
 	struct rt_sink *s = rt_sink_new("csv", sizeof(struct csv), csv_emit, csv_close);
 	struct csv *c;
@@ -799,12 +799,12 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 	if (!s)
 		return NULL;
 	c = s->priv;
-	snprintf(c->dir, sizeof(c->dir), "%s", o->csv_dir);
-	c->speed_given = o->find.speed_mbps;
-	rt_host_name(o->hostname, c->host, sizeof(c->host));
+	snprintf(c->dir, sizeof(c->dir), "%s", cfg->dir);
+	c->speed_given = cfg->speed_mbps;
+	rt_host_name(cfg->hostname, c->host, sizeof(c->host));
 	rt_host_kernel(c->kernel, sizeof(c->kernel));
 	snprintf(c->version, sizeof(c->version), "%s", RT_VERSION);
-	snprintf(c->options, sizeof(c->options), "%s", o->cmdline ? o->cmdline : "");
+	snprintf(c->options, sizeof(c->options), "%s", cfg->cmdline ? cfg->cmdline : "");
 	if (mkdir(c->dir, 0755) && errno != EEXIST) {
 		pr_warn("cannot create the CSV directory %s: %s.\n", c->dir, strerror(errno));
 		goto fail;
@@ -826,11 +826,11 @@ struct rt_sink *rt_csv_sink_new(const struct rt_opts *o)
 		csv_close(s);
 		return NULL;
 	}
-	if (o->probe && !(c->probes = open_csv(c, C_PROBES, "probes.csv", PROBES_HDR))) {
+	if (cfg->probe && !(c->probes = open_csv(c, C_PROBES, "probes.csv", PROBES_HDR))) {
 		csv_close(s);
 		return NULL;
 	}
-	if ((o->sflow || o->have_sflow_fd) &&
+	if (cfg->sflow &&
 	    (!(c->swports = open_csv(c, C_SWPORTS, "switchports.csv", SWPORTS_HDR)) ||
 	     !(c->drops = open_csv(c, C_DROPS, "drops.csv", DROPS_HDR)))) {
 		csv_close(s);

@@ -407,7 +407,7 @@ static void flight_close(struct rt_sink *s)
 	rt_sink_free(s);
 }
 
-struct rt_sink *rt_flight_sink_new(const struct rt_opts *o)
+struct rt_sink *rt_flight_sink_new(const struct rt_flight_cfg *c)
 {
 	struct rt_sink *s = rt_sink_new("flight", sizeof(struct flight), flight_emit, flight_close);
 	struct flight *F;
@@ -417,12 +417,12 @@ struct rt_sink *rt_flight_sink_new(const struct rt_opts *o)
 	F = s->priv;
 	s->on_signal = flight_signal;
 	F->fd = -1;
-	F->secs = o->flight_secs;
-	F->trigger = o->trigger;
-	F->max_files = o->max_files;
-	snprintf(F->dir, sizeof(F->dir), "%s", o->flight_dir ? o->flight_dir : ".");
-	rt_host_name(o->hostname, F->host, sizeof(F->host));
-	snprintf(F->options, sizeof(F->options), "%s", o->cmdline ? o->cmdline : "");
+	F->secs = c->secs;
+	F->trigger = c->trigger;
+	F->max_files = c->max_files;
+	snprintf(F->dir, sizeof(F->dir), "%s", c->dir ? c->dir : ".");
+	rt_host_name(c->hostname, F->host, sizeof(F->host));
+	snprintf(F->options, sizeof(F->options), "%s", c->cmdline ? c->cmdline : "");
 	if (access(F->dir, W_OK)) {
 		pr_warn("--flight-dir %s: cannot write there: %s.\n", F->dir, strerror(errno));
 		flight_close(s);

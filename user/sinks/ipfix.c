@@ -22,6 +22,7 @@
 #include "ipfix.h"
 #include "log.h"
 #include "sink.h"
+#include "sinks.h"
 
 #define RT_IPFIX_TMPL_SECS	30
 /* The enterprise number of rocetop's own elements: 32473, which IANA keeps
@@ -380,15 +381,15 @@ static void ipx_close(struct rt_sink *s)
 	rt_sink_free(s);
 }
 
-struct rt_sink *rt_ipfix_sink_new(const struct rt_opts *o)
+struct rt_sink *rt_ipfix_sink_new(const struct rt_ipfix_cfg *c)
 {
 	struct rt_ipfix_dest dest;
 	struct rt_sink *s;
 	struct ipx *x;
 
-	if (rt_ipfix_parse(o->ipfix, &dest)) {
+	if (rt_ipfix_parse(c->dest, &dest)) {
 		pr_warn("--ipfix '%s' is not valid: give [udp:|tcp:]HOST:PORT, e.g. 192.0.2.1:4739 or tcp:[2001:db8::1]:4739.\n",
-			o->ipfix);
+			c->dest);
 		return NULL;
 	}
 	s = rt_sink_new("ipfix", sizeof(struct ipx), ipx_emit, ipx_close);

@@ -221,7 +221,7 @@ static void rec_close(struct rt_sink *s)
 	rt_sink_free(s);
 }
 
-struct rt_sink *rt_record_sink_new(const struct rt_opts *o)
+struct rt_sink *rt_record_sink_new(const struct rt_record_cfg *c)
 {
 	struct rt_sink *s = rt_sink_new("record", sizeof(struct rec), rec_emit, rec_close);
 	struct rec *r;
@@ -230,11 +230,11 @@ struct rt_sink *rt_record_sink_new(const struct rt_opts *o)
 		return NULL;
 	r = s->priv;
 	r->fd = -1;
-	snprintf(r->path, sizeof(r->path), "%s", o->write_file);
-	r->max_size = o->max_size;
-	r->max_files = o->max_files;
-	rt_host_name(o->hostname, r->host, sizeof(r->host));
-	snprintf(r->options, sizeof(r->options), "%s", o->cmdline ? o->cmdline : "");
+	snprintf(r->path, sizeof(r->path), "%s", c->path);
+	r->max_size = c->max_size;
+	r->max_files = c->max_files;
+	rt_host_name(c->hostname, r->host, sizeof(r->host));
+	snprintf(r->options, sizeof(r->options), "%s", c->cmdline ? c->cmdline : "");
 	rt_rec_new_id(r->id);
 	clock_gettime(CLOCK_MONOTONIC, &r->synced);
 	if (rec_open_file(r)) {
