@@ -8,8 +8,9 @@ is the ground floor of rocetop above it: its files include only headers of
 user/lib/, user/core/ and bpf/ (the BPF programs' shared structs) and its
 objects call only functions of lib and core objects or of system libraries.
 gen/ (rocetop-gen, an independent tally) includes only its own headers and
-user/lib/'s. Above the core: user/nic/ does not reach into user/cmd/ (the
-commands), user/sinks/ and exporters/ do not reach into user/sources/.
+user/lib/'s. Above the core: no floor reaches into user/cmd/ (the commands,
+and the command line's struct rt_opts, from which user/cmd/ fills each part's
+own config), user/sinks/ and exporters/ do not reach into user/sources/.
 user/report/ (rocetop report's aggregation, merge and writers) uses the
 core's and the sinks' interfaces and nothing else above the core; only
 user/cmd/ uses it (no other floor includes or calls it). The modules of lib
@@ -30,11 +31,11 @@ FORBIDDEN = {
     "user/core": ["user/sources", "user/sinks", "user/report", "user/nic", "user/probe", "user/cmd", "tui", "exporters"],
     "user/nic": ["user/report", "user/cmd"],
     "user/probe": ["user/sources", "user/sinks", "user/report", "user/cmd", "tui", "exporters"],
-    "user/sources": ["user/report"],
-    "user/sinks": ["user/sources", "user/report"],
+    "user/sources": ["user/report", "user/cmd"],
+    "user/sinks": ["user/sources", "user/report", "user/cmd"],
     "user/report": ["user/sources", "user/nic", "user/probe", "user/cmd", "tui", "exporters"],
-    "tui": ["user/report"],
-    "exporters": ["user/sources", "user/report"],
+    "tui": ["user/report", "user/cmd"],
+    "exporters": ["user/sources", "user/report", "user/cmd"],
 }
 # The folders whose headers each ground floor may include, and nothing else
 # of the tree (bpf/: the kernel side's structs, below every floor of user space).

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Everything the command line sets. One struct, read by sources and sinks. */
+/* Everything the command line sets: one struct, read only in user/cmd/, which
+ * fills each part's own config from it (src_cfg.c, run.c). */
 #ifndef RT_OPTS_H
 #define RT_OPTS_H
 
 #include "findings.h"
 #include "snapshot.h"
+#include "loop.h"	/* RT_HOOK_READY, RT_HOOK_TICK */
 
 struct rt_sink;
 
@@ -96,10 +98,8 @@ struct rt_opts {
 	int sink_findings;
 };
 
-#define RT_HOOK_READY	1
-#define RT_HOOK_TICK	2
 
-/* Defaults of every field (user/core/opts_defaults.c); the command lines
+/* Defaults of every field (user/cmd/opts_defaults.c); the command lines
  * that fill the rest are user/cmd/main_opts.c's and the subcommands'. */
 void rt_opts_defaults(struct rt_opts *o);
 
