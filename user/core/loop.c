@@ -85,9 +85,16 @@ static int step(struct rt_loop *L, int emit)
 		return r;	/* --qp-counters bound nothing: said, the run ends */
 	if (!L->file_start_ns)
 		L->file_start_ns = L->st.cur.time_ns;
-	/* The first snapshot counts from the start: rate it over one interval. */
-	if (first)
-		L->st.delta.secs = L->first_secs > 0 ? L->first_secs : L->cfg.interval;
+	/* The first snapshot counts from the start: rate it over one interval,
+	 * a recording's over the length its run rated it over (older files:
+	 * the second's, first_secs). Every snapshot carries its length on to
+	 * the sinks (a recording keeps it). */
+	if (first) {
+		__u64 ns = !strcmp(L->src->name, "recording") ? L->st.cur.interval_ns : 0;
+
+		L->st.delta.secs = ns ? ns / 1e9 : L->first_secs > 0 ? L->first_secs : L->cfg.interval;
+	}
+	L->st.cur.interval_ns = (__u64)(L->st.delta.secs * 1e9 + 0.5);
 	if (!L->cfg.sink_findings) {
 		L->findings.doc = L->nic.nic ? L->nic.doctor(L->nic.nic) : NULL;
 		if (rt_findings_eval(&L->findings, &L->st.cur, &L->st.delta)) {

@@ -40,6 +40,7 @@ static struct field snap_fields[] = {
 	F(struct rec_snap, nswports, "u32"), F(struct rec_snap, nswdrops, "u32"),
 	F(struct rec_snap, nsfagents, "u32"), F(struct rec_snap, njobs, "u32"),
 	F(struct rec_snap, ncfgs, "u32"), F(struct rec_snap, nprobes, "u32"),
+	F(struct rec_snap, interval_ns, "u64"),
 };
 
 /* The layout tables: one F() per field of each struct a recording holds (alike in shape only). */
@@ -290,6 +291,7 @@ int rt_rec_encode(const struct rt_snapshot *s, unsigned char **buf, size_t *len)
 	h.njobs = (__u32)s->njobs;
 	h.ncfgs = (__u32)s->ncfgs;
 	h.nprobes = (__u32)s->nprobes;
+	h.interval_ns = s->interval_ns;
 	memcpy(h.source, s->source, sizeof(h.source));
 	pack(&rt_rec_layout[R_SNAP], p, &h);
 	p += rt_rec_layout[R_SNAP].fsize;

@@ -25,6 +25,7 @@ struct rec_snap {
 	__u32 njobs;		/* the owners' jobs (job.h); absent (0) in older files */
 	__u32 ncfgs;		/* the host's congestion settings (hostcfg.h); absent (0) in older files */
 	__u32 nprobes;		/* the probe mesh's rows (probe_row.h); absent (0) in older files */
+	__u64 interval_ns;	/* rt_snapshot.interval_ns; absent (0) in older files */
 };
 
 struct rec_note {

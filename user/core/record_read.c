@@ -574,6 +574,9 @@ static int decode(struct rt_rec_reader *r, struct rt_snapshot *s, size_t len)
 	s->time_ns = h.time_ns;
 	s->mono_ns = h.mono_ns;
 	s->evicted = h.evicted;
+	/* 1 us to a day, else unknown: a reader rates nothing over a length a
+	 * damaged or hostile file makes up. */
+	s->interval_ns = h.interval_ns >= 1000 && h.interval_ns <= 86400ULL * 1000000000ULL ? h.interval_ns : 0;
 	memcpy(s->source, h.source, sizeof(s->source));
 	for (i = 0; i < h.nflows; i++, p += r->fsize[R_FLOW]) {
 		struct rt_flow *f = rt_snapshot_add_flow(s);

@@ -81,7 +81,7 @@ void rt_snapshot_clear(struct rt_snapshot *s)
 {
 	s->nflows = s->nifs = s->nports = s->nifaces = s->nnotes = s->ncfgs = 0;
 	s->nswports = s->nswdrops = s->nsfagents = s->njobs = s->nprobes = 0;
-	s->time_ns = s->mono_ns = s->evicted = 0;
+	s->time_ns = s->mono_ns = s->evicted = s->interval_ns = 0;
 	s->source[0] = '\0';
 	if (s->tab)
 		table_empty(s->tab);

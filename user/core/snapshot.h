@@ -325,6 +325,10 @@ struct rt_snapshot {
 	__u64 mono_ns;		/* "now" on the clock of the flows' first_ns/last_ns */
 	char  source[128];	/* interfaces or file, for headers */
 	__u64 evicted;		/* flows removed from the table for idleness, since start */
+	__u64 interval_ns;	/* the length the run rated this interval over (the loop
+				 * sets it before the sinks; a recording carries it, so
+				 * that a replay rates its first interval as the run
+				 * did); 0: not known (files before it, a source's own) */
 
 	struct rt_flow *flows;
 	size_t nflows, flows_cap;

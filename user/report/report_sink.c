@@ -68,10 +68,11 @@ static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		err = rt_rep_probes_take(&k->out->probes, cur);
 	if (err)
 		return err;
-	/* The rules want a length: a recording's first interval takes the
-	 * second's (its snapshots are one interval apart). */
+	/* The rules want a length: a recording's first interval takes the one
+	 * its run rated it over, as the live run's rules did (older files: the
+	 * second's, its snapshots being one interval apart). */
 	if (dd.secs == 0)
-		dd.secs = k->first_secs;
+		dd.secs = cur->interval_ns ? cur->interval_ns / 1e9 : k->first_secs;
 	err = rt_findings_eval(&k->F, cur, &dd);
 	if (!err)
 		err = rt_flog_take(&k->out->flog, &k->F);

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A replay rates its first interval as the live run did. A live run rates its
+# first snapshot over one -d (it counts from the start); the recording's
+# second snapshot may come less than -d after the first when the first came
+# late (a busy host: here rocetop is stopped with SIGSTOP across its first
+# tick, so the first snapshot comes 0.45 s late and the second on the timer's
+# next tick, about 0.05 s after). The recording carries the length each
+# interval was rated over, so `-r --json` must give the first interval -d's
+# 0.5 s, as the live run's --json did, not the gap to the second snapshot;
+# and the later intervals the gaps between their snapshots' times.
+set -u
+cd "$(dirname "$0")/../.."
+. tests/lib.sh
+name=rec_first
+A=rtf${RT_ID}a B=rtf${RT_ID}b IFA=rtf${RT_ID}x IFB=rtf${RT_ID}y
+rt_need_root $name "needs root for namespaces and BPF"
+rt_tmpdir T
+rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" || { echo "FAIL $name: cannot build the namespaces"; exit 1; }
+ip netns exec "$B" "$ROCETOP" -i "$IFB" -d 0.5 -n 4 --json -w "$T/run.rtr" >"$T/live.json" 2>"$T/err" &
+pid=$!
+# attached (its timer starts then): stopped 0.2 s later, across the first tick
+for _ in $(seq 100); do ip -n "$B" link show "$IFB" | grep -q xdp && break; sleep 0.05; done
+sleep 0.2
+kill -STOP $pid
+sleep 0.7
+kill -CONT $pid
+wait $pid || { echo "FAIL $name: the live run exited $?: $(tail -2 "$T/err")"; exit 1; }
+"$ROCETOP" -r "$T/run.rtr" --json >"$T/replay.json" 2>"$T/rerr" ||
+	{ echo "FAIL $name: -r of the recording: $(head -2 "$T/rerr")"; exit 1; }
+"$PY" - "$T" <<'PYEOF'
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join("tests", "lib"))
+from rtlib.check import Checker  # noqa: E402
+
+t = sys.argv[1]
+c = Checker(prefix="rec_first: ")
+load = lambda f: [json.loads(x) for x in open(os.path.join(t, f)) if x.strip()]  # noqa: E731
+live, replay = load("live.json"), load("replay.json")
+c.check("the live run made 4 intervals", len(live), 4)
+gap = live[1]["time"] - live[0]["time"] if len(live) > 1 else 0
+c.check("the first snapshot came late, the second less than -d after it (%.3f s)" % gap, 0 < gap < 0.4, True)
+c.check("the live run rated its first interval over -d", live[0]["interval"] if live else None, 0.5)
+c.check("-r rates the first interval as the live run did (-d's 0.5 s, not the %.3f s gap)" % gap,
+        replay[0]["interval"] if replay else None, 0.5)
+c.check("-r rates every later interval as the live run did (the gaps between their snapshots)",
+        [r["interval"] for r in replay[1:]], [r["interval"] for r in live[1:]])
+c.done()
+PYEOF
