@@ -253,8 +253,12 @@ static void cut_while_read(const char *name, size_t n, size_t cut)
 	CHECK(src != NULL, "source");
 	if (src && !rt_stream_init(&st, src, NULL)) {
 		while ((r = rt_stream_step(&st)) > 0) {
-			if (++steps == 1)
+			/* cut, then more than the 10 ms within which the
+			 * source looks at the file's size again */
+			if (++steps == 1) {
 				CHECK(ftruncate(fd, (off_t)cut) == 0, "ftruncate");
+				usleep(20000);
+			}
 			/* the interface's counters since the start */
 			for (pkts = 0, i = 0; i < st.cur.nifs; i++)
 				pkts += st.cur.ifs[i].v.pkts;

@@ -11,7 +11,23 @@ void rt_jobagg_init(struct rt_jobagg *a, int group)
 {
 	memset(a, 0, sizeof(*a));
 	a->group = group;
+	a->byid_stale = 1;
 	rt_htab_init(&a->t, sizeof(struct rt_jobsum), RT_JOB_KEY_LEN, 0);
+}
+
+/* A sum just made (g, given its id) into byid, unless the table grew on the
+ * way (cap_before: its size before), which moved every sum: then byid is
+ * stale and the next close rebuilds it. 0 or -ENOMEM. */
+static int byid_sum(struct rt_jobagg *a, struct rt_jobsum *g, size_t cap_before)
+{
+	if (a->t.cap != cap_before)
+		a->byid_stale = 1;
+	if (a->byid_stale)
+		return 0;
+	if (rt_grow_to((void **)&a->byid, &a->byid_cap, a->nids, sizeof(*a->byid)))
+		return -ENOMEM;
+	a->byid[g->id] = g;
+	return 0;
 }
 
 static void free_ranks(struct rt_jobagg *a)
@@ -28,6 +44,7 @@ void rt_jobagg_clear(struct rt_jobagg *a)
 	a->last = NULL;
 	a->marks = 0;
 	a->nids = 0;
+	a->byid_stale = 1;
 	a->npts = a->nties = 0;
 }
 
@@ -103,6 +120,7 @@ int rt_jobagg_add(struct rt_jobagg *a, const struct rt_snapshot *s, const struct
 {
 	const struct rt_job *j = rt_snapshot_job(s, f);
 	char key[RT_JOB_KEY_LEN] = { 0 };
+	size_t cap = a->t.cap;
 	struct rt_jobsum *g;
 	int fresh;
 
@@ -113,6 +131,8 @@ int rt_jobagg_add(struct rt_jobagg *a, const struct rt_snapshot *s, const struct
 	if (fresh) {
 		g->kind = j ? j->kind : RT_JOB_NONE;
 		g->id = a->nids++;
+		if (byid_sum(a, g, cap))
+			return -ENOMEM;
 	}
 	if (blame_add(a, s, f, v, g->id))
 		return -ENOMEM;
@@ -215,16 +235,19 @@ int rt_jobagg_close(struct rt_jobagg *a)
 		return -ENOMEM;
 	if (!a->npts)
 		return 0;
-	if (rt_grow_to((void **)&a->byid, &a->byid_cap, a->nids ? a->nids : 1, sizeof(*a->byid)))
-		return -ENOMEM;
-	memset(a->byid, 0, a->nids * sizeof(*a->byid));
-	for (i = 0; i < a->t.cap; i++)
-		if (a->t.used[i]) {
-			struct rt_jobsum *g = rt_htab_at(&a->t, i);
+	if (a->byid_stale) {
+		if (rt_grow_to((void **)&a->byid, &a->byid_cap, a->nids ? a->nids : 1, sizeof(*a->byid)))
+			return -ENOMEM;
+		memset(a->byid, 0, a->nids * sizeof(*a->byid));
+		for (i = 0; i < a->t.cap; i++)
+			if (a->t.used[i]) {
+				struct rt_jobsum *g = rt_htab_at(&a->t, i);
 
-			if (g->id < a->nids)
-				a->byid[g->id] = g;
-		}
+				if (g->id < a->nids)
+					a->byid[g->id] = g;
+			}
+		a->byid_stale = 0;
+	}
 	qsort(a->pts, a->npts, sizeof(*a->pts), pt_cmp);
 	for (i = 0; i < a->npts; i = j) {
 		for (j = i + 1; j < a->npts && pts_same_point(&a->pts[i], &a->pts[j]); j++)
@@ -268,6 +291,7 @@ int rt_jobagg_merge(struct rt_jobagg *dst, const struct rt_jobagg *src)
 	dst->marks += src->marks;	/* src's own open interval: its caller closes it */
 	for (size_t i = 0; i < src->t.cap; i++) {
 		const struct rt_jobsum *g = rt_htab_at(&src->t, i);
+		size_t cap = dst->t.cap;
 		struct rt_jobsum *o;
 		int fresh;
 
@@ -278,6 +302,8 @@ int rt_jobagg_merge(struct rt_jobagg *dst, const struct rt_jobagg *src)
 		if (fresh) {
 			o->kind = g->kind;
 			o->id = dst->nids++;
+			if (byid_sum(dst, o, cap))
+				return -ENOMEM;
 		}
 		o->culprit += g->culprit, o->victim += g->victim, o->got += g->got;
 		o->flows += g->flows, o->pkts += g->pkts, o->bytes += g->bytes, o->ce += g->ce;

@@ -80,8 +80,12 @@ struct rt_jobagg {
 	size_t npts, pts_cap;
 	struct rt_blame_tie *ties;
 	size_t nties, ties_cap;
-	struct rt_jobsum **byid;	/* rt_jobagg_close's */
+	/* Each sum by its id, kept as sums are made (byid_sum); rebuilt by a
+	 * scan of the table only after the table moved its entries (grew) or
+	 * was cleared: closing an interval costs its points, not the table. */
+	struct rt_jobsum **byid;
 	size_t byid_cap;
+	int byid_stale;
 };
 
 void rt_jobagg_init(struct rt_jobagg *a, int group);

@@ -552,10 +552,16 @@ static int rule_doctor(struct rt_rule_ctx *c)
 static struct rt_rule_ctx *rules_begin(struct rt_findings *F, const struct rt_snapshot *cur,
 				       const struct rt_delta *d)
 {
-	struct rt_rule_ctx *c = calloc(1, sizeof(*c));
+	struct rt_rule_ctx *c = malloc(sizeof(*c));
 
 	if (!c)
 		return NULL;
+	/* p[] is written entry by entry as pauses are found (pause_get): the rest
+	 * is zeroed, not the 57 KB of the whole (a calloc of it every interval
+	 * was a third of report's time on a file of 1 ms intervals). */
+	memset(c, 0, offsetof(struct rt_rule_ctx, p));
+	c->np = 0;
+	c->err = 0;
 	c->F = F;
 	c->cur = cur;
 	c->d = d;

@@ -141,6 +141,7 @@ struct pcapsrc {
 	size_t base;		/* the file offset of blk[0] (of mm.off 0) */
 	size_t limit;		/* the file's size when opened, or since cut: the own
 				 * reader reads no further */
+	__u64 size_seen_ns;	/* when check_size last looked (CLOCK_MONOTONIC_COARSE) */
 	unsigned char *buf;	/* rebuilt Ethernet frames of SLL / raw captures */
 	size_t bufsz;
 	unsigned long long npkts;
@@ -383,13 +384,26 @@ static int unmap(struct pcapsrc *s)
  * A file made shorter since it was opened (a capture rotated under the same
  * name, another program truncating it): the own reader stops where it ends
  * now, also in the bytes it has read already, and libpcap says what it finds
- * there. Looked at as each interval begins and before each block is read.
+ * there. Looked at before each block is read and as an interval begins, then
+ * at most every CUT_LOOK_NS: an fstat per interval cost report 11% of its
+ * time on a file of 300,000 intervals of 1 ms.
  */
+#define CUT_LOOK_NS 10000000ULL
+
+static __u64 coarse_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (__u64)t.tv_sec * 1000000000ULL + (__u64)t.tv_nsec;
+}
+
 static void check_size(struct pcapsrc *s)
 {
 	FILE *f = s->mm.p ? pcap_file(s->pc) : NULL;
 	struct stat st;
 
+	s->size_seen_ns = coarse_ns();
 	if (!f || fstat(fileno(f), &st) || st.st_size < 0 || (size_t)st.st_size >= s->limit)
 		return;
 	s->limit = (size_t)st.st_size;
@@ -656,7 +670,8 @@ static int interval_begin(struct pcapsrc *s, struct rt_snapshot *snap)
 		return 0;
 	}
 	s->note[0] = '\0';
-	check_size(s);
+	if (coarse_ns() - s->size_seen_ns >= CUT_LOOK_NS)
+		check_size(s);
 	/* Without --flow-timeout nothing expires: the table keeps no recency list
 	 * (its links cost a packet two more cache misses). Set before any row. */
 	if (snap->tab && !snap->nflows)
