@@ -228,9 +228,10 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 	int p;
 
 	r->intervals++;
-	if (r->intervals == 1)
+	if (r->intervals == 1) {
 		r->first_ns = s->time_ns;
-	else if (r->intervals == 2)
+		r->first_len_ns = d->secs > 0 && s->interval_ns ? s->interval_ns : 0;
+	} else if (r->intervals == 2)
 		r->step_ns = s->time_ns > r->first_ns ? s->time_ns - r->first_ns : 0;
 	r->last_ns = s->time_ns;
 	r->evicted += d->evicted;

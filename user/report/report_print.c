@@ -568,8 +568,9 @@ static void findings_out(struct rt_printer *p, int multi, const struct rt_flog *
 static void print_report(struct rt_printer *p, struct rt_rep_file *R)
 {
 	const struct rt_rep *r = R->a;
-	__u64 span = r->last_ns - r->first_ns + r->step_ns;
-	__u64 start = r->first_ns - r->step_ns;
+	__u64 first_len = r->first_len_ns ? r->first_len_ns : r->step_ns;
+	__u64 span = r->last_ns - r->first_ns + first_len;
+	__u64 start = r->first_ns - first_len;
 	char t1[64], t2[64], safe[4096], sh[256];
 	static const struct ctr_fmt totals = {
 		.pkts = ", %llu pkts", .bytes = ", %llu bytes", .ce = "; CE %llu", .ce_pct = " (%.2f%%)",

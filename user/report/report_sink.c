@@ -54,10 +54,11 @@ static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	struct rt_delta dd = *d, kept;
 	int err;
 
-	/* A recording's first interval has no known length (the aggregation
-	 * takes the second's); a capture's is the grid's (the loop's). */
+	/* A recording's first interval: the length its run rated it over
+	 * (rt_snapshot.interval_ns), or in older files none known (the
+	 * aggregation takes the second's); a capture's is the grid's (the loop's). */
 	if (!k->have && k->recording)
-		dd.secs = 0;
+		dd.secs = cur->interval_ns ? cur->interval_ns / 1e9 : 0;
 	k->have = 1;
 	err = rt_filter_delta(k->filter, cur, &dd, &kept, &k->fl, &k->flcap);
 	if (!err)
