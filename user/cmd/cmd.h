@@ -16,10 +16,6 @@
  */
 int rt_run(const struct rt_opts *o);
 
-/* A recording's first interval, the length of its second (0: unknown, a
- * pipe, not a recording); opens path a second time through o (o->read_file
- * set to it). */
-double rt_recording_first_secs(struct rt_opts *o, const char *path);
 /* --job-of: the jobs of the pids given, printed; the exit status. */
 /* Where the jobs' reader finds /proc: DIR/proc under --sysfs-root DIR (a
  * fixture's pids are its own; a container mounts the host's there), else /proc. */

@@ -188,7 +188,6 @@ static int load_file(struct rt_rep_file *R, struct rt_opts *o, const struct rt_f
 
 	if (R->speed_mbps)	/* for the report, and for a capture's paused time */
 		sc.find.speed_mbps = o->find.speed_mbps = R->speed_mbps;
-	sc.first_secs = rt_recording_first_secs(o, R->files[0]);
 	sink = rt_report_sink_new(&R->run, &sc);
 	R->a = r = &R->run.agg;
 	if (!sink)

@@ -91,12 +91,13 @@ static void read_sflow(void *arg)
 }
 
 /*
- * A recording's first interval has no known length: the rules take the
- * second's (its snapshots are one interval apart), in report and -r alike.
- * Read from a second open of the file, so only for a file that can be read
- * twice (not a pipe).
+ * A recording from before its snapshots carried the length they were rated
+ * over (rt_snapshot.interval_ns): its first interval takes the second's (its
+ * snapshots are one interval apart), for the loop and so for report and -r
+ * alike. Read from a second open of the file, so only for a file that can be
+ * read twice (not a pipe).
  */
-double rt_recording_first_secs(struct rt_opts *o, const char *path)
+static double recording_first_secs(struct rt_opts *o, const char *path)
 {
 	struct rt_snapshot snaps[2];
 	struct rt_file_cfg fc;
@@ -162,7 +163,7 @@ static int build_source(struct rt_loop *L, struct parts *P, const struct rt_opts
 	if (!strcmp(L->src->name, "recording")) {
 		struct rt_opts again = *o;
 
-		L->first_secs = rt_recording_first_secs(&again, o->read_file);
+		L->first_secs = recording_first_secs(&again, o->read_file);
 	}
 	if (L->src->live && !o->no_nic) {
 		P->nic = rt_nic_new(&nc);

@@ -202,7 +202,6 @@ struct rt_rep_sink_cfg {
 	const char *path;
 	int top;			/* moments kept per table (rt_rep_init) */
 	struct rt_find_cfg find;	/* thresholds; find.speed_mbps as given */
-	double first_secs;		/* a recording's first interval, for the rules (0: unknown) */
 	/* --filter: the flows aggregated and the findings kept (the rules
 	 * judge every flow); NULL: all */
 	const struct rt_filter *filter;

@@ -28,8 +28,7 @@ struct rsink {
 	const struct rt_filter *filter;
 	struct rt_flow_delta *fl;	/* the flows the filter keeps */
 	size_t flcap;
-	double first_secs;
-	int recording, have;
+	int recording;
 };
 
 static void rsink_start(struct rt_sink *s, const struct rt_source *src)
@@ -54,12 +53,9 @@ static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	struct rt_delta dd = *d, kept;
 	int err;
 
-	/* A recording's first interval: the length its run rated it over
-	 * (rt_snapshot.interval_ns), or in older files none known (the
-	 * aggregation takes the second's); a capture's is the grid's (the loop's). */
-	if (!k->have && k->recording)
-		dd.secs = cur->interval_ns ? cur->interval_ns / 1e9 : 0;
-	k->have = 1;
+	/* Every interval's length is the loop's (user/core/loop.c), a
+	 * recording's first included: the one its run rated it over, or in
+	 * older files the second's. */
 	err = rt_filter_delta(k->filter, cur, &dd, &kept, &k->fl, &k->flcap);
 	if (!err)
 		err = rt_rep_take(&k->out->agg, cur, &kept);
@@ -69,11 +65,6 @@ static int rsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 		err = rt_rep_probes_take(&k->out->probes, cur);
 	if (err)
 		return err;
-	/* The rules want a length: a recording's first interval takes the one
-	 * its run rated it over, as the live run's rules did (older files: the
-	 * second's, its snapshots being one interval apart). */
-	if (dd.secs == 0)
-		dd.secs = cur->interval_ns ? cur->interval_ns / 1e9 : k->first_secs;
 	err = rt_findings_eval(&k->F, cur, &dd);
 	if (!err)
 		err = rt_flog_take(&k->out->flog, &k->F);
@@ -118,7 +109,6 @@ struct rt_sink *rt_report_sink_new(struct rt_rep_run *out, const struct rt_rep_s
 	k->out = out;
 	out->agg.speed_given = cfg->find.speed_mbps;
 	k->path = cfg->path;
-	k->first_secs = cfg->first_secs;
 	k->filter = cfg->filter;
 	rt_sink_init(&k->s, "report", rsink_emit, rsink_close, k);
 	k->s.start = rsink_start;
