@@ -18,6 +18,8 @@ rt_tmpdir T
 rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" || { echo "FAIL $name: cannot build the namespaces"; exit 1; }
 ip netns exec "$B" "$ROCETOP" -i "$IFB" -d 0.5 -n 4 --json -w "$T/run.rtr" >"$T/live.json" 2>"$T/err" &
 pid=$!
+# a test that dies while rocetop is stopped leaves no process behind
+rt_on_exit "kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null; true"
 # attached (its timer starts then): stopped 0.2 s later, across the first tick
 for _ in $(seq 100); do ip -n "$B" link show "$IFB" | grep -q xdp && break; sleep 0.05; done
 sleep 0.2
