@@ -51,3 +51,27 @@ c.check("-r rates every later interval as the live run did (the gaps between the
         [r["interval"] for r in replay[1:]], [r["interval"] for r in live[1:]])
 c.done()
 PYEOF
+[ $? -eq 0 ] || exit 1
+
+# The report's drawing (--perfetto) starts where the report does: a run whose
+# second snapshot came late (stopped across its second tick: the gap to the
+# second longer than -d) drew its first interval from the second's gap, from
+# before the report's start (tests/report_html/check_trace.py's time range).
+ip netns exec "$B" "$ROCETOP" -i "$IFB" -d 0.5 -n 3 -q -w "$T/late.rtr" >/dev/null 2>"$T/err2" &
+pid=$!
+rt_on_exit "kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null; true"
+for _ in $(seq 100); do ip -n "$B" link show "$IFB" | grep -q xdp && break; sleep 0.05; done
+sleep 0.7
+kill -STOP $pid
+sleep 0.7
+kill -CONT $pid
+wait $pid || { echo "FAIL $name: the second live run exited $?: $(tail -2 "$T/err2")"; exit 1; }
+"$ROCETOP" report "$T/late.rtr" --json >"$T/late.json" 2>"$T/rerr2" &&
+	"$ROCETOP" report "$T/late.rtr" --perfetto "$T/late.trace" >/dev/null 2>>"$T/rerr2" ||
+	{ echo "FAIL $name: report of the second recording: $(head -2 "$T/rerr2")"; exit 1; }
+"$PY" - "$T/late.json" <<'PYEOF' || exit 1
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("PASS rec_first: the second run's recording (%d intervals, %.3f s)" % (r["intervals"], r["end"] - r["start"]))
+PYEOF
+"$PY" tests/report_html/check_trace.py "$name late" "$T/late.trace" "$T/late.json" | grep -E '^(PASS|FAIL) '

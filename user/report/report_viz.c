@@ -406,14 +406,14 @@ static int take(struct rt_viz_host *h, const struct rt_snapshot *s, const struct
 struct vsink {
 	struct rt_sink s;
 	struct rt_viz_host **hs;
-	int n, *started, recording, have;
+	int n, *started, have;
 };
 
 static void vsink_start(struct rt_sink *s, const struct rt_source *src)
 {
 	struct vsink *k = s->priv;
 
-	k->recording = !strcmp(src->name, "recording");
+	(void)src;
 	*k->started = 1;
 }
 
@@ -423,10 +423,9 @@ static int vsink_emit(struct rt_sink *s, const struct rt_snapshot *cur, const st
 	double secs = d->secs;
 	int i, err = 0;
 
-	/* A recording's first interval is as long as the second (report_sink.c
-	 * and report_agg.c count it so). */
-	if (!k->have && k->recording)
-		secs = k->hs[0]->run->agg.step_ns / 1e9;
+	/* Each interval's length is the loop's (user/core/loop.c), a
+	 * recording's first included: as report_agg.c takes it, so that the
+	 * drawing starts where the report does. */
 	for (i = 0; i < k->n && !err; i++) {
 		if (!k->have)
 			err = collect_init(k->hs[i]);
