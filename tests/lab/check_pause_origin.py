@@ -99,7 +99,9 @@ c.check(f"each host's first pause: port, frames, and the interval ({iv} s) holdi
 sw = [ns for ns in HOSTS if want_role[ns] == "spread"]
 if len(sw) == 1 and len(origins) == 1:
     r_tx, s_tx = first(origins[0], "tx")[0], first(sw[0], "tx")[0]
-    c.ok(f"pause_origin {case}: forwarder's delay", abs(s_tx - r_tx - delay) < 0.2,
+    # not before its delay; after it by at most 1 s: the forwarder is a Python
+    # program, slower to react on a busy machine (1.53 s was seen at load 5)
+    c.ok(f"pause_origin {case}: forwarder's delay", -0.2 < s_tx - r_tx - delay < 1.0,
          f"the switch paused upstream {s_tx - r_tx:.3f} s after the origin began (its delay {delay})")
 
 # The text says the same.
