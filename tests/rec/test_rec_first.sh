@@ -16,17 +16,25 @@ A=rtf${RT_ID}a B=rtf${RT_ID}b IFA=rtf${RT_ID}x IFB=rtf${RT_ID}y
 rt_need_root $name "needs root for namespaces and BPF"
 rt_tmpdir T
 rt_netns "$A" "$B" && rt_veth "$A" "$IFA" "$B" "$IFB" || { echo "FAIL $name: cannot build the namespaces"; exit 1; }
-ip netns exec "$B" "$ROCETOP" -i "$IFB" -d 0.5 -n 4 --json -w "$T/run.rtr" >"$T/live.json" 2>"$T/err" &
-pid=$!
-# a test that dies while rocetop is stopped leaves no process behind
-rt_on_exit "kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null; true"
-# attached (its timer starts then): stopped 0.2 s later, across the first tick
-for _ in $(seq 100); do ip -n "$B" link show "$IFB" | grep -q xdp && break; sleep 0.05; done
-sleep 0.2
-kill -STOP $pid
-sleep 0.7
-kill -CONT $pid
-wait $pid || { echo "FAIL $name: the live run exited $?: $(tail -2 "$T/err")"; exit 1; }
+# stopped_run AFTER OUT ERR ARGS...: a live run of rocetop -d 0.5 ARGS
+# (stdout to OUT), stopped with SIGSTOP for 0.7 s from AFTER seconds after it
+# attached (its timer starts then); exits the test if the run fails.
+stopped_run() {
+	local after=$1 out=$2 err=$3 pid
+	shift 3
+	ip netns exec "$B" "$ROCETOP" -i "$IFB" -d 0.5 "$@" >"$out" 2>"$err" &
+	pid=$!
+	# a test that dies while rocetop is stopped leaves no process behind
+	rt_on_exit "kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null; true"
+	for _ in $(seq 100); do ip -n "$B" link show "$IFB" | grep -q xdp && break; sleep 0.05; done
+	sleep "$after"
+	kill -STOP $pid
+	sleep 0.7
+	kill -CONT $pid
+	wait $pid || { echo "FAIL $name: the live run exited $?: $(tail -2 "$err")"; exit 1; }
+}
+# stopped 0.2 s after it attached, across the first tick
+stopped_run 0.2 "$T/live.json" "$T/err" -n 4 --json -w "$T/run.rtr"
 "$ROCETOP" -r "$T/run.rtr" --json >"$T/replay.json" 2>"$T/rerr" ||
 	{ echo "FAIL $name: -r of the recording: $(head -2 "$T/rerr")"; exit 1; }
 "$PY" - "$T" <<'PYEOF'
@@ -57,15 +65,7 @@ PYEOF
 # second snapshot came late (stopped across its second tick: the gap to the
 # second longer than -d) drew its first interval from the second's gap, from
 # before the report's start (tests/report_html/check_trace.py's time range).
-ip netns exec "$B" "$ROCETOP" -i "$IFB" -d 0.5 -n 3 -q -w "$T/late.rtr" >/dev/null 2>"$T/err2" &
-pid=$!
-rt_on_exit "kill -CONT $pid 2>/dev/null; kill $pid 2>/dev/null; true"
-for _ in $(seq 100); do ip -n "$B" link show "$IFB" | grep -q xdp && break; sleep 0.05; done
-sleep 0.7
-kill -STOP $pid
-sleep 0.7
-kill -CONT $pid
-wait $pid || { echo "FAIL $name: the second live run exited $?: $(tail -2 "$T/err2")"; exit 1; }
+stopped_run 0.7 /dev/null "$T/err2" -n 3 -q -w "$T/late.rtr"
 "$ROCETOP" report "$T/late.rtr" --json >"$T/late.json" 2>"$T/rerr2" &&
 	"$ROCETOP" report "$T/late.rtr" --perfetto "$T/late.trace" >/dev/null 2>>"$T/rerr2" ||
 	{ echo "FAIL $name: report of the second recording: $(head -2 "$T/rerr2")"; exit 1; }
