@@ -65,13 +65,19 @@ PYEOF
 # second snapshot came late (stopped across its second tick: the gap to the
 # second longer than -d) drew its first interval from the second's gap, from
 # before the report's start (tests/report_html/check_trace.py's time range).
-stopped_run 0.7 /dev/null "$T/err2" -n 3 -q -w "$T/late.rtr"
+stopped_run 0.7 "$T/late.live.json" "$T/err2" -n 3 --json -w "$T/late.rtr"
 "$ROCETOP" report "$T/late.rtr" --json >"$T/late.json" 2>"$T/rerr2" &&
 	"$ROCETOP" report "$T/late.rtr" --perfetto "$T/late.trace" >/dev/null 2>>"$T/rerr2" ||
 	{ echo "FAIL $name: report of the second recording: $(head -2 "$T/rerr2")"; exit 1; }
-"$PY" - "$T/late.json" <<'PYEOF' || exit 1
-import json, sys
-r = json.load(open(sys.argv[1]))
-print("PASS rec_first: the second run's recording (%d intervals, %.3f s)" % (r["intervals"], r["end"] - r["start"]))
+"$PY" - "$T/late.live.json" <<'PYEOF' || exit 1
+import json, os, sys
+sys.path.insert(0, os.path.join("tests", "lib"))
+from rtlib.check import Checker  # noqa: E402
+c = Checker(prefix="rec_first: ")
+live = [json.loads(x) for x in open(sys.argv[1]) if x.strip()]
+c.check("the second live run made 3 intervals", len(live), 3)
+gap = live[1]["time"] - live[0]["time"] if len(live) > 1 else 0
+c.check("its second snapshot came late, more than -d after the first (%.3f s)" % gap, gap > 0.6, True)
+c.done()
 PYEOF
 "$PY" tests/report_html/check_trace.py "$name late" "$T/late.trace" "$T/late.json" | grep -E '^(PASS|FAIL) '
