@@ -49,13 +49,20 @@ NFT
 	barrier size_done
 	nft list table netdev probe_test >"$R/nft.txt"
 	nft delete table netdev probe_test
+	# rxe's own count of the RoCE frames it took in (after its header and
+	# ICRC checks) at either end: a frame of the flood lost before the QP
+	# (a's qdisc, either NIC's ring) never reaches the answerer to be counted
 	barrier bad_start
 	sleep 2
 	wc -l <"$R/answerer.json" >"$R/bad_start"
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts >"$R/bad_rx_start"
+	ethtool -S eth0 >"$R/bad_nic_start.txt" 2>&1
 	barrier bad_ready
 	barrier bad_end
 	sleep 4
 	wc -l <"$R/answerer.json" >"$R/bad_end"
+	cat /sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_pkts >"$R/bad_rx_end"
+	ethtool -S eth0 >"$R/bad_nic_end.txt" 2>&1
 	barrier throttle
 	( echo $BASHPID >/sys/fs/cgroup/answerer/cgroup.procs && exec sh -c 'while :; do :; done' ) &
 	HOG=$!
@@ -164,6 +171,8 @@ barrier bad_ready
 "${PYTHON:-/usr/bin/python3}" "$(dirname "$0")/probe_bad.py" eth0 "$MY_IP" $B2 \
 	"$(cat "$SYNC/b/mac")" "$(cat "$R/answerer_qpn")" 0x524f43 500 \
 	>"$R/bad/tally.json" 2>"$R/bad/stderr"
+tc -s qdisc show dev eth0 >"$R/bad/tc.txt" 2>&1
+ethtool -S eth0 >"$R/bad/nic.txt" 2>&1
 barrier bad_end
 capture_off bad
 # b's answerer shares a cgroup held to 20 ms of CPU in 100 ms with a job that
