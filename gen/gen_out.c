@@ -40,12 +40,29 @@ void gen_install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-double gen_now(void)
+/* The run's clock: the monotonic clock, or, when frames go only to a pcap
+ * file (gen_clock_virtual), a clock that a sleep moves on at once: the file
+ * gets the times the schedule gives without the run waiting them out.
+ * virt_real: the real time at virt_now's start, for the file's stamps. */
+static double virt_now = -1, virt_base, virt_real;
+
+static double clock_s(clockid_t c)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(c, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+double gen_now(void)
+{
+	return virt_now >= 0 ? virt_now : clock_s(CLOCK_MONOTONIC);
+}
+
+void gen_clock_virtual(void)
+{
+	virt_now = virt_base = clock_s(CLOCK_MONOTONIC);
+	virt_real = clock_s(CLOCK_REALTIME);
 }
 
 /* Enter the network namespace NAME (/run/netns/NAME, or a path); returns the fd
@@ -214,6 +231,12 @@ static void pcap_write(struct gen_out *o, const uint8_t *buf, size_t len)
 	uint32_t rec[4];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
+	if (virt_now >= 0) {
+		double t = virt_real + (virt_now - virt_base);
+
+		ts.tv_sec = (time_t)t;
+		ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	}
 	rec[0] = (uint32_t)ts.tv_sec;
 	rec[1] = (uint32_t)(ts.tv_nsec / 1000);
 	rec[2] = rec[3] = (uint32_t)len;
@@ -289,6 +312,10 @@ static void sleep_until(double t)
 
 	if (t <= now)
 		return;
+	if (virt_now >= 0) {
+		virt_now = t;
+		return;
+	}
 	/* absolute monotonic sleep; a signal cuts it short */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	double d = t - now;

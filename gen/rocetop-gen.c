@@ -283,7 +283,9 @@ static const struct rt_opt gen_opts[] = {
 	  RT_SET_STR(A, data_ns) },
 	{ 265, "rcv-netns", "NAME", "namespace of --tx-rcv", RT_SET_STR(A, rcv_ns) },
 	{ 266, "pcap", "FILE", "also write every frame to FILE (pcap); without an\n"
-		"interface, frames go only there", RT_SET_STR(A, pcap_path) },
+		"interface, frames go only there, stamped with the times\n"
+		"the run would send them at, and the run does not wait\n"
+		"them out (--duration 60 takes a moment, not a minute)", RT_SET_STR(A, pcap_path) },
 	{ 267, "sink", "NETNS", "open a UDP socket on port 4791 in NETNS ('-': here) and\n"
 		"drain it, so the kernel sends no ICMP port unreachable", RT_SET_STR(A, sink_ns) },
 	{ 268, "mirror", "TYPE", "also send a mirror copy of every frame, as the switch\n"
@@ -553,6 +555,9 @@ static int run(struct gen_args *a)
 	gen_install_signals();
 	o->rate = a->c.rate;
 	o->max_frames = a->c.frames;
+	if (o->port[SIDE_DATA].fd < 0 && o->port[SIDE_RCV].fd < 0 && o->mirror_port.fd < 0 && o->sink_fd < 0 &&
+	    !o->sflow)
+		gen_clock_virtual();	/* only a file to write: not paced in wall time */
 	o->t_start = gen_now();
 	o->t_end = o->t_start + a->c.duration;
 	o->last_emit = o->t_start - 1.0 / a->c.rate;
