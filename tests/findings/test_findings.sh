@@ -191,7 +191,7 @@ else
 	fail flight "no flight file ($(ls "$d/dir")) or no storm in findings.csv: $(tail -3 "$T/lab-pfc-storm.err")"
 fi
 # SIGUSR1 writes one on demand; --max-files 1 keeps the newest of two.
-d=$T/usr1; mkdir -p "$d/dir"
+d=$T/usr1; mkdir -p "$d/dir"; : >"$d.err"	# there before the first grep of it
 "$ROCETOP" lab --name "$name" --scenario steady --duration 60 --rate 1000 -D -d 0.5 \
 	--flight-recorder 1s --flight-dir "$d/dir" --max-files 1 >"$d.out" 2>"$d.err" &
 lp=$!; pids+=("$lp")
