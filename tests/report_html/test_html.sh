@@ -99,10 +99,10 @@ both() {
 	fails=$((fails + n))
 }
 
-# What only waits runs beside the rest: the day's capture (rocetop-gen
-# paces its frames in real time, 20 s) and the lab's two recordings, one
-# after the other (each a namespace set named $name); their checks come
-# below, after a wait.
+# What only waits runs beside the rest: the lab's two recordings, one
+# after the other (each a namespace set named $name), and the day's capture
+# (rocetop-gen writing only a file: a moment); their checks come below,
+# after a wait.
 "$GEN" --scenario mixed --duration 20 --rate 3000 --senders 8 --pcap "$T/m20.pcap" --tally "$T/m20t" -q &
 m20_pid=$!
 lab() {

@@ -72,8 +72,10 @@ class Log:
     def __init__(self, path):
         self.path, self.d = path, {"tx": {}, "rx": {}}
 
-    def add(self, kind, ifname, t):
+    def add(self, kind, ifname, t, done=None):
         e = self.d[kind].setdefault(ifname, {"first": t, "frames": 0})
+        if done is not None:
+            e.setdefault("first_sent", done)
         e["frames"] += 1
 
     def write(self):
@@ -82,9 +84,11 @@ class Log:
 
 
 def send(sock, frame, log, ifname):
+    """Send frame, logged with the times before and after the send (a busy
+    machine may hold the program between the two)."""
     t = time.time()
     sock.send(frame)
-    log.add("tx", ifname, t)
+    log.add("tx", ifname, t, time.time())
 
 
 def roce_frame(ifname, data, psn):
