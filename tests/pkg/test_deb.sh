@@ -21,7 +21,8 @@ for t in dpkg-buildpackage dh lintian tshark systemd-analyze; do
 	command -v $t >/dev/null || { echo "SKIP deb: $t is not installed (make deps)"; exit 0; }
 done
 
-if ! make -s deb BUILD="$BUILD" >"$tmp/make.log" 2>&1; then
+# lintian once, below (make deb's own run is its errors only)
+if ! make -s deb BUILD="$BUILD" LINTIAN=true >"$tmp/make.log" 2>&1; then
 	bad build "make deb failed: $(tail -5 "$tmp/make.log")"; exit 1
 fi
 version=$(dpkg-parsechangelog -l debian/changelog -S Version)
