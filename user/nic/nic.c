@@ -42,7 +42,21 @@ const struct rt_doc_findings *rt_nic_doctor(const struct rt_nic *n)
 
 void rt_nic_set_root(struct rt_nic *n, const char *root)
 {
-	snprintf(n->root, sizeof(n->root), "%s", root ? root : "");
+	snprintf(n->root_given, sizeof(n->root_given), "%s", root ? root : "");
+	snprintf(n->root, sizeof(n->root), "%s", n->root_given);
+}
+
+/* A root given as a symbolic link is followed once an interval: every read
+ * of the interval is of one tree, even when the link moves meanwhile (a
+ * fixture's next state put in place while rocetop runs). */
+static void resolve_root(struct rt_nic *n)
+{
+	char *r;
+
+	if (!n->root_given[0] || !(r = realpath(n->root_given, NULL)))
+		return;
+	snprintf(n->root, sizeof(n->root), "%s", r);
+	free(r);
 }
 
 struct rt_nic *rt_nic_new(const struct rt_nic_cfg *c)
@@ -463,6 +477,7 @@ void rt_nic_collect(struct rt_nic *n, struct rt_snapshot *snap)
 
 	if (!n)
 		return;
+	resolve_root(n);
 	/* Ports: verbs' (found once), the netdevs RDMA netlink names, then
 	 * sysfs for the rest, every interval. */
 	n->ports.n = 0;

@@ -20,7 +20,8 @@ struct qpc_acc {
 };
 
 struct rt_nic {
-	char root[PATH_MAX];		/* "" for the real host */
+	char root[PATH_MAX];		/* "" for the real host; this interval's (rt_nic_collect) */
+	char root_given[PATH_MAX];	/* --sysfs-root as given */
 	const char *ifaces[RT_NIC_MAX_IFACES];
 	int nifaces;
 	struct rt_rdma_ports verbs;	/* found once by libibverbs */
