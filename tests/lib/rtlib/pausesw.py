@@ -10,7 +10,7 @@ the wall clock rocetop's recordings use).
       flow (RDMA WRITEs) for the report's clocks.
   python3 -m rtlib.pausesw switch PORT,PORT,... LOG GO --until T --prio P --delay D
       A switch that forwards pause upstream: a port that received XOFF on
-      --prio within the last 0.1 s is paused downstream; one paused for
+      --prio within the last 0.25 s is paused downstream; one paused for
       --delay seconds makes the switch pause every other port on --prio
       (XOFF every 10 ms while it stays paused). It decides only from the
       frames it receives; its own frames (PACKET_OUTGOING) are not counted.
@@ -35,7 +35,8 @@ ETH_P_PAUSE = 0x8808
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 TICK = 0.010		# XOFF refresh and the loop's step
-HOLD = 0.1		# a port stays paused this long after its last XOFF
+HOLD = 0.25		# a port stays paused this long after its last XOFF (ten
+			# ticks and more: a busy machine may hold a program that long)
 QUANTA = 0xffff
 
 
@@ -134,7 +135,11 @@ def host(a):
             k += 1
             nxt_data = a.data_at + k / a.pps
         drain(s, a.ifname, log, None, a.prio)
-        time.sleep(0.002)
+        # until the next frame is due (at most a tick): on a busy machine
+        # the programs share the CPUs with the recorders
+        due = [t for t, on in ((nxt_storm, a.storm_at is not None and time.time() < a.storm_at + a.storm_for),
+                               (nxt_data, k < len(frames))) if on]
+        select.select([s], [], [], max(0.0, min([time.time() + TICK] + due) - time.time()))
     log.d["data_frames"] = k
     log.write()
 
