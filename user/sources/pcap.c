@@ -146,7 +146,7 @@ struct pcapsrc {
 	size_t bufsz;
 	unsigned long long npkts;
 	int progress;
-	struct timespec last_progress;
+	__u64 last_progress_ns;	/* coarse_ns() of the last progress line */
 	char note[160];
 	struct rt_pcap_sflow *sflow;	/* sFlow datagrams in the capture */
 	int sflow_err;			/* -ENOMEM queueing one */
@@ -336,19 +336,25 @@ static void copy_str(char *dst, size_t sz, const char *src)
 	dst[n] = '\0';
 }
 
+/* The coarse monotonic clock, ns: the progress line's and the cut check's
+ * (a tick's resolution is plenty for either). */
+static __u64 coarse_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (__u64)t.tv_sec * 1000000000ULL + (__u64)t.tv_nsec;
+}
+
 static void progress(struct pcapsrc *s, int last)
 {
-	struct timespec now;
+	__u64 now = coarse_ns();
 	FILE *f;
 	long pos;
-	double dt;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	dt = (double)(now.tv_sec - s->last_progress.tv_sec) +
-	     (double)(now.tv_nsec - s->last_progress.tv_nsec) / 1e9;
-	if (!last && dt < (s->progress == 1 ? 0.25 : 1.0))
+	if (!last && now - s->last_progress_ns < (s->progress == 1 ? 250000000ULL : 1000000000ULL))
 		return;
-	s->last_progress = now;
+	s->last_progress_ns = now;
 	f = s->mm.p ? NULL : pcap_file(s->pc);
 	pos = s->mm.p ? (long)(s->base + s->mm.off) : f ? ftell(f) : -1;
 	if (pos < 0 || s->fsize <= 0)
@@ -389,14 +395,6 @@ static int unmap(struct pcapsrc *s)
  * time on a file of 300,000 intervals of 1 ms.
  */
 #define CUT_LOOK_NS 10000000ULL
-
-static __u64 coarse_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-	return (__u64)t.tv_sec * 1000000000ULL + (__u64)t.tv_nsec;
-}
 
 static void check_size(struct pcapsrc *s)
 {
@@ -895,7 +893,7 @@ struct rt_source *rt_pcap_source_new(const struct rt_file_cfg *c, int fd, const 
 		s->progress = 1;
 	else if (rt_verbosity >= RT_LOG_DEBUG)
 		s->progress = 2;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &s->last_progress);
+	s->last_progress_ns = coarse_ns();
 	if (open_capture(s)) {
 		pcap_src_close(src);
 		return NULL;
