@@ -13,7 +13,7 @@ itself counted and saw, never to rocetop's own figures:
   size      the large probes to .22 lost are exactly those b's nftables rule
             dropped; no small one is lost; the finding names the large size;
   bad       malformed probes refused and counted by why, as probe_bad.py sent
-            them; a flood answered at the bound, the rest dropped and counted;
+            them; a flood answered at the bound, the rest dropped and counted by why;
   throttle  host-stall opens, never path-latency, path-loss or path-down;
   stop      path-down opens for both addresses;
   restart   b's answerer killed and started again: a finds it again, on the
@@ -236,7 +236,8 @@ def bad():
     """The answerer against tests/vm/probe_bad.py's tally: each malformed kind
     refused and counted exactly, nothing answered but well-formed probes of
     the right Q_Key, no answer longer than its probe, and the flood answered
-    at the bound with the rest dropped and counted: answered + dropped = sent."""
+    at the bound with the rest dropped and counted: answered + dropped (at the
+    bound, or with no send slot free) = the flood's frames b's rxe took in."""
     try:
         tally = json.load(open(os.path.join(RES, 'a', 'bad', 'tally.json')))
         lines = [json.loads(x) for x in open(os.path.join(RES, 'b', 'answerer.json')) if x.strip()]
@@ -258,14 +259,16 @@ def bad():
     a0, a1 = before[-1] if before else None, ivl[-1] if ivl else None
     answered = a1['answered'] - a0['answered'] if a0 and a1 else None
     dropped = a1['dropped_rate'] - a0['dropped_rate'] if a0 and a1 else None
+    busy = a1['dropped_busy'] - a0['dropped_busy'] if a0 and a1 else None
     # rxe counts what passed its header, Q_Key and ICRC checks: the four
     # malformed kinds (the other Q_Key's frames fail there) and the flood's
     # frames that reached b; one lost before (a's qdisc, a NIC's ring under
     # TCG) never reaches the answerer
     flood_rx = rx - sum(want.values())
-    check('bad: the flood answered or dropped at the bound, every probe b took in counted',
-          answered is not None and answered + dropped == flood_rx and dropped > 0,
-          f'answered {answered} + dropped {dropped}, b\'s rxe took in {flood_rx} of the {tally["flood"]} sent')
+    check('bad: the flood answered or dropped, at the bound or with no send slot free, every probe b took in counted',
+          answered is not None and answered + dropped + busy == flood_rx and dropped > 0,
+          f'answered {answered} + dropped at the bound {dropped} + with no slot {busy}, b\'s rxe took in {flood_rx} '
+          f'of the {tally["flood"]} sent')
     check('bad: the flood reached b (at most 5% lost on the way)', flood_rx * 20 >= tally['flood'] * 19,
           f'{flood_rx} of {tally["flood"]}')
     cap = os.path.join(RES, 'a', 'bad', 'probe.pcapng')
@@ -279,7 +282,7 @@ def bad():
     check('bad: no more answers than the bound allows (200 a second, a second\'s worth queued)',
           answered is not None and answered <= 200 + 200 * (secs + 6), f'{answered} in a flood of {secs} s')
     print(f'  bad: {want}; flood of {tally["flood"]} in {secs} s, {flood_rx} reached b\'s rxe: {answered} answered, '
-          f'{dropped} dropped at the bound; {len(lens)} answers in the capture; {lost_where()}')
+          f'{dropped} dropped at the bound, {busy} with no send slot; {len(lens)} answers in the capture; {lost_where()}')
 
 
 def throttle():

@@ -203,8 +203,9 @@ static void report_interval(struct probe_run *r)
 	if (r->a.json) {
 		const struct rt_probe_answerer *a = rt_probe_mesh_answerer(m);
 
-		printf("],\"answerer\":{\"answered\":%llu,\"dropped_rate\":%llu,\"bad\":{", (unsigned long long)a->answered,
-		       (unsigned long long)a->dropped_rate);
+		printf("],\"answerer\":{\"answered\":%llu,\"dropped_rate\":%llu,\"dropped_busy\":%llu,\"bad\":{",
+		       (unsigned long long)a->answered, (unsigned long long)a->dropped_rate,
+		       (unsigned long long)a->dropped_busy);
 		for (int b = 1; b < RT_PROBE_NBAD; b++)
 			printf("%s\"%s\":%llu", b > 1 ? "," : "", rt_probe_bad_name(b), (unsigned long long)a->bad[b]);
 		printf("}},\"late\":%llu,\"unsent\":%llu}\n", (unsigned long long)rt_probe_mesh_late(m),
@@ -238,14 +239,16 @@ static void report_totals(struct probe_run *r)
 		}
 	}
 	if (r->a.json)
-		printf("{\"answerer\":{\"answered\":%llu,\"dropped_rate\":%llu,\"bad\":%llu},\"memory_bytes\":%zu}\n",
+		printf("{\"answerer\":{\"answered\":%llu,\"dropped_rate\":%llu,\"dropped_busy\":%llu,\"bad\":%llu},\"memory_bytes\":%zu}\n",
 		       (unsigned long long)a->answered, (unsigned long long)a->dropped_rate,
+		       (unsigned long long)a->dropped_busy,
 		       (unsigned long long)(a->bad[RT_PROBE_SHORT] + a->bad[RT_PROBE_NOT_OURS] +
 					    a->bad[RT_PROBE_BAD_TYPE] + a->bad[RT_PROBE_BAD_SIZE]),
 		       rt_probe_mesh_bytes(m));
 	else
-		printf("answerer: %llu answered, %llu dropped at the rate bound, %llu refused (%llu short, %llu not ours, %llu wrong type, %llu size not as received)\n",
+		printf("answerer: %llu answered, %llu dropped at the rate bound, %llu dropped with no send slot or address free, %llu refused (%llu short, %llu not ours, %llu wrong type, %llu size not as received)\n",
 		       (unsigned long long)a->answered, (unsigned long long)a->dropped_rate,
+		       (unsigned long long)a->dropped_busy,
 		       (unsigned long long)(a->bad[1] + a->bad[2] + a->bad[3] + a->bad[4]),
 		       (unsigned long long)a->bad[1], (unsigned long long)a->bad[2], (unsigned long long)a->bad[3],
 		       (unsigned long long)a->bad[4]);

@@ -527,7 +527,7 @@ static void answer(struct rt_probe_mesh *m, struct dev *d, const struct ibv_wc *
 		return;
 	}
 	if (!d->nfree || !(ah = answer_ah(d, wc, slot, now, &cached))) {
-		m->ans.dropped_rate++;
+		m->ans.dropped_busy++;
 		return;
 	}
 	s = d->free_send[--d->nfree];
@@ -548,7 +548,7 @@ static void answer(struct rt_probe_mesh *m, struct dev *d, const struct ibv_wc *
 		wr.wr.ud.remote_qkey = m->cfg.qkey;
 		if (ibv_post_send(d->ans_qp, &wr, &bad)) {
 			d->free_send[d->nfree++] = s;
-			m->ans.dropped_rate++;
+			m->ans.dropped_busy++;
 			return;
 		}
 	}

@@ -26,7 +26,9 @@ struct rt_probe_cfg {
 
 /* What the answerer has seen, since the start. */
 struct rt_probe_answerer {
-	uint64_t answered, dropped_rate;
+	uint64_t answered;
+	uint64_t dropped_rate;	/* over --answer-rate (its token bucket empty) */
+	uint64_t dropped_busy;	/* no send slot free, no address handle, or the send refused */
 	uint64_t bad[RT_PROBE_NBAD];	/* payloads refused, by why */
 	int ndevs;
 };
