@@ -230,12 +230,13 @@ static void pcap_write(struct gen_out *o, const uint8_t *buf, size_t len)
 	struct timespec ts;
 	uint32_t rec[4];
 
-	clock_gettime(CLOCK_REALTIME, &ts);
 	if (virt_now >= 0) {
 		double t = virt_real + (virt_now - virt_base);
 
 		ts.tv_sec = (time_t)t;
 		ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
 	}
 	rec[0] = (uint32_t)ts.tv_sec;
 	rec[1] = (uint32_t)(ts.tv_nsec / 1000);
