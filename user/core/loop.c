@@ -85,12 +85,17 @@ static int step(struct rt_loop *L, int emit)
 		return r;	/* --qp-counters bound nothing: said, the run ends */
 	if (!L->file_start_ns)
 		L->file_start_ns = L->st.cur.time_ns;
-	/* The first snapshot counts from the start: rate it over one interval,
-	 * a recording's over the length its run rated it over (older files:
-	 * the second's, first_secs). Every snapshot carries its length on to
-	 * the sinks (a recording keeps it). */
+	/* The first snapshot counts from the start: rate it over the time since
+	 * a live source began counting (a first snapshot taken late, on a busy
+	 * host or after a slow start, covers more than one interval), a
+	 * recording's over the length its run rated it over (older files: the
+	 * second's, first_secs), else over one interval. Every snapshot carries
+	 * its length on to the sinks (a recording keeps it). */
 	if (first) {
 		__u64 ns = !strcmp(L->src->name, "recording") ? L->st.cur.interval_ns : 0;
+
+		if (!ns && L->src->start_mono_ns && L->st.cur.mono_ns > L->src->start_mono_ns)
+			ns = L->st.cur.mono_ns - L->src->start_mono_ns;
 
 		L->st.delta.secs = ns ? ns / 1e9 : L->first_secs > 0 ? L->first_secs : L->cfg.interval;
 	}

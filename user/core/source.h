@@ -34,6 +34,10 @@ struct rt_source {
 	/* recordings: the rocetop version, kernel and options that made it ("" in
 	 * older ones); NULL for other sources */
 	const char *version, *kernel, *options;
+	/* Live sources: CLOCK_MONOTONIC when counting began (the BPF programs
+	 * attached), so that the first snapshot is rated over all it counted,
+	 * not over one interval when it came late; 0: one interval. */
+	__u64 start_mono_ns;
 };
 
 /* The constructors of sources are above the core: user/sources/sources.h

@@ -720,7 +720,12 @@ struct rt_source *rt_live_source_new(const struct rt_live_cfg *c)
 		goto fail;
 	if (!rt_live_privileged())
 		goto fail;
-	if (load_bpf(l, c) || rt_live_attach_all(l, c))
+	if (load_bpf(l, c))
+		goto fail;
+	/* Counting begins with the first program attached: the first
+	 * snapshot is rated from here (user/core/loop.c). */
+	src->start_mono_ns = now_ns(CLOCK_MONOTONIC);
+	if (rt_live_attach_all(l, c))
 		goto fail;
 	rt_live_watch_link_events(l);
 	return src;
