@@ -120,11 +120,12 @@ static int rule_flow_ctr(struct rt_rule_ctx *c, const struct flow_ctr_rule *r, _
 		const struct rt_flow *f = d->flows[i].f;
 		__u64 n, seq = 0, rnr = 0;
 		struct rt_subject s;
-		char fn[RT_FLOW_NAME], with[160] = "";
+		char fn[RT_FLOW_NAME], with[160];
 
 		memcpy(&n, (const char *)&d->flows[i].d + r->off, sizeof(n));
 		if (n < min)
 			continue;
+		with[0] = '\0';	/* here, not for every flow passed over */
 		if (r->rnr_episode)
 			pair_naks(&k, f, &seq, &rnr);
 		if (r->rnr_episode && r->off == offsetof(struct rt_flow_val, nak_seq) && rnr)

@@ -444,10 +444,15 @@ int rt_rule_job_throttled(struct rt_rule_ctx *c)
 {
 	const struct rt_snapshot *cur = c->cur;
 	struct jt_flow *r;
-	long n = jt_collect(c, &r);
 	size_t i, j, m = 0;
 	int err = 0;
+	long n;
 
+	/* No jobs (a capture, a host without a QP table): no flow has one
+	 * (rt_snapshot_job), so none qualifies; the flows are not gathered. */
+	if (!cur->njobs)
+		return 0;
+	n = jt_collect(c, &r);
 	if (n < 0)
 		return (int)n;
 	for (i = 0; i < (size_t)n; i++) {	/* the flows that qualify, of a job */
