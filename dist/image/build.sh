@@ -7,8 +7,11 @@
 # as one tar sorted by name with numeric owners, so two builds of one tree
 # give the same image ID.
 # Usage: dist/image/build.sh BUILD IMAGE VERSION   (e.g. build localhost/rocetop:0.1.0 0.1.0)
+# The image's files go in as IMAGE_DIR/rootfs.tar (BUILD/image by default;
+# tests/image/lib.sh gives each build a directory of its own).
 set -euo pipefail
 BUILD=$1 IMAGE=$2 VERSION=$3
+OUT=${IMAGE_DIR:-$BUILD/image}
 EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 # The tree is staged outside BUILD: the Makefile reads every *.d below BUILD
 # as header dependencies, and the image has a directory /etc/libibverbs.d.
@@ -18,7 +21,7 @@ die() { echo "dist/image/build.sh: $*" >&2; exit 1; }
 command -v buildah >/dev/null || die "buildah is not installed (make deps installs it)."
 
 trap 'rm -rf "$ROOT"' EXIT
-rm -rf "$BUILD/image" && mkdir -p "$BUILD/image" "$ROOT/usr/bin" "$ROOT/var/lib/rocetop" "$ROOT/etc" "$ROOT/tmp"
+rm -rf "$OUT" && mkdir -p "$OUT" "$ROOT/usr/bin" "$ROOT/var/lib/rocetop" "$ROOT/etc" "$ROOT/tmp"
 chmod 0700 "$ROOT/var/lib/rocetop"
 chmod 1777 "$ROOT/tmp"
 # Stripped copies: the debugging symbols are in the build tree, not the image.
@@ -45,10 +48,10 @@ printf 'root:x:0:\n' >"$ROOT/etc/group"
 
 tar -C "$ROOT" --sort=name --mtime="@$EPOCH" --owner=0 --group=0 --numeric-owner \
 	--format=gnu \
-	-cf "$BUILD/image/rootfs.tar" .
+	-cf "$OUT/rootfs.tar" .
 ctr=$(buildah from scratch)
 trap 'buildah rm "$ctr" >/dev/null 2>&1 || true; rm -rf "$ROOT"' EXIT
-buildah add --quiet "$ctr" "$BUILD/image/rootfs.tar" / >/dev/null
+buildah add --quiet "$ctr" "$OUT/rootfs.tar" / >/dev/null
 buildah config --entrypoint '["/usr/bin/rocetop-entrypoint"]' --cmd '[]' \
 	--workingdir /var/lib/rocetop --port 9465/tcp \
 	--env ROCETOP_LISTEN=0.0.0.0:9465 --env ROCETOP_INTERFACES= --env ROCETOP_OPTS= \

@@ -4,12 +4,14 @@
 # img_podman finds the flags this machine's podman runs it with; pod starts a
 # container, never privileged, in namespace B.
 
-# img_build NAME: IMG built from this tree (dist/image/build.sh), removed on exit.
+# img_build NAME: IMG built from this tree (dist/image/build.sh), removed on
+# exit; its files' tar in IMG_DIR/rootfs.tar, below T (not BUILD/image, which
+# the other image test's build would rewrite under it).
 img_build() {
-	IMG=localhost/rocetop-test-$1:$RT_ID
+	IMG=localhost/rocetop-test-$1:$RT_ID IMG_DIR=$T/image-$1
 	[ -x "$BUILD/rocetop-entrypoint" ] || { fail build "no $BUILD/rocetop-entrypoint (run make)"; exit 1; }
 	rt_on_exit "podman rmi '$IMG' >/dev/null"
-	dist/image/build.sh "$BUILD" "$IMG" 0.1.0 >"$T/build.out" 2>&1 ||
+	IMAGE_DIR=$IMG_DIR dist/image/build.sh "$BUILD" "$IMG" 0.1.0 >"$T/build.out" 2>&1 ||
 		{ fail build "dist/image/build.sh failed: $(tail -3 "$T/build.out")"; exit 1; }
 }
 

@@ -33,7 +33,7 @@ id1=$(podman image inspect --format '{{.Id}}' "$first") id2=$(podman image inspe
 size=$(podman image inspect --format '{{.Size}}' "$IMG")
 [ -n "$id1" ] && [ "$id1" = "$id2" ] && pass "two builds give one image (${id1:0:12}, $size bytes)" ||
 	fail reproducible "two builds gave $id1 and $id2"
-shells=$(tar -tf "$BUILD/image/rootfs.tar" | grep -E '/(sh|bash|dash|busybox|ash)$' | tr '\n' ' ')
+shells=$(tar -tf "$IMG_DIR/rootfs.tar" | grep -E '/(sh|bash|dash|busybox|ash)$' | tr '\n' ' ')
 [ -z "$shells" ] && pass "no shell in the image" || fail "no shell" "the image holds $shells"
 
 img_podman

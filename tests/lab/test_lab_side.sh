@@ -15,7 +15,7 @@ pass() { echo "PASS lab side: $*"; }
 fail() { echo "FAIL lab side: $*"; fails=$((fails + 1)); }
 rt_tmpdir tmp
 rt_on_exit "for p in \$(pgrep -f 'rocetop lab --name $name '); do kill -9 \$p; done; sleep 0.5
-	for ns in \$(ip netns list | grep -o '^$name[-0-9]*-[a-z]*'); do ip netns del \$ns; done
+	for ns in \$(ip netns list | grep -o '^$name\(-[0-9]*\)\?-[a-z]*'); do ip netns del \$ns; done
 	rm -f /run/rocetop/lab-$name.lock /run/rocetop/lab-$name-[0-9]*.lock"
 
 ino() { stat -c %i "/run/netns/$1-rcv" 2>/dev/null; }
@@ -31,7 +31,7 @@ lab() {	# PREFIX-IT-SHOULD-GET DURATION: start a lab named $name, output in $tmp
 	"$ROCETOP" lab --name "$name" --scenario steady --duration "$2" --rate 2000 -b -d 0.5 \
 		>"$tmp/$1.out" 2>"$tmp/$1.err" &
 }
-left() { ip netns list | grep -o "^$name[-0-9]*-[a-z]*" | sort | tr '\n' ' '; }
+left() { ip netns list | grep -o "^$name\(-[0-9]*\)\?-[a-z]*" | sort | tr '\n' ' '; }
 
 # 1. Two labs side by side, each to its end.
 lab "$name" 12; a=$!

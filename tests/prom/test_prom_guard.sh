@@ -16,7 +16,9 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 $PY tests/robust/craft.py pcap-times "$T/long.pcap" $(seq 1700000000 1700000040) ||
 	{ fail prom_guard "cannot write the capture"; exit 1; }
-port=$((20000 + RANDOM % 20000))
+# a port the kernel finds free on every address (the wildcard specs below
+# bind them all): not a fixed or random one another test may hold
+port=$($PY -c 'import socket; s=socket.socket(); s.bind(("0.0.0.0",0)); print(s.getsockname()[1])')
 
 # --- 9: slow-header clients
 "$ROCETOP" -r "$T/long.pcap" --listen 127.0.0.1:$port -D 2>"$T/err" &

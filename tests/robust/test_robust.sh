@@ -171,7 +171,7 @@ kill $wpid 2>/dev/null; wait 2>/dev/null
 # capture time at --speed 2 take 2.5 s, and a scrape 1.2 s in sees 2 to 4 of
 # the 5 frames (not all 5, and not an endpoint already gone).
 $C pcap-times five.pcap 1700000000 1700000001 1700000002 1700000003 1700000004
-port=$((20000 + RANDOM % 20000))
+port=$(rt_free_port)	# the kernel's pick, not one another test may hold
 start=$(date +%s%N)
 timeout 20 "$ROCETOP" -r five.pcap --listen 127.0.0.1:$port -D --speed 2 2>e22 &
 lpid=$!
