@@ -168,19 +168,27 @@ else
 fi
 kill $wpid 2>/dev/null; wait 2>/dev/null
 # --- 17: -r FILE --listen -D is paced by --speed: five 1 s intervals of
-# capture time at --speed 2 take 2.5 s, and a scrape 1.2 s in sees 2 to 4 of
-# the 5 frames (not all 5, and not an endpoint already gone).
+# capture time at --speed 2 take 2 s or more from the first (unpaced:
+# milliseconds), and the endpoint, scraped every 0.1 s
+# from the moment it serves until rocetop ends, shows the frames as they come
+# (2 to 4 of the 5 at some scrape: neither all at once nor an endpoint
+# already gone). A scrape at a fixed time failed on a loaded machine, where
+# rocetop started serving late.
 $C pcap-times five.pcap 1700000000 1700000001 1700000002 1700000003 1700000004
 port=$(rt_free_port)	# the kernel's pick, not one another test may hold
-start=$(date +%s%N)
 timeout 20 "$ROCETOP" -r five.pcap --listen 127.0.0.1:$port -D --speed 2 2>e22 &
 lpid=$!
-sleep 1.2
-seen=$(curl -s --max-time 2 127.0.0.1:$port/metrics | sed -n 's/^rocetop_interface_frames_total{interface="five.pcap",direction="ingress"} //p')
+for _ in $(seq 200); do grep -q 'serving Prometheus' e22 && break; sleep 0.05; done
+start=$(date +%s%N) seen=
+while kill -0 $lpid 2>/dev/null; do
+	seen+=" $(curl -s --max-time 2 127.0.0.1:$port/metrics | sed -n 's/^rocetop_interface_frames_total{interface="five.pcap",direction="ingress"} //p')"
+	sleep 0.1
+done
 wait $lpid; rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
-[ $rc = 0 ] && [ -n "$seen" ] && [ "$seen" -ge 2 ] && [ "$seen" -le 4 ] && [ $ms -ge 2000 ] &&
-	pass listen_replay_paced_by_speed || fail listen_replay_paced_by_speed "rc $rc, scraped frames '$seen', took $ms ms, $(cat e22)"
+mid=$(tr ' ' '\n' <<<"$seen" | awk '$1 >= 2 && $1 <= 4' | head -n 1)
+[ $rc = 0 ] && [ -n "$mid" ] && [ $ms -ge 1500 ] &&
+	pass listen_replay_paced_by_speed || fail listen_replay_paced_by_speed "rc $rc, scraped frames '$seen', took $ms ms from serving, $(cat e22)"
 # --- 15: --sort is checked and --batch applies it: qp 0x22 (3 frames, all CE)
 # leads by congestion, qp 0x21 (10 frames) by pkts.
 $C twoflows two.pcap
