@@ -35,32 +35,21 @@ static inline __u64 ctr_delta64(__u64 prev, __u64 cur)
 	return cur >= prev ? cur - prev : cur;
 }
 
-/* rt_flow_val_delta, inline for the per-row loops of rt_delta_changes. */
+/* rt_flow_val_delta, inline for the per-row loops of rt_delta_changes:
+ * the counters' increases, then the last-seen attributes copied from cur.
+ * d may be prev (a changed row's counters turned into their increase in
+ * place, no copy of them made first): each counter is read before its own
+ * slot is written. */
 static inline void flow_val_delta(struct rt_flow_val *d, const struct rt_flow_val *prev,
 				  const struct rt_flow_val *cur)
 {
-	/* Counters first, then the last-seen attributes copied from cur. */
 	const __u64 *p = (const __u64 *)prev, *c = (const __u64 *)cur;
-	__u64 *o = (__u64 *)d;
-	size_t ncnt = offsetof(struct rt_flow_val, first_ns) / 8;
-
-	*d = *cur;
-	for (size_t i = 0; i < ncnt; i++)
-		o[i] = ctr_delta64(p[i], c[i]);
-}
-
-/* The same where d holds prev (a changed row's counters at its first touch):
- * each counter turned into its increase in place, the attributes after them
- * copied from cur (no copy of prev made first). */
-static inline void flow_val_delta_inplace(struct rt_flow_val *d, const struct rt_flow_val *cur)
-{
-	const __u64 *c = (const __u64 *)cur;
 	__u64 *o = (__u64 *)d;
 	size_t ncnt = offsetof(struct rt_flow_val, first_ns) / 8;
 
 #pragma GCC unroll 16
 	for (size_t i = 0; i < ncnt; i++)
-		o[i] = ctr_delta64(o[i], c[i]);
+		o[i] = ctr_delta64(p[i], c[i]);
 	__builtin_memcpy(o + ncnt, c + ncnt, sizeof(*d) - ncnt * 8);
 }
 
@@ -251,7 +240,7 @@ int rt_delta_changes(struct rt_delta *d, const struct rt_snapshot *prev, struct 
 		const struct rt_flow *f = &cur->flows[t->changed[i]];
 
 		e->f = f;
-		flow_val_delta_inplace(&e->d, &f->v);
+		flow_val_delta(&e->d, &e->d, &f->v);
 		e->samples = ctr_delta64(e->samples, f->samples);
 		flow_val_add(f->estimate ? &d->est_tot : &d->flow_tot, &e->d);
 	}
