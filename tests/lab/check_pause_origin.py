@@ -62,6 +62,12 @@ for ns in HOSTS:
 c.check("every host sent or received pauses (the scenario ran)", {ns: bool(first(ns, "tx") or first(ns, "rx"))
                                                                    for ns in HOSTS}, dict.fromkeys(HOSTS, True))
 
+# Every host on the first's clock, by the data flows they share (the lab's
+# hosts are one machine: what is checked is that a flow was matched).
+clocks = {x["host"]: x["applied"] for x in rep.get("clock_offsets", [])[1:]}
+c.ok(f"pause_origin {case}: clocks", clocks == dict.fromkeys(clocks, True) and len(clocks) == len(HOSTS) - 1,
+     f"each of the {len(HOSTS)} hosts' clocks put on the first's by a shared flow",
+     txt[txt.find("Clocks:"):].split("\n\n")[0])
 po = [p for p in rep.get("pause_origin", []) if p["prio"] == prio]
 if not c.check(f"priority {prio} in the report's pause origin", len(po), 1):
     c.done()

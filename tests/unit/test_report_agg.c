@@ -259,7 +259,7 @@ static void host_of(struct rt_rep *r, struct rt_rep_flow *fl, struct rt_rep_flow
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
-	r->step_ns = 1000000000ULL;
+	r->step_ns = r->max_step_ns = 1000000000ULL;
 	for (i = 0; i < n; i++) {
 		memset(&fl[i], 0, sizeof(fl[i]));
 		fl[i].k = key("10.0.0.1", "10.0.0.2", RT_DIR_INGRESS, h[i].qp);
@@ -313,6 +313,37 @@ static void test_clocks(void)
 	CHECK(c[4].known && c[4].same_host && c[4].against == 0 && c[4].offset_ns == 0,
 	      "host 4: host 0's own file, on its clock, got %lld", (long long)c[4].offset_ns);
 	TEST_END("report_clocks");
+}
+
+/*
+ * A live recording stamps a flow with its snapshots' times: host 1's last
+ * snapshot of qp 20 came 0.75 s late (-d 0.2, a loaded host), so the flow
+ * seems to last 4.75 s there against 4.0 s on host 0, more than 10% plus
+ * -d apart. Within 10% plus host 1's longest interval (0.95 s), it is the
+ * same flow: host 1's clock is placed, +0.2 s from its first and +0.95 s
+ * from its last (the mean of the two).
+ */
+static void test_clocks_late(void)
+{
+	static const struct hflow h0[] = { { 20, 100.0, 104.0, 400 } };
+	static const struct hflow h1[] = { { 20, 100.2, 104.95, 400 } };
+	struct rt_rep r[2], *rp[2] = { &r[0], &r[1] };
+	struct rt_rep_flow fl[2][1], *fp[2][1];
+	const char *host0[] = { "", "" };
+	struct rt_rep_clock c[2];
+
+	host_of(&r[0], fl[0], fp[0], h0, 1);
+	host_of(&r[1], fl[1], fp[1], h1, 1);
+	r[0].step_ns = r[1].step_ns = r[0].max_step_ns = 200000000ULL;
+	r[1].max_step_ns = 950000000ULL;
+	CHECK(rt_rep_clocks((const struct rt_rep *const *)rp, host0, 2, c) == 0, "clocks");
+	CHECK(c[1].known && c[1].flows == 1 && c[1].offset_ns == 575000000LL,
+	      "host 1: placed by qp 20 despite its late snapshot, got known %d, %u flows, %lld ns", c[1].known,
+	      c[1].flows, (long long)c[1].offset_ns);
+	r[1].max_step_ns = 200000000ULL;
+	CHECK(rt_rep_clocks((const struct rt_rep *const *)rp, host0, 2, c) == 0, "clocks");
+	CHECK(!c[1].known, "host 1: with every interval 0.2 s long, 4.75 s is not 4.0 s");
+	TEST_END("report_clocks_late");
 }
 
 /* A live recording's flow times are on the monotonic clock: on the wall
@@ -376,6 +407,7 @@ int main(void)
 	test_first_interval();
 	test_flows_pairs();
 	test_clocks();
+	test_clocks_late();
 	test_wall();
 	test_cnp_window();
 	return TEST_EXIT();

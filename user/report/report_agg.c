@@ -233,6 +233,8 @@ int rt_rep_take(struct rt_rep *r, const struct rt_snapshot *s, const struct rt_d
 		r->first_len_ns = d->secs > 0 && s->interval_ns ? s->interval_ns : 0;
 	} else if (r->intervals == 2)
 		r->step_ns = s->time_ns > r->first_ns ? s->time_ns - r->first_ns : 0;
+	if (r->intervals > 1 && s->time_ns > r->last_ns && s->time_ns - r->last_ns > r->max_step_ns)
+		r->max_step_ns = s->time_ns - r->last_ns;
 	r->last_ns = s->time_ns;
 	r->evicted += d->evicted;
 	if (s->nifaces) {
@@ -409,6 +411,10 @@ int rt_rep_finish(struct rt_rep *r, double capture_secs)
 	}
 	if (capture_secs > 0 && r->intervals == 1)
 		r->step_ns = (__u64)(capture_secs * 1e9);
+	if (r->first_len_ns > r->max_step_ns)
+		r->max_step_ns = r->first_len_ns;
+	if (r->step_ns > r->max_step_ns)
+		r->max_step_ns = r->step_ns;
 	rt_rep_peps_finish(r);
 	r->n = r->tab.n;
 	r->flows = calloc(r->n ? r->n : 1, sizeof(*r->flows));

@@ -112,6 +112,9 @@ struct rt_rep {
 	int first_pending;
 	__u64 intervals;
 	__u64 first_ns, last_ns, step_ns, evicted;
+	__u64 max_step_ns;	/* the longest time from one interval's end to the next's
+				 * (a late snapshot's): what a live flow's per-interval
+				 * times may be off by (report_clock.c) */
 	__u64 first_len_ns;	/* the first interval's length where the file says it
 				 * (a recording's rt_snapshot.interval_ns), else 0: step_ns */
 	__u64 est_pkts, est_samples;	/* sFlow estimates: left out of the exact figures */

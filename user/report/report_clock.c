@@ -10,8 +10,9 @@
  * Two files of one named host (recordings name it) are on one clock.
  *
  * Two flows are taken as one only with about as many packets (within 10%)
- * over about as long (within 10%, plus the longer interval of the two
- * files): the same addresses and QP in two unrelated runs are not one flow.
+ * over about as long (within 10%, plus the longest interval of the two
+ * files: a late snapshot stamps a live flow late): the same addresses and
+ * QP in two unrelated runs are not one flow.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -139,7 +140,7 @@ static int pairs(const struct rt_rep *const *rs, const char *const *host0, int n
 			err = -ENOMEM;
 	for (i = 0; !err && i < n; i++)
 		for (j = i + 1; !err && j < n; j++) {
-			__u64 slack = rs[i]->step_ns > rs[j]->step_ns ? rs[i]->step_ns : rs[j]->step_ns;
+			__u64 slack = rs[i]->max_step_ns > rs[j]->max_step_ns ? rs[i]->max_step_ns : rs[j]->max_step_ns;
 
 			/* one named host's files: one clock */
 			if (host0[i][0] && !strcmp(host0[i], host0[j])) {
