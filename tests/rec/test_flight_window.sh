@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The flight recorder's window starts at zero: rocetop on a veth
 # with --flight-recorder 4s; scapy sends a first burst, then, after more than
-# the window, a second one, and SIGUSR1 writes the file. `report --json` of the
+# the window, a second one, and SIGUSR1 (2 s into the second) writes the file,
+# which holds the 4 s before the signal and the 4 s after. `report --json` of the
 # file must count exactly the second burst (the sent tally), and the
 # `-r --batch` intervals must sum to it (the first holds nothing of the first
 # burst). Run with and
@@ -29,11 +30,23 @@ run() {
 	ip netns exec "$A" "$PY" $here/send_roce.py "$IFA" "$MAC_A" "$MAC_B" 10.98.0.1 10.98.0.2 5 120 300 \
 		>"$dir/before" || { echo "FAIL flight_window $name: scapy could not send"; return 1; }
 	sleep 5.5	# the first burst leaves the 4 s window
+	# The second burst (1.2 s at its rate; seconds more on a loaded host)
+	# from 2 s after its start: the file holds the 4 s before SIGUSR1, which
+	# begin 3.5 s after the first burst, and the 4 s after, which the second
+	# must end within (6 s from its start).
+	local t0 snd
+	t0=$(date +%s.%N)
 	ip netns exec "$A" "$PY" $here/send_roce.py "$IFA" "$MAC_A" "$MAC_B" 10.98.0.1 10.98.0.2 5 70 300 \
-		>"$dir/inside" || { echo "FAIL flight_window $name: scapy could not send"; return 1; }
-	sleep 0.5
+		>"$dir/inside" &
+	snd=$!
+	sleep 2
 	kill -USR1 "$rt"
-	sleep 4.5	# the file takes the next 4 s too
+	wait "$snd" || { echo "FAIL flight_window $name: scapy could not send"; return 1; }
+	local took
+	took=$("$PY" -c "import time; print(round(time.time() - $t0, 2))")
+	"$PY" -c "import sys; sys.exit($took > 5.8)" ||
+		{ echo "FAIL flight_window $name: the second burst took $took s, past the window's end"; return 1; }
+	sleep "$("$PY" -c "print(max(0.1, 6.5 - $took))")"	# the file takes the next 4 s too
 	kill -INT "$rt"; wait "$rt" || { echo "FAIL flight_window $name: rocetop exited $?: $(cat "$dir/err")"; return 1; }
 	local f
 	f=$(ls "$dir"/fl/rocetop-*.rtr 2>/dev/null | head -1)
