@@ -20,7 +20,11 @@
  *    key in the slot the test predicts, and a full pair of buckets whose next
  *    key's frames are exactly flow_full;
  *  - a read while counting: a thread runs frames on another CPU while the
- *    loop reads; counters only grow, never pass the tally, and end equal to it.
+ *    loop reads; counters only grow, never pass the tally, and end equal to it;
+ *  - a read while claiming: a thread runs one frame each of new flows on
+ *    another CPU while the loop reads; each read has every flow whose frame
+ *    had run before it (the thread's tally), with exactly its one packet,
+ *    and none that had not run by its end (but the one in progress).
  * Needs root and BPF: SKIP otherwise.
  */
 #include <errno.h>
@@ -503,6 +507,93 @@ out:
 	src->close(src);
 }
 
+/* New flows, one frame each, run by a thread on another CPU from QP
+ * NEW_QP up, while the loop reads. */
+#define NEW_QP		0x500000
+#define NEW_FLOWS	20000
+
+struct new_runner {
+	int fd, cpu, err;
+	__u32 sent;	/* flows whose one frame has run (read by the reader) */
+};
+
+static void *new_runner(void *arg)
+{
+	struct new_runner *r = arg;
+
+	pin(r->cpu);
+	for (__u32 f = 0; f < NEW_FLOWS; f++) {
+		r->err = run(r->fd, NEW_QP + f, 1);
+		if (r->err)
+			break;
+		__atomic_store_n(&r->sent, f + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* The new flows in the snapshot, each checked to have counted its one
+ * frame exactly once. */
+static __u32 new_flows_seen(const struct rt_stream *st, int read)
+{
+	__u32 n = 0;
+
+	for (size_t j = 0; j < st->cur.nflows; j++) {
+		const struct rt_flow *f = &st->cur.flows[j];
+
+		if (f->k.dqpn < NEW_QP || f->k.dqpn >= NEW_QP + NEW_FLOWS)
+			continue;
+		CHECK(f->v.pkts == 1, "read %d: flow 0x%x has %llu packets, 1 run", read, f->k.dqpn,
+		      (unsigned long long)f->v.pkts);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The first frame of a new flow is in the read that follows it, while a
+ * thread on another CPU claims slot after slot: every flow whose frame had
+ * run (the runner's tally, read before the interval) is in the interval's
+ * snapshot with its one packet, and none that had not run (the tally read
+ * after it, but for the one whose run may have counted and not yet told).
+ */
+static void test_new_concurrent(void)
+{
+	struct rt_source *src;
+	struct rt_stream st;
+	struct new_runner r = { 0 };
+	pthread_t th;
+	int ncpu = libbpf_num_possible_cpus(), reads = 0;
+	__u32 before, after, seen;
+
+	src = open_stream(&st, 0, NEW_FLOWS + 1024, &r.fd);
+	if (!src)
+		return;
+	r.cpu = ncpu > 1 ? 1 : 0;
+	pin(0);
+	if (pthread_create(&th, NULL, new_runner, &r)) {
+		CHECK(0, "pthread_create");
+		goto out;
+	}
+	do {
+		before = __atomic_load_n(&r.sent, __ATOMIC_ACQUIRE);
+		CHECK(rt_stream_step(&st) == 1, "interval");
+		after = __atomic_load_n(&r.sent, __ATOMIC_ACQUIRE);
+		seen = new_flows_seen(&st, reads);
+		/* after + 1: a run that has counted but not yet told */
+		CHECK(seen >= before && seen <= after + 1, "read %d: %u new flows, %u to %u run",
+		      reads, seen, before, after);
+		reads++;
+	} while (before < NEW_FLOWS && !r.err && reads < 1000000);
+	pthread_join(th, NULL);
+	CHECK_EQ(r.err, 0);
+	CHECK_EQ(seen, NEW_FLOWS);
+	CHECK(reads >= 10, "only %d reads while the runner ran", reads);
+	TEST_END("flowtab_new_flows_read_while_claiming");
+out:
+	rt_stream_free(&st);
+	src->close(src);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -518,5 +609,6 @@ int main(void)
 	test_full_region();
 	test_two_buckets();
 	test_concurrent();
+	test_new_concurrent();
 	return TEST_EXIT();
 }

@@ -183,7 +183,18 @@ static __u64 take_prefetch(struct rt_ftab *t, size_t w)
  * mark its slot in the new epoch with the bit the exchange then took, and
  * the slot's later frames in that epoch would be seen by no read
  * (flowtab_read_while_counting in tests/unit/test_flowtab.c caught it).
- * The low 16 bits, a slot's mark, are never 0, a claimed slot's mark. Then
+ * One window stays open: a frame stores its counters and then loads the
+ * epoch (bpf/rocetop.bpf.c, mark_dirty), and the load may go first (x86
+ * holds a store in its buffer while later loads go ahead; the compiler may
+ * also move a plain store past a volatile load). Such a frame can load the
+ * old epoch, find its slot marked and set no bit, while its counters reach
+ * memory after this read of the slot: they are read at the slot's next
+ * frame, and by the incremental read never if none comes. The window is the
+ * store's way out of the buffer; closing it takes a barrier in the program
+ * (an atomic every frame) or a wait here, between the advance and the read,
+ * for every program in flight (a grace period of RCU, under whose read lock
+ * the programs run: membarrier(MEMBARRIER_CMD_GLOBAL), 4 to 16 ms a call on
+ * the bench machine, bench/RESULTS.md). The low 16 bits, a slot's mark, are never 0, a claimed slot's mark. Then
  * the sweep of old marks (above).
  */
 static void next_epoch(struct rt_ftab *t)
