@@ -75,7 +75,8 @@ int rt_ftab_map(struct rt_ftab *t, const struct rocetop_bpf *skel)
 	t->dirty = p;
 	t->tags = (__u8 *)(t->dirty + rt_ft_tag_word(t->nslots));
 	t->taken = calloc(t->nwords, sizeof(*t->taken));
-	if (!t->taken) {
+	t->took = calloc(t->nwords, sizeof(*t->took));
+	if (!t->taken || !t->took) {
 		rt_ftab_unmap(t);
 		return -ENOMEM;
 	}
@@ -104,11 +105,13 @@ void rt_ftab_unmap(struct rt_ftab *t)
 	/* same shape as table.c's swap of its arrays: each frees and resets its own */
 	free(t->seen);
 	free(t->taken);
+	free(t->took);
 	t->slots = NULL;
 	t->dirty = NULL;
 	t->tags = NULL;
 	t->seen = NULL;
 	t->taken = NULL;
+	t->took = NULL;
 }
 
 /* The program writes a slot's key before marking it live; read the state
@@ -183,19 +186,22 @@ static __u64 take_prefetch(struct rt_ftab *t, size_t w)
  * mark its slot in the new epoch with the bit the exchange then took, and
  * the slot's later frames in that epoch would be seen by no read
  * (flowtab_read_while_counting in tests/unit/test_flowtab.c caught it).
- * One window stays open: a frame stores its counters and then loads the
- * epoch (bpf/rocetop.bpf.c, mark_dirty), and the load may go first (x86
- * holds a store in its buffer while later loads go ahead; the compiler may
- * also move a plain store past a volatile load). Such a frame can load the
- * old epoch, find its slot marked and set no bit, while its counters reach
- * memory after this read of the slot: they are read at the slot's next
- * frame, and by the incremental read never if none comes. The window is the
- * store's way out of the buffer; closing it takes a barrier in the program
- * (an atomic every frame) or a wait here, between the advance and the read,
- * for every program in flight (a grace period of RCU, under whose read lock
- * the programs run: membarrier(MEMBARRIER_CMD_GLOBAL), 4 to 16 ms a call on
- * the bench machine, bench/RESULTS.md). The low 16 bits, a slot's mark, are never 0, a claimed slot's mark. Then
- * the sweep of old marks (above).
+ * A frame stores its counters and then loads the epoch (bpf/rocetop.bpf.c,
+ * mark_dirty), and the load may go first (x86 holds a store in its buffer
+ * while later loads go ahead). Such a frame can load the old epoch, find its
+ * slot marked and set no bit, while its counters reach memory after this
+ * read of the slot: a slot the next frame never marks again (a flow gone
+ * quiet) would keep them from every incremental read. Its slot was marked
+ * in the old epoch, so its bit was taken now or is taken at the next stamp:
+ * the incremental read reads each slot taken at one stamp again at the next
+ * (rt_ftab_stamp: t->took), an interval later, when the store has long left
+ * the buffer; a slot read again whose counters did not move changes nothing
+ * (read_changed in live.c). The other ways to close it were a barrier in
+ * the program (an atomic every frame) or a grace period of RCU here before
+ * each read (membarrier, 4 to 16 ms a call, bench/RESULTS.md).
+ * tests/unit/test_flowtab.c, flowtab_late_counters, writes such a frame's
+ * counters behind the read. The low 16 bits, a slot's mark, are never 0, a
+ * claimed slot's mark. Then the sweep of old marks (above).
  */
 static void next_epoch(struct rt_ftab *t)
 {
@@ -225,7 +231,9 @@ size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now)
 		for (size_t w = 0; w < t->nwords; w++) {
 			__u64 bits = take_word(t, w);
 
-			t->taken[w] = bits;
+			/* and the slots taken last time, read once more (next_epoch) */
+			t->taken[w] = bits | t->took[w];
+			t->took[w] = bits;
 			n += (size_t)__builtin_popcountll(bits);
 		}
 		next_epoch(t);

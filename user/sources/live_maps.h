@@ -32,7 +32,9 @@ struct rt_ftab {
 	__u8 *tags;			/* a tag byte per slot (bpf/rocetop.h), in dirty */
 	struct rt_ft_seen *seen;	/* per slot, user space's own; NULL: the
 					 * caller keeps the times per flow */
-	__u64 *taken;			/* the dirty words the last rt_ftab_stamp took */
+	__u64 *taken;			/* the dirty words the last rt_ftab_stamp took (and,
+					 * without slot stamps, those the one before took) */
+	__u64 *took;			/* the words the last rt_ftab_stamp took itself */
 	__u64 now;			/* the last rt_ftab_stamp's time */
 	__u32 *epoch;			/* the program's rt_ft_epoch (mmapped .data) */
 	size_t sweep;			/* the next slot whose old mark is cleared */
@@ -107,7 +109,9 @@ struct rt_flow_slot *rt_ftab_find(const struct rt_ftab *t, __u32 r, const struct
  * Take every dirty word (into t->taken) and stamp its live slots seen at now:
  * first seen now if never before, last seen now. A slot no longer live
  * forgets its times (the owning CPU may claim it for a new flow). Returns the
- * number of slots taken. After rt_ftab_row_stamps: the taking alone.
+ * number of slots taken. After rt_ftab_row_stamps: the taking alone, and
+ * t->taken holds the words the stamp before took too (read once more: see
+ * next_epoch in live_maps.c).
  */
 size_t rt_ftab_stamp(struct rt_ftab *t, __u64 now);
 /*
