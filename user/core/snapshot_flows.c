@@ -96,7 +96,7 @@ static int table_room(struct rt_snapshot *s)
 
 	/* the common case: room in every array since the last growth (flows_cap
 	 * unchanged since they all followed it), the index not too full */
-	if (n <= s->flows_cap && t->room == s->flows_cap && n * 2 <= t->nslot &&
+	if (n <= s->flows_cap && t->room == s->flows_cap && n * t->spread <= t->nslot &&
 	    (!t->ko_valid || t->nknew < t->knew_cap))
 		return 0;
 	if (n > s->flows_cap &&
@@ -114,7 +114,7 @@ static int table_room(struct rt_snapshot *s)
 			sizeof(*t->knew))))
 		return -ENOMEM;
 	t->room = s->flows_cap;
-	if (n * 2 > t->nslot)
+	if (n * t->spread > t->nslot)
 		return index_rebuild(s, t->nslot ? t->nslot * 2 : 2048);
 	return 0;
 }

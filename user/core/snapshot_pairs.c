@@ -115,7 +115,7 @@ int pair_link(struct rt_snapshot *s, size_t r)
 	__u32 h;
 	size_t j;
 
-	if ((t->npairs + 1) * 2 > t->npslot &&
+	if ((t->npairs + 1) * t->spread > t->npslot &&
 	    pair_rebuild(s, t->npslot ? t->npslot * 2 : 2048, r))
 		return -ENOMEM;
 	h = pair_hash(k->family, k->src, k->dst);
