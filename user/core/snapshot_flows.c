@@ -377,9 +377,9 @@ int rt_snapshot_prefetch_key(const struct rt_snapshot *s, const struct rt_flow_k
 
 	if (!t || !t->nslot || prefetch_tagged_row(s, h))
 		return 0;
-	if (t->npslot) {
+	if (t->npslot) {	/* the reverse pair's home is the same (pair_hash) */
 		__builtin_prefetch(&t->pslot[pair_hash(k->family, k->src, k->dst) & (t->npslot - 1)]);
-		if (t->marked)
+		if (t->marked && t->npslot > RT_PAIR_HOME_SLOTS)
 			__builtin_prefetch(&t->pslot[pair_hash(k->family, k->dst, k->src) &
 						     (t->npslot - 1)]);
 	}
