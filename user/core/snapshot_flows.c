@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "snapshot.h"
 #include "snapshot_int.h"
 
@@ -17,11 +18,28 @@ static inline int key_eq(const struct rt_flow_key *a, const struct rt_flow_key *
 		 (x[5] ^ y[5]));
 }
 
+/* An index of nslot empty slots: from 2 MB on, in 2 MB pages where the
+ * kernel has them (its lines are read at random). */
+__u64 *index_alloc(size_t nslot)
+{
+	size_t len = nslot * sizeof(__u64), huge = (size_t)2 << 20;
+	__u64 *ns;
+
+	if (len < huge)
+		return calloc(nslot, sizeof(__u64));
+	ns = aligned_alloc(huge, len);
+	if (!ns)
+		return NULL;
+	madvise(ns, len, MADV_HUGEPAGE);
+	memset(ns, 0, len);
+	return ns;
+}
+
 /* Rebuild the index at nslot slots (a power of two). */
 static int index_rebuild(struct rt_snapshot *s, size_t nslot)
 {
 	struct rt_flow_table *t = s->tab;
-	__u64 *ns = calloc(nslot, sizeof(*ns));
+	__u64 *ns = index_alloc(nslot);
 	size_t i, j;
 
 	if (!ns)

@@ -49,6 +49,7 @@ static inline __u32 pair_hash(__u8 family, const __u8 *src, const __u8 *dst)
 }
 
 /* snapshot_flows.c */
+__u64 *index_alloc(size_t nslot);
 void index_delete(__u64 *slot, size_t n, size_t i, struct rt_flow_pos *pos, int pair);
 
 /* snapshot_pairs.c: a row's place in its host pair (the table's rows call

@@ -83,7 +83,7 @@ void rt_snapshot_prefetch_pair(const struct rt_snapshot *s, __u8 family, const _
 static int pair_rebuild(struct rt_snapshot *s, size_t n, size_t nrows)
 {
 	struct rt_flow_table *t = s->tab;
-	__u64 *ns = calloc(n, sizeof(*ns));
+	__u64 *ns = index_alloc(n);
 
 	if (!ns)
 		return -ENOMEM;
