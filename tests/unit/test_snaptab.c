@@ -145,6 +145,15 @@ static void test_churn(int track)
 				bad_find++;
 		}
 		CHECK(s.nflows == nlive, "round %d: %zu rows, the model %zu live", round, s.nflows, nlive);
+		/* the indexes: at most half full, a quarter once rows expire
+		 * (struct rt_flow_table's spread; round 5 expired, then rows came) */
+		{
+			size_t per = track && round > 5 ? 4 : 2;
+
+			CHECK(s.tab->nslot >= per * s.nflows && s.tab->npslot >= per * s.tab->npairs,
+			      "round %d: %zu index slots for %zu rows, %zu pair slots for %zu pairs",
+			      round, s.tab->nslot, s.nflows, s.tab->npslot, s.tab->npairs);
+		}
 		qsort(want, nw, sizeof(*want), key_qcmp);
 
 		/* the delta: the touched flows, in key order, with their increments */

@@ -94,6 +94,7 @@ int rt_snapshot_make_table(struct rt_snapshot *s)
 		if (!s->tab)
 			return -ENOMEM;
 		s->tab->gen = 1;
+		s->tab->spread = 2;
 	}
 	rt_snapshot_clear(s);
 	return 0;

@@ -250,7 +250,15 @@ struct rt_flow_apply {
 
 struct rt_flow_table {
 	__u64 *slot;			/* open addressing, linear probing (RT_SLOT_*) */
-	size_t nslot;			/* a power of two, at least 2 * rows */
+	size_t nslot;			/* a power of two, at least spread * rows */
+	/* Index slots (flow and host-pair) per row, at least: 2, or 4 once
+	 * rows expire (rt_snapshot_expire). Rows made and forgotten in the
+	 * order they came lengthen linear probing's runs (at half full, some
+	 * 2.1 entries follow a deleted one against 1.5 for deletions at
+	 * random): index_delete's scan and moves, and the probes, grow with
+	 * them (bench/RESULTS.md, "Captures with many flows: the indexes'
+	 * load"). */
+	unsigned spread;
 	struct rt_flow_hot *hot;
 	struct rt_flow_state *st;
 	size_t st_cap;

@@ -99,6 +99,8 @@ size_t rt_snapshot_expire(struct rt_snapshot *s, __u64 before, __u64 evicted[2])
 		t->gend = calloc(RT_GEND, sizeof(*t->gend));
 	if (t && !t->pos)
 		track_pos(s);
+	if (t)	/* rows now come and go: sparser indexes (struct rt_flow_table) */
+		t->spread = 4;
 
 	/*
 	 * First the rows that go, in the order of the list (the order they are

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "snapshot.h"
 #include "snapshot_int.h"
 
@@ -17,11 +18,28 @@ static inline int key_eq(const struct rt_flow_key *a, const struct rt_flow_key *
 		 (x[5] ^ y[5]));
 }
 
+/* An index of nslot empty slots: from 2 MB on, in 2 MB pages where the
+ * kernel has them (its lines are read at random). */
+__u64 *index_alloc(size_t nslot)
+{
+	size_t len = nslot * sizeof(__u64), huge = (size_t)2 << 20;
+	__u64 *ns;
+
+	if (len < huge)
+		return calloc(nslot, sizeof(__u64));
+	ns = aligned_alloc(huge, len);
+	if (!ns)
+		return NULL;
+	madvise(ns, len, MADV_HUGEPAGE);
+	memset(ns, 0, len);
+	return ns;
+}
+
 /* Rebuild the index at nslot slots (a power of two). */
 static int index_rebuild(struct rt_snapshot *s, size_t nslot)
 {
 	struct rt_flow_table *t = s->tab;
-	__u64 *ns = calloc(nslot, sizeof(*ns));
+	__u64 *ns = index_alloc(nslot);
 	size_t i, j;
 
 	if (!ns)
@@ -96,7 +114,7 @@ static int table_room(struct rt_snapshot *s)
 
 	/* the common case: room in every array since the last growth (flows_cap
 	 * unchanged since they all followed it), the index not too full */
-	if (n <= s->flows_cap && t->room == s->flows_cap && n * 2 <= t->nslot &&
+	if (n <= s->flows_cap && t->room == s->flows_cap && n * t->spread <= t->nslot &&
 	    (!t->ko_valid || t->nknew < t->knew_cap))
 		return 0;
 	if (n > s->flows_cap &&
@@ -114,7 +132,7 @@ static int table_room(struct rt_snapshot *s)
 			sizeof(*t->knew))))
 		return -ENOMEM;
 	t->room = s->flows_cap;
-	if (n * 2 > t->nslot)
+	if (n * t->spread > t->nslot)
 		return index_rebuild(s, t->nslot ? t->nslot * 2 : 2048);
 	return 0;
 }
@@ -377,9 +395,9 @@ int rt_snapshot_prefetch_key(const struct rt_snapshot *s, const struct rt_flow_k
 
 	if (!t || !t->nslot || prefetch_tagged_row(s, h))
 		return 0;
-	if (t->npslot) {
+	if (t->npslot) {	/* the reverse pair's home is the same (pair_hash) */
 		__builtin_prefetch(&t->pslot[pair_hash(k->family, k->src, k->dst) & (t->npslot - 1)]);
-		if (t->marked)
+		if (t->marked && t->npslot > RT_PAIR_HOME_SLOTS)
 			__builtin_prefetch(&t->pslot[pair_hash(k->family, k->dst, k->src) &
 						     (t->npslot - 1)]);
 	}

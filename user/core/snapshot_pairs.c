@@ -83,7 +83,7 @@ void rt_snapshot_prefetch_pair(const struct rt_snapshot *s, __u8 family, const _
 static int pair_rebuild(struct rt_snapshot *s, size_t n, size_t nrows)
 {
 	struct rt_flow_table *t = s->tab;
-	__u64 *ns = calloc(n, sizeof(*ns));
+	__u64 *ns = index_alloc(n);
 
 	if (!ns)
 		return -ENOMEM;
@@ -115,7 +115,7 @@ int pair_link(struct rt_snapshot *s, size_t r)
 	__u32 h;
 	size_t j;
 
-	if ((t->npairs + 1) * 2 > t->npslot &&
+	if ((t->npairs + 1) * t->spread > t->npslot &&
 	    pair_rebuild(s, t->npslot ? t->npslot * 2 : 2048, r))
 		return -ENOMEM;
 	h = pair_hash(k->family, k->src, k->dst);
